@@ -1,0 +1,358 @@
+"""The ``wason`` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+from typing import Any, NoReturn
+
+from rich.console import Console
+
+from wason.evaluation import (
+    WiltRunConfig,
+    create_run,
+    execute_run,
+    llm_player_factory,
+    load_config,
+    make_client,
+)
+from wason.models.base import GenerationParams, ModelConfigError
+from wason.models.client import ModelClient
+from wason.sandbox import GuessRejected
+from wason.store import Store, StoreError
+
+LOCAL_DEFAULT_MAX_TOKENS = 256
+
+
+class UserError(Exception):
+    """A mistake the user can fix; shown as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One clear line instead of argparse's usage dump.
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _rules(text: str) -> list[int]:
+    try:
+        return [int(t) for t in text.replace(" ", "").split(",") if t]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected rule ids like 1,5,12, got {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from wason.models.spec import DEFAULT_MODEL
+
+    parser = _Parser(prog="wason", description="Measure whether language models can do science.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    store_opts = _Parser(add_help=False)
+    store_opts.add_argument(
+        "--db", help="store: a SQLite path or SQLAlchemy URL (default $WASON_DB or wason.db)"
+    )
+
+    ev = sub.add_parser("eval", parents=[store_opts], help="run a benchmark and print its results table")
+    ev.add_argument("task", nargs="?", choices=["wilt"], default="wilt", help="task family (default wilt)")
+    ev.add_argument("--split", default="lite", help="WILT split: lite (10 rules) or full (50); default lite")
+    ev.add_argument("--rules", type=_rules, help="only these published rule ids, e.g. 1,2,15")
+    ev.add_argument(
+        "--model", default=DEFAULT_MODEL, help=f"model spec PROVIDER:MODEL (default {DEFAULT_MODEL})"
+    )
+    ev.add_argument("--base-url", help="endpoint for OpenAI-compatible or Anthropic providers")
+    ev.add_argument("--api-key", help="API key (default: the provider's environment variable)")
+    ev.add_argument("--temperature", type=float, help="sampling temperature (default: the model's)")
+    ev.add_argument(
+        "--max-tokens",
+        type=int,
+        help=f"max tokens per reply (local model default {LOCAL_DEFAULT_MAX_TOKENS})",
+    )
+    ev.add_argument("--top-p", type=float, help="nucleus sampling")
+    ev.add_argument("--seed", type=int, help="sampling seed, where the backend supports it")
+    ev.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds per model call attempt (default 120)"
+    )
+    ev.add_argument("--retries", type=int, default=6, help="retries of a failing call (default 6)")
+    ev.add_argument("--concurrency", type=int, help="episodes/calls in flight (default: 1 local, 8 remote)")
+    ev.add_argument("--max-tests", type=int, default=30, help="tests before the guess (published: 30)")
+    ev.add_argument(
+        "--format-error-limit",
+        type=int,
+        default=2,
+        help="end an episode after this many consecutive unreadable replies (reference: 2; 0 = never)",
+    )
+    ev.add_argument("--probe-seed", type=int, default=0, help="seed of the probe set guesses are judged on")
+    ev.add_argument(
+        "--system-as-user",
+        action="store_true",
+        help="send the instructions as the first user message (for models that refuse system messages)",
+    )
+    ev.add_argument("--no-cache", action="store_true", help="do not answer identical requests from the cache")
+    ev.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
+    ev.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
+
+    sub.add_parser("runs", parents=[store_opts], help="list runs").add_argument("--json", action="store_true")
+
+    sh = sub.add_parser("show", parents=[store_opts], help="a run's results table, or one transcript")
+    sh.add_argument("run", type=int)
+    sh.add_argument("--episode", type=int, metavar="N", help="print episode N's transcript")
+    sh.add_argument("--json", action="store_true")
+
+    pl = sub.add_parser("play", parents=[store_opts], help="play a game yourself in the terminal")
+    pl.add_argument("task", choices=["wilt"])
+    pl.add_argument("--split", default="full", help="lite or full (default full)")
+    pl.add_argument("--rule", type=int, help="published rule id (default: drawn with --seed)")
+    pl.add_argument("--seed", type=int, help="draw the rule with this seed (default: a random seed, printed)")
+
+    wilt = sub.add_parser("wilt", help="WILT tools")
+    wsub = wilt.add_subparsers(dest="wilt_command", required=True, parser_class=_Parser)
+    jd = wsub.add_parser("judge", help="compare two rules (lambda or expression in x, y, z) on the probe set")
+    jd.add_argument("rule")
+    jd.add_argument("guess")
+    jd.add_argument("--seed", type=int, default=0, help="probe set seed (default 0)")
+    jd.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    console = Console()
+    try:
+        if args.command == "eval":
+            return _eval(args, console)
+        if args.command == "runs":
+            return _runs(args, console)
+        if args.command == "show":
+            return _show(args, console)
+        if args.command == "play":
+            return _play(args, console)
+        if args.command == "wilt":
+            return _judge(args, console)
+    except (UserError, ValueError, ModelConfigError, StoreError, GuessRejected) as exc:
+        reason = getattr(exc, "reason", None) or str(exc)
+        print(f"wason: error: {_one_line(reason)}", file=sys.stderr)
+        return 2
+    raise AssertionError(args.command)  # pragma: no cover - argparse rejects unknown commands
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _params(args: argparse.Namespace) -> GenerationParams:
+    max_tokens = args.max_tokens
+    if max_tokens is None and args.model.split(":", 1)[0] == "local":
+        max_tokens = LOCAL_DEFAULT_MAX_TOKENS
+    return GenerationParams(
+        temperature=args.temperature, max_tokens=max_tokens, top_p=args.top_p, seed=args.seed
+    )
+
+
+def _eval(args: argparse.Namespace, console: Console) -> int:
+    store = Store(args.db)
+    if args.resume is not None:
+        config = load_config(store, args.resume)
+        if config.player != "llm":
+            raise UserError(
+                f"run {args.resume} was played by {config.player}; only model runs can be resumed"
+            )
+        run_id = args.resume
+    else:
+        try:
+            config = WiltRunConfig(
+                split=args.split,
+                rules=args.rules,
+                max_tests=args.max_tests,
+                format_error_limit=args.format_error_limit,
+                probe_seed=args.probe_seed,
+                system_as_user=args.system_as_user,
+                model=args.model,
+                base_url=args.base_url,
+                params=_params(args),
+                timeout=args.timeout,
+                retries=args.retries,
+                concurrency=args.concurrency,
+                use_cache=not args.no_cache,
+            )
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError; keep only the reasons
+            errors = getattr(exc, "errors", None)
+            if callable(errors):
+                raise UserError(
+                    "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors())
+                ) from None
+            raise
+        config.items()  # unknown rule ids fail here, before anything is written
+        run_id = -1
+    client = make_client(config, store, api_key=args.api_key)
+    asyncio.run(_preflight(client))
+    if run_id < 0:
+        run_id = create_run(store, config)
+    concurrency = config.concurrency or client.model.max_concurrency
+    n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
+    if not args.json:
+        console.print(_header(config, run_id, store, n_todo, resumed=args.resume is not None))
+    try:
+        asyncio.run(_run_with_progress(store, run_id, client, config, concurrency, n_todo, quiet=args.json))
+    except KeyboardInterrupt:
+        store.set_run_status(run_id, "interrupted")
+        print(f"wason: interrupted; finish with `wason eval --resume {run_id}`", file=sys.stderr)
+        return 130
+    return _report(store, run_id, console, as_json=args.json)
+
+
+async def _preflight(client: ModelClient) -> None:
+    check = getattr(client.model, "check", None)
+    if check is not None:
+        await check()
+
+
+def _header(config: WiltRunConfig, run_id: int, store: Store, n_todo: int, *, resumed: bool) -> str:
+    n = len(config.items())
+    p = config.params
+    shown = ", ".join(
+        f"{k}={v}"
+        for k, v in (("temperature", p.temperature), ("max_tokens", p.max_tokens), ("seed", p.seed))
+        if v is not None
+    )
+    verb = "Resuming" if resumed else "Running"
+    return (
+        f"{verb} run {run_id}: WILT {config.split} split ({n} rules, {n_todo} to play) with {config.model}"
+        f" ({shown or 'model defaults'}); {config.max_tests} tests then one guess; store {store.url}"
+    )
+
+
+async def _run_with_progress(
+    store: Store,
+    run_id: int,
+    client: ModelClient,
+    config: WiltRunConfig,
+    concurrency: int,
+    n_todo: int,
+    *,
+    quiet: bool,
+) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    factory = llm_player_factory(client, config, run_id)
+    with Progress(
+        TextColumn("episodes"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[note]}"),
+        TimeElapsedColumn(),
+        disable=quiet,
+        transient=False,
+    ) as progress:
+        task = progress.add_task("episodes", total=n_todo, note="")
+        counts = {"correct": 0, "errored": 0}
+
+        def on_result(result: Any) -> None:
+            if result.status == "errored":
+                counts["errored"] += 1
+            elif result.outcome is not None and result.outcome.success:
+                counts["correct"] += 1
+            progress.update(task, advance=1, note=f"{counts['correct']} correct, {counts['errored']} errored")
+
+        try:
+            await execute_run(store, run_id, factory, concurrency=concurrency, on_result=on_result)
+        finally:
+            await client.aclose()
+
+
+def _report(store: Store, run_id: int, console: Console, *, as_json: bool) -> int:
+    from wason.report.tables import episodes_table, show_json, show_table
+
+    if as_json:
+        print(json.dumps(show_json(store, run_id), indent=2, default=str))
+    else:
+        console.print(episodes_table(store, run_id))
+        console.print(show_table(store, run_id))
+        console.print(f"run id: {run_id}   (details: `wason show {run_id} --episode N`)")
+    return 0
+
+
+def _runs(args: argparse.Namespace, console: Console) -> int:
+    from wason.report.tables import runs_json, runs_table
+
+    store = Store(args.db)
+    if args.json:
+        print(json.dumps(runs_json(store), indent=2))
+    else:
+        console.print(runs_table(store))
+    return 0
+
+
+def _show(args: argparse.Namespace, console: Console) -> int:
+    from wason.report.tables import episode_json, episodes_table, show_json, show_table, transcript
+
+    store = Store(args.db)
+    if args.episode is not None:
+        if args.json:
+            print(json.dumps(episode_json(store, args.run, args.episode), indent=2, default=str))
+        else:
+            console.print(transcript(store, args.run, args.episode))
+        return 0
+    if args.json:
+        print(json.dumps(show_json(store, args.run), indent=2, default=str))
+    else:
+        console.print(episodes_table(store, args.run))
+        console.print(show_table(store, args.run))
+    return 0
+
+
+def _play(args: argparse.Namespace, console: Console) -> int:
+    from wason.players.human import HumanPlayer
+    from wason.tasks.wilt import load_split
+
+    rules = load_split(args.split)
+    if args.rule is None:
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+        rule = random.Random(seed).choice(rules)
+        origin = f"drawn with --seed {seed}"
+    else:
+        if args.seed is not None:
+            raise UserError("give either --rule or --seed, not both")
+        matches = [r for r in rules if r.id == args.rule]
+        if not matches:
+            raise UserError(f"split {args.split!r} has no rule {args.rule} (ids are 1..{len(rules)})")
+        rule, origin = matches[0], f"rule {args.rule}"
+    store = Store(args.db)
+    config = WiltRunConfig(split=args.split, rules=[rule.id], player="human")
+    run_id = create_run(store, config)
+    console.print(f"WILT, {args.split} split, a hidden rule ({origin}). Run {run_id} in {store.url}.")
+    player = HumanPlayer(max_tests=config.max_tests, write=console.print)
+    results = asyncio.run(execute_run(store, run_id, lambda *_: player, concurrency=1))
+    result = results[0]
+    console.print(f"\nThe rule was: [bold]{rule.text}[/bold]  ({rule.key})")
+    if result.outcome is None:
+        console.print(f"Game over: {result.error}")
+        return 0
+    m = result.outcome.metrics
+    if m["correct"]:
+        console.print(f"Correct, after {m['attempts']} tests.")
+    elif m["approximately_correct"]:
+        console.print("Not quite: approximately correct (right idea, wrong edge cases).")
+    else:
+        console.print("Not the rule.")
+    verdict = m.get("verdict") or {}
+    for point, truth, said in verdict.get("counterexamples", [])[:3]:
+        console.print(f"  e.g. {tuple(point)}: the rule says {truth}, your guess says {said}")
+    return 0
+
+
+def _judge(args: argparse.Namespace, console: Console) -> int:
+    from wason.judges import format_verdict, judge
+
+    verdict = judge(args.rule, args.guess, seed=args.seed)
+    if args.json:
+        print(verdict.model_dump_json(indent=2))
+    else:
+        print(format_verdict(verdict))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

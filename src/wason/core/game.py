@@ -1,0 +1,99 @@
+"""The engine's contracts: a game is pure logic over structured actions; a player chooses actions.
+
+A game never sees text. A *protocol* (see :class:`TextProtocol`) turns a game into text for a language model:
+the system prompt, a parser from the model's reply to an action, and a renderer from observations to feedback.
+The same game is therefore played by an LLM (through its protocol), a person, a solver or a script.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+A = TypeVar("A")
+A_in = TypeVar("A_in", contravariant=True)
+O_out = TypeVar("O_out", covariant=True)
+A_co = TypeVar("A_co", covariant=True)
+O_contra = TypeVar("O_contra", contravariant=True)
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A move the player made that could not be read as any action (e.g. a reply without the marker).
+
+    Games decide what it costs; the WILT game counts it as a format error, as the reference harness does.
+    """
+
+    reason: str
+
+
+class ExternalFailure(Exception):
+    """A failure outside the game (a model call that failed for good, a person who left) that ends the episode
+    as errored. ``what`` names the kind of failure in reports."""
+
+    what = "failure"
+
+
+class Outcome(BaseModel):
+    """What an episode produced: whether it succeeded and the metrics its task family defines."""
+
+    success: bool
+    metrics: dict[str, Any]
+
+
+class Game(Protocol[A_in, O_out]):
+    """One episode of a task: pure, deterministic logic over structured actions."""
+
+    @property
+    def done(self) -> bool:
+        """True once the episode has ended; no further actions are accepted."""
+        ...
+
+    def start(self) -> O_out:
+        """Return the first observation."""
+        ...
+
+    def step(self, action: A_in | Malformed) -> O_out:
+        """Apply one action and return what the player observes next."""
+        ...
+
+    def outcome(self) -> Outcome:
+        """The episode's result; only meaningful once :attr:`done` is true."""
+        ...
+
+
+class TextProtocol(Protocol[A_co, O_contra]):
+    """Turns a game into a conversation for a language model."""
+
+    name: str
+
+    def system_prompt(self) -> str:
+        """The instructions sent before the first turn."""
+        ...
+
+    def parse(self, reply: str) -> A_co | Malformed:
+        """Read the model's reply as an action, or say why it cannot be read."""
+        ...
+
+    def feedback(self, observation: O_contra) -> str:
+        """The text the model reads after an action."""
+        ...
+
+
+@dataclass
+class Move(Generic[A]):
+    """A player's move: the action, plus the raw text it came from when the player writes text."""
+
+    action: A | Malformed
+    reply: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class Player(Protocol[A_co, O_contra]):
+    """Anything that plays: a model through a protocol, a person, a solver, a script."""
+
+    async def act(self, observation: O_contra) -> Move[Any]:
+        """Choose the next move after seeing ``observation``."""
+        ...

@@ -1,0 +1,139 @@
+"""Runs: create a run in the store, play its episodes concurrently, resume an interrupted one.
+
+This is the one place that joins task families, players, models and the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from wason.core.game import Player
+from wason.core.runner import EpisodeJob, EpisodeResult, run_jobs
+from wason.models.base import GenerationParams
+from wason.models.client import CallContext, ModelClient, RetryPolicy
+from wason.players.llm import LLMPlayer
+from wason.store import Store
+from wason.tasks.wilt import WiltConfig, WiltGame, WiltProtocol, get_rule, load_split, render_feedback
+
+PlayerFactory = Callable[[dict[str, Any], int, int], Player[Any, Any]]
+
+
+class WiltRunConfig(BaseModel):
+    """Everything that defines a WILT run; stored with the run so ``--resume`` can rebuild it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task: str = "wilt"
+    split: str = "lite"
+    rules: list[int] | None = Field(default=None, description="published rule ids; None = the whole split")
+    max_tests: int = 30
+    format_error_limit: int = 2
+    probe_seed: int = 0
+    system_as_user: bool = False
+    player: str = "llm"
+    model: str | None = None
+    base_url: str | None = None
+    params: GenerationParams = Field(default_factory=GenerationParams)
+    timeout: float = 120.0
+    retries: int = 6
+    concurrency: int | None = None
+    use_cache: bool = True
+
+    @field_validator("split")
+    @classmethod
+    def _check_split(cls, v: str) -> str:
+        load_split(v)  # raises ValueError naming the choices
+        return v
+
+    def game_config(self) -> WiltConfig:
+        return WiltConfig(
+            max_tests=self.max_tests, format_error_limit=self.format_error_limit, probe_seed=self.probe_seed
+        )
+
+    def items(self) -> list[tuple[str, dict[str, Any]]]:
+        """The run's episodes as ``(key, item)``: one per rule, in published order."""
+        chosen = load_split(self.split) if self.rules is None else [get_rule(self.split, i) for i in self.rules]
+        return [(r.key, {"split": r.split, "id": r.id, "rule": r.text, "tier": r.tier}) for r in chosen]
+
+
+def create_run(store: Store, config: WiltRunConfig) -> int:
+    """Register a run and all its episodes (pending) in the store; returns the run id."""
+    items = config.items()
+    run_id = store.create_run(
+        task=config.task, player=config.player, model=config.model, config=config.model_dump(mode="json")
+    )
+    store.add_episodes(run_id, items)
+    return run_id
+
+
+def load_config(store: Store, run_id: int) -> WiltRunConfig:
+    return WiltRunConfig.model_validate(store.get_run(run_id).config)
+
+
+def llm_player_factory(
+    client: ModelClient, config: WiltRunConfig, run_id: int
+) -> Callable[[dict[str, Any], int, int], Player[Any, Any]]:
+    """Players driving ``client`` through the WILT protocol, one conversation per episode."""
+    protocol = WiltProtocol()
+
+    def make(item: dict[str, Any], episode_id: int, index: int) -> Player[Any, Any]:
+        # The sample key keeps episodes from sharing sampled replies (every rule starts with the same prompt).
+        ctx = CallContext(run_id=run_id, episode_id=episode_id, sample=f"{item['split']}/{item['id']}")
+        return LLMPlayer(client, protocol, config.params, ctx, system_as_user=config.system_as_user)
+
+    return make
+
+
+def make_client(config: WiltRunConfig, store: Store, *, api_key: str | None = None) -> ModelClient:
+    """The model client of a run: the model from its spec, with the run's retry policy, cache and store."""
+    from wason.models.spec import load_model
+
+    if config.model is None:
+        raise ValueError("this run has no model")
+    model = load_model(
+        config.model, base_url=config.base_url, api_key=api_key, max_concurrency=config.concurrency
+    )
+    policy = RetryPolicy(retries=config.retries, timeout=config.timeout)
+    return ModelClient(model=model, store=store, policy=policy, use_cache=config.use_cache)
+
+
+async def execute_run(
+    store: Store,
+    run_id: int,
+    make_player: PlayerFactory,
+    *,
+    concurrency: int,
+    on_result: Callable[[EpisodeResult], None] | None = None,
+) -> list[EpisodeResult]:
+    """Play every episode of the run that has not completed (all of them for a new run).
+
+    Completed episodes are never replayed. An episode that was running when the process died, or that errored,
+    is replayed from its start; its model calls are answered from the cache, so no finished call is repeated.
+    """
+    config = load_config(store, run_id)
+    game_config = config.game_config()
+    todo = [e for e in store.list_episodes(run_id) if e.status != "completed"]
+    store.set_run_status(run_id, "running")
+
+    def job(item: dict[str, Any], episode_id: int, index: int) -> EpisodeJob:
+        rule = get_rule(item["split"], int(item["id"]))
+        return EpisodeJob(
+            episode_id=episode_id,
+            index=index,
+            make_game=lambda: WiltGame(rule.program(), game_config),
+            make_player=lambda: make_player(item, episode_id, index),
+            feedback=render_feedback,
+        )
+
+    jobs = [job(e.item, e.id, e.index) for e in todo]
+    try:
+        results = await run_jobs(jobs, store, concurrency=concurrency, on_result=on_result)
+    except BaseException:
+        store.set_run_status(run_id, "interrupted")
+        raise
+    statuses = [e.status for e in store.list_episodes(run_id)]
+    store.set_run_status(run_id, "completed" if all(s == "completed" for s in statuses) else "incomplete")
+    return results

@@ -1,0 +1,112 @@
+"""The one Model interface every backend implements, and the records of a call.
+
+A backend turns a list of chat messages plus generation parameters into one reply. It does no retrying,
+caching or recording: :class:`wason.models.client.ModelClient` adds those uniformly for every backend.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from wason.core.game import ExternalFailure
+
+Role = Literal["system", "user", "assistant"]
+
+
+class ChatMessage(BaseModel):
+    """One message of a chat conversation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    content: str
+
+
+class GenerationParams(BaseModel):
+    """Generation parameters sent with every call and recorded with it.
+
+    ``None`` means "the backend's default" and is sent as absent, never as a value.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    seed: int | None = None
+
+    @field_validator("temperature")
+    @classmethod
+    def _check_temperature(cls, v: float | None) -> float | None:
+        if v is not None and not 0.0 <= v <= 2.0:
+            raise ValueError("temperature must be between 0 and 2")
+        return v
+
+    @field_validator("max_tokens")
+    @classmethod
+    def _check_max_tokens(cls, v: int | None) -> int | None:
+        if v is not None and v < 1:
+            raise ValueError("max_tokens must be at least 1")
+        return v
+
+    @field_validator("top_p")
+    @classmethod
+    def _check_top_p(cls, v: float | None) -> float | None:
+        if v is not None and not 0.0 < v <= 1.0:
+            raise ValueError("top_p must be in (0, 1]")
+        return v
+
+
+class ModelResponse(BaseModel):
+    """What a backend returned for one call."""
+
+    text: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    finish_reason: str | None = None
+    model: str | None = Field(default=None, description="model name as reported by the backend")
+
+
+class ModelError(ExternalFailure):
+    """A model call failed. ``transient`` errors are worth retrying (429, 5xx, timeouts, lost connections)."""
+
+    what = "model call failed"
+
+    def __init__(self, message: str, *, transient: bool, status: int | None = None) -> None:
+        super().__init__(message)
+        self.transient = transient
+        self.status = status
+
+
+class ModelConfigError(ValueError):
+    """A user mistake in choosing or configuring a model (unknown spec, missing key, missing extra).
+
+    Its message is one clear line meant to be shown to the user as is.
+    """
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A chat model backend.
+
+    Attributes:
+        spec: the model spec the user gave, normalised (e.g. ``openai:gpt-4o-mini``); part of the cache key.
+        endpoint: where calls go (a base URL, or ``embedded`` for the local model); part of the cache key.
+        max_concurrency: how many calls may be in flight at once against this backend.
+    """
+
+    spec: str
+    endpoint: str
+    max_concurrency: int
+
+    async def generate(
+        self, messages: list[ChatMessage], params: GenerationParams, *, timeout: float
+    ) -> ModelResponse:
+        """Return one reply, or raise :class:`ModelError` (set ``transient`` for retryable failures)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections or memory."""
+        ...

@@ -1,0 +1,55 @@
+"""A language model playing any game through that game's text protocol."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wason.core.game import Move, TextProtocol
+from wason.models.base import ChatMessage, GenerationParams
+from wason.models.client import CallContext, ModelClient
+
+
+class LLMPlayer:
+    """Holds one episode's conversation and turns each reply into an action.
+
+    Args:
+        client: the model, with retries, cache and recording.
+        protocol: the game's text protocol.
+        params: generation parameters, sent and recorded with every call.
+        context: the episode's identity for the record and the cache key (its ``turn`` is filled in per call).
+        system_as_user: send the instructions as the first user message, for models that refuse system
+            messages (the reference did this for o1 models).
+    """
+
+    def __init__(
+        self,
+        client: ModelClient,
+        protocol: TextProtocol[Any, Any],
+        params: GenerationParams,
+        context: CallContext | None = None,
+        *,
+        system_as_user: bool = False,
+    ) -> None:
+        self.client = client
+        self.protocol = protocol
+        self.params = params
+        self.context = context or CallContext()
+        role = "user" if system_as_user else "system"
+        self.messages: list[ChatMessage] = [ChatMessage(role=role, content=protocol.system_prompt())]
+        self._last_reply: str | None = None
+        self._turn = 0
+
+    async def act(self, observation: Any) -> Move[Any]:
+        if self._last_reply is not None:
+            self.messages.append(ChatMessage(role="assistant", content=self._last_reply.strip()))
+            self.messages.append(ChatMessage(role="user", content=self.protocol.feedback(observation)))
+        ctx = CallContext(
+            run_id=self.context.run_id,
+            episode_id=self.context.episode_id,
+            turn=self._turn,
+            sample=self.context.sample,
+        )
+        response = await self.client.complete(list(self.messages), self.params, ctx)
+        self._turn += 1
+        self._last_reply = response.text
+        return Move(action=self.protocol.parse(response.text), reply=response.text)

@@ -1,0 +1,1 @@
+"""Tables and transcripts for the terminal, and the same as JSON for scripts."""

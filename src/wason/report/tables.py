@@ -1,0 +1,272 @@
+"""Run listings, a run's result table and an episode's transcript: as rich renderables and as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from wason.store import EpisodeRow, RunRow, Store
+from wason.tasks.wilt import WiltSummary, summarize
+
+
+def run_label(run: RunRow) -> str:
+    cfg = run.config
+    who = run.model if run.player == "llm" and run.model else run.player
+    return f"{run.task}:{cfg.get('split', '?')} by {who}"
+
+
+def runs_json(store: Store) -> list[dict[str, Any]]:
+    out = []
+    for run in store.list_runs():
+        eps = store.list_episodes(run.id)
+        summary = summarize([(e.status, e.metrics) for e in eps])
+        out.append(
+            {
+                "id": run.id,
+                "task": run.task,
+                "split": run.config.get("split"),
+                "player": run.player,
+                "model": run.model,
+                "status": run.status,
+                "created_at": run.created_at.isoformat(),
+                "episodes": summary.n,
+                "finished": summary.finished,
+                "accuracy": summary.accuracy,
+            }
+        )
+    return out
+
+
+def runs_table(store: Store) -> Table:
+    table = Table(title=f"Runs in {store.url}")
+    for col in ("id", "task", "player / model", "status", "created", "episodes", "accuracy"):
+        table.add_column(col, justify="right" if col in {"id", "episodes", "accuracy"} else "left")
+    for r in runs_json(store):
+        who = r["model"] if r["player"] == "llm" else r["player"]
+        table.add_row(
+            str(r["id"]),
+            f"{r['task']}:{r['split']}",
+            str(who),
+            r["status"],
+            r["created_at"][:19].replace("T", " "),
+            f"{r['finished']}/{r['episodes']}",
+            r["accuracy"],
+        )
+    return table
+
+
+def run_summary(store: Store, run_id: int) -> tuple[RunRow, list[EpisodeRow], WiltSummary, dict[str, int]]:
+    run = store.get_run(run_id)
+    eps = store.list_episodes(run_id)
+    return run, eps, summarize([(e.status, e.metrics) for e in eps]), store.call_totals(run_id)
+
+
+def show_json(store: Store, run_id: int) -> dict[str, Any]:
+    run, eps, s, calls = run_summary(store, run_id)
+    return {
+        "run": run.id,
+        "task": run.task,
+        "status": run.status,
+        "player": run.player,
+        "model": run.model,
+        "config": run.config,
+        "protocol": protocol_name(run.config),
+        "table": {
+            "accuracy": s.accuracy,
+            "approx_correct": s.approx,
+            "avg_guesses": s.avg_guesses,
+            "repeats": s.repeats,
+            "invalid_tests": s.invalid_tests,
+            "format_errors": s.format_errors,
+            "errored": s.errored,
+            "input_tokens": calls["input_tokens"],
+            "output_tokens": calls["output_tokens"],
+        },
+        "summary": s.model_dump(),
+        "calls": calls,
+        "episodes": [
+            {
+                "index": e.index,
+                "rule": e.item_key,
+                "text": e.item.get("rule"),
+                "status": e.status,
+                "correct": (e.metrics or {}).get("correct"),
+                "approximately_correct": (e.metrics or {}).get("approximately_correct"),
+                "attempts": (e.metrics or {}).get("attempts"),
+                "repeats": (e.metrics or {}).get("repeats"),
+                "guess": (e.metrics or {}).get("guess"),
+                "end_reason": (e.metrics or {}).get("end_reason"),
+                "error": e.error,
+            }
+            for e in eps
+        ],
+    }
+
+
+def protocol_name(config: dict[str, Any]) -> str:
+    """Which protocol a run used, stated in every report."""
+    parts = ["WILT as published (paper A.1.2 prompt"]
+    parts.append(", instructions as first user message" if config.get("system_as_user") else "")
+    parts.append(f", {config.get('max_tests', 30)} tests then one guess")
+    limit = config.get("format_error_limit", 2)
+    parts.append(f", ends after {limit} consecutive unreadable replies)" if limit else ")")
+    return "".join(parts)
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def show_table(store: Store, run_id: int) -> RenderableType:
+    run, _, s, calls = run_summary(store, run_id)
+    table = Table(title=f"Run {run.id}: {run_label(run)}  [{run.status}]")
+    cols = [
+        "Player",
+        "Accuracy",
+        "Approx. Correct",
+        "Avg. Guesses",
+        "Repeats",
+        "Invalid tests",
+        "Format errors",
+        "Errored",
+        "Tokens in/out",
+    ]
+    for col in cols:
+        table.add_column(col, justify="left" if col == "Player" else "right")
+    who = run.model if run.player == "llm" and run.model else run.player
+    table.add_row(
+        str(who),
+        s.accuracy,
+        s.approx,
+        _fmt(s.avg_guesses),
+        str(s.repeats),
+        str(s.invalid_tests),
+        str(s.format_errors),
+        str(s.errored),
+        f"{calls['input_tokens']}/{calls['output_tokens']}",
+    )
+    lines = [
+        Text(
+            f"protocol: {protocol_name(run.config)}; guesses judged on probe set seed {run.config.get('probe_seed', 0)}"
+        ),
+    ]
+    if calls["calls"]:
+        lines.append(
+            Text(
+                f"model calls: {calls['calls']} ({calls['cached_calls']} from cache, "
+                f"{calls['failed_calls']} failed after retries)"
+            )
+        )
+    if s.pending:
+        lines.append(
+            Text(f"{s.pending} episode(s) not finished: `wason eval --resume {run.id}` finishes them")
+        )
+    if s.no_guess:
+        lines.append(Text(f"{s.no_guess} episode(s) ended without a final guess"))
+    return Group(table, *lines)
+
+
+def episodes_table(store: Store, run_id: int) -> Table:
+    table = Table(title="Episodes")
+    for col in ("#", "rule", "status", "result", "attempts", "repeats", "guess / error"):
+        table.add_column(col)
+    for e in store.list_episodes(run_id):
+        m = e.metrics or {}
+        if e.status == "completed":
+            result = (
+                "correct" if m.get("correct") else "approx." if m.get("approximately_correct") else "wrong"
+            )
+            detail = m.get("guess") or f"(no guess: {m.get('end_reason')})"
+        else:
+            result, detail = "-", (e.error or "").splitlines()[0] if e.error else ""
+        table.add_row(
+            str(e.index),
+            f"{e.item_key}: {e.item.get('rule', '')}",
+            e.status,
+            result,
+            str(m.get("attempts", "-")),
+            str(m.get("repeats", "-")),
+            Text(str(detail)[:80]),
+        )
+    return table
+
+
+def episode_json(store: Store, run_id: int, index: int) -> dict[str, Any]:
+    eps = {e.index: e for e in store.list_episodes(run_id)}
+    if index not in eps:
+        from wason.store import StoreError
+
+        raise StoreError(f"run {run_id} has no episode {index} (episodes are 0..{len(eps) - 1})")
+    e = eps[index]
+    return {
+        "run": run_id,
+        "index": e.index,
+        "rule": e.item_key,
+        "rule_text": e.item.get("rule"),
+        "status": e.status,
+        "error": e.error,
+        "metrics": e.metrics,
+        "turns": [
+            {
+                "index": t["index"],
+                "reply": t["reply"],
+                "action": t["action"],
+                "observation": t["observation"],
+                "feedback": t["feedback"],
+            }
+            for t in store.list_turns(e.id)
+        ],
+    }
+
+
+def transcript(store: Store, run_id: int, index: int) -> RenderableType:
+    data = episode_json(store, run_id, index)
+    run = store.get_run(run_id)
+    from wason.tasks.wilt import load_instruction
+
+    parts: list[RenderableType] = [
+        Text(f"Run {run_id}, episode {index}: rule {data['rule']}  {data['rule_text']}", style="bold"),
+        Text(f"[system] {load_instruction()[:160]}... (the published WILT prompt)", style="dim"),
+    ]
+    for t in data["turns"]:
+        who = "model" if run.player == "llm" else run.player
+        reply = t["reply"] if t["reply"] is not None else _describe(t["action"])
+        parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))
+        parts.append(Text(reply))
+        parts.append(Text(f"[harness] {t['feedback']}", style="green"))
+    m = data["metrics"] or {}
+    if data["status"] == "completed":
+        v = m.get("verdict") or {}
+        verdict = (
+            "correct"
+            if m.get("correct")
+            else "approximately correct"
+            if m.get("approximately_correct")
+            else "wrong"
+        )
+        parts.append(
+            Text(f"\nresult: {verdict}; guess: {m.get('guess')}; end: {m.get('end_reason')}", style="bold")
+        )
+        if v.get("rejection"):
+            parts.append(Text(f"guess rejected by the sandbox: {v['rejection']}"))
+        elif v:
+            parts.append(
+                Text(
+                    f"agreement {v.get('agreement', 0):.4f} on {v.get('n_probes')} probes; jaccard {v.get('jaccard')}"
+                )
+            )
+    else:
+        parts.append(Text(f"\nstatus: {data['status']} {data['error'] or ''}", style="bold red"))
+    return Group(*parts)
+
+
+def _describe(action: dict[str, Any]) -> str:
+    kind = action.get("type")
+    if kind == "ProposeTest":
+        return "test (" + ", ".join(action.get("values", [])) + ")"
+    if kind == "FinalGuess":
+        return f"guess {action.get('expression')}"
+    return f"{kind}: {action.get('reason', '')}"

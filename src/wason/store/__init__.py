@@ -1,0 +1,5 @@
+"""Runs, episodes, turns and model calls, written as they happen; the model-call cache."""
+
+from wason.store.db import DEFAULT_URL, EpisodeRow, RunRow, Store, StoreError, resolve_url
+
+__all__ = ["DEFAULT_URL", "EpisodeRow", "RunRow", "Store", "StoreError", "resolve_url"]

@@ -1,0 +1,1 @@
+"""Task families: rules or templates, generators, games, protocols and scoring, one package each."""

@@ -1,0 +1,36 @@
+"""WILT: discover a hidden rule over three numbers with up to 30 tests and one final lambda guess.
+
+Published protocol and splits (Banatt et al., "WILT: A Multi-turn, Memorization-Robust Inductive Logic Benchmark
+for LLMs"), with the reference harness's defects fixed; see ``docs/wilt.md``.
+"""
+
+from wason.tasks.wilt.game import (
+    FinalGuess,
+    ProposeTest,
+    WiltAction,
+    WiltConfig,
+    WiltGame,
+    WiltObservation,
+)
+from wason.tasks.wilt.protocol import WiltProtocol, load_instruction, parse_reply, render_feedback
+from wason.tasks.wilt.rules import SPLITS, WiltRule, get_rule, load_split
+from wason.tasks.wilt.scoring import WiltSummary, summarize
+
+__all__ = [
+    "SPLITS",
+    "FinalGuess",
+    "ProposeTest",
+    "WiltAction",
+    "WiltConfig",
+    "WiltGame",
+    "WiltObservation",
+    "WiltProtocol",
+    "WiltRule",
+    "WiltSummary",
+    "get_rule",
+    "load_instruction",
+    "load_split",
+    "parse_reply",
+    "render_feedback",
+    "summarize",
+]

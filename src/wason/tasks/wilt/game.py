@@ -1,0 +1,198 @@
+"""The WILT game: pure logic over structured actions (no text; see ``protocol.py`` for that).
+
+Protocol as published (paper A.1.2 and the reference harness): up to 30 test cases, each answered True/False with
+the attempts remaining, then exactly one final guess. Fixed here, per the reference notes: the remaining count is
+the true one (the reference's first reply said 30); the episode always ends (after the guess, after the forced-guess
+request is refused, or after too many consecutive unreadable replies, as in the reference); test values are
+checked (finite, at most three digits) and a bad one costs an attempt as an invalid test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from wason.core.game import Malformed, Outcome
+from wason.judges import Verdict, judge
+from wason.sandbox import Program
+from wason.tasks.wilt.values import InvalidValue, parse_value
+
+
+@dataclass(frozen=True)
+class ProposeTest:
+    """Ask the hidden rule about one triple; values are given as typed (strings) or as numbers."""
+
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FinalGuess:
+    """The one final guess: an expression in the guess language (usually ``lambda x, y, z: ...``)."""
+
+    expression: str
+
+
+WiltAction = ProposeTest | FinalGuess
+
+ObservationKind = Literal["start", "result", "invalid_test", "format_error", "verdict", "ended"]
+EndReason = Literal["guess", "refused_forced_guess", "format_errors"]
+
+
+class WiltObservation(BaseModel):
+    """What the player learns after an action."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ObservationKind
+    remaining: int
+    must_guess: bool = False
+    values: tuple[float, float, float] | None = None
+    result: bool | None = None
+    repeat: bool = False
+    reason: str | None = None
+    correct: bool | None = None
+    end_reason: EndReason | None = None
+
+
+@dataclass(frozen=True)
+class WiltConfig:
+    """Episode settings. Defaults are the published protocol.
+
+    Attributes:
+        max_tests: test attempts before the final guess is forced (published: 30).
+        format_error_limit: the episode ends after this many consecutive unreadable replies (the reference
+            harness aborts on the second); 0 never ends it this way.
+        probe_seed: seed of the probe set the final guess is judged on.
+    """
+
+    max_tests: int = 30
+    format_error_limit: int = 2
+    probe_seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.max_tests < 1:
+            raise ValueError("max_tests must be at least 1")
+        if self.format_error_limit < 0:
+            raise ValueError("format_error_limit must be 0 (never) or more")
+
+
+class WiltGame:
+    """One WILT episode against a hidden rule."""
+
+    def __init__(self, rule: Program, config: WiltConfig | None = None) -> None:
+        self.rule = rule
+        self.config = config or WiltConfig()
+        self.tests: list[tuple[tuple[float, float, float], bool]] = []
+        self.attempts = 0
+        self.invalid_tests = 0
+        self.format_errors = 0
+        self.repeats = 0
+        self.guess: str | None = None
+        self.verdict: Verdict | None = None
+        self.end_reason: EndReason | None = None
+        self._consecutive_format_errors = 0
+        self._seen: set[tuple[float, float, float]] = set()
+
+    @property
+    def done(self) -> bool:
+        return self.end_reason is not None
+
+    @property
+    def remaining(self) -> int:
+        return self.config.max_tests - self.attempts
+
+    def start(self) -> WiltObservation:
+        return WiltObservation(kind="start", remaining=self.remaining)
+
+    def step(self, action: WiltAction | Malformed) -> WiltObservation:
+        if self.done:
+            raise RuntimeError("the episode has ended")
+        must_guess_before = self.remaining <= 0
+        if isinstance(action, FinalGuess):
+            return self._guess(action.expression)
+        if must_guess_before:
+            # After the last test the only accepted move is the guess: anything else ends the episode.
+            self.end_reason = "refused_forced_guess"
+            return WiltObservation(kind="ended", remaining=0, end_reason=self.end_reason, correct=False)
+        if isinstance(action, Malformed):
+            return self._format_error(action.reason)
+        return self._test(action.values)
+
+    def _format_error(self, reason: str) -> WiltObservation:
+        self.attempts += 1
+        self.format_errors += 1
+        self._consecutive_format_errors += 1
+        limit = self.config.format_error_limit
+        if limit and self._consecutive_format_errors >= limit:
+            self.end_reason = "format_errors"
+            return WiltObservation(
+                kind="ended",
+                remaining=self.remaining,
+                reason=reason,
+                end_reason=self.end_reason,
+                correct=False,
+            )
+        return WiltObservation(
+            kind="format_error", remaining=self.remaining, reason=reason, must_guess=self.remaining <= 0
+        )
+
+    def _test(self, tokens: tuple[str, ...]) -> WiltObservation:
+        self.attempts += 1
+        self._consecutive_format_errors = 0
+        try:
+            if len(tokens) != 3:
+                raise InvalidValue(f"a test case needs exactly 3 numbers, got {len(tokens)}")
+            x, y, z = (parse_value(t) for t in tokens)
+        except InvalidValue as exc:
+            self.invalid_tests += 1
+            return WiltObservation(
+                kind="invalid_test", remaining=self.remaining, reason=str(exc), must_guess=self.remaining <= 0
+            )
+        point = (x, y, z)
+        repeat = point in self._seen
+        self.repeats += repeat
+        self._seen.add(point)
+        result = bool(self.rule(x, y, z))
+        self.tests.append((point, result))
+        return WiltObservation(
+            kind="result",
+            remaining=self.remaining,
+            values=point,
+            result=result,
+            repeat=repeat,
+            must_guess=self.remaining <= 0,
+        )
+
+    def _guess(self, expression: str) -> WiltObservation:
+        self.guess = expression
+        self.verdict = judge(self.rule, expression, seed=self.config.probe_seed)
+        self.end_reason = "guess"
+        return WiltObservation(
+            kind="verdict",
+            remaining=self.remaining,
+            correct=self.verdict.equivalent,
+            reason=self.verdict.rejection,
+            end_reason=self.end_reason,
+        )
+
+    def outcome(self) -> Outcome:
+        v = self.verdict
+        return Outcome(
+            success=bool(v and v.equivalent),
+            metrics={
+                "correct": bool(v and v.equivalent),
+                "approximately_correct": bool(v and v.approximately_correct),
+                "guessed": self.guess is not None,
+                "guess": self.guess,
+                "end_reason": self.end_reason,
+                "attempts": self.attempts,
+                "tests": len(self.tests),
+                "invalid_tests": self.invalid_tests,
+                "format_errors": self.format_errors,
+                "repeats": self.repeats,
+                "verdict": v.model_dump(mode="json") if v else None,
+                "history": [[list(p), r] for p, r in self.tests],
+            },
+        )

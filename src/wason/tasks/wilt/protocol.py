@@ -1,0 +1,125 @@
+"""The WILT text protocol: the published system prompt, the reply parser and the feedback texts.
+
+The action is the *last* marker in the reply ("Test Case:" or "Final Guess:"), as the prompt requires the action
+at the very bottom of the message. The reference harness instead tested for "final guess:" anywhere, so a reply
+that proposed a test while mentioning its future final guess was read as a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+from wason.core.game import Malformed
+from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltAction, WiltObservation
+from wason.tasks.wilt.values import format_value
+
+# The reference harness's complaint for a reply it cannot read, word for word.
+FORMAT_COMPLAINT = (
+    "Please make sure to send your response in the format specified, where the string 'Test Case:' or "
+    "'Final Guess:' appears, followed by your response wrapped in triple backticks, e.g. "
+    "'Test Case: ```(0,0,0)```' or 'Final Guess: ```lambda x: x```'."
+)
+# The reference harness's answer to a test proposed after the last attempt.
+FORCED_GUESS = "Maximum attempts reached. Please make a guess."
+CORRECT = "Congratulations! Your guess is correct."
+WRONG = "Sorry, that's not the correct rule."
+ABORTED = "Aborting..."
+
+# "Test Case:" / "**Final Guess:**" / "### Final Guess" (the reference accepted that heading form too).
+_MARKER = re.compile(
+    r"(?P<kind>test[ \t]*case|final[ \t]*guess)[ \t]*[*_]*[ \t]*(?::|(?=[ \t]*\n?[ \t]*`))", re.IGNORECASE
+)
+_FENCE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n?(?P<body>.*?)```", re.DOTALL | re.IGNORECASE)
+_TICKS = re.compile(r"`(?P<body>[^`\n]+)`")
+_TUPLE = re.compile(r"[(\[](?P<body>[^()\[\]]*)[)\]]")
+# Markdown emphasis or quotes wrapped around an unfenced payload.
+_WRAPPING = " \t*_\"'"
+
+
+def load_instruction() -> str:
+    """The published WILT system prompt (paper A.1.2), byte for byte."""
+    return (resources.files("wason.tasks.wilt") / "data" / "instruction.txt").read_text(encoding="utf-8")
+
+
+def _payload(after: str) -> str | None:
+    """The payload that follows a marker: a fenced block, an inline code span, or the rest of the line."""
+    stripped = after.lstrip(" \t*_")
+    if stripped.startswith("\n"):
+        stripped = stripped.lstrip()
+    if stripped.startswith("```"):
+        fence = _FENCE.match(stripped)
+        if fence is None:  # an unclosed fence: the reply was cut off
+            return None
+        return fence.group("body").strip()
+    if stripped.startswith("`"):
+        ticks = _TICKS.match(stripped)
+        return ticks.group("body").strip() if ticks else None
+    line = stripped.split("\n", 1)[0].strip(_WRAPPING)
+    return line or None
+
+
+def parse_reply(reply: str) -> WiltAction | Malformed:
+    """Read a model's reply as a WILT action.
+
+    Returns :class:`Malformed` with a reason when no marker or no readable payload follows the last marker.
+    """
+    markers = list(_MARKER.finditer(reply))
+    if not markers:
+        return Malformed("no 'Test Case:' or 'Final Guess:' marker")
+    last = markers[-1]
+    kind = re.sub(r"\s+", " ", last.group("kind").lower())
+    payload = _payload(reply[last.end() :])
+    if payload is None:
+        return Malformed(f"nothing readable after '{last.group('kind')}:'")
+    if kind == "final guess":
+        return FinalGuess(payload)
+    group = _TUPLE.search(payload)
+    if group is None:
+        return Malformed(f"no parenthesised test case after '{last.group('kind')}:'")
+    body = group.group("body").strip()
+    tokens = tuple(t.strip() for t in body.split(",")) if body else ()
+    return ProposeTest(tokens)
+
+
+class WiltProtocol:
+    """The published WILT conversation: prompt, parser and feedback."""
+
+    name = "wilt"
+
+    def __init__(self, instruction: str | None = None) -> None:
+        self._instruction = instruction if instruction is not None else load_instruction()
+
+    def system_prompt(self) -> str:
+        return self._instruction
+
+    def parse(self, reply: str) -> WiltAction | Malformed:
+        return parse_reply(reply)
+
+    def feedback(self, observation: WiltObservation) -> str:
+        return render_feedback(observation)
+
+
+def render_feedback(obs: WiltObservation) -> str:
+    """The harness's reply to an action, as the reference words it (with the true remaining count)."""
+    remaining = f"Attempts Remaining: {obs.remaining}"
+    if obs.kind == "start":
+        return ""
+    if obs.kind == "result":
+        shown = ", ".join(format_value(v) for v in obs.values or ())
+        text = f"Result for input ({shown}): {obs.result}. {remaining}"
+    elif obs.kind == "invalid_test":
+        text = (
+            f"Invalid test case: {obs.reason}. Each value must be a finite number that can be typed in 3 or "
+            f"fewer digits, not including signs and decimal characters (e.g. -11.3). This used one attempt. "
+            f"{remaining}"
+        )
+    elif obs.kind == "format_error":
+        text = FORMAT_COMPLAINT
+    elif obs.kind == "verdict":
+        return CORRECT if obs.correct else WRONG
+    else:  # ended without a guess
+        return ABORTED
+    if obs.must_guess:
+        text += "\n" + FORCED_GUESS
+    return text

@@ -1,0 +1,58 @@
+"""A run's WILT results in the paper's Table 1 columns, plus what the paper did not count."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class WiltSummary(BaseModel):
+    """Table 1 of the WILT paper for one run: Accuracy (k/N), Approx. Correct (k/N), Avg. Guesses, Repeats.
+
+    ``avg_guesses`` is the mean number of attempts used before the final guess (tests, invalid tests and
+    unreadable replies: each costs one of the 30), over episodes that finished. ``n`` counts every episode of the
+    run, errored ones included, so an errored episode lowers accuracy rather than vanishing.
+    """
+
+    n: int
+    finished: int
+    errored: int
+    pending: int
+    correct: int
+    approximately_correct: int
+    avg_guesses: float | None
+    repeats: int
+    invalid_tests: int
+    format_errors: int
+    no_guess: int
+    rejected_guesses: int
+
+    @property
+    def accuracy(self) -> str:
+        return f"{self.correct}/{self.n}"
+
+    @property
+    def approx(self) -> str:
+        return f"{self.approximately_correct}/{self.n}"
+
+
+def summarize(episodes: Sequence[tuple[str, dict[str, Any] | None]]) -> WiltSummary:
+    """Summarise ``(status, metrics)`` pairs of a run's episodes."""
+    done = [m for status, m in episodes if status == "completed" and m is not None]
+    verdicts = [m.get("verdict") for m in done]
+    return WiltSummary(
+        n=len(episodes),
+        finished=len(done),
+        errored=sum(status == "errored" for status, _ in episodes),
+        pending=sum(status in {"pending", "running"} for status, _ in episodes),
+        correct=sum(bool(m["correct"]) for m in done),
+        approximately_correct=sum(bool(m["approximately_correct"]) for m in done),
+        avg_guesses=(sum(m["attempts"] for m in done) / len(done)) if done else None,
+        repeats=sum(m["repeats"] for m in done),
+        invalid_tests=sum(m["invalid_tests"] for m in done),
+        format_errors=sum(m["format_errors"] for m in done),
+        no_guess=sum(not m["guessed"] for m in done),
+        rejected_guesses=sum(bool(v and not v.get("accepted", True)) for v in verdicts),
+    )

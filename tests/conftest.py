@@ -1,0 +1,71 @@
+"""Shared test helpers: an in-process fake model and a temporary store."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from wason.models.base import ChatMessage, GenerationParams, ModelError, ModelResponse
+from wason.store import Store
+
+Reply = Callable[[list[ChatMessage]], str]
+
+
+def wilt_script_reply(messages: list[ChatMessage]) -> str:
+    """A deterministic 'model' for WILT: tests (n, n+1, n+2) for four turns, then guesses x < y < z."""
+    turn = sum(m.role == "assistant" for m in messages)
+    if turn < 4:
+        return f"Reasoning about ordering.\nTest Case: ```({turn}, {turn + 1}, {turn + 2})```"
+    return "I am confident.\nFinal Guess: ```lambda x, y, z: x < y < z```"
+
+
+class FakeModel:
+    """A Model whose replies come from a function; can fail on a schedule."""
+
+    def __init__(
+        self,
+        reply: Reply = wilt_script_reply,
+        *,
+        fail: Callable[[int], ModelError | None] | None = None,
+        spec: str = "fake:scripted",
+        max_concurrency: int = 4,
+    ) -> None:
+        self.spec = spec
+        self.endpoint = "memory"
+        self.max_concurrency = max_concurrency
+        self.reply = reply
+        self.fail = fail
+        self.calls = 0
+        self.seen: list[list[ChatMessage]] = []
+        self.params: list[GenerationParams] = []
+
+    async def generate(
+        self, messages: list[ChatMessage], params: GenerationParams, *, timeout: float
+    ) -> ModelResponse:
+        n = self.calls
+        self.calls += 1
+        if self.fail is not None:
+            err = self.fail(n)
+            if err is not None:
+                raise err
+        self.seen.append(list(messages))
+        self.params.append(params)
+        text = self.reply(messages)
+        return ModelResponse(
+            text=text,
+            input_tokens=sum(len(m.content.split()) for m in messages),
+            output_tokens=len(re.findall(r"\S+", text)),
+            finish_reason="stop",
+            model=self.spec,
+        )
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(f"sqlite:///{tmp_path / 'wason.db'}")

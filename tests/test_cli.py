@@ -1,0 +1,130 @@
+"""The `wason` command as a user runs it: results, transcripts, judge, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FakeModel
+from wason.cli import main
+from wason.evaluation import WiltRunConfig, create_run, execute_run, llm_player_factory
+from wason.models.client import ModelClient
+from wason.store import Store
+
+
+def exit_code(argv: list[str]) -> int | str | None:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse exits for bad flags
+        return exc.code
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'cli.db'}"
+
+
+async def _scripted_run(db: str) -> int:
+    store = Store(db)
+    cfg = WiltRunConfig(model="fake:scripted", split="lite")
+    rid = create_run(store, cfg)
+    client = ModelClient(model=FakeModel(), store=store)
+    await execute_run(store, rid, llm_player_factory(client, cfg, rid), concurrency=2)
+    return rid
+
+
+async def test_runs_and_show(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    rid = await _scripted_run(db)
+    assert main(["runs", "--db", db, "--json"]) == 0
+    runs = json.loads(capsys.readouterr().out)
+    assert [(r["id"], r["accuracy"], r["status"]) for r in runs] == [(rid, "1/10", "completed")]
+
+    assert main(["show", str(rid), "--db", db, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    table = shown["table"]
+    assert table["accuracy"] == "1/10" and table["avg_guesses"] == 4.0 and table["repeats"] == 0
+    assert table["errored"] == 0 and table["input_tokens"] > 0 and table["output_tokens"] > 0
+    assert [e["correct"] for e in shown["episodes"]].count(True) == 1
+
+    assert main(["show", str(rid), "--db", db]) == 0
+    out = capsys.readouterr().out
+    for column in (
+        "Accuracy",
+        "Approx. Correct",
+        "Avg. Guesses",
+        "Repeats",
+        "Invalid tests",
+        "Format errors",
+    ):
+        assert column in out
+
+    assert main(["show", str(rid), "--db", db, "--episode", "1", "--json"]) == 0
+    episode = json.loads(capsys.readouterr().out)
+    assert episode["rule_text"] == "lambda x, y, z: x < y < z" and len(episode["turns"]) == 5
+    assert episode["turns"][0]["feedback"] == "Result for input (0.0, 1.0, 2.0): True. Attempts Remaining: 29"
+    assert main(["show", str(rid), "--db", db, "--episode", "1"]) == 0
+    assert "Congratulations! Your guess is correct." in capsys.readouterr().out
+
+
+def test_judge_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["wilt", "judge", "lambda x, y, z: x < y < z", "x < y < z and z < 500", "--json"]) == 0
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["equivalent"] is False and verdict["n_disagree"] > 0
+    assert main(["wilt", "judge", "lambda x, y, z: x < y < z", "lambda a, b, c: b > a and c > b"]) == 0
+    assert "equivalent" in capsys.readouterr().out.lower()
+    assert main(["wilt", "judge", "x < y", "self.rule", "--json"]) == 0
+    rejected = json.loads(capsys.readouterr().out)
+    assert rejected["accepted"] is False and rejected["equivalent"] is False
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["eval", "wilt", "--bogus"], "unrecognized arguments: --bogus"),
+        (["eval", "wilt", "--model", "nosuch:thing"], "nosuch"),
+        (["eval", "wilt", "--split", "huge"], "huge"),
+        (["eval", "wilt", "--rules", "1,99"], "no rule 99"),
+        (
+            ["eval", "wilt", "--temperature", "7", "--model", "openai:gpt-4o-mini", "--api-key", "k"],
+            "temperature",
+        ),
+        (["show", "12345"], "no run 12345"),
+        (["wilt", "judge", "__import__('os')", "x < y"], "not allowed"),
+    ],
+)
+def test_user_mistakes_give_one_clear_line(
+    argv: list[str],
+    message: str,
+    db: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WASON_DB", db.removeprefix("sqlite:///"))
+    assert exit_code(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_missing_key_names_the_variable(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, db: str
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert main(["eval", "wilt", "--model", "openai:gpt-4o-mini", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "OPENAI_API_KEY" in err and len(err.strip().splitlines()) == 1
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["eval", "wilt", "--model", "anthropic:claude-sonnet-4-5", "--db", db]) == 2
+    assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
+
+
+def test_unreachable_endpoint_is_one_line(capsys: pytest.CaptureFixture[str], db: str) -> None:
+    # port 9 (discard) on loopback: nothing listens there
+    code = main(
+        ["eval", "wilt", "--model", "vllm:some-model", "--base-url", "http://127.0.0.1:9/v1", "--db", db]
+    )
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert "127.0.0.1:9" in err and len(err.splitlines()) == 1
