@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -47,6 +48,7 @@ class FakeModel:
     ) -> ModelResponse:
         n = self.calls
         self.calls += 1
+        await asyncio.sleep(0)  # a real backend yields to the event loop while it waits
         if self.fail is not None:
             err = self.fail(n)
             if err is not None:

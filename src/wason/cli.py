@@ -120,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 160))  # piped output: do not squeeze tables to 80 columns
     try:
         if args.command == "eval":
             return _eval(args, console)

@@ -124,12 +124,10 @@ class ModelClient:
         started = time.perf_counter()
         for attempt in range(self.policy.retries + 1):
             try:
-                async with self.semaphore:
-                    response = await asyncio.wait_for(
-                        self.model.generate(messages, params, timeout=self.policy.timeout),
-                        # backends enforce the timeout themselves; this guard catches one that hangs anyway
-                        timeout=self.policy.timeout * 1.5,
-                    )
+                # backends enforce the timeout themselves; this guard catches one that hangs anyway.
+                # (asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation.)
+                async with self.semaphore, asyncio.timeout(self.policy.timeout * 1.5):
+                    response = await self.model.generate(messages, params, timeout=self.policy.timeout)
             except TimeoutError:
                 exc: ModelError = ModelError(f"timed out after {self.policy.timeout:g}s", transient=True)
             except ModelError as err:

@@ -1,0 +1,72 @@
+"""`wason play wilt` as a person uses it: typed lines in, plain words out, the rule revealed at the end."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wason.players.human import HumanPlayer
+from wason.tasks.wilt import FinalGuess, ProposeTest, WiltObservation
+
+
+def run_play(args: list[str], stdin: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "WASON_DB": str(tmp_path / "play.db"), "COLUMNS": "120"}
+    return subprocess.run(
+        [sys.executable, "-m", "wason.cli", "play", "wilt", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_person_finds_rule_2(tmp_path: Path) -> None:
+    typed = "help\n1 2 3\n(3, 2, 1)\n1,1,1\nhistory\n5 1000 2\nguess x < y < z\n"
+    done = run_play(["--split", "full", "--rule", "2"], typed, tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "(1.0, 2.0, 3.0) -> True" in out and "(3.0, 2.0, 1.0) -> False" in out
+    assert "Not a valid test: 1000 has more than 3 digits" in out
+    assert "Correct, after 4 tests." in out
+    assert "The rule was: lambda x, y, z: x < y < z" in out
+
+
+def test_a_wrong_guess_shows_a_counterexample_and_the_rule(tmp_path: Path) -> None:
+    done = run_play(["--split", "full", "--rule", "4"], "1 2 3\nguess x < y < z\n", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "approximately correct" in done.stdout
+    assert "the rule says True, your guess says False" in done.stdout
+    assert "The rule was: lambda x, y, z: x <= y <= z" in done.stdout
+
+
+def test_seed_draws_the_same_rule_and_input_end_is_handled(tmp_path: Path) -> None:
+    first = run_play(["--seed", "7"], "", tmp_path)
+    second = run_play(["--seed", "7"], "quit\n", tmp_path)
+    assert first.returncode == 0 and second.returncode == 0
+    reveal = [line for line in first.stdout.splitlines() if line.startswith("The rule was")]
+    assert reveal and reveal == [line for line in second.stdout.splitlines() if line.startswith("The rule was")]
+    assert "Game over" in first.stdout
+
+
+async def test_human_player_reads_tests_and_guesses() -> None:
+    lines = iter(["", "nonsense words", "4 5 6", "g lambda x, y, z: True"])
+    shown: list[str] = []
+    player = HumanPlayer(read=lambda _prompt: next(lines), write=shown.append)
+    first = await player.act(WiltObservation(kind="start", remaining=30))
+    assert first.action == ProposeTest(("4", "5", "6"))
+    assert any("Type three numbers" in s for s in shown)
+    second = await player.act(WiltObservation(kind="result", remaining=29, values=(4.0, 5.0, 6.0), result=True))
+    assert second.action == FinalGuess("lambda x, y, z: True")
+    assert any("(4.0, 5.0, 6.0) -> True" in s for s in shown)
+
+
+@pytest.mark.parametrize("args", [["--rule", "99"], ["--rule", "1", "--seed", "2"], ["--split", "nope"]])
+def test_play_mistakes_are_one_line(args: list[str], tmp_path: Path) -> None:
+    done = run_play(args, "", tmp_path)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
