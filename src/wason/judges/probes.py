@@ -1,0 +1,367 @@
+"""The seeded, versioned probe set on which a guess is compared with the hidden rule.
+
+It contains the reference harness's probes (so our verdicts are never weaker than the paper's) plus the
+families the reference misses: the whole typeable range up to +-999, ties and arithmetic relations at large
+magnitude, Pythagorean triples, fractional-part structure and boundary probes around every constant of the rule
+or the guess. Every family draws from its own generator seeded with ``[seed, family]`` (and the constant, for
+boundary probes), so a family never changes because another one did. Change anything here and bump
+:data:`PROBE_VERSION`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from wason.sandbox import Inputs
+
+PROBE_VERSION = "wilt-probes-1"
+
+# The two set-inclusion families come first, so that subset is one contiguous slice of every probe set.
+FAMILIES: tuple[str, ...] = (
+    "uniform200",  # reference: 5,000 uniform floats in [-200, 200]^3
+    "grid",  # reference: the integer grid -20..20 in each coordinate
+    "uniform3",  # reference: 5,000 uniform floats in [-3, 3]^3
+    "special",  # reference: its 10 fixed float triples
+    "int999",  # random integers in [-999, 999]^3
+    "typeable",  # random values with at most three digits (12.5, -0.25, 7.01, .125 ...)
+    "ties",  # (a, a, b) in every position and (a, a, a), at any typeable magnitude
+    "relations",  # one coordinate = a+b, a-b, a*b, (a+b)/2, -(a+b) of the other two, when typeable
+    "pythagorean",  # integer Pythagorean triples with signs and permutations, and their tenths
+    "fractional",  # values whose fractional parts are ordered, reversed, equal or unordered
+    "boundary",  # c + d around every constant c of the rule and the guess
+)
+REFERENCE_FAMILIES: tuple[str, ...] = ("uniform200", "grid")
+"""The subset the paper's set-inclusion metric is computed on."""
+
+BOUNDARY_OFFSETS: tuple[float, ...] = (-1.0, -0.5, -0.01, -0.001, 0.0, 0.001, 0.01, 0.5, 1.0)
+MAX_BOUNDARY_CONSTANTS = 64
+"""At most this many constants get boundary probes (the first ones given: the judge lists the rule's first)."""
+
+_SPECIAL = (
+    (0.1, 0.2, 0.3),
+    (1.1, 1.2, 1.3),
+    (2.5, 2.6, 2.7),
+    (0.1, 0.2, 0.3),
+    (0.3, 0.6, 0.9),
+    (0.1234, 0.5678, 0.9123),
+    (0.0, 0.5, 1.0),
+    (1.0, 1.5, 2.0),
+    (2.5, 3.0, 3.5),
+    (3.9, 4.2, 4.8),
+)
+_MAX_TYPEABLE = 999
+_SCALE = 1000  # typeable values have at most three decimals: we build them as integers / 1000
+_FIXED_COMPANIONS = (0.0, 1.0, -1.0, 2.5)
+
+F = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class ProbeSet:
+    """A built probe set. Arrays are read-only; instances are cached and shared.
+
+    Attributes:
+        points: (N, 3) float64 probe triples.
+        family: (N,) int8 index into :data:`FAMILIES` of each point's family.
+        version: :data:`PROBE_VERSION` of the code that built it.
+        seed: the seed it was built from.
+        constants: the constants that got boundary probes (canonical: sorted, deduplicated).
+        inputs: the points prepared for the sandbox evaluator.
+        reference: (N,) mask of the paper's set-inclusion subset (uniform floats in +-200 and the grid).
+        reference_end: that subset is exactly ``points[:reference_end]``.
+        simplicity: (N,) sort key putting simple points first: the number of non-integer coordinates,
+            then the largest magnitude (mapped monotonically into [0, 1)).
+    """
+
+    points: F
+    family: npt.NDArray[np.int8]
+    version: str
+    seed: int
+    constants: tuple[float, ...]
+    inputs: Inputs
+    reference: npt.NDArray[np.bool_]
+    reference_end: int
+    simplicity: F
+
+    @property
+    def n(self) -> int:
+        """Number of probe points."""
+        return int(self.points.shape[0])
+
+    def family_mask(self, *names: str) -> npt.NDArray[np.bool_]:
+        """Mask of the points belonging to any of the named families."""
+        codes = [FAMILIES.index(name) for name in names]
+        return np.isin(self.family, np.array(codes, dtype=np.int8))
+
+
+def probe_set(seed: int, constants: Iterable[float] = ()) -> ProbeSet:
+    """Build (or fetch from cache) the probe set for a seed and a set of constants.
+
+    Args:
+        seed: non-negative integer; the same seed and constants give the same points, byte for byte.
+        constants: values to probe around (the judge passes the rule's and the guess's constants and their
+            negations). Non-finite values are ignored; at most :data:`MAX_BOUNDARY_CONSTANTS` are used.
+
+    Returns:
+        The probe set.
+
+    Raises:
+        ValueError: the seed is negative or not an integer.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"probe seed must be a non-negative integer, not {seed!r}")
+    return _cached_probe_set(int(seed), canonical_constants(constants))
+
+
+def canonical_constants(constants: Iterable[float]) -> tuple[float, ...]:
+    """The constants :func:`probe_set` actually uses: finite, -0.0 as 0.0, first 64 distinct, sorted."""
+    chosen: list[float] = []
+    seen: set[float] = set()
+    for c in constants:
+        value = float(c) + 0.0  # folds -0.0 into 0.0
+        if not math.isfinite(value) or value in seen:
+            continue
+        seen.add(value)
+        chosen.append(value)
+        if len(chosen) == MAX_BOUNDARY_CONSTANTS:
+            break
+    return tuple(sorted(chosen))
+
+
+def clear_probe_caches() -> None:
+    """Forget every cached probe set (for benchmarks and tests of build determinism)."""
+    for cached in (_cached_probe_set, _base, _base_inputs, _boundary, _boundary_inputs):
+        cached.cache_clear()
+
+
+@lru_cache(maxsize=16)
+def _cached_probe_set(seed: int, constants: tuple[float, ...]) -> ProbeSet:
+    base_points, base_family = _base(seed)
+    parts = [base_points] + [_boundary(seed, c) for c in constants]
+    points = np.ascontiguousarray(np.concatenate(parts, axis=0), dtype=np.float64)
+    inputs = Inputs.concatenate([_base_inputs(seed)] + [_boundary_inputs(seed, c) for c in constants])
+    n_boundary = points.shape[0] - base_points.shape[0]
+    family = np.concatenate([base_family, np.full(n_boundary, FAMILIES.index("boundary"), dtype=np.int8)])
+    reference = np.isin(family, np.array([FAMILIES.index(f) for f in REFERENCE_FAMILIES], dtype=np.int8))
+    assert not reference[int(np.count_nonzero(reference)) :].any()  # a prefix, by the order of FAMILIES
+    n_fractional = 3 - sum(m.astype(np.float64) for m in inputs.ints)
+    magnitude = np.abs(points).max(axis=1)
+    simplicity = n_fractional + magnitude / (1.0 + magnitude)
+    for arr in (points, family, reference, simplicity):
+        arr.flags.writeable = False
+    return ProbeSet(
+        points=points,
+        family=family,
+        version=PROBE_VERSION,
+        seed=seed,
+        constants=constants,
+        inputs=inputs,
+        reference=reference,
+        reference_end=int(np.count_nonzero(reference)),
+        simplicity=simplicity,
+    )
+
+
+def _rng(seed: int, family: str, *extra: int) -> np.random.Generator:
+    return np.random.default_rng([seed, FAMILIES.index(family), *extra])
+
+
+@lru_cache(maxsize=4)
+def _base(seed: int) -> tuple[F, npt.NDArray[np.int8]]:
+    builders: dict[str, Callable[[], npt.NDArray[Any]]] = {
+        "uniform200": lambda: _rng(seed, "uniform200").uniform(-200.0, 200.0, (5000, 3)),
+        "grid": _grid,
+        "uniform3": lambda: _rng(seed, "uniform3").uniform(-3.0, 3.0, (5000, 3)),
+        "special": lambda: np.array(_SPECIAL, dtype=np.float64),
+        "int999": lambda: _rng(seed, "int999").integers(-999, 1000, (10000, 3)).astype(np.float64),
+        "typeable": lambda: _to_float(_typeable_scaled(_rng(seed, "typeable"), (10000, 3))),
+        "ties": lambda: _ties(_rng(seed, "ties")),
+        "relations": lambda: _relations(_rng(seed, "relations")),
+        "pythagorean": lambda: _pythagorean(_rng(seed, "pythagorean")),
+        "fractional": lambda: _fractional(_rng(seed, "fractional")),
+    }
+    points: list[F] = []
+    family: list[npt.NDArray[np.int8]] = []
+    for name, build in builders.items():
+        block = np.asarray(build(), dtype=np.float64).reshape(-1, 3)
+        points.append(block)
+        family.append(np.full(block.shape[0], FAMILIES.index(name), dtype=np.int8))
+    return np.concatenate(points, axis=0), np.concatenate(family)
+
+
+@lru_cache(maxsize=4)
+def _base_inputs(seed: int) -> Inputs:
+    return Inputs.from_points(_base(seed)[0])
+
+
+@lru_cache(maxsize=512)
+def _boundary_inputs(seed: int, c: float) -> Inputs:
+    return Inputs.from_points(_boundary(seed, c))
+
+
+def _grid() -> F:
+    r = np.arange(-20, 21, dtype=np.float64)
+    xs, ys, zs = np.meshgrid(r, r, r, indexing="ij")
+    return np.stack([xs.ravel(), ys.ravel(), zs.ravel()], axis=1)
+
+
+# ---- typeable values, built exactly as integers at scale 1000 --------------------------------------------------
+
+
+def _typeable_scaled(rng: np.random.Generator, shape: tuple[int, ...]) -> I64:
+    """Random typeable values as integers at scale 1000: k digits (1-3) of which p are decimals."""
+    k = rng.integers(1, 4, shape)
+    p = rng.integers(0, k + 1)
+    mantissa = rng.integers(0, 10**k)
+    sign = rng.choice(np.array([-1, 1]), shape)
+    out: I64 = (sign * mantissa * 10 ** (3 - p)).astype(np.int64)
+    return out
+
+
+def _to_float(scaled: I64, scale: int = _SCALE) -> F:
+    # an exact integer over an exact power of ten, correctly rounded: the same double float("12.5") gives
+    out: F = scaled.astype(np.float64) / float(scale)
+    return out
+
+
+def _digits_needed(scaled: I64, scale_exp: int) -> I64:
+    """Fewest digits to type scaled / 10**scale_exp (sign and point not counted), as in the game's rule."""
+    mag = np.abs(scaled)
+    exponent = np.full(mag.shape, -scale_exp, dtype=np.int64)
+    for _ in range(scale_exp + 19):
+        strip = (mag != 0) & (mag % 10 == 0)
+        if not strip.any():
+            break
+        mag = np.where(strip, mag // 10, mag)
+        exponent = exponent + strip
+    n = np.zeros(mag.shape, dtype=np.int64)
+    for j in range(19):
+        n = n + (mag >= 10**j)
+    out: I64 = np.where(mag == 0, 1, np.where(exponent >= 0, n + exponent, np.maximum(n, -exponent)))
+    return out
+
+
+def _typeable_mask(scaled: I64, scale_exp: int) -> npt.NDArray[np.bool_]:
+    out: npt.NDArray[np.bool_] = (_digits_needed(scaled, scale_exp) <= 3) & (
+        np.abs(scaled) <= _MAX_TYPEABLE * 10**scale_exp
+    )
+    return out
+
+
+def _friendly_scaled(rng: np.random.Generator, n: int) -> I64:
+    """Typeable values skewed towards small integers and one decimal, so sums and products stay typeable."""
+    kind = rng.integers(0, 10, n)
+    small_int = rng.integers(-99, 100, n) * _SCALE
+    one_decimal = rng.integers(-99, 100, n) * 100
+    anything = _typeable_scaled(rng, (n,))
+    out: I64 = np.where(kind < 5, small_int, np.where(kind < 8, one_decimal, anything)).astype(np.int64)
+    return out
+
+
+def _ties(rng: np.random.Generator) -> F:
+    n = 1500
+    a = _to_float(_typeable_scaled(rng, (n,)))
+    b = _to_float(_typeable_scaled(rng, (n,)))
+    # half of the pairs use integers of any size, which typeable_scaled rarely produces
+    ints = rng.random(n) < 0.5
+    a = np.where(ints, rng.integers(-999, 1000, n).astype(np.float64), a)
+    b = np.where(ints, rng.integers(-999, 1000, n).astype(np.float64), b)
+    blocks = [np.stack(t, axis=1) for t in ((a, a, b), (a, b, a), (b, a, a), (a, a, a))]
+    return np.concatenate(blocks, axis=0)
+
+
+_PERMUTATIONS = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+
+
+def _relations(rng: np.random.Generator) -> F:
+    n = 700
+    a = _friendly_scaled(rng, n) * _SCALE  # scale 10**6, so products and halves stay exact integers
+    b = _friendly_scaled(rng, n) * _SCALE
+    a3, b3 = a // _SCALE, b // _SCALE
+    # a + b is a multiple of 1000 at this scale, so the half is exact
+    derived = (a + b, a - b, b - a, a3 * b3, (a + b) // 2, -(a + b))
+    blocks: list[F] = []
+    for c in derived:
+        keep = _typeable_mask(c, 6)
+        triple = np.stack(
+            [_to_float(a[keep], 10**6), _to_float(b[keep], 10**6), _to_float(c[keep], 10**6)], axis=1
+        )
+        for perm in _PERMUTATIONS:
+            blocks.append(triple[:, perm])
+    return np.concatenate(blocks, axis=0)
+
+
+def _pythagorean(rng: np.random.Generator) -> F:
+    triples: set[tuple[int, int, int]] = set()
+    for m in range(2, 32):
+        for n in range(1, m):
+            if (m - n) % 2 == 1 and math.gcd(m, n) == 1:
+                a, b, c = m * m - n * n, 2 * m * n, m * m + n * n
+                k = 1
+                while k * c <= _MAX_TYPEABLE:
+                    triples.add((min(a, b) * k, max(a, b) * k, c * k))
+                    k += 1
+    base = np.array(sorted(triples), dtype=np.float64)
+    blocks = []
+    for perm in _PERMUTATIONS:
+        signs = rng.choice(np.array([-1.0, 1.0]), base.shape)
+        blocks.append((base * signs)[:, perm])
+    # the same triples divided by ten (3, 4, 5 -> 0.3, 0.4, 0.5), each in one random order
+    tenths = (base * 100).astype(np.int64)  # scale 1000
+    order = np.array(_PERMUTATIONS)[rng.integers(0, len(_PERMUTATIONS), base.shape[0])]
+    blocks.append(_to_float(np.take_along_axis(tenths, order, axis=1)))
+    return np.concatenate(blocks, axis=0)
+
+
+def _fractional(rng: np.random.Generator) -> F:
+    n = 4000
+    # small whole parts take two-decimal fractions, larger ones one decimal, so most values stay typeable
+    small = rng.random((n, 3)) < 0.5
+    whole = np.where(small, rng.integers(0, 10, (n, 3)), rng.integers(10, 100, (n, 3)))
+    one_decimal = np.arange(100, 1000, 100, dtype=np.int64)
+    two_decimals = np.array([50, 250, 750, 125, 10, 90, 330, 660], dtype=np.int64)
+    frac = np.where(
+        small & (rng.random((n, 3)) < 0.4), rng.choice(two_decimals, (n, 3)), rng.choice(one_decimal, (n, 3))
+    )
+    mode = rng.integers(0, 10, n)
+    ordered = np.sort(frac, axis=1)
+    frac = np.where((mode < 4)[:, None], ordered, frac)  # increasing
+    frac = np.where(((mode >= 4) & (mode < 6))[:, None], ordered[:, ::-1], frac)  # decreasing
+    frac = np.where((mode == 6)[:, None], frac[:, :1], frac)  # all equal
+    sign = rng.choice(np.array([-1, 1]), (n, 3))
+    scaled = (sign * (whole * _SCALE + frac)).astype(np.int64)
+    scaled = scaled[_typeable_mask(scaled, 3).all(axis=1)]
+    return _to_float(scaled)
+
+
+@lru_cache(maxsize=512)
+def _boundary(seed: int, c: float) -> F:
+    """Probes at c + d for each offset, in each coordinate, with companions from a small seeded pool."""
+    bits = int(np.array(c, dtype=np.float64).view(np.uint64))
+    rng = _rng(seed, "boundary", bits)
+    extra = _to_float(_typeable_scaled(rng, (1,)))
+    pool = np.array([*_FIXED_COMPANIONS, float(extra[0])], dtype=np.float64)
+    p_grid, q_grid = np.meshgrid(pool, pool, indexing="ij")
+    p, q = p_grid.ravel(), q_grid.ravel()
+    blocks = []
+    for d in BOUNDARY_OFFSETS:
+        v = np.full(p.shape, c + d)
+        blocks.extend(
+            [
+                np.array([[c + d, c + d, c + d]]),
+                np.stack([v, p, q], axis=1),
+                np.stack([p, v, q], axis=1),
+                np.stack([p, q, v], axis=1),
+            ]
+        )
+    out = np.concatenate(blocks, axis=0)
+    out.flags.writeable = False
+    return out

@@ -1,0 +1,193 @@
+"""The probe set: deterministic, versioned, and containing every family it promises."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from decimal import Decimal
+
+import numpy as np
+import pytest
+
+from wason.judges import FAMILIES, PROBE_VERSION, REFERENCE_FAMILIES, probe_set
+from wason.judges.probes import (
+    BOUNDARY_OFFSETS,
+    MAX_BOUNDARY_CONSTANTS,
+    canonical_constants,
+    clear_probe_caches,
+)
+
+
+def _digest(seed: int, constants: tuple[float, ...] = ()) -> str:
+    probes = probe_set(seed, constants)
+    return hashlib.sha256(probes.points.tobytes() + probes.family.tobytes()).hexdigest()
+
+
+def test_same_seed_gives_the_same_bytes_after_a_rebuild() -> None:
+    first = _digest(0, (5.0, -5.0))
+    clear_probe_caches()
+    assert _digest(0, (5.0, -5.0)) == first
+    assert _digest(1, (5.0, -5.0)) != first
+
+
+def test_constant_order_and_duplicates_do_not_matter() -> None:
+    assert _digest(3, (5.0, -2.0, 5.0)) == _digest(3, (-2.0, 5.0))
+    assert canonical_constants([5.0, -0.0, 0.0, math.inf, math.nan, -2.0]) == (-2.0, 0.0, 5.0)
+
+
+def test_version_and_seed_are_recorded() -> None:
+    probes = probe_set(7)
+    assert probes.version == PROBE_VERSION
+    assert probes.seed == 7
+
+
+def test_points_are_read_only_and_cached() -> None:
+    probes = probe_set(0)
+    assert probe_set(0) is probes
+    with pytest.raises(ValueError):
+        probes.points[0, 0] = 1.0
+
+
+def test_negative_seed_is_refused() -> None:
+    with pytest.raises(ValueError):
+        probe_set(-1)
+
+
+def test_size_is_in_the_intended_range() -> None:
+    assert 100_000 <= probe_set(0).n <= 150_000
+
+
+def _family(name: str, seed: int = 0, constants: tuple[float, ...] = ()) -> np.ndarray:
+    probes = probe_set(seed, constants)
+    return probes.points[probes.family_mask(name)]
+
+
+def test_reference_families_are_included_as_published() -> None:
+    uniform200 = _family("uniform200")
+    assert uniform200.shape == (5000, 3)
+    assert np.all(np.abs(uniform200) <= 200)
+    uniform3 = _family("uniform3")
+    assert uniform3.shape == (5000, 3)
+    assert np.all(np.abs(uniform3) <= 3)
+    grid = _family("grid")
+    assert {tuple(p) for p in grid.tolist()} == set(itertools.product(range(-20, 21), repeat=3))
+    special = {tuple(p) for p in _family("special").tolist()}
+    assert special == {
+        (0.1, 0.2, 0.3),
+        (1.1, 1.2, 1.3),
+        (2.5, 2.6, 2.7),
+        (0.3, 0.6, 0.9),
+        (0.1234, 0.5678, 0.9123),
+        (0.0, 0.5, 1.0),
+        (1.0, 1.5, 2.0),
+        (2.5, 3.0, 3.5),
+        (3.9, 4.2, 4.8),
+    }
+
+
+def test_reference_mask_is_exactly_the_reference_families() -> None:
+    probes = probe_set(0, (5.0,))
+    assert np.array_equal(probes.reference, probes.family_mask(*REFERENCE_FAMILIES))
+    assert int(probes.reference.sum()) == 5000 + 41**3
+
+
+def _digits(v: float) -> int:
+    """Digits needed to type v, computed from its shortest decimal repr."""
+    d = Decimal(repr(v)).normalize()
+    _sign, digits, exponent = d.as_tuple()
+    assert isinstance(exponent, int)
+    if digits == (0,):
+        return 1
+    return len(digits) + exponent if exponent >= 0 else max(len(digits), -exponent)
+
+
+@pytest.mark.parametrize("name", ["int999", "typeable", "ties", "relations", "pythagorean", "fractional"])
+def test_added_families_are_typeable_values(name: str) -> None:
+    points = _family(name)
+    assert len(points) > 1000
+    values = np.unique(points)
+    assert np.abs(values).max() <= 999
+    assert max(_digits(float(v)) for v in values) <= 3
+
+
+def test_large_magnitudes_are_probed() -> None:
+    for name in ("int999", "typeable", "ties", "relations"):
+        points = _family(name)
+        assert (np.abs(points) > 500).any(), name
+    # a triple that tells x < y < z from x < y < z and z < 500
+    assert any(x < y < z and z >= 500 for x, y, z in _family("int999").tolist())
+
+
+def test_ties_include_all_positions_and_all_equal() -> None:
+    ties = _family("ties").tolist()
+    assert any(x == y != z for x, y, z in ties)
+    assert any(x == z != y for x, y, z in ties)
+    assert any(y == z != x for x, y, z in ties)
+    assert any(x == y == z and abs(x) > 100 for x, y, z in ties)
+
+
+def test_relation_triples_satisfy_a_relation_exactly_in_decimal() -> None:
+    def holds(a: Decimal, b: Decimal, c: Decimal) -> bool:
+        return c in (a + b, a - b, b - a, a * b, (a + b) / 2, -(a + b))
+
+    points = _family("relations").tolist()
+    for x, y, z in points[:: max(1, len(points) // 2000)]:
+        dx, dy, dz = (Decimal(repr(v)) for v in (x, y, z))
+        assert any(holds(*perm) for perm in itertools.permutations((dx, dy, dz))), (x, y, z)
+    # and every relation kind and position occurs with large values
+    assert any(x + y == z and abs(z) > 300 for x, y, z in points)
+    assert any(x * z == y and abs(y) > 300 for x, y, z in points)
+
+
+def test_pythagorean_triples_have_signs_permutations_and_tenths() -> None:
+    points = _family("pythagorean").tolist()
+    for x, y, z in points:
+        a, b, c = sorted(Decimal(repr(abs(v))) for v in (x, y, z))
+        assert a * a + b * b == c * c, (x, y, z)
+    assert any(x < 0 for x, _, _ in points)
+    assert any(abs(y) > abs(x) and abs(y) > abs(z) for x, y, z in points)  # hypotenuse in the middle
+    assert any(abs(z) > 100 for _, _, z in points)
+    assert (0.3, 0.4, 0.5) in {tuple(sorted(map(abs, p))) for p in points}
+
+
+def test_fractional_family_has_ordered_and_unordered_fractional_parts() -> None:
+    points = _family("fractional")
+    fracs = np.mod(points, 1.0)
+    increasing = (fracs[:, 0] < fracs[:, 1]) & (fracs[:, 1] < fracs[:, 2])
+    decreasing = (fracs[:, 0] > fracs[:, 1]) & (fracs[:, 1] > fracs[:, 2])
+    assert increasing.mean() > 0.1
+    assert decreasing.mean() > 0.05
+    assert (~increasing & ~decreasing).mean() > 0.2
+    assert (points < 0).any() and (fracs > 0).all()
+
+
+def test_boundary_probes_surround_each_constant_in_each_coordinate() -> None:
+    probes = probe_set(0, (500.0, -500.0))
+    boundary = probes.points[probes.family_mask("boundary")]
+    for c in (500.0, -500.0):
+        for d in BOUNDARY_OFFSETS:
+            v = c + d
+            for k in range(3):
+                assert (boundary[:, k] == v).any(), (c, d, k)
+            assert ((boundary == v).all(axis=1)).any()  # all equal
+    assert probe_set(0).family_mask("boundary").sum() == 0
+
+
+def test_boundary_constants_are_capped() -> None:
+    many = [float(k) for k in range(200)]
+    probes = probe_set(0, many)
+    assert len(probes.constants) == MAX_BOUNDARY_CONSTANTS
+    assert probes.constants == tuple(float(k) for k in range(MAX_BOUNDARY_CONSTANTS))
+
+
+def test_families_are_named_and_all_present_with_a_constant() -> None:
+    probes = probe_set(0, (1.0,))
+    present = {FAMILIES[k] for k in np.unique(probes.family).tolist()}
+    assert present == set(FAMILIES)
+
+
+def test_seed_changes_random_families_only() -> None:
+    a, b = probe_set(0), probe_set(1)
+    assert not np.array_equal(a.points[a.family_mask("uniform200")], b.points[b.family_mask("uniform200")])
+    assert np.array_equal(a.points[a.family_mask("grid")], b.points[b.family_mask("grid")])

@@ -1,0 +1,212 @@
+"""The sandbox agrees with CPython, point by point, on every published rule and on near-miss guesses.
+
+Python's ``eval`` is used here only on the published rule lambdas of our own data file, as the reference;
+near-miss guesses are written below as real Python lambdas next to their text.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from wason.judges import probe_set
+from wason.sandbox import compile_rule
+
+REPO = Path(__file__).resolve().parents[2]
+RULE_FILES = (
+    REPO.parent / "shared" / "reference" / "wilt" / "rules.json",
+    REPO / "src" / "wason" / "tasks" / "wilt" / "data" / "rules.json",
+)
+
+
+def _published() -> list[tuple[str, str]]:
+    for path in RULE_FILES:
+        if path.exists():
+            splits = json.loads(path.read_text())["splits"]
+            return [
+                (f"{split}/{r['id']}", r["rule"])
+                for split in ("lite", "full", "bayesian")
+                for r in splits.get(split, [])
+                if r["rule"].startswith("lambda x, y, z:")
+            ]
+    return []
+
+
+PUBLISHED = _published()
+
+
+def _python_value(v: float) -> float:
+    return int(v) if v.is_integer() else v
+
+
+@cache
+def _python_points(constants: tuple[float, ...]) -> tuple[npt.NDArray[np.float64], list[tuple[float, ...]]]:
+    points = probe_set(0, constants).points
+    return points, [tuple(_python_value(v) for v in row) for row in points.tolist()]
+
+
+def _python_truth(fn: Callable[..., object], points: list[tuple[float, ...]]) -> npt.NDArray[np.bool_]:
+    out = np.zeros(len(points), dtype=np.bool_)
+    for k, (x, y, z) in enumerate(points):
+        try:
+            out[k] = bool(fn(x, y, z))
+        except Exception:  # any exception means "False", as in the reference harness
+            out[k] = False
+    return out
+
+
+def _assert_same_as_python(text: str, fn: Callable[..., object]) -> None:
+    program = compile_rule(text)
+    constants = tuple(sorted({c2 for c in program.constants for c2 in (c, -c)}))
+    points, py_points = _python_points(constants)
+    expected = _python_truth(fn, py_points)
+    got = program.evaluate(points)
+    bad = np.flatnonzero(got != expected)
+    assert bad.size == 0, f"{text}: {bad.size} points differ, e.g. {points[bad[:3]].tolist()}"
+
+
+def test_published_rules_were_found() -> None:
+    assert len(PUBLISHED) >= 10 + 50, "the published rules data is missing"
+    if RULE_FILES[0].exists():  # the reference copy also has the three-argument bayesian extras
+        assert sum(key.startswith("bayesian/") for key, _ in PUBLISHED) >= 20
+
+
+@pytest.mark.parametrize(("key", "text"), PUBLISHED, ids=[k for k, _ in PUBLISHED])
+def test_published_rule_matches_python_on_every_probe(key: str, text: str) -> None:
+    fn = eval(text, {"math": math})  # the published rule lambdas of our data file only
+    _assert_same_as_python(text, fn)
+
+
+def _sum_left_to_right(values: Iterable[float]) -> float:
+    """Python 3.11's sum() (3.12 compensates float rounding); the sandbox documents 3.11's."""
+    total: float = 0
+    for v in values:
+        total = total + v
+    return total
+
+
+# Near misses a model might submit, each with the Python function it denotes.
+NEAR_MISSES: list[tuple[str, Callable[..., object]]] = [
+    ("lambda x, y, z: x <= y < z", lambda x, y, z: x <= y < z),
+    ("lambda x, y, z: x < y <= z", lambda x, y, z: x < y <= z),
+    ("lambda x, y, z: x < y and y < z and z < 500", lambda x, y, z: x < y and y < z and z < 500),
+    ("lambda a, b, c: a + b == c or a - b == c", lambda a, b, c: a + b == c or a - b == c),
+    ("lambda x, y, z: abs(x * y - z) < 1e-9", lambda x, y, z: abs(x * y - z) < 1e-9),
+    ("lambda x, y, z: x == y == z", lambda x, y, z: x == y == z),
+    ("lambda x, y, z: x ** 2 + y ** 2 == z ** 2 and z > 0", lambda x, y, z: x**2 + y**2 == z**2 and z > 0),
+    ("lambda x, y, z: x * x + y * y == z * z", lambda x, y, z: x * x + y * y == z * z),
+    (
+        "lambda x, y, z: math.sqrt(x * x + y * y) == abs(z)",
+        lambda x, y, z: math.sqrt(x * x + y * y) == abs(z),
+    ),
+    (
+        "lambda x, y, z: (x + y) / 2 == z or (x + z) / 2 == y",
+        lambda x, y, z: (x + y) / 2 == z or (x + z) / 2 == y,
+    ),
+    (
+        "lambda x, y, z: all(v % 2 == 0 for v in (x, y, z))",
+        lambda x, y, z: all(v % 2 == 0 for v in (x, y, z)),
+    ),
+    (
+        "lambda x, y, z: all(isinstance(v, int) and v % 2 == 1 for v in (x, y, z))",
+        lambda x, y, z: all(isinstance(v, int) and v % 2 == 1 for v in (x, y, z)),
+    ),
+    (
+        "lambda x, y, z: int(x) % 2 == 0 and int(y) % 2 == 0",
+        lambda x, y, z: int(x) % 2 == 0 and int(y) % 2 == 0,
+    ),
+    (
+        "lambda x, y, z: x % 1 == 0 and y % 1 == 0 and z % 1 == 0",
+        lambda x, y, z: x % 1 == 0 and y % 1 == 0 and z % 1 == 0,
+    ),
+    ("lambda x, y, z: x == int(x) and y == int(y)", lambda x, y, z: x == int(x) and y == int(y)),
+    ("lambda x, y, z: float(x).is_integer() and z > 0", lambda x, y, z: float(x).is_integer() and z > 0),
+    (
+        "lambda x, y, z: max(x, y, z) == x and min(x, y, z) == z",
+        lambda x, y, z: max(x, y, z) == x and min(x, y, z) == z,
+    ),
+    ("lambda x, y, z: max([x, y]) < z", lambda x, y, z: max([x, y]) < z),
+    (
+        "lambda x, y, z: -5 <= x <= 5 and -5 <= y <= 5 and -5 <= z <= 5",
+        lambda x, y, z: -5 <= x <= 5 and -5 <= y <= 5 and -5 <= z <= 5,
+    ),
+    ("lambda x, y, z: abs(x) < 5.5 and abs(y) < 5.5", lambda x, y, z: abs(x) < 5.5 and abs(y) < 5.5),
+    (
+        "lambda x, y, z: (int(x) & int(y)) == int(z) and x >= 0",
+        lambda x, y, z: (int(x) & int(y)) == int(z) and x >= 0,
+    ),
+    ("lambda x, y, z: (int(x) ^ int(z)) == int(y)", lambda x, y, z: (int(x) ^ int(z)) == int(y)),
+    ("lambda x, y, z: (x & y) == z", lambda x, y, z: (x & y) == z),
+    (
+        "lambda x, y, z: (int(x) << 1) == int(y) or (int(z) >> 2) == 1",
+        lambda x, y, z: (int(x) << 1) == int(y) or (int(z) >> 2) == 1,
+    ),
+    ("lambda x, y, z: math.gcd(int(x), int(y)) == 1", lambda x, y, z: math.gcd(int(x), int(y)) == 1),
+    ("lambda x, y, z: math.gcd(x, y, z) > 1", lambda x, y, z: math.gcd(x, y, z) > 1),
+    ("lambda x, y, z: math.isqrt(int(abs(x))) ** 2 == x", lambda x, y, z: math.isqrt(int(abs(x))) ** 2 == x),
+    ("lambda x, y, z: math.isqrt(x) == y", lambda x, y, z: math.isqrt(x) == y),
+    ("lambda x, y, z: round(x) == y", lambda x, y, z: round(x) == y),
+    ("lambda x, y, z: round(x, 1) == round(y, 1)", lambda x, y, z: round(x, 1) == round(y, 1)),
+    ("lambda x, y, z: round(x * y, 2) == z", lambda x, y, z: round(x * y, 2) == z),
+    ("lambda x, y, z: round(x, -1) == y", lambda x, y, z: round(x, -1) == y),
+    ("lambda x, y, z: math.floor(x) == math.ceil(y)", lambda x, y, z: math.floor(x) == math.ceil(y)),
+    ("lambda x, y, z: x // y == z", lambda x, y, z: x // y == z),
+    ("lambda x, y, z: x % y == z", lambda x, y, z: x % y == z),
+    ("lambda x, y, z: x / y < z", lambda x, y, z: x / y < z),
+    ("lambda x, y, z: x ** y > z", lambda x, y, z: x**y > z),
+    (
+        "lambda x, y, z: abs(x) ** 0.5 + abs(y) ** 0.5 == abs(z) ** 0.5",
+        lambda x, y, z: abs(x) ** 0.5 + abs(y) ** 0.5 == abs(z) ** 0.5,
+    ),
+    ("lambda x, y, z: math.log2(abs(x)) < y", lambda x, y, z: math.log2(abs(x)) < y),
+    (
+        "lambda x, y, z: math.log(abs(x) + 1, 3) > math.log10(abs(y) + 1)",
+        lambda x, y, z: math.log(abs(x) + 1, 3) > math.log10(abs(y) + 1),
+    ),
+    ("lambda x, y, z: math.exp(x) > y", lambda x, y, z: math.exp(x) > y),
+    ("lambda x, y, z: math.sin(x) < math.cos(y)", lambda x, y, z: math.sin(x) < math.cos(y)),
+    ("lambda x, y, z: x if y > 0 else z", lambda x, y, z: x if y > 0 else z),
+    ("lambda x, y, z: (x and y) or z", lambda x, y, z: (x and y) or z),
+    ("lambda x, y, z: not x or y / x > 1", lambda x, y, z: not x or y / x > 1),
+    ("lambda x, y, z: x != 0 and z / x == y", lambda x, y, z: x != 0 and z / x == y),
+    (
+        "lambda x, y, z: any(v < 0 for v in (x, y, z) if v != 0)",
+        lambda x, y, z: any(v < 0 for v in (x, y, z) if v != 0),
+    ),
+    ("lambda x, y, z: sum([x, y, z]) == 0", lambda x, y, z: x + y + z == 0),
+    (
+        "lambda x, y, z: sum(v for v in (x, y, z) if v > 0) > 10",
+        lambda x, y, z: _sum_left_to_right(v for v in (x, y, z) if v > 0) > 10,
+    ),
+    ("lambda x, y, z: x in (y, z, 7)", lambda x, y, z: x in (y, z, 7)),
+    ("lambda x, y, z: x not in [1, 2, 3]", lambda x, y, z: x not in [1, 2, 3]),
+    (
+        "lambda x, y, z: isinstance(x, float) or isinstance(y, (int, float)) and y > z",
+        lambda x, y, z: isinstance(x, float) or isinstance(y, (int, float)) and y > z,  # noqa: RUF021 - precedence under test
+    ),
+    (
+        "lambda x, y, z: all(a < b for a, b in [(x, y), (y, z)])",
+        lambda x, y, z: all(a < b for a, b in [(x, y), (y, z)]),
+    ),
+    (
+        "lambda x, y, z: all([1 / v > 0 for v in (x, y, z)])",
+        lambda x, y, z: all([1 / v > 0 for v in (x, y, z)]),
+    ),
+    ("lambda x, y, z: all(1 / v > 0 for v in (x, y, z))", lambda x, y, z: all(1 / v > 0 for v in (x, y, z))),
+    ("lambda x, y, z: ~int(x) == int(y) or -x == +y", lambda x, y, z: ~int(x) == int(y) or -x == +y),
+    ("lambda x, y, z: 2 ** int(x) == y", lambda x, y, z: 2 ** int(x) == y),
+    ("lambda x, y, z: (x - y) ** 3 == z", lambda x, y, z: (x - y) ** 3 == z),
+    ("lambda x, y, z: x ** -1 == y", lambda x, y, z: x**-1 == y),
+]
+
+
+@pytest.mark.parametrize(("text", "fn"), NEAR_MISSES, ids=[e[0][16:] for e in NEAR_MISSES])
+def test_near_miss_matches_python_on_every_probe(text: str, fn: Callable[..., object]) -> None:
+    _assert_same_as_python(text, fn)
