@@ -22,7 +22,14 @@ from wason.players.scripted import ScriptedPlayer
 from wason.store import Store
 from wason.tasks.wilt import FinalGuess, ProposeTest, summarize
 
-TESTS = [("1", "2", "3"), ("3", "2", "1"), ("0", "0", "0"), ("-1", "5", "2.5"), ("2", "4", "6"), ("7", "7", "7")]
+TESTS = [
+    ("1", "2", "3"),
+    ("3", "2", "1"),
+    ("0", "0", "0"),
+    ("-1", "5", "2.5"),
+    ("2", "4", "6"),
+    ("7", "7", "7"),
+]
 TESTS += [("1.5", "2", "-3"), ("999", "-999", "0"), ("10", "20", "30"), ("-4", "-2", "-1")]
 
 
@@ -56,7 +63,8 @@ def main() -> None:
             times.append(elapsed)
             label = "cold (probe sets built)" if i == 0 else "warm"
             print(f"run {i + 1}: {elapsed:.3f} s, {correct}/{n} judged correct  [{label}]")
-    print(f"full split, 50 episodes x 11 turns, scripted player, store included: median {statistics.median(times):.3f} s")
+    median = statistics.median(times)
+    print(f"full split, 50 episodes x 11 turns, scripted player, store included: median {median:.3f} s")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # Install the package with the development tools into .venv, then run every check: lint, format, types, tests.
-# This is the README's test command and what CI runs (.ci/run).
+# This is the README's test command and what CI runs (.ci/run). Extra arguments go to pytest (e.g. -m slow).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m venv .venv
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[local,dev]'
+bash scripts/install.sh local,dev
 echo "== ruff check"; .venv/bin/ruff check src tests bench
 echo "== ruff format --check"; .venv/bin/ruff format --check src tests bench
 echo "== mypy --strict src/"; .venv/bin/mypy --strict src/wason

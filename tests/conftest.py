@@ -12,6 +12,9 @@ import pytest
 from wason.models.base import ChatMessage, GenerationParams, ModelError, ModelResponse
 from wason.store import Store
 
+# the fake OpenAI-compatible server's `fake_openai` fixture, for every test module
+pytest_plugins = ["tests.fakes.openai_server"]
+
 Reply = Callable[[list[ChatMessage]], str]
 
 

@@ -50,7 +50,9 @@ def test_seed_draws_the_same_rule_and_input_end_is_handled(tmp_path: Path) -> No
     second = run_play(["--seed", "7"], "quit\n", tmp_path)
     assert first.returncode == 0 and second.returncode == 0
     reveal = [line for line in first.stdout.splitlines() if line.startswith("The rule was")]
-    assert reveal and reveal == [line for line in second.stdout.splitlines() if line.startswith("The rule was")]
+    assert reveal and reveal == [
+        line for line in second.stdout.splitlines() if line.startswith("The rule was")
+    ]
     assert "Game over" in first.stdout
 
 
@@ -61,7 +63,9 @@ async def test_human_player_reads_tests_and_guesses() -> None:
     first = await player.act(WiltObservation(kind="start", remaining=30))
     assert first.action == ProposeTest(("4", "5", "6"))
     assert any("Type three numbers" in s for s in shown)
-    second = await player.act(WiltObservation(kind="result", remaining=29, values=(4.0, 5.0, 6.0), result=True))
+    second = await player.act(
+        WiltObservation(kind="result", remaining=29, values=(4.0, 5.0, 6.0), result=True)
+    )
     assert second.action == FinalGuess("lambda x, y, z: True")
     assert any("(4.0, 5.0, 6.0) -> True" in s for s in shown)
 

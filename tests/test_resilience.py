@@ -39,7 +39,9 @@ def eval_args(server: FakeOpenAIServer, db: str, *extra: str) -> list[str]:
             "--db", db, "--temperature", "0", *extra]  # fmt: skip
 
 
-def test_flaky_endpoint_run_completes_and_loses_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_flaky_endpoint_run_completes_and_loses_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     clean_db, flaky_db = f"sqlite:///{tmp_path / 'clean.db'}", f"sqlite:///{tmp_path / 'flaky.db'}"
     with FakeOpenAIServer(scripted_http_reply) as clean:
         assert main(eval_args(clean, clean_db, "--json")) == 0

@@ -189,20 +189,37 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         config.items()  # unknown rule ids fail here, before anything is written
         run_id = -1
     client = make_client(config, store, api_key=args.api_key)
-    asyncio.run(_preflight(client))
-    if run_id < 0:
-        run_id = create_run(store, config)
-    concurrency = config.concurrency or client.model.max_concurrency
-    n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
-    if not args.json:
-        console.print(_header(config, run_id, store, n_todo, resumed=args.resume is not None))
+    state = {"run": run_id}
     try:
-        asyncio.run(_run_with_progress(store, run_id, client, config, concurrency, n_todo, quiet=args.json))
+        asyncio.run(_eval_async(args, console, store, config, client, state))
     except KeyboardInterrupt:
-        store.set_run_status(run_id, "interrupted")
-        print(f"wason: interrupted; finish with `wason eval --resume {run_id}`", file=sys.stderr)
+        if state["run"] >= 0:  # the run marked itself interrupted; say how to finish it
+            print(f"wason: interrupted; finish with `wason eval --resume {state['run']}`", file=sys.stderr)
         return 130
-    return _report(store, run_id, console, as_json=args.json)
+    return _report(store, state["run"], console, as_json=args.json)
+
+
+async def _eval_async(
+    args: argparse.Namespace,
+    console: Console,
+    store: Store,
+    config: WiltRunConfig,
+    client: ModelClient,
+    state: dict[str, int],
+) -> None:
+    # One event loop for the check and the run: the HTTP clients are bound to the loop they first ran on.
+    try:
+        await _preflight(client)
+        if state["run"] < 0:
+            state["run"] = create_run(store, config)
+        run_id = state["run"]
+        concurrency = config.concurrency or client.model.max_concurrency
+        n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
+        if not args.json:
+            console.print(_header(config, run_id, store, n_todo, resumed=args.resume is not None))
+        await _run_with_progress(store, run_id, client, config, concurrency, n_todo, quiet=args.json)
+    finally:
+        await client.aclose()
 
 
 async def _preflight(client: ModelClient) -> None:
@@ -258,10 +275,7 @@ async def _run_with_progress(
                 counts["correct"] += 1
             progress.update(task, advance=1, note=f"{counts['correct']} correct, {counts['errored']} errored")
 
-        try:
-            await execute_run(store, run_id, factory, concurrency=concurrency, on_result=on_result)
-        finally:
-            await client.aclose()
+        await execute_run(store, run_id, factory, concurrency=concurrency, on_result=on_result)
 
 
 def _report(store: Store, run_id: int, console: Console, *, as_json: bool) -> int:

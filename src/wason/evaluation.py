@@ -55,7 +55,9 @@ class WiltRunConfig(BaseModel):
 
     def items(self) -> list[tuple[str, dict[str, Any]]]:
         """The run's episodes as ``(key, item)``: one per rule, in published order."""
-        chosen = load_split(self.split) if self.rules is None else [get_rule(self.split, i) for i in self.rules]
+        chosen = (
+            load_split(self.split) if self.rules is None else [get_rule(self.split, i) for i in self.rules]
+        )
         return [(r.key, {"split": r.split, "id": r.id, "rule": r.text, "tier": r.tier}) for r in chosen]
 
 

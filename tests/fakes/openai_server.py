@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -27,12 +28,12 @@ from typing import Any, Literal
 import pytest
 
 Message = dict[str, Any]
-ReplyFn = Callable[[list[Message], dict[str, Any]], str]
+ReplyFn = Callable[[list[Message], dict[str, Any]], str | None]
 Outcome = int | Literal["delay"] | None
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 MAX_DELAY_SECONDS = 30.0
-MAX_RECORDED_BODIES = 1000
+MAX_RECORDED_BODIES = 10_000
 
 
 def echo_reply(messages: list[Message], body: dict[str, Any]) -> str:
@@ -63,7 +64,7 @@ class FakeOpenAIServer:
         root_url: ``http://127.0.0.1:PORT``, for Anthropic clients (which add ``/v1`` themselves).
         requests: chat or messages requests received (including failed ones).
         failed: requests answered with an injected failure (status or delay).
-        bodies: the JSON bodies received, oldest first (at most the last 1000).
+        bodies: the JSON bodies received, oldest first (at most the last 10,000).
         headers: the headers of the last request received.
     """
 
@@ -82,7 +83,8 @@ class FakeOpenAIServer:
         """Configure the server (it starts on ``__enter__``).
 
         Args:
-            reply: decides the assistant text from the request's messages and whole body.
+            reply: decides the assistant text from the request's messages and whole body (``None`` sends
+                ``"content": null``, or no content blocks in the Anthropic shape).
             schedule: outcomes for the first ``len(schedule)`` requests, in order.
             fail_share: after the schedule, the share of requests (0 to 1) that fail.
             fail_kinds: what a random failure is: an HTTP status or ``"delay"``.
@@ -111,7 +113,7 @@ class FakeOpenAIServer:
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -132,9 +134,11 @@ class FakeOpenAIServer:
 
     def __enter__(self) -> FakeOpenAIServer:
         handler = type("_BoundHandler", (_Handler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._httpd = _Server(("127.0.0.1", 0), handler)
+        # A short poll interval: shutdown() waits for the serving loop's next poll.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -173,6 +177,18 @@ class FakeOpenAIServer:
         self._stopping.wait(self.delay)
 
 
+class _Server(ThreadingHTTPServer):
+    # The default listen backlog of 5 resets connections when a test fires a burst of concurrent requests.
+    request_queue_size = 128
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that timed out and hung up while its reply was held is expected here: do not print it.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeOpenAIServer
     # HTTP/1.1 keeps connections open the way the SDK's connection pool expects.
@@ -181,7 +197,9 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def _send_json(self, status: int, payload: dict[str, Any], extra_headers: dict[str, str] | None = None) -> None:
+    def _send_json(
+        self, status: int, payload: dict[str, Any], extra_headers: dict[str, str] | None = None
+    ) -> None:
         data = json.dumps(payload).encode()
         try:
             self.send_response(status)
@@ -261,8 +279,10 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         return body
 
-    def _reply_words(self, messages: list[Message], body: dict[str, Any]) -> tuple[str, bool]:
+    def _reply_words(self, messages: list[Message], body: dict[str, Any]) -> tuple[str | None, bool]:
         text = self.fake.reply(messages, body)
+        if text is None:
+            return None, False
         limit = body.get("max_tokens")
         words = text.split()
         if isinstance(limit, int) and len(words) > limit:
@@ -273,7 +293,7 @@ class _Handler(BaseHTTPRequestHandler):
         messages = body.get("messages") or []
         text, truncated = self._reply_words(messages, body)
         prompt_tokens = sum(count_words(_message_text(m.get("content"))) for m in messages)
-        completion_tokens = count_words(text)
+        completion_tokens = count_words(text or "")
         self._send_json(
             200,
             {
@@ -310,10 +330,10 @@ class _Handler(BaseHTTPRequestHandler):
                 "type": "message",
                 "role": "assistant",
                 "model": self.fake.model_name,
-                "content": [{"type": "text", "text": text}],
+                "content": [{"type": "text", "text": text}] if text is not None else [],
                 "stop_reason": "max_tokens" if truncated else "end_turn",
                 "stop_sequence": None,
-                "usage": {"input_tokens": input_tokens, "output_tokens": count_words(text)},
+                "usage": {"input_tokens": input_tokens, "output_tokens": count_words(text or "")},
             },
         )
 

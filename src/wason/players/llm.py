@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from wason.core.game import Move, TextProtocol
-from wason.models.base import ChatMessage, GenerationParams
+from wason.models.base import ChatMessage, GenerationParams, Role
 from wason.models.client import CallContext, ModelClient
 
 
@@ -34,7 +34,7 @@ class LLMPlayer:
         self.protocol = protocol
         self.params = params
         self.context = context or CallContext()
-        role = "user" if system_as_user else "system"
+        role: Role = "user" if system_as_user else "system"
         self.messages: list[ChatMessage] = [ChatMessage(role=role, content=protocol.system_prompt())]
         self._last_reply: str | None = None
         self._turn = 0

