@@ -339,7 +339,10 @@ def _play(args: argparse.Namespace, console: Console) -> int:
     config = WiltRunConfig(split=args.split, rules=[rule.id], player="human")
     run_id = create_run(store, config)
     console.print(f"WILT, {args.split} split, a hidden rule ({origin}). Run {run_id} in {store.url}.")
-    player = HumanPlayer(max_tests=config.max_tests, write=console.print)
+    # markup off: what a person types (or a rule text) may contain square brackets
+    player = HumanPlayer(
+        max_tests=config.max_tests, write=lambda s: console.print(s, markup=False, highlight=False)
+    )
     results = asyncio.run(execute_run(store, run_id, lambda *_: player, concurrency=1))
     result = results[0]
     console.print(f"\nThe rule was: [bold]{rule.text}[/bold]  ({rule.key})")

@@ -84,11 +84,23 @@ def postgres_url() -> Iterator[str]:
     data, port = root / "data", _free_port()
     run = lambda *cmd: subprocess.run([*as_postgres, *cmd], check=True, capture_output=True, timeout=120)  # noqa: E731
     run(initdb, "-D", str(data), "-A", "trust", "-U", "postgres")
-    run(pg_ctl, "-D", str(data), "-o", f"-p {port} -k {root} -h 127.0.0.1", "-l", str(root / "log"), "-w", "start")
+    run(
+        pg_ctl,
+        "-D",
+        str(data),
+        "-o",
+        f"-p {port} -k {root} -h 127.0.0.1",
+        "-l",
+        str(root / "log"),
+        "-w",
+        "start",
+    )
     try:
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run([*as_postgres, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
+        subprocess.run(
+            [*as_postgres, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True
+        )
         time.sleep(0.2)
         shutil.rmtree(root, ignore_errors=True)
 
