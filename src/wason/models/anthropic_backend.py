@@ -7,7 +7,7 @@ import asyncio
 import anthropic
 from anthropic.types import MessageParam, TextBlock
 
-from wason.models.base import ChatMessage, GenerationParams, ModelError, ModelResponse
+from wason.models.base import ChatMessage, GenerationParams, ModelError, ModelResponse, map_sdk_error
 
 # The Messages API requires max_tokens; this is what a call gets when the user sets none.
 DEFAULT_MAX_TOKENS = 1024
@@ -15,8 +15,6 @@ DEFAULT_MAX_TOKENS = 1024
 # Sent as the first user turn when a conversation has none, as the WILT reference harness does for Anthropic:
 # the API rejects a conversation that is empty or starts with the assistant.
 FIRST_USER_MESSAGE = "Please begin."
-
-_TRANSIENT_4XX = frozenset({408, 429})
 
 
 def to_anthropic_messages(messages: list[ChatMessage]) -> tuple[str | None, list[MessageParam]]:
@@ -56,22 +54,7 @@ def map_anthropic_error(err: anthropic.AnthropicError, *, api_key_env: str | Non
         The error to raise; transient for 408, 429, 5xx (including 529 "overloaded"), timeouts and connection
         failures.
     """
-    # APITimeoutError subclasses APIConnectionError, so it must be checked first to keep its own message.
-    if isinstance(err, anthropic.APITimeoutError):
-        return ModelError(f"request timed out: {err}", transient=True)
-    if isinstance(err, anthropic.APIConnectionError):
-        return ModelError(f"connection failed: {err}", transient=True)
-    if isinstance(err, anthropic.APIStatusError):
-        status = err.status_code
-        if status >= 500 or status in _TRANSIENT_4XX:
-            return ModelError(f"server error {status}: {err.message}", transient=True, status=status)
-        if status == 401:
-            hint = f" (check {api_key_env}, or pass --api-key)" if api_key_env else " (pass --api-key)"
-            return ModelError(
-                f"authentication failed (401){hint}: {err.message}", transient=False, status=status
-            )
-        return ModelError(f"request rejected ({status}): {err.message}", transient=False, status=status)
-    return ModelError(f"{type(err).__name__}: {err}", transient=False)
+    return map_sdk_error(err, anthropic, api_key_env=api_key_env)
 
 
 class AnthropicModel:

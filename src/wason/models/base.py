@@ -6,6 +6,7 @@ caching or recording: :class:`wason.models.client.ModelClient` adds those unifor
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -78,6 +79,42 @@ class ModelError(ExternalFailure):
         super().__init__(message)
         self.transient = transient
         self.status = status
+
+
+# Statuses worth retrying besides 5xx: 408 is the server saying our request took too long to arrive.
+TRANSIENT_4XX = frozenset({408, 429})
+
+
+def map_sdk_error(err: Exception, sdk: ModuleType, *, api_key_env: str | None = None) -> ModelError:
+    """Translate an exception of the ``openai`` or ``anthropic`` SDK into a :class:`ModelError`.
+
+    Both SDKs raise the same hierarchy (``APITimeoutError`` < ``APIConnectionError``, ``APIStatusError`` with
+    ``status_code``), so one mapping serves both.
+
+    Args:
+        err: the exception the SDK raised.
+        sdk: the SDK module it came from (``openai`` or ``anthropic``).
+        api_key_env: the environment variable the key came from, named in the message of a 401.
+
+    Returns:
+        The error to raise; transient for 408, 429, 5xx (incl. Anthropic's 529), timeouts and lost connections.
+    """
+    # APITimeoutError subclasses APIConnectionError, so it must be checked first to keep its own message.
+    if isinstance(err, sdk.APITimeoutError):
+        return ModelError(f"request timed out: {err}", transient=True)
+    if isinstance(err, sdk.APIConnectionError):
+        return ModelError(f"connection failed: {err}", transient=True)
+    if isinstance(err, sdk.APIStatusError):
+        status = int(err.status_code)
+        message = str(getattr(err, "message", err))
+        if status >= 500 or status in TRANSIENT_4XX:
+            return ModelError(f"server error {status}: {message}", transient=True, status=status)
+        if status == 401:
+            hint = f" (check {api_key_env}, or pass --api-key)" if api_key_env else " (pass --api-key)"
+            return ModelError(f"authentication failed (401){hint}: {message}", transient=False, status=status)
+        return ModelError(f"request rejected ({status}): {message}", transient=False, status=status)
+    # Anything else (a malformed response, a bug in the SDK) will not get better by asking again.
+    return ModelError(f"{type(err).__name__}: {err}", transient=False)
 
 
 class ModelConfigError(ValueError):

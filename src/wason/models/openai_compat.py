@@ -15,12 +15,16 @@ from openai.types.chat import (
     ChatCompletionUserMessageParam,
 )
 
-from wason.models.base import ChatMessage, GenerationParams, ModelConfigError, ModelError, ModelResponse
+from wason.models.base import (
+    ChatMessage,
+    GenerationParams,
+    ModelConfigError,
+    ModelError,
+    ModelResponse,
+    map_sdk_error,
+)
 
 _T = TypeVar("_T")
-
-# Statuses worth retrying besides 429 and 5xx: 408 is the server saying our request took too long to arrive.
-_TRANSIENT_4XX = frozenset({408, 429})
 
 
 def to_openai_messages(messages: list[ChatMessage]) -> list[ChatCompletionMessageParam]:
@@ -46,23 +50,7 @@ def map_openai_error(err: openai.OpenAIError, *, api_key_env: str | None = None)
     Returns:
         The error to raise; transient for 408, 429, 5xx, timeouts and connection failures.
     """
-    # APITimeoutError subclasses APIConnectionError, so it must be checked first to keep its own message.
-    if isinstance(err, openai.APITimeoutError):
-        return ModelError(f"request timed out: {err}", transient=True)
-    if isinstance(err, openai.APIConnectionError):
-        return ModelError(f"connection failed: {err}", transient=True)
-    if isinstance(err, openai.APIStatusError):
-        status = err.status_code
-        if status >= 500 or status in _TRANSIENT_4XX:
-            return ModelError(f"server error {status}: {err.message}", transient=True, status=status)
-        if status == 401:
-            hint = f" (check {api_key_env}, or pass --api-key)" if api_key_env else " (pass --api-key)"
-            return ModelError(
-                f"authentication failed (401){hint}: {err.message}", transient=False, status=status
-            )
-        return ModelError(f"request rejected ({status}): {err.message}", transient=False, status=status)
-    # Anything else (a malformed response, a bug in the SDK) will not get better by asking again.
-    return ModelError(f"{type(err).__name__}: {err}", transient=False)
+    return map_sdk_error(err, openai, api_key_env=api_key_env)
 
 
 class OpenAICompatModel:

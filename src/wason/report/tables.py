@@ -8,8 +8,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from wason.store import EpisodeRow, RunRow, Store
-from wason.tasks.wilt import WiltSummary, summarize
+from wason.store import EpisodeRow, RunRow, Store, StoreError
+from wason.tasks.wilt import WiltSummary, load_instruction, summarize
 
 
 def run_label(run: RunRow) -> str:
@@ -197,8 +197,6 @@ def episodes_table(store: Store, run_id: int) -> Table:
 def episode_json(store: Store, run_id: int, index: int) -> dict[str, Any]:
     eps = {e.index: e for e in store.list_episodes(run_id)}
     if index not in eps:
-        from wason.store import StoreError
-
         raise StoreError(f"run {run_id} has no episode {index} (episodes are 0..{len(eps) - 1})")
     e = eps[index]
     return {
@@ -225,8 +223,6 @@ def episode_json(store: Store, run_id: int, index: int) -> dict[str, Any]:
 def transcript(store: Store, run_id: int, index: int) -> RenderableType:
     data = episode_json(store, run_id, index)
     run = store.get_run(run_id)
-    from wason.tasks.wilt import load_instruction
-
     parts: list[RenderableType] = [
         Text(f"Run {run_id}, episode {index}: rule {data['rule']}  {data['rule_text']}", style="bold"),
         Text(f"[system] {load_instruction()[:160]}... (the published WILT prompt)", style="dim"),

@@ -168,7 +168,8 @@ class Store:
                 )
             )
             key = result.inserted_primary_key
-            assert key is not None
+            if key is None:  # pragma: no cover - every dialect we support returns the new id
+                raise StoreError("the store did not return the new run's id")
             return int(key[0])
 
     def set_run_status(self, run_id: int, status: str) -> None:
