@@ -85,7 +85,8 @@ def test_judge_command(capsys: pytest.CaptureFixture[str]) -> None:
         (["eval", "wilt", "--bogus"], "unrecognized arguments: --bogus"),
         (["eval", "wilt", "--model", "nosuch:thing"], "nosuch"),
         (["eval", "wilt", "--split", "huge"], "huge"),
-        (["eval", "wilt", "--rules", "1,99"], "no rule 99"),
+        (["eval", "wilt", "--ids", "1,99"], "no rule 99"),
+        (["eval", "wilt", "--rules", "/nonexistent/rules.txt"], "cannot read rules file"),
         (
             ["eval", "wilt", "--temperature", "7", "--model", "openai:gpt-4o-mini", "--api-key", "k"],
             "temperature",
@@ -128,3 +129,71 @@ def test_unreachable_endpoint_is_one_line(capsys: pytest.CaptureFixture[str], db
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert "127.0.0.1:9" in err and len(err.splitlines()) == 1
+
+
+def test_solver_player_and_reduction_curve(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "wilt", "--player", "solver", "--split", "lite", "--db", db, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["player"] == "solver" and shown["model"] is None
+    assert shown["table"]["accuracy"] == "10/10"
+    curve = shown["table"]["reduction"]
+    values = [curve[k] for k in ("1", "5", "10", "20", "30")]
+    assert values == sorted(values) and 0 < values[0] < values[-1] <= 1
+    assert 0 <= shown["table"]["uninformative_share"] < 0.5
+    assert main(["show", str(shown["run"]), "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "Hypothesis-space reduction" in out and "Tests ruling out nothing new" in out
+
+
+def test_model_runs_get_a_solver_baseline_row(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    from wason.evaluation import baselines_of, run_baseline
+
+    rid = asyncio.run(_scripted_run(db))
+    store = Store(db)
+    baseline = run_baseline(store, rid)
+    assert baselines_of(store, rid) == [baseline]
+    ours = [(e.item_key, e.item["rule"]) for e in store.list_episodes(rid)]
+    theirs = [(e.item_key, e.item["rule"]) for e in store.list_episodes(baseline)]
+    assert ours == theirs
+    assert main(["show", str(rid), "--db", db, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["table"]["accuracy"] == "1/10"
+    assert [b["player"] for b in shown["baselines"]] == ["solver"]
+    assert shown["baselines"][0]["table"]["accuracy"] == "10/10"
+    assert main(["show", str(rid), "--db", db]) == 0
+    assert f"solver (baseline, run {baseline})" in capsys.readouterr().out
+
+
+def test_user_rules_file_and_generated_split(
+    db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = tmp_path / "rules.txt"
+    rules.write_text("lambda x, y, z: x > 2 and y > 2\nx + z == y and x > 0\n")
+    assert main(["eval", "wilt", "--rules", str(rules), "--player", "solver", "--db", db, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [e["rule"] for e in shown["episodes"]] == ["file/1", "file/2"]
+    assert shown["table"]["accuracy"] == "2/2"
+    args = [
+        "eval",
+        "wilt",
+        "--split",
+        "generated",
+        "--seed",
+        "3",
+        "--n",
+        "4",
+        "--player",
+        "solver",
+        "--db",
+        db,
+    ]
+    assert main([*args, "--json"]) == 0
+    generated = json.loads(capsys.readouterr().out)
+    assert generated["table"]["accuracy"] == "4/4"
+    assert main([*args, "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert [e["text"] for e in again["episodes"]] == [e["text"] for e in generated["episodes"]]
+    assert exit_code(["eval", "wilt", "--split", "generated", "--seed", "3", "--db", db]) == 2
+    assert "--n N" in capsys.readouterr().err

@@ -20,7 +20,19 @@ def test_embedded_model_plays_wilt_and_everything_is_stored(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = f"sqlite:///{tmp_path / 'local.db'}"
-    args = ["eval", "wilt", "--rules", "2,8", "--max-tokens", "48", "--temperature", "0", "--seed", "0"]
+    args = [
+        "eval",
+        "wilt",
+        "--ids",
+        "2,8",
+        "--no-baseline",
+        "--max-tokens",
+        "48",
+        "--temperature",
+        "0",
+        "--model-seed",
+        "0",
+    ]
     assert main([*args, "--db", db, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["model"] == "local:smollm2-135m" and summary["status"] == "completed"

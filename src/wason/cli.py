@@ -7,6 +7,7 @@ import asyncio
 import json
 import random
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 from rich.console import Console
@@ -18,6 +19,8 @@ from wason.evaluation import (
     llm_player_factory,
     load_config,
     make_client,
+    run_baseline,
+    solver_player_factory,
 )
 from wason.models.base import GenerationParams, ModelConfigError
 from wason.models.client import ModelClient
@@ -57,8 +60,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", parents=[store_opts], help="run a benchmark and print its results table")
     ev.add_argument("task", nargs="?", choices=["wilt"], default="wilt", help="task family (default wilt)")
-    ev.add_argument("--split", default="lite", help="WILT split: lite (10 rules) or full (50); default lite")
-    ev.add_argument("--rules", type=_rules, help="only these published rule ids, e.g. 1,2,15")
+    ev.add_argument(
+        "--split",
+        default="lite",
+        help="WILT split: lite (10 rules), full (50), or generated (with --seed and --n); default lite",
+    )
+    ev.add_argument("--ids", type=_rules, help="only these published rule ids, e.g. 1,2,15")
+    ev.add_argument("--rules", metavar="FILE", help="your own rules, one per line in the guess language")
+    ev.add_argument("--seed", type=int, help="seed of the generated split")
+    ev.add_argument("--n", type=int, help="number of rules in the generated split")
+    ev.add_argument(
+        "--player",
+        choices=["llm", "solver"],
+        default="llm",
+        help="llm: the model plays through the WILT protocol (default); solver: the ideal-scientist solver",
+    )
     ev.add_argument(
         "--model", default=DEFAULT_MODEL, help=f"model spec PROVIDER:MODEL (default {DEFAULT_MODEL})"
     )
@@ -71,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"max tokens per reply (local model default {LOCAL_DEFAULT_MAX_TOKENS})",
     )
     ev.add_argument("--top-p", type=float, help="nucleus sampling")
-    ev.add_argument("--seed", type=int, help="sampling seed, where the backend supports it")
+    ev.add_argument("--model-seed", type=int, help="sampling seed, where the backend supports it")
     ev.add_argument(
         "--timeout", type=float, default=120.0, help="seconds per model call attempt (default 120)"
     )
@@ -92,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--no-cache", action="store_true", help="do not answer identical requests from the cache")
     ev.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
+    ev.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="do not also run the solver on the same rules (its row is printed beside the model's)",
+    )
     ev.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
 
     sub.add_parser("runs", parents=[store_opts], help="list runs").add_argument("--json", action="store_true")
@@ -149,7 +170,7 @@ def _params(args: argparse.Namespace) -> GenerationParams:
     if max_tokens is None and args.model.split(":", 1)[0] == "local":
         max_tokens = LOCAL_DEFAULT_MAX_TOKENS
     return GenerationParams(
-        temperature=args.temperature, max_tokens=max_tokens, top_p=args.top_p, seed=args.seed
+        temperature=args.temperature, max_tokens=max_tokens, top_p=args.top_p, seed=args.model_seed
     )
 
 
@@ -165,13 +186,17 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
     else:
         try:
             config = WiltRunConfig(
-                split=args.split,
-                rules=args.rules,
+                split="file" if args.rules else args.split,
+                ids=args.ids,
+                rules_file=str(Path(args.rules).resolve()) if args.rules else None,
+                seed=args.seed,
+                n=args.n,
+                player=args.player,
                 max_tests=args.max_tests,
                 format_error_limit=args.format_error_limit,
                 probe_seed=args.probe_seed,
                 system_as_user=args.system_as_user,
-                model=args.model,
+                model=args.model if args.player == "llm" else None,
                 base_url=args.base_url,
                 params=_params(args),
                 timeout=args.timeout,
@@ -186,8 +211,14 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
                     "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors())
                 ) from None
             raise
-        config.items()  # unknown rule ids fail here, before anything is written
+        config.items()  # unknown rule ids and bad rules files fail here, before anything is written
         run_id = -1
+    if config.player == "solver":
+        run_id = create_run(store, config)
+        if not args.json:
+            console.print(_header(config, run_id, store, len(config.items()), resumed=False))
+        asyncio.run(execute_run(store, run_id, solver_player_factory(config), concurrency=1))
+        return _report(store, [run_id], console, as_json=args.json)
     client = make_client(config, store, api_key=args.api_key)
     state = {"run": run_id}
     try:
@@ -196,7 +227,10 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         if state["run"] >= 0:  # the run marked itself interrupted; say how to finish it
             print(f"wason: interrupted; finish with `wason eval --resume {state['run']}`", file=sys.stderr)
         return 130
-    return _report(store, state["run"], console, as_json=args.json)
+    runs = [state["run"]]
+    if not args.no_baseline:
+        runs.append(run_baseline(store, state["run"]))
+    return _report(store, runs, console, as_json=args.json)
 
 
 async def _eval_async(
@@ -237,9 +271,13 @@ def _header(config: WiltRunConfig, run_id: int, store: Store, n_todo: int, *, re
         if v is not None
     )
     verb = "Resuming" if resumed else "Running"
+    who = (
+        f"{config.model} ({shown or 'model defaults'})" if config.player == "llm" else f"the {config.player}"
+    )
+    source = {"file": f"rules of {config.rules_file}", "generated": f"generated split (seed {config.seed})"}
     return (
-        f"{verb} run {run_id}: WILT {config.split} split ({n} rules, {n_todo} to play) with {config.model}"
-        f" ({shown or 'model defaults'}); {config.max_tests} tests then one guess; store {store.url}"
+        f"{verb} run {run_id}: WILT {source.get(config.split, config.split + ' split')} ({n} rules, {n_todo} to play)"
+        f" with {who}; {config.max_tests} tests then one guess; store {store.url}"
     )
 
 
@@ -278,14 +316,18 @@ async def _run_with_progress(
         await execute_run(store, run_id, factory, concurrency=concurrency, on_result=on_result)
 
 
-def _report(store: Store, run_id: int, console: Console, *, as_json: bool) -> int:
+def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool) -> int:
+    """The first run's episodes, then one table with a row per run (the model's, then its baseline)."""
     from wason.report.tables import episodes_table, show_json, show_table
 
+    run_id = run_ids[0]
     if as_json:
-        print(json.dumps(show_json(store, run_id), indent=2, default=str))
+        data = show_json(store, run_id)
+        data["baselines"] = [show_json(store, r) for r in run_ids[1:]]
+        print(json.dumps(data, indent=2, default=str))
     else:
         console.print(episodes_table(store, run_id))
-        console.print(show_table(store, run_id))
+        console.print(show_table(store, run_ids))
         console.print(f"run id: {run_id}   (details: `wason show {run_id} --episode N`)")
     return 0
 
@@ -302,7 +344,7 @@ def _runs(args: argparse.Namespace, console: Console) -> int:
 
 
 def _show(args: argparse.Namespace, console: Console) -> int:
-    from wason.report.tables import episode_json, episodes_table, show_json, show_table, transcript
+    from wason.report.tables import episode_json, transcript
 
     store = Store(args.db)
     if args.episode is not None:
@@ -311,12 +353,9 @@ def _show(args: argparse.Namespace, console: Console) -> int:
         else:
             console.print(transcript(store, args.run, args.episode))
         return 0
-    if args.json:
-        print(json.dumps(show_json(store, args.run), indent=2, default=str))
-    else:
-        console.print(episodes_table(store, args.run))
-        console.print(show_table(store, args.run))
-    return 0
+    from wason.evaluation import baselines_of
+
+    return _report(store, [args.run, *baselines_of(store, args.run)], console, as_json=args.json)
 
 
 def _play(args: argparse.Namespace, console: Console) -> int:
@@ -336,7 +375,7 @@ def _play(args: argparse.Namespace, console: Console) -> int:
             raise UserError(f"split {args.split!r} has no rule {args.rule} (ids are 1..{len(rules)})")
         rule, origin = matches[0], f"rule {args.rule}"
     store = Store(args.db)
-    config = WiltRunConfig(split=args.split, rules=[rule.id], player="human")
+    config = WiltRunConfig(split=args.split, ids=[rule.id], player="human")
     run_id = create_run(store, config)
     console.print(f"WILT, {args.split} split, a hidden rule ({origin}). Run {run_id} in {store.url}.")
     # markup off: what a person types (or a rule text) may contain square brackets

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from wason.core.game import Player
 from wason.core.runner import EpisodeJob, EpisodeResult, run_jobs
@@ -17,6 +17,7 @@ from wason.models.client import CallContext, ModelClient, RetryPolicy
 from wason.players.llm import LLMPlayer
 from wason.store import Store
 from wason.tasks.wilt import WiltConfig, WiltGame, WiltProtocol, get_rule, load_split, render_feedback
+from wason.tasks.wilt.rules import SPLITS, WiltRule, load_rules_file, rule_from_item, rule_item
 
 PlayerFactory = Callable[[dict[str, Any], int, int], Player[Any, Any]]
 
@@ -28,7 +29,10 @@ class WiltRunConfig(BaseModel):
 
     task: str = "wilt"
     split: str = "lite"
-    rules: list[int] | None = Field(default=None, description="published rule ids; None = the whole split")
+    ids: list[int] | None = Field(default=None, description="published rule ids; None = the whole split")
+    rules_file: str | None = Field(default=None, description="a file of rules, one per line (split 'file')")
+    seed: int | None = Field(default=None, description="seed of the generated split")
+    n: int | None = Field(default=None, description="size of the generated split")
     max_tests: int = 30
     format_error_limit: int = 2
     probe_seed: int = 0
@@ -41,29 +45,59 @@ class WiltRunConfig(BaseModel):
     retries: int = 6
     concurrency: int | None = None
     use_cache: bool = True
+    baseline_for: int | None = Field(
+        default=None, description="the model run this solver run is the baseline of"
+    )
 
     @field_validator("split")
     @classmethod
     def _check_split(cls, v: str) -> str:
-        load_split(v)  # raises ValueError naming the choices
+        if v not in (*SPLITS, "generated", "file"):
+            raise ValueError(f"unknown WILT split {v!r}; choose one of: {', '.join(SPLITS)}, generated, file")
         return v
+
+    @model_validator(mode="after")
+    def _check_sources(self) -> WiltRunConfig:
+        if self.split == "generated" and (self.seed is None or not self.n or self.n < 1):
+            raise ValueError("the generated split needs --seed S and --n N (N >= 1)")
+        if self.split == "file" and not self.rules_file:
+            raise ValueError("split 'file' needs a rules file (--rules FILE)")
+        if self.ids is not None and self.split not in SPLITS:
+            raise ValueError("rule ids select from a published split (lite or full)")
+        return self
 
     def game_config(self) -> WiltConfig:
         return WiltConfig(
             max_tests=self.max_tests, format_error_limit=self.format_error_limit, probe_seed=self.probe_seed
         )
 
+    def rules(self) -> list[WiltRule]:
+        """The run's hidden rules, in order: a published split (or some of its ids), a generated split, or a
+        user's rules file."""
+        if self.split == "generated":
+            from wason.tasks.wilt.generate import generate_split
+
+            return generate_split(seed=int(self.seed or 0), n=int(self.n or 0))
+        if self.split == "file":
+            return load_rules_file(str(self.rules_file))
+        if self.ids is None:
+            return load_split(self.split)
+        return [get_rule(self.split, i) for i in self.ids]
+
     def items(self) -> list[tuple[str, dict[str, Any]]]:
-        """The run's episodes as ``(key, item)``: one per rule, in published order."""
-        chosen = (
-            load_split(self.split) if self.rules is None else [get_rule(self.split, i) for i in self.rules]
-        )
-        return [(r.key, {"split": r.split, "id": r.id, "rule": r.text, "tier": r.tier}) for r in chosen]
+        """The run's episodes as ``(key, item)``, one per rule; items carry the rule text, so resuming never
+        needs the source again."""
+        return [rule_item(r) for r in self.rules()]
 
 
-def create_run(store: Store, config: WiltRunConfig) -> int:
-    """Register a run and all its episodes (pending) in the store; returns the run id."""
-    items = config.items()
+def create_run(
+    store: Store, config: WiltRunConfig, items: list[tuple[str, dict[str, Any]]] | None = None
+) -> int:
+    """Register a run and all its episodes (pending) in the store; returns the run id.
+
+    ``items`` defaults to the configuration's rules; a baseline passes the items of the run it accompanies.
+    """
+    items = config.items() if items is None else items
     run_id = store.create_run(
         task=config.task, player=config.player, model=config.model, config=config.model_dump(mode="json")
     )
@@ -83,10 +117,37 @@ def llm_player_factory(
 
     def make(item: dict[str, Any], episode_id: int, index: int) -> Player[Any, Any]:
         # The sample key keeps episodes from sharing sampled replies (every rule starts with the same prompt).
-        ctx = CallContext(run_id=run_id, episode_id=episode_id, sample=f"{item['split']}/{item['id']}")
+        ctx = CallContext(run_id=run_id, episode_id=episode_id, sample=rule_from_item(item).sample_key)
         return LLMPlayer(client, protocol, config.params, ctx, system_as_user=config.system_as_user)
 
     return make
+
+
+def solver_player_factory(config: WiltRunConfig) -> PlayerFactory:
+    """The ideal-scientist solver, one per episode, playing through structured actions."""
+    from wason.players.solver import WiltSolverPlayer
+
+    def make(item: dict[str, Any], episode_id: int, index: int) -> Player[Any, Any]:
+        return WiltSolverPlayer(max_tests=config.max_tests)
+
+    return make
+
+
+def run_baseline(store: Store, run_id: int) -> int:
+    """Play the solver on exactly the rules of run ``run_id``, as its own run marked as that run's baseline."""
+    import asyncio
+
+    config = load_config(store, run_id)
+    baseline = config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
+    items = [(e.item_key, e.item) for e in store.list_episodes(run_id)]
+    baseline_id = create_run(store, baseline, items)
+    asyncio.run(execute_run(store, baseline_id, solver_player_factory(baseline), concurrency=1))
+    return baseline_id
+
+
+def baselines_of(store: Store, run_id: int) -> list[int]:
+    """Solver runs made as baselines of ``run_id`` (the newest last)."""
+    return [r.id for r in store.list_runs() if r.config.get("baseline_for") == run_id]
 
 
 def make_client(config: WiltRunConfig, store: Store, *, api_key: str | None = None) -> ModelClient:
@@ -121,7 +182,7 @@ async def execute_run(
     store.set_run_status(run_id, "running")
 
     def job(item: dict[str, Any], episode_id: int, index: int) -> EpisodeJob:
-        rule = get_rule(item["split"], int(item["id"]))
+        rule = rule_from_item(item)
         return EpisodeJob(
             episode_id=episode_id,
             index=index,

@@ -52,7 +52,7 @@ async def test_full_split_with_a_scripted_model_is_recorded_turn_by_turn(store: 
 
 async def test_system_as_user_sends_the_prompt_as_first_user_message(store: Store) -> None:
     model = FakeModel()
-    await run(store, config(rules=[1], system_as_user=True), model)
+    await run(store, config(ids=[1], system_as_user=True), model)
     assert model.seen[0][0].role == "user"
     from wason.tasks.wilt import load_instruction
 
@@ -68,7 +68,7 @@ async def test_a_call_that_keeps_failing_errors_its_episode_and_the_run_goes_on(
     model = FakeModel(
         reply, fail=lambda n: ModelError("HTTP 500", transient=True, status=500) if n in failing else None
     )
-    rid = await run(store, config(rules=[1, 2, 3]), model, concurrency=1)
+    rid = await run(store, config(ids=[1, 2, 3]), model, concurrency=1)
     eps = store.list_episodes(rid)
     assert [e.status for e in eps] == ["errored", "completed", "completed"]
     assert eps[0].error is not None and "HTTP 500" in eps[0].error

@@ -37,7 +37,7 @@ def test_bad_urls_are_one_line_errors(tmp_path: Path) -> None:
 
 async def _exercise(url: str) -> None:
     store = Store(url)
-    cfg = WiltRunConfig(model="fake:scripted", split="lite", rules=[1, 2, 3])
+    cfg = WiltRunConfig(model="fake:scripted", split="lite", ids=[1, 2, 3])
     rid = create_run(store, cfg)
     model = FakeModel()
     client = ModelClient(model=model, store=store)

@@ -84,6 +84,8 @@ def show_json(store: Store, run_id: int) -> dict[str, Any]:
             "errored": s.errored,
             "input_tokens": calls["input_tokens"],
             "output_tokens": calls["output_tokens"],
+            "reduction": s.reduction,
+            "uninformative_share": s.uninformative_share,
         },
         "summary": s.model_dump(),
         "calls": calls,
@@ -120,9 +122,11 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def show_table(store: Store, run_id: int) -> RenderableType:
-    run, _, s, calls = run_summary(store, run_id)
-    table = Table(title=f"Run {run.id}: {run_label(run)}  [{run.status}]")
+def show_table(store: Store, run_ids: int | list[int]) -> RenderableType:
+    """The paper's Table 1 columns, one row per run (a model run, then its solver baseline)."""
+    ids = [run_ids] if isinstance(run_ids, int) else run_ids
+    first = store.get_run(ids[0])
+    table = Table(title=f"Run {first.id}: {run_label(first)}  [{first.status}]")
     cols = [
         "Player",
         "Accuracy",
@@ -136,23 +140,46 @@ def show_table(store: Store, run_id: int) -> RenderableType:
     ]
     for col in cols:
         table.add_column(col, justify="left" if col == "Player" else "right")
-    who = run.model if run.player == "llm" and run.model else run.player
-    table.add_row(
-        str(who),
-        s.accuracy,
-        s.approx,
-        _fmt(s.avg_guesses),
-        str(s.repeats),
-        str(s.invalid_tests),
-        str(s.format_errors),
-        str(s.errored),
-        f"{calls['input_tokens']}/{calls['output_tokens']}",
-    )
-    lines = [
+    reduction = Table(title="Hypothesis-space reduction (paper 4.1): share of the space ruled out")
+    for col in ("Player", "after 1 test", "5", "10", "20", "30", "Tests ruling out nothing new"):
+        reduction.add_column(col, justify="left" if col == "Player" else "right")
+    notes: list[Text] = []
+    for run_id in ids:
+        run, _, s, calls = run_summary(store, run_id)
+        who = run.model if run.player == "llm" and run.model else run.player
+        if run.config.get("baseline_for") is not None:
+            who = f"{who} (baseline, run {run.id})"
+        curve = [f"{s.reduction[k]:.3f}" for k in sorted(s.reduction)] if s.reduction else ["-"] * 5
+        share = "-" if s.uninformative_share is None else f"{s.uninformative_share:.0%}"
+        reduction.add_row(str(who), *curve, share)
+        table.add_row(
+            str(who),
+            s.accuracy,
+            s.approx,
+            _fmt(s.avg_guesses),
+            str(s.repeats),
+            str(s.invalid_tests),
+            str(s.format_errors),
+            str(s.errored),
+            f"{calls['input_tokens']}/{calls['output_tokens']}" if run.player == "llm" else "-",
+        )
+        if run_id == ids[0]:
+            notes += _notes(run, s, calls)
+    space = run_summary(store, ids[0])[2].hypothesis_space
+    notes.insert(
+        1,
         Text(
-            f"protocol: {protocol_name(run.config)}; guesses judged on probe set seed {run.config.get('probe_seed', 0)}"
+            "reduction: mean share of the hypothesis space"
+            + (f" ({space})" if space else "")
+            + " ruled out after that many tests (an episode that stopped earlier keeps its last value)"
         ),
-    ]
+    )
+    return Group(table, reduction, *notes)
+
+
+def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int]) -> list[Text]:
+    seed = run.config.get("probe_seed", 0)
+    lines = [Text(f"protocol: {protocol_name(run.config)}; guesses judged on probe set seed {seed}")]
     if calls["calls"]:
         lines.append(
             Text(
@@ -166,7 +193,7 @@ def show_table(store: Store, run_id: int) -> RenderableType:
         )
     if s.no_guess:
         lines.append(Text(f"{s.no_guess} episode(s) ended without a final guess"))
-    return Group(table, *lines)
+    return lines
 
 
 def episodes_table(store: Store, run_id: int) -> Table:

@@ -178,7 +178,10 @@ class WiltGame:
         )
 
     def outcome(self) -> Outcome:
+        from wason.tasks.wilt.reduction import reduction_curve, uninformative_tests
+
         v = self.verdict
+        curve, space_version = reduction_curve(self.tests)
         return Outcome(
             success=bool(v and v.equivalent),
             metrics={
@@ -194,5 +197,8 @@ class WiltGame:
                 "repeats": self.repeats,
                 "verdict": v.model_dump(mode="json") if v else None,
                 "history": [[list(p), r] for p, r in self.tests],
+                "reduction": curve,
+                "uninformative_tests": uninformative_tests(curve),
+                "hypothesis_space": space_version,
             },
         )

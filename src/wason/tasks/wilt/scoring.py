@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from wason.tasks.wilt.reduction import CURVE_POINTS, curve_at
+
 
 class WiltSummary(BaseModel):
     """Table 1 of the WILT paper for one run: Accuracy (k/N), Approx. Correct (k/N), Avg. Guesses, Repeats.
@@ -28,6 +30,9 @@ class WiltSummary(BaseModel):
     format_errors: int
     no_guess: int
     rejected_guesses: int
+    reduction: dict[int, float] | None = None
+    uninformative_share: float | None = None
+    hypothesis_space: str | None = None
 
     @property
     def accuracy(self) -> str:
@@ -39,10 +44,24 @@ class WiltSummary(BaseModel):
 
 
 def summarize(episodes: Sequence[tuple[str, dict[str, Any] | None]]) -> WiltSummary:
-    """Summarise ``(status, metrics)`` pairs of a run's episodes."""
+    """Summarise ``(status, metrics)`` pairs of a run's episodes.
+
+    The reduction curve is the mean over finished episodes of the fraction of the hypothesis space eliminated
+    after tests 1, 5, 10, 20 and 30 (an episode that stopped earlier keeps its last value); the uninformative
+    share is the share of all valid tests that eliminated no new hypothesis.
+    """
     done = [m for status, m in episodes if status == "completed" and m is not None]
     verdicts = [m.get("verdict") for m in done]
+    curves = [m["reduction"] for m in done if "reduction" in m]
+    n_tests = sum(len(c) for c in curves)
     return WiltSummary(
+        reduction={k: sum(curve_at(c, k) for c in curves) / len(curves) for k in CURVE_POINTS}
+        if curves
+        else None,
+        uninformative_share=(sum(m.get("uninformative_tests", 0) for m in done) / n_tests)
+        if n_tests
+        else None,
+        hypothesis_space=next((m.get("hypothesis_space") for m in done if m.get("hypothesis_space")), None),
         n=len(episodes),
         finished=len(done),
         errored=sum(status == "errored" for status, _ in episodes),

@@ -1,0 +1,258 @@
+"""An ideal scientist for WILT: Bayesian elimination over a hypothesis space, one most informative test at a time.
+
+Observations are noiseless, so a hypothesis that disagrees with any observation is eliminated and the others
+keep their prior weights. Each test is the candidate triple whose answer is most uncertain under the surviving
+weights (maximum binary entropy, which for a noiseless answer is the expected information gain). See
+``docs/solver.md``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from wason.tasks.wilt.hypotheses import Hypothesis, HypothesisSpace
+
+CONFIDENCE = 0.99
+"""Stop testing once the best surviving hypothesis holds this share of the surviving weight."""
+
+ALWAYS_TRUE = "lambda x, y, z: True"
+ALWAYS_FALSE = "lambda x, y, z: False"
+
+F = npt.NDArray[np.float64]
+B = npt.NDArray[np.bool_]
+Index = npt.NDArray[np.intp]
+
+# Weights are the prior scaled to whole numbers summing to about 2**52: every sum of them is then exact in
+# float64 (below 2**53) whatever the order of summation, so a weight total is 0 exactly when no surviving
+# hypothesis says True, results do not depend on BLAS, and subtracting eliminated weight leaves no residue.
+_WEIGHT_SCALE = 2.0**52
+_MIN_ENTROPY = 1e-12  # bits; an answer known for certain has entropy exactly 0 (see _WEIGHT_SCALE)
+
+
+class _Table:
+    """A space's truth table on a candidate set, with the prior's weighted column sums (shared by solvers)."""
+
+    def __init__(self, space: HypothesisSpace, points: F) -> None:
+        self.truth = space.evaluate(points)
+        self.truth.flags.writeable = False
+        self.weights: F = np.maximum(np.round(space.prior * _WEIGHT_SCALE), 1.0)
+        self.weights.flags.writeable = False
+        self.column_weight = weighted_rows(self.truth, np.arange(self.truth.shape[0]), self.weights)
+        self.column_weight.flags.writeable = False
+        self.index = {tuple(row): i for i, row in enumerate(points.tolist())}
+
+
+# One table per (space, candidate set): the expensive part, computed once and shared by every solver.
+_TABLES: weakref.WeakKeyDictionary[HypothesisSpace, dict[bytes, _Table]] = weakref.WeakKeyDictionary()
+
+
+def _table(space: HypothesisSpace, points: F) -> _Table:
+    per_space = _TABLES.setdefault(space, {})
+    key = points.tobytes()
+    table = per_space.get(key)
+    if table is None:
+        table = per_space[key] = _Table(space, points)
+    return table
+
+
+def truth_table(space: HypothesisSpace, candidates: npt.ArrayLike) -> B:
+    """The (hypotheses x candidates) truth table, computed once per space and candidate set, then cached.
+
+    Args:
+        space: the hypothesis space.
+        candidates: (C, 3) candidate test points.
+
+    Returns:
+        Read-only boolean array of shape (H, C).
+    """
+    return _table(space, _as_points(candidates)).truth
+
+
+def weighted_rows(table: B, rows: Index, weights: F) -> F:
+    """``weights[rows] @ table[rows]``: the weight of the given rows that says True in each column.
+
+    ``einsum`` reads the boolean table as it is; a matrix product would first copy it to floats, which costs
+    four times more than the sum itself.
+    """
+    out: F = np.einsum("h,hc->c", weights[rows], table[rows], dtype=np.float64)
+    return out
+
+
+def binary_entropy(p: F) -> F:
+    """Entropy in bits of a yes/no answer that is yes with probability ``p`` (0 at p = 0 or 1)."""
+    q = np.clip(p, 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(q * np.log2(q) + (1.0 - q) * np.log2(1.0 - q))
+    out: F = np.nan_to_num(h, nan=0.0)
+    return out
+
+
+def _as_points(candidates: npt.ArrayLike) -> F:
+    return np.ascontiguousarray(np.asarray(candidates, dtype=np.float64).reshape(-1, 3))
+
+
+class IdealSolver:
+    """Plays WILT over a hypothesis space: most informative test first, guess once one hypothesis dominates.
+
+    The survivors are the hypotheses with the fewest disagreements with the observations. While the rule is in
+    the space that means the consistent ones: elimination. When every hypothesis has been contradicted (the
+    rule is outside the space), the survivors are the least contradicted ones, the search goes on among them,
+    and the final guess is the best of them, or a constant when it disagrees with fewer observations (see
+    :meth:`guess`).
+
+    Args:
+        space: the hypothesis space.
+        candidates: (C, 3) test points the solver chooses from.
+        max_tests: tests available; :meth:`should_guess` turns true once they are used.
+        confidence: share of the surviving weight the best hypothesis needs before the solver stops testing.
+
+    Raises:
+        ValueError: ``max_tests`` is negative or ``confidence`` is not in (0, 1].
+    """
+
+    def __init__(
+        self,
+        space: HypothesisSpace,
+        candidates: npt.ArrayLike,
+        *,
+        max_tests: int = 30,
+        confidence: float = CONFIDENCE,
+    ) -> None:
+        if max_tests < 0:
+            raise ValueError("max_tests must be 0 or more")
+        if not 0.0 < confidence <= 1.0:
+            raise ValueError("confidence must be in (0, 1]")
+        self.space = space
+        self.candidates = _as_points(candidates)
+        self.max_tests = max_tests
+        self.confidence = confidence
+        self.history: list[tuple[tuple[float, float, float], bool]] = []
+        self._table = _table(space, self.candidates)
+        self._mismatches = np.zeros(len(space), dtype=np.int32)
+        self._tested = np.zeros(self.candidates.shape[0], dtype=np.bool_)
+        self._alive: Index = np.arange(len(space))
+        self._level = 0  # the survivors' number of disagreements with the observations
+        # surviving weight, and surviving weight that says True at each candidate (kept up to date exactly)
+        self._total = float(self._table.weights.sum())
+        self._true_weight: F = self._table.column_weight.copy()
+
+    # ---- state ----------------------------------------------------------------------------------------------
+
+    @property
+    def tests_used(self) -> int:
+        """Observations made so far."""
+        return len(self.history)
+
+    @property
+    def consistent(self) -> bool:
+        """True while at least one hypothesis agrees with every observation."""
+        return bool(self._mismatches[self._alive[0]] == 0)
+
+    @property
+    def remaining_hypotheses(self) -> int:
+        """How many hypotheses survive."""
+        return int(self._alive.shape[0])
+
+    def survivors(self) -> list[tuple[Hypothesis, float]]:
+        """The surviving hypotheses, simplest first, with their share of the surviving weight."""
+        shares = self._table.weights[self._alive] / self._total
+        return [(self.space.hypotheses[int(h)], float(s)) for h, s in zip(self._alive, shares, strict=True)]
+
+    def posterior_top(self) -> tuple[Hypothesis, float]:
+        """The best surviving hypothesis and its share of the surviving weight (ties: the simplest)."""
+        weights = self._table.weights[self._alive]
+        k = int(np.argmax(weights))  # the first maximum; survivors are simplest first
+        return self.space.hypotheses[int(self._alive[k])], float(weights[k] / self._total)
+
+    def information(self) -> F:
+        """Expected information (bits) of testing each candidate; already tested candidates get -1."""
+        h = binary_entropy(self._true_weight / self._total)
+        h[self._tested] = -1.0
+        return h
+
+    # ---- the game -------------------------------------------------------------------------------------------
+
+    def next_test(self) -> int | None:
+        """Index (into ``candidates``) of the most informative untested candidate; None if none tells anything.
+
+        Ties go to the first candidate, so among equally informative tests the simplest triple is chosen.
+        """
+        h = self.information()
+        best = int(np.argmax(h))
+        return best if h[best] > _MIN_ENTROPY else None
+
+    def should_guess(self) -> bool:
+        """True when the tests are used up, the best hypothesis holds the ``confidence`` share of the weight,
+        or no untested candidate can tell the survivors apart."""
+        if self.tests_used >= self.max_tests:
+            return True
+        if self.posterior_top()[1] >= self.confidence:
+            return True
+        return self.next_test() is None
+
+    def observe(self, point: Sequence[float], result: bool) -> None:
+        """Record the rule's answer at a point (a candidate or any other triple).
+
+        Args:
+            point: the tested (x, y, z).
+            result: what the rule said.
+
+        Raises:
+            ValueError: the point does not have three values.
+        """
+        key = tuple(float(v) for v in point)
+        if len(key) != 3:
+            raise ValueError("a test point has three values")
+        i = self._table.index.get(key)
+        if i is not None:
+            column = self._table.truth[:, i]
+            self._tested[i] = True
+        else:
+            column = self.space.evaluate(np.array([key], dtype=np.float64))[:, 0]
+        self._mismatches += column != bool(result)
+        self.history.append(((key[0], key[1], key[2]), bool(result)))
+        self._update_survivors()
+
+    def exclude(self, index: int) -> None:
+        """Never propose this candidate (e.g. the game refused it)."""
+        self._tested[index] = True
+
+    def _update_survivors(self) -> None:
+        before = self._alive
+        if self._mismatches[before].min() == self._level:
+            # some survivor is still at the fewest disagreements, and every other hypothesis has more
+            after = before[self._mismatches[before] == self._level]
+        else:
+            self._level = int(self._mismatches.min())
+            after = np.flatnonzero(self._mismatches == self._level)
+        weights, truth = self._table.weights, self._table.truth
+        gone = np.setdiff1d(before, after, assume_unique=True)
+        if np.isin(after, before, assume_unique=True).all() and gone.shape[0] < after.shape[0]:
+            # subtract the eliminated weight (exact): cheaper than summing the survivors again
+            self._true_weight = self._true_weight - weighted_rows(truth, gone, weights)
+            self._total -= float(weights[gone].sum())
+        else:
+            self._true_weight = weighted_rows(truth, after, weights)
+            self._total = float(weights[after].sum())
+        self._alive = after
+
+    def guess(self) -> str:
+        """The final guess: the best surviving hypothesis as a lambda.
+
+        When no hypothesis agrees with every observation (the rule is outside the space), the best of the least
+        contradicted hypotheses is compared with the constants True and False, and whichever disagrees with
+        fewer observations is guessed (the hypothesis on a tie). Either way the guess is one of those closest to
+        consistent with what was seen.
+        """
+        best, _ = self.posterior_top()
+        if self.consistent:
+            return best.lambda_text
+        n_true = sum(result for _, result in self.history)
+        n_false = self.tests_used - n_true
+        if min(n_true, n_false) < int(self._mismatches[self._alive[0]]):
+            return ALWAYS_TRUE if n_true > n_false else ALWAYS_FALSE
+        return best.lambda_text

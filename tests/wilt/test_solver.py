@@ -1,0 +1,191 @@
+"""The ideal-scientist solver: it plays WILT through structured actions and finds the published rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wason.judges import judge
+from wason.players.solver import WiltSolverPlayer
+from wason.sandbox import compile_rule
+from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame, load_split
+from wason.tasks.wilt.hypotheses import build_space, candidate_tests
+from wason.tasks.wilt.solver import ALWAYS_FALSE, IdealSolver, binary_entropy
+from wason.tasks.wilt.values import parse_value
+
+
+async def play(rule_text: str, player: WiltSolverPlayer | None = None) -> WiltGame:
+    """One episode of the solver player against a rule, through the game's structured actions."""
+    game = WiltGame(compile_rule(rule_text), WiltConfig())
+    player = player or WiltSolverPlayer()
+    observation = game.start()
+    while not game.done:
+        move = await player.act(observation)
+        assert isinstance(move.action, ProposeTest | FinalGuess)
+        observation = game.step(move.action)
+    return game
+
+
+def solved(game: WiltGame) -> bool:
+    assert game.verdict is not None and game.guess is not None
+    return game.verdict.equivalent
+
+
+async def test_lite_split_is_solved_entirely() -> None:
+    games = [await play(rule.text) for rule in load_split("lite")]
+    assert [g.end_reason for g in games] == ["guess"] * 10
+    assert sum(solved(g) for g in games) == 10
+    assert max(len(g.tests) for g in games) <= 30
+
+
+async def test_full_split_is_solved() -> None:
+    games = [await play(rule.text) for rule in load_split("full")]
+    failed = [(rule.key, g.guess) for rule, g in zip(load_split("full"), games, strict=True) if not solved(g)]
+    assert len(failed) <= 2, failed
+    assert all(len(g.tests) <= 30 and g.invalid_tests == 0 and g.repeats == 0 for g in games)
+    mean_tests = np.mean([len(g.tests) for g in games])
+    assert mean_tests < 20  # an ideal scientist should need far fewer than the 30 allowed
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "lambda x, y, z: x > 2 and y > 2",
+        "lambda x, y, z: x + z == y and x > 0",
+        "lambda x, y, z: x % 3 == 0 and y % 3 == 0 and z % 3 == 0",
+        "lambda x, y, z: y == 2 * x",
+        "lambda x, y, z: z <= x <= y",
+        "lambda x, y, z: x < y and z < 0",
+        "lambda x, y, z: x ** 2 == y",
+    ],
+)
+async def test_rules_outside_the_published_splits_are_solved(rule: str) -> None:
+    game = await play(rule)
+    assert game.guess is not None
+    assert judge(rule, game.guess).equivalent, game.guess
+    assert len(game.tests) <= 30
+
+
+async def test_play_is_deterministic() -> None:
+    first = await play("lambda x, y, z: x * z == y")
+    second = await play("lambda x, y, z: x * z == y")
+    assert first.tests == second.tests and first.guess == second.guess
+
+
+async def test_player_moves_are_typed_candidates_with_metadata() -> None:
+    player = WiltSolverPlayer()
+    game = WiltGame(compile_rule("lambda x, y, z: x < y < z"), WiltConfig())
+    move = await player.act(game.start())
+    assert isinstance(move.action, ProposeTest)
+    assert len(move.action.values) == 3 and all(isinstance(parse_value(v), float) for v in move.action.values)
+    assert move.meta["remaining_hypotheses"] == len(build_space(0))
+    assert move.meta["information_bits"] > 0.9  # the first test splits the prior nearly in half
+    observation = game.step(move.action)
+    move = await player.act(observation)
+    assert move.meta["remaining_hypotheses"] < len(build_space(0))
+
+
+async def test_player_guesses_when_the_game_forces_it() -> None:
+    game = WiltGame(compile_rule("lambda x, y, z: x < y < z"), WiltConfig(max_tests=3))
+    player = WiltSolverPlayer()
+    observation = game.start()
+    moves = []
+    while not game.done:
+        move = await player.act(observation)
+        moves.append(move.action)
+        observation = game.step(move.action)
+    assert [type(a) for a in moves] == [ProposeTest] * 3 + [FinalGuess]
+    assert game.end_reason == "guess"
+
+
+def test_solver_eliminates_exactly_the_inconsistent_hypotheses() -> None:
+    space = build_space(0)
+    points, _ = candidate_tests(0)
+    solver = IdealSolver(space, points)
+    table = space.evaluate(points)
+    consistent = np.ones(len(space), dtype=bool)
+    for point in ([1, 2, 3], [3, 2, 1], [0, 0, 0], [2.5, 2.5, 7]):
+        result = 1 <= point[0] < point[1]  # some rule; only the observations matter
+        solver.observe(point, result)
+        column = space.evaluate(np.array([point], dtype=np.float64))[:, 0]
+        consistent &= column == result
+    assert solver.remaining_hypotheses == int(consistent.sum())
+    survivors = solver.survivors()
+    assert [space.hypotheses.index(h) for h, _ in survivors] == np.flatnonzero(consistent).tolist()
+    assert sum(share for _, share in survivors) == pytest.approx(1.0)
+    assert solver.consistent
+    top, share = solver.posterior_top()
+    assert consistent[space.hypotheses.index(top)]
+    alive_prior = space.prior[consistent]
+    assert share == pytest.approx(alive_prior.max() / alive_prior.sum())
+    # the information of each candidate is the entropy of the surviving weight that says True there
+    p = (space.prior[consistent] @ table[consistent].astype(float)) / alive_prior.sum()
+    info = solver.information()
+    tested = info < 0
+    assert np.allclose(info[~tested], binary_entropy(p)[~tested])
+    assert tested.sum() == 3  # (2.5, 2.5, 7) is not a candidate: observed, but nothing to mark
+
+
+def test_next_test_never_repeats_and_stops_at_the_budget() -> None:
+    space = build_space(0)
+    points, _ = candidate_tests(0)
+    rule = compile_rule("lambda x, y, z: (x * 7 + y) % 13 == z % 5")  # outside the space
+    solver = IdealSolver(space, points, max_tests=12)
+    chosen = []
+    while not solver.should_guess():
+        index = solver.next_test()
+        assert index is not None
+        chosen.append(index)
+        solver.observe(points[index], rule(*points[index]))
+    assert len(chosen) == len(set(chosen)) == solver.tests_used <= 12
+
+
+def test_fallback_when_no_hypothesis_is_consistent() -> None:
+    space = build_space(0)
+    points, _ = candidate_tests(0)
+    solver = IdealSolver(space, points)
+    # (1, 2, 3) answered both ways: no rule at all is consistent with these observations
+    observations = [
+        ([1, 2, 3], True),
+        ([1, 2, 3], False),
+        ([0, 1, 5], True),
+        ([3, 2, 1], False),
+        ([7, 7, 7], False),
+    ]
+    for point, result in observations:
+        solver.observe(point, result)
+    assert not solver.consistent and solver.remaining_hypotheses > 0
+    # the guess disagrees with as few observations as any hypothesis of the space or a constant does
+    observed = np.array([p for p, _ in observations], dtype=np.float64)
+    results = np.array([r for _, r in observations])
+    fewest = min(
+        int((space.evaluate(observed) != results).sum(axis=1).min()),
+        int(results.sum()),
+        int((~results).sum()),
+    )
+    guess = compile_rule(solver.guess())
+    assert int((guess.evaluate(observed) != results).sum()) == fewest
+    assert solver.should_guess() or solver.next_test() is not None
+
+
+def test_fallback_guesses_a_constant_when_it_fits_better() -> None:
+    space = build_space(0)
+    points, _ = candidate_tests(0)
+    table = space.evaluate(points)
+    # False at every candidate, True at one point q: the constant False then misses one observation, and every
+    # hypothesis at least two (each is True at some candidate; those True at only one are False at q)
+    rare = table.sum(axis=1) <= 1
+    probes = np.array([[12, 3, -1], [19, 8, -4], [-8, 3, -4], [40, -7, 13]], dtype=np.float64)
+    q = probes[int(np.flatnonzero(~space.evaluate(probes)[rare].any(axis=0))[0])]
+    solver = IdealSolver(space, points)
+    for point in points:
+        solver.observe(point, False)
+    solver.observe(q, True)
+    assert not solver.consistent
+    assert solver.guess() == ALWAYS_FALSE
+
+
+def test_observe_rejects_a_point_without_three_values() -> None:
+    solver = IdealSolver(build_space(0), candidate_tests(0)[0])
+    with pytest.raises(ValueError):
+        solver.observe([1.0, 2.0], True)
