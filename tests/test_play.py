@@ -74,3 +74,20 @@ async def test_human_player_reads_tests_and_guesses() -> None:
 def test_play_mistakes_are_one_line(args: list[str], tmp_path: Path) -> None:
     done = run_play(args, "", tmp_path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_play_a_rule_from_your_own_file(tmp_path: Path) -> None:
+    rules = tmp_path / "mine.txt"
+    rules.write_text("# two rules\nlambda x, y, z: all([v % 1 == 0 for v in [x, y, z]])\nx > 2 and y > 2\n")
+    done = run_play(
+        ["--rules", str(rules), "--rule", "2"],
+        "1 1 1\n.5 2 3\n4 5 6\nguess x % 1 == 0 and y % 1 == 0 and z % 1 == 0\n",
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    # the rule text holds square brackets: shown as written, not taken for markup
+    assert "The rule was: lambda x, y, z: all([v % 1 == 0 for v in [x, y, z]])  (file/2)" in done.stdout
+    assert "Correct, after 3 tests." in done.stdout
+    assert "ruled out" in done.stdout
+    missing = run_play(["--rules", str(rules), "--rule", "1"], "", tmp_path)
+    assert missing.returncode == 2 and "its rules: 2, 3" in missing.stderr

@@ -125,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("play", parents=[store_opts], help="play a game yourself in the terminal")
     pl.add_argument("task", choices=["wilt"])
     pl.add_argument("--split", default="full", help="lite or full (default full)")
+    pl.add_argument(
+        "--rules", metavar="FILE", help="play a rule from your own rules file (one rule per line)"
+    )
     pl.add_argument("--rule", type=int, help="published rule id (default: drawn with --seed)")
     pl.add_argument("--seed", type=int, help="draw the rule with this seed (default: a random seed, printed)")
 
@@ -359,10 +362,14 @@ def _show(args: argparse.Namespace, console: Console) -> int:
 
 
 def _play(args: argparse.Namespace, console: Console) -> int:
+    from rich.markup import escape
+
     from wason.players.human import HumanPlayer
     from wason.tasks.wilt import load_split
+    from wason.tasks.wilt.rules import load_rules_file, rule_item
 
-    rules = load_split(args.split)
+    rules = load_rules_file(args.rules) if args.rules else load_split(args.split)
+    where = f"rules file {args.rules}" if args.rules else f"{args.split} split"
     if args.rule is None:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
         rule = random.Random(seed).choice(rules)
@@ -372,21 +379,25 @@ def _play(args: argparse.Namespace, console: Console) -> int:
             raise UserError("give either --rule or --seed, not both")
         matches = [r for r in rules if r.id == args.rule]
         if not matches:
-            raise UserError(f"split {args.split!r} has no rule {args.rule} (ids are 1..{len(rules)})")
+            ids = ", ".join(str(r.id) for r in rules)
+            raise UserError(f"the {where} has no rule {args.rule} (its rules: {ids})")
         rule, origin = matches[0], f"rule {args.rule}"
     store = Store(args.db)
-    config = WiltRunConfig(split=args.split, ids=[rule.id], player="human")
-    run_id = create_run(store, config)
-    console.print(f"WILT, {args.split} split, a hidden rule ({origin}). Run {run_id} in {store.url}.")
+    if args.rules:
+        config = WiltRunConfig(split="file", rules_file=str(Path(args.rules).resolve()), player="human")
+    else:
+        config = WiltRunConfig(split=args.split, ids=[rule.id], player="human")
+    run_id = create_run(store, config, [rule_item(rule)])
+    console.print(f"WILT, {where}, a hidden rule ({origin}). Run {run_id} in {store.url}.", markup=False)
     # markup off: what a person types (or a rule text) may contain square brackets
     player = HumanPlayer(
         max_tests=config.max_tests, write=lambda s: console.print(s, markup=False, highlight=False)
     )
     results = asyncio.run(execute_run(store, run_id, lambda *_: player, concurrency=1))
     result = results[0]
-    console.print(f"\nThe rule was: [bold]{rule.text}[/bold]  ({rule.key})")
+    console.print(f"\nThe rule was: [bold]{escape(rule.text)}[/bold]  ({rule.key})")
     if result.outcome is None:
-        console.print(f"Game over: {result.error}")
+        console.print(f"Game over: {result.error}", markup=False)
         return 0
     m = result.outcome.metrics
     if m["correct"]:
@@ -397,7 +408,13 @@ def _play(args: argparse.Namespace, console: Console) -> int:
         console.print("Not the rule.")
     verdict = m.get("verdict") or {}
     for point, truth, said in verdict.get("counterexamples", [])[:3]:
-        console.print(f"  e.g. {tuple(point)}: the rule says {truth}, your guess says {said}")
+        console.print(f"  e.g. {tuple(point)}: the rule says {truth}, your guess says {said}", markup=False)
+    if m.get("reduction"):
+        curve = m["reduction"]
+        console.print(
+            f"Your {len(curve)} tests ruled out {curve[-1]:.1%} of {m['hypothesis_space']}'s candidate rules; "
+            f"{m['uninformative_tests']} of them ruled out nothing new."
+        )
     return 0
 
 

@@ -144,6 +144,7 @@ def show_table(store: Store, run_ids: int | list[int]) -> RenderableType:
     for col in ("Player", "after 1 test", "5", "10", "20", "30", "Tests ruling out nothing new"):
         reduction.add_column(col, justify="left" if col == "Player" else "right")
     notes: list[Text] = []
+    space: str | None = None
     for run_id in ids:
         run, _, s, calls = run_summary(store, run_id)
         who = run.model if run.player == "llm" and run.model else run.player
@@ -165,7 +166,7 @@ def show_table(store: Store, run_ids: int | list[int]) -> RenderableType:
         )
         if run_id == ids[0]:
             notes += _notes(run, s, calls)
-    space = run_summary(store, ids[0])[2].hypothesis_space
+            space = s.hypothesis_space
     notes.insert(
         1,
         Text(
