@@ -219,7 +219,7 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
     if config.player == "solver":
         run_id = create_run(store, config)
         if not args.json:
-            console.print(_header(config, run_id, store, len(config.items()), resumed=False))
+            console.print(_header(config, run_id, store, len(store.list_episodes(run_id)), resumed=False))
         asyncio.run(execute_run(store, run_id, solver_player_factory(config), concurrency=1))
         return _report(store, [run_id], console, as_json=args.json)
     client = make_client(config, store, api_key=args.api_key)
@@ -266,7 +266,7 @@ async def _preflight(client: ModelClient) -> None:
 
 
 def _header(config: WiltRunConfig, run_id: int, store: Store, n_todo: int, *, resumed: bool) -> str:
-    n = len(config.items())
+    n = len(store.list_episodes(run_id))  # the stored episodes: no need to rebuild a generated split
     p = config.params
     shown = ", ".join(
         f"{k}={v}"
