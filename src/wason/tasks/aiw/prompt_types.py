@@ -1,0 +1,135 @@
+"""AIW prompt types: the instruction texts wrapped around a problem, exactly as published.
+
+A prompt is ``prefix + problem + suffix``; each suffix carries its own leading space so that PLAIN (no
+instruction at all) is simply the empty suffix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+_ANSWER_FORM = 'provide the final answer in following form: "### Answer: ".'
+_THEN_FORM = 'Provide then the final answer in following form: "### Answer: ".'
+_REFLECTION_SYSTEM = (
+    "<|begin_of_text|><|start_header_id|>system<|end_header_id|> You are a world-class AI system, capable of "
+    "complex reasoning and reflection. Reason through the query inside <thinking> tags, and then provide your "
+    "final response inside <output> tags. If you detect that you made a mistake in your reasoning at any point, "
+    "correct yourself inside <reflection> tags. <|eot_id|><|start_header_id|>user<|end_header_id|> "
+)
+_REFLECTION_END = " <|eot_id|><|start_header_id|>assistant<|end_header_id|>"
+
+
+@dataclass(frozen=True)
+class PromptType:
+    """One way of asking: text before and after the problem statement.
+
+    Attributes:
+        name: stable identifier used in the published mapping.
+        suffix: text appended after the problem, including its leading space ("" for none).
+        prefix: text placed before the problem (only the chat-template reflection type uses one).
+        answer_codes: maps a non-numeric solver answer to the code this prompt asks for (the attribute
+            control asks for a digit: 1 for female, 0 for male).
+    """
+
+    name: str
+    suffix: str
+    prefix: str = ""
+    answer_codes: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    def wrap(self, problem: str) -> str:
+        """Return the full prompt for ``problem``."""
+        return f"{self.prefix}{problem}{self.suffix}"
+
+
+_THINKING_V2_TEXT = (
+    " Before providing answer to this problem, think carefully step by step and double check the path to the "
+    f"correct solution for any mistakes. {_THEN_FORM}"
+)
+
+STANDARD = PromptType("STANDARD", f" Solve this problem and {_ANSWER_FORM}")
+THINKING = PromptType(
+    "THINKING",
+    " Before providing answer to this problem, think carefully and double check the path to the correct "
+    f"solution for any mistakes. {_THEN_FORM}",
+)
+THINKING_V2 = PromptType("THINKING_V2", _THINKING_V2_TEXT)
+RESTRICTED = PromptType(
+    "RESTRICTED",
+    " To answer the question, DO NOT OUTPUT ANY TEXT EXCEPT following format that contains final answer: "
+    '"### Answer: ".',
+)
+# The earliest records (ids 1-4, 15-20) use the restricted wording without quotes or final period.
+RESTRICTED_V0 = PromptType(
+    "RESTRICTED_V0",
+    " To answer the question, DO NOT OUTPUT ANY TEXT EXCEPT following format that contains final answer: ### Answer:",
+)
+FORMATTING_ONLY = PromptType(
+    "FORMATTING_ONLY", ' Provide the final answer in following form: "### Answer: ".'
+)
+PLAIN = PromptType("PLAIN", "")
+SCIENTIST_V1 = PromptType(
+    "SCIENTIST_V1",
+    " Before you try to solve the problem, describe the initial situation like a very intelligent, accurate and "
+    "precise scientist who starts by listing all the entities in the initial situation and then writing down all "
+    "the known or obvious, presumable attributes for each entity. Such as whether it is a person or an animal or "
+    "an object or a location, abstract concept, and so on, and what other attributes are known about the "
+    "respective entity. The problem itself is also an entity with attributes. Once you have written down all the "
+    "entities with all the attributes, try to write down a few assumptions about the connections and finally "
+    "solve the problem step by step.",
+)
+SCIENTIST_V2 = PromptType(
+    "SCIENTIST_V2",
+    " To solve the problem, approach it as a very intelligent, accurate and precise scientist who starts by "
+    "listing all the entities in the initial situation and then writing down all the known or obvious, presumable "
+    "attributes and relations for each entity. Once you have written down all the entities with all the "
+    "attributes and relations, proceed figuring out all the necessary attributes and relations not clearly "
+    "provided in the problem description by thinking step by step, double check your reasoning, and based on "
+    f"gathered evidence, {_ANSWER_FORM.replace('answer in', 'answer to the problem in')}",
+)
+SCIENTIST_V3 = PromptType(
+    "SCIENTIST_V3",
+    " To solve the problem, approach it as a very intelligent, accurate and precise scientist capable of strong "
+    "and sound reasoning. Provide the solution to the problem by thinking step by step, double checking your "
+    "reasoning for any mistakes, and based on gathered evidence, "
+    f"{_ANSWER_FORM.replace('answer in', 'answer to the problem in')}",
+)
+CONFIDENCE = PromptType(
+    "CONFIDENCE",
+    " Solve the problem by taking care not to make any mistakes. Express your level of confidence in the "
+    "provided solution as precisely as possible.",
+)
+COUNT_STEPS = PromptType("COUNT_STEPS", " Count them step by step.")
+COUNT_STEPS_FORMAT = PromptType("COUNT_STEPS_FORMAT", f" Count them step by step. {_THEN_FORM}")
+# THINKING v2 inside a Llama-3 chat template whose system turn asks for <thinking>/<reflection> tags.
+REFLECTION_THINKING_V2 = PromptType(
+    "REFLECTION_THINKING_V2", _THINKING_V2_TEXT + _REFLECTION_END, prefix=_REFLECTION_SYSTEM
+)
+# The attribute-binding control asks for a digit code instead of the word.
+THINKING_V2_SEX_CODE = PromptType(
+    "THINKING_V2_SEX_CODE",
+    _THINKING_V2_TEXT.removesuffix('"### Answer: ".')
+    + '"### Answer: SEX_CODE_DIGIT ", where SEX_CODE_DIGIT is 1 if female, 0 if male.',
+    answer_codes={"female": "1", "male": "0"},
+)
+
+PROMPT_TYPES: Mapping[str, PromptType] = {
+    p.name: p
+    for p in (
+        STANDARD,
+        THINKING,
+        THINKING_V2,
+        RESTRICTED,
+        RESTRICTED_V0,
+        FORMATTING_ONLY,
+        PLAIN,
+        SCIENTIST_V1,
+        SCIENTIST_V2,
+        SCIENTIST_V3,
+        CONFIDENCE,
+        COUNT_STEPS,
+        COUNT_STEPS_FORMAT,
+        REFLECTION_THINKING_V2,
+        THINKING_V2_SEX_CODE,
+    )
+}
