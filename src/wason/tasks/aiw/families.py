@@ -7,8 +7,8 @@ Template syntax (parsed by regular expressions, never evaluated):
   ("1 sister", "3 sisters"); symbolic values (AIW-Param's "M", "X") take the plural, as published.
 
 Slots are ints, or single capital letters for the symbolic AIW-Param family. Answers are ints, or for
-symbolic slots a normalised expression string such as ``"M + 1"`` (sympy is not installed in this
-environment, so no algebra is done beyond collecting integer constants).
+symbolic slots a normalised expression string such as ``"M + 1"``; a model's symbolic answer is compared with
+it algebraically (sympy) when answers are judged, so the string form here only needs to be canonical.
 """
 
 from __future__ import annotations

@@ -1,0 +1,469 @@
+"""Reading the final answer out of a model's reply to an AIW prompt, and comparing it with the right one.
+
+Every AIW prompt type asks for the final answer as ``"### Answer: "``. The reference parser took the first
+number after the first ``answer:`` (so ``"### Answer: 2 + 5 = 7"`` read as 2) and otherwise the first number
+after "has" (a restated problem number). This module reads the last marker and the final number after it,
+and never guesses when there is no marker.
+
+Rules, in order:
+
+1. **Marker.** The last ``### Answer`` heading (any number of ``#``, any case, optional bold, colon optional)
+   counts. If there is none, the last ``Answer:`` (colon required; ``**Answer:**``, ``**Answer**:``,
+   ``Answer :`` and ``Final answer:`` all match) counts. If there is neither, the status is ``"no_marker"``:
+   numbers elsewhere in the reply are restated problem numbers or working as often as they are answers.
+2. **Segment.** The text after the marker up to the end of that line is read; if that holds no letter or
+   digit (``"### Answer:"`` then a new line), the next line that does is read instead.
+3. **Explanation cut.** Once the segment has produced a number (an expression for symbolic answers), an
+   explanation that follows is dropped: from the words because, since, where, as, which, including or
+   counting, and (for numbers) a trailing parenthetical remark. So ``"7 (6 sisters plus Alice)"`` and
+   ``"7, because her 6 sisters and Alice"`` read as 7, while ``"2 * (3 + 1) = 8"`` reads as 8.
+4. **Value.** The final number in what remains: digits (sign, decimals, ``1,000`` thousands separators, inside
+   ``**7**``, ``\\boxed{7}``, ``$7$``, after an equation's ``=``) are preferred; only if there are none is
+   the final number word read ("seven", "twenty-one", "one hundred and five"; zero to 999). Digits win
+   because "one" is also a pronoun ("7 sisters, one of whom is Alice"). Integral decimals (``7.0``) read
+   as ints. Digit strings longer than :data:`MAX_DIGITS` are ignored, not read.
+
+A marker with nothing readable after it is ``"unparseable"`` -- never a wrong number.
+
+Answer kinds (:data:`Kind`): ``"number"`` (the default); ``"sex"`` for the AIW Light attribute control
+("Is Alice male or female?"), read as ``"female"``/``"male"`` (female, girl, woman / male, boy, man;
+a segment naming both is unparseable, since "female, not male" and "male? no, female" both occur; the
+SEX_CODE prompt type's ``1``/``0`` codes are numbers, so use ``"number"`` for it); ``"symbolic"`` for
+AIW-Param (``"M + 1"``), read by a whitelisted tokenizer and recursive-descent parser (integers,
+single-letter symbols, ``+ - *`` and parentheses; implicit multiplication as in ``2M``) that builds sympy
+objects directly -- model text never reaches ``sympify``/``parse_expr``. Symbols are case-sensitive, as in
+the problem text (``m + 1`` is not ``M + 1``). The final parseable expression in the segment counts.
+
+:func:`answers_match` compares numbers numerically and expressions by ``expand(a - b) == 0``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import sympy
+
+Kind = Literal["number", "sex", "symbolic"]
+Status = Literal["ok", "unparseable", "no_marker"]
+
+#: Digit strings longer than this are not read as numbers: Python refuses to convert very long ones and no
+#: AIW answer is anywhere near this size.
+MAX_DIGITS = 100
+#: Symbolic expressions longer than this many tokens, or nested deeper, are not parsed (keeps hostile
+#: input from driving recursion or sympy expansion costs up).
+MAX_EXPR_TOKENS = 64
+MAX_EXPR_DEPTH = 16
+
+_PRIMARY_MARKER = re.compile(
+    r"#{1,6}[ \t]*(?:\*\*|__)?[ \t]*(?:final[ \t]+)?answer\b[ \t]*(?:\*\*|__)?[ \t]*:?", re.IGNORECASE
+)
+_FALLBACK_MARKER = re.compile(r"\banswer[ \t]*(?:\*\*|__)?[ \t]*:", re.IGNORECASE)
+_ALNUM = re.compile(r"[^\W_]")
+
+_DIGITS = re.compile(
+    r"(?<![\d.])(?P<sign>[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)|\d+(?:\.\d+)?)(?!\d)"
+)
+_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_SMALL = {
+    "zero": 0,
+    **_UNITS,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+
+
+def _alt(words: dict[str, int]) -> str:
+    # Longest first so "seventeen" is not read as "seven".
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+_SEP = r"[ \t]*-[ \t]*|[ \t]+"
+_BELOW_100 = rf"(?:{_alt(_TENS)})(?:(?:{_SEP})(?:{_alt(_UNITS)}))?|{_alt(_SMALL)}"
+_WORDS = re.compile(
+    rf"\b(?:(?P<hundreds>{_alt(_UNITS)}|a)(?:{_SEP})hundred(?:(?:{_SEP})(?:and(?:{_SEP}))?(?P<rest>{_BELOW_100}))?"
+    rf"|(?P<below>{_BELOW_100}))\b",
+    re.IGNORECASE,
+)
+_SEX = re.compile(r"\b(?P<female>female|girl|woman)\b|\b(?P<male>male|boy|man)\b", re.IGNORECASE)
+_TRAILING_REMARK = re.compile(r"(?<!\\)\([^()]*\)[\s.,;:!?*_$]*$")
+_EXPLANATION_WORDS = re.compile(r"\b(?:because|since|where|as|which|including|counting)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    """What was read from one reply.
+
+    Attributes:
+        value: the answer -- an int or float for ``"number"``, ``"female"``/``"male"`` for ``"sex"``, a sympy
+            expression for ``"symbolic"``; ``None`` unless ``status == "ok"``.
+        status: ``"ok"``; ``"unparseable"`` (a marker with nothing readable after it); ``"no_marker"``.
+        raw: the text after the marker that was read (the segment, before the explanation cut); ``""``
+            without a marker.
+        kind: the kind of answer that was looked for.
+    """
+
+    value: Any  # int | float | str | sympy.Expr | None; sympy is untyped, hence Any
+    status: Status
+    raw: str
+    kind: Kind = "number"
+
+
+def answer_segment(reply: str) -> str | None:
+    """Return the text the answer is read from (rules 1 and 2 of the module docstring).
+
+    Args:
+        reply: the model's whole reply.
+
+    Returns:
+        The segment after the last marker, stripped of surrounding whitespace and markup, or ``None`` when
+        the reply has no marker.
+    """
+    # The last marker counts: a reply may restate the format or correct itself before its final answer.
+    markers = list(_PRIMARY_MARKER.finditer(reply)) or list(_FALLBACK_MARKER.finditer(reply))
+    if not markers:
+        return None
+    marker = markers[-1]
+    rest = reply[marker.end() :]
+    lines = rest.split("\n", 1)
+    segment = lines[0]
+    if not _ALNUM.search(segment) and len(lines) > 1:
+        # The answer is on a following line ("### Answer:\n\n**7**"); take the first one with any content.
+        segment = next((line for line in lines[1].split("\n") if _ALNUM.search(line)), "")
+    return segment.strip(" \t\r*_")
+
+
+def _cut_explanation(segment: str, first_value_end: int, parens: bool) -> str:
+    """Drop an explanation that follows the first value read (rule 3 of the module docstring)."""
+    cut = _EXPLANATION_WORDS.search(segment, first_value_end)
+    if cut is not None:
+        segment = segment[: cut.start()]
+    if parens:
+        # Only a trailing remark is dropped: "2 * (3 + 1) = 8" keeps its parenthesis, "7 (6 + Alice)" loses it.
+        remark = _TRAILING_REMARK.search(segment, first_value_end)
+        if remark is not None:
+            segment = segment[: remark.start()]
+    return segment
+
+
+def _digit_value(m: re.Match[str]) -> int | float | None:
+    text = m.group("num").replace(",", "")
+    whole, _, frac = text.partition(".")
+    if len(whole) > MAX_DIGITS:
+        return None
+    sign = -1 if m.group("sign") else 1
+    if not frac.strip("0"):
+        return sign * int(whole)
+    return sign * float(text)
+
+
+def _word_value(m: re.Match[str]) -> int:
+    def below_100(text: str) -> int:
+        parts = re.split(_SEP, text.lower())
+        if parts[0] in _TENS:
+            return _TENS[parts[0]] + (_UNITS[parts[1]] if len(parts) > 1 else 0)
+        return _SMALL[parts[0]]
+
+    if m.group("below") is not None:
+        return below_100(m.group("below"))
+    hundreds = m.group("hundreds").lower()
+    value = 100 * (1 if hundreds == "a" else _UNITS[hundreds])
+    return value + (below_100(m.group("rest")) if m.group("rest") else 0)
+
+
+def _read_number(segment: str) -> int | float | None:
+    first = next((m for m in _DIGITS.finditer(segment) if _digit_value(m) is not None), None)
+    if first is None:
+        first_word = _WORDS.search(segment)
+        if first_word is None:
+            return None
+        words = list(_WORDS.finditer(_cut_explanation(segment, first_word.end(), parens=True)))
+        return _word_value(words[-1])
+    kept = _cut_explanation(segment, first.end(), parens=True)
+    values = [v for m in _DIGITS.finditer(kept) if (v := _digit_value(m)) is not None]
+    return values[-1]
+
+
+def _read_sex(segment: str) -> str | None:
+    found = {"female" if m.group("female") else "male" for m in _SEX.finditer(segment)}
+    return found.pop() if len(found) == 1 else None
+
+
+# --- symbolic answers: tokenizer and recursive-descent parser --------------------------------------------
+
+_TOKEN = re.compile(
+    r"(?P<int>\d+)|(?P<word>[A-Za-z]+)|(?P<op>[-+*×·−()])|(?P<space>[ \t]+)|(?P<other>.)", re.DOTALL
+)
+_OPS = {"×": "*", "·": "*", "−": "-"}
+
+
+class _ExprParser:
+    """Recursive descent over one run of expression tokens.
+
+    Grammar::
+
+        expr   := term (("+" | "-") term)*
+        term   := unary (("*" unary) | implicit)*       implicit: a symbol or "(" right after a factor
+        unary  := ("+" | "-") unary | factor
+        factor := INT | SYMBOL | "(" expr ")"
+    """
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = 0
+
+    def parse(self) -> Any:
+        value = self.expr()
+        if self.pos != len(self.tokens):
+            raise ValueError("trailing tokens")
+        return value
+
+    def peek(self) -> str | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self) -> str:
+        token = self.peek()
+        if token is None:
+            raise ValueError("unexpected end")
+        self.pos += 1
+        return token
+
+    def expr(self) -> Any:
+        value = self.term()
+        while self.peek() in ("+", "-"):
+            sign = self.take()
+            operand = self.term()
+            value = value + operand if sign == "+" else value - operand
+        return value
+
+    def term(self) -> Any:
+        value = self.unary()
+        while True:
+            token = self.peek()
+            if token == "*":
+                self.take()
+                value = value * self.unary()
+            elif token is not None and (token == "(" or token.isalpha()):
+                value = value * self.factor()
+            else:
+                return value
+
+    def unary(self) -> Any:
+        token = self.peek()
+        if token in ("+", "-"):
+            self.take()
+            operand = self.unary()
+            return -operand if token == "-" else operand
+        return self.factor()
+
+    def factor(self) -> Any:
+        token = self.take()
+        if token == "(":
+            self.depth += 1
+            if self.depth > MAX_EXPR_DEPTH:
+                raise ValueError("nested too deeply")
+            value = self.expr()
+            if self.take() != ")":
+                raise ValueError("unbalanced parenthesis")
+            self.depth -= 1
+            return value
+        if token.isdigit():
+            if len(token) > MAX_DIGITS:
+                raise ValueError("number too long")
+            return sympy.Integer(int(token))
+        if token.isalpha():
+            return sympy.Symbol(token)
+        raise ValueError(f"unexpected token {token!r}")
+
+
+def _expression_runs(segment: str) -> list[tuple[int, int, list[str]]]:
+    """Split a segment into maximal runs of expression tokens, each with its start and end offsets.
+
+    A run is broken by anything that cannot be part of an expression: a word longer than one letter, ``=``,
+    punctuation, LaTeX commands and braces. Single letters are symbols.
+    """
+    runs: list[tuple[int, int, list[str]]] = []
+    current: list[str] = []
+    start = end = 0
+    for m in _TOKEN.finditer(segment):
+        kind, text = m.lastgroup, m.group()
+        if kind == "space":
+            continue
+        if kind in ("int", "op") or (kind == "word" and len(text) == 1):
+            if not current:
+                start = m.start()
+            current.append(_OPS.get(text, text))
+            end = m.end()
+        elif current:
+            runs.append((start, end, current))
+            current = []
+    if current:
+        runs.append((start, end, current))
+    return runs
+
+
+def _parse_tokens(tokens: list[str]) -> Any:
+    if not tokens or len(tokens) > MAX_EXPR_TOKENS:
+        return None
+    try:
+        return _ExprParser(tokens).parse()
+    except ValueError:
+        return None
+
+
+def _read_symbolic(segment: str) -> Any:
+    runs = _expression_runs(segment)
+    first = next((end for _, end, tokens in runs if _parse_tokens(tokens) is not None), None)
+    if first is None:
+        return None
+    kept = _cut_explanation(segment, first, parens=False)
+    # The final expression counts; search from the end so a long line is not parsed run by run.
+    for _, _, tokens in reversed(_expression_runs(kept)):
+        expr = _parse_tokens(tokens)
+        if expr is not None:
+            return expr
+    return None  # pragma: no cover - the first run that parsed lies before the cut
+
+
+def parse_expression(text: str) -> Any:
+    """Parse a whole string as one expression with the whitelisted grammar (no marker, no other words).
+
+    Args:
+        text: e.g. ``"M + 1"``, ``"(M+1)"``, ``"2M - 1"``.
+
+    Returns:
+        A sympy expression, or ``None`` if the text is not exactly one expression.
+    """
+    runs = _expression_runs(text)
+    # Anything outside the single run (a word, "=", punctuation) means the text is not just an expression.
+    if len(runs) != 1 or text[: runs[0][0]].strip() or text[runs[0][1] :].strip():
+        return None
+    return _parse_tokens(runs[0][2])
+
+
+# --- public API -------------------------------------------------------------------------------------------
+
+
+def parse_answer(reply: str, kind: Kind = "number") -> ParsedAnswer:
+    """Read the final answer from a reply (see the module docstring for the rules).
+
+    Args:
+        reply: the model's whole reply.
+        kind: ``"number"`` (default), ``"sex"`` (attribute control) or ``"symbolic"`` (AIW-Param).
+
+    Returns:
+        The parsed answer; ``value`` is ``None`` unless ``status == "ok"``.
+    """
+    segment = answer_segment(reply)
+    if segment is None:
+        return ParsedAnswer(None, "no_marker", "", kind)
+    value: Any
+    if kind == "number":
+        value = _read_number(segment)
+    elif kind == "sex":
+        value = _read_sex(segment)
+    else:
+        value = _read_symbolic(segment)
+    return ParsedAnswer(value, "unparseable" if value is None else "ok", segment, kind)
+
+
+def parse_symbolic(reply: str) -> Any:
+    """Read an AIW-Param answer (``"### Answer: M + 1 sisters"``) as a sympy expression.
+
+    Args:
+        reply: the model's whole reply.
+
+    Returns:
+        The final expression after the last marker (a sympy expression; plain integers are expressions
+        too), or ``None`` when there is no marker or no expression after it.
+    """
+    return parse_answer(reply, "symbolic").value
+
+
+def answer_kind(expected: int | float | str) -> Kind:
+    """The kind of answer to look for given the right answer.
+
+    Args:
+        expected: a right answer as :func:`wason.tasks.aiw.solve` or ``expected_answer`` gives it.
+
+    Returns:
+        ``"sex"`` for ``"female"``/``"male"``, ``"number"`` for numbers and numeric strings (the SEX_CODE
+        ``"1"``/``"0"`` included), else ``"symbolic"``.
+    """
+    if isinstance(expected, str):
+        text = expected.strip().lower()
+        if text in ("female", "male"):
+            return "sex"
+        if _number_literal(text) is None:
+            return "symbolic"
+    return "number"
+
+
+def _number_literal(text: str) -> int | float | None:
+    m = _DIGITS.fullmatch(text.strip())
+    return None if m is None else _digit_value(m)
+
+
+def _as_sympy(value: Any) -> Any:
+    # Python numbers become sympy numbers directly; expressions were built by the parser above.
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    if isinstance(value, float):
+        return sympy.Float(value)
+    return value
+
+
+def answers_match(parsed: ParsedAnswer, expected: int | float | str) -> bool:
+    """Whether a parsed answer equals the right answer.
+
+    Numbers compare numerically (``7`` equals ``"7.0"``); sexes by label; when either side is an expression
+    (AIW-Param), by ``sympy.expand(a - b) == 0``, so ``1 + M`` matches ``"M + 1"`` but ``m + 1`` does not.
+
+    Args:
+        parsed: a :func:`parse_answer` result; anything but ``status == "ok"`` never matches.
+        expected: the right answer: an int/float, a numeric string, ``"female"``/``"male"``, or an
+            expression string such as ``"M + 1"``.
+
+    Returns:
+        True when they are equal.
+
+    Raises:
+        ValueError: if ``expected`` is none of those (e.g. the published AIW-Param records' ``"null"``).
+    """
+    kind = answer_kind(expected)
+    if kind == "sex":
+        return parsed.status == "ok" and parsed.value == str(expected).strip().lower()
+    want: Any
+    if kind == "number":
+        want = expected if not isinstance(expected, str) else _number_literal(expected)
+    else:
+        want = parse_expression(str(expected))
+        if want is None or not want.free_symbols:
+            raise ValueError(f"cannot interpret expected answer {expected!r}")
+    if parsed.status != "ok" or isinstance(parsed.value, str):
+        return False
+    got = parsed.value
+    if isinstance(got, int | float) and isinstance(want, int | float):
+        return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9)
+    return bool(sympy.expand(_as_sympy(got) - _as_sympy(want)) == 0)
