@@ -13,6 +13,8 @@ from typing import Any, NoReturn
 from rich.console import Console
 
 from wason.evaluation import (
+    AiwRunConfig,
+    RunConfig,
     WiltRunConfig,
     create_run,
     execute_run,
@@ -59,7 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     ev = sub.add_parser("eval", parents=[store_opts], help="run a benchmark and print its results table")
-    ev.add_argument("task", nargs="?", choices=["wilt"], default="wilt", help="task family (default wilt)")
+    ev.add_argument(
+        "task", nargs="?", choices=["wilt", "aiw"], default="wilt", help="task family (default wilt)"
+    )
     ev.add_argument(
         "--split",
         default="lite",
@@ -67,8 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--ids", type=_rules, help="only these published rule ids, e.g. 1,2,15")
     ev.add_argument("--rules", metavar="FILE", help="your own rules, one per line in the guess language")
-    ev.add_argument("--seed", type=int, help="seed of the generated split")
-    ev.add_argument("--n", type=int, help="number of rules in the generated split")
+    ev.add_argument("--seed", type=int, help="seed of the generated split (WILT) or variations (AIW)")
+    ev.add_argument("--n", type=int, help="rules in the generated split (WILT); variations per family (AIW)")
+    ev.add_argument(
+        "--families", help="AIW: family or group names, comma-separated (default: AIW variations 1-6)"
+    )
+    ev.add_argument("--prompt-types", default="STANDARD", help="AIW: prompt types, comma-separated")
+    ev.add_argument(
+        "--variations", choices=["published", "generated"], default="published", help="AIW: which variations"
+    )
+    ev.add_argument("--trials", type=int, default=30, help="AIW: trials per (variation, prompt type)")
     ev.add_argument(
         "--player",
         choices=["llm", "solver"],
@@ -121,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("run", type=int)
     sh.add_argument("--episode", type=int, metavar="N", help="print episode N's transcript")
     sh.add_argument("--json", action="store_true")
+    sh.add_argument("--plots", metavar="DIR", help="AIW: write an answer histogram PNG per cell into DIR")
 
     pl = sub.add_parser("play", parents=[store_opts], help="play a game yourself in the terminal")
     pl.add_argument("task", choices=["wilt"])
@@ -177,6 +190,48 @@ def _params(args: argparse.Namespace) -> GenerationParams:
     )
 
 
+def _common(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "player": args.player,
+        "model": args.model if args.player == "llm" else None,
+        "base_url": args.base_url,
+        "params": _params(args),
+        "timeout": args.timeout,
+        "retries": args.retries,
+        "concurrency": args.concurrency,
+        "use_cache": not args.no_cache,
+        "system_as_user": args.system_as_user,
+    }
+
+
+def _wilt_config(args: argparse.Namespace) -> WiltRunConfig:
+    return WiltRunConfig(
+        split="file" if args.rules else args.split,
+        ids=args.ids,
+        rules_file=str(Path(args.rules).resolve()) if args.rules else None,
+        seed=args.seed,
+        n=args.n,
+        max_tests=args.max_tests,
+        format_error_limit=args.format_error_limit,
+        probe_seed=args.probe_seed,
+        **_common(args),
+    )
+
+
+def _aiw_config(args: argparse.Namespace) -> AiwRunConfig:
+    if args.player != "llm":
+        raise UserError("AIW is played by a model (--player llm)")
+    return AiwRunConfig(
+        families=[f for f in args.families.split(",") if f] if args.families else None,
+        prompt_types=[p for p in args.prompt_types.split(",") if p],
+        variations=args.variations,
+        seed=args.seed,
+        n=args.n,
+        trials=args.trials,
+        **_common(args),
+    )
+
+
 def _eval(args: argparse.Namespace, console: Console) -> int:
     store = Store(args.db)
     if args.resume is not None:
@@ -188,25 +243,7 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         run_id = args.resume
     else:
         try:
-            config = WiltRunConfig(
-                split="file" if args.rules else args.split,
-                ids=args.ids,
-                rules_file=str(Path(args.rules).resolve()) if args.rules else None,
-                seed=args.seed,
-                n=args.n,
-                player=args.player,
-                max_tests=args.max_tests,
-                format_error_limit=args.format_error_limit,
-                probe_seed=args.probe_seed,
-                system_as_user=args.system_as_user,
-                model=args.model if args.player == "llm" else None,
-                base_url=args.base_url,
-                params=_params(args),
-                timeout=args.timeout,
-                retries=args.retries,
-                concurrency=args.concurrency,
-                use_cache=not args.no_cache,
-            )
+            config = _aiw_config(args) if args.task == "aiw" else _wilt_config(args)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError; keep only the reasons
             errors = getattr(exc, "errors", None)
             if callable(errors):
@@ -216,7 +253,7 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
             raise
         config.items()  # unknown rule ids and bad rules files fail here, before anything is written
         run_id = -1
-    if config.player == "solver":
+    if isinstance(config, WiltRunConfig) and config.player == "solver":
         run_id = create_run(store, config)
         if not args.json:
             console.print(_header(config, run_id, store, len(store.list_episodes(run_id)), resumed=False))
@@ -231,7 +268,7 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
             print(f"wason: interrupted; finish with `wason eval --resume {state['run']}`", file=sys.stderr)
         return 130
     runs = [state["run"]]
-    if not args.no_baseline:
+    if isinstance(config, WiltRunConfig) and not args.no_baseline:
         runs.append(run_baseline(store, state["run"]))
     return _report(store, runs, console, as_json=args.json)
 
@@ -240,7 +277,7 @@ async def _eval_async(
     args: argparse.Namespace,
     console: Console,
     store: Store,
-    config: WiltRunConfig,
+    config: RunConfig,
     client: ModelClient,
     state: dict[str, int],
 ) -> None:
@@ -265,7 +302,7 @@ async def _preflight(client: ModelClient) -> None:
         await check()
 
 
-def _header(config: WiltRunConfig, run_id: int, store: Store, n_todo: int, *, resumed: bool) -> str:
+def _header(config: RunConfig, run_id: int, store: Store, n_todo: int, *, resumed: bool) -> str:
     n = len(store.list_episodes(run_id))  # the stored episodes: no need to rebuild a generated split
     p = config.params
     shown = ", ".join(
@@ -277,6 +314,12 @@ def _header(config: WiltRunConfig, run_id: int, store: Store, n_todo: int, *, re
     who = (
         f"{config.model} ({shown or 'model defaults'})" if config.player == "llm" else f"the {config.player}"
     )
+    if isinstance(config, AiwRunConfig):
+        shape = (
+            f"{len(config.variations_list())} {config.variations} variations x {len(config.prompt_types)} prompt"
+            f" type(s) x {config.trials} trials"
+        )
+        return f"{verb} run {run_id}: AIW, {shape} = {n} episodes ({n_todo} to play) with {who}; store {store.url}"
     source = {"file": f"rules of {config.rules_file}", "generated": f"generated split (seed {config.seed})"}
     return (
         f"{verb} run {run_id}: WILT {source.get(config.split, config.split + ' split')} ({n} rules, {n_todo} to play)"
@@ -288,7 +331,7 @@ async def _run_with_progress(
     store: Store,
     run_id: int,
     client: ModelClient,
-    config: WiltRunConfig,
+    config: RunConfig,
     concurrency: int,
     n_todo: int,
     *,
@@ -324,6 +367,15 @@ def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool
     from wason.report.tables import episodes_table, show_json, show_table
 
     run_id = run_ids[0]
+    if store.get_run(run_id).task == "aiw":
+        from wason.report.aiw import aiw_json, aiw_table
+
+        if as_json:
+            print(json.dumps(aiw_json(store, run_id), indent=2, default=str))
+        else:
+            console.print(aiw_table(store, run_id))
+            console.print(f"run id: {run_id}   (details: `wason show {run_id} --episode N`, `--plots DIR`)")
+        return 0
     if as_json:
         data = show_json(store, run_id)
         data["baselines"] = [show_json(store, r) for r in run_ids[1:]]
@@ -358,6 +410,13 @@ def _show(args: argparse.Namespace, console: Console) -> int:
         return 0
     from wason.evaluation import baselines_of
 
+    if args.plots:
+        from wason.report.aiw import write_histograms
+
+        if store.get_run(args.run).task != "aiw":
+            raise UserError("--plots draws AIW answer histograms; this run is not AIW")
+        for path in write_histograms(store, args.run, Path(args.plots)):
+            console.print(str(path), markup=False)
     return _report(store, [args.run, *baselines_of(store, args.run)], console, as_json=args.json)
 
 

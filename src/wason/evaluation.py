@@ -6,7 +6,7 @@ This is the one place that joins task families, players, models and the store.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -90,9 +90,107 @@ class WiltRunConfig(BaseModel):
         return [rule_item(r) for r in self.rules()]
 
 
-def create_run(
-    store: Store, config: WiltRunConfig, items: list[tuple[str, dict[str, Any]]] | None = None
-) -> int:
+class AiwRunConfig(BaseModel):
+    """Everything that defines an AIW run: which items, how many trials each, and how the model is asked.
+
+    Items are (variation, prompt type) pairs, each played ``trials`` times. ``published`` variations are the
+    distinct (family, slots) instances of the published records of the chosen families (default: the paper's
+    AIW variations 1-6); ``generated`` draws ``n`` fresh variations per family with ``seed``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    task: Literal["aiw"] = "aiw"
+    families: list[str] | None = Field(default=None, description="family or group names; None = AIW 1-6")
+    prompt_types: list[str] = Field(default_factory=lambda: ["STANDARD"])
+    variations: Literal["published", "generated"] = "published"
+    seed: int | None = None
+    n: int | None = None
+    trials: int = 30
+    player: str = "llm"
+    model: str | None = None
+    base_url: str | None = None
+    params: GenerationParams = Field(default_factory=GenerationParams)
+    timeout: float = 120.0
+    retries: int = 6
+    concurrency: int | None = None
+    use_cache: bool = True
+    system_as_user: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> AiwRunConfig:
+        from wason.tasks.aiw import FAMILIES, PROMPT_TYPES
+
+        if self.trials < 1:
+            raise ValueError("--trials must be at least 1")
+        unknown = [p for p in self.prompt_types if p not in PROMPT_TYPES]
+        if unknown or not self.prompt_types:
+            raise ValueError(f"unknown prompt type(s) {unknown}; choose from: {', '.join(PROMPT_TYPES)}")
+        groups = {f.group for f in FAMILIES.values()}
+        bad = [f for f in self.families or [] if f not in FAMILIES and f not in groups]
+        if bad:
+            raise ValueError(f"unknown AIW family {bad[0]!r}; see docs/aiw.md for the families")
+        if self.variations == "generated" and (self.seed is None or not self.n or self.n < 1):
+            raise ValueError("generated variations need --seed S and --n K (K >= 1)")
+        return self
+
+    def _family_names(self) -> list[str]:
+        from wason.tasks.aiw import FAMILIES
+
+        chosen = self.families or ["aiw.bs", "aiw.sb"]
+        return [name for name, f in FAMILIES.items() if name in chosen or f.group in chosen]
+
+    def variations_list(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """``(variation name, family, slots)`` in a stable order."""
+        from wason.tasks.aiw import ORIGINAL_VARIATIONS, generate_variations, published_items
+
+        if self.variations == "generated":
+            return [
+                (v.name, v.family, dict(v.slots))
+                for family in self._family_names()
+                for v in generate_variations(family, seed=int(self.seed or 0), n=int(self.n or 0))
+            ]
+        if self.families is None:
+            return [
+                (f"AIW variation {k}", fam, dict(slots)) for k, (fam, slots) in ORIGINAL_VARIATIONS.items()
+            ]
+        names = set(self._family_names())
+        seen: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {}
+        for item in published_items():
+            if item.family not in names:
+                continue
+            key = (item.family, repr(sorted(item.slots.items())))
+            label = item.variation or f"{item.family} " + ", ".join(f"{k}={v}" for k, v in item.slots.items())
+            seen.setdefault(key, (label, item.family, dict(item.slots)))
+        return list(seen.values())
+
+    def items(self) -> list[tuple[str, dict[str, Any]]]:
+        """One episode per (variation, prompt type, trial); items carry the prompt and the right answer."""
+        from wason.tasks.aiw import expected_answer, render
+
+        out = []
+        for name, family, slots in self.variations_list():
+            for prompt_type in self.prompt_types:
+                prompt = render(family, slots, prompt_type)
+                expected = expected_answer(family, slots, prompt_type)
+                for trial in range(1, self.trials + 1):
+                    item = {
+                        "variation": name,
+                        "family": family,
+                        "slots": slots,
+                        "prompt_type": prompt_type,
+                        "trial": trial,
+                        "prompt": prompt,
+                        "expected": expected,
+                    }
+                    out.append((f"{name}|{prompt_type}|{trial}", item))
+        return out
+
+
+RunConfig = WiltRunConfig | AiwRunConfig
+
+
+def create_run(store: Store, config: RunConfig, items: list[tuple[str, dict[str, Any]]] | None = None) -> int:
     """Register a run and all its episodes (pending) in the store; returns the run id.
 
     ``items`` defaults to the configuration's rules; a baseline passes the items of the run it accompanies.
@@ -105,19 +203,32 @@ def create_run(
     return run_id
 
 
-def load_config(store: Store, run_id: int) -> WiltRunConfig:
-    return WiltRunConfig.model_validate(store.get_run(run_id).config)
+def load_config(store: Store, run_id: int) -> RunConfig:
+    """The stored configuration of a run, as the task's config class."""
+    run = store.get_run(run_id)
+    if run.task == "aiw":
+        return AiwRunConfig.model_validate(run.config)
+    return WiltRunConfig.model_validate(run.config)
 
 
 def llm_player_factory(
-    client: ModelClient, config: WiltRunConfig, run_id: int
+    client: ModelClient, config: RunConfig, run_id: int
 ) -> Callable[[dict[str, Any], int, int], Player[Any, Any]]:
-    """Players driving ``client`` through the WILT protocol, one conversation per episode."""
-    protocol = WiltProtocol()
+    """Players driving ``client`` through the task's protocol, one conversation per episode."""
+    wilt = WiltProtocol()
 
     def make(item: dict[str, Any], episode_id: int, index: int) -> Player[Any, Any]:
-        # The sample key keeps episodes from sharing sampled replies (every rule starts with the same prompt).
-        ctx = CallContext(run_id=run_id, episode_id=episode_id, sample=rule_from_item(item).sample_key)
+        protocol: Any
+        if isinstance(config, AiwRunConfig):
+            from wason.tasks.aiw.protocol import AiwProtocol
+
+            # trials of one item must be independent samples: the trial is part of the sample key
+            protocol = AiwProtocol(item["prompt"])
+            sample = f"{item['variation']}|{item['prompt_type']}|{item['trial']}|{item['prompt']}"
+        else:
+            # every rule starts with the same prompt: the rule keeps episodes from sharing sampled replies
+            protocol, sample = wilt, rule_from_item(item).sample_key
+        ctx = CallContext(run_id=run_id, episode_id=episode_id, sample=sample)
         return LLMPlayer(client, protocol, config.params, ctx, system_as_user=config.system_as_user)
 
     return make
@@ -138,6 +249,8 @@ def run_baseline(store: Store, run_id: int) -> int:
     import asyncio
 
     config = load_config(store, run_id)
+    if not isinstance(config, WiltRunConfig):
+        raise ValueError("the solver baseline exists for WILT runs only")
     baseline = config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
     items = [(e.item_key, e.item) for e in store.list_episodes(run_id)]
     baseline_id = create_run(store, baseline, items)
@@ -150,7 +263,7 @@ def baselines_of(store: Store, run_id: int) -> list[int]:
     return [r.id for r in store.list_runs() if r.config.get("baseline_for") == run_id]
 
 
-def make_client(config: WiltRunConfig, store: Store, *, api_key: str | None = None) -> ModelClient:
+def make_client(config: RunConfig, store: Store, *, api_key: str | None = None) -> ModelClient:
     """The model client of a run: the model from its spec, with the run's retry policy, cache and store."""
     from wason.models.spec import load_model
 
@@ -177,12 +290,20 @@ async def execute_run(
     is replayed from its start; its model calls are answered from the cache, so no finished call is repeated.
     """
     config = load_config(store, run_id)
-    game_config = config.game_config()
     todo = [e for e in store.list_episodes(run_id) if e.status != "completed"]
     store.set_run_status(run_id, "running")
 
     def job(item: dict[str, Any], episode_id: int, index: int) -> EpisodeJob:
-        rule = rule_from_item(item)
+        if isinstance(config, AiwRunConfig):
+            from wason.tasks.aiw.game import AiwGame
+
+            return EpisodeJob(
+                episode_id=episode_id,
+                index=index,
+                make_game=lambda: AiwGame(item["prompt"], item["expected"]),
+                make_player=lambda: make_player(item, episode_id, index),
+            )
+        rule, game_config = rule_from_item(item), config.game_config()
         return EpisodeJob(
             episode_id=episode_id,
             index=index,

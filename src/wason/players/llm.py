@@ -34,7 +34,9 @@ class LLMPlayer:
         self.protocol = protocol
         self.params = params
         self.context = context or CallContext()
-        role: Role = "user" if system_as_user else "system"
+        # Some protocols' first message is the user's question (AIW), not a system prompt.
+        as_user = system_as_user or getattr(protocol, "prompt_role", "system") == "user"
+        role: Role = "user" if as_user else "system"
         self.messages: list[ChatMessage] = [ChatMessage(role=role, content=protocol.system_prompt())]
         self._last_reply: str | None = None
         self._turn = 0

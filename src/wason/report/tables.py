@@ -22,6 +22,24 @@ def runs_json(store: Store) -> list[dict[str, Any]]:
     out = []
     for run in store.list_runs():
         eps = store.list_episodes(run.id)
+        if run.task == "aiw":  # trials: accuracy is simply correct over all
+            correct = sum(bool(e.success) for e in eps)
+            done = sum(e.status == "completed" for e in eps)
+            out.append(
+                {
+                    "id": run.id,
+                    "task": run.task,
+                    "split": run.config.get("variations"),
+                    "player": run.player,
+                    "model": run.model,
+                    "status": run.status,
+                    "created_at": run.created_at.isoformat(),
+                    "episodes": len(eps),
+                    "finished": done,
+                    "accuracy": f"{correct}/{len(eps)}",
+                }
+            )
+            continue
         summary = summarize([(e.status, e.metrics) for e in eps])
         out.append(
             {
@@ -232,6 +250,7 @@ def episode_json(store: Store, run_id: int, index: int) -> dict[str, Any]:
         "index": e.index,
         "rule": e.item_key,
         "rule_text": e.item.get("rule"),
+        "item": e.item,
         "status": e.status,
         "error": e.error,
         "metrics": e.metrics,
@@ -251,6 +270,8 @@ def episode_json(store: Store, run_id: int, index: int) -> dict[str, Any]:
 def transcript(store: Store, run_id: int, index: int) -> RenderableType:
     data = episode_json(store, run_id, index)
     run = store.get_run(run_id)
+    if run.task == "aiw":
+        return _aiw_transcript(data)
     parts: list[RenderableType] = [
         Text(f"Run {run_id}, episode {index}: rule {data['rule']}  {data['rule_text']}", style="bold"),
         Text(f"[system] {load_instruction()[:160]}... (the published WILT prompt)", style="dim"),
@@ -284,6 +305,28 @@ def transcript(store: Store, run_id: int, index: int) -> RenderableType:
             )
     else:
         parts.append(Text(f"\nstatus: {data['status']} {data['error'] or ''}", style="bold red"))
+    return Group(*parts)
+
+
+def _aiw_transcript(data: dict[str, Any]) -> RenderableType:
+    eps_item = data.get("item") or {}
+    parts: list[RenderableType] = [
+        Text(f"Run {data['run']}, trial {data['index']}: {data['rule']}", style="bold")
+    ]
+    if eps_item.get("prompt"):
+        parts.append(Text(f"[user] {eps_item['prompt']}"))
+    for t in data["turns"]:
+        parts.append(Text(f"\n[model] {t['reply']}"))
+    m = data["metrics"] or {}
+    verdict = "correct" if m.get("correct") else "wrong"
+    parts.append(
+        Text(
+            f"\nanswer read: {m.get('answer')} ({m.get('status')}); right answer {m.get('expected')}: {verdict}",
+            style="bold",
+        )
+    )
+    if data["status"] != "completed":
+        parts.append(Text(f"status: {data['status']} {data['error'] or ''}", style="bold red"))
     return Group(*parts)
 
 

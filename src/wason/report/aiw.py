@@ -1,0 +1,156 @@
+"""AIW results: per (variation, prompt type) correct rates with their spreads, averages, robustness R, answer
+distributions, and histogram PNGs -- the paper's tables, from the stored episodes."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
+from wason.report.plots import answer_histogram_png
+from wason.store import Store
+
+
+def _natural(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() else None
+
+
+def aiw_json(store: Store, run_id: int) -> dict[str, Any]:
+    """Everything `wason show` reports for an AIW run, as plain data."""
+    run = store.get_run(run_id)
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    errored = pending = 0
+    for e in store.list_episodes(run_id):
+        if e.status == "completed" and e.metrics is not None:
+            cells[(e.item["variation"], e.item["prompt_type"])].append(
+                {**e.metrics, "expected": e.item["expected"]}
+            )
+        elif e.status == "errored":
+            errored += 1
+        else:
+            pending += 1
+    rows = []
+    for (variation, prompt_type), trials in cells.items():
+        k = sum(bool(t["correct"]) for t in trials)
+        rate = summarize_rate(k, len(trials))
+        answers = [_natural(t["answer"]) if t["status"] == "ok" else None for t in trials]
+        distribution = answer_distribution(answers)
+        expected = _natural(str(trials[0]["expected"]))
+        rows.append(
+            {
+                "variation": variation,
+                "prompt_type": prompt_type,
+                "expected": trials[0]["expected"],
+                **asdict(rate),
+                "unparseable": sum(t["status"] != "ok" for t in trials),
+                "distribution": {
+                    ("unparseable" if a is None else str(a)): c for a, c in distribution.items()
+                },
+                "near_miss": asdict(near_miss_mass(distribution, expected)) if expected is not None else None,
+            }
+        )
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_type[row["prompt_type"]].append(row)
+    averages = {}
+    for prompt_type, typed in by_type.items():
+        score = robustness([r["p"] for r in typed])
+        averages[prompt_type] = {
+            "variations": len(typed),
+            "mean_rate": score.mean_rate,
+            "robustness": score.score,
+            "normalized_entropy": score.normalized_entropy,
+        }
+    calls = store.call_totals(run_id)
+    return {
+        "run": run.id,
+        "task": run.task,
+        "status": run.status,
+        "player": run.player,
+        "model": run.model,
+        "config": run.config,
+        "cells": rows,
+        "by_prompt_type": averages,
+        "errored": errored,
+        "pending": pending,
+        "calls": calls,
+    }
+
+
+def aiw_table(store: Store, run_id: int) -> RenderableType:
+    data = aiw_json(store, run_id)
+    params = data["config"].get("params", {})
+    title = f"Run {run_id}: AIW by {data['model']}  [{data['status']}]"
+    table = Table(title=title)
+    cols = (
+        "Variation",
+        "Prompt type",
+        "Right",
+        "Correct",
+        "Rate",
+        "Beta sd",
+        "Wilson 95%",
+        "Unparseable",
+        "Top answers",
+    )
+    for col in cols:
+        table.add_column(
+            col, justify="left" if col in {"Variation", "Prompt type", "Top answers"} else "right"
+        )
+    for r in data["cells"]:
+        top = sorted(r["distribution"].items(), key=lambda kv: -kv[1])[:3]
+        table.add_row(
+            r["variation"],
+            r["prompt_type"],
+            str(r["expected"]),
+            f"{r['k']}/{r['n']}",
+            f"{r['p']:.2f}",
+            f"{r['beta_sd']:.3f}",
+            f"{r['wilson_low']:.2f}-{r['wilson_high']:.2f}",
+            str(r["unparseable"]),
+            ", ".join(f"{a}: {c}" for a, c in top if c),
+        )
+    summary = Table(title="Per prompt type: mean correct rate over variations and robustness R (paper 3.4.2)")
+    for col in ("Prompt type", "Variations", "Mean rate", "R", "Normalised entropy"):
+        summary.add_column(col, justify="left" if col == "Prompt type" else "right")
+    for prompt_type, a in data["by_prompt_type"].items():
+        summary.add_row(
+            prompt_type,
+            str(a["variations"]),
+            f"{a['mean_rate']:.3f}",
+            f"{a['robustness']:.3f}",
+            f"{a['normalized_entropy']:.3f}",
+        )
+    calls = data["calls"]
+    notes = [
+        Text(
+            f"temperature {params.get('temperature')}, max_tokens {params.get('max_tokens')}; "
+            f"model calls {calls['calls']} ({calls['cached_calls']} from cache); errored {data['errored']}"
+        ),
+    ]
+    if data["pending"]:
+        notes.append(Text(f"{data['pending']} trial(s) not finished: `wason eval --resume {run_id}`"))
+    return Group(table, summary, *notes)
+
+
+def write_histograms(store: Store, run_id: int, directory: Path) -> list[Path]:
+    """One answer-histogram PNG per (variation, prompt type) cell."""
+    paths = []
+    for r in aiw_json(store, run_id)["cells"]:
+        counts: dict[int | None, int] = {
+            (None if a == "unparseable" else int(a)): c for a, c in r["distribution"].items()
+        }
+        expected = int(r["expected"]) if str(r["expected"]).isdigit() else None
+        if expected is None:
+            continue  # symbolic or attribute answers have no number line
+        name = re.sub(r"[^A-Za-z0-9]+", "_", f"run{run_id}_{r['variation']}_{r['prompt_type']}").strip("_")
+        title = f"{r['variation']} / {r['prompt_type']}: {r['k']}/{r['n']} correct"
+        paths.append(answer_histogram_png(counts, expected, directory / f"{name}.png", title))
+    return paths

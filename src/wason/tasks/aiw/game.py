@@ -1,0 +1,81 @@
+"""The AIW game: one question, one answer. Pure logic; ``protocol.py`` turns it into a conversation.
+
+The answer is judged by code: the last "### Answer" marker of the reply is read (``answers.parse_answer``) and
+compared with the family's solver (``answers.answers_match``) -- numbers numerically, AIW-Param expressions
+algebraically. A reply that cannot be read is counted as unparseable, not as a wrong number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from wason.core.game import Malformed, Outcome
+from wason.tasks.aiw.answers import answer_kind, answers_match, parse_answer
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The player's answer, as written (a model's whole reply, or what a person typed)."""
+
+    text: str
+
+
+class AiwObservation(BaseModel):
+    """``start`` carries the question; ``answered`` ends the episode."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["start", "answered"]
+    prompt: str
+    correct: bool | None = None
+    status: str | None = None
+    answer: str | None = None
+
+
+class AiwGame:
+    """One trial of one AIW item."""
+
+    def __init__(self, prompt: str, expected: int | float | str) -> None:
+        self.prompt = prompt
+        self.expected = expected
+        self.kind = answer_kind(expected)
+        self._result: dict[str, Any] | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._result is not None
+
+    def start(self) -> AiwObservation:
+        return AiwObservation(kind="start", prompt=self.prompt)
+
+    def step(self, action: Reply | Malformed) -> AiwObservation:
+        if self.done:
+            raise RuntimeError("the episode has ended")
+        text = action.text if isinstance(action, Reply) else ""
+        parsed = parse_answer(text, self.kind)
+        correct = answers_match(parsed, self.expected)
+        answer = None if parsed.value is None else _plain(parsed.value)
+        self._result = {
+            "correct": correct,
+            "status": parsed.status,
+            "answer": answer,
+            "expected": str(self.expected),
+            "answer_text": parsed.raw,
+        }
+        return AiwObservation(
+            kind="answered", prompt=self.prompt, correct=correct, status=parsed.status, answer=answer
+        )
+
+    def outcome(self) -> Outcome:
+        result = self._result or {"correct": False, "status": "no_reply", "answer": None}
+        return Outcome(success=bool(result["correct"]), metrics=dict(result))
+
+
+def _plain(value: object) -> str:
+    # ints stay ints in text ("7", not "7.0"); sympy expressions print as written ("M + 1")
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -1,0 +1,26 @@
+"""The AIW conversation: the rendered prompt as the user's message, the model's reply as the answer."""
+
+from __future__ import annotations
+
+from wason.core.game import Malformed
+from wason.tasks.aiw.game import AiwObservation, Reply
+
+
+class AiwProtocol:
+    """Single-turn: the published prompt text goes as the first *user* message (AIW was run without a system
+    prompt), and the whole reply is the answer; the game reads its last "### Answer" marker."""
+
+    name = "aiw"
+    prompt_role = "user"
+
+    def __init__(self, prompt: str) -> None:
+        self._prompt = prompt
+
+    def system_prompt(self) -> str:
+        return self._prompt
+
+    def parse(self, reply: str) -> Reply | Malformed:
+        return Reply(reply)
+
+    def feedback(self, observation: AiwObservation) -> str:
+        return ""  # nothing is sent back: the episode ends with the answer

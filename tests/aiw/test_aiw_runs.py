@@ -1,0 +1,79 @@
+"""`wason eval aiw` end to end: trials over real HTTP, statistics, robustness, histograms, resume, transcripts."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer
+from wason.cli import main
+from wason.evaluation import AiwRunConfig
+from wason.store import Store
+
+
+def alice_reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+    """Right on variations with 1 sister, off by one (answers M) elsewhere; the restated numbers come first."""
+    prompt = messages[0]["content"]
+    sisters = int(re.search(r"(\d+) sisters?", prompt).group(1))  # type: ignore[union-attr]
+    answer = sisters + 1 if sisters == 1 else sisters
+    return f"Alice has {sisters} sisters, so her brother has **{answer}**.\n### Answer: {answer}"
+
+
+def test_aiw_trials_statistics_and_histograms(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'aiw.db'}"
+    with FakeOpenAIServer(alice_reply) as server:
+        args = ["eval", "aiw", "--model", "vllm:fake", "--base-url", server.base_url, "--trials", "5"]
+        assert main([*args, "--temperature", "0.7", "--db", db, "--json"]) == 0
+        requests = server.requests
+    data = json.loads(capsys.readouterr().out)
+    cells = {c["variation"]: c for c in data["cells"]}
+    assert len(cells) == 6 and requests == 30
+    # only variation 4 of the paper has 1 sister: answered right; the others get M instead of M + 1
+    assert cells["AIW variation 4"]["k"] == 5 and cells["AIW variation 1"]["k"] == 0
+    near = cells["AIW variation 1"]["near_miss"]
+    assert near["expected"] == 7 and near["at_m"] == 5 and near["share_m"] == 1.0
+    summary = data["by_prompt_type"]["STANDARD"]
+    assert summary["mean_rate"] == pytest.approx(1 / 6)
+    assert 0 < summary["robustness"] < summary["mean_rate"]
+    # every trial is its own request: five trials of one prompt are five sampled calls, not one cached
+    store = Store(db)
+    calls = store.list_calls(run_id=data["run"])
+    assert len(calls) == 30 and not any(c["cached"] for c in calls)
+    assert all(c["messages"][0]["role"] == "user" for c in calls)
+    assert all(c["params"]["temperature"] == 0.7 for c in calls)
+
+    assert main(["show", str(data["run"]), "--db", db, "--plots", str(tmp_path / "png")]) == 0
+    out = capsys.readouterr().out
+    pngs = sorted((tmp_path / "png").glob("*.png"))
+    assert len(pngs) == 6 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    assert "robustness R" in out and "AIW variation 1" in out
+    assert main(["show", str(data["run"]), "--db", db, "--episode", "0"]) == 0
+    assert "answer read: 6 (ok); right answer 7: wrong" in capsys.readouterr().out
+    assert main(["runs", "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["accuracy"] == "5/30"
+
+
+def test_generated_variations_and_config_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = AiwRunConfig(
+        variations="generated", seed=4, n=3, families=["AIW"], trials=2, prompt_types=["THINKING"]
+    )
+    items = config.items()
+    assert len(items) == 2 * 3 * 1 * 2  # two word orders x 3 variations x 1 prompt type x 2 trials
+    assert items == AiwRunConfig(**config.model_dump()).items()  # same seed, same items
+    for _key, item in items:
+        assert item["prompt"].endswith('Provide then the final answer in following form: "### Answer: ".')
+        assert str(item["expected"]) == str(int(item["slots"]["sisters"]) + 1)
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    for argv, message in [
+        (["eval", "aiw", "--prompt-types", "LOUD", "--db", db], "unknown prompt type"),
+        (["eval", "aiw", "--families", "nope", "--db", db], "unknown AIW family"),
+        (["eval", "aiw", "--variations", "generated", "--db", db], "--seed S and --n K"),
+        (["eval", "aiw", "--player", "solver", "--db", db], "played by a model"),
+    ]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
