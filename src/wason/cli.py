@@ -82,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--trials", type=int, default=30, help="AIW: trials per (variation, prompt type)")
     ev.add_argument(
+        "--self-verify",
+        choices=["review", "double-check"],
+        help="AIW: after the answer, ask the model to review and improve it (multi-turn, records 110-112)",
+    )
+    ev.add_argument(
         "--player",
         choices=["llm", "solver"],
         default="llm",
@@ -228,6 +233,7 @@ def _aiw_config(args: argparse.Namespace) -> AiwRunConfig:
         seed=args.seed,
         n=args.n,
         trials=args.trials,
+        self_verify=args.self_verify,
         **_common(args),
     )
 

@@ -107,6 +107,9 @@ class AiwRunConfig(BaseModel):
     seed: int | None = None
     n: int | None = None
     trials: int = 30
+    self_verify: Literal["review", "double-check"] | None = Field(
+        default=None, description="multi-turn self-verification follow-ups (records 110-112)"
+    )
     player: str = "llm"
     model: str | None = None
     base_url: str | None = None
@@ -167,11 +170,15 @@ class AiwRunConfig(BaseModel):
     def items(self) -> list[tuple[str, dict[str, Any]]]:
         """One episode per (variation, prompt type, trial); items carry the prompt and the right answer."""
         from wason.tasks.aiw import expected_answer, render
+        from wason.tasks.aiw.followups import FOLLOWUPS, first_message
 
+        followups = list(FOLLOWUPS[self.self_verify]) if self.self_verify else []
         out = []
         for name, family, slots in self.variations_list():
             for prompt_type in self.prompt_types:
                 prompt = render(family, slots, prompt_type)
+                if followups:  # the published conversations open without the instruction's final period
+                    prompt = first_message(prompt, as_published=True)
                 expected = expected_answer(family, slots, prompt_type)
                 for trial in range(1, self.trials + 1):
                     item = {
@@ -182,6 +189,7 @@ class AiwRunConfig(BaseModel):
                         "trial": trial,
                         "prompt": prompt,
                         "expected": expected,
+                        "followups": followups,
                     }
                     out.append((f"{name}|{prompt_type}|{trial}", item))
         return out
@@ -296,12 +304,14 @@ async def execute_run(
     def job(item: dict[str, Any], episode_id: int, index: int) -> EpisodeJob:
         if isinstance(config, AiwRunConfig):
             from wason.tasks.aiw.game import AiwGame
+            from wason.tasks.aiw.protocol import AiwProtocol
 
             return EpisodeJob(
                 episode_id=episode_id,
                 index=index,
-                make_game=lambda: AiwGame(item["prompt"], item["expected"]),
+                make_game=lambda: AiwGame(item["prompt"], item["expected"], tuple(item.get("followups", ()))),
                 make_player=lambda: make_player(item, episode_id, index),
+                feedback=AiwProtocol(item["prompt"]).feedback,
             )
         rule, game_config = rule_from_item(item), config.game_config()
         return EpisodeJob(

@@ -14,6 +14,8 @@ from wason.cli import main
 from wason.evaluation import AiwRunConfig
 from wason.store import Store
 
+REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "aiw"
+
 
 def alice_reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
     """Right on variations with 1 sister, off by one (answers M) elsewhere; the restated numbers come first."""
@@ -77,3 +79,42 @@ def test_generated_variations_and_config_errors(tmp_path: Path, capsys: pytest.C
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_self_verification_follow_ups_match_the_published_conversations() -> None:
+    from wason.tasks.aiw import render
+    from wason.tasks.aiw.followups import FOLLOWUPS, first_message
+
+    records = {r["id"]: r for r in json.loads((REFERENCE / "prompts.json").read_text())}
+    for record_id, kind, slots in [
+        (110, "review", {"brothers": 3, "sisters": 6}),
+        (111, "double-check", {"brothers": 4, "sisters": 1}),
+        (112, "double-check", {"brothers": 3, "sisters": 6}),
+    ]:
+        published = records[record_id]["prompt"]
+        opening = first_message(render("aiw.bs", slots, "STANDARD"), as_published=True)
+        assert [opening, *FOLLOWUPS[kind]] == published
+
+
+def stubborn_reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+    """Answers M first, then 'revises' to M + 1 only when asked to improve (the review follow-up)."""
+    prompt = messages[0]["content"]
+    sisters = int(re.search(r"(\d+) sisters?", prompt).group(1))  # type: ignore[union-attr]
+    improving = "improve your answer" in messages[-1]["content"]
+    return f"### Answer: {sisters + 1 if improving else sisters}"
+
+
+def test_self_verification_runs_read_every_turn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'sv.db'}"
+    with FakeOpenAIServer(stubborn_reply) as server:
+        args = ["eval", "aiw", "--model", "vllm:fake", "--base-url", server.base_url, "--trials", "2"]
+        assert main([*args, "--self-verify", "review", "--db", db, "--json"]) == 0
+        assert server.requests == 6 * 2 * 3  # three turns per trial
+    data = json.loads(capsys.readouterr().out)
+    for cell in data["cells"]:
+        assert cell["k"] == 2 and cell["initially_correct"] == 0 and cell["revised"] == 2
+    store = Store(db)
+    last_call = store.list_calls(run_id=data["run"])[-1]
+    assert [m["role"] for m in last_call["messages"]] == ["user", "assistant", "user", "assistant", "user"]
+    assert main(["show", str(data["run"]), "--db", db]) == 0
+    assert "first answer right 0/2, changed 2" in capsys.readouterr().out

@@ -54,6 +54,11 @@ def aiw_json(store: Store, run_id: int) -> dict[str, Any]:
                     ("unparseable" if a is None else str(a)): c for a, c in distribution.items()
                 },
                 "near_miss": asdict(near_miss_mass(distribution, expected)) if expected is not None else None,
+                # multi-turn self-verification: right at first, and answers changed by the follow-ups
+                "initially_correct": sum(bool(t.get("initial_correct")) for t in trials)
+                if "initial_correct" in trials[0]
+                else None,
+                "revised": sum(bool(t.get("revised")) for t in trials) if "revised" in trials[0] else None,
             }
         )
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -115,7 +120,12 @@ def aiw_table(store: Store, run_id: int) -> RenderableType:
             f"{r['beta_sd']:.3f}",
             f"{r['wilson_low']:.2f}-{r['wilson_high']:.2f}",
             str(r["unparseable"]),
-            ", ".join(f"{a}: {c}" for a, c in top if c),
+            ", ".join(f"{a}: {c}" for a, c in top if c)
+            + (
+                f"  (first answer right {r['initially_correct']}/{r['n']}, changed {r['revised']})"
+                if r["initially_correct"] is not None
+                else ""
+            ),
         )
     summary = Table(title="Per prompt type: mean correct rate over variations and robustness R (paper 3.4.2)")
     for col in ("Prompt type", "Variations", "Mean rate", "R", "Normalised entropy"):

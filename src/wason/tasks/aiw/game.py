@@ -24,11 +24,12 @@ class Reply:
 
 
 class AiwObservation(BaseModel):
-    """``start`` carries the question; ``answered`` ends the episode."""
+    """``start`` carries the question; ``followup`` asks the model to review its answer (multi-turn
+    self-verification); ``answered`` ends the episode."""
 
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["start", "answered"]
+    kind: Literal["start", "followup", "answered"]
     prompt: str
     correct: bool | None = None
     status: str | None = None
@@ -36,17 +37,19 @@ class AiwObservation(BaseModel):
 
 
 class AiwGame:
-    """One trial of one AIW item."""
+    """One trial of one AIW item; with ``followups``, the answer is read after every turn and the last one
+    counts (the first is kept, to see whether the model revised a wrong answer or spoiled a right one)."""
 
-    def __init__(self, prompt: str, expected: int | float | str) -> None:
+    def __init__(self, prompt: str, expected: int | float | str, followups: tuple[str, ...] = ()) -> None:
         self.prompt = prompt
         self.expected = expected
+        self.followups = followups
         self.kind = answer_kind(expected)
-        self._result: dict[str, Any] | None = None
+        self._turns: list[dict[str, Any]] = []
 
     @property
     def done(self) -> bool:
-        return self._result is not None
+        return len(self._turns) > len(self.followups)
 
     def start(self) -> AiwObservation:
         return AiwObservation(kind="start", prompt=self.prompt)
@@ -58,20 +61,40 @@ class AiwGame:
         parsed = parse_answer(text, self.kind)
         correct = answers_match(parsed, self.expected)
         answer = None if parsed.value is None else _plain(parsed.value)
-        self._result = {
-            "correct": correct,
-            "status": parsed.status,
-            "answer": answer,
-            "expected": str(self.expected),
-            "answer_text": parsed.raw,
-        }
+        self._turns.append(
+            {"correct": correct, "status": parsed.status, "answer": answer, "text": parsed.raw}
+        )
+        if not self.done:
+            return AiwObservation(
+                kind="followup",
+                prompt=self.followups[len(self._turns) - 1],
+                correct=correct,
+                status=parsed.status,
+                answer=answer,
+            )
         return AiwObservation(
             kind="answered", prompt=self.prompt, correct=correct, status=parsed.status, answer=answer
         )
 
     def outcome(self) -> Outcome:
-        result = self._result or {"correct": False, "status": "no_reply", "answer": None}
-        return Outcome(success=bool(result["correct"]), metrics=dict(result))
+        if not self._turns:
+            return Outcome(success=False, metrics={"correct": False, "status": "no_reply", "answer": None})
+        last, first = self._turns[-1], self._turns[0]
+        metrics: dict[str, Any] = {
+            "correct": last["correct"],
+            "status": last["status"],
+            "answer": last["answer"],
+            "expected": str(self.expected),
+            "answer_text": last["text"],
+        }
+        if self.followups:
+            metrics |= {
+                "initial_correct": first["correct"],
+                "initial_answer": first["answer"],
+                "answers": [t["answer"] for t in self._turns],
+                "revised": first["answer"] != last["answer"],
+            }
+        return Outcome(success=bool(last["correct"]), metrics=metrics)
 
 
 def _plain(value: object) -> str:

@@ -23,4 +23,5 @@ class AiwProtocol:
         return Reply(reply)
 
     def feedback(self, observation: AiwObservation) -> str:
-        return ""  # nothing is sent back: the episode ends with the answer
+        # a self-verification follow-up is the next user message; otherwise nothing is sent back
+        return observation.prompt if observation.kind == "followup" else ""
