@@ -14,7 +14,7 @@ from wason.tasks.aiw import FAMILIES, ORIGINAL_VARIATIONS, PROMPT_TYPES, parse, 
 
 PROMPTS = Path("/work/shared/reference/aiw/prompts.json")
 # Coverage actually achieved when the mapping was built; a regression below it fails the suite.
-MIN_REPRODUCED = 285
+MIN_REPRODUCED = 543
 # Id 772 says "3 brothers and she also has 9 sisters" but stores 9; the text implies 10 (it should have
 # said 8 sisters, like its neighbours' one-step progression).
 KNOWN_WRONG_ANSWERS = {772: 9}
@@ -147,3 +147,31 @@ def test_bad_slots_are_rejected() -> None:
         solve("param.bs", {"brothers": 3, "sisters": 1})
     with pytest.raises(ValueError):
         solve("exaggerated.bs", {"brothers": 3, "sisters": 6})
+
+
+def test_every_published_item_describes_a_possible_family() -> None:
+    # AIW+ totals must cover the children already named; the published slots always do.
+    inconsistent = [it.id for it in published_items() if not FAMILIES[it.family].consistent(it.slots)]
+    assert inconsistent == []
+
+
+def test_aiw_plus_records_are_all_reproduced_with_their_answers() -> None:
+    # Every cousins record in the published set (ids 91-99, 447-452, 485-564, 815-820) is claimed by an AIW+
+    # family, and the cousin solver agrees with each stored answer.
+    records = _records()
+    cousin_ids = {
+        rid for rid, r in records.items() if isinstance(r["prompt"], str) and "cousin" in r["prompt"]
+    }
+    claimed = {it.id: it for it in published_items() if FAMILIES[it.family].group == "AIW+"}
+    assert set(claimed) == cousin_ids
+    for rid, it in claimed.items():
+        assert _same_answer(records[rid]["right_answer"], it.answer()), rid
+
+
+def test_aiw_plus_totals_below_the_named_children_are_inconsistent() -> None:
+    (item,) = [it for it in published_items() if it.id == 94]
+    family = FAMILIES[item.family]
+    named_children = int(item.slots["sisters"]) + 1  # Alice and her sisters
+    short = {**item.slots, "aunt_kin": named_children - 1}
+    assert family.consistent(item.slots)
+    assert not family.consistent(short)

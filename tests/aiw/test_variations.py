@@ -16,6 +16,7 @@ def test_every_family_generates_fresh_unconfounded_items(family: str) -> None:
     assert len({tuple(v.slots.items()) for v in items}) == 5
     for v in items:
         assert set(v.slots) == set(fam.slots)
+        assert fam.consistent(v.slots)  # a possible family: e.g. cousins counts cover the named children
         # the problem renders with these numbers, and the answer is the family's own solver's
         text = render_problem(family, v.slots)
         assert all(str(value) in text for value in v.slots.values())

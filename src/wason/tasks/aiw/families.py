@@ -52,6 +52,8 @@ class Family:
         solver: computes the right answer from the slots.
         symbolic: slots are symbol names (AIW-Param) rather than numbers.
         min_value: smallest value a slot may take (exaggerated-numbers instances use large values).
+        consistent: whether slot values describe a possible situation; most families accept any counts,
+            but AIW+ totals ("7 nephews and nieces") must at least cover the children already named.
     """
 
     name: str
@@ -60,6 +62,7 @@ class Family:
     solver: Callable[[Slots], Answer]
     symbolic: bool = False
     min_value: int = 0
+    consistent: Callable[[Slots], bool] = lambda s: True
 
     @property
     def slots(self) -> tuple[str, ...]:
@@ -262,6 +265,237 @@ _family(
 )
 
 
+# Other published wordings of the sibling problem. Haret and "a girl" keep the AIW question; the Bob forms ask
+# for Bob's brother's sisters (Bob is male, so they are just Bob's sisters) or Bob's siblings.
+for _name, _subject in (("haret", "Haret"), ("girl", "A girl")):
+    _owner = "Haret's" if _name == "haret" else "girl's"
+    for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and she also has {_B}")):
+        _family(
+            f"{_name}.{_order}",
+            f"AIW {_subject}",
+            f"{_subject} has {_facts}. How many sisters does {_owner} brother have?",
+            _sisters_plus_one,
+        )
+_family(
+    "bob.brother_sisters.bs",
+    "AIW Bob",
+    f"Bob has {_B} and he also has {_S}. How many sisters does Bob's brother have?",
+    lambda s: s["sisters"],
+)
+_family(
+    "bob.brother_sisters.sb",
+    "AIW Bob",
+    f"Bob has {_S} and he also has {_B}. How many sisters does Bob's brother have?",
+    lambda s: s["sisters"],
+)
+_family(
+    "bob_light_siblings.sb",
+    "AIW Light Arithmetic Siblings",
+    f"Bob has {_S} and he also has {_B}. How many siblings does Bob have?",
+    lambda s: add(s["brothers"], s["sisters"]),
+)
+# Bob named as one of Alice's brothers: his sisters are Alice's sisters and Alice.
+for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and she also has {_B}")):
+    _family(
+        f"named_bob.{_order}",
+        "AIW named brother",
+        f"Alice has {_facts}. Bob is a brother of Alice. How many sisters does Bob have?",
+        _sisters_plus_one,
+    )
+_family(
+    "named_bob.his_name",
+    "AIW named brother",
+    f"Alice has {_S} and she also has a brother. His name is Bob. How many sisters does Bob have?",
+    _sisters_plus_one,
+)
+for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and she also has {_B}")):
+    _family(
+        f"same_parents.{_order}",
+        "AIW complete family",
+        f"Alice has {_facts}. Alice and all her mentioned siblings have the same two parents, the description of "
+        "Alice's family is complete and no person is left out. How many sisters does Alice's brother have?",
+        _sisters_plus_one,
+    )
+_family(
+    "alice_and_mary",
+    "AIW Alice and Mary",
+    f"Alice and Mary are sisters who also have further {_S} and {_B}. How many sisters does Alice's brother have?",
+    lambda s: add(s["sisters"], 2),  # the further sisters, Alice and Mary
+)
+
+
+def _sisters_minus_one(s: Slots) -> Answer:
+    # A sister count seen from a brother includes the sister asked about; she is not her own sister.
+    return add(s["sisters"], -1)
+
+
+_family(
+    "sisters_of_brothers",
+    "AIW Light Family",
+    f"Alice has {_B} and each of her brothers has {_S}. How many sisters does Alice have?",
+    _sisters_minus_one,
+)
+_family(
+    "brother_bob.alice_sisters",
+    "AIW Ext",
+    f"Alice is a girl and has a brother, Bob. Bob has {_S}. How many sisters does Alice have?",
+    _sisters_minus_one,
+)
+# Ext wordings: Alice's sisters and Bob's brothers given (the usual Ext facts), or crossed (Alice's brothers and
+# Bob's sisters). Alice's brother has her sisters and Alice; Bob's sister has his brothers and Bob.
+_family(
+    "ext.alice_brother_sisters",
+    "AIW Ext",
+    f"{_EXT} How many sisters does Alice's brother have?",
+    _sisters_plus_one,
+)
+_family(
+    "ext.bob_sister_brothers",
+    "AIW Ext",
+    f"{_EXT} How many brothers does Bob's sister have?",
+    _brothers_plus_one,
+)
+_family(
+    "ext.siblings",
+    "AIW Ext",
+    f"{_EXT} How many siblings do Alice and Bob have?",
+    # The published answers count the siblings besides Alice and Bob themselves.
+    lambda s: add(s["sisters"], s["brothers"]),
+)
+_EXT_CROSS = f"Alice and Bob are sister and brother. Alice has {_B} and Bob has {_S}."
+_family(
+    "ext_cross.bob_sister_sisters",
+    "AIW Ext",
+    f"{_EXT_CROSS} How many sisters does Bob's sister have?",
+    _sisters_minus_one,
+)
+_family(
+    "ext_cross.alice_sisters",
+    "AIW Ext",
+    f"{_EXT_CROSS} How many sisters does Alice have?",
+    _sisters_minus_one,
+)
+_GIRL_BOY = f"A girl and a boy are sister and brother. The girl has {_S} and the boy has {_B}."
+_family(
+    "ext_girl_boy.boy_sisters",
+    "AIW Ext",
+    f"{_GIRL_BOY} How many sisters does the boy have?",
+    _sisters_plus_one,
+)
+_family(
+    "ext_girl_boy.girl_brothers",
+    "AIW Ext",
+    f"{_GIRL_BOY} How many brothers does the girl have?",
+    _brothers_plus_one,
+)
+_family(
+    "light_total_sisters.other_girls",
+    "AIW Light Arithmetic Total Girls",
+    "Alice and {others} other girls are sisters. How many sisters are there in total?",
+    lambda s: add(s["others"], 1),
+)
+
+# Friends: Alice and Bob in one group where everybody is friends with everybody. Alice's female friends are Bob's
+# female friends without Alice; Alice's male friends are Bob's male friends and Bob.
+_AB = "All mentioned persons are friends with each other and have no other friends aside."
+_BF, _BM = _count("bob_female", "female friend"), _count("bob_male", "male friend")
+_AF, _AM = _count("alice_female", "female friend"), _count("alice_male", "male friend")
+_family(
+    "friends_ab.alice_female",
+    "AIW Friends",
+    f"Alice and Bob are female and male friends. Alice has {_AM}. Bob has {_BF}. {_AB} "
+    "How many female friends does Alice have?",
+    lambda s: add(s["bob_female"], -1),
+)
+_family(
+    "friends_ab.alice_male",
+    "AIW Friends",
+    f"Alice and Bob are female and male friends. Alice has {_AF}. Bob has {_BM}. {_AB} "
+    "How many male friends does Alice have?",
+    lambda s: add(s["bob_male"], 1),
+)
+_family(
+    "friends_ab.including.alice_female",
+    "AIW Friends",
+    f"Alice and Bob are female and male friends. In total, including each other, Alice has {_AM} and Bob has "
+    f"{_BF}. {_AB} How many female friends does Alice have?",
+    lambda s: add(s["bob_female"], -1),
+)
+_family(
+    "friends_ab.besides.bob_female",
+    "AIW Friends",
+    "Alice and Bob are female and male friends. Besides each other, Alice has "
+    f"{_count('alice_male', 'other male friend')} and Bob has {_count('bob_female', 'other female friend')}. "
+    f"{_AB} How many female friends does Bob have?",
+    lambda s: add(s["bob_female"], 1),
+)
+for _q, _given, _solver in (
+    (
+        "alice_female",
+        f"Alice has {_AM} in total. Bob has {_BF} in total.",
+        lambda s: add(s["bob_female"], -1),
+    ),
+    (
+        "alice_male",
+        f"Alice has {_AF} in total. Bob has {_BM} in total.",
+        lambda s: add(s["bob_male"], 1),
+    ),
+):
+    _family(
+        f"friends_ab.sexes.{_q}",
+        "AIW Friends",
+        f"Alice and Bob are friends. Alice is female. Bob is male. {_given} {_AB} "
+        f"How many {_q.split('_')[1]} friends does Alice have?",
+        _solver,
+    )
+# "Alice and N other females": the women are Alice and the others, and each man is friends with all of them.
+for _kind, _friends in (("friends", "friends"), ("female_friends", "female friends")):
+    for _form, _tail in (
+        ("who", ", who are all friends with each other and have no other friends aside."),
+        ("they_all", ". They all are friends with each other and have no other friends aside."),
+    ):
+        _family(
+            f"friends.other_females.{_kind}.{_form}",
+            "AIW Friends",
+            f"Alice and {{others}} other females are {_friends} and she also has {_MALE}{_tail} "
+            "How many female friends does male friend of Alice have?",
+            lambda s: add(s["others"], 1),
+        )
+# Colleagues: every colleague works with every other, so a colleague of the other kind has all of Alice's
+# colleagues of her kind and Alice.
+_WORK = "They all are working with each other and have no other colleagues aside."
+_family(
+    "colleagues.male_female",
+    "AIW Colleagues",
+    f"Alice has {_count('female', 'female colleague')} and she also has {_count('male', 'male colleague')}. "
+    f"{_WORK} How many female colleagues does Alice's male colleague have?",
+    _female_plus_one,
+)
+_SCI = _count("scientists", "scientist colleague")
+_family(
+    "colleagues.scientist.engineers",
+    "AIW Colleagues",
+    f"Alice is a scientist who has {_SCI} and she also has {_count('others', 'software engineer colleague')}. "
+    f"{_WORK} How many scientist colleagues does a software engineer have?",
+    lambda s: add(s["scientists"], 1),
+)
+_NON = _count("others", "non-scientist colleague")
+_family(
+    "colleagues.scientist.non_scientists",
+    "AIW Colleagues",
+    f"Alice is a scientist who has {_SCI} and she also has {_NON}. {_WORK} "
+    "How many scientist colleagues does a non-scientist have?",
+    lambda s: add(s["scientists"], 1),
+)
+_family(
+    "colleagues.scientist.herself",
+    "AIW Colleagues",
+    f"Alice has {_SCI}. She is herself a scientist and she also has {_NON}. {_WORK} "
+    "How many scientist colleagues does a non-scientist have?",
+    lambda s: add(s["scientists"], 1),
+)
+
+
 def _circles(noun: str) -> str:
     # "Mod 8" wording: Matilda belongs to both circles and nobody has relations outside them.
     n = noun
@@ -284,6 +518,155 @@ def _matilda(s: Slots) -> Answer:
 
 _family("circles.colleagues", "Colleague Circles", _circles("colleague"), _matilda)
 _family("circles.friends", "Colleague Circles", _circles("friend"), _matilda)
+
+
+# AIW+ (cousins). Alice's mother has a childless sister, so the aunt's nephews and nieces are the children of the
+# mother and of the mother's brothers; the father's brother's nephews and nieces are the children of the father
+# and of the father's sisters. Subtracting Alice and her siblings from each total leaves the cousins on that side,
+# and the uncle's own children are cousins too. Alice's sister shares all of them.
+@dataclass(frozen=True)
+class _CousinForm:
+    """One AIW+ wording; the published records combine these independent choices."""
+
+    opening: (
+        str  # "plain": sisters only; "no_other": "and no other siblings"; "in_total": sisters and brothers
+    )
+    mother: str  # "dash": "- she has"; "who": "and who has"; "brothers_first": "Her mother has N brothers."
+    father_sisters: bool  # "Alice's father has N sisters. He also has a brother ..."
+    split: bool  # "N nephews and M nieces" instead of "N nephews and nieces"
+    child: str  # the father's brother's children: "son" or "daughter"
+    has_also: bool  # "who has also N son" (the first records) instead of "who also has"
+    male: bool  # asks for male cousins only
+
+    @property
+    def name(self) -> str:
+        parts = [self.opening, self.mother]
+        parts += ["father_sisters"] * self.father_sisters + ["split"] * self.split
+        parts += [f"{self.child}s"] + ["has_also"] * self.has_also + ["male"] * self.male
+        return "aiw_plus." + ".".join(parts)
+
+
+def _kin(who: str, split: bool) -> str:
+    if split:
+        return f"{_count(f'{who}_nephews', 'nephew')} and {_count(f'{who}_nieces', 'niece')}"
+    return "{%s_kin} nephews and nieces" % who  # noqa: UP031 - braces are template syntax
+
+
+def _cousin_template(f: _CousinForm) -> str:
+    opening = {
+        "plain": f"Alice has {_S}.",
+        "no_other": f"Alice has {_S} and no other siblings.",
+        "in_total": f"Alice has {_S} and {_B} in total.",
+    }[f.opening]
+    aunt = _kin("aunt", f.split)
+    if f.mother == "brothers_first":
+        mother = (
+            f"Her mother has {_count('mother_brothers', 'brother')}. She also has 1 sister who does not have "
+            f"children and who has {aunt} in total."
+        )
+    else:
+        joint = " - she has" if f.mother == "dash" else " and who has"
+        total = " in total" if f.split else ""
+        mother = (
+            f"Her mother has 1 sister who does not have children{joint} {aunt}{total} and also "
+            f"{_count('mother_brothers', 'brother')}."
+        )
+    father = "Alice's father has "
+    if f.father_sisters:
+        father += f"{_count('father_sisters', 'sister')}. He also has "
+    children = _count(f"uncle_{f.child}s", f.child)
+    verb = "has also" if f.has_also else "also has"
+    father += f"a brother who has {_kin('uncle', f.split)} in total, and who {verb} {children}."
+    question = f"How many {'male ' if f.male else ''}cousins does Alice's sister have?"
+    return f"{opening} {mother} {father} {question}"
+
+
+def _int(s: Slots, name: str) -> int:
+    value = s.get(name, 0)
+    if not isinstance(value, int):
+        raise TypeError(f"AIW+ slot {name} must be a number, got {value!r}")
+    return value
+
+
+def _kin_counts(s: Slots, who: str) -> tuple[int, int]:
+    """(nephews, nieces) of the aunt or uncle; an unsplit total is reported as nephews only."""
+    if f"{who}_kin" in s:
+        return _int(s, f"{who}_kin"), 0
+    return _int(s, f"{who}_nephews"), _int(s, f"{who}_nieces")
+
+
+def _cousin_solver(f: _CousinForm) -> Callable[[Slots], Answer]:
+    def solve(s: Slots) -> Answer:
+        girls, boys = _int(s, "sisters") + 1, _int(s, "brothers")  # Alice is one of the girls
+        aunt, uncle = _kin_counts(s, "aunt"), _kin_counts(s, "uncle")
+        sons = _int(s, "uncle_sons")
+        if f.male:
+            # The male cousins are the nephews other than Alice's brothers, on both sides, and the uncle's sons.
+            return aunt[0] - boys + uncle[0] - boys + sons
+        own = sons + _int(s, "uncle_daughters")
+        return sum(aunt) - girls - boys + sum(uncle) - girls - boys + own
+
+    return solve
+
+
+def _cousin_consistent(f: _CousinForm) -> Callable[[Slots], bool]:
+    def check(s: Slots) -> bool:
+        girls, boys = _int(s, "sisters") + 1, _int(s, "brothers")
+        for who in ("aunt", "uncle"):
+            nephews, nieces = _kin_counts(s, who)
+            if f.split and (nephews < boys or nieces < girls):
+                return False
+            if nephews + nieces < girls + boys:
+                return False
+        return True
+
+    return check
+
+
+def _cousin_forms() -> list[_CousinForm]:
+    # The combinations the published records use (ids 91-99, 447-452, 485-564, 815-820).
+    forms = [
+        _CousinForm("plain", mother, False, False, child, has_also, False)
+        for mother, child, has_also in (
+            ("dash", "son", True),
+            ("dash", "son", False),
+            ("dash", "daughter", False),
+            ("who", "son", True),
+            ("who", "son", False),
+            ("who", "daughter", False),
+        )
+    ]
+    for mother in ("dash", "who"):
+        forms += [
+            _CousinForm("no_other", mother, fs, False, child, False, False)
+            for fs in (False, True)
+            for child in ("son", "daughter")
+            if mother == "who" or not fs
+        ]
+    for mother in ("dash", "who", "brothers_first"):
+        # Without the father's sisters only the male-cousins question with a son was published.
+        forms.append(_CousinForm("in_total", mother, False, True, "son", False, True))
+        forms += [
+            _CousinForm("in_total", mother, True, True, child, False, male)
+            for child in ("son", "daughter")
+            for male in (False, True)
+        ]
+    forms += [
+        _CousinForm("in_total", "brothers_first", True, False, child, False, False)
+        for child in ("son", "daughter")
+    ]
+    return forms
+
+
+for _cousin in _cousin_forms():
+    _family(
+        _cousin.name,
+        "AIW+",
+        _cousin_template(_cousin),
+        _cousin_solver(_cousin),
+        consistent=_cousin_consistent(_cousin),
+    )
+
 
 FAMILIES: Mapping[str, Family] = {f.name: f for f in _FAMILIES}
 

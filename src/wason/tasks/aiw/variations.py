@@ -3,9 +3,11 @@
 The paper's point is that a model's correct rate swings when only the numbers change; fresh numbers, drawn with a
 seed, are numbers no model can have memorised. Answers always come from the family's solver.
 
-Ranges: every count in 1..10 (the published variations use 1..6; a count of 0 would make questions such as "How
-many sisters does Alice's brother have?" ill-posed when it is the brothers), exaggerated-number families in
-50..100 (published: 61..66). Symbolic (AIW-Param) families draw distinct capital letters.
+Ranges: every count in 1..10, never below a family's own minimum (the published variations use 1..6; a count of 0
+would make questions such as "How many sisters does Alice's brother have?" ill-posed when it is the brothers);
+exaggerated-number families in 50..100 (published: 61..66). Symbolic (AIW-Param) families draw distinct capital
+letters. Draws that describe an impossible family, such as an aunt with fewer nephews than Alice has brothers,
+are rejected.
 
 Structure is preserved, and no variation is confounded: a draw is rejected when the right answer equals the value
 of a slot it does not depend on (with 3 brothers and 2 sisters the answer 3 is also "the number of brothers", so a
@@ -43,8 +45,9 @@ class Variation:
 
 
 def value_range(family: Family) -> tuple[int, int]:
-    """The inclusive range slot values are drawn from."""
-    return EXAGGERATED_RANGE if family.min_value >= EXAGGERATED_RANGE[0] else SANE_RANGE
+    """The inclusive range slot values are drawn from (never below the family's own minimum)."""
+    low, high = EXAGGERATED_RANGE if family.min_value >= EXAGGERATED_RANGE[0] else SANE_RANGE
+    return max(low, family.min_value), high
 
 
 def generate_variations(family: str, *, seed: int, n: int) -> list[Variation]:
@@ -67,7 +70,9 @@ def generate_variations(family: str, *, seed: int, n: int) -> list[Variation]:
             break
         slots = _draw(fam, rng, low, high)
         key = tuple(slots[s] for s in fam.slots)
-        if key in seen:
+        if key in seen or not fam.consistent(
+            slots
+        ):  # e.g. an aunt with fewer nephews than Alice has brothers
             continue
         answer = solve(fam, slots)
         if not fam.symbolic and _confounded(fam, slots, answer):
