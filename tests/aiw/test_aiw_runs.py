@@ -118,3 +118,37 @@ def test_self_verification_runs_read_every_turn(tmp_path: Path, capsys: pytest.C
     assert [m["role"] for m in last_call["messages"]] == ["user", "assistant", "user", "assistant", "user"]
     assert main(["show", str(data["run"]), "--db", db]) == 0
     assert "first answer right 0/2, changed 2" in capsys.readouterr().out
+
+
+async def test_an_interrupted_aiw_run_resumes_without_repeating_trials(tmp_path: Path) -> None:
+    from tests.conftest import FakeModel
+    from wason.evaluation import create_run, execute_run, llm_player_factory
+    from wason.models.base import ChatMessage
+    from wason.models.client import ModelClient
+
+    class Crash(BaseException):
+        pass
+
+    def reply(messages: list[ChatMessage]) -> str:
+        return "### Answer: 7"
+
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    config = AiwRunConfig(model="fake:scripted", trials=4)
+    run_id = create_run(store, config)
+    first = FakeModel(reply, fail=lambda n: Crash() if n == 10 else None)  # type: ignore[arg-type,return-value]
+    with pytest.raises(Crash):
+        await execute_run(
+            store, run_id, llm_player_factory(ModelClient(first, store), config, run_id), concurrency=1
+        )
+    done_before = {e.index for e in store.list_episodes(run_id) if e.status == "completed"}
+    assert len(done_before) >= 10  # an episode already past its call when the crash lands may still finish
+    second = FakeModel(reply)
+    await execute_run(
+        store, run_id, llm_player_factory(ModelClient(second, store), config, run_id), concurrency=1
+    )
+    episodes = store.list_episodes(run_id)
+    assert all(e.status == "completed" for e in episodes) and len(episodes) == 24
+    assert second.calls == 24 - len(done_before)  # only the unfinished trials were asked again
+    assert all(e.success is not None for e in episodes)
+    # variation 1's right answer is 7: its four trials are right, every other variation's are wrong
+    assert sum(bool(e.success) for e in episodes) == 4
