@@ -6,6 +6,10 @@ Template syntax (parsed by regular expressions, never evaluated):
 * ``{name:singular|plural}`` -- the value followed by the noun in the form the records use
   ("1 sister", "3 sisters"); symbolic values (AIW-Param's "M", "X") take the plural, as published.
 
+A family with ``words=True`` writes its counts as English number words ("four brothers", "one sister", up to
+"one hundred" so the exaggerated range fits), capitalised at the start of a sentence; with ``article=True`` as
+well, a count of one is written "a" ("a sister"), as some published records do. The slots stay ints.
+
 Slots are ints, or single capital letters for the symbolic AIW-Param family. Answers are ints, or for
 symbolic slots a normalised expression string such as ``"M + 1"``; a model's symbolic answer is compared with
 it algebraically (sympy) when answers are judged, so the string form here only needs to be canonical.
@@ -22,6 +26,57 @@ Slots = Mapping[str, Slot]
 Answer = int | str
 
 SLOT_RE = re.compile(r"\{(\w+)(?::([^|{}]+)\|([^{}]+))?\}")
+
+_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+MAX_WORD_NUMBER = 100
+
+
+def number_word(n: int) -> str:
+    """Spell a count in lower-case English words ("seven", "forty-two", "one hundred").
+
+    Args:
+        n: an int in 0..:data:`MAX_WORD_NUMBER`.
+
+    Returns:
+        The number in words, tens and units joined by a hyphen.
+
+    Raises:
+        ValueError: if ``n`` is outside the spelled range.
+    """
+    if not 0 <= n <= MAX_WORD_NUMBER:
+        raise ValueError(f"no number word for {n}; words cover 0..{MAX_WORD_NUMBER}")
+    if n == 100:
+        return "one hundred"
+    if n < 20:
+        return _UNITS[n]
+    tens, units = divmod(n, 10)
+    return _TENS[tens - 2] + (f"-{_UNITS[units]}" if units else "")
+
+
+# Reverse lookup for parsing; keys are lower-case, so callers fold the case of sentence-initial words.
+WORD_NUMBERS: Mapping[str, int] = {number_word(n): n for n in range(MAX_WORD_NUMBER + 1)}
 
 
 def add(*terms: Slot) -> Answer:
@@ -54,6 +109,8 @@ class Family:
         min_value: smallest value a slot may take (exaggerated-numbers instances use large values).
         consistent: whether slot values describe a possible situation; most families accept any counts,
             but AIW+ totals ("7 nephews and nieces") must at least cover the children already named.
+        words: counts are written as number words ("four brothers") instead of digits.
+        article: with ``words``, a count of one is written "a" ("a sister") rather than "one".
     """
 
     name: str
@@ -63,6 +120,8 @@ class Family:
     symbolic: bool = False
     min_value: int = 0
     consistent: Callable[[Slots], bool] = lambda s: True
+    words: bool = False
+    article: bool = False
 
     @property
     def slots(self) -> tuple[str, ...]:
@@ -117,6 +176,32 @@ _family(
     lambda s: s["brothers"],
     symbolic=True,
 )
+
+# Word twins of the original and female-boost wordings (records 3-4, 9-10, 144-177 spell the counts out; 9-10
+# write one as "a"). Same groups as the digit forms: only the spelling of the numbers differs.
+for _form, _kw in (("words", {"words": True}), ("words_a", {"words": True, "article": True})):
+    _family(
+        f"aiw.{_form}.bs",
+        "AIW",
+        f"Alice has {_B} and she also has {_S}. {_ALICE_Q}",
+        _sisters_plus_one,
+        **_kw,
+    )
+    _family(
+        f"aiw.{_form}.sb",
+        "AIW",
+        f"Alice has {_S} and she also has {_B}. {_ALICE_Q}",
+        _sisters_plus_one,
+        **_kw,
+    )
+for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and she also has {_B}")):
+    _family(
+        f"female_boost.words.{_order}",
+        "AIW female boost",
+        f"Alice is female and has {_facts}. {_ALICE_Q}",
+        _sisters_plus_one,
+        words=True,
+    )
 
 _family("bob.bs", "AIW Bob", f"Bob has {_B} and he also has {_S}. {_BOB_Q}", _brothers_plus_one)
 _family("bob.sb", "AIW Bob", f"Bob has {_S} and he also has {_B}. {_BOB_Q}", _brothers_plus_one)
@@ -226,6 +311,18 @@ _family(
     "How many brothers does Alice have?",
     _brothers_plus_one,
 )
+
+# Records 154-155 state both sexes before the Ext facts ("Alice is a female and Bob is a male.").
+for _q, _question, _solver in (
+    ("alice_brothers", "How many brothers does Alice have?", _brothers_plus_one),
+    ("bob_sisters", "How many sisters does Bob have?", _sisters_plus_one),
+):
+    _family(
+        f"ext_sexes.{_q}",
+        "AIW Ext",
+        f"Alice is a female and Bob is a male. {_EXT} {_question}",
+        _solver,
+    )
 
 
 def _female_plus_one(s: Slots) -> Answer:
@@ -668,7 +765,12 @@ for _cousin in _cousin_forms():
     )
 
 
-FAMILIES: Mapping[str, Family] = {f.name: f for f in _FAMILIES}
+FAMILIES: Mapping[str, Family] = {f.name: f for f in _FAMILIES if not f.words}
+# Word-form families are kept out of FAMILIES: run configuration selects FAMILIES by group and fresh variations
+# are drawn (and checked) for every family there on the assumption that counts appear as digits. They render,
+# parse and solve like any other family and keep their digit twins' group names.
+WORD_FAMILIES: Mapping[str, Family] = {f.name: f for f in _FAMILIES if f.words}
+ALL_FAMILIES: Mapping[str, Family] = {**FAMILIES, **WORD_FAMILIES}
 
 # The original AIW variations as the paper numbers them: (family, slots) -> right answer 7, 3, 5, 2, 4, 6.
 ORIGINAL_VARIATIONS: Mapping[int, tuple[str, Mapping[str, int]]] = {

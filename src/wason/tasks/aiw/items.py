@@ -13,14 +13,24 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from wason.tasks.aiw.families import FAMILIES, SLOT_RE, Answer, Family, Slot, Slots
+from wason.tasks.aiw.families import (
+    ALL_FAMILIES,
+    MAX_WORD_NUMBER,
+    SLOT_RE,
+    WORD_NUMBERS,
+    Answer,
+    Family,
+    Slot,
+    Slots,
+    number_word,
+)
 from wason.tasks.aiw.prompt_types import PROMPT_TYPES, PromptType
 
 _SYMBOL = re.compile(r"[A-Z]")
 
 
 def _family(family: Family | str) -> Family:
-    return FAMILIES[family] if isinstance(family, str) else family
+    return ALL_FAMILIES[family] if isinstance(family, str) else family
 
 
 def _prompt_type(prompt_type: PromptType | str) -> PromptType:
@@ -36,6 +46,22 @@ def _check_slots(fam: Family, slots: Slots) -> None:
                 raise ValueError(f"{fam.name}: slot {name} must be a capital letter, got {value!r}")
         elif not isinstance(value, int) or isinstance(value, bool) or value < fam.min_value:
             raise ValueError(f"{fam.name}: slot {name} must be an int >= {fam.min_value}, got {value!r}")
+        elif fam.words and value > MAX_WORD_NUMBER:
+            raise ValueError(
+                f"{fam.name}: slot {name} must be <= {MAX_WORD_NUMBER} to be spelled, got {value}"
+            )
+
+
+def _spell(fam: Family, value: Slot, sentence_start: bool) -> str:
+    """A slot value as the family writes it: digits, a symbol, or a number word."""
+    if not (fam.words and isinstance(value, int)):
+        return str(value)
+    word = "a" if fam.article and value == 1 else number_word(value)
+    return word[0].upper() + word[1:] if sentence_start else word
+
+
+def _starts_sentence(text: str) -> bool:
+    return text == "" or text.endswith((". ", "? ", "! "))
 
 
 def render_problem(family: Family | str, slots: Slots) -> str:
@@ -56,10 +82,11 @@ def render_problem(family: Family | str, slots: Slots) -> str:
 
     def fill(m: re.Match[str]) -> str:
         value = slots[m.group(1)]
+        spelled = _spell(fam, value, _starts_sentence(fam.template[: m.start()]))
         if m.group(2) is None:
-            return str(value)
+            return spelled
         noun = m.group(2) if value == 1 else m.group(3)
-        return f"{value} {noun}"
+        return f"{spelled} {noun}"
 
     return SLOT_RE.sub(fill, fam.template)
 
@@ -106,6 +133,11 @@ def _pattern(fam: Family) -> re.Pattern[str]:
     seen: set[str] = set()
     pos = 0
     value = r"[A-Z]" if fam.symbolic else r"\d+"
+    if fam.words:
+        # Longest words first so "seventy-one" is not cut at "seventy"; case is folded for sentence starts and
+        # the re-render in parse rejects a capital anywhere else.
+        spelled = sorted([*WORD_NUMBERS, *(["a"] if fam.article else [])], key=len, reverse=True)
+        value = "(?i:" + "|".join(re.escape(w) for w in spelled) + ")"
     for m in SLOT_RE.finditer(fam.template):
         out.append(re.escape(fam.template[pos : m.start()]))
         name = m.group(1)
@@ -116,6 +148,16 @@ def _pattern(fam: Family) -> re.Pattern[str]:
         pos = m.end()
     out.append(re.escape(fam.template[pos:]))
     return re.compile("".join(out))
+
+
+def _slot_value(fam: Family, text: str) -> Slot:
+    """The slot value a matched piece of prompt text stands for (inverse of :func:`_spell`)."""
+    if fam.symbolic:
+        return text
+    if fam.words:
+        word = text.lower()
+        return 1 if word == "a" else WORD_NUMBERS[word]
+    return int(text)
 
 
 def parse(prompt: str) -> list[tuple[str, dict[str, Slot], str]]:
@@ -135,11 +177,11 @@ def parse(prompt: str) -> list[tuple[str, dict[str, Slot], str]]:
         if not (prompt.startswith(ptype.prefix) and prompt.endswith(ptype.suffix)):
             continue
         problem = prompt[len(ptype.prefix) : len(prompt) - len(ptype.suffix)]
-        for fam in FAMILIES.values():
+        for fam in ALL_FAMILIES.values():
             m = _pattern(fam).fullmatch(problem)
             if m is None:
                 continue
-            slots: dict[str, Slot] = {k: v if fam.symbolic else int(v) for k, v in m.groupdict().items()}
+            slots = {k: _slot_value(fam, v) for k, v in m.groupdict().items()}
             try:
                 # Re-rendering rejects wrong noun forms ("1 sisters") and out-of-range values.
                 if render(fam, slots, ptype) == prompt:
@@ -155,7 +197,7 @@ class PublishedItem:
 
     Attributes:
         id: the record id in the public ``prompts.json``.
-        family: family name (see :data:`~wason.tasks.aiw.families.FAMILIES`).
+        family: family name (see :data:`~wason.tasks.aiw.families.ALL_FAMILIES`).
         slots: slot values.
         prompt_type: prompt type name.
         variation: the variation name ("AIW variation 1" ... for the paper's named instances, else the
