@@ -27,7 +27,7 @@ class WiltRunConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    task: str = "wilt"
+    task: Literal["wilt"] = "wilt"
     split: str = "lite"
     ids: list[int] | None = Field(default=None, description="published rule ids; None = the whole split")
     rules_file: str | None = Field(default=None, description="a file of rules, one per line (split 'file')")
