@@ -1,0 +1,431 @@
+"""The Numberwang (lists) text protocol: the pilot's prompt, the reply parser and the feedback text.
+
+The model reasons freely, writes a line ``<response>`` and then a JSON object. The JSON after the *last*
+``<response>`` counts (a model may draft a response and then revise it). The one exception: when the last
+marker sits inside a string of a JSON object that started after an earlier marker (a thought that quotes the
+tag), that enclosing object is the reply.
+
+The JSON is read with a small tolerant parser rather than ``json`` alone because the pilot lost about a quarter of
+the small models' runs to invalid JSON; every tolerance used is recorded in :attr:`ParsedReply.repairs` so that
+strict format adherence can still be measured. Nothing in a reply is ever evaluated as code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+from wason.core.game import Malformed
+
+# The pilot asked for six hypotheses and five test cases; replies that differ are kept as given.
+REQUESTED_HYPOTHESES = 6
+REQUESTED_TEST_CASES = 5
+# Bounds that keep parsing linear and shallow whatever a model sends.
+MAX_REPLY_CHARS = 200_000
+MAX_DEPTH = 32
+MAX_NUMBER_CHARS = 1_000
+MAX_MARKERS_TRIED = 4
+
+_MARKER = re.compile(r"<[ \t]*response[ \t]*>", re.IGNORECASE)
+# Opening quote -> closing quote. Smart quotes are common when a model's output passed through a word processor.
+_QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u201d": "\u201d", "\u2018": "\u2019", "\u2019": "\u2019"}
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "'": "'"}
+_LITERALS: dict[str, object] = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "True": True,
+    "False": False,
+    "None": None,
+}
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# After a closing quote the next significant character must be one of these, else the quote was part of the
+# text (models often write unescaped quotes inside their thought_process).
+_AFTER_STRING = frozenset(",:}])")
+
+
+@dataclass(frozen=True)
+class ParsedReply:
+    """A readable reply.
+
+    Attributes:
+        thought_process: The ``thought_process`` field (non-strings are rendered as JSON), or None if absent.
+        possible_hypotheses: The hypotheses as given (the prompt asks for six; see :attr:`hypothesis_count`).
+        leading_hypothesis: The ``leading_hypothesis`` field, or None.
+        final_hypothesis: The ``final_hypothesis`` field, or None (an empty or null value counts as absent).
+        test_cases: Each test case as given: a JSON list becomes a tuple of its items (ints, floats, strings,
+            booleans, None or nested tuples); anything else is kept as parsed. The game decides what to do with
+            non-integer items and with more or fewer than five cases.
+        is_final: True when a non-empty ``final_hypothesis`` is present (it wins over ``leading_hypothesis``).
+        repairs: The tolerances needed to read the reply, in order of first use (empty for a clean reply).
+    """
+
+    thought_process: str | None
+    possible_hypotheses: tuple[str, ...]
+    leading_hypothesis: str | None
+    final_hypothesis: str | None
+    test_cases: tuple[object, ...]
+    is_final: bool
+    repairs: tuple[str, ...] = ()
+
+    @property
+    def hypothesis_count(self) -> int:
+        """How many possible hypotheses the model listed (the prompt asked for six)."""
+        return len(self.possible_hypotheses)
+
+    @property
+    def hypothesis(self) -> str | None:
+        """The final hypothesis if the model is done, else the leading one."""
+        return self.final_hypothesis if self.is_final else self.leading_hypothesis
+
+
+def load_initial_prompt() -> str:
+    """The pilot's initial prompt template, byte for byte (a ``str.format`` template with ``{examples}``)."""
+    return (resources.files("wason.tasks.lists") / "data" / "initial_prompt.txt").read_text(encoding="utf-8")
+
+
+def format_example(example: Sequence[int]) -> str:
+    """One example list as the pilot showed it: a Python list literal such as ``[2, 4, 6]``.
+
+    Raises:
+        TypeError: If an item is not an int (booleans are rejected although Python counts them as ints).
+    """
+    for item in example:
+        if not isinstance(item, int) or isinstance(item, bool):
+            raise TypeError(f"example items must be ints, got {item!r}")
+    return str([int(item) for item in example])
+
+
+def render_initial_prompt(examples: Sequence[Sequence[int]], template: str | None = None) -> str:
+    """The pilot's first message: the template with the example lists one per line.
+
+    Args:
+        examples: The example lists (the pilot used three).
+        template: The template to fill; defaults to :func:`load_initial_prompt`.
+    """
+    text = template if template is not None else load_initial_prompt()
+    return text.format(examples="\n".join(format_example(example) for example in examples))
+
+
+def format_case(case: object) -> str:
+    """A test case as JSON text, e.g. ``[2, 4, 6]`` or ``[1.5, "7"]``, the way the model wrote it."""
+    return json.dumps(_jsonable(case), ensure_ascii=False, default=repr)
+
+
+def render_feedback(
+    labels: Sequence[bool], tests: Sequence[object] | None = None, *, echo: bool = False
+) -> str:
+    """The verdicts in the pilot's format: ``"1. Yes\\n2. No\\n..."``, one line per test, no trailing newline.
+
+    Args:
+        labels: Whether each test case fits the rule, in the order proposed.
+        tests: The test cases (as in :attr:`ParsedReply.test_cases`); used only with ``echo``.
+        echo: Also show each tested case, as ``"1. [2, 4, 6]: Yes"`` (the case as JSON, see
+            :func:`format_case`). The pilot did not echo, so models had to keep track of their own lists.
+
+    Raises:
+        ValueError: If ``echo`` is set without one test case per label.
+    """
+    words = ["Yes" if label else "No" for label in labels]
+    if not echo:
+        return "\n".join(f"{number}. {word}" for number, word in enumerate(words, 1))
+    if tests is None or len(tests) != len(words):
+        raise ValueError("echo needs one test case per label")
+    return "\n".join(
+        f"{number}. {format_case(case)}: {word}"
+        for number, (case, word) in enumerate(zip(tests, words, strict=True), 1)
+    )
+
+
+def integer_list(case: object) -> tuple[int, ...] | None:
+    """The case as a tuple of ints, or None if it is not a list of integers.
+
+    Strict on purpose: ``1.0``, ``"1"`` and ``true`` are not integers here, because the model wrote something
+    other than an integer and the pilot's labeller was told that such lists fail.
+    """
+    if not isinstance(case, tuple):
+        return None
+    if all(isinstance(item, int) and not isinstance(item, bool) for item in case):
+        return case
+    return None
+
+
+def parse_reply(text: str) -> ParsedReply | Malformed:
+    """Read a model's reply.
+
+    Returns:
+        A :class:`ParsedReply`, or :class:`Malformed` with a reason when there is no ``<response>`` marker, no
+        readable JSON object after it, or no usable ``test_cases`` list in a reply that is not final.
+    """
+    if len(text) > MAX_REPLY_CHARS:
+        return Malformed(f"reply longer than {MAX_REPLY_CHARS} characters")
+    markers = [m.end() for m in _MARKER.finditer(text)]
+    if not markers:
+        return Malformed("no <response> tag")
+    first_error: str | None = None
+    # Only the last few markers are tried, so that a reply full of tags cannot make parsing quadratic.
+    for index in range(len(markers) - 1, max(-1, len(markers) - 1 - MAX_MARKERS_TRIED), -1):
+        found = _object_after(text, markers[index])
+        if isinstance(found, str):
+            first_error = first_error or found
+            continue
+        value, end, repairs = found
+        # An earlier object only counts if it swallowed every later marker (they were quoted inside it).
+        if index < len(markers) - 1 and end < markers[-1]:
+            break
+        return _reply_from(value, repairs)
+    return Malformed(first_error or "no readable JSON after <response>")
+
+
+def _object_after(text: str, start: int) -> tuple[dict[str, object], int, list[str]] | str:
+    """The first JSON object after ``start``: (value, end offset, repairs), or an error message."""
+    brace = text.find("{", start)
+    if brace < 0:
+        return "no JSON object after <response>"
+    repairs: list[str] = []
+    before = text[start:brace]
+    if "```" in before:
+        repairs.append("code fence")
+    if _MARKER.sub("", re.sub(r"```[A-Za-z]*", "", before)).strip():
+        repairs.append("text before JSON")
+    parser = _Parser(text, brace, repairs)
+    try:
+        value = parser.value(0)
+    except _ParseError as error:
+        return f"unreadable JSON after <response>: {error}"
+    if not isinstance(value, dict):  # pragma: no cover - a '{' always starts an object
+        return "the JSON after <response> is not an object"
+    return value, parser.pos, repairs
+
+
+def _reply_from(value: dict[str, object], repairs: list[str]) -> ParsedReply | Malformed:
+    fields = {_key(k): v for k, v in value.items()}
+    final = _text(fields.get("final_hypothesis"))
+    final = final if final and final.strip() else None
+    raw_cases = fields.get("test_cases")
+    if raw_cases is None:
+        if final is None:
+            return Malformed("no test_cases and no final_hypothesis")
+        cases: tuple[object, ...] = ()
+    elif isinstance(raw_cases, list):
+        cases = tuple(_frozen(case) for case in raw_cases)
+    elif final is None:
+        return Malformed(f"test_cases is not a list: {format_case(raw_cases)[:80]}")
+    else:  # a final reply needs no tests; a malformed leftover is dropped
+        cases = ()
+    return ParsedReply(
+        thought_process=_text(fields.get("thought_process")),
+        possible_hypotheses=_hypotheses(fields.get("possible_hypotheses")),
+        leading_hypothesis=_text(fields.get("leading_hypothesis")),
+        final_hypothesis=final,
+        test_cases=cases,
+        is_final=final is not None,
+        repairs=tuple(dict.fromkeys(repairs)),
+    )
+
+
+def _key(key: str) -> str:
+    # "Final Hypothesis" and "final-hypothesis" mean the same field.
+    return re.sub(r"[\s\-]+", "_", key.strip()).lower()
+
+
+def _text(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return format_case(value)
+
+
+def _hypotheses(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, dict):  # {"1": "...", "2": "..."}
+        value = list(value.values())
+    if isinstance(value, list):
+        return tuple(item if isinstance(item, str) else format_case(item) for item in value)
+    return (format_case(value),)
+
+
+def _frozen(value: object) -> object:
+    """Lists become tuples (recursively) so that a reply is immutable and hashable."""
+    if isinstance(value, list):
+        return tuple(_frozen(item) for item in value)
+    if isinstance(value, dict):
+        return tuple((key, _frozen(item)) for key, item in value.items())
+    return value
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, tuple):
+        return [_jsonable(item) for item in value]
+    return value
+
+
+class _ParseError(Exception):
+    pass
+
+
+class _Parser:
+    """A recursive-descent reader for JSON with the mistakes models make.
+
+    Accepted beyond JSON: trailing and missing commas, single and smart quotes, raw newlines and unescaped
+    quotes inside strings, unquoted keys, Python's True/False/None, and parentheses for lists.
+    """
+
+    def __init__(self, text: str, pos: int, repairs: list[str]) -> None:
+        self.text = text
+        self.pos = pos
+        self.repairs = repairs
+
+    def fail(self, message: str) -> _ParseError:
+        return _ParseError(f"{message} at offset {self.pos}")
+
+    def skip(self) -> str:
+        """Skip whitespace; return the next character ('' at the end)."""
+        text = self.text
+        while self.pos < len(text) and text[self.pos].isspace():
+            self.pos += 1
+        return text[self.pos] if self.pos < len(text) else ""
+
+    def value(self, depth: int) -> object:
+        if depth > MAX_DEPTH:
+            raise self.fail(f"nested deeper than {MAX_DEPTH}")
+        char = self.skip()
+        if char == "{":
+            return self.obj(depth)
+        if char in "[(":
+            if char == "(":
+                self.repairs.append("parentheses")
+            return self.array(depth, "]" if char == "[" else ")")
+        if char in _QUOTES:
+            return self.string()
+        number = _NUMBER.match(self.text, self.pos)
+        if number:
+            return self.number(number.group())
+        word = _WORD.match(self.text, self.pos)
+        if word and word.group() in _LITERALS:
+            if word.group()[0].isupper():
+                self.repairs.append("Python literal")
+            self.pos = word.end()
+            return _LITERALS[word.group()]
+        raise self.fail("expected a value" if char else "unexpected end")
+
+    def number(self, token: str) -> int | float:
+        if len(token) > MAX_NUMBER_CHARS:
+            raise self.fail("number too long")
+        self.pos += len(token)
+        if re.fullmatch(r"[+-]?\d+", token):
+            return int(token)
+        return float(token)
+
+    def separator(self, close: str) -> bool:
+        """Consume a comma if present; return True when the container closes next."""
+        char = self.skip()
+        if char == ",":
+            self.pos += 1
+            if self.skip() == close:
+                self.repairs.append("trailing comma")
+                return True
+            return False
+        if char == close:
+            return True
+        if not char:
+            raise self.fail("unexpected end")
+        self.repairs.append("missing comma")
+        return False
+
+    def array(self, depth: int, close: str) -> list[object]:
+        self.pos += 1
+        result: list[object] = []
+        if self.skip() == close:
+            self.pos += 1
+            return result
+        while True:
+            result.append(self.value(depth + 1))
+            if self.separator(close):
+                self.pos += 1
+                return result
+
+    def obj(self, depth: int) -> dict[str, object]:
+        self.pos += 1
+        result: dict[str, object] = {}
+        if self.skip() == "}":
+            self.pos += 1
+            return result
+        while True:
+            key = self.key()
+            if self.skip() != ":":
+                raise self.fail("expected ':'")
+            self.pos += 1
+            result[key] = self.value(depth + 1)
+            if self.separator("}"):
+                self.pos += 1
+                return result
+
+    def key(self) -> str:
+        char = self.skip()
+        if char in _QUOTES:
+            return self.string()
+        word = _WORD.match(self.text, self.pos)
+        if word is None:
+            raise self.fail("expected a key")
+        self.repairs.append("unquoted key")
+        self.pos = word.end()
+        return word.group()
+
+    def string(self) -> str:
+        text = self.text
+        opening = text[self.pos]
+        closing = _QUOTES[opening]
+        if opening == "'":
+            self.repairs.append("single quotes")
+        elif opening != '"':
+            self.repairs.append("smart quotes")
+        self.pos += 1
+        out: list[str] = []
+        while self.pos < len(text):
+            char = text[self.pos]
+            if char == "\\" and self.pos + 1 < len(text):
+                out.append(self.escape())
+                continue
+            self.pos += 1
+            if char == closing:
+                if self._ends_string():
+                    return "".join(out)
+                self.repairs.append("unescaped quote")
+            elif char in "\n\r\t":
+                self.repairs.append("raw control character")
+            out.append(char)
+        raise self.fail("unterminated string")
+
+    def _ends_string(self) -> bool:
+        rest = self.pos
+        while rest < len(self.text) and self.text[rest].isspace():
+            rest += 1
+        return rest >= len(self.text) or self.text[rest] in _AFTER_STRING
+
+    def escape(self) -> str:
+        char = self.text[self.pos + 1]
+        if char == "u":
+            digits = self.text[self.pos + 2 : self.pos + 6]
+            if re.fullmatch(r"[0-9a-fA-F]{4}", digits):
+                self.pos += 6
+                code = int(digits, 16)
+                low = self.text[self.pos : self.pos + 6]
+                if 0xD800 <= code < 0xDC00 and re.fullmatch(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}", low):
+                    self.pos += 6
+                    return chr(0x10000 + ((code - 0xD800) << 10) + (int(low[2:], 16) - 0xDC00))
+                # A lone surrogate cannot be encoded later; keep it visible instead.
+                return "\ufffd" if 0xD800 <= code < 0xE000 else chr(code)
+        self.pos += 2
+        if char in _ESCAPES:
+            return _ESCAPES[char]
+        self.repairs.append("invalid escape")
+        return "\\" + char
