@@ -22,7 +22,26 @@ from wason.tasks.wilt.rules import SPLITS, WiltRule, load_rules_file, rule_from_
 PlayerFactory = Callable[[dict[str, Any], int, int], Player[Any, Any]]
 
 
-class WiltRunConfig(BaseModel):
+class RunSettings(BaseModel):
+    """Who plays and how a model is called: the part every task's run configuration shares.
+
+    Stored with the run (never the API key), so ``--resume`` can rebuild the same client.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    player: str = "llm"
+    model: str | None = None
+    base_url: str | None = None
+    params: GenerationParams = Field(default_factory=GenerationParams)
+    timeout: float = 120.0
+    retries: int = 6
+    concurrency: int | None = None
+    use_cache: bool = True
+    system_as_user: bool = False
+
+
+class WiltRunConfig(RunSettings):
     """Everything that defines a WILT run; stored with the run so ``--resume`` can rebuild it."""
 
     model_config = ConfigDict(frozen=True)
@@ -36,15 +55,6 @@ class WiltRunConfig(BaseModel):
     max_tests: int = 30
     format_error_limit: int = 2
     probe_seed: int = 0
-    system_as_user: bool = False
-    player: str = "llm"
-    model: str | None = None
-    base_url: str | None = None
-    params: GenerationParams = Field(default_factory=GenerationParams)
-    timeout: float = 120.0
-    retries: int = 6
-    concurrency: int | None = None
-    use_cache: bool = True
     baseline_for: int | None = Field(
         default=None, description="the model run this solver run is the baseline of"
     )
@@ -90,7 +100,7 @@ class WiltRunConfig(BaseModel):
         return [rule_item(r) for r in self.rules()]
 
 
-class AiwRunConfig(BaseModel):
+class AiwRunConfig(RunSettings):
     """Everything that defines an AIW run: which items, how many trials each, and how the model is asked.
 
     Items are (variation, prompt type) pairs, each played ``trials`` times. ``published`` variations are the
@@ -110,15 +120,6 @@ class AiwRunConfig(BaseModel):
     self_verify: Literal["review", "double-check"] | None = Field(
         default=None, description="multi-turn self-verification follow-ups (records 110-112)"
     )
-    player: str = "llm"
-    model: str | None = None
-    base_url: str | None = None
-    params: GenerationParams = Field(default_factory=GenerationParams)
-    timeout: float = 120.0
-    retries: int = 6
-    concurrency: int | None = None
-    use_cache: bool = True
-    system_as_user: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> AiwRunConfig:
