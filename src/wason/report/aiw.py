@@ -15,6 +15,7 @@ from rich.text import Text
 
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
 from wason.report.plots import answer_histogram_png
+from wason.report.tables import run_header
 from wason.store import Store
 
 
@@ -75,12 +76,7 @@ def aiw_json(store: Store, run_id: int) -> dict[str, Any]:
         }
     calls = store.call_totals(run_id)
     return {
-        "run": run.id,
-        "task": run.task,
-        "status": run.status,
-        "player": run.player,
-        "model": run.model,
-        "config": run.config,
+        **run_header(run),
         "cells": rows,
         "by_prompt_type": averages,
         "errored": errored,

@@ -18,41 +18,36 @@ def run_label(run: RunRow) -> str:
     return f"{run.task}:{cfg.get('split', '?')} by {who}"
 
 
+def run_header(run: RunRow) -> dict[str, Any]:
+    """The fields every JSON report of a run starts with, whatever its task."""
+    return {
+        "run": run.id,
+        "task": run.task,
+        "status": run.status,
+        "player": run.player,
+        "model": run.model,
+        "config": run.config,
+    }
+
+
 def runs_json(store: Store) -> list[dict[str, Any]]:
     out = []
     for run in store.list_runs():
         eps = store.list_episodes(run.id)
-        if run.task == "aiw":  # trials: accuracy is simply correct over all
-            correct = sum(bool(e.success) for e in eps)
-            done = sum(e.status == "completed" for e in eps)
-            out.append(
-                {
-                    "id": run.id,
-                    "task": run.task,
-                    "split": run.config.get("variations"),
-                    "player": run.player,
-                    "model": run.model,
-                    "status": run.status,
-                    "created_at": run.created_at.isoformat(),
-                    "episodes": len(eps),
-                    "finished": done,
-                    "accuracy": f"{correct}/{len(eps)}",
-                }
-            )
-            continue
-        summary = summarize([(e.status, e.metrics) for e in eps])
+        # for every task an episode's success is its correctness, so accuracy is successes over all episodes
+        correct = sum(bool(e.success) for e in eps)
         out.append(
             {
                 "id": run.id,
                 "task": run.task,
-                "split": run.config.get("split"),
+                "split": run.config.get("split", run.config.get("variations")),
                 "player": run.player,
                 "model": run.model,
                 "status": run.status,
                 "created_at": run.created_at.isoformat(),
-                "episodes": summary.n,
-                "finished": summary.finished,
-                "accuracy": summary.accuracy,
+                "episodes": len(eps),
+                "finished": sum(e.status == "completed" for e in eps),
+                "accuracy": f"{correct}/{len(eps)}",
             }
         )
     return out
@@ -85,12 +80,7 @@ def run_summary(store: Store, run_id: int) -> tuple[RunRow, list[EpisodeRow], Wi
 def show_json(store: Store, run_id: int) -> dict[str, Any]:
     run, eps, s, calls = run_summary(store, run_id)
     return {
-        "run": run.id,
-        "task": run.task,
-        "status": run.status,
-        "player": run.player,
-        "model": run.model,
-        "config": run.config,
+        **run_header(run),
         "protocol": protocol_name(run.config),
         "table": {
             "accuracy": s.accuracy,
