@@ -52,6 +52,9 @@ class ListRule:
         short_rule: the pilot's short name, for pilot and phase-1 rules.
         examples: the published positive examples (pilot and phase-1 rules only).
         rank: the candidate rank this rule corresponds to, if any.
+        source: the rule as a predicate over ``xs`` in the list guess language (``lambda xs: ...``), when
+            one is known (generated rules carry one; the published rules do not need it).
+        provenance: for generated rules, the generator's name, version, seed and parameters.
     """
 
     split: str
@@ -63,6 +66,8 @@ class ListRule:
     short_rule: str | None = None
     examples: tuple[tuple[int, ...], ...] = ()
     rank: int | None = None
+    source: str | None = None
+    provenance: dict[str, Any] | None = None
 
     @property
     def key(self) -> str:
