@@ -1,0 +1,524 @@
+"""The list-rule judge: is a model's final predicate the hidden rule, on a seeded probe set of integer lists?
+
+The hidden rule is a plain Python callable (trusted code, the oracle); the guess is model text, compiled by
+:mod:`wason.sandbox.lists` and never run by Python. Both are evaluated on the same probe lists; the guess is
+equivalent when it agrees with the rule on every one. The probe set mixes broad random lists with near misses
+of lists the rule accepts, because many rules are almost never true on random lists and the interesting
+mistakes (``<=`` for ``<``, an off-by-one bound) show only next to the boundary. See
+``docs/list-predicates.md``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from wason.sandbox.lists import LANGUAGE_VERSION, MAX_STEPS, ListGuessError, compile_list_predicate
+
+PROBES_VERSION = "wason-list-probes-1"
+"""Version of the probe-set code: bumped whenever the same seed, key and positives could give other lists."""
+
+Rule = Callable[[tuple[int, ...]], bool]
+
+MAX_COUNTEREXAMPLES = 5
+JUDGE_MAX_STEPS = 3_000_000
+"""Step budget of one whole judgement; once spent, the remaining probes count as errors (so as "No").
+
+A typical predicate uses 10-50 steps per list (naive trial division up to x: a few hundred), so this only binds
+on texts that exhaust the per-list budget again and again; it keeps a judgement under a second while staying
+deterministic (steps, not time).
+"""
+RANDOM_PER_FAMILY = 70
+"""Random lists drawn from each value family."""
+MAX_POSITIVES = 12
+"""Caller-supplied positives used (the first this many distinct ones): each yields 30-110 near misses."""
+RANDOM_SEEDS = 20
+"""Random probes the rule accepts that are also mutated (this many, chosen by the seeded generator)."""
+SEED_MUTATIONS = 25
+"""Mutations kept per such accepted random probe."""
+SECOND_SEEDS = 10
+"""Accepted near misses mutated once more, to probe further along the boundary."""
+SECOND_MUTATIONS = 20
+"""Mutations kept per second-round seed."""
+MAX_MAGNITUDE = 10**30
+"""Mutated lists with a larger item are dropped (no probe integer has more than about 30 digits)."""
+MAX_LENGTH = 12
+"""Mutated lists longer than this are dropped."""
+
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97)
+_SQUARES = tuple(i * i for i in range(11))
+_FIBONACCI = (0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89)
+
+Family = Callable[[random.Random, int], list[int]]
+
+
+# ------------------------------------------------------------------------------------------ random lists
+
+
+def _uniform(lo: int, hi: int) -> Family:
+    return lambda rng, n: [rng.randint(lo, hi) for _ in range(n)]
+
+
+def _repeats(rng: random.Random, n: int) -> list[int]:
+    pool = [rng.randint(-5, 15) for _ in range(rng.randint(1, 3))]
+    return [rng.choice(pool) for _ in range(n)]
+
+
+def _constant(rng: random.Random, n: int) -> list[int]:
+    return [rng.randint(-5, 20)] * n
+
+
+def _increasing(rng: random.Random, n: int) -> list[int]:
+    return sorted(rng.sample(range(-10, 60), n))
+
+
+def _non_decreasing(rng: random.Random, n: int) -> list[int]:
+    return sorted(rng.randint(0, 12) for _ in range(n))
+
+
+def _decreasing(rng: random.Random, n: int) -> list[int]:
+    xs = sorted(rng.randint(-10, 40) for _ in range(n))[::-1]
+    return xs if rng.random() < 0.5 else sorted(set(xs), reverse=True)
+
+
+def _arithmetic(rng: random.Random, n: int) -> list[int]:
+    start, step = rng.randint(-10, 20), rng.randint(-6, 8)
+    return [start + i * step for i in range(n)]
+
+
+def _geometric(rng: random.Random, n: int) -> list[int]:
+    start, ratio = rng.choice((1, 2, 3, 5, -1, -3)), rng.choice((2, 3, 4, -2, -1))
+    return [start * ratio**i for i in range(n)]
+
+
+def _primes(rng: random.Random, n: int) -> list[int]:
+    xs = [rng.choice(_PRIMES) for _ in range(n)]
+    return sorted(set(xs)) if rng.random() < 0.3 else xs
+
+
+def _mixed_primes(rng: random.Random, n: int) -> list[int]:
+    return [rng.choice(_PRIMES) if rng.random() < 0.5 else rng.randint(0, 30) for _ in range(n)]
+
+
+def _sequence_members(rng: random.Random, n: int) -> list[int]:
+    terms = rng.choice((_SQUARES, _FIBONACCI, tuple(s - 1 for s in _SQUARES), tuple(2**i for i in range(8))))
+    xs = [rng.choice(terms) for _ in range(n)]
+    return sorted(xs) if rng.random() < 0.5 else xs
+
+
+def _fibonacci_like(rng: random.Random, n: int) -> list[int]:
+    xs = [rng.randint(-3, 8), rng.randint(-3, 8)]
+    while len(xs) < n:
+        xs.append(xs[-1] + xs[-2])
+    return xs[:n]
+
+
+def _multiples(rng: random.Random, n: int) -> list[int]:
+    k = rng.randint(2, 7)
+    return [k * rng.randint(-3, 12) for _ in range(n)]
+
+
+def _zigzag(rng: random.Random, n: int) -> list[int]:
+    x, up, out = rng.randint(0, 20), rng.random() < 0.5, []
+    for _ in range(n):
+        out.append(x)
+        x += rng.randint(1, 9) if up else -rng.randint(1, 9)
+        up = not up
+    return out
+
+
+def _sum_to_target(rng: random.Random, n: int) -> list[int]:
+    if n == 0:
+        return []
+    xs = [rng.randint(-3, 9) for _ in range(n - 1)]
+    return [*xs, rng.randint(0, 20) - sum(xs)]
+
+
+def _recurrence(rng: random.Random, n: int) -> list[int]:
+    a, c, x = rng.choice((-1, 2, 3, -2)), rng.randint(-3, 3), rng.randint(-5, 9)
+    out = []
+    for _ in range(n):
+        out.append(x)
+        x = a * x + c
+    return out
+
+
+def _halving(rng: random.Random, n: int) -> list[int]:
+    x, out = rng.randint(1, 40), []
+    for _ in range(n):
+        out.append(x)
+        x = x // 2 if x % 2 == 0 else rng.choice((3 * x + 1, 5 * x + 1, x + 13))
+    return out
+
+
+FAMILIES: tuple[tuple[str, Family], ...] = (
+    ("small", _uniform(-10, 10)),
+    ("naturals", _uniform(0, 20)),
+    ("percent", _uniform(0, 100)),
+    ("wide", _uniform(-1000, 1000)),
+    ("digits", _uniform(0, 9)),
+    ("positive", _uniform(1, 30)),
+    ("repeats", _repeats),
+    ("constant", _constant),
+    ("increasing", _increasing),
+    ("non-decreasing", _non_decreasing),
+    ("decreasing", _decreasing),
+    ("arithmetic", _arithmetic),
+    ("geometric", _geometric),
+    ("primes", _primes),
+    ("mixed primes", _mixed_primes),
+    ("sequence members", _sequence_members),
+    ("fibonacci-like", _fibonacci_like),
+    ("multiples", _multiples),
+    ("zigzag", _zigzag),
+    ("sum to target", _sum_to_target),
+    ("affine recurrence", _recurrence),
+    ("halving", _halving),
+)
+"""Value families of the random lists (lengths 0-9), in the order they are drawn."""
+
+
+def _tiny_lists() -> list[tuple[int, ...]]:
+    """Every short list over a few small values: edge cases (empty, vacuous truth) and simple counterexamples."""
+    out: list[tuple[int, ...]] = [()]
+    out += [(v,) for v in range(-3, 13)]
+    out += [(a, b) for a in range(-1, 5) for b in range(-1, 5)]
+    out += [(a, b, c) for a in range(3) for b in range(3) for c in range(3)]
+    return out
+
+
+def _random_lists(rng: random.Random, per_family: int) -> list[tuple[int, ...]]:
+    out = []
+    for _, family in FAMILIES:
+        for _ in range(per_family):
+            out.append(tuple(family(rng, rng.randint(0, 9))))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ near misses
+
+
+def _fits(xs: Sequence[int]) -> bool:
+    return len(xs) <= MAX_LENGTH and all(-MAX_MAGNITUDE <= v <= MAX_MAGNITUDE for v in xs)
+
+
+def mutations(xs: Sequence[int], rng: random.Random) -> list[tuple[int, ...]]:
+    """Near misses of one list: small edits a careless guess might not notice.
+
+    Args:
+        xs: the list to mutate (usually one the rule accepts).
+        rng: the seeded generator for the random edits.
+
+    Returns:
+        The mutated lists in a fixed order (duplicates and the list itself possible; callers deduplicate).
+    """
+    items = list(xs)
+    n = len(items)
+    out: list[list[int]] = []
+
+    def replaced(i: int, v: int) -> list[int]:
+        return [*items[:i], v, *items[i + 1 :]]
+
+    for i, x in enumerate(items):
+        out += [replaced(i, x + d) for d in (1, -1, 2, -2)]
+        out.append(replaced(i, rng.randint(-20, 100)))
+        if x:
+            out.append(replaced(i, -x))
+        out.append(items[:i] + items[i + 1 :])  # delete
+        out.append([*items[: i + 1], x, *items[i + 1 :]])  # duplicate
+    for i in range(n - 1):
+        out.append([*items[:i], items[i + 1], items[i], *items[i + 2 :]])  # swap neighbours
+    if n >= 3:
+        i, j = sorted(rng.sample(range(n), 2))
+        swapped = items[:]
+        swapped[i], swapped[j] = swapped[j], swapped[i]
+        out.append(swapped)
+    for v in (rng.randint(-20, 100), rng.randint(0, 12), 0):
+        k = rng.randint(0, n)
+        out.append([*items[:k], v, *items[k:]])  # insert
+    out += [items[::-1], [-x for x in items], sorted(items), sorted(items, reverse=True)]
+    out += [[x + 1 for x in items], [2 * x for x in items], items[1:] + items[:1]]
+    out += [items[:0], items[:1], items[:2], items[1:], items[:-1], items[2:]]  # truncations
+    for _ in range(2):
+        shuffled = items[:]
+        rng.shuffle(shuffled)
+        out.append(shuffled)
+    if n >= 2:
+        i = rng.randint(0, n - 2)
+        out.append(items[i : rng.randint(i + 2, n)])  # a contiguous run
+    if items:
+        last = items[-1]
+        nexts = [last + 1, last - 1, last, 0, rng.randint(-20, 100)]
+        if n >= 2:
+            prev = items[-2]
+            nexts += [2 * last - prev, last + prev, last - prev, prev - last]  # progression, Fibonacci, ...
+            if prev and last * last % prev == 0:
+                nexts.append(last * last // prev)  # geometric
+        out += [[*items, v] for v in nexts]
+        out += [[items[0] - 1, *items], [items[0] + 1, *items]]
+    else:
+        out += [[v] for v in (0, 1, -1, rng.randint(2, 50))]
+    return [tuple(m) for m in out if _fits(m)]
+
+
+def _unique(lists: Iterable[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    return list(dict.fromkeys(lists))
+
+
+def _label(rule: Rule, lists: Iterable[tuple[int, ...]], labels: dict[tuple[int, ...], bool]) -> None:
+    for xs in lists:
+        if xs not in labels:
+            labels[xs] = bool(rule(xs))
+
+
+def _positives(positives: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
+    return _unique(tuple(int(v) for v in p) for p in positives)[:MAX_POSITIVES]
+
+
+def _labelled_probes(
+    rule: Rule, *, seed: int, key: str, positives: Sequence[Sequence[int]]
+) -> dict[tuple[int, ...], bool]:
+    """The probe lists in order, each with the rule's label."""
+    rng = random.Random(f"{PROBES_VERSION}/{seed}/{key}")
+    labels: dict[tuple[int, ...], bool] = {}
+    given = _positives(positives)
+    base = [*_tiny_lists(), *_random_lists(rng, RANDOM_PER_FAMILY), *given]
+    _label(rule, base, labels)
+    near: list[tuple[int, ...]] = []
+    for p in given:
+        near += mutations(p, rng)
+    accepted = sorted({xs for xs, ok in labels.items() if ok and xs not in given})
+    for p in rng.sample(accepted, min(RANDOM_SEEDS, len(accepted))):
+        found = mutations(p, rng)
+        near += rng.sample(found, min(SEED_MUTATIONS, len(found)))
+    near = _unique(near)
+    _label(rule, near, labels)
+    used = set(given) | set(accepted)
+    second = sorted({xs for xs in near if labels[xs] and xs not in used})
+    more: list[tuple[int, ...]] = []
+    for p in rng.sample(second, min(SECOND_SEEDS, len(second))):
+        found = mutations(p, rng)
+        more += rng.sample(found, min(SECOND_MUTATIONS, len(found)))
+    _label(rule, more, labels)
+    return labels
+
+
+def list_probes(
+    rule: Rule, *, seed: int, key: str, positives: Sequence[Sequence[int]] = ()
+) -> tuple[tuple[int, ...], ...]:
+    """The probe lists for one rule: random lists plus near misses of lists the rule accepts.
+
+    Args:
+        rule: the hidden rule (trusted code); it chooses which lists are mutated, so it is called on probes.
+        seed: probe seed; with ``key`` it seeds the generator, so the same arguments give the same lists.
+        key: the rule's key (e.g. ``pilot/3``), so different rules get different random lists.
+        positives: lists the rule accepts (e.g. the examples shown); the first :data:`MAX_POSITIVES`
+            distinct ones are included and mutated.
+
+    Returns:
+        About 1,500-2,500 distinct lists, in a fixed order.
+    """
+    return tuple(_labelled_probes(rule, seed=seed, key=key, positives=positives))
+
+
+# ------------------------------------------------------------------------------------------ verdict
+
+
+class ListVerdict(BaseModel):
+    """The judge's verdict on one list predicate.
+
+    Attributes:
+        equivalent: the guess agrees with the rule on every probe (a probe where it raised counts as "No").
+        agreement: share of probes where the guess agrees with the rule (0.0 when rejected).
+        probes: number of probes (0 when rejected).
+        rule_positives: probes the rule accepts.
+        false_positives: probes the guess accepts and the rule rejects.
+        false_negatives: probes the rule accepts and the guess rejects (or raised on).
+        errors: probes where evaluating the guess failed (counted as "No").
+        counterexamples: up to five disagreements, simplest lists first (shortest, then smallest items),
+            each ``{"list": [...], "rule": bool, "guess": bool}``; both kinds of mistake are shown when both
+            occur.
+        rejection: why the text did not compile (then ``equivalent`` is False and ``agreement`` 0), or None.
+        first_error: the first evaluation error, with its list, or None.
+        probe_version: :data:`PROBES_VERSION`.
+        language_version: the list language's version.
+        seed: the probe seed.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    equivalent: bool
+    agreement: float
+    probes: int
+    rule_positives: int
+    false_positives: int
+    false_negatives: int
+    errors: int
+    counterexamples: list[dict[str, Any]]
+    rejection: str | None
+    first_error: str | None = None
+    probe_version: str = PROBES_VERSION
+    language_version: str = LANGUAGE_VERSION
+    seed: int
+
+
+def judge_list_predicate(
+    rule: Rule, source: str, *, seed: int, key: str, positives: Sequence[Sequence[int]] = ()
+) -> ListVerdict:
+    """Judge a model's predicate against the hidden rule on the probe set.
+
+    Args:
+        rule: the hidden rule, a plain callable on a tuple of ints.
+        source: the model's predicate text (anything; text outside the language is judged wrong, not raised).
+        seed: probe seed.
+        key: the rule's key.
+        positives: lists the rule accepts, to mutate into near misses (see :func:`list_probes`).
+
+    Returns:
+        The verdict.
+    """
+    try:
+        guess = compile_list_predicate(source)
+    except ListGuessError as exc:
+        return ListVerdict(
+            equivalent=False,
+            agreement=0.0,
+            probes=0,
+            rule_positives=0,
+            false_positives=0,
+            false_negatives=0,
+            errors=0,
+            counterexamples=[],
+            rejection=str(exc),
+            seed=seed,
+        )
+    labels = _labelled_probes(rule, seed=seed, key=key, positives=positives)
+    left = JUDGE_MAX_STEPS
+    false_pos: list[tuple[int, ...]] = []
+    false_neg: list[tuple[int, ...]] = []
+    errors = 0
+    first_error: str | None = None
+    for xs, truth in labels.items():
+        if left > 0:
+            verdict, error, used = guess.run(xs, max_steps=min(MAX_STEPS, left))
+            left -= used
+        else:
+            verdict, error = None, f"the judgement's step budget of {JUDGE_MAX_STEPS:,} is spent"
+        if verdict is None:
+            errors += 1
+            if first_error is None:
+                first_error = f"{error} (on {list(xs)})"
+        said = bool(verdict)
+        if said and not truth:
+            false_pos.append(xs)
+        elif truth and not said:
+            false_neg.append(xs)
+    wrong = len(false_pos) + len(false_neg)
+    return ListVerdict(
+        equivalent=wrong == 0,
+        agreement=1.0 - wrong / len(labels),
+        probes=len(labels),
+        rule_positives=sum(labels.values()),
+        false_positives=len(false_pos),
+        false_negatives=len(false_neg),
+        errors=errors,
+        counterexamples=_counterexamples(false_pos, false_neg),
+        rejection=None,
+        first_error=first_error,
+        seed=seed,
+    )
+
+
+def _simplicity(xs: tuple[int, ...]) -> tuple[int, int, int]:
+    return len(xs), max((abs(v) for v in xs), default=0), sum(abs(v) for v in xs)
+
+
+def _counterexamples(
+    false_pos: list[tuple[int, ...]], false_neg: list[tuple[int, ...]]
+) -> list[dict[str, Any]]:
+    fp = sorted(false_pos, key=_simplicity)[:MAX_COUNTEREXAMPLES]  # sorted() is stable: ties keep probe order
+    fn = sorted(false_neg, key=_simplicity)[:MAX_COUNTEREXAMPLES]
+    chosen = sorted([*fp, *fn], key=_simplicity)[:MAX_COUNTEREXAMPLES]
+    # Show both kinds of mistake when both exist: they point in different directions.
+    for other in (fp, fn):
+        if other and not any(xs in other for xs in chosen):
+            chosen = [*chosen[: MAX_COUNTEREXAMPLES - 1], other[0]]
+    wrongly_accepted = set(false_pos)
+    return [
+        {"list": list(xs), "rule": xs not in wrongly_accepted, "guess": xs in wrongly_accepted}
+        for xs in chosen
+    ]
+
+
+# ------------------------------------------------------------------------------------------ quiz
+
+
+def quiz_lists(
+    rule: Rule,
+    *,
+    seed: int,
+    key: str,
+    positives: Sequence[Sequence[int]],
+    n: int = 10,
+    exclude: Collection[tuple[int, ...]] = (),
+) -> list[tuple[tuple[int, ...], bool]]:
+    """Held-out lists for a classification quiz, each with the rule's label.
+
+    Half the lists (``n // 2``) are accepted by the rule, the rest rejected. Accepted lists are edits of the
+    given positives (or of other accepted lists) that the rule still accepts, and random lists it accepts;
+    rejected lists are near misses of accepted ones where there are enough, random lists otherwise. The given
+    positives themselves are used only as a last resort. If the rule accepts (or rejects) too few distinct
+    candidates, the other kind fills the gap, so the quiz still has ``n`` lists but is unbalanced; the labels
+    say so. No list is in ``exclude`` and no list appears twice.
+
+    Args:
+        rule: the hidden rule.
+        seed: quiz seed (the generator is separate from the probe set's).
+        key: the rule's key.
+        positives: lists the rule accepts (e.g. the examples shown).
+        n: number of lists.
+        exclude: lists the player already tested or saw; none of them is used.
+
+    Returns:
+        ``n`` pairs ``(list, rule's label)`` in a seeded shuffled order (fewer only if even the fallbacks run
+        out of distinct lists).
+
+    Raises:
+        ValueError: if ``n`` is negative.
+    """
+    if n < 0:
+        raise ValueError(f"n must be non-negative, got {n}")
+    rng = random.Random(f"{PROBES_VERSION}/quiz/{seed}/{key}")
+    excluded = {tuple(int(v) for v in xs) for xs in exclude}
+    given = _positives(positives)
+    labels: dict[tuple[int, ...], bool] = {}
+    near: list[tuple[int, ...]] = []
+    for p in given:
+        near += mutations(p, rng)
+    randoms = _random_lists(rng, 10)
+    _label(rule, [*near, *randoms], labels)
+    accepted_near = sorted({xs for xs in near if labels[xs]} - set(given))
+    for p in rng.sample(accepted_near, min(SECOND_SEEDS, len(accepted_near))):
+        more = mutations(p, rng)
+        _label(rule, more, labels)
+        near += more
+
+    def pool(lists: Iterable[tuple[int, ...]], truth: bool) -> list[tuple[int, ...]]:
+        found = [
+            xs for xs in _unique(lists) if labels[xs] == truth and xs not in excluded and xs not in given
+        ]
+        rng.shuffle(found)
+        return found
+
+    yes = pool([*near, *randoms], True) + [p for p in given if p not in excluded]
+    no_near, no_random = pool(near, False), pool(randoms, False)
+    no = _unique([*no_near, *no_random])
+    want_yes = min(n // 2, len(yes))
+    want_no = min(n - want_yes, len(no))
+    want_yes = min(n - want_no, len(yes))  # too few rejected lists: more accepted ones fill the quiz
+    chosen = yes[:want_yes] + no[:want_no]
+    rng.shuffle(chosen)
+    return [(xs, bool(rule(xs))) for xs in chosen]
