@@ -14,6 +14,7 @@ from rich.console import Console
 
 from wason.evaluation import (
     AiwRunConfig,
+    ListsRunConfig,
     RunConfig,
     WiltRunConfig,
     create_run,
@@ -21,6 +22,7 @@ from wason.evaluation import (
     llm_player_factory,
     load_config,
     make_client,
+    make_oracle_client,
     run_baseline,
     solver_player_factory,
 )
@@ -62,17 +64,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", parents=[store_opts], help="run a benchmark and print its results table")
     ev.add_argument(
-        "task", nargs="?", choices=["wilt", "aiw"], default="wilt", help="task family (default wilt)"
+        "task",
+        nargs="?",
+        choices=["wilt", "aiw", "lists"],
+        default="wilt",
+        help="task family (default wilt)",
     )
     ev.add_argument(
         "--split",
-        default="lite",
-        help="WILT split: lite (10 rules), full (50), or generated (with --seed and --n); default lite",
+        help="WILT: lite (default, 10 rules), full (50) or generated (with --seed and --n); lists: pilot "
+        "(default), second, all, phase1 or generated",
     )
     ev.add_argument("--ids", type=_rules, help="only these published rule ids, e.g. 1,2,15")
     ev.add_argument("--rules", metavar="FILE", help="your own rules, one per line in the guess language")
-    ev.add_argument("--seed", type=int, help="seed of the generated split (WILT) or variations (AIW)")
-    ev.add_argument("--n", type=int, help="rules in the generated split (WILT); variations per family (AIW)")
+    ev.add_argument(
+        "--seed",
+        type=int,
+        help="seed of the generated split (WILT, lists), of variations (AIW) or of generated examples (lists)",
+    )
+    ev.add_argument("--n", type=int, help="rules in the generated split; AIW: variations per family")
     ev.add_argument(
         "--families", help="AIW: family or group names, comma-separated (default: AIW variations 1-6)"
     )
@@ -80,7 +90,38 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--variations", choices=["published", "generated"], default="published", help="AIW: which variations"
     )
-    ev.add_argument("--trials", type=int, default=30, help="AIW: trials per (variation, prompt type)")
+    ev.add_argument(
+        "--trials",
+        type=int,
+        help="AIW: trials per (variation, prompt type), default 30; lists: episodes per rule with seeds "
+        "S, S+1, ... (default 1)",
+    )
+    ev.add_argument(
+        "--examples",
+        choices=["published", "generated"],
+        help="lists: the published three examples (pilot, phase1) or examples drawn with --seed "
+        "(default: published where the split has them)",
+    )
+    ev.add_argument("--echo", action="store_true", help="lists: show each tested list beside its label")
+    ev.add_argument(
+        "--labeller",
+        choices=["code", "llm"],
+        default="code",
+        help="lists: who labels test lists: the rule's code (default) or the judge model with the pilot's "
+        "analysis prompt (disagreements with the code are recorded)",
+    )
+    ev.add_argument(
+        "--judges",
+        default="predicate,quiz,llm",
+        help="lists: which judges run, comma-separated: predicate (the model states a Python predicate, "
+        "judged by code), quiz (it labels held-out lists), llm (the pilot's judge, 3 votes); default all",
+    )
+    ev.add_argument("--judge-model", help="lists: model of the LLM judge and labeller (default: --model)")
+    ev.add_argument("--judge-base-url", help="lists: endpoint of --judge-model")
+    ev.add_argument("--max-rounds", type=int, default=19, help="lists: rounds of five tests (published: 19)")
+    ev.add_argument(
+        "--quiz-size", type=int, default=10, help="lists: held-out lists in the quiz (default 10)"
+    )
     ev.add_argument(
         "--self-verify",
         choices=["review", "double-check"],
@@ -90,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--player",
         choices=["llm", "solver"],
         default="llm",
-        help="llm: the model plays through the WILT protocol (default); solver: the ideal-scientist solver",
+        help="llm: the model plays through the task's protocol (default); solver: the reference solver",
     )
     ev.add_argument(
         "--model", default=DEFAULT_MODEL, help=f"model spec PROVIDER:MODEL (default {DEFAULT_MODEL})"
@@ -211,7 +252,7 @@ def _common(args: argparse.Namespace) -> dict[str, Any]:
 
 def _wilt_config(args: argparse.Namespace) -> WiltRunConfig:
     return WiltRunConfig(
-        split="file" if args.rules else args.split,
+        split="file" if args.rules else (args.split or "lite"),
         ids=args.ids,
         rules_file=str(Path(args.rules).resolve()) if args.rules else None,
         seed=args.seed,
@@ -232,10 +273,45 @@ def _aiw_config(args: argparse.Namespace) -> AiwRunConfig:
         variations=args.variations,
         seed=args.seed,
         n=args.n,
-        trials=args.trials,
+        trials=30 if args.trials is None else args.trials,
         self_verify=args.self_verify,
         **_common(args),
     )
+
+
+def _lists_config(args: argparse.Namespace) -> ListsRunConfig:
+    if args.rules:
+        raise UserError("--rules FILE is for WILT; list rules come from --split")
+    judges = [j.strip() for j in args.judges.split(",") if j.strip()]
+    if args.player == "solver" and args.judge_model is None:
+        # the solver has no model to judge with: the LLM judge runs only on a judge model named for it
+        judges = [j for j in judges if j != "llm"]
+    return ListsRunConfig(
+        split=args.split or "pilot",
+        ids=args.ids,
+        seed=args.seed,
+        n=args.n,
+        examples=args.examples,
+        trials=1 if args.trials is None else args.trials,
+        echo=args.echo,
+        labeller=args.labeller,
+        judges=judges,
+        judge_model=args.judge_model,
+        judge_base_url=args.judge_base_url,
+        max_rounds=args.max_rounds,
+        format_error_limit=args.format_error_limit,
+        quiz_size=args.quiz_size,
+        probe_seed=args.probe_seed,
+        **_common(args),
+    )
+
+
+def _task_config(args: argparse.Namespace) -> RunConfig:
+    if args.task == "aiw":
+        return _aiw_config(args)
+    if args.task == "lists":
+        return _lists_config(args)
+    return _wilt_config(args)
 
 
 def _eval(args: argparse.Namespace, console: Console) -> int:
@@ -249,32 +325,43 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         run_id = args.resume
     else:
         try:
-            config = _aiw_config(args) if args.task == "aiw" else _wilt_config(args)
+            config = _task_config(args)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError; keep only the reasons
             errors = getattr(exc, "errors", None)
             if callable(errors):
                 raise UserError(
-                    "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors())
+                    "; ".join(
+                        f"{'.'.join(map(str, e['loc']))}: {e['msg']}" if e["loc"] else str(e["msg"])
+                        for e in errors()
+                    )
                 ) from None
             raise
         config.items()  # unknown rule ids and bad rules files fail here, before anything is written
         run_id = -1
-    if isinstance(config, WiltRunConfig) and config.player == "solver":
+    if config.player == "solver":
+        if isinstance(config, AiwRunConfig):
+            raise UserError("AIW has no solver; it is played by a model (--player llm)")
         run_id = create_run(store, config)
         if not args.json:
             console.print(_header(config, run_id, store, len(store.list_episodes(run_id)), resumed=False))
-        asyncio.run(execute_run(store, run_id, solver_player_factory(config), concurrency=1))
+        oracle = make_oracle_client(config, store) if isinstance(config, ListsRunConfig) else None
+        asyncio.run(_solve(store, run_id, config, oracle))
         return _report(store, [run_id], console, as_json=args.json)
     client = make_client(config, store, api_key=args.api_key)
+    oracle = (
+        make_oracle_client(config, store, api_key=args.api_key)
+        if isinstance(config, ListsRunConfig)
+        else None
+    )
     state = {"run": run_id}
     try:
-        asyncio.run(_eval_async(args, console, store, config, client, state))
+        asyncio.run(_eval_async(args, console, store, config, client, state, oracle))
     except KeyboardInterrupt:
         if state["run"] >= 0:  # the run marked itself interrupted; say how to finish it
             print(f"wason: interrupted; finish with `wason eval --resume {state['run']}`", file=sys.stderr)
         return 130
     runs = [state["run"]]
-    if isinstance(config, WiltRunConfig) and not args.no_baseline:
+    if isinstance(config, WiltRunConfig | ListsRunConfig) and not args.no_baseline:
         runs.append(run_baseline(store, state["run"]))
     return _report(store, runs, console, as_json=args.json)
 
@@ -286,10 +373,13 @@ async def _eval_async(
     config: RunConfig,
     client: ModelClient,
     state: dict[str, int],
+    oracle: ModelClient | None = None,
 ) -> None:
     # One event loop for the check and the run: the HTTP clients are bound to the loop they first ran on.
     try:
         await _preflight(client)
+        if oracle is not None and oracle.model.spec != client.model.spec:
+            await _preflight(oracle)
         if state["run"] < 0:
             state["run"] = create_run(store, config)
         run_id = state["run"]
@@ -297,9 +387,21 @@ async def _eval_async(
         n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
         if not args.json:
             console.print(_header(config, run_id, store, n_todo, resumed=args.resume is not None))
-        await _run_with_progress(store, run_id, client, config, concurrency, n_todo, quiet=args.json)
+        await _run_with_progress(
+            store, run_id, client, config, concurrency, n_todo, quiet=args.json, oracle=oracle
+        )
     finally:
         await client.aclose()
+        if oracle is not None:
+            await oracle.aclose()
+
+
+async def _solve(store: Store, run_id: int, config: RunConfig, oracle: ModelClient | None) -> None:
+    try:
+        await execute_run(store, run_id, solver_player_factory(config), concurrency=1, oracle=oracle)
+    finally:
+        if oracle is not None:
+            await oracle.aclose()
 
 
 async def _preflight(client: ModelClient) -> None:
@@ -326,10 +428,35 @@ def _header(config: RunConfig, run_id: int, store: Store, n_todo: int, *, resume
             f" type(s) x {config.trials} trials"
         )
         return f"{verb} run {run_id}: AIW, {shape} = {n} episodes ({n_todo} to play) with {who}; store {store.url}"
+    if isinstance(config, ListsRunConfig):
+        return _lists_header(config, verb, run_id, store, n, n_todo, who)
     source = {"file": f"rules of {config.rules_file}", "generated": f"generated split (seed {config.seed})"}
     return (
         f"{verb} run {run_id}: WILT {source.get(config.split, config.split + ' split')} ({n} rules, {n_todo} to play)"
         f" with {who}; {config.max_tests} tests then one guess; store {store.url}"
+    )
+
+
+def _lists_header(
+    config: ListsRunConfig, verb: str, run_id: int, store: Store, n: int, n_todo: int, who: str
+) -> str:
+    rules = (
+        f"generated split (seed {config.seed})" if config.split == "generated" else f"{config.split} split"
+    )
+    examples = config.examples_source()
+    if examples == "generated":
+        examples += f" with seeds {config.seed or 0}..{(config.seed or 0) + config.trials - 1}"
+    judges = ", ".join(f"{j} (primary)" if j == config.game_config(0).primary else j for j in config.judges)
+    if "llm" in config.judges:
+        judges += f"; LLM judge {config.oracle_model}"
+    labels = (
+        "code" if config.labeller == "code" else f"LLM ({config.oracle_model}) with code disagreements kept"
+    )
+    return (
+        f"{verb} run {run_id}: lists {rules}, {n // config.trials} rules x {config.trials} trial(s) = {n} episodes "
+        f"({n_todo} to play) with {who}; examples {examples}; up to {config.max_rounds} rounds of "
+        f"{config.tests_per_round} tests{', echoed' if config.echo else ''}; labels by {labels}; judges: {judges}; "
+        f"store {store.url}"
     )
 
 
@@ -342,6 +469,7 @@ async def _run_with_progress(
     n_todo: int,
     *,
     quiet: bool,
+    oracle: ModelClient | None = None,
 ) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -365,7 +493,7 @@ async def _run_with_progress(
                 counts["correct"] += 1
             progress.update(task, advance=1, note=f"{counts['correct']} correct, {counts['errored']} errored")
 
-        await execute_run(store, run_id, factory, concurrency=concurrency, on_result=on_result)
+        await execute_run(store, run_id, factory, concurrency=concurrency, on_result=on_result, oracle=oracle)
 
 
 def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool) -> int:
@@ -373,6 +501,18 @@ def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool
     from wason.report.tables import episodes_table, show_json, show_table
 
     run_id = run_ids[0]
+    if store.get_run(run_id).task == "lists":
+        from wason.report.lists import lists_json, lists_tables
+
+        if as_json:
+            data = lists_json(store, run_id)
+            data["baselines"] = [lists_json(store, r) for r in run_ids[1:]]
+            print(json.dumps(data, indent=2, default=str))
+        else:
+            for table in lists_tables(store, run_ids):
+                console.print(table)
+            console.print(f"run id: {run_id}   (details: `wason show {run_id} --episode N`)")
+        return 0
     if store.get_run(run_id).task == "aiw":
         from wason.report.aiw import aiw_json, aiw_table
 

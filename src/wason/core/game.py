@@ -8,7 +8,7 @@ The same game is therefore played by an LLM (through its protocol), a person, a 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -61,6 +61,20 @@ class Game(Protocol[A_in, O_out]):
 
     def outcome(self) -> Outcome:
         """The episode's result; only meaningful once :attr:`done` is true."""
+        ...
+
+
+@runtime_checkable
+class Settles(Protocol):
+    """A game that needs outside work before it can apply an action: an LLM labeller or judge.
+
+    The runner awaits :meth:`settle` with each action before calling ``step`` with it, so ``step`` stays pure
+    and synchronous while the game's oracles (injected by whoever builds the game) may call a model. An
+    :class:`ExternalFailure` raised here ends the episode as errored, like a failed player call.
+    """
+
+    async def settle(self, action: Any) -> None:
+        """Do the outside work ``action`` needs (e.g. label its test lists); called before ``step(action)``."""
         ...
 
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from wason.core.game import ExternalFailure, Game, Outcome, Player
+from wason.core.game import ExternalFailure, Game, Outcome, Player, Settles
 
 
 class EpisodeRecorder(Protocol):
@@ -87,6 +87,8 @@ async def play_episode(
             if turn >= max_turns:  # a game that never ends is a bug in the game; never hang a run on it
                 raise RuntimeError(f"episode did not end within {max_turns} turns")
             move = await player.act(observation)
+            if isinstance(game, Settles):
+                await game.settle(move.action)
             observation = game.step(move.action)
             recorder.add_turn(
                 job.episode_id,

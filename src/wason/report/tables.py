@@ -262,6 +262,10 @@ def transcript(store: Store, run_id: int, index: int) -> RenderableType:
     run = store.get_run(run_id)
     if run.task == "aiw":
         return _aiw_transcript(data)
+    if run.task == "lists":
+        from wason.report.lists import lists_transcript
+
+        return lists_transcript(data, run.player)
     parts: list[RenderableType] = [
         Text(f"Run {run_id}, episode {index}: rule {data['rule']}  {data['rule_text']}", style="bold"),
         Text(f"[system] {load_instruction()[:160]}... (the published WILT prompt)", style="dim"),

@@ -1,5 +1,6 @@
-"""List rules ("Numberwang"): hidden rules over integer lists, labelled by code, and the pilot's protocol.
+"""List rules ("Numberwang"): hidden rules over integer lists, labelled by code, played with the pilot's protocol.
 
-In progress (issue 5): rules as predicates with their published texts and documented readings, the pilot's
-prompt, reply parser and feedback. The game, judges, generated rules and solver are still to come.
+Modules: ``rules`` (the published rules as predicates), ``examples`` (generated positive examples), ``game`` (the
+game and its judges), ``protocol`` (the pilot's texts and reply parser), ``hypotheses`` and ``generate`` (a
+grammar of list rules and the generated split), ``solver`` (the reference scientist). See ``docs/lists.md``.
 """

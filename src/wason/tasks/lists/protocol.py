@@ -19,6 +19,15 @@ from dataclasses import dataclass
 from importlib import resources
 
 from wason.core.game import Malformed
+from wason.judges.labels import read_labels
+from wason.tasks.lists.game import (
+    FinalHypothesis,
+    ListsAction,
+    ListsObservation,
+    PredicateAnswer,
+    QuizAnswer,
+    TestRound,
+)
 
 # The pilot asked for six hypotheses and five test cases; replies that differ are kept as given.
 REQUESTED_HYPOTHESES = 6
@@ -429,3 +438,158 @@ class _Parser:
             return _ESCAPES[char]
         self.repairs.append("invalid escape")
         return "\\" + char
+
+
+# --------------------------------------------------------------------------------------------------------
+# The conversation around the game: the pilot's texts where it had them, ours (documented) where it did not.
+
+# After a reply that cannot be read (the pilot had no such message: such runs simply failed).
+FORMAT_COMPLAINT = (
+    "I could not read your response ({reason}). Please think as much as you like, then add a line with only a "
+    "<response> tag, and then finish your response with exactly the JSON format described at the start."
+)
+# Appended to the 19th round's verdicts: the prompt promises 19 rounds, so the next reply must be final.
+FINALIZE_REQUEST = (
+    "You have used all {rounds} rounds of tests. Please give your final hypothesis now, using the "
+    '"final_hypothesis" key.'
+)
+PREDICATE_REQUEST = (
+    "Thank you. Please also state your final hypothesis as a Python predicate: a single expression "
+    "`lambda xs: ...` that returns True exactly for the lists of integers that follow the rule, and False for "
+    "all others.\n{language}\n\nThink as much as you like, then add a line with only a <response> tag, and then "
+    'finish your response with exactly the following JSON format:\n\n{{\n  "predicate": "lambda xs: ..."\n}}'
+)
+QUIZ_REQUEST = (
+    "Finally, here are {n} new lists. For each one, say whether it follows the rule.\n\n{lists}\n\n"
+    "Think as much as you like, then add a line with only a <response> tag, and then finish your response with "
+    "exactly the following format:\n\n{answer_lines}"
+)
+
+_FENCED = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\n?(?P<body>.*?)```", re.DOTALL | re.IGNORECASE)
+_LAMBDA_LINE = re.compile(r"^[ \t>*`-]*(?P<body>lambda\s+xs\s*:.*?)[ \t`*]*$", re.MULTILINE)
+
+
+def parse_predicate_reply(text: str) -> str | Malformed:
+    """The predicate source a reply states: the ``predicate`` field of the JSON after the last ``<response>``,
+    else the last fenced code block or line that holds a ``lambda xs:``. Never evaluated here."""
+    if len(text) > MAX_REPLY_CHARS:
+        return Malformed(f"reply longer than {MAX_REPLY_CHARS} characters")
+    markers = [m.end() for m in _MARKER.finditer(text)]
+    if markers:
+        found = _object_after(text, markers[-1])
+        if not isinstance(found, str):
+            fields = {_key(k): v for k, v in found[0].items()}
+            for name in ("predicate", "python_predicate", "lambda", "final_predicate"):
+                value = fields.get(name)
+                if isinstance(value, str) and value.strip():
+                    return value.strip()
+    blocks = [b.group("body").strip() for b in _FENCED.finditer(text) if "lambda" in b.group("body")]
+    if blocks:
+        return blocks[-1]
+    lines = list(_LAMBDA_LINE.finditer(text))
+    if lines:
+        return lines[-1].group("body").strip()
+    return Malformed("no predicate (a `lambda xs: ...`) found")
+
+
+def render_quiz(lists: Sequence[Sequence[int]]) -> str:
+    """The quiz question: the held-out lists, numbered, and the answer format."""
+    shown = "\n".join(f"{i}. {format_example(lst)}" for i, lst in enumerate(lists, 1))
+    answers = "\n".join(
+        f"{i}. <Just the word 'Yes' or 'No', depending on whether list {i} follows the rule>"
+        for i in range(1, len(lists) + 1)
+    )
+    return QUIZ_REQUEST.format(n=len(lists), lists=shown, answer_lines=answers)
+
+
+def format_cases_for_labeller(cases: Sequence[object]) -> str:
+    """The ``{test_cases}`` of the pilot's ``analysis_prompt.txt``: one numbered case per line.
+
+    The pilot's repository does not show how the cases were formatted; numbered lines match the prompt's
+    numbered answer format.
+    """
+    return "\n".join(f"{i}. {format_case(case)}" for i, case in enumerate(cases, 1))
+
+
+def load_analysis_prompt() -> str:
+    """The pilot's labelling prompt (``{rule}``, ``{test_cases}``), byte for byte."""
+    return (resources.files("wason.tasks.lists") / "data" / "analysis_prompt.txt").read_text(encoding="utf-8")
+
+
+def load_judgment_prompt() -> str:
+    """The pilot's judging prompt (``{real_rule}``, ``{model_hypothesis}``), byte for byte."""
+    return (resources.files("wason.tasks.lists") / "data" / "judgment_prompt.txt").read_text(encoding="utf-8")
+
+
+class ListsProtocol:
+    """The pilot's conversation for one episode: prompt with its examples, reply parser, feedback.
+
+    The parser depends on what was last asked (tests, the predicate, the quiz), so use one protocol per episode;
+    :meth:`feedback` records what the observation asks for before the next reply is parsed.
+
+    Args:
+        examples: the three example lists shown in the first message.
+        echo: show each tested list beside its label (the pilot showed only "1. Yes").
+        language: the predicate language's description, shown when the predicate is asked for.
+    """
+
+    name = "lists"
+    # The pilot's first message was the user's (it greets the model and ends with the examples).
+    prompt_role = "user"
+
+    def __init__(self, examples: Sequence[Sequence[int]], *, echo: bool = False, language: str = "") -> None:
+        self.examples = [list(e) for e in examples]
+        self.echo = echo
+        self.language = language
+        self._expect: str = "tests"
+        self._quiz_size = 0
+
+    def system_prompt(self) -> str:
+        return render_initial_prompt(self.examples)
+
+    def parse(self, reply: str) -> ListsAction | Malformed:
+        if self._expect == "predicate":
+            source = parse_predicate_reply(reply)
+            return source if isinstance(source, Malformed) else PredicateAnswer(source)
+        if self._expect == "quiz":
+            labels = read_labels(reply, self._quiz_size)
+            if all(label is None for label in labels):
+                return Malformed("no '1. Yes' / '1. No' answers found")
+            return QuizAnswer(tuple(labels))
+        parsed = parse_reply(reply)
+        if isinstance(parsed, Malformed):
+            return parsed
+        if parsed.is_final and parsed.final_hypothesis is not None:
+            return FinalHypothesis(parsed.final_hypothesis, parsed.possible_hypotheses)
+        return TestRound(
+            cases=tuple(_as_case(case) for case in parsed.test_cases),
+            leading_hypothesis=parsed.leading_hypothesis,
+            possible_hypotheses=parsed.possible_hypotheses,
+        )
+
+    def feedback(self, observation: ListsObservation) -> str:
+        self._expect = {"ask_predicate": "predicate", "ask_quiz": "quiz"}.get(observation.kind, "tests")
+        self._quiz_size = len(observation.quiz)
+        return render_observation(observation, echo=self.echo, language=self.language)
+
+
+def _as_case(case: object) -> object:
+    ints = integer_list(case)
+    return ints if ints is not None else case
+
+
+def render_observation(obs: ListsObservation, *, echo: bool = False, language: str = "") -> str:
+    """The text the player reads after an action (empty at the start and at the end)."""
+    if obs.kind == "labels":
+        text = render_feedback(obs.labels, obs.cases, echo=echo)
+    elif obs.kind == "format_error":
+        text = FORMAT_COMPLAINT.format(reason=obs.reason)
+    elif obs.kind == "ask_predicate":
+        return PREDICATE_REQUEST.format(language=language)
+    elif obs.kind == "ask_quiz":
+        return render_quiz(obs.quiz)
+    else:
+        return ""
+    if obs.must_finalize:
+        text += "\n\n" + FINALIZE_REQUEST.format(rounds=obs.round)
+    return text

@@ -1,0 +1,154 @@
+"""Language models as judges and labellers, for reproducing published protocols that used them.
+
+Code is the oracle in wason: these exist because the Numberwang pilot judged free-text hypotheses with an LLM
+(three votes, success needs two "true") and labelled test lists with one. Their results are always reported
+beside the code's, never instead of them. Every call goes through a :class:`~wason.models.client.ModelClient`, so
+it is retried, cached and recorded like a player's call. Votes are independent samples: the vote number is part
+of the cache key's sample.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from wason.judges.labels import read_labels
+from wason.models.base import ChatMessage, GenerationParams
+from wason.models.client import CallContext, ModelClient
+
+# The pilot asked three times and needed two "true" votes.
+VOTES = 3
+MAJORITY = 2
+
+_JUDGMENT = re.compile(r"""["']?judgment["']?\s*:\s*["']?(true|false)\b""", re.IGNORECASE)
+_EXPLANATION = re.compile(r"""["']?explanation["']?\s*:\s*"((?:[^"\\]|\\.)*)\"""", re.IGNORECASE | re.DOTALL)
+
+
+class JudgeVote(BaseModel):
+    """One vote: the judgment read from the reply (None when unreadable) and its explanation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    judgment: bool | None
+    explanation: str | None = None
+
+
+class LLMJudgement(BaseModel):
+    """The majority of the votes: ``equivalent`` needs at least ``majority`` "true" votes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    equivalent: bool
+    votes: list[JudgeVote]
+    majority: int
+    model: str
+
+
+def read_judgment(reply: str) -> JudgeVote:
+    """The ``judgment`` boolean of a judge's JSON reply (the last one in the reply), read tolerantly.
+
+    The pilot's prompt asks for JSON with the keys in an order that invites a missing comma, so the reply is
+    read with patterns rather than ``json``; a reply without a readable judgment is a vote for neither side.
+    """
+    found = _JUDGMENT.findall(reply)
+    explanation = _EXPLANATION.findall(reply)
+    return JudgeVote(
+        judgment=found[-1].lower() == "true" if found else None,
+        explanation=explanation[-1] if explanation else None,
+    )
+
+
+class LLMJudge:
+    """Asks a model whether a hypothesis is extensionally the real rule, ``votes`` times; majority decides.
+
+    Args:
+        client: the judge model.
+        template: a ``str.format`` template with ``{real_rule}`` and ``{model_hypothesis}`` (the pilot's
+            ``judgment_prompt.txt``).
+        params: generation parameters of every vote.
+        votes: how many independent votes (the pilot: 3).
+        majority: "true" votes needed (the pilot: 2).
+    """
+
+    def __init__(
+        self,
+        client: ModelClient,
+        template: str,
+        params: GenerationParams,
+        *,
+        votes: int = VOTES,
+        majority: int = MAJORITY,
+    ) -> None:
+        if votes < 1 or not 1 <= majority <= votes:
+            raise ValueError("votes must be at least 1 and majority between 1 and votes")
+        self.client = client
+        self.template = template
+        self.params = params
+        self.votes = votes
+        self.majority = majority
+
+    async def __call__(self, real_rule: str, hypothesis: str, context: CallContext) -> LLMJudgement:
+        """Judge ``hypothesis`` against ``real_rule``; the votes are recorded under ``context``'s episode."""
+        prompt = self.template.format(real_rule=real_rule, model_hypothesis=hypothesis)
+        messages = [ChatMessage(role="user", content=prompt)]
+        votes = []
+        for vote in range(self.votes):
+            ctx = _context(context, f"judge|{vote}")
+            response = await self.client.complete(messages, self.params, ctx)
+            votes.append(read_judgment(response.text))
+        yes = sum(v.judgment is True for v in votes)
+        return LLMJudgement(
+            equivalent=yes >= self.majority, votes=votes, majority=self.majority, model=self.client.model.spec
+        )
+
+
+class LabelResult(BaseModel):
+    """What an LLM labeller said about one round's lists, and its reply."""
+
+    model_config = ConfigDict(frozen=True)
+
+    labels: list[bool | None]
+    reply: str
+
+
+class LLMLabeller:
+    """Labels test lists with a model, as the pilot did with ``analysis_prompt.txt``.
+
+    Args:
+        client: the labelling model.
+        template: a ``str.format`` template with ``{rule}`` and ``{test_cases}``.
+        params: generation parameters.
+        format_cases: renders the round's test cases into the template's ``{test_cases}``.
+    """
+
+    def __init__(
+        self,
+        client: ModelClient,
+        template: str,
+        params: GenerationParams,
+        format_cases: Any,
+    ) -> None:
+        self.client = client
+        self.template = template
+        self.params = params
+        self.format_cases = format_cases
+
+    async def __call__(self, rule: str, cases: Sequence[object], context: CallContext) -> LabelResult:
+        """Label ``cases`` under ``rule``; a label the reply does not give is None."""
+        prompt = self.template.format(rule=rule, test_cases=self.format_cases(cases))
+        response = await self.client.complete(
+            [ChatMessage(role="user", content=prompt)], self.params, _context(context, "label")
+        )
+        return LabelResult(labels=read_labels(response.text, len(cases)), reply=response.text)
+
+
+def _context(context: CallContext, role: str) -> CallContext:
+    return CallContext(
+        run_id=context.run_id,
+        episode_id=context.episode_id,
+        turn=context.turn,
+        sample=f"{context.sample}|{role}",
+    )

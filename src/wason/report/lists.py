@@ -1,0 +1,264 @@
+"""List-rules (Numberwang) reports: success per rule for every judge that ran, with intervals across trials."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from statistics import mean
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from wason.metrics.rates import wilson_interval
+from wason.report.tables import run_header
+from wason.store import EpisodeRow, Store
+
+JUDGE_NAMES = {"predicate": "predicate (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
+
+
+def lists_protocol(config: dict[str, Any]) -> str:
+    """Which protocol a run used, stated in every report."""
+    parts = ["Numberwang pilot prompt and feedback"]
+    if config.get("echo"):
+        parts.append("tested lists echoed")
+    parts.append(f"up to {config.get('max_rounds', 19)} rounds of {config.get('tests_per_round', 5)} lists")
+    labeller = config.get("labeller", "code")
+    parts.append("labels by code" if labeller == "code" else "labels by an LLM (pilot's analysis prompt)")
+    if config.get("system_as_user"):
+        parts.append("first message as user")
+    return "; ".join(parts)
+
+
+def _rate(k: int, n: int) -> dict[str, Any]:
+    low, high = wilson_interval(k, n) if n else (0.0, 0.0)
+    return {"k": k, "n": n, "rate": k / n if n else None, "wilson_low": low, "wilson_high": high}
+
+
+def _mean(values: Sequence[float | int | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return mean(present) if present else None
+
+
+def summarize_episodes(
+    eps: Sequence[EpisodeRow], judges: Sequence[str], primary: str | None
+) -> dict[str, Any]:
+    """The numbers of a set of episodes (a rule's trials, or a whole run).
+
+    Every judge's success counts errored episodes as failures in ``n`` (they are also counted apart), so the
+    rates are over the episodes that were meant to be played.
+    """
+    done = [e for e in eps if e.status == "completed"]
+    metrics = [e.metrics or {} for e in done]
+    n = len(eps)
+    per_judge = {j: _rate(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges}
+    solved = [m for m in metrics if primary and (m.get("judges") or {}).get(primary)]
+    return {
+        "episodes": n,
+        "errored": sum(e.status == "errored" for e in eps),
+        "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
+        "primary_judge": primary,
+        "success": per_judge.get(primary) if primary else None,
+        "judges": per_judge,
+        "quiz_accuracy": _mean([m.get("quiz_accuracy") for m in metrics]),
+        "final_hypotheses": sum(m.get("final_hypothesis") is not None for m in metrics),
+        "rounds": _mean([m.get("rounds") for m in metrics]),
+        "rounds_to_solution": _mean([m.get("rounds_to_solution") for m in solved]),
+        "lists_tested": _mean([m.get("lists_tested") for m in metrics]),
+        "repeats": _mean([m.get("repeats") for m in metrics]),
+        "format_errors": sum(int(m.get("format_errors") or 0) for m in metrics),
+        "non_integer_lists": sum(int(m.get("non_integer_lists") or 0) for m in metrics),
+        "llm_labels": sum(int(m.get("llm_labels") or 0) for m in metrics),
+        "label_disagreements": sum(len(m.get("label_disagreements") or []) for m in metrics),
+    }
+
+
+def _run_judges(config: dict[str, Any]) -> tuple[list[str], str | None]:
+    judges = list(config.get("judges") or [])
+    order = ("predicate", "quiz", "llm")
+    return judges, next((j for j in order if j in judges), None)
+
+
+def lists_json(store: Store, run_id: int) -> dict[str, Any]:
+    """A run's summary, its rows per rule and its episodes."""
+    run = store.get_run(run_id)
+    eps = store.list_episodes(run_id)
+    judges, primary = _run_judges(run.config)
+    by_rule: dict[str, list[EpisodeRow]] = {}
+    for e in eps:
+        by_rule.setdefault(e.item["rule"]["key"], []).append(e)
+    rules = []
+    for key, group in by_rule.items():
+        rule = group[0].item["rule"]
+        rules.append({"rule": key, "text": rule["text"], **summarize_episodes(group, judges, primary)})
+    return {
+        **run_header(run),
+        "protocol": lists_protocol(run.config),
+        "summary": summarize_episodes(eps, judges, primary),
+        "calls": store.call_totals(run_id),
+        "rules": rules,
+        "episodes": [
+            {
+                "index": e.index,
+                "rule": e.item["rule"]["key"],
+                "trial": e.item.get("trial"),
+                "seed": e.item.get("seed"),
+                "status": e.status,
+                "success": e.success,
+                "judges": (e.metrics or {}).get("judges"),
+                "final_hypothesis": (e.metrics or {}).get("final_hypothesis"),
+                "predicate": (e.metrics or {}).get("predicate"),
+                "quiz_accuracy": (e.metrics or {}).get("quiz_accuracy"),
+                "rounds": (e.metrics or {}).get("rounds"),
+                "lists_tested": (e.metrics or {}).get("lists_tested"),
+                "repeats": (e.metrics or {}).get("repeats"),
+                "end_reason": (e.metrics or {}).get("end_reason"),
+                "error": e.error,
+            }
+            for e in eps
+        ],
+    }
+
+
+def _cell(rate: dict[str, Any] | None) -> str:
+    if not rate or not rate["n"]:
+        return "-"
+    if rate["n"] == 1:
+        return f"{rate['k']}/1"
+    return f"{rate['k']}/{rate['n']} [{rate['wilson_low']:.2f}, {rate['wilson_high']:.2f}]"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _who(data: dict[str, Any]) -> str:
+    return str(data["model"]) if data["player"] == "llm" and data["model"] else str(data["player"])
+
+
+def lists_tables(store: Store, run_ids: Sequence[int]) -> list[RenderableType]:
+    """A table per rule for the first run (its judges' successes with 95% Wilson intervals across trials), then
+    a summary row per run (the model's, then its solver baseline)."""
+    runs = [lists_json(store, r) for r in run_ids]
+    first = runs[0]
+    judges, primary = _run_judges(first["config"])
+    per_rule = Table(title=f"Run {first['run']}: {_who(first)} on list rules ({first['protocol']})")
+    per_rule.add_column("rule")
+    per_rule.add_column("text", max_width=48)
+    for j in judges:
+        per_rule.add_column(JUDGE_NAMES[j] + (" *" if j == primary else ""), justify="right")
+    for col in ("quiz acc.", "rounds", "lists", "repeats"):
+        per_rule.add_column(col, justify="right")
+    for row in first["rules"]:
+        per_rule.add_row(
+            row["rule"],
+            row["text"],
+            *(_cell(row["judges"][j]) for j in judges),
+            _num(row["quiz_accuracy"], 2),
+            _num(row["rounds"]),
+            _num(row["lists_tested"]),
+            _num(row["repeats"]),
+        )
+    summary = Table(title="Summary (* = primary judge: success is decided by it; k/n [95% Wilson interval])")
+    summary.add_column("run", justify="right")
+    summary.add_column("player")
+    for name in ("success *", "predicate", "quiz", "LLM judge", "quiz acc.", "rounds", "to solve", "lists"):
+        summary.add_column(name, justify="right")
+    summary.add_column("repeats", justify="right")
+    summary.add_column("errored", justify="right")
+    for data in runs:
+        s = data["summary"]
+        summary.add_row(
+            str(data["run"]),
+            _who(data) + (" (baseline)" if data["config"].get("baseline_for") else ""),
+            f"{_cell(s['success'])} ({s['primary_judge']})" if s["success"] else "-",
+            *(_cell(s["judges"].get(j)) for j in ("predicate", "quiz", "llm")),
+            _num(s["quiz_accuracy"], 2),
+            _num(s["rounds"]),
+            _num(s["rounds_to_solution"]),
+            _num(s["lists_tested"]),
+            _num(s["repeats"]),
+            str(s["errored"]),
+        )
+    notes = []
+    s = first["summary"]
+    if s["format_errors"] or s["non_integer_lists"]:
+        notes.append(
+            f"{s['format_errors']} unreadable replies; {s['non_integer_lists']} non-integer lists (No)"
+        )
+    if s["llm_labels"]:
+        notes.append(
+            f"LLM labeller: {s['label_disagreements']} of {s['llm_labels']} labels disagreed with the code "
+            "(the player saw the LLM's)"
+        )
+    return [per_rule, summary, *(Text(n) for n in notes)]
+
+
+def lists_transcript(data: dict[str, Any], player: str) -> RenderableType:
+    """One episode as a conversation: the first message, each reply and what the harness said."""
+    from wason.tasks.lists.protocol import render_initial_prompt
+
+    item = data.get("item") or {}
+    rule = item.get("rule") or {}
+    parts: list[RenderableType] = [
+        Text(
+            f"Run {data['run']}, episode {data['index']}: rule {rule.get('key')}  {rule.get('text')}",
+            style="bold",
+        ),
+        Text(f"[user] {render_initial_prompt(item.get('examples') or [])}", style="dim"),
+    ]
+    who = "model" if player == "llm" else player
+    for t in data["turns"]:
+        parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))
+        parts.append(Text(t["reply"] if t["reply"] is not None else _describe(t["action"])))
+        if t["feedback"]:
+            parts.append(Text(f"[harness] {t['feedback']}", style="green"))
+    m = data["metrics"] or {}
+    if data["status"] == "completed":
+        parts.append(Text(f"\nfinal hypothesis: {m.get('final_hypothesis')}", style="bold"))
+        for name, ok in (m.get("judges") or {}).items():
+            mark = " (primary)" if name == m.get("primary_judge") else ""
+            parts.append(Text(f"{JUDGE_NAMES.get(name, name)}{mark}: {'right' if ok else 'wrong'}"))
+        verdict = m.get("predicate_verdict") or {}
+        if verdict.get("rejection"):
+            parts.append(Text(f"predicate {m.get('predicate')!r} rejected: {verdict['rejection']}"))
+        elif verdict:
+            parts.append(
+                Text(
+                    f"predicate {m.get('predicate')}: agreement {verdict.get('agreement', 0):.4f} "
+                    f"on {verdict.get('probes')} probes"
+                )
+            )
+            for ce in (verdict.get("counterexamples") or [])[:3]:
+                parts.append(
+                    Text(f"  e.g. {ce['list']}: the rule says {ce['rule']}, the predicate says {ce['guess']}")
+                )
+        if m.get("quiz_accuracy") is not None:
+            parts.append(Text(f"quiz accuracy: {m['quiz_accuracy']:.2f}"))
+        for d in m.get("label_disagreements") or []:
+            parts.append(
+                Text(
+                    f"LLM label disagreed in round {d['round']}: {d['list']} code {d['code']}, LLM {d['llm']}"
+                )
+            )
+        parts.append(
+            Text(f"end: {m.get('end_reason')}; rounds {m.get('rounds')}; lists {m.get('lists_tested')}")
+        )
+    else:
+        parts.append(Text(f"\nstatus: {data['status']} {data['error'] or ''}", style="bold red"))
+    return Group(*parts)
+
+
+def _describe(action: dict[str, Any]) -> str:
+    kind = action.get("type")
+    if kind == "TestRound":
+        return "tests " + "; ".join(str(c) for c in action.get("cases", []))
+    if kind == "FinalHypothesis":
+        return f"final hypothesis: {action.get('text')}"
+    if kind == "PredicateAnswer":
+        return f"predicate: {action.get('source')}"
+    if kind == "QuizAnswer":
+        return "quiz: " + ", ".join(
+            "?" if v is None else ("Yes" if v else "No") for v in action.get("labels", [])
+        )
+    return f"{kind}: {action.get('reason', '')}"

@@ -1,0 +1,132 @@
+"""`wason eval lists` end to end over real HTTP: rounds, the three judges, the LLM labeller, the solver
+baseline, reports and transcripts."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer
+from wason.cli import main
+from wason.store import Store
+
+JUDGE_OPENING = "Hello! You are a careful mathematical analyst. Your job today"
+LABELLER_OPENING = "Hello! You are a careful mathematical analyst. You will be presented"
+INCREASING = "lambda xs: all(a < b for a, b in zip(xs, xs[1:]))"
+
+
+def _increasing(xs: list[int]) -> bool:
+    return all(a < b for a, b in itertools.pairwise(xs))
+
+
+def scientist(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+    """A scripted model that always believes 'strictly increasing': one round of tests, then its answers."""
+    first, last = messages[0]["content"].lstrip(), messages[-1]["content"]
+    if first.startswith(JUDGE_OPENING):  # a lenient judge: any hypothesis about increasing items will do
+        hypothesis = first.rsplit("2. ", 1)[-1]
+        verdict = "true" if "increasing" in hypothesis else "false"
+        return f'{{\n  "explanation": "close enough",\n  "judgment": {verdict},\n}}'
+    if first.startswith(LABELLER_OPENING):  # a careless labeller: everything fits
+        return "Looks fine.\n<response>\n" + "\n".join(f"{i}. Yes" for i in range(1, 6)) + "\n</response>"
+    if last.startswith("Thank you. Please also state"):
+        return f'<response>\n{{"predicate": "{INCREASING}"}}'
+    if last.startswith("Finally, here are"):
+        lists = [ast.literal_eval(m) for m in re.findall(r"^\d+\. (\[.*\])$", last, re.MULTILINE)]
+        return "<response>\n" + "\n".join(
+            f"{i}. {'Yes' if _increasing(xs) else 'No'}" for i, xs in enumerate(lists, 1)
+        )
+    if not any(m["role"] == "assistant" for m in messages):
+        tests = [[1, 2, 3], [3, 2, 1], [5, 5, 6], [-4, 0, 9], [2, 1.5]]
+        return "Let me test.\n<response>\n" + json.dumps(
+            {"leading_hypothesis": "increasing", "possible_hypotheses": ["a"], "test_cases": tests}
+        )
+    return '<response>\n{"final_hypothesis": "The items are strictly increasing."}'
+
+
+def _eval(server: FakeOpenAIServer, db: str, *extra: str) -> list[str]:
+    return ["eval", "lists", "--model", "vllm:fake", "--base-url", server.base_url, "--db", db, *extra]
+
+
+def test_a_model_run_with_all_three_judges_and_its_solver_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'lists.db'}"
+    with FakeOpenAIServer(scientist) as server:
+        assert main([*_eval(server, db, "--ids", "1,2", "--trials", "2", "--json")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rules = {r["rule"]: r for r in data["rules"]}
+    # rule 1 is strictly increasing: every judge agrees
+    assert rules["pilot/1"]["judges"]["predicate"]["k"] == 2 and rules["pilot/1"]["judges"]["llm"]["k"] == 2
+    assert rules["pilot/1"]["judges"]["quiz"]["k"] == 2 and rules["pilot/1"]["quiz_accuracy"] == 1.0
+    # rule 2 is "no repeated numbers": the lenient LLM judge accepts "strictly increasing"; code does not
+    assert rules["pilot/2"]["judges"]["llm"]["k"] == 2
+    assert rules["pilot/2"]["judges"]["predicate"]["k"] == 0 and rules["pilot/2"]["judges"]["quiz"]["k"] == 0
+    assert rules["pilot/2"]["quiz_accuracy"] < 1.0
+    summary = data["summary"]
+    assert summary["primary_judge"] == "predicate" and summary["success"]["k"] == 2
+    assert (
+        summary["success"]["n"] == 4
+        and summary["success"]["wilson_low"] < 0.5 < summary["success"]["wilson_high"]
+    )
+    assert summary["rounds"] == 1 and summary["lists_tested"] == 5 and summary["rounds_to_solution"] == 1
+    assert summary["non_integer_lists"] == 4  # [2, 1.5] in each episode, labelled No
+    # the solver's row is beside the model's, on the same rules and examples
+    (baseline,) = data["baselines"]
+    assert baseline["player"] == "solver" and baseline["config"]["baseline_for"] == data["run"]
+    assert baseline["summary"]["episodes"] == 4 and "llm" not in baseline["config"]["judges"]
+
+    store = Store(db)
+    calls = store.list_calls(run_id=data["run"])
+    judge_calls = [c for c in calls if c["messages"][0]["content"].lstrip().startswith(JUDGE_OPENING)]
+    assert len(judge_calls) == 12 and not any(c["cached"] for c in calls)  # 3 independent votes per episode
+    player_calls = [c for c in calls if c not in judge_calls]
+    assert all(c["messages"][0]["role"] == "user" for c in player_calls)
+    assert len(player_calls) == 4 * 4  # tests, final, predicate, quiz
+    episode = store.list_episodes(data["run"])[0]
+    assert episode.metrics is not None and episode.metrics["history"][0]["labels"] == [
+        True,
+        False,
+        False,
+        True,
+        False,
+    ]
+
+    assert main(["show", str(data["run"]), "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "pilot/1" in out and "predicate (code) *" in out and "(baseline)" in out
+    assert main(["show", str(data["run"]), "--db", db, "--episode", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "final hypothesis: The items are strictly increasing." in out and "quiz accuracy: 1.00" in out
+    assert "1. Yes\n2. No" in out
+
+
+def test_the_llm_labeller_reproduces_the_pilot_and_keeps_every_disagreement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'label.db'}"
+    with FakeOpenAIServer(scientist) as server:
+        args = _eval(server, db, "--ids", "1", "--labeller", "llm", "--judges", "predicate", "--no-baseline")
+        assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["llm_labels"] == 5 and data["summary"]["label_disagreements"] == 3
+    metrics = Store(db).list_episodes(data["run"])[0].metrics or {}
+    # the player saw the careless labeller's Yes for every list; the code's labels are kept beside them
+    assert metrics["history"][0]["labels"] == [True] * 5
+    assert metrics["history"][0]["code_labels"] == [True, False, False, True, False]
+    assert {tuple(d["list"]) for d in metrics["label_disagreements"]} == {(3, 2, 1), (5, 5, 6), (2, 1.5)}
+
+
+def test_user_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "e.db")
+    assert main(["eval", "lists", "--split", "all", "--examples", "published", "--db", db]) == 2
+    assert "no published examples" in capsys.readouterr().err
+    assert main(["eval", "lists", "--judges", "vibes", "--db", db, "--player", "solver"]) == 2
+    assert "unknown judge" in capsys.readouterr().err
+    assert main(["eval", "lists", "--split", "generated", "--db", db]) == 2
+    assert "--seed S and --n N" in capsys.readouterr().err
