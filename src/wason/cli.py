@@ -323,6 +323,7 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
                 f"run {args.resume} was played by {config.player}; only model runs can be resumed"
             )
         run_id = args.resume
+        items: list[tuple[str, dict[str, Any]]] | None = None
     else:
         try:
             config = _task_config(args)
@@ -336,12 +337,14 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
                     )
                 ) from None
             raise
-        config.items()  # unknown rule ids and bad rules files fail here, before anything is written
+        # unknown rule ids and bad rules files fail here, before anything is written; drawing the items once
+        # matters for generated rules and examples, which take seconds
+        items = config.items()
         run_id = -1
     if config.player == "solver":
         if isinstance(config, AiwRunConfig):
             raise UserError("AIW has no solver; it is played by a model (--player llm)")
-        run_id = create_run(store, config)
+        run_id = create_run(store, config, items)
         if not args.json:
             console.print(_header(config, run_id, store, len(store.list_episodes(run_id)), resumed=False))
         oracle = make_oracle_client(config, store) if isinstance(config, ListsRunConfig) else None
@@ -355,7 +358,7 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
     )
     state = {"run": run_id}
     try:
-        asyncio.run(_eval_async(args, console, store, config, client, state, oracle))
+        asyncio.run(_eval_async(args, console, store, config, client, state, oracle, items))
     except KeyboardInterrupt:
         if state["run"] >= 0:  # the run marked itself interrupted; say how to finish it
             print(f"wason: interrupted; finish with `wason eval --resume {state['run']}`", file=sys.stderr)
@@ -374,6 +377,7 @@ async def _eval_async(
     client: ModelClient,
     state: dict[str, int],
     oracle: ModelClient | None = None,
+    items: list[tuple[str, dict[str, Any]]] | None = None,
 ) -> None:
     # One event loop for the check and the run: the HTTP clients are bound to the loop they first ran on.
     try:
@@ -381,7 +385,7 @@ async def _eval_async(
         if oracle is not None and oracle.model.spec != client.model.spec:
             await _preflight(oracle)
         if state["run"] < 0:
-            state["run"] = create_run(store, config)
+            state["run"] = create_run(store, config, items)
         run_id = state["run"]
         concurrency = config.concurrency or client.model.max_concurrency
         n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))

@@ -130,3 +130,35 @@ def test_user_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "unknown judge" in capsys.readouterr().err
     assert main(["eval", "lists", "--split", "generated", "--db", db]) == 2
     assert "--seed S and --n N" in capsys.readouterr().err
+
+
+def test_a_failed_judge_errors_the_episode_and_resume_finishes_it_without_repeating_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'resume.db'}"
+    state = {"judge_up": False, "player_requests": 0}
+
+    def flaky(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        if messages[0]["content"].lstrip().startswith(JUDGE_OPENING):
+            if not state["judge_up"]:
+                raise ConnectionError("the judge is down")  # the fake drops the connection
+        else:
+            state["player_requests"] += 1
+        return scientist(messages, body)
+
+    with FakeOpenAIServer(flaky) as server:
+        args = _eval(server, db, "--ids", "1", "--no-baseline", "--retries", "0", "--timeout", "5", "--json")
+        assert main(args) == 0
+        first = json.loads(capsys.readouterr().out)
+        assert first["summary"]["errored"] == 1 and first["summary"]["success"]["k"] == 0
+        played = state["player_requests"]
+        assert played == 2  # the tests and the final hypothesis; the judge failed before the follow-ups
+        state["judge_up"] = True
+        assert main(["eval", "--resume", str(first["run"]), "--db", db, "--json", "--no-baseline"]) == 0
+    resumed = json.loads(capsys.readouterr().out)
+    assert resumed["summary"]["errored"] == 0 and resumed["summary"]["success"]["k"] == 1
+    assert resumed["summary"]["judges"]["llm"]["k"] == 1
+    # the replayed episode's first two player calls came from the cache: only the follow-ups were new requests
+    assert state["player_requests"] == played + 2
+    cached = [c for c in Store(db).list_calls(run_id=first["run"]) if c["cached"]]
+    assert len(cached) == 2

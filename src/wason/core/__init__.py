@@ -1,5 +1,5 @@
 """Engine contracts and the episode runner."""
 
-from wason.core.game import ExternalFailure, Game, Malformed, Move, Outcome, Player, TextProtocol
+from wason.core.game import ExternalFailure, Game, Malformed, Move, Outcome, Player, Settles, TextProtocol
 
-__all__ = ["ExternalFailure", "Game", "Malformed", "Move", "Outcome", "Player", "TextProtocol"]
+__all__ = ["ExternalFailure", "Game", "Malformed", "Move", "Outcome", "Player", "Settles", "TextProtocol"]

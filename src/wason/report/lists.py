@@ -146,7 +146,7 @@ def lists_tables(store: Store, run_ids: Sequence[int]) -> list[RenderableType]:
     per_rule.add_column("rule")
     per_rule.add_column("text", max_width=48)
     for j in judges:
-        per_rule.add_column(JUDGE_NAMES[j] + (" *" if j == primary else ""), justify="right")
+        per_rule.add_column(JUDGE_NAMES[j] + (" *" if j == primary else ""), justify="right", no_wrap=True)
     for col in ("quiz acc.", "rounds", "lists", "repeats"):
         per_rule.add_column(col, justify="right")
     for row in first["rules"]:
@@ -159,10 +159,14 @@ def lists_tables(store: Store, run_ids: Sequence[int]) -> list[RenderableType]:
             _num(row["lists_tested"]),
             _num(row["repeats"]),
         )
-    summary = Table(title="Summary (* = primary judge: success is decided by it; k/n [95% Wilson interval])")
+    summary = Table(
+        title=f"Summary: success is decided by the primary judge * ({primary}); k/n [95% Wilson interval]"
+    )
     summary.add_column("run", justify="right")
-    summary.add_column("player")
-    for name in ("success *", "predicate", "quiz", "LLM judge", "quiz acc.", "rounds", "to solve", "lists"):
+    summary.add_column("player", min_width=22)
+    for name, label in (("predicate", "predicate"), ("quiz", "quiz"), ("llm", "LLM judge")):
+        summary.add_column(label + (" *" if name == primary else ""), justify="right", no_wrap=True)
+    for name in ("quiz acc.", "rounds", "to solve", "lists"):
         summary.add_column(name, justify="right")
     summary.add_column("repeats", justify="right")
     summary.add_column("errored", justify="right")
@@ -171,7 +175,6 @@ def lists_tables(store: Store, run_ids: Sequence[int]) -> list[RenderableType]:
         summary.add_row(
             str(data["run"]),
             _who(data) + (" (baseline)" if data["config"].get("baseline_for") else ""),
-            f"{_cell(s['success'])} ({s['primary_judge']})" if s["success"] else "-",
             *(_cell(s["judges"].get(j)) for j in ("predicate", "quiz", "llm")),
             _num(s["quiz_accuracy"], 2),
             _num(s["rounds"]),

@@ -1,4 +1,4 @@
-"""The guess sandbox: a whitelisted expression language for WILT rules and guesses, evaluated with numpy.
+"""The guess sandbox: whitelisted languages for WILT guesses (vectorized with numpy) and list predicates.
 
 Model-written guesses are parsed with :mod:`ast` and never executed by Python; see ``docs/guess-language.md``.
 """
@@ -12,15 +12,27 @@ from wason.sandbox.language import (
     GuessRejected,
     compile_rule,
 )
+from wason.sandbox.lists import (
+    LANGUAGE_SUMMARY,
+    ListEvalError,
+    ListGuessError,
+    ListPredicate,
+    compile_list_predicate,
+)
 from wason.sandbox.program import Program
 
 __all__ = [
+    "LANGUAGE_SUMMARY",
     "MAX_DEPTH",
     "MAX_NODES",
     "MAX_SLOW_OPS",
     "MAX_SOURCE_CHARS",
     "GuessRejected",
     "Inputs",
+    "ListEvalError",
+    "ListGuessError",
+    "ListPredicate",
     "Program",
+    "compile_list_predicate",
     "compile_rule",
 ]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from wason.tasks.lists.rules import ListRule
 
 GENERATOR = "wason.lists.examples"
-VERSION = 1
+VERSION = 2  # 2: lengths that yielded nothing are not retried for later examples
 
 MIN_LENGTH = 3
 MAX_LENGTH = 7
@@ -285,6 +285,9 @@ def generate_examples_with_provenance(
     examples: list[list[int]] = []
     methods: list[str] = []
     taken: set[tuple[int, ...]] = set()
+    # A (length, varied) attempt that found nothing is not tried again for later examples: the rule (e.g. "at
+    # most 4 items") rules that length out, and each failed attempt costs the whole sampling budget.
+    barren: set[tuple[int, bool]] = set()
     for i in range(k):
         # Each example first tries its own length so the set is not all one length; other lengths are a
         # last resort for rules that allow only some.
@@ -294,11 +297,12 @@ def generate_examples_with_provenance(
         # Fallback lengths not used yet come first, so a rule that rules out some lengths still gets a spread.
         others = sorted((m for m in lengths if m != preferred), key=lambda m: m in used)
         order = [preferred, *others]
-        attempts = [(n, varied) for varied in (True, False) for n in order]
+        attempts = [(n, varied) for varied in (True, False) for n in order if (n, varied) not in barren]
         for n, varied in attempts:
             found = _draw(rule, rng, n, taken, varied=varied)
             if found is not None:
                 break
+            barren.add((n, varied))
         if found is None:
             raise ValueError(f"no {k} distinct examples found for rule {rule.key}: {rule.text!r}")
         xs, method = found
