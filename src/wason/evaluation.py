@@ -305,7 +305,14 @@ class ListsRunConfig(RunSettings):
                     drawn, prov = generate_examples_with_provenance(rule, seed=episode_seed, k=3)
                     examples, provenance = drawn, dataclasses.asdict(prov)
                 item = {
-                    "rule": {"split": rule.split, "id": rule.id, "text": rule.text, "key": rule.key},
+                    "rule": {
+                        "split": rule.split,
+                        "id": rule.id,
+                        "text": rule.text,
+                        "key": rule.key,
+                        "source": rule.source,
+                        "provenance": rule.provenance,
+                    },
                     "generated": {"seed": self.seed, "n": self.n} if rule.split == "generated" else None,
                     "trial": trial,
                     "seed": episode_seed,

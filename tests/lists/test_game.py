@@ -184,3 +184,16 @@ def test_the_llm_judge_sees_the_rule_text_and_the_final_hypothesis() -> None:
     assert obs.end_reason == "finished"
     assert asked == [(INCREASING.text, "strictly increasing")]
     assert g.outcome().success and g.outcome().metrics["llm_judgement"]["equivalent"]
+
+
+def test_hostile_test_lists_are_labelled_without_trouble() -> None:
+    collatz = get_rule("pilot", 8)
+    g = ListsGame(collatz, tuple(tuple(e) for e in collatz.examples), ListsConfig(judges=("predicate",)))
+    g.start()
+    huge = 10**999
+    cases = (((1, 2),), (huge, huge // 2), ("12", "6"), (True, 0), (None,))
+    obs = play(g, TestRound(cases))
+    # nested lists, strings, booleans and nulls are not integers; a 1,000-digit even number halves exactly
+    assert obs.labels == (False, True, False, False, False)
+    assert g.outcome().metrics["non_integer_lists"] == 4
+    assert g.outcome().metrics["history"][0]["cases"][1] == [huge, huge // 2]

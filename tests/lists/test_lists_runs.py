@@ -162,3 +162,22 @@ def test_a_failed_judge_errors_the_episode_and_resume_finishes_it_without_repeat
     assert state["player_requests"] == played + 2
     cached = [c for c in Store(db).list_calls(run_id=first["run"]) if c["cached"]]
     assert len(cached) == 2
+
+
+def test_the_solver_finds_generated_rules_and_records_where_they_came_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'gen.db'}"
+    args = ["eval", "lists", "--split", "generated", "--seed", "3", "--n", "4", "--trials", "2"]
+    assert main([*args, "--player", "solver", "--db", db, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["episodes"] == 8 and data["summary"]["primary_judge"] == "predicate"
+    assert data["summary"]["judges"]["predicate"]["k"] == 8 and data["summary"]["quiz_accuracy"] == 1.0
+    episodes = Store(db).list_episodes(data["run"])
+    item = episodes[0].item
+    assert item["rule"]["provenance"]["generator"] == "wason.lists.generated"
+    assert item["rule"]["source"].startswith("lambda xs:")
+    assert item["examples_provenance"]["generator"] == "wason.lists.examples"
+    # trials of a rule have their own seeds, so their examples differ
+    assert episodes[0].item["seed"] == 3 and episodes[1].item["seed"] == 4
+    assert episodes[0].item["examples"] != episodes[1].item["examples"]
