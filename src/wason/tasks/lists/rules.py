@@ -29,6 +29,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+# One primality test for the rules and the predicates models write (exact below 3.3e24; deterministic above).
+from wason.sandbox.lists import is_prime as is_prime
+
 Predicate = Callable[[Sequence[int]], bool]
 
 SPLITS = ("pilot", "second", "all", "phase1")
@@ -104,31 +107,6 @@ def as_int_list(items: object) -> tuple[int, ...] | None:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-
-_MR_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
-
-
-def is_prime(n: int) -> bool:
-    """Primality by Miller-Rabin with the first 13 prime bases: proven exact below 3.3e24, deterministic above."""
-    if n < 2:
-        return False
-    for p in _MR_BASES:
-        if n % p == 0:
-            return n == p
-    d, s = n - 1, 0
-    while d % 2 == 0:
-        d, s = d // 2, s + 1
-    for a in _MR_BASES:
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(s - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
 
 
 def _is_square(n: int) -> bool:
