@@ -290,7 +290,7 @@ class ListsRunConfig(RunSettings):
 
     def items(self) -> list[tuple[str, dict[str, Any]]]:
         """One episode per (rule, trial); items carry the rule's identity and text and the examples shown."""
-        from wason.tasks.lists.examples import generate_examples_with_provenance
+        from wason.tasks.lists.examples import generate_examples, generate_examples_with_provenance
 
         base = self.seed or 0
         source = self.examples_source()
@@ -299,8 +299,17 @@ class ListsRunConfig(RunSettings):
             for trial in range(1, self.trials + 1):
                 episode_seed = base + trial - 1
                 provenance: dict[str, Any] | None = None
+                replaced: list[list[int]] = []
                 if source == "published":
                     examples = [list(e) for e in rule.examples]
+                    # A published example the rule rejects (phase 1's [9, 14, 19]) would teach the wrong rule:
+                    # it is replaced by a drawn one, and the item says so.
+                    wrong = [e for e in examples if not rule.accepts(e)]
+                    if wrong:
+                        drawn = generate_examples(rule, seed=episode_seed, k=3 + len(wrong))
+                        spare = iter(d for d in drawn if d not in examples)
+                        examples = [e if rule.accepts(e) else next(spare) for e in examples]
+                        replaced = wrong
                 else:
                     drawn, prov = generate_examples_with_provenance(rule, seed=episode_seed, k=3)
                     examples, provenance = drawn, dataclasses.asdict(prov)
@@ -319,6 +328,7 @@ class ListsRunConfig(RunSettings):
                     "examples": examples,
                     "examples_source": source,
                     "examples_provenance": provenance,
+                    "examples_replaced": replaced,
                 }
                 out.append((f"{rule.key}|{trial}", item))
         return out

@@ -181,3 +181,17 @@ def test_the_solver_finds_generated_rules_and_records_where_they_came_from(
     # trials of a rule have their own seeds, so their examples differ
     assert episodes[0].item["seed"] == 3 and episodes[1].item["seed"] == 4
     assert episodes[0].item["examples"] != episodes[1].item["examples"]
+
+
+def test_a_wrong_published_example_is_replaced_not_shown() -> None:
+    from wason.evaluation import ListsRunConfig
+    from wason.tasks.lists.rules import get_rule
+
+    items = dict(ListsRunConfig(split="phase1", ids=[5], player="solver", judges=["predicate"]).items())
+    (item,) = items.values()
+    rule = get_rule("phase1", 5)  # alternating increase decrease, published with [9, 14, 19]
+    assert item["examples_replaced"] == [[9, 14, 19]]
+    assert [9, 14, 19] not in item["examples"] and len(item["examples"]) == 3
+    assert all(rule.accepts(e) for e in item["examples"])
+    kept = [list(e) for e in rule.examples if rule.accepts(e)]
+    assert all(e in item["examples"] for e in kept)
