@@ -347,15 +347,14 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         run_id = create_run(store, config, items)
         if not args.json:
             console.print(_header(config, run_id, store, len(store.list_episodes(run_id)), resumed=False))
-        oracle = make_oracle_client(config, store) if isinstance(config, ListsRunConfig) else None
-        asyncio.run(_solve(store, run_id, config, oracle))
+        judge = make_oracle_client(config, store) if isinstance(config, ListsRunConfig) else None
+        asyncio.run(_solve(store, run_id, config, judge))
         return _report(store, [run_id], console, as_json=args.json)
     client = make_client(config, store, api_key=args.api_key)
-    oracle = (
-        make_oracle_client(config, store, api_key=args.api_key)
-        if isinstance(config, ListsRunConfig)
-        else None
-    )
+    oracle: ModelClient | None = None
+    if isinstance(config, ListsRunConfig) and (config.labeller == "llm" or "llm" in config.judges):
+        # the player's own model judges unless another is named: one client, one loaded local model
+        oracle = client if config.judge_model is None else make_oracle_client(config, store)
     state = {"run": run_id}
     try:
         asyncio.run(_eval_async(args, console, store, config, client, state, oracle, items))
@@ -382,7 +381,7 @@ async def _eval_async(
     # One event loop for the check and the run: the HTTP clients are bound to the loop they first ran on.
     try:
         await _preflight(client)
-        if oracle is not None and oracle.model.spec != client.model.spec:
+        if oracle is not None and oracle is not client:
             await _preflight(oracle)
         if state["run"] < 0:
             state["run"] = create_run(store, config, items)
@@ -396,7 +395,7 @@ async def _eval_async(
         )
     finally:
         await client.aclose()
-        if oracle is not None:
+        if oracle is not None and oracle is not client:
             await oracle.aclose()
 
 
