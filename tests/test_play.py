@@ -91,3 +91,43 @@ def test_play_a_rule_from_your_own_file(tmp_path: Path) -> None:
     assert "ruled out" in done.stdout
     missing = run_play(["--rules", str(rules), "--rule", "1"], "", tmp_path)
     assert missing.returncode == 2 and "its rules: 2, 3" in missing.stderr
+
+
+def run_play_lists(args: list[str], stdin: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "WASON_DB": str(tmp_path / "play.db"), "COLUMNS": "120"}
+    return subprocess.run(
+        [sys.executable, "-m", "wason.cli", "play", "lists", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_person_plays_a_list_rule(tmp_path: Path) -> None:
+    typed = (
+        "1 2 3\n[3, 2, 1]\nabc\n2 5 7 14\nrun\n[]\n1\n2 1\n10 20 30 40\n7\n"
+        "final each item is bigger than the one before\n"
+        "lambda xs: all(a < b for a, b in zip(xs, xs[1:]))\n" + "y\n" * 10
+    )
+    done = run_play_lists(["--rule", "1"], typed, tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Example lists that follow the rule:\n  [2, 5, 7, 14]" in out
+    assert "[1, 2, 3] -> Yes" in out and "[3, 2, 1] -> No" in out
+    assert "Type a list of integers" in out  # a typo costs nothing
+    assert "[2, 5, 7, 14] -> Yes  (tested or shown before)" in out
+    # the second round ran by itself at the fifth queued list
+    assert "[] -> Yes" in out and "[2, 1] -> No" in out and "[7] -> Yes" in out
+    assert "The rule was: List items must be in strictly increasing order  (pilot/1)" in out
+    assert "Your predicate is the rule" in out
+    assert "Quiz: 5 of 10 right." in out  # 'yes' to every held-out list: half of them fit
+    assert "2 rounds, 8 lists tested." in out
+
+
+def test_a_person_who_leaves_a_list_game(tmp_path: Path) -> None:
+    done = run_play_lists(["--seed", "3", "--split", "second"], "1 2\nquit\n", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Game over: player left: gave up" in done.stdout and "The rule was:" in done.stdout

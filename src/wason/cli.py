@@ -182,8 +182,10 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("--plots", metavar="DIR", help="AIW: write an answer histogram PNG per cell into DIR")
 
     pl = sub.add_parser("play", parents=[store_opts], help="play a game yourself in the terminal")
-    pl.add_argument("task", choices=["wilt"])
-    pl.add_argument("--split", default="full", help="lite or full (default full)")
+    pl.add_argument("task", choices=["wilt", "lists"])
+    pl.add_argument(
+        "--split", help="WILT: lite or full (default full); lists: pilot (default), second, all, phase1"
+    )
     pl.add_argument(
         "--rules", metavar="FILE", help="play a rule from your own rules file (one rule per line)"
     )
@@ -570,6 +572,9 @@ def _show(args: argparse.Namespace, console: Console) -> int:
 
 
 def _play(args: argparse.Namespace, console: Console) -> int:
+    if args.task == "lists":
+        return _play_lists(args, console)
+    args.split = args.split or "full"
     from rich.markup import escape
 
     from wason.players.human import HumanPlayer
@@ -623,6 +628,64 @@ def _play(args: argparse.Namespace, console: Console) -> int:
             f"Your {len(curve)} tests ruled out {curve[-1]:.1%} of {m['hypothesis_space']}'s candidate rules; "
             f"{m['uninformative_tests']} of them ruled out nothing new."
         )
+    return 0
+
+
+def _play_lists(args: argparse.Namespace, console: Console) -> int:
+    from wason.players.human import ListsHumanPlayer
+    from wason.tasks.lists.rules import load_split
+
+    if args.rules:
+        raise UserError("--rules FILE is for WILT; list rules come from --split")
+    split = args.split or "pilot"
+    rules = load_split(split)
+    if args.rule is None:
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+        rule = random.Random(seed).choice(rules)
+        origin = f"drawn with --seed {seed}"
+    else:
+        if args.seed is not None:
+            raise UserError("give either --rule or --seed, not both")
+        matches = [r for r in rules if r.id == args.rule]
+        if not matches:
+            raise UserError(
+                f"the {split} split has no rule {args.rule} (its rules: {', '.join(str(r.id) for r in rules)})"
+            )
+        rule, origin = matches[0], f"rule {args.rule}"
+    store = Store(args.db)
+    # a person is scored by code: the predicate and the quiz, no LLM judge
+    config = ListsRunConfig(split=split, ids=[rule.id], player="human", judges=["predicate", "quiz"])
+    run_id = create_run(store, config)
+    console.print(
+        f"List rules, {split} split, a hidden rule ({origin}). Run {run_id} in {store.url}.", markup=False
+    )
+    player = ListsHumanPlayer(
+        per_round=config.tests_per_round,
+        max_rounds=config.max_rounds,
+        quiz=config.quiz_size,
+        write=lambda s: console.print(s, markup=False, highlight=False),
+    )
+    result = asyncio.run(execute_run(store, run_id, lambda *_: player, concurrency=1))[0]
+    console.print(f"\nThe rule was: {rule.text}  ({rule.key})", markup=False, highlight=False)
+    if result.outcome is None:
+        console.print(f"Game over: {result.error}", markup=False)
+        return 0
+    m = result.outcome.metrics
+    judges = m["judges"]
+    verdict = m.get("predicate_verdict") or {}
+    if judges.get("predicate"):
+        console.print(f"Your predicate is the rule (it agrees on all {verdict.get('probes')} probe lists).")
+    elif verdict.get("rejection"):
+        console.print(f"Your predicate could not be used: {verdict['rejection']}", markup=False)
+    elif verdict:
+        console.print(f"Your predicate is not the rule (agreement {verdict.get('agreement', 0):.1%}).")
+        for ce in (verdict.get("counterexamples") or [])[:3]:
+            console.print(
+                f"  e.g. {ce['list']}: the rule says {ce['rule']}, yours says {ce['guess']}", markup=False
+            )
+    if m.get("quiz_accuracy") is not None:
+        console.print(f"Quiz: {round(m['quiz_accuracy'] * len(m['quiz']))} of {len(m['quiz'])} right.")
+    console.print(f"{m['rounds']} rounds, {m['lists_tested']} lists tested.")
     return 0
 
 
