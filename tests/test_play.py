@@ -13,10 +13,12 @@ from wason.players.human import HumanPlayer
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltObservation
 
 
-def run_play(args: list[str], stdin: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def run_play(
+    args: list[str], stdin: str, tmp_path: Path, task: str = "wilt"
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "WASON_DB": str(tmp_path / "play.db"), "COLUMNS": "120"}
     return subprocess.run(
-        [sys.executable, "-m", "wason.cli", "play", "wilt", *args],
+        [sys.executable, "-m", "wason.cli", "play", task, *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -93,26 +95,13 @@ def test_play_a_rule_from_your_own_file(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "its rules: 2, 3" in missing.stderr
 
 
-def run_play_lists(args: list[str], stdin: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "WASON_DB": str(tmp_path / "play.db"), "COLUMNS": "120"}
-    return subprocess.run(
-        [sys.executable, "-m", "wason.cli", "play", "lists", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_a_person_plays_a_list_rule(tmp_path: Path) -> None:
     typed = (
         "1 2 3\n[3, 2, 1]\nabc\n2 5 7 14\nrun\n[]\n1\n2 1\n10 20 30 40\n7\n"
         "final each item is bigger than the one before\n"
         "lambda xs: all(a < b for a, b in zip(xs, xs[1:]))\n" + "y\n" * 10
     )
-    done = run_play_lists(["--rule", "1"], typed, tmp_path)
+    done = run_play(["--rule", "1"], typed, tmp_path, task="lists")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "Example lists that follow the rule:\n  [2, 5, 7, 14]" in out
@@ -128,6 +117,6 @@ def test_a_person_plays_a_list_rule(tmp_path: Path) -> None:
 
 
 def test_a_person_who_leaves_a_list_game(tmp_path: Path) -> None:
-    done = run_play_lists(["--seed", "3", "--split", "second"], "1 2\nquit\n", tmp_path)
+    done = run_play(["--seed", "3", "--split", "second"], "1 2\nquit\n", tmp_path, task="lists")
     assert done.returncode == 0, done.stderr
     assert "Game over: player left: gave up" in done.stdout and "The rule was:" in done.stdout

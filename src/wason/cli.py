@@ -571,6 +571,20 @@ def _show(args: argparse.Namespace, console: Console) -> int:
     return _report(store, [args.run, *baselines_of(store, args.run)], console, as_json=args.json)
 
 
+def _pick_rule(args: argparse.Namespace, rules: list[Any], where: str) -> tuple[Any, str]:
+    """The rule to play: ``--rule ID``, or one drawn with ``--seed`` (a random seed, shown, by default)."""
+    if args.rule is None:
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+        return random.Random(seed).choice(rules), f"drawn with --seed {seed}"
+    if args.seed is not None:
+        raise UserError("give either --rule or --seed, not both")
+    matches = [r for r in rules if r.id == args.rule]
+    if not matches:
+        ids = ", ".join(str(r.id) for r in rules)
+        raise UserError(f"the {where} has no rule {args.rule} (its rules: {ids})")
+    return matches[0], f"rule {args.rule}"
+
+
 def _play(args: argparse.Namespace, console: Console) -> int:
     if args.task == "lists":
         return _play_lists(args, console)
@@ -583,18 +597,7 @@ def _play(args: argparse.Namespace, console: Console) -> int:
 
     rules = load_rules_file(args.rules) if args.rules else load_split(args.split)
     where = f"rules file {args.rules}" if args.rules else f"{args.split} split"
-    if args.rule is None:
-        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-        rule = random.Random(seed).choice(rules)
-        origin = f"drawn with --seed {seed}"
-    else:
-        if args.seed is not None:
-            raise UserError("give either --rule or --seed, not both")
-        matches = [r for r in rules if r.id == args.rule]
-        if not matches:
-            ids = ", ".join(str(r.id) for r in rules)
-            raise UserError(f"the {where} has no rule {args.rule} (its rules: {ids})")
-        rule, origin = matches[0], f"rule {args.rule}"
+    rule, origin = _pick_rule(args, rules, where)
     store = Store(args.db)
     if args.rules:
         config = WiltRunConfig(split="file", rules_file=str(Path(args.rules).resolve()), player="human")
@@ -638,20 +641,7 @@ def _play_lists(args: argparse.Namespace, console: Console) -> int:
     if args.rules:
         raise UserError("--rules FILE is for WILT; list rules come from --split")
     split = args.split or "pilot"
-    rules = load_split(split)
-    if args.rule is None:
-        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-        rule = random.Random(seed).choice(rules)
-        origin = f"drawn with --seed {seed}"
-    else:
-        if args.seed is not None:
-            raise UserError("give either --rule or --seed, not both")
-        matches = [r for r in rules if r.id == args.rule]
-        if not matches:
-            raise UserError(
-                f"the {split} split has no rule {args.rule} (its rules: {', '.join(str(r.id) for r in rules)})"
-            )
-        rule, origin = matches[0], f"rule {args.rule}"
+    rule, origin = _pick_rule(args, load_split(split), f"{split} split")
     store = Store(args.db)
     # a person is scored by code: the predicate and the quiz, no LLM judge
     config = ListsRunConfig(split=split, ids=[rule.id], player="human", judges=["predicate", "quiz"])

@@ -13,6 +13,7 @@ from rich.text import Text
 from wason.metrics.rates import wilson_interval
 from wason.report.tables import run_header
 from wason.store import EpisodeRow, Store
+from wason.tasks.lists.game import PRIMARY_ORDER
 
 JUDGE_NAMES = {"predicate": "predicate (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
 
@@ -75,8 +76,7 @@ def summarize_episodes(
 
 def _run_judges(config: dict[str, Any]) -> tuple[list[str], str | None]:
     judges = list(config.get("judges") or [])
-    order = ("predicate", "quiz", "llm")
-    return judges, next((j for j in order if j in judges), None)
+    return judges, next((j for j in PRIMARY_ORDER if j in judges), None)
 
 
 def lists_json(store: Store, run_id: int) -> dict[str, Any]:

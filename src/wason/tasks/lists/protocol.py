@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from wason.core.game import Malformed
-from wason.judges.labels import read_labels
+from wason.judges.labels import RESPONSE_TAG, read_labels
 from wason.tasks.lists.game import (
     FinalHypothesis,
     ListsAction,
@@ -38,7 +38,7 @@ MAX_DEPTH = 32
 MAX_NUMBER_CHARS = 1_000
 MAX_MARKERS_TRIED = 4
 
-_MARKER = re.compile(r"<[ \t]*response[ \t]*>", re.IGNORECASE)
+_MARKER = RESPONSE_TAG
 # Opening quote -> closing quote. Smart quotes are common when a model's output passed through a word processor.
 _QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u201d": "\u201d", "\u2018": "\u2019", "\u2019": "\u2019"}
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "'": "'"}
