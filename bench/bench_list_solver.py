@@ -26,9 +26,9 @@ from wason.tasks.lists.rules import ListRule, load_split
 from wason.tasks.lists.solver import ListSolver, SolverHypothesis
 
 try:
-    from wason.judges.lists import judge_list_predicate, quiz_lists
     from wason.tasks.lists.generate import generate_rules
     from wason.tasks.lists.hypotheses import Hypothesis, build_space
+    from wason.tasks.lists.judge import judge_list_predicate, quiz_lists
 except ImportError as exc:  # the space, generator and judge are written alongside; say what is missing
     sys.exit(f"bench_list_solver needs the list grammar, generator and judge ({exc}); nothing to run yet.")
 

@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from wason.evaluation import WiltRunConfig, create_run, execute_run
+from wason.engine import create_run, execute_run
 from wason.players.scripted import ScriptedPlayer
 from wason.store import Store
-from wason.tasks.wilt import FinalGuess, ProposeTest, summarize
+from wason.tasks.wilt import FinalGuess, ProposeTest, WiltRunConfig, summarize
 
 TESTS = [
     ("1", "2", "3"),

@@ -9,9 +9,10 @@ import pytest
 
 from tests.conftest import FakeModel
 from wason.cli import main
-from wason.evaluation import WiltRunConfig, create_run, execute_run, llm_player_factory
+from wason.engine import create_run, execute_run, llm_player_factory
 from wason.models.client import ModelClient
 from wason.store import Store
+from wason.tasks.wilt import WiltRunConfig
 
 
 def exit_code(argv: list[str]) -> int | str | None:
@@ -82,7 +83,7 @@ def test_judge_command(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["eval", "wilt", "--bogus"], "unrecognized arguments: --bogus"),
+        (["eval", "wilt", "--bogus"], "--bogus: not a flag of this command"),
         (["eval", "wilt", "--model", "nosuch:thing"], "nosuch"),
         (["eval", "wilt", "--split", "huge"], "huge"),
         (["eval", "wilt", "--ids", "1,99"], "no rule 99"),
@@ -148,7 +149,7 @@ def test_solver_player_and_reduction_curve(db: str, capsys: pytest.CaptureFixtur
 def test_model_runs_get_a_solver_baseline_row(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     import asyncio
 
-    from wason.evaluation import baselines_of, run_baseline
+    from wason.engine import baselines_of, run_baseline
 
     rid = asyncio.run(_scripted_run(db))
     store = Store(db)

@@ -49,6 +49,11 @@ def _mask(text: str, db: str, port: str) -> str:
     return re.sub(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(\+00:00)?", "<time>", text)
 
 
+def _centred(text: str) -> str:
+    # a title centred over a table moves with the length of the temporary store's path it names
+    return "\n".join(line.strip() if "<db>" in line else line for line in text.split("\n"))
+
+
 def _capture(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
     reply, args = CASES[name]
     db = f"sqlite:///{tmp_path / 'golden.db'}"
@@ -88,4 +93,4 @@ def test_reports_are_unchanged(
     expected = {p.name: p.read_text() for p in sorted(folder.iterdir())}
     assert sorted(expected) == sorted(got)
     for key in sorted(got):
-        assert got[key] == expected[key], f"{name}/{key} differs from the golden output"
+        assert _centred(got[key]) == _centred(expected[key]), f"{name}/{key} differs from the golden output"

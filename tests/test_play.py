@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from wason.players.human import HumanPlayer
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltObservation
+from wason.tasks.wilt.human import HumanPlayer
 
 
 def run_play(

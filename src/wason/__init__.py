@@ -5,8 +5,9 @@ person, a solver, a script) plays it. See the README and ``docs/``.
 """
 
 from wason.core import ExternalFailure, Game, Malformed, Move, Outcome, Player, TextProtocol
+from wason.core.records import CallContext
 from wason.models.base import ChatMessage, GenerationParams, Model, ModelError, ModelResponse
-from wason.models.client import CallContext, ModelClient, RetryPolicy
+from wason.models.client import ModelClient, RetryPolicy
 from wason.store import Store
 
 __version__ = "0.1.0"

@@ -1,4 +1,5 @@
-"""The ``wason`` command."""
+"""The ``wason`` command. Its family subcommands and their flags are derived from the registry: ``wason eval
+NAME --help`` lists exactly that family's flags (from its configuration's fields) and the shared model flags."""
 
 from __future__ import annotations
 
@@ -7,18 +8,24 @@ import asyncio
 import json
 import random
 import sys
+import types
+import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from pydantic import ValidationError
+from pydantic.fields import FieldInfo
 from rich.console import Console
 
-from wason.evaluation import (
-    AiwRunConfig,
-    ListsRunConfig,
-    RunConfig,
-    WiltRunConfig,
+from wason.core import registry, session
+from wason.core.family import Family, Item, PlayIO, RunSettings
+from wason.core.game import Malformed, PlayerLeft
+from wason.engine import (
+    baselines_of,
     create_run,
     execute_run,
+    family_of,
     llm_player_factory,
     load_config,
     make_client,
@@ -44,170 +51,226 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
-def _rules(text: str) -> list[int]:
-    try:
-        return [int(t) for t in text.replace(" ", "").split(",") if t]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected rule ids like 1,5,12, got {text!r}") from None
+# -- flags derived from a family's configuration -----------------------------------------------------------
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """``X | None`` -> (X, True)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+def _comma_list(kind: type[Any], flag: str) -> Callable[[str], list[Any]]:
+    def parse(text: str) -> list[Any]:
+        parts = [t.strip() for t in text.split(",") if t.strip()]
+        try:
+            return [kind(p) for p in parts]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected a comma-separated list for {flag}, got {text!r}"
+            ) from None
+
+    return parse
+
+
+def family_fields(config_type: type[RunSettings], *, play: bool = False) -> dict[str, FieldInfo]:
+    """The fields of a family's configuration that are its own command-line flags."""
+    shared = set(RunSettings.model_fields)
+    # in `wason play` and `wason session start`, --seed draws the item to play
+    skip = set(config_type.internal_fields) | ({"seed", *config_type.not_in_play} if play else set())
+    return {n: f for n, f in config_type.model_fields.items() if n not in shared and n not in skip}
+
+
+def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSettings], *, play: bool) -> None:
+    """One flag per field; every default is left to the configuration (flags not given are not passed)."""
+    for name, info in family_fields(config_type, play=play).items():
+        flag = "--" + config_type.flag_names.get(name, name).replace("_", "-")
+        kind, _ = _unwrap(info.annotation)
+        default = config_type.play_defaults.get(name, info.default) if play else info.default
+        help_text = info.description or ""
+        if default not in (None, [], False) and not callable(default) and "default" not in help_text:
+            shown = ",".join(map(str, default)) if isinstance(default, list) else default
+            help_text += f" (default {shown})"
+        kw: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS, "help": help_text}
+        if name in config_type.flag_metavars:
+            kw["metavar"] = config_type.flag_metavars[name]
+        origin = typing.get_origin(kind)
+        if kind is bool:
+            if info.default is True:
+                parser.add_argument("--no-" + flag[2:], action="store_false", **kw)
+            else:
+                parser.add_argument(flag, action="store_true", **kw)
+        elif origin is typing.Literal:
+            parser.add_argument(flag, choices=list(typing.get_args(kind)), **kw)
+        elif origin is list:
+            (inner,) = typing.get_args(kind) or (str,)
+            parser.add_argument(flag, type=_comma_list(inner, flag), **kw)
+        elif kind in (int, float, str):
+            parser.add_argument(flag, type=kind, **kw)
+        else:  # pragma: no cover - a family with a field type the command line cannot take
+            raise TypeError(f"{config_type.__name__}.{name}: no command-line flag for {kind!r}")
+
+
+def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> None:
+    from wason.models.spec import DEFAULT_MODEL
+
+    players = family.players
+    parser.add_argument(
+        "--player",
+        choices=list(players),
+        default="llm",
+        help="llm: the model plays through the family's protocol (default)"
+        + ("; solver: the reference solver" if "solver" in players else ""),
+    )
+    parser.add_argument(
+        "--model", default=DEFAULT_MODEL, help=f"model spec PROVIDER:MODEL (default {DEFAULT_MODEL})"
+    )
+    parser.add_argument("--base-url", help="endpoint for OpenAI-compatible or Anthropic providers")
+    parser.add_argument("--api-key", help="API key (default: the provider's environment variable)")
+    parser.add_argument("--temperature", type=float, help="sampling temperature (default: the model's)")
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        help=f"max tokens per reply (local model default {LOCAL_DEFAULT_MAX_TOKENS})",
+    )
+    parser.add_argument("--top-p", type=float, help="nucleus sampling")
+    parser.add_argument("--model-seed", type=int, help="sampling seed, where the backend supports it")
+    parser.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds per model call attempt (default 120)"
+    )
+    parser.add_argument("--retries", type=int, default=6, help="retries of a failing call (default 6)")
+    parser.add_argument(
+        "--concurrency", type=int, help="episodes/calls in flight (default: 1 local, 8 remote)"
+    )
+    parser.add_argument(
+        "--system-as-user",
+        action="store_true",
+        help="send the instructions as the first user message (for models that refuse system messages)",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="do not answer identical requests from the cache"
+    )
+    if "solver" in players:
+        parser.add_argument(
+            "--no-baseline",
+            action="store_true",
+            help="do not also run the solver on the same items (its row is printed beside the model's)",
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from wason.models.spec import DEFAULT_MODEL
-
     parser = _Parser(prog="wason", description="Measure whether language models can do science.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     store_opts = _Parser(add_help=False)
     store_opts.add_argument(
-        "--db", help="store: a SQLite path or SQLAlchemy URL (default $WASON_DB or wason.db)"
+        "--db",
+        default=argparse.SUPPRESS,
+        help="store: a SQLite path or SQLAlchemy URL (default $WASON_DB or wason.db)",
     )
+    json_opt = _Parser(add_help=False)
+    json_opt.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
 
-    ev = sub.add_parser("eval", parents=[store_opts], help="run a benchmark and print its results table")
-    ev.add_argument(
-        "task",
-        nargs="?",
-        choices=["wilt", "aiw", "lists"],
-        default="wilt",
-        help="task family (default wilt)",
+    fams = registry.families()
+    ev = sub.add_parser(
+        "eval",
+        parents=[store_opts, json_opt],
+        help="run a benchmark and print its results table",
+        description="Run a benchmark: `wason eval NAME [flags]` (see `wason eval NAME --help`), or finish an "
+        "interrupted run with `wason eval --resume RUN`.",
     )
-    ev.add_argument(
-        "--split",
-        help="WILT: lite (default, 10 rules), full (50) or generated (with --seed and --n); lists: pilot "
-        "(default), second, all, phase1 or generated",
-    )
-    ev.add_argument("--ids", type=_rules, help="only these published rule ids, e.g. 1,2,15")
-    ev.add_argument("--rules", metavar="FILE", help="your own rules, one per line in the guess language")
-    ev.add_argument(
-        "--seed",
-        type=int,
-        help="seed of the generated split (WILT, lists), of variations (AIW) or of generated examples (lists)",
-    )
-    ev.add_argument("--n", type=int, help="rules in the generated split; AIW: variations per family")
-    ev.add_argument(
-        "--families", help="AIW: family or group names, comma-separated (default: AIW variations 1-6)"
-    )
-    ev.add_argument("--prompt-types", default="STANDARD", help="AIW: prompt types, comma-separated")
-    ev.add_argument(
-        "--variations", choices=["published", "generated"], default="published", help="AIW: which variations"
-    )
-    ev.add_argument(
-        "--trials",
-        type=int,
-        help="AIW: trials per (variation, prompt type), default 30; lists: episodes per rule with seeds "
-        "S, S+1, ... (default 1)",
-    )
-    ev.add_argument(
-        "--examples",
-        choices=["published", "generated"],
-        help="lists: the published three examples (pilot, phase1) or examples drawn with --seed "
-        "(default: published where the split has them)",
-    )
-    ev.add_argument("--echo", action="store_true", help="lists: show each tested list beside its label")
-    ev.add_argument(
-        "--labeller",
-        choices=["code", "llm"],
-        default="code",
-        help="lists: who labels test lists: the rule's code (default) or the judge model with the pilot's "
-        "analysis prompt (disagreements with the code are recorded)",
-    )
-    ev.add_argument(
-        "--judges",
-        default="predicate,quiz,llm",
-        help="lists: which judges run, comma-separated: predicate (the model states a Python predicate, "
-        "judged by code), quiz (it labels held-out lists), llm (the pilot's judge, 3 votes); default all",
-    )
-    ev.add_argument("--judge-model", help="lists: model of the LLM judge and labeller (default: --model)")
-    ev.add_argument("--judge-base-url", help="lists: endpoint of --judge-model")
-    ev.add_argument("--max-rounds", type=int, default=19, help="lists: rounds of five tests (published: 19)")
-    ev.add_argument(
-        "--quiz-size", type=int, default=10, help="lists: held-out lists in the quiz (default 10)"
-    )
-    ev.add_argument(
-        "--self-verify",
-        choices=["review", "double-check"],
-        help="AIW: after the answer, ask the model to review and improve it (multi-turn, records 110-112)",
-    )
-    ev.add_argument(
-        "--player",
-        choices=["llm", "solver"],
-        default="llm",
-        help="llm: the model plays through the task's protocol (default); solver: the reference solver",
-    )
-    ev.add_argument(
-        "--model", default=DEFAULT_MODEL, help=f"model spec PROVIDER:MODEL (default {DEFAULT_MODEL})"
-    )
-    ev.add_argument("--base-url", help="endpoint for OpenAI-compatible or Anthropic providers")
-    ev.add_argument("--api-key", help="API key (default: the provider's environment variable)")
-    ev.add_argument("--temperature", type=float, help="sampling temperature (default: the model's)")
-    ev.add_argument(
-        "--max-tokens",
-        type=int,
-        help=f"max tokens per reply (local model default {LOCAL_DEFAULT_MAX_TOKENS})",
-    )
-    ev.add_argument("--top-p", type=float, help="nucleus sampling")
-    ev.add_argument("--model-seed", type=int, help="sampling seed, where the backend supports it")
-    ev.add_argument(
-        "--timeout", type=float, default=120.0, help="seconds per model call attempt (default 120)"
-    )
-    ev.add_argument("--retries", type=int, default=6, help="retries of a failing call (default 6)")
-    ev.add_argument("--concurrency", type=int, help="episodes/calls in flight (default: 1 local, 8 remote)")
-    ev.add_argument("--max-tests", type=int, default=30, help="tests before the guess (published: 30)")
-    ev.add_argument(
-        "--format-error-limit",
-        type=int,
-        default=2,
-        help="end an episode after this many consecutive unreadable replies (reference: 2; 0 = never)",
-    )
-    ev.add_argument("--probe-seed", type=int, default=0, help="seed of the probe set guesses are judged on")
-    ev.add_argument(
-        "--system-as-user",
-        action="store_true",
-        help="send the instructions as the first user message (for models that refuse system messages)",
-    )
-    ev.add_argument("--no-cache", action="store_true", help="do not answer identical requests from the cache")
     ev.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
+    ev.add_argument("--api-key", default=argparse.SUPPRESS, help="API key of a resumed run's model")
     ev.add_argument(
         "--no-baseline",
         action="store_true",
-        help="do not also run the solver on the same rules (its row is printed beside the model's)",
+        default=argparse.SUPPRESS,
+        help="do not run the solver baseline after the resumed run",
     )
-    ev.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
+    ev_sub = ev.add_subparsers(dest="family", metavar="NAME", parser_class=_Parser)
+    pl = sub.add_parser(
+        "play",
+        parents=[store_opts],
+        help="play a game yourself in the terminal",
+        description="Play a game yourself: `wason play NAME [flags]`, or go on with a session that was "
+        "interrupted: `wason play --session ID`.",
+    )
+    pl.add_argument("--session", type=int, metavar="ID", help="go on with a stored game")
+    pl_sub = pl.add_subparsers(dest="family", metavar="NAME", parser_class=_Parser)
+    for fam in fams:
+        fe = ev_sub.add_parser(
+            fam.name,
+            parents=[store_opts, json_opt],
+            help=fam.summary,
+            description=f"{fam.title}: {fam.summary}",
+        )
+        add_config_flags(fe, fam.config_type, play=False)
+        _add_model_flags(fe, fam)
+        if fam.playable:
+            fp = pl_sub.add_parser(fam.name, parents=[store_opts], help=f"{fam.title}: {fam.summary}")
+            add_config_flags(fp, fam.config_type, play=True)
+            fp.add_argument("--rule", type=int, metavar="ID", help="the item (rule) id to play")
+            fp.add_argument(
+                "--seed", type=int, help="draw the item with this seed (default: a random seed, printed)"
+            )
 
-    sub.add_parser("runs", parents=[store_opts], help="list runs").add_argument("--json", action="store_true")
+    sub.add_parser("runs", parents=[store_opts, json_opt], help="list runs")
 
-    sh = sub.add_parser("show", parents=[store_opts], help="a run's results table, or one transcript")
+    sh = sub.add_parser(
+        "show", parents=[store_opts, json_opt], help="a run's results table, or one transcript"
+    )
     sh.add_argument("run", type=int)
     sh.add_argument("--episode", type=int, metavar="N", help="print episode N's transcript")
-    sh.add_argument("--json", action="store_true")
-    sh.add_argument("--plots", metavar="DIR", help="AIW: write an answer histogram PNG per cell into DIR")
+    sh.add_argument("--plots", metavar="DIR", help="write the run's plots (AIW: answer histograms) into DIR")
 
-    pl = sub.add_parser("play", parents=[store_opts], help="play a game yourself in the terminal")
-    pl.add_argument("task", choices=["wilt", "lists"])
-    pl.add_argument(
-        "--split", help="WILT: lite or full (default full); lists: pilot (default), second, all, phase1"
+    se = sub.add_parser(
+        "session",
+        help="play any game one step per command (JSON in, JSON out), e.g. from a script in another process",
     )
-    pl.add_argument(
-        "--rules", metavar="FILE", help="play a rule from your own rules file (one rule per line)"
-    )
-    pl.add_argument("--rule", type=int, help="published rule id (default: drawn with --seed)")
-    pl.add_argument("--seed", type=int, help="draw the rule with this seed (default: a random seed, printed)")
+    se_sub = se.add_subparsers(dest="session_command", required=True, parser_class=_Parser)
+    st = se_sub.add_parser("start", parents=[store_opts], help="start a game; prints its session id and view")
+    st_sub = st.add_subparsers(dest="family", metavar="NAME", required=True, parser_class=_Parser)
+    for fam in fams:
+        fs = st_sub.add_parser(fam.name, parents=[store_opts], help=fam.summary)
+        add_config_flags(fs, fam.config_type, play=True)
+        fs.add_argument("--index", type=int, help="the configuration's item with this index (0-based)")
+        fs.add_argument("--rule", type=int, metavar="ID", help="the item (rule) id to play")
+        fs.add_argument("--seed", type=int, help="draw the item with this seed (default 0)")
+    sp = se_sub.add_parser("step", parents=[store_opts], help="apply one action to a session")
+    sp.add_argument("session", type=int)
+    sp.add_argument("action", nargs="?", help='the action as JSON, e.g. \'{"type": "ProposeTest", ...}\'')
+    sp.add_argument("--text", help="a reply as a model would write it, read by the family's protocol")
+    for name, text in (("view", "what the player sees now"), ("summary", "the result (the rule once over)")):
+        v = se_sub.add_parser(name, parents=[store_opts], help=text)
+        v.add_argument("session", type=int)
 
-    wilt = sub.add_parser("wilt", help="WILT tools")
-    wsub = wilt.add_subparsers(dest="wilt_command", required=True, parser_class=_Parser)
-    jd = wsub.add_parser("judge", help="compare two rules (lambda or expression in x, y, z) on the probe set")
-    jd.add_argument("rule")
-    jd.add_argument("guess")
-    jd.add_argument("--seed", type=int, default=0, help="probe set seed (default 0)")
-    jd.add_argument("--json", action="store_true")
+    for fam in fams:
+        if fam.commands:
+            fam.add_commands(sub.add_parser(fam.name, help=fam.commands))
     return parser
 
 
+# -- main -------------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     console = Console()
     if not console.is_terminal:
         console = Console(width=max(console.width, 160))  # piped output: do not squeeze tables to 80 columns
     try:
+        parser = build_parser()
+        try:
+            args, unknown = parser.parse_known_args(argv)
+        except SystemExit as done:  # --help, or a bad flag already reported in one line
+            return done.code if isinstance(done.code, int) else 2
+        if unknown:
+            where = " ".join(
+                ["wason", args.command, *([args.family] if getattr(args, "family", None) else [])]
+            )
+            flags = " ".join(unknown)
+            print(
+                f"{where}: error: {flags}: not a flag of this command (see `{where} --help`)", file=sys.stderr
+            )
+            return 2
         if args.command == "eval":
             return _eval(args, console)
         if args.command == "runs":
@@ -216,17 +279,39 @@ def main(argv: list[str] | None = None) -> int:
             return _show(args, console)
         if args.command == "play":
             return _play(args, console)
-        if args.command == "wilt":
-            return _judge(args, console)
+        if args.command == "session":
+            return _session(args)
+        return registry.get(args.command).run_command(args, print)
     except (UserError, ValueError, ModelConfigError, StoreError, GuessRejected) as exc:
-        reason = getattr(exc, "reason", None) or str(exc)
+        reason = getattr(exc, "reason", None) or _reasons(exc)
         print(f"wason: error: {_one_line(reason)}", file=sys.stderr)
         return 2
-    raise AssertionError(args.command)  # pragma: no cover - argparse rejects unknown commands
+
+
+def _reasons(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):  # keep only the reasons, naming the field
+        return "; ".join(
+            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" if e["loc"] else str(e["msg"]) for e in exc.errors()
+        )
+    return str(exc)
 
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def _db(args: argparse.Namespace) -> str | None:
+    return getattr(args, "db", None)
+
+
+def _as_json(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "json", False))
+
+
+def _given(args: argparse.Namespace, config_type: type[RunSettings], *, play: bool) -> dict[str, Any]:
+    """The family's own fields the user gave (play: with the play defaults under them)."""
+    given = {n: getattr(args, n) for n in family_fields(config_type, play=play) if hasattr(args, n)}
+    return config_type.with_play_defaults(given) if play else given
 
 
 def _params(args: argparse.Namespace) -> GenerationParams:
@@ -238,149 +323,86 @@ def _params(args: argparse.Namespace) -> GenerationParams:
     )
 
 
-def _common(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "player": args.player,
-        "model": args.model if args.player == "llm" else None,
-        "base_url": args.base_url,
-        "params": _params(args),
-        "timeout": args.timeout,
-        "retries": args.retries,
-        "concurrency": args.concurrency,
-        "use_cache": not args.no_cache,
-        "system_as_user": args.system_as_user,
-    }
-
-
-def _wilt_config(args: argparse.Namespace) -> WiltRunConfig:
-    return WiltRunConfig(
-        split="file" if args.rules else (args.split or "lite"),
-        ids=args.ids,
-        rules_file=str(Path(args.rules).resolve()) if args.rules else None,
-        seed=args.seed,
-        n=args.n,
-        max_tests=args.max_tests,
-        format_error_limit=args.format_error_limit,
-        probe_seed=args.probe_seed,
-        **_common(args),
+def _eval_config(args: argparse.Namespace, family: Family[Any]) -> RunSettings:
+    fields = _given(args, family.config_type, play=False)
+    config: RunSettings = family.config_type(
+        **fields,
+        player=args.player,
+        model=args.model if args.player == "llm" else None,
+        base_url=args.base_url,
+        params=_params(args),
+        timeout=args.timeout,
+        retries=args.retries,
+        concurrency=args.concurrency,
+        use_cache=not args.no_cache,
+        system_as_user=args.system_as_user,
     )
-
-
-def _aiw_config(args: argparse.Namespace) -> AiwRunConfig:
-    if args.player != "llm":
-        raise UserError("AIW is played by a model (--player llm)")
-    return AiwRunConfig(
-        families=[f for f in args.families.split(",") if f] if args.families else None,
-        prompt_types=[p for p in args.prompt_types.split(",") if p],
-        variations=args.variations,
-        seed=args.seed,
-        n=args.n,
-        trials=30 if args.trials is None else args.trials,
-        self_verify=args.self_verify,
-        **_common(args),
-    )
-
-
-def _lists_config(args: argparse.Namespace) -> ListsRunConfig:
-    if args.rules:
-        raise UserError("--rules FILE is for WILT; list rules come from --split")
-    judges = [j.strip() for j in args.judges.split(",") if j.strip()]
-    if args.player == "solver" and args.judge_model is None:
-        # the solver has no model to judge with: the LLM judge runs only on a judge model named for it
-        judges = [j for j in judges if j != "llm"]
-    return ListsRunConfig(
-        split=args.split or "pilot",
-        ids=args.ids,
-        seed=args.seed,
-        n=args.n,
-        examples=args.examples,
-        trials=1 if args.trials is None else args.trials,
-        echo=args.echo,
-        labeller=args.labeller,
-        judges=judges,
-        judge_model=args.judge_model,
-        judge_base_url=args.judge_base_url,
-        max_rounds=args.max_rounds,
-        format_error_limit=args.format_error_limit,
-        quiz_size=args.quiz_size,
-        probe_seed=args.probe_seed,
-        **_common(args),
-    )
-
-
-def _task_config(args: argparse.Namespace) -> RunConfig:
-    if args.task == "aiw":
-        return _aiw_config(args)
-    if args.task == "lists":
-        return _lists_config(args)
-    return _wilt_config(args)
+    return config
 
 
 def _eval(args: argparse.Namespace, console: Console) -> int:
-    store = Store(args.db)
+    store = Store(_db(args))
+    as_json = _as_json(args)
+    items: list[Item] | None = None
     if args.resume is not None:
+        if args.family is not None:
+            raise UserError("--resume RUN finishes a stored run with its own settings; leave out the family")
         config = load_config(store, args.resume)
         if config.player != "llm":
             raise UserError(
                 f"run {args.resume} was played by {config.player}; only model runs can be resumed"
             )
         run_id = args.resume
-        items: list[tuple[str, dict[str, Any]]] | None = None
+        api_key = getattr(args, "api_key", None)
+        no_baseline = bool(getattr(args, "no_baseline", False))
     else:
-        try:
-            config = _task_config(args)
-        except ValueError as exc:  # pydantic's ValidationError is a ValueError; keep only the reasons
-            errors = getattr(exc, "errors", None)
-            if callable(errors):
-                raise UserError(
-                    "; ".join(
-                        f"{'.'.join(map(str, e['loc']))}: {e['msg']}" if e["loc"] else str(e["msg"])
-                        for e in errors()
-                    )
-                ) from None
-            raise
+        if args.family is None:
+            names = ", ".join(registry.names())
+            raise UserError(f"name a task family ({names}) or --resume RUN; see `wason eval --help`")
+        family = registry.get(args.family)
+        config = _eval_config(args, family)
         # unknown rule ids and bad rules files fail here, before anything is written; drawing the items once
         # matters for generated rules and examples, which take seconds
-        items = config.items()
+        items = family.items(config)
         run_id = -1
+        api_key = args.api_key
+        no_baseline = bool(getattr(args, "no_baseline", False))
     if config.player == "solver":
-        if isinstance(config, AiwRunConfig):
-            raise UserError("AIW has no solver; it is played by a model (--player llm)")
         run_id = create_run(store, config, items)
-        if not args.json:
+        if not as_json:
             console.print(_header(config, run_id, store, len(store.list_episodes(run_id)), resumed=False))
-        judge = make_oracle_client(config, store) if isinstance(config, ListsRunConfig) else None
-        asyncio.run(_solve(store, run_id, config, judge))
-        return _report(store, [run_id], console, as_json=args.json)
-    client = make_client(config, store, api_key=args.api_key)
-    oracle: ModelClient | None = None
-    if isinstance(config, ListsRunConfig) and (config.labeller == "llm" or "llm" in config.judges):
-        # the player's own model judges unless another is named: one client, one loaded local model
-        oracle = client if config.judge_model is None else make_oracle_client(config, store)
+        asyncio.run(_solve(store, run_id, config))
+        return _report(store, [run_id], console, as_json=as_json)
+    client = make_client(config, store, api_key=api_key)
+    oracle = make_oracle_client(config, store, api_key=api_key, player_client=client)
     state = {"run": run_id}
     try:
-        asyncio.run(_eval_async(args, console, store, config, client, state, oracle, items))
+        asyncio.run(_eval_async(console, store, config, client, state, oracle, items, as_json=as_json))
     except KeyboardInterrupt:
         if state["run"] >= 0:  # the run marked itself interrupted; say how to finish it
             print(f"wason: interrupted; finish with `wason eval --resume {state['run']}`", file=sys.stderr)
         return 130
     runs = [state["run"]]
-    if isinstance(config, WiltRunConfig | ListsRunConfig) and not args.no_baseline:
-        runs.append(run_baseline(store, state["run"]))
-    return _report(store, runs, console, as_json=args.json)
+    if not no_baseline:
+        baseline = run_baseline(store, state["run"])
+        if baseline is not None:
+            runs.append(baseline)
+    return _report(store, runs, console, as_json=as_json)
 
 
 async def _eval_async(
-    args: argparse.Namespace,
     console: Console,
     store: Store,
-    config: RunConfig,
+    config: RunSettings,
     client: ModelClient,
     state: dict[str, int],
-    oracle: ModelClient | None = None,
-    items: list[tuple[str, dict[str, Any]]] | None = None,
+    oracle: ModelClient | None,
+    items: list[Item] | None,
+    *,
+    as_json: bool,
 ) -> None:
     # One event loop for the check and the run: the HTTP clients are bound to the loop they first ran on.
+    resumed = state["run"] >= 0
     try:
         await _preflight(client)
         if oracle is not None and oracle is not client:
@@ -390,10 +412,10 @@ async def _eval_async(
         run_id = state["run"]
         concurrency = config.concurrency or client.model.max_concurrency
         n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
-        if not args.json:
-            console.print(_header(config, run_id, store, n_todo, resumed=args.resume is not None))
+        if not as_json:
+            console.print(_header(config, run_id, store, n_todo, resumed=resumed))
         await _run_with_progress(
-            store, run_id, client, config, concurrency, n_todo, quiet=args.json, oracle=oracle
+            store, run_id, client, config, concurrency, n_todo, quiet=as_json, oracle=oracle
         )
     finally:
         await client.aclose()
@@ -401,7 +423,8 @@ async def _eval_async(
             await oracle.aclose()
 
 
-async def _solve(store: Store, run_id: int, config: RunConfig, oracle: ModelClient | None) -> None:
+async def _solve(store: Store, run_id: int, config: RunSettings) -> None:
+    oracle = make_oracle_client(config, store)
     try:
         await execute_run(store, run_id, solver_player_factory(config), concurrency=1, oracle=oracle)
     finally:
@@ -415,7 +438,7 @@ async def _preflight(client: ModelClient) -> None:
         await check()
 
 
-def _header(config: RunConfig, run_id: int, store: Store, n_todo: int, *, resumed: bool) -> str:
+def _header(config: RunSettings, run_id: int, store: Store, n_todo: int, *, resumed: bool) -> str:
     n = len(store.list_episodes(run_id))  # the stored episodes: no need to rebuild a generated split
     p = config.params
     shown = ", ".join(
@@ -427,49 +450,15 @@ def _header(config: RunConfig, run_id: int, store: Store, n_todo: int, *, resume
     who = (
         f"{config.model} ({shown or 'model defaults'})" if config.player == "llm" else f"the {config.player}"
     )
-    if isinstance(config, AiwRunConfig):
-        shape = (
-            f"{len(config.variations_list())} {config.variations} variations x {len(config.prompt_types)} prompt"
-            f" type(s) x {config.trials} trials"
-        )
-        return f"{verb} run {run_id}: AIW, {shape} = {n} episodes ({n_todo} to play) with {who}; store {store.url}"
-    if isinstance(config, ListsRunConfig):
-        return _lists_header(config, verb, run_id, store, n, n_todo, who)
-    source = {"file": f"rules of {config.rules_file}", "generated": f"generated split (seed {config.seed})"}
-    return (
-        f"{verb} run {run_id}: WILT {source.get(config.split, config.split + ' split')} ({n} rules, {n_todo} to play)"
-        f" with {who}; {config.max_tests} tests then one guess; store {store.url}"
-    )
-
-
-def _lists_header(
-    config: ListsRunConfig, verb: str, run_id: int, store: Store, n: int, n_todo: int, who: str
-) -> str:
-    rules = (
-        f"generated split (seed {config.seed})" if config.split == "generated" else f"{config.split} split"
-    )
-    examples = config.examples_source()
-    if examples == "generated":
-        examples += f" with seeds {config.seed or 0}..{(config.seed or 0) + config.trials - 1}"
-    judges = ", ".join(f"{j} (primary)" if j == config.game_config(0).primary else j for j in config.judges)
-    if "llm" in config.judges:
-        judges += f"; LLM judge {config.oracle_model}"
-    labels = (
-        "code" if config.labeller == "code" else f"LLM ({config.oracle_model}) with code disagreements kept"
-    )
-    return (
-        f"{verb} run {run_id}: lists {rules}, {n // config.trials} rules x {config.trials} trial(s) = {n} episodes "
-        f"({n_todo} to play) with {who}; examples {examples}; up to {config.max_rounds} rounds of "
-        f"{config.tests_per_round} tests{', echoed' if config.echo else ''}; labels by {labels}; judges: {judges}; "
-        f"store {store.url}"
-    )
+    what = family_of(config).describe(config, n, n_todo, who)
+    return f"{verb} run {run_id}: {what}; store {store.url}"
 
 
 async def _run_with_progress(
     store: Store,
     run_id: int,
     client: ModelClient,
-    config: RunConfig,
+    config: RunSettings,
     concurrency: int,
     n_todo: int,
     *,
@@ -502,47 +491,22 @@ async def _run_with_progress(
 
 
 def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool) -> int:
-    """The first run's episodes, then one table with a row per run (the model's, then its baseline)."""
-    from wason.report.tables import episodes_table, show_json, show_table
+    """The first run, then its baselines: the family's JSON, or its tables."""
+    from wason.report.tables import report_json, report_tables
 
-    run_id = run_ids[0]
-    if store.get_run(run_id).task == "lists":
-        from wason.report.lists import lists_json, lists_tables
-
-        if as_json:
-            data = lists_json(store, run_id)
-            data["baselines"] = [lists_json(store, r) for r in run_ids[1:]]
-            print(json.dumps(data, indent=2, default=str))
-        else:
-            for table in lists_tables(store, run_ids):
-                console.print(table)
-            console.print(f"run id: {run_id}   (details: `wason show {run_id} --episode N`)")
-        return 0
-    if store.get_run(run_id).task == "aiw":
-        from wason.report.aiw import aiw_json, aiw_table
-
-        if as_json:
-            print(json.dumps(aiw_json(store, run_id), indent=2, default=str))
-        else:
-            console.print(aiw_table(store, run_id))
-            console.print(f"run id: {run_id}   (details: `wason show {run_id} --episode N`, `--plots DIR`)")
-        return 0
     if as_json:
-        data = show_json(store, run_id)
-        data["baselines"] = [show_json(store, r) for r in run_ids[1:]]
-        print(json.dumps(data, indent=2, default=str))
+        print(json.dumps(report_json(store, run_ids), indent=2, default=str))
     else:
-        console.print(episodes_table(store, run_id))
-        console.print(show_table(store, run_ids))
-        console.print(f"run id: {run_id}   (details: `wason show {run_id} --episode N`)")
+        for part in report_tables(store, run_ids):
+            console.print(part)
     return 0
 
 
 def _runs(args: argparse.Namespace, console: Console) -> int:
     from wason.report.tables import runs_json, runs_table
 
-    store = Store(args.db)
-    if args.json:
+    store = Store(_db(args))
+    if _as_json(args):
         print(json.dumps(runs_json(store), indent=2))
     else:
         console.print(runs_table(store))
@@ -552,142 +516,133 @@ def _runs(args: argparse.Namespace, console: Console) -> int:
 def _show(args: argparse.Namespace, console: Console) -> int:
     from wason.report.tables import episode_json, transcript
 
-    store = Store(args.db)
+    store = Store(_db(args))
     if args.episode is not None:
-        if args.json:
+        if _as_json(args):
             print(json.dumps(episode_json(store, args.run, args.episode), indent=2, default=str))
         else:
             console.print(transcript(store, args.run, args.episode))
         return 0
-    from wason.evaluation import baselines_of
-
     if args.plots:
-        from wason.report.aiw import write_histograms
-
-        if store.get_run(args.run).task != "aiw":
-            raise UserError("--plots draws AIW answer histograms; this run is not AIW")
-        for path in write_histograms(store, args.run, Path(args.plots)):
+        family = registry.get(store.get_run(args.run).task)
+        for path in family.write_plots(store, args.run, Path(args.plots)):
             console.print(str(path), markup=False)
-    return _report(store, [args.run, *baselines_of(store, args.run)], console, as_json=args.json)
+    return _report(store, [args.run, *baselines_of(store, args.run)], console, as_json=_as_json(args))
 
 
-def _pick_rule(args: argparse.Namespace, rules: list[Any], where: str) -> tuple[Any, str]:
-    """The rule to play: ``--rule ID``, or one drawn with ``--seed`` (a random seed, shown, by default)."""
+# -- play -------------------------------------------------------------------------------------------------
+def _pick(family: Family[Any], args: argparse.Namespace, items: list[Item], where: str) -> tuple[Item, str]:
+    """The item to play: ``--rule ID``, or one drawn with ``--seed`` (a random seed, shown, by default)."""
     if args.rule is None:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-        return random.Random(seed).choice(rules), f"drawn with --seed {seed}"
+        return random.Random(seed).choice(items), f"drawn with --seed {seed}"
     if args.seed is not None:
         raise UserError("give either --rule or --seed, not both")
-    matches = [r for r in rules if r.id == args.rule]
+    matches = [it for it in items if family.item_id(it[1]) == args.rule]
     if not matches:
-        ids = ", ".join(str(r.id) for r in rules)
+        ids = ", ".join(str(family.item_id(it[1])) for it in items)
         raise UserError(f"the {where} has no rule {args.rule} (its rules: {ids})")
     return matches[0], f"rule {args.rule}"
 
 
 def _play(args: argparse.Namespace, console: Console) -> int:
-    if args.task == "lists":
-        return _play_lists(args, console)
-    args.split = args.split or "full"
-    from rich.markup import escape
+    store = Store(_db(args))
+    write: Callable[[str], None] = lambda s: console.print(s, markup=False, highlight=False)  # noqa: E731
+    if args.session is not None:
+        if args.family is not None:
+            raise UserError("--session ID goes on with a stored game; leave out the family")
+        return asyncio.run(_play_session(store, args.session, write, resumed=True))
+    if args.family is None:
+        raise UserError(f"name a game ({', '.join(registry.names())}) or --session ID")
+    family = registry.get(args.family)
+    config = family.config_type(**_given(args, family.config_type, play=True), player="human")
+    items = family.items(config)
+    (key, item), origin = _pick(family, args, items, _where(config))
+    session_id = session.start(store, family.name, config, item=(key, item), player="human")
+    run_id = store.get_episode(session_id).run_id
+    write(f"{family.intro(config, item, origin)} Run {run_id} in {store.url}.")
+    return asyncio.run(_play_session(store, session_id, write, resumed=False))
 
-    from wason.players.human import HumanPlayer
-    from wason.tasks.wilt import load_split
-    from wason.tasks.wilt.rules import load_rules_file, rule_item
 
-    rules = load_rules_file(args.rules) if args.rules else load_split(args.split)
-    where = f"rules file {args.rules}" if args.rules else f"{args.split} split"
-    rule, origin = _pick_rule(args, rules, where)
-    store = Store(args.db)
-    if args.rules:
-        config = WiltRunConfig(split="file", rules_file=str(Path(args.rules).resolve()), player="human")
-    else:
-        config = WiltRunConfig(split=args.split, ids=[rule.id], player="human")
-    run_id = create_run(store, config, [rule_item(rule)])
-    console.print(f"WILT, {where}, a hidden rule ({origin}). Run {run_id} in {store.url}.", markup=False)
-    # markup off: what a person types (or a rule text) may contain square brackets
-    player = HumanPlayer(
-        max_tests=config.max_tests, write=lambda s: console.print(s, markup=False, highlight=False)
-    )
-    results = asyncio.run(execute_run(store, run_id, lambda *_: player, concurrency=1))
-    result = results[0]
-    console.print(f"\nThe rule was: [bold]{escape(rule.text)}[/bold]  ({rule.key})")
-    if result.outcome is None:
-        console.print(f"Game over: {result.error}", markup=False)
+def _where(config: RunSettings) -> str:
+    split = getattr(config, "split", None)
+    if split == "file":
+        return f"rules file {getattr(config, 'rules_file', '')}"
+    return f"{split} split" if split else "game"
+
+
+async def _play_session(store: Store, session_id: int, write: Callable[[str], None], *, resumed: bool) -> int:
+    family, config, episode, live = await session.load(store, session_id)
+    if live.done or episode.status != "running":
+        raise UserError(f"session {session_id} is {episode.status}; there is nothing left to play")
+    player = family.human(config, episode.item, PlayIO(read=input, write=write))
+    if player is None:
+        raise UserError(f"{family.title} cannot be played at the terminal")
+    if resumed:
+        write(f"Going on with session {session_id} ({family.title}) after {live.turn} turn(s).")
+    try:
+        while not live.done:
+            move = await player.act(live.observation)
+            await live.step(move)
+    except PlayerLeft as exc:
+        live.fail(f"{exc.what}: {exc}")
+        write(f"Game over: {exc.what}: {exc}")
+        for line in family.ending(episode.item, None):
+            write(line)
         return 0
-    m = result.outcome.metrics
-    if m["correct"]:
-        console.print(f"Correct, after {m['attempts']} tests.")
-    elif m["approximately_correct"]:
-        console.print("Not quite: approximately correct (right idea, wrong edge cases).")
+    outcome = live.outcome()
+    for line in family.ending(episode.item, outcome.metrics if outcome else None):
+        write(line)
+    return 0
+
+
+# -- session ----------------------------------------------------------------------------------------------
+def _session(args: argparse.Namespace) -> int:
+    store = Store(_db(args))
+    out: dict[str, Any]
+    if args.session_command == "start":
+        family = registry.get(args.family)
+        config = family.config_type(**_given(args, family.config_type, play=True), player="session")
+        items = family.items(config)
+        if args.index is not None and args.rule is not None:
+            raise UserError("give --index or --rule, not both")
+        if args.rule is not None:
+            args.seed = None
+            item, _ = _pick(family, args, items, _where(config))
+        elif args.index is not None:
+            if not 0 <= args.index < len(items):
+                raise UserError(f"--index {args.index} is out of range (0..{len(items) - 1})")
+            item = items[args.index]
+        else:
+            item = random.Random(args.seed or 0).choice(items)
+        sid = session.start(store, family.name, config, item=item)
+        out = asyncio.run(session.view(store, sid))
+    elif args.session_command == "step":
+        out = asyncio.run(_step(store, args))
+    elif args.session_command == "view":
+        out = asyncio.run(session.view(store, args.session))
     else:
-        console.print("Not the rule.")
-    verdict = m.get("verdict") or {}
-    for point, truth, said in verdict.get("counterexamples", [])[:3]:
-        console.print(f"  e.g. {tuple(point)}: the rule says {truth}, your guess says {said}", markup=False)
-    if m.get("reduction"):
-        curve = m["reduction"]
-        console.print(
-            f"Your {len(curve)} tests ruled out {curve[-1]:.1%} of {m['hypothesis_space']}'s candidate rules; "
-            f"{m['uninformative_tests']} of them ruled out nothing new."
-        )
+        out = asyncio.run(session.summary(store, args.session))
+    print(json.dumps(out, indent=2, default=str))
     return 0
 
 
-def _play_lists(args: argparse.Namespace, console: Console) -> int:
-    from wason.players.human import ListsHumanPlayer
-    from wason.tasks.lists.rules import load_split
-
-    if args.rules:
-        raise UserError("--rules FILE is for WILT; list rules come from --split")
-    split = args.split or "pilot"
-    rule, origin = _pick_rule(args, load_split(split), f"{split} split")
-    store = Store(args.db)
-    # a person is scored by code: the predicate and the quiz, no LLM judge
-    config = ListsRunConfig(split=split, ids=[rule.id], player="human", judges=["predicate", "quiz"])
-    run_id = create_run(store, config)
-    console.print(
-        f"List rules, {split} split, a hidden rule ({origin}). Run {run_id} in {store.url}.", markup=False
-    )
-    player = ListsHumanPlayer(
-        per_round=config.tests_per_round,
-        max_rounds=config.max_rounds,
-        quiz=config.quiz_size,
-        write=lambda s: console.print(s, markup=False, highlight=False),
-    )
-    result = asyncio.run(execute_run(store, run_id, lambda *_: player, concurrency=1))[0]
-    console.print(f"\nThe rule was: {rule.text}  ({rule.key})", markup=False, highlight=False)
-    if result.outcome is None:
-        console.print(f"Game over: {result.error}", markup=False)
-        return 0
-    m = result.outcome.metrics
-    judges = m["judges"]
-    verdict = m.get("predicate_verdict") or {}
-    if judges.get("predicate"):
-        console.print(f"Your predicate is the rule (it agrees on all {verdict.get('probes')} probe lists).")
-    elif verdict.get("rejection"):
-        console.print(f"Your predicate could not be used: {verdict['rejection']}", markup=False)
-    elif verdict:
-        console.print(f"Your predicate is not the rule (agreement {verdict.get('agreement', 0):.1%}).")
-        for ce in (verdict.get("counterexamples") or [])[:3]:
-            console.print(
-                f"  e.g. {ce['list']}: the rule says {ce['rule']}, yours says {ce['guess']}", markup=False
-            )
-    if m.get("quiz_accuracy") is not None:
-        console.print(f"Quiz: {round(m['quiz_accuracy'] * len(m['quiz']))} of {len(m['quiz'])} right.")
-    console.print(f"{m['rounds']} rounds, {m['lists_tested']} lists tested.")
-    return 0
-
-
-def _judge(args: argparse.Namespace, console: Console) -> int:
-    from wason.judges import format_verdict, judge
-
-    verdict = judge(args.rule, args.guess, seed=args.seed)
-    if args.json:
-        print(verdict.model_dump_json(indent=2))
+async def _step(store: Store, args: argparse.Namespace) -> dict[str, Any]:
+    if (args.action is None) == (args.text is None):
+        raise UserError("give the action as JSON or --text REPLY (one of them)")
+    if args.text is not None:
+        family, config, episode, _ = await session.load(store, args.session)
+        action: Any = family.protocol(config, episode.item).parse(args.text)
+        if isinstance(action, Malformed):
+            raise UserError(f"the reply cannot be read: {action.reason}")
     else:
-        print(format_verdict(verdict))
-    return 0
+        try:
+            action = json.loads(args.action)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"the action is not JSON: {exc.msg} (column {exc.colno})") from None
+        if not isinstance(action, dict):
+            raise UserError('the action is a JSON object, e.g. {"type": "FinalGuess", "expression": "..."}')
+    return await session.step(store, args.session, action)
 
 
 if __name__ == "__main__":  # pragma: no cover

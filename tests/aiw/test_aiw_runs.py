@@ -11,8 +11,8 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from wason.cli import main
-from wason.evaluation import AiwRunConfig
 from wason.store import Store
+from wason.tasks.aiw.family import AiwRunConfig
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "aiw"
 
@@ -74,7 +74,7 @@ def test_generated_variations_and_config_errors(tmp_path: Path, capsys: pytest.C
         (["eval", "aiw", "--prompt-types", "LOUD", "--db", db], "unknown prompt type"),
         (["eval", "aiw", "--families", "nope", "--db", db], "unknown AIW family"),
         (["eval", "aiw", "--variations", "generated", "--db", db], "--seed S and --n K"),
-        (["eval", "aiw", "--player", "solver", "--db", db], "played by a model"),
+        (["eval", "aiw", "--player", "solver", "--db", db], "invalid choice: 'solver' (choose from 'llm')"),
     ]:
         assert main(argv) == 2
         err = capsys.readouterr().err
@@ -122,7 +122,7 @@ def test_self_verification_runs_read_every_turn(tmp_path: Path, capsys: pytest.C
 
 async def test_an_interrupted_aiw_run_resumes_without_repeating_trials(tmp_path: Path) -> None:
     from tests.conftest import FakeModel
-    from wason.evaluation import create_run, execute_run, llm_player_factory
+    from wason.engine import create_run, execute_run, llm_player_factory
     from wason.models.base import ChatMessage
     from wason.models.client import ModelClient
 

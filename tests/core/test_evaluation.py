@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import FakeModel
-from wason.evaluation import WiltRunConfig, create_run, execute_run, llm_player_factory
+from wason.engine import create_run, execute_run, llm_player_factory
 from wason.models.base import ChatMessage, ModelError
 from wason.models.client import ModelClient, RetryPolicy
 from wason.store import Store
-from wason.tasks.wilt import summarize
+from wason.tasks.wilt import WiltRunConfig, summarize
 
 
 class Crash(BaseException):

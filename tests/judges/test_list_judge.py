@@ -9,7 +9,8 @@ from collections.abc import Sequence
 import pydantic
 import pytest
 
-from wason.judges.lists import (
+from wason.tasks.lists.examples import generate_examples
+from wason.tasks.lists.judge import (
     JUDGE_MAX_STEPS,
     PROBES_VERSION,
     ListVerdict,
@@ -19,8 +20,7 @@ from wason.judges.lists import (
     mutations,
     quiz_lists,
 )
-from wason.sandbox.lists import LANGUAGE_VERSION, MAX_STEPS
-from wason.tasks.lists.examples import generate_examples
+from wason.tasks.lists.language import LANGUAGE_VERSION, MAX_STEPS
 from wason.tasks.lists.rules import get_rule
 
 

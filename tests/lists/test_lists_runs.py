@@ -184,7 +184,7 @@ def test_the_solver_finds_generated_rules_and_records_where_they_came_from(
 
 
 def test_a_wrong_published_example_is_replaced_not_shown() -> None:
-    from wason.evaluation import ListsRunConfig
+    from wason.tasks.lists.family import ListsRunConfig
     from wason.tasks.lists.rules import get_rule
 
     items = dict(ListsRunConfig(split="phase1", ids=[5], player="solver", judges=["predicate"]).items())

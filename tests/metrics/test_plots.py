@@ -10,7 +10,7 @@ import matplotlib
 import pytest
 
 from wason.metrics import answer_distribution
-from wason.report.plots import answer_histogram_png
+from wason.tasks.aiw.plots import answer_histogram_png
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import sympy
 
-from wason.sandbox.lists import (
+from wason.tasks.lists.language import (
     LANGUAGE_SUMMARY,
     LANGUAGE_VERSION,
     MAX_FACTORIAL,

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import FakeModel
-from wason.evaluation import WiltRunConfig, create_run, execute_run, llm_player_factory
+from wason.engine import create_run, execute_run, llm_player_factory
 from wason.models.client import ModelClient
 from wason.store import Store, StoreError, resolve_url
+from wason.tasks.wilt import WiltRunConfig
 
 
 def test_url_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,49 +55,6 @@ async def test_sqlite_store(tmp_path: Path) -> None:
     await _exercise(f"sqlite:///{tmp_path / 'w.db'}")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    pytest.importorskip("psycopg")
-    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
-    if not (initdb and pg_ctl):
-        pytest.skip("no PostgreSQL server binaries on this machine")
-    as_postgres: list[str] = []
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-        runuser = shutil.which("runuser")
-        if runuser is None or subprocess.run(["id", "postgres"], capture_output=True).returncode != 0:
-            pytest.skip("running as root without a postgres user")
-        as_postgres = [runuser, "-u", "postgres", "--"]
-    root = Path(tempfile.mkdtemp(prefix="wason-pg-"))
-    root.chmod(0o777)
-    data, port = root / "data", _free_port()
-    run = lambda *cmd: subprocess.run([*as_postgres, *cmd], check=True, capture_output=True, timeout=120)  # noqa: E731
-    run(initdb, "-D", str(data), "-A", "trust", "-U", "postgres")
-    run(
-        pg_ctl,
-        "-D",
-        str(data),
-        "-o",
-        f"-p {port} -k {root} -h 127.0.0.1",
-        "-l",
-        str(root / "log"),
-        "-w",
-        "start",
-    )
-    try:
-        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run(
-            [*as_postgres, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True
-        )
-        time.sleep(0.2)
-        shutil.rmtree(root, ignore_errors=True)
-
-
 async def test_postgres_store(postgres_url: str) -> None:
+    # the server comes from tests/store/conftest.py, shared with test_migrations.py
     await _exercise(postgres_url)

@@ -1,5 +1,48 @@
-"""Engine contracts and the episode runner."""
+"""Engine contracts: games, players, protocols, task families and their registry, sessions."""
 
-from wason.core.game import ExternalFailure, Game, Malformed, Move, Outcome, Player, Settles, TextProtocol
+from wason.core.family import (
+    ActionCodec,
+    EpisodeContext,
+    Family,
+    Item,
+    Oracle,
+    OracleSpec,
+    PlayIO,
+    RunReader,
+    RunSettings,
+)
+from wason.core.game import (
+    ExternalFailure,
+    Game,
+    Malformed,
+    Move,
+    Outcome,
+    Player,
+    PlayerLeft,
+    Settles,
+    TextProtocol,
+)
+from wason.core.records import EpisodeRow, RunRow
 
-__all__ = ["ExternalFailure", "Game", "Malformed", "Move", "Outcome", "Player", "Settles", "TextProtocol"]
+__all__ = [
+    "ActionCodec",
+    "EpisodeContext",
+    "EpisodeRow",
+    "ExternalFailure",
+    "Family",
+    "Game",
+    "Item",
+    "Malformed",
+    "Move",
+    "Oracle",
+    "OracleSpec",
+    "Outcome",
+    "PlayIO",
+    "Player",
+    "PlayerLeft",
+    "RunReader",
+    "RunRow",
+    "RunSettings",
+    "Settles",
+    "TextProtocol",
+]

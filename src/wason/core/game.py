@@ -36,6 +36,12 @@ class ExternalFailure(Exception):
     what = "failure"
 
 
+class PlayerLeft(ExternalFailure):
+    """A person closed the input or gave up; the episode ends as errored and can be resumed."""
+
+    what = "player left"
+
+
 class Outcome(BaseModel):
     """What an episode produced: whether it succeeded and the metrics its task family defines."""
 
@@ -68,13 +74,19 @@ class Game(Protocol[A_in, O_out]):
 class Settles(Protocol):
     """A game that needs outside work before it can apply an action: an LLM labeller or judge.
 
-    The runner awaits :meth:`settle` with each action before calling ``step`` with it, so ``step`` stays pure
-    and synchronous while the game's oracles (injected by whoever builds the game) may call a model. An
-    :class:`ExternalFailure` raised here ends the episode as errored, like a failed player call.
+    The session awaits :meth:`settle` with each action before calling ``step`` with it, so ``step`` stays pure
+    and synchronous while the game's oracles (injected by whoever builds the game) may call a model. What the
+    oracles said is returned as a JSON record and stored with the turn; :meth:`settled` puts it back when a
+    stored game is restored, so restoring never asks a model again. An :class:`ExternalFailure` raised by
+    ``settle`` ends the episode as errored, like a failed player call.
     """
 
-    async def settle(self, action: Any) -> None:
+    async def settle(self, action: Any) -> dict[str, Any] | None:
         """Do the outside work ``action`` needs (e.g. label its test lists); called before ``step(action)``."""
+        ...
+
+    def settled(self, action: Any, record: dict[str, Any]) -> None:
+        """Restore the outside work for ``action`` from the record :meth:`settle` returned."""
         ...
 
 

@@ -1,4 +1,4 @@
-"""The episode loop, run concurrently: each episode is written as it happens through an :class:`EpisodeRecorder`.
+"""The episode loop, run concurrently: each episode is a :class:`~wason.core.session.Session`, written as it happens.
 
 A model call that still fails after its retries marks that episode ``errored`` with the reason; the run goes on.
 """
@@ -6,42 +6,15 @@ A model call that still fails after its retries marks that episode ``errored`` w
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from pydantic import BaseModel
+from wason.core.game import ExternalFailure, Game, Outcome, Player
+from wason.core.session import EpisodeRecorder, Session, to_json
 
-from wason.core.game import ExternalFailure, Game, Outcome, Player, Settles
-
-
-class EpisodeRecorder(Protocol):
-    """Where episodes are written (implemented by :class:`wason.store.Store`)."""
-
-    def start_episode(self, episode_id: int) -> None: ...
-
-    def add_turn(
-        self,
-        episode_id: int,
-        index: int,
-        *,
-        action: dict[str, Any],
-        observation: dict[str, Any],
-        reply: str | None,
-        feedback: str | None,
-    ) -> None: ...
-
-    def finish_episode(
-        self,
-        episode_id: int,
-        *,
-        status: str,
-        success: bool | None = None,
-        metrics: dict[str, Any] | None = None,
-        error: str | None = None,
-    ) -> None: ...
+__all__ = ["EpisodeJob", "EpisodeRecorder", "EpisodeResult", "play_episode", "run_jobs", "to_json"]
 
 
 @dataclass
@@ -64,42 +37,22 @@ class EpisodeResult:
     error: str | None
 
 
-def to_json(value: Any) -> dict[str, Any]:
-    """A record of an action or observation: pydantic models and dataclasses, tagged with their type."""
-    if isinstance(value, BaseModel):
-        return {"type": type(value).__name__, **value.model_dump(mode="json")}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {"type": type(value).__name__, **dataclasses.asdict(value)}
-    return {"type": type(value).__name__, "value": repr(value)}
-
-
 async def play_episode(
     job: EpisodeJob, recorder: EpisodeRecorder, *, max_turns: int = 10_000
 ) -> EpisodeResult:
-    """Play one episode to its end, recording every turn as it happens."""
-    recorder.start_episode(job.episode_id)
+    """Play one episode to its end through a :class:`~wason.core.session.Session`: every turn is stored as it
+    happens."""
     try:
-        game = job.make_game()
+        session = Session.begin(job.make_game(), recorder, job.episode_id, feedback=job.feedback)
         player = job.make_player()
-        observation = game.start()
-        turn = 0
-        while not game.done:
-            if turn >= max_turns:  # a game that never ends is a bug in the game; never hang a run on it
+        while not session.done:
+            if (
+                session.turn >= max_turns
+            ):  # a game that never ends is a bug in the game; never hang a run on it
                 raise RuntimeError(f"episode did not end within {max_turns} turns")
-            move = await player.act(observation)
-            if isinstance(game, Settles):
-                await game.settle(move.action)
-            observation = game.step(move.action)
-            recorder.add_turn(
-                job.episode_id,
-                turn,
-                action=to_json(move.action),
-                observation=to_json(observation),
-                reply=move.reply,
-                feedback=job.feedback(observation) if job.feedback else None,
-            )
-            turn += 1
-        outcome = game.outcome()
+            move = await player.act(session.observation)
+            await session.step(move)
+        outcome = session.game.outcome()
     except Exception as exc:  # the run goes on; the episode says why it stopped
         if isinstance(exc, ExternalFailure):
             reason = f"{exc.what}: {exc}"
@@ -107,9 +60,6 @@ async def play_episode(
             reason = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
         recorder.finish_episode(job.episode_id, status="errored", error=reason)
         return EpisodeResult(job.episode_id, job.index, "errored", None, reason)
-    recorder.finish_episode(
-        job.episode_id, status="completed", success=outcome.success, metrics=outcome.metrics
-    )
     return EpisodeResult(job.episode_id, job.index, "completed", outcome, None)
 
 

@@ -7,7 +7,6 @@ from wason.judges.equivalence import (
     format_verdict,
     judge,
 )
-from wason.judges.lists import ListVerdict, judge_list_predicate, list_probes, quiz_lists
 from wason.judges.probes import FAMILIES, PROBE_VERSION, REFERENCE_FAMILIES, ProbeSet, probe_set
 
 __all__ = [
@@ -16,13 +15,9 @@ __all__ = [
     "MAX_COUNTEREXAMPLES",
     "PROBE_VERSION",
     "REFERENCE_FAMILIES",
-    "ListVerdict",
     "ProbeSet",
     "Verdict",
     "format_verdict",
     "judge",
-    "judge_list_predicate",
-    "list_probes",
     "probe_set",
-    "quiz_lists",
 ]

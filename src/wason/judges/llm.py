@@ -15,9 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from wason.core.family import Oracle
+from wason.core.records import CallContext
 from wason.judges.labels import read_labels
 from wason.models.base import ChatMessage, GenerationParams
-from wason.models.client import CallContext, ModelClient
 
 # The pilot asked three times and needed two "true" votes.
 VOTES = 3
@@ -75,7 +76,7 @@ class LLMJudge:
 
     def __init__(
         self,
-        client: ModelClient,
+        client: Oracle,
         template: str,
         params: GenerationParams,
         *,
@@ -126,7 +127,7 @@ class LLMLabeller:
 
     def __init__(
         self,
-        client: ModelClient,
+        client: Oracle,
         template: str,
         params: GenerationParams,
         format_cases: Any,

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from wason.core.records import CallContext
 from wason.models.base import ChatMessage, GenerationParams, Model, ModelError, ModelResponse
 
 
@@ -49,21 +50,6 @@ class RetryPolicy:
             raise ValueError("delays must be 0 or more")
         if self.timeout <= 0:
             raise ValueError("timeout must be positive")
-
-
-@dataclass(frozen=True)
-class CallContext:
-    """Where a call belongs, for the record and the cache key.
-
-    ``sample`` distinguishes episodes that may send identical requests (different rules share the first turn,
-    repeated trials share every turn) so that they never share one sampled reply; rerunning or resuming the same
-    episode gives the same key and so hits the cache.
-    """
-
-    run_id: int | None = None
-    episode_id: int | None = None
-    turn: int | None = None
-    sample: str = ""
 
 
 def cache_key(model: Model, messages: list[ChatMessage], params: GenerationParams, sample: str) -> str:

@@ -1,7 +1,7 @@
-"""Players: a model through a text protocol, a person at a terminal, a reference solver, a script."""
+"""Generic players: a model through a family's text protocol, a script. (A family's solver and terminal
+player live in its package.)"""
 
 from wason.players.llm import LLMPlayer
 from wason.players.scripted import ScriptedPlayer
-from wason.players.solver import WiltSolverPlayer
 
-__all__ = ["LLMPlayer", "ScriptedPlayer", "WiltSolverPlayer"]
+__all__ = ["LLMPlayer", "ScriptedPlayer"]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from wason.core.game import Move, TextProtocol
+from wason.core.records import CallContext
 from wason.models.base import ChatMessage, GenerationParams, Role
-from wason.models.client import CallContext, ModelClient
+from wason.models.client import ModelClient
 
 
 class LLMPlayer:

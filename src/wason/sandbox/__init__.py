@@ -1,4 +1,6 @@
-"""The guess sandbox: whitelisted languages for WILT guesses (vectorized with numpy) and list predicates.
+"""The guess sandbox's shared core: a whitelisted expression language over numbers, vectorized with numpy.
+
+Families build their own guess languages on it (a family's private language lives in its package).
 
 Model-written guesses are parsed with :mod:`ast` and never executed by Python; see ``docs/guess-language.md``.
 """
@@ -12,27 +14,15 @@ from wason.sandbox.language import (
     GuessRejected,
     compile_rule,
 )
-from wason.sandbox.lists import (
-    LANGUAGE_SUMMARY,
-    ListEvalError,
-    ListGuessError,
-    ListPredicate,
-    compile_list_predicate,
-)
 from wason.sandbox.program import Program
 
 __all__ = [
-    "LANGUAGE_SUMMARY",
     "MAX_DEPTH",
     "MAX_NODES",
     "MAX_SLOW_OPS",
     "MAX_SOURCE_CHARS",
     "GuessRejected",
     "Inputs",
-    "ListEvalError",
-    "ListGuessError",
-    "ListPredicate",
     "Program",
-    "compile_list_predicate",
     "compile_rule",
 ]

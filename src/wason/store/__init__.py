@@ -1,5 +1,6 @@
 """Runs, episodes, turns and model calls, written as they happen; the model-call cache."""
 
-from wason.store.db import DEFAULT_URL, EpisodeRow, RunRow, Store, StoreError, resolve_url
+from wason.core.records import EpisodeRow, RunRow
+from wason.store.db import DEFAULT_URL, Store, StoreError, resolve_url
 
 __all__ = ["DEFAULT_URL", "EpisodeRow", "RunRow", "Store", "StoreError", "resolve_url"]

@@ -7,16 +7,22 @@ turn in flight. The store knows nothing of tasks: actions, observations and resu
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import sqlite3
+import time
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError
+
+from wason.core.records import EpisodeRow, RunRow
+from wason.store.schema import SchemaError, ensure_schema
 
 DEFAULT_URL = "sqlite:///wason.db"
-SCHEMA_VERSION = 1
+# The Alembic revision (src/wason/store/migrations/versions) that the tables below describe; opening a store
+# migrates it to this one.
+SCHEMA_VERSION = "0002"
 
 metadata = sa.MetaData()
 
@@ -61,6 +67,9 @@ turns = sa.Table(
     sa.Column("reply", sa.Text),
     sa.Column("feedback", sa.Text),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    # the outside work settled for this turn's action (e.g. an LLM labeller's labels), so a game can be restored
+    # from its turns without calling a model again
+    sa.Column("oracle", sa.JSON),
 )
 
 model_calls = sa.Table(
@@ -100,31 +109,6 @@ class StoreError(RuntimeError):
     """The store cannot be opened or a record is missing; the message is one line for the user."""
 
 
-@dataclass(frozen=True)
-class RunRow:
-    id: int
-    task: str
-    player: str
-    model: str | None
-    config: dict[str, Any]
-    status: str
-    created_at: datetime
-    finished_at: datetime | None
-
-
-@dataclass(frozen=True)
-class EpisodeRow:
-    id: int
-    run_id: int
-    index: int
-    item_key: str
-    item: dict[str, Any]
-    status: str
-    success: bool | None
-    metrics: dict[str, Any] | None
-    error: str | None
-
-
 def resolve_url(url: str | None) -> str:
     """The store URL: the argument, else ``$WASON_DB``, else ``sqlite:///wason.db`` in the working directory.
 
@@ -152,9 +136,9 @@ class Store:
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
-            metadata.create_all(self.engine)
-        except OperationalError as exc:
-            raise StoreError(f"cannot open store {self.url!r}: {exc.orig}") from exc
+            ensure_schema(self.engine, SCHEMA_VERSION)
+        except SchemaError as exc:
+            raise StoreError(str(exc)) from exc
 
     def close(self) -> None:
         self.engine.dispose()
@@ -224,6 +208,15 @@ class Store:
             )
         return [EpisodeRow(**dict(r)) for r in rows]
 
+    def get_episode(self, episode_id: int) -> EpisodeRow:
+        """One episode by its id (a session's id)."""
+        cols = [episodes.c[k] for k in EpisodeRow.__dataclass_fields__]
+        with self.engine.connect() as c:
+            row = c.execute(sa.select(*cols).where(episodes.c.id == episode_id)).mappings().first()
+        if row is None:
+            raise StoreError(f"no session or episode {episode_id} in {self.url}")
+        return EpisodeRow(**dict(row))
+
     def start_episode(self, episode_id: int) -> None:
         """Mark an episode running, dropping turns left by an interrupted earlier attempt (it replays from the
         cache)."""
@@ -261,7 +254,10 @@ class Store:
         observation: dict[str, Any],
         reply: str | None,
         feedback: str | None,
+        oracle: dict[str, Any] | None = None,
     ) -> None:
+        """Record a turn. ``oracle`` is the outside work settled for its action (e.g. an LLM labeller's labels),
+        kept so the game can be restored from its turns without calling a model again."""
         with self.engine.begin() as c:
             c.execute(
                 turns.insert().values(
@@ -271,6 +267,7 @@ class Store:
                     observation=observation,
                     reply=reply,
                     feedback=feedback,
+                    oracle=oracle,
                     created_at=_now(),
                 )
             )
@@ -329,7 +326,23 @@ class Store:
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor = dbapi_conn.cursor()
     # WAL lets `wason show` read while a run writes; synchronous=NORMAL is still durable across a process kill.
-    cursor.execute("PRAGMA journal_mode=WAL")
+    _enable_wal(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.close()
+
+
+def _enable_wal(cursor: Any) -> None:
+    # Switching a new database to WAL takes an exclusive lock. When connections of two processes race for it,
+    # SQLite fails one of them at once with "database is locked" instead of waiting (waiting could deadlock: each
+    # holds the shared lock the other needs gone), so the loser tries again; by then the mode is usually set.
+    # Once a database is in WAL mode this is a no-op that takes no write lock.
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
-from wason.judges.lists import ListVerdict, judge_list_predicate, quiz_lists
+from wason.tasks.lists.judge import ListVerdict, judge_list_predicate, quiz_lists
 from wason.tasks.lists.rules import ListRule, as_int_list
 
 JUDGES = ("predicate", "quiz", "llm")
@@ -234,11 +234,16 @@ class ListsGame:
 
     # ------------------------------------------------------------------------------------- outside work
 
-    async def settle(self, action: object) -> None:
-        """Ask the LLM labeller about a round's lists, or the LLM judge about the final hypothesis."""
+    async def settle(self, action: object) -> dict[str, Any] | None:
+        """Ask the LLM labeller about a round's lists, or the LLM judge about the final hypothesis.
+
+        Returns:
+            The record of what they said (stored with the turn, so :meth:`settled` restores the game without
+            asking again), or None when no model was asked.
+        """
         self._pending = _Pending(for_action=action)
         if self._phase != "testing":
-            return
+            return None
         if isinstance(action, TestRound) and self.labeller is not None and not self._must_finalize():
             cases = action.cases[: self.config.tests_per_round]
             if cases:
@@ -246,6 +251,24 @@ class ListsGame:
         final = self._final_text(action)
         if final is not None and self.judge is not None and "llm" in self.config.judges:
             self._pending.llm_judgement = await self.judge(self.rule.text, final)
+        record = {
+            k: v
+            for k, v in (
+                ("llm_labels", self._pending.llm_labels),
+                ("llm_judgement", self._pending.llm_judgement),
+            )
+            if v is not None
+        }
+        return record or None
+
+    def settled(self, action: object, record: Mapping[str, Any]) -> None:
+        """Restore what :meth:`settle` learnt for ``action`` from its stored record."""
+        labels = record.get("llm_labels")
+        self._pending = _Pending(
+            llm_labels=list(labels) if labels is not None else None,
+            llm_judgement=record.get("llm_judgement"),
+            for_action=action,
+        )
 
     def _final_text(self, action: object) -> str | None:
         if isinstance(action, FinalHypothesis):

@@ -562,7 +562,7 @@ class ListsProtocol:
         if parsed.is_final and parsed.final_hypothesis is not None:
             return FinalHypothesis(parsed.final_hypothesis, parsed.possible_hypotheses)
         return TestRound(
-            cases=tuple(_as_case(case) for case in parsed.test_cases),
+            cases=tuple(as_case(case) for case in parsed.test_cases),
             leading_hypothesis=parsed.leading_hypothesis,
             possible_hypotheses=parsed.possible_hypotheses,
         )
@@ -573,7 +573,7 @@ class ListsProtocol:
         return render_observation(observation, echo=self.echo, language=self.language)
 
 
-def _as_case(case: object) -> object:
+def as_case(case: object) -> object:
     ints = integer_list(case)
     return ints if ints is not None else case
 

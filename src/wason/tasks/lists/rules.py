@@ -30,7 +30,7 @@ from importlib import resources
 from typing import Any
 
 # One primality test for the rules and the predicates models write (exact below 3.3e24; deterministic above).
-from wason.sandbox.lists import is_prime as is_prime
+from wason.tasks.lists.language import is_prime as is_prime
 
 Predicate = Callable[[Sequence[int]], bool]
 

@@ -10,9 +10,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from wason.core.family import RunReader
+from wason.core.records import EpisodeRow, run_header
 from wason.metrics.rates import wilson_interval
-from wason.report.tables import run_header
-from wason.store import EpisodeRow, Store
 from wason.tasks.lists.game import PRIMARY_ORDER
 
 JUDGE_NAMES = {"predicate": "predicate (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
@@ -79,7 +79,7 @@ def _run_judges(config: dict[str, Any]) -> tuple[list[str], str | None]:
     return judges, next((j for j in PRIMARY_ORDER if j in judges), None)
 
 
-def lists_json(store: Store, run_id: int) -> dict[str, Any]:
+def lists_json(store: RunReader, run_id: int) -> dict[str, Any]:
     """A run's summary, its rows per rule and its episodes."""
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
@@ -136,7 +136,7 @@ def _who(data: dict[str, Any]) -> str:
     return str(data["model"]) if data["player"] == "llm" and data["model"] else str(data["player"])
 
 
-def lists_tables(store: Store, run_ids: Sequence[int]) -> list[RenderableType]:
+def lists_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
     """A table per rule for the first run (its judges' successes with 95% Wilson intervals across trials), then
     a summary row per run (the model's, then its solver baseline)."""
     runs = [lists_json(store, r) for r in run_ids]

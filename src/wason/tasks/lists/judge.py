@@ -1,7 +1,7 @@
 """The list-rule judge: is a model's final predicate the hidden rule, on a seeded probe set of integer lists?
 
 The hidden rule is a plain Python callable (trusted code, the oracle); the guess is model text, compiled by
-:mod:`wason.sandbox.lists` and never run by Python. Both are evaluated on the same probe lists; the guess is
+:mod:`wason.tasks.lists.language` and never run by Python. Both are evaluated on the same probe lists; the guess is
 equivalent when it agrees with the rule on every one. The probe set mixes broad random lists with near misses
 of lists the rule accepts, because many rules are almost never true on random lists and the interesting
 mistakes (``<=`` for ``<``, an off-by-one bound) show only next to the boundary. See
@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from wason.sandbox.lists import LANGUAGE_VERSION, MAX_STEPS, ListGuessError, compile_list_predicate
+from wason.tasks.lists.language import LANGUAGE_VERSION, MAX_STEPS, ListGuessError, compile_list_predicate
 
 PROBES_VERSION = "wason-list-probes-1"
 """Version of the probe-set code: bumped whenever the same seed, key and positives could give other lists."""

@@ -13,17 +13,17 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from wason.core.family import RunReader
+from wason.core.records import run_header
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
-from wason.report.plots import answer_histogram_png
-from wason.report.tables import run_header
-from wason.store import Store
+from wason.tasks.aiw.plots import answer_histogram_png
 
 
 def _natural(text: str | None) -> int | None:
     return int(text) if text is not None and text.isdigit() else None
 
 
-def aiw_json(store: Store, run_id: int) -> dict[str, Any]:
+def aiw_json(store: RunReader, run_id: int) -> dict[str, Any]:
     """Everything `wason show` reports for an AIW run, as plain data."""
     run = store.get_run(run_id)
     cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -85,7 +85,7 @@ def aiw_json(store: Store, run_id: int) -> dict[str, Any]:
     }
 
 
-def aiw_table(store: Store, run_id: int) -> RenderableType:
+def aiw_table(store: RunReader, run_id: int) -> RenderableType:
     data = aiw_json(store, run_id)
     params = data["config"].get("params", {})
     title = f"Run {run_id}: AIW by {data['model']}  [{data['status']}]"
@@ -146,7 +146,7 @@ def aiw_table(store: Store, run_id: int) -> RenderableType:
     return Group(table, summary, *notes)
 
 
-def write_histograms(store: Store, run_id: int, directory: Path) -> list[Path]:
+def write_histograms(store: RunReader, run_id: int, directory: Path) -> list[Path]:
     """One answer-histogram PNG per (variation, prompt type) cell."""
     paths = []
     for r in aiw_json(store, run_id)["cells"]:
@@ -160,3 +160,26 @@ def write_histograms(store: Store, run_id: int, directory: Path) -> list[Path]:
         title = f"{r['variation']} / {r['prompt_type']}: {r['k']}/{r['n']} correct"
         paths.append(answer_histogram_png(counts, expected, directory / f"{name}.png", title))
     return paths
+
+
+def aiw_transcript(data: dict[str, Any]) -> RenderableType:
+    """One trial: the prompt, the model's replies and how its answer was read."""
+    eps_item = data.get("item") or {}
+    parts: list[RenderableType] = [
+        Text(f"Run {data['run']}, trial {data['index']}: {data['rule']}", style="bold")
+    ]
+    if eps_item.get("prompt"):
+        parts.append(Text(f"[user] {eps_item['prompt']}"))
+    for t in data["turns"]:
+        parts.append(Text(f"\n[model] {t['reply']}"))
+    m = data["metrics"] or {}
+    verdict = "correct" if m.get("correct") else "wrong"
+    parts.append(
+        Text(
+            f"\nanswer read: {m.get('answer')} ({m.get('status')}); right answer {m.get('expected')}: {verdict}",
+            style="bold",
+        )
+    )
+    if data["status"] != "completed":
+        parts.append(Text(f"status: {data['status']} {data['error'] or ''}", style="bold red"))
+    return Group(*parts)

@@ -1,0 +1,273 @@
+"""The family contract: everything a task family provides, behind one small typed interface.
+
+A family (WILT, list rules, AIW, ...) is one package under ``wason.tasks`` (or any installed package) that builds
+one :class:`Family` object and makes it known to the registry (:mod:`wason.core.registry`). The engine, the CLI,
+the reports and the sessions reach a family only through this interface, so they never name one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from wason.core.game import Game, Malformed, Player, TextProtocol
+from wason.core.records import CallContext, EpisodeRow, RunRow
+from wason.models.base import ChatMessage, GenerationParams, Model, ModelResponse
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+Item = tuple[str, dict[str, Any]]
+"""One episode's item: a stable key and a JSON document holding everything needed to rebuild its game."""
+
+
+class RunSettings(BaseModel):
+    """Who plays and how a model is called: the part every family's run configuration shares.
+
+    A family's configuration subclasses it, adds its own fields (the single home of their defaults) and a
+    ``task`` literal naming the family. Stored with the run (never the API key), so ``--resume`` rebuilds it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    player: str = "llm"
+    model: str | None = None
+    base_url: str | None = None
+    params: GenerationParams = Field(default_factory=GenerationParams)
+    timeout: float = 120.0
+    retries: int = 6
+    concurrency: int | None = None
+    use_cache: bool = True
+    system_as_user: bool = False
+
+    # fields of the family's own that are not command-line flags (set by the engine or derived)
+    internal_fields: ClassVar[frozenset[str]] = frozenset({"task", "baseline_for"})
+    # flag names that differ from the field's name (``rules_file`` -> ``--rules``)
+    flag_names: ClassVar[Mapping[str, str]] = {}
+    # metavars shown in ``--help``
+    flag_metavars: ClassVar[Mapping[str, str]] = {}
+    # fields that ``wason play NAME`` does not offer (``--seed`` there draws the item)
+    not_in_play: ClassVar[frozenset[str]] = frozenset()
+    # defaults that differ in ``wason play NAME`` (WILT: a person plays the full split)
+    play_defaults: ClassVar[Mapping[str, Any]] = {}
+
+    @classmethod
+    def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields of a game a person plays: ``given``, over the play defaults."""
+        return {**cls.play_defaults, **given}
+
+
+C = TypeVar("C", bound=RunSettings)
+
+
+class RunReader(Protocol):
+    """What reports read from the store (implemented by :class:`wason.store.Store`)."""
+
+    url: str
+
+    def get_run(self, run_id: int) -> RunRow: ...
+
+    def list_runs(self) -> list[RunRow]: ...
+
+    def list_episodes(self, run_id: int) -> list[EpisodeRow]: ...
+
+    def list_turns(self, episode_id: int) -> list[dict[str, Any]]: ...
+
+    def call_totals(self, run_id: int) -> dict[str, int]: ...
+
+
+class Oracle(Protocol):
+    """A model a game's judges or labellers may ask (a :class:`wason.models.client.ModelClient`)."""
+
+    @property
+    def model(self) -> Model: ...
+
+    async def complete(
+        self, messages: list[ChatMessage], params: GenerationParams, context: CallContext | None = None
+    ) -> ModelResponse: ...
+
+
+@dataclass(frozen=True)
+class OracleSpec:
+    """The model a run's oracles need: its spec and endpoint, and whether it is the player's own."""
+
+    model: str
+    base_url: str | None
+    same_as_player: bool
+
+
+@dataclass(frozen=True)
+class EpisodeContext:
+    """Who an episode's game belongs to: for its oracles' call records and cache keys."""
+
+    run_id: int | None = None
+    episode_id: int | None = None
+    oracle: Oracle | None = None
+
+
+@dataclass
+class PlayIO:
+    """How a person at a terminal is read from and written to."""
+
+    read: Callable[[str], str]
+    write: Callable[[str], None]
+
+
+class ActionCodec:
+    """Actions to and from their stored JSON: ``{"type": ClassName, **fields}``, one class per action kind.
+
+    The decoder is a discriminated union on ``type``: an unknown type is a ``ValueError`` naming it, and each
+    kind is validated by pydantic (lists become the tuples the dataclass declares). ``Malformed`` is always
+    one of the kinds. ``hooks`` decode a kind by hand where pydantic's coercion would change a value.
+    """
+
+    def __init__(
+        self, *kinds: type[Any], hooks: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None
+    ) -> None:
+        from typing import Annotated, Union
+
+        from pydantic import Discriminator, Tag, TypeAdapter
+
+        self.kinds = {k.__name__: k for k in (*kinds, Malformed)}
+        self.hooks = dict(hooks or {})
+        tagged = tuple(Annotated[k, Tag(k.__name__)] for k in self.kinds.values())
+        union: Any = Annotated[Union[tagged], Discriminator(_action_tag)]  # noqa: UP007 - built at run time
+        self._adapter: Any = TypeAdapter(union)
+
+    def encode(self, action: Any) -> dict[str, Any]:
+        if not dataclasses.is_dataclass(action) or isinstance(action, type):
+            raise TypeError(f"an action is a dataclass instance, not {type(action).__name__}")
+        return {"type": type(action).__name__, **dataclasses.asdict(action)}
+
+    def decode(self, data: Mapping[str, Any]) -> Any:
+        kind = data.get("type")
+        if kind not in self.kinds:
+            raise ValueError(f"unknown action type {kind!r}; expected one of: {', '.join(self.kinds)}")
+        if kind in self.hooks:
+            return self.hooks[str(kind)](dict(data))
+        fields = {k: v for k, v in data.items() if k != "type"}
+        return self._adapter.validate_python({"type": kind, **fields})
+
+
+def _action_tag(value: Any) -> str | None:
+    if isinstance(value, Mapping):
+        tag = value.get("type")
+        return str(tag) if tag is not None else None
+    return type(value).__name__
+
+
+class Family(ABC, Generic[C]):
+    """One task family. Subclasses set the class attributes and implement the abstract methods; the optional
+    methods default to "this family has none".
+
+    Attributes:
+        name: the registry key and the ``task`` of its runs (``wilt``).
+        title: how reports name it (``WILT``).
+        config_type: its run configuration (a :class:`RunSettings` subclass).
+        summary: one line for ``wason eval --help``.
+        players: the ``--player`` values ``wason eval NAME`` accepts (``llm``, and ``solver`` with a solver).
+        playable: whether a person can play it at the terminal (``wason play NAME``; see :meth:`human`).
+        commands: help of the family's own ``wason NAME ...`` commands, or empty (see :meth:`add_commands`).
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    config_type: type[C]
+    summary: ClassVar[str] = ""
+    players: ClassVar[tuple[str, ...]] = ("llm",)
+    playable: ClassVar[bool] = False
+    commands: ClassVar[str] = ""
+
+    # -- items and games ---------------------------------------------------------------------------------
+    @abstractmethod
+    def items(self, config: C) -> list[Item]:
+        """The run's episodes, deterministic from the configuration (and its seeds), with provenance."""
+
+    @abstractmethod
+    def game(self, config: C, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
+        """A new game for one item; ``context.oracle`` is the model its LLM judges or labellers ask."""
+
+    @abstractmethod
+    def protocol(self, config: C, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
+        """The text protocol a model plays the item through (also renders the transcript's feedback)."""
+
+    @abstractmethod
+    def sample_key(self, config: C, item: Mapping[str, Any]) -> str:
+        """What keeps the cached replies of different episodes apart (the item, the trial)."""
+
+    @property
+    @abstractmethod
+    def actions(self) -> ActionCodec:
+        """The codec of the family's actions."""
+
+    def oracle(self, config: C) -> OracleSpec | None:
+        """The model the run's games need for LLM judges or labellers, or None when code decides."""
+        return None
+
+    def solver(self, config: C, item: Mapping[str, Any]) -> Player[Any, Any] | None:
+        """The reference solver for one item, or None when the family has none."""
+        return None
+
+    def baseline(self, config: C, run_id: int) -> C | None:
+        """The configuration of the solver baseline that accompanies model run ``run_id``, or None."""
+        return None
+
+    def human(self, config: C, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
+        """A person playing one item at the terminal, or None when the family cannot be played so."""
+        return None
+
+    # -- describing and reporting ------------------------------------------------------------------------
+    @abstractmethod
+    def describe(self, config: C, n_episodes: int, n_todo: int, who: str) -> str:
+        """What a run of ``config`` plays and who plays it, for the line printed when it starts."""
+
+    @abstractmethod
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
+        """The JSON of ``wason show RUN --json``: the first run, with its baselines after it."""
+
+    @abstractmethod
+    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+        """The tables of ``wason show RUN``: the first run, with a row per baseline."""
+
+    @abstractmethod
+    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+        """One episode's transcript from its JSON record (``wason show RUN --episode N --json``)."""
+
+    def write_plots(self, store: RunReader, run_id: int, directory: Path) -> list[Path]:
+        """Write the run's plots into ``directory``; a family without plots raises ``ValueError``."""
+        raise ValueError(f"{self.title} runs have no plots")
+
+    # -- playing in a terminal ---------------------------------------------------------------------------
+    def item_id(self, item: Mapping[str, Any]) -> int | None:
+        """The id ``wason play NAME --rule ID`` selects an item by, or None."""
+        return None
+
+    def intro(self, config: C, item: Mapping[str, Any], origin: str) -> str:
+        """The line ``wason play`` prints before a game."""
+        return f"{self.title}: {origin}."
+
+    def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
+        """What ``wason play`` prints after a game (the hidden rule, how the player did); ``metrics`` is None
+        when the game did not finish."""
+        return []
+
+    def hidden(self, item: Mapping[str, Any]) -> list[str]:
+        """Keys of an item a player must not see before the game ends (the hidden rule)."""
+        return []
+
+    # -- the family's own commands -----------------------------------------------------------------------
+    def add_commands(self, parser: Any) -> None:
+        """Add the family's own commands to ``parser``, the argparse parser of ``wason NAME``."""
+
+    def run_command(self, args: Any, write: Callable[[str], None]) -> int:
+        """Run one of the family's own commands."""
+        raise ValueError(f"{self.name} has no commands")
+
+
+PlayerKind = Literal["llm", "solver", "human", "scripted"]

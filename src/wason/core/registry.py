@@ -1,0 +1,93 @@
+"""The registry of task families, keyed by name.
+
+Families come from three places, all explicit: the built-in packages listed by :mod:`wason.tasks`, the entry
+point group ``wason.tasks`` of other installed packages (a lab's own game, no fork needed), and :func:`register`
+calls (tests, notebooks). Nothing is registered as a side effect of importing a module, and a family is imported
+only when it is first asked for, so ``wason runs`` does not load every game.
+
+A plugin declares, in its ``pyproject.toml``::
+
+    [project.entry-points."wason.tasks"]
+    mygame = "mypackage.mygame:FAMILY"
+
+where ``FAMILY`` is a :class:`~wason.core.family.Family` instance whose ``name`` is ``mygame``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+from typing import Any
+
+from wason.core.family import Family
+
+ENTRY_POINT_GROUP = "wason.tasks"
+
+
+class UnknownFamily(ValueError):
+    """A family name nobody registered; the message lists the known ones."""
+
+
+_registered: dict[str, Family[Any]] = {}
+
+
+def _builtin() -> dict[str, str]:
+    from wason.tasks import BUILTIN
+
+    return dict(BUILTIN)
+
+
+def _plugins() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def register(family: Family[Any], *, replace: bool = False) -> Family[Any]:
+    """Make ``family`` known under its name; registering another family under a taken name is an error."""
+    name = family.name
+    known = _registered.get(name)
+    if known is not None and known is not family and not replace:
+        raise ValueError(f"a task family named {name!r} is already registered")
+    _registered[name] = family
+    return family
+
+
+def unregister(name: str) -> None:
+    """Forget a family registered with :func:`register` (tests use it to clean up)."""
+    _registered.pop(name, None)
+
+
+def names() -> list[str]:
+    """Every family name, built-in first, then plugins, then explicit registrations; nothing is imported."""
+    out = list(_builtin())
+    for name in [*_plugins(), *_registered]:
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def get(name: str) -> Family[Any]:
+    """The family registered as ``name``, imported on first use."""
+    if name in _registered:
+        return _registered[name]
+    target: str | None = _builtin().get(name)
+    plugin = None if target is not None else _plugins().get(name)
+    if target is None and plugin is None:
+        raise UnknownFamily(f"unknown task family {name!r}; known: {', '.join(names())}")
+    where = target if target is not None else str(plugin.value)  # type: ignore[union-attr]
+    loaded = _load(target) if target is not None else plugin.load()  # type: ignore[union-attr]
+    if not isinstance(loaded, Family):
+        raise TypeError(f"{where} is not a task family (a wason.core.Family instance)")
+    if loaded.name != name:
+        raise TypeError(f"{where} registers as {name!r} but is named {loaded.name!r}")
+    _registered[name] = loaded
+    return loaded
+
+
+def families() -> list[Family[Any]]:
+    """Every family, loaded."""
+    return [get(n) for n in names()]
+
+
+def _load(target: str) -> Any:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)

@@ -1,0 +1,322 @@
+"""Sessions: one game in the store, advanced one action at a time.
+
+A session is an episode of a run: its family and configuration are the run's, its item is the episode's, and
+its turns are the episode's turns. Every step is written before it returns, so a session survives its process:
+it is restored by replaying its stored actions (games are deterministic; what oracles said is replayed from the
+turn's record, never asked again). Runs, ``wason play``, ``wason session`` and, later, the HTTP API all advance
+games through :class:`Session`, so there is one way to play.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from wason.core import registry
+from wason.core.family import EpisodeContext, Family, Item, RunReader, RunSettings
+from wason.core.game import Game, Malformed, Move, Outcome, Settles
+from wason.core.records import EpisodeRow
+
+
+class SessionError(ValueError):
+    """A session cannot do what was asked (it has ended, the action is not one of the game's); one line."""
+
+
+class SessionDiverged(RuntimeError):
+    """Replaying a session's stored actions did not give back its stored observations: the game changed."""
+
+
+class EpisodeRecorder(Protocol):
+    """Where sessions write (implemented by :class:`wason.store.Store`)."""
+
+    def start_episode(self, episode_id: int) -> None: ...
+
+    def add_turn(
+        self,
+        episode_id: int,
+        index: int,
+        *,
+        action: dict[str, Any],
+        observation: dict[str, Any],
+        reply: str | None,
+        feedback: str | None,
+        oracle: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    def list_turns(self, episode_id: int) -> list[dict[str, Any]]: ...
+
+    def finish_episode(
+        self,
+        episode_id: int,
+        *,
+        status: str,
+        success: bool | None = None,
+        metrics: dict[str, Any] | None = None,
+        error: str | None = None,
+    ) -> None: ...
+
+
+class SessionStore(EpisodeRecorder, RunReader, Protocol):
+    """What the session functions need of the store."""
+
+    def create_run(self, *, task: str, player: str, model: str | None, config: dict[str, Any]) -> int: ...
+
+    def add_episodes(self, run_id: int, items: list[tuple[str, dict[str, Any]]]) -> None: ...
+
+    def get_episode(self, episode_id: int) -> EpisodeRow: ...
+
+
+def to_json(value: Any) -> dict[str, Any]:
+    """The stored record of an action or observation: pydantic models and dataclasses, tagged with their type."""
+    if isinstance(value, BaseModel):
+        return {"type": type(value).__name__, **value.model_dump(mode="json")}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"type": type(value).__name__, **dataclasses.asdict(value)}
+    return {"type": type(value).__name__, "value": repr(value)}
+
+
+class Session:
+    """One game bound to its episode in the store.
+
+    Build it with :meth:`begin` (a new game) or :meth:`restore` (a stored one); then :meth:`step` until
+    :attr:`done`. ``feedback`` renders an observation as the text a model would read, for the transcript.
+    """
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        recorder: EpisodeRecorder,
+        episode_id: int,
+        *,
+        feedback: Callable[[Any], str] | None = None,
+    ) -> None:
+        self.game = game
+        self.recorder = recorder
+        self.episode_id = episode_id
+        self.feedback = feedback
+        self.turn = 0
+        self.observation: Any = None
+
+    @classmethod
+    def begin(
+        cls,
+        game: Game[Any, Any],
+        recorder: EpisodeRecorder,
+        episode_id: int,
+        *,
+        feedback: Callable[[Any], str] | None = None,
+    ) -> Session:
+        """Start the episode afresh (turns left by an interrupted attempt are dropped)."""
+        recorder.start_episode(episode_id)
+        session = cls(game, recorder, episode_id, feedback=feedback)
+        session.observation = game.start()
+        return session
+
+    @classmethod
+    async def restore(
+        cls,
+        game: Game[Any, Any],
+        recorder: EpisodeRecorder,
+        episode_id: int,
+        decode: Callable[[Mapping[str, Any]], Any],
+        *,
+        feedback: Callable[[Any], str] | None = None,
+    ) -> Session:
+        """Rebuild a stored game by replaying its stored actions; the observations must come out the same."""
+        session = cls(game, recorder, episode_id, feedback=feedback)
+        session.observation = game.start()
+        for turn in recorder.list_turns(episode_id):
+            action = decode(turn["action"])
+            if isinstance(game, Settles):
+                record = turn.get("oracle")
+                if record is not None:
+                    game.settled(action, record)
+                else:
+                    await game.settle(action)
+            session.observation = game.step(action)
+            if to_json(session.observation) != turn["observation"]:
+                raise SessionDiverged(
+                    f"episode {episode_id}, turn {turn['index']}: replaying the stored action gave another "
+                    "observation than the stored one (the game or its data changed since)"
+                )
+            session.turn += 1
+        return session
+
+    @property
+    def done(self) -> bool:
+        return self.game.done
+
+    async def step(self, move: Move[Any]) -> Any:
+        """Apply one move: settle its outside work, step the game, store the turn; returns the observation.
+
+        Once the game is over the episode is marked completed with its outcome.
+        """
+        if self.game.done:
+            raise SessionError("the game is over")
+        record = await self.game.settle(move.action) if isinstance(self.game, Settles) else None
+        observation = self.game.step(move.action)
+        self.recorder.add_turn(
+            self.episode_id,
+            self.turn,
+            action=to_json(move.action),
+            observation=to_json(observation),
+            reply=move.reply,
+            feedback=self.feedback(observation) if self.feedback else None,
+            oracle=record,
+        )
+        self.turn += 1
+        self.observation = observation
+        if self.game.done:
+            outcome = self.game.outcome()
+            self.recorder.finish_episode(
+                self.episode_id, status="completed", success=outcome.success, metrics=outcome.metrics
+            )
+        return observation
+
+    def outcome(self) -> Outcome | None:
+        return self.game.outcome() if self.game.done else None
+
+    def fail(self, reason: str) -> None:
+        """End the episode as errored (a player who left, a model that failed for good)."""
+        self.recorder.finish_episode(self.episode_id, status="errored", error=reason)
+
+
+# -- sessions by id --------------------------------------------------------------------------------------
+def start(
+    store: SessionStore,
+    family: str,
+    config: RunSettings | Mapping[str, Any],
+    *,
+    item: Item | None = None,
+    index: int | None = None,
+    seed: int | None = None,
+    player: str = "session",
+) -> int:
+    """Start a game and return its session id (the episode's id).
+
+    Args:
+        store: where the session lives.
+        family: the family's registered name.
+        config: the family's run configuration (or its fields as a mapping).
+        item: the item to play; default: one of the configuration's items, ``index`` or drawn with ``seed``.
+        index: which of the configuration's items (0-based).
+        seed: draws the item when neither ``item`` nor ``index`` is given.
+        player: who plays, as the run records it (``session``, ``human``...).
+    """
+    fam = registry.get(family)
+    if isinstance(config, RunSettings) and not isinstance(config, fam.config_type):
+        raise SessionError(f"the configuration is not a {fam.name} configuration")
+    fields = config.model_dump() if isinstance(config, RunSettings) else dict(config)
+    # validated again as the player's: a person or a script plays, no model
+    cfg = fam.config_type.model_validate({**fields, "player": player, "model": None})
+    if item is None:
+        items = fam.items(cfg)
+        if index is not None:
+            if not 0 <= index < len(items):
+                raise SessionError(f"item index {index} is out of range (0..{len(items) - 1})")
+            item = items[index]
+        else:
+            item = random.Random(seed).choice(items)
+    run_id = store.create_run(task=fam.name, player=player, model=None, config=cfg.model_dump(mode="json"))
+    store.add_episodes(run_id, [item])
+    episode = store.list_episodes(run_id)[0]
+    begin(store, episode)
+    return episode.id
+
+
+def begin(store: SessionStore, episode: EpisodeRow) -> Session:
+    """Start ``episode``'s game afresh in the store."""
+    fam, cfg = _family_config(store, episode.run_id)
+    protocol = fam.protocol(cfg, episode.item)
+    game = fam.game(cfg, episode.item, EpisodeContext(run_id=episode.run_id, episode_id=episode.id))
+    return Session.begin(game, store, episode.id, feedback=protocol.feedback)
+
+
+async def load(store: SessionStore, session_id: int) -> tuple[Family[Any], RunSettings, EpisodeRow, Session]:
+    """Restore session ``session_id`` from its stored actions."""
+    episode = store.get_episode(session_id)
+    fam, cfg = _family_config(store, episode.run_id)
+    protocol = fam.protocol(cfg, episode.item)
+    game = fam.game(cfg, episode.item, EpisodeContext(run_id=episode.run_id, episode_id=episode.id))
+    session = await Session.restore(game, store, episode.id, fam.actions.decode, feedback=protocol.feedback)
+    return fam, cfg, episode, session
+
+
+async def step(store: SessionStore, session_id: int, action: Mapping[str, Any] | Any) -> dict[str, Any]:
+    """Apply one action (an action object or its JSON) to a stored session; returns the player's view."""
+    fam, _, episode, session = await load(store, session_id)
+    if episode.status not in ("running", "completed"):
+        raise SessionError(f"session {session_id} is {episode.status}; it cannot be played on")
+    if session.done:
+        raise SessionError(f"session {session_id} is over")
+    if isinstance(action, Mapping):
+        try:
+            action = fam.actions.decode(action)
+        except ValueError as exc:
+            raise SessionError(f"not a {fam.name} action: {_first_line(exc)}") from None
+    await session.step(Move(action=action))
+    return _view(fam, store.get_episode(session_id), session)
+
+
+async def view(store: SessionStore, session_id: int) -> dict[str, Any]:
+    """What the player sees now: the last observation, the turn, whether it is over; the hidden parts of the
+    item only once the game is over."""
+    fam, _, episode, session = await load(store, session_id)
+    return _view(fam, episode, session)
+
+
+async def summary(store: SessionStore, session_id: int) -> dict[str, Any]:
+    """The session's result: status and, once the game is over, its outcome and the whole item."""
+    fam, _, episode, session = await load(store, session_id)
+    out = _view(fam, episode, session)
+    outcome = session.outcome()
+    out["success"] = outcome.success if outcome else None
+    out["metrics"] = outcome.metrics if outcome else None
+    return out
+
+
+def _view(fam: Family[Any], episode: EpisodeRow, session: Session) -> dict[str, Any]:
+    hidden = [] if session.done else fam.hidden(episode.item)
+    return {
+        "session": episode.id,
+        "run": episode.run_id,
+        "family": fam.name,
+        "status": "completed" if session.done else episode.status,
+        "done": session.done,
+        "turn": session.turn,
+        "item": {k: v for k, v in episode.item.items() if k not in hidden},
+        "observation": to_json(session.observation),
+        "feedback": session.feedback(session.observation) if session.feedback and session.turn else None,
+    }
+
+
+def _family_config(store: SessionStore, run_id: int) -> tuple[Family[Any], RunSettings]:
+    run = store.get_run(run_id)
+    fam = registry.get(run.task)
+    return fam, fam.config_type.model_validate(run.config)
+
+
+def _first_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:300]
+
+
+# the action a player made but the game could not read is also an action
+__all__ = [
+    "EpisodeRecorder",
+    "Malformed",
+    "Session",
+    "SessionDiverged",
+    "SessionError",
+    "SessionStore",
+    "begin",
+    "load",
+    "start",
+    "step",
+    "summary",
+    "to_json",
+    "view",
+]

@@ -1,0 +1,29 @@
+"""Runs of any family: create, play concurrently, resume, solver baselines."""
+
+from wason.engine.runs import (
+    PlayerFactory,
+    baselines_of,
+    create_run,
+    execute_run,
+    family_of,
+    llm_player_factory,
+    load_config,
+    make_client,
+    make_oracle_client,
+    run_baseline,
+    solver_player_factory,
+)
+
+__all__ = [
+    "PlayerFactory",
+    "baselines_of",
+    "create_run",
+    "execute_run",
+    "family_of",
+    "llm_player_factory",
+    "load_config",
+    "make_client",
+    "make_oracle_client",
+    "run_baseline",
+    "solver_player_factory",
+]

@@ -1,0 +1,185 @@
+"""AIW as a task family: run configuration (variations x prompt types x trials), items, game, protocol, reports
+and plots."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, model_validator
+from rich.console import RenderableType
+
+from wason.core.family import ActionCodec, EpisodeContext, Family, Item, RunReader, RunSettings
+from wason.core.game import Game, TextProtocol
+from wason.core.records import RunRow
+from wason.tasks.aiw.game import AiwGame, Reply
+
+
+class AiwRunConfig(RunSettings):
+    """Everything that defines an AIW run: which items, how many trials each, and how the model is asked.
+
+    Items are (variation, prompt type) pairs, each played ``trials`` times. ``published`` variations are the
+    distinct (family, slots) instances of the published records of the chosen families (default: the paper's
+    AIW variations 1-6); ``generated`` draws ``n`` fresh variations per family with ``seed``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    task: Literal["aiw"] = "aiw"
+    families: list[str] | None = Field(
+        default=None, description="family or group names, comma-separated (default: AIW variations 1-6)"
+    )
+    prompt_types: list[str] = Field(
+        default_factory=lambda: ["STANDARD"], description="prompt types, comma-separated (default STANDARD)"
+    )
+    variations: Literal["published", "generated"] = Field(
+        default="published", description="which variations (default published)"
+    )
+    seed: int | None = Field(default=None, description="seed of generated variations")
+    n: int | None = Field(default=None, description="generated variations per family")
+    trials: int = Field(default=30, description="trials per (variation, prompt type)")
+    self_verify: Literal["review", "double-check"] | None = Field(
+        default=None,
+        description="after the answer, ask the model to review and improve it (multi-turn, records 110-112)",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> AiwRunConfig:
+        from wason.tasks.aiw import FAMILIES, PROMPT_TYPES
+
+        if self.trials < 1:
+            raise ValueError("--trials must be at least 1")
+        unknown = [p for p in self.prompt_types if p not in PROMPT_TYPES]
+        if unknown or not self.prompt_types:
+            raise ValueError(f"unknown prompt type(s) {unknown}; choose from: {', '.join(PROMPT_TYPES)}")
+        groups = {f.group for f in FAMILIES.values()}
+        bad = [f for f in self.families or [] if f not in FAMILIES and f not in groups]
+        if bad:
+            raise ValueError(f"unknown AIW family {bad[0]!r}; see docs/aiw.md for the families")
+        if self.variations == "generated" and (self.seed is None or not self.n or self.n < 1):
+            raise ValueError("generated variations need --seed S and --n K (K >= 1)")
+        return self
+
+    def _family_names(self) -> list[str]:
+        from wason.tasks.aiw import FAMILIES
+
+        chosen = self.families or ["aiw.bs", "aiw.sb"]
+        return [name for name, f in FAMILIES.items() if name in chosen or f.group in chosen]
+
+    def variations_list(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """``(variation name, family, slots)`` in a stable order."""
+        from wason.tasks.aiw import ORIGINAL_VARIATIONS, generate_variations, published_items
+
+        if self.variations == "generated":
+            return [
+                (v.name, v.family, dict(v.slots))
+                for family in self._family_names()
+                for v in generate_variations(family, seed=int(self.seed or 0), n=int(self.n or 0))
+            ]
+        if self.families is None:
+            return [
+                (f"AIW variation {k}", fam, dict(slots)) for k, (fam, slots) in ORIGINAL_VARIATIONS.items()
+            ]
+        names = set(self._family_names())
+        seen: dict[tuple[str, str], tuple[str, str, dict[str, Any]]] = {}
+        for item in published_items():
+            if item.family not in names:
+                continue
+            key = (item.family, repr(sorted(item.slots.items())))
+            label = item.variation or f"{item.family} " + ", ".join(f"{k}={v}" for k, v in item.slots.items())
+            seen.setdefault(key, (label, item.family, dict(item.slots)))
+        return list(seen.values())
+
+    def items(self) -> list[Item]:
+        """One episode per (variation, prompt type, trial); items carry the prompt and the right answer."""
+        from wason.tasks.aiw import expected_answer, render
+        from wason.tasks.aiw.followups import FOLLOWUPS, first_message
+
+        followups = list(FOLLOWUPS[self.self_verify]) if self.self_verify else []
+        out = []
+        for name, family, slots in self.variations_list():
+            for prompt_type in self.prompt_types:
+                prompt = render(family, slots, prompt_type)
+                if followups:  # the published conversations open without the instruction's final period
+                    prompt = first_message(prompt, as_published=True)
+                expected = expected_answer(family, slots, prompt_type)
+                for trial in range(1, self.trials + 1):
+                    item = {
+                        "variation": name,
+                        "family": family,
+                        "slots": slots,
+                        "prompt_type": prompt_type,
+                        "trial": trial,
+                        "prompt": prompt,
+                        "expected": expected,
+                        "followups": followups,
+                    }
+                    out.append((f"{name}|{prompt_type}|{trial}", item))
+        return out
+
+
+class AiwFamily(Family[AiwRunConfig]):
+    """ "Alice has N brothers and M sisters...": variations, prompt types, many trials, robustness."""
+
+    name = "aiw"
+    title = "AIW"
+    summary = "Alice in Wonderland problems: variations x prompt types x trials, correct rates, robustness"
+    config_type = AiwRunConfig
+
+    _codec = ActionCodec(Reply)
+
+    @property
+    def actions(self) -> ActionCodec:
+        return self._codec
+
+    def items(self, config: AiwRunConfig) -> list[Item]:
+        return config.items()
+
+    def game(self, config: AiwRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
+        return AiwGame(item["prompt"], item["expected"], tuple(item.get("followups", ())))
+
+    def protocol(self, config: AiwRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
+        from wason.tasks.aiw.protocol import AiwProtocol
+
+        return AiwProtocol(item["prompt"])
+
+    def sample_key(self, config: AiwRunConfig, item: Mapping[str, Any]) -> str:
+        # trials of one item must be independent samples: the trial is part of the sample key
+        return f"{item['variation']}|{item['prompt_type']}|{item['trial']}|{item['prompt']}"
+
+    def hidden(self, item: Mapping[str, Any]) -> list[str]:
+        return ["expected"]
+
+    def describe(self, config: AiwRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
+        shape = (
+            f"{len(config.variations_list())} {config.variations} variations x {len(config.prompt_types)} prompt"
+            f" type(s) x {config.trials} trials"
+        )
+        return f"AIW, {shape} = {n_episodes} episodes ({n_todo} to play) with {who}"
+
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
+        from wason.tasks.aiw.report import aiw_json
+
+        return aiw_json(store, run_ids[0])
+
+    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+        from wason.tasks.aiw.report import aiw_table
+
+        return [
+            aiw_table(store, run_ids[0]),
+            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`, `--plots DIR`)",
+        ]
+
+    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+        from wason.tasks.aiw.report import aiw_transcript
+
+        return aiw_transcript(data)
+
+    def write_plots(self, store: RunReader, run_id: int, directory: Path) -> list[Path]:
+        from wason.tasks.aiw.report import write_histograms
+
+        return write_histograms(store, run_id, directory)
+
+
+FAMILY = AiwFamily()

@@ -1,0 +1,453 @@
+"""List rules ("Numberwang") as a task family: run configuration, items, game, protocol, oracles, solver,
+human player and reports."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, model_validator
+from rich.console import RenderableType
+
+from wason.core.family import (
+    ActionCodec,
+    EpisodeContext,
+    Family,
+    Item,
+    OracleSpec,
+    PlayIO,
+    RunReader,
+    RunSettings,
+)
+from wason.core.game import Game, Player, TextProtocol
+from wason.core.records import RunRow
+from wason.tasks.lists.game import (
+    FinalHypothesis,
+    ListsConfig,
+    ListsGame,
+    PredicateAnswer,
+    QuizAnswer,
+    TestRound,
+)
+from wason.tasks.lists.rules import SPLITS as LIST_SPLITS
+from wason.tasks.lists.rules import ListRule as Rule
+
+
+class ListsRunConfig(RunSettings):
+    """Everything that defines a list-rules (Numberwang) run: rules, examples, trials, labeller and judges.
+
+    Each rule is played ``trials`` times; trial ``t`` has the episode seed ``seed + t - 1`` (``seed`` defaults to
+    0), which draws generated examples and the quiz, and keeps the trials' model samples apart.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    not_in_play: ClassVar[frozenset[str]] = frozenset(
+        {"ids", "seed", "n", "trials", "labeller", "judges", "judge_model", "judge_base_url", "echo"}
+    )
+    # a person is scored by code: the predicate and the quiz, no LLM judge
+    play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"]}
+
+    task: Literal["lists"] = "lists"
+    split: str = Field(default="pilot", description="pilot (default), second, all, phase1 or generated")
+    ids: list[int] | None = Field(default=None, description="only these published rule ids, e.g. 1,2,5")
+    seed: int | None = Field(
+        default=None, description="seed of the generated split and of generated examples"
+    )
+    n: int | None = Field(default=None, description="rules in the generated split")
+    examples: Literal["published", "generated"] | None = Field(
+        default=None,
+        description="the published three examples (pilot, phase1) or examples drawn with --seed "
+        "(default: published where the split has them)",
+    )
+    trials: int = Field(default=1, description="episodes per rule, with seeds S, S+1, ...")
+    echo: bool = Field(default=False, description="show each tested list beside its label")
+    labeller: Literal["code", "llm"] = Field(
+        default="code",
+        description="who labels test lists: the rule's code (default) or the judge model with the pilot's "
+        "analysis prompt (disagreements with the code are recorded)",
+    )
+    judges: list[str] = Field(
+        default_factory=lambda: ["predicate", "quiz", "llm"],
+        description="which judges run, comma-separated: predicate (the model states a Python predicate, "
+        "judged by code), quiz (it labels held-out lists), llm (the pilot's judge, 3 votes); default all",
+    )
+    judge_model: str | None = Field(
+        default=None, description="model of the LLM judge and labeller (default: --model)"
+    )
+    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    max_rounds: int = Field(default=19, description="rounds of five tests (published: 19)")
+    tests_per_round: int = Field(default=5, description="test lists per round (published: 5)")
+    format_error_limit: int = Field(
+        default=2,
+        description="end an episode after this many consecutive unreadable replies (reference: 2; 0 = never)",
+    )
+    quiz_size: int = Field(default=10, description="held-out lists in the quiz")
+    probe_seed: int = Field(default=0, description="seed of the probe lists predicates are judged on")
+    baseline_for: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_model_no_llm_judge(cls, data: Any) -> Any:
+        # a player without a model (the solver, a person) has no model to judge with: the LLM judge runs only
+        # on a judge model named for it
+        if isinstance(data, dict) and data.get("player", "llm") != "llm" and not data.get("judge_model"):
+            judges = data.get("judges", ["predicate", "quiz", "llm"])
+            data = {**data, "judges": [j for j in judges if j != "llm"]}
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> ListsRunConfig:
+        if self.split not in (*LIST_SPLITS, "generated"):
+            raise ValueError(
+                f"unknown lists split {self.split!r}; choose one of: {', '.join(LIST_SPLITS)}, generated"
+            )
+        if self.split == "generated" and (self.seed is None or not self.n or self.n < 1):
+            raise ValueError("the generated split needs --seed S and --n N (N >= 1)")
+        if self.ids is not None and self.split == "generated":
+            raise ValueError("rule ids select from a published split")
+        if self.trials < 1:
+            raise ValueError("--trials must be at least 1")
+        self.game_config(0)  # validates the judges and the round settings
+        if self.examples == "published" and self.split in ("second", "all", "generated"):
+            raise ValueError(f"the {self.split} rules have no published examples; use --examples generated")
+        if not self.judges:
+            raise ValueError("at least one judge is needed (predicate, quiz, llm)")
+        if self.labeller == "llm" and self.oracle_model is None:
+            raise ValueError("the llm labeller needs a model (--judge-model)")
+        if "llm" in self.judges and self.oracle_model is None:
+            raise ValueError("the llm judge needs a model (--judge-model), or leave it out of --judges")
+        return self
+
+    @property
+    def oracle_model(self) -> str | None:
+        """The model of the LLM judge and labeller."""
+        return self.judge_model or self.model
+
+    def examples_source(self) -> str:
+        if self.examples is not None:
+            return self.examples
+        return "published" if self.split in ("pilot", "phase1") else "generated"
+
+    def game_config(self, episode_seed: int) -> ListsConfig:
+        return ListsConfig(
+            tests_per_round=self.tests_per_round,
+            max_rounds=self.max_rounds,
+            format_error_limit=self.format_error_limit,
+            judges=tuple(self.judges),
+            quiz_size=self.quiz_size,
+            probe_seed=self.probe_seed,
+            quiz_seed=episode_seed,
+        )
+
+    def rules(self) -> list[Rule]:
+        from wason.tasks.lists.rules import get_rule, load_split
+
+        if self.split == "generated":
+            from wason.tasks.lists.generate import generate_rules
+
+            return list(generate_rules(int(self.seed or 0), int(self.n or 0)))
+        if self.ids is None:
+            return load_split(self.split)
+        return [get_rule(self.split, i) for i in self.ids]
+
+    def items(self) -> list[Item]:
+        """One episode per (rule, trial); items carry the rule's identity and text and the examples shown."""
+        from wason.tasks.lists.examples import generate_examples, generate_examples_with_provenance
+
+        base = self.seed or 0
+        source = self.examples_source()
+        out = []
+        for rule in self.rules():
+            for trial in range(1, self.trials + 1):
+                episode_seed = base + trial - 1
+                provenance: dict[str, Any] | None = None
+                replaced: list[list[int]] = []
+                if source == "published":
+                    examples = [list(e) for e in rule.examples]
+                    # A published example the rule rejects (phase 1's [9, 14, 19]) would teach the wrong rule:
+                    # it is replaced by a drawn one, and the item says so.
+                    wrong = [e for e in examples if not rule.accepts(e)]
+                    if wrong:
+                        drawn = generate_examples(rule, seed=episode_seed, k=3 + len(wrong))
+                        spare = iter(d for d in drawn if d not in examples)
+                        examples = [e if rule.accepts(e) else next(spare) for e in examples]
+                        replaced = wrong
+                else:
+                    drawn, prov = generate_examples_with_provenance(rule, seed=episode_seed, k=3)
+                    examples, provenance = drawn, dataclasses.asdict(prov)
+                item = {
+                    "rule": {
+                        "split": rule.split,
+                        "id": rule.id,
+                        "text": rule.text,
+                        "key": rule.key,
+                        "source": rule.source,
+                        "provenance": rule.provenance,
+                    },
+                    "generated": {"seed": self.seed, "n": self.n} if rule.split == "generated" else None,
+                    "trial": trial,
+                    "seed": episode_seed,
+                    "examples": examples,
+                    "examples_source": source,
+                    "examples_provenance": provenance,
+                    "examples_replaced": replaced,
+                }
+                out.append((f"{rule.key}|{trial}", item))
+        return out
+
+
+def rule_from_item(item: Mapping[str, Any]) -> Rule:
+    """The hidden rule of a list-rules episode item (generated rules are drawn again from their seed)."""
+    from wason.tasks.lists.rules import get_rule
+
+    ref = item["rule"]
+    if ref["split"] == "generated":
+        from wason.tasks.lists.generate import generate_rules
+
+        gen = item["generated"]
+        rule = generate_rules(int(gen["seed"]), int(gen["n"]))[int(ref["id"]) - 1]
+    else:
+        rule = get_rule(ref["split"], int(ref["id"]))
+    if rule.text != ref["text"]:  # a changed generator or rule table must not silently score another rule
+        raise ValueError(f"rule {ref['key']} is no longer {ref['text']!r} (now {rule.text!r})")
+    return rule
+
+
+# Positives per (rule, seed) for the probe set's near misses and the quiz; drawing them costs up to a second for
+# narrow rules, so they are drawn once per process.
+_POSITIVES: dict[tuple[str, str, int], tuple[tuple[int, ...], ...]] = {}
+POSITIVES_PER_RULE = 9  # the probe set's near misses use the first 12 distinct positives, examples first
+
+
+def list_positives(rule: Rule, seed: int) -> tuple[tuple[int, ...], ...]:
+    """Lists the rule accepts (beyond its examples), drawn with ``seed``; empty when none can be found."""
+    from wason.tasks.lists.examples import generate_examples
+
+    key = (rule.key, rule.text, seed)
+    if key not in _POSITIVES:
+        try:
+            drawn = generate_examples(rule, seed=seed, k=POSITIVES_PER_RULE)
+        except ValueError:  # a rule with few positives: take what a smaller draw finds
+            try:
+                drawn = generate_examples(rule, seed=seed, k=3)
+            except ValueError:
+                drawn = []
+        _POSITIVES[key] = tuple(tuple(xs) for xs in drawn)
+    return _POSITIVES[key]
+
+
+def _sample(item: Mapping[str, Any]) -> str:
+    # the rule, its examples and the trial: trials of one rule are independent samples
+    rule = item["rule"]
+    return f"{rule['key']}|{rule['text']}|{item['examples']}|{item['trial']}"
+
+
+def _decode_round(data: dict[str, Any]) -> TestRound:
+    from wason.tasks.lists.protocol import as_case
+
+    # integer lists become tuples of ints, anything else stays as the player wrote it (the game says No)
+    return TestRound(
+        cases=tuple(as_case(c) for c in data.get("cases", ())),
+        leading_hypothesis=data.get("leading_hypothesis"),
+        possible_hypotheses=tuple(data.get("possible_hypotheses", ())),
+    )
+
+
+class ListsFamily(Family[ListsRunConfig]):
+    """Hidden rules over integer lists: rounds of five test lists labelled by code, then a final hypothesis."""
+
+    name = "lists"
+    title = "List rules"
+    summary = "hidden rules over integer lists (the Numberwang pilot): rounds of five test lists"
+    config_type = ListsRunConfig
+    players = ("llm", "solver")
+    playable = True
+
+    _codec = ActionCodec(
+        TestRound, FinalHypothesis, PredicateAnswer, QuizAnswer, hooks={"TestRound": _decode_round}
+    )
+
+    @property
+    def actions(self) -> ActionCodec:
+        return self._codec
+
+    def items(self, config: ListsRunConfig) -> list[Item]:
+        return config.items()
+
+    def game(
+        self, config: ListsRunConfig, item: Mapping[str, Any], context: EpisodeContext
+    ) -> Game[Any, Any]:
+        rule = rule_from_item(item)
+        examples = tuple(tuple(int(x) for x in e) for e in item["examples"])
+        labeller, judge = _oracles(config, context, item)
+        return ListsGame(
+            rule,
+            examples,
+            config.game_config(int(item["seed"])),
+            positives=list_positives(rule, config.probe_seed),
+            labeller=labeller,
+            judge=judge,
+        )
+
+    def protocol(self, config: ListsRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
+        from wason.tasks.lists.language import LANGUAGE_SUMMARY
+        from wason.tasks.lists.protocol import ListsProtocol
+
+        examples = tuple(tuple(int(x) for x in e) for e in item["examples"])
+        return ListsProtocol(examples, echo=config.echo, language=LANGUAGE_SUMMARY)
+
+    def sample_key(self, config: ListsRunConfig, item: Mapping[str, Any]) -> str:
+        return _sample(item)
+
+    def oracle(self, config: ListsRunConfig) -> OracleSpec | None:
+        if config.labeller != "llm" and "llm" not in config.judges:
+            return None
+        if config.oracle_model is None:
+            raise ValueError("the llm judge or labeller needs a model (--judge-model)")
+        same = config.judge_model is None
+        return OracleSpec(
+            model=config.oracle_model,
+            base_url=config.base_url if same else config.judge_base_url,
+            same_as_player=same,
+        )
+
+    def solver(self, config: ListsRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
+        from wason.tasks.lists.solver_player import ListSolverPlayer
+
+        return ListSolverPlayer(
+            seed=int(item["seed"]), tests_per_round=config.tests_per_round, max_rounds=config.max_rounds
+        )
+
+    def baseline(self, config: ListsRunConfig, run_id: int) -> ListsRunConfig:
+        update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
+        # The solver's labels come from code; an LLM judge runs only on a judge model named for it.
+        update["labeller"] = "code"
+        if config.judge_model is None:
+            update["judges"] = [j for j in config.judges if j != "llm"]
+        return config.model_copy(update=update)
+
+    def human(self, config: ListsRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
+        from wason.tasks.lists.human import ListsHumanPlayer
+
+        return ListsHumanPlayer(
+            per_round=config.tests_per_round,
+            max_rounds=config.max_rounds,
+            quiz=config.quiz_size,
+            read=io.read,
+            write=io.write,
+        )
+
+    def hidden(self, item: Mapping[str, Any]) -> list[str]:
+        return ["rule", "generated"]
+
+    def describe(self, config: ListsRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
+        rules = (
+            f"generated split (seed {config.seed})"
+            if config.split == "generated"
+            else f"{config.split} split"
+        )
+        examples = config.examples_source()
+        if examples == "generated":
+            examples += f" with seeds {config.seed or 0}..{(config.seed or 0) + config.trials - 1}"
+        primary = config.game_config(0).primary
+        judges = ", ".join(f"{j} (primary)" if j == primary else j for j in config.judges)
+        if "llm" in config.judges:
+            judges += f"; LLM judge {config.oracle_model}"
+        labels = (
+            "code"
+            if config.labeller == "code"
+            else f"LLM ({config.oracle_model}) with code disagreements kept"
+        )
+        return (
+            f"lists {rules}, {n_episodes // config.trials} rules x {config.trials} trial(s) = {n_episodes} "
+            f"episodes ({n_todo} to play) with {who}; examples {examples}; up to {config.max_rounds} rounds of "
+            f"{config.tests_per_round} tests{', echoed' if config.echo else ''}; labels by {labels}; "
+            f"judges: {judges}"
+        )
+
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
+        from wason.tasks.lists.report import lists_json
+
+        data = lists_json(store, run_ids[0])
+        data["baselines"] = [lists_json(store, r) for r in run_ids[1:]]
+        return data
+
+    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+        from wason.tasks.lists.report import lists_tables
+
+        return [
+            *lists_tables(store, run_ids),
+            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+        ]
+
+    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+        from wason.tasks.lists.report import lists_transcript
+
+        return lists_transcript(data, run.player)
+
+    # -- playing in a terminal ---------------------------------------------------------------------------
+    def item_id(self, item: Mapping[str, Any]) -> int | None:
+        return int(item["rule"]["id"])
+
+    def intro(self, config: ListsRunConfig, item: Mapping[str, Any], origin: str) -> str:
+        return f"List rules, {config.split} split, a hidden rule ({origin})."
+
+    def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
+        rule = item["rule"]
+        lines = [f"\nThe rule was: {rule['text']}  ({rule['key']})"]
+        if metrics is None:
+            return lines
+        m = metrics
+        judges = m["judges"]
+        verdict = m.get("predicate_verdict") or {}
+        if judges.get("predicate"):
+            lines.append(
+                f"Your predicate is the rule (it agrees on all {verdict.get('probes')} probe lists)."
+            )
+        elif verdict.get("rejection"):
+            lines.append(f"Your predicate could not be used: {verdict['rejection']}")
+        elif verdict:
+            lines.append(f"Your predicate is not the rule (agreement {verdict.get('agreement', 0):.1%}).")
+            for ce in (verdict.get("counterexamples") or [])[:3]:
+                lines.append(f"  e.g. {ce['list']}: the rule says {ce['rule']}, yours says {ce['guess']}")
+        if m.get("quiz_accuracy") is not None:
+            lines.append(f"Quiz: {round(m['quiz_accuracy'] * len(m['quiz']))} of {len(m['quiz'])} right.")
+        lines.append(f"{m['rounds']} rounds, {m['lists_tested']} lists tested.")
+        return lines
+
+
+def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The episode's LLM labeller and judge, bound to its call context (None where code decides)."""
+    oracle = context.oracle
+    if oracle is None:
+        return None, None
+    from wason.core.records import CallContext
+    from wason.judges.llm import LLMJudge, LLMLabeller
+    from wason.tasks.lists.protocol import (
+        format_cases_for_labeller,
+        load_analysis_prompt,
+        load_judgment_prompt,
+    )
+
+    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+    labeller = judge = None
+    if config.labeller == "llm":
+        llm_labeller = LLMLabeller(oracle, load_analysis_prompt(), config.params, format_cases_for_labeller)
+
+        async def label(rule_text: str, cases: Any) -> list[bool | None]:
+            return (await llm_labeller(rule_text, cases, call)).labels
+
+        labeller = label
+    if "llm" in config.judges:
+        llm_judge = LLMJudge(oracle, load_judgment_prompt(), config.params)
+
+        async def decide(rule_text: str, hypothesis: str) -> dict[str, Any]:
+            return (await llm_judge(rule_text, hypothesis, call)).model_dump(mode="json")
+
+        judge = decide
+    return labeller, judge
+
+
+FAMILY = ListsFamily()

@@ -1,0 +1,251 @@
+"""WILT as a task family: its run configuration, items, game, protocol, solver, human player and reports."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, field_validator, model_validator
+from rich.console import RenderableType
+
+from wason.core.family import ActionCodec, EpisodeContext, Family, Item, PlayIO, RunReader, RunSettings
+from wason.core.game import Game, Player, TextProtocol
+from wason.core.records import RunRow
+from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
+from wason.tasks.wilt.protocol import WiltProtocol
+from wason.tasks.wilt.rules import (
+    SPLITS,
+    WiltRule,
+    get_rule,
+    load_rules_file,
+    load_split,
+    rule_from_item,
+    rule_item,
+)
+
+
+class WiltRunConfig(RunSettings):
+    """Everything that defines a WILT run; stored with the run so ``--resume`` can rebuild it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
+    flag_metavars: ClassVar[Mapping[str, str]] = {"rules_file": "FILE"}
+    not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "n"})
+    play_defaults: ClassVar[Mapping[str, Any]] = {"split": "full"}
+
+    task: Literal["wilt"] = "wilt"
+    split: str = Field(
+        default="lite",
+        description="lite (default, 10 rules), full (50) or generated (with --seed and --n)",
+    )
+    ids: list[int] | None = Field(default=None, description="only these published rule ids, e.g. 1,2,15")
+    rules_file: str | None = Field(
+        default=None, description="your own rules, one per line in the guess language"
+    )
+    seed: int | None = Field(default=None, description="seed of the generated split")
+    n: int | None = Field(default=None, description="rules in the generated split")
+    max_tests: int = Field(default=30, description="tests before the guess (published: 30)")
+    format_error_limit: int = Field(
+        default=2,
+        description="end an episode after this many consecutive unreadable replies (reference: 2; 0 = never)",
+    )
+    probe_seed: int = Field(default=0, description="seed of the probe set guesses are judged on")
+    baseline_for: int | None = Field(
+        default=None, description="the model run this solver run is the baseline of"
+    )
+
+    @classmethod
+    def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        # a rules file is the source: the full split is the default only without one
+        return dict(given) if given.get("rules_file") else super().with_play_defaults(given)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rules_file_is_a_split(cls, data: Any) -> Any:
+        # `--rules FILE` plays the file's rules: the split is "file" unless the user named another
+        if isinstance(data, dict) and data.get("rules_file") and data.get("split") in (None, "file"):
+            data = {**data, "split": "file"}
+        return data
+
+    @field_validator("rules_file")
+    @classmethod
+    def _absolute(cls, v: str | None) -> str | None:
+        # stored absolute, so `--resume` from another directory finds the same file
+        return None if v is None else str(Path(v).resolve())
+
+    @field_validator("split")
+    @classmethod
+    def _check_split(cls, v: str) -> str:
+        if v not in (*SPLITS, "generated", "file"):
+            raise ValueError(f"unknown WILT split {v!r}; choose one of: {', '.join(SPLITS)}, generated, file")
+        return v
+
+    @model_validator(mode="after")
+    def _check_sources(self) -> WiltRunConfig:
+        if self.split == "generated" and (self.seed is None or not self.n or self.n < 1):
+            raise ValueError("the generated split needs --seed S and --n N (N >= 1)")
+        if self.split == "file" and not self.rules_file:
+            raise ValueError("split 'file' needs a rules file (--rules FILE)")
+        if self.rules_file and self.split != "file":
+            raise ValueError("--rules FILE plays your own rules; leave out --split")
+        if self.ids is not None and self.split not in SPLITS:
+            raise ValueError("rule ids select from a published split (lite or full)")
+        self.game_config()
+        return self
+
+    def game_config(self) -> WiltConfig:
+        return WiltConfig(
+            max_tests=self.max_tests, format_error_limit=self.format_error_limit, probe_seed=self.probe_seed
+        )
+
+    def items(self) -> list[Item]:
+        """The run's episodes as ``(key, item)``, one per rule; items carry the rule text, so resuming never
+        needs the source again."""
+        return [rule_item(r) for r in self.rules()]
+
+    def rules(self) -> list[WiltRule]:
+        """The run's hidden rules, in order: a published split (or some of its ids), a generated split, or a
+        user's rules file."""
+        if self.split == "generated":
+            from wason.tasks.wilt.generate import generate_split
+
+            return generate_split(seed=int(self.seed or 0), n=int(self.n or 0))
+        if self.split == "file":
+            return load_rules_file(str(self.rules_file))
+        if self.ids is None:
+            return load_split(self.split)
+        return [get_rule(self.split, i) for i in self.ids]
+
+
+class WiltFamily(Family[WiltRunConfig]):
+    """WILT: three numbers in, True/False out; up to 30 tests, then one final lambda guess."""
+
+    name = "wilt"
+    title = "WILT"
+    summary = "three numbers in, True/False out; 30 tests, then one lambda guess"
+    config_type = WiltRunConfig
+    players = ("llm", "solver")
+    playable = True
+    commands = "WILT tools"
+
+    _codec = ActionCodec(ProposeTest, FinalGuess)
+    _protocol = WiltProtocol()
+
+    @property
+    def actions(self) -> ActionCodec:
+        return self._codec
+
+    def items(self, config: WiltRunConfig) -> list[Item]:
+        return config.items()
+
+    def game(self, config: WiltRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
+        return WiltGame(rule_from_item(item).program(), config.game_config())
+
+    def protocol(self, config: WiltRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
+        return self._protocol
+
+    def sample_key(self, config: WiltRunConfig, item: Mapping[str, Any]) -> str:
+        # every rule starts with the same prompt: the rule keeps episodes from sharing sampled replies
+        return rule_from_item(item).sample_key
+
+    def solver(self, config: WiltRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
+        from wason.tasks.wilt.solver_player import WiltSolverPlayer
+
+        return WiltSolverPlayer(max_tests=config.max_tests)
+
+    def baseline(self, config: WiltRunConfig, run_id: int) -> WiltRunConfig:
+        return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
+
+    def human(self, config: WiltRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
+        from wason.tasks.wilt.human import HumanPlayer
+
+        return HumanPlayer(max_tests=config.max_tests, read=io.read, write=io.write)
+
+    def hidden(self, item: Mapping[str, Any]) -> list[str]:
+        return ["rule"]
+
+    def describe(self, config: WiltRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
+        source = {
+            "file": f"rules of {config.rules_file}",
+            "generated": f"generated split (seed {config.seed})",
+        }.get(config.split, config.split + " split")
+        return (
+            f"WILT {source} ({n_episodes} rules, {n_todo} to play) with {who}; "
+            f"{config.max_tests} tests then one guess"
+        )
+
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
+        from wason.tasks.wilt.report import show_json
+
+        data = show_json(store, run_ids[0])
+        data["baselines"] = [show_json(store, r) for r in run_ids[1:]]
+        return data
+
+    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+        from wason.tasks.wilt.report import episodes_table, show_table
+
+        return [
+            episodes_table(store, run_ids[0]),
+            show_table(store, list(run_ids)),
+            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+        ]
+
+    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+        from wason.tasks.wilt.report import transcript
+
+        return transcript(data, run)
+
+    # -- playing in a terminal ---------------------------------------------------------------------------
+    def item_id(self, item: Mapping[str, Any]) -> int | None:
+        return int(item["id"])
+
+    def intro(self, config: WiltRunConfig, item: Mapping[str, Any], origin: str) -> str:
+        where = f"rules file {config.rules_file}" if config.split == "file" else f"{config.split} split"
+        return f"WILT, {where}, a hidden rule ({origin})."
+
+    def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
+        rule = rule_from_item(item)
+        lines = [f"\nThe rule was: {rule.text}  ({rule.key})"]
+        if metrics is None:
+            return lines
+        m = metrics
+        if m["correct"]:
+            lines.append(f"Correct, after {m['attempts']} tests.")
+        elif m["approximately_correct"]:
+            lines.append("Not quite: approximately correct (right idea, wrong edge cases).")
+        else:
+            lines.append("Not the rule.")
+        verdict = m.get("verdict") or {}
+        for point, truth, said in verdict.get("counterexamples", [])[:3]:
+            lines.append(f"  e.g. {tuple(point)}: the rule says {truth}, your guess says {said}")
+        if m.get("reduction"):
+            curve = m["reduction"]
+            lines.append(
+                f"Your {len(curve)} tests ruled out {curve[-1]:.1%} of {m['hypothesis_space']}'s candidate "
+                f"rules; {m['uninformative_tests']} of them ruled out nothing new."
+            )
+        return lines
+
+    # -- wason wilt judge ----------------------------------------------------------------------------------
+    def add_commands(self, parser: Any) -> None:
+        sub = parser.add_subparsers(dest="family_command", required=True, parser_class=type(parser))
+        jd = sub.add_parser(
+            "judge", help="compare two rules (lambda or expression in x, y, z) on the probe set"
+        )
+        jd.add_argument("rule")
+        jd.add_argument("guess")
+        jd.add_argument("--seed", type=int, default=0, help="probe set seed (default 0)")
+        jd.add_argument("--json", action="store_true")
+
+    def run_command(self, args: argparse.Namespace, write: Callable[[str], None]) -> int:
+        from wason.judges import format_verdict, judge
+
+        verdict = judge(args.rule, args.guess, seed=args.seed)
+        write(verdict.model_dump_json(indent=2) if args.json else format_verdict(verdict))
+        return 0
+
+
+FAMILY = WiltFamily()
