@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 import types
@@ -20,7 +21,7 @@ from rich.console import Console
 
 from wason.core import registry, session
 from wason.core.family import Family, Item, PlayIO, RunSettings
-from wason.core.game import Malformed, PlayerLeft
+from wason.core.game import ExternalFailure, Malformed, PlayerLeft
 from wason.engine import (
     baselines_of,
     create_run,
@@ -222,7 +223,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sh.add_argument("run", type=int)
     sh.add_argument("--episode", type=int, metavar="N", help="print episode N's transcript")
-    sh.add_argument("--plots", metavar="DIR", help="write the run's plots (AIW: answer histograms) into DIR")
+    sh.add_argument(
+        "--plots", metavar="DIR", help="write the run's plots into DIR (families that draw plots)"
+    )
 
     se = sub.add_parser(
         "session",
@@ -282,10 +285,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "session":
             return _session(args)
         return registry.get(args.command).run_command(args, print)
-    except (UserError, ValueError, ModelConfigError, StoreError, GuessRejected) as exc:
+    except (
+        UserError,
+        ValueError,
+        ModelConfigError,
+        StoreError,
+        GuessRejected,
+        session.SessionDiverged,
+        ExternalFailure,
+    ) as exc:
         reason = getattr(exc, "reason", None) or _reasons(exc)
         print(f"wason: error: {_one_line(reason)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `wason ... | head`: the reader left; nothing is lost
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until the interpreter exits
+        return 0
 
 
 def _reasons(exc: Exception) -> str:

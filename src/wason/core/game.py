@@ -23,7 +23,7 @@ O_contra = TypeVar("O_contra", contravariant=True)
 class Malformed:
     """A move the player made that could not be read as any action (e.g. a reply without the marker).
 
-    Games decide what it costs; the WILT game counts it as a format error, as the reference harness does.
+    Games decide what it costs (usually a counted format error).
     """
 
     reason: str

@@ -1,6 +1,6 @@
 """Language models as judges and labellers, for reproducing published protocols that used them.
 
-Code is the oracle in wason: these exist because the Numberwang pilot judged free-text hypotheses with an LLM
+Code is the oracle in wason: these exist because a published pilot judged free-text hypotheses with an LLM
 (three votes, success needs two "true") and labelled test lists with one. Their results are always reported
 beside the code's, never instead of them. Every call goes through a :class:`~wason.models.client.ModelClient`, so
 it is retried, cached and recorded like a player's call. Votes are independent samples: the vote number is part

@@ -1,6 +1,6 @@
 """Correct response rates over repeated trials, their spread, and where the answers fall.
 
-Follows the AIW paper (section 2.3): a cell (model, variation, prompt type) is run ``n`` times, ``k`` of the
+Follows Nezhurina et al. 2024 (section 2.3): a cell (model, variation, prompt type) is run ``n`` times, ``k`` of the
 answers are correct, the rate is ``p = k / n``, and its spread is described by a Beta distribution matched to
 mean ``p`` and variance ``p (1 - p) / n``, which in closed form is ``alpha = p (n - 1)``,
 ``beta = (1 - p) (n - 1)``. A Wilson score interval is given alongside as the usual frequentist interval for a
@@ -263,7 +263,7 @@ def beta_quantile(q: float, a: float, b: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class BetaSpread:
-    """The Beta distribution matched to an observed rate, as in the AIW paper.
+    """The Beta distribution matched to an observed rate, as in Nezhurina et al. 2024.
 
     Attributes:
         alpha: ``p (n - 1)``.
@@ -438,8 +438,8 @@ def answer_distribution(values: Iterable[object]) -> dict[int | None, int]:
 class NearMissMass:
     """How the answers split between the correct answer C = M + 1 and the classic wrong answer M.
 
-    In AIW ("Alice has N brothers and M sisters; how many sisters does her brother have?") the correct answer
-    is C = M + 1, and the dominant wrong answer is M: Alice left out of her brother's sisters. Shares are
+    For problems whose correct answer is C = M + 1 and whose dominant wrong answer is M (one member of the
+    family left out of the count). Shares are
     fractions of all trials, unparseable ones included, so the four shares add up to 1.
 
     Attributes:

@@ -1,4 +1,4 @@
-"""The AIW paper's unified robustness score R over a set of problem variations (section 3.4.2).
+"""The unified robustness score R of Nezhurina et al. 2024 over a set of problem variations (section 3.4.2).
 
 The per-variation correct rates are normalised into a distribution, whose entropy divided by ``log N`` says how
 evenly the successes spread over the ``N`` variations (1 = perfectly even, near 0 = all on one variation). R is

@@ -12,7 +12,7 @@ from wason.models.base import ChatMessage, GenerationParams, ModelError, ModelRe
 # The Messages API requires max_tokens; this is what a call gets when the user sets none.
 DEFAULT_MAX_TOKENS = 1024
 
-# Sent as the first user turn when a conversation has none, as the WILT reference harness does for Anthropic:
+# Sent as the first user turn when a conversation has none, as a published reference harness does for Anthropic:
 # the API rejects a conversation that is empty or starts with the assistant.
 FIRST_USER_MESSAGE = "Please begin."
 

@@ -35,7 +35,7 @@ class LLMPlayer:
         self.protocol = protocol
         self.params = params
         self.context = context or CallContext()
-        # Some protocols' first message is the user's question (AIW), not a system prompt.
+        # Some protocols' first message is the user's question, not a system prompt.
         as_user = system_as_user or getattr(protocol, "prompt_role", "system") == "user"
         role: Role = "user" if as_user else "system"
         self.messages: list[ChatMessage] = [ChatMessage(role=role, content=protocol.system_prompt())]

@@ -20,7 +20,7 @@ from wason.core.family import (
     RunReader,
     RunSettings,
 )
-from wason.core.game import Game, Player, TextProtocol
+from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import RunRow
 from wason.tasks.lists.game import (
     FinalHypothesis,
@@ -418,11 +418,22 @@ class ListsFamily(Family[ListsRunConfig]):
         return lines
 
 
+async def _unavailable(rule_text: str, arg: Any) -> Any:
+    raise OracleUnavailable("this game asks an LLM judge or labeller, and no model is attached to it here")
+
+
+class OracleUnavailable(ExternalFailure):
+    what = "no oracle"
+
+
 def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str, Any]) -> tuple[Any, Any]:
     """The episode's LLM labeller and judge, bound to its call context (None where code decides)."""
     oracle = context.oracle
+    wanted = config.labeller == "llm", "llm" in config.judges
     if oracle is None:
-        return None, None
+        # A stored game restored where no model is at hand: its turns carry what the oracles said; a new
+        # action that needs them fails as an outside failure, with the reason.
+        return (_unavailable if wanted[0] else None), (_unavailable if wanted[1] else None)
     from wason.core.records import CallContext
     from wason.judges.llm import LLMJudge, LLMLabeller
     from wason.tasks.lists.protocol import (
@@ -433,14 +444,14 @@ def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str,
 
     call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
     labeller = judge = None
-    if config.labeller == "llm":
+    if wanted[0]:
         llm_labeller = LLMLabeller(oracle, load_analysis_prompt(), config.params, format_cases_for_labeller)
 
         async def label(rule_text: str, cases: Any) -> list[bool | None]:
             return (await llm_labeller(rule_text, cases, call)).labels
 
         labeller = label
-    if "llm" in config.judges:
+    if wanted[1]:
         llm_judge = LLMJudge(oracle, load_judgment_prompt(), config.params)
 
         async def decide(rule_text: str, hypothesis: str) -> dict[str, Any]:
