@@ -174,6 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     json_opt.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
 
     fams = registry.families()
+    for reason in registry.broken().values():
+        print(f"wason: warning: {reason}", file=sys.stderr)
     ev = sub.add_parser(
         "eval",
         parents=[store_opts, json_opt],

@@ -28,7 +28,12 @@ class UnknownFamily(ValueError):
     """A family name nobody registered; the message lists the known ones."""
 
 
+class FamilyLoadError(ValueError):
+    """A registered family could not be loaded (its module fails to import, or it is not a Family)."""
+
+
 _registered: dict[str, Family[Any]] = {}
+_broken: dict[str, str] = {}
 
 
 def _builtin() -> dict[str, str]:
@@ -54,6 +59,7 @@ def register(family: Family[Any], *, replace: bool = False) -> Family[Any]:
 def unregister(name: str) -> None:
     """Forget a family registered with :func:`register` (tests use it to clean up)."""
     _registered.pop(name, None)
+    _broken.pop(name, None)
 
 
 def names() -> list[str]:
@@ -74,18 +80,39 @@ def get(name: str) -> Family[Any]:
     if target is None and plugin is None:
         raise UnknownFamily(f"unknown task family {name!r}; known: {', '.join(names())}")
     where = target if target is not None else str(plugin.value)  # type: ignore[union-attr]
-    loaded = _load(target) if target is not None else plugin.load()  # type: ignore[union-attr]
+    if name in _broken:
+        raise FamilyLoadError(_broken[name])
+    try:
+        loaded = _load(target) if target is not None else plugin.load()  # type: ignore[union-attr]
+    except Exception as exc:  # a plugin's own bug: say which plugin, in one line
+        _broken[name] = f"task family {name!r} ({where}) cannot be loaded: {type(exc).__name__}: {exc}"
+        raise FamilyLoadError(_broken[name]) from exc
     if not isinstance(loaded, Family):
-        raise TypeError(f"{where} is not a task family (a wason.core.Family instance)")
+        _broken[name] = f"task family {name!r}: {where} is not a wason.core.Family instance"
+        raise FamilyLoadError(_broken[name])
     if loaded.name != name:
-        raise TypeError(f"{where} registers as {name!r} but is named {loaded.name!r}")
-    _registered[name] = loaded
-    return loaded
+        _broken[name] = f"task family {name!r}: {where} is named {loaded.name!r}"
+        raise FamilyLoadError(_broken[name])
+    family: Family[Any] = loaded
+    _registered[name] = family
+    return family
 
 
 def families() -> list[Family[Any]]:
-    """Every family, loaded."""
-    return [get(n) for n in names()]
+    """Every family that loads; the others are listed by :func:`broken` (a broken plugin must not stop the
+    rest of wason from working)."""
+    out = []
+    for n in names():
+        try:
+            out.append(get(n))
+        except FamilyLoadError:
+            continue
+    return out
+
+
+def broken() -> dict[str, str]:
+    """Families that failed to load, with the reason (after :func:`families` or :func:`get` tried them)."""
+    return dict(_broken)
 
 
 def _load(target: str) -> Any:
