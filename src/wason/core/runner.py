@@ -52,7 +52,9 @@ async def play_episode(
                 raise RuntimeError(f"episode did not end within {max_turns} turns")
             move = await player.act(session.observation)
             await session.step(move)
-        outcome = session.game.outcome()
+        outcome = session.outcome()
+        if outcome is None:  # the loop above ends only once the game is over
+            raise RuntimeError("the game ended without an outcome")
     except Exception as exc:  # the run goes on; the episode says why it stopped
         if isinstance(exc, ExternalFailure):
             reason = f"{exc.what}: {exc}"

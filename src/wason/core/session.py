@@ -100,6 +100,7 @@ class Session:
         self.feedback = feedback
         self.turn = 0
         self.observation: Any = None
+        self._outcome: Outcome | None = None
 
     @classmethod
     def begin(
@@ -170,15 +171,18 @@ class Session:
         )
         self.turn += 1
         self.observation = observation
-        if self.game.done:
-            outcome = self.game.outcome()
+        outcome = self.outcome()
+        if outcome is not None:
             self.recorder.finish_episode(
                 self.episode_id, status="completed", success=outcome.success, metrics=outcome.metrics
             )
         return observation
 
     def outcome(self) -> Outcome | None:
-        return self.game.outcome() if self.game.done else None
+        """The game's outcome once it is over (computed once: some outcomes are costly to score)."""
+        if self._outcome is None and self.game.done:
+            self._outcome = self.game.outcome()
+        return self._outcome
 
     def fail(self, reason: str) -> None:
         """End the episode as errored (a player who left, a model that failed for good)."""

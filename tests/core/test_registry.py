@@ -1,0 +1,108 @@
+"""The family registry: built-in families by name, plugins through the ``wason.tasks`` entry point group of an
+installed package, explicit registration; unknown and broken families are one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wason.core import registry
+from wason.tasks.wilt.family import WiltFamily
+
+REPO = Path(__file__).resolve().parents[2]
+
+# A lab's own game, installed as a package with an entry point: a variant of a built-in family under its own name
+PLUGIN = """
+from typing import Literal
+
+from wason.tasks.wilt.family import WiltFamily, WiltRunConfig
+
+
+class LabConfig(WiltRunConfig):
+    task: Literal["labgame"] = "labgame"
+
+
+class LabFamily(WiltFamily):
+    name = "labgame"
+    title = "Lab game"
+    summary = "the lab's own variant"
+    config_type = LabConfig
+
+
+FAMILY = LabFamily()
+"""
+
+
+def _install_plugin(site: Path) -> None:
+    """What `pip install` of the lab's package leaves on the path: its module and its dist-info."""
+    (site / "labplugin.py").write_text(PLUGIN)
+    (site / "labbroken.py").write_text("raise RuntimeError('the lab broke this one')\n")
+    info = site / "labplugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: labplugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[wason.tasks]\nlabgame = labplugin:FAMILY\nlabbroken = labbroken:FAMILY\n"
+    )
+
+
+def _wason(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)])}
+    return subprocess.run(
+        [sys.executable, "-m", "wason.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_an_installed_plugin_is_a_family_like_the_built_in_ones(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    _install_plugin(site)
+    db = f"sqlite:///{tmp_path / 'lab.db'}"
+
+    listed = _wason(site, "eval", "--help")
+    assert listed.returncode == 0 and "labgame" in listed.stdout and "wilt" in listed.stdout
+    # the broken plugin is named once on stderr and left out; everything else works
+    warnings = [line for line in listed.stderr.splitlines() if "labbroken" in line]
+    assert len(warnings) == 1 and "the lab broke this one" in warnings[0]
+
+    played = _wason(site, "eval", "labgame", "--player", "solver", "--ids", "2", "--db", db, "--json")
+    assert played.returncode == 0, played.stderr
+    data = json.loads(played.stdout)
+    assert data["task"] == "labgame" and data["table"]["accuracy"] == "1/1"
+    shown = _wason(site, "show", str(data["run"]), "--db", db)
+    assert shown.returncode == 0 and "labgame:lite by solver" in shown.stdout
+
+    refused = _wason(site, "eval", "labbroken")
+    assert refused.returncode == 2 and "invalid choice: 'labbroken'" in refused.stderr
+
+
+def test_unknown_duplicate_and_explicit_registrations() -> None:
+    with pytest.raises(registry.UnknownFamily, match="unknown task family 'nosuch'; known: wilt, lists, aiw"):
+        registry.get("nosuch")
+    wilt = registry.get("wilt")
+    assert registry.get("wilt") is wilt and isinstance(wilt, WiltFamily)
+
+    class Imposter(WiltFamily):
+        pass
+
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(Imposter())
+
+    class Other(WiltFamily):
+        name = "other-test-family"
+
+    other = registry.register(Other())
+    try:
+        assert "other-test-family" in registry.names() and registry.get("other-test-family") is other
+    finally:
+        registry.unregister("other-test-family")
+    assert "other-test-family" not in registry.names()
