@@ -1,6 +1,6 @@
 """The family contract: everything a task family provides, behind one small typed interface.
 
-A family (WILT, list rules, AIW, ...) is one package under ``wason.tasks`` (or any installed package) that builds
+A family is one package under ``wason.tasks`` (or any installed package) that builds
 one :class:`Family` object and makes it known to the registry (:mod:`wason.core.registry`). The engine, the CLI,
 the reports and the sessions reach a family only through this interface, so they never name one.
 """
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from pydantic import BaseModel, ConfigDict, Field
 
 from wason.core.game import Game, Malformed, Player, TextProtocol
-from wason.core.records import CallContext, EpisodeRow, RunRow
+from wason.core.records import CallContext, EpisodeRow, RunReport, RunRow
 from wason.models.base import ChatMessage, GenerationParams, Model, ModelResponse
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class RunSettings(BaseModel):
     flag_metavars: ClassVar[Mapping[str, str]] = {}
     # fields that ``wason play NAME`` does not offer (``--seed`` there draws the item)
     not_in_play: ClassVar[frozenset[str]] = frozenset()
-    # defaults that differ in ``wason play NAME`` (WILT: a person plays the full split)
+    # defaults that differ in ``wason play NAME`` (e.g. a person plays a larger split than a model's default)
     play_defaults: ClassVar[Mapping[str, Any]] = {}
 
     @classmethod
@@ -167,8 +167,8 @@ class Family(ABC, Generic[C]):
     methods default to "this family has none".
 
     Attributes:
-        name: the registry key and the ``task`` of its runs (``wilt``).
-        title: how reports name it (``WILT``).
+        name: the registry key and the ``task`` of its runs.
+        title: how reports name it.
         config_type: its run configuration (a :class:`RunSettings` subclass).
         summary: one line for ``wason eval --help``.
         players: the ``--player`` values ``wason eval NAME`` accepts (``llm``, and ``solver`` with a solver).
@@ -222,14 +222,20 @@ class Family(ABC, Generic[C]):
         """A person playing one item at the terminal, or None when the family cannot be played so."""
         return None
 
+    def sample_actions(self, config: C, item: Mapping[str, Any]) -> list[Any] | None:
+        """A short scripted game (actions that end it), for contract tests and docs; None when the family has
+        a solver to play it."""
+        return None
+
     # -- describing and reporting ------------------------------------------------------------------------
     @abstractmethod
     def describe(self, config: C, n_episodes: int, n_todo: int, who: str) -> str:
         """What a run of ``config`` plays and who plays it, for the line printed when it starts."""
 
     @abstractmethod
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
-        """The JSON of ``wason show RUN --json``: the first run, with its baselines after it."""
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
+        """The typed report of ``wason show RUN --json`` (and later the web pages): the first run, with its
+        baselines after it where the family has them."""
 
     @abstractmethod
     def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:

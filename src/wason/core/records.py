@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
+
 
 @dataclass(frozen=True)
 class RunRow:
@@ -64,3 +66,33 @@ class CallContext:
     episode_id: int | None = None
     turn: int | None = None
     sample: str = ""
+
+
+class CallTotals(BaseModel):
+    """A run's model calls: how many, from the cache, failed after retries, and tokens."""
+
+    calls: int
+    cached_calls: int
+    failed_calls: int
+    input_tokens: int
+    output_tokens: int
+
+
+class RunReport(BaseModel):
+    """The fields every family's run report starts with (``wason show RUN --json``); families subclass it with
+    their typed summary."""
+
+    run: int
+    task: str
+    status: str
+    player: str
+    model: str | None
+    config: dict[str, Any]
+
+    @model_serializer(mode="wrap")
+    def _baselines_only_where_reported(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # a report nested as another's baseline has no baselines of its own: the key is left out, not null
+        data = handler(self)
+        if isinstance(data, dict) and "baselines" in data and data["baselines"] is None:
+            del data["baselines"]
+        return data

@@ -102,7 +102,8 @@ def transcript(store: Store, run_id: int, index: int) -> RenderableType:
 
 def report_json(store: RunReader, run_ids: list[int]) -> dict[str, Any]:
     """``wason show RUN --json``: the first run's family reports it, with its baselines."""
-    return registry.get(store.get_run(run_ids[0]).task).report_json(store, run_ids)
+    report = registry.get(store.get_run(run_ids[0]).task).report_json(store, run_ids)
+    return report.model_dump(mode="json")
 
 
 def report_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:

@@ -12,7 +12,7 @@ from rich.console import RenderableType
 
 from wason.core.family import ActionCodec, EpisodeContext, Family, Item, RunReader, RunSettings
 from wason.core.game import Game, TextProtocol
-from wason.core.records import RunRow
+from wason.core.records import RunReport, RunRow
 from wason.tasks.aiw.game import AiwGame, Reply
 
 
@@ -148,6 +148,11 @@ class AiwFamily(Family[AiwRunConfig]):
         # trials of one item must be independent samples: the trial is part of the sample key
         return f"{item['variation']}|{item['prompt_type']}|{item['trial']}|{item['prompt']}"
 
+    def sample_actions(self, config: AiwRunConfig, item: Mapping[str, Any]) -> list[Any] | None:
+        # AIW has no solver: the script states the right answer, once for the question and once per follow-up
+        reply = Reply(f"### Answer: {item['expected']}")
+        return [reply] * (1 + len(item.get("followups", ())))
+
     def hidden(self, item: Mapping[str, Any]) -> list[str]:
         return ["expected"]
 
@@ -158,7 +163,7 @@ class AiwFamily(Family[AiwRunConfig]):
         )
         return f"AIW, {shape} = {n_episodes} episodes ({n_todo} to play) with {who}"
 
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
         from wason.tasks.aiw.report import aiw_json
 
         return aiw_json(store, run_ids[0])

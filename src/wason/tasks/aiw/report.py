@@ -9,13 +9,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import run_header
+from wason.core.records import CallTotals, RunReport, run_header
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
+from wason.metrics.rates import NearMissMass
 from wason.tasks.aiw.plots import answer_histogram_png
 
 
@@ -23,7 +25,51 @@ def _natural(text: str | None) -> int | None:
     return int(text) if text is not None and text.isdigit() else None
 
 
-def aiw_json(store: RunReader, run_id: int) -> dict[str, Any]:
+class AiwCell(BaseModel):
+    """One (variation, prompt type) cell: its trials' correct rate with Beta and Wilson intervals, how the
+    answers spread, and what the self-verification follow-ups changed."""
+
+    variation: str
+    prompt_type: str
+    expected: int | float | str
+    k: int
+    n: int
+    p: float
+    beta_alpha: float
+    beta_beta: float
+    beta_sd: float
+    beta_low: float
+    beta_high: float
+    wilson_low: float
+    wilson_high: float
+    confidence: float
+    unparseable: int
+    distribution: dict[str, int]
+    near_miss: NearMissMass | None
+    initially_correct: int | None
+    revised: int | None
+
+
+class AiwPromptTypeSummary(BaseModel):
+    """One prompt type over the run's variations: the mean correct rate and the robustness score R."""
+
+    variations: int
+    mean_rate: float
+    robustness: float
+    normalized_entropy: float
+
+
+class AiwRunReport(RunReport):
+    """``wason show RUN --json`` for an AIW run."""
+
+    cells: list[AiwCell]
+    by_prompt_type: dict[str, AiwPromptTypeSummary]
+    errored: int
+    pending: int
+    calls: CallTotals
+
+
+def aiw_json(store: RunReader, run_id: int) -> AiwRunReport:
     """Everything `wason show` reports for an AIW run, as plain data."""
     run = store.get_run(run_id)
     cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -54,7 +100,7 @@ def aiw_json(store: RunReader, run_id: int) -> dict[str, Any]:
                 "distribution": {
                     ("unparseable" if a is None else str(a)): c for a, c in distribution.items()
                 },
-                "near_miss": asdict(near_miss_mass(distribution, expected)) if expected is not None else None,
+                "near_miss": near_miss_mass(distribution, expected) if expected is not None else None,
                 # multi-turn self-verification: right at first, and answers changed by the follow-ups
                 "initially_correct": sum(bool(t.get("initial_correct")) for t in trials)
                 if "initial_correct" in trials[0]
@@ -75,18 +121,20 @@ def aiw_json(store: RunReader, run_id: int) -> dict[str, Any]:
             "normalized_entropy": score.normalized_entropy,
         }
     calls = store.call_totals(run_id)
-    return {
-        **run_header(run),
-        "cells": rows,
-        "by_prompt_type": averages,
-        "errored": errored,
-        "pending": pending,
-        "calls": calls,
-    }
+    return AiwRunReport.model_validate(
+        {
+            **run_header(run),
+            "cells": rows,
+            "by_prompt_type": averages,
+            "errored": errored,
+            "pending": pending,
+            "calls": calls,
+        }
+    )
 
 
 def aiw_table(store: RunReader, run_id: int) -> RenderableType:
-    data = aiw_json(store, run_id)
+    data = aiw_json(store, run_id).model_dump()
     params = data["config"].get("params", {})
     title = f"Run {run_id}: AIW by {data['model']}  [{data['status']}]"
     table = Table(title=title)
@@ -149,7 +197,7 @@ def aiw_table(store: RunReader, run_id: int) -> RenderableType:
 def write_histograms(store: RunReader, run_id: int, directory: Path) -> list[Path]:
     """One answer-histogram PNG per (variation, prompt type) cell."""
     paths = []
-    for r in aiw_json(store, run_id)["cells"]:
+    for r in aiw_json(store, run_id).model_dump()["cells"]:
         counts: dict[int | None, int] = {
             (None if a == "unparseable" else int(a)): c for a, c in r["distribution"].items()
         }
@@ -171,7 +219,9 @@ def aiw_transcript(data: dict[str, Any]) -> RenderableType:
     if eps_item.get("prompt"):
         parts.append(Text(f"[user] {eps_item['prompt']}"))
     for t in data["turns"]:
-        parts.append(Text(f"\n[model] {t['reply']}"))
+        # a player that writes no text (a script, a session stepped with JSON) answered in the action itself
+        reply = t["reply"] if t["reply"] is not None else t["action"].get("text")
+        parts.append(Text(f"\n[model] {reply}"))
     m = data["metrics"] or {}
     verdict = "correct" if m.get("correct") else "wrong"
     parts.append(

@@ -21,7 +21,7 @@ from wason.core.family import (
     RunSettings,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunRow
+from wason.core.records import RunReport, RunRow
 from wason.tasks.lists.game import (
     FinalHypothesis,
     ListsConfig,
@@ -50,7 +50,7 @@ class ListsRunConfig(RunSettings):
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"]}
 
     task: Literal["lists"] = "lists"
-    split: str = Field(default="pilot", description="pilot (default), second, all, phase1 or generated")
+    split: str = Field(default="pilot", description="pilot, second, all, phase1 or generated")
     ids: list[int] | None = Field(default=None, description="only these published rule ids, e.g. 1,2,5")
     seed: int | None = Field(
         default=None, description="seed of the generated split and of generated examples"
@@ -94,7 +94,9 @@ class ListsRunConfig(RunSettings):
         # on a judge model named for it
         if isinstance(data, dict) and data.get("player", "llm") != "llm" and not data.get("judge_model"):
             judges = data.get("judges", ["predicate", "quiz", "llm"])
-            data = {**data, "judges": [j for j in judges if j != "llm"]}
+            # anything but a list is left for the field's own check, which names it (a string is no list)
+            if isinstance(judges, list | tuple):
+                data = {**data, "judges": [j for j in judges if j != "llm"]}
         return data
 
     @model_validator(mode="after")
@@ -367,12 +369,12 @@ class ListsFamily(Family[ListsRunConfig]):
             f"judges: {judges}"
         )
 
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
         from wason.tasks.lists.report import lists_json
 
-        data = lists_json(store, run_ids[0])
-        data["baselines"] = [lists_json(store, r) for r in run_ids[1:]]
-        return data
+        report = lists_json(store, run_ids[0])
+        report.baselines = [lists_json(store, r) for r in run_ids[1:]]
+        return report
 
     def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
         from wason.tasks.lists.report import lists_tables

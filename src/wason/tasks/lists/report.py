@@ -6,14 +6,91 @@ from collections.abc import Sequence
 from statistics import mean
 from typing import Any
 
+from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import EpisodeRow, run_header
+from wason.core.records import CallTotals, EpisodeRow, RunReport, run_header
 from wason.metrics.rates import wilson_interval
 from wason.tasks.lists.game import PRIMARY_ORDER
+
+
+class Rate(BaseModel):
+    """k successes of n, with the 95% Wilson interval."""
+
+    k: int
+    n: int
+    rate: float | None
+    wilson_low: float
+    wilson_high: float
+
+
+class ListsNumbers(BaseModel):
+    """The numbers of a set of episodes (a rule's trials, or a whole run)."""
+
+    episodes: int
+    errored: int
+    unfinished: int
+    primary_judge: str | None
+    success: Rate | None
+    judges: dict[str, Rate]
+    quiz_accuracy: float | None
+    final_hypotheses: int
+    rounds: int | float | None
+    rounds_to_solution: int | float | None
+    lists_tested: int | float | None
+    repeats: int | float | None
+    format_errors: int
+    non_integer_lists: int
+    llm_labels: int
+    label_disagreements: int
+
+
+class ListsRuleRow(ListsNumbers):
+    """One rule's trials."""
+
+    rule: str
+    text: str
+
+    @model_serializer(mode="wrap")
+    def _rule_first(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        return {"rule": data.pop("rule"), "text": data.pop("text"), **data}
+
+
+class ListsEpisodeRow(BaseModel):
+    """One episode: its rule and trial, each judge's verdict, what the player said, how it ended."""
+
+    index: int
+    rule: str
+    trial: int | None
+    seed: int | None
+    status: str
+    success: bool | None
+    judges: dict[str, bool | None] | None
+    final_hypothesis: str | None
+    predicate: str | None
+    quiz_accuracy: float | None
+    rounds: int | None
+    lists_tested: int | None
+    repeats: int | None
+    end_reason: str | None
+    error: str | None
+
+
+class ListsRunReport(RunReport):
+    """``wason show RUN --json`` for a list-rules run: its summary, a row per rule, every episode, and the
+    runs made as its baselines."""
+
+    protocol: str
+    summary: ListsNumbers
+    calls: CallTotals
+    rules: list[ListsRuleRow]
+    episodes: list[ListsEpisodeRow]
+    baselines: list[ListsRunReport] | None = None
+
 
 JUDGE_NAMES = {"predicate": "predicate (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
 
@@ -79,7 +156,7 @@ def _run_judges(config: dict[str, Any]) -> tuple[list[str], str | None]:
     return judges, next((j for j in PRIMARY_ORDER if j in judges), None)
 
 
-def lists_json(store: RunReader, run_id: int) -> dict[str, Any]:
+def lists_json(store: RunReader, run_id: int) -> ListsRunReport:
     """A run's summary, its rows per rule and its episodes."""
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
@@ -91,33 +168,35 @@ def lists_json(store: RunReader, run_id: int) -> dict[str, Any]:
     for key, group in by_rule.items():
         rule = group[0].item["rule"]
         rules.append({"rule": key, "text": rule["text"], **summarize_episodes(group, judges, primary)})
-    return {
-        **run_header(run),
-        "protocol": lists_protocol(run.config),
-        "summary": summarize_episodes(eps, judges, primary),
-        "calls": store.call_totals(run_id),
-        "rules": rules,
-        "episodes": [
-            {
-                "index": e.index,
-                "rule": e.item["rule"]["key"],
-                "trial": e.item.get("trial"),
-                "seed": e.item.get("seed"),
-                "status": e.status,
-                "success": e.success,
-                "judges": (e.metrics or {}).get("judges"),
-                "final_hypothesis": (e.metrics or {}).get("final_hypothesis"),
-                "predicate": (e.metrics or {}).get("predicate"),
-                "quiz_accuracy": (e.metrics or {}).get("quiz_accuracy"),
-                "rounds": (e.metrics or {}).get("rounds"),
-                "lists_tested": (e.metrics or {}).get("lists_tested"),
-                "repeats": (e.metrics or {}).get("repeats"),
-                "end_reason": (e.metrics or {}).get("end_reason"),
-                "error": e.error,
-            }
-            for e in eps
-        ],
-    }
+    return ListsRunReport.model_validate(
+        {
+            **run_header(run),
+            "protocol": lists_protocol(run.config),
+            "summary": summarize_episodes(eps, judges, primary),
+            "calls": store.call_totals(run_id),
+            "rules": rules,
+            "episodes": [
+                {
+                    "index": e.index,
+                    "rule": e.item["rule"]["key"],
+                    "trial": e.item.get("trial"),
+                    "seed": e.item.get("seed"),
+                    "status": e.status,
+                    "success": e.success,
+                    "judges": (e.metrics or {}).get("judges"),
+                    "final_hypothesis": (e.metrics or {}).get("final_hypothesis"),
+                    "predicate": (e.metrics or {}).get("predicate"),
+                    "quiz_accuracy": (e.metrics or {}).get("quiz_accuracy"),
+                    "rounds": (e.metrics or {}).get("rounds"),
+                    "lists_tested": (e.metrics or {}).get("lists_tested"),
+                    "repeats": (e.metrics or {}).get("repeats"),
+                    "end_reason": (e.metrics or {}).get("end_reason"),
+                    "error": e.error,
+                }
+                for e in eps
+            ],
+        }
+    )
 
 
 def _cell(rate: dict[str, Any] | None) -> str:
@@ -139,7 +218,7 @@ def _who(data: dict[str, Any]) -> str:
 def lists_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
     """A table per rule for the first run (its judges' successes with 95% Wilson intervals across trials), then
     a summary row per run (the model's, then its solver baseline)."""
-    runs = [lists_json(store, r) for r in run_ids]
+    runs = [lists_json(store, r).model_dump() for r in run_ids]
     first = runs[0]
     judges, primary = _run_judges(first["config"])
     per_rule = Table(title=f"Run {first['run']}: {_who(first)} on list rules ({first['protocol']})")

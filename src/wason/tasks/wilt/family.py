@@ -12,7 +12,7 @@ from rich.console import RenderableType
 
 from wason.core.family import ActionCodec, EpisodeContext, Family, Item, PlayIO, RunReader, RunSettings
 from wason.core.game import Game, Player, TextProtocol
-from wason.core.records import RunRow
+from wason.core.records import RunReport, RunRow
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.protocol import WiltProtocol
 from wason.tasks.wilt.rules import (
@@ -39,7 +39,7 @@ class WiltRunConfig(RunSettings):
     task: Literal["wilt"] = "wilt"
     split: str = Field(
         default="lite",
-        description="lite (default, 10 rules), full (50) or generated (with --seed and --n)",
+        description="lite (10 rules), full (50) or generated (with --seed and --n)",
     )
     ids: list[int] | None = Field(default=None, description="only these published rule ids, e.g. 1,2,15")
     rules_file: str | None = Field(
@@ -177,12 +177,12 @@ class WiltFamily(Family[WiltRunConfig]):
             f"{config.max_tests} tests then one guess"
         )
 
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
         from wason.tasks.wilt.report import show_json
 
-        data = show_json(store, run_ids[0])
-        data["baselines"] = [show_json(store, r) for r in run_ids[1:]]
-        return data
+        report = show_json(store, run_ids[0])
+        report.baselines = [show_json(store, r) for r in run_ids[1:]]
+        return report
 
     def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
         from wason.tasks.wilt.report import episodes_table, show_table

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import EpisodeRow, RunRow, run_header, run_label
+from wason.core.records import CallTotals, EpisodeRow, RunReport, RunRow, run_header, run_label
 from wason.tasks.wilt.protocol import load_instruction
 from wason.tasks.wilt.scoring import WiltSummary, summarize
 
@@ -22,43 +23,87 @@ def run_summary(
     return run, eps, summarize([(e.status, e.metrics) for e in eps]), store.call_totals(run_id)
 
 
-def show_json(store: RunReader, run_id: int) -> dict[str, Any]:
+class WiltTable(BaseModel):
+    """The paper's Table 1 columns for one run, with what it did not count."""
+
+    accuracy: str
+    approx_correct: str
+    avg_guesses: float | None
+    repeats: int
+    invalid_tests: int
+    format_errors: int
+    errored: int
+    input_tokens: int
+    output_tokens: int
+    reduction: dict[int, float] | None
+    uninformative_share: float | None
+
+
+class WiltEpisodeRow(BaseModel):
+    """One episode of a run: its rule, how it ended, the guess."""
+
+    index: int
+    rule: str
+    text: str | None
+    status: str
+    correct: bool | None
+    approximately_correct: bool | None
+    attempts: int | None
+    repeats: int | None
+    guess: str | None
+    end_reason: str | None
+    error: str | None
+
+
+class WiltRunReport(RunReport):
+    """``wason show RUN --json`` for a WILT run: the table, the summary, the calls, every episode, and the
+    runs made as its baselines."""
+
+    protocol: str
+    table: WiltTable
+    summary: WiltSummary
+    calls: CallTotals
+    episodes: list[WiltEpisodeRow]
+    baselines: list[WiltRunReport] | None = None
+
+
+def show_json(store: RunReader, run_id: int) -> WiltRunReport:
     run, eps, s, calls = run_summary(store, run_id)
-    return {
+    return WiltRunReport(
         **run_header(run),
-        "protocol": protocol_name(run.config),
-        "table": {
-            "accuracy": s.accuracy,
-            "approx_correct": s.approx,
-            "avg_guesses": s.avg_guesses,
-            "repeats": s.repeats,
-            "invalid_tests": s.invalid_tests,
-            "format_errors": s.format_errors,
-            "errored": s.errored,
-            "input_tokens": calls["input_tokens"],
-            "output_tokens": calls["output_tokens"],
-            "reduction": s.reduction,
-            "uninformative_share": s.uninformative_share,
-        },
-        "summary": s.model_dump(),
-        "calls": calls,
-        "episodes": [
-            {
-                "index": e.index,
-                "rule": e.item_key,
-                "text": e.item.get("rule"),
-                "status": e.status,
-                "correct": (e.metrics or {}).get("correct"),
-                "approximately_correct": (e.metrics or {}).get("approximately_correct"),
-                "attempts": (e.metrics or {}).get("attempts"),
-                "repeats": (e.metrics or {}).get("repeats"),
-                "guess": (e.metrics or {}).get("guess"),
-                "end_reason": (e.metrics or {}).get("end_reason"),
-                "error": e.error,
-            }
+        protocol=protocol_name(run.config),
+        table=WiltTable(
+            accuracy=s.accuracy,
+            approx_correct=s.approx,
+            avg_guesses=s.avg_guesses,
+            repeats=s.repeats,
+            invalid_tests=s.invalid_tests,
+            format_errors=s.format_errors,
+            errored=s.errored,
+            input_tokens=calls["input_tokens"],
+            output_tokens=calls["output_tokens"],
+            reduction=s.reduction,
+            uninformative_share=s.uninformative_share,
+        ),
+        summary=s,
+        calls=CallTotals(**calls),
+        episodes=[
+            WiltEpisodeRow(
+                index=e.index,
+                rule=e.item_key,
+                text=e.item.get("rule"),
+                status=e.status,
+                correct=(e.metrics or {}).get("correct"),
+                approximately_correct=(e.metrics or {}).get("approximately_correct"),
+                attempts=(e.metrics or {}).get("attempts"),
+                repeats=(e.metrics or {}).get("repeats"),
+                guess=(e.metrics or {}).get("guess"),
+                end_reason=(e.metrics or {}).get("end_reason"),
+                error=e.error,
+            )
             for e in eps
         ],
-    }
+    )
 
 
 def protocol_name(config: dict[str, Any]) -> str:
