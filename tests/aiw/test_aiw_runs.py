@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.reference import reference
 from wason.cli import main
 from wason.store import Store
 from wason.tasks.aiw.family import AiwRunConfig
-
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "aiw"
 
 
 def alice_reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
@@ -85,7 +84,7 @@ def test_self_verification_follow_ups_match_the_published_conversations() -> Non
     from wason.tasks.aiw import render
     from wason.tasks.aiw.followups import FOLLOWUPS, first_message
 
-    records = {r["id"]: r for r in json.loads((REFERENCE / "prompts.json").read_text())}
+    records = {r["id"]: r for r in json.loads(reference("aiw", "prompts.json").read_text())}
     for record_id, kind, slots in [
         (110, "review", {"brothers": 3, "sisters": 6}),
         (111, "double-check", {"brothers": 4, "sisters": 1}),

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.reference import reference
 from wason.tasks.aiw import (
     FAMILIES,
     ORIGINAL_VARIATIONS,
@@ -22,7 +22,6 @@ from wason.tasks.aiw import (
 from wason.tasks.aiw.families import ALL_FAMILIES, WORD_FAMILIES, Family, number_word
 from wason.tasks.aiw.items import render_problem
 
-PROMPTS = Path("/work/shared/reference/aiw/prompts.json")
 # Coverage actually achieved when the mapping was built; a regression below it fails the suite.
 MIN_REPRODUCED = 574
 # Id 772 says "3 brothers and she also has 9 sisters" but stores 9; the text implies 10 (it should have
@@ -31,12 +30,10 @@ KNOWN_WRONG_ANSWERS = {772: 9}
 # AIW-Param records store the string "null": the published set has no symbolic answer to compare with.
 NULL_ANSWER = {None, "null"}
 
-pytestmark = pytest.mark.skipif(not PROMPTS.exists(), reason="published AIW prompts not available")
-
 
 @cache
 def _records() -> dict[int, dict[str, Any]]:
-    return {int(r["id"]): r for r in json.loads(PROMPTS.read_text(encoding="utf-8"))}
+    return {int(r["id"]): r for r in json.loads(reference("aiw", "prompts.json").read_text(encoding="utf-8"))}
 
 
 def _same_answer(published: object, computed: str) -> bool:

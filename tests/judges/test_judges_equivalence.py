@@ -3,33 +3,19 @@
 from __future__ import annotations
 
 import io
-import json
 import math
 import tokenize
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from wason.judges import APPROX_JACCARD_THRESHOLD, Verdict, format_verdict, judge, probe_set
 from wason.sandbox import GuessRejected, compile_rule
+from wason.tasks.wilt import load_split
 
-REPO = Path(__file__).resolve().parents[2]
-RULE_FILES = (
-    REPO.parent / "shared" / "reference" / "wilt" / "rules.json",
-    REPO / "src" / "wason" / "tasks" / "wilt" / "data" / "rules.json",
-)
-
-
-def _full_split() -> list[str]:
-    for path in RULE_FILES:
-        if path.exists():
-            return [r["rule"] for r in json.loads(path.read_text())["splits"]["full"]]
-    return []
-
-
-FULL = _full_split()
+# The package's copy of the published full split (tests/wilt/test_game.py proves it equals the reference).
+FULL = [rule.text for rule in load_split("full")]
 
 
 def _python_truth(fn: Callable[..., object], points: np.ndarray) -> np.ndarray:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.reference import reference
 from wason.core.game import Malformed
 from wason.judges.labels import read_labels
 from wason.judges.llm import read_judgment
@@ -18,13 +17,16 @@ from wason.tasks.lists.protocol import (
     parse_predicate_reply,
 )
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "numberwang"
 EXAMPLES = [[2, 5, 7, 14], [11, 14, 20, 21], [7, 16, 44]]
 
 
 def test_the_labeller_and_judge_prompts_are_the_pilots_byte_for_byte() -> None:
-    assert load_analysis_prompt() == (REFERENCE / "analysis_prompt.txt").read_text(encoding="utf-8")
-    assert load_judgment_prompt() == (REFERENCE / "judgment_prompt.txt").read_text(encoding="utf-8")
+    assert load_analysis_prompt() == reference("numberwang", "analysis_prompt.txt").read_text(
+        encoding="utf-8"
+    )
+    assert load_judgment_prompt() == reference("numberwang", "judgment_prompt.txt").read_text(
+        encoding="utf-8"
+    )
     filled = load_judgment_prompt().format(real_rule="R", model_hypothesis="H")
     assert "1. R\n2. H" in filled and '{\n  "explanation"' in filled
     text = load_analysis_prompt().format(rule="R", test_cases=format_cases_for_labeller([(1, 2), (1.5,)]))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.reference import reference
 from wason.core.game import Malformed
 from wason.tasks.lists.protocol import (
     MAX_REPLY_CHARS,
@@ -18,8 +18,6 @@ from wason.tasks.lists.protocol import (
     render_feedback,
     render_initial_prompt,
 )
-
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "numberwang"
 
 # A clean reply in the shape the pilot asked for (taken from the o1-preview transcript in seed 002).
 CLEAN = """Possible hypotheses follow.
@@ -49,7 +47,7 @@ def malformed(text: str) -> Malformed:
 
 
 def test_prompt_is_byte_identical_to_the_published_one() -> None:
-    published = (REFERENCE / "initial_prompt.txt").read_bytes()
+    published = reference("numberwang", "initial_prompt.txt").read_bytes()
     assert load_initial_prompt().encode("utf-8") == published
 
 
@@ -61,7 +59,7 @@ def test_rendered_prompt_lists_the_examples_one_per_line_as_python_literals() ->
 
 
 def test_rendered_prompt_matches_the_published_template_formatted_as_the_pilot_did() -> None:
-    template = (REFERENCE / "initial_prompt.txt").read_text(encoding="utf-8")
+    template = reference("numberwang", "initial_prompt.txt").read_text(encoding="utf-8")
     examples = [[12, 6, 3, 16, 8, 4], [7, 36, 18, 9]]
     expected = template.format(examples="\n".join(str(example) for example in examples))
     assert render_initial_prompt(examples) == expected

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.reference import reference
 from wason.tasks.lists.rules import (
     SECOND_SET,
     SPLITS,
@@ -19,8 +19,6 @@ from wason.tasks.lists.rules import (
     load_split,
     unrepresentable,
 )
-
-REFERENCE = Path("/work/shared/reference/numberwang/rules.json")
 
 PILOT = {rule.short_rule: rule for rule in load_split("pilot")}
 PHASE1 = {rule.short_rule: rule for rule in load_split("phase1")}
@@ -55,9 +53,8 @@ def test_second_split_is_the_purple_set_and_interleaves_the_pilot() -> None:
     assert pilot == list(range(3, 61, 6))
 
 
-@pytest.mark.skipif(not REFERENCE.exists(), reason="shared reference data not present")
 def test_package_data_reproduces_the_reference() -> None:
-    ref = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    ref = json.loads(reference("numberwang", "rules.json").read_text(encoding="utf-8"))
     purple = [c["rank"] for c in ref["candidates"] if c["set"] == SECOND_SET]
     assert [rule.id for rule in load_split("second")] == purple
     by_rank = {c["rank"]: c["text"] for c in ref["candidates"]}

@@ -1,7 +1,10 @@
 """The WILT game as pure logic: the published protocol and the reference's defects fixed."""
 
+import json
+
 import pytest
 
+from tests.reference import reference
 from wason.core.game import Malformed
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame, get_rule, load_split
 
@@ -15,12 +18,7 @@ def tcase(*values: object) -> ProposeTest:
 
 
 def test_splits_are_the_published_ones() -> None:
-    import json
-    from pathlib import Path
-
-    published = json.loads(
-        (Path(__file__).resolve().parents[3] / "shared/reference/wilt/rules.json").read_text()
-    )["splits"]
+    published = json.loads(reference("wilt", "rules.json").read_text())["splits"]
     for split in ("lite", "full"):
         ours = [(r.id, r.text) for r in load_split(split)]
         assert ours == [(int(r["id"]), r["rule"]) for r in published[split]]

@@ -1,9 +1,8 @@
 """The reply parser, with hostile and malformed replies (no model involved)."""
 
-from pathlib import Path
-
 import pytest
 
+from tests.reference import reference
 from wason.core.game import Malformed
 from wason.tasks.wilt import (
     FinalGuess,
@@ -15,11 +14,9 @@ from wason.tasks.wilt import (
 )
 from wason.tasks.wilt.protocol import FORMAT_COMPLAINT
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "wilt"
-
 
 def test_system_prompt_is_byte_identical_to_the_published_one() -> None:
-    published = (REFERENCE / "instruction.txt").read_bytes()
+    published = reference("wilt", "instruction.txt").read_bytes()
     assert load_instruction().encode("utf-8") == published
 
 
