@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import time
-from pathlib import Path
 
 import pytest
 import sympy
 
-from wason.tasks.aiw import PROMPT_TYPES, expected_answer, published_items, solve
+from tests.reference import reference
+from wason.tasks.aiw import PROMPT_TYPES, answers, expected_answer, published_items, solve
 from wason.tasks.aiw.answers import (
     ParsedAnswer,
     answer_kind,
@@ -20,7 +19,6 @@ from wason.tasks.aiw.answers import (
     parse_symbolic,
 )
 
-PROMPTS = Path("/work/shared/reference/aiw/prompts.json")
 M = sympy.Symbol("M")
 
 
@@ -190,10 +188,19 @@ def test_words_inside_other_words_are_not_numbers() -> None:
     assert parse_answer("### Answer: often").status == "unparseable"
 
 
-def test_huge_replies() -> None:
+def test_huge_replies(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Count the expression parser's work instead of timing it (bench/bench_answers.py measures the speed):
+    # the costly part, building sympy expressions, must only ever see token runs of bounded length.
+    parsed_runs: list[int] = []
+
+    class CountingParser(answers._ExprParser):
+        def __init__(self, tokens: list[str]) -> None:
+            parsed_runs.append(len(tokens))
+            super().__init__(tokens)
+
+    monkeypatch.setattr(answers, "_ExprParser", CountingParser)
     filler = "Alice has 3 brothers and 6 sisters. " * 3000
     assert len(filler) > 100_000
-    start = time.perf_counter()
     assert _value(filler + "### Answer: 7") == 7
     assert parse_answer(filler).status == "no_marker"
     assert parse_answer("### Answer: " + filler.replace(".", " and")).status == "ok"
@@ -202,7 +209,8 @@ def test_huge_replies() -> None:
     assert parse_answer("### Answer: " + "7" * 100_000).status == "unparseable"
     assert parse_symbolic("### Answer: " + "(" * 50_000 + "M" + ")" * 50_000) is None
     assert parse_symbolic("### Answer: " + "M + " * 30_000 + "1") is None
-    assert time.perf_counter() - start < 10
+    assert parse_symbolic("### Answer: " + filler + "M + 1") == M + 1
+    assert parsed_runs and max(parsed_runs) <= answers.MAX_EXPR_TOKENS
 
 
 def test_raw_is_the_segment_read() -> None:
@@ -363,9 +371,8 @@ def test_expected_answers_of_reproduced_items_parse_back() -> None:
         assert answers_match(parsed, want), (item.id, want, parsed)
 
 
-@pytest.mark.skipif(not PROMPTS.exists(), reason="published AIW prompts not available")
 def test_published_right_answers_parse_back_to_themselves() -> None:
-    records = json.loads(PROMPTS.read_text(encoding="utf-8"))
+    records = json.loads(reference("aiw", "prompts.json").read_text(encoding="utf-8"))
     assert len(records) == 826
     numeric = 0
     for record in records:

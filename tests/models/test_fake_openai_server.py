@@ -84,6 +84,7 @@ def test_random_failures_are_seeded_and_near_the_share() -> None:
 
 
 def test_delay_holds_the_reply() -> None:
+    # The hold is the behaviour under test, so its lower bound is checked; a slower machine only adds time.
     with FakeOpenAIServer(schedule=["delay"], delay=0.5) as server:
         start = time.monotonic()
         assert chat(server) == 200
@@ -106,10 +107,9 @@ def test_close_releases_held_requests_promptly() -> None:
     caller.start()
     while server.requests == 0:
         time.sleep(0.01)
-    start = time.monotonic()
     server.close()
+    # A hang guard, not a speed check: a request close() failed to release would still be held after 10 s.
     caller.join(timeout=10)
-    assert time.monotonic() - start < 5
     assert not caller.is_alive()
     assert outcome  # the held request got an answer or a closed connection, not a 30 s wait
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 from typing import Any
 
 import pytest
@@ -138,15 +137,14 @@ async def test_slow_reply_times_out_as_transient() -> None:
     with FakeOpenAIServer(schedule=["delay"], delay=5.0) as server:
         model = make_model(server)
         try:
-            start = time.monotonic()
+            # the held reply would arrive (and succeed) after 5 s: an error means the 0.3 s timeout cut it off
             with pytest.raises(ModelError) as caught:
                 await model.generate(CONVERSATION, GenerationParams(), timeout=0.3)
-            elapsed = time.monotonic() - start
         finally:
             await model.aclose()
+        assert server.requests == 1  # one attempt: the client does not retry behind the caller's back
     assert caught.value.transient is True
     assert "timed out" in str(caught.value)
-    assert elapsed < 2.0
 
 
 async def test_refused_connection_is_transient() -> None:
