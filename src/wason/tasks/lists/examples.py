@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wason.tasks.lists import draw
 from wason.tasks.lists.rules import ListRule
 
 GENERATOR = "wason.lists.examples"
@@ -57,47 +58,6 @@ class ExampleProvenance:
     methods: tuple[str, ...]
 
 
-Proposal = Callable[[random.Random, int], list[int]]
-
-
-def _uniform(rng: random.Random, n: int) -> list[int]:
-    return [rng.randint(LOW, HIGH) for _ in range(n)]
-
-
-def _small(rng: random.Random, n: int) -> list[int]:
-    return [rng.randint(0, 12) for _ in range(n)]
-
-
-def _positive(rng: random.Random, n: int) -> list[int]:
-    return [rng.randint(1, 30) for _ in range(n)]
-
-
-def _arithmetic(rng: random.Random, n: int) -> list[int]:
-    start, step = rng.randint(-10, 30), rng.randint(-6, 9)
-    return [start + i * step for i in range(n)]
-
-
-def _geometric(rng: random.Random, n: int) -> list[int]:
-    start, ratio = rng.choice((1, 2, 3, 5, -1, -2)), rng.choice((2, 3, -2, -1, 1))
-    return [start * ratio**i for i in range(n)]
-
-
-def _repeats(rng: random.Random, n: int) -> list[int]:
-    # Two or three distinct values reused, so duplicates (including of the first item) are common.
-    pool = [rng.randint(0, 30) for _ in range(rng.randint(1, 3))]
-    return [rng.choice(pool) for _ in range(n)]
-
-
-def _sorted(rng: random.Random, n: int) -> list[int]:
-    xs = sorted(rng.randint(0, 40) for _ in range(n))
-    return xs[::-1] if rng.random() < 0.3 else xs
-
-
-def _multiples(rng: random.Random, n: int) -> list[int]:
-    bases = rng.sample((2, 3, 4, 5, 6, 7, 10), rng.randint(1, 2))
-    return [rng.choice(bases) * rng.randint(0, 12) for _ in range(n)]
-
-
 def _sequence_terms(limit: int) -> dict[str, list[int]]:
     fib = [0, 1]
     while fib[-1] < limit:
@@ -116,62 +76,22 @@ def _sequence_terms(limit: int) -> dict[str, list[int]]:
 
 _SEQUENCES = _sequence_terms(HIGH)
 
-
-def _members(rng: random.Random, n: int) -> list[int]:
-    terms = _SEQUENCES[rng.choice(sorted(_SEQUENCES))]
-    xs = [rng.choice(terms) for _ in range(n)]
-    return sorted(xs) if rng.random() < 0.5 else xs
-
-
-def _fibonacci_like(rng: random.Random, n: int) -> list[int]:
-    xs = [rng.randint(-3, 9), rng.randint(-3, 9)]
-    while len(xs) < n:
-        xs.append(xs[-1] + xs[-2])
-    return xs[:n]
-
-
-def _digit_pattern(rng: random.Random, n: int) -> list[int]:
-    digits = rng.sample("0123456789", rng.randint(2, 4))
-    out = []
-    for _ in range(n):
-        text = "".join(rng.choice(digits) for _ in range(rng.randint(1, 2)))
-        out.append(int(text))
-    return out
-
-
-def _zigzag(rng: random.Random, n: int) -> list[int]:
-    x, out, up = rng.randint(0, 30), [], rng.random() < 0.5
-    for _ in range(n):
-        out.append(x)
-        x = x + rng.randint(1, 12) if up else x - rng.randint(1, 12)
-        up = not up
-    return out
-
-
-def _affine_recurrence(rng: random.Random, n: int) -> list[int]:
-    a, c, x = rng.choice((-1, 2, 3, -2)), rng.randint(-3, 3), rng.randint(-5, 9)
-    out = []
-    for _ in range(n):
-        out.append(x)
-        x = a * x + c
-    return out
-
-
-PROPOSALS: tuple[Proposal, ...] = (
-    _uniform,
-    _small,
-    _positive,
-    _arithmetic,
-    _geometric,
-    _repeats,
-    _sorted,
-    _multiples,
-    _members,
-    _fibonacci_like,
-    _digit_pattern,
-    _zigzag,
-    _affine_recurrence,
+PROPOSALS: tuple[draw.Proposal, ...] = (
+    draw.uniform(LOW, HIGH),
+    draw.uniform(0, 12),
+    draw.uniform(1, 30),
+    draw.arithmetic(start=(-10, 30), step=(-6, 9)),
+    draw.geometric(starts=(1, 2, 3, 5, -1, -2), ratios=(2, 3, -2, -1, 1)),
+    draw.repeats(0, 30),
+    draw.sorted_either_way(0, 40, descending=0.3),
+    draw.multiples_of_some((2, 3, 4, 5, 6, 7, 10), factors=(0, 12)),
+    draw.members([_SEQUENCES[name] for name in sorted(_SEQUENCES)]),
+    draw.fibonacci_like(-3, 9),
+    draw.digit_pattern,
+    draw.zigzag(start=(0, 30), step=(1, 12)),
+    draw.affine_recurrence,
 )
+"""The rule-agnostic proposals of the sampling step (see :mod:`wason.tasks.lists.draw`), chosen uniformly."""
 
 _BASE_VALUES = tuple(range(LOW, HIGH + 1))
 

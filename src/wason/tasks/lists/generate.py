@@ -29,6 +29,7 @@ import threading
 from collections.abc import Sequence
 from functools import cache, lru_cache
 
+from wason.tasks.lists.draw import uniform
 from wason.tasks.lists.examples import MIN_LENGTH as MIN_EXAMPLE_LENGTH
 from wason.tasks.lists.examples import generate_examples
 from wason.tasks.lists.hypotheses import Hypothesis, build_space, extension_probe, parts
@@ -101,7 +102,7 @@ def broad_sample() -> tuple[tuple[int, ...], ...]:
     out = []
     for _ in range(BROAD_SAMPLE_SIZE):
         lo, hi = rng.choice(((-20, 60), (0, 12), (1, 30), (-10, 10)))
-        out.append(tuple(rng.randint(lo, hi) for _ in range(rng.randint(1, 8))))
+        out.append(tuple(uniform(lo, hi)(rng, rng.randint(1, 8))))  # the range is drawn before the length
     return tuple(out)
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from wason.tasks.lists.draw import uniform_mixed, uniform_one_of
 from wason.tasks.lists.rules import Predicate, is_prime
 
 SPACE_VERSION = "wason-list-hypotheses-1"
@@ -1295,15 +1296,9 @@ def extension_probe() -> tuple[tuple[int, ...], ...]:
     out += [(v,) for v in (*notable, -30, -44, -50, -99, -100, -121, -1000)]
     out += [(a, b) for a in range(-3, 9) for b in range(-3, 9)]
 
-    def draw(n: int) -> tuple[int, ...]:
-        lo, hi = rng.choice(_RANGES)
-        return tuple(rng.randint(lo, hi) for _ in range(n))
-
-    def mixed(n: int) -> tuple[int, ...]:
-        return tuple(rng.randint(*rng.choice(_RANGES)) for _ in range(n))
-
-    out += [draw(rng.randint(2, 9)) for _ in range(500)]
-    out += [mixed(rng.randint(2, 9)) for _ in range(300)]
+    one_range, mixed = uniform_one_of(_RANGES), uniform_mixed(_RANGES)
+    out += [tuple(one_range(rng, rng.randint(2, 9))) for _ in range(500)]
+    out += [tuple(mixed(rng, rng.randint(2, 9))) for _ in range(300)]
 
     # Sequential positives: every parameter of the grammar, with random starts, at every length 2-8 (so that
     # "plus 1" is told apart from "plus 1 and at most 4 items").
@@ -1454,7 +1449,7 @@ def extension_probe() -> tuple[tuple[int, ...], ...]:
         out.append(tuple(i * rng.randint(-3, 6) for i in range(1, rng.randint(3, 7))))
     for n in range(10):
         for _ in range(3):
-            out.append(draw(n) if n else ())
+            out.append(tuple(one_range(rng, n)) if n else ())
     return _unique(out)
 
 

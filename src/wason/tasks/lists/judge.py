@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from wason.tasks.lists import draw
 from wason.tasks.lists.language import LANGUAGE_VERSION, MAX_STEPS, ListGuessError, compile_list_predicate
 
 PROBES_VERSION = "wason-list-probes-1"
@@ -52,133 +53,38 @@ _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 6
 _SQUARES = tuple(i * i for i in range(11))
 _FIBONACCI = (0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89)
 
-Family = Callable[[random.Random, int], list[int]]
-
 
 # ------------------------------------------------------------------------------------------ random lists
 
 
-def _uniform(lo: int, hi: int) -> Family:
-    return lambda rng, n: [rng.randint(lo, hi) for _ in range(n)]
-
-
-def _repeats(rng: random.Random, n: int) -> list[int]:
-    pool = [rng.randint(-5, 15) for _ in range(rng.randint(1, 3))]
-    return [rng.choice(pool) for _ in range(n)]
-
-
-def _constant(rng: random.Random, n: int) -> list[int]:
-    return [rng.randint(-5, 20)] * n
-
-
-def _increasing(rng: random.Random, n: int) -> list[int]:
-    return sorted(rng.sample(range(-10, 60), n))
-
-
-def _non_decreasing(rng: random.Random, n: int) -> list[int]:
-    return sorted(rng.randint(0, 12) for _ in range(n))
-
-
-def _decreasing(rng: random.Random, n: int) -> list[int]:
-    xs = sorted(rng.randint(-10, 40) for _ in range(n))[::-1]
-    return xs if rng.random() < 0.5 else sorted(set(xs), reverse=True)
-
-
-def _arithmetic(rng: random.Random, n: int) -> list[int]:
-    start, step = rng.randint(-10, 20), rng.randint(-6, 8)
-    return [start + i * step for i in range(n)]
-
-
-def _geometric(rng: random.Random, n: int) -> list[int]:
-    start, ratio = rng.choice((1, 2, 3, 5, -1, -3)), rng.choice((2, 3, 4, -2, -1))
-    return [start * ratio**i for i in range(n)]
-
-
-def _primes(rng: random.Random, n: int) -> list[int]:
-    xs = [rng.choice(_PRIMES) for _ in range(n)]
-    return sorted(set(xs)) if rng.random() < 0.3 else xs
-
-
-def _mixed_primes(rng: random.Random, n: int) -> list[int]:
-    return [rng.choice(_PRIMES) if rng.random() < 0.5 else rng.randint(0, 30) for _ in range(n)]
-
-
-def _sequence_members(rng: random.Random, n: int) -> list[int]:
-    terms = rng.choice((_SQUARES, _FIBONACCI, tuple(s - 1 for s in _SQUARES), tuple(2**i for i in range(8))))
-    xs = [rng.choice(terms) for _ in range(n)]
-    return sorted(xs) if rng.random() < 0.5 else xs
-
-
-def _fibonacci_like(rng: random.Random, n: int) -> list[int]:
-    xs = [rng.randint(-3, 8), rng.randint(-3, 8)]
-    while len(xs) < n:
-        xs.append(xs[-1] + xs[-2])
-    return xs[:n]
-
-
-def _multiples(rng: random.Random, n: int) -> list[int]:
-    k = rng.randint(2, 7)
-    return [k * rng.randint(-3, 12) for _ in range(n)]
-
-
-def _zigzag(rng: random.Random, n: int) -> list[int]:
-    x, up, out = rng.randint(0, 20), rng.random() < 0.5, []
-    for _ in range(n):
-        out.append(x)
-        x += rng.randint(1, 9) if up else -rng.randint(1, 9)
-        up = not up
-    return out
-
-
-def _sum_to_target(rng: random.Random, n: int) -> list[int]:
-    if n == 0:
-        return []
-    xs = [rng.randint(-3, 9) for _ in range(n - 1)]
-    return [*xs, rng.randint(0, 20) - sum(xs)]
-
-
-def _recurrence(rng: random.Random, n: int) -> list[int]:
-    a, c, x = rng.choice((-1, 2, 3, -2)), rng.randint(-3, 3), rng.randint(-5, 9)
-    out = []
-    for _ in range(n):
-        out.append(x)
-        x = a * x + c
-    return out
-
-
-def _halving(rng: random.Random, n: int) -> list[int]:
-    x, out = rng.randint(1, 40), []
-    for _ in range(n):
-        out.append(x)
-        x = x // 2 if x % 2 == 0 else rng.choice((3 * x + 1, 5 * x + 1, x + 13))
-    return out
-
-
-FAMILIES: tuple[tuple[str, Family], ...] = (
-    ("small", _uniform(-10, 10)),
-    ("naturals", _uniform(0, 20)),
-    ("percent", _uniform(0, 100)),
-    ("wide", _uniform(-1000, 1000)),
-    ("digits", _uniform(0, 9)),
-    ("positive", _uniform(1, 30)),
-    ("repeats", _repeats),
-    ("constant", _constant),
-    ("increasing", _increasing),
-    ("non-decreasing", _non_decreasing),
-    ("decreasing", _decreasing),
-    ("arithmetic", _arithmetic),
-    ("geometric", _geometric),
-    ("primes", _primes),
-    ("mixed primes", _mixed_primes),
-    ("sequence members", _sequence_members),
-    ("fibonacci-like", _fibonacci_like),
-    ("multiples", _multiples),
-    ("zigzag", _zigzag),
-    ("sum to target", _sum_to_target),
-    ("affine recurrence", _recurrence),
-    ("halving", _halving),
+FAMILIES: tuple[tuple[str, draw.Proposal], ...] = (
+    ("small", draw.uniform(-10, 10)),
+    ("naturals", draw.uniform(0, 20)),
+    ("percent", draw.uniform(0, 100)),
+    ("wide", draw.uniform(-1000, 1000)),
+    ("digits", draw.uniform(0, 9)),
+    ("positive", draw.uniform(1, 30)),
+    ("repeats", draw.repeats(-5, 15)),
+    ("constant", draw.constant(-5, 20)),
+    ("increasing", draw.increasing(-10, 59)),
+    ("non-decreasing", draw.non_decreasing(0, 12)),
+    ("decreasing", draw.decreasing(-10, 40)),
+    ("arithmetic", draw.arithmetic(start=(-10, 20), step=(-6, 8))),
+    ("geometric", draw.geometric(starts=(1, 2, 3, 5, -1, -3), ratios=(2, 3, 4, -2, -1))),
+    ("primes", draw.members_or_their_set(_PRIMES, as_set=0.3)),
+    ("mixed primes", draw.members_mixed(_PRIMES, 0, 30)),
+    (
+        "sequence members",
+        draw.members((_SQUARES, _FIBONACCI, tuple(s - 1 for s in _SQUARES), tuple(2**i for i in range(8)))),
+    ),
+    ("fibonacci-like", draw.fibonacci_like(-3, 8)),
+    ("multiples", draw.multiples_of_one((2, 3, 4, 5, 6, 7), factors=(-3, 12))),
+    ("zigzag", draw.zigzag(start=(0, 20), step=(1, 9))),
+    ("sum to target", draw.sum_to_target),
+    ("affine recurrence", draw.affine_recurrence),
+    ("halving", draw.halving),
 )
-"""Value families of the random lists (lengths 0-9), in the order they are drawn."""
+"""Value families of the random lists (lengths 0-9), in the order they are drawn (see :mod:`.draw`)."""
 
 
 def _tiny_lists() -> list[tuple[int, ...]]:

@@ -60,6 +60,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from wason.tasks.lists import draw
 from wason.tasks.lists.rules import as_int_list
 
 NAME = "wason.lists.solver"
@@ -136,6 +137,23 @@ _CARRY = 30
 _VERIFY_ATTEMPTS = 1500  # per hypothesis that the stated one could not be told from
 _VERIFY_BUDGET = 20000  # in all, per round
 _WIDE = 50  # short probe lists draw items from [-_WIDE, 3 * _WIDE]
+_SHORT_RANDOM = draw.uniform(-_WIDE, 3 * _WIDE)
+_GEOMETRIC = draw.geometric(starts=(1, 2, 3, -1, 5), ratios=(2, 3, -2, -1))
+_RANDOM_KINDS: tuple[draw.Proposal, ...] = (
+    draw.uniform(-10, 50),
+    draw.uniform(0, 9),
+    draw.arithmetic(start=(-10, 20), step=(-5, 8)),
+    _GEOMETRIC,
+    draw.sorted_either_way(-5, 40, descending=0.3),
+    draw.repeats(0, 20),
+    draw.multiples_of_one((2, 3, 4, 5, 7, 10), factors=(-2, 12)),
+    draw.members(_SEQUENCES),
+    draw.fibonacci_like(-3, 9),
+    draw.constant(-5, 20),
+    draw.uniform(-30, 30),
+    draw.uniform(0, 200),
+)
+"""The structured random lists of each round's pool, one kind chosen uniformly per list (:mod:`.draw`)."""
 
 IntList = tuple[int, ...]
 Index = npt.NDArray[np.intp]
@@ -756,7 +774,7 @@ class ListSolver:
         if r < 0.6 and parents:
             return tuple(self._mutate(rng, rng.choice(parents), values, parents))
         if r < 0.8:
-            return tuple(rng.randint(-_WIDE, 3 * _WIDE) for _ in range(rng.randint(0, 3)))
+            return tuple(_SHORT_RANDOM(rng, rng.randint(0, 3)))
         return tuple(self._random_list(rng))
 
     def _clamp(self, x: int) -> int:
@@ -853,40 +871,10 @@ class ListSolver:
 
     def _random_list(self, rng: random.Random) -> list[int]:
         n = rng.choice(_LENGTHS)
-        kind = rng.randrange(12)
-        if kind == 0:
-            return [rng.randint(-10, 50) for _ in range(n)]
-        if kind == 1:
-            return [rng.randint(0, 9) for _ in range(n)]
-        if kind == 2:
-            start, step = rng.randint(-10, 20), rng.randint(-5, 8)
-            return [start + i * step for i in range(n)]
-        if kind == 3:
-            start, ratio = rng.choice((1, 2, 3, -1, 5)), rng.choice((2, 3, -2, -1))
-            return [self._clamp(start * ratio**i) for i in range(n)]
-        if kind == 4:
-            xs = sorted(rng.randint(-5, 40) for _ in range(n))
-            return xs[::-1] if rng.random() < 0.3 else xs
-        if kind == 5:
-            pool = [rng.randint(0, 20) for _ in range(rng.randint(1, 3))]
-            return [rng.choice(pool) for _ in range(n)]
-        if kind == 6:
-            base = rng.choice((2, 3, 4, 5, 7, 10))
-            return [base * rng.randint(-2, 12) for _ in range(n)]
-        if kind == 7:
-            terms = rng.choice(_SEQUENCES)
-            xs = [rng.choice(terms) for _ in range(n)]
-            return sorted(xs) if rng.random() < 0.5 else xs
-        if kind == 8:
-            xs = [rng.randint(-3, 9), rng.randint(-3, 9)]
-            while len(xs) < n:
-                xs.append(xs[-1] + xs[-2])
-            return xs[:n]
-        if kind == 9:
-            return [rng.randint(-5, 20)] * n
-        if kind == 10:
-            return [rng.randint(-30, 30) for _ in range(n)]
-        return [rng.randint(0, 200) for _ in range(n)]
+        proposal = _RANDOM_KINDS[rng.randrange(len(_RANDOM_KINDS))]
+        xs = proposal(rng, n)
+        # A geometric list can outgrow the item limit the solver keeps to.
+        return [self._clamp(x) for x in xs] if proposal is _GEOMETRIC else xs
 
 
 def play(solver: ListSolver, rule: Callable[[tuple[int, ...]], bool]) -> tuple[SolverHypothesis, int]:
