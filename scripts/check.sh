@@ -7,4 +7,4 @@ bash scripts/install.sh local,dev
 echo "== ruff check"; .venv/bin/ruff check src tests bench
 echo "== ruff format --check"; .venv/bin/ruff format --check src tests bench
 echo "== mypy --strict src/"; .venv/bin/mypy --strict src/wason
-echo "== pytest"; .venv/bin/python -m pytest -q "$@"
+echo "== pytest"; .venv/bin/python -m pytest -q -rs "$@"
