@@ -90,7 +90,8 @@ def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSetti
         kind, _ = _unwrap(info.annotation)
         default = config_type.play_defaults.get(name, info.default) if play else info.default
         help_text = info.description or ""
-        if default not in (None, [], False) and not callable(default) and "default" not in help_text:
+        shown_default = default is not None and default is not False and default != []
+        if shown_default and not callable(default) and "default" not in help_text:
             shown = ",".join(map(str, default)) if isinstance(default, list) else default
             help_text += f" (default {shown})"
         kw: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS, "help": help_text}
@@ -658,7 +659,7 @@ async def _step(store: Store, args: argparse.Namespace) -> dict[str, Any]:
             raise UserError(f"the action is not JSON: {exc.msg} (column {exc.colno})") from None
         if not isinstance(action, dict):
             raise UserError('the action is a JSON object, e.g. {"type": "FinalGuess", "expression": "..."}')
-    return await session.step(store, args.session, action)
+    return await session.step(store, args.session, action, reply=args.text)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -190,6 +190,7 @@ def test_session_mistakes_are_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     # a reply written as a model would is read by the family's protocol
     assert main(["session", "step", str(sid), "--text", "Test Case: ```(2, 4, 6)```", "--db", db]) == 0
     assert json.loads(capsys.readouterr().out)["observation"]["values"] == [2.0, 4.0, 6.0]
+    assert Store(db).list_turns(sid)[-1]["reply"] == "Test Case: ```(2, 4, 6)```"  # kept for the transcript
 
 
 def test_a_game_with_an_llm_labeller_is_restored_from_its_stored_labels(

@@ -250,8 +250,13 @@ async def load(store: SessionStore, session_id: int) -> tuple[Family[Any], RunSe
     return fam, cfg, episode, session
 
 
-async def step(store: SessionStore, session_id: int, action: Mapping[str, Any] | Any) -> dict[str, Any]:
-    """Apply one action (an action object or its JSON) to a stored session; returns the player's view."""
+async def step(
+    store: SessionStore, session_id: int, action: Mapping[str, Any] | Any, *, reply: str | None = None
+) -> dict[str, Any]:
+    """Apply one action (an action object or its JSON) to a stored session; returns the player's view.
+
+    ``reply`` is the text the action was read from, when a player wrote text (kept in the transcript).
+    """
     fam, _, episode, session = await load(store, session_id)
     if episode.status not in ("running", "completed"):
         raise SessionError(f"session {session_id} is {episode.status}; it cannot be played on")
@@ -262,7 +267,7 @@ async def step(store: SessionStore, session_id: int, action: Mapping[str, Any] |
             action = fam.actions.decode(action)
         except ValueError as exc:
             raise SessionError(f"not a {fam.name} action: {_first_line(exc)}") from None
-    await session.step(Move(action=action))
+    await session.step(Move(action=action, reply=reply))
     return _view(fam, store.get_episode(session_id), session)
 
 
