@@ -12,6 +12,20 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
+from wason.failures import ExternalFailure
+
+__all__ = [
+    "ExternalFailure",
+    "Game",
+    "Malformed",
+    "Move",
+    "Outcome",
+    "Player",
+    "PlayerLeft",
+    "Settles",
+    "TextProtocol",
+]
+
 A = TypeVar("A")
 A_in = TypeVar("A_in", contravariant=True)
 O_out = TypeVar("O_out", covariant=True)
@@ -27,13 +41,6 @@ class Malformed:
     """
 
     reason: str
-
-
-class ExternalFailure(Exception):
-    """A failure outside the game (a model call that failed for good, a person who left) that ends the episode
-    as errored. ``what`` names the kind of failure in reports."""
-
-    what = "failure"
 
 
 class PlayerLeft(ExternalFailure):

@@ -8,6 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 
+from wason.models.base import CallContext
+
+__all__ = ["CallContext", "CallTotals", "EpisodeRow", "RunReport", "RunRow", "run_header", "run_label"]
+
 
 @dataclass(frozen=True)
 class RunRow:
@@ -51,21 +55,6 @@ def run_label(run: RunRow) -> str:
     cfg = run.config
     who = run.model if run.player == "llm" and run.model else run.player
     return f"{run.task}:{cfg.get('split', '?')} by {who}"
-
-
-@dataclass(frozen=True)
-class CallContext:
-    """Where a model call belongs, for the record and the cache key.
-
-    ``sample`` distinguishes episodes that may send identical requests (different rules share the first turn,
-    repeated trials share every turn) so that they never share one sampled reply; rerunning or resuming the same
-    episode gives the same key and so hits the cache.
-    """
-
-    run_id: int | None = None
-    episode_id: int | None = None
-    turn: int | None = None
-    sample: str = ""
 
 
 class CallTotals(BaseModel):

@@ -6,12 +6,13 @@ caching or recording: :class:`wason.models.client.ModelClient` adds those unifor
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from wason.core.game import ExternalFailure
+from wason.failures import ExternalFailure
 
 Role = Literal["system", "user", "assistant"]
 
@@ -147,3 +148,18 @@ class Model(Protocol):
     async def aclose(self) -> None:
         """Release connections or memory."""
         ...
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Where a model call belongs, for the record and the cache key.
+
+    ``sample`` distinguishes episodes that may send identical requests (different rules share the first turn,
+    repeated trials share every turn) so that they never share one sampled reply; rerunning or resuming the same
+    episode gives the same key and so hits the cache.
+    """
+
+    run_id: int | None = None
+    episode_id: int | None = None
+    turn: int | None = None
+    sample: str = ""

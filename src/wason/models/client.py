@@ -13,8 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from wason.core.records import CallContext
-from wason.models.base import ChatMessage, GenerationParams, Model, ModelError, ModelResponse
+from wason.models.base import CallContext, ChatMessage, GenerationParams, Model, ModelError, ModelResponse
 
 
 class CallStore(Protocol):
