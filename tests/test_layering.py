@@ -85,3 +85,16 @@ def test_a_family_does_not_import_another() -> None:
                 if other and other in packages and other != package:
                     crossings.append(f"{path.relative_to(SRC)} imports {name}")
     assert not crossings, "\n".join(crossings)
+
+
+@pytest.mark.parametrize("package", ["models", "sandbox", "metrics", "store"])
+def test_the_ground_floor_imports_no_layer_above_it(package: str) -> None:
+    """Model backends, the sandbox, statistics and the store serve every layer and know none of them."""
+    above = ("wason.core", "wason.engine", "wason.tasks", "wason.players", "wason.report", "wason.cli")
+    bad = [
+        f"{path.relative_to(SRC)} imports {name}"
+        for path in _modules(SRC / package)
+        for name in _imports(path)
+        if name.startswith(above) and not (package == "store" and name.startswith("wason.core.records"))
+    ]
+    assert not bad, "\n".join(bad)
