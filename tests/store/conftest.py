@@ -26,9 +26,13 @@ def _free_port() -> int:
 def postgres_url() -> Iterator[str]:
     """The URL of the ``postgres`` database of a server started for this test session (skips without one)."""
     pytest.importorskip("psycopg")
-    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+    # Debian keeps the server's programs off PATH, under /usr/lib/postgresql/VERSION/bin
+    path = os.pathsep.join(
+        [os.environ.get("PATH", ""), *sorted(map(str, Path("/usr/lib/postgresql").glob("*/bin")))]
+    )
+    initdb, pg_ctl = shutil.which("initdb", path=path), shutil.which("pg_ctl", path=path)
     if not (initdb and pg_ctl):
-        pytest.skip("no PostgreSQL server binaries on this machine")
+        pytest.skip("no PostgreSQL server binaries on this machine (Debian: apt-get install postgresql)")
     as_postgres: list[str] = []
     if os.geteuid() == 0:  # PostgreSQL refuses to run as root
         runuser = shutil.which("runuser")
