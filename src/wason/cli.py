@@ -620,19 +620,12 @@ def _session(args: argparse.Namespace) -> int:
     if args.session_command == "start":
         family = registry.get(args.family)
         config = family.config_type(**_given(args, family.config_type, play=True), player="session")
-        items = family.items(config)
-        if args.index is not None and args.rule is not None:
-            raise UserError("give --index or --rule, not both")
+        if sum(x is not None for x in (args.index, args.rule, args.seed)) > 1:
+            raise UserError("give one of --rule, --index and --seed")
+        item = None
         if args.rule is not None:
-            args.seed = None
-            item, _ = _pick(family, args, items, _where(config))
-        elif args.index is not None:
-            if not 0 <= args.index < len(items):
-                raise UserError(f"--index {args.index} is out of range (0..{len(items) - 1})")
-            item = items[args.index]
-        else:
-            item = random.Random(args.seed or 0).choice(items)
-        sid = session.start(store, family.name, config, item=item)
+            item, _ = _pick(family, args, family.items(config), _where(config))
+        sid = session.start(store, family.name, config, item=item, index=args.index, seed=args.seed or 0)
         out = asyncio.run(session.view(store, sid))
     elif args.session_command == "step":
         out = asyncio.run(_step(store, args))

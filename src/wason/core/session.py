@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunReader, RunSettings
-from wason.core.game import Game, Malformed, Move, Outcome, Settles
+from wason.core.game import Game, Move, Outcome, Settles
 from wason.core.records import EpisodeRow
 
 
@@ -313,10 +313,8 @@ def _first_line(exc: Exception) -> str:
     return " ".join(str(exc).split())[:300]
 
 
-# the action a player made but the game could not read is also an action
 __all__ = [
     "EpisodeRecorder",
-    "Malformed",
     "Session",
     "SessionDiverged",
     "SessionError",
