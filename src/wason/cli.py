@@ -272,7 +272,9 @@ def main(argv: list[str] | None = None) -> int:
             where = " ".join(
                 ["wason", args.command, *([args.family] if getattr(args, "family", None) else [])]
             )
-            flags = " ".join(unknown)
+            flags = " ".join(
+                [t for t in unknown if t.startswith("-")] or unknown
+            )  # the flags, not their values
             print(
                 f"{where}: error: {flags}: not a flag of this command (see `{where} --help`)", file=sys.stderr
             )
