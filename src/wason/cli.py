@@ -88,7 +88,8 @@ def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSetti
     for name, info in family_fields(config_type, play=play).items():
         flag = "--" + config_type.flag_names.get(name, name).replace("_", "-")
         kind, _ = _unwrap(info.annotation)
-        default = config_type.play_defaults.get(name, info.default) if play else info.default
+        own_default = info.get_default(call_default_factory=True)
+        default = config_type.play_defaults.get(name, own_default) if play else own_default
         help_text = info.description or ""
         shown_default = default is not None and default is not False and default != []
         if shown_default and not callable(default) and "default" not in help_text:
