@@ -22,6 +22,8 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.lists.test_lists_runs import scientist
 from wason.cli import main
 from wason.core import session
+from wason.core.game import Move
+from wason.core.records import TurnConflict
 from wason.engine import create_run, execute_run
 from wason.players.scripted import ScriptedPlayer
 from wason.store import Store
@@ -217,3 +219,33 @@ def test_a_game_with_an_llm_labeller_is_restored_from_its_stored_labels(
         outcome is not None
         and outcome.metrics["label_disagreements"] == episode.metrics["label_disagreements"]
     )
+
+
+async def test_a_session_stepped_from_two_places_at_once_keeps_one_step(tmp_path: Path) -> None:
+    """Two requests restore the same game and step it at once: the store keeps the first step, and the second
+    is told the session moved on (nothing is stored twice, and the game still replays)."""
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    sid = session.start(store, "wilt", {"split": "full", "ids": [2]}, index=0)
+    _, _, _, first = await session.load(store, sid)
+    _, _, _, second = await session.load(store, sid)
+    await first.step(Move(action=ACTIONS[0]))
+    with pytest.raises(TurnConflict):
+        await second.step(Move(action=ACTIONS[1]))
+    assert [t["action"]["values"] for t in store.list_turns(sid)] == [["1", "2", "3"]]
+
+    # through the API: another process stores its step between this request's restore and its insert
+    class Racing(Store):
+        raced = False
+
+        def add_turn(self, episode_id: int, index: int, **record: Any) -> None:
+            if not self.raced:
+                self.raced = True
+                super().add_turn(episode_id, index, **record)  # the other process's step lands first
+            super().add_turn(episode_id, index, **record)
+
+    racing = Racing(store.url)
+    with pytest.raises(session.SessionError, match=f"session {sid} moved on"):
+        await session.step(racing, sid, ACTIONS[1])
+    assert len(store.list_turns(sid)) == 2  # the first of the two steps, once
+    view = await session.step(store, sid, ACTIONS[2])  # the loser reads the game again and goes on
+    assert view["turn"] == 3

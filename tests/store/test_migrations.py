@@ -192,6 +192,19 @@ def test_a_failed_migration_is_one_line_and_leaves_the_store_as_it_was(old_store
     assert _sqlite_schema(old_store) == before
 
 
+def test_a_store_with_two_turns_of_one_index_is_not_migrated_past_them(old_store: Path) -> None:
+    with sqlite3.connect(old_store) as c:  # revision 0003 makes (episode, index) unique
+        c.execute(
+            'INSERT INTO turns (episode_id, "index", action, observation, created_at) '
+            'SELECT episode_id, "index", action, observation, created_at FROM turns LIMIT 1'
+        )
+    before = _sqlite_schema(old_store)
+    with pytest.raises(StoreError, match="two turns numbered") as err:
+        Store(_sqlite_url(old_store))
+    assert "\n" not in str(err.value)
+    assert _sqlite_schema(old_store) == before  # 0001 and 0002 were rolled back with it
+
+
 def test_a_database_with_part_of_wasons_tables_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "w.db"
     with sqlite3.connect(path) as c:

@@ -10,7 +10,16 @@ from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 
 from wason.models.base import CallContext
 
-__all__ = ["CallContext", "CallTotals", "EpisodeRow", "RunReport", "RunRow", "run_header", "run_label"]
+__all__ = [
+    "CallContext",
+    "CallTotals",
+    "EpisodeRow",
+    "RunReport",
+    "RunRow",
+    "TurnConflict",
+    "run_header",
+    "run_label",
+]
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,10 @@ def run_label(run: RunRow) -> str:
     cfg = run.config
     who = run.model if run.player == "llm" and run.model else run.player
     return f"{run.task}:{cfg.get('split', '?')} by {who}"
+
+
+class TurnConflict(RuntimeError):
+    """Another step of the same episode was stored first (a session stepped from two places at once)."""
 
 
 class CallTotals(BaseModel):

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunReader, RunSettings
 from wason.core.game import Game, Move, Outcome, Settles
-from wason.core.records import EpisodeRow
+from wason.core.records import EpisodeRow, TurnConflict
 
 
 class SessionError(ValueError):
@@ -267,7 +267,12 @@ async def step(
             action = fam.actions.decode(action)
         except ValueError as exc:
             raise SessionError(f"not a {fam.name} action: {_first_line(exc)}") from None
-    await session.step(Move(action=action, reply=reply))
+    try:
+        await session.step(Move(action=action, reply=reply))
+    except TurnConflict:
+        raise SessionError(
+            f"session {session_id} moved on: another step was stored first; read it again and retry"
+        ) from None
     return _view(fam, store.get_episode(session_id), session)
 
 

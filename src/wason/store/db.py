@@ -16,13 +16,13 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError
 
-from wason.core.records import EpisodeRow, RunRow
+from wason.core.records import EpisodeRow, RunRow, TurnConflict
 from wason.store.schema import SchemaError, ensure_schema
 
 DEFAULT_URL = "sqlite:///wason.db"
 # The Alembic revision (src/wason/store/migrations/versions) that the tables below describe; opening a store
 # migrates it to this one.
-SCHEMA_VERSION = "0002"
+SCHEMA_VERSION = "0003"
 
 metadata = sa.MetaData()
 
@@ -70,6 +70,8 @@ turns = sa.Table(
     # the outside work settled for this turn's action (e.g. an LLM labeller's labels), so a game can be restored
     # from its turns without calling a model again
     sa.Column("oracle", sa.JSON),
+    # one turn per index: a session stepped from two places at once keeps one of the two steps (0003)
+    sa.Index("uq_turns_episode_index", "episode_id", "index", unique=True),
 )
 
 model_calls = sa.Table(
@@ -257,20 +259,27 @@ class Store:
         oracle: dict[str, Any] | None = None,
     ) -> None:
         """Record a turn. ``oracle`` is the outside work settled for its action (e.g. an LLM labeller's labels),
-        kept so the game can be restored from its turns without calling a model again."""
-        with self.engine.begin() as c:
-            c.execute(
-                turns.insert().values(
-                    episode_id=episode_id,
-                    index=index,
-                    action=action,
-                    observation=observation,
-                    reply=reply,
-                    feedback=feedback,
-                    oracle=oracle,
-                    created_at=_now(),
+        kept so the game can be restored from its turns without calling a model again.
+
+        Raises:
+            TurnConflict: the episode already has a turn ``index`` (it was stepped from elsewhere meanwhile).
+        """
+        try:
+            with self.engine.begin() as c:
+                c.execute(
+                    turns.insert().values(
+                        episode_id=episode_id,
+                        index=index,
+                        action=action,
+                        observation=observation,
+                        reply=reply,
+                        feedback=feedback,
+                        oracle=oracle,
+                        created_at=_now(),
+                    )
                 )
-            )
+        except IntegrityError as exc:
+            raise TurnConflict(f"episode {episode_id} already has a turn {index}") from exc
 
     def list_turns(self, episode_id: int) -> list[dict[str, Any]]:
         with self.engine.connect() as c:

@@ -120,6 +120,8 @@ def _migrate(connection: Connection, target: str, shown: str) -> None:
     from alembic.script.revision import RevisionError
     from alembic.util.exc import CommandError
 
+    from wason.store.migrations import MigrationRefused
+
     config = alembic_config(connection)
     # read again under the lock: another process may have migrated while this one waited
     current = current_revisions(connection)
@@ -144,7 +146,7 @@ def _migrate(connection: Connection, target: str, shown: str) -> None:
                     "but not all, and no schema revision"
                 )
         command.upgrade(config, target)
-    except (CommandError, RevisionError) as exc:
+    except (CommandError, RevisionError, MigrationRefused) as exc:
         raise _failed(shown, target, exc) from exc
 
 

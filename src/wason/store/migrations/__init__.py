@@ -9,3 +9,7 @@ To change the schema: add ``versions/NNNN_what.py`` (copy the newest one; ``revi
 migrated schema equals the tables in `wason.store.db`. A revision, once released, is never edited: users' stores
 were built by it.
 """
+
+
+class MigrationRefused(RuntimeError):
+    """A revision found data it cannot carry forward; the message says what, and the store is left as it was."""
