@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from wason.judges import judge, probe_set
-from wason.judges.probes import clear_probe_caches
 from wason.sandbox import MAX_NODES, MAX_SLOW_OPS, compile_rule
+from wason.tasks.wilt.judge import judge
+from wason.tasks.wilt.probes import clear_probe_caches, probe_set
 
 ROOT = Path(__file__).resolve().parents[1]
 RULE_FILES = (

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wason.judges import judge, probe_set
 from wason.sandbox import MAX_NODES, MAX_SLOW_OPS, GuessRejected, compile_rule
+from wason.tasks.wilt.judge import judge
+from wason.tasks.wilt.probes import probe_set
 
 # Attempts to reach Python itself: always rejected.
 ESCAPES = [

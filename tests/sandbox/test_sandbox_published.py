@@ -16,9 +16,9 @@ import numpy.typing as npt
 import pytest
 from tests.reference import reference
 
-from wason.judges import probe_set
 from wason.sandbox import compile_rule
 from wason.tasks.wilt import load_split
+from wason.tasks.wilt.probes import probe_set
 
 # The package's copies of the published lite and full splits (tests/wilt/test_game.py proves they equal the
 # reference), known at collection; the bayesian extras exist only in the reference data, read when tested.

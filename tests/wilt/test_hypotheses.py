@@ -8,7 +8,6 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from wason.judges import judge
 from wason.sandbox import Inputs, compile_rule
 from wason.tasks.wilt import load_split
 from wason.tasks.wilt.hypotheses import (
@@ -18,6 +17,7 @@ from wason.tasks.wilt.hypotheses import (
     build_space,
     candidate_tests,
 )
+from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.values import parse_value
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wason.judges import judge
 from wason.sandbox import compile_rule
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame, load_split
 from wason.tasks.wilt.hypotheses import build_space, candidate_tests
+from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.solver import ALWAYS_FALSE, IdealSolver, binary_entropy
 from wason.tasks.wilt.solver_player import WiltSolverPlayer
 from wason.tasks.wilt.values import parse_value

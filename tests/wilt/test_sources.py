@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wason.judges import probe_set
 from wason.sandbox import compile_rule
 from wason.tasks.wilt import WiltRunConfig
+from wason.tasks.wilt.probes import probe_set
 from wason.tasks.wilt.rules import load_rules_file, rule_from_item, rule_item
 
 

@@ -1,23 +1,15 @@
-"""Judges: decide whether a guess is the hidden rule, on a seeded probe set (see ``docs/guess-language.md``)."""
+"""Shared judging: an LLM judge with majority vote and an LLM labeller, reported beside the code's verdicts and
+never instead of them. Each family's own code-judged equivalence (probe sets, verdicts) lives in its package."""
 
-from wason.judges.equivalence import (
-    APPROX_JACCARD_THRESHOLD,
-    MAX_COUNTEREXAMPLES,
-    Verdict,
-    format_verdict,
-    judge,
-)
-from wason.judges.probes import FAMILIES, PROBE_VERSION, REFERENCE_FAMILIES, ProbeSet, probe_set
+from wason.judges.labels import read_labels
+from wason.judges.llm import JudgeVote, LabelResult, LLMJudge, LLMJudgement, LLMLabeller, read_judgment
 
 __all__ = [
-    "APPROX_JACCARD_THRESHOLD",
-    "FAMILIES",
-    "MAX_COUNTEREXAMPLES",
-    "PROBE_VERSION",
-    "REFERENCE_FAMILIES",
-    "ProbeSet",
-    "Verdict",
-    "format_verdict",
-    "judge",
-    "probe_set",
+    "JudgeVote",
+    "LLMJudge",
+    "LLMJudgement",
+    "LLMLabeller",
+    "LabelResult",
+    "read_judgment",
+    "read_labels",
 ]

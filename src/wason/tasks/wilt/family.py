@@ -241,7 +241,7 @@ class WiltFamily(Family[WiltRunConfig]):
         jd.add_argument("--json", action="store_true")
 
     def run_command(self, args: argparse.Namespace, write: Callable[[str], None]) -> int:
-        from wason.judges import format_verdict, judge
+        from wason.tasks.wilt.judge import format_verdict, judge
 
         verdict = judge(args.rule, args.guess, seed=args.seed)
         write(verdict.model_dump_json(indent=2) if args.json else format_verdict(verdict))

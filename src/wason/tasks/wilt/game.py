@@ -15,8 +15,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
-from wason.judges import Verdict, judge
 from wason.sandbox import Program
+from wason.tasks.wilt.judge import Verdict, judge
 from wason.tasks.wilt.values import InvalidValue, parse_value
 
 

@@ -23,8 +23,8 @@ from functools import cache
 
 import numpy as np
 
-from wason.judges import probe_set
 from wason.sandbox import compile_rule
+from wason.tasks.wilt.probes import probe_set
 from wason.tasks.wilt.rules import WiltRule
 
 GENERATOR = "wilt-grammar"

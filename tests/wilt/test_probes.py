@@ -10,12 +10,15 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from wason.judges import FAMILIES, PROBE_VERSION, REFERENCE_FAMILIES, probe_set
-from wason.judges.probes import (
+from wason.tasks.wilt.probes import (
     BOUNDARY_OFFSETS,
+    FAMILIES,
     MAX_BOUNDARY_CONSTANTS,
+    PROBE_VERSION,
+    REFERENCE_FAMILIES,
     canonical_constants,
     clear_probe_caches,
+    probe_set,
 )
 
 

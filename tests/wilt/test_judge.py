@@ -10,9 +10,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from wason.judges import APPROX_JACCARD_THRESHOLD, Verdict, format_verdict, judge, probe_set
 from wason.sandbox import GuessRejected, compile_rule
 from wason.tasks.wilt import load_split
+from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD, Verdict, format_verdict, judge
+from wason.tasks.wilt.probes import probe_set
 
 # The package's copy of the published full split (tests/wilt/test_game.py proves it equals the reference).
 FULL = [rule.text for rule in load_split("full")]

@@ -6,8 +6,8 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
-from wason.judges.probes import PROBE_VERSION, ProbeSet, probe_set
 from wason.sandbox import GuessRejected, Program, compile_rule
+from wason.tasks.wilt.probes import PROBE_VERSION, ProbeSet, probe_set
 
 APPROX_JACCARD_THRESHOLD = 0.5
 """A wrong guess is "approximately correct" when its true-set overlaps the rule's with Jaccard >= this.
