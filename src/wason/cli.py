@@ -21,7 +21,7 @@ from rich.console import Console
 
 from wason.core import registry, session
 from wason.core.family import Family, Item, PlayIO, RunSettings
-from wason.core.game import ExternalFailure, Malformed, PlayerLeft
+from wason.core.game import ExternalFailure, PlayerLeft
 from wason.engine import (
     baselines_of,
     create_run,
@@ -644,18 +644,14 @@ async def _step(store: Store, args: argparse.Namespace) -> dict[str, Any]:
     if (args.action is None) == (args.text is None):
         raise UserError("give the action as JSON or --text REPLY (one of them)")
     if args.text is not None:
-        family, config, episode, _ = await session.load(store, args.session)
-        action: Any = family.protocol(config, episode.item).parse(args.text)
-        if isinstance(action, Malformed):
-            raise UserError(f"the reply cannot be read: {action.reason}")
-    else:
-        try:
-            action = json.loads(args.action)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"the action is not JSON: {exc.msg} (column {exc.colno})") from None
-        if not isinstance(action, dict):
-            raise UserError('the action is a JSON object, e.g. {"type": "FinalGuess", "expression": "..."}')
-    return await session.step(store, args.session, action, reply=args.text)
+        return await session.step(store, args.session, text=args.text)
+    try:
+        action = json.loads(args.action)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"the action is not JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(action, dict):
+        raise UserError('the action is a JSON object, e.g. {"type": "FinalGuess", "expression": "..."}')
+    return await session.step(store, args.session, action)
 
 
 if __name__ == "__main__":  # pragma: no cover

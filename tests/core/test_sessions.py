@@ -249,3 +249,32 @@ async def test_a_session_stepped_from_two_places_at_once_keeps_one_step(tmp_path
     assert len(store.list_turns(sid)) == 2  # the first of the two steps, once
     view = await session.step(store, sid, ACTIONS[2])  # the loser reads the game again and goes on
     assert view["turn"] == 3
+
+
+def test_a_list_game_played_with_model_replies_one_command_at_a_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Text replies are read by the protocol at the point the game has reached: test lists, the final rule,
+    then (once asked) the predicate and the quiz, each in its own `wason session step --text`."""
+    db = f"sqlite:///{tmp_path / 'lists.db'}"
+    assert main(["session", "start", "lists", "--rule", "1", "--db", db]) == 0
+    sid = json.loads(capsys.readouterr().out)["session"]
+    tests = {"leading_hypothesis": "increasing", "test_cases": [[1, 2, 3], [3, 2, 1], [5, 5, 6]]}
+    replies = [
+        "<response>\n" + json.dumps(tests),
+        '<response>\n{"final_hypothesis": "The items are strictly increasing."}',
+        '<response>\n{"predicate": "lambda xs: all(a < b for a, b in zip(xs, xs[1:]))"}',
+    ]
+    kinds = []
+    for reply in replies:
+        assert main(["session", "step", str(sid), "--text", reply, "--db", db]) == 0
+        kinds.append(json.loads(capsys.readouterr().out)["observation"]["kind"])
+    assert kinds == ["labels", "ask_predicate", "ask_quiz"]
+    quiz = Store(db).list_turns(sid)[-1]["observation"]["quiz"]
+    answers = "\n".join(f"{i}. {'Yes' if list(q) == sorted(set(q)) else 'No'}" for i, q in enumerate(quiz, 1))
+    assert main(["session", "step", str(sid), "--text", "<response>\n" + answers, "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["session", "summary", str(sid), "--db", db]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["done"] and summary["metrics"]["judges"] == {"predicate": True, "quiz": True}
+    assert summary["item"]["rule"]["text"] == "List items must be in strictly increasing order"

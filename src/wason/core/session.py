@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunReader, RunSettings
-from wason.core.game import Game, Move, Outcome, Settles
+from wason.core.game import Game, Malformed, Move, Outcome, Settles
 from wason.core.records import EpisodeRow, TurnConflict
 
 
@@ -251,24 +251,35 @@ async def load(store: SessionStore, session_id: int) -> tuple[Family[Any], RunSe
 
 
 async def step(
-    store: SessionStore, session_id: int, action: Mapping[str, Any] | Any, *, reply: str | None = None
+    store: SessionStore, session_id: int, action: Mapping[str, Any] | Any = None, *, text: str | None = None
 ) -> dict[str, Any]:
-    """Apply one action (an action object or its JSON) to a stored session; returns the player's view.
+    """Apply one move to a stored session and return the player's view.
 
-    ``reply`` is the text the action was read from, when a player wrote text (kept in the transcript).
+    The move is an action object, its JSON, or ``text``: a reply as a model writes it, read by the family's
+    protocol at the point the game has reached (and kept in the transcript). A reply the protocol cannot read
+    is refused, not counted: a script that sends text can fix it and send it again.
     """
-    fam, _, episode, session = await load(store, session_id)
+    if (action is None) == (text is None):
+        raise SessionError("give an action or a text reply (one of them)")
+    fam, cfg, episode, session = await load(store, session_id)
     if episode.status not in ("running", "completed"):
         raise SessionError(f"session {session_id} is {episode.status}; it cannot be played on")
     if session.done:
         raise SessionError(f"session {session_id} is over")
-    if isinstance(action, Mapping):
+    if text is not None:
+        protocol = fam.protocol(cfg, episode.item)
+        if session.turn:  # a protocol reads a reply by what it last asked (tests, a predicate, a quiz...)
+            protocol.feedback(session.observation)
+        action = protocol.parse(text)
+        if isinstance(action, Malformed):
+            raise SessionError(f"the reply cannot be read: {action.reason}")
+    elif isinstance(action, Mapping):
         try:
             action = fam.actions.decode(action)
         except ValueError as exc:
             raise SessionError(f"not a {fam.name} action: {_first_line(exc)}") from None
     try:
-        await session.step(Move(action=action, reply=reply))
+        await session.step(Move(action=action, reply=text))
     except TurnConflict:
         raise SessionError(
             f"session {session_id} moved on: another step was stored first; read it again and retry"
