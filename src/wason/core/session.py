@@ -234,19 +234,15 @@ def start(
 
 def begin(store: SessionStore, episode: EpisodeRow) -> Session:
     """Start ``episode``'s game afresh in the store."""
-    fam, cfg = _family_config(store, episode.run_id)
-    protocol = fam.protocol(cfg, episode.item)
-    game = fam.game(cfg, episode.item, EpisodeContext(run_id=episode.run_id, episode_id=episode.id))
-    return Session.begin(game, store, episode.id, feedback=protocol.feedback)
+    _, _, game, feedback = _build(store, episode)
+    return Session.begin(game, store, episode.id, feedback=feedback)
 
 
 async def load(store: SessionStore, session_id: int) -> tuple[Family[Any], RunSettings, EpisodeRow, Session]:
     """Restore session ``session_id`` from its stored actions."""
     episode = store.get_episode(session_id)
-    fam, cfg = _family_config(store, episode.run_id)
-    protocol = fam.protocol(cfg, episode.item)
-    game = fam.game(cfg, episode.item, EpisodeContext(run_id=episode.run_id, episode_id=episode.id))
-    session = await Session.restore(game, store, episode.id, fam.actions.decode, feedback=protocol.feedback)
+    fam, cfg, game, feedback = _build(store, episode)
+    session = await Session.restore(game, store, episode.id, fam.actions.decode, feedback=feedback)
     return fam, cfg, episode, session
 
 
@@ -319,10 +315,16 @@ def _view(fam: Family[Any], episode: EpisodeRow, session: Session) -> dict[str, 
     }
 
 
-def _family_config(store: SessionStore, run_id: int) -> tuple[Family[Any], RunSettings]:
-    run = store.get_run(run_id)
+def _build(
+    store: SessionStore, episode: EpisodeRow
+) -> tuple[Family[Any], RunSettings, Game[Any, Any], Callable[[Any], str]]:
+    """The family, configuration, a new game and the feedback renderer of a stored episode (no model: oracle
+    answers come from the stored turns)."""
+    run = store.get_run(episode.run_id)
     fam = registry.get(run.task)
-    return fam, fam.config_type.model_validate(run.config)
+    cfg = fam.config_type.model_validate(run.config)
+    game = fam.game(cfg, episode.item, EpisodeContext(run_id=episode.run_id, episode_id=episode.id))
+    return fam, cfg, game, fam.protocol(cfg, episode.item).feedback
 
 
 def _first_line(exc: Exception) -> str:
