@@ -263,8 +263,10 @@ class Family(ABC, Generic[C]):
         when the game did not finish."""
         return []
 
-    def hidden(self, item: Mapping[str, Any]) -> list[str]:
-        """Keys of an item a player must not see before the game ends (the hidden rule)."""
+    def public(self, item: Mapping[str, Any]) -> list[str]:
+        """Keys of an item a player may see before the game ends; the rest (the hidden rule, and whatever
+        names or derives it: ids, provenance, answers) is shown only once the game is over. An allow-list, so
+        a key a family adds later stays hidden until it is named here."""
         return []
 
     # -- the family's own commands -----------------------------------------------------------------------

@@ -284,7 +284,7 @@ async def step(
 
 
 async def view(store: SessionStore, session_id: int) -> dict[str, Any]:
-    """What the player sees now: the last observation, the turn, whether it is over; the hidden parts of the
+    """What the player sees now: the last observation, the turn, whether it is over; the non-public parts of the
     item only once the game is over."""
     fam, _, episode, session = await load(store, session_id)
     return _view(fam, episode, session)
@@ -301,7 +301,11 @@ async def summary(store: SessionStore, session_id: int) -> dict[str, Any]:
 
 
 def _view(fam: Family[Any], episode: EpisodeRow, session: Session) -> dict[str, Any]:
-    hidden = [] if session.done else fam.hidden(episode.item)
+    item = (
+        episode.item
+        if session.done
+        else {k: episode.item[k] for k in fam.public(episode.item) if k in episode.item}
+    )
     return {
         "session": episode.id,
         "run": episode.run_id,
@@ -309,7 +313,7 @@ def _view(fam: Family[Any], episode: EpisodeRow, session: Session) -> dict[str, 
         "status": "completed" if session.done else episode.status,
         "done": session.done,
         "turn": session.turn,
-        "item": {k: v for k, v in episode.item.items() if k not in hidden},
+        "item": item,
         "observation": to_json(session.observation),
         "feedback": session.feedback(session.observation) if session.feedback and session.turn else None,
     }

@@ -291,8 +291,8 @@ class ToyFamily(Family[ToyRunConfig]):
     def item_id(self, item: Mapping[str, Any]) -> int | None:
         return int(item["id"])
 
-    def hidden(self, item: Mapping[str, Any]) -> list[str]:
-        return ["threshold"]
+    def public(self, item: Mapping[str, Any]) -> list[str]:
+        return ["id"]
 
     def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
         verdict = "" if metrics is None else (" You found it." if metrics["correct"] else " Not found.")

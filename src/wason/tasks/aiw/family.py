@@ -153,8 +153,9 @@ class AiwFamily(Family[AiwRunConfig]):
         reply = Reply(f"### Answer: {item['expected']}")
         return [reply] * (1 + len(item.get("followups", ())))
 
-    def hidden(self, item: Mapping[str, Any]) -> list[str]:
-        return ["expected"]
+    def public(self, item: Mapping[str, Any]) -> list[str]:
+        # the question and how it is asked; the right answer is not shown before the end
+        return ["variation", "prompt_type", "trial", "prompt", "followups"]
 
     def describe(self, config: AiwRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
         shape = (

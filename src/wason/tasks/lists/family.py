@@ -341,8 +341,9 @@ class ListsFamily(Family[ListsRunConfig]):
             write=io.write,
         )
 
-    def hidden(self, item: Mapping[str, Any]) -> list[str]:
-        return ["rule", "generated"]
+    def public(self, item: Mapping[str, Any]) -> list[str]:
+        # the examples are shown anyway; the examples' provenance names the rule
+        return ["trial", "seed", "examples", "examples_source"]
 
     def describe(self, config: ListsRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
         rules = (

@@ -164,8 +164,9 @@ class WiltFamily(Family[WiltRunConfig]):
 
         return HumanPlayer(max_tests=config.max_tests, read=io.read, write=io.write)
 
-    def hidden(self, item: Mapping[str, Any]) -> list[str]:
-        return ["rule"]
+    def public(self, item: Mapping[str, Any]) -> list[str]:
+        # the id of a published rule (or a generated rule's provenance) would name the rule
+        return ["split"]
 
     def describe(self, config: WiltRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
         source = {
