@@ -162,7 +162,25 @@ def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> No
         )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _families_for(argv: list[str]) -> tuple[list[str], dict[str, Family[Any]]]:
+    """Every family name, and the families this command line needs loaded: the ones it names (all of them for
+    ``--help``). Importing a family is most of wason's start-up, so ``wason runs`` or ``wason eval wilt`` do
+    not pay for the others."""
+    names = registry.names()
+    wanted = names if {"-h", "--help"} & set(argv) else [n for n in names if n in argv]
+    loaded = {}
+    for name in wanted:
+        try:
+            loaded[name] = registry.get(name)
+        except registry.FamilyLoadError:
+            continue
+    for reason in registry.broken().values():
+        print(f"wason: warning: {reason}", file=sys.stderr)
+    return names, loaded
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``wason`` parser; a family's flags are added only when ``argv`` names the family (or asks for help)."""
     parser = _Parser(prog="wason", description="Measure whether language models can do science.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -175,9 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     json_opt = _Parser(add_help=False)
     json_opt.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
 
-    fams = registry.families()
-    for reason in registry.broken().values():
-        print(f"wason: warning: {reason}", file=sys.stderr)
+    names, loaded = _families_for(sys.argv[1:] if argv is None else argv)
+    fams = list(loaded.values())
     ev = sub.add_parser(
         "eval",
         parents=[store_opts, json_opt],
@@ -203,6 +220,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pl.add_argument("--session", type=int, metavar="ID", help="go on with a stored game")
     pl_sub = pl.add_subparsers(dest="family", metavar="NAME", parser_class=_Parser)
+    st_sub = _session_parsers(sub, store_opts)
+    for name in names:  # a family this command line does not name is a choice, without its flags
+        if name not in loaded and name not in registry.broken():
+            for choices in (ev_sub, pl_sub, st_sub):
+                choices.add_parser(name)
     for fam in fams:
         fe = ev_sub.add_parser(
             fam.name,
@@ -219,6 +241,13 @@ def build_parser() -> argparse.ArgumentParser:
             fp.add_argument(
                 "--seed", type=int, help="draw the item with this seed (default: a random seed, printed)"
             )
+        fs = st_sub.add_parser(fam.name, parents=[store_opts], help=fam.summary)
+        add_config_flags(fs, fam.config_type, play=True)
+        fs.add_argument("--index", type=int, help="the configuration's item with this index (0-based)")
+        fs.add_argument("--rule", type=int, metavar="ID", help="the item (rule) id to play")
+        fs.add_argument("--seed", type=int, help="draw the item with this seed (default 0)")
+        if fam.commands:
+            fam.add_commands(sub.add_parser(fam.name, help=fam.commands))
 
     sub.add_parser("runs", parents=[store_opts, json_opt], help="list runs")
 
@@ -231,6 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--plots", metavar="DIR", help="write the run's plots into DIR (families that draw plots)"
     )
 
+    return parser
+
+
+def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser) -> Any:
+    """``wason session start|step|view|summary``; returns the choices of ``start`` (one per family)."""
     se = sub.add_parser(
         "session",
         help="play any game one step per command (JSON in, JSON out), e.g. from a script in another process",
@@ -238,12 +272,6 @@ def build_parser() -> argparse.ArgumentParser:
     se_sub = se.add_subparsers(dest="session_command", required=True, parser_class=_Parser)
     st = se_sub.add_parser("start", parents=[store_opts], help="start a game; prints its session id and view")
     st_sub = st.add_subparsers(dest="family", metavar="NAME", required=True, parser_class=_Parser)
-    for fam in fams:
-        fs = st_sub.add_parser(fam.name, parents=[store_opts], help=fam.summary)
-        add_config_flags(fs, fam.config_type, play=True)
-        fs.add_argument("--index", type=int, help="the configuration's item with this index (0-based)")
-        fs.add_argument("--rule", type=int, metavar="ID", help="the item (rule) id to play")
-        fs.add_argument("--seed", type=int, help="draw the item with this seed (default 0)")
     sp = se_sub.add_parser("step", parents=[store_opts], help="apply one action to a session")
     sp.add_argument("session", type=int)
     sp.add_argument("action", nargs="?", help='the action as JSON, e.g. \'{"type": "ProposeTest", ...}\'')
@@ -251,11 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, text in (("view", "what the player sees now"), ("summary", "the result (the rule once over)")):
         v = se_sub.add_parser(name, parents=[store_opts], help=text)
         v.add_argument("session", type=int)
-
-    for fam in fams:
-        if fam.commands:
-            fam.add_commands(sub.add_parser(fam.name, help=fam.commands))
-    return parser
+    return st_sub
 
 
 # -- main -------------------------------------------------------------------------------------------------
@@ -264,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     if not console.is_terminal:
         console = Console(width=max(console.width, 160))  # piped output: do not squeeze tables to 80 columns
     try:
-        parser = build_parser()
+        parser = build_parser(argv)
         try:
             args, unknown = parser.parse_known_args(argv)
         except SystemExit as done:  # --help, or a bad flag already reported in one line
