@@ -164,7 +164,7 @@ def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> No
 
 def _families_for(argv: list[str]) -> tuple[list[str], dict[str, Family[Any]]]:
     """Every family name, and the families this command line needs loaded: the ones it names (all of them for
-    ``--help``). Importing a family is most of wason's start-up, so ``wason runs`` or ``wason eval wilt`` do
+    ``--help``). Importing a family is most of wason's start-up, so ``wason runs`` or ``wason eval NAME`` do
     not pay for the others."""
     names = registry.names()
     wanted = names if {"-h", "--help"} & set(argv) else [n for n in names if n in argv]
