@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -13,6 +15,13 @@ from typing import Any
 from wason.sandbox import GuessRejected, Program, compile_rule
 
 SPLITS = ("lite", "full")
+
+# A rules file holds one short rule a line; a megabyte is thousands of rules. Reading stops one byte past this,
+# so `--rules /dev/zero` or a stray video file fails at once.
+MAX_RULES_FILE_BYTES = 1024 * 1024
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_BYTE_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -80,26 +89,56 @@ def get_rule(split: str, rule_id: int) -> WiltRule:
 def load_rules_file(path: str | Path) -> list[WiltRule]:
     """Rules written by a user, one per line in the guess language (``#`` starts a comment line).
 
-    Every rule is checked by the sandbox; a bad line raises ``ValueError`` naming the file and line.
+    The file is UTF-8 text (a byte-order mark is accepted) of at most :data:`MAX_RULES_FILE_BYTES`; no more
+    than that is ever read, so a device or a huge file fails at once instead of filling memory. Every rule is
+    checked by the sandbox.
+
+    Raises:
+        ValueError: one line naming the file (and the line, where there is one): unreadable, too large, not
+            UTF-8 text, a rule the sandbox rejects, or no rules at all.
     """
     source = Path(path)
     try:
-        lines = source.read_text(encoding="utf-8").splitlines()
+        with source.open("rb") as handle:
+            data = handle.read(MAX_RULES_FILE_BYTES + 1)
     except OSError as exc:
-        raise ValueError(f"cannot read rules file {source}: {exc.strerror}") from None
+        raise ValueError(f"cannot read rules file {source}: {exc.strerror or exc}") from None
+    if len(data) > MAX_RULES_FILE_BYTES:
+        raise ValueError(
+            f"{source}: larger than {MAX_RULES_FILE_BYTES // 2**20} MiB; a rules file holds one rule a line"
+        )
+    # Editors on Windows write a byte-order mark; it is not part of the first rule.
+    start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        text = data[start:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = start + exc.start
+        raise ValueError(
+            f"{source}:{_line_of(data, at)}: not UTF-8 text (byte {at + 1}); a rules file is text, one rule a line"
+        ) from None
+    if "\0" in text:
+        at = data.index(b"\0")
+        raise ValueError(f"{source}:{_line_of(data, at)}: not a text file (a NUL byte at byte {at + 1})")
     rules = []
-    for number, line in enumerate(lines, start=1):
-        text = line.strip()
-        if not text or text.startswith("#"):
+    # Lines end at \n, \r\n or \r only (not at form feeds or Unicode separators, as str.splitlines would have
+    # it), so the numbers in messages are the ones an editor shows.
+    for number, line in enumerate(_LINE_END.split(text), start=1):
+        text_of_rule = line.strip()
+        if not text_of_rule or text_of_rule.startswith("#"):
             continue
         try:
-            _compiled(text)
+            _compiled(text_of_rule)
         except GuessRejected as exc:
             raise ValueError(f"{source}:{number}: {exc.reason}") from None
-        rules.append(WiltRule(split="file", id=number, text=text, meta={"file": source.name}))
+        rules.append(WiltRule(split="file", id=number, text=text_of_rule, meta={"file": source.name}))
     if not rules:
         raise ValueError(f"rules file {source} has no rules")
     return rules
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    """The 1-based line number of the byte at ``offset``, with lines ending as :data:`_LINE_END` has them."""
+    return len(_BYTE_LINE_END.findall(data, 0, offset)) + 1
 
 
 def rule_from_item(item: Mapping[str, Any]) -> WiltRule:
