@@ -243,7 +243,7 @@ async def test_a_session_stepped_from_two_places_at_once_keeps_one_step(tmp_path
                 super().add_turn(episode_id, index, **record)  # the other process's step lands first
             super().add_turn(episode_id, index, **record)
 
-    racing = Racing(store.url)
+    racing = Racing(store.connect_url)
     with pytest.raises(session.SessionError, match=f"session {sid} moved on"):
         await session.step(racing, sid, ACTIONS[1])
     assert len(store.list_turns(sid)) == 2  # the first of the two steps, once

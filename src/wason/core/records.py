@@ -17,6 +17,7 @@ __all__ = [
     "RunReport",
     "RunRow",
     "TurnConflict",
+    "calls_note",
     "run_header",
     "run_label",
 ]
@@ -32,6 +33,9 @@ class RunRow:
     status: str
     created_at: datetime
     finished_at: datetime | None
+    sweep: str | None = None
+    cell: str | None = None
+    owner: str | None = None  # the live process working on it, described; None when nobody is
 
 
 @dataclass(frozen=True)
@@ -71,13 +75,43 @@ class TurnConflict(RuntimeError):
 
 
 class CallTotals(BaseModel):
-    """A run's model calls: how many, from the cache, failed after retries, and tokens."""
+    """A run's model calls, counted apart by where their reply came from.
+
+    Attributes:
+        calls: calls the endpoint answered or that failed after their retries (none from the cache).
+        cached_calls: calls replayed from the cache (a rerun, or a resumed episode replaying its turns).
+        failed_calls: calls that failed after their retries.
+        attempts: requests sent, retries included.
+        input_tokens: tokens spent on prompts (replies from the cache cost nothing and are not counted here).
+        output_tokens: tokens spent on replies.
+        cached_input_tokens: prompt tokens of the replies replayed from the cache.
+        cached_output_tokens: reply tokens replayed from the cache.
+    """
 
     calls: int
     cached_calls: int
     failed_calls: int
+    attempts: int
     input_tokens: int
     output_tokens: int
+    cached_input_tokens: int
+    cached_output_tokens: int
+
+
+def calls_note(calls: dict[str, int]) -> str:
+    """One line on a run's model calls for its table's notes: what was spent apart from what was replayed.
+
+    ``model calls: 15 made (17 attempts, 0 failed after retries), 4 replayed from the cache; tokens spent
+    1200 in, 300 out (replayed 80 in, 20 out)``
+    """
+    made = (
+        f"model calls: {calls['calls']} made ({calls['attempts']} attempts, "
+        f"{calls['failed_calls']} failed after retries), {calls['cached_calls']} replayed from the cache"
+    )
+    spent = f"tokens spent {calls['input_tokens']} in, {calls['output_tokens']} out"
+    if calls["cached_calls"]:
+        spent += f" (replayed {calls['cached_input_tokens']} in, {calls['cached_output_tokens']} out)"
+    return f"{made}; {spent}"
 
 
 class RunReport(BaseModel):

@@ -7,6 +7,8 @@ turn in flight. The store knows nothing of tasks: actions, observations and resu
 from __future__ import annotations
 
 import os
+import secrets
+import socket
 import sqlite3
 import time
 from datetime import UTC, datetime
@@ -17,12 +19,13 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError
 
 from wason.core.records import EpisodeRow, RunRow, TurnConflict
+from wason.redaction import redact
 from wason.store.schema import SchemaError, ensure_schema
 
 DEFAULT_URL = "sqlite:///wason.db"
 # The Alembic revision (src/wason/store/migrations/versions) that the tables below describe; opening a store
 # migrates it to this one.
-SCHEMA_VERSION = "0003"
+SCHEMA_VERSION = "0004"
 
 metadata = sa.MetaData()
 
@@ -37,6 +40,13 @@ runs = sa.Table(
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("finished_at", sa.DateTime(timezone=True)),
+    # the process working on the run and its last sign of life (0004): one owner per run
+    sa.Column("owner", sa.String(256)),
+    sa.Column("heartbeat_at", sa.DateTime(timezone=True)),
+    # the sweep the run is a cell of, and the cell's key: one run per cell (0004)
+    sa.Column("sweep", sa.String(256)),
+    sa.Column("cell", sa.String(1024)),
+    sa.Index("uq_runs_sweep_cell", "sweep", "cell", unique=True),
 )
 
 episodes = sa.Table(
@@ -83,7 +93,9 @@ model_calls = sa.Table(
     sa.Column("turn", sa.Integer),
     sa.Column("model", sa.String(256), nullable=False),
     sa.Column("endpoint", sa.String(512), nullable=False),
+    # the messages new since the parent call's request (all of them when there is no parent, 0004)
     sa.Column("messages", sa.JSON, nullable=False),
+    sa.Column("parent_id", sa.Integer),
     sa.Column("params", sa.JSON, nullable=False),
     sa.Column("response", sa.Text),
     sa.Column("finish_reason", sa.String(64)),
@@ -111,6 +123,27 @@ class StoreError(RuntimeError):
     """The store cannot be opened or a record is missing; the message is one line for the user."""
 
 
+class RunBusy(StoreError):
+    """Another live process is working on the run."""
+
+    def __init__(self, run_id: int, holder: str) -> None:
+        super().__init__(
+            f"run {run_id} is being worked on by {holder}; wait for it to finish or stop it, then "
+            f"`wason eval --resume {run_id}`"
+        )
+        self.run_id = run_id
+        self.holder = holder
+
+
+class CellTaken(StoreError):
+    """A sweep's cell already has its run."""
+
+
+LEASE_TTL = 30.0
+"""Seconds without a heartbeat after which a run's lease is free for another process (a holder on this machine
+whose process is gone frees it at once). Holders beat every third of it."""
+
+
 def resolve_url(url: str | None) -> str:
     """The store URL: the argument, else ``$WASON_DB``, else ``sqlite:///wason.db`` in the working directory.
 
@@ -130,11 +163,13 @@ class Store:
     """Sync, thread-safe access to the store. Each method is its own short transaction."""
 
     def __init__(self, url: str | None = None) -> None:
-        self.url = resolve_url(url)
+        self.connect_url = resolve_url(url)
+        # what is printed: the URL without its password (the connection keeps it)
+        self.url = redact(self.connect_url)
         try:
-            self.engine: Engine = sa.create_engine(self.url, future=True)
+            self.engine: Engine = sa.create_engine(self.connect_url, future=True)
         except (ArgumentError, NoSuchModuleError, ImportError) as exc:
-            raise StoreError(f"cannot open store {self.url!r}: {exc}") from exc
+            raise StoreError(f"cannot open store {self.url!r}: {redact(str(exc))}") from exc
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
@@ -146,17 +181,59 @@ class Store:
         self.engine.dispose()
 
     # runs -------------------------------------------------------------------------------------------------
-    def create_run(self, *, task: str, player: str, model: str | None, config: dict[str, Any]) -> int:
-        with self.engine.begin() as c:
-            result = c.execute(
-                runs.insert().values(
-                    task=task, player=player, model=model, config=config, status="running", created_at=_now()
+    def create_run(
+        self,
+        *,
+        task: str,
+        player: str,
+        model: str | None,
+        config: dict[str, Any],
+        items: list[tuple[str, dict[str, Any]]] | None = None,
+        sweep: str | None = None,
+        cell: str | None = None,
+    ) -> int:
+        """Register a run (status ``running``) and, in the same transaction, its episodes (``pending``).
+
+        Args:
+            items: the episodes' item keys and items; registered up front so a resumed run knows what is left.
+            sweep: the sweep the run is a cell of, with ``cell``, the cell's key.
+
+        Raises:
+            CellTaken: the sweep already has a run for this cell (another process made it first).
+        """
+        try:
+            with self.engine.begin() as c:
+                result = c.execute(
+                    runs.insert().values(
+                        task=task,
+                        player=player,
+                        model=model,
+                        config=config,
+                        status="running",
+                        created_at=_now(),
+                        sweep=sweep,
+                        cell=cell,
+                    )
                 )
-            )
-            key = result.inserted_primary_key
-            if key is None:  # pragma: no cover - every dialect we support returns the new id
-                raise StoreError("the store did not return the new run's id")
-            return int(key[0])
+                key = result.inserted_primary_key
+                if key is None:  # pragma: no cover - every dialect we support returns the new id
+                    raise StoreError("the store did not return the new run's id")
+                run_id = int(key[0])
+                if items:
+                    c.execute(episodes.insert(), _episode_rows(run_id, items))
+                return run_id
+        except IntegrityError as exc:
+            if sweep is not None and self.find_cell(sweep, cell or "") is not None:
+                raise CellTaken(f"sweep {sweep!r} already has a run for cell {cell!r}") from exc
+            raise
+
+    def find_cell(self, sweep: str, cell: str) -> int | None:
+        """The run of a sweep's cell, if it has one."""
+        with self.engine.connect() as c:
+            found = c.execute(
+                sa.select(runs.c.id).where(runs.c.sweep == sweep, runs.c.cell == cell)
+            ).scalar_one_or_none()
+        return None if found is None else int(found)
 
     def set_run_status(self, run_id: int, status: str) -> None:
         finished = _now() if status in {"completed", "failed"} else None
@@ -168,24 +245,66 @@ class Store:
             row = c.execute(runs.select().where(runs.c.id == run_id)).mappings().first()
         if row is None:
             raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
-        return RunRow(**dict(row))
+        return _run_row(row)
 
     def list_runs(self) -> list[RunRow]:
         with self.engine.connect() as c:
             rows = c.execute(runs.select().order_by(runs.c.id)).mappings().all()
-        return [RunRow(**dict(r)) for r in rows]
+        return [_run_row(r) for r in rows]
+
+    # leases -----------------------------------------------------------------------------------------------
+    def acquire_lease(self, run_id: int, owner: str, *, ttl: float = LEASE_TTL) -> None:
+        """Make ``owner`` the one process working on the run, or say who already is.
+
+        The lease is free when nobody holds it, when its holder released it, when its heartbeat is older than
+        ``ttl`` seconds, or when its holder was a process on this machine that no longer exists (``kill -9``).
+        Taking it is a compare-and-set on the holder, so of two processes racing for it exactly one wins.
+
+        Raises:
+            RunBusy: a live process holds the lease; the message names it.
+        """
+        self.get_run(run_id)  # a missing run is its own error
+        with self.engine.begin() as c:
+            row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).one()
+            holder, beat = row.owner, row.heartbeat_at
+            if holder is not None and holder != owner and lease_alive(holder, beat, ttl):
+                raise RunBusy(run_id, describe_owner(holder, beat))
+            swapped = c.execute(
+                runs.update()
+                .where(runs.c.id == run_id, _same_holder(holder))
+                .values(owner=owner, heartbeat_at=_now())
+            )
+        if swapped.rowcount != 1:  # another process took it between our read and our write
+            current = self._holder(run_id)
+            raise RunBusy(run_id, describe_owner(*current) if current[0] else "another process")
+
+    def heartbeat(self, run_id: int, owner: str) -> bool:
+        """Refresh ``owner``'s lease; False when it no longer holds it (it was taken over)."""
+        with self.engine.begin() as c:
+            done = c.execute(
+                runs.update().where(runs.c.id == run_id, runs.c.owner == owner).values(heartbeat_at=_now())
+            )
+        return done.rowcount == 1
+
+    def release_lease(self, run_id: int, owner: str) -> None:
+        """Give the lease up (only if ``owner`` still holds it)."""
+        with self.engine.begin() as c:
+            c.execute(
+                runs.update()
+                .where(runs.c.id == run_id, runs.c.owner == owner)
+                .values(owner=None, heartbeat_at=None)
+            )
+
+    def _holder(self, run_id: int) -> tuple[str | None, datetime | None]:
+        with self.engine.connect() as c:
+            row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).one()
+        return row.owner, row.heartbeat_at
 
     # episodes ---------------------------------------------------------------------------------------------
     def add_episodes(self, run_id: int, items: list[tuple[str, dict[str, Any]]]) -> None:
         """Register the run's episodes up front (status ``pending``), so a resumed run knows what is left."""
         with self.engine.begin() as c:
-            c.execute(
-                episodes.insert(),
-                [
-                    {"run_id": run_id, "index": i, "item_key": key, "item": item, "status": "pending"}
-                    for i, (key, item) in enumerate(items)
-                ],
-            )
+            c.execute(episodes.insert(), _episode_rows(run_id, items))
 
     def list_episodes(self, run_id: int) -> list[EpisodeRow]:
         with self.engine.connect() as c:
@@ -291,33 +410,88 @@ class Store:
         return [dict(r) for r in rows]
 
     # model calls and the cache -----------------------------------------------------------------------------
-    def record_call(self, record: dict[str, Any]) -> None:
+    def record_call(self, record: dict[str, Any]) -> int:
+        """Record one model call; returns its id (a later call of the same conversation names it as parent).
+
+        ``record["messages"]`` holds the messages new since the request of ``record["parent_id"]`` (all of them
+        when it has no parent): a conversation's text is stored once, not again with every turn.
+        """
         with self.engine.begin() as c:
-            c.execute(model_calls.insert().values(created_at=_now(), **record))
+            result = c.execute(model_calls.insert().values(created_at=_now(), **record))
+            key = result.inserted_primary_key
+        if key is None:  # pragma: no cover - every dialect we support returns the new id
+            raise StoreError("the store did not return the new call's id")
+        return int(key[0])
 
     def list_calls(self, *, run_id: int | None = None, episode_id: int | None = None) -> list[dict[str, Any]]:
+        """Model calls, oldest first, each with its whole conversation in ``messages`` (and the part it stored
+        itself in ``new_messages``)."""
         query = model_calls.select().order_by(model_calls.c.id)
         if run_id is not None:
             query = query.where(model_calls.c.run_id == run_id)
         if episode_id is not None:
             query = query.where(model_calls.c.episode_id == episode_id)
         with self.engine.connect() as c:
-            return [dict(r) for r in c.execute(query).mappings().all()]
+            rows = [dict(r) for r in c.execute(query).mappings().all()]
+            stored = {r["id"]: r["messages"] for r in rows}
+            parents = {r["id"]: r["parent_id"] for r in rows}
+            # parents outside the selection (another run's conversation continued, rare): fetch them too
+            missing = {p for p in parents.values() if p is not None and p not in stored}
+            while missing:
+                found = c.execute(
+                    sa.select(model_calls.c.id, model_calls.c.parent_id, model_calls.c.messages).where(
+                        model_calls.c.id.in_(missing)
+                    )
+                ).all()
+                if not found:
+                    break
+                for call_id, parent_id, messages in found:
+                    stored[call_id], parents[call_id] = messages, parent_id
+                missing = {p for p in parents.values() if p is not None and p not in stored}
+        whole: dict[int, list[Any]] = {}
+
+        def conversation(call_id: int) -> list[Any]:
+            chain = []
+            at: int | None = call_id
+            while at is not None and at not in whole and at in stored:
+                chain.append(at)
+                at = parents[at]
+            prefix = whole.get(at, []) if at is not None else []
+            for link in reversed(chain):
+                prefix = [*prefix, *stored[link]]
+                whole[link] = prefix
+            return whole.get(call_id, prefix)
+
+        for r in rows:
+            r["new_messages"] = r["messages"]
+            r["messages"] = conversation(r["id"])
+        return rows
 
     def call_totals(self, run_id: int) -> dict[str, int]:
-        """Calls, cached calls, failed calls and tokens of a run."""
+        """A run's model calls: those the endpoint answered or failed (and their attempts), those replayed from
+        the cache, and tokens spent apart from tokens replayed (which cost nothing again)."""
         mc = model_calls.c
+        fresh = sa.not_(mc.cached)
+
+        def count(cond: Any) -> Any:
+            return sa.func.coalesce(sa.func.sum(sa.case((cond, 1), else_=0)), 0)
+
+        def total(column: Any, cond: Any) -> Any:
+            return sa.func.coalesce(sa.func.sum(sa.case((cond, column), else_=0)), 0)
+
         query = sa.select(
-            sa.func.count(),
-            sa.func.coalesce(sa.func.sum(sa.case((mc.cached, 1), else_=0)), 0),
-            sa.func.coalesce(sa.func.sum(sa.case((mc.error.is_not(None), 1), else_=0)), 0),
-            sa.func.coalesce(sa.func.sum(mc.input_tokens), 0),
-            sa.func.coalesce(sa.func.sum(mc.output_tokens), 0),
+            count(fresh),
+            count(mc.cached),
+            count(sa.and_(fresh, mc.error.is_not(None))),
+            total(mc.attempts, fresh),
+            total(mc.input_tokens, fresh),
+            total(mc.output_tokens, fresh),
+            total(mc.input_tokens, mc.cached),
+            total(mc.output_tokens, mc.cached),
         ).where(mc.run_id == run_id)
         with self.engine.connect() as c:
             row = c.execute(query).one()
-        keys = ("calls", "cached_calls", "failed_calls", "input_tokens", "output_tokens")
-        return {k: int(v) for k, v in zip(keys, row, strict=True)}
+        return {k: int(v) for k, v in zip(CALL_TOTALS, row, strict=True)}
 
     def cache_get(self, key: str) -> dict[str, Any] | None:
         with self.engine.connect() as c:
@@ -330,6 +504,85 @@ class Store:
                 c.execute(call_cache.insert().values(key=key, response=response, created_at=_now()))
         except IntegrityError:
             pass  # two episodes made the same request at once; the first answer stays
+
+
+CALL_TOTALS = (
+    "calls",
+    "cached_calls",
+    "failed_calls",
+    "attempts",
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "cached_output_tokens",
+)
+"""The keys of :meth:`Store.call_totals`: calls made (answered or failed after retries, not from the cache),
+calls replayed from the cache, calls failed after their retries, attempts made (retries included), tokens spent,
+tokens replayed from the cache."""
+
+
+def _episode_rows(run_id: int, items: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    return [
+        {"run_id": run_id, "index": i, "item_key": key, "item": item, "status": "pending"}
+        for i, (key, item) in enumerate(items)
+    ]
+
+
+def _run_row(row: Any) -> RunRow:
+    data = dict(row)
+    owner, beat = data.pop("owner"), data.pop("heartbeat_at")
+    live = owner is not None and lease_alive(owner, beat, LEASE_TTL)
+    if data["status"] == "running" and owner is not None and not live:
+        # its process died without saying so (kill -9, a lost machine): it is not running
+        data["status"] = "interrupted"
+    return RunRow(**data, owner=describe_owner(owner, beat) if live else None)
+
+
+def _same_holder(holder: str | None) -> Any:
+    return runs.c.owner.is_(None) if holder is None else runs.c.owner == holder
+
+
+def new_owner() -> str:
+    """A lease holder's name: this machine, this process and a nonce (two runs of one process differ)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def lease_alive(owner: str, heartbeat: datetime | None, ttl: float) -> bool:
+    """Whether a lease's holder may still be working: a fresh heartbeat, and on this machine a live process."""
+    if heartbeat is None:
+        return False
+    if heartbeat.tzinfo is None:  # SQLite gives back naive datetimes; we write them in UTC
+        heartbeat = heartbeat.replace(tzinfo=UTC)
+    if (_now() - heartbeat).total_seconds() > ttl:
+        return False
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host == socket.gethostname() and pid.isdigit():
+        return _process_exists(int(pid))
+    return True
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: it exists
+        return True
+    return True
+
+
+def describe_owner(owner: str | None, heartbeat: datetime | None) -> str:
+    """``process 123 on host h (last heartbeat 4 s ago)``."""
+    if owner is None:
+        return "nobody"
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    when = ""
+    if heartbeat is not None:
+        beat = heartbeat if heartbeat.tzinfo else heartbeat.replace(tzinfo=UTC)
+        when = f" (last heartbeat {max(0.0, (_now() - beat).total_seconds()):.0f} s ago)"
+    return f"process {pid} on {host}{when}"
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

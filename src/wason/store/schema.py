@@ -136,7 +136,15 @@ def _migrate(connection: Connection, target: str, shown: str) -> None:
                 f"knows up to {target}): this wason is older than the store; upgrade wason to open it"
             )
         if not current:
-            present = UNVERSIONED_TABLES & set(sa.inspect(connection).get_table_names())
+            tables = set(sa.inspect(connection).get_table_names())
+            present = UNVERSIONED_TABLES & tables
+            if tables and not present:
+                # someone else's database: never add wason's tables to it
+                listed = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+                raise SchemaError(
+                    f"cannot open store {shown!r}: it is not a wason store (it holds other tables: {listed}); "
+                    "give a new file or an empty database"
+                )
             # release 0.1.0 created its tables without a version: they are the baseline revision
             if present == UNVERSIONED_TABLES:
                 command.stamp(config, BASELINE)
