@@ -1,6 +1,7 @@
 """Runs of any family: create, play concurrently, resume, solver baselines."""
 
 from wason.engine.runs import (
+    LeaseLost,
     PlayerFactory,
     baselines_of,
     create_run,
@@ -12,10 +13,14 @@ from wason.engine.runs import (
     make_oracle_client,
     run_baseline,
     solver_player_factory,
+    stored_config,
 )
+from wason.store.db import RunBusy
 
 __all__ = [
+    "LeaseLost",
     "PlayerFactory",
+    "RunBusy",
     "baselines_of",
     "create_run",
     "execute_run",
@@ -26,4 +31,5 @@ __all__ = [
     "make_oracle_client",
     "run_baseline",
     "solver_player_factory",
+    "stored_config",
 ]

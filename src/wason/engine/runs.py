@@ -6,6 +6,8 @@ family-specific comes from the family the run's ``task`` names in the registry.
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +18,9 @@ from wason.core.records import CallContext
 from wason.core.runner import EpisodeJob, EpisodeResult, run_jobs
 from wason.models.client import ModelClient, RetryPolicy
 from wason.players.llm import LLMPlayer
+from wason.redaction import redact
 from wason.store import Store
+from wason.store.db import LEASE_TTL, CellTaken, RunBusy, StoreError, new_owner
 
 PlayerFactory = Callable[[dict[str, Any], int, int], Player[Any, Any]]
 
@@ -29,18 +33,48 @@ def family_of(config: RunSettings) -> Family[Any]:
     return registry.get(task)
 
 
-def create_run(store: Store, config: RunSettings, items: list[Item] | None = None) -> int:
-    """Register a run and all its episodes (pending) in the store; returns the run id.
+def create_run(
+    store: Store,
+    config: RunSettings,
+    items: list[Item] | None = None,
+    *,
+    sweep: str | None = None,
+    cell: str | None = None,
+) -> int:
+    """Register a run and all its episodes (pending) in the store, in one transaction; returns the run id.
 
     ``items`` defaults to the configuration's items; a baseline passes the items of the run it accompanies.
+    With ``sweep`` and ``cell`` it is idempotent: the cell's existing run is returned instead of a second one
+    (a retried or repeated sweep finds its cells' runs).
     """
+    if sweep is not None and (found := store.find_cell(sweep, cell or "")) is not None:
+        return found
     family = family_of(config)
     items = family.items(config) if items is None else items
-    run_id = store.create_run(
-        task=family.name, player=config.player, model=config.model, config=config.model_dump(mode="json")
-    )
-    store.add_episodes(run_id, items)
-    return run_id
+    try:
+        return store.create_run(
+            task=family.name,
+            player=config.player,
+            model=config.model,
+            config=stored_config(config),
+            items=items,
+            sweep=sweep,
+            cell=cell,
+        )
+    except CellTaken:  # another process made the cell's run between our look and our insert
+        found = store.find_cell(sweep or "", cell or "")
+        if found is None:  # pragma: no cover - the constraint said it exists
+            raise
+        return found
+
+
+def stored_config(config: RunSettings) -> dict[str, Any]:
+    """A run's configuration as stored: JSON, with any password in its endpoint URL redacted (an API key is
+    never part of it)."""
+    data: dict[str, Any] = config.model_dump(mode="json")
+    if isinstance(data.get("base_url"), str):
+        data["base_url"] = redact(data["base_url"])
+    return data
 
 
 def load_config(store: Store, run_id: int) -> RunSettings:
@@ -77,14 +111,26 @@ def solver_player_factory(config: RunSettings) -> PlayerFactory:
 
 def run_baseline(store: Store, run_id: int) -> int | None:
     """Play the solver on exactly the items of run ``run_id``, as its own run marked as that run's baseline;
-    None when the family has no solver baseline."""
+    None when the family has no solver baseline.
+
+    A baseline belongs to its run: when the run already has one it is reused if complete and finished if not
+    (it was interrupted with its run), never made again.
+    """
     config = load_config(store, run_id)
-    baseline = family_of(config).baseline(config, run_id)
-    if baseline is None:
-        return None
+    existing = baselines_of(store, run_id)
+    if existing:
+        baseline_id = existing[-1]
+        baseline = load_config(store, baseline_id)
+        if store.get_run(baseline_id).status == "completed":
+            return baseline_id
+    else:
+        made = family_of(config).baseline(config, run_id)
+        if made is None:
+            return None
+        baseline = made
+        items = [(e.item_key, e.item) for e in store.list_episodes(run_id)]
+        baseline_id = create_run(store, baseline, items)
     oracle = make_oracle_client(baseline, store)
-    items = [(e.item_key, e.item) for e in store.list_episodes(run_id)]
-    baseline_id = create_run(store, baseline, items)
 
     async def play() -> None:
         try:
@@ -99,9 +145,14 @@ def run_baseline(store: Store, run_id: int) -> int | None:
     return baseline_id
 
 
-def baselines_of(store: Store, run_id: int) -> list[int]:
-    """Solver runs made as baselines of ``run_id`` (the newest last)."""
-    return [r.id for r in store.list_runs() if r.config.get("baseline_for") == run_id]
+def baselines_of(store: Store, run_id: int, *, completed_only: bool = False) -> list[int]:
+    """Solver runs made as baselines of ``run_id`` (the newest last); ``completed_only`` keeps those that
+    finished every episode, the only ones shown as results."""
+    return [
+        r.id
+        for r in store.list_runs()
+        if r.config.get("baseline_for") == run_id and (not completed_only or r.status == "completed")
+    ]
 
 
 def make_client(config: RunSettings, store: Store, *, api_key: str | None = None) -> ModelClient:
@@ -148,34 +199,108 @@ async def execute_run(
     concurrency: int,
     on_result: Callable[[EpisodeResult], None] | None = None,
     oracle: ModelClient | None = None,
+    lease_wait: float = 0.0,
 ) -> list[EpisodeResult]:
     """Play every episode of the run that has not completed (all of them for a new run).
 
     Completed episodes are never replayed. An episode that was running when the process died, or that errored,
     is replayed from its start; its model calls are answered from the cache, so no finished call is repeated.
     ``oracle`` is the model the family's LLM judges and labellers ask.
+
+    The run is leased to this process while it plays (a heartbeat in the store), so two processes never play
+    the same run: the second is refused with :class:`RunBusy`. A lease whose holder died is taken over; with
+    ``lease_wait`` seconds this waits that long for a busy lease to be freed (a retried sweep task whose first
+    attempt died on another machine) before giving up.
+
+    Raises:
+        RunBusy: another live process holds the run.
+        LeaseLost: the lease was taken over while this process was playing (it had stopped beating); the
+            episodes it was playing are left for the new holder.
     """
     config = load_config(store, run_id)
     family = family_of(config)
-    todo = [e for e in store.list_episodes(run_id) if e.status != "completed"]
-    store.set_run_status(run_id, "running")
-
-    def job(item: dict[str, Any], episode_id: int, index: int) -> EpisodeJob:
-        context = EpisodeContext(run_id=run_id, episode_id=episode_id, oracle=oracle)
-        return EpisodeJob(
-            episode_id=episode_id,
-            index=index,
-            make_game=lambda: family.game(config, item, context),
-            make_player=lambda: make_player(item, episode_id, index),
-            feedback=family.protocol(config, item).feedback,
-        )
-
-    jobs = [job(e.item, e.id, e.index) for e in todo]
+    owner = new_owner()
+    await _acquire(store, run_id, owner, lease_wait)
+    keeper = _LeaseKeeper(store, run_id, owner)
+    keeper.start()
     try:
-        results = await run_jobs(jobs, store, concurrency=concurrency, on_result=on_result)
-    except BaseException:
-        store.set_run_status(run_id, "interrupted")
-        raise
-    statuses = [e.status for e in store.list_episodes(run_id)]
-    store.set_run_status(run_id, "completed" if all(s == "completed" for s in statuses) else "incomplete")
-    return results
+        todo = [e for e in store.list_episodes(run_id) if e.status != "completed"]
+        store.set_run_status(run_id, "running")
+
+        def job(item: dict[str, Any], episode_id: int, index: int) -> EpisodeJob:
+            context = EpisodeContext(run_id=run_id, episode_id=episode_id, oracle=oracle)
+            return EpisodeJob(
+                episode_id=episode_id,
+                index=index,
+                make_game=lambda: family.game(config, item, context),
+                make_player=lambda: make_player(item, episode_id, index),
+                feedback=family.protocol(config, item).feedback,
+            )
+
+        jobs = [job(e.item, e.id, e.index) for e in todo]
+        try:
+            results = await run_jobs(jobs, store, concurrency=concurrency, on_result=on_result)
+        except asyncio.CancelledError:
+            if keeper.lost:
+                raise LeaseLost(
+                    f"run {run_id} was taken over by another process while this one was playing it"
+                ) from None
+            store.set_run_status(run_id, "interrupted")
+            raise
+        except BaseException:
+            store.set_run_status(run_id, "interrupted")
+            raise
+        statuses = [e.status for e in store.list_episodes(run_id)]
+        store.set_run_status(run_id, "completed" if all(s == "completed" for s in statuses) else "incomplete")
+        return results
+    finally:
+        keeper.stop()
+        store.release_lease(run_id, owner)
+
+
+class LeaseLost(StoreError):
+    """Another process took a run over while this one was playing it."""
+
+
+async def _acquire(store: Store, run_id: int, owner: str, wait: float) -> None:
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            await asyncio.to_thread(store.acquire_lease, run_id, owner)
+            return
+        except RunBusy:
+            if time.monotonic() >= deadline:
+                raise
+        await asyncio.sleep(min(1.0, max(0.05, deadline - time.monotonic())))
+
+
+class _LeaseKeeper:
+    """Beats a run's lease from its own thread (so a busy event loop cannot let it lapse); when the lease turns
+    out to be taken over, cancels the task that plays the run."""
+
+    def __init__(self, store: Store, run_id: int, owner: str, period: float = LEASE_TTL / 3) -> None:
+        self.store, self.run_id, self.owner, self.period = store, run_id, owner, period
+        self.lost = False
+        self._stop = threading.Event()
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        self._thread = threading.Thread(target=self._beat, name=f"wason-lease-{run_id}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.period):
+            try:
+                held = self.store.heartbeat(self.run_id, self.owner)
+            except Exception:  # the store is briefly unreachable: the next beat tries again
+                continue
+            if not held:
+                self.lost = True
+                if self._task is not None:
+                    self._loop.call_soon_threadsafe(self._task.cancel)
+                return

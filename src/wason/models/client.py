@@ -10,16 +10,18 @@ import hashlib
 import json
 import random
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from wason.models.base import CallContext, ChatMessage, GenerationParams, Model, ModelError, ModelResponse
+from wason.redaction import redact
 
 
 class CallStore(Protocol):
     """Where calls are recorded and cached (implemented by :class:`wason.store.Store`)."""
 
-    def record_call(self, record: dict[str, Any]) -> None: ...
+    def record_call(self, record: dict[str, Any]) -> int: ...
 
     def cache_get(self, key: str) -> dict[str, Any] | None: ...
 
@@ -64,6 +66,16 @@ def cache_key(model: Model, messages: list[ChatMessage], params: GenerationParam
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+THREADS_KEPT = 4096
+"""Conversations whose last call the client remembers, to store the next call as what is new since it."""
+
+
+@dataclass
+class _Thread:
+    call_id: int
+    messages: list[ChatMessage]
+
+
 @dataclass
 class ModelClient:
     """A model with the run-time policies every backend shares."""
@@ -75,6 +87,10 @@ class ModelClient:
     rng: random.Random = field(default_factory=random.Random)
     sleep: Any = asyncio.sleep
     _semaphore: asyncio.Semaphore | None = field(default=None, init=False, repr=False)
+    # the last recorded call of each conversation, oldest first (a bounded LRU)
+    _threads: OrderedDict[tuple[Any, ...], _Thread] = field(
+        default_factory=OrderedDict, init=False, repr=False
+    )
 
     @property
     def semaphore(self) -> asyncio.Semaphore:
@@ -85,7 +101,11 @@ class ModelClient:
     async def complete(
         self, messages: list[ChatMessage], params: GenerationParams, context: CallContext | None = None
     ) -> ModelResponse:
-        """One reply for ``messages``; raises :class:`ModelError` once retries are exhausted."""
+        """One reply for ``messages``; raises :class:`ModelError` once retries are exhausted.
+
+        Every attempt's failure is kept in the call's record; a reply that could not be read (a malformed body)
+        is a failed attempt like a 500, retried the same way.
+        """
         ctx = context or CallContext()
         key = cache_key(self.model, messages, params, ctx.sample)
         base = {
@@ -93,16 +113,18 @@ class ModelClient:
             "episode_id": ctx.episode_id,
             "turn": ctx.turn,
             "model": self.model.spec,
-            "endpoint": self.model.endpoint,
-            "messages": [m.model_dump() for m in messages],
+            "endpoint": redact(self.model.endpoint),
             "params": params.model_dump(),
             "cache_key": key,
         }
+        thread = (ctx.run_id, ctx.episode_id, ctx.sample, messages[0] if messages else None)
         if self.use_cache and self.store is not None:
             hit = self.store.cache_get(key)
             if hit is not None:
                 response = ModelResponse.model_validate(hit)
-                self._record(base, response, latency=0.0, attempts=0, errors=[], cached=True)
+                self._record(
+                    base, thread, messages, response, latency=0.0, attempts=0, errors=[], cached=True
+                )
                 return response
 
         errors: list[str] = []
@@ -117,24 +139,41 @@ class ModelClient:
                 exc: ModelError = ModelError(f"timed out after {self.policy.timeout:g}s", transient=True)
             except ModelError as err:
                 exc = err
+            except Exception as err:  # a backend's defect must not lose the call's record
+                exc = ModelError(f"unexpected {type(err).__name__} from the backend: {err}", transient=False)
             else:
                 latency = time.perf_counter() - started
                 if self.store is not None and self.use_cache:
                     self.store.cache_put(key, response.model_dump())
                 self._record(
-                    base, response, latency=latency, attempts=attempt + 1, errors=errors, cached=False
+                    base,
+                    thread,
+                    messages,
+                    response,
+                    latency=latency,
+                    attempts=attempt + 1,
+                    errors=errors,
+                    cached=False,
                 )
                 return response
-            errors.append(str(exc))
+            errors.append(_one_line(str(exc)))
             if not exc.transient or attempt == self.policy.retries:
                 self._record(
                     base,
+                    thread,
+                    messages,
                     None,
                     latency=time.perf_counter() - started,
                     attempts=attempt + 1,
                     errors=errors,
                     cached=False,
                 )
+                if len(errors) > 1:
+                    raise ModelError(
+                        f"{errors[-1]} (after {len(errors)} attempts)",
+                        transient=exc.transient,
+                        status=exc.status,
+                    ) from exc
                 raise exc
             ceiling = min(self.policy.max_delay, self.policy.base_delay * 2**attempt)
             await self.sleep(self.rng.uniform(0, ceiling))
@@ -143,6 +182,8 @@ class ModelClient:
     def _record(
         self,
         base: dict[str, Any],
+        thread: tuple[Any, ...],
+        messages: list[ChatMessage],
         response: ModelResponse | None,
         *,
         latency: float,
@@ -152,9 +193,16 @@ class ModelClient:
     ) -> None:
         if self.store is None:
             return
-        self.store.record_call(
+        # The next turn of a conversation repeats every earlier message: store only what is new since the
+        # conversation's last recorded call, and point at it.
+        last = self._threads.get(thread)
+        n = len(last.messages) if last is not None else 0
+        parent = last is not None and n <= len(messages) and messages[:n] == last.messages
+        call_id = self.store.record_call(
             {
                 **base,
+                "parent_id": last.call_id if parent and last is not None else None,
+                "messages": [m.model_dump() for m in (messages[n:] if parent else messages)],
                 "response": response.text if response else None,
                 "finish_reason": response.finish_reason if response else None,
                 "input_tokens": response.input_tokens if response else None,
@@ -166,6 +214,15 @@ class ModelClient:
                 "cached": cached,
             }
         )
+        self._threads[thread] = _Thread(call_id, list(messages))
+        self._threads.move_to_end(thread)
+        while len(self._threads) > THREADS_KEPT:
+            self._threads.popitem(last=False)
 
     async def aclose(self) -> None:
         await self.model.aclose()
+
+
+def _one_line(text: str, limit: int = 500) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, RunReport, run_header
+from wason.core.records import CallTotals, RunReport, calls_note, run_header
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
 from wason.metrics.rates import NearMissMass
 from wason.tasks.aiw.plots import answer_histogram_png
@@ -186,8 +186,9 @@ def aiw_table(store: RunReader, run_id: int) -> RenderableType:
     notes = [
         Text(
             f"temperature {params.get('temperature')}, max_tokens {params.get('max_tokens')}; "
-            f"model calls {calls['calls']} ({calls['cached_calls']} from cache); errored {data['errored']}"
+            f"errored {data['errored']}"
         ),
+        Text(calls_note(calls)),
     ]
     if data["pending"]:
         notes.append(Text(f"{data['pending']} trial(s) not finished: `wason eval --resume {run_id}`"))

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, RunReport, RunRow, run_header, run_label
+from wason.core.records import CallTotals, EpisodeRow, RunReport, RunRow, calls_note, run_header, run_label
 from wason.tasks.wilt.protocol import load_instruction
 from wason.tasks.wilt.scoring import WiltSummary, summarize
 
@@ -179,13 +179,8 @@ def show_table(store: RunReader, run_ids: int | list[int]) -> RenderableType:
 def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int]) -> list[Text]:
     seed = run.config.get("probe_seed", 0)
     lines = [Text(f"protocol: {protocol_name(run.config)}; guesses judged on probe set seed {seed}")]
-    if calls["calls"]:
-        lines.append(
-            Text(
-                f"model calls: {calls['calls']} ({calls['cached_calls']} from cache, "
-                f"{calls['failed_calls']} failed after retries)"
-            )
-        )
+    if calls["calls"] or calls["cached_calls"]:
+        lines.append(Text(calls_note(calls)))
     if s.pending:
         lines.append(
             Text(f"{s.pending} episode(s) not finished: `wason eval --resume {run.id}` finishes them")
