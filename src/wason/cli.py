@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 from rich.console import Console
+from sqlalchemy.exc import SQLAlchemyError
 
 from wason.core import registry, session
 from wason.core.family import Family, Item, PlayIO, RunSettings
@@ -36,8 +37,9 @@ from wason.engine import (
 )
 from wason.models.base import GenerationParams, ModelConfigError
 from wason.models.client import ModelClient
+from wason.redaction import redact
 from wason.sandbox import GuessRejected
-from wason.store import Store, StoreError
+from wason.store import RunBusy, Store, StoreError
 
 LOCAL_DEFAULT_MAX_TOKENS = 256
 
@@ -249,6 +251,24 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         if fam.commands:
             fam.add_commands(sub.add_parser(fam.name, help=fam.commands))
 
+    sw = sub.add_parser(
+        "sweep",
+        parents=[store_opts, json_opt],
+        help="run a grid of runs from a TOML file, here or on a Ray cluster",
+        description="Run every cell of a sweep file (families x their settings x models x generation settings) "
+        "as one run per cell, then print a row per cell; run it again to finish what did not complete. "
+        "The file format and running on a cluster: docs/scale.md.",
+    )
+    sw.add_argument("file", nargs="?", metavar="SWEEP.toml", help="the sweep file")
+    sw.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        metavar="ADDRESS",
+        help="run each cell as a Ray task on the cluster at ADDRESS (default: this machine's cluster or "
+        "$RAY_ADDRESS); the store must be PostgreSQL (--db postgresql+psycopg://...)",
+    )
+
     sub.add_parser("runs", parents=[store_opts, json_opt], help="list runs")
 
     sh = sub.add_parser(
@@ -314,6 +334,12 @@ def main(argv: list[str] | None = None) -> int:
             return _play(args, console)
         if args.command == "session":
             return _session(args)
+        if args.command == "sweep":
+            from wason.engine.sweep import sweep_command
+
+            return sweep_command(
+                args.file, db=_db(args), ray=args.ray, console=console, as_json=_as_json(args)
+            )
         return registry.get(args.command).run_command(args, print)
     except (
         UserError,
@@ -325,11 +351,21 @@ def main(argv: list[str] | None = None) -> int:
         ExternalFailure,
     ) as exc:
         reason = getattr(exc, "reason", None) or _reasons(exc)
-        print(f"wason: error: {_one_line(reason)}", file=sys.stderr)
+        print(f"wason: error: {_one_line(redact(reason))}", file=sys.stderr)
+        return 2
+    except SQLAlchemyError as exc:  # the store failed under us (a corrupt page, a lost server)
+        print(f"wason: error: the store failed: {_one_line(redact(_db_reason(exc)))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `wason ... | head`: the reader left; nothing is lost
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until the interpreter exits
         return 0
+
+
+def _db_reason(exc: SQLAlchemyError) -> str:
+    # the driver's own message, without SQLAlchemy's statement and parameters
+    orig = getattr(exc, "orig", None)
+    lines = str(orig if orig is not None else exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 def _reasons(exc: Exception) -> str:
@@ -392,9 +428,10 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         if args.family is not None:
             raise UserError("--resume RUN finishes a stored run with its own settings; leave out the family")
         config = load_config(store, args.resume)
-        if config.player != "llm":
+        if config.player not in ("llm", "solver"):
             raise UserError(
-                f"run {args.resume} was played by {config.player}; only model runs can be resumed"
+                f"run {args.resume} was played by {config.player}; only model and solver runs can be resumed "
+                "(a game played by hand goes on with `wason play --session ID`)"
             )
         run_id = args.resume
         api_key = getattr(args, "api_key", None)
@@ -412,11 +449,15 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         api_key = args.api_key
         no_baseline = bool(getattr(args, "no_baseline", False))
     if config.player == "solver":
-        run_id = create_run(store, config, items)
+        resumed = run_id >= 0
+        if not resumed:
+            run_id = create_run(store, config, items)
+        n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
         if not as_json:
-            console.print(_header(config, run_id, store, len(store.list_episodes(run_id)), resumed=False))
+            console.print(_header(config, run_id, store, n_todo, resumed=resumed))
         asyncio.run(_solve(store, run_id, config))
-        return _report(store, [run_id], console, as_json=as_json)
+        _report(store, [run_id], console, as_json=as_json)
+        return _verdict(store, run_id)
     client = make_client(config, store, api_key=api_key)
     oracle = make_oracle_client(config, store, api_key=api_key, player_client=client)
     state = {"run": run_id}
@@ -429,9 +470,25 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
     runs = [state["run"]]
     if not no_baseline:
         baseline = run_baseline(store, state["run"])
-        if baseline is not None:
+        if baseline is not None and store.get_run(baseline).status == "completed":
             runs.append(baseline)
-    return _report(store, runs, console, as_json=as_json)
+    _report(store, runs, console, as_json=as_json)
+    return _verdict(store, state["run"])
+
+
+def _verdict(store: Store, run_id: int) -> int:
+    """The exit status of a finished run: 1, with one line, when not one episode completed."""
+    episodes = store.list_episodes(run_id)
+    errored = [e for e in episodes if e.status == "errored"]
+    if episodes and len(errored) == len(episodes):
+        first = _one_line(errored[0].error or "no reason recorded").split(" Traceback")[0]
+        print(
+            f"wason: error: every episode of run {run_id} errored (the first: {first[:300]}); "
+            f"fix the cause, then `wason eval --resume {run_id}`",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
 async def _eval_async(
@@ -454,6 +511,9 @@ async def _eval_async(
         if state["run"] < 0:
             state["run"] = create_run(store, config, items)
         run_id = state["run"]
+        holder = store.get_run(run_id).owner
+        if holder is not None:  # say so before printing anything; execute_run's lease is the real guard
+            raise RunBusy(run_id, holder)
         concurrency = config.concurrency or client.model.max_concurrency
         n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
         if not as_json:
@@ -571,7 +631,15 @@ def _show(args: argparse.Namespace, console: Console) -> int:
         family = registry.get(store.get_run(args.run).task)
         for path in family.write_plots(store, args.run, Path(args.plots)):
             console.print(str(path), markup=False)
-    return _report(store, [args.run, *baselines_of(store, args.run)], console, as_json=_as_json(args))
+    baselines = baselines_of(store, args.run, completed_only=True)
+    for unfinished in set(baselines_of(store, args.run)) - set(baselines):
+        # an interrupted baseline is not a result: say how to finish it instead of printing its part
+        print(
+            f"wason: note: the solver baseline (run {unfinished}) is not finished; "
+            f"`wason eval --resume {args.run}` finishes it",
+            file=sys.stderr,
+        )
+    return _report(store, [args.run, *baselines], console, as_json=_as_json(args))
 
 
 # -- play -------------------------------------------------------------------------------------------------
