@@ -505,15 +505,14 @@ async def _eval_async(
     # One event loop for the check and the run: the HTTP clients are bound to the loop they first ran on.
     resumed = state["run"] >= 0
     try:
+        if resumed and (holder := store.get_run(state["run"]).owner) is not None:
+            raise RunBusy(state["run"], holder)  # before any request; execute_run's lease is the real guard
         await _preflight(client)
         if oracle is not None and oracle is not client:
             await _preflight(oracle)
         if state["run"] < 0:
             state["run"] = create_run(store, config, items)
         run_id = state["run"]
-        holder = store.get_run(run_id).owner
-        if holder is not None:  # say so before printing anything; execute_run's lease is the real guard
-            raise RunBusy(run_id, holder)
         concurrency = config.concurrency or client.model.max_concurrency
         n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
         if not as_json:

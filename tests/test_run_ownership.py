@@ -1,0 +1,91 @@
+"""Through the command line: one process per run, failures that say so, and no password printed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer
+from wason.cli import main
+from wason.store import Store
+
+
+def slow_reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+    time.sleep(0.05)
+    turn = sum(m.get("role") == "assistant" for m in messages)
+    if turn < 5:
+        return f"Test Case: ```({turn}, {turn * 2}, {turn + 7})```"
+    return "Final Guess: ```lambda x, y, z: x < y < z```"
+
+
+def _eval(server: FakeOpenAIServer, db: str, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "wason.cli", "eval", "wilt", "--split", "lite", "--model", "vllm:fake",
+            "--base-url", server.base_url, "--db", db, "--no-baseline", *extra]  # fmt: skip
+
+
+def test_two_resumes_at_once_one_plays_the_other_is_refused(tmp_path: Path) -> None:
+    db_path = tmp_path / "two.db"
+    db = f"sqlite:///{db_path}"
+    env = {**os.environ, "COLUMNS": "120"}
+    with FakeOpenAIServer(slow_reply) as server:
+        first = subprocess.Popen(_eval(server, db, "--concurrency", "2"), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, env=env)  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            try:
+                if sum(e.status == "completed" for e in Store(db).list_episodes(1)) >= 2:
+                    break
+            except Exception:  # the run is still creating its tables
+                continue
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+        store = Store(db)
+        assert store.get_run(1).status == "interrupted"  # its process is gone: not shown as running
+        bodies_before = len(server.bodies)
+        calls_before = len(store.list_calls(run_id=1))
+
+        resume = [sys.executable, "-m", "wason.cli", "eval", "--resume", "1", "--db", db, "--no-baseline"]
+        a = subprocess.Popen(resume, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        b = subprocess.Popen(resume, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        (_, err_a), (_, err_b) = a.communicate(timeout=120), b.communicate(timeout=120)
+        codes = sorted([a.returncode, b.returncode])
+        assert codes == [0, 2], (err_a, err_b)
+        refusal = err_a if a.returncode == 2 else err_b
+        assert refusal.count("\n") == 1 and "Traceback" not in refusal
+        assert "run 1 is being worked on by process" in refusal
+
+        calls_after = store.list_calls(run_id=1)[calls_before:]
+        sent = [c for c in calls_after if not c["cached"]]
+        # every turn request the server saw is recorded once (the pre-flight checks' one-token probes aside)
+        turns_seen = [b for b in list(server.bodies)[bodies_before:] if b.get("max_tokens") != 1]
+        assert len(turns_seen) == len(sent)
+        answered = [c["cache_key"] for c in store.list_calls(run_id=1) if c["response"] and not c["cached"]]
+        assert len(answered) == len(set(answered)) == 10 * 6  # no request was paid twice
+        assert all(len(store.list_turns(e.id)) == 6 for e in store.list_episodes(1))
+        assert store.get_run(1).status == "completed"
+
+
+def test_a_run_where_every_episode_errored_exits_non_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'bad.db'}"
+    with FakeOpenAIServer(slow_reply, fail_share=1.0, fail_kinds=(400,)) as server:
+        args = _eval(server, db, "--ids", "1,2")[3:]
+        assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "every episode of run 1 errored" in err and "request rejected (400)" in err
+    assert "wason eval --resume 1" in err
+
+
+def test_no_password_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["runs", "--db", "postgresql://alice:hunter2@127.0.0.1:1/nothing"]) == 2
+    err = capsys.readouterr().err
+    assert "hunter2" not in err and "alice:***@127.0.0.1" in err and err.count("\n") == 1
