@@ -1,0 +1,807 @@
+"""Sweeps: a grid of runs (families x their settings x players and models x generation settings), one run per
+cell, all in one store, described by a TOML file (``wason sweep SWEEP.toml``; the format is in docs/scale.md).
+
+Each cell is a run made with the sweep's name and the cell's key, so the store holds at most one run per cell:
+running a sweep again, or retrying a cell whose process died, finds the cell's run and finishes it instead of
+starting another. Cells run one after another in this process, or each as a Ray task on a cluster
+(:mod:`wason.engine.sweep_ray`), which then needs a store every node reaches (PostgreSQL).
+
+Like the rest of the engine it names no family: each cell's configuration is built by its family's own
+configuration class, found in the registry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import tomllib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from rich.console import Console
+from rich.table import Table
+
+from wason.core import registry
+from wason.core.family import Family, Item, RunSettings
+from wason.core.runner import EpisodeResult
+from wason.engine.runs import (
+    baselines_of,
+    create_run,
+    execute_run,
+    llm_player_factory,
+    load_config,
+    make_client,
+    make_oracle_client,
+    run_baseline,
+    solver_player_factory,
+)
+from wason.models.base import GenerationParams
+from wason.redaction import redact
+from wason.store import Store
+from wason.store.db import RunBusy
+
+__all__ = [
+    "MAX_SWEEP_BYTES",
+    "Cell",
+    "CellOutcome",
+    "CellRow",
+    "Sweep",
+    "SweepError",
+    "cell_rows",
+    "load_sweep",
+    "run_cell",
+    "run_sweep",
+    "sweep_command",
+    "sweep_table",
+]
+
+MAX_SWEEP_BYTES = 1 << 20
+"""The largest sweep file read (1 MiB): a grid is a few dozen lines, and ``/dev/zero`` must not hang us."""
+
+
+class SweepError(ValueError):
+    """A sweep file that cannot be used, or a sweep that cannot start; the message is one line naming the key."""
+
+
+# -- the sweep file -----------------------------------------------------------------------------------------
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RunOptions(_Strict):
+    """``[run]``: how every cell's model is called, and whether model runs get their solver baseline."""
+
+    timeout: float = Field(default=120.0, gt=0)
+    retries: int = Field(default=6, ge=0)
+    concurrency: int | None = Field(default=None, ge=1)
+    use_cache: bool = True
+    system_as_user: bool = False
+    baselines: bool = True
+
+
+class PlayerSpec(_Strict):
+    """One ``[[players]]`` entry: the models of one endpoint (``llm``), or the family's reference solver."""
+
+    player: Literal["llm", "solver"] = "llm"
+    models: list[str] = Field(default_factory=list)
+    base_url: str | None = None
+
+    @model_validator(mode="after")
+    def _models_for_llm_only(self) -> PlayerSpec:
+        if self.player == "llm" and not self.models:
+            raise ValueError(
+                "models: an llm player lists at least one model spec, e.g. models = ['vllm:NAME']"
+            )
+        if self.player == "solver" and (self.models or self.base_url):
+            raise ValueError("the solver takes no models or base_url")
+        return self
+
+
+class SettingsSpec(GenerationParams):
+    """One ``[[settings]]`` entry: generation parameters (absent means the model's default), checked as a
+    run's are, with unknown keys refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def params(self) -> GenerationParams:
+        return GenerationParams(**self.model_dump())
+
+
+class FamilySpec(BaseModel):
+    """One ``[[families]]`` entry: a family by name, its grid axes, and any of its settings fixed for every cell
+    (the keys besides ``name``, ``splits``, ``seeds`` and ``grid``)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str
+    splits: list[Any] | None = None
+    seeds: list[int] | None = None
+    grid: dict[str, list[Any]] = Field(default_factory=dict)
+
+    @field_validator("splits", "seeds")
+    @classmethod
+    def _not_empty(cls, v: list[Any] | None) -> list[Any] | None:
+        if v is not None and not v:
+            raise ValueError("an empty list makes no cells; leave the key out instead")
+        return v
+
+    @field_validator("grid")
+    @classmethod
+    def _axes_not_empty(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        empty = [k for k, values in v.items() if not values]
+        if empty:
+            raise ValueError(f"grid.{empty[0]}: an empty list makes no cells")
+        return v
+
+
+class RaySpec(_Strict):
+    """``[ray]``: how cells are scheduled on a Ray cluster (``wason sweep --ray``)."""
+
+    cpus_per_cell: float = Field(default=1.0, gt=0)
+    max_retries: int = Field(default=3, ge=0)
+    cells_at_once: int | None = Field(default=None, ge=1)
+
+
+class SweepFile(_Strict):
+    """The whole sweep file."""
+
+    name: str = Field(min_length=1, max_length=200)
+    run: RunOptions = Field(default_factory=RunOptions)
+    families: list[FamilySpec] = Field(min_length=1)
+    players: list[PlayerSpec] = Field(min_length=1)
+    settings: list[SettingsSpec] = Field(default_factory=lambda: [SettingsSpec()], min_length=1)
+    ray: RaySpec = Field(default_factory=RaySpec)
+
+
+# -- cells ----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Cell:
+    """One run of the grid.
+
+    Attributes:
+        key: the canonical text of the cell's parameters (its family, the family settings the sweep sets, who
+            plays, the generation settings); the store keeps one run per (sweep, key).
+        task: the family's name.
+        config: the run configuration as JSON (the family's configuration class reads it back).
+        fields: the family settings the sweep sets for this cell (shown in the summary).
+        baseline: whether a model run gets its solver baseline.
+    """
+
+    key: str
+    task: str
+    config: dict[str, Any]
+    fields: dict[str, Any]
+    baseline: bool
+
+    @property
+    def player(self) -> str:
+        return str(self.config.get("player"))
+
+    @property
+    def model(self) -> str | None:
+        model = self.config.get("model")
+        return None if model is None else str(model)
+
+    @property
+    def who(self) -> str:
+        return self.model if self.player == "llm" and self.model else self.player
+
+    @property
+    def settings(self) -> str:
+        params = self.config.get("params") or {}
+        return _pairs({k: v for k, v in params.items() if v is not None}) if self.player == "llm" else "-"
+
+    def run_config(self) -> RunSettings:
+        config: RunSettings = registry.get(self.task).config_type.model_validate(self.config)
+        return config
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A loaded sweep file: its name, its cells in grid order, and its Ray options."""
+
+    name: str
+    path: str
+    cells: list[Cell]
+    ray: RaySpec = field(default_factory=RaySpec)
+    notes: list[str] = field(default_factory=list)
+
+
+def _pairs(values: dict[str, Any]) -> str:
+    return " ".join(f"{k}={_show(v)}" for k, v in values.items()) or "-"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def cell_key(config: RunSettings, fields: Iterable[str]) -> str:
+    """The canonical key of a cell: JSON with sorted keys of what makes the cell's results what they are (the
+    family, the family settings the sweep sets, the player, the model, the generation parameters given, and
+    the instructions' role). Timeouts, retries, concurrency and the endpoint's URL are left out: they change
+    how a cell runs, not what it measures, so editing them keeps the cells' runs."""
+    data = config.model_dump(mode="json")
+    key: dict[str, Any] = {
+        "task": data["task"],
+        "fields": {name: data[name] for name in sorted(fields)},
+        "player": data["player"],
+    }
+    if config.player == "llm":
+        key["model"] = data["model"]
+        key["params"] = {k: v for k, v in data["params"].items() if v is not None}
+        if config.system_as_user:
+            key["system_as_user"] = True
+    return _canonical(key)
+
+
+def _own_fields(family: Family[Any]) -> set[str]:
+    """The settings of a family's configuration a sweep may set (not the shared model settings, not the ones the
+    engine sets)."""
+    config_type = family.config_type
+    return set(config_type.model_fields) - set(RunSettings.model_fields) - set(config_type.internal_fields)
+
+
+def _where(index: int, spec: FamilySpec) -> str:
+    return f"families[{index}] ({spec.name})"
+
+
+def _family_cells(
+    index: int, spec: FamilySpec, sweep: SweepFile, notes: list[str]
+) -> Iterator[tuple[RunSettings, dict[str, Any]]]:
+    where = _where(index, spec)
+    try:
+        family = registry.get(spec.name)
+    except ValueError as exc:  # unknown, or a plugin that does not load
+        raise SweepError(f"families[{index}].name: {exc}") from None
+    own = _own_fields(family)
+    known = ", ".join(sorted(own))
+    fixed = dict(spec.model_extra or {})
+    axes: dict[str, list[Any]] = {}
+    for shorthand, name in (("splits", "split"), ("seeds", "seed")):
+        values = getattr(spec, shorthand)
+        if values is None:
+            continue
+        if name not in own:
+            raise SweepError(f"{where}.{shorthand}: this family has no '{name}' setting (it has: {known})")
+        if name in spec.grid:
+            raise SweepError(f"{where}.{shorthand}: give either {shorthand} or grid.{name}, not both")
+        axes[name] = values
+    axes.update(spec.grid)
+    for name in [*fixed, *spec.grid]:
+        if name not in own:
+            prefix = "grid." if name in spec.grid else ""
+            raise SweepError(f"{where}.{prefix}{name}: not a setting of this family (it has: {known})")
+    both = sorted(set(fixed) & set(axes))
+    if both:
+        raise SweepError(f"{where}.{both[0]}: set both as a fixed value and as a grid axis")
+    solver_noted = False
+    for combo in itertools.product(*axes.values()):
+        fields = {**fixed, **dict(zip(axes, combo, strict=True))}
+        for player in sweep.players:
+            if player.player not in family.players:
+                if not solver_noted:
+                    notes.append(
+                        f"{spec.name} has no {player.player}: its {player.player} cells are left out"
+                    )
+                    solver_noted = True
+                continue
+            if player.player == "solver":
+                choices: list[tuple[str | None, str | None, GenerationParams]] = [
+                    (None, None, GenerationParams())
+                ]
+            else:
+                choices = [(m, player.base_url, s.params()) for m in player.models for s in sweep.settings]
+            for model, base_url, params in choices:
+                try:
+                    config: RunSettings = family.config_type(
+                        **fields,
+                        player=player.player,
+                        model=model,
+                        base_url=base_url,
+                        params=params,
+                        timeout=sweep.run.timeout,
+                        retries=sweep.run.retries,
+                        concurrency=sweep.run.concurrency,
+                        use_cache=sweep.run.use_cache,
+                        system_as_user=sweep.run.system_as_user,
+                    )
+                except ValidationError as exc:
+                    raise SweepError(f"{where}: {_reasons(exc)}") from None
+                except ValueError as exc:
+                    raise SweepError(f"{where}: {exc}") from None
+                yield config, fields
+
+
+def _reasons(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc']))}: {e['msg']}" if e["loc"] else str(e["msg"]) for e in exc.errors()
+    )
+
+
+def _file_reasons(exc: ValidationError) -> str:
+    parts = []
+    for e in exc.errors():
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e["loc"]).lstrip(".")
+        msg = "unknown key" if e["type"] == "extra_forbidden" else e["msg"]
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)
+
+
+def read_sweep_text(path: str | Path) -> str:
+    """The sweep file's text: at most :data:`MAX_SWEEP_BYTES`, UTF-8 (a byte-order mark is allowed)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SWEEP_BYTES + 1)
+    except OSError as exc:
+        raise SweepError(f"{path}: cannot read the sweep file: {exc.strerror or exc}") from None
+    if len(data) > MAX_SWEEP_BYTES:
+        raise SweepError(f"{path}: larger than {MAX_SWEEP_BYTES} bytes; is it a sweep file?")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SweepError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def parse_sweep(text: str, path: str = "SWEEP.toml") -> Sweep:
+    """A sweep from the text of its TOML file (``path`` only names it in errors).
+
+    Raises:
+        SweepError: the text is not TOML, a key is unknown or has a bad value, or a cell's configuration is
+            rejected by its family; the message is one line naming the key.
+    """
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SweepError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        spec = SweepFile.model_validate(raw)
+    except ValidationError as exc:
+        raise SweepError(f"{path}: {_file_reasons(exc)}") from None
+    cells: dict[str, Cell] = {}
+    notes: list[str] = []
+    try:
+        for index, fam in enumerate(spec.families):
+            for config, fields in _family_cells(index, fam, spec, notes):
+                key = cell_key(config, fields)
+                # the same cell from two entries (two endpoints of one model) is one run
+                cells.setdefault(
+                    key,
+                    Cell(
+                        key=key,
+                        task=str(getattr(config, "task", "")),
+                        config=config.model_dump(mode="json"),
+                        fields=fields,
+                        baseline=spec.run.baselines and config.player == "llm",
+                    ),
+                )
+    except SweepError as exc:
+        raise SweepError(f"{path}: {exc}") from None
+    if not cells:
+        raise SweepError(f"{path}: the grid has no cells ({'; '.join(notes) or 'nothing to play'})")
+    return Sweep(name=spec.name, path=str(path), cells=list(cells.values()), ray=spec.ray, notes=notes)
+
+
+def load_sweep(path: str | Path) -> Sweep:
+    """Read and check a sweep file (see :func:`parse_sweep`)."""
+    return parse_sweep(read_sweep_text(path), str(path))
+
+
+# -- running one cell ---------------------------------------------------------------------------------------
+class CellOutcome(BaseModel):
+    """What running a cell came to: its run (None when it failed before it had one), and why it failed."""
+
+    key: str
+    run: int | None
+    status: Literal["completed", "incomplete", "busy", "failed"]
+    reason: str | None = None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(redact(text).split())
+
+
+def _is_complete(store: Store, run_id: int, baseline: bool) -> bool:
+    if store.get_run(run_id).status != "completed":
+        return False
+    if not baseline:
+        return True
+    found = baselines_of(store, run_id)
+    if not found:
+        # a family without a solver baseline has nothing more to do
+        return family_has_no_baseline(load_config(store, run_id), run_id)
+    return store.get_run(found[-1]).status == "completed"
+
+
+def family_has_no_baseline(config: RunSettings, run_id: int) -> bool:
+    """Whether the family of ``config`` makes no solver baseline for a model run."""
+    return registry.get(str(getattr(config, "task", ""))).baseline(config, run_id) is None
+
+
+async def _play(
+    store: Store,
+    run_id: int,
+    config: RunSettings,
+    *,
+    lease_wait: float,
+    on_start: Callable[[int], None] | None,
+    on_result: Callable[[EpisodeResult], None] | None,
+) -> None:
+    n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
+    if config.player == "solver":
+        oracle = make_oracle_client(config, store)
+        try:
+            if on_start is not None:
+                on_start(n_todo)
+            await execute_run(
+                store,
+                run_id,
+                solver_player_factory(config),
+                concurrency=1,
+                on_result=on_result,
+                oracle=oracle,
+                lease_wait=lease_wait,
+            )
+        finally:
+            if oracle is not None:
+                await oracle.aclose()
+        return
+    client = make_client(config, store)
+    oracle = make_oracle_client(config, store, player_client=client)
+    try:
+        for model in (client, oracle):
+            check = getattr(model.model, "check", None) if model is not None else None
+            if check is not None:  # a wrong URL, key or model name is one line, not every episode errored
+                await check()
+        if on_start is not None:
+            on_start(n_todo)
+        await execute_run(
+            store,
+            run_id,
+            llm_player_factory(client, config, run_id),
+            concurrency=config.concurrency or client.model.max_concurrency,
+            on_result=on_result,
+            oracle=oracle,
+            lease_wait=lease_wait,
+        )
+    finally:
+        await client.aclose()
+        if oracle is not None and oracle is not client:
+            await oracle.aclose()
+
+
+_HOW_A_CELL_RUNS = ("base_url", "timeout", "retries", "concurrency", "use_cache")
+
+
+def _current(stored: RunSettings, now: RunSettings) -> RunSettings:
+    """A stored cell run's configuration with how it runs taken from the sweep file as it is now."""
+    return stored.model_copy(update={name: getattr(now, name) for name in _HOW_A_CELL_RUNS})
+
+
+def run_cell(
+    store: Store,
+    sweep: str,
+    cell: Cell,
+    *,
+    items: list[Item] | None = None,
+    lease_wait: float = 0.0,
+    on_start: Callable[[int], None] | None = None,
+    on_result: Callable[[EpisodeResult], None] | None = None,
+) -> CellOutcome:
+    """Make or find the cell's run, play what it has not finished, then its baseline; never raises for a cell
+    that fails (the outcome says why), so one bad cell does not stop a sweep.
+
+    Args:
+        items: the cell's items when the caller already drew them (cells of one family setting share them).
+        lease_wait: seconds to wait for the lease of a run whose holder may have died (a retried Ray task).
+        on_start: told how many episodes are left, once the run is ready.
+        on_result: told of each finished episode.
+    """
+    run_id: int | None = store.find_cell(sweep, cell.key)
+    try:
+        config = cell.run_config()
+        if run_id is None:
+            run_id = create_run(store, config, items, sweep=sweep, cell=cell.key)
+        if store.get_run(run_id).status != "completed":
+            # the file's current endpoint, timeouts and retries (not in the key), with the stored run's own
+            # settings for everything the key holds: a moved endpoint is followed, the cell stays the same
+            asyncio.run(
+                _play(
+                    store,
+                    run_id,
+                    _current(load_config(store, run_id), config),
+                    lease_wait=lease_wait,
+                    on_start=on_start,
+                    on_result=on_result,
+                )
+            )
+        elif on_start is not None:
+            on_start(0)
+        if cell.baseline and store.get_run(run_id).status == "completed":
+            run_baseline(store, run_id)
+    except RunBusy as exc:
+        return CellOutcome(key=cell.key, run=run_id, status="busy", reason=_one_line(str(exc)))
+    except Exception as exc:  # a cell's failure is reported in its row; the sweep goes on
+        reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
+        return CellOutcome(key=cell.key, run=run_id, status="failed", reason=_one_line(reason))
+    done = _is_complete(store, run_id, cell.baseline)
+    return CellOutcome(key=cell.key, run=run_id, status="completed" if done else "incomplete")
+
+
+# -- the summary ----------------------------------------------------------------------------------------------
+class CellRow(BaseModel):
+    """One cell in the sweep's summary (``wason sweep --json`` prints a list of them)."""
+
+    cell: str
+    family: str
+    fields: dict[str, Any]
+    player: str
+    model: str | None
+    settings: str
+    run: int | None
+    status: str
+    episodes: int
+    completed: int
+    correct: int
+    errored: int
+    score: float | None
+    baseline_run: int | None
+    baseline_correct: int | None
+    baseline_score: float | None
+    reason: str | None
+
+
+def _counts(store: Store, run_id: int) -> tuple[int, int, int, int]:
+    eps = store.list_episodes(run_id)
+    # an episode's success is its correctness in every family, so the score is successes over all episodes
+    return (
+        len(eps),
+        sum(e.status == "completed" for e in eps),
+        sum(bool(e.success) for e in eps),
+        sum(e.status == "errored" for e in eps),
+    )
+
+
+def cell_rows(store: Store, sweep: Sweep, outcomes: dict[str, CellOutcome] | None = None) -> list[CellRow]:
+    """The summary of every cell of the sweep, from the store (with the reasons of cells that failed now)."""
+    outcomes = outcomes or {}
+    rows = []
+    for cell in sweep.cells:
+        outcome = outcomes.get(cell.key)
+        run_id = store.find_cell(sweep.name, cell.key)
+        n = done = correct = errored = 0
+        status = "not started"
+        b_run = b_correct = None
+        b_score = None
+        if run_id is not None:
+            run = store.get_run(run_id)
+            n, done, correct, errored = _counts(store, run_id)
+            status = run.status
+            if cell.baseline:
+                found = baselines_of(store, run_id)
+                if found:
+                    b_run = found[-1]
+                    b_n, _, b_correct, _ = _counts(store, b_run)
+                    b_status = store.get_run(b_run).status
+                    b_score = b_correct / b_n if b_n else None
+                    if b_status != "completed":
+                        status += f", baseline {b_status}"
+                elif status == "completed" and not family_has_no_baseline(cell.run_config(), run_id):
+                    status += ", no baseline yet"
+        if outcome is not None and outcome.status in ("failed", "busy"):
+            status = outcome.status
+        rows.append(
+            CellRow(
+                cell=cell.key,
+                family=cell.task,
+                fields=cell.fields,
+                player=cell.player,
+                model=cell.model,
+                settings=cell.settings,
+                run=run_id,
+                status=status,
+                episodes=n,
+                completed=done,
+                correct=correct,
+                errored=errored,
+                score=correct / n if n else None,
+                baseline_run=b_run,
+                baseline_correct=b_correct,
+                baseline_score=b_score,
+                reason=outcome.reason if outcome is not None else None,
+            )
+        )
+    return rows
+
+
+def _score(correct: int | None, n: int, score: float | None) -> str:
+    if correct is None or score is None:
+        return "-"
+    return f"{correct}/{n} ({score:.0%})"
+
+
+def sweep_table(sweep: Sweep, rows: Sequence[CellRow], store_url: str) -> Table:
+    """One row per cell: family, its settings, who played, generation settings, run, status and score."""
+    table = Table(title=f"Sweep {sweep.name!r}: {len(rows)} cells in {store_url}")
+    for col in ("family", "settings of the family", "player / model", "generation", "run", "status", "score"):
+        table.add_column(col, justify="right" if col in ("run", "score") else "left")
+    if any(r.baseline_run is not None for r in rows):
+        table.add_column("solver baseline", justify="right")
+    for r in rows:
+        status = r.status + (f": {r.reason}" if r.reason else "")
+        if r.errored:
+            status += f" ({r.errored} errored)"
+        cols = [
+            r.family,
+            _pairs(r.fields),
+            r.model if r.player == "llm" and r.model else r.player,
+            r.settings,
+            "-" if r.run is None else str(r.run),
+            status,
+            _score(r.correct, r.episodes, r.score) if r.run is not None else "-",
+        ]
+        if table.columns[-1].header == "solver baseline":
+            cols.append(_score(r.baseline_correct, r.episodes, r.baseline_score))
+        table.add_row(*cols)
+    return table
+
+
+def _unfinished(rows: Sequence[CellRow]) -> list[CellRow]:
+    return [r for r in rows if r.status != "completed"]
+
+
+# -- running a sweep ------------------------------------------------------------------------------------------
+def todo_cells(store: Store, sweep: Sweep) -> list[Cell]:
+    """The cells not yet complete (no run, an unfinished run, or a missing or unfinished baseline)."""
+    todo = []
+    for cell in sweep.cells:
+        run_id = store.find_cell(sweep.name, cell.key)
+        if run_id is None or not _is_complete(store, run_id, cell.baseline):
+            todo.append(cell)
+    return todo
+
+
+def draw_items(store: Store, sweep: Sweep, todo: Sequence[Cell]) -> dict[str, list[Item]]:
+    """The items of the cells that have no run yet, drawn once per family setting (many models share a split),
+    before anything runs: an unknown split or rule id is one line now, not a failed cell later."""
+    drawn: dict[str, list[Item]] = {}
+    for cell in todo:
+        if store.find_cell(sweep.name, cell.key) is not None:
+            continue
+        group = _canonical([cell.task, cell.fields])
+        if group in drawn:
+            continue
+        config = cell.run_config()
+        try:
+            drawn[group] = registry.get(cell.task).items(config)
+        except (ValueError, OSError) as exc:
+            raise SweepError(
+                f"{sweep.path}: {cell.task} with {_pairs(cell.fields)}: {_one_line(str(exc))}"
+            ) from None
+    return drawn
+
+
+def run_sweep(
+    store: Store,
+    sweep: Sweep,
+    *,
+    console: Console | None = None,
+    quiet: bool = False,
+) -> dict[str, CellOutcome]:
+    """Run the sweep's unfinished cells one after another in this process, with progress over the cells and
+    over the current cell's episodes; returns the outcome of each cell run now."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    todo = todo_cells(store, sweep)
+    items = draw_items(store, sweep, todo)
+    outcomes: dict[str, CellOutcome] = {}
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[note]}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet,
+        transient=False,
+    ) as progress:
+        cells_bar = progress.add_task(
+            "cells", total=len(sweep.cells), completed=len(sweep.cells) - len(todo), note=""
+        )
+        episodes_bar = progress.add_task("episodes", total=0, note="", visible=False)
+        for cell in todo:
+            progress.update(cells_bar, note=f"{cell.task} {_pairs(cell.fields)} {cell.who}")
+
+            started, finished = _episode_progress(progress, episodes_bar)
+            group = _canonical([cell.task, cell.fields])
+            outcome = run_cell(
+                store, sweep.name, cell, items=items.get(group), on_start=started, on_result=finished
+            )
+            outcomes[cell.key] = outcome
+            progress.update(episodes_bar, visible=False)
+            progress.update(cells_bar, advance=1)
+        progress.update(cells_bar, note="")
+    return outcomes
+
+
+def _episode_progress(
+    progress: Any, bar: Any
+) -> tuple[Callable[[int], None], Callable[[EpisodeResult], None]]:
+    """The callbacks that drive the episodes bar of one cell."""
+    errored = 0
+
+    def started(n_todo: int) -> None:
+        progress.reset(bar, total=n_todo, note="", visible=n_todo > 0)
+
+    def finished(result: EpisodeResult) -> None:
+        nonlocal errored
+        errored += result.status == "errored"
+        progress.update(bar, advance=1, note=f"{errored} errored" if errored else "")
+
+    return started, finished
+
+
+def sweep_command(
+    path: str | None,
+    *,
+    db: str | None,
+    ray: str | None,
+    console: Console,
+    as_json: bool = False,
+) -> int:
+    """``wason sweep SWEEP.toml [--ray [ADDRESS]]``: run the unfinished cells, print the summary of all of them;
+    returns the exit status (1 when a cell did not complete, 130 when interrupted)."""
+    import sys
+
+    if path is None and ray is not None and ray.endswith(".toml"):
+        path, ray = ray, "auto"  # `wason sweep --ray SWEEP.toml`: the file, not a cluster's address
+    if path is None:
+        raise SweepError("name the sweep file: wason sweep SWEEP.toml (its format: docs/scale.md)")
+    sweep = load_sweep(path)
+    store = Store(db)
+    try:
+        if not as_json:
+            for note in sweep.notes:
+                console.print(f"note: {note}", markup=False, highlight=False)
+            where = "on Ray" if ray is not None else "in this process"
+            n_todo = len(todo_cells(store, sweep))
+            console.print(
+                f"Sweep {sweep.name!r}: {len(sweep.cells)} cells, {n_todo} to run {where}; store {store.url}",
+                markup=False,
+                highlight=False,
+            )
+        try:
+            if ray is not None:
+                from wason.engine.sweep_ray import run_sweep_ray
+
+                outcomes = run_sweep_ray(store, sweep, address=ray, console=console, quiet=as_json)
+            else:
+                outcomes = run_sweep(store, sweep, console=console, quiet=as_json)
+        except KeyboardInterrupt:
+            print(f"wason: interrupted; finish with `wason sweep {path}`", file=sys.stderr)
+            return 130
+        rows = cell_rows(store, sweep, outcomes)
+        if as_json:
+            print(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
+        else:
+            console.print(sweep_table(sweep, rows, store.url))
+        left = _unfinished(rows)
+        if left:
+            print(
+                f"wason: {len(left)} of {len(rows)} cells did not complete; run `wason sweep {path}` again to "
+                "finish them",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    finally:
+        store.close()
