@@ -3,6 +3,7 @@ refused, and concurrent first opens are safe (SQLite, and PostgreSQL when this m
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -353,3 +354,44 @@ def test_an_unreachable_postgres_server_is_a_one_line_error() -> None:
     with pytest.raises(StoreError, match="cannot open store") as err:
         Store("postgresql+psycopg://nobody:secret@127.0.0.1:1/nothing")
     assert "\n" not in str(err.value) and "secret" not in str(err.value)
+
+
+def _call(store: Store, parent: int | None, messages: list[dict[str, str]], reply: str) -> int:
+    return store.record_call(
+        {"run_id": 1, "episode_id": 1, "turn": 0, "model": "m", "endpoint": "e", "messages": messages,
+         "parent_id": parent, "params": {}, "response": reply, "attempts": 1, "cached": False,
+         "cache_key": f"key-{reply}"}
+    )  # fmt: skip
+
+
+def test_downgrading_0004_writes_conversations_back_whole_and_keeps_the_cache(tmp_path: Path) -> None:
+    url = _sqlite_url(tmp_path / "calls.db")
+    store = Store(url)
+    system, user = {"role": "system", "content": "rules"}, {"role": "user", "content": "go"}
+    first = _call(store, None, [system], "a")
+    _call(store, first, [{"role": "assistant", "content": "a"}, user], "b")
+    assert [len(c["messages"]) for c in store.list_calls()] == [1, 3]
+    store.close()
+    _migrate(url, lambda cfg: command.downgrade(cfg, "0003"))
+    engine = sa.create_engine(url)
+    with engine.connect() as c:
+        stored = [r[0] for r in c.execute(sa.text("SELECT messages FROM model_calls ORDER BY id"))]
+        cached = {r[0] for r in c.execute(sa.text("SELECT key FROM call_cache"))}
+    engine.dispose()
+    assert [len(json.loads(m)) for m in stored] == [1, 3]
+    assert cached == {"key-a", "key-b"}  # the older code reads replies only from call_cache
+
+
+def test_a_reply_cached_by_release_0_1_0_is_still_served(old_store: Path) -> None:
+    with sqlite3.connect(old_store) as db:
+        key, response = db.execute("SELECT key, response FROM call_cache LIMIT 1").fetchone()
+    expected = json.loads(response)
+    store = Store(_sqlite_url(old_store))
+    hit = store.cache_get(key)  # from the call that made it
+    assert hit is not None and (hit["text"], hit["output_tokens"]) == (
+        expected["text"],
+        expected["output_tokens"],
+    )
+    with store.engine.begin() as c:
+        c.execute(sa.text("DELETE FROM model_calls"))
+    assert store.cache_get(key) == expected  # and from the old cache table alone

@@ -25,8 +25,6 @@ class CallStore(Protocol):
 
     def cache_get(self, key: str) -> dict[str, Any] | None: ...
 
-    def cache_put(self, key: str, response: dict[str, Any]) -> None: ...
-
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -143,8 +141,7 @@ class ModelClient:
                 exc = ModelError(f"unexpected {type(err).__name__} from the backend: {err}", transient=False)
             else:
                 latency = time.perf_counter() - started
-                if self.store is not None and self.use_cache:
-                    self.store.cache_put(key, response.model_dump())
+                # the call's record is also its cache entry (looked up by its cache_key)
                 self._record(
                     base,
                     thread,
@@ -205,6 +202,7 @@ class ModelClient:
                 "messages": [m.model_dump() for m in (messages[n:] if parent else messages)],
                 "response": response.text if response else None,
                 "finish_reason": response.finish_reason if response else None,
+                "served_model": response.model if response else None,
                 "input_tokens": response.input_tokens if response else None,
                 "output_tokens": response.output_tokens if response else None,
                 "latency_s": latency,

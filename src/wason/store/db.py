@@ -96,6 +96,8 @@ model_calls = sa.Table(
     # the messages new since the parent call's request (all of them when there is no parent, 0004)
     sa.Column("messages", sa.JSON, nullable=False),
     sa.Column("parent_id", sa.Integer),
+    # the model name the endpoint reported answering with (0004)
+    sa.Column("served_model", sa.String(256)),
     sa.Column("params", sa.JSON, nullable=False),
     sa.Column("response", sa.Text),
     sa.Column("finish_reason", sa.String(64)),
@@ -494,16 +496,29 @@ class Store:
         return {k: int(v) for k, v in zip(CALL_TOTALS, row, strict=True)}
 
     def cache_get(self, key: str) -> dict[str, Any] | None:
-        with self.engine.connect() as c:
-            row = c.execute(sa.select(call_cache.c.response).where(call_cache.c.key == key)).first()
-        return None if row is None else dict(row[0])
+        """The reply recorded for a request with this cache key, if one was answered.
 
-    def cache_put(self, key: str, response: dict[str, Any]) -> None:
-        try:
-            with self.engine.begin() as c:
-                c.execute(call_cache.insert().values(key=key, response=response, created_at=_now()))
-        except IntegrityError:
-            pass  # two episodes made the same request at once; the first answer stays
+        A call's record is its cache entry: the oldest answered call with the key gives the reply. Stores written
+        before revision 0004 also kept replies in ``call_cache``, which is read when no call has one.
+        """
+        mc = model_calls.c
+        with self.engine.connect() as c:
+            row = c.execute(
+                sa.select(mc.response, mc.input_tokens, mc.output_tokens, mc.finish_reason, mc.served_model)
+                .where(mc.cache_key == key, mc.response.is_not(None))
+                .order_by(mc.id)
+                .limit(1)
+            ).first()
+            if row is not None:
+                return {
+                    "text": row.response,
+                    "input_tokens": row.input_tokens,
+                    "output_tokens": row.output_tokens,
+                    "finish_reason": row.finish_reason,
+                    "model": row.served_model,
+                }
+            old = c.execute(sa.select(call_cache.c.response).where(call_cache.c.key == key)).first()
+        return None if old is None else dict(old[0])
 
 
 CALL_TOTALS = (
