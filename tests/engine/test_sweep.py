@@ -337,3 +337,15 @@ def test_kill_9_mid_sweep_then_the_sweep_again_loses_and_repeats_nothing(tmp_pat
             # the episode cut by the kill was replayed from its start: no turn is stored twice
             assert turns == list(range(4 if model_run else len(turns))) and turns
     store.close()
+
+
+def test_a_ray_address_where_nothing_listens_is_one_line_at_once() -> None:
+    pytest.importorskip("ray")
+    from tests.postgres import free_port
+    from wason.engine.sweep import SweepError
+    from wason.engine.sweep_ray import _check_reachable
+
+    with pytest.raises(
+        SweepError, match=r"cannot reach a Ray cluster at '127\.0\.0\.1:\d+': .*ray start --head"
+    ):
+        _check_reachable(f"127.0.0.1:{free_port()}")

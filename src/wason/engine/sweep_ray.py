@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 import sys
 from typing import Any
 
@@ -51,11 +52,29 @@ def forwarded_env(cells: list[Cell]) -> dict[str, str]:
     return {n: os.environ[n] for n in sorted(names) if os.environ.get(n)}
 
 
+HOW_TO_START = "start one with `ray start --head`, or give its address: --ray HOST:6379"
+
+
+def _check_reachable(address: str) -> None:
+    """Fail at once, in one line, when nothing listens at a ``HOST:PORT`` address (Ray itself would keep trying
+    to reach it for minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return  # auto, local, a ray:// client address: Ray's own check answers quickly
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5).close()
+    except OSError as exc:
+        raise SweepError(
+            f"cannot reach a Ray cluster at {address!r}: {exc.strerror or exc} ({HOW_TO_START})"
+        ) from None
+
+
 def _connect(address: str, env: dict[str, str]) -> Any:
     try:
         import ray
     except ImportError:
         raise SweepError("--ray needs Ray on this machine: pip install 'wason[ray]'") from None
+    _check_reachable(address)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report sent from a measurement run
     runtime_env = {"env_vars": env} if env else None
     try:
@@ -67,9 +86,8 @@ def _connect(address: str, env: dict[str, str]) -> Any:
             include_dashboard=False if address == "local" else None,
         )
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        how = "start one with `ray start --head`, or give its address: --ray HOST:6379"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise SweepError(f"cannot reach a Ray cluster at {address!r}: {first} ({how})") from None
+        raise SweepError(f"cannot reach a Ray cluster at {address!r}: {first} ({HOW_TO_START})") from None
     return ray
 
 
