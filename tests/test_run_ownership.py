@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -89,3 +90,17 @@ def test_no_password_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["runs", "--db", "postgresql://alice:hunter2@127.0.0.1:1/nothing"]) == 2
     err = capsys.readouterr().err
     assert "hunter2" not in err and "alice:***@127.0.0.1" in err and err.count("\n") == 1
+
+
+def test_a_corrupt_or_foreign_database_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corrupt = tmp_path / "corrupt.db"
+    corrupt.write_bytes(bytes(range(256)) * 40)
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE users (id INTEGER)")
+    for path, reason in ((corrupt, "file is not a database"), (foreign, "it is not a wason store")):
+        assert main(["runs", "--db", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert reason in err and err.count("\n") == 1 and "Traceback" not in err
+    with sqlite3.connect(foreign) as db:  # nothing was added to someone else's database
+        assert [r[0] for r in db.execute("SELECT name FROM sqlite_master")] == ["users"]
