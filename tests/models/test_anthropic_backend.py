@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakes.openai_server import FakeOpenAIServer
-from wason.models.anthropic_backend import FIRST_USER_MESSAGE, AnthropicModel, to_anthropic_messages
-from wason.models.base import ChatMessage, GenerationParams, ModelError
+from tests.fakes.openai_server import MALFORMED_KINDS, FakeOpenAIServer
+from wason.models.anthropic_backend import (
+    FIRST_USER_MESSAGE,
+    AnthropicModel,
+    MessagesReply,
+    to_anthropic_messages,
+)
+from wason.models.base import ChatMessage, GenerationParams, ModelConfigError, ModelError
+from wason.models.replies import MAX_REPLY_BYTES, validate
 
 
 def msg(role: str, content: str) -> ChatMessage:
@@ -153,3 +159,88 @@ async def test_slow_reply_times_out_as_transient() -> None:
         finally:
             await model.aclose()
     assert caught.value.transient is True
+
+
+# -- broken replies -------------------------------------------------------------------------------------------
+
+MALFORMED_REASONS = {
+    "not_json": "malformed reply: not JSON (",
+    "null_message": "malformed reply: content: Input should be a valid list",
+    "bad_choices": "malformed reply: content: Input should be a valid list",
+    "bad_usage": "malformed reply: usage.input_tokens: Input should be a valid integer (and 1 more)",
+    "truncated": "malformed reply: body cut off after ",
+    "huge": f"malformed reply: reply larger than {MAX_REPLY_BYTES} bytes",
+    "non_utf8": "malformed reply: not UTF-8 (byte ",
+}
+
+
+@pytest.mark.parametrize("kind", MALFORMED_KINDS)
+async def test_broken_reply_is_a_transient_error_and_the_next_one_works(kind: str) -> None:
+    assert set(MALFORMED_REASONS) == set(MALFORMED_KINDS)
+    with FakeOpenAIServer(schedule=[kind]) as server:
+        model = make_model(server)
+        try:
+            with pytest.raises(ModelError) as caught:
+                await model.generate([msg("user", "Hi")], GenerationParams(), timeout=10)
+            again = await model.generate([msg("user", "Hi")], GenerationParams(), timeout=10)
+        finally:
+            await model.aclose()
+        assert server.fault_counts == {kind: 1}
+    assert caught.value.transient is True and caught.value.status is None
+    assert str(caught.value).startswith(MALFORMED_REASONS[kind]) and "\n" not in str(caught.value)
+    assert again.text == "echo: Hi"
+
+
+def test_text_blocks_must_have_text_and_other_blocks_are_skipped() -> None:
+    reply = validate(
+        MessagesReply,
+        {"content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "a"}], "usage": None},
+    )
+    assert [b.text for b in reply.content if b.type == "text"] == ["a"]
+    with pytest.raises(ModelError, match=r"content\.0: Value error, a text block has no text"):
+        validate(MessagesReply, {"content": [{"type": "text"}]})
+
+
+# -- the pre-flight check -------------------------------------------------------------------------------------
+
+
+async def checked(server: FakeOpenAIServer, name: str) -> str | None:
+    model = AnthropicModel(spec=f"anthropic:{name}", model=name, api_key="k", base_url=server.root_url)
+    try:
+        await model.check()
+    except ModelConfigError as err:
+        assert "\n" not in str(err)
+        return str(err)
+    finally:
+        await model.aclose()
+    return None
+
+
+async def test_check_known_model_sends_no_message() -> None:
+    with FakeOpenAIServer() as server:
+        assert await checked(server, "fake-model") is None
+        assert server.requests == 0
+
+
+async def test_check_unknown_model_fails_with_the_served_names() -> None:
+    with FakeOpenAIServer() as server:
+        url = server.root_url
+        error = await checked(server, "claude-9")
+        assert server.requests == 1 and server.bodies[-1]["max_tokens"] == 1
+    assert (
+        error == f"{url} does not serve model 'claude-9' (404: model: claude-9); it serves: fake-model, fake"
+    )
+
+
+async def test_check_without_a_models_route() -> None:
+    with FakeOpenAIServer(models_route=False) as server:
+        assert await checked(server, "fake") is None
+        error = await checked(server, "claude-9")
+        assert server.requests == 2
+    assert error is not None and "does not serve model 'claude-9' (404: model: claude-9)" in error
+
+
+async def test_check_rejected_key() -> None:
+    with FakeOpenAIServer(require_api_key="right") as server:
+        error = await checked(server, "fake")
+    assert error is not None and "rejected the API key (check ANTHROPIC_API_KEY" in error

@@ -1,13 +1,38 @@
-"""Backend for Anthropic's Messages API through the official ``anthropic`` SDK."""
+"""Backend for Anthropic's Messages API through the official ``anthropic`` SDK.
+
+As for the OpenAI-compatible backend, the SDK sends the request and maps statuses and network failures, and the
+reply's body is read here (:mod:`wason.models.replies`): capped, strictly decoded and checked, so a broken 200
+reply is a transient :class:`ModelError`.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Self
 
 import anthropic
-from anthropic.types import MessageParam, TextBlock
+from anthropic.types import MessageParam
+from pydantic import StrictStr, model_validator
 
-from wason.models.base import ChatMessage, GenerationParams, ModelError, ModelResponse, map_sdk_error
+from wason.models.base import (
+    ChatMessage,
+    GenerationParams,
+    ModelConfigError,
+    ModelError,
+    ModelResponse,
+    map_sdk_error,
+)
+from wason.models.preflight import confirm_model
+from wason.models.replies import (
+    MAX_REPLY_BYTES,
+    Count,
+    ReplyModel,
+    checked_text,
+    is_transport_error,
+    parse_json,
+    read_capped,
+    validate,
+)
 
 # The Messages API requires max_tokens; this is what a call gets when the user sets none.
 DEFAULT_MAX_TOKENS = 1024
@@ -15,6 +40,39 @@ DEFAULT_MAX_TOKENS = 1024
 # Sent as the first user turn when a conversation has none, as a published reference harness does for Anthropic:
 # the API rejects a conversation that is empty or starts with the assistant.
 FIRST_USER_MESSAGE = "Please begin."
+
+
+class _ContentBlock(ReplyModel):
+    type: StrictStr
+    text: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _text_blocks_have_text(self) -> Self:
+        if self.type == "text" and self.text is None:
+            raise ValueError("a text block has no text")
+        return self
+
+
+class _ReplyUsage(ReplyModel):
+    input_tokens: Count | None = None
+    output_tokens: Count | None = None
+
+
+class MessagesReply(ReplyModel):
+    """The fields of a Messages API reply that we use; other blocks (thinking, tool use) and fields are ignored."""
+
+    content: list[_ContentBlock]
+    stop_reason: StrictStr | None = None
+    usage: _ReplyUsage | None = None
+    model: StrictStr | None = None
+
+
+class _ModelInfo(ReplyModel):
+    id: StrictStr
+
+
+class _ModelList(ReplyModel):
+    data: list[_ModelInfo]
 
 
 def to_anthropic_messages(messages: list[ChatMessage]) -> tuple[str | None, list[MessageParam]]:
@@ -81,6 +139,7 @@ class AnthropicModel:
         api_key_env: str | None = "ANTHROPIC_API_KEY",
         max_concurrency: int = 8,
         timeout: float = 120.0,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         """Create the backend; no request is made until :meth:`generate`.
 
@@ -92,7 +151,14 @@ class AnthropicModel:
             api_key_env: the environment variable the key is read from, named in authentication errors.
             max_concurrency: how many calls may be in flight at once.
             timeout: default seconds per request; each :meth:`generate` call passes its own.
+            max_reply_bytes: the largest reply body read; a larger one is a transient error.
+
+        Raises:
+            ValueError: ``max_reply_bytes`` is not positive.
         """
+        if max_reply_bytes < 1:
+            raise ValueError("max_reply_bytes must be at least 1")
+        self.max_reply_bytes = max_reply_bytes
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
         )
@@ -116,7 +182,9 @@ class AnthropicModel:
             The reply text (text blocks joined), token usage, stop reason and model name.
 
         Raises:
-            ModelError: the request failed; ``transient`` tells whether retrying may help.
+            ModelError: the request failed; ``transient`` tells whether retrying may help. A reply that is
+                larger than ``max_reply_bytes``, cut off, not UTF-8, not JSON, or without the fields we use is
+                transient, ``malformed reply: <why>``.
         """
         system, turns = to_anthropic_messages(messages)
         # Recent SDKs dropped temperature and top_p from the typed signature, though the API takes them for
@@ -127,28 +195,124 @@ class AnthropicModel:
             if value is not None
         }
         try:
-            # The SDK's timeout bounds each network phase separately; the outer one bounds the whole call.
+            # The SDK's timeout bounds each network phase separately; the outer one bounds the whole call,
+            # reading the body included.
             async with asyncio.timeout(timeout):
-                message = await self._client.messages.create(
+                # The streaming form hands over the body unread, for read_capped to read within the cap.
+                async with self._client.messages.with_streaming_response.create(
                     model=self.model,
                     messages=turns,
                     max_tokens=params.max_tokens if params.max_tokens is not None else DEFAULT_MAX_TOKENS,
                     system=system if system is not None else anthropic.omit,
                     extra_body=sampling or None,
                     timeout=timeout,
-                )
+                ) as response:
+                    body = await read_capped(
+                        response.iter_bytes(),
+                        limit=self.max_reply_bytes,
+                        declared_length=response.headers.get("content-length"),
+                    )
         except TimeoutError as err:
             raise ModelError(f"request timed out after {timeout:g}s", transient=True) from err
         except anthropic.AnthropicError as err:
             raise map_anthropic_error(err, api_key_env=self._api_key_env) from err
-        text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
+        except ModelError:
+            raise
+        except Exception as err:
+            # e.g. an error status whose body broke off: the SDK reads it outside its own error mapping
+            if not is_transport_error(err):
+                raise
+            raise ModelError(f"connection failed: {type(err).__name__}: {err}", transient=True) from err
+        reply = validate(MessagesReply, parse_json(body))
+        text = "".join(block.text or "" for block in reply.content if block.type == "text")
+        usage = reply.usage
         return ModelResponse(
-            text=text,
-            input_tokens=message.usage.input_tokens,
-            output_tokens=message.usage.output_tokens,
-            finish_reason=message.stop_reason,
-            model=message.model or None,
+            text=checked_text(text),
+            input_tokens=usage.input_tokens if usage is not None else None,
+            output_tokens=usage.output_tokens if usage is not None else None,
+            finish_reason=reply.stop_reason,
+            model=reply.model or None,
         )
+
+    async def check(self) -> None:
+        """Fail fast, before a run starts, when the endpoint cannot be reached, rejects the key, or does not
+        know the model.
+
+        The name is looked up with ``GET /v1/models/{name}`` (which resolves aliases); when that does not find
+        it, or the endpoint has no such route, a one-token request confirms it
+        (:func:`wason.models.preflight.confirm_model`): only a definite rejection fails.
+
+        Raises:
+            ModelConfigError: one line naming the endpoint (or the key variable) and the reason; for an unknown
+                model, up to ten of the names the endpoint lists.
+        """
+        if await self._model_info_found():
+            return
+        await confirm_model(
+            lambda messages, params: self.generate(messages, params, timeout=15),
+            endpoint=self.endpoint,
+            model=self.model,
+            served=await self._listed_models(),
+            key_rejected=self._key_rejected,
+        )
+
+    async def _model_info_found(self) -> bool:
+        """Whether the endpoint describes the model by its name.
+
+        Raises:
+            ModelConfigError: the endpoint cannot be reached, or it rejects the key.
+        """
+        try:
+            async with (
+                asyncio.timeout(15),
+                self._client.models.with_streaming_response.retrieve(self.model, timeout=10) as response,
+            ):
+                body = await read_capped(
+                    response.iter_bytes(),
+                    limit=self.max_reply_bytes,
+                    declared_length=response.headers.get("content-length"),
+                )
+        except (TimeoutError, anthropic.APITimeoutError):
+            raise ModelConfigError(f"cannot reach {self.endpoint}: no answer within 10 s") from None
+        except anthropic.APIConnectionError as err:
+            cause = err.__cause__ or err
+            raise ModelConfigError(f"cannot reach {self.endpoint}: {cause}") from None
+        except anthropic.AuthenticationError:
+            raise self._key_rejected() from None
+        except (anthropic.APIStatusError, ModelError):
+            return False  # an unknown name, or no models route: the one-token request decides
+        except Exception as err:
+            if not is_transport_error(err):
+                raise
+            return False
+        try:
+            return validate(_ModelInfo, parse_json(body)).id != ""
+        except ModelError:
+            return False
+
+    async def _listed_models(self) -> list[str] | None:
+        """Some of the names the endpoint lists (for a failed check's message), or ``None``."""
+        try:
+            async with (
+                asyncio.timeout(15),
+                self._client.models.with_streaming_response.list(limit=100, timeout=10) as response,
+            ):
+                body = await read_capped(
+                    response.iter_bytes(),
+                    limit=self.max_reply_bytes,
+                    declared_length=response.headers.get("content-length"),
+                )
+            return [entry.id for entry in validate(_ModelList, parse_json(body)).data]
+        except (TimeoutError, anthropic.AnthropicError, ModelError):
+            return None
+        except Exception as err:
+            if not is_transport_error(err):
+                raise
+            return None
+
+    def _key_rejected(self) -> ModelConfigError:
+        hint = f"check {self._api_key_env} or pass --api-key" if self._api_key_env else "pass --api-key"
+        return ModelConfigError(f"{self.endpoint} rejected the API key ({hint})")
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""

@@ -1,5 +1,9 @@
 """Backend for OpenAI and every server that speaks the OpenAI chat-completions API (vLLM, Ollama, llama.cpp
 server, OpenRouter, ...), through the official ``openai`` SDK.
+
+The SDK sends the request and maps HTTP statuses, timeouts and lost connections to its errors; the reply's body
+is read here (:mod:`wason.models.replies`), capped at :data:`~wason.models.replies.MAX_REPLY_BYTES` and checked
+against the few fields we use, so a broken 200 reply is a transient :class:`ModelError` like a 503.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from openai.types.chat import (
     ChatCompletionSystemMessageParam,
     ChatCompletionUserMessageParam,
 )
+from pydantic import Field, StrictStr
 
 from wason.models.base import (
     ChatMessage,
@@ -23,8 +28,49 @@ from wason.models.base import (
     ModelResponse,
     map_sdk_error,
 )
+from wason.models.preflight import confirm_model
+from wason.models.replies import (
+    MAX_REPLY_BYTES,
+    Count,
+    ReplyModel,
+    checked_text,
+    is_transport_error,
+    parse_json,
+    read_capped,
+    validate,
+)
 
 _T = TypeVar("_T")
+
+
+class _ReplyMessage(ReplyModel):
+    content: StrictStr | None = None
+
+
+class _ReplyChoice(ReplyModel):
+    message: _ReplyMessage
+    finish_reason: StrictStr | None = None
+
+
+class _ReplyUsage(ReplyModel):
+    prompt_tokens: Count | None = None
+    completion_tokens: Count | None = None
+
+
+class ChatCompletionReply(ReplyModel):
+    """The fields of a chat-completion reply that we use; anything else in the body is ignored."""
+
+    choices: list[_ReplyChoice] = Field(min_length=1)
+    usage: _ReplyUsage | None = None
+    model: StrictStr | None = None
+
+
+class _ListedModel(ReplyModel):
+    id: StrictStr
+
+
+class _ModelList(ReplyModel):
+    data: list[_ListedModel]
 
 
 def to_openai_messages(messages: list[ChatMessage]) -> list[ChatCompletionMessageParam]:
@@ -76,6 +122,7 @@ class OpenAICompatModel:
         api_key_env: str | None = None,
         max_concurrency: int = 8,
         timeout: float = 120.0,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         """Create the backend; no request is made until :meth:`generate`.
 
@@ -87,7 +134,14 @@ class OpenAICompatModel:
             api_key_env: the environment variable the key is read from, named in authentication errors.
             max_concurrency: how many calls may be in flight at once.
             timeout: default seconds per request; each :meth:`generate` call passes its own.
+            max_reply_bytes: the largest reply body read; a larger one is a transient error.
+
+        Raises:
+            ValueError: ``max_reply_bytes`` is not positive.
         """
+        if max_reply_bytes < 1:
+            raise ValueError("max_reply_bytes must be at least 1")
+        self.max_reply_bytes = max_reply_bytes
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout)
         self.spec = spec
         self.model = model
@@ -111,13 +165,17 @@ class OpenAICompatModel:
             The reply text (empty if the server sent no content), token usage, finish reason and model name.
 
         Raises:
-            ModelError: the request failed; ``transient`` tells whether retrying may help.
+            ModelError: the request failed; ``transient`` tells whether retrying may help. A reply that is
+                larger than ``max_reply_bytes``, cut off, not UTF-8, not JSON, or without the fields we use is
+                transient, ``malformed reply: <why>``.
         """
         try:
-            # The SDK's timeout bounds each network phase separately; the outer one bounds the whole call, so
-            # a server trickling bytes cannot hold a slot for longer than asked.
+            # The SDK's timeout bounds each network phase separately; the outer one bounds the whole call,
+            # reading the body included, so a server trickling bytes cannot hold a slot for longer than asked.
             async with asyncio.timeout(timeout):
-                completion = await self._client.chat.completions.create(
+                # The streaming form hands over the body unread: the SDK would read any size into memory and
+                # let a broken body escape as a JSONDecodeError or an AttributeError.
+                async with self._client.chat.completions.with_streaming_response.create(
                     model=self.model,
                     messages=to_openai_messages(messages),
                     temperature=_given(params.temperature),
@@ -125,42 +183,98 @@ class OpenAICompatModel:
                     top_p=_given(params.top_p),
                     seed=_given(params.seed),
                     timeout=timeout,
-                )
+                ) as response:
+                    body = await read_capped(
+                        response.iter_bytes(),
+                        limit=self.max_reply_bytes,
+                        declared_length=response.headers.get("content-length"),
+                    )
         except TimeoutError as err:
             raise ModelError(f"request timed out after {timeout:g}s", transient=True) from err
         except openai.OpenAIError as err:
             raise map_openai_error(err, api_key_env=self._api_key_env) from err
-        if not completion.choices:
-            raise ModelError("the server returned no choices", transient=False)
-        choice = completion.choices[0]
-        usage = completion.usage
+        except ModelError:
+            raise
+        except Exception as err:
+            # e.g. an error status whose body broke off: the SDK reads it outside its own error mapping
+            if not is_transport_error(err):
+                raise
+            raise ModelError(f"connection failed: {type(err).__name__}: {err}", transient=True) from err
+        reply = validate(ChatCompletionReply, parse_json(body))
+        choice = reply.choices[0]
+        usage = reply.usage
         return ModelResponse(
-            text=choice.message.content or "",
+            text=checked_text(choice.message.content or ""),
             input_tokens=usage.prompt_tokens if usage is not None else None,
             output_tokens=usage.completion_tokens if usage is not None else None,
             finish_reason=choice.finish_reason,
-            model=completion.model or None,
+            model=reply.model or None,
         )
 
     async def check(self) -> None:
-        """Fail fast, before a run starts, when the endpoint cannot be reached or rejects the key.
+        """Fail fast, before a run starts, when the endpoint cannot be reached, rejects the key, or does not
+        know the model.
+
+        The model name is looked up in the endpoint's model list (``GET /models``). When the list does not name
+        it, or there is no list, a one-token request confirms it (:func:`wason.models.preflight.confirm_model`):
+        only a definite rejection fails (a 404, or a 400/403/422 naming the model), so aliases the list leaves
+        out and servers without ``/models`` keep working, and a busy or flaky endpoint is left to the retries.
 
         Raises:
-            ModelConfigError: one line naming the endpoint (or the key variable) and the reason.
+            ModelConfigError: one line naming the endpoint (or the key variable) and the reason; for an unknown
+                model, up to ten of the names the endpoint serves.
+        """
+        served = await self._served_models()
+        if served is not None and self.model in served:
+            return
+        await confirm_model(
+            lambda messages, params: self.generate(messages, params, timeout=15),
+            endpoint=self.endpoint,
+            model=self.model,
+            served=served,
+            key_rejected=self._key_rejected,
+        )
+
+    async def _served_models(self) -> list[str] | None:
+        """The model names the endpoint lists, or ``None`` when it has no usable list.
+
+        Raises:
+            ModelConfigError: the endpoint cannot be reached, or it rejects the key.
         """
         try:
-            async with asyncio.timeout(15):
-                await self._client.models.list(timeout=10)
+            async with (
+                asyncio.timeout(15),
+                self._client.models.with_streaming_response.list(timeout=10) as response,
+            ):
+                body = await read_capped(
+                    response.iter_bytes(),
+                    limit=self.max_reply_bytes,
+                    declared_length=response.headers.get("content-length"),
+                )
         except (TimeoutError, openai.APITimeoutError):
             raise ModelConfigError(f"cannot reach {self.endpoint}: no answer within 10 s") from None
         except openai.APIConnectionError as err:
             cause = err.__cause__ or err
             raise ModelConfigError(f"cannot reach {self.endpoint}: {cause}") from None
         except openai.AuthenticationError:
-            hint = f"check {self._api_key_env} or pass --api-key" if self._api_key_env else "pass --api-key"
-            raise ModelConfigError(f"{self.endpoint} rejected the API key ({hint})") from None
+            raise self._key_rejected() from None
         except openai.APIStatusError:
-            return  # e.g. no /models route: the server answers, and chat completions may well work
+            return None  # e.g. no /models route: the server answers, and chat completions may well work
+        except ModelError:
+            return None  # a list too large or cut off: the one-token request decides
+        except Exception as err:
+            if not is_transport_error(err):
+                raise
+            return None
+        try:
+            listed = validate(_ModelList, parse_json(body))
+        except ModelError:
+            return None
+        return [entry.id for entry in listed.data]
+
+    def _key_rejected(self) -> ModelConfigError:
+        hint = f"check {self._api_key_env} or pass --api-key" if self._api_key_env else "pass --api-key"
+        return ModelConfigError(f"{self.endpoint} rejected the API key ({hint})")
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""
