@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import time
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -479,6 +480,20 @@ async def _play(
             await oracle.aclose()
 
 
+def _baseline(store: Store, run_id: int, lease_wait: float) -> None:
+    """The run's solver baseline, made or finished; a baseline leased by a worker that died elsewhere is waited
+    for up to ``lease_wait`` seconds, as the run itself is."""
+    deadline = time.monotonic() + lease_wait
+    while True:
+        try:
+            run_baseline(store, run_id)
+            return
+        except RunBusy:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(1.0)
+
+
 _HOW_A_CELL_RUNS = ("base_url", "timeout", "retries", "concurrency", "use_cache")
 
 
@@ -527,7 +542,7 @@ def run_cell(
         elif on_start is not None:
             on_start(0)
         if cell.baseline and store.get_run(run_id).status == "completed":
-            run_baseline(store, run_id)
+            _baseline(store, run_id, lease_wait)
     except RunBusy as exc:
         return CellOutcome(key=cell.key, run=run_id, status="busy", reason=_one_line(str(exc)))
     except Exception as exc:  # a cell's failure is reported in its row; the sweep goes on
