@@ -28,9 +28,9 @@ from rich.table import Table
 
 from wason.core import registry
 from wason.core.family import Family, Item, RunSettings
+from wason.core.records import RunRow
 from wason.core.runner import EpisodeResult
 from wason.engine.runs import (
-    baselines_of,
     create_run,
     execute_run,
     llm_player_factory,
@@ -411,16 +411,39 @@ def _one_line(text: str) -> str:
     return " ".join(redact(text).split())
 
 
-def _is_complete(store: Store, run_id: int, baseline: bool) -> bool:
-    if store.get_run(run_id).status != "completed":
-        return False
-    if not baseline:
-        return True
-    found = baselines_of(store, run_id)
-    if not found:
-        # a family without a solver baseline has nothing more to do
-        return family_has_no_baseline(load_config(store, run_id), run_id)
-    return store.get_run(found[-1]).status == "completed"
+class _Runs:
+    """The store's runs read once, with each run's baselines: a sweep's checks and summary look at every cell,
+    and asking the store per cell would read all its runs once per cell."""
+
+    def __init__(self, store: Store) -> None:
+        runs = store.list_runs()
+        self.by_id: dict[int, RunRow] = {r.id: r for r in runs}
+        self.baselines: dict[int, list[int]] = {}
+        for r in runs:  # as baselines_of finds them: the solver runs whose config names the run, newest last
+            made_for = r.config.get("baseline_for")
+            if isinstance(made_for, int):
+                self.baselines.setdefault(made_for, []).append(r.id)
+
+    def baseline(self, run_id: int) -> RunRow | None:
+        found = self.baselines.get(run_id)
+        return self.by_id[found[-1]] if found else None
+
+    def complete(self, run_id: int, baseline: bool) -> bool:
+        """Whether the run completed and, when it should have one, its baseline too."""
+        run = self.by_id.get(run_id)
+        if run is None or run.status != "completed":
+            return False
+        if not baseline:
+            return True
+        made = self.baseline(run_id)
+        if made is None:  # a family without a solver baseline has nothing more to do
+            return family_has_no_baseline(_config_of(run), run_id)
+        return made.status == "completed"
+
+
+def _config_of(run: RunRow) -> RunSettings:
+    config: RunSettings = registry.get(run.task).config_type.model_validate(run.config)
+    return config
 
 
 def family_has_no_baseline(config: RunSettings, run_id: int) -> bool:
@@ -548,7 +571,7 @@ def run_cell(
     except Exception as exc:  # a cell's failure is reported in its row; the sweep goes on
         reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
         return CellOutcome(key=cell.key, run=run_id, status="failed", reason=_one_line(reason))
-    done = _is_complete(store, run_id, cell.baseline)
+    done = _Runs(store).complete(run_id, cell.baseline)
     return CellOutcome(key=cell.key, run=run_id, status="completed" if done else "incomplete")
 
 
@@ -589,6 +612,7 @@ def _counts(store: Store, run_id: int) -> tuple[int, int, int, int]:
 def cell_rows(store: Store, sweep: Sweep, outcomes: dict[str, CellOutcome] | None = None) -> list[CellRow]:
     """The summary of every cell of the sweep, from the store (with the reasons of cells that failed now)."""
     outcomes = outcomes or {}
+    runs = _Runs(store)
     rows = []
     for cell in sweep.cells:
         outcome = outcomes.get(cell.key)
@@ -597,21 +621,24 @@ def cell_rows(store: Store, sweep: Sweep, outcomes: dict[str, CellOutcome] | Non
         status = "not started"
         b_run = b_correct = None
         b_score = None
-        if run_id is not None:
-            run = store.get_run(run_id)
-            n, done, correct, errored = _counts(store, run_id)
+        run = None if run_id is None else runs.by_id.get(run_id)
+        if run is not None:
+            n, done, correct, errored = _counts(store, run.id)
             status = run.status
-            if cell.baseline:
-                found = baselines_of(store, run_id)
-                if found:
-                    b_run = found[-1]
-                    b_n, _, b_correct, _ = _counts(store, b_run)
-                    b_status = store.get_run(b_run).status
-                    b_score = b_correct / b_n if b_n else None
-                    if b_status != "completed":
-                        status += f", baseline {b_status}"
-                elif status == "completed" and not family_has_no_baseline(cell.run_config(), run_id):
-                    status += ", no baseline yet"
+            made = runs.baseline(run.id) if cell.baseline else None
+            if made is not None and made.status == "completed":
+                # a baseline is a result only once it finished (as in `wason show`)
+                b_run = made.id
+                b_n, _, b_correct, _ = _counts(store, made.id)
+                b_score = b_correct / b_n if b_n else None
+            elif made is not None:
+                status += f", baseline {made.status}"
+            elif (
+                cell.baseline
+                and status == "completed"
+                and not family_has_no_baseline(_config_of(run), run.id)
+            ):
+                status += ", no baseline yet"
         if outcome is not None and outcome.status in ("failed", "busy"):
             status = outcome.status
         rows.append(
@@ -677,10 +704,11 @@ def _unfinished(rows: Sequence[CellRow]) -> list[CellRow]:
 # -- running a sweep ------------------------------------------------------------------------------------------
 def todo_cells(store: Store, sweep: Sweep) -> list[Cell]:
     """The cells not yet complete (no run, an unfinished run, or a missing or unfinished baseline)."""
+    runs = _Runs(store)
     todo = []
     for cell in sweep.cells:
         run_id = store.find_cell(sweep.name, cell.key)
-        if run_id is None or not _is_complete(store, run_id, cell.baseline):
+        if run_id is None or not runs.complete(run_id, cell.baseline):
             todo.append(cell)
     return todo
 
