@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.openai_server import EVERY_FAULT, MALFORMED_KINDS, FakeOpenAIServer
 from wason.cli import main
 from wason.store import Store
 
@@ -64,6 +64,71 @@ def test_flaky_endpoint_run_completes_and_loses_nothing(
     retried = [c for c in calls if c["attempts"] > 1]
     assert retried and all(len(c["errors"]) == c["attempts"] - 1 for c in retried)
     assert sum(len(c["errors"] or ()) for c in calls) == flaky.failed
+
+
+def full_split_args(server: FakeOpenAIServer, db: str, *extra: str) -> list[str]:
+    return ["eval", "wilt", "--split", "full", "--model", "vllm:fake", "--base-url", server.base_url,
+            "--db", db, "--temperature", "0", "--no-baseline", "--json", *extra]  # fmt: skip
+
+
+# How each broken reply is named in the record.
+MALFORMED_STARTS = {
+    "not_json": "not JSON",
+    "null_message": "choices.0.message: ",
+    "bad_choices": "choices: ",
+    "bad_usage": "usage.prompt_tokens: ",
+    "truncated": "body cut off after ",
+    "huge": "reply larger than ",
+    "non_utf8": "not UTF-8",
+}
+
+
+def test_full_split_at_30_percent_faults_of_every_kind_prints_the_clean_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's acceptance run: 429, 500, 503, hangs and every broken 200 reply, three requests in ten."""
+    clean_db, flaky_db = f"sqlite:///{tmp_path / 'clean.db'}", f"sqlite:///{tmp_path / 'flaky.db'}"
+    with FakeOpenAIServer(scripted_http_reply) as clean:
+        assert main(full_split_args(clean, clean_db, "--concurrency", "16")) == 0
+    clean_out, clean_err = capsys.readouterr()
+    expected = json.loads(clean_out)
+
+    with FakeOpenAIServer(
+        scripted_http_reply, fail_share=0.3, fail_kinds=EVERY_FAULT, delay=6.0, seed=10
+    ) as flaky:
+        # The timeout is generous because only the injected hangs may time out, so that every error can be
+        # matched to its fault: the event loop still stalls for up to ~2 s while games are set up.
+        code = main(
+            full_split_args(flaky, flaky_db, "--timeout", "5", "--retries", "12", "--concurrency", "16")
+        )
+        out, err = capsys.readouterr()
+        faults = dict(flaky.fault_counts)
+        n_failed = flaky.failed
+    assert code == 0, err
+    for output in (clean_out, clean_err, out, err):
+        assert "Traceback" not in output
+    got = json.loads(out)
+    assert set(faults) == {str(kind) for kind in EVERY_FAULT}  # the run met every kind of fault
+    assert set(MALFORMED_STARTS) == set(MALFORMED_KINDS)
+
+    assert expected["status"] == "completed" and expected["table"]["errored"] == 0
+    assert got["status"] == "completed" and got["table"]["errored"] == 0
+    assert got["table"] == expected["table"]
+    assert len(got["episodes"]) == 50
+    assert [e["guess"] for e in got["episodes"]] == [e["guess"] for e in expected["episodes"]]
+
+    # every failed attempt is on record with its call, and says what went wrong
+    calls = Store(flaky_db).list_calls(run_id=got["run"])
+    assert len(calls) == 50 * 6 and all(c["response"] for c in calls)
+    errors = [e for c in calls for e in c["errors"] or ()]
+    assert all(len(c["errors"] or ()) == c["attempts"] - 1 for c in calls)
+    assert len(errors) == n_failed
+    malformed = [e.removeprefix("malformed reply: ") for e in errors if e.startswith("malformed reply: ")]
+    assert len(malformed) == sum(faults[kind] for kind in MALFORMED_KINDS)
+    for kind, start in MALFORMED_STARTS.items():
+        assert sum(e.startswith(start) for e in malformed) == faults[kind], kind
+    assert sum("timed out" in e for e in errors) == faults["delay"]
+    assert sum(e.startswith("server error") for e in errors) == faults["429"] + faults["500"] + faults["503"]
 
 
 def test_kill_9_then_resume(tmp_path: Path) -> None:
