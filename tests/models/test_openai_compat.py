@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import threading
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -411,3 +412,35 @@ def test_cli_runs_against_a_server_without_a_models_route(
         assert main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["status"] == "completed" and summary["table"]["errored"] == 0
+
+
+async def test_error_status_whose_body_breaks_off_is_transient() -> None:
+    # The SDK reads an error reply's body outside its own error mapping; a body cut short there must still
+    # come out as a ModelError, not as the HTTP layer's exception.
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+
+        def serve_one() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: 500\r\n\r\n{\"error\": {\"mess")  # fmt: skip
+
+        server = threading.Thread(target=serve_one, daemon=True)
+        server.start()
+        model = OpenAICompatModel(
+            spec="vllm:m", model="m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k"
+        )
+        try:
+            with pytest.raises(ModelError) as caught:
+                await model.generate(CONVERSATION, GenerationParams(), timeout=10)
+        finally:
+            await model.aclose()
+        server.join(timeout=5)
+    assert caught.value.transient is True
+    assert str(caught.value).startswith("connection failed: RemoteProtocolError") and "\n" not in str(
+        caught.value
+    )
