@@ -762,7 +762,7 @@ def run_sweep(
         )
         episodes_bar = progress.add_task("episodes", total=0, note="", visible=False)
         for cell in todo:
-            progress.update(cells_bar, note=f"{cell.task} {_pairs(cell.fields)} {cell.who}")
+            progress.update(cells_bar, note=_label(cell))
 
             started, finished = _episode_progress(progress, episodes_bar)
             group = _canonical([cell.task, cell.fields])
@@ -774,6 +774,11 @@ def run_sweep(
             progress.update(cells_bar, advance=1)
         progress.update(cells_bar, note="")
     return outcomes
+
+
+def _label(cell: Cell) -> str:
+    settings = f" {cell.settings}" if cell.player == "llm" and cell.settings != "-" else ""
+    return f"{cell.task} {_pairs(cell.fields)} {cell.who}{settings}"
 
 
 def _episode_progress(
