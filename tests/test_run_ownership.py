@@ -92,7 +92,9 @@ def test_no_password_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
     assert "hunter2" not in err and "alice:***@127.0.0.1" in err and err.count("\n") == 1
 
 
-def test_a_corrupt_or_foreign_database_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_corrupt_or_foreign_database_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     corrupt = tmp_path / "corrupt.db"
     corrupt.write_bytes(bytes(range(256)) * 40)
     foreign = tmp_path / "foreign.db"

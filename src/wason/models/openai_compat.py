@@ -177,7 +177,12 @@ class OpenAICompatModel:
                 # let a broken body escape as a JSONDecodeError or an AttributeError.
                 async with self._client.chat.completions.with_streaming_response.create(
                     model=self.model,
-                    messages=to_openai_messages(messages),
+                    # The SDK walks every message of every request through its typed transform, about 0.5 ms a
+                    # message: 14 ms a call 30 turns into a 30-test game, the main cost of a run. Our messages
+                    # are role/content strings it sends unchanged, so they go in the body as they are (the
+                    # extra body's list takes the empty list's place).
+                    messages=[],
+                    extra_body={"messages": to_openai_messages(messages)},
                     temperature=_given(params.temperature),
                     max_tokens=_given(params.max_tokens),
                     top_p=_given(params.top_p),
