@@ -99,7 +99,18 @@ def test_full_split_at_30_percent_faults_of_every_kind_prints_the_clean_table(
         # The timeout is generous because only the injected hangs may time out, so that every error can be
         # matched to its fault: the event loop still stalls for up to ~2 s while games are set up.
         code = main(
-            full_split_args(flaky, flaky_db, "--timeout", "5", "--retries", "12", "--concurrency", "16")
+            full_split_args(
+                flaky,
+                flaky_db,
+                "--timeout",
+                "5",
+                "--retries",
+                "12",
+                "--retry-delay",
+                "0.2",
+                "--concurrency",
+                "16",
+            )
         )
         out, err = capsys.readouterr()
         faults = dict(flaky.fault_counts)

@@ -146,6 +146,13 @@ def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> No
     )
     parser.add_argument("--retries", type=int, default=6, help="retries of a failing call (default 6)")
     parser.add_argument(
+        "--retry-delay",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="first backoff ceiling; each retry doubles it, up to 60 s (default 1)",
+    )
+    parser.add_argument(
         "--concurrency", type=int, help="episodes/calls in flight (default: 1 local, 8 remote)"
     )
     parser.add_argument(
@@ -413,6 +420,7 @@ def _eval_config(args: argparse.Namespace, family: Family[Any]) -> RunSettings:
         params=_params(args),
         timeout=args.timeout,
         retries=args.retries,
+        retry_delay=args.retry_delay,
         concurrency=args.concurrency,
         use_cache=not args.no_cache,
         system_as_user=args.system_as_user,

@@ -42,6 +42,8 @@ class RunSettings(BaseModel):
     params: GenerationParams = Field(default_factory=GenerationParams)
     timeout: float = 120.0
     retries: int = 6
+    # the first backoff ceiling in seconds; each retry doubles it, up to 60 s
+    retry_delay: float = Field(default=1.0, ge=0.0)
     concurrency: int | None = None
     use_cache: bool = True
     system_as_user: bool = False

@@ -109,12 +109,12 @@ def solver_player_factory(config: RunSettings) -> PlayerFactory:
     return make
 
 
-def run_baseline(store: Store, run_id: int) -> int | None:
+def run_baseline(store: Store, run_id: int, *, lease_wait: float = 0.0) -> int | None:
     """Play the solver on exactly the items of run ``run_id``, as its own run marked as that run's baseline;
     None when the family has no solver baseline.
 
     A baseline belongs to its run: when the run already has one it is reused if complete and finished if not
-    (it was interrupted with its run), never made again.
+    (it was interrupted with its run), never made again. ``lease_wait`` is as for :func:`execute_run`.
     """
     config = load_config(store, run_id)
     existing = baselines_of(store, run_id)
@@ -135,7 +135,12 @@ def run_baseline(store: Store, run_id: int) -> int | None:
     async def play() -> None:
         try:
             await execute_run(
-                store, baseline_id, solver_player_factory(baseline), concurrency=1, oracle=oracle
+                store,
+                baseline_id,
+                solver_player_factory(baseline),
+                concurrency=1,
+                oracle=oracle,
+                lease_wait=lease_wait,
             )
         finally:
             if oracle is not None:
@@ -164,7 +169,7 @@ def make_client(config: RunSettings, store: Store, *, api_key: str | None = None
     model = load_model(
         config.model, base_url=config.base_url, api_key=api_key, max_concurrency=config.concurrency
     )
-    policy = RetryPolicy(retries=config.retries, timeout=config.timeout)
+    policy = RetryPolicy(retries=config.retries, timeout=config.timeout, base_delay=config.retry_delay)
     return ModelClient(model=model, store=store, policy=policy, use_cache=config.use_cache)
 
 

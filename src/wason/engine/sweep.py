@@ -78,6 +78,7 @@ class RunOptions(_Strict):
 
     timeout: float = Field(default=120.0, gt=0)
     retries: int = Field(default=6, ge=0)
+    retry_delay: float = Field(default=1.0, ge=0)
     concurrency: int | None = Field(default=None, ge=1)
     use_cache: bool = True
     system_as_user: bool = False
@@ -312,6 +313,7 @@ def _family_cells(
                         params=params,
                         timeout=sweep.run.timeout,
                         retries=sweep.run.retries,
+                        retry_delay=sweep.run.retry_delay,
                         concurrency=sweep.run.concurrency,
                         use_cache=sweep.run.use_cache,
                         system_as_user=sweep.run.system_as_user,
@@ -517,7 +519,7 @@ def _baseline(store: Store, run_id: int, lease_wait: float) -> None:
             time.sleep(1.0)
 
 
-_HOW_A_CELL_RUNS = ("base_url", "timeout", "retries", "concurrency", "use_cache")
+_HOW_A_CELL_RUNS = ("base_url", "timeout", "retries", "retry_delay", "concurrency", "use_cache")
 
 
 def _current(stored: RunSettings, now: RunSettings) -> RunSettings:
