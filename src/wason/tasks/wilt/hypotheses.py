@@ -66,7 +66,7 @@ _CMP: dict[str, Callable[[F | float, F | float], B]] = {
 _TWO63 = 2.0**63
 # points evaluated at once, which bounds the (primitives x points) scratch matrix; a multiple of 8
 _CHUNK = 8192
-_ROW_BLOCK = 2048  # hypotheses compared at once when building the space
+_ROW_BLOCK = 2048  # hypotheses computed at once
 
 
 @dataclass(frozen=True)
@@ -214,11 +214,50 @@ def _operand(k: _Cols, a: Operand) -> F | float:
     return k.get(a) if isinstance(a, _Quantity) else a
 
 
-def _compare(a: Operand, op: str, b: Operand) -> Predicate:
-    def fn(k: _Cols) -> B:
-        return _CMP[op](_operand(k, a), _operand(k, b))
+class _Compare:
+    """``a op b`` at each point; it says what it compares, so that :class:`_Plan` can batch it with others."""
 
-    return fn
+    __slots__ = ("a", "b", "op")
+
+    def __init__(self, a: Operand, op: str, b: Operand) -> None:
+        self.a, self.op, self.b = a, op, b
+
+    def __call__(self, k: _Cols) -> B:
+        return _CMP[self.op](_operand(k, self.a), _operand(k, self.b))
+
+
+class _AllOf:
+    """Every one of the predicates."""
+
+    __slots__ = ("preds",)
+
+    def __init__(self, preds: Sequence[Predicate]) -> None:
+        self.preds = tuple(preds)
+
+    def __call__(self, k: _Cols) -> B:
+        out = self.preds[0](k)
+        for p in self.preds[1:]:
+            out = out & p(k)
+        return out
+
+
+class _AnyOf:
+    """At least one of the predicates."""
+
+    __slots__ = ("preds",)
+
+    def __init__(self, preds: Sequence[Predicate]) -> None:
+        self.preds = tuple(preds)
+
+    def __call__(self, k: _Cols) -> B:
+        out = self.preds[0](k)
+        for p in self.preds[1:]:
+            out = out | p(k)
+        return out
+
+
+def _compare(a: Operand, op: str, b: Operand) -> Predicate:
+    return _Compare(a, op, b)
 
 
 def _chain(*parts: Operand | str) -> Predicate:
@@ -232,23 +271,11 @@ def _chain(*parts: Operand | str) -> Predicate:
 
 
 def _all_of(preds: Sequence[Predicate]) -> Predicate:
-    def fn(k: _Cols) -> B:
-        out = preds[0](k)
-        for p in preds[1:]:
-            out = out & p(k)
-        return out
-
-    return fn
+    return _AllOf(preds)
 
 
 def _any_of(preds: Sequence[Predicate]) -> Predicate:
-    def fn(k: _Cols) -> B:
-        out = preds[0](k)
-        for p in preds[1:]:
-            out = out | p(k)
-        return out
-
-    return fn
+    return _AnyOf(preds)
 
 
 def _bitwise(a: str, op: str, b: str, c: str) -> Predicate:
@@ -896,6 +923,7 @@ class HypothesisSpace:
         self.prior.flags.writeable = False
         # hypothesis h is primitives[left[h]] and primitives[right[h]] (the same index for a primitive)
         self._primitives = tuple(primitives)
+        self._plan = _Plan(self._primitives)
         self._left = left
         self._right = right
 
@@ -915,8 +943,12 @@ class HypothesisSpace:
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         out = np.empty((len(self.hypotheses), pts.shape[0]), dtype=np.bool_)
         for start in range(0, pts.shape[0], _CHUNK):
-            block = _primitive_matrix(self._primitives, pts[start : start + _CHUNK])
-            out[:, start : start + _CHUNK] = block[self._left] & block[self._right]
+            block = self._plan.matrix(pts[start : start + _CHUNK])
+            cols = slice(start, start + _CHUNK)
+            # a block of rows at a time: the operands of the whole table at once would triple its memory
+            for row in range(0, out.shape[0], _ROW_BLOCK):
+                rows = slice(row, row + _ROW_BLOCK)
+                np.logical_and(block[self._left[rows]], block[self._right[rows]], out=out[rows, cols])
         return out
 
 
@@ -951,13 +983,113 @@ def _prior(hypotheses: Sequence[Hypothesis], family_complexity: dict[str, int]) 
     return out
 
 
-def _primitive_matrix(prims: Sequence[_Primitive], points: F) -> B:
-    cols = _Cols(points)
-    out = np.empty((len(prims), points.shape[0]), dtype=np.bool_)
-    with np.errstate(all="ignore"):  # inf and nan behave as in Python's float arithmetic; no warnings wanted
-        for i, p in enumerate(prims):
-            out[i] = p.fn(cols)
-    return out
+def _simple(c: _Compare) -> tuple[_Quantity, str, float, bool] | None:
+    """``(quantity, op, constant, constant first)`` of a comparison of a quantity with a constant."""
+    if isinstance(c.a, _Quantity) and not isinstance(c.b, _Quantity):
+        return c.a, c.op, float(c.b), False
+    if isinstance(c.b, _Quantity) and not isinstance(c.a, _Quantity):
+        return c.b, c.op, float(c.a), True
+    return None
+
+
+def _atoms(fn: Predicate) -> tuple[list[tuple[_Quantity, str, float, bool]], bool] | None:
+    """The comparisons of quantities with constants that ``fn`` joins, and whether it joins them with "or";
+    None for any other predicate."""
+    if isinstance(fn, _Compare):
+        atom = _simple(fn)
+        return None if atom is None else ([atom], False)
+    if isinstance(fn, _AnyOf):
+        found = [_simple(p) if isinstance(p, _Compare) else None for p in fn.preds]
+        return None if any(a is None for a in found) else ([a for a in found if a is not None], True)
+    if isinstance(fn, _AllOf):
+        out: list[tuple[_Quantity, str, float, bool]] = []
+        for p in fn.preds:
+            part = _atoms(p)
+            if part is None or (part[1] and len(part[0]) > 1):
+                return None
+            out += part[0]
+        return out, False
+    return None
+
+
+class _Plan:
+    """How to evaluate a list of primitives at many points at once.
+
+    Most primitives compare one quantity with a constant (``x < 5``, ``-2 <= y < 10``, ``x % 3 == 1`` and
+    their "all" and "any" forms): their comparisons are computed together, one array operation per operator,
+    and joined with one operation per position for all primitives of a shape, instead of several small array
+    operations per primitive, which cost more than the arithmetic at a few points. Each value is the same
+    comparison of the same float64 numbers as the primitive's own predicate makes; the others are called one by
+    one.
+    """
+
+    def __init__(self, prims: Sequence[_Primitive]) -> None:
+        self.prims = tuple(prims)
+        self.general: list[int] = []
+        quantities: dict[str, int] = {}
+        self.quantities: list[_Quantity] = []
+        atoms: dict[tuple[int, str, float, bool], int] = {}
+        shapes: dict[tuple[int, bool], tuple[list[int], list[list[int]]]] = {}
+        for i, p in enumerate(self.prims):
+            found = _atoms(p.fn)
+            if found is None:
+                self.general.append(i)
+                continue
+            ids = []
+            for q, op, const, first in found[0]:
+                if q.key not in quantities:
+                    quantities[q.key] = len(self.quantities)
+                    self.quantities.append(q)
+                ids.append(atoms.setdefault((quantities[q.key], op, const, first), len(atoms)))
+            rows, members = shapes.setdefault((len(ids), found[1]), ([], []))
+            rows.append(i)
+            members.append(ids)
+        self.n_atoms = len(atoms)
+        by_op: dict[tuple[str, bool], list[tuple[int, int, float]]] = {}
+        for (qi, op, const, first), a in atoms.items():
+            by_op.setdefault((op, first), []).append((a, qi, const))
+        self.by_op = [
+            (
+                op,
+                first,
+                np.array([a for a, _, _ in group], dtype=np.intp),
+                np.array([q for _, q, _ in group], dtype=np.intp),
+                np.array([c for _, _, c in group], dtype=np.float64)[:, None],
+            )
+            for (op, first), group in by_op.items()
+        ]
+        self.shapes = [
+            (np.array(rows, dtype=np.intp), np.array(members, dtype=np.intp), any_of)
+            for (_, any_of), (rows, members) in shapes.items()
+        ]
+
+    def matrix(self, points: F) -> B:
+        """Every primitive at every point: shape (primitives, points)."""
+        cols = _Cols(points)
+        n = points.shape[0]
+        out = np.empty((len(self.prims), n), dtype=np.bool_)
+        with np.errstate(
+            all="ignore"
+        ):  # inf and nan behave as in Python's float arithmetic; no warnings wanted
+            for i in self.general:
+                out[i] = self.prims[i].fn(cols)
+            if self.n_atoms:
+                values = np.empty((len(self.quantities), n), dtype=np.float64)
+                for j, q in enumerate(self.quantities):
+                    values[j] = cols.get(q)
+                atom = np.empty((self.n_atoms, n), dtype=np.bool_)
+                for op, first, ids, qs, consts in self.by_op:
+                    compare = _CMP[op]
+                    atom[ids] = compare(consts, values[qs]) if first else compare(values[qs], consts)
+                for rows, members, any_of in self.shapes:
+                    joined = atom[members[:, 0]]
+                    for j in range(1, members.shape[1]):
+                        if any_of:
+                            joined |= atom[members[:, j]]
+                        else:
+                            joined &= atom[members[:, j]]
+                    out[rows] = joined
+        return out
 
 
 @cache
@@ -994,9 +1126,10 @@ def build_space(seed: int = 0) -> HypothesisSpace:
     # commutes with "and" (packbits(a & b) is packbits(a) & packbits(b), padding bits are zero in both), and
     # chunks of a multiple of eight points pack to the bytes the whole would. Rows with the same 128-bit digest
     # are taken as equal (a collision is beyond any practical chance).
+    plan = _Plan(prims)
     matrix = np.concatenate(
         [
-            np.packbits(_primitive_matrix(prims, points[start : start + _CHUNK]), axis=1)
+            np.packbits(plan.matrix(points[start : start + _CHUNK]), axis=1)
             for start in range(0, points.shape[0], _CHUNK)
         ],
         axis=1,
