@@ -19,13 +19,23 @@ and complexity.
 from __future__ import annotations
 
 import random
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from wason.sandbox import compile_rule
+from wason.sandbox import Inputs, Program, compile_rule
+from wason.tasks.wilt.game import WiltConfig
+from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.probes import probe_set
-from wason.tasks.wilt.rules import WiltRule
+from wason.tasks.wilt.rules import WiltRule, _compiled
+
+if TYPE_CHECKING:
+    from wason.tasks.wilt.hypotheses import HypothesisSpace
+    from wason.tasks.wilt.solver import IdealSolver
 
 GENERATOR = "wilt-grammar"
 GENERATOR_VERSION = "1"
@@ -47,10 +57,11 @@ def generate_split(*, seed: int, n: int) -> list[WiltRule]:
     if not 1 <= n <= MAX_N:
         raise ValueError(f"--n must be between 1 and {MAX_N}")
     from wason.tasks.wilt.hypotheses import build_space, candidate_tests
+    from wason.tasks.wilt.solver import truth_table
 
     space = build_space(0)
     candidates, _typed = candidate_tests(0)
-    on_candidates = space.evaluate(candidates)  # (H, C)
+    on_candidates = truth_table(space, candidates)  # (H, C), computed once and shared with the solver
     share_true = on_candidates.mean(axis=1)
     complexity = np.array([h.complexity for h in space.hypotheses], dtype=np.float64)
     cuts = (float(np.quantile(complexity, 1 / 3)), float(np.quantile(complexity, 2 / 3)))
@@ -65,14 +76,66 @@ def generate_split(*, seed: int, n: int) -> list[WiltRule]:
         for pool in families.values():
             rng.shuffle(pool)
 
-    probes = probe_set(0).points
+    probes = probe_set(0).inputs
+    identifiable = _Identifiability(space)
+    draws = _draws(by_tier, rng)
     seen: set[bytes] = set()
     rules: list[WiltRule] = []
+    # A worker thread computes the extensions of the next rules while this one plays their games: both are
+    # mostly array work, which leaves the interpreter free.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="wilt-extensions") as worker:
+        ahead: deque[tuple[str, int, Program, Future[bytes]]] = deque()
+        while len(rules) < n:
+            while len(ahead) < AHEAD and (drawn := next(draws, None)) is not None:
+                tier, index = drawn
+                program = _compiled(space.hypotheses[index].lambda_text)  # the run's games compile it again
+                ahead.append((tier, index, program, worker.submit(_extension, program, probes)))
+            if not ahead:
+                raise ValueError(f"the grammar yields only {len(rules)} usable rules; ask for fewer")
+            tier, index, program, future = ahead.popleft()
+            h = space.hypotheses[index]
+            # (both checks are pure, so their order does not matter)
+            if not identifiable(index, program):
+                continue
+            extension = future.result()
+            if extension in seen:
+                continue
+            seen.add(extension)
+            rules.append(
+                WiltRule(
+                    split="generated",
+                    id=len(rules) + 1,
+                    text=h.lambda_text,
+                    tier=tier,
+                    meta={
+                        "generator": GENERATOR,
+                        "generator_version": GENERATOR_VERSION,
+                        "seed": seed,
+                        "family": h.family,
+                        "complexity": h.complexity,
+                        "hypothesis_space": space.version,
+                    },
+                )
+            )
+        for _, _, _, future in ahead:
+            future.cancel()
+    return rules
+
+
+AHEAD = 32
+"""Drawn rules whose extensions are computed ahead."""
+
+
+def _draws(by_tier: dict[str, dict[str, list[int]]], rng: random.Random) -> Iterator[tuple[str, int]]:
+    """The drawn rules as (tier, hypothesis index), in order, until every tier is used up.
+
+    Which rule comes next never depends on whether an earlier one was kept, so rules may be drawn ahead.
+    """
     turn = 0
-    while len(rules) < n:
+    while True:
         live = [t for t in TIERS if by_tier[t]]
         if not live:
-            raise ValueError(f"the grammar yields only {len(rules)} usable rules; ask for fewer")
+            return
         tier = TIERS[turn % len(TIERS)] if TIERS[turn % len(TIERS)] in live else live[0]
         turn += 1
         families = by_tier[tier]
@@ -80,28 +143,83 @@ def generate_split(*, seed: int, n: int) -> list[WiltRule]:
         index = families[family].pop()
         if not families[family]:
             del families[family]
-        h = space.hypotheses[index]
-        extension = np.packbits(compile_rule(h.lambda_text).evaluate(probes)).tobytes()
-        if extension in seen or not _identifiable(h.lambda_text):
-            continue
-        seen.add(extension)
-        rules.append(
-            WiltRule(
-                split="generated",
-                id=len(rules) + 1,
-                text=h.lambda_text,
-                tier=tier,
-                meta={
-                    "generator": GENERATOR,
-                    "generator_version": GENERATOR_VERSION,
-                    "seed": seed,
-                    "family": h.family,
-                    "complexity": h.complexity,
-                    "hypothesis_space": space.version,
-                },
-            )
-        )
-    return rules
+        yield tier, index
+
+
+def _extension(program: Program, probes: Inputs) -> bytes:
+    """The rule's truth values on the judge's probe set, packed: equal for rules that mean the same there."""
+    return np.packbits(program.evaluate_inputs(probes)[0]).tobytes()
+
+
+SNAPSHOT_DEPTH = 6
+"""The solver's state is kept after each of the first this many answers (at most 2**7 - 1 states)."""
+
+
+class _Identifiability:
+    """Whether the ideal solver, playing the real game on a rule of the space, ends with an equivalent guess;
+    :func:`_identifiable` answers the same, one whole game per rule, several times slower.
+
+    The solver is deterministic: what it does next depends only on the answers so far, so every rule walks
+    down one decision tree. Its decisions are remembered by answer history, and its state at the shallow nodes,
+    where most of the work is (the first answers eliminate most hypotheses), so a rule replays only the part of
+    its path no earlier rule took. The answers are read from the space's truth table on the candidates, then
+    checked with the sandbox, which the game asks: on any disagreement the rule is played as a whole game.
+    """
+
+    def __init__(self, space: HypothesisSpace) -> None:
+        from wason.tasks.wilt.hypotheses import candidate_tests
+        from wason.tasks.wilt.solver import IdealSolver, truth_table
+
+        self.points, _ = candidate_tests(0)
+        self.truth = truth_table(space, self.points)
+        self.space = space
+        root = IdealSolver(space, self.points)
+        self.max_tests = WiltConfig().max_tests
+        if root.max_tests != self.max_tests:  # pragma: no cover - both are the published 30
+            raise AssertionError("the solver and the game allow different numbers of tests")
+        # answers so far -> the next test (a candidate's index), or the final guess
+        self.decisions: dict[tuple[bool, ...], int | str] = {}
+        self.snapshots: dict[tuple[bool, ...], IdealSolver] = {(): root}
+
+    def __call__(self, index: int, program: Program) -> bool:
+        path: tuple[bool, ...] = ()
+        tests: list[int] = []
+        solver: IdealSolver | None = None  # the solver's state at ``path``, once it was needed
+        while True:
+            decision = self.decisions.get(path)
+            if decision is None:
+                if solver is None:
+                    solver = self._restore(path, tests)
+                # what the game loop of _identifiable does at this point
+                choice = solver.choose()
+                decision = self.decisions[path] = solver.guess() if choice is None else choice
+            if isinstance(decision, str):
+                break
+            answer = bool(self.truth[index, decision])
+            tests.append(decision)
+            if solver is not None:
+                solver.observe(self.points[decision], answer)
+            path = (*path, answer)
+            if solver is not None and len(path) <= SNAPSHOT_DEPTH:
+                self.snapshots.setdefault(path, solver.copy())
+        # the game asks the sandbox, not the truth table: the walk holds only if the two agree
+        if not np.array_equal(program.evaluate(self.points[tests]), np.array(path, dtype=np.bool_)):
+            return _identifiable(program.source)
+        if decision == program.source:
+            return True  # the rule itself: equivalent on every probe
+        return judge(program, decision, seed=WiltConfig().probe_seed).equivalent
+
+    def _restore(self, path: tuple[bool, ...], tests: list[int]) -> IdealSolver:
+        """The solver's state after the answers ``path`` to ``tests``, from the deepest state kept on the way."""
+        depth = min(len(path), SNAPSHOT_DEPTH)
+        while path[:depth] not in self.snapshots:
+            depth -= 1
+        solver = self.snapshots[path[:depth]].copy()
+        for k in range(depth, len(path)):
+            solver.observe(self.points[tests[k]], path[k])
+            if k + 1 <= SNAPSHOT_DEPTH:
+                self.snapshots[path[: k + 1]] = solver.copy()
+        return solver
 
 
 def _identifiable(text: str) -> bool:

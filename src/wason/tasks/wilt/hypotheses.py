@@ -838,7 +838,8 @@ def _candidates(seed: int) -> tuple[F, tuple[tuple[str, str, str], ...]]:
 
     ordered = [kept[i] for i in sorted(range(len(kept)), key=simplicity)]
     labels = tuple((_format_scaled(a), _format_scaled(b), _format_scaled(c)) for a, b, c in ordered)
-    points = np.array([[parse_value(s) for s in label] for label in labels], dtype=np.float64).reshape(-1, 3)
+    # every kept value v parses to v / 1000 (that is what _typeable checked), which numpy divides alike
+    points = np.array(ordered, dtype=np.float64).reshape(-1, 3) / _SCALE
     points.flags.writeable = False
     return points, labels
 

@@ -138,23 +138,32 @@ def canonical_constants(constants: Iterable[float]) -> tuple[float, ...]:
 
 def clear_probe_caches() -> None:
     """Forget every cached probe set (for benchmarks and tests of build determinism)."""
-    for cached in (_cached_probe_set, _base, _base_inputs, _boundary, _boundary_inputs):
+    for cached in (
+        _cached_probe_set,
+        _base,
+        _base_inputs,
+        _base_meta,
+        _boundary,
+        _boundary_inputs,
+        _boundary_simplicity,
+    ):
         cached.cache_clear()
 
 
-@lru_cache(maxsize=16)
+# A few only: each holds about 8 MB, the judge asks for a new one with every other rule's constants, and the
+# parts it is joined from are cached on their own.
+@lru_cache(maxsize=4)
 def _cached_probe_set(seed: int, constants: tuple[float, ...]) -> ProbeSet:
     base_points, base_family = _base(seed)
+    base_reference, base_simplicity = _base_meta(seed)
     parts = [base_points] + [_boundary(seed, c) for c in constants]
     points = np.ascontiguousarray(np.concatenate(parts, axis=0), dtype=np.float64)
     inputs = Inputs.concatenate([_base_inputs(seed)] + [_boundary_inputs(seed, c) for c in constants])
     n_boundary = points.shape[0] - base_points.shape[0]
     family = np.concatenate([base_family, np.full(n_boundary, FAMILIES.index("boundary"), dtype=np.int8)])
-    reference = np.isin(family, np.array([FAMILIES.index(f) for f in REFERENCE_FAMILIES], dtype=np.int8))
-    assert not reference[int(np.count_nonzero(reference)) :].any()  # a prefix, by the order of FAMILIES
-    n_fractional = 3 - sum(m.astype(np.float64) for m in inputs.ints)
-    magnitude = np.abs(points).max(axis=1)
-    simplicity = n_fractional + magnitude / (1.0 + magnitude)
+    # per point, so computed once per part (the base is most of every probe set) and joined
+    reference = np.concatenate([base_reference, np.zeros(n_boundary, dtype=np.bool_)])
+    simplicity = np.concatenate([base_simplicity] + [_boundary_simplicity(seed, c) for c in constants])
     for arr in (points, family, reference, simplicity):
         arr.flags.writeable = False
     return ProbeSet(
@@ -168,6 +177,28 @@ def _cached_probe_set(seed: int, constants: tuple[float, ...]) -> ProbeSet:
         reference_end=int(np.count_nonzero(reference)),
         simplicity=simplicity,
     )
+
+
+def _simplicity(points: F, inputs: Inputs) -> F:
+    """Fewer non-integer coordinates first, then smaller magnitude (mapped monotonically into [0, 1))."""
+    n_fractional = 3 - sum(m.astype(np.float64) for m in inputs.ints)
+    magnitude = np.abs(points).max(axis=1)
+    out: F = n_fractional + magnitude / (1.0 + magnitude)
+    return out
+
+
+@lru_cache(maxsize=4)
+def _base_meta(seed: int) -> tuple[npt.NDArray[np.bool_], F]:
+    """The base points' reference mask and simplicity."""
+    points, family = _base(seed)
+    reference = np.isin(family, np.array([FAMILIES.index(f) for f in REFERENCE_FAMILIES], dtype=np.int8))
+    assert not reference[int(np.count_nonzero(reference)) :].any()  # a prefix, by the order of FAMILIES
+    return reference, _simplicity(points, _base_inputs(seed))
+
+
+@lru_cache(maxsize=512)
+def _boundary_simplicity(seed: int, c: float) -> F:
+    return _simplicity(_boundary(seed, c), _boundary_inputs(seed, c))
 
 
 def _rng(seed: int, family: str, *extra: int) -> np.random.Generator:

@@ -8,6 +8,7 @@ weights (maximum binary entropy, which for a noiseless answer is the expected in
 
 from __future__ import annotations
 
+import copy
 import weakref
 from collections.abc import Sequence
 
@@ -41,7 +42,8 @@ class _Table:
         self.truth.flags.writeable = False
         self.weights: F = np.maximum(np.round(space.prior * _WEIGHT_SCALE), 1.0)
         self.weights.flags.writeable = False
-        self.column_weight = weighted_rows(self.truth, np.arange(self.truth.shape[0]), self.weights)
+        # every row: no gathered copy of the table (weighted_rows would make one)
+        self.column_weight: F = np.einsum("h,hc->c", self.weights, self.truth, dtype=np.float64)
         self.column_weight.flags.writeable = False
         self.index = {tuple(row): i for i, row in enumerate(points.tolist())}
 
@@ -140,6 +142,15 @@ class IdealSolver:
         self._total = float(self._table.weights.sum())
         self._true_weight: F = self._table.column_weight.copy()
 
+    def copy(self) -> IdealSolver:
+        """An independent solver in the same state (the truth table is shared, never copied)."""
+        other = copy.copy(self)
+        other.history = list(self.history)
+        other._mismatches = self._mismatches.copy()
+        other._tested = self._tested.copy()
+        other._true_weight = self._true_weight.copy()
+        return other
+
     # ---- state ----------------------------------------------------------------------------------------------
 
     @property
@@ -188,11 +199,16 @@ class IdealSolver:
     def should_guess(self) -> bool:
         """True when the tests are used up, the best hypothesis holds the ``confidence`` share of the weight,
         or no untested candidate can tell the survivors apart."""
+        return self.choose() is None
+
+    def choose(self) -> int | None:
+        """The next test, or None when it is time to guess: ``None if should_guess() else next_test()``, with
+        the candidates' information computed once."""
         if self.tests_used >= self.max_tests:
-            return True
+            return None
         if self.posterior_top()[1] >= self.confidence:
-            return True
-        return self.next_test() is None
+            return None
+        return self.next_test()
 
     def observe(self, point: Sequence[float], result: bool) -> None:
         """Record the rule's answer at a point (a candidate or any other triple).
@@ -223,15 +239,19 @@ class IdealSolver:
 
     def _update_survivors(self) -> None:
         before = self._alive
-        if self._mismatches[before].min() == self._level:
+        mismatches = self._mismatches[before]
+        if mismatches.min() == self._level:
             # some survivor is still at the fewest disagreements, and every other hypothesis has more
-            after = before[self._mismatches[before] == self._level]
+            keep = mismatches == self._level
+            after, gone = before[keep], before[~keep]
+            subset = True
         else:
             self._level = int(self._mismatches.min())
             after = np.flatnonzero(self._mismatches == self._level)
+            gone = np.setdiff1d(before, after, assume_unique=True)
+            subset = bool(np.isin(after, before, assume_unique=True).all())
         weights, truth = self._table.weights, self._table.truth
-        gone = np.setdiff1d(before, after, assume_unique=True)
-        if np.isin(after, before, assume_unique=True).all() and gone.shape[0] < after.shape[0]:
+        if subset and gone.shape[0] < after.shape[0]:
             # subtract the eliminated weight (exact): cheaper than summing the survivors again
             self._true_weight = self._true_weight - weighted_rows(truth, gone, weights)
             self._total -= float(weights[gone].sum())
