@@ -121,6 +121,25 @@ call_cache = sa.Table(
 )
 
 
+# Statements run with every model call and turn, built once: building one per call (and its cache key) cost
+# more than running it (record_call 276 -> 96 us, cache_get 156 -> 49 us, add_turn 166 -> 74 us).
+_INSERT_TURN = turns.insert()
+_INSERT_CALL = model_calls.insert()
+_CACHED_REPLY = (
+    sa.select(
+        model_calls.c.response,
+        model_calls.c.input_tokens,
+        model_calls.c.output_tokens,
+        model_calls.c.finish_reason,
+        model_calls.c.served_model,
+    )
+    .where(model_calls.c.cache_key == sa.bindparam("key"), model_calls.c.response.is_not(None))
+    .order_by(model_calls.c.id)
+    .limit(1)
+)
+_OLD_CACHED_REPLY = sa.select(call_cache.c.response).where(call_cache.c.key == sa.bindparam("key"))
+
+
 class StoreError(RuntimeError):
     """The store cannot be opened or a record is missing; the message is one line for the user."""
 
@@ -388,16 +407,17 @@ class Store:
         try:
             with self.engine.begin() as c:
                 c.execute(
-                    turns.insert().values(
-                        episode_id=episode_id,
-                        index=index,
-                        action=action,
-                        observation=observation,
-                        reply=reply,
-                        feedback=feedback,
-                        oracle=oracle,
-                        created_at=_now(),
-                    )
+                    _INSERT_TURN,
+                    {
+                        "episode_id": episode_id,
+                        "index": index,
+                        "action": action,
+                        "observation": observation,
+                        "reply": reply,
+                        "feedback": feedback,
+                        "oracle": oracle,
+                        "created_at": _now(),
+                    },
                 )
         except IntegrityError as exc:
             raise TurnConflict(f"episode {episode_id} already has a turn {index}") from exc
@@ -419,7 +439,7 @@ class Store:
         when it has no parent): a conversation's text is stored once, not again with every turn.
         """
         with self.engine.begin() as c:
-            result = c.execute(model_calls.insert().values(created_at=_now(), **record))
+            result = c.execute(_INSERT_CALL, {"created_at": _now(), **record})
             key = result.inserted_primary_key
         if key is None:  # pragma: no cover - every dialect we support returns the new id
             raise StoreError("the store did not return the new call's id")
@@ -501,14 +521,8 @@ class Store:
         A call's record is its cache entry: the oldest answered call with the key gives the reply. Stores written
         before revision 0004 also kept replies in ``call_cache``, which is read when no call has one.
         """
-        mc = model_calls.c
         with self.engine.connect() as c:
-            row = c.execute(
-                sa.select(mc.response, mc.input_tokens, mc.output_tokens, mc.finish_reason, mc.served_model)
-                .where(mc.cache_key == key, mc.response.is_not(None))
-                .order_by(mc.id)
-                .limit(1)
-            ).first()
+            row = c.execute(_CACHED_REPLY, {"key": key}).first()
             if row is not None:
                 return {
                     "text": row.response,
@@ -517,7 +531,7 @@ class Store:
                     "finish_reason": row.finish_reason,
                     "model": row.served_model,
                 }
-            old = c.execute(sa.select(call_cache.c.response).where(call_cache.c.key == key)).first()
+            old = c.execute(_OLD_CACHED_REPLY, {"key": key}).first()
         return None if old is None else dict(old[0])
 
 
