@@ -1,0 +1,256 @@
+"""Throughput of a WILT run against an endpoint with a fixed latency, next to a plain async client (issue 10).
+
+Setup: a fake OpenAI-compatible endpoint (bench/fake_endpoint.py) in its own process answers every chat request
+after a fixed ``latency`` (default 100 ms) with a scripted WILT player's reply: 30 test triples, then a final
+guess, so every episode makes exactly ``calls_per_episode = 31`` calls, one after another.
+
+Definitions, for ``episodes`` episodes played with at most ``c`` in flight:
+
+    ideal time       = calls_per_episode x latency x ceil(episodes / c)
+    achieved/ideal   = ideal time / measured wall time          (1.0: the endpoint's latency is the only cost)
+
+measured for, in one run and against the same endpoint:
+
+(a) plain: the openai SDK's ``AsyncOpenAI`` (max_retries=0, nothing around it) sending the same conversations
+    (the published WILT system prompt, then each reply and a feedback line worded as wason's), one task per
+    episode under an ``asyncio.Semaphore(c)``;
+(b) wason: ``create_run`` + ``execute_run`` of a generated WILT split of ``episodes`` rules (``--seed``) with the
+    LLM player through the OpenAI-compatible backend (model spec ``vllm:fake`` with the endpoint's base URL,
+    ``concurrency=c``) into a fresh SQLite store: game, judge, reduction metric, prompt rendering, the call
+    cache and every record written as it happens. The wall time covers ``execute_run`` only (the split is
+    generated before, and timed apart below).
+
+Goals (issue 10 item 6): wason's achieved/ideal >= 0.9 at c = 256 over 256 episodes, and at least the plain
+client's at every c. Also measured, each in a fresh process: the time to generate 256 WILT rules (goal: under
+2 s; the hypothesis space is built in it) and the peak resident memory (``ru_maxrss``) of a whole wason run of
+the 256 rules at c = 256 (goal: under 300 MB).
+
+The machine's cores are shared by the endpoint, the client and whatever else runs: ratios, not seconds, are
+what to compare, and only within one run. ``--repeat`` plays each cell that many times and keeps the best.
+
+    python bench/bench_throughput.py                       # the table for c = 8, 32, 128, 256 (about 5 min)
+    python bench/bench_throughput.py --concurrency 256 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fake_endpoint import CALLS_PER_EPISODE, MODEL, FakeEndpoint
+
+SEED = 1
+
+
+def ideal_seconds(episodes: int, concurrency: int, latency: float) -> float:
+    """The wall time if the endpoint's latency were the only cost."""
+    return CALLS_PER_EPISODE * latency * math.ceil(episodes / concurrency)
+
+
+# -- (a) the plain clients ----------------------------------------------------------------------------------
+PLAIN_KINDS = ("httpx", "sdk")
+
+
+async def plain_run(base_url: str, episodes: int, concurrency: int, kind: str = "sdk") -> tuple[float, int]:
+    """Seconds and calls for ``episodes`` conversations through a bare client: ``sdk`` is ``AsyncOpenAI``,
+    ``httpx`` posts the JSON body with the HTTP client the SDK uses (httpx2) and reads the reply's JSON."""
+    import httpx2
+    import openai
+
+    from wason.tasks.wilt.protocol import load_instruction  # the prompt text only, read once
+
+    system = load_instruction()
+    sdk = openai.AsyncOpenAI(base_url=base_url, api_key="EMPTY", max_retries=0)
+    # a careful user sizes the pool to the concurrency (httpx2 keeps 20 connections alive by default)
+    limits = httpx2.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    http = httpx2.AsyncClient(
+        base_url=base_url, headers={"authorization": "Bearer EMPTY"}, timeout=60.0, limits=limits
+    )
+    gate = asyncio.Semaphore(concurrency)
+    calls = 0
+
+    async def complete(messages: list[dict[str, str]]) -> str:
+        if kind == "sdk":
+            reply = await sdk.chat.completions.create(model=MODEL, messages=messages)  # type: ignore[arg-type]
+            return reply.choices[0].message.content or ""
+        response = await http.post("/chat/completions", json={"model": MODEL, "messages": messages})
+        response.raise_for_status()
+        return str(response.json()["choices"][0]["message"]["content"])
+
+    async def episode() -> None:
+        nonlocal calls
+        async with gate:
+            messages: list[dict[str, str]] = [{"role": "system", "content": system}]
+            for turn in range(CALLS_PER_EPISODE):
+                text = await complete(messages)
+                calls += 1
+                left = CALLS_PER_EPISODE - 2 - turn
+                messages.append({"role": "assistant", "content": text.strip()})
+                messages.append(
+                    {
+                        "role": "user",
+                        "content": f"Result for input (1, 2, 3): True. Attempts Remaining: {left}",
+                    }
+                )
+
+    start = time.perf_counter()
+    try:
+        await asyncio.gather(*(episode() for _ in range(episodes)))
+    finally:
+        elapsed = time.perf_counter() - start
+        await sdk.close()
+        await http.aclose()
+    return elapsed, calls
+
+
+# -- (b) wason ----------------------------------------------------------------------------------------------
+def wason_config(base_url: str, episodes: int, concurrency: int, seed: int = SEED):  # type: ignore[no-untyped-def]
+    from wason.tasks.wilt import WiltRunConfig
+
+    return WiltRunConfig(
+        split="generated",
+        seed=seed,
+        n=episodes,
+        player="llm",
+        model=f"vllm:{MODEL}",
+        base_url=base_url,
+        concurrency=concurrency,
+        retries=0,
+        timeout=60.0,
+    )
+
+
+def wason_run(base_url: str, episodes: int, concurrency: int, db: Path) -> tuple[float, int, int]:
+    """Seconds of ``execute_run``, calls recorded and episodes errored, for a fresh store at ``db``."""
+    from wason.engine import create_run, execute_run, llm_player_factory, make_client
+    from wason.store import Store
+
+    store = Store(f"sqlite:///{db}")
+    config = wason_config(base_url, episodes, concurrency)
+    run_id = create_run(store, config)
+    client = make_client(config, store)
+
+    async def play() -> float:
+        start = time.perf_counter()
+        try:
+            await execute_run(
+                store, run_id, llm_player_factory(client, config, run_id), concurrency=concurrency
+            )
+        finally:
+            elapsed = time.perf_counter() - start
+            await client.aclose()
+        return elapsed
+
+    elapsed = asyncio.run(play())
+    calls = store.call_totals(run_id)["calls"]
+    errored = sum(e.status != "completed" for e in store.list_episodes(run_id))
+    store.close()
+    return elapsed, calls, errored
+
+
+# -- fresh-process measurements ------------------------------------------------------------------------------
+def _child_generate(episodes: int) -> None:
+    from wason.tasks.wilt import WiltRunConfig
+
+    config = WiltRunConfig(split="generated", seed=SEED, n=episodes)
+    start = time.perf_counter()
+    items = config.items()
+    print(f"{time.perf_counter() - start:.3f} {len(items)}")
+
+
+def _child_memory(base_url: str, episodes: int, concurrency: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        elapsed, calls, errored = wason_run(base_url, episodes, concurrency, Path(tmp) / "mem.db")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(f"{peak:.1f} {elapsed:.3f} {calls} {errored}")
+
+
+def _child(*args: str) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), *args], capture_output=True, text=True, check=True
+    )
+    return out.stdout.split()
+
+
+def _ratio(ideal: float, seconds: float) -> str:
+    return f"{ideal / seconds:>6.2f}" if math.isfinite(seconds) else f"{'-':>6}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--latency", type=float, default=0.1, help="the endpoint's seconds per reply")
+    parser.add_argument("--episodes", type=int, default=256)
+    parser.add_argument("--concurrency", default="8,32,128,256", help="comma-separated values of c")
+    parser.add_argument("--repeat", type=int, default=1, help="play each cell this often, keep the best")
+    parser.add_argument(
+        "--skip", default="", help="comma-separated parts to skip: httpx, sdk, wason, generate, memory"
+    )
+    parser.add_argument("--child-generate", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child-memory", metavar="BASE_URL", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    levels = [int(c) for c in args.concurrency.split(",") if c]
+    skip = set(args.skip.split(","))
+    if args.child_generate:
+        return _child_generate(args.episodes)
+    if args.child_memory:
+        return _child_memory(args.child_memory, args.episodes, max(levels))
+
+    if "generate" not in skip:
+        seconds, n = _child("--child-generate", "--episodes", str(args.episodes))
+        print(
+            f"generate {n} WILT rules in a fresh process (hypothesis space included): {float(seconds):.2f} s"
+        )
+    total = args.episodes * CALLS_PER_EPISODE
+    with FakeEndpoint(latency=args.latency) as ep:
+        if "wason" not in skip:
+            wason_config(ep.base_url, args.episodes, 1).items()  # generated once; cached for every cell
+        print(
+            f"endpoint latency {args.latency * 1000:g} ms, {args.episodes} episodes x {CALLS_PER_EPISODE} calls"
+        )
+        print("achieved/ideal (seconds):")
+        print(f"{'c':>5} {'ideal':>7}  {'httpx':>15}  {'sdk':>15}  {'wason':>15}")
+        with tempfile.TemporaryDirectory() as tmp:
+            for c in levels:
+                ideal = ideal_seconds(args.episodes, c, args.latency)
+                best = dict.fromkeys(("httpx", "sdk", "wason"), math.inf)
+                for r in range(args.repeat):
+                    for kind in PLAIN_KINDS:
+                        if kind not in skip:
+                            seconds, calls = asyncio.run(plain_run(ep.base_url, args.episodes, c, kind))
+                            assert calls == total, calls
+                            best[kind] = min(best[kind], seconds)
+                    if "wason" not in skip:
+                        seconds, calls, errored = wason_run(
+                            ep.base_url, args.episodes, c, Path(tmp) / f"{c}-{r}.db"
+                        )
+                        if errored or calls != total:
+                            raise SystemExit(f"wason run at c={c}: {errored} episodes errored, {calls} calls")
+                        best["wason"] = min(best["wason"], seconds)
+                cells = "  ".join(f"{_ratio(ideal, best[k])} ({best[k]:>6.2f})" for k in best)
+                print(f"{c:>5} {ideal:>7.2f}  {cells}", flush=True)
+        if "memory" not in skip:
+            peak, seconds, calls, errored = _child(
+                "--child-memory",
+                ep.base_url,
+                "--episodes",
+                str(args.episodes),
+                "--concurrency",
+                str(max(levels)),
+            )
+            print(
+                f"peak memory of a wason run ({args.episodes} generated rules, c={max(levels)}, fresh process): "
+                f"{float(peak):.0f} MB ({calls} calls, {errored} errored, {float(seconds):.2f} s)"
+            )
+
+
+if __name__ == "__main__":
+    main()
