@@ -52,16 +52,37 @@ class RetryPolicy:
 
 
 def cache_key(model: Model, messages: list[ChatMessage], params: GenerationParams, sample: str) -> str:
-    """The cache key: model spec, endpoint, messages, parameters and sample key, hashed."""
-    payload = {
-        "model": model.spec,
-        "endpoint": model.endpoint,
-        "messages": [m.model_dump() for m in messages],
-        "params": params.model_dump(),
-        "sample": sample,
-    }
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """The cache key: model spec, endpoint, messages, parameters and sample key, hashed.
+
+    It is the SHA-256 of ``json.dumps({"model": ..., "endpoint": ..., "messages": [...], "params": ...,
+    "sample": ...}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``, hashed piece by piece in
+    that text's order, so that a conversation's hash state up to its last message can be kept and extended by
+    the next call's new messages (:class:`ModelClient` does) instead of dumping every message again.
+    """
+    return _key(_messages_hashed(_key_start(model), 0, messages), model, params, sample)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _key_start(model: Model) -> Any:
+    # the keys in sorted order: endpoint, messages, model, params, sample
+    return hashlib.sha256(('{"endpoint":' + _dumps(model.endpoint) + ',"messages":[').encode())
+
+
+def _messages_hashed(state: Any, count: int, messages: list[ChatMessage]) -> Any:
+    """``state`` (already over ``count`` messages) extended by ``messages``, in place."""
+    for i, m in enumerate(messages):
+        state.update(("," if count + i else "").encode() + _dumps(m.model_dump()).encode())
+    return state
+
+
+def _key(state: Any, model: Model, params: GenerationParams, sample: str) -> str:
+    tail = '],"model":' + _dumps(model.spec) + ',"params":' + _dumps(params.model_dump())
+    final = state.copy()
+    final.update((tail + ',"sample":' + _dumps(sample) + "}").encode())
+    return str(final.hexdigest())
 
 
 THREADS_KEPT = 4096
@@ -72,6 +93,7 @@ THREADS_KEPT = 4096
 class _Thread:
     call_id: int
     messages: list[ChatMessage]
+    hashed: Any  # the cache key's hash state over these messages (see cache_key)
 
 
 @dataclass
@@ -105,7 +127,9 @@ class ModelClient:
         is a failed attempt like a 500, retried the same way.
         """
         ctx = context or CallContext()
-        key = cache_key(self.model, messages, params, ctx.sample)
+        thread = (ctx.run_id, ctx.episode_id, ctx.sample, messages[0] if messages else None)
+        hashed = self._hashed(thread, messages)
+        key = _key(hashed, self.model, params, ctx.sample)
         base = {
             "run_id": ctx.run_id,
             "episode_id": ctx.episode_id,
@@ -115,13 +139,12 @@ class ModelClient:
             "params": params.model_dump(),
             "cache_key": key,
         }
-        thread = (ctx.run_id, ctx.episode_id, ctx.sample, messages[0] if messages else None)
         if self.use_cache and self.store is not None:
             hit = self.store.cache_get(key)
             if hit is not None:
                 response = ModelResponse.model_validate(hit)
                 self._record(
-                    base, thread, messages, response, latency=0.0, attempts=0, errors=[], cached=True
+                    base, thread, messages, hashed, response, latency=0.0, attempts=0, errors=[], cached=True
                 )
                 return response
 
@@ -146,6 +169,7 @@ class ModelClient:
                     base,
                     thread,
                     messages,
+                    hashed,
                     response,
                     latency=latency,
                     attempts=attempt + 1,
@@ -159,6 +183,7 @@ class ModelClient:
                     base,
                     thread,
                     messages,
+                    hashed,
                     None,
                     latency=time.perf_counter() - started,
                     attempts=attempt + 1,
@@ -181,6 +206,7 @@ class ModelClient:
         base: dict[str, Any],
         thread: tuple[Any, ...],
         messages: list[ChatMessage],
+        hashed: Any,
         response: ModelResponse | None,
         *,
         latency: float,
@@ -212,10 +238,19 @@ class ModelClient:
                 "cached": cached,
             }
         )
-        self._threads[thread] = _Thread(call_id, list(messages))
+        self._threads[thread] = _Thread(call_id, list(messages), hashed)
         self._threads.move_to_end(thread)
         while len(self._threads) > THREADS_KEPT:
             self._threads.popitem(last=False)
+
+    def _hashed(self, thread: tuple[Any, ...], messages: list[ChatMessage]) -> Any:
+        """The cache key's hash state over ``messages``: the conversation's last call's, extended by what is new
+        since (every message is hashed once, not again with every later turn)."""
+        last = self._threads.get(thread)
+        n = len(last.messages) if last is not None else 0
+        if last is not None and n <= len(messages) and messages[:n] == last.messages:
+            return _messages_hashed(last.hashed.copy(), n, messages[n:])
+        return _messages_hashed(_key_start(self.model), 0, messages)
 
     async def aclose(self) -> None:
         await self.model.aclose()
