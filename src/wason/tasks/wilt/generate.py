@@ -57,12 +57,13 @@ def generate_split(*, seed: int, n: int) -> list[WiltRule]:
     if not 1 <= n <= MAX_N:
         raise ValueError(f"--n must be between 1 and {MAX_N}")
     from wason.tasks.wilt.hypotheses import build_space, candidate_tests
-    from wason.tasks.wilt.solver import truth_table
+    from wason.tasks.wilt.solver import _table
 
     space = build_space(0)
     candidates, _typed = candidate_tests(0)
-    on_candidates = truth_table(space, candidates)  # (H, C), computed once and shared with the solver
-    share_true = on_candidates.mean(axis=1)
+    table = _table(space, candidates)  # computed once and shared with the solver
+    # the share of True among the candidates, as the mean of the unpacked rows would give it
+    share_true = np.bitwise_count(table.packed).sum(axis=1, dtype=np.int64) / table.n_columns
     complexity = np.array([h.complexity for h in space.hypotheses], dtype=np.float64)
     cuts = (float(np.quantile(complexity, 1 / 3)), float(np.quantile(complexity, 2 / 3)))
     # tier -> family -> hypotheses; a family is drawn first so that the many conjunctions do not crowd out
@@ -168,10 +169,10 @@ class _Identifiability:
 
     def __init__(self, space: HypothesisSpace) -> None:
         from wason.tasks.wilt.hypotheses import candidate_tests
-        from wason.tasks.wilt.solver import IdealSolver, truth_table
+        from wason.tasks.wilt.solver import IdealSolver, _table
 
         self.points, _ = candidate_tests(0)
-        self.truth = truth_table(space, self.points)
+        self.truth = _table(space, self.points)
         self.space = space
         root = IdealSolver(space, self.points)
         self.max_tests = WiltConfig().max_tests
@@ -195,7 +196,7 @@ class _Identifiability:
                 decision = self.decisions[path] = solver.guess() if choice is None else choice
             if isinstance(decision, str):
                 break
-            answer = bool(self.truth[index, decision])
+            answer = bool(self.truth.packed[index, decision >> 3] >> (7 - (decision & 7)) & 1)
             tests.append(decision)
             if solver is not None:
                 solver.observe(self.points[decision], answer)

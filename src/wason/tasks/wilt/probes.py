@@ -150,9 +150,9 @@ def clear_probe_caches() -> None:
         cached.cache_clear()
 
 
-# A few only: each holds about 8 MB, the judge asks for a new one with every other rule's constants, and the
-# parts it is joined from are cached on their own.
-@lru_cache(maxsize=4)
+# Two only: each holds about 15 MB once the sandbox has indexed its values, the judge asks for a new one with
+# nearly every rule's constants, and the parts it is joined from are cached on their own.
+@lru_cache(maxsize=2)
 def _cached_probe_set(seed: int, constants: tuple[float, ...]) -> ProbeSet:
     base_points, base_family = _base(seed)
     base_reference, base_simplicity = _base_meta(seed)
