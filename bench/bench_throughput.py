@@ -1,4 +1,4 @@
-"""Throughput of a WILT run against an endpoint with a fixed latency, next to a plain async client (issue 10).
+"""Throughput of a WILT run against an endpoint with a fixed latency, next to plain async clients (issue 10).
 
 Setup: a fake OpenAI-compatible endpoint (bench/fake_endpoint.py) in its own process answers every chat request
 after a fixed ``latency`` (default 100 ms) with a scripted WILT player's reply: 30 test triples, then a final
@@ -9,26 +9,32 @@ Definitions, for ``episodes`` episodes played with at most ``c`` in flight:
     ideal time       = calls_per_episode x latency x ceil(episodes / c)
     achieved/ideal   = ideal time / measured wall time          (1.0: the endpoint's latency is the only cost)
 
-measured for, in one run and against the same endpoint:
+measured for three clients, in one run and against the same endpoint:
 
-(a) plain: the openai SDK's ``AsyncOpenAI`` (max_retries=0, nothing around it) sending the same conversations
-    (the published WILT system prompt, then each reply and a feedback line worded as wason's), one task per
-    episode under an ``asyncio.Semaphore(c)``;
-(b) wason: ``create_run`` + ``execute_run`` of a generated WILT split of ``episodes`` rules (``--seed``) with the
-    LLM player through the OpenAI-compatible backend (model spec ``vllm:fake`` with the endpoint's base URL,
+httpx: plain httpx2 (the HTTP client under the openai SDK), ``AsyncClient`` with its pool sized to ``c``,
+    posting each request's JSON and reading the reply's, one task per episode under an
+    ``asyncio.Semaphore(c)``: the same conversations as wason's (the published WILT system prompt, then each
+    reply and a feedback line worded as wason's). The Python HTTP stack's own cost.
+sdk: the openai SDK's ``AsyncOpenAI`` (max_retries=0, nothing around it) sending the same conversations the
+    same way: what a plain script on the official SDK gets.
+wason: ``create_run`` + ``execute_run`` of a generated WILT split of ``episodes`` rules (seed 1) with the LLM
+    player through the OpenAI-compatible backend (model spec ``vllm:fake`` with the endpoint's base URL,
     ``concurrency=c``) into a fresh SQLite store: game, judge, reduction metric, prompt rendering, the call
     cache and every record written as it happens. The wall time covers ``execute_run`` only (the split is
     generated before, and timed apart below).
 
-Goals (issue 10 item 6): wason's achieved/ideal >= 0.9 at c = 256 over 256 episodes, and at least the plain
+Then the ceiling: the calls per second each client makes at c = max(levels) against the endpoint with no
+latency, the most any ratio can reflect (0.9 at c = 256 needs 0.9 x 256 x 31 / 3.1 s = 2,304 calls/s).
+
+Goals (issue 10 item 6): wason's achieved/ideal >= 0.9 at c = 256 over 256 episodes, and at least a plain
 client's at every c. Also measured, each in a fresh process: the time to generate 256 WILT rules (goal: under
 2 s; the hypothesis space is built in it) and the peak resident memory (``ru_maxrss``) of a whole wason run of
-the 256 rules at c = 256 (goal: under 300 MB).
+the 256 rules at c = 256, generation included (goal: under 300 MB).
 
-The machine's cores are shared by the endpoint, the client and whatever else runs: ratios, not seconds, are
+The machine's cores are shared by the endpoint, the clients and whatever else runs: ratios, not seconds, are
 what to compare, and only within one run. ``--repeat`` plays each cell that many times and keeps the best.
 
-    python bench/bench_throughput.py                       # the table for c = 8, 32, 128, 256 (about 5 min)
+    python bench/bench_throughput.py                       # the table for c = 8, 32, 128, 256 (about 10 min)
     python bench/bench_throughput.py --concurrency 256 --repeat 3
 """
 
@@ -181,6 +187,21 @@ def _child(*args: str) -> list[str]:
     return out.stdout.split()
 
 
+def _ceiling(episodes: int, c: int, skip: set[str], tmp: Path) -> None:
+    """Calls per second of each client against the endpoint with no latency."""
+    total = episodes * CALLS_PER_EPISODE
+    rates = []
+    with FakeEndpoint(latency=0.0) as ep:
+        for kind in PLAIN_KINDS:
+            if kind not in skip:
+                seconds, _ = asyncio.run(plain_run(ep.base_url, episodes, c, kind))
+                rates.append(f"{kind} {total / seconds:,.0f}")
+        if "wason" not in skip:
+            seconds, _, _ = wason_run(ep.base_url, episodes, c, tmp / "ceiling.db")
+            rates.append(f"wason {total / seconds:,.0f}")
+    print(f"ceiling, no latency, c={c}: calls/s " + ", ".join(rates), flush=True)
+
+
 def _ratio(ideal: float, seconds: float) -> str:
     return f"{ideal / seconds:>6.2f}" if math.isfinite(seconds) else f"{'-':>6}"
 
@@ -192,7 +213,9 @@ def main() -> None:
     parser.add_argument("--concurrency", default="8,32,128,256", help="comma-separated values of c")
     parser.add_argument("--repeat", type=int, default=1, help="play each cell this often, keep the best")
     parser.add_argument(
-        "--skip", default="", help="comma-separated parts to skip: httpx, sdk, wason, generate, memory"
+        "--skip",
+        default="",
+        help="comma-separated parts to skip: httpx, sdk, wason, generate, ceiling, memory",
     )
     parser.add_argument("--child-generate", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child-memory", metavar="BASE_URL", help=argparse.SUPPRESS)
@@ -209,8 +232,7 @@ def main() -> None:
         print(
             f"generate {n} WILT rules in a fresh process (hypothesis space included): {float(seconds):.2f} s"
         )
-    total = args.episodes * CALLS_PER_EPISODE
-    with FakeEndpoint(latency=args.latency) as ep:
+    with FakeEndpoint(latency=args.latency) as ep, tempfile.TemporaryDirectory() as tmp:
         if "wason" not in skip:
             wason_config(ep.base_url, args.episodes, 1).items()  # generated once; cached for every cell
         print(
@@ -218,25 +240,10 @@ def main() -> None:
         )
         print("achieved/ideal (seconds):")
         print(f"{'c':>5} {'ideal':>7}  {'httpx':>15}  {'sdk':>15}  {'wason':>15}")
-        with tempfile.TemporaryDirectory() as tmp:
-            for c in levels:
-                ideal = ideal_seconds(args.episodes, c, args.latency)
-                best = dict.fromkeys(("httpx", "sdk", "wason"), math.inf)
-                for r in range(args.repeat):
-                    for kind in PLAIN_KINDS:
-                        if kind not in skip:
-                            seconds, calls = asyncio.run(plain_run(ep.base_url, args.episodes, c, kind))
-                            assert calls == total, calls
-                            best[kind] = min(best[kind], seconds)
-                    if "wason" not in skip:
-                        seconds, calls, errored = wason_run(
-                            ep.base_url, args.episodes, c, Path(tmp) / f"{c}-{r}.db"
-                        )
-                        if errored or calls != total:
-                            raise SystemExit(f"wason run at c={c}: {errored} episodes errored, {calls} calls")
-                        best["wason"] = min(best["wason"], seconds)
-                cells = "  ".join(f"{_ratio(ideal, best[k])} ({best[k]:>6.2f})" for k in best)
-                print(f"{c:>5} {ideal:>7.2f}  {cells}", flush=True)
+        for c in levels:
+            _cell(ep.base_url, args.episodes, c, args.latency, args.repeat, skip, Path(tmp))
+        if "ceiling" not in skip:
+            _ceiling(args.episodes, max(levels), skip, Path(tmp))
         if "memory" not in skip:
             peak, seconds, calls, errored = _child(
                 "--child-memory",
@@ -250,6 +257,28 @@ def main() -> None:
                 f"peak memory of a wason run ({args.episodes} generated rules, c={max(levels)}, fresh process): "
                 f"{float(peak):.0f} MB ({calls} calls, {errored} errored, {float(seconds):.2f} s)"
             )
+
+
+def _cell(
+    base_url: str, episodes: int, c: int, latency: float, repeat: int, skip: set[str], tmp: Path
+) -> None:
+    """One row of the table: each client's best of ``repeat`` runs at concurrency ``c``."""
+    total = episodes * CALLS_PER_EPISODE
+    ideal = ideal_seconds(episodes, c, latency)
+    best = dict.fromkeys(("httpx", "sdk", "wason"), math.inf)
+    for r in range(repeat):
+        for kind in PLAIN_KINDS:
+            if kind not in skip:
+                seconds, calls = asyncio.run(plain_run(base_url, episodes, c, kind))
+                assert calls == total, calls
+                best[kind] = min(best[kind], seconds)
+        if "wason" not in skip:
+            seconds, calls, errored = wason_run(base_url, episodes, c, tmp / f"{c}-{r}.db")
+            if errored or calls != total:
+                raise SystemExit(f"wason run at c={c}: {errored} episodes errored, {calls} calls")
+            best["wason"] = min(best["wason"], seconds)
+    cells = "  ".join(f"{_ratio(ideal, best[k])} ({best[k]:>6.2f})" for k in best)
+    print(f"{c:>5} {ideal:>7.2f}  {cells}", flush=True)
 
 
 if __name__ == "__main__":
