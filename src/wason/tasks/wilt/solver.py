@@ -37,21 +37,24 @@ _MIN_ENTROPY = 1e-12  # bits; an answer known for certain has entropy exactly 0 
 class _Table:
     """A space's truth table on a candidate set, with the prior's weighted column sums (shared by solvers).
 
-    The table is kept packed, eight candidates a byte: 8 MB instead of 64 for the 5,632 candidates of seed 0.
-    Rows are unpacked when gathered, which costs less than the sums made of them.
+    The table is kept packed, eight truth values a byte, by rows and by columns: 16 MB instead of 64 for the
+    5,632 candidates of seed 0. Rows are unpacked when gathered, which costs less than the sums made of them.
     """
 
     def __init__(self, space: HypothesisSpace, points: F) -> None:
         self.n_columns = int(points.shape[0])
-        # evaluated and packed a block of candidates at a time (a multiple of 8, so the bytes join up)
-        self.packed = np.concatenate(
-            [
-                np.packbits(space.evaluate(points[start : start + _BLOCK]), axis=1)
-                for start in range(0, max(1, self.n_columns), _BLOCK)
-            ],
-            axis=1,
-        )
-        self.packed.flags.writeable = False
+        self.n_rows = len(space)
+        # evaluated and packed a block of candidates at a time (a multiple of 8, so the bytes join up), by rows
+        # and, for reading one candidate's column at once, by columns too (another 8 MB)
+        by_rows, by_columns = [], []
+        for start in range(0, self.n_columns, _BLOCK):
+            block = space.evaluate(points[start : start + _BLOCK])
+            by_rows.append(np.packbits(block, axis=1))
+            by_columns.append(np.packbits(block.T, axis=1))
+        self.packed = np.concatenate(by_rows, axis=1)
+        self.packed_columns = np.concatenate(by_columns, axis=0)
+        for arr in (self.packed, self.packed_columns):
+            arr.flags.writeable = False
         self.weights: F = np.maximum(np.round(space.prior * _WEIGHT_SCALE), 1.0)
         self.weights.flags.writeable = False
         self.column_weight = self.weighted(np.arange(self.packed.shape[0]))
@@ -65,7 +68,7 @@ class _Table:
 
     def column(self, i: int) -> B:
         """Every hypothesis's truth value at candidate ``i``."""
-        out: B = ((self.packed[:, i >> 3] >> (7 - (i & 7))) & 1).view(np.bool_)
+        out: B = np.unpackbits(self.packed_columns[i], count=self.n_rows).view(np.bool_)
         return out
 
     def weighted(self, rows: Index) -> F:
