@@ -425,9 +425,22 @@ async def test_error_status_whose_body_breaks_off_is_transient() -> None:
         def serve_one() -> None:
             conn, _ = listener.accept()
             with conn:
-                conn.recv(65536)
+                # read the whole request first: closing on unread bytes would reset the connection, and the
+                # client would see a reset instead of a body that breaks off
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    request += conn.recv(65536)
+                head, _, body = request.partition(b"\r\n\r\n")
+                length = next(
+                    int(line.split(b":", 1)[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                )
+                while len(body) < length:
+                    body += conn.recv(65536)
                 conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
                              b"Content-Length: 500\r\n\r\n{\"error\": {\"mess")  # fmt: skip
+                conn.shutdown(socket.SHUT_WR)  # the body ends here, 485 bytes short
 
         server = threading.Thread(target=serve_one, daemon=True)
         server.start()
