@@ -106,3 +106,29 @@ def test_a_corrupt_or_foreign_database_is_one_line(
         assert reason in err and err.count("\n") == 1 and "Traceback" not in err
     with sqlite3.connect(foreign) as db:  # nothing was added to someone else's database
         assert [r[0] for r in db.execute("SELECT name FROM sqlite_master")] == ["users"]
+
+
+def test_a_password_in_the_endpoint_is_never_stored_and_resume_asks_for_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "secret.db"
+    db = f"sqlite:///{path}"
+    with FakeOpenAIServer(slow_reply, fail_share=1.0, fail_kinds=(400,)) as server:
+        secret_url = server.base_url.replace("http://", "http://alice:s3cret@")
+        args = ["eval", "wilt", "--ids", "1", "--model", "vllm:fake", "--base-url", secret_url, "--db", db,
+                "--no-baseline", "--json"]  # fmt: skip
+        assert main(args) == 1  # its one episode errored: the endpoint refused every request
+        first = capsys.readouterr()
+        assert main(["eval", "--resume", "1", "--db", db]) == 2
+        assert "give it again with --base-url" in capsys.readouterr().err
+        server.fail_share = 0.0
+        assert main(["eval", "--resume", "1", "--db", db, "--base-url", secret_url, "--no-baseline"]) == 0
+        resumed = capsys.readouterr()
+    store = Store(db)
+    assert store.get_run(1).status == "completed"
+    assert store.get_run(1).config["base_url"].startswith("http://alice:***@127.0.0.1")
+    for text in (first.out, first.err, resumed.out, resumed.err):
+        assert "s3cret" not in text
+    store.close()
+    for file in tmp_path.glob("secret.db*"):  # the database and its write-ahead log
+        assert b"s3cret" not in file.read_bytes()

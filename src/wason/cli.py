@@ -214,6 +214,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     ev.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
     ev.add_argument("--api-key", default=argparse.SUPPRESS, help="API key of a resumed run's model")
     ev.add_argument(
+        "--base-url",
+        default=argparse.SUPPRESS,
+        help="endpoint of a resumed run's model, when it moved or its URL holds a password (never stored)",
+    )
+    ev.add_argument(
         "--no-baseline",
         action="store_true",
         default=argparse.SUPPRESS,
@@ -442,6 +447,12 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
                 "(a game played by hand goes on with `wason play --session ID`)"
             )
         run_id = args.resume
+        if getattr(args, "base_url", None):
+            config = config.model_copy(update={"base_url": args.base_url})
+        elif "***" in (config.base_url or ""):
+            raise UserError(
+                f"run {run_id}'s endpoint had a password, which is not stored: give it again with --base-url"
+            )
         api_key = getattr(args, "api_key", None)
         no_baseline = bool(getattr(args, "no_baseline", False))
     else:

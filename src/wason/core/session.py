@@ -63,9 +63,15 @@ class EpisodeRecorder(Protocol):
 class SessionStore(EpisodeRecorder, RunReader, Protocol):
     """What the session functions need of the store."""
 
-    def create_run(self, *, task: str, player: str, model: str | None, config: dict[str, Any]) -> int: ...
-
-    def add_episodes(self, run_id: int, items: list[tuple[str, dict[str, Any]]]) -> None: ...
+    def create_run(
+        self,
+        *,
+        task: str,
+        player: str,
+        model: str | None,
+        config: dict[str, Any],
+        items: list[tuple[str, dict[str, Any]]] | None = None,
+    ) -> int: ...
 
     def get_episode(self, episode_id: int) -> EpisodeRow: ...
 
@@ -225,8 +231,10 @@ def start(
             item = items[index]
         else:
             item = random.Random(seed).choice(items)
-    run_id = store.create_run(task=fam.name, player=player, model=None, config=cfg.model_dump(mode="json"))
-    store.add_episodes(run_id, [item])
+    # the run and its one episode in one transaction: a crash in between leaves no empty run
+    run_id = store.create_run(
+        task=fam.name, player=player, model=None, config=cfg.model_dump(mode="json"), items=[item]
+    )
     episode = store.list_episodes(run_id)[0]
     begin(store, episode)
     return episode.id
