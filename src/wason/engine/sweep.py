@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from wason.core import registry
@@ -735,6 +736,20 @@ def draw_items(store: Store, sweep: Sweep, todo: Sequence[Cell]) -> dict[str, li
     return drawn
 
 
+def cell_progress(console: Console | None, *, quiet: bool) -> Progress:
+    """The progress display of a sweep: a bar per task (cells, a cell's episodes), its count, a note, time."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[note]}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet,
+        transient=False,
+    )
+
+
 def run_sweep(
     store: Store,
     sweep: Sweep,
@@ -744,21 +759,10 @@ def run_sweep(
 ) -> dict[str, CellOutcome]:
     """Run the sweep's unfinished cells one after another in this process, with progress over the cells and
     over the current cell's episodes; returns the outcome of each cell run now."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     todo = todo_cells(store, sweep)
     items = draw_items(store, sweep, todo)
     outcomes: dict[str, CellOutcome] = {}
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[note]}"),
-        TimeElapsedColumn(),
-        console=console,
-        disable=quiet,
-        transient=False,
-    ) as progress:
+    with cell_progress(console, quiet=quiet) as progress:
         cells_bar = progress.add_task(
             "cells", total=len(sweep.cells), completed=len(sweep.cells) - len(todo), note=""
         )

@@ -19,7 +19,7 @@ from typing import Any
 
 from rich.console import Console
 
-from wason.engine.sweep import Cell, CellOutcome, Sweep, SweepError, run_cell
+from wason.engine.sweep import Cell, CellOutcome, Sweep, SweepError, cell_progress, run_cell
 from wason.models.spec import parse_spec
 from wason.store import Store
 from wason.store.db import LEASE_TTL
@@ -127,8 +127,6 @@ def run_sweep_ray(
 def _run_tasks(
     sweep: Sweep, todo: list[Cell], address: str, url: str, *, console: Console | None, quiet: bool
 ) -> dict[str, CellOutcome]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     outcomes: dict[str, CellOutcome] = {}
     ray = _connect(address, forwarded_env(todo))
     try:
@@ -138,16 +136,7 @@ def _run_tasks(
         waiting = list(todo)
         running: dict[Any, Cell] = {}
         limit = sweep.ray.cells_at_once or len(todo)
-        with Progress(
-            TextColumn("cells"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[note]}"),
-            TimeElapsedColumn(),
-            console=console,
-            disable=quiet,
-            transient=False,
-        ) as progress:
+        with cell_progress(console, quiet=quiet) as progress:
             bar = progress.add_task(
                 "cells", total=len(sweep.cells), completed=len(sweep.cells) - len(todo), note=""
             )

@@ -128,7 +128,8 @@ class ModelClient:
         """
         ctx = context or CallContext()
         thread = (ctx.run_id, ctx.episode_id, ctx.sample, messages[0] if messages else None)
-        hashed = self._hashed(thread, messages)
+        parent = self._parent(thread, messages)
+        hashed = self._hashed(parent, messages)
         key = _key(hashed, self.model, params, ctx.sample)
         base = {
             "run_id": ctx.run_id,
@@ -144,7 +145,16 @@ class ModelClient:
             if hit is not None:
                 response = ModelResponse.model_validate(hit)
                 self._record(
-                    base, thread, messages, hashed, response, latency=0.0, attempts=0, errors=[], cached=True
+                    base,
+                    thread,
+                    parent,
+                    messages,
+                    hashed,
+                    response,
+                    latency=0.0,
+                    attempts=0,
+                    errors=[],
+                    cached=True,
                 )
                 return response
 
@@ -168,6 +178,7 @@ class ModelClient:
                 self._record(
                     base,
                     thread,
+                    parent,
                     messages,
                     hashed,
                     response,
@@ -182,6 +193,7 @@ class ModelClient:
                 self._record(
                     base,
                     thread,
+                    parent,
                     messages,
                     hashed,
                     None,
@@ -205,6 +217,7 @@ class ModelClient:
         self,
         base: dict[str, Any],
         thread: tuple[Any, ...],
+        parent: _Thread | None,
         messages: list[ChatMessage],
         hashed: Any,
         response: ModelResponse | None,
@@ -218,14 +231,12 @@ class ModelClient:
             return
         # The next turn of a conversation repeats every earlier message: store only what is new since the
         # conversation's last recorded call, and point at it.
-        last = self._threads.get(thread)
-        n = len(last.messages) if last is not None else 0
-        parent = last is not None and n <= len(messages) and messages[:n] == last.messages
+        new = messages[len(parent.messages) :] if parent is not None else messages
         call_id = self.store.record_call(
             {
                 **base,
-                "parent_id": last.call_id if parent and last is not None else None,
-                "messages": [m.model_dump() for m in (messages[n:] if parent else messages)],
+                "parent_id": parent.call_id if parent is not None else None,
+                "messages": [m.model_dump() for m in new],
                 "response": response.text if response else None,
                 "finish_reason": response.finish_reason if response else None,
                 "served_model": response.model if response else None,
@@ -243,13 +254,20 @@ class ModelClient:
         while len(self._threads) > THREADS_KEPT:
             self._threads.popitem(last=False)
 
-    def _hashed(self, thread: tuple[Any, ...], messages: list[ChatMessage]) -> Any:
-        """The cache key's hash state over ``messages``: the conversation's last call's, extended by what is new
-        since (every message is hashed once, not again with every later turn)."""
+    def _parent(self, thread: tuple[Any, ...], messages: list[ChatMessage]) -> _Thread | None:
+        """The conversation's last recorded call, if ``messages`` continue its request (they usually do)."""
         last = self._threads.get(thread)
-        n = len(last.messages) if last is not None else 0
-        if last is not None and n <= len(messages) and messages[:n] == last.messages:
-            return _messages_hashed(last.hashed.copy(), n, messages[n:])
+        if last is None:
+            return None
+        n = len(last.messages)
+        return last if n <= len(messages) and messages[:n] == last.messages else None
+
+    def _hashed(self, parent: _Thread | None, messages: list[ChatMessage]) -> Any:
+        """The cache key's hash state over ``messages``: the parent call's, extended by what is new since (every
+        message is hashed once, not again with every later turn)."""
+        if parent is not None:
+            n = len(parent.messages)
+            return _messages_hashed(parent.hashed.copy(), n, messages[n:])
         return _messages_hashed(_key_start(self.model), 0, messages)
 
     async def aclose(self) -> None:

@@ -284,9 +284,10 @@ class Store:
         Raises:
             RunBusy: a live process holds the lease; the message names it.
         """
-        self.get_run(run_id)  # a missing run is its own error
         with self.engine.begin() as c:
-            row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).one()
+            row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).first()
+            if row is None:
+                raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
             holder, beat = row.owner, row.heartbeat_at
             if holder is not None and holder != owner and lease_alive(holder, beat, ttl):
                 raise RunBusy(run_id, describe_owner(holder, beat))
