@@ -164,6 +164,49 @@ def _action_tag(value: Any) -> str | None:
     return type(value).__name__
 
 
+class GameApi(ABC):
+    """How a family is played through the guess-the-rule game API (the reference's Python and HTTP shape).
+
+    A family that offers it returns one from :meth:`Family.game_api`. The generic code on top of sessions
+    (``wason.games`` in Python, ``/guess-the-rule/...`` in ``wason serve``) creates games, asks for more
+    examples and validates guesses only through these methods, so it never names a family.
+
+    Attributes:
+        game_name: the published game name clients send (``game_name`` in ``POST /guess-the-rule/game``).
+        levels: the difficulties it accepts (``L1``, ``L2``, ``L3``).
+    """
+
+    game_name: ClassVar[str]
+    levels: ClassVar[tuple[str, ...]] = ("L1", "L2", "L3")
+
+    @abstractmethod
+    def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
+        """The configuration and item of a new game. ``seed`` draws the rule (None: a fresh random seed).
+
+        Raises:
+            ValueError: a bad difficulty or number of examples, naming the field (``difficulty``,
+                ``num_init_examples``).
+        """
+
+    @abstractmethod
+    def more(self, n: int) -> Any:
+        """The action asking for ``n`` more examples (raises ``ValueError`` naming ``n_examples`` when bad)."""
+
+    @abstractmethod
+    def guess(self, text: str) -> Any:
+        """The action of a free-text guess (``give up`` included, as the reference reads it)."""
+
+    @abstractmethod
+    def view(self, observation: Any, done: bool) -> dict[str, Any]:
+        """The reference's fields for the player after an action: ``system_message`` always; where the game has
+        them ``positive_examples``, ``negative_examples``, ``total_examples_available``, ``guess_result``
+        (``True``/``False`` for a judged guess, else None). Never the hidden rule."""
+
+    @abstractmethod
+    def rule_text(self, item: Mapping[str, Any]) -> str:
+        """The hidden rule as the summary shows it once the game is over."""
+
+
 class Family(ABC, Generic[C]):
     """One task family. Subclasses set the class attributes and implement the abstract methods; the optional
     methods default to "this family has none".
@@ -270,6 +313,11 @@ class Family(ABC, Generic[C]):
         names or derives it: ids, provenance, answers) is shown only once the game is over. An allow-list, so
         a key a family adds later stays hidden until it is named here."""
         return []
+
+    # -- the guess-the-rule game API ---------------------------------------------------------------------
+    def game_api(self) -> GameApi | None:
+        """How the family is played through the guess-the-rule game API, or None when it is not."""
+        return None
 
     # -- the family's own commands -----------------------------------------------------------------------
     def add_commands(self, parser: Any) -> None:

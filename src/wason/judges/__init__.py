@@ -2,7 +2,16 @@
 never instead of them. Each family's own code-judged equivalence (probe sets, verdicts) lives in its package."""
 
 from wason.judges.labels import read_labels
-from wason.judges.llm import JudgeVote, LabelResult, LLMJudge, LLMJudgement, LLMLabeller, read_judgment
+from wason.judges.llm import (
+    JudgeVote,
+    LabelResult,
+    LLMJudge,
+    LLMJudgement,
+    LLMLabeller,
+    Verdict,
+    majority_vote,
+    read_judgment,
+)
 
 __all__ = [
     "JudgeVote",
@@ -10,6 +19,8 @@ __all__ = [
     "LLMJudgement",
     "LLMLabeller",
     "LabelResult",
+    "Verdict",
+    "majority_vote",
     "read_judgment",
     "read_labels",
 ]

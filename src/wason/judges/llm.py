@@ -10,7 +10,7 @@ of the cache key's sample.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -144,6 +144,51 @@ class LLMLabeller:
             [ChatMessage(role="user", content=prompt)], self.params, _context(context, "label")
         )
         return LabelResult(labels=read_labels(response.text, len(cases)), reply=response.text)
+
+
+class Verdict(BaseModel):
+    """What a panel of votes decided: the verdict (None when no side has ``majority`` readable votes), each
+    vote as read (None when unreadable) and each raw reply, so the record keeps every word the judge said."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verdict: bool | None
+    votes: list[bool | None]
+    replies: list[str]
+    majority: int
+    model: str
+
+
+async def majority_vote(
+    client: Oracle,
+    messages: list[ChatMessage],
+    params: GenerationParams,
+    context: CallContext,
+    read: Callable[[str], bool | None],
+    *,
+    role: str = "judge",
+    votes: int = VOTES,
+    majority: int = MAJORITY,
+) -> Verdict:
+    """Ask ``client`` the same question ``votes`` times (independent samples, each its own cache key) and read
+    each reply with ``read``; ``verdict`` is the side with at least ``majority`` votes, or None.
+
+    Shared by the published yes/no judges and validator panels, whose prompts and reply readers differ.
+    """
+    if votes < 1 or not 1 <= majority <= votes:
+        raise ValueError("votes must be at least 1 and majority between 1 and votes")
+    read_votes: list[bool | None] = []
+    replies: list[str] = []
+    for vote in range(votes):
+        response = await client.complete(messages, params, _context(context, f"{role}|{vote}"))
+        replies.append(response.text)
+        read_votes.append(read(response.text))
+    yes = sum(v is True for v in read_votes)
+    no = sum(v is False for v in read_votes)
+    verdict = True if yes >= majority else False if no >= majority else None
+    return Verdict(
+        verdict=verdict, votes=read_votes, replies=replies, majority=majority, model=client.model.spec
+    )
 
 
 def _context(context: CallContext, role: str) -> CallContext:
