@@ -1,0 +1,100 @@
+"""One table across families: a row per player, a column per family (and level), the win rate in each cell.
+
+The guess-the-rule paper's Table 2 is this shape (models x game and level). Each family names the column its
+runs fill (:meth:`wason.core.Family.column`); a cell is the share of a run's finished episodes that succeeded,
+with its Wilson interval. Runs of the same player and column are pooled (several trials, several seeds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.table import Table
+
+from wason.core import registry
+from wason.core.family import RunReader
+from wason.metrics.rates import wilson_interval
+
+
+@dataclass
+class _Cell:
+    wins: int = 0
+    games: int = 0
+    errored: int = 0
+    runs: list[int] = field(default_factory=list)
+
+
+def _player(run: Any) -> str:
+    return str(run.model) if run.player == "llm" and run.model else str(run.player)
+
+
+def grid_json(store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
+    """The table as JSON: ``columns`` in the order first seen, and per ``rows`` entry the player and its cells
+    (``wins``, ``games``, ``rate``, ``interval``, ``errored``, ``runs``); a cell a player has no run for is absent.
+
+    Raises:
+        KeyError: a run id that is not in the store (the store's own error).
+    """
+    columns: list[str] = []
+    rows: dict[str, dict[str, _Cell]] = {}
+    for run_id in run_ids:
+        run = store.get_run(run_id)
+        fam = registry.get(run.task)
+        column = fam.column(fam.config_type.model_validate(run.config))
+        if column not in columns:
+            columns.append(column)
+        cell = rows.setdefault(_player(run), {}).setdefault(column, _Cell())
+        cell.runs.append(run.id)
+        for episode in store.list_episodes(run.id):
+            if episode.status == "completed":
+                cell.games += 1
+                cell.wins += bool(episode.success)
+            elif episode.status == "errored":
+                cell.errored += 1
+    out_rows = []
+    for player, cells in rows.items():
+        out_cells = {}
+        for column, cell in cells.items():
+            low, high = wilson_interval(cell.wins, cell.games) if cell.games else (0.0, 1.0)
+            out_cells[column] = {
+                "wins": cell.wins,
+                "games": cell.games,
+                "rate": cell.wins / cell.games if cell.games else None,
+                "interval": [low, high],
+                "errored": cell.errored,
+                "runs": cell.runs,
+            }
+        out_rows.append({"player": player, "cells": out_cells})
+    return {"columns": columns, "rows": out_rows}
+
+
+def grid_table(store: RunReader, run_ids: Sequence[int]) -> Table:
+    """The table for the terminal: win rate in percent, its 95% Wilson interval and the counts in each cell."""
+    data = grid_json(store, run_ids)
+    table = Table(title="Win rate (%) by player, game and level")
+    table.add_column("player")
+    for column in data["columns"]:
+        table.add_column(column, justify="right")
+    errored = 0
+    for row in data["rows"]:
+        cells = []
+        for column in data["columns"]:
+            cell = row["cells"].get(column)
+            if cell is None or not cell["games"]:
+                cells.append("-")
+                continue
+            low, high = cell["interval"]
+            cells.append(
+                f"{100 * cell['rate']:.1f}\n[{100 * low:.0f}, {100 * high:.0f}]\n{cell['wins']}/{cell['games']}"
+            )
+            errored += cell["errored"]
+        table.add_row(row["player"], *cells)
+    table.caption = "each cell: win rate, 95% Wilson interval, wins/finished games"
+    if errored:
+        table.caption += f"; {errored} errored episodes are not counted"
+    return table
+
+
+__all__ = ["grid_json", "grid_table"]

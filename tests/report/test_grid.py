@@ -1,0 +1,55 @@
+"""The table across families (a row per player, a column per family and level), on a real store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from tests.families.toy import FAMILY as TOY
+from wason.core import registry
+from wason.report.grid import grid_json, grid_table
+from wason.store import Store
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Any:
+    registry.register(TOY, replace=True)
+    s = Store(f"sqlite:///{tmp_path / 'w.db'}")
+    yield s
+    s.close()
+
+
+def _run(store: Store, who: str, outcomes: list[str]) -> int:
+    """A toy run of ``len(outcomes)`` episodes finished as ``won``, ``lost`` or ``errored``."""
+    config = TOY.config_type().model_dump(mode="json")
+    items = TOY.items(TOY.config_type())[: len(outcomes)]
+    player, model = ("llm", who) if ":" in who else (who, None)
+    run_id = store.create_run(task="toy", player=player, model=model, config=config, items=items)
+    for episode, outcome in zip(store.list_episodes(run_id), outcomes, strict=True):
+        store.start_episode(episode.id)
+        if outcome == "errored":
+            store.finish_episode(episode.id, status="errored", error="endpoint down")
+        else:
+            store.finish_episode(episode.id, status="completed", success=outcome == "won", metrics={})
+    return run_id
+
+
+def test_runs_of_one_player_and_column_are_pooled(store: Store) -> None:
+    a = _run(store, "openai:m1", ["won", "lost", "won"])
+    b = _run(store, "openai:m1", ["won", "errored"])
+    c = _run(store, "solver", ["won", "won"])
+    data = grid_json(store, [a, b, c])
+    assert data["columns"] == [TOY.title]
+    rows = {r["player"]: r["cells"][TOY.title] for r in data["rows"]}
+    assert (rows["openai:m1"]["wins"], rows["openai:m1"]["games"], rows["openai:m1"]["errored"]) == (3, 4, 1)
+    assert rows["openai:m1"]["runs"] == [a, b]
+    low, high = rows["openai:m1"]["interval"]
+    assert low < 0.75 < high
+    assert rows["solver"]["rate"] == 1.0
+    console = Console(width=120, record=True)
+    console.print(grid_table(store, [a, b, c]))
+    text = " ".join(console.export_text().split())
+    assert "75.0" in text and "3/4" in text and "1 errored episodes are not counted" in text
