@@ -15,6 +15,7 @@ from wason.sandbox.language import (
     compile_rule,
 )
 from wason.sandbox.program import Program
+from wason.sandbox.words import WordOutcome, WordProgram, compile_word_rule
 
 __all__ = [
     "MAX_DEPTH",
@@ -24,5 +25,8 @@ __all__ = [
     "GuessRejected",
     "Inputs",
     "Program",
+    "WordOutcome",
+    "WordProgram",
     "compile_rule",
+    "compile_word_rule",
 ]
