@@ -1,0 +1,119 @@
+"""The math game through the guess-the-rule game API (the reference's ``MathGuessTheRuleGame`` shape).
+
+``system_message`` texts are the reference's (``api_init_message.txt``, ``api_more_examples_message.txt``,
+``gm_short_messages.txt``). Differences, each a fix: the game has a rule drawn from the grammar with a seed (the
+reference asked a model to write Python and exec'd it); a guess is judged by code when it contains
+``lambda v, i: ...`` (words alone are judged by the LLM judge when the game has one, else they are a wrong guess
+whose message says how to write the expression); a judged guess's ``guess_result`` is a real boolean; there is no
+turn limit (as in the reference's API) and no quiz.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from wason.core.family import GameApi, Item, RunSettings
+from wason.tasks.math_rules.expression import find_expression
+from wason.tasks.math_rules.game import MAX_MORE, GiveUp, Guess, MathObservation, More
+from wason.tasks.math_rules.protocol import INCORRECT, format_sequences, load_text, parse_guess_reply
+
+API_MAX_TURNS = 10_000
+NO_EXPRESSION = (
+    "(Only a guess written as a Python expression, e.g. lambda v, i: v + 3 where v is the current value and i "
+    "its index, can be checked.)"
+)
+_GIVE_UP = re.compile(r"^\W*give\s+up\W*$", re.IGNORECASE)
+
+
+def short_messages() -> dict[str, str]:
+    """The reference's one-line messages, by their source line (``gm_short_messages.txt``)."""
+    out: dict[str, str] = {}
+    key = ""
+    for line in load_text("gm_short_messages.txt").splitlines():
+        if line.startswith("==="):
+            key = line.split("(")[0].strip("= ").strip()
+        elif key and line:
+            out[key] = line
+    return out
+
+
+class MathGameApi(GameApi):
+    """Create, more, guess and view for the math game (``game_name`` ``math``)."""
+
+    game_name = "math"
+
+    def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
+        from wason.tasks.math_rules.family import MathRunConfig, make_item
+
+        if difficulty not in self.levels:
+            raise ValueError(f"difficulty must be one of {', '.join(self.levels)}, not {difficulty!r}")
+        if isinstance(num_init_examples, bool) or not isinstance(num_init_examples, int):
+            raise ValueError("num_init_examples must be a whole number")
+        if not 1 <= num_init_examples <= 100:
+            raise ValueError("num_init_examples must be between 1 and 100")
+        drawn = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        config = MathRunConfig(
+            level=difficulty,  # type: ignore[arg-type]
+            n=1,
+            seed=drawn,
+            init_examples=num_init_examples,
+            max_turns=API_MAX_TURNS,
+            refill=False,
+            judges=["expression"],
+            ask_expression=False,
+            quiz_size=0,
+        )
+        return config, make_item(difficulty, drawn, 1, num_init_examples)
+
+    def more(self, n: int) -> More:
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_MORE:
+            raise ValueError(f"n_examples must be a whole number between 1 and {MAX_MORE}")
+        return More(n)
+
+    def guess(self, text: str) -> Guess | GiveUp:
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("guess must be non-empty text")
+        if _GIVE_UP.match(text):
+            return GiveUp()
+        parsed = parse_guess_reply(text)
+        if isinstance(parsed, Guess | GiveUp):
+            return parsed
+        body = text.strip()
+        return Guess(text=body, expression=find_expression(body))
+
+    def view(self, observation: Any, done: bool) -> dict[str, Any]:
+        obs = observation if isinstance(observation, MathObservation) else MathObservation(**observation)
+        messages = short_messages()
+        result: bool | None = None
+        if obs.kind == "start":
+            text = load_text("api_init_message.txt").format(
+                generated_examples=format_sequences(obs.sequences)
+            )
+        elif obs.kind == "examples":
+            text = load_text("api_more_examples_message.txt").format(
+                generated_examples=format_sequences(obs.sequences)
+            )
+        elif obs.kind == "wrong":
+            result = False
+            text = INCORRECT + (f"\n{NO_EXPRESSION}" if obs.reason else "")
+        elif obs.kind == "ended":
+            if obs.end_reason == "won":
+                result = True
+                text = messages["base.py:389"]
+            elif obs.end_reason == "gave_up":
+                text = messages["base.py:387"].format(rule_str=obs.rule)
+            else:
+                result = False if obs.end_reason == "wrong" else None
+                text = f"The game is over: no turns left. The actual rule was: {obs.rule}"
+        else:
+            text = obs.reason or ""
+        view: dict[str, Any] = {"system_message": text, "guess_result": result}
+        if obs.sequences:
+            view["examples"] = [list(s) for s in obs.sequences]
+        return view
+
+    def rule_text(self, item: Mapping[str, Any]) -> str:
+        return str(item["rule"]["text"])

@@ -1,0 +1,356 @@
+"""Math sequences (the guess-the-rule benchmark's math game) as a task family: run configuration, items, game,
+protocol, the published LLM judge, solver, human player, reports and the game API."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, model_validator
+from rich.console import RenderableType
+
+from wason.core.family import (
+    ActionCodec,
+    EpisodeContext,
+    Family,
+    GameApi,
+    Item,
+    OracleSpec,
+    PlayIO,
+    RunReader,
+    RunSettings,
+)
+from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.records import RunReport, RunRow
+from wason.tasks.math_rules.game import (
+    JUDGES,
+    ExpressionAnswer,
+    GiveUp,
+    Guess,
+    MathConfig,
+    MathGame,
+    More,
+    QuizAnswer,
+)
+from wason.tasks.math_rules.rules import (
+    GENERATOR,
+    GENERATOR_VERSION,
+    MathRule,
+    draw_rule,
+    draw_sequences,
+)
+
+PUBLISHED_MAX_TURNS = {"L1": 10, "L2": 15, "L3": 20}
+"""The published harness's turn limits (exp.py ``max_turn_dict``)."""
+
+
+class MathRunConfig(RunSettings):
+    """Everything that defines a math-sequence run: the level, the rules, the protocol and the judges.
+
+    Game ``k`` (1..n) of a run plays the rule drawn with seed ``"{seed}|{k}"`` at the run's level.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    not_in_play: ClassVar[frozenset[str]] = frozenset({"n", "judges", "judge_model", "judge_base_url"})
+    play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["expression", "quiz"]}
+
+    task: Literal["math"] = "math"
+    level: Literal["L1", "L2", "L3"] = Field(
+        default="L1",
+        description="L1 one operation with a constant, L2 the same with negative values, L3 one operation "
+        "for even indices and another for odd ones",
+    )
+    n: int = Field(default=10, description="games, each with its own rule")
+    seed: int = Field(default=0, description="seed of the rules and the sequences")
+    init_examples: int = Field(default=5, description="sequences shown at the start (published: 5)")
+    per_turn: int = Field(default=5, description="sequences each further turn brings (published: 5)")
+    max_turns: int | None = Field(
+        default=None, description="turns per game (default: the published L1 10, L2 15, L3 20)"
+    )
+    refill: bool = Field(
+        default=True,
+        description="every turn brings new sequences, after a guess too, as the published harness did",
+    )
+    judges: list[str] = Field(
+        default_factory=lambda: ["expression", "quiz", "llm"],
+        description="comma-separated: expression (the guess as lambda v, i: ..., judged by code; decides), "
+        "quiz (the player continues fresh sequences), llm (the published judge, 3 votes)",
+    )
+    ask_expression: bool = Field(
+        default=True, description="ask for the expression after a guess in words that has none"
+    )
+    ask_lambda: bool = Field(
+        default=False,
+        description="the system prompt also asks for the guess as lambda v, i: ... (not published)",
+    )
+    quiz_size: int = Field(default=3, description="sequences from fresh starts the player continues")
+    judge_model: str | None = Field(default=None, description="model of the LLM judge (default: --model)")
+    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    baseline_for: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_model_no_llm_judge(cls, data: Any) -> Any:
+        # a player without a model (the solver, a person) has no model to judge with
+        no_model = isinstance(data, dict) and not data.get("judge_model")
+        if no_model and (data.get("player", "llm") != "llm" or not data.get("model")):
+            judges = data.get("judges", ["expression", "quiz", "llm"])
+            if isinstance(judges, list | tuple):
+                data = {**data, "judges": [j for j in judges if j != "llm"]}
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> MathRunConfig:
+        if not 1 <= self.n <= 100_000:
+            raise ValueError("n: the number of games must be between 1 and 100000")
+        if not 1 <= self.init_examples <= 100:
+            raise ValueError("init_examples must be between 1 and 100")
+        if self.max_turns is not None and not 1 <= self.max_turns <= 10_000:
+            raise ValueError("max_turns must be between 1 and 10000")
+        unknown = [j for j in self.judges if j not in JUDGES]
+        if unknown:
+            raise ValueError(f"judges: unknown judge(s) {unknown}; choose from {', '.join(JUDGES)}")
+        self.game_config("0")  # validates the rest
+        if "llm" in self.judges and self.oracle_model is None:
+            raise ValueError("judges: the llm judge needs a model (--judge-model), or leave it out")
+        return self
+
+    @property
+    def oracle_model(self) -> str | None:
+        return self.judge_model or self.model
+
+    @property
+    def turns(self) -> int:
+        return self.max_turns if self.max_turns is not None else PUBLISHED_MAX_TURNS[self.level]
+
+    def game_config(self, seed: str) -> MathConfig:
+        try:
+            return MathConfig(
+                max_turns=self.turns,
+                per_turn=self.per_turn,
+                refill=self.refill,
+                judges=tuple(self.judges),
+                ask_expression=self.ask_expression,
+                quiz_size=self.quiz_size,
+                seed=seed,
+            )
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+
+    def items(self) -> list[Item]:
+        return [make_item(self.level, self.seed, k, self.init_examples) for k in range(1, self.n + 1)]
+
+
+def make_item(level: str, seed: int, index: int, init_examples: int) -> Item:
+    """Game ``index`` of a run: its rule (with provenance) and its first sequences, all from ``seed``."""
+    drawn = draw_rule(level, f"{seed}|{index}")
+    rule = drawn.rule
+    examples = draw_sequences(
+        rule, level, random.Random(f"math_rules.examples|{seed}|{index}"), init_examples
+    )
+    item = {
+        "level": level,
+        "index": index,
+        "seed": seed,
+        "n_init": init_examples,
+        "examples": examples,
+        "rule": {
+            "text": rule.text(),
+            "expression": rule.expression(),
+            "code": rule.code(),
+            "ops": rule.as_json(),
+            "generator": GENERATOR,
+            "version": GENERATOR_VERSION,
+            "rejected": [[text, reason] for text, reason in drawn.rejected],
+        },
+    }
+    return f"{level}|{seed}|{index}", item
+
+
+def rule_from_item(item: Mapping[str, Any]) -> MathRule:
+    """The hidden rule of an item (checked against its text, so a changed grammar never scores another rule)."""
+    rule = MathRule.from_json(item["rule"]["ops"])
+    if rule.text() != item["rule"]["text"]:
+        raise ValueError(f"rule: {item['rule']['text']!r} is no longer the rule {rule.text()!r}")
+    return rule
+
+
+def _sample(item: Mapping[str, Any]) -> str:
+    return f"math|{item['level']}|{item['seed']}|{item['index']}|{item['rule']['expression']}"
+
+
+def _examples(item: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(int(t) for t in s) for s in item["examples"])
+
+
+def _decode_quiz(data: dict[str, Any]) -> QuizAnswer:
+    values = data.get("values") or ()
+    return QuizAnswer(tuple(tuple(int(t) for t in v) if v is not None else None for v in values))
+
+
+class OracleUnavailable(ExternalFailure):
+    what = "no oracle"
+
+
+class MathFamily(Family[MathRunConfig]):
+    """Hidden rules ``next = f(current, index)`` over integer sequences: More, or a guess judged by code."""
+
+    name = "math"
+    title = "Math sequences"
+    summary = "hidden rules next = f(current, index) over integer sequences (the guess-the-rule math game)"
+    config_type = MathRunConfig
+    players = ("llm", "solver")
+    playable = True
+
+    _codec = ActionCodec(
+        More, Guess, ExpressionAnswer, QuizAnswer, GiveUp, hooks={"QuizAnswer": _decode_quiz}
+    )
+
+    @property
+    def actions(self) -> ActionCodec:
+        return self._codec
+
+    def items(self, config: MathRunConfig) -> list[Item]:
+        return config.items()
+
+    def game(self, config: MathRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
+        rule = rule_from_item(item)
+        judge: Any = None
+        if "llm" in config.judges:
+            judge = _judge(config, context, item, rule)
+        return MathGame(
+            rule,
+            str(item["level"]),
+            _examples(item),
+            config.game_config(f"{item['seed']}|{item['index']}"),
+            judge=judge,
+        )
+
+    def protocol(self, config: MathRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
+        from wason.tasks.math_rules.protocol import MathProtocol
+
+        return MathProtocol(ask_lambda=config.ask_lambda)
+
+    def sample_key(self, config: MathRunConfig, item: Mapping[str, Any]) -> str:
+        return _sample(item)
+
+    def oracle(self, config: MathRunConfig) -> OracleSpec | None:
+        if "llm" not in config.judges:
+            return None
+        if config.oracle_model is None:
+            raise ValueError("the llm judge needs a model (--judge-model)")
+        same = config.judge_model is None
+        return OracleSpec(
+            model=config.oracle_model,
+            base_url=config.base_url if same else config.judge_base_url,
+            same_as_player=same,
+        )
+
+    def solver(self, config: MathRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
+        from wason.tasks.math_rules.solver import MathSolverPlayer
+
+        return MathSolverPlayer(str(item["level"]), config.turns)
+
+    def baseline(self, config: MathRunConfig, run_id: int) -> MathRunConfig:
+        update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
+        if config.judge_model is None:
+            update["judges"] = [j for j in config.judges if j != "llm"]
+        return config.model_copy(update=update)
+
+    def human(self, config: MathRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
+        from wason.tasks.math_rules.human import MathHumanPlayer
+
+        return MathHumanPlayer(read=io.read, write=io.write)
+
+    def public(self, item: Mapping[str, Any]) -> list[str]:
+        # the seed draws the rule, so it stays hidden with it
+        return ["level", "index", "n_init", "examples"]
+
+    def describe(self, config: MathRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
+        judges = ", ".join(
+            f"{j} (decides)" if j == config.game_config("0").decider else j for j in config.judges
+        )
+        if "llm" in config.judges:
+            judges += f"; LLM judge {config.oracle_model}"
+        return (
+            f"math {config.level}, {n_episodes} games ({n_todo} to play) with {who}; seed {config.seed}; "
+            f"up to {config.turns} turns, {config.init_examples} sequences then {config.per_turn} a turn; "
+            f"judges: {judges}"
+        )
+
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
+        from wason.tasks.math_rules.report import math_json
+
+        report = math_json(store, run_ids[0])
+        report.baselines = [math_json(store, r) for r in run_ids[1:]]
+        return report
+
+    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+        from wason.tasks.math_rules.report import math_tables
+
+        return [
+            *math_tables(store, run_ids),
+            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+        ]
+
+    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+        from wason.tasks.math_rules.report import math_transcript
+
+        return math_transcript(data, run.player)
+
+    # -- playing in a terminal ---------------------------------------------------------------------------
+    def item_id(self, item: Mapping[str, Any]) -> int | None:
+        return int(item["index"])
+
+    def intro(self, config: MathRunConfig, item: Mapping[str, Any], origin: str) -> str:
+        return f"Math sequences, level {item['level']}, a hidden rule ({origin})."
+
+    def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
+        rule = item["rule"]
+        lines = [f"\nThe rule was: {rule['text']}  ({rule['expression']})"]
+        if metrics is None:
+            return lines
+        guesses = metrics.get("guesses") or []
+        verdict = (guesses[-1].get("verdict") or {}) if guesses else {}
+        if metrics.get("judges", {}).get("expression"):
+            lines.append(
+                f"Your expression is the rule (it agrees on all {verdict.get('points')} transitions)."
+            )
+        elif verdict.get("rejection"):
+            lines.append(f"Your last guess could not be judged by code: {verdict['rejection']}")
+        elif verdict:
+            lines.append(f"Your expression is not the rule (agreement {verdict.get('agreement', 0):.1%}).")
+            for ce in (verdict.get("counterexamples") or [])[:3]:
+                lines.append(f"  e.g. after {ce['value']} at index {ce['index']} the rule gives {ce['next']}")
+        if metrics.get("quiz_accuracy") is not None:
+            n = len(metrics.get("quiz") or [])
+            lines.append(f"Quiz: {round(metrics['quiz_accuracy'] * n)} of {n} continuations right.")
+        lines.append(f"{metrics['turns']} turns, {metrics['sequences_seen']} sequences seen.")
+        return lines
+
+    # -- the guess-the-rule game API ---------------------------------------------------------------------
+    def game_api(self) -> GameApi:
+        from wason.tasks.math_rules.api import MathGameApi
+
+        return MathGameApi()
+
+
+def _judge(config: MathRunConfig, context: EpisodeContext, item: Mapping[str, Any], rule: MathRule) -> Any:
+    oracle = context.oracle
+    if oracle is None:
+        # a stored game restored where no model is at hand: its turns carry what the judge said; a new guess
+        # that needs it fails as an outside failure, with the reason
+        async def unavailable(guess: str) -> Mapping[str, Any]:
+            raise OracleUnavailable("this game asks an LLM judge, and no model is attached to it here")
+
+        return unavailable
+    from wason.core.records import CallContext
+    from wason.tasks.math_rules.judge import MathJudge
+
+    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+    return MathJudge(oracle, rule, config.params, call)
+
+
+FAMILY = MathFamily()

@@ -1,0 +1,405 @@
+"""The math-sequence game: pure logic over structured actions; ``protocol.py`` holds the text.
+
+Published protocol (the reference's ``math_game/exp.py``): every turn the player gets five new sequences of 15
+terms and answers "More" or "My Guess is: ..."; a right guess wins; at most ``max_turns`` turns (L1 10, L2 15,
+L3 20). Fixed here, each reported with the episode:
+
+* Turns are counted from zero, so a game has ``max_turns`` moves (exp.py started at 1: ``max_turns - 1`` moves).
+* A reply that is neither "More" nor a guess is a counted format error (exp.py looped without counting it).
+* A guess is judged once (exp.py asked the judge twice about a wrong guess, and could read two verdicts).
+* Failures end the episode as errored, with the reason (exp.py silently restarted on a new rule).
+* Code decides: the guess is judged by its expression ``lambda v, i: ...`` on the rule's whole extension
+  (:mod:`wason.tasks.math_rules.expression`). A guess in words without an expression is followed by one request
+  for the expression (not a turn); with ``ask_expression`` off it is judged by the LLM judge only, and flagged.
+  The published LLM judge, when on, is reported beside the code's verdict for every guess.
+* After the game's last guess, an optional quiz asks for the continuation of sequences from fresh starts.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from wason.core.game import Malformed, Outcome
+from wason.tasks.math_rules.expression import ExpressionVerdict, judge_expression
+from wason.tasks.math_rules.rules import MathRule, draw_sequences, quiz_starts, sequence
+
+JUDGES = ("expression", "quiz", "llm")
+QUIZ_SHOWN = 5
+"""Terms of a quiz sequence shown to the player."""
+QUIZ_ASKED = 5
+"""Terms the player predicts after them."""
+
+
+@dataclass(frozen=True)
+class More:
+    """Ask for more sequences (``n``: how many; None: the game's number per turn)."""
+
+    n: int | None = None
+
+
+@dataclass(frozen=True)
+class Guess:
+    """A guess: its text (what followed "My Guess is:") and the expression it contains, if any."""
+
+    text: str
+    expression: str | None = None
+
+
+@dataclass(frozen=True)
+class ExpressionAnswer:
+    """The guess written as ``lambda v, i: ...``, when the game asked for it."""
+
+    source: str
+
+
+@dataclass(frozen=True)
+class QuizAnswer:
+    """The continuations the player predicts, one list per quiz sequence (None where it gave none)."""
+
+    values: tuple[tuple[int, ...] | None, ...]
+
+
+@dataclass(frozen=True)
+class GiveUp:
+    """The player gives up (a loss)."""
+
+
+MathAction = More | Guess | ExpressionAnswer | QuizAnswer | GiveUp
+ObservationKind = Literal["start", "examples", "wrong", "format_error", "ask_expression", "ask_quiz", "ended"]
+EndReason = Literal["won", "wrong", "turns", "gave_up"]
+
+# An LLM judge is injected by whoever builds the game (it returns a JSON record with a ``verdict``).
+GuessJudge = Callable[[str], Awaitable[Mapping[str, Any]]]
+
+
+class MathObservation(BaseModel):
+    """What the player learns after an action.
+
+    Attributes:
+        kind: ``start``; ``examples`` after "More"; ``wrong`` after a wrong guess; ``format_error`` after an
+            unreadable reply; ``ask_expression`` / ``ask_quiz`` for the follow-ups; ``ended``.
+        turn: turns used so far; ``turns_left``: turns still allowed.
+        sequences: the new sequences this observation brings (every counted turn brings ``per_turn``, as in
+            the published harness).
+        reason: why a reply was unreadable, or why a guess could not be judged by code.
+        quiz: the first terms of the quiz sequences (``ask_quiz``).
+        won: at the end, whether the player found the rule; ``rule``: the rule's text, only at the end.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ObservationKind
+    turn: int
+    turns_left: int
+    sequences: tuple[tuple[int, ...], ...] = ()
+    reason: str | None = None
+    quiz: tuple[tuple[int, ...], ...] = ()
+    end_reason: EndReason | None = None
+    won: bool | None = None
+    rule: str | None = None
+
+
+@dataclass(frozen=True)
+class MathConfig:
+    """Episode settings (defaults: the published harness, with code judging).
+
+    Attributes:
+        max_turns: counted turns (More, a guess, an unreadable reply); published L1 10, L2 15, L3 20.
+        per_turn: sequences a turn brings (published: 5).
+        refill: every counted turn that does not end the game brings ``per_turn`` new sequences, as in the
+            published harness; off, only "More" does (the game API).
+        judges: ``expression`` (code, decides), ``quiz`` (continuations, reported), ``llm`` (published judge).
+        ask_expression: ask once for the expression after a guess in words that has none.
+        quiz_size: quiz sequences (0: no quiz).
+        seed: seed of the sequences drawn during the game.
+    """
+
+    max_turns: int = 10
+    per_turn: int = 5
+    refill: bool = True
+    judges: tuple[str, ...] = ("expression", "quiz")
+    ask_expression: bool = True
+    quiz_size: int = 3
+    seed: str = "0"
+
+    def __post_init__(self) -> None:
+        if self.max_turns < 1:
+            raise ValueError("max_turns must be at least 1")
+        if not 1 <= self.per_turn <= 100:
+            raise ValueError("per_turn must be between 1 and 100")
+        unknown = [j for j in self.judges if j not in JUDGES]
+        if unknown:
+            raise ValueError(f"judges: unknown judge(s) {unknown}; choose from {', '.join(JUDGES)}")
+        if not any(j in self.judges for j in ("expression", "llm")):
+            raise ValueError("judges: a guess needs a judge: expression or llm")
+        if not 0 <= self.quiz_size <= 20:
+            raise ValueError("quiz_size must be between 0 and 20")
+
+    @property
+    def decider(self) -> str:
+        """The judge whose verdict ends the game: the code's expression verdict, else the LLM judge."""
+        return "expression" if "expression" in self.judges else "llm"
+
+
+MAX_MORE = 100
+"""Most sequences one request may ask for."""
+
+
+@dataclass
+class _GuessRecord:
+    text: str
+    expression: str | None
+    verdict: ExpressionVerdict | None = None
+    llm: Mapping[str, Any] | None = None
+    asked_expression: bool = False
+    decided_by: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "expression": self.expression,
+            "verdict": self.verdict.model_dump(mode="json") if self.verdict else None,
+            "llm": dict(self.llm) if self.llm is not None else None,
+            "asked_expression": self.asked_expression,
+            "decided_by": self.decided_by,
+        }
+
+
+@dataclass
+class MathGame:
+    """One math-sequence episode against a hidden rule.
+
+    Args:
+        rule: the hidden rule; ``level`` its level (the domain the expression is judged on).
+        examples: the sequences shown at the start.
+        config: the episode's settings.
+        judge: the published LLM judge (needed when ``config.judges`` has ``llm``).
+    """
+
+    rule: MathRule
+    level: str
+    examples: tuple[tuple[int, ...], ...]
+    config: MathConfig = field(default_factory=MathConfig)
+    judge: GuessJudge | None = None
+
+    def __post_init__(self) -> None:
+        if "llm" in self.config.judges and self.judge is None:
+            raise ValueError("the llm judge is on but no judge was given")
+        self._rng = random.Random(f"math_rules.game|{self.config.seed}")
+        self.turns = 0
+        self.format_errors = 0
+        self.more_requests = 0
+        self.shown: list[tuple[int, ...]] = list(self.examples)
+        self.guesses: list[_GuessRecord] = []
+        self.quiz: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        self.quiz_answers: tuple[tuple[int, ...] | None, ...] | None = None
+        self.end_reason: EndReason | None = None
+        self.won = False
+        self._phase: Literal["play", "expression", "quiz", "done"] = "play"
+        self._pending: tuple[object, Mapping[str, Any] | None] | None = None
+
+    # ------------------------------------------------------------------------------------------ state
+    @property
+    def done(self) -> bool:
+        return self._phase == "done"
+
+    @property
+    def turns_left(self) -> int:
+        return max(0, self.config.max_turns - self.turns)
+
+    def start(self) -> MathObservation:
+        return MathObservation(kind="start", turn=0, turns_left=self.turns_left, sequences=self.examples)
+
+    # ------------------------------------------------------------------------------------- outside work
+    async def settle(self, action: object) -> dict[str, Any] | None:
+        """Ask the published LLM judge about a guess (when it is on); the record is stored with the turn."""
+        self._pending = None
+        if self._phase != "play" or not isinstance(action, Guess) or "llm" not in self.config.judges:
+            return None
+        if self.judge is None:  # pragma: no cover - refused in __post_init__
+            return None
+        record = dict(await self.judge(action.text))
+        self._pending = (action, record)
+        return {"llm": record}
+
+    def settled(self, action: object, record: Mapping[str, Any]) -> None:
+        """Restore what :meth:`settle` learnt for ``action``."""
+        llm = record.get("llm")
+        self._pending = (action, dict(llm)) if isinstance(llm, Mapping) else None
+
+    # ------------------------------------------------------------------------------------------ steps
+    def step(self, action: MathAction | Malformed) -> MathObservation:
+        if self.done:
+            raise RuntimeError("the episode has ended")
+        pending = self._pending[1] if self._pending and self._pending[0] is action else None
+        self._pending = None
+        if self._phase == "expression":
+            source = action.source if isinstance(action, ExpressionAnswer) else None
+            record = self.guesses[-1]
+            record.expression = source
+            record.verdict = judge_expression(self.rule, self.level, source)
+            return self._after_verdict(record)
+        if self._phase == "quiz":
+            answers = action.values if isinstance(action, QuizAnswer) else ()
+            n = len(self.quiz)
+            self.quiz_answers = tuple(answers[:n]) + (None,) * max(0, n - len(answers))
+            return self._end(self.end_reason or "wrong")
+        self.turns += 1
+        if isinstance(action, GiveUp):
+            return self._end("gave_up")
+        if isinstance(action, Guess):
+            return self._guess(action, pending)
+        if isinstance(action, More):
+            self.more_requests += 1
+            n = self.config.per_turn if action.n is None else action.n
+            if not 1 <= n <= MAX_MORE:
+                return self._format_error(f"n_examples must be between 1 and {MAX_MORE}, not {n}")
+            return self._continue("examples", n=n, always=True)
+        reason = action.reason if isinstance(action, Malformed) else f"unexpected {type(action).__name__}"
+        return self._format_error(reason)
+
+    def _draw(self, n: int) -> tuple[tuple[int, ...], ...]:
+        drawn = tuple(tuple(s) for s in draw_sequences(self.rule, self.level, self._rng, n))
+        self.shown.extend(drawn)
+        return drawn
+
+    def _continue(
+        self, kind: ObservationKind, *, n: int | None = None, always: bool = False, reason: str | None = None
+    ) -> MathObservation:
+        if self.turns_left <= 0:
+            return self._end("turns" if kind != "wrong" else "wrong", reason)
+        count = n if n is not None else self.config.per_turn
+        sequences = self._draw(count) if always or self.config.refill else ()
+        return MathObservation(
+            kind=kind, turn=self.turns, turns_left=self.turns_left, sequences=sequences, reason=reason
+        )
+
+    def _format_error(self, reason: str) -> MathObservation:
+        self.format_errors += 1
+        return self._continue("format_error", reason=reason)
+
+    def _guess(self, action: Guess, llm: Mapping[str, Any] | None) -> MathObservation:
+        record = _GuessRecord(text=action.text, expression=action.expression, llm=llm)
+        self.guesses.append(record)
+        if "expression" in self.config.judges:
+            if action.expression is None and self.config.ask_expression:
+                record.asked_expression = True
+                self._phase = "expression"
+                return MathObservation(kind="ask_expression", turn=self.turns, turns_left=self.turns_left)
+            record.verdict = judge_expression(self.rule, self.level, action.expression)
+        return self._after_verdict(record)
+
+    def _right(self, record: _GuessRecord) -> bool:
+        decider = self.config.decider
+        # words without an expression, where the game may not ask for one: only the LLM judge can read them
+        if (
+            decider == "expression"
+            and record.expression is None
+            and not record.asked_expression
+            and "llm" in self.config.judges
+        ):
+            decider = "llm"
+        record.decided_by = decider
+        if decider == "expression":
+            return bool(record.verdict and record.verdict.equivalent)
+        return bool(record.llm and record.llm.get("verdict") is True)
+
+    def _after_verdict(self, record: _GuessRecord) -> MathObservation:
+        self._phase = "play"
+        reason = record.verdict.rejection if record.verdict else None
+        if self._right(record):
+            self.won = True
+            return self._ask_quiz_or_end("won")
+        if self.turns_left <= 0:
+            return self._ask_quiz_or_end("wrong")
+        return self._continue("wrong", reason=reason)
+
+    def _ask_quiz_or_end(self, reason: EndReason) -> MathObservation:
+        self.end_reason = reason
+        if "quiz" not in self.config.judges or not self.config.quiz_size:
+            return self._end(reason)
+        fresh = quiz_starts(self.rule, self.level)
+        if not fresh:  # pragma: no cover - every kept rule has fresh starts in practice
+            return self._end(reason)
+        rng = random.Random(f"math_rules.quiz|{self.config.seed}")
+        chosen = rng.sample(fresh, min(self.config.quiz_size, len(fresh)))
+        for s in chosen:
+            terms = sequence(self.rule, s)
+            self.quiz.append((tuple(terms[:QUIZ_SHOWN]), tuple(terms[QUIZ_SHOWN : QUIZ_SHOWN + QUIZ_ASKED])))
+        self._phase = "quiz"
+        return MathObservation(
+            kind="ask_quiz", turn=self.turns, turns_left=self.turns_left, quiz=tuple(q for q, _ in self.quiz)
+        )
+
+    def _end(self, reason: EndReason, detail: str | None = None) -> MathObservation:
+        self._phase = "done"
+        self.end_reason = reason
+        return MathObservation(
+            kind="ended",
+            turn=self.turns,
+            turns_left=self.turns_left,
+            end_reason=reason,
+            won=self.won,
+            rule=self.rule.text(),
+            reason=detail,
+        )
+
+    # ---------------------------------------------------------------------------------------- outcome
+    def quiz_accuracy(self) -> float | None:
+        if not self.quiz or self.quiz_answers is None:
+            return None
+        right = sum(
+            a is not None and tuple(a) == truth
+            for a, (_, truth) in zip(self.quiz_answers, self.quiz, strict=True)
+        )
+        return right / len(self.quiz)
+
+    def judge_results(self) -> dict[str, bool | None]:
+        """Each judge that ran, on the last guess: right, wrong, or None (no guess, or it could not judge)."""
+        last = self.guesses[-1] if self.guesses else None
+        out: dict[str, bool | None] = {}
+        for name in self.config.judges:
+            if name == "expression":
+                out[name] = bool(last and last.verdict and last.verdict.equivalent)
+            elif name == "quiz":
+                out[name] = self.quiz_accuracy() == 1.0 if self.quiz_answers is not None else False
+            elif name == "llm":
+                out[name] = bool(last and last.llm and last.llm.get("verdict") is True)
+        return out
+
+    def outcome(self) -> Outcome:
+        flagged = [i for i, g in enumerate(self.guesses) if g.expression is None]
+        return Outcome(
+            success=self.won,
+            metrics={
+                "decider": self.config.decider,
+                "judges": self.judge_results(),
+                "end_reason": self.end_reason,
+                "turns": self.turns,
+                "turns_to_solution": self.turns if self.won else None,
+                "more_requests": self.more_requests,
+                "guesses": [g.as_json() for g in self.guesses],
+                "final_guess": self.guesses[-1].text if self.guesses else None,
+                "final_expression": self.guesses[-1].expression if self.guesses else None,
+                "guesses_without_expression": flagged,
+                "format_errors": self.format_errors,
+                "sequences_seen": len(self.shown),
+                "quiz": [[list(q), list(t)] for q, t in self.quiz],
+                "quiz_answers": [list(a) if a is not None else None for a in self.quiz_answers]
+                if self.quiz_answers is not None
+                else None,
+                "quiz_accuracy": self.quiz_accuracy(),
+                "llm_disagreements": sum(
+                    g.llm is not None
+                    and g.verdict is not None
+                    and g.llm.get("verdict") is not None
+                    and g.llm.get("verdict") != g.verdict.equivalent
+                    for g in self.guesses
+                ),
+            },
+        )

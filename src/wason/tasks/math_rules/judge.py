@@ -1,0 +1,73 @@
+"""The published LLM judge of a guess (``validate_sys_prompt.txt`` + ``judge_user.txt``), majority of three.
+
+Reported beside the code's verdict, never instead of it. The reference counted a guess right only when the judge
+replied exactly ``True`` (exp.py) or its reply contained ``Yes`` (base.py:388), so ``True.`` was a wrong guess;
+here a reply is read by its first word once markdown, quotes and punctuation are stripped: ``true``/``yes`` is a
+vote for, ``false``/``no`` a vote against, anything else no vote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from wason.core.family import Oracle
+from wason.core.records import CallContext
+from wason.judges import majority_vote
+from wason.models.base import ChatMessage, GenerationParams
+from wason.tasks.math_rules.protocol import load_text
+from wason.tasks.math_rules.rules import MathRule
+
+_FIRST_WORD = re.compile(r"[A-Za-z]+")
+
+
+def judge_messages(rule: MathRule, guess: str) -> list[ChatMessage]:
+    """The published judge's messages: the system prompt and the user message with the rule filled in."""
+    user = load_text("judge_user.txt").format(rule_str=rule.text(), rule_code=rule.code(), guess=guess)
+    return [
+        ChatMessage(role="system", content=load_text("validate_sys_prompt.txt")),
+        ChatMessage(role="user", content=user),
+    ]
+
+
+def read_verdict(reply: str) -> bool | None:
+    """A judge's reply as a vote: True, False, or None when its first word is neither."""
+    found = _FIRST_WORD.search(reply[:2000])
+    if found is None:
+        return None
+    word = found.group(0).lower()
+    if word in ("true", "yes"):
+        return True
+    if word in ("false", "no"):
+        return False
+    return None
+
+
+class MathJudge:
+    """Asks the published judge about one guess, three votes, a majority of two.
+
+    Args:
+        client: the judge model; ``params`` its generation parameters; ``context`` the episode's call context.
+    """
+
+    def __init__(
+        self, client: Oracle, rule: MathRule, params: GenerationParams, context: CallContext
+    ) -> None:
+        self.client = client
+        self.rule = rule
+        self.params = params
+        self.context = context
+        self._asked = 0
+
+    async def __call__(self, guess: str) -> Mapping[str, Any]:
+        self._asked += 1
+        ctx = CallContext(
+            run_id=self.context.run_id,
+            episode_id=self.context.episode_id,
+            sample=f"{self.context.sample}|guess {self._asked}",
+        )
+        verdict = await majority_vote(
+            self.client, judge_messages(self.rule, guess), self.params, ctx, read_verdict
+        )
+        return verdict.model_dump(mode="json")
