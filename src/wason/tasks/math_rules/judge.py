@@ -12,10 +12,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from wason import ChatMessage, GenerationParams
 from wason.core.family import Oracle
 from wason.core.records import CallContext
 from wason.judges import majority_vote
-from wason.models.base import ChatMessage, GenerationParams
 from wason.tasks.math_rules.protocol import load_text
 from wason.tasks.math_rules.rules import MathRule
 
