@@ -1,0 +1,145 @@
+"""Static Picnic through the guess-the-rule game API (the reference's library and HTTP shape).
+
+``create`` draws a rule of the level from the default (distinct) pool with a seed; the game is the library's: no
+turn limit, no examples handed out after a wrong guess, the code judge. The player-facing ``system_message``
+texts are the reference's (``api_init_message.txt``, ``api_more_examples_message.txt``,
+``gm_short_messages.txt``). A request larger than what is left is capped and says so, where the reference refused
+it and still counted a turn (``base.py:214-228``). ``total_examples_available`` is what is left now
+(``min(unseen positives, unseen negatives)``); the reference reported its value at creation.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from wason.core.family import GameApi, Item, RunSettings
+from wason.tasks.picnic.catalog import LEVELS, derive_seed, draw_rule
+from wason.tasks.picnic.game import MAX_REQUEST, GiveUp, Guess, More, PicnicObservation
+from wason.tasks.picnic.protocol import exceeded_line, join_items, load_text
+
+
+@cache
+def short_messages() -> dict[str, str]:
+    """``gm_short_messages.txt`` as {source: message}; the header lines name the source (``base.py:205``)."""
+    out: dict[str, str] = {}
+    header: str | None = None
+    lines: list[str] = []
+    text = load_text("gm_short_messages.txt")
+    for line in text.split("\n"):
+        if line.startswith("==="):
+            if header is not None:
+                out[header] = "\n".join(lines)
+            header = line[3:].strip().split(" ", 1)[0]
+            lines = []
+        else:
+            lines.append(line)
+    if header is not None:
+        out[header] = "\n".join(lines).removesuffix("\n")
+    return out
+
+
+def short(source: str) -> str:
+    """One short message by the source its header names first (e.g. ``base.py:205``)."""
+    return short_messages()[source]
+
+
+LAST_TURN = "base.py:162,192,354"
+MORE_REFUSED = "base.py:228"
+CORRECT = "base.py:205"
+WRONG_OVER = "base.py:207"
+WRONG_GO_ON = "base.py:209"
+GAVE_UP = "llm_gameplay.py:341"
+
+
+def _give_up_text(text: str) -> bool:
+    return " ".join(text.lower().replace(".", " ").replace("!", " ").split()) in ("give up", "i give up")
+
+
+class PicnicGameApi(GameApi):
+    """The reference's game API for Static Picnic (``game_name = "static_picnic"``)."""
+
+    game_name = "static_picnic"
+    levels = LEVELS
+
+    def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
+        from wason.tasks.picnic.family import PicnicRunConfig, make_item
+
+        if difficulty not in LEVELS:
+            raise ValueError(f"difficulty must be one of {', '.join(LEVELS)}, not {str(difficulty)[:20]!r}")
+        if isinstance(num_init_examples, bool) or not isinstance(num_init_examples, int):
+            raise ValueError("num_init_examples must be a whole number")
+        if not 1 <= num_init_examples <= MAX_REQUEST:
+            raise ValueError(f"num_init_examples must be between 1 and {MAX_REQUEST}")
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**62)
+        level = next(lv for lv in LEVELS if lv == difficulty)
+        config = PicnicRunConfig(
+            level=[level],
+            num_init_examples=num_init_examples,
+            examples_each_turn=False,
+            player="human",
+        )
+        rule = draw_rule(level, config.pool, derive_seed("picnic-api-rule", seed))
+        item = make_item(rule, None, num_init_examples, derive_seed("picnic-api-examples", seed), 0)
+        item["provenance"] = {"generator": "wason-picnic-api", "seed": seed, "pool": config.pool}
+        return config, (f"api|{level}|{seed}", item)
+
+    def more(self, n: int) -> Any:
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_REQUEST:
+            raise ValueError(f"n_examples must be a whole number between 1 and {MAX_REQUEST}")
+        return More(n)
+
+    def guess(self, text: str) -> Any:
+        if _give_up_text(text):
+            return GiveUp()
+        return Guess(text)
+
+    def view(self, observation: Any, done: bool) -> dict[str, Any]:
+        obs: PicnicObservation = observation
+        out: dict[str, Any] = {
+            "positive_examples": list(obs.positives),
+            "negative_examples": list(obs.negatives),
+            "total_examples_available": obs.remaining,
+            "guess_result": None,
+        }
+        values = {
+            "positives_string": join_items(obs.positives),
+            "negatives_string": join_items(obs.negatives),
+        }
+        if obs.kind == "start":
+            message = load_text("api_init_message.txt").format(**values)
+        elif obs.kind == "examples":
+            if not obs.positives:
+                message = short(MORE_REFUSED).format(n=obs.requested, available_count=0)
+            else:
+                message = load_text("api_more_examples_message.txt").format(**values)
+                if obs.capped:
+                    message = exceeded_line(len(obs.positives)) + message
+        elif obs.kind == "wrong_guess":
+            out["guess_result"] = False
+            message = short(WRONG_GO_ON)
+        elif obs.kind == "format_error":
+            message = f"Your move could not be read ({obs.reason}). What would you like to do next?"
+        else:
+            message = self._ended(obs, out)
+            return {"system_message": message, **out}
+        if obs.remaining <= 0:
+            message += short(LAST_TURN)
+        return {"system_message": message, **out}
+
+    @staticmethod
+    def _ended(obs: PicnicObservation, out: dict[str, Any]) -> str:
+        rule = obs.rule or ""
+        if obs.end_reason == "correct":
+            out["guess_result"] = True
+            return short(CORRECT)
+        if obs.guess_right is False:
+            out["guess_result"] = False
+            return short(WRONG_OVER).format(rule=rule)
+        return short(GAVE_UP).format(rule=rule)
+
+    def rule_text(self, item: Mapping[str, Any]) -> str:
+        return str(item["rule"]["text"])

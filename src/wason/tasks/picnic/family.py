@@ -1,0 +1,376 @@
+"""Static Picnic as a task family: run configuration, items, game, protocol, judges, solver, human player and
+reports. See ``docs/picnic.md``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, model_validator
+from rich.console import RenderableType
+
+from wason.core.family import (
+    ActionCodec,
+    EpisodeContext,
+    Family,
+    GameApi,
+    Item,
+    OracleSpec,
+    PlayIO,
+    RunReader,
+    RunSettings,
+)
+from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.records import RunReport, RunRow
+from wason.tasks.picnic.catalog import (
+    DRAW_VERSION,
+    LEVELS,
+    Level,
+    PicnicRule,
+    derive_seed,
+    draw_rule,
+    get_rule,
+    pool,
+)
+from wason.tasks.picnic.game import MAX_REQUEST, GiveUp, Guess, More, PicnicConfig, PicnicGame
+
+GENERATOR = "wason-picnic-items"
+
+
+class PicnicRunConfig(RunSettings):
+    """Everything that defines a Static Picnic run: levels, pool, draws, turn limits, examples and judges.
+
+    Games of one level share their rules and example seeds across the turn limits (a paired design): game ``g``
+    of level ``L`` draws its rule with ``derive_seed("picnic-rule", seed, pool, L, g)``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    not_in_play: ClassVar[frozenset[str]] = frozenset(
+        {"games", "draw", "llm_judge", "judge_model", "judge_base_url"}
+    )
+    # a person is drawn one game from many rules
+    play_defaults: ClassVar[Mapping[str, Any]] = {"games": 100}
+
+    task: Literal["picnic"] = "picnic"
+    level: list[Literal["L1", "L2", "L3"]] = Field(
+        default_factory=lambda: list(LEVELS), description="levels to play, comma-separated (L1,L2,L3)"
+    )
+    pool: Literal["distinct", "published"] = Field(
+        default="distinct",
+        description="rule pool: distinct (one rule per set of items: L1 31, L2 39, L3 27) or published "
+        "(the 115 published definitions: L1 31, L2 44, L3 40, drawn kind first as published)",
+    )
+    draw: Literal["sample", "all"] = Field(
+        default="sample", description="sample: seeded draws of rules; all: every rule of the pool"
+    )
+    games: int = Field(default=10, description="games per level and turn limit (sample), or per rule (all)")
+    seed: int = Field(default=0, description="seed of the rule draws and of the examples")
+    max_turns: list[int] = Field(
+        default_factory=lambda: [10],
+        description="moves allowed per game, comma-separated (published options: 1,3,5,7,10,15)",
+    )
+    num_init_examples: int = Field(
+        default=2, description="positives (and as many negatives) shown first (published experiments: 2)"
+    )
+    negatives: Literal["random", "informative"] = Field(
+        default="random",
+        description="negatives drawn at random (published) or near misses of the rule first (informative)",
+    )
+    examples_each_turn: bool = Field(
+        default=True,
+        description="after a wrong guess the host hands out the last requested number of examples again "
+        "(the published LLM protocol)",
+    )
+    llm_judge: bool = Field(
+        default=False,
+        description="also ask the published LLM judge (3 votes) about every guess, reported beside the code",
+    )
+    judge_model: str | None = Field(default=None, description="model of the LLM judge (default: --model)")
+    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    baseline_for: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_model_no_llm_judge(cls, data: Any) -> Any:
+        # a player without a model (the solver, a person) has no model to judge with
+        if (
+            isinstance(data, dict)
+            and data.get("player", "llm") != "llm"
+            and not data.get("judge_model")
+            and data.get("llm_judge") is True
+        ):
+            data = {**data, "llm_judge": False}
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> PicnicRunConfig:
+        if not self.level:
+            raise ValueError("level: name at least one level (L1, L2, L3)")
+        if len(set(self.level)) != len(self.level):
+            raise ValueError("level: a level is named twice")
+        if self.games < 1:
+            raise ValueError("games must be at least 1")
+        if not self.max_turns or any(t < 1 for t in self.max_turns):
+            raise ValueError("max_turns: each limit must be at least 1")
+        if len(set(self.max_turns)) != len(self.max_turns):
+            raise ValueError("max_turns: a limit is named twice")
+        if not 1 <= self.num_init_examples <= MAX_REQUEST:
+            raise ValueError(f"num_init_examples must be between 1 and {MAX_REQUEST}")
+        if self.llm_judge and self.oracle_model is None:
+            raise ValueError("llm_judge needs a model (--judge-model or --model)")
+        return self
+
+    @property
+    def oracle_model(self) -> str | None:
+        return self.judge_model or self.model
+
+    def game_config(self, item: Mapping[str, Any]) -> PicnicConfig:
+        mt = item.get("max_turns")
+        return PicnicConfig(
+            num_init_examples=int(item.get("num_init_examples", self.num_init_examples)),
+            max_turns=int(mt) if mt is not None else None,
+            negatives=self.negatives,
+            examples_each_turn=self.examples_each_turn,
+            llm_judge=self.llm_judge,
+        )
+
+    def items(self) -> list[Item]:
+        out: list[Item] = []
+        for level in self.level:
+            if self.draw == "sample":
+                for g in range(self.games):
+                    draw_seed = derive_seed("picnic-rule", self.seed, self.pool, level, g)
+                    rule = draw_rule(level, self.pool, draw_seed)
+                    seed = derive_seed("picnic-examples", self.seed, level, g)
+                    for mt in self.max_turns:
+                        out.append(self._item(rule, level, mt, g, seed, draw_seed))
+            else:
+                for rule in pool(level, self.pool):
+                    for g in range(self.games):
+                        seed = derive_seed("picnic-examples", self.seed, level, rule.id, g)
+                        for mt in self.max_turns:
+                            out.append(self._item(rule, level, mt, g, seed, None))
+        return out
+
+    def _item(
+        self, rule: PicnicRule, level: Level, max_turns: int, game: int, seed: int, draw_seed: int | None
+    ) -> Item:
+        item = make_item(rule, max_turns, self.num_init_examples, seed, game)
+        item["provenance"] = {
+            "generator": GENERATOR,
+            "version": DRAW_VERSION,
+            "seed": self.seed,
+            "pool": self.pool,
+            "draw": self.draw,
+            "level": level,
+            "game": game,
+            "draw_seed": draw_seed,
+        }
+        key = (
+            f"{level}|{rule.id}|t{max_turns}|g{game}"
+            if self.draw == "all"
+            else f"{level}|t{max_turns}|g{game}"
+        )
+        return key, item
+
+
+def make_item(
+    rule: PicnicRule, max_turns: int | None, num_init_examples: int, seed: int, game: int
+) -> dict[str, Any]:
+    """One game's item: the rule (hidden until the end), the turn limit, the first examples' count, the seed."""
+    return {
+        "level": rule.level,
+        "max_turns": max_turns,
+        "num_init_examples": num_init_examples,
+        "game": game,
+        "seed": seed,
+        "rule": rule.as_json(),
+    }
+
+
+def rule_from_item(item: Mapping[str, Any]) -> PicnicRule:
+    """The hidden rule of an item, checked against the stored categories."""
+    ref = item["rule"]
+    rule = get_rule(ref["pool"], ref["level"], int(ref["id"]))
+    if list(rule.categories) != list(ref["categories"]):
+        raise ValueError(f"rule {rule.key} is no longer {ref['categories']} (now {list(rule.categories)})")
+    return rule
+
+
+def _sample(item: Mapping[str, Any]) -> str:
+    rule = item["rule"]
+    return (
+        f"{rule['pool']}:{rule['level']}:{rule['id']}|t{item.get('max_turns')}|n{item.get('num_init_examples')}"
+        f"|g{item.get('game')}|s{item.get('seed')}"
+    )
+
+
+class OracleUnavailable(ExternalFailure):
+    what = "no oracle"
+
+
+class PicnicFamily(Family[PicnicRunConfig]):
+    """Static Picnic: find the categories of a hidden rule over 511 items from positive and negative examples."""
+
+    name = "picnic"
+    title = "Static Picnic"
+    summary = "guess-the-rule over 511 items and 76 categories (GuessTheRuleBench's Static Picnic)"
+    config_type = PicnicRunConfig
+    players = ("llm", "solver")
+    playable = True
+
+    _codec = ActionCodec(More, Guess, GiveUp)
+
+    @property
+    def actions(self) -> ActionCodec:
+        return self._codec
+
+    def items(self, config: PicnicRunConfig) -> list[Item]:
+        return config.items()
+
+    def game(
+        self, config: PicnicRunConfig, item: Mapping[str, Any], context: EpisodeContext
+    ) -> Game[Any, Any]:
+        return PicnicGame(
+            rule_from_item(item),
+            int(item["seed"]),
+            config.game_config(item),
+            judge=_judge(config, context, item) if config.llm_judge else None,
+        )
+
+    def protocol(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
+        from wason.tasks.picnic.protocol import PicnicProtocol
+
+        mt = item.get("max_turns")
+        return PicnicProtocol(int(mt) if mt is not None else None)
+
+    def sample_key(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> str:
+        return _sample(item)
+
+    def oracle(self, config: PicnicRunConfig) -> OracleSpec | None:
+        if not config.llm_judge:
+            return None
+        if config.oracle_model is None:
+            raise ValueError("the LLM judge needs a model (--judge-model)")
+        same = config.judge_model is None
+        return OracleSpec(
+            model=config.oracle_model,
+            base_url=config.base_url if same else config.judge_base_url,
+            same_as_player=same,
+        )
+
+    def solver(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
+        from wason.tasks.picnic.solver import PicnicSolverPlayer
+
+        return PicnicSolverPlayer()
+
+    def baseline(self, config: PicnicRunConfig, run_id: int) -> PicnicRunConfig:
+        update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
+        if config.judge_model is None:
+            update["llm_judge"] = False
+        return config.model_copy(update=update)
+
+    def human(self, config: PicnicRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
+        from wason.tasks.picnic.human import PicnicHumanPlayer
+
+        return PicnicHumanPlayer(read=io.read, write=io.write)
+
+    def public(self, item: Mapping[str, Any]) -> list[str]:
+        # the rule, the seed and the provenance (its draw seed) name or derive the rule
+        return ["level", "max_turns", "num_init_examples", "game"]
+
+    def describe(self, config: PicnicRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
+        draw = f"{config.games} seeded draw(s)" if config.draw == "sample" else f"every rule x {config.games}"
+        judge = f"; LLM judge {config.oracle_model} beside the code" if config.llm_judge else ""
+        return (
+            f"Static Picnic {','.join(config.level)}, {config.pool} pool, {draw} per level, max turns "
+            f"{','.join(map(str, config.max_turns))}: {n_episodes} games ({n_todo} to play) with {who}; "
+            f"{config.num_init_examples} first examples, {config.negatives} negatives; judged by code{judge}"
+        )
+
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
+        from wason.tasks.picnic.report import picnic_json
+
+        report = picnic_json(store, run_ids[0])
+        report.baselines = [picnic_json(store, r) for r in run_ids[1:]]
+        return report
+
+    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+        from wason.tasks.picnic.report import picnic_tables
+
+        return [
+            *picnic_tables(store, run_ids),
+            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+        ]
+
+    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+        from wason.tasks.picnic.report import picnic_transcript
+
+        return picnic_transcript(data, run.player)
+
+    # -- playing in a terminal ---------------------------------------------------------------------------
+    def item_id(self, item: Mapping[str, Any]) -> int | None:
+        return int(item["rule"]["id"])
+
+    def intro(self, config: PicnicRunConfig, item: Mapping[str, Any], origin: str) -> str:
+        limit = item.get("max_turns")
+        return (
+            f"Static Picnic {item['level']} ({config.pool} pool), a hidden rule ({origin}); "
+            f"{'no turn limit' if limit is None else f'{limit} moves'}."
+        )
+
+    def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
+        rule = item["rule"]
+        lines = [f"\nThe rule was: {rule['text']}  ({rule['positives']} items)"]
+        if metrics is None:
+            return lines
+        verdict = metrics.get("final_code_verdict") or {}
+        if metrics.get("status") == "won":
+            lines.append("You found it.")
+        elif verdict.get("equivalent") is False:
+            lines.append(
+                f"Your last guess accepts {verdict.get('guess_positives')} items; it misses "
+                f"{', '.join(verdict.get('missing') or []) or 'none'} and wrongly takes "
+                f"{', '.join(verdict.get('extra') or []) or 'none'}."
+            )
+        lines.append(
+            f"{metrics['turns']} turns, {metrics['positives_seen']} positives and "
+            f"{metrics['negatives_seen']} negatives seen."
+        )
+        return lines
+
+    # -- the guess-the-rule game API ---------------------------------------------------------------------
+    def game_api(self) -> GameApi:
+        from wason.tasks.picnic.api import PicnicGameApi
+
+        return PicnicGameApi()
+
+
+def _judge(config: PicnicRunConfig, context: EpisodeContext, item: Mapping[str, Any]) -> Any:
+    """The episode's LLM judge, bound to its call context (fails as an outside failure with no model)."""
+    oracle = context.oracle
+    if oracle is None:
+
+        async def unavailable(guess: str, rule: str, positives: list[str]) -> Mapping[str, Any]:
+            raise OracleUnavailable("this game asks an LLM judge, and no model is attached to it here")
+
+        return unavailable
+    from wason.core.records import CallContext
+    from wason.tasks.picnic.judge import llm_verdict
+
+    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+
+    async def decide(guess: str, rule: str, positives: list[str]) -> Mapping[str, Any]:
+        return await llm_verdict(oracle, config.params, call, guess, rule, positives)
+
+    return decide
+
+
+FAMILY = PicnicFamily()
+"""Static Picnic (GuessTheRuleBench): a hidden conjunction of categories over 511 items, judged by code.
+
+Modules: ``catalog`` (items, tags, rule pools, draws), ``guess`` (the guess reader and the code judge), ``game``,
+``protocol`` (the published player texts), ``judge`` (the published LLM judge), ``solver``, ``human``, ``api``
+(the reference's game API), ``report``.
+"""
