@@ -283,6 +283,23 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
     sub.add_parser("runs", parents=[store_opts, json_opt], help="list runs")
 
+    sv = sub.add_parser(
+        "serve",
+        parents=[store_opts],
+        help="serve the HTTP API (sessions of every game, the published guess-the-rule routes)",
+        description="Start the HTTP API on HOST:PORT (uvicorn). Games are sessions in the store and are judged "
+        "by code only; routes and examples: docs/server.md. There is no authentication: keep the default "
+        "host unless the network is trusted.",
+    )
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    sv.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    sv.add_argument(
+        "--log-level",
+        choices=["critical", "error", "warning", "info", "debug"],
+        default="info",
+        help="uvicorn's log level (default info)",
+    )
+
     sh = sub.add_parser(
         "show", parents=[store_opts, json_opt], help="a run's results table, or one transcript"
     )
@@ -346,6 +363,8 @@ def main(argv: list[str] | None = None) -> int:
             return _play(args, console)
         if args.command == "session":
             return _session(args)
+        if args.command == "serve":
+            return _serve(args)
         if args.command == "sweep":
             from wason.engine.sweep import sweep_command
 
@@ -723,6 +742,20 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
     outcome = live.outcome()
     for line in family.ending(episode.item, outcome.metrics if outcome else None):
         write(line)
+    return 0
+
+
+# -- serve ------------------------------------------------------------------------------------------------
+def _serve(args: argparse.Namespace) -> int:
+    from wason.server import serve
+
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"wason: note: serving on {args.host}: the API has no authentication; anyone who reaches it can play "
+            "and read every game in the store",
+            file=sys.stderr,
+        )
+    serve(_db(args), host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 

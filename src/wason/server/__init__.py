@@ -1,0 +1,45 @@
+"""``wason serve``: the HTTP API (FastAPI, run by uvicorn) over the store's sessions. See ``docs/server.md``."""
+
+from __future__ import annotations
+
+import socket
+
+from wason.server.app import create_app
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+class ServeError(ValueError):
+    """The server cannot start (a bad port, an address in use); one line for the user."""
+
+
+def check_address(host: str, port: int) -> None:
+    """Fail in one line, before uvicorn starts, when ``host:port`` cannot be listened on."""
+    if not 1 <= port <= 65535:
+        raise ServeError(f"--port must be from 1 to 65535, got {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ServeError(f"--host {host!r} cannot be resolved: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def serve(
+    db: str | None = None, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, log_level: str = "info"
+) -> None:
+    """Run the app with uvicorn until interrupted (the store is opened first, so a bad store fails at once)."""
+    import uvicorn
+
+    check_address(host, port)
+    app = create_app(db)
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "ServeError", "check_address", "create_app", "serve"]

@@ -1,0 +1,328 @@
+"""The HTTP API of ``wason serve``: generic sessions under ``/api/``, the published guess-the-rule routes.
+
+Every game is a session in the store (:mod:`wason.core.session`), so a game started here can be looked at with
+``wason session view ID`` and the other way round. Errors are JSON with the field at fault::
+
+    {"error": "n_examples must be at least 1, got -3", "field": "n_examples", "kind": "invalid",
+     "detail": [{"loc": ["n_examples"], "msg": "...", "type": "invalid"}]}
+
+422 for bad input (FastAPI's own validation errors have the same ``error``/``field`` keys added), 404 for an
+unknown game or session, 409 for acting on a finished game or a step another request stored first, 424 when an
+action needs a model and none is attached (games here are judged by code), 500 with one line (the traceback goes
+to the server's log only).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+
+from wason.core import registry, session
+from wason.core.family import Family, RunSettings
+from wason.core.game import ExternalFailure
+from wason.games import MAX_GUESS_CHARS, GameError, Games, NeedsModel, UnknownGame, game_apis
+from wason.store import Store, StoreError
+
+log = logging.getLogger("wason.server")
+
+MAX_TEXT_CHARS = 100_000
+"""The longest text reply accepted by the generic step route."""
+
+
+# -- request bodies ---------------------------------------------------------------------------------------
+def _count(value: Any) -> Any:
+    """A count sent as a string of digits (the reference's clients do) is that number; the rest is left to the
+    field's own check (a whole number, never a boolean or a float)."""
+    if isinstance(value, str):
+        text = value.strip()
+        digits = text[1:] if text[:1] == "-" else text
+        if digits.isascii() and digits.isdigit() and len(digits) <= 30:
+            return int(text)
+    return value
+
+
+def _id(value: Any) -> Any:
+    """A game id sent as a number is its string."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+Count = Annotated[StrictInt, BeforeValidator(_count)]
+GameId = Annotated[StrictStr, BeforeValidator(_id), Field(max_length=100)]
+
+
+class CreateGame(BaseModel):
+    """``POST /guess-the-rule/game`` (the reference sends ``num_init_examples`` as a string)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    game_name: StrictStr = Field(max_length=100)
+    difficulty: StrictStr = Field(max_length=20)
+    num_init_examples: Count
+    player: StrictStr | None = Field(default=None, max_length=1000)
+    seed: StrictInt | None = None
+
+
+class ValidateGuess(BaseModel):
+    """``POST /guess-the-rule/game/validate_guess``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    game_id: GameId
+    guess: StrictStr = Field(max_length=MAX_GUESS_CHARS)
+
+
+class StartSession(BaseModel):
+    """``POST /api/sessions``: a family, its configuration's own fields, and which item (index or seed)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    family: StrictStr = Field(max_length=100)
+    config: dict[str, Any] = Field(default_factory=dict)
+    index: StrictInt | None = Field(default=None, ge=0)
+    seed: StrictInt | None = None
+
+
+class StepSession(BaseModel):
+    """``POST /api/sessions/{id}/step``: an action as JSON, or a reply as a model writes it (one of them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: dict[str, Any] | None = None
+    text: StrictStr | None = Field(default=None, max_length=MAX_TEXT_CHARS)
+
+
+# -- errors -----------------------------------------------------------------------------------------------
+def _error(
+    status: int, message: str, field: str | None, kind: str, loc: list[Any] | None = None
+) -> JSONResponse:
+    detail = [{"loc": loc if loc is not None else ([field] if field else []), "msg": message, "type": kind}]
+    return JSONResponse(
+        status_code=status, content={"error": message, "field": field, "kind": kind, "detail": detail}
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:500]
+
+
+async def _game_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, GameError)  # registered for GameError only
+    return _error(exc.status, _one_line(str(exc)), exc.field, exc.kind)
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)  # registered for it only
+    detail = []
+    for e in exc.errors():
+        loc = [p if isinstance(p, int | str) else str(p) for p in e.get("loc", ())]
+        detail.append({"loc": loc, "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))})
+    # the field is the first part of the location that is not where it came from (body, query, path)
+    first = detail[0]["loc"] if detail else []
+    named = [p for p in first if p not in ("body", "query", "path")]
+    field = ".".join(map(str, named)) or None
+    message = "; ".join(
+        f"{'.'.join(str(p) for p in d['loc'] if p not in ('body', 'query', 'path')) or 'body'}: {d['msg']}"
+        for d in detail
+    )
+    return JSONResponse(
+        status_code=422,
+        content={"error": _one_line(message), "field": field, "kind": "invalid", "detail": detail},
+    )
+
+
+async def _diverged(request: Request, exc: Exception) -> JSONResponse:
+    return _error(409, _one_line(str(exc)), None, "diverged")
+
+
+async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return JSONResponse(
+        status_code=500,
+        content={"error": "internal server error (the server's log has the details)", "kind": "internal"},
+    )
+
+
+# -- the generic sessions API -----------------------------------------------------------------------------
+def own_fields(config_type: type[RunSettings]) -> list[str]:
+    """The fields of a family's configuration a client may set (not the model or run settings)."""
+    shared = set(RunSettings.model_fields) | set(config_type.internal_fields)
+    return [n for n in config_type.model_fields if n not in shared]
+
+
+def describe_family(family: Family[Any]) -> dict[str, Any]:
+    api = family.game_api()
+    try:
+        schema: dict[str, Any] | None = family.config_type.model_json_schema()
+    except Exception:  # a field type JSON schema cannot describe: the list of fields still says what to send
+        schema = None
+    return {
+        "name": family.name,
+        "title": family.title,
+        "summary": family.summary,
+        "fields": own_fields(family.config_type),
+        "config_schema": schema,
+        "game_name": api.game_name if api is not None else None,
+        "levels": list(api.levels) if api is not None else None,
+    }
+
+
+def _family(name: str) -> Family[Any]:
+    try:
+        return registry.get(name)
+    except (registry.UnknownFamily, registry.FamilyLoadError) as exc:
+        raise GameError(_one_line(str(exc)), "family") from None
+
+
+def _session_id(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
+        raise UnknownGame(f"no session {text[:40]!r}: a session id is a number", "session")
+    return int(text)
+
+
+def _check_exists(store: Store, session_id: int) -> None:
+    try:
+        store.get_episode(session_id)
+    except StoreError:
+        raise UnknownGame(f"no session {session_id}", "session") from None
+
+
+def _session_error(exc: session.SessionError) -> GameError:
+    """A session's refusal as an HTTP error: 409 when the game is over or moved on, else bad input."""
+    text = _one_line(str(exc))
+    # the session module says why in words: these three are about the game's state, not the request
+    if any(s in text for s in ("is over", "moved on", "cannot be played on")):
+        conflict = GameError(text, "session")
+        conflict.status, conflict.kind = 409, "conflict"
+        return conflict
+    return GameError(text, "action")
+
+
+def create_app(store: Store | str | None = None) -> FastAPI:
+    """The app over ``store`` (a :class:`Store`, a URL or path; default ``$WASON_DB`` or ``wason.db``)."""
+    games = Games(store)
+    db = games.store
+    app = FastAPI(
+        title="wason",
+        summary="Rule-discovery games as sessions: a generic API for every family, and the published "
+        "guess-the-rule routes.",
+    )
+    app.state.games = games
+    app.add_exception_handler(GameError, _game_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(session.SessionDiverged, _diverged)
+    app.add_exception_handler(Exception, _internal_error)
+
+    @app.get("/api/families")
+    async def list_families() -> dict[str, Any]:
+        """Every registered family: name, title, the configuration fields a session may set, its schema."""
+        return {"families": [describe_family(f) for f in registry.families()]}
+
+    @app.post("/api/sessions", status_code=201)
+    async def start_session(body: StartSession) -> dict[str, Any]:
+        """Start a game of any family; returns the player's view (the hidden rule stays in the store)."""
+        family = _family(body.family)
+        allowed = set(own_fields(family.config_type))
+        for key in body.config:
+            if key not in allowed:
+                raise GameError(
+                    f"config.{key} is not a field of {family.name} (its fields: {', '.join(sorted(allowed))})",
+                    f"config.{key}",
+                )
+        if body.index is not None and body.seed is not None:
+            raise GameError("give index or seed, not both", "index")
+        try:
+            session_id = session.start(db, family.name, body.config, index=body.index, seed=body.seed or 0)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(["config", *map(str, first["loc"])])
+            raise GameError(_one_line(f"{field}: {first['msg']}"), field) from None
+        except session.SessionError as exc:
+            raise GameError(_one_line(str(exc)), "index") from None
+        except ExternalFailure as exc:
+            raise NeedsModel(_one_line(f"{family.name} needs a model to start: {exc}"), "config") from None
+        except ValueError as exc:
+            raise GameError(_one_line(str(exc)), "config") from None
+        return await session.view(db, session_id)
+
+    @app.get("/api/sessions/{session_id}")
+    async def view_session(session_id: str) -> dict[str, Any]:
+        """What the player sees now; the hidden parts of the item only once the game is over."""
+        sid = _session_id(session_id)
+        _check_exists(db, sid)
+        return await _restored(session.view(db, sid))
+
+    @app.post("/api/sessions/{session_id}/step")
+    async def step_session(session_id: str, body: StepSession) -> dict[str, Any]:
+        """One move: ``{"action": {...}}`` or ``{"text": "..."}``."""
+        sid = _session_id(session_id)
+        if (body.action is None) == (body.text is None):
+            raise GameError("give an action or a text reply (one of them)", "action")
+        _check_exists(db, sid)
+        async with games.lock(sid):
+            try:
+                if body.text is not None:
+                    return await session.step(db, sid, text=body.text)
+                return await session.step(db, sid, body.action)
+            except session.SessionError as exc:
+                raise _session_error(exc) from None
+            except ExternalFailure as exc:
+                raise NeedsModel(
+                    _one_line(f"this move needs a model, and sessions here are judged by code only: {exc}"),
+                    "action",
+                ) from None
+
+    @app.get("/api/sessions/{session_id}/summary")
+    async def summarize_session(session_id: str) -> dict[str, Any]:
+        """The result: status and, once the game is over, its outcome and the whole item."""
+        sid = _session_id(session_id)
+        _check_exists(db, sid)
+        return await _restored(session.summary(db, sid))
+
+    # -- the published guess-the-rule routes ------------------------------------------------------------
+    @app.get("/guess-the-rule/games")
+    async def list_games() -> dict[str, Any]:
+        """The published game names this server plays, with their levels (not a reference route)."""
+        return {
+            "games": [
+                {"game_name": name, "levels": list(api.levels), "family": family.name}
+                for name, (family, api) in sorted(game_apis().items())
+            ]
+        }
+
+    @app.post("/guess-the-rule/game")
+    async def create_game(body: CreateGame) -> dict[str, Any]:
+        """Create a game: ``{game_name, difficulty, num_init_examples, player?, seed?}``."""
+        return await games.create(
+            body.game_name, body.difficulty, body.num_init_examples, seed=body.seed, player=body.player
+        )
+
+    @app.post("/guess-the-rule/game/validate_guess")
+    async def validate_guess(body: ValidateGuess) -> dict[str, Any]:
+        """Judge a guess: ``{game_id, guess}``."""
+        return await games.validate_guess(body.game_id, body.guess)
+
+    @app.get("/guess-the-rule/game/{game_id}")
+    async def game_summary(game_id: str, include_rule: Annotated[bool, Query()] = False) -> dict[str, Any]:
+        """The summary; the rule only once the game is over (``include_rule=true`` before that is a 409)."""
+        return await games.summary(game_id, include_rule=include_rule)
+
+    @app.get("/guess-the-rule/game/{game_id}/examples")
+    async def more_examples(game_id: str, n_examples: Annotated[int, Query()] = 1) -> dict[str, Any]:
+        """``n_examples`` more examples (positive and negative, as the game gives them)."""
+        return await games.more(game_id, n_examples)
+
+    return app
+
+
+async def _restored(view: Any) -> dict[str, Any]:
+    """A session's view, with a game the server cannot rebuild (it needs a model) as a 424."""
+    try:
+        result: dict[str, Any] = await view
+    except ExternalFailure as exc:
+        raise NeedsModel(_one_line(f"this session cannot be restored here: {exc}"), "session") from None
+    return result
