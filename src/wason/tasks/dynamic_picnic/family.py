@@ -1,0 +1,428 @@
+"""Dynamic Picnic, validated, as a task family: run configuration, items, game, protocol, game master, game
+API and reports."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, model_validator
+from rich.console import RenderableType
+
+from wason.core.family import (
+    ActionCodec,
+    EpisodeContext,
+    Family,
+    GameApi,
+    Item,
+    OracleSpec,
+    RunReader,
+    RunSettings,
+)
+from wason.core.game import Game, TextProtocol
+from wason.core.records import CallContext, RunReport, RunRow
+from wason.tasks.dynamic_picnic.game import (
+    AskItem,
+    Begin,
+    DynamicPicnicGame,
+    GiveUp,
+    GuessRule,
+    MoreExamples,
+    PicnicObservation,
+    PicnicSettings,
+)
+from wason.tasks.dynamic_picnic.rules import (
+    KINDS,
+    LEVELS,
+    RULE_TYPES,
+    PicnicRule,
+    get_rule,
+    playable,
+    rule_pool,
+)
+
+NAME = "dynamic-picnic"
+
+
+class DynamicPicnicRunConfig(RunSettings):
+    """Everything that defines a Dynamic Picnic run: which rules, who is the game master, the validation and the
+    protocol's limits.
+
+    Each rule is played ``trials`` times; trial ``t`` has the episode seed ``seed + t - 1``. The game master
+    (``--game-master-model``, default ``--model``) writes, validates and judges; without one only lexical
+    rules can be played (items drawn by code from a word list, guesses judged by a predicate).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "trials"})
+
+    task: Literal["dynamic-picnic"] = "dynamic-picnic"
+    level: Literal["L1", "L2", "L3"] | None = Field(default=None, description="only rules of this level")
+    types: list[str] | None = Field(
+        default=None,
+        description="only these rule types, comma-separated: attribute_based, categorical, logical, "
+        "relational, semantic",
+    )
+    kinds: list[str] | None = Field(
+        default=None,
+        description="only these rule kinds: lexical (a predicate decides), mixed, semantic (the panel "
+        "decides); default all with a game-master model, lexical without one",
+    )
+    pool: Literal["distinct", "published"] = Field(
+        default="distinct", description="distinct (408 rules, repeated texts once) or published (all 410)"
+    )
+    relational: bool = Field(
+        default=False, description="also play the relational rules (about pairs of items) on single items"
+    )
+    rejected: bool = Field(
+        default=False,
+        description="also play rules the code rejects before play (each ends at once, with why)",
+    )
+    ids: list[int] | None = Field(default=None, description="only these published rule ids")
+    trials: int = Field(default=1, description="episodes per rule, with seeds S, S+1, ...")
+    seed: int = Field(default=0, description="seed of the first trial (word draws, probes)")
+    game_master_model: str | None = Field(
+        default=None, description="model that writes, validates and judges (default: --model)"
+    )
+    game_master_base_url: str | None = Field(default=None, description="endpoint of --game-master-model")
+    panel: int = Field(default=3, description="validator votes per item; only unanimous items are shown")
+    judge_votes: int = Field(default=3, description="votes of the published rule-guess judge (majority wins)")
+    init_examples: int = Field(default=2, description="items that fit shown at the start (published: 2)")
+    negatives: bool = Field(
+        default=True, description="also show validated items that do not fit (the reference shows none)"
+    )
+    more_default: int = Field(default=1, description="items per 'more examples' request without a number")
+    max_turns: int = Field(
+        default=10, description="turns allowed (published runs: 1,3,5,7,10,15; 0: no limit)"
+    )
+    min_positives: int = Field(default=4, description="validated items that fit a rule needs to be played")
+    min_negatives: int = Field(
+        default=2, description="validated items that do not fit it needs (with negatives)"
+    )
+    candidates: int = Field(default=8, description="items asked of the writer per call")
+    writer_rounds: int = Field(default=2, description="writer rounds before play")
+    format_error_limit: int = Field(default=3, description="consecutive unreadable replies that end a game")
+    baseline_for: int | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> DynamicPicnicRunConfig:
+        if self.trials < 1:
+            raise ValueError("trials must be at least 1")
+        if self.types is not None:
+            bad = [t for t in self.types if t not in RULE_TYPES]
+            if bad:
+                raise ValueError(f"types: unknown {bad}; choose from {', '.join(RULE_TYPES)}")
+        if self.kinds is not None:
+            bad = [k for k in self.kinds if k not in KINDS]
+            if bad:
+                raise ValueError(f"kinds: unknown {bad}; choose from {', '.join(KINDS)}")
+            if self.oracle_model is None and any(k != "lexical" for k in self.kinds):
+                raise ValueError(
+                    "kinds: mixed and semantic rules need a game-master model (--game-master-model)"
+                )
+        if self.panel < 1 or self.judge_votes < 1:
+            raise ValueError("panel and judge_votes must be at least 1")
+        self.settings()  # validates the game's numbers, naming the field
+        return self
+
+    @property
+    def oracle_model(self) -> str | None:
+        """The game master's model: ``game_master_model``, else the player's model."""
+        return self.game_master_model or self.model
+
+    def selected_kinds(self) -> tuple[str, ...]:
+        if self.kinds is not None:
+            return tuple(self.kinds)
+        return KINDS if self.oracle_model else ("lexical",)
+
+    def settings(self) -> PicnicSettings:
+        return PicnicSettings(
+            init_examples=self.init_examples,
+            negatives=self.negatives,
+            more_default=self.more_default,
+            max_turns=self.max_turns,
+            min_positives=self.min_positives,
+            min_negatives=self.min_negatives,
+            candidates=self.candidates,
+            writer_rounds=self.writer_rounds,
+            format_error_limit=self.format_error_limit,
+        )
+
+    def rules(self) -> list[PicnicRule]:
+        if self.ids is not None:
+            rules = [get_rule(i) for i in self.ids]
+        else:
+            rules = rule_pool(self.pool, relational=self.relational)
+        kinds = self.selected_kinds()
+        out = []
+        for rule in rules:
+            if self.level is not None and rule.level != self.level:
+                continue
+            if self.types is not None and rule.rule_type not in self.types:
+                continue
+            if rule.kind not in kinds:
+                continue
+            if self.ids is None and not self.rejected and not playable(rule, relational=self.relational):
+                continue
+            out.append(rule)
+        return out
+
+    def items(self) -> list[Item]:
+        out = []
+        for rule in self.rules():
+            for trial in range(1, self.trials + 1):
+                item = {"rule": rule_json(rule), "trial": trial, "seed": self.seed + trial - 1}
+                out.append((f"{rule.key}|{trial}", item))
+        return out
+
+
+def rule_json(rule: PicnicRule) -> dict[str, Any]:
+    return {
+        "id": rule.id,
+        "key": rule.key,
+        "source": rule.source,
+        "type": rule.rule_type,
+        "level": rule.level,
+        "text": rule.text,
+        "kind": rule.kind,
+        "predicate": rule.predicate,
+        "rejection": rule.rejection,
+    }
+
+
+def rule_from_item(item: Mapping[str, Any], *, relational: bool = False) -> PicnicRule:
+    """The hidden rule of an item; a published one is read from the package data and must still match."""
+    ref = item["rule"]
+    if ref.get("source", "published") == "published":
+        rule = get_rule(int(ref["id"]))
+        if rule.text != ref["text"]:
+            raise ValueError(f"rule {ref['key']} is no longer {ref['text']!r} (now {rule.text!r})")
+        if relational and rule.rejection is not None and playable(rule, relational=True):
+            rule = PicnicRule(**{**rule.__dict__, "rejection": None})
+        return rule
+    return PicnicRule(
+        id=int(ref["id"]),
+        rule_type=str(ref["type"]),
+        level=str(ref["level"]),
+        text=str(ref["text"]),
+        kind=ref["kind"],
+        predicate=ref.get("predicate"),
+        rejection=ref.get("rejection"),
+        source=str(ref["source"]),
+    )
+
+
+def _sample(item: Mapping[str, Any]) -> str:
+    rule = item["rule"]
+    return f"{rule['key']}|{rule['text']}|{item['trial']}|{item['seed']}"
+
+
+def build_game(
+    config: DynamicPicnicRunConfig, item: Mapping[str, Any], context: EpisodeContext | None = None
+) -> DynamicPicnicGame:
+    from wason.tasks.dynamic_picnic.master import GameMaster, MasterSettings
+
+    rule = rule_from_item(item, relational=config.relational)
+    by_code = config.oracle_model is None
+    master = None
+    if not by_code and context is not None and context.oracle is not None:
+        call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+        master = GameMaster(
+            context.oracle,
+            config.params,
+            call,
+            MasterSettings(panel=config.panel, judge_votes=config.judge_votes),
+        )
+    return DynamicPicnicGame(rule, config.settings(), seed=int(item["seed"]), master=master, by_code=by_code)
+
+
+class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
+    """Hidden picnic rules, written and validated by a game-master model (or a word predicate)."""
+
+    name = NAME
+    title = "Dynamic Picnic"
+    summary = "guess the rule of a picnic; every item validated by a predicate or a unanimous panel"
+    config_type = DynamicPicnicRunConfig
+    players = ("llm", "scripted")
+    playable = True
+
+    _codec = ActionCodec(Begin, AskItem, MoreExamples, GuessRule, GiveUp)
+
+    @property
+    def actions(self) -> ActionCodec:
+        return self._codec
+
+    def items(self, config: DynamicPicnicRunConfig) -> list[Item]:
+        return config.items()
+
+    def game(
+        self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], context: EpisodeContext
+    ) -> Game[Any, Any]:
+        return build_game(config, item, context)
+
+    def protocol(self, config: DynamicPicnicRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
+        from wason.tasks.dynamic_picnic.protocol import PicnicProtocol
+
+        first = build_game(config, item).start()
+        return PicnicProtocol(first, more_default=config.more_default)
+
+    def sample_key(self, config: DynamicPicnicRunConfig, item: Mapping[str, Any]) -> str:
+        return _sample(item)
+
+    def oracle(self, config: DynamicPicnicRunConfig) -> OracleSpec | None:
+        if config.oracle_model is None:
+            return None
+        same = config.game_master_model is None
+        return OracleSpec(
+            model=config.oracle_model,
+            base_url=config.base_url if same else config.game_master_base_url,
+            same_as_player=same,
+        )
+
+    def human(self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], io: Any) -> Any:
+        from wason.tasks.dynamic_picnic.human import PicnicHumanPlayer
+
+        return PicnicHumanPlayer(read=io.read, write=io.write, more_default=config.more_default)
+
+    def sample_actions(self, config: DynamicPicnicRunConfig, item: Mapping[str, Any]) -> list[Any]:
+        rule = item["rule"]
+        actions: list[Any] = [] if config.oracle_model is None else [Begin()]
+        actions += [AskItem(item="apple"), MoreExamples(n=1)]
+        if rule.get("kind") == "lexical" and rule.get("predicate"):
+            actions.append(GuessRule(text=str(rule["text"]), predicate=str(rule["predicate"])))
+        else:
+            actions.append(GiveUp())
+        return actions
+
+    def public(self, item: Mapping[str, Any]) -> list[str]:
+        return ["trial"]
+
+    def item_id(self, item: Mapping[str, Any]) -> int | None:
+        return int(item["rule"]["id"])
+
+    def describe(self, config: DynamicPicnicRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
+        master = (
+            f"game master {config.oracle_model} (panel of {config.panel}, judge {config.judge_votes} votes)"
+            if config.oracle_model
+            else "no game master: lexical rules, items and verdicts by code"
+        )
+        level = config.level or "all levels"
+        return (
+            f"dynamic-picnic {config.pool} pool, {level}, kinds {', '.join(config.selected_kinds())}: "
+            f"{n_episodes} episodes ({n_todo} to play) with {who}; {master}; "
+            f"{config.init_examples} first examples, up to {config.max_turns or 'unlimited'} turns"
+        )
+
+    def intro(self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], origin: str) -> str:
+        return (
+            f"Dynamic Picnic: a hidden rule ({origin}). Ask 'Can I bring X?', ask for more examples, "
+            "state 'The rule is: ...' or 'give up'."
+        )
+
+    def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
+        lines = [f"\nThe rule was: {item['rule']['text']}"]
+        if metrics:
+            lines.append(f"{metrics.get('end_reason')} after {metrics.get('turns')} turns.")
+        return lines
+
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
+        from wason.tasks.dynamic_picnic.report import picnic_json
+
+        report = picnic_json(store, run_ids[0])
+        report.baselines = [picnic_json(store, r) for r in run_ids[1:]] or None
+        return report
+
+    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+        from wason.tasks.dynamic_picnic.report import picnic_tables
+
+        return [
+            *picnic_tables(store, list(run_ids)),
+            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+        ]
+
+    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+        from wason.tasks.dynamic_picnic.report import picnic_transcript
+
+        return picnic_transcript(data)
+
+    def game_api(self) -> GameApi:
+        return PicnicGameApi()
+
+
+class PicnicGameApi(GameApi):
+    """The reference's game API. Games created here have no model (the API judges by code), so they draw from
+    the lexical rules: items from a word list decided by the rule's predicate; a rule guess is judged when it
+    carries a predicate (``lambda w: ...``)."""
+
+    game_name: ClassVar[str] = "dynamic_picnic"
+    levels: ClassVar[tuple[str, ...]] = LEVELS
+
+    def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
+        if difficulty not in LEVELS:
+            raise ValueError(f"difficulty must be one of {', '.join(LEVELS)}")
+        if not isinstance(num_init_examples, int) or not 1 <= num_init_examples <= 20:
+            raise ValueError("num_init_examples must be from 1 to 20")
+        config = DynamicPicnicRunConfig(
+            player="session",
+            level=difficulty,  # type: ignore[arg-type]  # checked above
+            init_examples=num_init_examples,
+            min_positives=max(4, num_init_examples),
+            max_turns=0,
+            seed=seed or 0,
+        )
+        items = config.items()
+        if not items:
+            raise ValueError(f"difficulty: no {difficulty} rule can be played without a model")
+        chooser = random.Random(seed) if seed is not None else random.Random(random.SystemRandom().random())
+        return config, chooser.choice(items)
+
+    def more(self, n: int) -> Any:
+        if not isinstance(n, int) or not 1 <= n <= 20:
+            raise ValueError("n_examples must be from 1 to 20")
+        return MoreExamples(n=n)
+
+    def guess(self, text: str) -> Any:
+        from wason.tasks.dynamic_picnic.protocol import read_reply
+
+        stripped = text.strip()
+        if stripped.lower() in ("give up", "i give up"):
+            return GiveUp(said=stripped)
+        action = read_reply(stripped)
+        if isinstance(action, AskItem | GuessRule):
+            return action
+        from wason.tasks.dynamic_picnic.protocol import _predicate
+
+        return GuessRule(text=stripped[:1000], predicate=_predicate(stripped), said=stripped[:2000])
+
+    def view(self, observation: Any, done: bool) -> dict[str, Any]:
+        from wason.tasks.dynamic_picnic import prompts
+
+        obs = observation if isinstance(observation, PicnicObservation) else None
+        if obs is None:
+            return {"system_message": ""}
+        guess_result: bool | None = None
+        if obs.kind == "start":
+            message = prompts.api_init(obs.positives)
+        elif obs.kind == "examples" and obs.positives:
+            message = prompts.api_more(obs.positives)
+        elif obs.kind == "verdict" and obs.verdict is False:
+            message, guess_result = prompts.short("base.py:227"), False
+        elif obs.kind == "ended" and obs.end_reason == "won":
+            message, guess_result = prompts.short("base.py:220", rule=obs.rule or ""), True
+        else:
+            message = obs.message
+        return {
+            "system_message": message,
+            "positive_examples": list(obs.positives),
+            "negative_examples": list(obs.negatives),
+            "total_examples_available": None,
+            "guess_result": guess_result,
+        }
+
+    def rule_text(self, item: Mapping[str, Any]) -> str:
+        return str(item["rule"]["text"])
+
+
+FAMILY = DynamicPicnicFamily()

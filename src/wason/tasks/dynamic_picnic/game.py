@@ -1,0 +1,629 @@
+"""The Dynamic Picnic game, validated: pure logic over structured actions; see ``protocol.py`` for the text.
+
+A hidden rule says which items can be brought to the picnic. Before play the rule is tested: the game master
+writes candidate items (the published ``example_generator`` prompt, and ours for items that do not fit), and
+each is decided by code where the rule is lexical (its word-language predicate), by a panel of ``k`` validator
+votes where it is semantic (the published example judge; only unanimous items are ever shown), or by both
+(mixed rules). Items are normalised and de-duplicated before they are decided. A rule without enough decided
+items is rejected with the reason and never played. Then the player may ask "Can I bring X?" (answered by
+the same oracle), ask for more examples (more items are written and decided when the validated supply runs
+short), guess the rule (the published judge, majority of three, read strictly; for lexical rules a predicate
+the player gives is checked by code and decides) or give up.
+
+All model work happens in :meth:`DynamicPicnicGame.settle`, which returns every reply and vote as a record;
+:meth:`settled` puts a record back, and :meth:`step` derives everything from records by code, so a stored game
+replays without asking again. Without a model (lexical rules only) items are drawn by code from an English
+word list and everything is decided by the predicate.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from wason.core.game import ExternalFailure, Malformed, Outcome
+from wason.sandbox.language import GuessRejected
+from wason.sandbox.words import WordProgram, compile_word_rule
+from wason.tasks.dynamic_picnic import prompts, vocab
+from wason.tasks.dynamic_picnic.master import GameMaster, decide, needs_vote, normalize_item, valid_item
+from wason.tasks.dynamic_picnic.rules import PicnicRule
+
+
+# -- actions --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Begin:
+    """Let the game master prepare the rule (write and validate its items) and show the first examples."""
+
+
+@dataclass(frozen=True)
+class AskItem:
+    """ "Can I bring X?"; ``said`` is the player's words, kept for the conversation."""
+
+    item: str
+    said: str = ""
+
+
+@dataclass(frozen=True)
+class MoreExamples:
+    """Ask for ``n`` more examples (0: the game's default count)."""
+
+    n: int = 0
+    said: str = ""
+
+
+@dataclass(frozen=True)
+class GuessRule:
+    """A guess of the rule in words, with an optional predicate in the word language (``lambda w: ...``)."""
+
+    text: str
+    predicate: str | None = None
+    said: str = ""
+
+
+@dataclass(frozen=True)
+class GiveUp:
+    said: str = ""
+
+
+PicnicAction = Begin | AskItem | MoreExamples | GuessRule | GiveUp
+
+Kind = Literal["preparing", "start", "examples", "answer", "verdict", "format_error", "ended"]
+EndReason = Literal["won", "gave_up", "turns", "rule_rejected", "format_errors"]
+GM = "Game Master"
+PLAYER = "Player"
+
+
+class PicnicObservation(BaseModel):
+    """What the player learns after an action.
+
+    Attributes:
+        kind: ``preparing`` before the rule is prepared; ``start`` with the first examples; ``examples``
+            after a request; ``answer`` to "Can I bring X?"; ``verdict`` after a wrong guess;
+            ``format_error``; ``ended``.
+        turn: turns used (every action but :class:`Begin`); turns_left: None without a limit.
+        final: the next turn is the last one.
+        initial, initial_negatives: the first examples (the published prompt repeats them every turn).
+        positives, negatives: the items delivered by this action.
+        item, answer: the item asked about and the answer (None: the validators did not agree).
+        verdict: the rule guess's verdict; code_check: the predicate check (None when none ran).
+        message: the game master's line for this action.
+        history: the whole conversation as (speaker, text) lines.
+        end_reason, rule, rejection: once ended (the rule only then).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Kind
+    turn: int = 0
+    turns_left: int | None = None
+    final: bool = False
+    initial: tuple[str, ...] = ()
+    initial_negatives: tuple[str, ...] = ()
+    positives: tuple[str, ...] = ()
+    negatives: tuple[str, ...] = ()
+    item: str | None = None
+    answer: bool | None = None
+    verdict: bool | None = None
+    code_check: bool | None = None
+    message: str = ""
+    history: tuple[tuple[str, str], ...] = ()
+    end_reason: EndReason | None = None
+    rule: str | None = None
+    rejection: str | None = None
+
+
+@dataclass(frozen=True)
+class PicnicSettings:
+    """Episode settings.
+
+    Attributes:
+        init_examples: positives shown at the start (the published harness: 2).
+        negatives: also show as many validated items that do not fit (the reference shows none).
+        more_default: items per "more" request without a number (the published game master gives one).
+        max_turns: turns allowed (every action but Begin is a turn; 0: no limit, as the published library).
+        min_positives, min_negatives: validated items a rule needs before play, else it is rejected.
+        candidates: items asked of the writer per call.
+        writer_rounds: writer rounds before play (each: one call for items that fit, one for items that do not).
+        format_error_limit: consecutive unreadable replies that end the game (0: never).
+        probes: words of the code check of a player's predicate (plus every item of the game).
+    """
+
+    init_examples: int = 2
+    negatives: bool = True
+    more_default: int = 1
+    max_turns: int = 10
+    min_positives: int = 4
+    min_negatives: int = 2
+    candidates: int = 8
+    writer_rounds: int = 2
+    format_error_limit: int = 3
+    probes: int = 2000
+
+    def __post_init__(self) -> None:
+        for name in ("init_examples", "more_default", "candidates", "writer_rounds", "probes"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        for name in ("max_turns", "min_negatives", "format_error_limit"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be 0 or more")
+        if self.min_positives < self.init_examples:
+            raise ValueError("min_positives must be at least init_examples")
+
+
+@dataclass
+class Entry:
+    """One decided item: its label (None: undecided, never shown), who decided, where it came from."""
+
+    item: str
+    label: bool | None
+    by: str
+    source: str  # "writer+", "writer-", "player", "words"
+    vote: dict[str, Any] | None = None
+
+
+@dataclass
+class _Stats:
+    written: int = 0
+    duplicates: int = 0
+    invalid: int = 0
+    writer_misses: int = 0  # items the writer said fit (or not) that the oracle decided otherwise
+    undecided: int = 0
+    panel_items: int = 0
+    panel_calls: int = 0
+    writer_calls: int = 0
+    judge_calls: int = 0
+
+
+def _stats_to_dict(s: _Stats) -> dict[str, int]:
+    return dict(s.__dict__)
+
+
+@dataclass
+class DynamicPicnicGame:
+    """One Dynamic Picnic episode.
+
+    Args:
+        rule: the hidden rule (with its kind and predicate).
+        settings: the episode's settings.
+        seed: seeds the code's draws (words, probes).
+        master: the game master (None: no model; only lexical rules with code-drawn items can be played).
+    """
+
+    rule: PicnicRule
+    settings: PicnicSettings = field(default_factory=PicnicSettings)
+    seed: int = 0
+    master: GameMaster | None = None
+    by_code: bool | None = None
+
+    def __post_init__(self) -> None:
+        self.program: WordProgram | None = None
+        self._rejection: str | None = self.rule.rejection
+        if self.rule.predicate and self._rejection is None:
+            try:
+                self.program = compile_word_rule(self.rule.predicate)
+            except GuessRejected as exc:
+                self._rejection = f"its predicate is not in the word language: {exc}"
+        if self.by_code is None:
+            self.by_code = self.master is None
+        if self.by_code and self._rejection is None and (self.rule.kind != "lexical" or self.program is None):
+            self._rejection = "a rule the panel must decide needs a game-master model, and none is attached"
+        self.pool: dict[str, Entry] = {}
+        self.shown: set[str] = set()
+        self.asked: list[str] = []
+        self.initial: tuple[str, ...] = ()
+        self.initial_negatives: tuple[str, ...] = ()
+        self.history: list[tuple[str, str]] = []
+        self.prepared = False
+        self.turn = 0
+        self.format_errors = 0
+        self.consecutive_errors = 0
+        self.guesses: list[dict[str, Any]] = []
+        self.questions: list[dict[str, Any]] = []
+        self.seen_pos = 0
+        self.seen_neg = 0
+        self.end_reason: EndReason | None = None
+        self.provenance: dict[str, Any] | None = None
+        self.stats = _Stats()
+        self._pending: dict[str, Any] | None = None
+        self._done = False
+
+    # -- the game contract ---------------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def start(self) -> PicnicObservation:
+        if self._rejection is not None:
+            return self._end("rule_rejected")
+        if not self.by_code:
+            return PicnicObservation(kind="preparing", turns_left=self._turns_left(), message=PREPARING)
+        assert self.program is not None  # by_code implies a lexical rule with a program (checked above)
+        s = self.settings
+        pos, neg, provenance = vocab.draw(
+            self.program,
+            self.seed,
+            s.min_positives + 4 * s.init_examples,
+            s.min_negatives + 4 * s.init_examples,
+        )
+        self.provenance = provenance
+        for word in pos + neg:
+            self.pool[word] = Entry(word, word in pos, "predicate", "words")
+        return self._begin()
+
+    async def settle(self, action: Any) -> dict[str, Any] | None:
+        """The model work ``action`` needs; every reply and vote goes into the returned record."""
+        self._pending = None
+        if self._done or self.by_code:
+            return None
+        if self.master is None:
+            raise OracleUnavailable(
+                "this game asks its game-master model, and no model is attached to it here"
+            )
+        record: dict[str, Any] = {}
+        if not self.prepared:
+            record["prepare"] = await self._write_rounds(
+                self.settings.writer_rounds, turn=0, until_enough=True
+            )
+        elif isinstance(action, AskItem):
+            item = normalize_item(action.item)
+            vote = None
+            if valid_item(item) and item not in self.pool and needs_vote(self.rule.kind, self.program, item):
+                vote = await self.master.vote(self.rule.text, item, turn=self.turn + 1)
+            record["ask"] = {"item": item, "vote": vote}
+        elif isinstance(action, MoreExamples):
+            n = action.n or self.settings.more_default
+            if self._short_of(n):
+                record["more"] = await self._write_rounds(1, turn=self.turn + 1, until_enough=False)
+        elif isinstance(action, GuessRule):
+            record["judge"] = await self.master.judge(self.rule.text, action.text, turn=self.turn + 1)
+        self._pending = record or None
+        return self._pending
+
+    def settled(self, action: Any, record: dict[str, Any]) -> None:
+        self._pending = record
+
+    def step(self, action: PicnicAction | Malformed) -> PicnicObservation:
+        if self._done:
+            raise ValueError("the game is over")
+        pending, self._pending = self._pending or {}, None
+        if not self.prepared:
+            # Any first action prepares the rule (with a model, the work was done in settle); it is not a turn.
+            if "prepare" in pending:
+                self._apply_writes(pending["prepare"])
+            return self._begin()
+        if isinstance(action, Malformed):
+            return self._format_error(action)
+        self.consecutive_errors = 0
+        if isinstance(action, Begin):
+            return self._observe("examples", message="The game has already started.")
+        self.turn += 1
+        if isinstance(action, GiveUp):
+            self.history.append((PLAYER, action.said or "I give up."))
+            return self._end("gave_up")
+        if isinstance(action, AskItem):
+            obs = self._ask(action, pending.get("ask"))
+        elif isinstance(action, MoreExamples):
+            if "more" in pending:
+                self._apply_writes(pending["more"])
+            obs = self._more(action)
+        elif isinstance(action, GuessRule):
+            obs = self._guess(action, pending.get("judge"))
+        else:
+            raise TypeError(f"not a Dynamic Picnic action: {type(action).__name__}")
+        if self._done:
+            return obs
+        if self.settings.max_turns and self.turn >= self.settings.max_turns:
+            return self._end("turns")
+        return obs
+
+    def outcome(self) -> Outcome:
+        won = self.end_reason == "won"
+        last = self.guesses[-1] if self.guesses else None
+        return Outcome(
+            success=won,
+            metrics={
+                "rule_id": self.rule.id,
+                "rule_key": self.rule.key,
+                "rule_type": self.rule.rule_type,
+                "level": self.rule.level,
+                "kind": self.rule.kind,
+                "end_reason": self.end_reason,
+                "won": won,
+                "rejected": self.end_reason == "rule_rejected",
+                "rejection": self._rejection,
+                "turns": self.turn,
+                "questions": len(self.questions),
+                "guesses": len(self.guesses),
+                "positives_seen": self.seen_pos,
+                "negatives_seen": self.seen_neg,
+                "format_errors": self.format_errors,
+                "llm_verdict": last["llm"] if last else None,
+                "code_check": last["code_check"] if last else None,
+                "decided_by": last["decided_by"] if last else None,
+                "judge_votes": last["votes"] if last else None,
+                "guess_log": self.guesses,
+                "question_log": self.questions,
+                "validated_positives": sum(1 for e in self.pool.values() if e.label is True),
+                "validated_negatives": sum(1 for e in self.pool.values() if e.label is False),
+                "items": _stats_to_dict(self.stats),
+                "items_provenance": self.provenance,
+                "by_code": self.by_code,
+            },
+        )
+
+    # -- preparing ---------------------------------------------------------------------------------------------
+    def _short_of(self, n: int) -> bool:
+        unseen_pos = sum(1 for e in self._unseen() if e.label is True)
+        unseen_neg = sum(1 for e in self._unseen() if e.label is False)
+        return unseen_pos < n or (self.settings.negatives and unseen_neg < n)
+
+    def _unseen(self) -> list[Entry]:
+        return [e for e in self.pool.values() if e.source != "player" and e.item not in self.shown]
+
+    def _enough(self) -> bool:
+        s = self.settings
+        pos = sum(1 for e in self.pool.values() if e.label is True)
+        neg = sum(1 for e in self.pool.values() if e.label is False)
+        return pos >= s.min_positives and (not s.negatives or neg >= s.min_negatives)
+
+    async def _write_rounds(self, rounds: int, *, turn: int, until_enough: bool) -> dict[str, Any]:
+        """Writer rounds, each followed by the panel's votes on the new items; the record holds them all.
+        The pool is updated as it goes (the same way :meth:`_apply_writes` rebuilds it on replay) and put back
+        as it was, so ``step`` applies the record once."""
+        assert self.master is not None
+        s = self.settings
+        saved = dict(self.pool), _Stats(**self.stats.__dict__)
+        record: dict[str, Any] = {"writes": [], "votes": {}}
+        for round_ in range(rounds):
+            known = list(self.pool)
+            writes = [
+                await self.master.write(
+                    self.rule.text, known, self.asked, s.candidates, fits=True, turn=turn, round_=round_
+                )
+            ]
+            if s.negatives:
+                writes.append(
+                    await self.master.write(
+                        self.rule.text, known, self.asked, s.candidates, fits=False, turn=turn, round_=round_
+                    )
+                )
+            fresh = [i for w in writes for i in w["items"] if i not in self.pool]
+            fresh = list(dict.fromkeys(fresh))
+            to_vote = [i for i in fresh if needs_vote(self.rule.kind, self.program, i)]
+            votes = await self.master.votes(self.rule.text, to_vote, turn=turn)
+            record["writes"] += writes
+            record["votes"].update(dict(zip(to_vote, votes, strict=True)))
+            self._apply_writes({"writes": writes, "votes": record["votes"]})
+            if until_enough and self._enough():
+                break
+        self.pool, self.stats = saved
+        return record
+
+    def _apply_writes(self, record: dict[str, Any]) -> None:
+        votes = record.get("votes") or {}
+        for write in record.get("writes") or []:
+            fits = bool(write.get("fits"))
+            self.stats.writer_calls += 1
+            for raw in write.get("items") or []:
+                item = normalize_item(str(raw))
+                self.stats.written += 1
+                if not valid_item(item):
+                    self.stats.invalid += 1
+                    continue
+                if item in self.pool:
+                    self.stats.duplicates += 1
+                    continue
+                vote = votes.get(item)
+                if vote is not None:
+                    self.stats.panel_items += 1
+                    self.stats.panel_calls += len(vote.get("votes") or [])
+                label, by = decide(self.rule.kind, self.program, item, vote)
+                if label is None:
+                    self.stats.undecided += 1
+                elif label != fits:
+                    self.stats.writer_misses += 1
+                self.pool[item] = Entry(item, label, by, "writer+" if fits else "writer-", vote)
+
+    def _take(self, label: bool, n: int) -> list[str]:
+        out = [e.item for e in self._unseen() if e.label is label][:n]
+        self.shown.update(out)
+        return out
+
+    def _begin(self) -> PicnicObservation:
+        self.prepared = True
+        if not self._enough():
+            pos = sum(1 for e in self.pool.values() if e.label is True)
+            neg = sum(1 for e in self.pool.values() if e.label is False)
+            s = self.settings
+            self._rejection = (
+                f"too few validated items: {pos} that fit and {neg} that do not "
+                f"(needs {s.min_positives} and {s.min_negatives if s.negatives else 0})"
+            )
+            return self._end("rule_rejected")
+        n = self.settings.init_examples
+        self.initial = tuple(self._take(True, n))
+        self.initial_negatives = tuple(self._take(False, n)) if self.settings.negatives else ()
+        self.seen_pos += len(self.initial)
+        self.seen_neg += len(self.initial_negatives)
+        self.history.append((GM, prompts.initial_message(self.initial)))
+        if self.initial_negatives:
+            self.history.append((GM, cannot_bring(self.initial_negatives)))
+        return self._observe("start", positives=self.initial, negatives=self.initial_negatives)
+
+    # -- turns ---------------------------------------------------------------------------------------------------
+    def _ask(self, action: AskItem, record: dict[str, Any] | None) -> PicnicObservation:
+        item = normalize_item(action.item)
+        self.history.append((PLAYER, action.said or f"Can I bring {action.item}?"))
+        if not valid_item(item):
+            message = "I cannot read an item in that question. Ask: Can I bring ...?"
+            self.questions.append({"item": item, "answer": None, "by": "unreadable"})
+            self.history.append((GM, message))
+            return self._observe("answer", item=item, answer=None, message=message)
+        entry = self.pool.get(item)
+        if entry is None:
+            vote = (record or {}).get("vote") if (record or {}).get("item") == item else None
+            if self.by_code or not needs_vote(self.rule.kind, self.program, item):
+                label, by = decide(self.rule.kind, self.program, item, None)
+            elif vote is None:
+                raise RuntimeError("a question the panel must answer was stepped without its votes")
+            else:
+                label, by = decide(self.rule.kind, self.program, item, vote)
+                self.stats.panel_items += 1
+                self.stats.panel_calls += len(vote.get("votes") or [])
+            entry = Entry(item, label, by, "player", vote)
+            self.pool[item] = entry
+        if item not in self.asked:
+            self.asked.append(item)
+        if entry.label is True:
+            message = f"Yes, you can bring {item}."
+        elif entry.label is False:
+            message = f"No, you cannot bring {item}."
+        else:
+            message = f"I cannot say whether you can bring {item}: the validators disagree."
+        self.questions.append({"item": item, "answer": entry.label, "by": entry.by})
+        self.history.append((GM, message))
+        return self._observe("answer", item=item, answer=entry.label, message=message)
+
+    def _more(self, action: MoreExamples) -> PicnicObservation:
+        n = action.n or self.settings.more_default
+        self.history.append((PLAYER, action.said or f"Can I have {n} more example{'s' if n > 1 else ''}?"))
+        pos = tuple(self._take(True, n))
+        neg = tuple(self._take(False, n)) if self.settings.negatives else ()
+        self.seen_pos += len(pos)
+        self.seen_neg += len(neg)
+        lines = []
+        if pos:
+            lines.append(f"You can also bring: {prompts.examples_text(pos)}.")
+        if neg:
+            lines.append(cannot_bring(neg))
+        if not pos:
+            lines.append("I have no more validated examples of items you can bring.")
+        message = " ".join(lines)
+        self.history.append((GM, message))
+        return self._observe("examples", positives=pos, negatives=neg, message=message)
+
+    def _guess(self, action: GuessRule, judged: dict[str, Any] | None) -> PicnicObservation:
+        if judged is None and not self.by_code:
+            raise RuntimeError("a rule guess was stepped without its judge's votes")
+        llm = None if judged is None else bool(judged["verdict"])
+        code_check, code_note = self._code_check(action.predicate)
+        if llm is None and code_check is None:
+            # no model to judge words and no predicate to check: not judged, not a turn
+            self.turn -= 1
+            return self._observe("verdict", verdict=None, message=UNJUDGED)
+        self.history.append((PLAYER, action.said or action.text))
+        if code_check is not None:
+            won, decided_by = code_check, "predicate"
+        else:
+            won, decided_by = bool(llm), ("llm" if llm is not None else "none")
+        self.guesses.append(
+            {
+                "text": action.text,
+                "predicate": action.predicate,
+                "llm": llm,
+                "votes": None if judged is None else judged.get("votes"),
+                "code_check": code_check,
+                "code_note": code_note,
+                "decided_by": decided_by,
+            }
+        )
+        if won:
+            return self._end("won")
+        message = "Incorrect. Please try again."
+        self.history.append((GM, message))
+        return self._observe("verdict", verdict=False, code_check=code_check, message=message)
+
+    def _code_check(self, predicate: str | None) -> tuple[bool | None, str | None]:
+        """A lexical rule's guess with a predicate: equal to the rule on every probe word and game item."""
+        if not predicate or self.rule.kind != "lexical" or self.program is None:
+            return None, None
+        try:
+            guess = compile_word_rule(predicate)
+        except GuessRejected as exc:
+            return False, f"the predicate is not in the word language: {exc}"
+        words = list(vocab.vocabulary())
+        probes = random.Random(self.seed).sample(words, min(self.settings.probes, len(words)))
+        for word in [*self.pool, *probes]:
+            if guess(word) != self.program(word):
+                return False, f"differs from the rule on {word!r}"
+        return True, None
+
+    def _format_error(self, action: Malformed) -> PicnicObservation:
+        self.turn += 1
+        self.format_errors += 1
+        self.consecutive_errors += 1
+        self.history.append((PLAYER, "(a reply the game master could not read)"))
+        limit = self.settings.format_error_limit
+        if limit and self.consecutive_errors >= limit:
+            return self._end("format_errors")
+        if self.settings.max_turns and self.turn >= self.settings.max_turns:
+            return self._end("turns")
+        message = FORMAT_HINT
+        self.history.append((GM, message))
+        return self._observe("format_error", message=message)
+
+    # -- observations --------------------------------------------------------------------------------------------
+    def _turns_left(self) -> int | None:
+        return max(0, self.settings.max_turns - self.turn) if self.settings.max_turns else None
+
+    def _observe(self, kind: Kind, **fields: Any) -> PicnicObservation:
+        left = self._turns_left()
+        return PicnicObservation(
+            kind=kind,
+            turn=self.turn,
+            turns_left=left,
+            final=left == 1,
+            initial=self.initial,
+            initial_negatives=self.initial_negatives,
+            history=tuple(self.history),
+            **fields,
+        )
+
+    def _end(self, reason: EndReason) -> PicnicObservation:
+        self._done = True
+        self.end_reason = reason
+        rule = self.rule.text
+        if reason == "won":
+            message = f"Correct! The rule is {rule}."
+        elif reason == "gave_up":
+            message = prompts.short("base.py:223", rule=rule)
+        elif reason == "rule_rejected":
+            message = f"This rule cannot be played: {self._rejection}."
+        elif reason == "format_errors":
+            message = (
+                f"Game over: too many replies the game master could not read. The secret rule was: {rule}"
+            )
+        else:
+            message = f"Game over: Maximum attempts reached. The secret rule was: {rule}"
+        self.history.append((GM, message))
+        return self._observe(
+            "ended",
+            message=message,
+            end_reason=reason,
+            rule=rule,
+            rejection=self._rejection,
+            verdict=reason == "won",
+        )
+
+
+class OracleUnavailable(ExternalFailure):
+    what = "no game-master model"
+
+
+UNJUDGED = (
+    "Without a game-master model a rule guess is judged by code only: state the rule as a predicate in the "
+    'word language too, e.g. lambda w: w.startswith("f").'
+)
+PREPARING = "The game master is preparing the game: writing and validating the examples."
+FORMAT_HINT = (
+    'I could not tell what you want. Ask "Can I bring ...?", ask for more examples, or state your guess as '
+    '"The rule is: ...".'
+)
+
+
+def cannot_bring(items: tuple[str, ...] | list[str]) -> str:
+    """Ours: the game master's line for validated items that do not fit (the reference shows none)."""
+    return f"You cannot bring: {prompts.examples_text(items)}."

@@ -1,0 +1,219 @@
+"""The game master's model work: writing items, a validator panel deciding them, the rule-guess judge.
+
+Everything here is asked of an injected :class:`wason.core.Oracle` (the run's game-master model), through
+:func:`wason.judges.majority_vote` for every vote, and returns JSON-ready records holding every reply, so a
+game replays from its stored turns without asking again. Replies are read strictly by code:
+
+* an item vote (the published ``judge_example`` prompt) is yes when the reply starts ``Correct!``, no when it
+  starts ``Incorrect.``, unreadable otherwise (also when it holds both, as an echoed format line does);
+* a rule-guess vote (``judge_rule``) is the reply's final answer being exactly ``yes`` or ``no`` (after
+  brackets, quotes, asterisks, a trailing period and a ``final answer:`` label are taken off); the reference's
+  substring test (``"yes" in reply``, base.py:281) passed an echoed ``[your final answer: yes or no]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wason.core.family import Oracle
+from wason.core.records import CallContext
+from wason.judges import majority_vote
+from wason.sandbox.words import WordProgram
+from wason.tasks.dynamic_picnic import prompts
+
+MAX_ITEM_CHARS = 60
+MAX_ITEMS_PER_REPLY = 50
+_LABEL = re.compile(r"^\s*(?:your\s+)?final\s+answer\s*[:\-]\s*", re.IGNORECASE)
+_ARTICLE = re.compile(r"^(?:a|an|the|some)\s+", re.IGNORECASE)
+_NUMBERING = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022])\s*")
+
+
+def normalize_item(raw: str) -> str:
+    """An item as the game keeps it: lower case, single spaces, no quotes, brackets, numbering, trailing
+    punctuation or leading article (``"A Kite."`` -> ``kite``)."""
+    text = _NUMBERING.sub("", str(raw))
+    text = " ".join(text.replace("\u201c", " ").replace("\u201d", " ").split()).strip(" \"'`[](){}*.,;:!?")
+    text = _ARTICLE.sub("", text).strip(" \"'`.,;:!?").lower()
+    return text
+
+
+def valid_item(item: str) -> bool:
+    """An item the game accepts: 1-60 characters, a letter in it, one line."""
+    return 0 < len(item) <= MAX_ITEM_CHARS and any(c.isalpha() for c in item) and "\n" not in item
+
+
+def read_items(reply: str) -> list[str]:
+    """The items of a writer's comma-separated reply, normalised, de-duplicated in order, invalid ones left
+    out (at most 50)."""
+    out: list[str] = []
+    for line in reply.replace("\r", "\n").split("\n"):
+        for piece in line.split(","):
+            item = normalize_item(piece)
+            if valid_item(item) and item not in out:
+                out.append(item)
+    return out[:MAX_ITEMS_PER_REPLY]
+
+
+def read_item_vote(reply: str) -> bool | None:
+    """A validator's vote on one item, from the published example judge's reply format."""
+    text = _LABEL.sub("", reply.strip().strip("[]").strip()).strip().lstrip("\"'*[ ")
+    has_yes, has_no = "Correct!" in reply, "Incorrect" in reply
+    if has_yes and has_no:
+        return None
+    if text.startswith("Correct!"):
+        return True
+    if text.startswith("Incorrect."):
+        return False
+    return None
+
+
+def read_rule_vote(reply: str) -> bool | None:
+    """A judge's yes/no on a rule guess, read strictly (the whole final answer must be the word)."""
+    text = reply.strip()
+    for _ in range(3):
+        text = _LABEL.sub("", text.strip().strip("[]*\"'` ").strip()).rstrip(".!").strip().strip("[]*\"'` ")
+    word = text.lower()
+    return True if word == "yes" else False if word == "no" else None
+
+
+@dataclass(frozen=True)
+class MasterSettings:
+    """How the game master works.
+
+    Attributes:
+        panel: validators per item (k); an item is shown only when all k agree.
+        judge_votes: votes of the rule-guess judge (published: 3); ``judge_majority`` of them decide.
+        params: generation parameters of every call (a JSON-ready dict of :class:`wason.GenerationParams`).
+    """
+
+    panel: int = 3
+    judge_votes: int = 3
+    judge_majority: int = 2
+
+    def __post_init__(self) -> None:
+        if self.panel < 1:
+            raise ValueError("panel must be at least 1")
+        if self.judge_votes < 1 or not 1 <= self.judge_majority <= self.judge_votes:
+            raise ValueError("judge_votes must be at least 1 and judge_majority between 1 and judge_votes")
+
+
+class GameMaster:
+    """One episode's game master: its model, generation parameters and call identity.
+
+    Args:
+        oracle: the game-master model (retried, cached and recorded by whoever injected it).
+        params: generation parameters (a :class:`wason.GenerationParams`).
+        context: the episode's call identity; each call adds its own ``sample`` suffix.
+        settings: panel size and judge votes.
+    """
+
+    def __init__(self, oracle: Oracle, params: Any, context: CallContext, settings: MasterSettings) -> None:
+        self.oracle = oracle
+        self.params = params
+        self.context = context
+        self.settings = settings
+
+    def _ctx(self, turn: int, what: str) -> CallContext:
+        return CallContext(
+            run_id=self.context.run_id,
+            episode_id=self.context.episode_id,
+            turn=turn,
+            sample=f"{self.context.sample}|{what}",
+        )
+
+    async def write(
+        self,
+        rule: str,
+        existing: Sequence[str],
+        guesses: Sequence[str],
+        n: int,
+        *,
+        fits: bool,
+        turn: int,
+        round_: int,
+    ) -> dict[str, Any]:
+        """Ask for ``n`` new items that fit the rule (the published writer) or do not (ours); the record holds
+        the reply and the items read from it."""
+        build = prompts.example_writer if fits else prompts.negative_writer
+        messages = build(rule, existing, guesses, n)
+        role = f"write{'+' if fits else '-'}|{round_}"
+        response = await self.oracle.complete(messages, self.params, self._ctx(turn, role))
+        return {"fits": fits, "round": round_, "reply": response.text, "items": read_items(response.text)}
+
+    async def vote(self, rule: str, item: str, *, turn: int) -> dict[str, Any]:
+        """The panel's k votes on one item (the published example judge, each vote its own sample)."""
+        k = self.settings.panel
+        verdict = await majority_vote(
+            self.oracle,
+            prompts.example_judge(rule, item),
+            self.params,
+            self._ctx(turn, f"item|{item}"),
+            read_item_vote,
+            role="panel",
+            votes=k,
+            majority=k // 2 + 1,
+        )
+        votes = list(verdict.votes)
+        unanimous = all(v is True for v in votes) or all(v is False for v in votes)
+        return {
+            "votes": votes,
+            "replies": list(verdict.replies),
+            "majority": verdict.verdict,
+            "unanimous": unanimous,
+            "model": verdict.model,
+        }
+
+    async def votes(self, rule: str, items: Sequence[str], *, turn: int) -> list[dict[str, Any]]:
+        return list(await asyncio.gather(*(self.vote(rule, item, turn=turn) for item in items)))
+
+    async def judge(self, rule: str, guess: str, *, turn: int) -> dict[str, Any]:
+        """The published rule judge, ``judge_votes`` times; the verdict needs ``judge_majority`` yes votes."""
+        s = self.settings
+        verdict = await majority_vote(
+            self.oracle,
+            prompts.rule_judge(rule, guess),
+            self.params,
+            self._ctx(turn, "rule"),
+            read_rule_vote,
+            role="judge",
+            votes=s.judge_votes,
+            majority=s.judge_majority,
+        )
+        return {
+            "verdict": verdict.verdict is True,
+            "votes": list(verdict.votes),
+            "replies": list(verdict.replies),
+            "majority": s.judge_majority,
+            "model": verdict.model,
+        }
+
+
+def decide(
+    kind: str, program: WordProgram | None, item: str, vote: dict[str, Any] | None
+) -> tuple[bool | None, str]:
+    """An item's label and who decided it: the predicate alone (lexical), the predicate then the panel
+    (mixed: a "no" by the predicate is final), or the panel (semantic). The panel decides only when
+    unanimous; otherwise the label is None (the item is never shown)."""
+    if kind in ("lexical", "mixed") and program is not None:
+        fits = program(item)
+        if kind == "lexical" or not fits:
+            return fits, "predicate"
+    if vote is None:
+        return None, "panel"
+    if not vote["unanimous"]:
+        return None, "panel"
+    label = vote["votes"][0]
+    return (bool(label) if label is not None else None), ("predicate+panel" if kind == "mixed" else "panel")
+
+
+def needs_vote(kind: str, program: WordProgram | None, item: str) -> bool:
+    """Whether the panel must vote on an item (semantic rules, and mixed rules the predicate accepts)."""
+    if kind == "lexical" and program is not None:
+        return False
+    if kind == "mixed" and program is not None:
+        return program(item)
+    return True

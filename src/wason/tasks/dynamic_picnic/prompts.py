@@ -1,0 +1,187 @@
+"""The published Dynamic Picnic prompts, filled byte for byte, and the few texts this package adds.
+
+Every published text is package data copied from the reference (``data/*.txt``; PROMPTS.md describes each).
+Placeholders are filled by plain replacement of ``{name}`` for the names each template has, so literal braces
+elsewhere (the validator's ``{"validations": ...}``) stay as written. Texts added here (the negative writer, the
+game master's lines for delivered examples, the preparing message) are marked as ours in
+``docs/dynamic-picnic.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cache
+from importlib import resources
+
+from wason import ChatMessage
+
+RULE_TYPES = ("attribute_based", "categorical", "logical", "relational", "semantic")
+
+
+@cache
+def text(name: str) -> str:
+    """A published text from the package data, exactly as stored."""
+    path = resources.files("wason.tasks.dynamic_picnic").joinpath("data").joinpath(name)
+    return path.read_text(encoding="utf-8")
+
+
+def fill(template: str, **values: object) -> str:
+    """``template`` with each ``{name}`` of ``values`` replaced (one pass, so a value is never re-filled)."""
+    out = template
+    marks = {f"{{{k}}}": f"\x00{i}\x00" for i, k in enumerate(values)}
+    for mark, token in marks.items():
+        if mark not in out:
+            raise ValueError(f"the template has no placeholder {mark}")
+        out = out.replace(mark, token)
+    for i, value in enumerate(values.values()):
+        out = out.replace(f"\x00{i}\x00", str(value))
+    return out
+
+
+@cache
+def short_messages() -> dict[str, str]:
+    """The one-line status strings of ``gm_short_messages.txt``, keyed by the source named in their header
+    (``base.py:220``)."""
+    out: dict[str, str] = {}
+    key: str | None = None
+    lines: list[str] = []
+    for line in [*text("gm_short_messages.txt").split("\n"), "=== end"]:
+        if line.startswith("=== "):
+            if key is not None:
+                out[key] = "\n".join(lines).rstrip("\n")
+            key, lines = line[4:].split(" ", 1)[0], []
+        else:
+            lines.append(line)
+    return out
+
+
+def short(key: str, **values: object) -> str:
+    return fill(short_messages()[key], **values)
+
+
+# -- the game master: writing, validating and judging ----------------------------------------------------
+def _joined(items: Iterable[str]) -> str:
+    # base.py:384-396 joins the lowercased sets with ", " or writes "none"
+    values = [i.lower() for i in items]
+    return ", ".join(values) if values else "none"
+
+
+def example_writer(rule: str, existing: Sequence[str], guesses: Sequence[str], n: int) -> list[ChatMessage]:
+    """The published example writer (``example_generator.txt``, the only message, role user)."""
+    prompt = fill(
+        text("example_generator.txt"),
+        rule=rule,
+        existing_generated=_joined(existing),
+        existing_guesses=_joined(guesses),
+        num_examples=n,
+    )
+    return [ChatMessage(role="user", content=prompt)]
+
+
+# Ours: the reference never writes items that do not fit. The same text as the published writer, asking for
+# items that do not satisfy the rule.
+NEGATIVE_WRITER = (
+    'You are an assistant helping to generate examples for a game called "Guess the Rule Games.".\n\n'
+    "The secret rule is: {rule}\n\n"
+    "Here are the examples that have already been provided by the game master: {existing_generated}.\n"
+    "Here are the examples that the player has already guessed: {existing_guesses}.\n\n"
+    "Your task is to provide {num_examples} new and unique examples of ordinary items that do NOT satisfy the "
+    "secret rule.\n\n"
+    "- Only provide the items in a simple, comma-separated list.\n"
+    "- Do not mention the secret rule.\n"
+    "- Do not repeat any examples already provided by the game master or guessed by the player.\n"
+    "- Do not provide any additional explanation or text.\n\n"
+    "Format:\n\n"
+    "[item1], [item2], ..., [item{num_examples}]"
+)
+
+
+def negative_writer(rule: str, existing: Sequence[str], guesses: Sequence[str], n: int) -> list[ChatMessage]:
+    prompt = fill(
+        NEGATIVE_WRITER,
+        rule=rule,
+        existing_generated=_joined(existing),
+        existing_guesses=_joined(guesses),
+        num_examples=n,
+    )
+    return [ChatMessage(role="user", content=prompt)]
+
+
+def example_judge(rule: str, item: str) -> list[ChatMessage]:
+    """The published example judge (system + user), used as each validator's vote on one item."""
+    return [
+        ChatMessage(role="system", content=text("judge_example_system.txt")),
+        ChatMessage(role="user", content=fill(text("judge_example.txt"), rule=rule, example_guess=item)),
+    ]
+
+
+def rule_judge(rule: str, guess: str) -> list[ChatMessage]:
+    """The published rule-guess judge (system + user)."""
+    return [
+        ChatMessage(role="system", content=text("judge_rule_system.txt")),
+        ChatMessage(role="user", content=fill(text("judge_rule.txt"), rule=rule, rule_guess=guess)),
+    ]
+
+
+def guess_classifier(user_input: str) -> list[ChatMessage]:
+    """The published classifier of a player's input (example / actual / give up); kept for reproduction,
+    not used by the game (the protocol reads the player's reply by code)."""
+    return [ChatMessage(role="user", content=fill(text("classify_guess.txt"), user_input=user_input))]
+
+
+# -- writing rules -----------------------------------------------------------------------------------------
+def existing_rules_text(existing: Sequence[str]) -> str:
+    """``{existing_rules_text}``: empty with no rules yet, else the published text with ``- rule`` lines."""
+    if not existing:
+        return ""
+    bulleted = "\n".join(f"- {rule}" for rule in existing)
+    return fill(text("rule_generator_existing_rules_text.txt"), existing_rules_bulleted=bulleted)
+
+
+def rule_writer(rule_type: str, existing: Sequence[str], *, simple: bool = True) -> list[ChatMessage]:
+    """The published rule writer: the system message and ``rule_generator[_L1]_<type>.txt`` (``simple``: the L1
+    variants, the set active in the last committed generator)."""
+    if rule_type not in RULE_TYPES:
+        raise ValueError(f"rule_type: unknown type {rule_type!r}; choose one of: {', '.join(RULE_TYPES)}")
+    name = f"rule_generator_{'L1_' if simple else ''}{rule_type}.txt"
+    return [
+        ChatMessage(role="system", content=text("rule_generator_system.txt")),
+        ChatMessage(role="user", content=fill(text(name), existing_rules_text=existing_rules_text(existing))),
+    ]
+
+
+def level_classifier(rule: str) -> list[ChatMessage]:
+    """The published level classifier, sent as the only message with role system."""
+    return [ChatMessage(role="system", content=fill(text("rule_level_classifier.txt"), rule=rule))]
+
+
+# -- the player ---------------------------------------------------------------------------------------------
+def examples_text(items: Sequence[str]) -> str:
+    """The harness's list: each item in double quotes, joined by `` and ``."""
+    return " and ".join(f'"{item}"' for item in items)
+
+
+def initial_message(items: Sequence[str]) -> str:
+    return fill(text("experiment_initial_message.txt"), examples_text=examples_text(items))
+
+
+def player_turn(items: Sequence[str], history: Sequence[tuple[str, str]], *, final: bool) -> str:
+    """The published player prompt of one turn: ``history`` is (speaker, text) pairs, speaker ``Game Master``
+    or ``Player``; ``final`` picks the last-turn prompt."""
+    name = "experiment_player_final_turn.txt" if final else "experiment_player_turn.txt"
+    conversation = "\n".join(f"{who}: {said}" for who, said in history)
+    return fill(text(name), examples_text=examples_text(items), conversation_history=conversation)
+
+
+# -- the game API's player-facing messages ------------------------------------------------------------------
+def api_init(items: Sequence[str]) -> str:
+    return fill(text("api_init_message.txt"), generated_examples_str=", ".join(items))
+
+
+def api_more(items: Sequence[str]) -> str:
+    return fill(text("api_more_examples_message.txt"), generated_examples_str=", ".join(items))
+
+
+def api_resume(conversation: Sequence[tuple[str, str]]) -> str:
+    lines = "\n".join(f"{who}: {said}" for who, said in conversation)
+    return fill(text("api_resume_message.txt"), current_conversation=lines)

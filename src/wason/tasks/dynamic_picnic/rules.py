@@ -1,0 +1,307 @@
+"""The published Dynamic Picnic rules as a split, each tested before play.
+
+The five published files (package data, copied byte for byte from the reference) hold 410 rules: five types,
+levels L1-L3 assigned by the reference's classifier. Two texts occur twice (a categorical L3 and a relational
+L1); the default pool keeps the first of each (``distinct``, 408 rules), the ``published`` pool keeps all 410.
+
+Each rule gets a *kind*, decided by code before any game:
+
+* ``lexical``: the rule is about letters, length or spelling only. It must come with a predicate in the word
+  language (:func:`wason.sandbox.words.compile_word_rule`), which decides membership by code. The predicates of
+  the published rules are written here (:data:`PREDICATES`, and one pattern for the "single-word noun that
+  starts with the letter X" family). A lexical rule without one is *rejected*, with the reason.
+* ``mixed``: a lexical part decided by a predicate and a semantic part ("a single-word noun") decided by the
+  validator panel; an item fits when both say yes.
+* ``semantic``: decided by the validator panel alone.
+
+The 90 relational rules are about *pairs* of items ("Pairs of items can be brought ... if they are both ...")
+while the game shows and judges single items, so they are excluded by default, with that reason; the option
+``relational`` keeps them (judged as written, on single items, as the reference did).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+from wason.sandbox.language import GuessRejected
+from wason.sandbox.words import WordProgram, compile_word_rule
+
+RULE_TYPES = ("attribute_based", "categorical", "logical", "relational", "semantic")
+LEVELS = ("L1", "L2", "L3")
+POOLS = ("distinct", "published")
+Kind = Literal["lexical", "mixed", "semantic"]
+KINDS: tuple[Kind, ...] = ("lexical", "mixed", "semantic")
+
+RELATIONAL_REASON = (
+    "a relational rule is about pairs of items; the game shows and judges single items, so it cannot be played "
+    "as written"
+)
+
+# Words that make a rule lexical: it speaks of letters, length or spelling.
+_LEXICAL = re.compile(
+    r"\b(letters?|vowels?|consonants?|palindromes?|spell(?:ed|ing)?|syllables?|anagrams?|alphabet(?:ical)?|"
+    r"qwerty|morse|acronym|hyphen(?:ated)?|alliteration|typed)\b",
+    re.IGNORECASE,
+)
+
+_VOWEL = '"aeiou"'
+_SINGLE = '" " not in w and "-" not in w'
+# Morse code, dots minus dashes per letter a..z, shifted by 4 so each is one digit.
+_MORSE = (
+    ".-", "-...", "-.-.", "-..", ".", "..-.", "--.", "....", "..", ".---", "-.-", ".-..", "--",
+    "-.", "---", ".--.", "--.-", ".-.", "...", "-", "..-", "...-", ".--", "-..-", "-.--", "--..",
+)  # fmt: skip
+_MORSE_DIGITS = "".join(str(code.count(".") - code.count("-") + 4) for code in _MORSE)
+
+_PICNIC = "can be brought to the picnic."
+_ITEMS = "Only items that "
+_LOGICAL = "The item can be brought to the picnic only if its name "
+
+PREDICATES: dict[str, tuple[Kind, str]] = {
+    # attribute-based
+    f"{_ITEMS}have their vowels in alphabetical order {_PICNIC}": (
+        "lexical",
+        f"lambda w: [c for c in w if c in {_VOWEL}] == sorted(c for c in w if c in {_VOWEL})",
+    ),
+    f"{_ITEMS}are palindromes {_PICNIC}": (
+        "lexical",
+        'lambda w: len(w.replace(" ", "")) > 1 and w.replace(" ", "") == w.replace(" ", "")[::-1]',
+    ),
+    f"{_ITEMS}can be typed using only the top row of a QWERTY keyboard {_PICNIC}": (
+        "lexical",
+        'lambda w: len(w) > 0 and all(c in "qwertyuiop" for c in w.replace(" ", ""))',
+    ),
+    f"{_ITEMS}have a prime number of letters in their names {_PICNIC}": (
+        "lexical",
+        "lambda w: sum(c.isalpha() for c in w) in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)",
+    ),
+    f"{_ITEMS}can be spelled without repeating a letter {_PICNIC}": (
+        "lexical",
+        "lambda w: len(set(c for c in w if c.isalpha())) == sum(c.isalpha() for c in w)",
+    ),
+    f"{_ITEMS}contain the same number of consonants and vowels in their names {_PICNIC}": (
+        "lexical",
+        f"lambda w: sum(c in {_VOWEL} for c in w) == sum(c.isalpha() and c not in {_VOWEL} for c in w)",
+    ),
+    (
+        f"{_ITEMS}are spelled with letters that, when converted to their corresponding numbers in the alphabet "
+        f"(A=1, B=2... Z=26), the sum of these numbers is a Fibonacci number {_PICNIC}"
+    ): (
+        "lexical",
+        "lambda w: sum(ord(c) - 96 for c in w if 'a' <= c <= 'z') in "
+        "(1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377)",
+    ),
+    f"{_ITEMS}when translated into Morse Code, contain an equal number of dots and dashes {_PICNIC}".replace(
+        "Only items that when", "Only items that, when"
+    ): (
+        "lexical",
+        f'lambda w: sum(int("{_MORSE_DIGITS}"[ord(c) - 97]) - 4 for c in w if "a" <= c <= "z") == 0',
+    ),
+    f"{_ITEMS}have a double letter in their names {_PICNIC}": (
+        "lexical",
+        "lambda w: any(a == b and a.isalpha() for a, b in zip(w, w[1:]))",
+    ),
+    f"{_ITEMS}start with the letter 'F' {_PICNIC}": ("lexical", 'lambda w: w.startswith("f")'),
+    # logical
+    (
+        f"{_LOGICAL}starts with a vowel, contains an odd number of letters, and its last letter is not the same "
+        "as the first."
+    ): (
+        "lexical",
+        f"lambda w: w[0] in {_VOWEL} and sum(c.isalpha() for c in w) % 2 == 1 and w[-1] != w[0]",
+    ),
+    f"{_LOGICAL}starts with a vowel and has an even number of letters.": (
+        "lexical",
+        f"lambda w: w[0] in {_VOWEL} and sum(c.isalpha() for c in w) % 2 == 0",
+    ),
+    f"{_LOGICAL}starts with a consonant and ends with a vowel.": (
+        "lexical",
+        f"lambda w: w[0].isalpha() and w[0] not in {_VOWEL} and w[-1] in {_VOWEL}",
+    ),
+    f"{_LOGICAL}is a one-word noun and starts with a consonant.": (
+        "mixed",
+        f"lambda w: {_SINGLE} and w[0].isalpha() and w[0] not in {_VOWEL}",
+    ),
+    f"{_LOGICAL}is a single-word noun that contains the letter 'a' and ends with the letter 's'.": (
+        "mixed",
+        f'lambda w: {_SINGLE} and "a" in w and w.endswith("s")',
+    ),
+    f"{_LOGICAL}is a single-word noun and ends with a vowel.": (
+        "mixed",
+        f"lambda w: {_SINGLE} and w[-1] in {_VOWEL}",
+    ),
+}
+
+# "... its name is a single-word noun that starts with the letter 'P'." and its siblings.
+_NOUN_LETTER = re.compile(
+    r"^The item can be brought to the picnic only if its name is a single-word noun (?:that|and) "
+    r"(starts with|ends with|contains) the letter '([A-Za-z])'\.$"
+)
+_METHOD = {"starts with": "w.startswith({})", "ends with": "w.endswith({})", "contains": "{} in w"}
+
+
+def lexical_predicate(text: str) -> tuple[Kind, str] | None:
+    """The kind and word-language predicate written for a published rule's text, or None."""
+    if text in PREDICATES:
+        return PREDICATES[text]
+    found = _NOUN_LETTER.match(text)
+    if found:
+        test = _METHOD[found.group(1)].format(json.dumps(found.group(2).lower()))
+        return "mixed", f"lambda w: {_SINGLE} and {test}"
+    return None
+
+
+def mentions_spelling(text: str) -> bool:
+    """Whether a rule speaks of letters, length or spelling (so it needs a predicate to be played)."""
+    return bool(_LEXICAL.search(text))
+
+
+@dataclass(frozen=True)
+class PicnicRule:
+    """One rule and what code decided about it before any game.
+
+    Attributes:
+        id: 1-based position in the published pool (the five files in :data:`RULE_TYPES` order, rows in file
+            order); generated rules number from 1 in their own split.
+        rule_type: one of :data:`RULE_TYPES`.
+        level: L1, L2 or L3.
+        text: the rule as written.
+        kind: lexical, mixed or semantic (see the module docstring).
+        predicate: the word-language predicate of a lexical or mixed rule, else None.
+        rejection: why the rule cannot be played (None when it can): a lexical rule without a valid predicate,
+            a relational rule, a duplicate.
+        duplicate_of: the id of the earlier rule with the same text, when it repeats one.
+        source: ``published`` or ``generated``.
+    """
+
+    id: int
+    rule_type: str
+    level: str
+    text: str
+    kind: Kind
+    predicate: str | None = None
+    rejection: str | None = None
+    duplicate_of: int | None = None
+    source: str = "published"
+
+    @property
+    def relational(self) -> bool:
+        return self.rule_type == "relational"
+
+    @property
+    def key(self) -> str:
+        return f"{self.source}:{self.id}"
+
+    def program(self) -> WordProgram | None:
+        """The compiled predicate (None for a semantic rule)."""
+        return compile_word_rule(self.predicate) if self.predicate else None
+
+
+def classify(text: str, predicate: str | None, kind: Kind | None = None) -> tuple[Kind, str | None]:
+    """A rule's kind and, when it cannot be played, why: a rule about spelling needs a predicate that the word
+    language accepts."""
+    if predicate is not None:
+        try:
+            compile_word_rule(predicate)
+        except GuessRejected as exc:
+            return kind or "lexical", f"its predicate is not in the word language: {exc}"
+        return kind or "lexical", None
+    if mentions_spelling(text):
+        return "lexical", (
+            "a rule about letters, length or spelling needs a predicate in the word language to decide it by "
+            "code, and none is written for this one"
+        )
+    return "semantic", None
+
+
+def _data(name: str) -> str:
+    return (
+        resources.files("wason.tasks.dynamic_picnic")
+        .joinpath("data")
+        .joinpath(name)
+        .read_text(encoding="utf-8")
+    )
+
+
+@cache
+def published_rules() -> tuple[PicnicRule, ...]:
+    """All 410 published rules, with their kind, predicate and (where it cannot be played) rejection."""
+    out: list[PicnicRule] = []
+    first: dict[str, int] = {}
+    for rule_type in RULE_TYPES:
+        rows = json.loads(_data(f"{rule_type}_rules.json"))
+        for row in rows:
+            text, level = str(row["rule"]), str(row["level"])
+            if row.get("rule_type") != rule_type or level not in LEVELS:
+                raise ValueError(f"{rule_type}_rules.json: unexpected row {row!r}")
+            rid = len(out) + 1
+            written = lexical_predicate(text)
+            kind, rejection = classify(text, written[1] if written else None, written[0] if written else None)
+            duplicate_of = first.get(text)
+            first.setdefault(text, rid)
+            if rule_type == "relational":
+                rejection = RELATIONAL_REASON
+            out.append(
+                PicnicRule(
+                    id=rid,
+                    rule_type=rule_type,
+                    level=level,
+                    text=text,
+                    kind=kind,
+                    predicate=written[1] if written else None,
+                    rejection=rejection,
+                    duplicate_of=duplicate_of,
+                )
+            )
+    return tuple(out)
+
+
+def rule_pool(pool: str = "distinct", *, relational: bool = False) -> list[PicnicRule]:
+    """The rules of a pool: ``distinct`` drops the second copy of a repeated text, ``published`` keeps it.
+    Relational rules are left out unless ``relational`` is set."""
+    if pool not in POOLS:
+        raise ValueError(f"pool: unknown pool {pool!r}; choose one of: {', '.join(POOLS)}")
+    out = []
+    for rule in published_rules():
+        if pool == "distinct" and rule.duplicate_of is not None:
+            continue
+        if rule.relational and not relational:
+            continue
+        out.append(rule)
+    return out
+
+
+def playable(rule: PicnicRule, *, relational: bool = False) -> bool:
+    """Whether code lets the rule be played: no rejection, or only the relational one when those are kept."""
+    if rule.rejection is None:
+        return True
+    return relational and rule.rejection == RELATIONAL_REASON and rule.kind != "lexical"
+
+
+def get_rule(rule_id: int) -> PicnicRule:
+    rules = published_rules()
+    if not 1 <= rule_id <= len(rules):
+        raise ValueError(f"ids: no published rule {rule_id} (1..{len(rules)})")
+    return rules[rule_id - 1]
+
+
+def counts(rules: list[PicnicRule] | tuple[PicnicRule, ...]) -> dict[str, dict[str, int]]:
+    """Rules per type and level: ``{type: {L1: n, L2: n, L3: n, total: n}}`` plus a ``total`` row."""
+    table: dict[str, dict[str, int]] = {}
+    for name in (*RULE_TYPES, "total"):
+        table[name] = {level: 0 for level in LEVELS} | {"total": 0}
+    for rule in rules:
+        for row in (rule.rule_type, "total"):
+            table[row][rule.level] += 1
+            table[row]["total"] += 1
+    return table
+
+
+def kind_counts(rules: list[PicnicRule] | tuple[PicnicRule, ...]) -> Counter[str]:
+    return Counter(rule.kind for rule in rules)
