@@ -53,8 +53,9 @@ class PicnicRunConfig(RunSettings):
     play_defaults: ClassVar[Mapping[str, Any]] = {"games": 100}
 
     task: Literal["picnic"] = "picnic"
-    level: list[Literal["L1", "L2", "L3"]] = Field(
-        default_factory=lambda: list(LEVELS), description="levels to play, comma-separated (L1,L2,L3)"
+    level: list[str] = Field(
+        default_factory=lambda: [str(lv) for lv in LEVELS],
+        description="levels to play, comma-separated (L1,L2,L3)",
     )
     pool: Literal["distinct", "published"] = Field(
         default="distinct",
@@ -105,8 +106,8 @@ class PicnicRunConfig(RunSettings):
 
     @model_validator(mode="after")
     def _check(self) -> PicnicRunConfig:
-        if not self.level:
-            raise ValueError("level: name at least one level (L1, L2, L3)")
+        if not self.level or any(lv not in LEVELS for lv in self.level):
+            raise ValueError(f"level: name one or more of {', '.join(LEVELS)}, comma-separated")
         if len(set(self.level)) != len(self.level):
             raise ValueError("level: a level is named twice")
         if self.games < 1:
@@ -137,7 +138,8 @@ class PicnicRunConfig(RunSettings):
 
     def items(self) -> list[Item]:
         out: list[Item] = []
-        for level in self.level:
+        for name in self.level:
+            level = next(lv for lv in LEVELS if lv == name)
             if self.draw == "sample":
                 for g in range(self.games):
                     draw_seed = derive_seed("picnic-rule", self.seed, self.pool, level, g)
@@ -288,6 +290,10 @@ class PicnicFamily(Family[PicnicRunConfig]):
             f"{','.join(map(str, config.max_turns))}: {n_episodes} games ({n_todo} to play) with {who}; "
             f"{config.num_init_examples} first examples, {config.negatives} negatives; judged by code{judge}"
         )
+
+    def column(self, config: PicnicRunConfig) -> str:
+        # the paper's Table 2 columns: "SP L1" ... for a run of one level
+        return f"SP {config.level[0]}" if len(config.level) == 1 else self.title
 
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
         from wason.tasks.picnic.report import picnic_json
