@@ -44,6 +44,8 @@ class MathGameApi(GameApi):
     """Create, more, guess and view for the math game (``game_name`` ``math``)."""
 
     game_name = "math"
+    domain = "math"
+    game_gen_type = "grammar"
 
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
         from wason.tasks.math_rules.family import MathRunConfig, make_item
@@ -111,8 +113,8 @@ class MathGameApi(GameApi):
         else:
             text = obs.reason or ""
         view: dict[str, Any] = {"system_message": text, "guess_result": result}
-        if obs.sequences:
-            view["examples"] = [list(s) for s in obs.sequences]
+        if obs.sequences:  # every sequence obeys the rule: the game's positive examples
+            view["positive_examples"] = [list(s) for s in obs.sequences]
         return view
 
     def rule_text(self, item: Mapping[str, Any]) -> str:

@@ -373,7 +373,8 @@ class MathGame:
         return out
 
     def outcome(self) -> Outcome:
-        flagged = [i for i, g in enumerate(self.guesses) if g.expression is None]
+        # guesses whose text held no expression (asked for afterwards, or judged by the LLM judge only)
+        flagged = [i for i, g in enumerate(self.guesses) if g.asked_expression or g.expression is None]
         return Outcome(
             success=self.won,
             metrics={

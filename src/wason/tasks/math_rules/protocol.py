@@ -4,7 +4,7 @@ The system message is ``test_llm_sys_prompt.txt``. The player's user messages ar
 each turn's new sequences (a Python list-of-lists repr), so the concatenation of the user messages is exactly the
 single user message the published harness rebuilt every turn (``player_user.txt``). The published harness sent
 that one message without the player's earlier replies; here the conversation keeps them (the issue's fix: the
-player's own moves are in its history), and the first user message is :meth:`MathProtocol.opening`.
+player's own moves are in its history), and the first user message is :meth:`MathProtocol.first_message`.
 
 Replies: ``More`` (exactly, as published; ``more``, ``More.`` and the like are read too) asks for more sequences;
 a reply containing ``My Guess is:`` is a guess (the text after the last one; ``give up`` gives up); anything else
@@ -131,7 +131,7 @@ class MathProtocol:
         text = load_text("test_llm_sys_prompt.txt")
         return text + LAMBDA_INSTRUCTION if self.ask_lambda else text
 
-    def opening(self, observation: MathObservation) -> str:
+    def first_message(self, observation: MathObservation) -> str:
         """The first user message: the first turn's sequences."""
         return format_sequences(observation.sequences)
 

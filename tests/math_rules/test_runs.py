@@ -1,0 +1,97 @@
+"""`wason eval math` end to end over real HTTP: the published conversation, the LLM judge beside the code, the
+solver baseline, reports and transcripts; `wason play math` at the terminal."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer
+from wason.cli import main
+
+JUDGE_OPENING = "\nEvaluate whether a user's guessed rule"
+
+
+def player(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+    """A scripted model: guesses "add d" from the sequences it has seen, in words first, then as a lambda."""
+    if messages[0]["content"].startswith(JUDGE_OPENING):
+        return "True."  # a judge that accepts everything (and writes the reference's "wrong" True.)
+    last = messages[-1]["content"]
+    if last.startswith("Write the rule you guessed"):
+        seen = [m for m in messages if m["role"] == "user" and m["content"].startswith("[[")]
+        first = ast.literal_eval(seen[0]["content"])[0]
+        return f"```python\nlambda v, i: v + {first[1] - first[0]}\n```"
+    if last.startswith("Here are the first terms"):
+        lines = re.findall(r"^(\d+): (.*), \.\.\.$", last, re.MULTILINE)
+        out = []
+        for k, terms in lines:
+            values = [int(t) for t in terms.split(", ")]
+            d = values[1] - values[0]
+            out.append(f"{k}: " + ", ".join(str(values[-1] + d * j) for j in range(1, 6)))
+        return "\n".join(out)
+    sequences = [m for m in messages if m["role"] == "user" and m["content"].startswith("[[")]
+    if not sequences:
+        return "More"
+    first = ast.literal_eval(sequences[0]["content"])[0]
+    return f"Looking at it.\nMy Guess is: each term adds {first[1] - first[0]} to the one before"
+
+
+def test_a_model_run_with_its_judges_and_its_solver_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'math.db'}"
+    with FakeOpenAIServer(player) as server:
+        args = ["eval", "math", "--model", "vllm:fake", "--base-url", server.base_url, "--db", db]
+        assert main([*args, "--level", "L1", "--n", "4", "--seed", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["task"] == "math" and data["summary"]["episodes"] == 4
+    rules = [e["rule"] for e in data["episodes"]]
+    adds = sum("adds" in r or "subtracts" in r for r in rules)
+    # the model is right exactly on the rules that add a constant; the lenient judge says yes to everything
+    assert data["summary"]["wins"]["k"] == data["summary"]["judges"]["expression"]["k"] == adds
+    assert data["summary"]["judges"]["llm"]["k"] == 4
+    # every guess of a lost game (the model keeps guessing "add d" until its turns run out) is a disagreement
+    assert 0 < adds < 4 and data["summary"]["llm_disagreements"] == data["summary"]["guesses"] - adds
+    assert data["summary"]["guesses_without_expression"] == data["summary"]["guesses"]
+    (baseline,) = data["baselines"]
+    assert baseline["player"] == "solver" and baseline["summary"]["wins"]["k"] == 4
+    assert main(["show", "1", "--db", db]) == 0
+    text = capsys.readouterr().out
+    assert "wins" in text and "(baseline)" in text
+    assert main(["show", "1", "--db", db, "--episode", "0"]) == 0
+    assert "My Guess is" in capsys.readouterr().out
+
+
+def test_a_person_plays_at_the_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from wason.tasks.math_rules.family import MathRunConfig, rule_from_item
+
+    (_, item), *_ = MathRunConfig(level="L2", n=3, seed=0).items()
+    rule = rule_from_item(item)
+    lines = iter(
+        ["hello", "more x", "more 2", "guess it goes down", "lambda v, i: v", f"guess {rule.expression()}"]
+    )
+    quiz_lines = iter(["1 2 3 4 5"] * 3)
+
+    def read(prompt: str) -> str:
+        return next(quiz_lines) if prompt[0].isdigit() else next(lines)
+
+    import builtins
+
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(builtins, "input", read)
+    try:
+        code = main(
+            ["play", "math", "--level", "L2", "--rule", "1", "--db", f"sqlite:///{tmp_path / 'p.db'}"]
+        )
+    finally:
+        monkey.undo()
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "Type more, guess RULE, give up or help." in out and "Say how many" in out
+    assert "Wrong guess" in out and f"The rule was: {rule.text()}" in out
+    assert "Your expression is the rule" in out
