@@ -30,6 +30,16 @@ MAX_WRONG = 2
 GATES: dict[int, asyncio.Event] = {}
 
 
+async def held(episode_id: int, within: float = 60.0) -> None:
+    """Wait until a step of the session has taken its gate (it now waits in settle); fail after ``within`` s."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while episode_id in GATES:
+        if loop.time() > deadline:
+            raise AssertionError(f"no step of session {episode_id} reached settle")
+        await asyncio.sleep(0.001)
+
+
 @dataclass(frozen=True)
 class More:
     n: int

@@ -228,8 +228,7 @@ async def test_two_steps_on_one_game_in_two_processes_give_one_conflict(store: S
     gid = (await first.create(GAME, "L1", 2, seed=1))["game_uuid"]
     gate = hidden_family.GATES[int(gid)] = asyncio.Event()
     held = asyncio.create_task(first.more(gid, 1))
-    while int(gid) in hidden_family.GATES:  # until the first step has loaded the game and waits in settle
-        await asyncio.sleep(0.001)
+    await hidden_family.held(int(gid))  # the first step has loaded the game and waits in settle
     assert (await second.more(gid, 2))["turns_taken"] == 2
     gate.set()
     with pytest.raises(GameConflict) as conflict:

@@ -258,8 +258,7 @@ async def test_requests_for_examples_at_once_are_applied_one_after_the_other(
     hidden_family.GATES[int(gid)] = gate = asyncio.Event()
     url = f"{BASE}/{gid}/examples"
     first = asyncio.create_task(client.get(url, params={"n_examples": 1}))
-    while int(gid) in hidden_family.GATES:  # the first request holds the game's lock, waiting in settle
-        await asyncio.sleep(0.001)
+    await hidden_family.held(int(gid))  # the first step has loaded the game and waits in settle
     second = asyncio.create_task(client.get(url, params={"n_examples": 1}))
     await asyncio.sleep(0.01)
     gate.set()
@@ -278,8 +277,7 @@ async def test_two_servers_on_one_store_give_one_conflict(store: Store, db_path:
         gid = (await create(one))["game_uuid"]
         hidden_family.GATES[int(gid)] = gate = asyncio.Event()
         held = asyncio.create_task(one.get(f"{BASE}/{gid}/examples", params={"n_examples": 1}))
-        while int(gid) in hidden_family.GATES:
-            await asyncio.sleep(0.001)
+        await hidden_family.held(int(gid))  # the first step has loaded the game and waits in settle
         assert (await two.get(f"{BASE}/{gid}/examples", params={"n_examples": 2})).status_code == 200
         gate.set()
         body = assert_error(await held, 409, None)

@@ -46,6 +46,18 @@ async def test_the_family_list(client: httpx.AsyncClient) -> None:
     assert mod["config_schema"]["properties"]["level"]["enum"] == ["L1", "L2", "L3"]
     for f in families.values():
         assert "player" not in f["fields"] and "base_url" not in f["fields"], f["name"]
+        assert not [n for n in f["fields"] if n.endswith("_file")], f["name"]
+
+
+async def test_a_client_cannot_make_the_server_read_its_files(
+    client: httpx.AsyncClient, tmp_path: Any
+) -> None:
+    secret = tmp_path / "rules.txt"
+    secret.write_text("lambda x, y, z: x < y  # private\n", encoding="utf-8")
+    body = {"family": "wilt", "config": {"split": "file", "rules_file": str(secret)}}
+    response = await client.post("/api/sessions", json=body)
+    assert_error(response, 422, "config.rules_file")
+    assert "private" not in response.text
 
 
 @pytest.mark.parametrize("registered", FAMILIES, indirect=True)

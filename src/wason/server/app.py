@@ -148,10 +148,22 @@ async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 # -- the generic sessions API -----------------------------------------------------------------------------
+FILE_METAVARS = frozenset({"FILE", "PATH", "DIR", "DIRECTORY"})
+FILE_SUFFIXES = ("_file", "_path", "_dir", "_directory")
+
+
+def names_a_file(config_type: type[RunSettings], name: str) -> bool:
+    """Whether a configuration field names a file or directory on this machine (a rules file): by its name or
+    its command-line metavar. A client over HTTP may not make the server read its files."""
+    metavar = config_type.flag_metavars.get(name, "")
+    return name.endswith(FILE_SUFFIXES) or name in ("file", "path") or metavar.upper() in FILE_METAVARS
+
+
 def own_fields(config_type: type[RunSettings]) -> list[str]:
-    """The fields of a family's configuration a client may set (not the model or run settings)."""
+    """The fields of a family's configuration a client may set: not the model or run settings, and none that
+    names a file on the server."""
     shared = set(RunSettings.model_fields) | set(config_type.internal_fields)
-    return [n for n in config_type.model_fields if n not in shared]
+    return [n for n in config_type.model_fields if n not in shared and not names_a_file(config_type, n)]
 
 
 def describe_family(family: Family[Any]) -> dict[str, Any]:
@@ -228,6 +240,11 @@ def create_app(store: Store | str | None = None) -> FastAPI:
         family = _family(body.family)
         allowed = set(own_fields(family.config_type))
         for key in body.config:
+            if names_a_file(family.config_type, key):
+                raise GameError(
+                    f"config.{key} names a file on the server, which is not accepted over HTTP",
+                    f"config.{key}",
+                )
             if key not in allowed:
                 raise GameError(
                     f"config.{key} is not a field of {family.name} (its fields: {', '.join(sorted(allowed))})",
