@@ -245,7 +245,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
     title = "Dynamic Picnic"
     summary = "guess the rule of a picnic; every item validated by a predicate or a unanimous panel"
     config_type = DynamicPicnicRunConfig
-    players = ("llm", "scripted")
+    players = ("llm",)
     playable = True
 
     _codec = ActionCodec(Begin, AskItem, MoreExamples, GuessRule, GiveUp)

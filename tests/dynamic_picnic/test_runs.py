@@ -1,0 +1,130 @@
+"""Dynamic Picnic end to end: `wason eval` over real HTTP with the fake endpoint as player and game master,
+the stored votes, reports, a restored session that asks nothing, and the reference's game API (by code)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.dynamic_picnic.scripted import ScriptedMaster, openai_reply
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.reference import reference
+from wason.cli import main
+from wason.core import session
+from wason.games import Games
+from wason.store import Store
+from wason.tasks.dynamic_picnic.protocol import PREPARING_PROMPT
+from wason.tasks.dynamic_picnic.rules import published_rules
+
+SCHOOL = {"pencil", "eraser", "ruler", "glue", "chalk", "scissors"}
+CLASSROOM = next(
+    r for r in published_rules() if r.text.startswith("Only items that are typically found in a school")
+)
+
+
+def master() -> ScriptedMaster:
+    return ScriptedMaster(
+        fits=SCHOOL,
+        split={"chalk"},
+        positives="pencil, eraser, ruler, glue, chalk, scissors",
+        negatives="banana, cactus, surfboard",
+        judge=lambda guess: "yes" if "school" in guess.lower() else "[your final answer: yes or no]",
+    )
+
+
+def player(prompt: str) -> str:
+    if prompt == PREPARING_PROMPT:
+        return "READY"
+    if "Player: Can I bring a stapler?" not in prompt:
+        return "Can I bring a stapler?"
+    if "Player: The rule is: office things" not in prompt:
+        return "The rule is: office things"
+    return "The rule is: items found in a school classroom."
+
+
+def test_a_model_plays_against_a_validating_game_master(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'dp.db'}"
+    gm = master()
+    with FakeOpenAIServer(openai_reply(gm, player)) as server:
+        args = ["eval", "dynamic-picnic", "--model", "vllm:fake", "--base-url", server.base_url, "--db", db]
+        assert main([*args, "--ids", str(CLASSROOM.id), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (level, total) = data["levels"]
+    assert level["level"] == CLASSROOM.level and total["n"] == 1 and total["won"] == 1
+    assert total["turns"] == 3.0 and total["llm_judged"] == 1  # the echoed format line did not pass
+    assert total["positives_seen"] == 2 and total["negatives_seen"] == 2
+    # every item the writers gave was voted on by three validators, the question too, and the guesses by three
+    assert gm.count("panel") == 3 * (6 + 3 + 1) and gm.count("judge") == 6
+
+    store = Store(db)
+    run = store.list_runs()[0]
+    (episode,) = store.list_episodes(run.id)
+    turns = store.list_turns(episode.id)
+    prepare = turns[0]["oracle"]["prepare"]
+    assert set(prepare["votes"]) == SCHOOL | {"banana", "cactus", "surfboard"}
+    assert all(len(v["replies"]) == 3 for v in prepare["votes"].values())
+    assert turns[1]["oracle"]["ask"]["vote"]["votes"] == [False, False, False]
+    assert turns[2]["oracle"]["judge"]["replies"] == ["[your final answer: yes or no]"] * 3
+    # the player's prompts: the preparing one, then the published turn prompt byte for byte
+    player_calls = [
+        c for c in store.list_calls(run_id=run.id) if c["messages"][0]["content"] == PREPARING_PROMPT
+    ]
+    assert len(player_calls) == 4  # the conversation grows from the first prompt
+    second = player_calls[1]["messages"][2]["content"]
+    turn = reference("guess_the_rule", "dynamic_picnic", "experiment_player_turn.txt").read_text()
+    history = (
+        'Game Master: To start, here are some examples of items you can bring: "pencil" and "eraser".\n'
+        'Game Master: You cannot bring: "banana" and "cactus".'
+    )
+    assert second == turn.replace("{examples_text}", '"pencil" and "eraser"').replace(
+        "{conversation_history}", history
+    )
+    assert player_calls[1]["messages"][1] == {"role": "assistant", "content": "READY"}
+
+    # restored in this process with no model: the stored records answer, nothing is asked (the server is gone)
+    async def restore() -> Any:
+        return await session.summary(store, episode.id)
+
+    summary = asyncio.run(restore())
+    assert summary["done"] and summary["success"] is True
+    assert summary["observation"]["end_reason"] == "won"
+
+    assert main(["show", str(run.id), "--db", db]) == 0
+    assert "rules rejected by validation (not counted): 0" in capsys.readouterr().out
+    assert main(["show", str(run.id), "--db", db, "--episode", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "Player: Can I bring a stapler?" in out and "No, you cannot bring stapler." in out
+    store.close()
+
+
+def test_the_reference_game_api_plays_a_lexical_rule_by_code(tmp_path: Path) -> None:
+    games = Games(f"sqlite:///{tmp_path / 'api.db'}")
+
+    async def play() -> list[dict[str, Any]]:
+        created = await games.create("dynamic_picnic", "L1", 2, seed=1)
+        game_id = created["game_uuid"]
+        more = await games.more(game_id, 2)
+        words = await games.validate_guess(game_id, "items starting with f")
+        summary = await games.summary(game_id)
+        right = await games.validate_guess(game_id, 'The rule is: starts with f. lambda w: w.startswith("f")')
+        final = await games.summary(game_id)
+        return [created, more, words, summary, right, final]
+
+    created, more, words, summary, right, final = asyncio.run(play())
+    assert created["system_message"].startswith("Let's play the game 'going on a picnic'.")
+    assert len(created["positive_examples"]) == 2 and all(
+        w.startswith("f") for w in created["positive_examples"]
+    )
+    assert not any(w.startswith("f") for w in created["negative_examples"])
+    assert len(more["positive_examples"]) == 2 and more["system_message"].startswith("You can bring: ")
+    assert words["guess_result"] is None and "predicate" in words["system_message"]
+    assert summary["status"] == "ongoing" and "rule" not in summary
+    assert right["status"] == "won" and right["guess_result"] is True
+    assert final["rule"] == "Only items that start with the letter 'F' can be brought to the picnic."
+    games.store.close()
