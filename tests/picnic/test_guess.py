@@ -28,6 +28,7 @@ from wason.tasks.picnic.guess import MAX_GUESS_CHARS, guess_members, judge_guess
         ("The rule is: ball", ("ball (object)",)),
         ("I looked at everything.\nItems from the category 'people'", ("person",)),
         ("Items from the category 'squash'", ("squash (plant)",)),
+        ("My answer:\nItems from the categories:\n'tool' and 'container'\nThanks!", ("tool", "container")),
         ("Items from the category 'fashion accessories' + 'clothing'", ("fashion accessory", "clothing")),
     ],
 )

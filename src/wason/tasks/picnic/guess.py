@@ -154,7 +154,7 @@ def _segment(text: str) -> tuple[str, bool]:
     """The part of a guess that names the categories, and whether it used the answer phrase."""
     found = list(_ANSWER.finditer(text))
     if found:
-        rest = text[found[-1].end() :]
+        rest = text[found[-1].end() :].lstrip(" \t\n:")
         # up to the end of the line or of the sentence ("." followed by a space or the end)
         rest = re.split(r"\n|\.(?:\s|$)", rest, maxsplit=1)[0]
         return rest, True
