@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,19 @@ def hidden_mod() -> Iterator[Any]:
     hidden_family.GATES.clear()
 
 
+@pytest.fixture(scope="session")
+def empty_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new store, migrated once: each test copies it (building the schema is most of a small test's time)."""
+    path = tmp_path_factory.mktemp("template") / "empty.db"
+    Store(str(path)).close()
+    return path
+
+
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "server.db"
+def db_path(tmp_path: Path, empty_store: Path) -> Path:
+    path = tmp_path / "server.db"
+    shutil.copyfile(empty_store, path)
+    return path
 
 
 @pytest.fixture
