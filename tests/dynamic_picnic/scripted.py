@@ -18,6 +18,12 @@ _GUESS = re.compile(r"The player's rule guess is: \"(.*)\"\.")
 def _kind(messages: Sequence[Any]) -> str:
     first = messages[0]["content"] if isinstance(messages[0], dict) else messages[0].content
     last = messages[-1]["content"] if isinstance(messages[-1], dict) else messages[-1].content
+    if first == "You are a creative and diverse assistant.":
+        return "rule"
+    if first.startswith("\nYou are an expert in analyzing"):
+        return "level"
+    if "Reply with exactly two lines:\nPREDICATE" in last:
+        return "predicate"
     if first.startswith("You are an expert at evaluating whether specific examples"):
         return "panel"
     if first.startswith("You are an expert at identifying semantic equivalency"):
@@ -48,7 +54,13 @@ class ScriptedMaster:
         positives: str | list[str] = "",
         negatives: str | list[str] = "",
         judge: Callable[[str], str] | None = None,
+        rules: list[str] | None = None,
+        levels: list[str] | None = None,
+        predicates: list[str] | None = None,
     ) -> None:
+        self.rules = list(rules or [])
+        self.levels = list(levels or [])
+        self.predicates = list(predicates or [])
         self.fits = fits or set()
         self.split = split or set()
         self.positives = [positives] if isinstance(positives, str) else list(positives)
@@ -60,6 +72,12 @@ class ScriptedMaster:
     def reply(self, messages: Sequence[Any]) -> str:
         kind = _kind(messages)
         last = messages[-1]["content"] if isinstance(messages[-1], dict) else messages[-1].content
+        if kind == "rule":
+            return self.rules.pop(0) if self.rules else ""
+        if kind == "level":
+            return self.levels.pop(0) if self.levels else "L2"
+        if kind == "predicate":
+            return self.predicates.pop(0) if self.predicates else "PREDICATE: NONE"
         if kind == "write+":
             return self.positives.pop(0) if len(self.positives) > 1 else (self.positives or [""])[0]
         if kind == "write-":

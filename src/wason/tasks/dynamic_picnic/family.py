@@ -59,6 +59,12 @@ class DynamicPicnicRunConfig(RunSettings):
     not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "trials"})
 
     task: Literal["dynamic-picnic"] = "dynamic-picnic"
+    source: Literal["published", "generated"] = Field(
+        default="published",
+        description="the published rules, or rules the game master writes with the published prompts (its "
+        "level classifier says their level; a rule about spelling also needs a predicate it writes)",
+    )
+    n: int = Field(default=10, description="rules the game master writes (--source generated)")
     level: Literal["L1", "L2", "L3"] | None = Field(default=None, description="only rules of this level")
     types: list[str] | None = Field(
         default=None,
@@ -122,6 +128,13 @@ class DynamicPicnicRunConfig(RunSettings):
                 raise ValueError(
                     "kinds: mixed and semantic rules need a game-master model (--game-master-model)"
                 )
+        if self.source == "generated":
+            if self.oracle_model is None:
+                raise ValueError("source: generated rules need a game-master model (--game-master-model)")
+            if self.n < 1:
+                raise ValueError("n must be at least 1")
+            if self.ids is not None:
+                raise ValueError("ids select published rules; leave them out with --source generated")
         if self.panel < 1 or self.judge_votes < 1:
             raise ValueError("panel and judge_votes must be at least 1")
         self.settings()  # validates the game's numbers, naming the field
@@ -169,9 +182,26 @@ class DynamicPicnicRunConfig(RunSettings):
             out.append(rule)
         return out
 
+    def generated(self) -> list[PicnicRule]:
+        """Placeholders of the rules the game master will write: types in turn (relational only with
+        ``relational``), each at the requested level (or L1, L2, L3 in turn); the text comes when played."""
+        types = [t for t in (self.types or RULE_TYPES) if self.relational or t != "relational"]
+        levels = [self.level] if self.level else list(LEVELS)
+        return [
+            PicnicRule(
+                id=i + 1,
+                rule_type=types[i % len(types)],
+                level=levels[i % len(levels)],
+                text="",
+                kind="semantic",
+                source="generated",
+            )
+            for i in range(self.n)
+        ]
+
     def items(self) -> list[Item]:
         out = []
-        for rule in self.rules():
+        for rule in self.generated() if self.source == "generated" else self.rules():
             for trial in range(1, self.trials + 1):
                 item = {"rule": rule_json(rule), "trial": trial, "seed": self.seed + trial - 1}
                 out.append((f"{rule.key}|{trial}", item))
@@ -195,6 +225,15 @@ def rule_json(rule: PicnicRule) -> dict[str, Any]:
 def rule_from_item(item: Mapping[str, Any], *, relational: bool = False) -> PicnicRule:
     """The hidden rule of an item; a published one is read from the package data and must still match."""
     ref = item["rule"]
+    if ref.get("source", "published") == "generated" and not ref.get("text"):
+        return PicnicRule(
+            id=int(ref["id"]),
+            rule_type=str(ref["type"]),
+            level=str(ref["level"]),
+            text="",
+            kind="semantic",
+            source="generated",
+        )
     if ref.get("source", "published") == "published":
         rule = get_rule(int(ref["id"]))
         if rule.text != ref["text"]:
@@ -322,7 +361,8 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
         )
 
     def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
-        lines = [f"\nThe rule was: {item['rule']['text']}"]
+        text = (metrics or {}).get("rule_text") or item["rule"]["text"]
+        lines = [f"\nThe rule was: {text}"]
         if metrics:
             lines.append(f"{metrics.get('end_reason')} after {metrics.get('turns')} turns.")
         return lines

@@ -28,8 +28,15 @@ from wason.core.game import ExternalFailure, Malformed, Outcome
 from wason.sandbox.language import GuessRejected
 from wason.sandbox.words import WordProgram, compile_word_rule
 from wason.tasks.dynamic_picnic import prompts, vocab
-from wason.tasks.dynamic_picnic.master import GameMaster, decide, needs_vote, normalize_item, valid_item
-from wason.tasks.dynamic_picnic.rules import PicnicRule
+from wason.tasks.dynamic_picnic.master import (
+    GameMaster,
+    decide,
+    needs_vote,
+    normalize_item,
+    valid_item,
+    write_rule,
+)
+from wason.tasks.dynamic_picnic.rules import PicnicRule, existing_texts, generated_rule
 
 
 # -- actions --------------------------------------------------------------------------------------------------
@@ -199,17 +206,12 @@ class DynamicPicnicGame:
     by_code: bool | None = None
 
     def __post_init__(self) -> None:
-        self.program: WordProgram | None = None
-        self._rejection: str | None = self.rule.rejection
-        if self.rule.predicate and self._rejection is None:
-            try:
-                self.program = compile_word_rule(self.rule.predicate)
-            except GuessRejected as exc:
-                self._rejection = f"its predicate is not in the word language: {exc}"
         if self.by_code is None:
             self.by_code = self.master is None
-        if self.by_code and self._rejection is None and (self.rule.kind != "lexical" or self.program is None):
-            self._rejection = "a rule the panel must decide needs a game-master model, and none is attached"
+        # a generated rule is written by the game master when the game is prepared
+        self.unwritten = self.rule.source == "generated" and not self.rule.text
+        self.generation: dict[str, Any] | None = None
+        self._set_rule(self.rule)
         self.pool: dict[str, Entry] = {}
         self.shown: set[str] = set()
         self.asked: list[str] = []
@@ -229,6 +231,29 @@ class DynamicPicnicGame:
         self.stats = _Stats()
         self._pending: dict[str, Any] | None = None
         self._done = False
+
+    def _set_rule(self, rule: PicnicRule) -> None:
+        self.rule = rule
+        self.program: WordProgram | None = None
+        self._rejection: str | None = rule.rejection
+        if self.unwritten and not rule.text:
+            if self.by_code:
+                self._rejection = (
+                    "a generated rule needs a game-master model to write it, and none is attached"
+                )
+            return
+        if rule.predicate and self._rejection is None:
+            try:
+                self.program = compile_word_rule(rule.predicate)
+            except GuessRejected as exc:
+                self._rejection = f"its predicate is not in the word language: {exc}"
+        if self.by_code and self._rejection is None and (rule.kind != "lexical" or self.program is None):
+            self._rejection = "a rule the panel must decide needs a game-master model, and none is attached"
+
+    def _written(self, record: dict[str, Any]) -> None:
+        """Put the generated rule in place, derived by code from the writer's record."""
+        self.generation = record
+        self._set_rule(generated_rule(self.rule.id, self.rule.rule_type, record))
 
     # -- the game contract ---------------------------------------------------------------------------------
     @property
@@ -264,9 +289,19 @@ class DynamicPicnicGame:
             )
         record: dict[str, Any] = {}
         if not self.prepared:
-            record["prepare"] = await self._write_rounds(
-                self.settings.writer_rounds, turn=0, until_enough=True
-            )
+            if self.unwritten and self.generation is None:
+                written = await write_rule(
+                    self.master,
+                    self.rule.rule_type,
+                    existing_texts(self.rule.rule_type),
+                    simple=self.rule.level == "L1",
+                )
+                record["generate"] = written
+                self._written(written)
+            if self._rejection is None:
+                record["prepare"] = await self._write_rounds(
+                    self.settings.writer_rounds, turn=0, until_enough=True
+                )
         elif isinstance(action, AskItem):
             item = normalize_item(action.item)
             vote = None
@@ -291,6 +326,10 @@ class DynamicPicnicGame:
         pending, self._pending = self._pending or {}, None
         if not self.prepared:
             # Any first action prepares the rule (with a model, the work was done in settle); it is not a turn.
+            if "generate" in pending:
+                self._written(pending["generate"])
+            if self._rejection is not None:
+                return self._end("rule_rejected")
             if "prepare" in pending:
                 self._apply_writes(pending["prepare"])
             return self._begin()
@@ -327,6 +366,8 @@ class DynamicPicnicGame:
             metrics={
                 "rule_id": self.rule.id,
                 "rule_key": self.rule.key,
+                "rule_text": self.rule.text,
+                "source": self.rule.source,
                 "rule_type": self.rule.rule_type,
                 "level": self.rule.level,
                 "kind": self.rule.kind,

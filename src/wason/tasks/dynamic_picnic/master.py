@@ -217,3 +217,70 @@ def needs_vote(kind: str, program: WordProgram | None, item: str) -> bool:
     if kind == "mixed" and program is not None:
         return program(item)
     return True
+
+
+# -- writing rules --------------------------------------------------------------------------------------------
+_RULE_LINE = re.compile(r"^\W*rule\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+_PRED_LINE = re.compile(r"^\W*predicate\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+_WHOLE_LINE = re.compile(r"^\W*whole\s*:\s*(yes|no)\b", re.IGNORECASE | re.MULTILINE)
+MAX_RULE_CHARS = 1000
+LEVEL_TRIES = 5  # the reference re-asked the classifier up to 5 times, then took L2
+
+
+def read_rule(reply: str) -> str | None:
+    """The rule of a writer's ``Rule: ...`` reply (the first such line), or None."""
+    found = _RULE_LINE.search(reply)
+    if not found:
+        return None
+    text = found.group(1).strip().strip("[]*\"'` ").strip()
+    return text[:MAX_RULE_CHARS] if text else None
+
+
+def read_level(reply: str) -> str | None:
+    """A classifier's level: the reply must be exactly L1, L2 or L3 (spaces and a period aside)."""
+    text = reply.strip().rstrip(".").strip().upper()
+    return text if text in ("L1", "L2", "L3") else None
+
+
+def read_predicate(reply: str) -> tuple[str | None, bool]:
+    """The predicate line (None for NONE or none given) and whether it decides the whole rule."""
+    found = _PRED_LINE.search(reply)
+    whole = _WHOLE_LINE.search(reply)
+    if not found:
+        return None, False
+    text = found.group(1).strip().strip("`").strip()
+    if text.upper().startswith("NONE") or not text:
+        return None, False
+    return text, bool(whole and whole.group(1).lower() == "yes")
+
+
+async def write_rule(
+    master: GameMaster, rule_type: str, existing: Sequence[str], *, simple: bool, turn: int = 0
+) -> dict[str, Any]:
+    """The published rule writer, the published level classifier (re-asked until it answers a level, at most
+    five times) and, for a rule about letters, our predicate writer; every reply is in the record."""
+    response = await master.oracle.complete(
+        prompts.rule_writer(rule_type, existing, simple=simple),
+        master.params,
+        master._ctx(turn, "rule-writer"),
+    )
+    record: dict[str, Any] = {"rule_type": rule_type, "simple": simple, "rule_reply": response.text}
+    text = read_rule(response.text)
+    levels: list[str] = []
+    if text:
+        for attempt in range(LEVEL_TRIES):
+            reply = await master.oracle.complete(
+                prompts.level_classifier(text), master.params, master._ctx(turn, f"level|{attempt}")
+            )
+            levels.append(reply.text)
+            if read_level(reply.text):
+                break
+        from wason.tasks.dynamic_picnic.rules import mentions_spelling
+
+        if mentions_spelling(text):
+            reply = await master.oracle.complete(
+                prompts.predicate_writer(text), master.params, master._ctx(turn, "predicate-writer")
+            )
+            record["predicate_reply"] = reply.text
+    record["level_replies"] = levels
+    return record

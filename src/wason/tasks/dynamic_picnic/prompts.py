@@ -185,3 +185,23 @@ def api_more(items: Sequence[str]) -> str:
 def api_resume(conversation: Sequence[tuple[str, str]]) -> str:
     lines = "\n".join(f"{who}: {said}" for who, said in conversation)
     return fill(text("api_resume_message.txt"), current_conversation=lines)
+
+
+# Ours: the reference's rule writer gives no code; a rule about letters, length or spelling is played only with
+# a predicate in the word language, which the game master is asked for here (and the sandbox parses).
+PREDICATE_WRITER = (
+    "Here is a rule of a guessing game about which items can be brought to a picnic:\n\n"
+    "{rule}\n\n"
+    "If the rule can be decided from the letters of an item's name, write it as one Python lambda over the "
+    "item's name w (lower case; it may contain spaces), using only: len, indexing and slicing, in, comparisons, "
+    "and/or/not, arithmetic, str methods (startswith, endswith, count, find, isalpha, replace, split, ...), "
+    "sum/all/any/min/max/sorted/set/list over the characters, ord, range and zip. If only part of the rule is "
+    'about letters (for example "a noun that starts with P"), write the predicate for that part.\n\n'
+    "Reply with exactly two lines:\n"
+    "PREDICATE: lambda w: ...   (or PREDICATE: NONE)\n"
+    "WHOLE: yes   (if the predicate decides the whole rule; otherwise WHOLE: no)"
+)
+
+
+def predicate_writer(rule: str) -> list[ChatMessage]:
+    return [ChatMessage(role="user", content=fill(PREDICATE_WRITER, rule=rule))]

@@ -145,18 +145,17 @@ def picnic_transcript(data: dict[str, Any]) -> RenderableType:
     """One episode: the conversation as the player saw it, then the result and the judges."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
+    m = data.get("metrics") or {}
+    text = rule.get("text") or m.get("rule_text")
+    kind = m.get("kind") or rule.get("kind")
     parts: list[RenderableType] = [
-        Text(
-            f"Run {data['run']}, episode {data['index']}: {rule.get('text')} ({rule.get('kind')})",
-            style="bold",
-        )
+        Text(f"Run {data['run']}, episode {data['index']}: {text} ({kind})", style="bold")
     ]
     history: list[Any] = []
     for turn in data.get("turns") or []:
         history = (turn.get("observation") or {}).get("history") or history
     for speaker, said in history:
         parts.append(Text(f"{speaker}: {said}"))
-    m = data.get("metrics") or {}
     if m:
         parts.append(
             Text(

@@ -305,3 +305,32 @@ def counts(rules: list[PicnicRule] | tuple[PicnicRule, ...]) -> dict[str, dict[s
 
 def kind_counts(rules: list[PicnicRule] | tuple[PicnicRule, ...]) -> Counter[str]:
     return Counter(rule.kind for rule in rules)
+
+
+NO_RULE = "the rule writer's reply has no 'Rule: ...' line"
+
+
+def generated_rule(rule_id: int, rule_type: str, record: dict[str, object]) -> PicnicRule:
+    """A rule written by the game master, derived by code from the writer's record: the ``Rule:`` line, the
+    first level the classifier answered (L2 after five unreadable answers, as the reference), and for a rule
+    about spelling the predicate the sandbox must accept (``WHOLE: yes`` makes it lexical, else mixed)."""
+    from wason.tasks.dynamic_picnic.master import read_level, read_predicate, read_rule
+
+    text = read_rule(str(record.get("rule_reply") or ""))
+    if text is None:
+        return PicnicRule(rule_id, rule_type, "L2", "", "semantic", rejection=NO_RULE, source="generated")
+    replies = record.get("level_replies") or []
+    levels = [read_level(str(r)) for r in replies] if isinstance(replies, list) else []
+    level = next((lv for lv in levels if lv), "L2")
+    predicate, whole = None, False
+    if "predicate_reply" in record:
+        predicate, whole = read_predicate(str(record["predicate_reply"]))
+    kind, rejection = classify(text, predicate, ("lexical" if whole else "mixed") if predicate else None)
+    if rule_type == "relational" and rejection is None and kind == "lexical":
+        rejection = RELATIONAL_REASON
+    return PicnicRule(rule_id, rule_type, level, text, kind, predicate, rejection, source="generated")
+
+
+def existing_texts(rule_type: str) -> list[str]:
+    """The published rules of a type, each once: what the rule writer is told not to repeat."""
+    return list(dict.fromkeys(r.text for r in published_rules() if r.rule_type == rule_type))
