@@ -1,0 +1,442 @@
+"""The Code Functions Picnic game: pure logic over structured actions (see ``protocol.py`` for the text).
+
+A hidden rule is a predicate over one word. The player sees labelled words ("I can bring" / "I cannot bring"),
+may ask for more, and guesses: a text and a predicate in the word language. The predicate is judged by code on
+every word the player has not seen (equivalent on all of them wins); a prediction quiz on held-out words and
+the published LLM judge (three votes, two decide) are reported beside it.
+
+Choices, each recorded with the episode:
+
+* Examples are balanced by default: each request for N gives N words the rule accepts and N it rejects (the
+  reference's harness handed out such pairs). ``examples="random"`` draws N words at random with replacement,
+  labelled by the rule, as the reference's library did.
+* Turns: each request for examples, each guess, each give-up and each unreadable reply is one turn; the game is
+  lost when ``max_turns`` turns pass without an equivalent predicate (None: no limit). After a wrong guess
+  ``after_wrong`` more examples (pairs, when balanced) are shown, as the published harness added a pair each turn.
+* A guess without a predicate is followed by a request for one (not published); the text alone is judged only
+  by the LLM judge, beside the code.
+* The status is ``won`` or ``lost`` (the reference wrote ``win``); running out of examples never turns a right
+  guess into a loss.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict
+
+from wason.core.game import Malformed, Outcome
+from wason.tasks.code_functions.grammar import Rule
+from wason.tasks.code_functions.judge import PredicateVerdict, judge_predicate
+from wason.tasks.code_functions.vocabulary import vocabulary, vocabulary_index
+
+JUDGES = ("predicate", "quiz", "llm")
+MAX_MORE = 100
+"""The most examples (pairs, when balanced) one request may ask for; more are capped."""
+
+
+@dataclass(frozen=True)
+class More:
+    """Ask for ``n`` more examples (``n`` pairs when balanced)."""
+
+    n: int
+
+
+@dataclass(frozen=True)
+class Guess:
+    """A guess: the rule in words, and as a predicate in the word language when the player gave one."""
+
+    text: str
+    predicate: str | None = None
+
+
+@dataclass(frozen=True)
+class PredicateAnswer:
+    """The predicate asked for after a guess without one."""
+
+    source: str
+
+
+@dataclass(frozen=True)
+class QuizAnswer:
+    """Labels of the quiz words, in order (None where none was given)."""
+
+    labels: tuple[bool | None, ...]
+
+
+@dataclass(frozen=True)
+class GiveUp:
+    """End the game now (lost)."""
+
+
+Action = More | Guess | PredicateAnswer | QuizAnswer | GiveUp
+Kind = Literal["start", "examples", "wrong", "format_error", "ask_predicate", "ask_quiz", "ended"]
+Status = Literal["ongoing", "won", "lost"]
+
+# The LLM judge is injected by whoever builds the game: (rule code, guess text) -> JSON record with "verdict".
+Judge = Callable[[str, str], Awaitable[Mapping[str, Any]]]
+
+
+class Observation(BaseModel):
+    """What the player learns after an action.
+
+    Attributes:
+        kind: ``start``; ``examples`` after a request; ``wrong`` after a wrong guess; ``format_error``;
+            ``ask_predicate`` after a guess without a predicate; ``ask_quiz`` once the game is decided and a quiz
+            is on; ``ended``.
+        positives, negatives: the words shown by this action.
+        all_positives, all_negatives: every word shown so far, in order.
+        turn: turns used; turns_left: None without a limit.
+        available: pairs still available (balanced) or None.
+        verdict: the last guess's accuracy on the held-out words, when it was judged (never the rule).
+        status: ``ongoing``, ``won`` or ``lost``.
+        quiz: the words to label (``ask_quiz``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Kind
+    positives: tuple[str, ...] = ()
+    negatives: tuple[str, ...] = ()
+    all_positives: tuple[str, ...] = ()
+    all_negatives: tuple[str, ...] = ()
+    turn: int = 0
+    turns_left: int | None = None
+    available: int | None = None
+    capped: int | None = None
+    status: Status = "ongoing"
+    reason: str | None = None
+    quiz: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """Episode settings.
+
+    Attributes:
+        examples: ``balanced`` (N positives and N negatives per request) or ``random`` (N random words,
+            with replacement, as the reference's library).
+        initial: examples at the start (pairs when balanced); at least 1.
+        after_wrong: examples added after a wrong guess (the published harness: one pair).
+        max_turns: turns allowed (None: no limit; the published harness ran 1, 3, 5 and 7).
+        judges: ``predicate`` (always), ``quiz``, ``llm``.
+        quiz_size: held-out words in the quiz (half accepted by the rule), even.
+        seed: draws the examples and the quiz.
+    """
+
+    examples: Literal["balanced", "random"] = "balanced"
+    initial: int = 2
+    after_wrong: int = 1
+    max_turns: int | None = 7
+    judges: tuple[str, ...] = ("predicate", "quiz")
+    quiz_size: int = 10
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.examples not in ("balanced", "random"):
+            raise ValueError("examples must be 'balanced' or 'random'")
+        if self.initial < 1:
+            raise ValueError("initial must be at least 1")
+        if self.after_wrong < 0:
+            raise ValueError("after_wrong must be 0 or more")
+        if self.max_turns is not None and self.max_turns < 1:
+            raise ValueError("max_turns must be at least 1 (or None)")
+        unknown = [j for j in self.judges if j not in JUDGES]
+        if unknown:
+            raise ValueError(f"judges: unknown {unknown}; choose from {', '.join(JUDGES)}")
+        if "predicate" not in self.judges:
+            raise ValueError("judges must include 'predicate' (code is the oracle)")
+        if self.quiz_size < 2 or self.quiz_size % 2:
+            raise ValueError("quiz_size must be an even number of at least 2")
+
+
+@dataclass
+class _GuessRecord:
+    turn: int
+    text: str
+    predicate: str | None
+    verdict: PredicateVerdict | None = None
+    llm: Mapping[str, Any] | None = None
+
+
+@dataclass
+class CodeFunctionsGame:
+    """One game against a hidden word rule.
+
+    Args:
+        rule: the hidden rule.
+        truth: the rule's truth on every word of the list.
+        settings: the episode's settings.
+        judge: the published LLM judge (needed when ``settings.judges`` has ``llm``).
+        judge_code: the code the LLM judge reads as the rule (the published function, else the predicate).
+    """
+
+    rule: Rule
+    truth: npt.NDArray[np.bool_]
+    settings: GameSettings = field(default_factory=GameSettings)
+    judge: Judge | None = None
+    judge_code: str | None = None
+
+    def __post_init__(self) -> None:
+        if "llm" in self.settings.judges and self.judge is None:
+            raise ValueError("the llm judge is on but no judge was given")
+        self._rng = random.Random(f"code-functions|examples|{self.settings.seed}")
+        words = vocabulary()
+        if len(self.truth) != len(words):
+            raise ValueError("the rule's truth table does not match the word list")
+        self._pos_pool = [i for i in range(len(words)) if self.truth[i]]
+        self._neg_pool = [i for i in range(len(words)) if not self.truth[i]]
+        self._rng.shuffle(self._pos_pool)
+        self._rng.shuffle(self._neg_pool)
+        self.positives: list[str] = []
+        self.negatives: list[str] = []
+        self._seen: set[int] = set()
+        self.turns = 0
+        self.format_errors = 0
+        self.guesses: list[_GuessRecord] = []
+        self.status: Status = "ongoing"
+        self.end_reason: str | None = None
+        self.quiz: list[tuple[str, bool]] = []
+        self.quiz_answers: tuple[bool | None, ...] | None = None
+        self.requests = 0
+        self._phase: Literal["play", "predicate", "quiz", "done"] = "play"
+        self._pending: tuple[object, Mapping[str, Any] | None] | None = None
+        self._start: Observation | None = None
+        self._initial = self._draw(self.settings.initial)
+
+    # -- examples -------------------------------------------------------------------------------------------
+    def _take(self, pool: list[int], n: int) -> list[int]:
+        out: list[int] = []
+        while pool and len(out) < n:
+            i = pool.pop()
+            if i not in self._seen:
+                out.append(i)
+        return out
+
+    def _draw(self, n: int) -> tuple[tuple[str, ...], tuple[str, ...], int | None]:
+        words = vocabulary()
+        capped = None
+        if n > MAX_MORE:
+            n, capped = MAX_MORE, n
+        if self.settings.examples == "balanced":
+            pos = self._take(self._pos_pool, n)
+            neg = self._take(self._neg_pool, n)
+            chosen = pos + neg
+        else:
+            chosen = [self._rng.randrange(len(words)) for _ in range(n)]
+            pos = [i for i in chosen if self.truth[i]]
+            neg = [i for i in chosen if not self.truth[i]]
+        self._seen.update(chosen)
+        new_pos = tuple(words[i] for i in pos)
+        new_neg = tuple(words[i] for i in neg)
+        self.positives.extend(new_pos)
+        self.negatives.extend(new_neg)
+        return new_pos, new_neg, capped
+
+    def available(self) -> int | None:
+        """Pairs still available (balanced examples), else None."""
+        if self.settings.examples != "balanced":
+            return None
+        pos = sum(1 for i in self._pos_pool if i not in self._seen)
+        neg = sum(1 for i in self._neg_pool if i not in self._seen)
+        return min(pos, neg)
+
+    def heldout(self) -> list[int]:
+        """Every word of the list not shown to the player."""
+        return [i for i in range(len(self.truth)) if i not in self._seen]
+
+    # -- state ----------------------------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self._phase == "done"
+
+    @property
+    def turns_left(self) -> int | None:
+        limit = self.settings.max_turns
+        return None if limit is None else max(0, limit - self.turns)
+
+    def _obs(self, kind: Kind, **fields: Any) -> Observation:
+        base: dict[str, Any] = {
+            "kind": kind,
+            "all_positives": tuple(self.positives),
+            "all_negatives": tuple(self.negatives),
+            "turn": self.turns,
+            "turns_left": self.turns_left,
+            "available": self.available(),
+            "status": self.status,
+        }
+        base.update(fields)
+        return Observation(**base)
+
+    def start(self) -> Observation:
+        pos, neg, _ = self._initial
+        self._start = self._obs("start", positives=pos, negatives=neg)
+        return self._start
+
+    # -- outside work -----------------------------------------------------------------------------------------
+    async def settle(self, action: object) -> dict[str, Any] | None:
+        """Ask the LLM judge about a guess's text (when it is on); the record is stored with the turn."""
+        self._pending = None
+        if self._phase != "play" or not isinstance(action, Guess) or self.judge is None:
+            return None
+        if "llm" not in self.settings.judges:
+            return None
+        record = dict(await self.judge(self.judge_code or self.rule.source, action.text))
+        self._pending = (action, record)
+        return {"llm_judgement": record}
+
+    def settled(self, action: object, record: Mapping[str, Any]) -> None:
+        judgement = record.get("llm_judgement")
+        self._pending = (action, judgement) if judgement is not None else None
+
+    # -- steps ----------------------------------------------------------------------------------------------
+    def step(self, action: Action | Malformed) -> Observation:
+        if self.done:
+            raise RuntimeError("the game is over")
+        pending = self._pending
+        self._pending = None
+        llm = pending[1] if pending is not None and pending[0] is action else None
+        if self._phase == "predicate":
+            source = ""
+            if isinstance(action, PredicateAnswer):
+                source = action.source
+            elif isinstance(action, Guess):
+                source = action.predicate or action.text
+            return self._judge_last(source)
+        if self._phase == "quiz":
+            labels = action.labels if isinstance(action, QuizAnswer) else ()
+            n = len(self.quiz)
+            self.quiz_answers = tuple(labels[:n]) + (None,) * max(0, n - len(labels))
+            return self._finish()
+        self.turns += 1
+        if isinstance(action, More):
+            self.requests += 1
+            pos, neg, capped = self._draw(max(1, int(action.n)))
+            if self._out_of_turns():
+                return self._decide("lost", "no turns left")
+            return self._obs("examples", positives=pos, negatives=neg, capped=capped)
+        if isinstance(action, GiveUp):
+            return self._decide("lost", "gave up")
+        if isinstance(action, Guess):
+            self.guesses.append(_GuessRecord(self.turns, action.text, action.predicate, llm=llm))
+            if action.predicate is None:
+                self._phase = "predicate"
+                return self._obs("ask_predicate")
+            return self._judge_last(action.predicate)
+        self.format_errors += 1
+        reason = action.reason if isinstance(action, Malformed) else f"unexpected {type(action).__name__}"
+        return self._wrong("format_error", reason)
+
+    def _out_of_turns(self) -> bool:
+        return self.turns_left is not None and self.turns_left <= 0
+
+    def _judge_last(self, source: str) -> Observation:
+        record = self.guesses[-1]
+        record.predicate = source
+        record.verdict = judge_predicate(self.truth, source, self.heldout())
+        self._phase = "play"
+        if record.verdict.equivalent:
+            return self._decide("won", "equivalent predicate")
+        reason = record.verdict.rejection
+        return self._wrong("wrong", None if reason is None else f"your predicate could not be used: {reason}")
+
+    def _wrong(self, kind: Kind, reason: str | None) -> Observation:
+        if self._out_of_turns():
+            return self._decide("lost", "no turns left")
+        pos: tuple[str, ...] = ()
+        neg: tuple[str, ...] = ()
+        if self.settings.after_wrong:
+            pos, neg, _ = self._draw(self.settings.after_wrong)
+        return self._obs(kind, positives=pos, negatives=neg, reason=reason)
+
+    def _decide(self, status: Status, reason: str) -> Observation:
+        self.status = status
+        self.end_reason = reason
+        if "quiz" in self.settings.judges:
+            self._phase = "quiz"
+            self.quiz = self._quiz_words()
+            return self._obs("ask_quiz", quiz=tuple(w for w, _ in self.quiz), reason=reason)
+        return self._finish()
+
+    def _finish(self) -> Observation:
+        self._phase = "done"
+        return self._obs("ended", reason=self.end_reason)
+
+    def _quiz_words(self) -> list[tuple[str, bool]]:
+        rng = random.Random(f"code-functions|quiz|{self.settings.seed}")
+        half = self.settings.quiz_size // 2
+        heldout = self.heldout()
+        pos = [i for i in heldout if self.truth[i]]
+        neg = [i for i in heldout if not self.truth[i]]
+        chosen = rng.sample(pos, min(half, len(pos))) + rng.sample(neg, min(half, len(neg)))
+        rng.shuffle(chosen)
+        words = vocabulary()
+        return [(words[i], bool(self.truth[i])) for i in chosen]
+
+    # -- outcome --------------------------------------------------------------------------------------------
+    def quiz_accuracy(self) -> float | None:
+        if not self.quiz or self.quiz_answers is None:
+            return None
+        right = sum(a is not None and a == t for a, (_, t) in zip(self.quiz_answers, self.quiz, strict=True))
+        return right / len(self.quiz)
+
+    def llm_won_at(self) -> int | None:
+        """The turn of the first guess the LLM judge accepted (the reference's win), or None."""
+        for g in self.guesses:
+            if g.llm is not None and g.llm.get("verdict") is True:
+                return g.turn
+        return None
+
+    def outcome(self) -> Outcome:
+        won = self.status == "won"
+        judges: dict[str, bool | None] = {"predicate": won}
+        if "quiz" in self.settings.judges:
+            acc = self.quiz_accuracy()
+            judges["quiz"] = None if acc is None else acc == 1.0
+        if "llm" in self.settings.judges:
+            judges["llm"] = self.llm_won_at() is not None
+        last = self.guesses[-1].verdict if self.guesses and self.guesses[-1].verdict else None
+        return Outcome(
+            success=won,
+            metrics={
+                "status": self.status,
+                "end_reason": self.end_reason,
+                "judges": judges,
+                "turns": self.turns,
+                "requests": self.requests,
+                "guesses": len(self.guesses),
+                "format_errors": self.format_errors,
+                "positives_seen": len(self.positives),
+                "negatives_seen": len(self.negatives),
+                "examples_seen": len(self.positives) + len(self.negatives),
+                "final_guess": self.guesses[-1].text if self.guesses else None,
+                "final_predicate": self.guesses[-1].predicate if self.guesses else None,
+                "final_accuracy": last.accuracy if last else None,
+                "llm_won_at": self.llm_won_at(),
+                "quiz": [[w, t] for w, t in self.quiz],
+                "quiz_answers": list(self.quiz_answers) if self.quiz_answers is not None else None,
+                "quiz_accuracy": self.quiz_accuracy(),
+                "history": [
+                    {
+                        "turn": g.turn,
+                        "text": g.text,
+                        "predicate": g.predicate,
+                        "verdict": g.verdict.model_dump(mode="json") if g.verdict else None,
+                        "llm": dict(g.llm) if g.llm is not None else None,
+                    }
+                    for g in self.guesses
+                ],
+                "positives": list(self.positives),
+                "negatives": list(self.negatives),
+            },
+        )
+
+
+def word_indices(words: list[str]) -> list[int]:
+    index = vocabulary_index()
+    return [index[w] for w in words if w in index]

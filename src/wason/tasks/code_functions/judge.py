@@ -1,0 +1,97 @@
+"""Judging a guessed predicate by code on held-out words, and reading the published LLM judge's reply.
+
+A guess's predicate is compiled in the word language and evaluated on every held-out word (every word of the
+list the player has not been shown). It is **equivalent** when it agrees with the hidden rule on all of them;
+its **accuracy** is the fraction it agrees on. A word on which the predicate errs (``w[9]`` on a short word)
+counts as False, as the language defines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict
+
+from wason.sandbox import GuessRejected, compile_word_rule
+from wason.tasks.code_functions.grammar import Rule, extension
+from wason.tasks.code_functions.vocabulary import vocabulary
+
+MAX_COUNTEREXAMPLES = 5
+
+
+class PredicateVerdict(BaseModel):
+    """What the code said about a guessed predicate."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    rejection: str | None = None
+    equivalent: bool = False
+    heldout: int = 0
+    agree: int = 0
+    accuracy: float | None = None
+    errors: int = 0
+    counterexamples: list[dict[str, Any]] = []
+
+
+@cache
+def _truth_of_source(source: str) -> npt.NDArray[np.bool_]:
+    program = compile_word_rule(source)
+    return np.array([program(w) for w in vocabulary()], dtype=bool)
+
+
+def rule_truth(rule: Rule) -> npt.NDArray[np.bool_]:
+    """The hidden rule's truth on every word of the list (native for grammar rules, else by the sandbox)."""
+    if rule.shape is not None:
+        return extension(rule)
+    return _truth_of_source(rule.source)
+
+
+def judge_predicate(truth: npt.NDArray[np.bool_], source: str, heldout: Sequence[int]) -> PredicateVerdict:
+    """Compare ``source`` with the rule (its ``truth`` on the word list) on the ``heldout`` word indices."""
+    try:
+        program = compile_word_rule(source)
+    except GuessRejected as exc:
+        return PredicateVerdict(source=source, rejection=exc.reason)
+    words = vocabulary()
+    agree = errors = 0
+    counter: list[dict[str, Any]] = []
+    for i in heldout:
+        outcome = program.evaluate(words[i])
+        errors += outcome.error is not None
+        if outcome.value == bool(truth[i]):
+            agree += 1
+        elif len(counter) < MAX_COUNTEREXAMPLES:
+            counter.append({"word": words[i], "rule": bool(truth[i]), "guess": outcome.value})
+    n = len(heldout)
+    return PredicateVerdict(
+        source=source,
+        equivalent=n > 0 and agree == n,
+        heldout=n,
+        agree=agree,
+        accuracy=agree / n if n else None,
+        errors=errors,
+        counterexamples=counter,
+    )
+
+
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def read_judge_reply(reply: str) -> bool | None:
+    """The published judge's verdict: the reply's last word, YES or NO.
+
+    The reference took the last whitespace-separated token and raised on anything but exactly ``YES`` or
+    ``NO`` (so ``YES.`` or ``**YES**`` crashed the game, function_picnic/base.py:194-198); here punctuation
+    and markup around the last word are ignored, and its case too. Anything else is an unreadable vote.
+    """
+    words = _WORD.findall(reply or "")
+    if not words:
+        return None
+    last = words[-1].upper()
+    return True if last == "YES" else False if last == "NO" else None

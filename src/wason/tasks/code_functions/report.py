@@ -1,0 +1,271 @@
+"""Code Functions Picnic reports: win rates with Wilson intervals per level and per judge, turns, examples seen
+(positive and negative) and time, the model's run beside its solver baseline."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from statistics import mean
+from typing import Any
+
+from pydantic import BaseModel
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from wason.core.family import RunReader
+from wason.core.records import CallTotals, EpisodeRow, RunReport, run_header
+from wason.metrics.rates import wilson_interval
+
+JUDGE_NAMES = {"predicate": "code (predicate) *", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
+
+
+class Rate(BaseModel):
+    """k of n, with the 95% Wilson interval."""
+
+    k: int
+    n: int
+    rate: float | None
+    wilson_low: float
+    wilson_high: float
+
+
+class Numbers(BaseModel):
+    """The numbers of a set of episodes."""
+
+    episodes: int
+    errored: int
+    won: Rate
+    judges: dict[str, Rate]
+    turns: float | None
+    turns_to_win: float | None
+    examples_seen: float | None
+    positives_seen: float | None
+    negatives_seen: float | None
+    quiz_accuracy: float | None
+    final_accuracy: float | None
+    seconds: float | None
+    format_errors: int
+
+
+class EpisodeLine(BaseModel):
+    index: int
+    rule: str
+    level: str | None
+    status: str
+    game_status: str | None
+    turns: int | None
+    examples_seen: int | None
+    final_guess: str | None
+    final_predicate: str | None
+    final_accuracy: float | None
+    judges: dict[str, bool | None] | None
+    error: str | None
+
+
+class CodeFunctionsReport(RunReport):
+    """``wason show RUN --json`` for a Code Functions Picnic run."""
+
+    protocol: str
+    summary: Numbers
+    levels: dict[str, Numbers]
+    calls: CallTotals
+    episodes: list[EpisodeLine]
+    baselines: list[CodeFunctionsReport] | None = None
+
+
+def _rate(k: int, n: int) -> Rate:
+    low, high = wilson_interval(k, n) if n else (0.0, 0.0)
+    return Rate(k=k, n=n, rate=k / n if n else None, wilson_low=low, wilson_high=high)
+
+
+def _mean(values: Sequence[float | int | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return float(mean(present)) if present else None
+
+
+def numbers(eps: Sequence[EpisodeRow], judges: Sequence[str], seconds: dict[int, float]) -> Numbers:
+    """Win rate (errored episodes count as losses), each judge's rate, means of turns and examples."""
+    done = [e for e in eps if e.status == "completed"]
+    metrics = [e.metrics or {} for e in done]
+    n = len(eps)
+    won = [m for m in metrics if m.get("status") == "won"]
+    return Numbers(
+        episodes=n,
+        errored=sum(e.status == "errored" for e in eps),
+        won=_rate(len(won), n),
+        judges={j: _rate(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges},
+        turns=_mean([m.get("turns") for m in metrics]),
+        turns_to_win=_mean([m.get("turns") for m in won]),
+        examples_seen=_mean([m.get("examples_seen") for m in metrics]),
+        positives_seen=_mean([m.get("positives_seen") for m in metrics]),
+        negatives_seen=_mean([m.get("negatives_seen") for m in metrics]),
+        quiz_accuracy=_mean([m.get("quiz_accuracy") for m in metrics]),
+        final_accuracy=_mean([m.get("final_accuracy") for m in metrics]),
+        seconds=_mean([seconds.get(e.id) for e in done]),
+        format_errors=sum(int(m.get("format_errors") or 0) for m in metrics),
+    )
+
+
+def protocol_text(config: dict[str, Any]) -> str:
+    parts = [f"protocol {config.get('protocol', 'as-run')}", f"{config.get('examples', 'balanced')} examples"]
+    parts.append(f"{config.get('initial', 2)} initial, {config.get('after_wrong', 1)} after a wrong guess")
+    limit = config.get("max_turns")
+    parts.append("no turn limit" if limit is None else f"at most {limit} turns")
+    parts.append(f"{config.get('split', 'generated')} rules")
+    return "; ".join(parts)
+
+
+def _seconds(store: RunReader, eps: Sequence[EpisodeRow]) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for e in eps:
+        turns = store.list_turns(e.id)
+        if len(turns) >= 2:
+            try:
+                out[e.id] = (turns[-1]["created_at"] - turns[0]["created_at"]).total_seconds()
+            except (KeyError, TypeError, AttributeError):
+                continue
+    return out
+
+
+def report_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
+    run = store.get_run(run_id)
+    eps = store.list_episodes(run_id)
+    judges = list(run.config.get("judges") or ["predicate"])
+    seconds = _seconds(store, eps)
+    by_level: dict[str, list[EpisodeRow]] = {}
+    for e in eps:
+        by_level.setdefault(str((e.item.get("rule") or {}).get("level")), []).append(e)
+    return CodeFunctionsReport.model_validate(
+        {
+            **run_header(run),
+            "protocol": protocol_text(run.config),
+            "summary": numbers(eps, judges, seconds).model_dump(),
+            "levels": {k: numbers(v, judges, seconds).model_dump() for k, v in sorted(by_level.items())},
+            "calls": store.call_totals(run_id),
+            "episodes": [
+                {
+                    "index": e.index,
+                    "rule": (e.item.get("rule") or {}).get("key", "?"),
+                    "level": (e.item.get("rule") or {}).get("level"),
+                    "status": e.status,
+                    "game_status": (e.metrics or {}).get("status"),
+                    "turns": (e.metrics or {}).get("turns"),
+                    "examples_seen": (e.metrics or {}).get("examples_seen"),
+                    "final_guess": (e.metrics or {}).get("final_guess"),
+                    "final_predicate": (e.metrics or {}).get("final_predicate"),
+                    "final_accuracy": (e.metrics or {}).get("final_accuracy"),
+                    "judges": (e.metrics or {}).get("judges"),
+                    "error": e.error,
+                }
+                for e in eps
+            ],
+        }
+    )
+
+
+def _cell(rate: Rate | None) -> str:
+    if rate is None or not rate.n:
+        return "-"
+    return f"{rate.k}/{rate.n} {rate.rate:.0%} [{rate.wilson_low:.2f}, {rate.wilson_high:.2f}]"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _who(report: CodeFunctionsReport) -> str:
+    who = str(report.model) if report.player == "llm" and report.model else report.player
+    return who + (" (baseline)" if report.config.get("baseline_for") else "")
+
+
+def tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+    reports = [report_json(store, r) for r in run_ids]
+    first = reports[0]
+    judges = list(first.config.get("judges") or ["predicate"])
+    table = Table(
+        title=f"Run {first.run}: Code Functions Picnic ({first.protocol}); k/n [95% Wilson interval]"
+    )
+    table.add_column("run", justify="right")
+    table.add_column("player", min_width=16)
+    table.add_column("level")
+    for j in ("predicate", "quiz", "llm"):
+        table.add_column(JUDGE_NAMES[j], justify="right", no_wrap=True)
+    for col in ("turns", "to win", "examples (+/-)", "quiz acc.", "final acc.", "s"):
+        table.add_column(col, justify="right")
+    for report in reports:
+        rows = [("all", report.summary)] + (list(report.levels.items()) if len(report.levels) > 1 else [])
+        for level, s in rows:
+            name = (
+                level if level != "all" else (next(iter(report.levels)) if len(report.levels) == 1 else "all")
+            )
+            table.add_row(
+                str(report.run),
+                _who(report),
+                name,
+                *(_cell(s.judges.get(j)) for j in ("predicate", "quiz", "llm")),
+                _num(s.turns),
+                _num(s.turns_to_win),
+                f"{_num(s.examples_seen)} ({_num(s.positives_seen)}/{_num(s.negatives_seen)})",
+                _num(s.quiz_accuracy, 2),
+                _num(s.final_accuracy, 3),
+                _num(s.seconds),
+            )
+    notes = [Text("* the code's verdict decides won/lost; the others are reported beside it.")]
+    if "llm" not in judges:
+        notes.append(Text("the LLM judge was off for this run"))
+    if first.summary.errored:
+        notes.append(Text(f"{first.summary.errored} episodes errored (counted as losses)"))
+    return [table, *notes]
+
+
+def transcript(data: dict[str, Any], player: str) -> RenderableType:
+    item = data.get("item") or {}
+    rule = item.get("rule") or {}
+    parts: list[RenderableType] = [
+        Text(f"Run {data['run']}, episode {data['index']}: rule {rule.get('key')}", style="bold"),
+        Text(f"{rule.get('text')}  {rule.get('source')}"),
+    ]
+    who = "model" if player == "llm" else player
+    for t in data.get("turns") or []:
+        parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))
+        parts.append(Text(t["reply"] if t.get("reply") is not None else _describe(t["action"])))
+        if t.get("feedback"):
+            parts.append(Text(f"[game] {t['feedback']}", style="green"))
+    m = data.get("metrics") or {}
+    if data.get("status") == "completed":
+        parts.append(
+            Text(f"\n{m.get('status')} ({m.get('end_reason')}); turns {m.get('turns')}", style="bold")
+        )
+        for g in m.get("history") or []:
+            verdict = g.get("verdict") or {}
+            line = f"guess at turn {g['turn']}: {g['text'][:200]!r} -> predicate {g.get('predicate')!r}"
+            if verdict.get("rejection"):
+                line += f" rejected: {verdict['rejection']}"
+            elif verdict:
+                line += (
+                    f" accuracy {verdict.get('accuracy', 0):.4f} on {verdict.get('heldout')} held-out words"
+                )
+            if g.get("llm") is not None:
+                line += f"; LLM judge {g['llm'].get('verdict')}"
+            parts.append(Text(line))
+        if m.get("quiz_accuracy") is not None:
+            parts.append(Text(f"quiz accuracy: {m['quiz_accuracy']:.2f}"))
+    else:
+        parts.append(Text(f"\nstatus: {data.get('status')} {data.get('error') or ''}", style="bold red"))
+    return Group(*parts)
+
+
+def _describe(action: dict[str, Any]) -> str:
+    kind = action.get("type")
+    if kind == "More":
+        return f"more {action.get('n')}"
+    if kind == "Guess":
+        return f"guess: {action.get('text')} {action.get('predicate') or ''}".strip()
+    if kind == "PredicateAnswer":
+        return f"predicate: {action.get('source')}"
+    if kind == "QuizAnswer":
+        return "quiz: " + ", ".join(
+            "?" if v is None else ("yes" if v else "no") for v in action.get("labels", [])
+        )
+    return json.dumps(action)
