@@ -300,6 +300,18 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         help="uvicorn's log level (default info)",
     )
 
+    gr = sub.add_parser(
+        "grid",
+        parents=[store_opts, json_opt],
+        help="one table across games: a row per player, a column per game and level, win rates",
+        description="One table of runs of any games: a row per player (model, solver, human), a column per "
+        "game and level, each cell the win rate with its 95%% Wilson interval (the layout of the "
+        "guess-the-rule paper's Table 2). Runs of one player and column are pooled; each run's finished "
+        "solver baseline is added as the solver's row.",
+    )
+    gr.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    gr.add_argument("--no-baselines", action="store_true", help="leave the runs' solver baselines out")
+
     sh = sub.add_parser(
         "show", parents=[store_opts, json_opt], help="a run's results table, or one transcript"
     )
@@ -359,6 +371,8 @@ def main(argv: list[str] | None = None) -> int:
             return _runs(args, console)
         if args.command == "show":
             return _show(args, console)
+        if args.command == "grid":
+            return _grid(args, console)
         if args.command == "play":
             return _play(args, console)
         if args.command == "session":
@@ -651,6 +665,22 @@ def _runs(args: argparse.Namespace, console: Console) -> int:
         print(json.dumps(runs_json(store), indent=2))
     else:
         console.print(runs_table(store))
+    return 0
+
+
+def _grid(args: argparse.Namespace, console: Console) -> int:
+    from wason.report.grid import grid_json, grid_table
+
+    store = Store(_db(args))
+    run_ids: list[int] = []
+    for run_id in args.runs:
+        store.get_run(run_id)  # an unknown run is one line before anything is printed
+        extra = [] if args.no_baselines else baselines_of(store, run_id, completed_only=True)
+        run_ids += [r for r in (run_id, *extra) if r not in run_ids]
+    if _as_json(args):
+        print(json.dumps(grid_json(store, run_ids), indent=2))
+    else:
+        console.print(grid_table(store, run_ids))
     return 0
 
 

@@ -98,7 +98,12 @@ class Settles(Protocol):
 
 
 class TextProtocol(Protocol[A_co, O_contra]):
-    """Turns a game into a conversation for a language model."""
+    """Turns a game into a conversation for a language model.
+
+    Optional members a protocol may have: ``prompt_role = "user"`` sends :meth:`system_prompt` as the first user
+    message; ``first_message(observation) -> str | None`` is a user message sent after the system prompt before
+    the model's first reply (a published protocol whose first turn shows the opening examples).
+    """
 
     name: str
 

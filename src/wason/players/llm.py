@@ -46,6 +46,12 @@ class LLMPlayer:
         if self._last_reply is not None:
             self.messages.append(ChatMessage(role="assistant", content=self._last_reply.strip()))
             self.messages.append(ChatMessage(role="user", content=self.protocol.feedback(observation)))
+        elif self._turn == 0:
+            # a protocol whose first turn is a user message (the game's opening examples) says so
+            first = getattr(self.protocol, "first_message", None)
+            text = first(observation) if callable(first) else None
+            if text is not None:
+                self.messages.append(ChatMessage(role="user", content=str(text)))
         ctx = CallContext(
             run_id=self.context.run_id,
             episode_id=self.context.episode_id,
