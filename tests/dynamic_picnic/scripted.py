@@ -67,6 +67,7 @@ class ScriptedMaster:
         self.negatives = [negatives] if isinstance(negatives, str) else list(negatives)
         self.judge = judge or (lambda guess: "no")
         self.calls: list[tuple[str, str, list[dict[str, str]]]] = []
+        self.temperatures: list[float | None] = []
         self._votes: dict[str, int] = defaultdict(int)
 
     def reply(self, messages: Sequence[Any]) -> str:
@@ -116,6 +117,7 @@ class ScriptedOracle:
         self, messages: list[ChatMessage], params: GenerationParams, context: CallContext | None = None
     ) -> ModelResponse:
         text = self.master.reply(messages)
+        self.master.temperatures.append(params.temperature)
         sample = context.sample if context else ""
         self.master.calls.append(
             (_kind(messages), sample, [{"role": m.role, "content": m.content} for m in messages])

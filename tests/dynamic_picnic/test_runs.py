@@ -128,3 +128,24 @@ def test_the_reference_game_api_plays_a_lexical_rule_by_code(tmp_path: Path) -> 
     assert right["status"] == "won" and right["guess_result"] is True
     assert final["rule"] == "Only items that start with the letter 'F' can be brought to the picnic."
     games.store.close()
+
+
+def test_the_game_master_calls_use_its_own_temperature() -> None:
+    from tests.dynamic_picnic.scripted import ScriptedOracle
+    from wason.core.family import EpisodeContext
+    from wason.models.base import GenerationParams
+    from wason.tasks.dynamic_picnic.family import DynamicPicnicRunConfig, build_game
+    from wason.tasks.dynamic_picnic.game import Begin
+
+    config = DynamicPicnicRunConfig(
+        model="m", ids=[CLASSROOM.id], params=GenerationParams(temperature=0.0), game_master_temperature=1.0
+    )
+    gm = master()
+    game = build_game(
+        config, config.items()[0][1], EpisodeContext(run_id=1, episode_id=1, oracle=ScriptedOracle(gm))
+    )
+    game.start()
+    asyncio.run(game.settle(Begin()))
+    assert gm.temperatures and set(gm.temperatures) == {1.0}
+    with pytest.raises(ValueError, match="game_master_temperature"):
+        DynamicPicnicRunConfig(model="m", game_master_temperature=3.0)

@@ -93,6 +93,11 @@ class DynamicPicnicRunConfig(RunSettings):
         default=None, description="model that writes, validates and judges (default: --model)"
     )
     game_master_base_url: str | None = Field(default=None, description="endpoint of --game-master-model")
+    game_master_temperature: float | None = Field(
+        default=None,
+        description="temperature of the game master's calls (default: --temperature); votes are independent "
+        "samples, so a panel of one deterministic model always agrees with itself",
+    )
     panel: int = Field(default=3, description="validator votes per item; only unanimous items are shown")
     judge_votes: int = Field(default=3, description="votes of the published rule-guess judge (majority wins)")
     init_examples: int = Field(default=2, description="items that fit shown at the start (published: 2)")
@@ -135,6 +140,8 @@ class DynamicPicnicRunConfig(RunSettings):
                 raise ValueError("n must be at least 1")
             if self.ids is not None:
                 raise ValueError("ids select published rules; leave them out with --source generated")
+        if self.game_master_temperature is not None and not 0.0 <= self.game_master_temperature <= 2.0:
+            raise ValueError("game_master_temperature must be between 0 and 2")
         if self.panel < 1 or self.judge_votes < 1:
             raise ValueError("panel and judge_votes must be at least 1")
         self.settings()  # validates the game's numbers, naming the field
@@ -268,12 +275,11 @@ def build_game(
     master = None
     if not by_code and context is not None and context.oracle is not None:
         call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
-        master = GameMaster(
-            context.oracle,
-            config.params,
-            call,
-            MasterSettings(panel=config.panel, judge_votes=config.judge_votes),
-        )
+        params = config.params
+        if config.game_master_temperature is not None:
+            params = params.model_copy(update={"temperature": config.game_master_temperature})
+        settings = MasterSettings(panel=config.panel, judge_votes=config.judge_votes)
+        master = GameMaster(context.oracle, params, call, settings)
     return DynamicPicnicGame(rule, config.settings(), seed=int(item["seed"]), master=master, by_code=by_code)
 
 
