@@ -4,7 +4,8 @@ protocol, the published LLM judge, solver, human player, reports and the game AP
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
@@ -40,6 +41,9 @@ from wason.tasks.math_rules.rules import (
     draw_rule,
     draw_sequences,
 )
+
+MAX_RULE_FILE = 100_000
+"""Characters read from a rule file."""
 
 PUBLISHED_MAX_TURNS = {"L1": 10, "L2": 15, "L3": 20}
 """The published harness's turn limits (exp.py ``max_turn_dict``)."""
@@ -203,6 +207,7 @@ class MathFamily(Family[MathRunConfig]):
     config_type = MathRunConfig
     players = ("llm", "solver")
     playable = True
+    commands = "math sequence tools"
 
     _codec = ActionCodec(
         More, Guess, ExpressionAnswer, QuizAnswer, GiveUp, hooks={"QuizAnswer": _decode_quiz}
@@ -329,6 +334,54 @@ class MathFamily(Family[MathRunConfig]):
             lines.append(f"Quiz: {round(metrics['quiz_accuracy'] * n)} of {n} continuations right.")
         lines.append(f"{metrics['turns']} turns, {metrics['sequences_seen']} sequences seen.")
         return lines
+
+    # -- the family's own commands -----------------------------------------------------------------------
+    def add_commands(self, parser: Any) -> None:
+        sub = parser.add_subparsers(dest="family_command", required=True, parser_class=type(parser))
+        rd = sub.add_parser(
+            "rule",
+            help="read a game master's rule (a rule writer's reply or a generate_next function) without running "
+            "it, and say which rule of the grammar it is",
+        )
+        rd.add_argument("file", help="the reply or the function, '-' for standard input")
+        rd.add_argument("--level", choices=["L1", "L2", "L3"], default="L1")
+        jd = sub.add_parser(
+            "judge", help="judge an expression lambda v, i: ... against a rule of the grammar"
+        )
+        jd.add_argument("rule", help="the rule as an expression or a generate_next function")
+        jd.add_argument("guess", help="the guess, lambda v, i: ...")
+        jd.add_argument("--level", choices=["L1", "L2", "L3"], default="L1")
+
+    def run_command(self, args: Any, write: Callable[[str], None]) -> int:
+        from wason.tasks.math_rules.expression import judge_expression
+        from wason.tasks.math_rules.gm_code import identify_rule, read_rule
+
+        if args.family_command == "rule":
+            if args.file == "-":
+                text = sys.stdin.read(MAX_RULE_FILE)
+            else:
+                try:
+                    with open(args.file, encoding="utf-8") as f:
+                        text = f.read(MAX_RULE_FILE)
+                except (OSError, UnicodeDecodeError) as exc:
+                    raise ValueError(f"cannot read {args.file}: {exc.__class__.__name__}") from None
+            expression = read_rule(text)
+            rule = identify_rule(expression, args.level)
+            write(f"{rule.text()}\n{rule.expression()}\n(read as {expression})")
+            return 0
+        rule = identify_rule(read_rule(args.rule), args.level)
+        verdict = judge_expression(rule, args.level, args.guess)
+        write(f"rule: {rule.text()}")
+        if verdict.rejection:
+            write(f"the guess is refused: {verdict.rejection}")
+        else:
+            write(
+                f"{'equivalent' if verdict.equivalent else 'not equivalent'}: agreement "
+                f"{verdict.agreement:.3f} on {verdict.points} transitions"
+            )
+            for ce in verdict.counterexamples:
+                write(f"  after {ce['value']} at index {ce['index']} the rule gives {ce['next']}")
+        return 0 if verdict.equivalent else 1
 
     # -- the guess-the-rule game API ---------------------------------------------------------------------
     def game_api(self) -> GameApi:
