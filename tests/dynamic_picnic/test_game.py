@@ -319,3 +319,18 @@ def test_settings_are_validated_naming_the_field() -> None:
         PicnicSettings(init_examples=5, min_positives=4)
     with pytest.raises(ValueError, match="panel"):
         MasterSettings(panel=0)
+
+
+def test_hostile_actions_are_bounded() -> None:
+    game = make(rule_starting(PALINDROMES), None)
+    game.start()
+    for n in (-5, 0, 10**9):
+        obs = game.step(MoreExamples(n=n))
+        assert len(obs.positives) <= 50 and len(obs.negatives) <= 50
+    assert len(game.step(MoreExamples(n=-5)).positives) <= 1  # a bad number is the default count
+    huge = "x" * 1_000_000
+    obs = game.step(AskItem(item=huge, said=huge))
+    assert obs.answer is None and max(len(said) for _, said in obs.history) <= 2_000
+    obs = game.step(GuessRule(text=huge, predicate="lambda w: " + "(" * 500 + ")" * 500, said=huge))
+    assert obs.kind == "verdict" and game.guesses[-1]["code_check"] is False
+    assert len(game.guesses[-1]["text"]) == 1_000

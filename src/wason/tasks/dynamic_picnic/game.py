@@ -75,6 +75,10 @@ class GiveUp:
     said: str = ""
 
 
+MAX_MORE = 50
+MAX_SAID = 2_000
+MAX_GUESS = 1_000
+
 PicnicAction = Begin | AskItem | MoreExamples | GuessRule | GiveUp
 
 Kind = Literal["preparing", "start", "examples", "answer", "verdict", "format_error", "ended"]
@@ -309,11 +313,12 @@ class DynamicPicnicGame:
                 vote = await self.master.vote(self.rule.text, item, turn=self.turn + 1)
             record["ask"] = {"item": item, "vote": vote}
         elif isinstance(action, MoreExamples):
-            n = action.n or self.settings.more_default
+            n = self._count(action)
             if self._short_of(n):
                 record["more"] = await self._write_rounds(1, turn=self.turn + 1, until_enough=False)
         elif isinstance(action, GuessRule):
-            record["judge"] = await self.master.judge(self.rule.text, action.text, turn=self.turn + 1)
+            guess = action.text[:MAX_GUESS]
+            record["judge"] = await self.master.judge(self.rule.text, guess, turn=self.turn + 1)
         self._pending = record or None
         return self._pending
 
@@ -340,7 +345,7 @@ class DynamicPicnicGame:
             return self._observe("examples", message="The game has already started.")
         self.turn += 1
         if isinstance(action, GiveUp):
-            self.history.append((PLAYER, action.said or "I give up."))
+            self.history.append((PLAYER, action.said[:MAX_SAID] or "I give up."))
             return self._end("gave_up")
         if isinstance(action, AskItem):
             obs = self._ask(action, pending.get("ask"))
@@ -396,6 +401,11 @@ class DynamicPicnicGame:
         )
 
     # -- preparing ---------------------------------------------------------------------------------------------
+    def _count(self, action: MoreExamples) -> int:
+        """How many items a request gets: its number (at most 50), else the default."""
+        n = action.n if isinstance(action.n, int) and action.n > 0 else self.settings.more_default
+        return min(n, MAX_MORE)
+
     def _short_of(self, n: int) -> bool:
         unseen_pos = sum(1 for e in self._unseen() if e.label is True)
         unseen_neg = sum(1 for e in self._unseen() if e.label is False)
@@ -497,7 +507,7 @@ class DynamicPicnicGame:
     # -- turns ---------------------------------------------------------------------------------------------------
     def _ask(self, action: AskItem, record: dict[str, Any] | None) -> PicnicObservation:
         item = normalize_item(action.item)
-        self.history.append((PLAYER, action.said or f"Can I bring {action.item}?"))
+        self.history.append((PLAYER, action.said[:MAX_SAID] or f"Can I bring {action.item[:MAX_SAID]}?"))
         if not valid_item(item):
             message = "I cannot read an item in that question. Ask: Can I bring ...?"
             self.questions.append({"item": item, "answer": None, "by": "unreadable"})
@@ -529,8 +539,10 @@ class DynamicPicnicGame:
         return self._observe("answer", item=item, answer=entry.label, message=message)
 
     def _more(self, action: MoreExamples) -> PicnicObservation:
-        n = action.n or self.settings.more_default
-        self.history.append((PLAYER, action.said or f"Can I have {n} more example{'s' if n > 1 else ''}?"))
+        n = self._count(action)
+        self.history.append(
+            (PLAYER, action.said[:MAX_SAID] or f"Can I have {n} more example{'s' if n > 1 else ''}?")
+        )
         pos = tuple(self._take(True, n))
         neg = tuple(self._take(False, n)) if self.settings.negatives else ()
         self.seen_pos += len(pos)
@@ -555,15 +567,15 @@ class DynamicPicnicGame:
             # no model to judge words and no predicate to check: not judged, not a turn
             self.turn -= 1
             return self._observe("verdict", verdict=None, message=UNJUDGED)
-        self.history.append((PLAYER, action.said or action.text))
+        self.history.append((PLAYER, action.said[:MAX_SAID] or action.text[:MAX_GUESS]))
         if code_check is not None:
             won, decided_by = code_check, "predicate"
         else:
             won, decided_by = bool(llm), ("llm" if llm is not None else "none")
         self.guesses.append(
             {
-                "text": action.text,
-                "predicate": action.predicate,
+                "text": action.text[:MAX_GUESS],
+                "predicate": (action.predicate or "")[:MAX_SAID] or None,
                 "llm": llm,
                 "votes": None if judged is None else judged.get("votes"),
                 "code_check": code_check,
