@@ -17,10 +17,15 @@ from wason.cli import main
 JUDGE_OPENING = "\nEvaluate whether a user's guessed rule"
 
 
+FIRST_CALLS: list[list[dict[str, Any]]] = []
+
+
 def player(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
     """A scripted model: guesses "add d" from the sequences it has seen, in words first, then as a lambda."""
     if messages[0]["content"].startswith(JUDGE_OPENING):
         return "True."  # a judge that accepts everything (and writes the reference's "wrong" True.)
+    if len(messages) == 2:
+        FIRST_CALLS.append(messages)
     last = messages[-1]["content"]
     if last.startswith("Write the rule you guessed"):
         seen = [m for m in messages if m["role"] == "user" and m["content"].startswith("[[")]
@@ -50,6 +55,12 @@ def test_a_model_run_with_its_judges_and_its_solver_baseline(
         assert main([*args, "--level", "L1", "--n", "4", "--seed", "2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["task"] == "math" and data["summary"]["episodes"] == 4
+    # the published first turn: the system prompt, then str() of the first five sequences
+    system = (
+        Path(__file__).parents[2] / "src/wason/tasks/math_rules/data/test_llm_sys_prompt.txt"
+    ).read_text()
+    assert len(FIRST_CALLS) == 4 and all(m[0] == {"role": "system", "content": system} for m in FIRST_CALLS)
+    assert all(len(ast.literal_eval(m[1]["content"])) == 5 for m in FIRST_CALLS)
     rules = [e["rule"] for e in data["episodes"]]
     adds = sum("adds" in r or "subtracts" in r for r in rules)
     # the model is right exactly on the rules that add a constant; the lenient judge says yes to everything

@@ -285,6 +285,10 @@ class MathFamily(Family[MathRunConfig]):
             f"judges: {judges}"
         )
 
+    def column(self, config: MathRunConfig) -> str:
+        # the paper's Table 2 columns: "Math L1", "Math L2", "Math L3"
+        return f"Math {config.level}"
+
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
         from wason.tasks.math_rules.report import math_json
 
