@@ -96,7 +96,9 @@ def test_a_model_plays_against_a_validating_game_master(
     assert summary["observation"]["end_reason"] == "won"
 
     assert main(["show", str(run.id), "--db", db]) == 0
-    assert "rules rejected by validation (not counted): 0" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "rules rejected by validation (not counted): 0" in shown and "seconds" in shown
+    assert total["seconds"] >= 0.0
     assert main(["show", str(run.id), "--db", db, "--episode", "0"]) == 0
     out = capsys.readouterr().out
     assert "Player: Can I bring a stapler?" in out and "No, you cannot bring stapler." in out

@@ -43,7 +43,10 @@ def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
                     {"rule": m.get("rule_key"), "level": m.get("level"), "reason": m.get("rejection")}
                 )
             else:
-                played[str(m.get("level"))].append(m)
+                turns = store.list_turns(e.id)
+                times = [t["created_at"] for t in turns if t.get("created_at") is not None]
+                seconds = (max(times) - min(times)).total_seconds() if len(times) > 1 else 0.0
+                played[str(m.get("level"))].append({**m, "seconds": seconds})
         elif e.status == "errored":
             errored += 1
         else:
@@ -69,6 +72,8 @@ def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
                 "positives_seen": _mean([float(m["positives_seen"]) for m in ms]),
                 "negatives_seen": _mean([float(m["negatives_seen"]) for m in ms]),
                 "questions": _mean([float(m["questions"]) for m in ms]),
+                # from the first to the last stored turn (the first prompt's call is not in it)
+                "seconds": _mean([float(m["seconds"]) for m in ms]),
                 "gave_up": sum(m["end_reason"] == "gave_up" for m in ms),
                 "out_of_turns": sum(m["end_reason"] == "turns" for m in ms),
                 "llm_judge_yes": sum(bool(m["llm_verdict"]) for m in llm),
@@ -111,6 +116,7 @@ def picnic_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:
             "pos seen",
             "neg seen",
             "asked",
+            "seconds",
             "LLM judge",
             "code",
         ):
@@ -125,6 +131,7 @@ def picnic_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:
                 _num(row["positives_seen"]),
                 _num(row["negatives_seen"]),
                 _num(row["questions"]),
+                _num(row["seconds"]),
                 f"{row['llm_judge_yes']}/{row['llm_judged']}",
                 f"{row['code_check_yes']}/{row['code_checked']}",
             )
