@@ -126,3 +126,19 @@ def test_fill_is_one_pass_and_refuses_a_missing_placeholder() -> None:
     assert prompts.fill("{a} {b}", a="{b}", b="x") == "{b} x"
     with pytest.raises(ValueError, match="placeholder"):
         prompts.fill("no placeholders", a=1)
+
+
+def test_the_harness_texts_are_kept_byte_for_byte() -> None:
+    rule = "Only red items."
+    gm = pack("experiment_gm_system.txt").replace("{secret_rule}", rule)
+    assert _dump(prompts.harness_game_master(rule)) == [("system", gm)]
+    assert gm.count(rule) == 2  # the rule is named twice: the secret and the "Correct!" line
+    writer = (
+        pack("experiment_example_generator.txt").replace("{secret_rule}", rule).replace("{num_examples}", "2")
+    )
+    assert _dump(prompts.harness_example_writer(rule, 2)) == [("user", writer)]
+    validator = prompts.harness_example_validator(rule, ["a", "b"])[0].content
+    assert validator == pack("experiment_example_validator.txt").replace("{secret_rule}", rule).replace(
+        "{examples}", "a, b"
+    )
+    assert '{"validations": [true/false, ...]}' in validator

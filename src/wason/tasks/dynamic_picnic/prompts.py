@@ -205,3 +205,25 @@ PREDICATE_WRITER = (
 
 def predicate_writer(rule: str) -> list[ChatMessage]:
     return [ChatMessage(role="user", content=fill(PREDICATE_WRITER, rule=rule))]
+
+
+# -- the experiment harness's other texts (kept for reproduction; the validated game does not send them) -------
+def harness_game_master(secret_rule: str) -> list[ChatMessage]:
+    """The harness's one game-master chat (``experiment_gm_system.txt``), replaced here by the oracle."""
+    return [
+        ChatMessage(role="system", content=fill(text("experiment_gm_system.txt"), secret_rule=secret_rule))
+    ]
+
+
+def harness_example_writer(secret_rule: str, n: int) -> list[ChatMessage]:
+    """What the harness asked of the player's own model for its first examples (a defect fixed here)."""
+    prompt = fill(text("experiment_example_generator.txt"), secret_rule=secret_rule, num_examples=n)
+    return [ChatMessage(role="user", content=prompt)]
+
+
+def harness_example_validator(secret_rule: str, examples: Sequence[str]) -> list[ChatMessage]:
+    """The harness's validator of those examples; ``{"validations": ...}`` in it is literal text."""
+    prompt = fill(
+        text("experiment_example_validator.txt"), secret_rule=secret_rule, examples=", ".join(examples)
+    )
+    return [ChatMessage(role="user", content=prompt)]
