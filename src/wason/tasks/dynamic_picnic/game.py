@@ -287,15 +287,11 @@ class DynamicPicnicGame:
         self._pending = None
         if self._done or self.by_code:
             return None
-        if self.master is None:
-            raise OracleUnavailable(
-                "this game asks its game-master model, and no model is attached to it here"
-            )
         record: dict[str, Any] = {}
         if not self.prepared:
             if self.unwritten and self.generation is None:
                 written = await write_rule(
-                    self.master,
+                    self._gm(),
                     self.rule.rule_type,
                     existing_texts(self.rule.rule_type),
                     simple=self.rule.level == "L1",
@@ -310,7 +306,7 @@ class DynamicPicnicGame:
             item = normalize_item(action.item)
             vote = None
             if valid_item(item) and item not in self.pool and needs_vote(self.rule.kind, self.program, item):
-                vote = await self.master.vote(self.rule.text, item, turn=self.turn + 1)
+                vote = await self._gm().vote(self.rule.text, item, turn=self.turn + 1)
             record["ask"] = {"item": item, "vote": vote}
         elif isinstance(action, MoreExamples):
             n = self._count(action)
@@ -318,9 +314,17 @@ class DynamicPicnicGame:
                 record["more"] = await self._write_rounds(1, turn=self.turn + 1, until_enough=False)
         elif isinstance(action, GuessRule):
             guess = action.text[:MAX_GUESS]
-            record["judge"] = await self.master.judge(self.rule.text, guess, turn=self.turn + 1)
+            record["judge"] = await self._gm().judge(self.rule.text, guess, turn=self.turn + 1)
         self._pending = record or None
         return self._pending
+
+    def _gm(self) -> GameMaster:
+        # asked only when an action needs the model: a restored game replays its other actions without one
+        if self.master is None:
+            raise OracleUnavailable(
+                "this game asks its game-master model, and no model is attached to it here"
+            )
+        return self.master
 
     def settled(self, action: Any, record: dict[str, Any]) -> None:
         self._pending = record
@@ -424,27 +428,27 @@ class DynamicPicnicGame:
         """Writer rounds, each followed by the panel's votes on the new items; the record holds them all.
         The pool is updated as it goes (the same way :meth:`_apply_writes` rebuilds it on replay) and put back
         as it was, so ``step`` applies the record once."""
-        assert self.master is not None
+        master = self._gm()
         s = self.settings
         saved = dict(self.pool), _Stats(**self.stats.__dict__)
         record: dict[str, Any] = {"writes": [], "votes": {}}
         for round_ in range(rounds):
             known = list(self.pool)
             writes = [
-                await self.master.write(
+                await master.write(
                     self.rule.text, known, self.asked, s.candidates, fits=True, turn=turn, round_=round_
                 )
             ]
             if s.negatives:
                 writes.append(
-                    await self.master.write(
+                    await master.write(
                         self.rule.text, known, self.asked, s.candidates, fits=False, turn=turn, round_=round_
                     )
                 )
             fresh = [i for w in writes for i in w["items"] if i not in self.pool]
             fresh = list(dict.fromkeys(fresh))
             to_vote = [i for i in fresh if needs_vote(self.rule.kind, self.program, i)]
-            votes = await self.master.votes(self.rule.text, to_vote, turn=turn)
+            votes = await master.votes(self.rule.text, to_vote, turn=turn)
             record["writes"] += writes
             record["votes"].update(dict(zip(to_vote, votes, strict=True)))
             self._apply_writes({"writes": writes, "votes": record["votes"]})
