@@ -1,9 +1,10 @@
 """Judging a guessed predicate by code on held-out words, and reading the published LLM judge's reply.
 
-A guess's predicate is compiled in the word language and evaluated on every held-out word (every word of the
-list the player has not been shown). It is **equivalent** when it agrees with the hidden rule on all of them;
-its **accuracy** is the fraction it agrees on. A word on which the predicate errs (``w[9]`` on a short word)
-counts as False, as the language defines.
+A guess's predicate is compiled in the word language and evaluated on every word of the list. Its **accuracy**
+is the fraction of the held-out words (the words the player has not been shown) it agrees with the hidden rule
+on. It is **equivalent** when it agrees on every held-out word and on every example shown too (so that, once the
+examples have used up one side, ``lambda w: False`` cannot pass by agreeing with the negatives left). A word on
+which the predicate errs (``w[9]`` on a short word) counts as False, as the language defines.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class PredicateVerdict(BaseModel):
     agree: int = 0
     accuracy: float | None = None
     errors: int = 0
+    shown_agree: bool | None = None
     counterexamples: list[dict[str, Any]] = []
 
 
@@ -61,17 +63,24 @@ def judge_predicate(truth: npt.NDArray[np.bool_], source: str, heldout: Sequence
     words = vocabulary()
     agree = errors = 0
     counter: list[dict[str, Any]] = []
-    for i in heldout:
-        outcome = program.evaluate(words[i])
+    held = set(heldout)
+    shown_agree = True
+    for i, word in enumerate(words):
+        outcome = program.evaluate(word)
+        right = outcome.value == bool(truth[i])
+        if i not in held:
+            shown_agree = shown_agree and right
+            continue
         errors += outcome.error is not None
-        if outcome.value == bool(truth[i]):
+        if right:
             agree += 1
         elif len(counter) < MAX_COUNTEREXAMPLES:
-            counter.append({"word": words[i], "rule": bool(truth[i]), "guess": outcome.value})
-    n = len(heldout)
+            counter.append({"word": word, "rule": bool(truth[i]), "guess": outcome.value})
+    n = len(held)
     return PredicateVerdict(
         source=source,
-        equivalent=n > 0 and agree == n,
+        equivalent=n > 0 and agree == n and shown_agree,
+        shown_agree=shown_agree,
         heldout=n,
         agree=agree,
         accuracy=agree / n if n else None,

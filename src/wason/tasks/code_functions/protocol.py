@@ -31,6 +31,7 @@ from wason import ChatMessage
 from wason.core.game import Malformed
 from wason.sandbox import GuessRejected, compile_word_rule
 from wason.tasks.code_functions.game import (
+    MAX_MORE,
     Action,
     GiveUp,
     Guess,
@@ -116,9 +117,7 @@ def api_message(name: str, positives: tuple[str, ...], negatives: tuple[str, ...
 
 _LAMBDA = re.compile(r"lambda\s+[A-Za-z_]\w*\s*:")
 _GIVE_UP = re.compile(r"^\W*(?:i\s+)?give\s+up\W*$", re.IGNORECASE)
-_MORE = re.compile(
-    r"^\W*(?:i\s+(?:would|'d)\s+like\s+|please\s+)?(?:request\s+)?more(?:\s+(\d{1,9}))?\b", re.I
-)
+_MORE = re.compile(r"^\W*(?:i\s+(?:would|'d)\s+like\s+|please\s+)?(?:request\s+)?more(?:\s+(\d+))?\b", re.I)
 _QUIZ_LINE = re.compile(
     r"^[\s*#>-]*(\d{1,3})\s*[.):]?\s*(?:[A-Za-z]+\s*[:=\-\u2013\u2014]\s*)?\**\s*(yes|no)\b", re.I
 )
@@ -131,10 +130,9 @@ def find_predicate(reply: str) -> str | None:
     found = None
     for m in _LAMBDA.finditer(text):
         rest = text[m.start() :].split("\n", 1)[0]
-        candidates = [rest]
+        candidates = [rest.rstrip(" \t.,;'\"`*"), rest]
         if "`" in rest:
             candidates.insert(0, rest.split("`", 1)[0])
-        candidates.append(rest.rstrip(" \t.,;'\"`*"))
         for candidate in candidates:
             try:
                 compile_word_rule(candidate.strip())
@@ -155,7 +153,7 @@ def parse_play(reply: str, *, allow_more: bool) -> Action | Malformed:
     if allow_more:
         m = _MORE.match(text)
         if m and len(text.split()) <= 8:
-            return More(int(m.group(1)) if m.group(1) else DEFAULT_MORE)
+            return More(min(int(m.group(1)[:12]), MAX_MORE) if m.group(1) else DEFAULT_MORE)
     return Guess(text=text, predicate=find_predicate(text))
 
 

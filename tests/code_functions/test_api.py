@@ -1,0 +1,85 @@
+"""The guess-the-rule game API shape: create, more examples, validate a guess (code-judged), no early rule."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from wason.tasks.code_functions.family import FAMILY, CodeFunctionsApi, rule_from_item
+from wason.tasks.code_functions.game import GiveUp, Guess, More, Observation
+
+
+def test_create_gives_a_code_judged_game_of_the_level() -> None:
+    api = FAMILY.game_api()
+    assert isinstance(api, CodeFunctionsApi) and api.game_name == "code_functions_picnic"
+    config, (key, item) = api.create("L2", 3, 17)
+    assert config.level == "L2" and config.initial == 3 and config.judges == ["predicate"]
+    assert config.max_turns is None and config.protocol == "api" and FAMILY.oracle(config) is None
+    assert rule_from_item(item).level == "L2"
+    assert api.create("L2", 3, 17)[1] == (key, item)
+    for bad, field in (
+        (("L4", 1, 0), "difficulty"),
+        (("L1", 0, 0), "num_init_examples"),
+        (("L1", 500, 0), "num_init_examples"),
+    ):
+        with pytest.raises(ValueError, match=field):
+            api.create(*bad)
+    assert api.more(4) == More(4)
+    with pytest.raises(ValueError, match="n_examples"):
+        api.more(0)
+    assert api.guess("give up") == GiveUp()
+    assert api.guess("starts with s: lambda w: w[0] == 's'") == Guess(
+        "starts with s: lambda w: w[0] == 's'", "lambda w: w[0] == 's'"
+    )
+    assert api.guess("starts with s") == Guess("starts with s")
+
+
+def test_views_never_hold_the_rule() -> None:
+    api = CodeFunctionsApi()
+    _, (_, item) = api.create("L1", 2, 5)
+    rule = item["rule"]
+    views = [
+        api.view(Observation(kind="start", positives=("apple",), negatives=("tree",)), False),
+        api.view(Observation(kind="wrong", reason="your predicate could not be used: x"), False),
+        api.view(Observation(kind="ask_predicate"), False),
+        api.view(Observation(kind="ended", status="won"), True),
+        api.view(Observation(kind="ended", status="lost", reason="gave up"), True),
+    ]
+    assert views[0]["system_message"].startswith("Let's play the game 'going on a picnic'.")
+    assert views[0]["positive_examples"] == ["apple"] and views[0]["guess_result"] is None
+    assert views[1]["guess_result"] is False and views[3]["guess_result"] is True
+    assert "lambda w" in views[2]["system_message"]
+    for view in views:
+        text = json.dumps(view)
+        assert rule["source"] not in text and rule["text"] not in text
+    assert rule["source"] in api.rule_text(item)
+
+
+def test_a_game_played_through_the_python_api(tmp_path: Path) -> None:
+    games_module = pytest.importorskip("wason.games")
+    games = games_module.Games(f"sqlite:///{tmp_path / 'api.db'}")
+    created = asyncio.run(games.create("code_functions_picnic", "L1", "2", seed=3))
+    game_id = created["game_uuid"]
+    assert created["status"] == "ongoing" and len(created["positive_examples"]) == 2
+    assert "rule" not in created
+    more = asyncio.run(games.more(game_id, 3))
+    assert len(more["positive_examples"]) == 3 and len(more["negative_examples"]) == 3
+    with pytest.raises(games_module.RuleHidden):
+        asyncio.run(games.summary(game_id, include_rule=True))
+    wrong = asyncio.run(games.validate_guess(game_id, "lambda w: False"))
+    assert wrong["status"] == "ongoing" and wrong["guess_result"] is False
+    asked = asyncio.run(games.validate_guess(game_id, "I think it is about vowels"))
+    assert asked["guess_result"] is None and "lambda w" in asked["system_message"]
+    # the solver's answer for this game (the generated rule of seed 3), sent as a predicate
+    from wason.tasks.code_functions.grammar import generate_rules
+
+    rule = generate_rules("L1", 3, 1)[0]
+    won = asyncio.run(games.validate_guess(game_id, rule.source))
+    assert won["status"] == "won" and won["guess_result"] is True
+    summary = asyncio.run(games.summary(game_id))
+    assert summary["rule"].endswith(f"({rule.source})") and summary["total_pos_examples_shown"] == 5
+    with pytest.raises(games_module.GameOver):
+        asyncio.run(games.more(game_id, 1))
