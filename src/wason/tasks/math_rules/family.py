@@ -75,7 +75,8 @@ class MathRunConfig(RunSettings):
     )
     refill: bool = Field(
         default=True,
-        description="every turn brings new sequences, after a guess too, as the published harness did",
+        description="every turn brings new sequences, a guess's too, as the published harness did "
+        "(--no-refill: only More brings them)",
     )
     judges: list[str] = Field(
         default_factory=lambda: ["expression", "quiz", "llm"],
@@ -83,7 +84,9 @@ class MathRunConfig(RunSettings):
         "quiz (the player continues fresh sequences), llm (the published judge, 3 votes)",
     )
     ask_expression: bool = Field(
-        default=True, description="ask for the expression after a guess in words that has none"
+        default=True,
+        description="after a guess in words, ask once for its expression (--no-ask-expression: the LLM judge "
+        "alone reads words, flagged)",
     )
     ask_lambda: bool = Field(
         default=False,
