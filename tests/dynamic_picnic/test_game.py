@@ -341,3 +341,22 @@ def test_hostile_actions_are_bounded() -> None:
     obs = game.step(GuessRule(text=huge, predicate="lambda w: " + "(" * 500 + ")" * 500, said=huge))
     assert obs.kind == "verdict" and game.guesses[-1]["code_check"] is False
     assert len(game.guesses[-1]["text"]) == 1_000
+
+
+def test_unreadable_validator_replies_never_validate_an_item() -> None:
+    class Garbled(ScriptedMaster):
+        def reply(self, messages: Any) -> str:
+            text = super().reply(messages)
+            return (
+                "Sure! [your final answer: Correct!]... or Incorrect."
+                if text.startswith(("Correct", "Incorrect"))
+                else text
+            )
+
+    master = Garbled(fits=SCHOOL, positives="pencil, eraser, ruler, glue", negatives="banana, cactus")
+    game = make(rule_starting(CLASSROOM), master)
+    observations, records = play(game, [Begin()])
+    votes = records[0]["prepare"]["votes"]
+    assert votes and all(v["votes"] == [None, None, None] and not v["unanimous"] for v in votes.values())
+    assert observations[-1].end_reason == "rule_rejected" and game.stats.undecided == len(votes)
+    assert game.stats.writer_calls == 4  # both rounds were tried

@@ -151,3 +151,34 @@ def test_the_game_master_calls_use_its_own_temperature() -> None:
     assert gm.temperatures and set(gm.temperatures) == {1.0}
     with pytest.raises(ValueError, match="game_master_temperature"):
         DynamicPicnicRunConfig(model="m", game_master_temperature=3.0)
+
+
+def test_a_failed_game_master_errors_the_episode_and_resume_repeats_no_finished_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'resume.db'}"
+    gm = master()
+    state = {"judge_up": False, "requests": 0}
+    inner = openai_reply(gm, player)
+
+    def flaky(messages: list[Any], body: dict[str, Any]) -> str:
+        state["requests"] += 1
+        if messages[0]["content"].startswith("You are an expert at identifying") and not state["judge_up"]:
+            raise ConnectionError("the judge is down")
+        return inner(messages, body)
+
+    with FakeOpenAIServer(flaky) as server:
+        args = ["eval", "dynamic-picnic", "--model", "vllm:fake", "--base-url", server.base_url, "--db", db]
+        assert main([*args, "--ids", str(CLASSROOM.id), "--retries", "0", "--timeout", "5", "--json"]) == 1
+        first = json.loads(capsys.readouterr().out)
+        assert first["errored"] == 1
+        before = state["requests"]
+        panel_before = gm.count("panel")
+        state["judge_up"] = True
+        assert main(["eval", "--resume", str(first["run"]), "--db", db, "--json"]) == 0
+    resumed = json.loads(capsys.readouterr().out)
+    assert resumed["levels"][-1]["won"] == 1 and resumed["errored"] == 0
+    # the replayed episode's first three player calls, the writers and the panel came from the cache: new are
+    # the judge's six votes (two guesses) and the player's last reply, which the failure came before
+    assert gm.count("panel") == panel_before and gm.count("judge") == 6
+    assert state["requests"] - before == 6 + 1
