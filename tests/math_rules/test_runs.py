@@ -69,6 +69,7 @@ def test_a_model_run_with_its_judges_and_its_solver_baseline(
     # every guess of a lost game (the model keeps guessing "add d" until its turns run out) is a disagreement
     assert 0 < adds < 4 and data["summary"]["llm_disagreements"] == data["summary"]["guesses"] - adds
     assert data["summary"]["guesses_without_expression"] == data["summary"]["guesses"]
+    assert data["summary"]["seconds"] >= 0.0  # the lost games took several turns
     (baseline,) = data["baselines"]
     assert baseline["player"] == "solver" and baseline["summary"]["wins"]["k"] == 4
     assert main(["show", "1", "--db", db]) == 0

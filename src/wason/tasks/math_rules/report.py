@@ -45,6 +45,7 @@ class MathNumbers(BaseModel):
     guesses: int
     guesses_without_expression: int
     llm_disagreements: int
+    seconds: float | None
 
 
 class MathEpisodeRow(BaseModel):
@@ -98,7 +99,15 @@ def math_protocol(config: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def summarize(eps: Sequence[EpisodeRow], judges: Sequence[str]) -> dict[str, Any]:
+def _seconds(store: RunReader, episode: EpisodeRow) -> float | None:
+    """A game's time: from its first to its last stored turn (its start is not stored)."""
+    times = [t["created_at"] for t in store.list_turns(episode.id) if t.get("created_at") is not None]
+    return float((max(times) - min(times)).total_seconds()) if len(times) > 1 else None
+
+
+def summarize(
+    eps: Sequence[EpisodeRow], judges: Sequence[str], seconds: Sequence[float | None] = ()
+) -> dict[str, Any]:
     """The numbers of a set of episodes; errored episodes count as losses in ``n`` (and apart)."""
     done = [e for e in eps if e.status == "completed"]
     metrics = [e.metrics or {} for e in done]
@@ -119,6 +128,7 @@ def summarize(eps: Sequence[EpisodeRow], judges: Sequence[str]) -> dict[str, Any
         "guesses": len(guesses),
         "guesses_without_expression": sum(len(m.get("guesses_without_expression") or []) for m in metrics),
         "llm_disagreements": sum(int(m.get("llm_disagreements") or 0) for m in metrics),
+        "seconds": _mean(list(seconds)),
     }
 
 
@@ -131,7 +141,7 @@ def math_json(store: RunReader, run_id: int) -> MathRunReport:
         {
             **run_header(run),
             "protocol": math_protocol(run.config),
-            "summary": summarize(eps, judges),
+            "summary": summarize(eps, judges, [_seconds(store, e) for e in eps if e.status == "completed"]),
             "calls": store.call_totals(run_id),
             "episodes": [
                 {
@@ -178,7 +188,7 @@ def math_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType
     )
     for col in ("run", "player", "wins", *(JUDGE_NAMES[j] for j in ("expression", "quiz", "llm"))):
         table.add_column(col, justify="right" if col != "player" else "left", no_wrap=col != "player")
-    for col in ("turns", "to solve", "sequences", "quiz acc.", "errored"):
+    for col in ("turns", "to solve", "sequences", "quiz acc.", "seconds", "errored"):
         table.add_column(col, justify="right")
     for data in runs:
         s = data["summary"]
@@ -191,6 +201,7 @@ def math_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType
             _num(s["turns_to_solution"]),
             _num(s["sequences_seen"]),
             _num(s["quiz_accuracy"], 2),
+            _num(s["seconds"], 2),
             str(s["errored"]),
         )
     notes = []
