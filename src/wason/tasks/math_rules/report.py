@@ -186,23 +186,33 @@ def math_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType
         title=f"Run {first['run']}: math sequences {first['config'].get('level')} ({first['protocol']}); "
         "k/n [95% Wilson interval]"
     )
-    for col in ("run", "player", "wins", *(JUDGE_NAMES[j] for j in ("expression", "quiz", "llm"))):
-        table.add_column(col, justify="right" if col != "player" else "left", no_wrap=col != "player")
-    for col in ("turns", "to solve", "sequences", "quiz acc.", "seconds", "errored"):
+    judges = Table(title="Judges of the last guess, beside the code's verdict (the expression decides)")
+    for t in (table, judges):
+        t.add_column("run", justify="right")
+        t.add_column("player")
+    table.add_column("wins", justify="right", no_wrap=True)
+    for col in ("turns", "to solve", "sequences", "seconds", "errored"):
         table.add_column(col, justify="right")
+    for name in ("expression", "quiz", "llm"):
+        judges.add_column(JUDGE_NAMES[name], justify="right", no_wrap=True)
+    judges.add_column("quiz acc.", justify="right")
     for data in runs:
         s = data["summary"]
         table.add_row(
             str(data["run"]),
             _who(data),
             _cell(s["wins"]),
-            *(_cell(s["judges"].get(j)) for j in ("expression", "quiz", "llm")),
             _num(s["turns"]),
             _num(s["turns_to_solution"]),
             _num(s["sequences_seen"]),
-            _num(s["quiz_accuracy"], 2),
             _num(s["seconds"], 2),
             str(s["errored"]),
+        )
+        judges.add_row(
+            str(data["run"]),
+            _who(data),
+            *(_cell(s["judges"].get(j)) for j in ("expression", "quiz", "llm")),
+            _num(s["quiz_accuracy"], 2),
         )
     notes = []
     s = first["summary"]
@@ -214,7 +224,7 @@ def math_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType
         )
     if s["llm_disagreements"]:
         notes.append(f"the LLM judge disagreed with the code on {s['llm_disagreements']} guesses")
-    return [table, *(Text(n) for n in notes)]
+    return [table, judges, *(Text(n) for n in notes)]
 
 
 def math_transcript(data: dict[str, Any], player: str) -> RenderableType:
