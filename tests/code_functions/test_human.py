@@ -1,0 +1,51 @@
+"""A person at the terminal plays a whole game."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+
+from wason.core.game import PlayerLeft
+from wason.tasks.code_functions.game import CodeFunctionsGame, GameSettings
+from wason.tasks.code_functions.grammar import grammar_rule
+from wason.tasks.code_functions.human import CodeFunctionsHumanPlayer
+from wason.tasks.code_functions.judge import rule_truth
+
+
+def scripted(lines: list[str]) -> tuple[CodeFunctionsHumanPlayer, list[str]]:
+    feed: Iterator[str] = iter(lines)
+    out: list[str] = []
+
+    def read(prompt: str) -> str:
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    return CodeFunctionsHumanPlayer(read=read, write=out.append), out
+
+
+def test_a_person_asks_for_more_guesses_and_answers_the_quiz() -> None:
+    rule = grammar_rule("one", ["first_vowel"], "L1")
+    game = CodeFunctionsGame(rule, rule_truth(rule), GameSettings(seed=1, max_turns=None, quiz_size=2))
+    player, out = scripted(
+        ["help", "more x", "more 3", "words", "guess", "guess starts with a vowel", "lambda w: w[0] in 'aeiou'"]
+        + ["y", "n"]
+    )
+    obs = game.start()
+    while not game.done:
+        obs = game.step(asyncio.run(player.act(obs)).action)
+    text = "\n".join(out)
+    assert "more N: N is a number" in text and "guess TEXT: say the rule" in text
+    assert text.count("I can bring: ") >= 3 and game.outcome().metrics["requests"] == 1
+    assert game.outcome().success and game.outcome().metrics["turns"] == 2
+
+
+def test_closing_the_input_leaves_the_game() -> None:
+    rule = grammar_rule("one", ["first_vowel"], "L1")
+    game = CodeFunctionsGame(rule, rule_truth(rule), GameSettings(seed=1))
+    player, _ = scripted([])
+    with pytest.raises(PlayerLeft):
+        asyncio.run(player.act(game.start()))
