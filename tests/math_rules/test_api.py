@@ -72,3 +72,27 @@ def test_a_client_plays_a_game_to_the_end_and_sees_the_rule_only_then(tmp_path: 
         assert summary["rule"] == rule.text() and summary["total_pos_examples_shown"] >= 2
 
     asyncio.run(play())
+
+
+@pytest.mark.parametrize(
+    "values", [5, "12", [["x"]], [[1.5]], [[True]], [[1] * 101], [[1]] * 101, [{"a": 1}]]
+)
+def test_stored_quiz_answers_are_checked(values: object) -> None:
+    with pytest.raises(ValueError, match="values"):
+        FAMILY.actions.decode({"type": "QuizAnswer", "values": values})
+
+
+def test_stored_actions_round_trip() -> None:
+    from wason.tasks.math_rules.game import ExpressionAnswer, QuizAnswer
+
+    for action in (
+        More(),
+        More(3),
+        Guess("x", "lambda v, i: v"),
+        GiveUp(),
+        ExpressionAnswer("v"),
+        QuizAnswer(((1, 2), None)),
+    ):
+        assert FAMILY.actions.decode(FAMILY.actions.encode(action)) == action
+    with pytest.raises(ValueError):
+        FAMILY.actions.decode({"type": "Guess", "text": 5})

@@ -194,7 +194,19 @@ def _examples(item: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
 
 def _decode_quiz(data: dict[str, Any]) -> QuizAnswer:
     values = data.get("values") or ()
-    return QuizAnswer(tuple(tuple(int(t) for t in v) if v is not None else None for v in values))
+    try:
+        if not isinstance(values, list | tuple) or len(values) > 100:
+            raise TypeError
+        out = []
+        for v in values:
+            if v is not None and (not isinstance(v, list | tuple) or len(v) > 100):
+                raise TypeError
+            if v is not None and any(isinstance(t, bool) or not isinstance(t, int) for t in v):
+                raise TypeError
+            out.append(tuple(int(t) for t in v) if v is not None else None)
+    except TypeError:
+        raise ValueError("values: a list of lists of integers (or null), at most 100 of each") from None
+    return QuizAnswer(tuple(out))
 
 
 class OracleUnavailable(ExternalFailure):
