@@ -136,3 +136,17 @@ def test_a_lexical_rule_without_a_valid_predicate_is_rejected_with_the_reason() 
     assert (kind, reason) == ("semantic", None)
     with pytest.raises(ValueError, match="ids"):
         get_rule(411)
+
+
+def test_the_rules_command_states_the_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    from wason.cli import main
+
+    assert main(["dynamic-picnic", "rules", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["pool"]["total"]["total"] == 319 and data["playable"]["total"]["total"] == 263
+    assert len(data["rejected"]) == 56 and data["kinds"] == {"lexical": 12, "mixed": 28, "semantic": 223}
+    assert main(["dynamic-picnic", "rules", "--pool", "published", "--relational"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "published pool with relational rules: 410 rules" in out and "rejected before play: 57" in out
+    )  # 56, and one pair rule about letters

@@ -293,6 +293,8 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
     players = ("llm",)
     playable = True
 
+    commands = "Dynamic Picnic tools"
+
     _codec = ActionCodec(Begin, AskItem, MoreExamples, GuessRule, GiveUp)
 
     @property
@@ -395,6 +397,50 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
 
     def game_api(self) -> GameApi:
         return PicnicGameApi()
+
+    def add_commands(self, parser: Any) -> None:
+        sub = parser.add_subparsers(dest="family_command", required=True, parser_class=type(parser))
+        rules = sub.add_parser(
+            "rules", help="the published rules: counts per type, level and kind; rejections"
+        )
+        rules.add_argument("--pool", choices=("distinct", "published"), default="distinct")
+        rules.add_argument("--relational", action="store_true", help="keep the relational rules")
+        rules.add_argument(
+            "--list", action="store_true", help="one line per rule: id, type, level, kind, why not"
+        )
+        rules.add_argument("--json", action="store_true")
+
+    def run_command(self, args: Any, write: Any) -> int:
+        import json
+
+        from wason.tasks.dynamic_picnic.rules import counts, kind_counts
+
+        pool = rule_pool(args.pool, relational=args.relational)
+        played = [r for r in pool if playable(r, relational=args.relational)]
+        rejected = [r for r in pool if not playable(r, relational=args.relational)]
+        if args.json:
+            data = {
+                "pool": counts(pool),
+                "playable": counts(played),
+                "kinds": dict(kind_counts(played)),
+                "rejected": [{"id": r.id, "level": r.level, "reason": r.rejection} for r in rejected],
+            }
+            write(json.dumps(data, indent=2))
+            return 0
+        if args.list:
+            for r in pool:
+                why = f"  rejected: {r.rejection}" if r in rejected else ""
+                write(f"{r.id:4d} {r.rule_type:15s} {r.level} {r.kind:8s} {r.text}{why}")
+            return 0
+        table = counts(pool)
+        write(f"{args.pool} pool{' with relational rules' if args.relational else ''}: {len(pool)} rules")
+        for name, row in table.items():
+            write(
+                f"  {name:15s} L1 {row['L1']:3d}  L2 {row['L2']:3d}  L3 {row['L3']:3d}  total {row['total']:3d}"
+            )
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(kind_counts(played).items()))
+        write(f"playable: {len(played)} ({kinds}); rejected before play: {len(rejected)}")
+        return 0
 
 
 class PicnicGameApi(GameApi):
