@@ -269,10 +269,12 @@ class DynamicPicnicGame:
             return self._end("rule_rejected")
         if not self.by_code:
             return PicnicObservation(kind="preparing", turns_left=self._turns_left(), message=PREPARING)
-        assert self.program is not None  # by_code implies a lexical rule with a program (checked above)
+        program = self.program
+        if program is None:  # by code only lexical rules with a program get here (_set_rule rejects the rest)
+            raise RuntimeError("a rule played by code has no predicate")
         s = self.settings
         pos, neg, provenance = vocab.draw(
-            self.program,
+            program,
             self.seed,
             s.min_positives + 4 * s.init_examples,
             s.min_negatives + 4 * s.init_examples,
