@@ -182,3 +182,10 @@ def test_a_failed_game_master_errors_the_episode_and_resume_repeats_no_finished_
     # the judge's six votes (two guesses) and the player's last reply, which the failure came before
     assert gm.count("panel") == panel_before and gm.count("judge") == 6
     assert state["requests"] - before == 6 + 1
+
+
+def test_runs_fill_the_papers_table_columns() -> None:
+    from wason.tasks.dynamic_picnic.family import FAMILY, DynamicPicnicRunConfig
+
+    assert FAMILY.column(DynamicPicnicRunConfig(level="L2")) == "DP L2"
+    assert FAMILY.column(DynamicPicnicRunConfig()) == "Dynamic Picnic"
