@@ -30,10 +30,9 @@ def scripted(lines: list[str]) -> tuple[CodeFunctionsHumanPlayer, list[str]]:
 def test_a_person_asks_for_more_guesses_and_answers_the_quiz() -> None:
     rule = grammar_rule("one", ["first_vowel"], "L1")
     game = CodeFunctionsGame(rule, rule_truth(rule), GameSettings(seed=1, max_turns=None, quiz_size=2))
-    player, out = scripted(
-        ["help", "more x", "more 3", "words", "guess", "guess starts with a vowel", "lambda w: w[0] in 'aeiou'"]
-        + ["y", "n"]
-    )
+    lines = ["help", "more x", "more 3", "words", "guess", "guess starts with a vowel"]
+    lines += ["lambda w: w[0] in 'aeiou'", "y", "n"]
+    player, out = scripted(lines)
     obs = game.start()
     while not game.done:
         obs = game.step(asyncio.run(player.act(obs)).action)

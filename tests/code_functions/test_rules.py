@@ -85,6 +85,7 @@ def test_generated_rules_are_seeded_balanced_distinct_and_of_their_level(level: 
         check = rule.provenance["balance"]
         assert 4 < check["sample_true"] < 46 and check["published_ok"] and check["vocabulary_ok"]
         assert rule.provenance["generator"] == "code-functions-grammar" and rule.provenance["seed"] == 7
+        assert rule.provenance["min_effect"] >= 0.01  # every atom decides at least 1% of the words
         extensions.add(truth.tobytes())
         program = compile_word_rule(rule.source)  # the predicate the player is judged against
         sample = vocabulary()[::97]
@@ -121,6 +122,18 @@ def test_the_balance_check_is_the_published_one_on_fifty_words() -> None:
         and not check.vocabulary_ok
         and "of the word list (needs 10%-90%)" in (check.reason() or "")
     )
+
+
+def test_an_atom_that_decides_almost_nothing_is_a_simpler_rule_in_disguise() -> None:
+    from wason.tasks.code_functions.grammar import ATOM_INDEX, effect
+
+    table = atom_table()
+    atoms = [table[ATOM_INDEX[a]] for a in ("len_ge_6", "palindrome", "third_vowel")]
+    # (at least 6 letters and a palindrome) or third letter a vowel: the first part holds for almost no word
+    assert effect("and_or", atoms) < 0.001
+    atoms = [table[ATOM_INDEX[a]] for a in ("len_ge_6", "first_vowel", "third_vowel")]
+    assert effect("and_or", atoms) > 0.01
+    assert effect("one", atoms[:1]) == 1.0
 
 
 def test_grammar_rules_read_as_text_and_predicate() -> None:

@@ -80,6 +80,19 @@ def test_a_model_run_with_the_published_judge_and_the_solver_baseline(
     )
     player = [c for c in calls if c not in judge_calls]
     assert all(c["messages"][0]["content"] == load_text("player_system.txt") for c in player)
+    # the first turn is the system message and the published prompt with the first two pairs, byte for byte
+    for episode in store.list_episodes(data["run"]):
+        first = store.list_calls(episode_id=episode.id)[0]["messages"]
+        shown = (episode.metrics or {})["positives"][:2], (episode.metrics or {})["negatives"][:2]
+        assert first == [
+            {"role": "system", "content": load_text("player_system.txt")},
+            {
+                "role": "user",
+                "content": load_text("player_guess_as_run_c7cb4c96.txt")
+                .replace("{examples[0]}", ", ".join(shown[0]))
+                .replace("{examples[1]}", ", ".join(shown[1])),
+            },
+        ]
     # after the wrong guess the published prompt comes again, with the new pair among the examples
     second = next(c for c in player if sum(m["role"] == "assistant" for m in c["messages"]) == 2)
     prompt = second["messages"][-1]["content"]

@@ -33,7 +33,7 @@ import numpy.typing as npt
 from wason.tasks.code_functions.vocabulary import vocabulary
 
 GENERATOR = "code-functions-grammar"
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 LEVELS = ("L1", "L2", "L3")
 VOWELS = "aeiou"
 
@@ -519,13 +519,39 @@ def balance(truth: npt.NDArray[np.bool_], seed: int | str) -> Balance:
 
 # -- generation ----------------------------------------------------------------------------------------------
 MAX_DRAWS = 10_000
+MIN_EFFECT = 0.01
+"""Each atom of a rule of two or more must decide at least this share of the word list (see :func:`effect`)."""
+
+
+def effect(shape: str, values: Sequence[npt.NDArray[np.bool_]]) -> float:
+    """The smallest share of the word list on which the rule differs from itself with one atom fixed to true,
+    or to false. A rule with an atom of small effect is a simpler rule in disguise (``(has at least 6 letters
+    and is a palindrome) or ...`` is ``...`` but for a word or two): it is a rule of the level below that no
+    number of examples is likely to tell apart, the word-list analogue of the reference's compound categories
+    that equal one of their own parts."""
+    if len(values) < 2:
+        return 1.0
+    truth = np.asarray(combine(shape, values), dtype=bool)
+    ones = np.ones_like(truth)
+    zeros = np.zeros_like(truth)
+    smallest = 1.0
+    for i in range(len(values)):
+        as_true = np.asarray(
+            combine(shape, [ones if j == i else v for j, v in enumerate(values)]), dtype=bool
+        )
+        as_false = np.asarray(
+            combine(shape, [zeros if j == i else v for j, v in enumerate(values)]), dtype=bool
+        )
+        smallest = min(smallest, float((truth != as_true).mean()), float((truth != as_false).mean()))
+    return smallest
 
 
 def generate_rules(level: str, seed: int, n: int) -> list[Rule]:
     """``n`` distinct balanced rules of ``level``, drawn with ``seed`` (same seed, same rules).
 
     Each draw picks a shape of the level, then atoms of distinct kinds uniformly; a draw that is unbalanced,
-    or whose extension equals an earlier rule's, is skipped (and counted in the provenance).
+    that has an atom deciding less than :data:`MIN_EFFECT` of the words, or whose extension equals an earlier
+    rule's, is skipped.
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
@@ -535,7 +561,7 @@ def generate_rules(level: str, seed: int, n: int) -> list[Rule]:
     table = atom_table()
     seen: set[bytes] = set()
     out: list[Rule] = []
-    skipped = {"unbalanced": 0, "duplicate": 0}
+    skipped = {"unbalanced": 0, "weak_atom": 0, "duplicate": 0}
     for draw in range(MAX_DRAWS):
         if len(out) == n:
             break
@@ -547,10 +573,15 @@ def generate_rules(level: str, seed: int, n: int) -> list[Rule]:
             if ATOMS[i].kind not in kinds:
                 atoms.append(i)
                 kinds.add(ATOMS[i].kind)
-        truth = np.asarray(combine(shape, [table[i] for i in atoms]), dtype=bool)
+        values = [table[i] for i in atoms]
+        truth = np.asarray(combine(shape, values), dtype=bool)
         check = balance(truth, f"{level}|{seed}|{draw}")
         if not check.ok:
             skipped["unbalanced"] += 1
+            continue
+        weakest = effect(shape, values)
+        if weakest < MIN_EFFECT:
+            skipped["weak_atom"] += 1
             continue
         digest = hashlib.sha256(np.packbits(truth).tobytes()).digest()
         if digest in seen:
@@ -565,6 +596,7 @@ def generate_rules(level: str, seed: int, n: int) -> list[Rule]:
             "n": n,
             "draw": draw,
             "balance": check.to_json(),
+            "min_effect": round(weakest, 6),
         }
         out.append(grammar_rule(shape, [ATOMS[i].id for i in atoms], level, provenance))
     if len(out) < n:

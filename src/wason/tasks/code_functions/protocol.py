@@ -194,8 +194,6 @@ class CodeFunctionsProtocol:
         """The first user message, after the system message: the first examples."""
         return self.feedback(observation)
 
-    opening = first_message
-
     def parse(self, reply: str) -> Action | Malformed:
         if self._expect == "predicate":
             return parse_predicate(reply)

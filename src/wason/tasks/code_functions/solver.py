@@ -5,8 +5,10 @@ every pair of atoms of different kinds joined by ``and`` / ``or`` at L2; every t
 four L3 shapes, and every ``xor`` pair, at L3), whatever their balance. Each labelled word removes the
 hypotheses that disagree with it. Once the survivors fall into one class by extension on the words not yet
 shown (they agree on every held-out word), it guesses that class's simplest rule; until then it asks for more
-examples, doubling the request each time. When the turns run out first, it guesses the largest class (the most
-hypotheses, so the most probable under the generator's uniform draw). It never reads the hidden rule.
+examples, doubling the request each time (25, 50, 100, then 100 pairs). When the turns run out first, it guesses the
+largest class (the most hypotheses, so the most probable under the generator's uniform draw) among the classes
+holding a rule the generator could have drawn (balanced on the word list, no atom of small effect). It never
+reads the hidden rule.
 """
 
 from __future__ import annotations
@@ -22,16 +24,20 @@ from wason.core.game import Move
 from wason.tasks.code_functions.game import MAX_MORE, GiveUp, Guess, More, Observation, QuizAnswer
 from wason.tasks.code_functions.grammar import (
     ATOMS,
+    MIN_EFFECT,
     SHAPES,
+    VOCABULARY_HIGH,
+    VOCABULARY_LOW,
     atom_table,
     combine,
+    effect,
     grammar_rule,
 )
 from wason.tasks.code_functions.vocabulary import vocabulary_index
 
 CLASS_LIMIT = 4000
 """Survivors are grouped by extension only when at most this many remain."""
-FIRST_REQUEST = 8
+FIRST_REQUEST = 25
 SHAPE_CODES = ("one", "and", "or", "and3", "or3", "and_or", "or_and", "xor")
 
 
@@ -122,6 +128,16 @@ class VersionSpace:
                 groups.setdefault(packed[k].tobytes(), []).append(start + k)
         return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
 
+    def plausible(self, index: int) -> bool:
+        """Whether survivor ``index`` is a rule the generator could have drawn: true on 10%-90% of the word list,
+        every atom deciding at least :data:`~wason.tasks.code_functions.grammar.MIN_EFFECT` of it (the
+        generator's published filters; the solver's prior, not the hidden rule)."""
+        shape = SHAPE_CODES[int(self.shape[index])]
+        values = [self.table[int(i)] for i in self.atoms[index] if i >= 0]
+        truth = np.asarray(combine(shape, values), dtype=bool)
+        fraction = float(truth.mean())
+        return VOCABULARY_LOW <= fraction <= VOCABULARY_HIGH and effect(shape, values) >= MIN_EFFECT
+
     def rule(self, index: int) -> tuple[str, str]:
         """The text and predicate of survivor ``index``."""
         shape = SHAPE_CODES[int(self.shape[index])]
@@ -167,7 +183,10 @@ class CodeFunctionsSolver:
         classes = self.space.classes() if len(self.space) <= CLASS_LIMIT else None
         meta = {"survivors": len(self.space), "classes": None if classes is None else len(classes)}
         if classes is not None and (len(classes) == 1 or last_turn or observation.available == 0):
-            chosen = min(classes[0], key=lambda i: (int(self.space.shape[i]), i))
+            best = classes[0]
+            if len(classes) > 1:  # the largest class among those the generator could have drawn
+                best = next((c for c in classes if any(self.space.plausible(i) for i in c[:50])), classes[0])
+            chosen = min(best, key=lambda i: (int(self.space.shape[i]), i))
             self.choice = chosen
             text, source = self.space.rule(chosen)
             return Move(action=Guess(text=text, predicate=source), meta=meta)

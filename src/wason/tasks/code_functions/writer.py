@@ -136,8 +136,6 @@ class WriterProtocol:
     def first_message(self, observation: Any) -> str:
         return generator_messages(self.level)[1]
 
-    opening = first_message
-
     def parse(self, reply: str) -> WrittenRule | Malformed:
         if not reply.strip():
             return Malformed("empty reply")
