@@ -10,6 +10,7 @@ from rich.console import Console
 
 from tests.families.toy import FAMILY as TOY
 from wason.core import registry
+from wason.core.game import VOID
 from wason.report.grid import grid_json, grid_table
 from wason.store import Store
 
@@ -32,6 +33,8 @@ def _run(store: Store, who: str, outcomes: list[str]) -> int:
         store.start_episode(episode.id)
         if outcome == "errored":
             store.finish_episode(episode.id, status="errored", error="endpoint down")
+        elif outcome == "void":
+            store.finish_episode(episode.id, status="completed", success=False, metrics={VOID: "no items"})
         else:
             store.finish_episode(episode.id, status="completed", success=outcome == "won", metrics={})
     return run_id
@@ -39,12 +42,13 @@ def _run(store: Store, who: str, outcomes: list[str]) -> int:
 
 def test_runs_of_one_player_and_column_are_pooled(store: Store) -> None:
     a = _run(store, "openai:m1", ["won", "lost", "won"])
-    b = _run(store, "openai:m1", ["won", "errored"])
+    b = _run(store, "openai:m1", ["won", "errored", "void"])
     c = _run(store, "solver", ["won", "won"])
     data = grid_json(store, [a, b, c])
     assert data["columns"] == [TOY.title]
     rows = {r["player"]: r["cells"][TOY.title] for r in data["rows"]}
-    assert (rows["openai:m1"]["wins"], rows["openai:m1"]["games"], rows["openai:m1"]["errored"]) == (3, 4, 1)
+    m1 = rows["openai:m1"]
+    assert (m1["wins"], m1["games"], m1["errored"], m1["void"]) == (3, 4, 1, 1)
     assert rows["openai:m1"]["runs"] == [a, b]
     low, high = rows["openai:m1"]["interval"]
     assert low < 0.75 < high
@@ -53,3 +57,4 @@ def test_runs_of_one_player_and_column_are_pooled(store: Store) -> None:
     console.print(grid_table(store, [a, b, c]))
     text = " ".join(console.export_text().split())
     assert "75.0" in text and "3/4" in text and "1 errored episodes are not counted" in text
+    assert "1 items rejected before play (no game) are not counted" in text

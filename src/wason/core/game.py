@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from wason.failures import ExternalFailure
 
 __all__ = [
+    "VOID",
     "ExternalFailure",
     "Game",
     "Malformed",
@@ -49,8 +50,14 @@ class PlayerLeft(ExternalFailure):
     what = "player left"
 
 
+VOID = "void"
+"""The metrics key of an episode that was no game (its item was rejected before play, e.g. a rule whose examples
+could not be validated): its value says why. Such episodes count in no rate; tables count them apart."""
+
+
 class Outcome(BaseModel):
-    """What an episode produced: whether it succeeded and the metrics its task family defines."""
+    """What an episode produced: whether it succeeded and the metrics its task family defines (a non-empty
+    ``metrics[VOID]`` marks an episode that was no game)."""
 
     success: bool
     metrics: dict[str, Any]

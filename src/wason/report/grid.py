@@ -15,6 +15,7 @@ from rich.table import Table
 
 from wason.core import registry
 from wason.core.family import RunReader
+from wason.core.game import VOID
 from wason.metrics.rates import wilson_interval
 
 
@@ -23,6 +24,7 @@ class _Cell:
     wins: int = 0
     games: int = 0
     errored: int = 0
+    void: int = 0
     runs: list[int] = field(default_factory=list)
 
 
@@ -32,7 +34,8 @@ def _player(run: Any) -> str:
 
 def grid_json(store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
     """The table as JSON: ``columns`` in the order first seen, and per ``rows`` entry the player and its cells
-    (``wins``, ``games``, ``rate``, ``interval``, ``errored``, ``runs``); a cell a player has no run for is absent.
+    (``wins``, ``games``, ``rate``, ``interval``, ``errored``, ``void``: rejected before play, ``runs``); a
+    cell a player has no run for is absent.
 
     Raises:
         KeyError: a run id that is not in the store (the store's own error).
@@ -48,7 +51,9 @@ def grid_json(store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
         cell = rows.setdefault(_player(run), {}).setdefault(column, _Cell())
         cell.runs.append(run.id)
         for episode in store.list_episodes(run.id):
-            if episode.status == "completed":
+            if episode.status == "completed" and (episode.metrics or {}).get(VOID):
+                cell.void += 1
+            elif episode.status == "completed":
                 cell.games += 1
                 cell.wins += bool(episode.success)
             elif episode.status == "errored":
@@ -64,6 +69,7 @@ def grid_json(store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
                 "rate": cell.wins / cell.games if cell.games else None,
                 "interval": [low, high],
                 "errored": cell.errored,
+                "void": cell.void,
                 "runs": cell.runs,
             }
         out_rows.append({"player": player, "cells": out_cells})
@@ -77,7 +83,7 @@ def grid_table(store: RunReader, run_ids: Sequence[int]) -> Table:
     table.add_column("player")
     for column in data["columns"]:
         table.add_column(column, justify="right")
-    errored = 0
+    errored = void = 0
     for row in data["rows"]:
         cells = []
         for column in data["columns"]:
@@ -90,10 +96,13 @@ def grid_table(store: RunReader, run_ids: Sequence[int]) -> Table:
                 f"{100 * cell['rate']:.1f}\n[{100 * low:.0f}, {100 * high:.0f}]\n{cell['wins']}/{cell['games']}"
             )
             errored += cell["errored"]
+            void += cell["void"]
         table.add_row(row["player"], *cells)
     table.caption = "each cell: win rate, 95% Wilson interval, wins/finished games"
     if errored:
         table.caption += f"; {errored} errored episodes are not counted"
+    if void:
+        table.caption += f"; {void} items rejected before play (no game) are not counted"
     return table
 
 

@@ -386,6 +386,8 @@ class DynamicPicnicGame:
                 "won": won,
                 "rejected": self.end_reason == "rule_rejected",
                 "rejection": self._rejection,
+                # a rule rejected before play is no game: it counts in no win rate (core.game.VOID)
+                "void": self._rejection if self.end_reason == "rule_rejected" else None,
                 "turns": self.turn,
                 "questions": len(self.questions),
                 "guesses": len(self.guesses),
