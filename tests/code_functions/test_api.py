@@ -17,7 +17,7 @@ def test_create_gives_a_code_judged_game_of_the_level() -> None:
     assert isinstance(api, CodeFunctionsApi) and api.game_name == "code_functions_picnic"
     config, (key, item) = api.create("L2", 3, 17)
     assert config.level == "L2" and config.initial == 3 and config.judges == ["predicate"]
-    assert config.max_turns is None and config.protocol == "api" and FAMILY.oracle(config) is None
+    assert config.max_turns == 0 and config.protocol == "api" and FAMILY.oracle(config) is None
     assert rule_from_item(item).level == "L2"
     assert api.create("L2", 3, 17)[1] == (key, item)
     for bad, field in (

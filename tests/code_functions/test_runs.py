@@ -107,7 +107,7 @@ def test_a_model_run_with_the_published_judge_and_the_solver_baseline(
 
     assert main(["show", str(data["run"]), "--db", db]) == 0
     out = capsys.readouterr().out
-    assert "code (predicate) *" in out and "(baseline)" in out and "2/2" in out
+    assert "code *" in out and "LLM judge" in out and "(baseline)" in out and "2/2 [0.34, 1.00]" in out
     assert main(["show", str(data["run"]), "--db", db, "--episode", "0"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "predicate 'lambda w: len(w) >= 5' accuracy 0.4" in out and "LLM judge True" in out

@@ -57,7 +57,7 @@ class CodeFunctionsConfig(RunSettings):
     not_in_play: ClassVar[frozenset[str]] = frozenset(
         {"n", "trials", "judges", "judge_model", "judge_base_url"}
     )
-    play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"], "max_turns": None}
+    play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"], "max_turns": 0}
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
 
     task: Literal["code-functions"] = "code-functions"
@@ -88,9 +88,7 @@ class CodeFunctionsConfig(RunSettings):
     )
     initial: int = Field(default=2, description="initial examples (pairs when balanced)")
     after_wrong: int = Field(default=1, description="examples added after a wrong guess (published: 1 pair)")
-    max_turns: int | None = Field(
-        default=7, description="turns allowed (published: 1, 3, 5, 7; none: no limit)"
-    )
+    max_turns: int = Field(default=7, description="turns allowed (published: 1, 3, 5, 7; 0: no limit)")
     judges: list[str] = Field(
         default_factory=lambda: ["predicate", "quiz", "llm"],
         description="predicate (code, decides), quiz (held-out words), llm (the published judge, 2 of 3)",
@@ -115,6 +113,8 @@ class CodeFunctionsConfig(RunSettings):
             raise ValueError("n must be at least 1")
         if self.trials < 1:
             raise ValueError("trials must be at least 1")
+        if self.max_turns < 0:
+            raise ValueError("max_turns must be at least 1, or 0 for no limit")
         if self.split == "file" and not self.rules_file:
             raise ValueError("rules_file: the file split needs --rules FILE")
         if self.ids is not None and self.split != "published":
@@ -134,7 +134,7 @@ class CodeFunctionsConfig(RunSettings):
                 examples=self.examples,
                 initial=self.initial,
                 after_wrong=self.after_wrong,
-                max_turns=self.max_turns,
+                max_turns=self.max_turns or None,
                 judges=tuple(self.judges),
                 quiz_size=self.quiz_size,
                 seed=seed,
@@ -510,7 +510,7 @@ class CodeFunctionsApi(GameApi):
             protocol="api",
             initial=num_init_examples,
             after_wrong=0,
-            max_turns=None,
+            max_turns=0,
             judges=["predicate"],
         )
         return config, config.items()[0]

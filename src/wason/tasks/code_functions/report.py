@@ -17,7 +17,7 @@ from wason.core.family import RunReader
 from wason.core.records import CallTotals, EpisodeRow, RunReport, run_header
 from wason.metrics.rates import wilson_interval
 
-JUDGE_NAMES = {"predicate": "code (predicate) *", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
+JUDGE_NAMES = {"predicate": "code *", "quiz": "quiz", "llm": "LLM judge"}
 
 
 class Rate(BaseModel):
@@ -111,7 +111,7 @@ def protocol_text(config: dict[str, Any]) -> str:
     parts = [f"protocol {config.get('protocol', 'as-run')}", f"{config.get('examples', 'balanced')} examples"]
     parts.append(f"{config.get('initial', 2)} initial, {config.get('after_wrong', 1)} after a wrong guess")
     limit = config.get("max_turns")
-    parts.append("no turn limit" if limit is None else f"at most {limit} turns")
+    parts.append("no turn limit" if not limit else f"at most {limit} turns")
     parts.append(f"{config.get('split', 'generated')} rules")
     return "; ".join(parts)
 
@@ -167,7 +167,7 @@ def report_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
 def _cell(rate: Rate | None) -> str:
     if rate is None or not rate.n:
         return "-"
-    return f"{rate.k}/{rate.n} {rate.rate:.0%} [{rate.wilson_low:.2f}, {rate.wilson_high:.2f}]"
+    return f"{rate.k}/{rate.n} [{rate.wilson_low:.2f}, {rate.wilson_high:.2f}]"
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -183,15 +183,16 @@ def tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
     reports = [report_json(store, r) for r in run_ids]
     first = reports[0]
     judges = list(first.config.get("judges") or ["predicate"])
-    table = Table(
-        title=f"Run {first.run}: Code Functions Picnic ({first.protocol}); k/n [95% Wilson interval]"
-    )
+    shown = [
+        j for j in ("predicate", "quiz", "llm") if any(j in (r.config.get("judges") or []) for r in reports)
+    ]
+    table = Table(title=f"Run {first.run}: Code Functions Picnic ({first.protocol}); won k/n [95% Wilson]")
     table.add_column("run", justify="right")
-    table.add_column("player", min_width=16)
+    table.add_column("player")
     table.add_column("level")
-    for j in ("predicate", "quiz", "llm"):
+    for j in shown:
         table.add_column(JUDGE_NAMES[j], justify="right", no_wrap=True)
-    for col in ("turns", "to win", "examples (+/-)", "quiz acc.", "final acc.", "s"):
+    for col in ("turns", "to win", "examples +/-", "quiz", "acc.", "s"):
         table.add_column(col, justify="right")
     for report in reports:
         rows = [("all", report.summary)] + (list(report.levels.items()) if len(report.levels) > 1 else [])
@@ -203,15 +204,20 @@ def tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
                 str(report.run),
                 _who(report),
                 name,
-                *(_cell(s.judges.get(j)) for j in ("predicate", "quiz", "llm")),
+                *(_cell(s.judges.get(j)) for j in shown),
                 _num(s.turns),
                 _num(s.turns_to_win),
-                f"{_num(s.examples_seen)} ({_num(s.positives_seen)}/{_num(s.negatives_seen)})",
+                f"{_num(s.positives_seen)}/{_num(s.negatives_seen)}",
                 _num(s.quiz_accuracy, 2),
                 _num(s.final_accuracy, 3),
                 _num(s.seconds),
             )
-    notes = [Text("* the code's verdict decides won/lost; the others are reported beside it.")]
+    notes = [
+        Text(
+            "* the code's verdict (the predicate on every unseen word) decides won/lost; quiz: all held-out words "
+            "labelled right; LLM judge: the published judge, 2 of 3 votes; acc.: the last predicate's accuracy"
+        )
+    ]
     if "llm" not in judges:
         notes.append(Text("the LLM judge was off for this run"))
     if first.summary.errored:
