@@ -195,3 +195,15 @@ def test_settings_are_validated_naming_the_field() -> None:
     ):
         with pytest.raises(ValueError, match=field):
             GameSettings(**bad)
+
+
+def test_a_predicate_that_burns_steps_is_judged_within_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wason.tasks.code_functions import judge
+
+    monkeypatch.setattr(judge, "JUDGE_STEPS", 300_000)
+    burner = "lambda w: sum(1 for a in w * 9 for b in w * 9 for c in w * 9) < 0 or len(w) == 5"
+    verdict = judge.judge_predicate(rule_truth(RULE), burner, list(range(len(vocabulary()))))
+    # the first few words use up the budget; every word after is judged False (an error), quickly
+    assert not verdict.equivalent and verdict.errors > len(vocabulary()) - 20
+    within = judge.judge_predicate(rule_truth(RULE), RIGHT, list(range(len(vocabulary()))))
+    assert within.equivalent and within.errors == 0

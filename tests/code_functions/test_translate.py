@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -105,6 +106,9 @@ HOSTILE = {
     "def f(word):\n    return len(word) >\n": "not valid Python",
     "def f(word):\n    a, b = 1, 2\n    return True\n": "one plain name",
     "def f(word):\n    return 'a' * 10**9 == word\n": "",  # accepted: bounded when evaluated
+    "def f(word):\n    a = word\n"
+    + "".join(f"    {x} = {p} + {p}\n" for p, x in itertools.pairwise("abcdefghijklmnopqrstuvwxyz"))
+    + "    return len(z) > 0\n": "grows past 250 nodes once its names are inlined",
 }
 
 

@@ -331,3 +331,12 @@ def test_attribute_on_non_str_is_an_error_not_a_lookup() -> None:
         outcome = compile_word_rule(text).evaluate("abc")
         assert outcome.value is False
         assert outcome.error is not None and "has no attribute" in outcome.error
+
+
+def test_steps_are_counted_and_a_smaller_budget_can_be_given() -> None:
+    program = compile_word_rule("sum(1 for a in w for b in w) > 0")
+    full = program.evaluate("abcdefghij")
+    assert full.value is True and 100 < full.steps < 1000
+    short = program.evaluate("abcdefghij", max_steps=50)
+    assert short.value is False and short.limit and "more than 50 steps" in (short.error or "")
+    assert program.evaluate("abc", max_steps=10**9).steps == program.evaluate("abc").steps

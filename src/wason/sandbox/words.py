@@ -167,11 +167,13 @@ class WordOutcome:
         value: the truth value (``False`` whenever ``error`` is set).
         error: ``None``, or one line saying where Python would have raised or which bound was hit.
         limit: the error is a bound of this sandbox (steps, sizes), not something Python itself would raise.
+        steps: the steps the evaluation took (for callers that share a budget over many words).
     """
 
     value: bool
     error: str | None = None
     limit: bool = False
+    steps: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -201,8 +203,12 @@ class WordProgram:
         """The predicate's truth value on ``word``; ``False`` where Python would raise or a bound is hit."""
         return self.evaluate(word).value
 
-    def evaluate(self, word: str) -> WordOutcome:
+    def evaluate(self, word: str, *, max_steps: int = MAX_WORD_STEPS) -> WordOutcome:
         """Evaluate on one word, saying why when the answer is ``False`` by error.
+
+        Args:
+            word: the word.
+            max_steps: the step budget of this evaluation (at most :data:`MAX_WORD_STEPS`).
 
         Raises:
             ValueError: ``word`` is not a str or is longer than :data:`MAX_VALUE_LEN`.
@@ -211,14 +217,14 @@ class WordProgram:
             raise ValueError(f"word: expected a str, got {type(word).__name__}")
         if len(word) > MAX_VALUE_LEN:
             raise ValueError(f"word: {len(word)} characters; the limit is {MAX_VALUE_LEN}")
-        interpreter = _Interpreter()
+        interpreter = _Interpreter(max(0, min(max_steps, MAX_WORD_STEPS)))
         try:
             result = interpreter.run(self._body, {self.param: word})
-            return WordOutcome(value=interpreter.truth(result))
+            return WordOutcome(value=interpreter.truth(result), steps=interpreter.steps)
         except _Abort as abort:
-            return WordOutcome(value=False, error=abort.reason, limit=abort.limit)
+            return WordOutcome(value=False, error=abort.reason, limit=abort.limit, steps=interpreter.steps)
         except RecursionError:
-            return WordOutcome(value=False, error="nested too deeply", limit=True)
+            return WordOutcome(value=False, error="nested too deeply", limit=True, steps=interpreter.steps)
 
 
 def compile_word_rule(text: str) -> WordProgram:
@@ -485,13 +491,14 @@ def _sort_key(value: object) -> tuple[str, object]:
 class _Interpreter:
     """Evaluates a checked tree with Python's semantics, counting steps and bounding every value created."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_steps: int = MAX_WORD_STEPS) -> None:
         self.steps = 0
+        self.max_steps = max_steps
 
     def charge(self, amount: int) -> None:
         self.steps += amount
-        if self.steps > MAX_WORD_STEPS:
-            raise _Abort(f"the evaluation took more than {MAX_WORD_STEPS} steps", limit=True)
+        if self.steps > self.max_steps:
+            raise _Abort(f"the evaluation took more than {self.max_steps} steps", limit=True)
 
     def bounded(self, value: object) -> Value:
         """Check a freshly created value against the size bounds, charging for its size."""

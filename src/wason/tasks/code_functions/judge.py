@@ -23,6 +23,9 @@ from wason.tasks.code_functions.grammar import Rule, extension
 from wason.tasks.code_functions.vocabulary import vocabulary
 
 MAX_COUNTEREXAMPLES = 5
+JUDGE_STEPS = 10_000_000
+"""Steps one judgement may spend over the whole word list (a few seconds); a hostile predicate that needs more
+is judged False on the words left (ordinary predicates need a few hundred steps a word)."""
 
 
 class PredicateVerdict(BaseModel):
@@ -42,16 +45,27 @@ class PredicateVerdict(BaseModel):
 
 
 @cache
-def _truth_of_source(source: str) -> npt.NDArray[np.bool_]:
+def truth_of_source(source: str) -> tuple[npt.NDArray[np.bool_], bool]:
+    """A predicate's truth on every word of the list, and whether it stayed within :data:`JUDGE_STEPS`
+    (when it did not, the words left are False)."""
     program = compile_word_rule(source)
-    return np.array([program(w) for w in vocabulary()], dtype=bool)
+    budget = JUDGE_STEPS
+    out = []
+    for word in vocabulary():
+        outcome = program.evaluate(word, max_steps=budget)
+        budget = max(0, budget - outcome.steps)
+        out.append(outcome.value)
+    return np.array(out, dtype=bool), budget > 0
 
 
 def rule_truth(rule: Rule) -> npt.NDArray[np.bool_]:
     """The hidden rule's truth on every word of the list (native for grammar rules, else by the sandbox)."""
     if rule.shape is not None:
         return extension(rule)
-    return _truth_of_source(rule.source)
+    truth, within = truth_of_source(rule.source)
+    if not within:
+        raise ValueError(f"rule {rule.key} needs more than {JUDGE_STEPS} steps over the word list")
+    return truth
 
 
 def judge_predicate(truth: npt.NDArray[np.bool_], source: str, heldout: Sequence[int]) -> PredicateVerdict:
@@ -65,8 +79,10 @@ def judge_predicate(truth: npt.NDArray[np.bool_], source: str, heldout: Sequence
     counter: list[dict[str, Any]] = []
     held = set(heldout)
     shown_agree = True
+    budget = JUDGE_STEPS
     for i, word in enumerate(words):
-        outcome = program.evaluate(word)
+        outcome = program.evaluate(word, max_steps=budget)
+        budget = max(0, budget - outcome.steps)
         right = outcome.value == bool(truth[i])
         if i not in held:
             shown_agree = shown_agree and right
@@ -99,7 +115,7 @@ def read_judge_reply(reply: str) -> bool | None:
     ``NO`` (so ``YES.`` or ``**YES**`` crashed the game, function_picnic/base.py:194-198); here punctuation
     and markup around the last word are ignored, and its case too. Anything else is an unreadable vote.
     """
-    words = _WORD.findall(reply or "")
+    words = _WORD.findall((reply or "")[-2000:])
     if not words:
         return None
     last = words[-1].upper()

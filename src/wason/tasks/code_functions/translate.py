@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from wason.sandbox import GuessRejected, compile_word_rule
+from wason.sandbox.words import MAX_WORD_NODES
 
 MAX_FUNCTION_CHARS = 4000
 # a top-level ``def``: at the start of a line, or glued to the previous ``generated_fn = name`` (nested ``def``s
@@ -113,7 +114,10 @@ def translate_function(code: str, index: int = 0) -> Translation:
             target = statement.targets[0].id
             if target == param:
                 return refuse("the function reassigns its argument")
-            values[target] = _Inline(dict(values)).visit(copy.deepcopy(statement.value))
+            value = _Inline(dict(values)).visit(copy.deepcopy(statement.value))
+            if _too_big(value):  # inlining doubles at each step (b = a + a; c = b + b; ...): stop early
+                return refuse(f"the expression grows past {MAX_WORD_NODES} nodes once its names are inlined")
+            values[target] = value
         elif isinstance(statement, ast.Return):
             if k != len(body) - 1 or statement.value is None:
                 return refuse("the function must end with its only return of a value")
@@ -127,6 +131,8 @@ def translate_function(code: str, index: int = 0) -> Translation:
     if result is None:
         return refuse("the function returns nothing")
     expression = _Inline(values).visit(copy.deepcopy(result))
+    if _too_big(expression):
+        return refuse(f"the expression grows past {MAX_WORD_NODES} nodes once its names are inlined")
     expression = _Rename(param).visit(expression)
     ast.fix_missing_locations(expression)
     source = f"lambda w: {ast.unparse(expression)}"
@@ -135,6 +141,10 @@ def translate_function(code: str, index: int = 0) -> Translation:
     except GuessRejected as exc:
         return refuse(f"outside the word language: {exc.reason}")
     return Translation(index, name, code, source, None)
+
+
+def _too_big(node: ast.AST) -> bool:
+    return any(count > 4 * MAX_WORD_NODES for count, _ in enumerate(ast.walk(node), 1))
 
 
 class _Rename(ast.NodeTransformer):

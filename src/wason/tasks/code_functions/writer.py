@@ -57,7 +57,7 @@ def strip_fences(reply: str) -> str:
 
 def check_code(code: str, seed: str) -> dict[str, Any]:
     """Translate the first function of ``code`` and check its balance; a JSON record of the verdict."""
-    from wason.tasks.code_functions.judge import _truth_of_source
+    from wason.tasks.code_functions.judge import JUDGE_STEPS, truth_of_source
 
     functions = split_functions(strip_fences(code)[:MAX_REPLY_CHARS])
     if not functions:
@@ -66,7 +66,10 @@ def check_code(code: str, seed: str) -> dict[str, Any]:
     record: dict[str, Any] = {"name": t.name, "code": t.code, "source": t.source}
     if t.source is None:
         return {**record, "accepted": False, "reason": t.reason}
-    check = balance(_truth_of_source(t.source), seed)
+    truth, within = truth_of_source(t.source)
+    if not within:
+        return {**record, "accepted": False, "reason": f"the predicate needs more than {JUDGE_STEPS} steps"}
+    check = balance(truth, seed)
     record["balance"] = check.to_json()
     reason = check.reason()
     return {**record, "accepted": reason is None, "reason": reason}
