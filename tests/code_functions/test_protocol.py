@@ -151,6 +151,8 @@ def test_the_rule_writer_messages_inject_the_published_histories() -> None:
         ("lambda w: open('/etc/passwd')", None),
         ("first lambda w: len(w) == 4\nthen lambda w: len(w) == 6", "lambda w: len(w) == 6"),
         ("lambda" * 5000, None),
+        ("lambda w: len(w) == 3\n" + "lambda x: (\n" * 1000, None),  # only the last 20 are tried
+        ("lambda x: (\n" * 2000 + "lambda w: len(w) == 3", "lambda w: len(w) == 3"),
     ],
 )
 def test_a_predicate_is_found_in_a_reply(reply: str, predicate: str | None) -> None:

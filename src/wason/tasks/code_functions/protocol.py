@@ -44,6 +44,8 @@ from wason.tasks.code_functions.game import (
 ProtocolName = Literal["as-run", "head", "head-fixed", "api"]
 PROTOCOLS: tuple[str, ...] = ("as-run", "head", "head-fixed", "api")
 MAX_REPLY_CHARS = 20_000
+MAX_LAMBDAS = 20
+"""Only the last 20 ``lambda``s of a reply are tried."""
 DEFAULT_MORE = 2
 
 PREDICATE_REQUEST = (
@@ -128,7 +130,7 @@ def find_predicate(reply: str) -> str | None:
     block, or to the end of its line), or None."""
     text = reply[-MAX_REPLY_CHARS:]
     found = None
-    for m in _LAMBDA.finditer(text):
+    for m in list(_LAMBDA.finditer(text))[-MAX_LAMBDAS:]:
         rest = text[m.start() :].split("\n", 1)[0]
         candidates = [rest.rstrip(" \t.,;'\"`*"), rest]
         if "`" in rest:
