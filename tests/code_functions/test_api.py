@@ -83,3 +83,49 @@ def test_a_game_played_through_the_python_api(tmp_path: Path) -> None:
     assert summary["rule"].endswith(f"({rule.source})") and summary["total_pos_examples_shown"] == 5
     with pytest.raises(games_module.GameOver):
         asyncio.run(games.more(game_id, 1))
+
+
+def test_a_client_that_speaks_only_the_published_routes_plays_to_the_end(tmp_path: Path) -> None:
+    httpx = pytest.importorskip("httpx")
+    server = pytest.importorskip("wason.server")
+    from wason.tasks.code_functions.grammar import generate_rules
+
+    rule = generate_rules("L2", 9, 1)[0]
+    bodies: list[str] = []
+
+    async def play() -> dict[str, object]:
+        app = server.create_app(f"sqlite:///{tmp_path / 'http.db'}")
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            body = {"game_name": "code_functions_picnic", "difficulty": "L2", "num_init_examples": "3"}
+            r = await client.post("/guess-the-rule/game", json={**body, "player": "someone", "seed": 9})
+            bodies.append(r.text)
+            assert r.status_code == 200, r.text
+            game_id = r.json()["game_uuid"]
+            r = await client.get(f"/guess-the-rule/game/{game_id}/examples", params={"n_examples": 5})
+            bodies.append(r.text)
+            assert len(r.json()["positive_examples"]) == 5
+            r = await client.get(f"/guess-the-rule/game/{game_id}", params={"include_rule": "true"})
+            assert r.status_code == 409  # the rule is refused while the game is ongoing
+            bodies.append((await client.get(f"/guess-the-rule/game/{game_id}")).text)
+            r = await client.post(
+                "/guess-the-rule/game/validate_guess",
+                json={"game_id": game_id, "guess": "lambda w: len(w) > 4"},
+            )
+            bodies.append(r.text)
+            r = await client.post(
+                "/guess-the-rule/game/validate_guess",
+                json={"game_id": game_id, "guess": f"my rule: {rule.source}"},
+            )
+            assert r.json()["status"] == "won" and r.json()["guess_result"] is True
+            r = await client.get(f"/guess-the-rule/game/{game_id}/examples", params={"n_examples": 1})
+            assert r.status_code == 409  # the game is over
+            summary = (
+                await client.get(f"/guess-the-rule/game/{game_id}", params={"include_rule": "false"})
+            ).json()
+            return dict(summary)
+
+    summary = asyncio.run(play())
+    assert rule.source in str(summary["rule"]) and summary["status"] == "won"
+    for text in bodies:  # no response before the end names the rule
+        assert rule.source not in text and rule.text not in text and '"rule"' not in text
