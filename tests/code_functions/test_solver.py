@@ -44,6 +44,7 @@ def test_every_generated_rule_is_a_hypothesis_of_its_level(level: str) -> None:
 
 def test_the_space_sizes() -> None:
     assert [len(hypotheses(level)[0]) for level in LEVELS] == [94, 7940, 801442]
+    assert len(hypotheses("any")[0]) == 94 + 7940 + 801442  # the space for rules from outside the grammar
 
 
 def test_observing_words_keeps_only_consistent_hypotheses() -> None:

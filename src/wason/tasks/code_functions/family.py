@@ -356,9 +356,10 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
     def solver(self, config: CodeFunctionsConfig, item: Mapping[str, Any]) -> Player[Any, Any] | None:
         if config.split == "write-rules":
             return None
-        from wason.tasks.code_functions.solver import CodeFunctionsSolver
+        from wason.tasks.code_functions.solver import ANY_LEVEL, CodeFunctionsSolver
 
-        return CodeFunctionsSolver(str(item.get("level", "L1")))
+        # a generated rule is of its level; a published or file rule may be anything the grammar can say
+        return CodeFunctionsSolver(str(item.get("level", "L1")) if config.split == "generated" else ANY_LEVEL)
 
     def sample_actions(self, config: CodeFunctionsConfig, item: Mapping[str, Any]) -> list[Any] | None:
         if config.split == "write-rules":

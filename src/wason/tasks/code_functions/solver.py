@@ -41,9 +41,17 @@ FIRST_REQUEST = 25
 SHAPE_CODES = ("one", "and", "or", "and3", "or3", "and_or", "or_and", "xor")
 
 
+ANY_LEVEL = "any"
+"""The solver's space for rules from outside the grammar (the published split, a rules file): every level's."""
+
+
 @cache
 def hypotheses(level: str) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16]]:
-    """The level's hypotheses: a shape code each, and up to three atom indices (-1 where unused)."""
+    """The level's hypotheses: a shape code each, and up to three atom indices (-1 where unused); ``any``:
+    the three levels' together."""
+    if level == ANY_LEVEL:
+        parts = [hypotheses(each) for each in SHAPES]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     kinds = [a.kind for a in ATOMS]
     n = len(ATOMS)
     shapes: list[int] = []
@@ -83,6 +91,10 @@ def _values(shape: npt.NDArray[np.int8], atoms: npt.NDArray[np.int16], column: n
         if sel.any():
             out[sel] = combine(name, [a[sel], b[sel], c[sel]])
     return out
+
+
+def _level_of(shape: str) -> str:
+    return next(level for level, shapes in SHAPES.items() if shape in shapes)
 
 
 class VersionSpace:
@@ -142,7 +154,7 @@ class VersionSpace:
         """The text and predicate of survivor ``index``."""
         shape = SHAPE_CODES[int(self.shape[index])]
         ids = [ATOMS[int(i)].id for i in self.atoms[index] if i >= 0]
-        rule = grammar_rule(shape, ids, self.level)
+        rule = grammar_rule(shape, ids, self.level if self.level in SHAPES else _level_of(shape))
         return rule.text, rule.source
 
     def label(self, index: int, word_index: int) -> bool:
