@@ -95,13 +95,28 @@ AGREEING = [
     "w.count('') == len(w) + 1",
 ]
 
-WORDS = ["apple", "tree", "book", "level", "strong", "abc", "queue", "seeded", "rhythm", "a", "", "zzz", "Tiger"]
+WORDS = [
+    "apple",
+    "tree",
+    "book",
+    "level",
+    "strong",
+    "abc",
+    "queue",
+    "seeded",
+    "rhythm",
+    "a",
+    "",
+    "zzz",
+    "Tiger",
+]
 
 
 def _python(text: str, word: str) -> tuple[bool, bool]:
     """CPython's answer on a test-authored predicate: (value, raised)."""
     try:
-        return bool(eval(text, {"__builtins__": __builtins__, "w": word})), False  # noqa: S307 - test oracle
+        # test-authored predicates only (never model text): CPython is the oracle the sandbox must agree with
+        return bool(eval(text, {"__builtins__": __builtins__, "w": word})), False
     except Exception:
         return False, True
 
@@ -125,7 +140,12 @@ def test_agrees_with_python_on_random_words(word: str) -> None:
 
 
 def test_lambda_any_parameter_name_and_bare_expression() -> None:
-    for text in ["lambda word: word[0] == 'a'", "lambda x: x[0] == 'a'", "w[0] == 'a'", "  lambda w : w[0]=='a'  "]:
+    for text in [
+        "lambda word: word[0] == 'a'",
+        "lambda x: x[0] == 'a'",
+        "w[0] == 'a'",
+        "  lambda w : w[0]=='a'  ",
+    ]:
         program = compile_word_rule(text)
         assert isinstance(program, WordProgram)
         assert program("apple") is True
