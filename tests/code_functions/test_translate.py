@@ -52,23 +52,49 @@ def test_the_published_functions_are_counted_and_translated() -> None:
     assert half.source == "lambda w: 'a' in w[:len(w) // 2].lower()"  # the local name is inlined
 
 
-def test_translations_agree_with_the_published_python_on_sample_words() -> None:
-    # The published functions are ours to run in this test only: fixed text from the reference pack, never
-    # model output reaching the library. The game itself only ever runs the translation.
-    words = ["apple", "tree", "strong", "level", "rhythm", "queue", "banana", "Tigrai", "seeded", "abcdefg"]
-    for t in published_translations()[:60]:
-        if t.source is None:
-            continue
-        namespace: dict[str, object] = {}
-        exec(t.code, namespace)
-        fn = namespace[t.name]
-        program = compile_word_rule(t.source)
+# What the first published functions mean, written here by hand (the published code itself is model-written
+# text and is never run, not even in a test); each translation must agree with it.
+MEANINGS = {
+    "is_vowel_start": lambda w: w[0].lower() in "aeiou",
+    "is_longer_than_five": lambda w: len(w) > 5,
+    "is_even_length_and_contains_a": lambda w: len(w) % 2 == 0 and "a" in w.lower(),
+    "is_unique_last_letter": lambda w: w[-1].lower() not in w[:-1].lower(),
+    "is_unique_letter_count": lambda w: len(set(w.lower())) == len(w),
+    "is_first_half_contains_a": lambda w: "a" in w[: len(w) // 2].lower(),
+    "is_unique_second_letter": lambda w: len(w) > 1 and w[1].lower() not in w[2:].lower(),
+    "is_even_length_and_contains_vowel": lambda w: len(w) % 2 == 0 and any(c in "aeiou" for c in w.lower()),
+    "is_unique_consonant_count": lambda w: len({c for c in w.lower() if c in "bcdfghjklmnpqrstvwxyz"}) > 3,
+    "is_unique_length_and_odd_consonant_count": lambda w: (
+        len(w) == len(set(w.lower())) and sum(c in "bcdfghjklmnpqrstvwxyz" for c in w.lower()) % 2 == 1
+    ),
+}
+
+
+def test_translations_mean_what_the_published_functions_say() -> None:
+    words = [
+        "apple",
+        "tree",
+        "strong",
+        "level",
+        "rhythm",
+        "queue",
+        "banana",
+        "Tigrai",
+        "seeded",
+        "abcdefg",
+        "a",
+    ]
+    found = {t.name: t for t in published_translations()}
+    for name, meaning in MEANINGS.items():
+        source = found[name].source
+        assert source is not None, name
+        program = compile_word_rule(source)
         for word in words:
             try:
-                expected = bool(fn(word))  # type: ignore[operator]
-            except Exception:
+                expected = bool(meaning(word))
+            except IndexError:
                 expected = False
-            assert program(word) == expected, (t.name, word)
+            assert program(word) == expected, (name, word)
 
 
 def test_the_precomputed_split_matches_the_translations() -> None:
