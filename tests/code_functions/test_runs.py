@@ -144,6 +144,12 @@ def test_a_game_master_writes_rules_that_the_sandbox_accepts_or_rejects(
     assert seen[0][0]["content"] == load_text("rule_generator_system_L1.txt")
     assert not (tmp_path / "PWNED").exists() and not Path("PWNED").exists()
 
+    assert main(["show", str(data["run"]), "--db", db]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "1 accepted, 2 rejected" in out and "method 'system' is not allowed" in out
+    assert main(["show", str(data["run"]), "--db", db, "--episode", "0"]) == 0
+    assert "has_double_letter" in capsys.readouterr().out
+
     report = tmp_path / "gm.json"
     report.write_text(json.dumps(data))
     out_file = tmp_path / "rules.jsonl"
