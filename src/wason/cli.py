@@ -761,8 +761,7 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
         write(f"Going on with session {session_id} ({family.title}) after {live.turn} turn(s).")
     try:
         while not live.done:
-            move = await player.act(live.observation)
-            await live.step(move)
+            await live.play_turn(player)
     except PlayerLeft as exc:
         live.fail(f"{exc.what}: {exc}")
         write(f"Game over: {exc.what}: {exc}")

@@ -94,7 +94,7 @@ class ScriptedMaster:
         if kind == "judge":
             found = _GUESS.search(last)
             return self.judge(found.group(1) if found else "")
-        return "READY"
+        return "I do not know."  # a call of no kind above
 
     def count(self, kind: str) -> int:
         return sum(1 for k, _, _ in self.calls if k == kind)

@@ -6,9 +6,9 @@ import pytest
 
 from tests.reference import reference
 from wason.core.game import Malformed
-from wason.tasks.dynamic_picnic.game import AskItem, Begin, GiveUp, GuessRule, MoreExamples, PicnicObservation
+from wason.tasks.dynamic_picnic.game import AskItem, GiveUp, GuessRule, MoreExamples, PicnicObservation
 from wason.tasks.dynamic_picnic.master import normalize_item, read_item_vote, read_items, read_rule_vote
-from wason.tasks.dynamic_picnic.protocol import PREPARING_PROMPT, PicnicProtocol, read_reply
+from wason.tasks.dynamic_picnic.protocol import PicnicProtocol, read_reply
 
 
 @pytest.mark.parametrize(
@@ -58,10 +58,10 @@ def test_on_the_final_turn_anything_is_the_guess() -> None:
     assert isinstance(read_reply("Hello there"), Malformed)
 
 
-def test_the_first_prompt_waits_for_the_game_master_when_a_model_prepares_the_rule() -> None:
+def test_the_first_prompt_is_the_published_turn_once_the_game_master_prepared_the_rule() -> None:
     protocol = PicnicProtocol(PicnicObservation(kind="preparing"))
-    assert protocol.system_prompt() == PREPARING_PROMPT and protocol.prompt_role == "user"
-    assert protocol.parse("I give up") == Begin()  # the reply to the preparing prompt is no move
+    # no instructions apart and no invented prompt: each call is the published turn prompt alone
+    assert protocol.system_prompt() == "" and protocol.prompt_role == "user" and protocol.stateless
     start = PicnicObservation(
         kind="start",
         initial=("kayak", "noon"),
@@ -71,7 +71,7 @@ def test_the_first_prompt_waits_for_the_game_master_when_a_model_prepares_the_ru
         turns_left=1,
         final=True,
     )
-    text = protocol.feedback(start)
+    text = protocol.first_message(start)
     final = reference("guess_the_rule", "dynamic_picnic", "experiment_player_final_turn.txt").read_text()
     assert text == final.replace("{examples_text}", '"kayak" and "noon"').replace(
         "{conversation_history}", start.history[0][0] + ": " + start.history[0][1]

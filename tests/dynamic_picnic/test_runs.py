@@ -17,7 +17,6 @@ from wason.cli import main
 from wason.core import session
 from wason.games import Games
 from wason.store import Store
-from wason.tasks.dynamic_picnic.protocol import PREPARING_PROMPT
 from wason.tasks.dynamic_picnic.rules import published_rules
 
 SCHOOL = {"pencil", "eraser", "ruler", "glue", "chalk", "scissors"}
@@ -37,8 +36,6 @@ def master() -> ScriptedMaster:
 
 
 def player(prompt: str) -> str:
-    if prompt == PREPARING_PROMPT:
-        return "READY"
     if "Player: Can I bring a stapler?" not in prompt:
         return "Can I bring a stapler?"
     if "Player: The rule is: office things" not in prompt:
@@ -71,21 +68,25 @@ def test_a_model_plays_against_a_validating_game_master(
     assert all(len(v["replies"]) == 3 for v in prepare["votes"].values())
     assert turns[1]["oracle"]["ask"]["vote"]["votes"] == [False, False, False]
     assert turns[2]["oracle"]["judge"]["replies"] == ["[your final answer: yes or no]"] * 3
-    # the player's prompts: the preparing one, then the published turn prompt byte for byte
-    player_calls = [
-        c for c in store.list_calls(run_id=run.id) if c["messages"][0]["content"] == PREPARING_PROMPT
-    ]
-    assert len(player_calls) == 4  # the conversation grows from the first prompt
-    second = player_calls[1]["messages"][2]["content"]
+    # the game master prepared the first examples as the game's own move (turn 0, no reply), so the player's
+    # every call is one published turn prompt alone, byte for byte, holding the conversation so far
+    assert turns[0]["action"] == {"type": "Begin"} and turns[0]["reply"] is None
     turn = reference("guess_the_rule", "dynamic_picnic", "experiment_player_turn.txt").read_text()
-    history = (
+    opening = turn.split("{examples_text}")[0]
+    player_calls = [
+        c for c in store.list_calls(run_id=run.id) if c["messages"][0]["content"].startswith(opening)
+    ]
+    assert len(player_calls) == 3 and all(len(c["messages"]) == 1 for c in player_calls)
+    assert player_calls[0]["messages"][0]["role"] == "user"
+    first_history = (
         'Game Master: To start, here are some examples of items you can bring: "pencil" and "eraser".\n'
         'Game Master: You cannot bring: "banana" and "cactus".'
     )
-    assert second == turn.replace("{examples_text}", '"pencil" and "eraser"').replace(
-        "{conversation_history}", history
-    )
-    assert player_calls[1]["messages"][1] == {"role": "assistant", "content": "READY"}
+    assert player_calls[0]["messages"][0]["content"] == turn.replace(
+        "{examples_text}", '"pencil" and "eraser"'
+    ).replace("{conversation_history}", first_history)
+    second = player_calls[1]["messages"][0]["content"]
+    assert f"{first_history}\nPlayer: Can I bring a stapler?\n" in second  # its own move is in the prompt
 
     # restored in this process with no model: the stored records answer, nothing is asked (the server is gone)
     async def restore() -> Any:

@@ -64,7 +64,13 @@ class Outcome(BaseModel):
 
 
 class Game(Protocol[A_in, O_out]):
-    """One episode of a task: pure, deterministic logic over structured actions."""
+    """One episode of a task: pure, deterministic logic over structured actions.
+
+    Optional member: ``automatic_action() -> action | None``, an action the game takes by itself before the
+    player's next move (a game master preparing the opening examples with a model). The runner applies it
+    through the session like any move (stored as a turn with no reply, settled like any action), so the
+    player's first prompt already shows what it produced.
+    """
 
     @property
     def done(self) -> bool:
@@ -109,7 +115,9 @@ class TextProtocol(Protocol[A_co, O_contra]):
 
     Optional members a protocol may have: ``prompt_role = "user"`` sends :meth:`system_prompt` as the first user
     message; ``first_message(observation) -> str | None`` is a user message sent after the system prompt before
-    the model's first reply (a published protocol whose first turn shows the opening examples).
+    the model's first reply (a published protocol whose first turn shows the opening examples);
+    ``stateless = True`` sends each turn's prompt alone (it holds the conversation so far) instead of a growing
+    chat.
     """
 
     name: str

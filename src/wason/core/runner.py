@@ -50,8 +50,7 @@ async def play_episode(
                 session.turn >= max_turns
             ):  # a game that never ends is a bug in the game; never hang a run on it
                 raise RuntimeError(f"episode did not end within {max_turns} turns")
-            move = await player.act(session.observation)
-            await session.step(move)
+            await session.play_turn(player)
         outcome = session.outcome()
         if outcome is None:  # the loop above ends only once the game is over
             raise RuntimeError("the game ended without an outcome")

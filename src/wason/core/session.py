@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunReader, RunSettings
-from wason.core.game import Game, Malformed, Move, Outcome, Settles
+from wason.core.game import Game, Malformed, Move, Outcome, Player, Settles
 from wason.core.records import EpisodeRow, TurnConflict
 
 
@@ -183,6 +183,14 @@ class Session:
                 self.episode_id, status="completed", success=outcome.success, metrics=outcome.metrics
             )
         return observation
+
+    async def play_turn(self, player: Player[Any, Any]) -> Any:
+        """One turn: the game's own move when it has one now (``automatic_action``, e.g. a game master preparing
+        the opening examples), else the player's move after seeing the observation; returns the observation."""
+        automatic = getattr(self.game, "automatic_action", None)
+        own = automatic() if callable(automatic) else None
+        move = Move(action=own) if own is not None else await player.act(self.observation)
+        return await self.step(move)
 
     def outcome(self) -> Outcome | None:
         """The game's outcome once it is over (computed once: some outcomes are costly to score)."""

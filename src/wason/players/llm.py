@@ -38,12 +38,20 @@ class LLMPlayer:
         # Some protocols' first message is the user's question, not a system prompt.
         as_user = system_as_user or getattr(protocol, "prompt_role", "system") == "user"
         role: Role = "user" if as_user else "system"
-        self.messages: list[ChatMessage] = [ChatMessage(role=role, content=protocol.system_prompt())]
+        # a protocol with no instructions of its own (its first user message is the whole prompt) sends none
+        prompt = protocol.system_prompt()
+        self.messages: list[ChatMessage] = [ChatMessage(role=role, content=prompt)] if prompt else []
+        # a stateless protocol writes the whole conversation into each turn's prompt: every call is that
+        # prompt alone (after the instructions), as a published harness that kept no chat did
+        self._stateless = bool(getattr(protocol, "stateless", False))
+        self._opening = list(self.messages)
         self._last_reply: str | None = None
         self._turn = 0
 
     async def act(self, observation: Any) -> Move[Any]:
-        if self._last_reply is not None:
+        if self._last_reply is not None and self._stateless:
+            self.messages = [*self._opening, ChatMessage(role="user", content=self.protocol.feedback(observation))]
+        elif self._last_reply is not None:
             self.messages.append(ChatMessage(role="assistant", content=self._last_reply.strip()))
             self.messages.append(ChatMessage(role="user", content=self.protocol.feedback(observation)))
         elif self._turn == 0:

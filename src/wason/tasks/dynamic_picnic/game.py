@@ -264,6 +264,11 @@ class DynamicPicnicGame:
     def done(self) -> bool:
         return self._done
 
+    def automatic_action(self) -> Begin | None:
+        """Before the first examples exist the game master prepares them: the game's own move, not a player's
+        (the runner applies it, so a model's first prompt is the published one, with the examples)."""
+        return Begin() if not self.prepared and not self._done else None
+
     def start(self) -> PicnicObservation:
         if self._rejection is not None:
             return self._end("rule_rejected")

@@ -24,7 +24,6 @@ from wason.core.game import Malformed
 from wason.tasks.dynamic_picnic import prompts
 from wason.tasks.dynamic_picnic.game import (
     AskItem,
-    Begin,
     GiveUp,
     GuessRule,
     MoreExamples,
@@ -37,12 +36,6 @@ MAX_SAID_CHARS = 2_000
 MAX_GUESS_CHARS = 1_000
 MAX_MORE = 20
 
-# Ours: sent only when a model must prepare the rule before the first examples exist (the engine asks the
-# player before the game can call a model); its reply is not a turn.
-PREPARING_PROMPT = (
-    'You are a player in a game called "Guess the Rule Games." The game master is preparing the game and '
-    "will give you examples of items you can bring. Reply READY to begin."
-)
 
 _GIVE_UP = re.compile(r"^\W*(?:i\s+)?give\s+up\b|\bi\s+give\s+up\b", re.IGNORECASE)
 _RULE = re.compile(
@@ -120,6 +113,8 @@ class PicnicProtocol:
 
     name = "published"
     prompt_role = "user"  # the harness sends the prompt as the only (user) message, no system message
+    # one prompt a turn holding the whole conversation (the player's own moves included), as the harness did
+    stateless = True
 
     def __init__(self, first: PicnicObservation, *, more_default: int = 0) -> None:
         self.first = first
@@ -127,17 +122,21 @@ class PicnicProtocol:
         self._last = first
 
     def system_prompt(self) -> str:
-        return self.feedback(self.first)
+        # no instructions apart: the published prompt of each turn is the whole message (first_message)
+        return ""
+
+    def first_message(self, observation: PicnicObservation) -> str:
+        """The first turn's published prompt, from the first observation the player sees (after the game
+        master prepared the examples, which the game does by itself: ``automatic_action``)."""
+        return self.feedback(observation)
 
     def parse(self, reply: str) -> PicnicAction | Malformed:
-        if self._last.kind == "preparing":
-            return Begin()
         return read_reply(reply, final=self._last.final, more_default=self.more_default)
 
     def feedback(self, observation: PicnicObservation) -> str:
         self._last = observation
-        if observation.kind == "preparing":
-            return PREPARING_PROMPT
+        if observation.kind == "preparing":  # only a person sees it, never a model (the game moves on itself)
+            return observation.message
         if observation.kind == "ended":
             return observation.message
         return prompts.player_turn(observation.initial, observation.history, final=observation.final)
