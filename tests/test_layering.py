@@ -68,7 +68,8 @@ def test_nothing_outside_tasks_names_a_family() -> None:
 
 @pytest.mark.parametrize("path", _modules(TASKS), ids=lambda p: p.relative_to(TASKS).as_posix())
 def test_tasks_import_nothing_above_them(path: Path) -> None:
-    bad = [n for n in _imports(path) if n.startswith(ABOVE_TASKS)]
+    # the top-level package re-exports models, engine and store: importing from it goes around the layering
+    bad = [n for n in _imports(path) if n.startswith(ABOVE_TASKS) or n == "wason"]
     assert not bad, f"{path.relative_to(SRC)} imports {bad}"
 
 

@@ -25,14 +25,19 @@ from wason.core.game import (
 )
 from wason.core.records import EpisodeRow, RunRow
 
+# the message and parameter types of the Oracle contract (families build the prompts their oracles send)
+from wason.models.base import ChatMessage, GenerationParams
+
 __all__ = [
     "ActionCodec",
+    "ChatMessage",
     "EpisodeContext",
     "EpisodeRow",
     "ExternalFailure",
     "Family",
     "Game",
     "GameApi",
+    "GenerationParams",
     "Item",
     "Malformed",
     "Move",

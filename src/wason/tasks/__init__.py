@@ -9,4 +9,8 @@ BUILTIN: dict[str, str] = {
     "wilt": "wason.tasks.wilt.family:FAMILY",
     "lists": "wason.tasks.lists.family:FAMILY",
     "aiw": "wason.tasks.aiw.family:FAMILY",
+    "picnic": "wason.tasks.picnic.family:FAMILY",
+    "code-functions": "wason.tasks.code_functions.family:FAMILY",
+    "math": "wason.tasks.math_rules.family:FAMILY",
+    "dynamic-picnic": "wason.tasks.dynamic_picnic.family:FAMILY",
 }

@@ -27,7 +27,7 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-from wason import ChatMessage
+from wason.core import ChatMessage
 from wason.core.game import Malformed
 from wason.sandbox import GuessRejected, compile_word_rule
 from wason.tasks.code_functions.game import (

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from importlib import resources
 
-from wason import ChatMessage
+from wason.core import ChatMessage
 
 RULE_TYPES = ("attribute_based", "categorical", "logical", "relational", "semantic")
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from wason import ChatMessage, GenerationParams
+from wason.core import ChatMessage, GenerationParams
 from wason.core.family import Oracle
 from wason.core.records import CallContext
 from wason.judges import majority_vote
