@@ -188,5 +188,8 @@ def test_a_failed_game_master_errors_the_episode_and_resume_repeats_no_finished_
 def test_runs_fill_the_papers_table_columns() -> None:
     from wason.tasks.dynamic_picnic.family import FAMILY, DynamicPicnicRunConfig
 
-    assert FAMILY.column(DynamicPicnicRunConfig(level="L2")) == "DP L2"
-    assert FAMILY.column(DynamicPicnicRunConfig()) == "Dynamic Picnic"
+    config = DynamicPicnicRunConfig()  # every level: each episode fills its rule's level's column
+    columns = {FAMILY.column(config, item) for _, item in FAMILY.items(config)}
+    assert columns == {"DP L1", "DP L2", "DP L3"}
+    config = DynamicPicnicRunConfig(level="L2")
+    assert {FAMILY.column(config, item) for _, item in FAMILY.items(config)} == {"DP L2"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -58,3 +59,27 @@ def test_runs_of_one_player_and_column_are_pooled(store: Store) -> None:
     text = " ".join(console.export_text().split())
     assert "75.0" in text and "3/4" in text and "1 errored episodes are not counted" in text
     assert "1 items rejected before play (no game) are not counted" in text
+
+
+def test_wason_grid_puts_games_and_levels_in_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wason.cli import main
+
+    db = f"sqlite:///{tmp_path / 'g.db'}"
+    picnic = ["eval", "picnic", "--player", "solver", "--games", "2", "--level", "L1,L2", "--db", db]
+    assert main(picnic) == 0
+    assert main(["eval", "math", "--player", "solver", "--n", "3", "--level", "L3", "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["grid", "1", "2", "--db", db, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["columns"] == ["SP L1", "SP L2", "Math L3"]  # one picnic run fills two columns
+    (row,) = data["rows"]
+    assert row["player"] == "solver"
+    assert [(row["cells"][c]["games"], row["cells"][c]["runs"]) for c in data["columns"]] == [
+        (2, [1]),
+        (2, [1]),
+        (3, [2]),
+    ]
+    assert main(["grid", "1", "99", "--db", db]) == 2  # an unknown run: one line, nothing printed
+    assert "no run 99" in capsys.readouterr().err

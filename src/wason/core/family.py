@@ -290,9 +290,9 @@ class Family(ABC, Generic[C]):
     def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
         """One episode's transcript from its JSON record (``wason show RUN --episode N --json``)."""
 
-    def column(self, config: C) -> str:
-        """The column a run of ``config`` fills in a table across families (``wason grid``: one row per player,
-        one column per game and level, as the guess-the-rule paper's Table 2); by default the title."""
+    def column(self, config: C, item: Mapping[str, Any]) -> str:
+        """The column an episode of ``item`` fills in a table across families (``wason grid``: one row per
+        player, one column per game and level, as the guess-the-rule paper's Table 2); by default the title."""
         return self.title
 
     def write_plots(self, store: RunReader, run_id: int, directory: Path) -> list[Path]:

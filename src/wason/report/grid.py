@@ -1,8 +1,9 @@
 """One table across families: a row per player, a column per family (and level), the win rate in each cell.
 
-The guess-the-rule paper's Table 2 is this shape (models x game and level). Each family names the column its
-runs fill (:meth:`wason.core.Family.column`); a cell is the share of a run's finished episodes that succeeded,
-with its Wilson interval. Runs of the same player and column are pooled (several trials, several seeds).
+The guess-the-rule paper's Table 2 is this shape (models x game and level). Each family names the column each
+episode fills (:meth:`wason.core.Family.column`: a run may play several levels); a cell is the share of the
+finished episodes that succeeded, with its Wilson interval. Episodes of the same player and column are pooled
+across runs (several trials, several seeds).
 """
 
 from __future__ import annotations
@@ -45,12 +46,14 @@ def grid_json(store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
     for run_id in run_ids:
         run = store.get_run(run_id)
         fam = registry.get(run.task)
-        column = fam.column(fam.config_type.model_validate(run.config))
-        if column not in columns:
-            columns.append(column)
-        cell = rows.setdefault(_player(run), {}).setdefault(column, _Cell())
-        cell.runs.append(run.id)
+        config = fam.config_type.model_validate(run.config)
         for episode in store.list_episodes(run.id):
+            column = fam.column(config, episode.item)
+            if column not in columns:
+                columns.append(column)
+            cell = rows.setdefault(_player(run), {}).setdefault(column, _Cell())
+            if run.id not in cell.runs:
+                cell.runs.append(run.id)
             if episode.status == "completed" and (episode.metrics or {}).get(VOID):
                 cell.void += 1
             elif episode.status == "completed":

@@ -402,8 +402,9 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
             f"{protocol_text(config.model_dump(mode='json'))}; judges: {judges}"
         )
 
-    def column(self, config: CodeFunctionsConfig) -> str:
-        return f"{self.title} {config.level}"
+    def column(self, config: CodeFunctionsConfig, item: Mapping[str, Any]) -> str:
+        # the paper's Table 2 columns: "CF L1", "CF L2", "CF L3"
+        return f"CF {item.get('level', config.level)}"
 
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
         run = store.get_run(run_ids[0])

@@ -375,9 +375,9 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
             lines.append(f"{metrics.get('end_reason')} after {metrics.get('turns')} turns.")
         return lines
 
-    def column(self, config: DynamicPicnicRunConfig) -> str:
-        # the paper's Table 2 columns: "DP L1", "DP L2", "DP L3" for a run of one level
-        return f"DP {config.level}" if config.level else self.title
+    def column(self, config: DynamicPicnicRunConfig, item: Mapping[str, Any]) -> str:
+        # the paper's Table 2 columns: "DP L1", "DP L2", "DP L3" (a run may play several levels)
+        return f"DP {item['rule']['level']}"
 
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
         from wason.tasks.dynamic_picnic.report import picnic_json

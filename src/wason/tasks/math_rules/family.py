@@ -300,7 +300,7 @@ class MathFamily(Family[MathRunConfig]):
             f"judges: {judges}"
         )
 
-    def column(self, config: MathRunConfig) -> str:
+    def column(self, config: MathRunConfig, item: Mapping[str, Any]) -> str:
         # the paper's Table 2 columns: "Math L1", "Math L2", "Math L3"
         return f"Math {config.level}"
 

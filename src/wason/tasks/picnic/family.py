@@ -291,9 +291,9 @@ class PicnicFamily(Family[PicnicRunConfig]):
             f"{config.num_init_examples} first examples, {config.negatives} negatives; judged by code{judge}"
         )
 
-    def column(self, config: PicnicRunConfig) -> str:
-        # the paper's Table 2 columns: "SP L1" ... for a run of one level
-        return f"SP {config.level[0]}" if len(config.level) == 1 else self.title
+    def column(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> str:
+        # the paper's Table 2 columns: "SP L1", "SP L2", "SP L3" (a run may play several levels)
+        return f"SP {item['level']}"
 
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
         from wason.tasks.picnic.report import picnic_json
