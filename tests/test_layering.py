@@ -44,7 +44,9 @@ def _family_words() -> list[str]:
     # 'math' likewise ("import math"); its family is spotted by its title ('math sequences'), its package and the
     # reference's names for the game
     words.discard("math")
-    return sorted(words | {"numberwang", "list-rules", "math_rules", "math sequence", "find principle behind"})
+    return sorted(
+        words | {"numberwang", "list-rules", "math_rules", "math sequence", "find principle behind"}
+    )
 
 
 def test_nothing_outside_tasks_names_a_family() -> None:

@@ -50,7 +50,10 @@ class LLMPlayer:
 
     async def act(self, observation: Any) -> Move[Any]:
         if self._last_reply is not None and self._stateless:
-            self.messages = [*self._opening, ChatMessage(role="user", content=self.protocol.feedback(observation))]
+            self.messages = [
+                *self._opening,
+                ChatMessage(role="user", content=self.protocol.feedback(observation)),
+            ]
         elif self._last_reply is not None:
             self.messages.append(ChatMessage(role="assistant", content=self._last_reply.strip()))
             self.messages.append(ChatMessage(role="user", content=self.protocol.feedback(observation)))
