@@ -16,7 +16,7 @@ def test_create_gives_a_code_judged_game_of_the_level() -> None:
     api = FAMILY.game_api()
     assert isinstance(api, CodeFunctionsApi) and api.game_name == "code_functions_picnic"
     config, (key, item) = api.create("L2", 3, 17)
-    assert config.level == "L2" and config.initial == 3 and config.judges == ["predicate"]
+    assert config.level == "L2" and config.init_examples == 3 and config.judges == ["predicate"]
     assert config.max_turns == 0 and config.protocol == "api" and FAMILY.oracle(config) is None
     assert rule_from_item(item).level == "L2"
     assert api.create("L2", 3, 17)[1] == (key, item)

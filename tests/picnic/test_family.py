@@ -15,11 +15,11 @@ from wason.tasks.picnic.human import PicnicHumanPlayer
 
 
 def test_items_are_seeded_paired_across_turn_limits_and_carry_provenance() -> None:
-    config = PicnicRunConfig(player="solver", games=5, max_turns=[1, 10], seed=3)
+    config = PicnicRunConfig(player="solver", n=5, max_turns=[1, 10], seed=3)
     items = FAMILY.items(config)
     assert len(items) == 3 * 5 * 2
-    assert items == FAMILY.items(PicnicRunConfig(player="solver", games=5, max_turns=[1, 10], seed=3))
-    assert items != FAMILY.items(PicnicRunConfig(player="solver", games=5, max_turns=[1, 10], seed=4))
+    assert items == FAMILY.items(PicnicRunConfig(player="solver", n=5, max_turns=[1, 10], seed=3))
+    assert items != FAMILY.items(PicnicRunConfig(player="solver", n=5, max_turns=[1, 10], seed=4))
     by_game: dict[tuple[str, int], set[tuple[str, int]]] = {}
     for _, item in items:
         by_game.setdefault((item["level"], item["game"]), set()).add((item["rule"]["text"], item["seed"]))
@@ -31,9 +31,7 @@ def test_items_are_seeded_paired_across_turn_limits_and_carry_provenance() -> No
 
 
 def test_the_whole_pool_as_a_split() -> None:
-    items = FAMILY.items(
-        PicnicRunConfig(player="solver", draw="all", pool="published", level=["L3"], games=1)
-    )
+    items = FAMILY.items(PicnicRunConfig(player="solver", draw="all", pool="published", level=["L3"], n=1))
     assert [item["rule"]["id"] for _, item in items] == [r.id for r in pool("L3", "published")]
 
 
@@ -42,10 +40,10 @@ def test_the_whole_pool_as_a_split() -> None:
     [
         ({"level": ["L4"]}, "level"),
         ({"level": []}, "level"),
-        ({"games": 0}, "games"),
+        ({"n": 0}, "n"),
         ({"max_turns": [0]}, "max_turns"),
         ({"max_turns": []}, "max_turns"),
-        ({"num_init_examples": 0}, "num_init_examples"),
+        ({"init_examples": 0}, "init_examples"),
         ({"pool": "all"}, "pool"),
         ({"negatives": "smart"}, "negatives"),
         ({"llm_judge": True, "model": None}, "llm_judge"),

@@ -67,7 +67,7 @@ def test_wason_grid_puts_games_and_levels_in_columns(
     from wason.cli import main
 
     db = f"sqlite:///{tmp_path / 'g.db'}"
-    picnic = ["eval", "picnic", "--player", "solver", "--games", "2", "--level", "L1,L2", "--db", db]
+    picnic = ["eval", "picnic", "--player", "solver", "--n", "2", "--level", "L1,L2", "--db", db]
     assert main(picnic) == 0
     assert main(["eval", "math", "--player", "solver", "--n", "3", "--level", "L3", "--db", db]) == 0
     capsys.readouterr()

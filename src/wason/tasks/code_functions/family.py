@@ -86,7 +86,7 @@ class CodeFunctionsConfig(RunSettings):
         default="balanced",
         description="balanced (N accepted and N rejected words) or random (as the library)",
     )
-    initial: int = Field(default=2, description="initial examples (pairs when balanced)")
+    init_examples: int = Field(default=2, description="initial examples (pairs when balanced)")
     after_wrong: int = Field(default=1, description="examples added after a wrong guess (published: 1 pair)")
     max_turns: int = Field(default=7, description="turns allowed (published: 1, 3, 5, 7; 0: no limit)")
     judges: list[str] = Field(
@@ -132,7 +132,7 @@ class CodeFunctionsConfig(RunSettings):
         try:
             return GameSettings(
                 examples=self.examples,
-                initial=self.initial,
+                initial=self.init_examples,
                 after_wrong=self.after_wrong,
                 max_turns=self.max_turns or None,
                 judges=tuple(self.judges),
@@ -510,7 +510,7 @@ class CodeFunctionsApi(GameApi):
             n=1,
             seed=seed,
             protocol="api",
-            initial=num_init_examples,
+            init_examples=num_init_examples,
             after_wrong=0,
             max_turns=0,
             judges=["predicate"],

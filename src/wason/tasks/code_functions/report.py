@@ -109,7 +109,9 @@ def numbers(eps: Sequence[EpisodeRow], judges: Sequence[str], seconds: dict[int,
 
 def protocol_text(config: dict[str, Any]) -> str:
     parts = [f"protocol {config.get('protocol', 'as-run')}", f"{config.get('examples', 'balanced')} examples"]
-    parts.append(f"{config.get('initial', 2)} initial, {config.get('after_wrong', 1)} after a wrong guess")
+    parts.append(
+        f"{config.get('init_examples', 2)} initial, {config.get('after_wrong', 1)} after a wrong guess"
+    )
     limit = config.get("max_turns")
     parts.append("no turn limit" if not limit else f"at most {limit} turns")
     parts.append(f"{config.get('split', 'generated')} rules")

@@ -78,7 +78,7 @@ class PicnicGameApi(GameApi):
         level = next(lv for lv in LEVELS if lv == difficulty)
         config = PicnicRunConfig(
             level=[level],
-            num_init_examples=num_init_examples,
+            init_examples=num_init_examples,
             examples_each_turn=False,
             player="human",
         )

@@ -47,10 +47,10 @@ class PicnicRunConfig(RunSettings):
     model_config = ConfigDict(frozen=True)
 
     not_in_play: ClassVar[frozenset[str]] = frozenset(
-        {"games", "draw", "llm_judge", "judge_model", "judge_base_url"}
+        {"n", "draw", "llm_judge", "judge_model", "judge_base_url"}
     )
     # a person is drawn one game from many rules
-    play_defaults: ClassVar[Mapping[str, Any]] = {"games": 100}
+    play_defaults: ClassVar[Mapping[str, Any]] = {"n": 100}
 
     task: Literal["picnic"] = "picnic"
     level: list[str] = Field(
@@ -65,13 +65,13 @@ class PicnicRunConfig(RunSettings):
     draw: Literal["sample", "all"] = Field(
         default="sample", description="sample: seeded draws of rules; all: every rule of the pool"
     )
-    games: int = Field(default=10, description="games per level and turn limit (sample), or per rule (all)")
+    n: int = Field(default=10, description="games per level and turn limit (sample), or per rule (all)")
     seed: int = Field(default=0, description="seed of the rule draws and of the examples")
     max_turns: list[int] = Field(
         default_factory=lambda: [10],
         description="moves allowed per game, comma-separated (published options: 1,3,5,7,10,15)",
     )
-    num_init_examples: int = Field(
+    init_examples: int = Field(
         default=2, description="positives (and as many negatives) shown first (published experiments: 2)"
     )
     negatives: Literal["random", "informative"] = Field(
@@ -110,14 +110,14 @@ class PicnicRunConfig(RunSettings):
             raise ValueError(f"level: name one or more of {', '.join(LEVELS)}, comma-separated")
         if len(set(self.level)) != len(self.level):
             raise ValueError("level: a level is named twice")
-        if self.games < 1:
-            raise ValueError("games must be at least 1")
+        if self.n < 1:
+            raise ValueError("n must be at least 1")
         if not self.max_turns or any(t < 1 for t in self.max_turns):
             raise ValueError("max_turns: each limit must be at least 1")
         if len(set(self.max_turns)) != len(self.max_turns):
             raise ValueError("max_turns: a limit is named twice")
-        if not 1 <= self.num_init_examples <= MAX_REQUEST:
-            raise ValueError(f"num_init_examples must be between 1 and {MAX_REQUEST}")
+        if not 1 <= self.init_examples <= MAX_REQUEST:
+            raise ValueError(f"init_examples must be between 1 and {MAX_REQUEST}")
         if self.llm_judge and self.oracle_model is None:
             raise ValueError("llm_judge needs a model (--judge-model or --model)")
         return self
@@ -129,7 +129,7 @@ class PicnicRunConfig(RunSettings):
     def game_config(self, item: Mapping[str, Any]) -> PicnicConfig:
         mt = item.get("max_turns")
         return PicnicConfig(
-            num_init_examples=int(item.get("num_init_examples", self.num_init_examples)),
+            num_init_examples=int(item.get("num_init_examples", self.init_examples)),
             max_turns=int(mt) if mt is not None else None,
             negatives=self.negatives,
             examples_each_turn=self.examples_each_turn,
@@ -141,7 +141,7 @@ class PicnicRunConfig(RunSettings):
         for name in self.level:
             level = next(lv for lv in LEVELS if lv == name)
             if self.draw == "sample":
-                for g in range(self.games):
+                for g in range(self.n):
                     draw_seed = derive_seed("picnic-rule", self.seed, self.pool, level, g)
                     rule = draw_rule(level, self.pool, draw_seed)
                     seed = derive_seed("picnic-examples", self.seed, level, g)
@@ -149,7 +149,7 @@ class PicnicRunConfig(RunSettings):
                         out.append(self._item(rule, level, mt, g, seed, draw_seed))
             else:
                 for rule in pool(level, self.pool):
-                    for g in range(self.games):
+                    for g in range(self.n):
                         seed = derive_seed("picnic-examples", self.seed, level, rule.id, g)
                         for mt in self.max_turns:
                             out.append(self._item(rule, level, mt, g, seed, None))
@@ -158,7 +158,7 @@ class PicnicRunConfig(RunSettings):
     def _item(
         self, rule: PicnicRule, level: Level, max_turns: int, game: int, seed: int, draw_seed: int | None
     ) -> Item:
-        item = make_item(rule, max_turns, self.num_init_examples, seed, game)
+        item = make_item(rule, max_turns, self.init_examples, seed, game)
         item["provenance"] = {
             "generator": GENERATOR,
             "version": DRAW_VERSION,
@@ -283,12 +283,12 @@ class PicnicFamily(Family[PicnicRunConfig]):
         return ["level", "max_turns", "num_init_examples", "game"]
 
     def describe(self, config: PicnicRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
-        draw = f"{config.games} seeded draw(s)" if config.draw == "sample" else f"every rule x {config.games}"
+        draw = f"{config.n} seeded draw(s)" if config.draw == "sample" else f"every rule x {config.n}"
         judge = f"; LLM judge {config.oracle_model} beside the code" if config.llm_judge else ""
         return (
             f"Static Picnic {','.join(config.level)}, {config.pool} pool, {draw} per level, max turns "
             f"{','.join(map(str, config.max_turns))}: {n_episodes} games ({n_todo} to play) with {who}; "
-            f"{config.num_init_examples} first examples, {config.negatives} negatives; judged by code{judge}"
+            f"{config.init_examples} first examples, {config.negatives} negatives; judged by code{judge}"
         )
 
     def column(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> str:

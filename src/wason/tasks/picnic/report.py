@@ -74,7 +74,7 @@ def picnic_protocol(config: dict[str, Any]) -> str:
         "published player prompts",
         f"{config.get('pool', 'distinct')} pool",
         f"{config.get('negatives', 'random')} negatives",
-        f"{config.get('num_init_examples', 2)} first examples",
+        f"{config.get('init_examples', 2)} first examples",
         "judged by code" + (" with the published LLM judge beside" if config.get("llm_judge") else ""),
     ]
     if not config.get("examples_each_turn", True):
