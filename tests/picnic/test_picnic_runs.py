@@ -40,6 +40,8 @@ def test_a_model_run_with_the_llm_judge_beside_the_code(
     data = json.loads(capsys.readouterr().out)
     summary = data["summary"]
     assert summary["games"] == 4 and summary["errored"] == 0
+    # each game's time, from its episode's start to its end (several model calls each, over HTTP)
+    assert summary["seconds"] is not None and summary["seconds"] > 0
     # the lenient judge says yes every time; the code says yes only where the rule is 'animal'
     assert summary["llm_judge"]["k"] == 4
     animal = [e for e in data["episodes"] if e["rule"] == "Items from the category 'animal'"]

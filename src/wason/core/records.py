@@ -49,6 +49,15 @@ class EpisodeRow:
     success: bool | None
     metrics: dict[str, Any] | None
     error: str | None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    @property
+    def seconds(self) -> float | None:
+        """How long its last attempt took, from start to end (None while it has not ended)."""
+        if self.started_at is None or self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds()
 
 
 def run_header(run: RunRow) -> dict[str, Any]:

@@ -342,6 +342,8 @@ class Store:
                         episodes.c.success,
                         episodes.c.metrics,
                         episodes.c.error,
+                        episodes.c.started_at,
+                        episodes.c.finished_at,
                     )
                     .where(episodes.c.run_id == run_id)
                     .order_by(episodes.c.index)

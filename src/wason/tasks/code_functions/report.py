@@ -119,15 +119,8 @@ def protocol_text(config: dict[str, Any]) -> str:
 
 
 def _seconds(store: RunReader, eps: Sequence[EpisodeRow]) -> dict[int, float]:
-    out: dict[int, float] = {}
-    for e in eps:
-        turns = store.list_turns(e.id)
-        if len(turns) >= 2:
-            try:
-                out[e.id] = (turns[-1]["created_at"] - turns[0]["created_at"]).total_seconds()
-            except (KeyError, TypeError, AttributeError):
-                continue
-    return out
+    # from the episode's start to its end: the first model call counts too
+    return {e.id: s for e in eps if (s := e.seconds) is not None}
 
 
 def report_json(store: RunReader, run_id: int) -> CodeFunctionsReport:

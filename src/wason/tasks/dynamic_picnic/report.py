@@ -43,9 +43,7 @@ def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
                     {"rule": m.get("rule_key"), "level": m.get("level"), "reason": m.get("rejection")}
                 )
             else:
-                turns = store.list_turns(e.id)
-                times = [t["created_at"] for t in turns if t.get("created_at") is not None]
-                seconds = (max(times) - min(times)).total_seconds() if len(times) > 1 else 0.0
+                seconds = e.seconds  # from the episode's start to its end
                 played[str(m.get("level"))].append({**m, "seconds": seconds})
         elif e.status == "errored":
             errored += 1
@@ -72,8 +70,8 @@ def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
                 "positives_seen": _mean([float(m["positives_seen"]) for m in ms]),
                 "negatives_seen": _mean([float(m["negatives_seen"]) for m in ms]),
                 "questions": _mean([float(m["questions"]) for m in ms]),
-                # from the first to the last stored turn (the first prompt's call is not in it)
-                "seconds": _mean([float(m["seconds"]) for m in ms]),
+                # from each episode's start to its end
+                "seconds": _mean([float(m["seconds"]) for m in ms if m["seconds"] is not None]),
                 "gave_up": sum(m["end_reason"] == "gave_up" for m in ms),
                 "out_of_turns": sum(m["end_reason"] == "turns" for m in ms),
                 "llm_judge_yes": sum(bool(m["llm_verdict"]) for m in llm),

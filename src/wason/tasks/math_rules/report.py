@@ -100,9 +100,8 @@ def math_protocol(config: dict[str, Any]) -> str:
 
 
 def _seconds(store: RunReader, episode: EpisodeRow) -> float | None:
-    """A game's time: from its first to its last stored turn (its start is not stored)."""
-    times = [t["created_at"] for t in store.list_turns(episode.id) if t.get("created_at") is not None]
-    return float((max(times) - min(times)).total_seconds()) if len(times) > 1 else None
+    """A game's time, from its episode's start to its end (None while it runs)."""
+    return episode.seconds
 
 
 def summarize(

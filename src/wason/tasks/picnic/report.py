@@ -52,6 +52,7 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "positives_seen_won": _mean([m.get("positives_seen") for m in won]),
         "negatives_seen_won": _mean([m.get("negatives_seen") for m in won]),
         "format_errors": sum(int(m.get("format_errors") or 0) for m in ms),
+        "seconds": _mean([e.seconds for e in done]),
     }
 
 
@@ -147,7 +148,7 @@ def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTy
     detail = Table(title=f"Run {first['run']}: {_who(first)} on Static Picnic ({first['protocol']})")
     for col in ("level", "max turns", "won [95% Wilson]", "code judge", "LLM judge", "turns", "turns (won)"):
         detail.add_column(col, justify="right", no_wrap=col.startswith(("won", "code", "LLM")))
-    for col in ("pos. seen", "neg. seen", "gave up", "LLM decided", "errored"):
+    for col in ("pos. seen", "neg. seen", "seconds", "gave up", "LLM decided", "errored"):
         detail.add_column(col, justify="right")
     for c in first["cells"]:
         detail.add_row(
@@ -160,6 +161,7 @@ def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTy
             _num(c["turns_won"]),
             _num(c["positives_seen"]),
             _num(c["negatives_seen"]),
+            _num(c["seconds"]),
             str(c["gave_up"]),
             str(c["llm_decided"]),
             str(c["errored"]),
