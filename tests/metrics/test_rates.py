@@ -256,3 +256,19 @@ def test_near_miss_mass_edge_cases() -> None:
         near_miss_mass({1: 2}, expected=-1)
     with pytest.raises(ValueError):
         near_miss_mass({1: -2}, expected=1)
+
+
+def test_rate_record_is_the_json_of_a_rate_with_its_interval() -> None:
+    from wason.metrics import rate_record
+
+    record = rate_record(3, 4)
+    assert (record["k"], record["n"], record["rate"]) == (3, 4, 0.75)
+    assert (record["wilson_low"], record["wilson_high"]) == wilson_interval(3, 4)
+    assert rate_record(0, 0) == {"k": 0, "n": 0, "rate": None, "wilson_low": 0.0, "wilson_high": 0.0}
+
+
+def test_mean_present_leaves_missing_values_out() -> None:
+    from wason.metrics import mean_present
+
+    assert mean_present([1, None, 2]) == 1.5
+    assert mean_present([None, None]) is None

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from statistics import mean
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -24,8 +25,10 @@ __all__ = [
     "beta_quantile",
     "beta_spread",
     "correct_rate",
+    "mean_present",
     "near_miss_mass",
     "normal_quantile",
+    "rate_record",
     "summarize_rate",
     "wilson_interval",
 ]
@@ -508,3 +511,16 @@ def near_miss_mass(distribution: Mapping[int | None, int], expected: int) -> Nea
         share_unparseable=share(unparseable),
         mode=mode,
     )
+
+
+def rate_record(k: int, n: int) -> dict[str, float | int | None]:
+    """A rate as reports store it in JSON: ``k``, ``n``, ``rate`` (None when ``n`` is 0) and its 95% Wilson
+    interval (``wilson_low``, ``wilson_high``; 0 and 0 when ``n`` is 0)."""
+    low, high = wilson_interval(k, n) if n else (0.0, 0.0)
+    return {"k": k, "n": n, "rate": k / n if n else None, "wilson_low": low, "wilson_high": high}
+
+
+def mean_present(values: Sequence[float | int | None]) -> float | None:
+    """The mean of the values that are there (None when none is)."""
+    present = [v for v in values if v is not None]
+    return mean(present) if present else None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from statistics import mean
 from typing import Any
 
 from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
@@ -13,7 +12,7 @@ from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.records import CallTotals, EpisodeRow, RunReport, run_header
-from wason.metrics.rates import wilson_interval
+from wason.metrics.rates import mean_present, rate_record
 from wason.tasks.lists.game import PRIMARY_ORDER
 
 
@@ -108,16 +107,6 @@ def lists_protocol(config: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _rate(k: int, n: int) -> dict[str, Any]:
-    low, high = wilson_interval(k, n) if n else (0.0, 0.0)
-    return {"k": k, "n": n, "rate": k / n if n else None, "wilson_low": low, "wilson_high": high}
-
-
-def _mean(values: Sequence[float | int | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return mean(present) if present else None
-
-
 def summarize_episodes(
     eps: Sequence[EpisodeRow], judges: Sequence[str], primary: str | None
 ) -> dict[str, Any]:
@@ -129,7 +118,9 @@ def summarize_episodes(
     done = [e for e in eps if e.status == "completed"]
     metrics = [e.metrics or {} for e in done]
     n = len(eps)
-    per_judge = {j: _rate(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges}
+    per_judge = {
+        j: rate_record(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges
+    }
     solved = [m for m in metrics if primary and (m.get("judges") or {}).get(primary)]
     return {
         "episodes": n,
@@ -138,12 +129,12 @@ def summarize_episodes(
         "primary_judge": primary,
         "success": per_judge.get(primary) if primary else None,
         "judges": per_judge,
-        "quiz_accuracy": _mean([m.get("quiz_accuracy") for m in metrics]),
+        "quiz_accuracy": mean_present([m.get("quiz_accuracy") for m in metrics]),
         "final_hypotheses": sum(m.get("final_hypothesis") is not None for m in metrics),
-        "rounds": _mean([m.get("rounds") for m in metrics]),
-        "rounds_to_solution": _mean([m.get("rounds_to_solution") for m in solved]),
-        "lists_tested": _mean([m.get("lists_tested") for m in metrics]),
-        "repeats": _mean([m.get("repeats") for m in metrics]),
+        "rounds": mean_present([m.get("rounds") for m in metrics]),
+        "rounds_to_solution": mean_present([m.get("rounds_to_solution") for m in solved]),
+        "lists_tested": mean_present([m.get("lists_tested") for m in metrics]),
+        "repeats": mean_present([m.get("repeats") for m in metrics]),
         "format_errors": sum(int(m.get("format_errors") or 0) for m in metrics),
         "non_integer_lists": sum(int(m.get("non_integer_lists") or 0) for m in metrics),
         "llm_labels": sum(int(m.get("llm_labels") or 0) for m in metrics),

@@ -4,7 +4,6 @@ sequences seen, per run (a model's run, then its solver baseline)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from statistics import mean
 from typing import Any
 
 from pydantic import BaseModel
@@ -14,7 +13,7 @@ from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.records import CallTotals, EpisodeRow, RunReport, run_header
-from wason.metrics.rates import wilson_interval
+from wason.metrics.rates import mean_present, rate_record
 
 JUDGE_NAMES = {"expression": "expression (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
 
@@ -74,16 +73,6 @@ class MathRunReport(RunReport):
     baselines: list[MathRunReport] | None = None
 
 
-def _rate(k: int, n: int) -> dict[str, Any]:
-    low, high = wilson_interval(k, n) if n else (0.0, 0.0)
-    return {"k": k, "n": n, "rate": k / n if n else None, "wilson_low": low, "wilson_high": high}
-
-
-def _mean(values: Sequence[float | int | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return mean(present) if present else None
-
-
 def math_protocol(config: dict[str, Any]) -> str:
     """Which protocol a run used, stated in every report."""
     parts = ["published player prompt (More / My Guess is:)"]
@@ -117,17 +106,19 @@ def summarize(
         "episodes": n,
         "errored": sum(e.status == "errored" for e in eps),
         "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
-        "wins": _rate(sum(bool(e.success) for e in done), n),
-        "judges": {j: _rate(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges},
-        "turns": _mean([m.get("turns") for m in metrics]),
-        "turns_to_solution": _mean([m.get("turns") for m in won]),
-        "sequences_seen": _mean([m.get("sequences_seen") for m in metrics]),
-        "quiz_accuracy": _mean([m.get("quiz_accuracy") for m in metrics]),
+        "wins": rate_record(sum(bool(e.success) for e in done), n),
+        "judges": {
+            j: rate_record(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges
+        },
+        "turns": mean_present([m.get("turns") for m in metrics]),
+        "turns_to_solution": mean_present([m.get("turns") for m in won]),
+        "sequences_seen": mean_present([m.get("sequences_seen") for m in metrics]),
+        "quiz_accuracy": mean_present([m.get("quiz_accuracy") for m in metrics]),
         "format_errors": sum(int(m.get("format_errors") or 0) for m in metrics),
         "guesses": len(guesses),
         "guesses_without_expression": sum(len(m.get("guesses_without_expression") or []) for m in metrics),
         "llm_disagreements": sum(int(m.get("llm_disagreements") or 0) for m in metrics),
-        "seconds": _mean(list(seconds)),
+        "seconds": mean_present(list(seconds)),
     }
 
 

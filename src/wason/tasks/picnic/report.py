@@ -5,7 +5,6 @@ per level)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from statistics import mean
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -14,17 +13,7 @@ from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.records import CallTotals, EpisodeRow, RunReport, calls_note, run_header
-from wason.metrics.rates import wilson_interval
-
-
-def _rate(k: int, n: int) -> dict[str, Any]:
-    low, high = wilson_interval(k, n) if n else (0.0, 0.0)
-    return {"k": k, "n": n, "rate": k / n if n else None, "wilson_low": low, "wilson_high": high}
-
-
-def _mean(values: Sequence[float | int | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return mean(present) if present else None
+from wason.metrics.rates import mean_present, rate_record
 
 
 def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
@@ -37,22 +26,22 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "games": len(eps),
         "errored": sum(e.status == "errored" for e in eps),
         "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
-        "wins": _rate(len(won), len(eps)),
-        "code_judge": _rate(sum(bool((m.get("judges") or {}).get("code")) for m in ms), len(eps)),
-        "llm_judge": _rate(sum(bool(m["judges"]["llm"]) for m in llm), len(llm)) if llm else None,
+        "wins": rate_record(len(won), len(eps)),
+        "code_judge": rate_record(sum(bool((m.get("judges") or {}).get("code")) for m in ms), len(eps)),
+        "llm_judge": rate_record(sum(bool(m["judges"]["llm"]) for m in llm), len(llm)) if llm else None,
         "llm_decided": sum(bool(m.get("llm_decided")) for m in ms),
         "unreadable_guesses": sum(int(m.get("unreadable_guesses") or 0) for m in ms),
         "gave_up": sum(m.get("end_reason") == "gave_up" for m in ms),
         "turn_limit": sum(m.get("end_reason") == "turn_limit" for m in ms),
-        "turns": _mean([m.get("turns") for m in ms]),
-        "turns_won": _mean([m.get("turns") for m in won]),
-        "moves": _mean([m.get("moves") for m in ms]),
-        "positives_seen": _mean([m.get("positives_seen") for m in ms]),
-        "negatives_seen": _mean([m.get("negatives_seen") for m in ms]),
-        "positives_seen_won": _mean([m.get("positives_seen") for m in won]),
-        "negatives_seen_won": _mean([m.get("negatives_seen") for m in won]),
+        "turns": mean_present([m.get("turns") for m in ms]),
+        "turns_won": mean_present([m.get("turns") for m in won]),
+        "moves": mean_present([m.get("moves") for m in ms]),
+        "positives_seen": mean_present([m.get("positives_seen") for m in ms]),
+        "negatives_seen": mean_present([m.get("negatives_seen") for m in ms]),
+        "positives_seen_won": mean_present([m.get("positives_seen") for m in won]),
+        "negatives_seen_won": mean_present([m.get("negatives_seen") for m in won]),
         "format_errors": sum(int(m.get("format_errors") or 0) for m in ms),
-        "seconds": _mean([e.seconds for e in done]),
+        "seconds": mean_present([e.seconds for e in done]),
     }
 
 
