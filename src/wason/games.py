@@ -468,7 +468,8 @@ class Games:
             "difficulty": meta.difficulty,
             "game_gen_type": getattr(api, "game_gen_type", None),
             "num_init_examples": meta.num_init_examples,
-            "seed": meta.seed,
+            # the seed draws the rule (the code is public), so it is shown only once the game is over
+            "seed": meta.seed if loaded.done else None,
             "player": meta.player,
             "start_time": _iso(loaded.run.created_at),
         }

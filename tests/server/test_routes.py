@@ -311,12 +311,17 @@ async def test_every_game_hides_its_rule_until_the_end(
     for r in seen:
         assert r.status_code in (200, 409), r.text
         assert rule not in r.text, f"{family}: the rule {rule!r} leaked before the end: {r.text[:300]}"
+        # nor the seed that drew it (anyone can draw the same game again with it)
+        assert r.status_code != 200 or r.json().get("seed") is None, (
+            f"{family}: the seed leaked: {r.text[:300]}"
+        )
     assert seen[4].status_code == 409
     # then to the end: the right rule, else give up, and more examples, until the game is over
     status = await finish(client, gid, rule)
     assert status in ("won", "lost")
     final = await client.get(f"{BASE}/{gid}", params={"include_rule": "true"})
     assert final.status_code == 200 and final.json()["rule"] == rule
+    assert isinstance(final.json()["seed"], int)  # once over, the game can be replayed from its seed
 
 
 async def finish(client: httpx.AsyncClient, gid: str, rule: str, *, limit: int = 40) -> str:
