@@ -285,8 +285,9 @@ class MathFamily(Family[MathRunConfig]):
         return MathHumanPlayer(read=io.read, write=io.write)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
-        # the seed draws the rule, so it stays hidden with it
-        return ["level", "index", "n_init", "examples"]
+        # the seed draws the rule, so it stays hidden with it; so does the game's index, which with the run's
+        # configuration names the rule (items are a public function of it)
+        return ["level", "n_init", "examples"]
 
     def describe(self, config: MathRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
         judges = ", ".join(

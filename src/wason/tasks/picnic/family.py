@@ -279,8 +279,9 @@ class PicnicFamily(Family[PicnicRunConfig]):
         return PicnicHumanPlayer(read=io.read, write=io.write)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
-        # the rule, the seed and the provenance (its draw seed) name or derive the rule
-        return ["level", "max_turns", "num_init_examples", "game"]
+        # the rule, the seed and the provenance (its draw seed) name or derive the rule, and so does the game's
+        # number with the run's configuration (items are a public function of it)
+        return ["level", "max_turns", "num_init_examples"]
 
     def describe(self, config: PicnicRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
         draw = f"{config.n} seeded draw(s)" if config.draw == "sample" else f"every rule x {config.n}"
