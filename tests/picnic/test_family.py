@@ -46,7 +46,8 @@ def test_the_whole_pool_as_a_split() -> None:
         ({"init_examples": 0}, "init_examples"),
         ({"pool": "all"}, "pool"),
         ({"negatives": "smart"}, "negatives"),
-        ({"llm_judge": True, "model": None}, "llm_judge"),
+        ({"judges": ["code", "llm"], "model": None}, "judges"),
+        ({"judges": ["llm"], "model": "a:b"}, "judges"),
     ],
 )
 def test_bad_configurations_name_the_field(fields: dict[str, object], message: str) -> None:
@@ -55,8 +56,8 @@ def test_bad_configurations_name_the_field(fields: dict[str, object], message: s
 
 
 def test_the_judge_model_is_the_families_oracle() -> None:
-    assert FAMILY.oracle(PicnicRunConfig(model="openai:gpt-4o")) is None  # off by default
-    same = FAMILY.oracle(PicnicRunConfig(model="openai:gpt-4o", llm_judge=True, base_url="http://x"))
+    assert FAMILY.oracle(PicnicRunConfig(model="openai:gpt-4o", judges=["code"])) is None  # turned off
+    same = FAMILY.oracle(PicnicRunConfig(model="openai:gpt-4o", base_url="http://x"))
     assert (
         same is not None
         and same.model == "openai:gpt-4o"
@@ -64,22 +65,20 @@ def test_the_judge_model_is_the_families_oracle() -> None:
         and same.base_url == "http://x"
     )
     other = FAMILY.oracle(
-        PicnicRunConfig(
-            model="a:b", llm_judge=True, judge_model="openai:gpt-4o-mini", judge_base_url="http://j"
-        )
+        PicnicRunConfig(model="a:b", judge_model="openai:gpt-4o-mini", judge_base_url="http://j")
     )
     assert other is not None and other.model == "openai:gpt-4o-mini" and other.base_url == "http://j"
     # the solver has no model: the LLM judge runs only on a judge model named for it
-    assert not PicnicRunConfig(player="solver", llm_judge=True).llm_judge
-    solver = PicnicRunConfig(player="solver", model=None, llm_judge=True, judge_model="openai:gpt-4o-mini")
+    assert not PicnicRunConfig(player="solver").llm_judge  # no model plays: no LLM judge by default
+    solver = PicnicRunConfig(player="solver", model=None, judge_model="openai:gpt-4o-mini")
     assert solver.llm_judge and FAMILY.baseline(solver, 1).llm_judge
-    assert not FAMILY.baseline(PicnicRunConfig(model="a:b", llm_judge=True), 1).llm_judge
+    assert not FAMILY.baseline(PicnicRunConfig(model="a:b"), 1).llm_judge
 
 
 def test_a_game_without_its_judge_model_fails_as_an_outside_failure() -> None:
     from wason.core.game import ExternalFailure
 
-    config = PicnicRunConfig(model="a:b", llm_judge=True)
+    config = PicnicRunConfig(model="a:b")
     _, item = FAMILY.items(config)[0]
     game = FAMILY.game(config, item, EpisodeContext())
     game.start()

@@ -31,7 +31,7 @@ def test_a_model_run_with_the_llm_judge_beside_the_code(
 ) -> None:
     SEEN.clear()
     db = f"sqlite:///{tmp_path / 'picnic.db'}"
-    args = ["--level", "L1", "--n", "4", "--max-turns", "3", "--llm-judge", "--json"]
+    args = ["--level", "L1", "--n", "4", "--max-turns", "3", "--json"]
     with FakeOpenAIServer(player) as server:
         code = main(
             ["eval", "picnic", "--model", "vllm:fake", "--base-url", server.base_url, "--db", db, *args]

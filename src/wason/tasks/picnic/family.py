@@ -37,6 +37,11 @@ from wason.tasks.picnic.game import MAX_REQUEST, GiveUp, Guess, More, PicnicConf
 GENERATOR = "wason-picnic-items"
 
 
+Judge = Literal["code", "llm"]
+JUDGES: tuple[Judge, ...] = ("code", "llm")
+"""The judges of a guess: code (decides) and the published LLM judge (reported beside)."""
+
+
 class PicnicRunConfig(RunSettings):
     """Everything that defines a Static Picnic run: levels, pool, draws, turn limits, examples and judges.
 
@@ -47,7 +52,7 @@ class PicnicRunConfig(RunSettings):
     model_config = ConfigDict(frozen=True)
 
     not_in_play: ClassVar[frozenset[str]] = frozenset(
-        {"n", "draw", "llm_judge", "judge_model", "judge_base_url"}
+        {"n", "draw", "judges", "judge_model", "judge_base_url"}
     )
     # a person is drawn one game from many rules
     play_defaults: ClassVar[Mapping[str, Any]] = {"n": 100}
@@ -83,9 +88,10 @@ class PicnicRunConfig(RunSettings):
         description="after a wrong guess the host hands out the last requested number of examples again "
         "(the published LLM protocol)",
     )
-    llm_judge: bool = Field(
-        default=False,
-        description="also ask the published LLM judge (3 votes) about every guess, reported beside the code",
+    judges: list[Judge] = Field(
+        default_factory=lambda: list(JUDGES),
+        description="which judges run, comma-separated: code (the guess's categories by extension; decides), "
+        "llm (the published judge, 3 votes, reported beside the code; left out when no model plays)",
     )
     judge_model: str | None = Field(default=None, description="model of the LLM judge (default: --model)")
     judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
@@ -99,9 +105,9 @@ class PicnicRunConfig(RunSettings):
             isinstance(data, dict)
             and data.get("player", "llm") != "llm"
             and not data.get("judge_model")
-            and data.get("llm_judge") is True
+            and "llm" in (data.get("judges") or ["code", "llm"])
         ):
-            data = {**data, "llm_judge": False}
+            data = {**data, "judges": [j for j in data.get("judges") or ["code", "llm"] if j != "llm"]}
         return data
 
     @model_validator(mode="after")
@@ -118,9 +124,18 @@ class PicnicRunConfig(RunSettings):
             raise ValueError("max_turns: a limit is named twice")
         if not 1 <= self.init_examples <= MAX_REQUEST:
             raise ValueError(f"init_examples must be between 1 and {MAX_REQUEST}")
+        if "code" not in self.judges or len(set(self.judges)) != len(self.judges):
+            raise ValueError(
+                "judges: the code judge decides and runs always; name each judge once (code,llm)"
+            )
         if self.llm_judge and self.oracle_model is None:
-            raise ValueError("llm_judge needs a model (--judge-model or --model)")
+            raise ValueError("judges: the llm judge needs a model (--judge-model or --model)")
         return self
+
+    @property
+    def llm_judge(self) -> bool:
+        """Whether the published LLM judge runs beside the code."""
+        return "llm" in self.judges
 
     @property
     def oracle_model(self) -> str | None:
@@ -270,7 +285,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
     def baseline(self, config: PicnicRunConfig, run_id: int) -> PicnicRunConfig:
         update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
         if config.judge_model is None:
-            update["llm_judge"] = False
+            update["judges"] = [j for j in config.judges if j != "llm"]
         return config.model_copy(update=update)
 
     def human(self, config: PicnicRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:

@@ -65,7 +65,8 @@ def picnic_protocol(config: dict[str, Any]) -> str:
         f"{config.get('pool', 'distinct')} pool",
         f"{config.get('negatives', 'random')} negatives",
         f"{config.get('init_examples', 2)} first examples",
-        "judged by code" + (" with the published LLM judge beside" if config.get("llm_judge") else ""),
+        "judged by code"
+        + (" with the published LLM judge beside" if "llm" in config.get("judges", []) else ""),
     ]
     if not config.get("examples_each_turn", True):
         parts.append("no examples after a wrong guess")
