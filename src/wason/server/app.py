@@ -228,6 +228,9 @@ def create_app(store: Store | str | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(session.SessionDiverged, _diverged)
     app.add_exception_handler(Exception, _internal_error)
+    from wason.server import web
+
+    web.mount(app)
 
     @app.get("/api/families")
     async def list_families() -> dict[str, Any]:
