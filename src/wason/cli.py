@@ -288,10 +288,17 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         parents=[store_opts],
         help="serve the HTTP API (sessions of every game, the published guess-the-rule routes)",
         description="Start the HTTP API on HOST:PORT (uvicorn). Games are sessions in the store and are judged "
-        "by code only; routes and examples: docs/server.md. There is no authentication: keep the default "
-        "host unless the network is trusted.",
+        "by code only; routes and examples: docs/server.md. With --token (or $WASON_TOKEN) every write "
+        "(play, start or stop a run) needs the token and reads stay open; without one nothing is asked, so keep "
+        "the default host unless the network is trusted.",
     )
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    sv.add_argument(
+        "--token",
+        default=None,
+        help="require this token for every write request: 'Authorization: Bearer TOKEN', or log in at /login "
+        "in a browser (default $WASON_TOKEN; none: writes are open)",
+    )
     sv.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     sv.add_argument(
         "--log-level",
@@ -778,13 +785,18 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
 def _serve(args: argparse.Namespace) -> int:
     from wason.server import serve
 
+    token = args.token if args.token is not None else os.environ.get("WASON_TOKEN")
+    if token is not None and not token.strip():
+        raise UserError("--token (or $WASON_TOKEN) is empty; give a token or leave it out")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(
-            f"wason: note: serving on {args.host}: the API has no authentication; anyone who reaches it can play "
-            "and read every game in the store",
-            file=sys.stderr,
+        what = (
+            "writes need the token, but anyone who reaches it can read every game in the store"
+            if token
+            else "the API has no authentication; anyone who reaches it can play and read every game in the store "
+            "(--token protects writes)"
         )
-    serve(_db(args), host=args.host, port=args.port, log_level=args.log_level)
+        print(f"wason: note: serving on {args.host}: {what}", file=sys.stderr)
+    serve(_db(args), host=args.host, port=args.port, log_level=args.log_level, token=token)
     return 0
 
 

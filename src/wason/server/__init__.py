@@ -32,14 +32,25 @@ def check_address(host: str, port: int) -> None:
 
 
 def serve(
-    db: str | None = None, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, log_level: str = "info"
+    db: str | None = None,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    log_level: str = "info",
+    token: str | None = None,
 ) -> None:
-    """Run the app with uvicorn until interrupted (the store is opened first, so a bad store fails at once)."""
+    """Run the app with uvicorn until interrupted (the store is opened first, so a bad store fails at once).
+
+    With ``token``, every write request needs it (:mod:`wason.server.web.auth`). Open event streams are given
+    a few seconds to close when the server stops; runs still playing are then left interrupted."""
     import uvicorn
+
+    from wason.server.web import auth
 
     check_address(host, port)
     app = create_app(db)
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    if token is not None:
+        auth.protect(app, token)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
 
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "ServeError", "check_address", "create_app", "serve"]

@@ -111,9 +111,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def chromium() -> Iterator[Any]:
-    """Debian's Chromium driven by Playwright, one browser for the whole session."""
+    """Debian's Chromium driven by Playwright, a browser per test: Playwright's sync API holds an event loop
+    in this thread while it runs, which async tests (pytest-asyncio) in the same session cannot share."""
     if not CHROMIUM.exists():
         pytest.skip(NO_CHROMIUM)
     from playwright.sync_api import sync_playwright

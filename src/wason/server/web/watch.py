@@ -1,0 +1,647 @@
+"""Watch: start a model (or the solver) on a chosen game and see each turn as it is stored.
+
+``GET /watch`` is the form (a family, its own configuration fields, the player, the game by index or seed);
+``POST /watch`` creates a run of that one game and plays it in a background task of the server process, the way
+``wason eval`` plays a run (``execute_run`` with the family's players and oracles; the run is stored like any
+other, without a solver baseline); ``GET /watch/{run}`` shows it, updated by server-sent events from
+``GET /watch/{run}/events``, which polls the store for new turns and ends when the run ends; ``POST
+/watch/{run}/stop`` cancels the task, leaving the run interrupted and resumable (``wason eval --resume``).
+
+What is sent of an episode before it completes: its turns (action, observation, feedback, the model's reply)
+and the item's public keys. The rest of the item, the metrics (the verdict names the rule) and the outcome only
+once the episode is completed; an errored episode can be resumed, so it keeps its item hidden too.
+
+API keys come from the server's environment only; a base URL typed in the form is sent no key at all (the
+server's keys go only to the endpoints its own environment names), and the local provider plays only the
+embedded model (never a file named in the form).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import types
+import typing
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from pydantic import ValidationError
+
+from wason.core import registry
+from wason.core.family import Family, Item, RunSettings
+from wason.core.game import Move, Player
+from wason.core.records import EpisodeRow, RunRow
+from wason.engine import (
+    create_run,
+    execute_run,
+    llm_player_factory,
+    make_client,
+    make_oracle_client,
+    solver_player_factory,
+)
+from wason.models.base import GenerationParams, ModelConfigError
+from wason.models.client import ModelClient
+from wason.redaction import redact
+from wason.server.app import own_fields
+from wason.server.web import auth, render
+from wason.store import Store, StoreError
+
+log = logging.getLogger("wason.server.watch")
+
+LOCAL_SPEC = "local:smollm2-135m"
+LOCAL_MAX_TOKENS = 256  # as `wason eval` gives the local model
+NO_KEY = "EMPTY"  # what a keyless OpenAI-compatible endpoint is sent
+MAX_WATCHED = 4
+"""Runs a server plays at once from this page; one more is refused (429) until one ends."""
+MAX_PACE = 10.0
+POLL_SECONDS = 0.25
+KEEPALIVE_SECONDS = 15.0
+FINISHED = frozenset({"completed", "errored"})
+
+
+# -- the runs this server plays ---------------------------------------------------------------------------
+@dataclass
+class Watched:
+    """A run played by this server: its task, and why it crashed (if it did) before its episodes could say."""
+
+    run_id: int
+    task: asyncio.Task[None] | None = None
+    error: str | None = None
+    stopped: bool = False
+
+    @property
+    def active(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+
+@dataclass
+class Watches:
+    runs: dict[int, Watched] = field(default_factory=dict)
+
+    def active(self) -> list[Watched]:
+        return [w for w in self.runs.values() if w.active]
+
+    async def stop_all(self) -> None:
+        tasks = [w.task for w in self.active() if w.task is not None]
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=10)
+
+
+def watches(app: Any) -> Watches:
+    found = getattr(app.state, "watches", None)
+    if not isinstance(found, Watches):
+        found = Watches()
+        app.state.watches = found
+    return found
+
+
+def install(app: FastAPI) -> None:
+    """Add the watch routes; runs still playing when the server stops are cancelled (left interrupted)."""
+    app.include_router(router)
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(a: Any) -> AsyncIterator[Any]:
+        async with inner(a) as state:
+            try:
+                yield state
+            finally:
+                await watches(app).stop_all()
+
+    app.router.lifespan_context = lifespan
+
+
+# -- the form ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Option:
+    """One configuration field as the form shows it."""
+
+    name: str
+    kind: str  # "bool", "choice", "list", "int", "float", "text"
+    default: str
+    choices: tuple[str, ...] = ()
+    help: str = ""
+    checked: bool = False
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+def options(family: Family[Any]) -> list[Option]:
+    """The family's own configuration fields (as the sessions API takes them: none naming a file)."""
+    config_type = family.config_type
+    out = []
+    for name in own_fields(config_type):
+        info = config_type.model_fields[name]
+        kind, _ = _unwrap(info.annotation)
+        default = info.get_default(call_default_factory=True)
+        shown = (
+            ""
+            if default is None
+            else ",".join(map(str, default))
+            if isinstance(default, list)
+            else str(default)
+        )
+        help_text = info.description or ""
+        origin = typing.get_origin(kind)
+        if kind is bool:
+            out.append(Option(name, "bool", "", help=help_text, checked=bool(default)))
+        elif origin is typing.Literal:
+            out.append(Option(name, "choice", shown, tuple(map(str, typing.get_args(kind))), help_text))
+        elif origin is list:
+            out.append(Option(name, "list", shown, help=help_text or "comma-separated"))
+        elif kind in (int, float):
+            out.append(Option(name, kind.__name__, shown, help=help_text))
+        else:
+            out.append(Option(name, "text", shown, help=help_text))
+    return out
+
+
+class FormError(ValueError):
+    """A bad field of the form, one line for the page."""
+
+
+def _config_fields(family: Family[Any], form: Mapping[str, str]) -> dict[str, Any]:
+    """The family's fields the form gave (an empty box is the default)."""
+    fields: dict[str, Any] = {}
+    annotations = family.config_type.model_fields
+    for opt in options(family):
+        key = f"cfg.{opt.name}"
+        if opt.kind == "bool":
+            fields[opt.name] = key in form
+            continue
+        text = form.get(key, "").strip()
+        if not text:
+            continue
+        if opt.kind == "list":
+            kind, _ = _unwrap(annotations[opt.name].annotation)
+            (inner,) = typing.get_args(kind) or (str,)
+            try:
+                fields[opt.name] = [inner(t.strip()) for t in text.split(",") if t.strip()]
+            except ValueError:
+                raise FormError(f"{opt.name}: expected a comma-separated list, got {text[:60]!r}") from None
+        elif opt.kind in ("int", "float"):
+            try:
+                fields[opt.name] = int(text) if opt.kind == "int" else float(text)
+            except ValueError:
+                raise FormError(f"{opt.name}: expected a number, got {text[:60]!r}") from None
+        else:
+            fields[opt.name] = text
+    return fields
+
+
+def _number(form: Mapping[str, str], key: str, kind: Callable[[str], Any], what: str) -> Any:
+    text = form.get(key, "").strip()
+    if not text:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise FormError(f"{what}: expected a number, got {text[:60]!r}") from None
+
+
+@dataclass
+class Plan:
+    """What ``POST /watch`` will play: the configuration, the one item, the pause between moves, the key."""
+
+    family: Family[Any]
+    config: RunSettings
+    item: Item
+    pace: float
+    api_key: str | None
+
+
+def _plan(family: Family[Any], form: Mapping[str, str]) -> Plan:
+    fields = _config_fields(family, form)
+    player = form.get("player", "solver")
+    run: dict[str, Any] = {"player": "llm"}
+    api_key: str | None = None
+    if player == "solver":
+        if "solver" not in family.players:
+            raise FormError(f"{family.title} has no solver; choose a model")
+        run = {"player": "solver"}
+    elif player == "local":
+        run["model"] = LOCAL_SPEC
+    elif player == "model":
+        spec = form.get("model", "").strip()
+        if not spec:
+            raise FormError("model: give a model spec PROVIDER:MODEL, e.g. openai:gpt-4o-mini")
+        if spec.split(":", 1)[0].strip().lower() == "local":
+            raise FormError("model: the local provider plays the embedded model only; choose 'local model'")
+        run["model"] = spec[:200]
+        base_url = form.get("base_url", "").strip()
+        if base_url:
+            if not base_url.startswith(("http://", "https://")):
+                raise FormError("base_url: an http:// or https:// address")
+            run["base_url"] = base_url[:500]
+            api_key = NO_KEY  # never the server's key to an address typed here
+    else:
+        raise FormError(f"player: one of solver, local, model; got {player[:40]!r}")
+    if run["player"] == "llm":
+        temperature = _number(form, "temperature", float, "temperature")
+        max_tokens = _number(form, "max_tokens", int, "max_tokens")
+        if max_tokens is None and player == "local":
+            max_tokens = LOCAL_MAX_TOKENS
+        run["params"] = GenerationParams(temperature=temperature, max_tokens=max_tokens)
+        retries = _number(form, "retries", int, "retries")
+        if retries is not None:
+            run["retries"] = retries
+        timeout = _number(form, "timeout", float, "timeout")
+        if timeout is not None:
+            run["timeout"] = timeout
+    pace = _number(form, "pace", float, "pace") or 0.0
+    if not 0.0 <= pace <= MAX_PACE:
+        raise FormError(f"pace: from 0 to {MAX_PACE:g} seconds")
+    try:
+        config = family.config_type(**fields, **run)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "config"
+        raise FormError(f"{where}: {first['msg']}") from None
+    index = _number(form, "index", int, "index")
+    seed = _number(form, "seed", int, "seed")
+    if index is not None and seed is not None:
+        raise FormError("give the game's index or a seed, not both")
+    try:
+        items = family.items(config)
+    except ValueError as exc:
+        raise FormError(_one_line(str(exc))) from None
+    if not items:
+        raise FormError("this configuration has no games")
+    if seed is not None:
+        item = random.Random(seed).choice(items)
+    else:
+        index = 0 if index is None else index
+        if not 0 <= index < len(items):
+            raise FormError(f"index: from 0 to {len(items) - 1} in this configuration")
+        item = items[index]
+    return Plan(family, config, item, pace, api_key)
+
+
+# -- playing ------------------------------------------------------------------------------------------------
+class Paced:
+    """A player that waits ``pace`` seconds before each move, so a fast player can be followed."""
+
+    def __init__(self, inner: Player[Any, Any], pace: float) -> None:
+        self.inner, self.pace = inner, pace
+
+    async def act(self, observation: Any) -> Move[Any]:
+        await asyncio.sleep(self.pace)
+        return await self.inner.act(observation)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:500]
+
+
+def _first_line(error: str | None) -> str | None:
+    if error is None:
+        return None
+    return _one_line(redact(error.split("Traceback (most recent call last)")[0]))
+
+
+async def _play(
+    store: Store,
+    run_id: int,
+    plan: Plan,
+    client: ModelClient | None,
+    oracle: ModelClient | None,
+    watched: Watched,
+) -> None:
+    """Play the run as ``wason eval`` does; a failure before the episodes could record it marks them errored."""
+    try:
+        for c in {id(x): x for x in (client, oracle) if x is not None}.values():
+            check = getattr(c.model, "check", None)
+            if check is not None:
+                await check()
+        make = (
+            llm_player_factory(client, plan.config, run_id)
+            if client is not None
+            else solver_player_factory(plan.config)
+        )
+        factory = make
+        if plan.pace > 0:
+
+            def factory(item: dict[str, Any], episode_id: int, index: int) -> Player[Any, Any]:
+                return Paced(make(item, episode_id, index), plan.pace)
+
+        await execute_run(store, run_id, factory, concurrency=1, oracle=oracle)
+    except asyncio.CancelledError:
+        watched.stopped = True
+        if store.get_run(run_id).status == "pending":  # stopped before it began
+            store.set_run_status(run_id, "interrupted")
+        raise
+    except Exception as exc:
+        reason = _one_line(redact(f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc)))
+        log.warning("watched run %s failed: %s", run_id, reason, exc_info=exc)
+        watched.error = reason
+        for e in store.list_episodes(run_id):
+            if e.status not in FINISHED:
+                store.finish_episode(e.id, status="errored", error=reason)
+        store.set_run_status(run_id, "incomplete")
+    finally:
+        for c in {id(x): x for x in (client, oracle) if x is not None}.values():
+            try:
+                await c.aclose()
+            except Exception:  # closing a client that failed to open; nothing to keep
+                log.debug("closing a client failed", exc_info=True)
+
+
+def _start(app: Any, store: Store, plan: Plan) -> int:
+    """Create the run and its task (the client first: a bad model spec is a form error, not a run)."""
+    client = None
+    oracle = None
+    if plan.config.player == "llm":
+        try:
+            client = make_client(plan.config, store, api_key=plan.api_key)
+            oracle = make_oracle_client(plan.config, store, api_key=plan.api_key, player_client=client)
+        except (ModelConfigError, ValueError) as exc:
+            raise FormError(_one_line(redact(str(exc)))) from None
+    else:
+        oracle = make_oracle_client(plan.config, store)
+    run_id = create_run(store, plan.config, [plan.item])
+    watched = Watched(run_id)
+    watched.task = asyncio.create_task(
+        _play(store, run_id, plan, client, oracle, watched), name=f"watch-{run_id}"
+    )
+    watches(app).runs[run_id] = watched
+    return run_id
+
+
+# -- what is sent -------------------------------------------------------------------------------------------
+def _episode_view(family: Family[Any] | None, episode: EpisodeRow, n_turns: int) -> dict[str, Any]:
+    done = episode.status == "completed"
+    if done:
+        item: dict[str, Any] = dict(episode.item)
+    else:
+        keys = family.public(episode.item) if family is not None else []
+        item = {k: episode.item[k] for k in keys if k in episode.item}
+    return {
+        "episode": episode.id,
+        "index": episode.index,
+        "status": episode.status,
+        "done": done,
+        "item": item,
+        "success": episode.success if done else None,
+        "metrics": episode.metrics if done else None,
+        "error": _first_line(episode.error) if episode.status == "errored" else None,
+        "turns": n_turns,
+    }
+
+
+def _turn_view(turn: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored turn as the page shows it (never its oracle work: a judge's messages may name the rule)."""
+    return {
+        "episode": turn["episode_id"],
+        "index": turn["index"],
+        "action": turn["action"],
+        "observation": turn["observation"],
+        "feedback": turn["feedback"],
+        "reply": turn["reply"],
+    }
+
+
+def _family(name: str) -> Family[Any] | None:
+    try:
+        return registry.get(name)
+    except (registry.UnknownFamily, registry.FamilyLoadError):
+        return None
+
+
+def _run_view(run: RunRow, watched: Watched | None, live: bool) -> dict[str, Any]:
+    return {
+        "run": run.id,
+        "status": run.status,
+        "live": live,
+        "error": watched.error if watched is not None else None,
+        "stopped": watched.stopped if watched is not None else False,
+    }
+
+
+def _live(run: RunRow, watched: Watched | None) -> bool:
+    """Whether the run may still change: played here, or leased by another live process."""
+    if watched is not None and watched.task is not None:
+        return not watched.task.done()
+    return run.status in ("pending", "running") and run.owner is not None
+
+
+def _snapshot(store: Store, run_id: int) -> tuple[RunRow, list[EpisodeRow], dict[int, list[dict[str, Any]]]]:
+    run = store.get_run(run_id)
+    episodes = store.list_episodes(run_id)
+    turns = {e.id: store.list_turns(e.id) for e in episodes if e.status != "pending"}
+    return run, episodes, turns
+
+
+def _sse(event: str, data: Any, event_id: int) -> str:
+    text = json.dumps(data, default=str, separators=(",", ":"))
+    return f"id: {event_id}\nevent: {event}\ndata: {text}\n\n"
+
+
+async def _events(request: Request, store: Store, run_id: int) -> AsyncIterator[str]:
+    """Everything so far, then what changes, until the run ends (its last state, then ``end``)."""
+    registry_ = watches(request.app)
+    sent_turns: dict[int, int] = {}
+    sent_episode: dict[int, str] = {}
+    sent_run = ""
+    n = 0
+    quiet = 0.0
+    yield "retry: 2000\n\n"
+    while True:
+        watched = registry_.runs.get(run_id)
+        live = _live(store.get_run(run_id), watched)  # before the snapshot: nothing written after is missed
+        run, episodes, turns = await asyncio.to_thread(_snapshot, store, run_id)
+        family = _family(run.task)
+        out: list[str] = []
+        for e in episodes:
+            stored = turns.get(e.id, [])
+            if len(stored) < sent_turns.get(e.id, 0):  # replayed from its start (a resumed episode)
+                sent_turns[e.id] = 0
+                sent_episode.pop(e.id, None)
+            # the episode first (a page makes its section from it), then its new turns
+            view = _episode_view(family, e, len(stored))
+            key = json.dumps(view, sort_keys=True, default=str)
+            if sent_episode.get(e.id) != key:
+                sent_episode[e.id] = key
+                n += 1
+                out.append(_sse("episode", view, n))
+            for t in stored[sent_turns.get(e.id, 0) :]:
+                n += 1
+                out.append(_sse("turn", _turn_view(t), n))
+            sent_turns[e.id] = len(stored)
+        run_view = _run_view(run, watched, live)
+        run_key = json.dumps(run_view, sort_keys=True)
+        if run_key != sent_run:
+            sent_run = run_key
+            n += 1
+            out.append(_sse("run", run_view, n))
+        if out:
+            quiet = 0.0
+            yield "".join(out)
+        if not live:
+            n += 1
+            yield _sse("end", {"run": run_id, "status": run.status}, n)
+            return
+        if await request.is_disconnected():
+            return
+        await asyncio.sleep(POLL_SECONDS)
+        quiet += POLL_SECONDS
+        if quiet >= KEEPALIVE_SECONDS:
+            quiet = 0.0
+            yield ": still playing\n\n"
+
+
+# -- routes -------------------------------------------------------------------------------------------------
+router = APIRouter()
+
+
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.games.store
+    return store
+
+
+def _families() -> list[Family[Any]]:
+    return list(registry.families())
+
+
+def _form_page(
+    request: Request,
+    family: Family[Any] | None,
+    values: Mapping[str, str],
+    error: str | None = None,
+    status_code: int = 200,
+) -> Response:
+    return render(
+        request,
+        "watch/form.html",
+        status_code=status_code,
+        families=_families(),
+        family=family,
+        options=options(family) if family is not None else [],
+        values=dict(values),
+        error=error,
+        token_needed=auth.server_token(request.app) is not None,
+        max_pace=MAX_PACE,
+    )
+
+
+def _message(request: Request, status: int, message: str) -> Response:
+    if "text/html" in request.headers.get("accept", ""):
+        return render(request, "watch/message.html", status_code=status, message=message)
+    return JSONResponse(status_code=status, content={"error": message, "field": None, "kind": "invalid"})
+
+
+@router.get("/watch")
+async def watch_form(request: Request, family: str | None = None) -> Response:
+    """The form: a family (``?family=NAME``), then its options, the player and the game."""
+    chosen = None
+    if family:
+        chosen = _family(family[:100])
+        if chosen is None:
+            return _form_page(request, None, {}, f"no family {family[:100]!r}", 404)
+    return _form_page(request, chosen, {"family": chosen.name if chosen else ""})
+
+
+@router.post("/watch")
+async def watch_start(request: Request) -> Response:
+    """Start the run and go to its page (303); a bad field shows the form again with one message (422)."""
+    try:
+        form = await auth.read_form(request)
+    except auth.FormTooLarge as exc:
+        return _message(request, 413, str(exc))
+    family = _family(form.get("family", "")[:100])
+    if family is None:
+        return _form_page(request, None, form, f"choose a family (got {form.get('family', '')[:100]!r})", 422)
+    if len(watches(request.app).active()) >= MAX_WATCHED:
+        return _form_page(
+            request, family, form, f"this server already plays {MAX_WATCHED} runs; stop one or wait", 429
+        )
+    store = _store(request)
+    try:
+        plan = await asyncio.to_thread(_plan, family, form)
+        run_id = _start(request.app, store, plan)
+    except FormError as exc:
+        return _form_page(request, family, form, str(exc), 422)
+    return RedirectResponse(f"/watch/{run_id}", status_code=303)
+
+
+def _run_id(text: str) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
+@router.get("/watch/{run_id}")
+async def watch_page(request: Request, run_id: str) -> Response:
+    """The run as it is now; its script follows the events."""
+    rid = _run_id(run_id)
+    store = _store(request)
+    try:
+        if rid is None:
+            raise StoreError(f"no run {run_id[:40]!r}: a run id is a number")
+        run, episodes, turns = await asyncio.to_thread(_snapshot, store, rid)
+    except StoreError as exc:
+        return _message(request, 404, _one_line(str(exc)))
+    watched = watches(request.app).runs.get(rid)
+    family = _family(run.task)
+    views = [
+        {
+            "episode": _episode_view(family, e, len(turns.get(e.id, []))),
+            "turns": [_turn_view(t) for t in turns.get(e.id, [])],
+        }
+        for e in episodes
+    ]
+    return render(
+        request,
+        "watch/run.html",
+        run=run,
+        title=family.title if family is not None else run.task,
+        state=_run_view(run, watched, _live(run, watched)),
+        episodes=views,
+        token_needed=auth.server_token(request.app) is not None,
+    )
+
+
+@router.get("/watch/{run_id}/events")
+async def watch_events(request: Request, run_id: str) -> Response:
+    """Server-sent events: ``turn``, ``episode`` and ``run`` as they change, then ``end``."""
+    rid = _run_id(run_id)
+    store = _store(request)
+    try:
+        if rid is None:
+            raise StoreError(f"no run {run_id[:40]!r}: a run id is a number")
+        store.get_run(rid)
+    except StoreError as exc:
+        return JSONResponse(status_code=404, content={"error": _one_line(str(exc)), "kind": "not_found"})
+    return StreamingResponse(
+        _events(request, store, rid),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+@router.post("/watch/{run_id}/stop")
+async def watch_stop(request: Request, run_id: str) -> Response:
+    """Cancel the run's task (it is left interrupted, resumable with ``wason eval --resume``)."""
+    rid = _run_id(run_id)
+    watched = watches(request.app).runs.get(rid) if rid is not None else None
+    if watched is None or not watched.active or watched.task is None:
+        return _message(request, 409, f"run {run_id[:40]} is not being played by this server")
+    watched.task.cancel()
+    await asyncio.wait([watched.task], timeout=10)
+    if "text/html" in request.headers.get("accept", ""):
+        return RedirectResponse(f"/watch/{rid}", status_code=303)
+    return JSONResponse({"run": rid, "status": _store(request).get_run(watched.run_id).status})
+
+
+__all__ = ["MAX_WATCHED", "Option", "Paced", "Watched", "Watches", "install", "options", "router", "watches"]
