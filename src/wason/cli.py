@@ -319,6 +319,20 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     gr.add_argument("runs", type=int, nargs="+", metavar="RUN")
     gr.add_argument("--no-baselines", action="store_true", help="leave the runs' solver baselines out")
 
+    rp = sub.add_parser(
+        "report",
+        parents=[store_opts],
+        help="write a static HTML report of runs (opens from disk, no server, no network)",
+        description="Write the web pages of the runs (their summaries, baselines, plots, every episode's "
+        "transcript and model calls, and a comparison when several runs of one family are given) as static "
+        "HTML files into DIR, with the assets they use: open DIR/index.html from disk, or publish DIR. "
+        "See docs/web.md.",
+    )
+    rp.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    rp.add_argument(
+        "-o", "--output", required=True, metavar="DIR", help="the folder to write (made if missing)"
+    )
+
     sh = sub.add_parser(
         "show", parents=[store_opts, json_opt], help="a run's results table, or one transcript"
     )
@@ -380,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
             return _show(args, console)
         if args.command == "grid":
             return _grid(args, console)
+        if args.command == "report":
+            return _static_report(args)
         if args.command == "play":
             return _play(args, console)
         if args.command == "session":
@@ -688,6 +704,20 @@ def _grid(args: argparse.Namespace, console: Console) -> int:
         print(json.dumps(grid_json(store, run_ids), indent=2))
     else:
         console.print(grid_table(store, run_ids))
+    return 0
+
+
+def _static_report(args: argparse.Namespace) -> int:
+    from wason.server.web.report import write_report
+
+    store = Store(_db(args))
+    for run_id in args.runs:
+        store.get_run(run_id)  # an unknown run is one line, before anything is written
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"-o {out}: not a folder")
+    written = write_report(store, args.runs, out)
+    print(f"wrote {len(written)} files; open {out / 'index.html'}")
     return 0
 
 

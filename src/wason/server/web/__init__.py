@@ -38,6 +38,9 @@ def render(request: Request | None, name: str, status_code: int = 200, **context
 def mount(app: FastAPI) -> None:
     """Serve the packaged assets under ``/static`` and every page router of the web app."""
     app.mount("/static", StaticFiles(packages=[("wason.server", "static")]), name="static")
+    from wason.server.web import browse
+
+    app.include_router(browse.router)
     from wason.server.web import auth, watch
 
     app.include_router(auth.router)

@@ -1,0 +1,710 @@
+"""Browse and compare runs: the home page, the runs list, a run, an episode, runs side by side.
+
+The same context builders serve ``wason serve`` (links from ``/``) and the static ``wason report`` (relative links
+to ``.html`` files, see :mod:`wason.server.web.report`): only :class:`Links` differs. Pages reach families through
+the registry and the :class:`wason.core.Family` interface, so they show every family alike.
+
+A game that is not over (an episode pending or running) keeps its hidden item out of every page: reports are
+drawn from a :class:`PublicReader`, which hands families only the public keys of such episodes' items
+(:meth:`Family.public`), their transcripts are the turns so far (what the player saw), and their model calls are
+listed without their messages (a judge's or a game master's prompt holds the rule).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from rich.console import Console, RenderableType
+
+from wason.core import registry
+from wason.core.family import Family
+from wason.core.records import EpisodeRow, RunRow, run_label
+from wason.engine import baselines_of
+from wason.server.web import render
+from wason.store import Store, StoreError
+
+router = APIRouter()
+
+FINISHED = frozenset({"completed", "errored"})
+"""Episode statuses of a game that is over: its whole item may be shown."""
+
+RUN_STATUSES = ("running", "completed", "incomplete", "interrupted", "failed")
+SORT_KEYS = ("id", "family", "who", "status", "created", "episodes", "accuracy")
+PER_PAGE = 100
+HIDDEN = "(hidden until the game ends)"
+CONSOLE_WIDTH = 150
+
+
+class PageError(Exception):
+    """A request a page cannot answer: one line for the user, with its HTTP status."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# -- links ------------------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Links:
+    """Where pages link to. On the server: absolute paths from ``root`` (``/``). In a static report: files
+    relative to the page (``root`` is ``./`` or ``../``...), ``.html`` added, and only to runs it holds."""
+
+    root: str = "/"
+    static_report: bool = False
+    runs_held: frozenset[int] | None = None
+
+    def _page(self, path: str) -> str:
+        return f"{self.root}{path}.html" if self.static_report else f"{self.root}{path}"
+
+    def home(self) -> str:
+        return f"{self.root}index.html" if self.static_report else self.root
+
+    def runs(self, **query: Any) -> str:
+        if self.static_report:
+            return self.home()
+        params = {k: v for k, v in query.items() if v not in (None, "")}
+        return f"{self.root}runs" + (f"?{urlencode(params)}" if params else "")
+
+    def run(self, run_id: int) -> str | None:
+        if self.runs_held is not None and run_id not in self.runs_held:
+            return None
+        return self._page(f"runs/{run_id}")
+
+    def episode(self, run_id: int, index: int) -> str | None:
+        if self.runs_held is not None and run_id not in self.runs_held:
+            return None
+        return self._page(f"runs/{run_id}/episodes/{index}")
+
+    def compare(self, run_ids: Sequence[int]) -> str:
+        if self.static_report:
+            return f"{self.root}compare.html"
+        return f"{self.root}compare?{urlencode({'runs': ','.join(map(str, run_ids))})}"
+
+    def plot(self, run_id: int, name: str) -> str:
+        return f"{self.root}runs/{run_id}/plots/{name}"
+
+
+# -- what a page may show of a game that is not over --------------------------------------------------------
+class PublicReader:
+    """The store as reports read it (:class:`wason.core.family.RunReader`), with the episodes whose game is not
+    over reduced to the public keys of their items and their item key hidden."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.url = store.url
+
+    def get_run(self, run_id: int) -> RunRow:
+        return self.store.get_run(run_id)
+
+    def list_runs(self) -> list[RunRow]:
+        return self.store.list_runs()
+
+    def list_episodes(self, run_id: int) -> list[EpisodeRow]:
+        return [
+            public_episode(e, _family_or_none(self.store.get_run(run_id).task))
+            for e in self.store.list_episodes(run_id)
+        ]
+
+    def list_turns(self, episode_id: int) -> list[dict[str, Any]]:
+        return self.store.list_turns(episode_id)
+
+    def call_totals(self, run_id: int) -> dict[str, int]:
+        return self.store.call_totals(run_id)
+
+
+def public_episode(episode: EpisodeRow, family: Family[Any] | None) -> EpisodeRow:
+    """The episode as a page may show it: whole once its game is over, else only its item's public keys."""
+    if episode.status in FINISHED:
+        return episode
+    keys = family.public(episode.item) if family is not None else []
+    item = {k: episode.item[k] for k in keys if k in episode.item}
+    return dataclasses.replace(episode, item=item, item_key=HIDDEN)
+
+
+def _family_or_none(name: str) -> Family[Any] | None:
+    try:
+        return registry.get(name)
+    except (registry.UnknownFamily, registry.FamilyLoadError):
+        return None
+
+
+def family_of_run(run: RunRow) -> Family[Any]:
+    try:
+        return registry.get(run.task)
+    except (registry.UnknownFamily, registry.FamilyLoadError) as exc:
+        raise PageError(
+            f"run {run.id} is a {run.task} run, and that family cannot be loaded here: {exc}", 500
+        ) from None
+
+
+def get_run(store: Store, run_id: int) -> RunRow:
+    try:
+        return store.get_run(run_id)
+    except StoreError:
+        raise PageError(f"there is no run {run_id} in this store", 404) from None
+
+
+def rich_html(renderables: Iterable[RenderableType]) -> str:
+    """Rich renderables (a family's tables and transcripts, as ``wason show`` prints them) as an HTML fragment:
+    a ``<pre>`` with inline styles, no links and nothing loaded from anywhere."""
+    console = Console(
+        record=True, width=CONSOLE_WIDTH, file=io.StringIO(), force_terminal=True, color_system="truecolor"
+    )
+    for part in renderables:
+        console.print(part)
+    return console.export_html(inline_styles=True, code_format='<pre class="rich">{code}</pre>')
+
+
+# -- the runs list ----------------------------------------------------------------------------------------
+def who(run: RunRow) -> str:
+    return str(run.model) if run.player == "llm" and run.model else str(run.player)
+
+
+def run_rows(store: Store, runs: Iterable[RunRow] | None = None) -> list[dict[str, Any]]:
+    """One row per run: what the runs list shows and sorts by."""
+    rows = []
+    for run in store.list_runs() if runs is None else runs:
+        eps = store.list_episodes(run.id)
+        correct = sum(bool(e.success) for e in eps)
+        fam = _family_or_none(run.task)
+        rows.append(
+            {
+                "id": run.id,
+                "family": run.task,
+                "title": fam.title if fam is not None else run.task,
+                "label": run_label(run),
+                "who": who(run),
+                "player": run.player,
+                "status": run.status,
+                "created": run.created_at,
+                "created_text": run.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+                "episodes": len(eps),
+                "finished": sum(e.status in FINISHED for e in eps),
+                "correct": correct,
+                "accuracy": correct / len(eps) if eps else None,
+                "baseline_for": run.config.get("baseline_for"),
+            }
+        )
+    return rows
+
+
+@dataclasses.dataclass
+class RunFilters:
+    family: str = ""
+    model: str = ""
+    status: str = ""
+    date_from: str = ""
+    date_to: str = ""
+    sort: str = "id"
+    order: str = "desc"
+    page: int = 1
+
+    def query(self, **changes: Any) -> dict[str, Any]:
+        values = {**dataclasses.asdict(self), **changes}
+        return {
+            "family": values["family"],
+            "model": values["model"],
+            "status": values["status"],
+            "from": values["date_from"],
+            "to": values["date_to"],
+            "sort": values["sort"] if values["sort"] != "id" else "",
+            "order": values["order"] if values["order"] != "desc" else "",
+            "page": values["page"] if values["page"] != 1 else "",
+        }
+
+
+def parse_filters(store: Store, params: dict[str, str]) -> tuple[RunFilters, str | None]:
+    """The runs list's query parameters, checked; the first bad one is one line (and the filters are left
+    at what could be read)."""
+    f = RunFilters(
+        family=params.get("family", "").strip(),
+        model=params.get("model", "").strip(),
+        status=params.get("status", "").strip(),
+        date_from=params.get("from", "").strip(),
+        date_to=params.get("to", "").strip(),
+        sort=params.get("sort", "id").strip() or "id",
+        order=params.get("order", "desc").strip() or "desc",
+    )
+    unknown = sorted(set(params) - {"family", "model", "status", "from", "to", "sort", "order", "page"})
+    if unknown:
+        return f, f"{unknown[0]}: not a filter of the runs list (filters: family, model, status, from, to)"
+    families = set(registry.names()) | {r.task for r in store.list_runs()}
+    if f.family and f.family not in families:
+        return f, f"family: no family named {f.family[:80]!r} (families: {', '.join(sorted(families))})"
+    if f.status and f.status not in RUN_STATUSES:
+        return f, f"status: {f.status[:40]!r} is not a run status (one of: {', '.join(RUN_STATUSES)})"
+    days = []
+    for name, text in (("from", f.date_from), ("to", f.date_to)):
+        try:
+            days.append(date.fromisoformat(text) if text else None)
+        except ValueError:
+            return f, f"{name}: {text[:40]!r} is not a date (YYYY-MM-DD)"
+    if days[0] and days[1] and days[0] > days[1]:
+        return f, f"from: {f.date_from} is after to: {f.date_to}"
+    if f.sort not in SORT_KEYS:
+        return f, f"sort: {f.sort[:40]!r} is not a column (one of: {', '.join(SORT_KEYS)})"
+    if f.order not in ("asc", "desc"):
+        return f, f"order: {f.order[:40]!r} is neither asc nor desc"
+    page = params.get("page", "1").strip() or "1"
+    if not (page.isascii() and page.isdigit() and int(page[:9]) >= 1 and len(page) < 9):
+        return f, f"page: {page[:40]!r} is not a page number (1, 2, ...)"
+    f.page = int(page)
+    return f, None
+
+
+def filter_rows(rows: list[dict[str, Any]], f: RunFilters) -> list[dict[str, Any]]:
+    day_from = date.fromisoformat(f.date_from) if f.date_from else None
+    day_to = date.fromisoformat(f.date_to) if f.date_to else None
+    out = [
+        r
+        for r in rows
+        if (not f.family or r["family"] == f.family)
+        and (not f.model or f.model.lower() in r["who"].lower())
+        and (not f.status or r["status"] == f.status)
+        and (day_from is None or r["created"].date() >= day_from)
+        and (day_to is None or r["created"].date() <= day_to)
+    ]
+
+    def key(r: dict[str, Any]) -> tuple[Any, ...]:
+        value = r[f.sort]
+        # runs without a value (no episodes: no accuracy) sort last either way; ties by id
+        return (value is None, value if value is not None else 0, r["id"])
+
+    out.sort(key=key, reverse=f.order == "desc")
+    if f.order == "desc":  # keep the runs without a value last
+        out.sort(key=lambda r: r[f.sort] is None)
+    return out
+
+
+# -- a run ------------------------------------------------------------------------------------------------
+PlotSource = Callable[[RunRow], list[tuple[str, str]]]
+"""A run's plots as (link, file name) pairs; empty for a family without plots."""
+
+
+def run_context(store: Store, run_id: int, links: Links, plots: PlotSource) -> dict[str, Any]:
+    """Everything a run's page shows: the family's summary (its baselines' rows included), the episodes, the
+    model calls, the plots, the configuration."""
+    run = get_run(store, run_id)
+    fam = family_of_run(run)
+    reader = PublicReader(store)
+    baselines = baselines_of(store, run_id, completed_only=True)
+    unfinished_baselines = sorted(set(baselines_of(store, run_id)) - set(baselines))
+    ids = [run_id, *baselines]
+    summary_html, summary_note = _summary(fam, reader, ids)
+    report_data: Any = None
+    try:
+        report_data = fam.report_json(reader, ids).model_dump(mode="json")
+    except (KeyError, TypeError, ValueError, AttributeError):
+        report_data = None
+    episodes = []
+    for e in reader.list_episodes(run_id):
+        episodes.append(
+            {
+                "index": e.index,
+                "key": e.item_key,
+                "status": e.status,
+                "success": e.success,
+                "error": e.error,
+                "seconds": e.seconds,
+                "href": links.episode(run_id, e.index),
+            }
+        )
+    return {
+        "run": run,
+        "title": fam.title,
+        "label": run_label(run),
+        "who": who(run),
+        "summary_html": summary_html,
+        "summary_note": summary_note,
+        "report_json": json.dumps(report_data, indent=2, default=str) if report_data is not None else None,
+        "episodes": episodes,
+        "calls": store.call_totals(run_id),
+        "baselines": [{"id": b, "href": links.run(b)} for b in baselines],
+        "unfinished_baselines": [{"id": b, "href": links.run(b)} for b in unfinished_baselines],
+        "baseline_for": _baseline_for(run, links),
+        "plots": plots(run),
+        "config": json.dumps(run.config, indent=2, default=str),
+        "compare_href": links.compare([run_id, *baselines])
+        if baselines and not links.static_report
+        else None,
+    }
+
+
+def _baseline_for(run: RunRow, links: Links) -> dict[str, Any] | None:
+    target = run.config.get("baseline_for")
+    return {"id": target, "href": links.run(int(target))} if isinstance(target, int) else None
+
+
+def _summary(fam: Family[Any], reader: PublicReader, ids: list[int]) -> tuple[str | None, str | None]:
+    try:
+        return rich_html(fam.report(reader, ids)), None
+    except (KeyError, TypeError, ValueError, AttributeError):
+        # a report that needs the hidden part of a game not yet over: shown once the games end
+        return None, "The summary is shown once this run's games are over."
+
+
+def plots_into(store: Store, run: RunRow, directory: Path) -> list[Path]:
+    """Write a run's plots into ``directory`` (nothing for a family without plots, or a run whose plots need
+    a game that is not over)."""
+    fam = _family_or_none(run.task)
+    if fam is None:
+        return []
+    try:
+        return fam.write_plots(PublicReader(store), run.id, directory)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return []
+
+
+# -- an episode -------------------------------------------------------------------------------------------
+def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict[str, Any]:
+    """An episode's page: the family's transcript (the turns so far while the game is on), its verdict and
+    its model calls."""
+    from wason.report.tables import episode_json
+
+    run = get_run(store, run_id)
+    fam = family_of_run(run)
+    by_index = {e.index: e for e in store.list_episodes(run_id)}
+    if index not in by_index:
+        raise PageError(f"run {run_id} has no episode {index} (its episodes are 0..{len(by_index) - 1})", 404)
+    episode = by_index[index]
+    over = episode.status in FINISHED
+    shown = public_episode(episode, fam)
+    turns = store.list_turns(episode.id)
+    transcript_html = None
+    if over:
+        data = episode_json(store, run_id, index)
+        transcript_html = rich_html([fam.transcript(data, run)])
+    calls = []
+    for c in store.list_calls(episode_id=episode.id):
+        calls.append(
+            {
+                "id": c["id"],
+                "turn": c["turn"],
+                "model": c["served_model"] or c["model"],
+                "messages": c["messages"] if over else None,
+                "response": c["response"] if over else None,
+                "input_tokens": c["input_tokens"],
+                "output_tokens": c["output_tokens"],
+                "latency": c["latency_s"],
+                "finish_reason": c["finish_reason"],
+                "attempts": c["attempts"],
+                "retries": max(int(c["attempts"] or 0) - 1, 0),
+                "cached": c["cached"],
+                "error": c["error"],
+                "errors": json.dumps(c["errors"], default=str) if c["errors"] else None,
+            }
+        )
+    metrics = episode.metrics or {}
+    return {
+        "run": run,
+        "title": fam.title,
+        "label": run_label(run),
+        "run_href": links.run(run_id),
+        "episode": shown,
+        "over": over,
+        "item_json": json.dumps(shown.item, indent=2, default=str),
+        "transcript_html": transcript_html,
+        "turns": [
+            {
+                "index": t["index"],
+                "reply": t["reply"],
+                "action": json.dumps(t["action"], default=str),
+                "feedback": t["feedback"],
+            }
+            for t in turns
+        ],
+        "metrics": [(k, _short(v)) for k, v in metrics.items() if not isinstance(v, dict | list)],
+        "metrics_json": json.dumps(metrics, indent=2, default=str) if metrics else None,
+        "calls": calls,
+        "prev_href": links.episode(run_id, index - 1) if index - 1 in by_index else None,
+        "next_href": links.episode(run_id, index + 1) if index + 1 in by_index else None,
+    }
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+# -- comparing runs ---------------------------------------------------------------------------------------
+def parse_run_ids(text: str) -> list[int]:
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts:
+        raise PageError("runs: give the runs to compare, e.g. ?runs=1,2")
+    ids: list[int] = []
+    for p in parts:
+        if not (p.isascii() and p.isdigit() and len(p) < 12):
+            raise PageError(f"runs: {p[:40]!r} is not a run id (give numbers separated by commas)")
+        if int(p) not in ids:
+            ids.append(int(p))
+    if len(ids) < 2:
+        raise PageError("runs: give at least two runs to compare, e.g. ?runs=1,2")
+    return ids
+
+
+def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[str, Any]:
+    """Runs of one family side by side: each run's summary, the configuration fields that differ, the numbers
+    of their reports and the table across runs (a row per player, a column per game and level)."""
+    from wason.report.grid import grid_json
+
+    runs = [get_run(store, r) for r in run_ids]
+    tasks = {r.task for r in runs}
+    if len(tasks) > 1:
+        named = ", ".join(f"run {r.id} ({r.task})" for r in runs)
+        raise PageError(f"these runs are of different families ({named}); compare runs of one family")
+    fam = family_of_run(runs[0])
+    reader = PublicReader(store)
+    columns = []
+    reports: list[dict[str, Any]] = []
+    for run in runs:
+        html, note = _summary(fam, reader, [run.id])
+        columns.append(
+            {"run": run, "label": run_label(run), "href": links.run(run.id), "html": html, "note": note}
+        )
+        try:
+            reports.append(fam.report_json(reader, [run.id]).model_dump(mode="json"))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            reports.append({})
+    try:
+        grid: dict[str, Any] | None = grid_json(reader, [r.id for r in runs])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        grid = None
+    return {
+        "title": fam.title,
+        "columns": columns,
+        "config_rows": _side_by_side([r.config for r in runs], only_differences=True),
+        "number_rows": _side_by_side(
+            [
+                {k: v for k, v in rep.items() if k not in {"config", "baselines", "run", "task"}}
+                for rep in reports
+            ],
+            only_differences=False,
+        ),
+        "grid": grid,
+    }
+
+
+def _flatten(data: Any, prefix: str = "", depth: int = 0) -> dict[str, Any]:
+    """The scalars of a JSON document by dotted path (lists are left out: episodes, cells)."""
+    out: dict[str, Any] = {}
+    if isinstance(data, dict) and depth < 4:
+        for k, v in data.items():
+            out.update(_flatten(v, f"{prefix}{k}.", depth + 1))
+    elif not isinstance(data, dict | list):
+        out[prefix.rstrip(".")] = data
+    return out
+
+
+def _side_by_side(docs: list[dict[str, Any]], *, only_differences: bool) -> list[dict[str, Any]]:
+    flat = [_flatten(d) for d in docs]
+    keys: list[str] = []
+    for f in flat:
+        keys += [k for k in f if k not in keys]
+    rows = []
+    for k in keys:
+        values = [f.get(k) for f in flat]
+        differ = len({json.dumps(v, default=str) for v in values}) > 1
+        if only_differences and not differ:
+            continue
+        rows.append({"key": k, "values": ["-" if v is None else _short(v) for v in values], "differ": differ})
+    return rows
+
+
+# -- the home page ----------------------------------------------------------------------------------------
+def home_context(store: Store, links: Links) -> dict[str, Any]:
+    runs = store.list_runs()
+    counts: dict[str, int] = {}
+    for r in runs:
+        counts[r.task] = counts.get(r.task, 0) + 1
+    families = [
+        {
+            "name": f.name,
+            "title": f.title,
+            "summary": f.summary,
+            "runs": counts.get(f.name, 0),
+            "href": links.runs(family=f.name),
+        }
+        for f in registry.families()
+    ]
+    recent = run_rows(store, sorted(runs, key=lambda r: r.id, reverse=True)[:10])
+    for row in recent:
+        row["href"] = links.run(row["id"])
+    return {"families": families, "recent": recent, "n_runs": len(runs), "runs_href": links.runs()}
+
+
+# -- routes -----------------------------------------------------------------------------------------------
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.games.store
+    return store
+
+
+def _page_error(request: Request, exc: PageError) -> HTMLResponse:
+    return render(request, "browse/error.html", status_code=exc.status, message=str(exc), **_web())
+
+
+def _web() -> dict[str, Any]:
+    return {"static_report": False, "links": Links()}
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home(request: Request) -> HTMLResponse:
+    return render(request, "index.html", **_web(), **home_context(_store(request), Links()))
+
+
+@router.get("/runs", response_class=HTMLResponse)
+async def runs_page(request: Request) -> HTMLResponse:
+    store = _store(request)
+    links = Links()
+    filters, error = parse_filters(store, dict(request.query_params))
+    rows: list[dict[str, Any]] = []
+    total = 0
+    if error is None:
+        matched = filter_rows(run_rows(store), filters)
+        total = len(matched)
+        start = (filters.page - 1) * PER_PAGE
+        rows = matched[start : start + PER_PAGE]
+        for row in rows:
+            row["href"] = links.run(row["id"])
+    pages = max(1, -(-total // PER_PAGE))
+    headers = []
+    for key, label in (
+        ("id", "run"),
+        ("family", "family"),
+        ("who", "player / model"),
+        ("status", "status"),
+        ("created", "created"),
+        ("episodes", "episodes"),
+        ("accuracy", "accuracy"),
+    ):
+        order = "asc" if filters.sort == key and filters.order == "desc" else "desc"
+        mark = ("▼" if filters.order == "desc" else "▲") if filters.sort == key else ""
+        headers.append(
+            {
+                "key": key,
+                "label": label,
+                "mark": mark,
+                "href": links.runs(**filters.query(sort=key, order=order, page=1)),
+            }
+        )
+    return render(
+        request,
+        "browse/runs.html",
+        status_code=400 if error else 200,
+        **_web(),
+        error=error,
+        filters=filters,
+        rows=rows,
+        total=total,
+        headers=headers,
+        families=sorted(set(registry.names()) | {r.task for r in store.list_runs()}),
+        statuses=RUN_STATUSES,
+        page=filters.page,
+        pages=pages,
+        prev_href=links.runs(**filters.query(page=filters.page - 1)) if filters.page > 1 else None,
+        next_href=links.runs(**filters.query(page=filters.page + 1)) if filters.page < pages else None,
+        numeric={"id", "episodes", "accuracy"},
+    )
+
+
+def _plot_dir(request: Request, run: RunRow, store: Store) -> Path:
+    """The run's plots, drawn once per state of the run (its status and how many episodes finished)."""
+    root: Path | None = getattr(request.app.state, "web_plots", None)
+    if root is None:
+        root = Path(tempfile.mkdtemp(prefix="wason-plots-"))
+        request.app.state.web_plots = root
+    done = sum(e.status in FINISHED for e in store.list_episodes(run.id))
+    directory = root / f"run{run.id}-{run.status}-{done}"
+    if not directory.exists():
+        for old in root.glob(f"run{run.id}-*"):
+            shutil.rmtree(old, ignore_errors=True)
+        partial = root / f".{directory.name}.tmp"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        plots_into(store, run, partial)
+        partial.rename(directory)
+    return directory
+
+
+@router.get("/runs/{run_id}", response_class=HTMLResponse)
+async def run_page(request: Request, run_id: str) -> HTMLResponse:
+    store = _store(request)
+    links = Links()
+    try:
+        rid = _number(run_id, "run")
+
+        def plots(run: RunRow) -> list[tuple[str, str]]:
+            directory = _plot_dir(request, run, store)
+            return [(links.plot(run.id, p.name), p.name) for p in sorted(directory.iterdir()) if p.is_file()]
+
+        return render(request, "browse/run.html", **_web(), **run_context(store, rid, links, plots))
+    except PageError as exc:
+        return _page_error(request, exc)
+
+
+@router.get("/runs/{run_id}/plots/{name}")
+async def plot_file(request: Request, run_id: str, name: str) -> Response:
+    store = _store(request)
+    try:
+        run = get_run(store, _number(run_id, "run"))
+        directory = _plot_dir(request, run, store)
+        files = {p.name: p for p in directory.iterdir() if p.is_file()}
+        if name not in files:
+            raise PageError(f"run {run.id} has no plot {name[:80]!r}", 404)
+        return FileResponse(files[name])
+    except PageError as exc:
+        return _page_error(request, exc)
+
+
+@router.get("/runs/{run_id}/episodes/{index}", response_class=HTMLResponse)
+async def episode_page(request: Request, run_id: str, index: str) -> HTMLResponse:
+    try:
+        context = episode_context(_store(request), _number(run_id, "run"), _number(index, "episode"), Links())
+        return render(request, "browse/episode.html", **_web(), **context)
+    except PageError as exc:
+        return _page_error(request, exc)
+
+
+@router.get("/compare", response_class=HTMLResponse)
+async def compare_page(request: Request) -> HTMLResponse:
+    # ?runs=1,2 (a shared link) or ?runs=1&runs=2 (the runs list's check boxes)
+    runs = ",".join(request.query_params.getlist("runs"))
+    try:
+        context = compare_context(_store(request), parse_run_ids(runs), Links())
+        return render(request, "browse/compare.html", **_web(), **context)
+    except PageError as exc:
+        return _page_error(request, exc)
+
+
+def _number(text: str, what: str) -> int:
+    if not (text.isascii() and text.isdigit() and len(text) < 12):
+        raise PageError(f"there is no {what} {text[:40]!r}: a {what} is a number", 404)
+    return int(text)
+
+
+__all__ = [
+    "FINISHED",
+    "Links",
+    "PageError",
+    "PublicReader",
+    "compare_context",
+    "episode_context",
+    "home_context",
+    "parse_filters",
+    "public_episode",
+    "rich_html",
+    "router",
+    "run_context",
+    "run_rows",
+]

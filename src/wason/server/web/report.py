@@ -1,0 +1,149 @@
+"""``wason report RUN... -o DIR``: the browse pages written as a static, self-contained HTML report.
+
+The same templates and context builders as ``wason serve`` (:mod:`wason.server.web.browse`), rendered with
+relative links (``root`` is ``./``, ``../``... from each page) to ``.html`` files, the packaged assets copied into
+``DIR/static/`` and the plots into ``DIR/runs/N/plots/``. It opens from disk (``file://``) with no server and
+no network, and can be published as it is:
+
+```
+DIR/index.html                      the runs of the report (each run given, and its finished solver baselines)
+DIR/compare.html                    the runs given side by side, when there are several of one family
+DIR/runs/N.html                     a run: the summary, its baselines, plots, model calls, episodes
+DIR/runs/N/episodes/I.html          an episode: transcript, verdict, model calls
+DIR/runs/N/plots/*.png              a run's plots (families that draw them)
+DIR/static/wason.css, wason.js      the assets
+```
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from wason.core.records import RunRow
+from wason.engine import baselines_of
+from wason.server.web import browse, environment
+from wason.store import Store
+
+ASSETS = ("wason.css", "wason.js")
+
+# a link to a folder ("./", "../../") is its index page: from disk, a browser would list the folder instead
+_FOLDER_LINK = re.compile(r'href="((?:\./)|(?:\.\./)+)"')
+
+
+def _write(path: Path, template: str, root: str, **context: Any) -> Path:
+    page = (
+        environment()
+        .get_template(template)
+        .render(root=root, static=f"{root}static/", request=None, static_report=True, **context)
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(_FOLDER_LINK.sub(r'href="\1index.html"', page), encoding="utf-8")
+    return path
+
+
+def write_report(store: Store, run_ids: Sequence[int], directory: Path) -> list[Path]:
+    """Write the report of ``run_ids`` (and their finished solver baselines) into ``directory``.
+
+    Returns:
+        The files written, the index first.
+
+    Raises:
+        StoreError: a run id that is not in the store (nothing is written then).
+    """
+    given: list[int] = []
+    for run_id in run_ids:
+        store.get_run(run_id)  # an unknown run fails before anything is written
+        if run_id not in given:
+            given.append(run_id)
+    held = list(given)
+    for run_id in given:
+        held += [b for b in baselines_of(store, run_id, completed_only=True) if b not in held]
+    runs = [store.get_run(r) for r in held]
+    compare = len(given) >= 2 and len({store.get_run(r).task for r in given}) == 1
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    common = {"report_compare": compare}
+
+    def links(root: str) -> browse.Links:
+        return browse.Links(root=root, static_report=True, runs_held=frozenset(held))
+
+    rows = browse.run_rows(store, runs)
+    for row in rows:
+        row["href"] = links("./").run(row["id"])
+    written.append(
+        _write(
+            directory / "index.html",
+            "browse/runs.html",
+            "./",
+            **common,
+            links=links("./"),
+            error=None,
+            filters=browse.RunFilters(),
+            rows=rows,
+            total=len(rows),
+            headers=[
+                {"key": k, "label": label, "mark": "", "href": None}
+                for k, label in (
+                    ("id", "run"),
+                    ("family", "family"),
+                    ("who", "player / model"),
+                    ("status", "status"),
+                    ("created", "created"),
+                    ("episodes", "episodes"),
+                    ("accuracy", "accuracy"),
+                )
+            ],
+            families=[],
+            statuses=[],
+            page=1,
+            pages=1,
+            prev_href=None,
+            next_href=None,
+            numeric={"id", "episodes", "accuracy"},
+        )
+    )
+    for run in runs:
+        plot_dir = directory / "runs" / str(run.id) / "plots"
+
+        def plots(r: RunRow, plot_dir: Path = plot_dir) -> list[tuple[str, str]]:
+            files = browse.plots_into(store, r, plot_dir)
+            written.extend(files)
+            return [(links("../").plot(r.id, p.name), p.name) for p in sorted(files)]
+
+        context = browse.run_context(store, run.id, links("../"), plots)
+        written.append(
+            _write(
+                directory / "runs" / f"{run.id}.html",
+                "browse/run.html",
+                "../",
+                **common,
+                links=links("../"),
+                **context,
+            )
+        )
+        for episode in store.list_episodes(run.id):
+            root = "../../../"
+            ctx = browse.episode_context(store, run.id, episode.index, links(root))
+            path = directory / "runs" / str(run.id) / "episodes" / f"{episode.index}.html"
+            written.append(_write(path, "browse/episode.html", root, **common, links=links(root), **ctx))
+    if compare:
+        ctx = browse.compare_context(store, given, links("./"))
+        written.append(
+            _write(
+                directory / "compare.html", "browse/compare.html", "./", **common, links=links("./"), **ctx
+            )
+        )
+    static = directory / "static"
+    static.mkdir(exist_ok=True)
+    for name in ASSETS:
+        target = static / name
+        target.write_bytes(resources.files("wason.server").joinpath("static", name).read_bytes())
+        written.append(target)
+    return written
+
+
+__all__ = ["write_report"]
