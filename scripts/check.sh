@@ -12,6 +12,14 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb 
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
     fi
 fi
+# The web app's browser tests drive Debian's Chromium with Playwright (which cannot download browsers here):
+# install it the same way; elsewhere those tests say they skipped and why.
+if [[ ! -x /usr/bin/chromium ]]; then
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        echo "== installing Chromium for the browser tests"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    fi
+fi
 echo "== ruff check"; .venv/bin/ruff check src tests bench
 echo "== ruff format --check"; .venv/bin/ruff format --check src tests bench
 echo "== mypy --strict src/"; .venv/bin/mypy --strict src/wason
