@@ -207,6 +207,58 @@ class GameApi(ABC):
         """The hidden rule as the summary shows it once the game is over."""
 
 
+@dataclass(frozen=True)
+class FormField:
+    """One input of a move in the web page's form.
+
+    Attributes:
+        name: the key its value arrives under in :meth:`Family.web_move`.
+        label: what the page shows beside it.
+        kind: ``text`` (one line), ``number`` (a whole number) or ``textarea`` (several lines; Enter submits,
+            Shift+Enter starts a new line).
+        placeholder: an example value shown greyed out.
+        value: the value the field starts with.
+    """
+
+    name: str
+    label: str
+    kind: Literal["text", "number", "textarea"] = "text"
+    placeholder: str = ""
+    value: str = ""
+
+
+@dataclass(frozen=True)
+class FormMove:
+    """One kind of move a person can make on the web page: its fields and its button."""
+
+    name: str
+    label: str
+    fields: tuple[FormField, ...] = ()
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class WebForm:
+    """What the web page offers a person at one point of a game.
+
+    Attributes:
+        prompt: what the player reads now, as text (instructions at the start, the game's answer later);
+            never the hidden rule before the game ends.
+        moves: the moves open now, the first one focused when the page opens.
+    """
+
+    prompt: str
+    moves: tuple[FormMove, ...]
+
+
+REPLY_MOVE = FormMove(
+    name="reply",
+    label="Send",
+    fields=(FormField("text", "Your reply", kind="textarea"),),
+    hint="read like a model's reply, by the game's text protocol",
+)
+
+
 class Family(ABC, Generic[C]):
     """One task family. Subclasses set the class attributes and implement the abstract methods; the optional
     methods default to "this family has none".
@@ -319,6 +371,45 @@ class Family(ABC, Generic[C]):
         a key a family adds later stays hidden until it is named here."""
         return []
 
+    # -- playing in a browser ----------------------------------------------------------------------------
+    def web_form(self, config: C, item: Mapping[str, Any], observation: Any, turn: int) -> WebForm:
+        """The form of the web page at ``observation`` (after ``turn`` moves): what the player reads and the
+        moves open. By default the protocol's text (its system prompt at the start) and one free-text reply read
+        by the protocol, after "more examples" and "guess" where the family has a game API."""
+        protocol = self.protocol(config, item)
+        if turn == 0:
+            parts = [protocol.system_prompt()]
+            first = getattr(protocol, "first_message", None)
+            if callable(first):
+                parts.append(str(first(observation) or ""))
+            prompt = "\n\n".join(p for p in parts if p)
+        else:
+            prompt = protocol.feedback(observation)
+        moves: list[FormMove] = []
+        if self.game_api() is not None:
+            moves += [
+                FormMove("more", "More examples", (FormField("n", "How many", kind="number", value="1"),)),
+                FormMove("guess", "Guess", (FormField("text", "The rule", placeholder="give up"),)),
+            ]
+        return WebForm(prompt=prompt, moves=(*moves, REPLY_MOVE))
+
+    def web_move(
+        self, config: C, item: Mapping[str, Any], observation: Any, move: str, values: Mapping[str, str]
+    ) -> Mapping[str, Any] | str:
+        """The action (as JSON) of a move sent from the web form, or a text reply for the protocol to read.
+
+        Raises:
+            ValueError: a move that is not offered or a value that cannot be read, in one line for the player.
+        """
+        api = self.game_api()
+        if move == "reply":
+            return form_value(values, "text")
+        if api is not None and move == "more":
+            return self.actions.encode(api.more(form_number(values, "n")))
+        if api is not None and move == "guess":
+            return self.actions.encode(api.guess(form_value(values, "text")))
+        raise ValueError(f"{move!r} is not a move of this game")
+
     # -- the guess-the-rule game API ---------------------------------------------------------------------
     def game_api(self) -> GameApi | None:
         """How the family is played through the guess-the-rule game API, or None when it is not."""
@@ -331,6 +422,23 @@ class Family(ABC, Generic[C]):
     def run_command(self, args: Any, write: Callable[[str], None]) -> int:
         """Run one of the family's own commands."""
         raise ValueError(f"{self.name} has no commands")
+
+
+def form_value(values: Mapping[str, str], name: str) -> str:
+    """A web form field's value, stripped; ``ValueError`` naming the field when it is empty."""
+    text = str(values.get(name, "")).strip()
+    if not text:
+        raise ValueError(f"{name}: write something first")
+    return text
+
+
+def form_number(values: Mapping[str, str], name: str) -> int:
+    """A web form field's value as a whole number; ``ValueError`` naming the field otherwise."""
+    text = form_value(values, name)
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{name}: a whole number, not {text[:40]!r}") from None
 
 
 PlayerKind = Literal["llm", "solver", "human", "scripted"]

@@ -41,6 +41,9 @@ def mount(app: FastAPI) -> None:
     from wason.server.web import browse
 
     app.include_router(browse.router)
+    from wason.server.web import play
+
+    app.include_router(play.router)
     from wason.server.web import auth, watch
 
     app.include_router(auth.router)

@@ -10,7 +10,18 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
-from wason.core.family import ActionCodec, EpisodeContext, Family, Item, RunReader, RunSettings
+from wason.core.family import (
+    ActionCodec,
+    EpisodeContext,
+    Family,
+    FormField,
+    FormMove,
+    Item,
+    RunReader,
+    RunSettings,
+    WebForm,
+    form_value,
+)
 from wason.core.game import Game, TextProtocol
 from wason.core.records import RunReport, RunRow
 from wason.tasks.aiw.game import AiwGame, Reply
@@ -152,6 +163,24 @@ class AiwFamily(Family[AiwRunConfig]):
         # AIW has no solver: the script states the right answer, once for the question and once per follow-up
         reply = Reply(f"### Answer: {item['expected']}")
         return [reply] * (1 + len(item.get("followups", ())))
+
+    def web_form(self, config: AiwRunConfig, item: Mapping[str, Any], observation: Any, turn: int) -> WebForm:
+        form = super().web_form(config, item, observation, turn)
+        answer = FormMove("answer", "Answer", (FormField("answer", "Your answer", placeholder="a number"),))
+        return WebForm(prompt=form.prompt, moves=(answer,))
+
+    def web_move(
+        self,
+        config: AiwRunConfig,
+        item: Mapping[str, Any],
+        observation: Any,
+        move: str,
+        values: Mapping[str, str],
+    ) -> Mapping[str, Any] | str:
+        if move == "answer":
+            # the answer as the prompt asks for it, so the game reads it as it reads a model's
+            return self._codec.encode(Reply(f"### Answer: {form_value(values, 'answer')}"))
+        return super().web_move(config, item, observation, move, values)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the question and how it is asked; the right answer is not shown before the end

@@ -14,11 +14,15 @@ from wason.core.family import (
     ActionCodec,
     EpisodeContext,
     Family,
+    FormField,
+    FormMove,
     GameApi,
     Item,
     OracleSpec,
     RunReader,
     RunSettings,
+    WebForm,
+    form_value,
 )
 from wason.core.game import Game, TextProtocol
 from wason.core.records import CallContext, RunReport, RunRow
@@ -401,6 +405,29 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
 
     def game_api(self) -> GameApi:
         return PicnicGameApi()
+
+    def web_form(
+        self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> WebForm:
+        form = super().web_form(config, item, observation, turn)
+        ask = FormMove("ask", "Can I bring it?", (FormField("item", "Can I bring", placeholder="an apple"),))
+        give_up = FormMove("give_up", "Give up", hint="ends the game")
+        return WebForm(prompt=form.prompt, moves=(ask, *form.moves[:2], give_up))
+
+    def web_move(
+        self,
+        config: DynamicPicnicRunConfig,
+        item: Mapping[str, Any],
+        observation: Any,
+        move: str,
+        values: Mapping[str, str],
+    ) -> Mapping[str, Any] | str:
+        if move == "ask":
+            thing = form_value(values, "item")
+            return self._codec.encode(AskItem(item=thing, said=f"Can I bring {thing}?"))
+        if move == "give_up":
+            return self._codec.encode(GiveUp(said="I give up"))
+        return super().web_move(config, item, observation, move, values)
 
     def add_commands(self, parser: Any) -> None:
         sub = parser.add_subparsers(dest="family_command", required=True, parser_class=type(parser))

@@ -14,11 +14,15 @@ from wason.core.family import (
     ActionCodec,
     EpisodeContext,
     Family,
+    FormField,
+    FormMove,
     Item,
     OracleSpec,
     PlayIO,
     RunReader,
     RunSettings,
+    WebForm,
+    form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import RunReport, RunRow
@@ -340,6 +344,48 @@ class ListsFamily(Family[ListsRunConfig]):
             read=io.read,
             write=io.write,
         )
+
+    def web_form(
+        self, config: ListsRunConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> WebForm:
+        form = super().web_form(config, item, observation, turn)
+        kind = getattr(observation, "kind", "")
+        if kind in ("ask_predicate", "ask_quiz"):
+            return form  # the follow-ups are answered as text, read by the protocol
+        final = FormMove("final", "Final hypothesis", (FormField("text", "The rule", placeholder="..."),))
+        if getattr(observation, "must_finalize", False):
+            return WebForm(prompt=form.prompt, moves=(final,))
+        tests = FormMove(
+            "tests",
+            "Test these lists",
+            tuple(
+                FormField(f"list{i}", f"list {i}", placeholder="1, 2, 3")
+                for i in range(1, config.tests_per_round + 1)
+            ),
+            "integers separated by commas; an empty field is the empty list",
+        )
+        return WebForm(prompt=form.prompt, moves=(tests, final))
+
+    def web_move(
+        self,
+        config: ListsRunConfig,
+        item: Mapping[str, Any],
+        observation: Any,
+        move: str,
+        values: Mapping[str, str],
+    ) -> Mapping[str, Any] | str:
+        if move == "tests":
+            cases = []
+            for i in range(1, config.tests_per_round + 1):
+                text = values.get(f"list{i}", "").strip().strip("[]")
+                try:
+                    cases.append([int(p) for p in text.replace(",", " ").split()])
+                except ValueError:
+                    raise ValueError(f"list {i}: integers separated by commas, not {text[:40]!r}") from None
+            return self._codec.encode(TestRound(cases=tuple(tuple(c) for c in cases)))
+        if move == "final":
+            return self._codec.encode(FinalHypothesis(form_value(values, "text")))
+        return super().web_move(config, item, observation, move, values)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the examples are shown anyway; the examples' provenance names the rule

@@ -13,12 +13,14 @@ from wason.core.family import (
     ActionCodec,
     EpisodeContext,
     Family,
+    FormMove,
     GameApi,
     Item,
     OracleSpec,
     PlayIO,
     RunReader,
     RunSettings,
+    WebForm,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import RunReport, RunRow
@@ -361,6 +363,26 @@ class PicnicFamily(Family[PicnicRunConfig]):
             f"{metrics['negatives_seen']} negatives seen."
         )
         return lines
+
+    # -- playing in a browser ----------------------------------------------------------------------------
+    def web_form(
+        self, config: PicnicRunConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> WebForm:
+        form = super().web_form(config, item, observation, turn)
+        give_up = FormMove("give_up", "Give up", hint="ends the game")
+        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], give_up))
+
+    def web_move(
+        self,
+        config: PicnicRunConfig,
+        item: Mapping[str, Any],
+        observation: Any,
+        move: str,
+        values: Mapping[str, str],
+    ) -> Mapping[str, Any] | str:
+        if move == "give_up":
+            return self.actions.encode(GiveUp())
+        return super().web_move(config, item, observation, move, values)
 
     # -- the guess-the-rule game API ---------------------------------------------------------------------
     def game_api(self) -> GameApi:

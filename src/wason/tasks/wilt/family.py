@@ -10,7 +10,19 @@ from typing import Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from rich.console import RenderableType
 
-from wason.core.family import ActionCodec, EpisodeContext, Family, Item, PlayIO, RunReader, RunSettings
+from wason.core.family import (
+    ActionCodec,
+    EpisodeContext,
+    Family,
+    FormField,
+    FormMove,
+    Item,
+    PlayIO,
+    RunReader,
+    RunSettings,
+    WebForm,
+    form_value,
+)
 from wason.core.game import Game, Player, TextProtocol
 from wason.core.records import RunReport, RunRow
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
@@ -229,6 +241,53 @@ class WiltFamily(Family[WiltRunConfig]):
                 f"rules; {m['uninformative_tests']} of them ruled out nothing new."
             )
         return lines
+
+    # -- playing in a browser ----------------------------------------------------------------------------
+    def web_form(
+        self, config: WiltRunConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> WebForm:
+        from wason.tasks.wilt.human import HELP
+        from wason.tasks.wilt.protocol import render_feedback
+
+        prompt = HELP.split("\n")[0] + (
+            f"\nYou have {config.max_tests} tests, then one final guess in the guess language (Python-like: "
+            "+ - * / // % **, comparisons, and/or/not, abs min max round int, math.floor/ceil/sqrt/gcd), "
+            "e.g. x < y < z or x + y == z."
+            if turn == 0
+            else ""
+        )
+        if turn:
+            prompt = render_feedback(observation)
+        guess = FormMove(
+            "guess",
+            "Final guess",
+            (FormField("expression", "Rule", placeholder="x < y < z"),),
+            "ends the game",
+        )
+        if getattr(observation, "must_guess", False):
+            return WebForm(prompt=prompt, moves=(guess,))
+        test = FormMove(
+            "test",
+            "Test",
+            tuple(FormField(n, n, placeholder=p) for n, p in (("x", "1"), ("y", "2"), ("z", "3"))),
+            "numbers of at most three digits, e.g. -11.3, .005, 250",
+        )
+        return WebForm(prompt=prompt, moves=(test, guess))
+
+    def web_move(
+        self,
+        config: WiltRunConfig,
+        item: Mapping[str, Any],
+        observation: Any,
+        move: str,
+        values: Mapping[str, str],
+    ) -> Mapping[str, Any] | str:
+        if move == "test":
+            triple = tuple(form_value(values, n) for n in ("x", "y", "z"))
+            return self._codec.encode(ProposeTest(triple))
+        if move == "guess":
+            return self._codec.encode(FinalGuess(form_value(values, "expression")))
+        raise ValueError(f"{move!r} is not a move of WILT")
 
     # -- wason wilt judge ----------------------------------------------------------------------------------
     def add_commands(self, parser: Any) -> None:
