@@ -271,6 +271,8 @@ class Family(ABC, Generic[C]):
         players: the ``--player`` values ``wason eval NAME`` accepts (``llm``, and ``solver`` with a solver).
         playable: whether a person can play it at the terminal (``wason play NAME``; see :meth:`human`).
         commands: help of the family's own ``wason NAME ...`` commands, or empty (see :meth:`add_commands`).
+        own_rules: how to write a rule of one's own for :meth:`own_rule` (shown by the web page's field), or
+            empty when the family takes none.
     """
 
     name: ClassVar[str]
@@ -280,6 +282,7 @@ class Family(ABC, Generic[C]):
     players: ClassVar[tuple[str, ...]] = ("llm",)
     playable: ClassVar[bool] = False
     commands: ClassVar[str] = ""
+    own_rules: ClassVar[str] = ""
 
     # -- items and games ---------------------------------------------------------------------------------
     @abstractmethod
@@ -409,6 +412,15 @@ class Family(ABC, Generic[C]):
         if api is not None and move == "guess":
             return self.actions.encode(api.guess(form_value(values, "text")))
         raise ValueError(f"{move!r} is not a move of this game")
+
+    def own_rule(self, config: C, text: str) -> Item:
+        """The item of a game on a rule the player wrote (the web page's "a rule of your own"), for a family
+        with :attr:`own_rules`.
+
+        Raises:
+            ValueError: a rule the family cannot play (one line), or a family that takes none.
+        """
+        raise ValueError(f"{self.title} takes no rules of your own")
 
     # -- the guess-the-rule game API ---------------------------------------------------------------------
     def game_api(self) -> GameApi | None:

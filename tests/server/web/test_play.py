@@ -203,7 +203,7 @@ def test_bad_starts_say_one_thing_and_store_nothing(web: TestClient, store: Stor
         ({"family": name, "player": "<script>"}, 422, "player"),
         ({"family": "no-such-game", "player": "ada"}, 404, "no-such-game"),
         ({"family": name, "player": "ada", "seed": "x1"}, 422, "seed"),
-        ({"family": name, "player": "ada", "rule": "1", "seed": "2"}, 422, "not both"),
+        ({"family": name, "player": "ada", "rule": "1", "seed": "2"}, 422, "not several"),
         ({"family": name, "player": "ada", "rule": "999999"}, 422, "rule"),
     ]
     for data, status, word in cases:
@@ -301,3 +301,25 @@ def test_static_picnic_in_a_browser_with_the_keyboard(live_server: Any, browser_
             page.keyboard.press("Tab")
         _enter(page)
     assert "rule" in page.inner_text("#play-ending").lower()
+
+
+def test_a_rule_of_ones_own_is_hidden_until_the_end(web: TestClient, store: Store) -> None:
+    name = next(n for n in names() if registry.get(n).own_rules)
+    rule = "lambda x, y, z: x + y > z + 7"
+    bad = web.post(
+        "/play", data={"family": name, "player": "ada", "own_rule": "lambda x, y, z: __import__('os')"}
+    )
+    assert bad.status_code == 422 and "own_rule" in alert(bad.text)
+    both = web.post("/play", data={"family": name, "player": "ada", "own_rule": rule, "seed": "1"})
+    assert both.status_code == 422 and "not several" in alert(both.text)
+    r = web.post("/play", data={"family": name, "player": "ada", "own_rule": rule}, follow_redirects=False)
+    sid = int(r.headers["location"].rsplit("/", 1)[1])
+    page = web.get(f"/play/{sid}")
+    assert rule not in html.unescape(page.text) and "z + 7" not in html.unescape(page.text)
+    fam, cfg, episode, live = run(session.load(store, sid))
+    guess = next(
+        m for m in fam.web_form(cfg, episode.item, live.observation, live.turn).moves if m.name == "guess"
+    )
+    values = {"move": "guess", "turn": str(live.turn), f"f_{guess.fields[0].name}": "x + y - z > 7"}
+    end = web.post(f"/play/{sid}", data=values, follow_redirects=True)
+    assert "you found the rule" in end.text and rule in html.unescape(end.text)

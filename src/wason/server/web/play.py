@@ -229,11 +229,18 @@ def _start(store: Store, family: Family[Any], values: Mapping[str, str], who: st
         raise PlayError(_one_line(str(exc))) from None
     if not items:
         raise PlayError("these options give no game to play")
+    item: tuple[str, dict[str, Any]]
     rule = values.get("rule", "").strip()
     seed_text = values.get("seed", "").strip()
-    if rule and seed_text:
-        raise PlayError("give a rule id or a seed, not both")
-    if rule:
+    own = values.get("own_rule", "").strip() if family.own_rules else ""
+    if sum(map(bool, (rule, seed_text, own))) > 1:
+        raise PlayError("give one of a rule of your own, a rule id and a seed, not several")
+    if own:
+        try:
+            item = family.own_rule(config, own)
+        except ValueError as exc:
+            raise PlayError(_one_line(str(exc))) from None
+    elif rule:
         if not rule.isdigit():
             raise PlayError(f"rule: a rule id is a whole number, not {rule[:40]!r}")
         matches = [it for it in items if family.item_id(it[1]) == int(rule)]

@@ -142,6 +142,7 @@ class WiltFamily(Family[WiltRunConfig]):
     players = ("llm", "solver")
     playable = True
     commands = "WILT tools"
+    own_rules = "a rule in the guess language, e.g. lambda x, y, z: x + y > z"
 
     _codec = ActionCodec(ProposeTest, FinalGuess)
     _protocol = WiltProtocol()
@@ -288,6 +289,18 @@ class WiltFamily(Family[WiltRunConfig]):
         if move == "guess":
             return self._codec.encode(FinalGuess(form_value(values, "expression")))
         raise ValueError(f"{move!r} is not a move of WILT")
+
+    def own_rule(self, config: WiltRunConfig, text: str) -> Item:
+        from wason.sandbox import compile_rule
+
+        rule = " ".join(text.split())
+        if not rule or len(rule) > 1000:
+            raise ValueError("own_rule: a rule of 1 to 1000 characters in the guess language")
+        try:
+            compile_rule(rule)
+        except ValueError as exc:
+            raise ValueError(f"own_rule: {' '.join(str(exc).split())[:300]}") from None
+        return rule_item(WiltRule(split="file", id=1, text=rule, meta={"file": "written on the play page"}))
 
     # -- wason wilt judge ----------------------------------------------------------------------------------
     def add_commands(self, parser: Any) -> None:
