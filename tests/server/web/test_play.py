@@ -123,6 +123,7 @@ def test_every_family_is_started_moved_and_left_from_its_pages(
         left = web.post(f"/play/{sid}/quit", follow_redirects=True)
         assert left.status_code == 200 and "Game over" in left.text and "you left the game" in left.text
         assert store.get_episode(sid).status == "errored"
+    assert store.get_run(episode.run_id).status == "completed"
     # over: the whole item is shown, and no move is taken any more
     over = web.get(f"/play/{sid}")
     assert "Game over" in over.text
@@ -323,3 +324,29 @@ def test_a_rule_of_ones_own_is_hidden_until_the_end(web: TestClient, store: Stor
     values = {"move": "guess", "turn": str(live.turn), f"f_{guess.fields[0].name}": "x + y - z > 7"}
     end = web.post(f"/play/{sid}", data=values, follow_redirects=True)
     assert "you found the rule" in end.text and rule in html.unescape(end.text)
+
+
+ENDING_MOVES = ("give_up", "guess", "final", "predicate", "quiz", "answer")
+
+
+@pytest.mark.parametrize("name", names())
+def test_every_family_ends_through_its_own_forms(web: TestClient, store: Store, name: str) -> None:
+    """Moves that end a game (give up, a guess, a final rule and its follow-ups), sent only through the page."""
+    sid = start(web, name)
+    for _ in range(30):
+        fam, cfg, episode, live = run(session.load(store, sid))
+        if live.done:
+            break
+        moves = fam.web_form(cfg, episode.item, live.observation, live.turn).moves
+        move = next((m for n in ENDING_MOVES for m in moves if m.name == n), moves[0])
+        values = {"move": move.name, "turn": str(live.turn)}
+        for f in move.fields:
+            said = {"guess": "give up", "quiz": "yes"}.get(move.name, f.placeholder)
+            values[f"f_{f.name}"] = f.value or said or "1"
+        r = web.post(f"/play/{sid}", data=values)
+        assert r.status_code == 200, (move.name, alert(r.text))
+    else:
+        pytest.fail(f"{name}: no end after 30 moves through the forms")
+    page = web.get(f"/play/{sid}")
+    assert "Game over" in page.text and "you left" not in page.text
+    assert store.get_episode(sid).status == "completed"

@@ -398,6 +398,8 @@ async def _move(store: Store, sid: int, values: Mapping[str, str]) -> None:
         else:
             await session.step(store, sid, action)
         await _automatic(store, sid)
+        if (await session.view(store, sid))["done"]:
+            _close(store, sid)
     except session.SessionError as exc:
         text = _one_line(str(exc))
         raise PlayError(text, 409 if "is over" in text or "moved on" in text else 422) from None
@@ -405,6 +407,11 @@ async def _move(store: Store, sid: int, values: Mapping[str, str]) -> None:
         raise PlayError(
             _one_line(f"this move needs a model, and games here are judged by code: {exc}"), 424
         ) from None
+
+
+def _close(store: Store, session_id: int) -> None:
+    """A game that is over closes its run (a person's run is one game), as a run that played its episodes."""
+    store.set_run_status(store.get_episode(session_id).run_id, "completed")
 
 
 @router.post("/play/{session_id}/quit")
@@ -418,6 +425,7 @@ async def play_quit(request: Request, session_id: str) -> Response:
             if live.done or episode.status != "running":
                 raise PlayError("this game is over already", 409)
             live.fail("gave up: left the game")
+            _close(store, sid)
     except PlayError as exc:
         return await _page(request, session_id, str(exc), {}, exc.status)
     return RedirectResponse(f"/play/{sid}", status_code=303)

@@ -261,6 +261,18 @@ def _decode_round(data: dict[str, Any]) -> TestRound:
     )
 
 
+_YES_NO = {
+    "y": True,
+    "yes": True,
+    "true": True,
+    "1": True,
+    "n": False,
+    "no": False,
+    "false": False,
+    "0": False,
+}
+
+
 class ListsFamily(Family[ListsRunConfig]):
     """Hidden rules over integer lists: rounds of five test lists labelled by code, then a final hypothesis."""
 
@@ -348,13 +360,33 @@ class ListsFamily(Family[ListsRunConfig]):
     def web_form(
         self, config: ListsRunConfig, item: Mapping[str, Any], observation: Any, turn: int
     ) -> WebForm:
-        form = super().web_form(config, item, observation, turn)
+        from wason.tasks.lists.human import LISTS_HELP
+
         kind = getattr(observation, "kind", "")
-        if kind in ("ask_predicate", "ask_quiz"):
-            return form  # the follow-ups are answered as text, read by the protocol
+        if turn == 0:
+            examples = "\n".join(f"  {list(e)}" for e in getattr(observation, "examples", None) or ())
+            rules = LISTS_HELP.split("\n")[0] + (
+                f"\nYou have {config.max_rounds} rounds of up to {config.tests_per_round} lists; then state your "
+                "rule in words (Final hypothesis). You may then be asked to write it as a Python predicate "
+                "(lambda xs: ...) and to label new lists."
+            )
+            prompt = f"Example lists that follow the rule:\n{examples}\n\n{rules}" if examples else rules
+        else:
+            prompt = self.protocol(config, item).feedback(observation)
+        if kind == "ask_predicate":
+            field = FormField("source", "Predicate", placeholder="lambda xs: all(x % 2 == 0 for x in xs)")
+            return WebForm(prompt=prompt, moves=(FormMove("predicate", "Send", (field,)),))
+        if kind == "ask_quiz":
+            labels = tuple(
+                FormField(f"label{i}", f"{list(case)}", placeholder="yes / no")
+                for i, case in enumerate(getattr(observation, "quiz", ()), start=1)
+            )
+            return WebForm(
+                prompt=prompt, moves=(FormMove("quiz", "Send", labels, "does each list follow it?"),)
+            )
         final = FormMove("final", "Final hypothesis", (FormField("text", "The rule", placeholder="..."),))
         if getattr(observation, "must_finalize", False):
-            return WebForm(prompt=form.prompt, moves=(final,))
+            return WebForm(prompt=prompt, moves=(final,))
         tests = FormMove(
             "tests",
             "Test these lists",
@@ -364,7 +396,7 @@ class ListsFamily(Family[ListsRunConfig]):
             ),
             "integers separated by commas; an empty field is the empty list",
         )
-        return WebForm(prompt=form.prompt, moves=(tests, final))
+        return WebForm(prompt=prompt, moves=(tests, final))
 
     def web_move(
         self,
@@ -385,7 +417,17 @@ class ListsFamily(Family[ListsRunConfig]):
             return self._codec.encode(TestRound(cases=tuple(tuple(c) for c in cases)))
         if move == "final":
             return self._codec.encode(FinalHypothesis(form_value(values, "text")))
-        return super().web_move(config, item, observation, move, values)
+        if move == "predicate":
+            return self._codec.encode(PredicateAnswer(form_value(values, "source")))
+        if move == "quiz":
+            answers: list[bool | None] = []
+            for i in range(1, len(getattr(observation, "quiz", ())) + 1):
+                said = values.get(f"label{i}", "").strip().lower()
+                if said not in _YES_NO:
+                    raise ValueError(f"list {i}: answer yes or no, not {said[:20]!r}")
+                answers.append(_YES_NO[said])
+            return self._codec.encode(QuizAnswer(tuple(answers)))
+        raise ValueError(f"{move!r} is not a move of this game")
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the examples are shown anyway; the examples' provenance names the rule
