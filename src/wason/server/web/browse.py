@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
@@ -35,6 +35,7 @@ from wason.server.web import render
 from wason.store import Store, StoreError
 
 router = APIRouter()
+T = TypeVar("T")
 
 FINISHED = frozenset({"completed", "errored"})
 """Episode statuses of a game that is over: its whole item may be shown."""
@@ -98,11 +99,13 @@ class Links:
 # -- what a page may show of a game that is not over --------------------------------------------------------
 class PublicReader:
     """The store as reports read it (:class:`wason.core.family.RunReader`), with the episodes whose game is not
-    over reduced to the public keys of their items and their item key hidden."""
+    over reduced to the public keys of their items and their item key hidden; with ``finished_only`` such
+    episodes are left out (for reports that need every episode's hidden part)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, finished_only: bool = False) -> None:
         self.store = store
         self.url = store.url
+        self.finished_only = finished_only
 
     def get_run(self, run_id: int) -> RunRow:
         return self.store.get_run(run_id)
@@ -111,10 +114,11 @@ class PublicReader:
         return self.store.list_runs()
 
     def list_episodes(self, run_id: int) -> list[EpisodeRow]:
-        return [
-            public_episode(e, _family_or_none(self.store.get_run(run_id).task))
-            for e in self.store.list_episodes(run_id)
-        ]
+        episodes = self.store.list_episodes(run_id)
+        if self.finished_only:
+            return [e for e in episodes if e.status in FINISHED]
+        family = _family_or_none(self.store.get_run(run_id).task)
+        return [public_episode(e, family) for e in episodes]
 
     def list_turns(self, episode_id: int) -> list[dict[str, Any]]:
         return self.store.list_turns(episode_id)
@@ -301,12 +305,8 @@ def run_context(store: Store, run_id: int, links: Links, plots: PlotSource) -> d
     baselines = baselines_of(store, run_id, completed_only=True)
     unfinished_baselines = sorted(set(baselines_of(store, run_id)) - set(baselines))
     ids = [run_id, *baselines]
-    summary_html, summary_note = _summary(fam, reader, ids)
-    report_data: Any = None
-    try:
-        report_data = fam.report_json(reader, ids).model_dump(mode="json")
-    except (KeyError, TypeError, ValueError, AttributeError):
-        report_data = None
+    summary_html, summary_note = _summary(fam, store, ids)
+    report_data = _report_json(fam, store, ids)
     episodes = []
     for e in reader.list_episodes(run_id):
         episodes.append(
@@ -346,12 +346,37 @@ def _baseline_for(run: RunRow, links: Links) -> dict[str, Any] | None:
     return {"id": target, "href": links.run(int(target))} if isinstance(target, int) else None
 
 
-def _summary(fam: Family[Any], reader: PublicReader, ids: list[int]) -> tuple[str | None, str | None]:
+REPORT_ERRORS = (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError)
+"""What a family's report may raise when it needs the hidden part of an episode it is not given."""
+PARTIAL = (
+    "This summary counts only the episodes that are over: those still to play or under way are left out "
+    "until they end (the family's report needs their hidden part)."
+)
+
+
+def _report_of(store: Store, make: Callable[[PublicReader], T]) -> tuple[T | None, str | None]:
+    """A family's report of runs with games not over: from their public part, else from the finished episodes
+    alone (with a note saying so), else none yet."""
     try:
-        return rich_html(fam.report(reader, ids)), None
-    except (KeyError, TypeError, ValueError, AttributeError):
-        # a report that needs the hidden part of a game not yet over: shown once the games end
+        return make(PublicReader(store)), None
+    except REPORT_ERRORS:
+        pass
+    try:
+        return make(PublicReader(store, finished_only=True)), PARTIAL
+    except REPORT_ERRORS:
         return None, "The summary is shown once this run's games are over."
+
+
+def _report_json(fam: Family[Any], store: Store, ids: list[int]) -> dict[str, Any] | None:
+    def make(reader: PublicReader) -> dict[str, Any]:
+        data: dict[str, Any] = fam.report_json(reader, ids).model_dump(mode="json")
+        return data
+
+    return _report_of(store, make)[0]
+
+
+def _summary(fam: Family[Any], store: Store, ids: list[int]) -> tuple[str | None, str | None]:
+    return _report_of(store, lambda reader: rich_html(fam.report(reader, ids)))
 
 
 def plots_into(store: Store, run: RunRow, directory: Path) -> list[Path]:
@@ -362,7 +387,7 @@ def plots_into(store: Store, run: RunRow, directory: Path) -> list[Path]:
         return []
     try:
         return fam.write_plots(PublicReader(store), run.id, directory)
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except REPORT_ERRORS:
         return []
 
 
@@ -469,17 +494,14 @@ def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[
     columns = []
     reports: list[dict[str, Any]] = []
     for run in runs:
-        html, note = _summary(fam, reader, [run.id])
+        html, note = _summary(fam, store, [run.id])
         columns.append(
             {"run": run, "label": run_label(run), "href": links.run(run.id), "html": html, "note": note}
         )
-        try:
-            reports.append(fam.report_json(reader, [run.id]).model_dump(mode="json"))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            reports.append({})
+        reports.append(_report_json(fam, store, [run.id]) or {})
     try:
         grid: dict[str, Any] | None = grid_json(reader, [r.id for r in runs])
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except REPORT_ERRORS:
         grid = None
     return {
         "title": fam.title,
