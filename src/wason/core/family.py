@@ -396,6 +396,13 @@ class Family(ABC, Generic[C]):
             ]
         return WebForm(prompt=prompt, moves=(*moves, REPLY_MOVE))
 
+    def web_history(
+        self, config: C, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
+    ) -> list[str]:
+        """What the player read after each stored turn (``action``, ``observation`` as JSON, ``feedback``), one
+        text per turn for the web page; by default the feedback the protocol wrote for it."""
+        return [str(t.get("feedback") or "") for t in turns]
+
     def web_move(
         self, config: C, item: Mapping[str, Any], observation: Any, move: str, values: Mapping[str, str]
     ) -> Mapping[str, Any] | str:

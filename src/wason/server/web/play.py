@@ -300,9 +300,10 @@ async def _page(
     run = store.get_run(episode.run_id)
     turns = store.list_turns(sid)
     intro = fam.web_form(cfg, episode.item, _start_observation(fam, cfg, episode), 0).prompt
+    said = fam.web_history(cfg, episode.item, turns)
     history = [
-        {"move": describe_action(t["action"]), "feedback": t["feedback"] or "", "reply": t["reply"]}
-        for t in turns
+        {"move": describe_action(t["action"]), "feedback": text, "reply": t["reply"]}
+        for t, text in zip(turns, said, strict=True)
     ]
     over = live.done or episode.status != "running"
     form: WebForm | None = None

@@ -410,9 +410,32 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
         self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], observation: Any, turn: int
     ) -> WebForm:
         form = super().web_form(config, item, observation, turn)
+        if turn == 0 and isinstance(observation, PicnicObservation) and observation.history:
+            said = "\n".join(f"{who}: {text}" for who, text in observation.history)
+            intro = (
+                "Find the secret rule of the picnic: ask whether an item can be brought, ask for more examples, "
+                "and guess the rule when you think you have it."
+            )
+            form = WebForm(prompt=f"{intro}\n\n{said}", moves=form.moves)
+        elif turn:
+            form = WebForm(prompt="", moves=form.moves)  # the page shows what each turn added
         ask = FormMove("ask", "Can I bring it?", (FormField("item", "Can I bring", placeholder="an apple"),))
         give_up = FormMove("give_up", "Give up", hint="ends the game")
         return WebForm(prompt=form.prompt, moves=(ask, *form.moves[:2], give_up))
+
+    def web_history(
+        self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
+    ) -> list[str]:
+        # the protocol repeats the whole conversation each turn; a person reads what each turn added (the opening
+        # lines are on the page already, above the moves)
+        out: list[str] = []
+        seen = len(self.game(config, item, EpisodeContext()).start().history)
+        for turn in turns:
+            history = turn.get("observation", {}).get("history") or []
+            added = "\n".join(f"{who}: {text}" for who, text in history[seen:])
+            out.append(added or str(turn.get("feedback") or ""))
+            seen = len(history)
+        return out
 
     def web_move(
         self,
