@@ -26,6 +26,8 @@ from wason.report.grid import grid_json
 from wason.server.web import play
 from wason.store import Store
 
+FOLLOW_UPS = ("predicate", "expression", "quiz")
+
 
 def run(coroutine: Any) -> Any:
     """Run a coroutine to its end in a thread of its own (a browser test's Playwright keeps a loop running in
@@ -150,15 +152,28 @@ def test_every_family_is_played_to_the_end_and_reveals_the_rule_only_then(
     sid = start(web, name)
     hidden = secrets(family, store.get_episode(sid).item)
     player = run(_script(family, store, sid))
+    answered: set[str] = set()
     for _ in range(400):
         page = web.get(f"/play/{sid}")
         assert page.status_code == 200
-        _, _, episode, live = run(session.load(store, sid))
+        _, cfg, episode, live = run(session.load(store, sid))
         if live.done:
             break
         # what the player wrote itself (a solver's guess can be the rule's very words) is not a leak
         said = json.dumps([t["action"] for t in store.list_turns(sid)])
         assert_hidden(page.text, [h for h in hidden if json.dumps(h)[1:-1] not in said], f"turn {live.turn}")
+        moves = family.web_form(cfg, episode.item, live.observation, live.turn).moves
+        follow_up = next((m for m in moves if m.name in FOLLOW_UPS), None)
+        if follow_up is not None:  # the follow-up questions are answered through the page's own form
+            values = {"move": follow_up.name, "turn": str(live.turn)}
+            values |= {
+                f"f_{f.name}": "yes" if f.placeholder == "yes / no" else f.placeholder
+                for f in follow_up.fields
+            }
+            r = web.post(f"/play/{sid}", data=values)
+            assert r.status_code == 200, alert(r.text)
+            answered.add(follow_up.name)
+            continue
         action = next(player) if isinstance(player, Iterator) else run(player.act(live.observation)).action
         run(session.step(store, sid, action))
         run(play._automatic(store, sid))
@@ -166,6 +181,7 @@ def test_every_family_is_played_to_the_end_and_reveals_the_rule_only_then(
         pytest.fail("the scripted game did not end")
     assert "Game over" in page.text
     ending = family.ending(episode.item, live.outcome().metrics if live.outcome() else None)
+    print(f"{name}: follow-ups answered through the page: {sorted(answered) or 'none'}")
     shown = html.unescape(page.text)
     for line in ending:
         assert line.strip() in shown
@@ -341,7 +357,9 @@ def test_every_family_ends_through_its_own_forms(web: TestClient, store: Store, 
         move = next((m for n in ENDING_MOVES for m in moves if m.name == n), moves[0])
         values = {"move": move.name, "turn": str(live.turn)}
         for f in move.fields:
-            said = {"guess": "give up", "quiz": "yes"}.get(move.name, f.placeholder)
+            said = (
+                "give up" if move.name == "guess" else "yes" if f.placeholder == "yes / no" else f.placeholder
+            )
             values[f"f_{f.name}"] = f.value or said or "1"
         r = web.post(f"/play/{sid}", data=values)
         assert r.status_code == 200, (move.name, alert(r.text))

@@ -17,12 +17,16 @@ from wason.core.family import (
     ActionCodec,
     EpisodeContext,
     Family,
+    FormField,
+    FormMove,
     GameApi,
     Item,
     OracleSpec,
     PlayIO,
     RunReader,
     RunSettings,
+    WebForm,
+    form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import RunReport, RunRow
@@ -461,6 +465,51 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         if metrics.get("quiz_accuracy") is not None:
             lines.append(f"Quiz: {metrics['quiz_accuracy']:.0%} right.")
         return lines
+
+    # -- playing in a browser ----------------------------------------------------------------------------
+    def web_form(
+        self, config: CodeFunctionsConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> WebForm:
+        form = super().web_form(config, item, observation, turn)
+        kind = getattr(observation, "kind", "")
+        if kind == "ask_predicate":
+            field = FormField("source", "Predicate", placeholder="lambda w: w[0] in 'aeiou'")
+            return WebForm(prompt=form.prompt, moves=(FormMove("predicate", "Send", (field,)),))
+        if kind == "ask_quiz":
+            labels = tuple(
+                FormField(f"label{i}", word, placeholder="yes / no")
+                for i, word in enumerate(getattr(observation, "quiz", ()), start=1)
+            )
+            return WebForm(
+                prompt=form.prompt, moves=(FormMove("quiz", "Send", labels, "can it be brought?"),)
+            )
+        give_up = FormMove("give_up", "Give up", hint="ends the game")
+        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], give_up))
+
+    def web_move(
+        self,
+        config: CodeFunctionsConfig,
+        item: Mapping[str, Any],
+        observation: Any,
+        move: str,
+        values: Mapping[str, str],
+    ) -> Mapping[str, Any] | str:
+        if move == "predicate":
+            from wason.tasks.code_functions.protocol import find_predicate
+
+            text = form_value(values, "source")
+            return self._codec.encode(PredicateAnswer(find_predicate(text) or text))
+        if move == "quiz":
+            answers: list[bool | None] = []
+            for i in range(1, len(getattr(observation, "quiz", ())) + 1):
+                said = values.get(f"label{i}", "").strip().lower()
+                if said not in ("y", "yes", "n", "no"):
+                    raise ValueError(f"word {i}: answer yes or no, not {said[:20]!r}")
+                answers.append(said.startswith("y"))
+            return self._codec.encode(QuizAnswer(tuple(answers)))
+        if move == "give_up":
+            return self._codec.encode(GiveUp())
+        return super().web_move(config, item, observation, move, values)
 
     def game_api(self) -> GameApi | None:
         return CodeFunctionsApi()

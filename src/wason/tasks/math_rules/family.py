@@ -15,12 +15,16 @@ from wason.core.family import (
     ActionCodec,
     EpisodeContext,
     Family,
+    FormField,
+    FormMove,
     GameApi,
     Item,
     OracleSpec,
     PlayIO,
     RunReader,
     RunSettings,
+    WebForm,
+    form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import RunReport, RunRow
@@ -404,6 +408,53 @@ class MathFamily(Family[MathRunConfig]):
         return 0 if verdict.equivalent else 1
 
     # -- the guess-the-rule game API ---------------------------------------------------------------------
+    # -- playing in a browser ----------------------------------------------------------------------------
+    def web_form(
+        self, config: MathRunConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> WebForm:
+        form = super().web_form(config, item, observation, turn)
+        kind = getattr(observation, "kind", "")
+        if kind == "ask_expression":
+            field = FormField("source", "Expression", placeholder="lambda v, i: v + 3")
+            return WebForm(prompt=form.prompt, moves=(FormMove("expression", "Send", (field,)),))
+        if kind == "ask_quiz":
+            from wason.tasks.math_rules.game import QUIZ_ASKED
+
+            terms = tuple(
+                FormField(f"seq{k}", f"{', '.join(map(str, shown))}, ...", placeholder="1, 2, 3, 4, 5")
+                for k, shown in enumerate(getattr(observation, "quiz", ()), start=1)
+            )
+            hint = f"the next {QUIZ_ASKED} terms of each sequence"
+            return WebForm(prompt=form.prompt, moves=(FormMove("quiz", "Send", terms, hint),))
+        give_up = FormMove("give_up", "Give up", hint="ends the game")
+        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], give_up))
+
+    def web_move(
+        self,
+        config: MathRunConfig,
+        item: Mapping[str, Any],
+        observation: Any,
+        move: str,
+        values: Mapping[str, str],
+    ) -> Mapping[str, Any] | str:
+        if move == "expression":
+            return self._codec.encode(ExpressionAnswer(form_value(values, "source")))
+        if move == "quiz":
+            from wason.tasks.math_rules.game import QUIZ_ASKED
+
+            answers: list[tuple[int, ...] | None] = []
+            for k in range(1, len(getattr(observation, "quiz", ())) + 1):
+                text = values.get(f"seq{k}", "")
+                try:
+                    numbers = tuple(int(t) for t in text.replace(",", " ").split())[:QUIZ_ASKED]
+                except ValueError:
+                    raise ValueError(f"sequence {k}: whole numbers separated by commas") from None
+                answers.append(numbers or None)
+            return self._codec.encode(QuizAnswer(tuple(answers)))
+        if move == "give_up":
+            return self._codec.encode(GiveUp())
+        return super().web_move(config, item, observation, move, values)
+
     def game_api(self) -> GameApi:
         from wason.tasks.math_rules.api import MathGameApi
 
