@@ -660,10 +660,12 @@ async def runs_page(request: Request) -> HTMLResponse:
 
 def _plot_dir(request: Request, run: RunRow, store: Store) -> Path:
     """The run's plots, drawn once per state of the run (its status and how many episodes finished)."""
-    root: Path | None = getattr(request.app.state, "web_plots", None)
-    if root is None:
-        root = Path(tempfile.mkdtemp(prefix="wason-plots-"))
-        request.app.state.web_plots = root
+    cache: tempfile.TemporaryDirectory[str] | None = getattr(request.app.state, "web_plots", None)
+    if cache is None:
+        # removed when the app is collected or the process exits
+        cache = tempfile.TemporaryDirectory(prefix="wason-plots-")
+        request.app.state.web_plots = cache
+    root = Path(cache.name)
     done = sum(e.status in FINISHED for e in store.list_episodes(run.id))
     directory = root / f"run{run.id}-{run.status}-{done}"
     if not directory.exists():
