@@ -401,3 +401,20 @@ def test_a_run_under_way_is_summarised_from_its_finished_games(web: TestClient, 
     for secret in hidden_texts(filled.store, waiting.id):
         assert secret not in html.unescape(page), secret
     assert "(hidden until the game ends)" in page
+
+
+def test_a_transcript_the_family_cannot_draw_shows_the_turns(
+    web: TestClient, filled: Filled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fam = registry.get("wilt")
+
+    def broken(data: dict[str, Any], run: Any) -> Any:
+        raise KeyError("a key an old record does not have")
+
+    monkeypatch.setattr(fam, "transcript", broken)
+    run_id = filled.runs["wilt_solver"]
+    r = web.get(f"/runs/{run_id}/episodes/0")
+    assert r.status_code == 200
+    turns = filled.store.list_turns(filled.store.list_episodes(run_id)[0].id)
+    assert turns and r.text.count('<tr><td class="num">') == len(turns)  # one row per turn
+    assert html.escape(turns[0]["feedback"][:30]) in r.text

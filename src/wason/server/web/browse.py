@@ -427,7 +427,10 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
     transcript_html = None
     if over:
         data = episode_json(store, run_id, index)
-        transcript_html = rich_html([fam.transcript(data, run)])
+        try:
+            transcript_html = rich_html([fam.transcript(data, run)])
+        except REPORT_ERRORS:  # a record the family cannot draw (an old or cut-short episode): its turns
+            transcript_html = None
     calls = []
     for c in store.list_calls(episode_id=episode.id):
         calls.append(
