@@ -368,3 +368,26 @@ def test_every_family_ends_through_its_own_forms(web: TestClient, store: Store, 
     page = web.get(f"/play/{sid}")
     assert "Game over" in page.text and "you left" not in page.text
     assert store.get_episode(sid).status == "completed"
+
+
+def test_a_lab_family_is_played_with_the_default_forms(
+    web: TestClient, store: Store, hidden_mod: Any
+) -> None:
+    """A family that wrote nothing for the web (the server tests' own, registered like a lab's plugin): it is
+    listed, and played with the default forms - more N, a guess, and a reply read by its protocol."""
+    assert hidden_mod.name in web.get("/play").text
+    sid = start(web, hidden_mod.name)
+    page = web.get(f"/play/{sid}")
+    for move in ("more", "guess", "reply"):
+        assert f'id="move-{move}"' in page.text
+    more = web.post(f"/play/{sid}", data={"move": "more", "turn": "0", "f_n": "2"})
+    assert more.status_code == 200 and len(store.list_turns(sid)) == 1
+    bad = web.post(f"/play/{sid}", data={"move": "more", "turn": "1", "f_n": "two"})
+    assert bad.status_code == 422 and "whole number" in alert(bad.text)
+    unread = web.post(f"/play/{sid}", data={"move": "reply", "turn": "1", "f_text": "hello there"})
+    assert unread.status_code == 422 and "cannot be read" in alert(unread.text)
+    assert len(store.list_turns(sid)) == 1
+    reply = web.post(f"/play/{sid}", data={"move": "reply", "turn": "1", "f_text": "more 1"})
+    assert reply.status_code == 200 and len(store.list_turns(sid)) == 2
+    end = web.post(f"/play/{sid}", data={"move": "guess", "turn": "2", "f_text": "give up"})
+    assert end.status_code == 200 and "Game over" in end.text
