@@ -50,7 +50,11 @@ def serve(
     app = create_app(db)
     if token is not None:
         auth.protect(app, token)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
+    # keep-alive 30 s (uvicorn: 5): under load a busy loop may read a waiting request only after a short
+    # keep-alive timer has closed its connection, and the client sees it dropped
+    uvicorn.run(
+        app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5, timeout_keep_alive=30
+    )
 
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "ServeError", "check_address", "create_app", "serve"]
