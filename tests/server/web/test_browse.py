@@ -54,8 +54,12 @@ def fill_store(path: Path) -> Filled:
     filled.runs["picnic_b"] = _eval(
         db, "picnic", "--player", "solver", "--level", "L2", "--n", "2", "--seed", "3"
     )
+    filled.runs["math_solver"] = _eval(db, "math", "--player", "solver", "--n", "2")
+    filled.runs["code_functions_solver"] = _eval(db, "code-functions", "--player", "solver", "--n", "2")
+    filled.runs["lists_solver"] = _eval(db, "lists", "--player", "solver", "--ids", "1")
     with FakeOpenAIServer() as server:
         model = ["--model", "vllm:fake-model", "--base-url", server.base_url]
+        filled.runs["dynamic_picnic_model"] = _eval(db, "dynamic-picnic", *model, "--ids", "1")
         filled.runs["wilt_model"] = _eval(db, "wilt", *model, "--split", "lite", "--ids", "1,2")
         filled.runs["aiw_model"] = _eval(db, "aiw", *model, "--trials", "1", "--families", "AIW")
     baselines = [
@@ -109,6 +113,8 @@ def test_every_page_renders_for_every_family_with_runs(web: TestClient, filled: 
     runs = filled.store.list_runs()
     assert sorted(rows(listed.text)) == sorted(r.id for r in runs)
     assert {r.task for r in runs} >= set(registry.names())  # a run (at least a session) of every family
+    # and a finished run of every built-in family: their summaries and transcripts of games that are over
+    assert {r.task for r in runs if r.status == "completed"} >= set(registry.names()) - {"hidden_mod"}
     for run in runs:
         page = web.get(f"/runs/{run.id}")
         assert page.status_code == 200, (run.task, page.text[:500])
@@ -165,7 +171,8 @@ def test_filters(web: TestClient, filled: Filled) -> None:
     assert sorted(rows(picnic)) == sorted(r.id for r in runs if r.task == "picnic")
     assert '<option value="picnic" selected>' in picnic
     model = web.get("/runs?model=FAKE").text  # part of the name, any case
-    assert sorted(rows(model)) == sorted([filled.runs["wilt_model"], filled.runs["aiw_model"]])
+    fake = sorted(r.id for r in runs if r.model == "vllm:fake-model")
+    assert sorted(rows(model)) == fake and len(fake) == 3  # WILT, AIW, Dynamic Picnic
     both = web.get("/runs?family=wilt&model=solver").text
     assert sorted(rows(both)) == sorted([filled.runs["wilt_solver"], filled.runs["wilt_baseline"]])
     running = web.get("/runs?status=running").text
