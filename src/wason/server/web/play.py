@@ -279,6 +279,8 @@ async def _game(store: Store, session_id: int) -> tuple[Family[Any], RunSettings
         fam, cfg, episode, live = await session.load(store, session_id)
     except ExternalFailure as exc:
         raise PlayError(_one_line(f"this game cannot be restored here: {exc}"), 424) from None
+    except session.SessionDiverged as exc:
+        raise PlayError(_one_line(str(exc)), 409) from None
     return fam, cfg, episode, live
 
 
