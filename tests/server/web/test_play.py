@@ -201,6 +201,8 @@ def test_a_wilt_like_game_through_its_form_alone(web: TestClient, store: Store) 
     assert len(store.list_turns(sid)) == turns
     stale = web.post(f"/play/{sid}", data={**values, "turn": "99"})
     assert stale.status_code == 409 and "moved on" in alert(stale.text)
+    no_turn = web.post(f"/play/{sid}", data={k: v for k, v in values.items() if k != "turn"})
+    assert no_turn.status_code == 422 and "turn" in alert(no_turn.text)
     unknown = web.post(f"/play/{sid}", data={**values, "move": "teleport"})
     assert unknown.status_code == 422 and "teleport" in alert(unknown.text)
     assert len(store.list_turns(sid)) == turns

@@ -385,7 +385,9 @@ async def _move(store: Store, sid: int, values: Mapping[str, str]) -> None:
     fam, cfg, episode, live = await _game(store, sid)
     if live.done or episode.status != "running":
         raise PlayError("this game is over; start a new one from Play", 409)
-    if values.get("turn", "") != str(live.turn):
+    if not values.get("turn", "").isdigit():
+        raise PlayError("turn: the form's move number is missing (send the page's form as it is)")
+    if values["turn"] != str(live.turn):
         raise PlayError(
             "the game moved on since this page was shown (another tab?); here it is as it is now", 409
         )
