@@ -203,3 +203,17 @@ def test_wason_serve_takes_the_token_from_its_environment(tmp_path: Path) -> Non
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+async def test_a_write_from_another_sites_page_is_refused(client: httpx.AsyncClient) -> None:
+    """Without a token too: a page elsewhere cannot make a visitor's browser start games or runs here."""
+    body = {"family": hidden_family.NAME, "config": {}, "index": 0}
+    for headers in ({"origin": "http://evil.example"}, {"sec-fetch-site": "cross-site"}):
+        r = await client.post("/api/sessions", json=body, headers=headers)
+        assert r.status_code == 403 and r.json()["error"] == auth.CROSS_SITE
+        page = await client.post(
+            "/watch", data={"family": "wilt"}, headers={**headers, "accept": "text/html"}
+        )
+        assert page.status_code == 403 and "another site" in html.unescape(page.text)
+    same = await client.post("/api/sessions", json=body, headers={"origin": "http://test"})
+    assert same.status_code == 201  # this server's own pages

@@ -106,6 +106,7 @@ def test_a_solver_run_is_watched_live_in_a_browser(
     assert page.locator("#run-status").text_content() == "completed"
     assert page.locator(f"#ep-status-{episode.id}").text_content() == "completed"
     assert page.locator(f"#ep-result-{episode.id} .good").text_content() == "Solved"
+    assert page.locator(f"#ep-verdict-{episode.id}").text_content() == "solved"  # beside the game's title
     rule = live_server.store.get_episode(episode.id).item["rule"]
     assert rule in page.locator(f"#ep-result-{episode.id}").text_content()  # shown once the game is over
     assert not page.locator("#stop").is_visible()

@@ -46,7 +46,7 @@ def mount(app: FastAPI) -> None:
     app.include_router(play.router)
     from wason.server.web import auth, watch
 
-    app.include_router(auth.router)
+    auth.install(app)
     watch.install(app)
 
 

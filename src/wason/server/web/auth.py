@@ -7,7 +7,9 @@ unless ``--host`` says otherwise). A missing or wrong token is a 401 with one me
 for a browser.
 
 The check is an ASGI middleware on the method, so a route needs nothing of its own to be covered. The cookie is
-``HttpOnly`` and ``SameSite=Strict``: another site cannot make a visitor's browser send it with a form.
+``HttpOnly`` and ``SameSite=Strict``: another site cannot make a visitor's browser send it with a form. With or
+without a token, a write that a browser sends from another site's page (its ``Origin`` is not this server) is
+refused with 403: a page elsewhere cannot start runs on a server a visitor has at 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -64,51 +66,88 @@ def _wants_json(path: str, headers: dict[bytes, bytes]) -> bool:
     return b"text/html" not in headers.get(b"accept", b"")
 
 
-class TokenMiddleware:
-    """Refuses every write request without the token (401); reads and ``/login`` pass."""
+CROSS_SITE = (
+    "a write from another site's page is refused: start and play games from this server's own pages, or "
+    "from a script (which sends no Origin header)"
+)
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+
+def _cross_site(headers: dict[bytes, bytes]) -> bool:
+    """Whether a browser sent the request from another site's page (its ``Origin`` is not this host, or
+    ``Sec-Fetch-Site`` says so). Scripts send neither header and pass."""
+    if headers.get(b"sec-fetch-site", b"") == b"cross-site":
+        return True
+    origin = headers.get(b"origin")
+    if origin is None:
+        return False
+    host = headers.get(b"host", b"").decode("latin-1").lower()
+    _, _, rest = origin.decode("latin-1").lower().partition("://")
+    return not rest or rest.rstrip("/") != host
+
+
+def _refusal(path: str, headers: dict[bytes, bytes], status: int, message: str) -> Response:
+    if _wants_json(path, headers):
+        return JSONResponse(
+            status_code=status,
+            content={
+                "error": message,
+                "field": None,
+                "kind": "unauthorized" if status == 401 else "forbidden",
+                "detail": [
+                    {"loc": [], "msg": message, "type": "unauthorized" if status == 401 else "forbidden"}
+                ],
+            },
+            headers={"WWW-Authenticate": "Bearer"} if status == 401 else None,
+        )
+    return render(
+        None, "watch/login.html", status_code=status, error=message, next_path="/", open_server=False
+    )
+
+
+class TokenMiddleware:
+    """Guards every write request (any method but GET, HEAD and OPTIONS; ``/login`` aside): one sent by another
+    site's page is refused (403) whether or not the server has a token, so a page elsewhere cannot make a
+    visitor's browser start paid model runs on a server at 127.0.0.1; and with a token (``state.token``), one
+    without it is refused (401). Reads pass."""
+
+    def __init__(self, app: ASGIApp, state: Any) -> None:
         self.app = app
-        self.token = token
+        self.state = state
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] in SAFE_METHODS or scope["path"] == LOGIN_PATH:
+        if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
             await self.app(scope, receive, send)
             return
         headers = dict(scope["headers"])
+        if _cross_site(headers):
+            await _refusal(scope["path"], headers, 403, CROSS_SITE)(scope, receive, send)
+            return
+        token = getattr(self.state, "token", None)
+        if not isinstance(token, str) or scope["path"] == LOGIN_PATH:
+            await self.app(scope, receive, send)
+            return
         given = _bearer(headers) or _cookie(headers)
-        if matches(given, self.token):
+        if matches(given, token):
             await self.app(scope, receive, send)
             return
         message = MESSAGE if given is None else f"{WRONG}: {MESSAGE}"
-        response: Response
-        if _wants_json(scope["path"], headers):
-            response = JSONResponse(
-                status_code=401,
-                content={
-                    "error": message,
-                    "field": None,
-                    "kind": "unauthorized",
-                    "detail": [{"loc": [], "msg": message, "type": "unauthorized"}],
-                },
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-        else:
-            response = render(
-                None, "watch/login.html", status_code=401, error=message, next_path="/", open_server=False
-            )
-        await response(scope, receive, send)
+        await _refusal(scope["path"], headers, 401, message)(scope, receive, send)
+
+
+def install(app: FastAPI) -> None:
+    """The guard of writes and ``/login`` (called when the app is made; :func:`protect` adds the token)."""
+    app.include_router(router)
+    app.add_middleware(TokenMiddleware, state=app.state)
 
 
 def protect(app: FastAPI, token: str) -> None:
-    """Ask for ``token`` on every write request of ``app`` (before it starts serving)."""
+    """Ask for ``token`` on every write request of ``app``."""
     token = token.strip()
     if not token:
         raise ValueError("the token is empty")
     if len(token) > MAX_TOKEN_CHARS:
         raise ValueError(f"the token is longer than {MAX_TOKEN_CHARS} characters")
     app.state.token = token
-    app.add_middleware(TokenMiddleware, token=token)
 
 
 # -- /login -----------------------------------------------------------------------------------------------
@@ -175,8 +214,10 @@ async def read_form(request: Request, limit: int = 64_000) -> dict[str, str]:
 
 __all__ = [
     "COOKIE",
+    "CROSS_SITE",
     "FormTooLarge",
     "TokenMiddleware",
+    "install",
     "matches",
     "protect",
     "read_form",
