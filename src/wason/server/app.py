@@ -219,6 +219,10 @@ def create_app(store: Store | str | None = None) -> FastAPI:
     games = Games(store)
     db = games.store
     app = FastAPI(
+        # FastAPI's /docs and /redoc pages load their scripts from a CDN; every asset here is packaged, so
+        # they are off (the schema stays at /openapi.json)
+        docs_url=None,
+        redoc_url=None,
         title="wason",
         summary="Rule-discovery games as sessions: a generic API for every family, and the published "
         "guess-the-rule routes.",
