@@ -18,10 +18,13 @@ from wason.store import Store
 
 @pytest.fixture()
 def store(tmp_path: Path) -> Any:
+    known = TOY.name in registry.names()
     registry.register(TOY, replace=True)
     s = Store(f"sqlite:///{tmp_path / 'w.db'}")
     yield s
     s.close()
+    if not known:  # other tests read the registry: leave it as it was
+        registry.unregister(TOY.name)
 
 
 def _run(store: Store, who: str, outcomes: list[str]) -> int:
