@@ -259,6 +259,10 @@ REPLY_MOVE = FormMove(
 )
 
 
+GIVE_UP_MOVE = FormMove("give_up", "Give up", hint="ends the game")
+"""The web page's give-up button, for the games that have one."""
+
+
 class Family(ABC, Generic[C]):
     """One task family. Subclasses set the class attributes and implement the abstract methods; the optional
     methods default to "this family has none".

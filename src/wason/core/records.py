@@ -79,6 +79,12 @@ def run_label(run: RunRow) -> str:
     return f"{run.task}:{cfg.get('split', '?')} by {who}"
 
 
+def run_footer(run_id: int, *more: str) -> str:
+    """The last line of a run's tables in ``wason show``: its id and how to see more (``more``: further flags)."""
+    details = ", ".join([f"`wason show {run_id} --episode N`", *(f"`{m}`" for m in more)])
+    return f"run id: {run_id}   (details: {details})"
+
+
 class TurnConflict(RuntimeError):
     """Another step of the same episode was stored first (a session stepped from two places at once)."""
 

@@ -23,7 +23,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, TextProtocol
-from wason.core.records import RunReport, RunRow
+from wason.core.records import RunReport, RunRow, run_footer
 from wason.tasks.aiw.game import AiwGame, Reply
 
 
@@ -203,7 +203,7 @@ class AiwFamily(Family[AiwRunConfig]):
 
         return [
             aiw_table(store, run_ids[0]),
-            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`, `--plots DIR`)",
+            run_footer(run_ids[0], "--plots DIR"),
         ]
 
     def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:

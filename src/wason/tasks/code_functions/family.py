@@ -14,6 +14,7 @@ from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
+    GIVE_UP_MOVE,
     ActionCodec,
     EpisodeContext,
     Family,
@@ -29,7 +30,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow
+from wason.core.records import RunReport, RunRow, run_footer
 from wason.tasks.code_functions.game import (
     CodeFunctionsGame,
     GameSettings,
@@ -432,7 +433,7 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
 
         return [
             *tables(store, run_ids),
-            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+            run_footer(run_ids[0]),
         ]
 
     def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
@@ -483,8 +484,7 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
             return WebForm(
                 prompt=form.prompt, moves=(FormMove("quiz", "Send", labels, "can it be brought?"),)
             )
-        give_up = FormMove("give_up", "Give up", hint="ends the game")
-        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], give_up))
+        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], GIVE_UP_MOVE))
 
     def web_move(
         self,

@@ -11,6 +11,7 @@ from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
+    GIVE_UP_MOVE,
     ActionCodec,
     EpisodeContext,
     Family,
@@ -25,7 +26,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, TextProtocol
-from wason.core.records import CallContext, RunReport, RunRow
+from wason.core.records import CallContext, RunReport, RunRow, run_footer
 from wason.tasks.dynamic_picnic.game import (
     AskItem,
     Begin,
@@ -395,7 +396,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
 
         return [
             *picnic_tables(store, list(run_ids)),
-            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+            run_footer(run_ids[0]),
         ]
 
     def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
@@ -420,8 +421,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
         elif turn:
             form = WebForm(prompt="", moves=form.moves)  # the page shows what each turn added
         ask = FormMove("ask", "Can I bring it?", (FormField("item", "Can I bring", placeholder="an apple"),))
-        give_up = FormMove("give_up", "Give up", hint="ends the game")
-        return WebForm(prompt=form.prompt, moves=(ask, *form.moves[:2], give_up))
+        return WebForm(prompt=form.prompt, moves=(ask, *form.moves[:2], GIVE_UP_MOVE))
 
     def web_history(
         self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]

@@ -25,7 +25,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow
+from wason.core.records import RunReport, RunRow, run_footer
 from wason.tasks.lists.game import (
     FinalHypothesis,
     ListsConfig,
@@ -470,7 +470,7 @@ class ListsFamily(Family[ListsRunConfig]):
 
         return [
             *lists_tables(store, run_ids),
-            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+            run_footer(run_ids[0]),
         ]
 
     def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:

@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
+    GIVE_UP_MOVE,
     ActionCodec,
     EpisodeContext,
     Family,
@@ -27,7 +28,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow
+from wason.core.records import RunReport, RunRow, run_footer
 from wason.tasks.math_rules.game import (
     JUDGES,
     ExpressionAnswer,
@@ -321,7 +322,7 @@ class MathFamily(Family[MathRunConfig]):
 
         return [
             *math_tables(store, run_ids),
-            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+            run_footer(run_ids[0]),
         ]
 
     def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
@@ -426,8 +427,7 @@ class MathFamily(Family[MathRunConfig]):
             )
             hint = f"the next {QUIZ_ASKED} terms of each sequence"
             return WebForm(prompt=form.prompt, moves=(FormMove("quiz", "Send", terms, hint),))
-        give_up = FormMove("give_up", "Give up", hint="ends the game")
-        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], give_up))
+        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], GIVE_UP_MOVE))
 
     def web_move(
         self,

@@ -10,10 +10,10 @@ from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
+    GIVE_UP_MOVE,
     ActionCodec,
     EpisodeContext,
     Family,
-    FormMove,
     GameApi,
     Item,
     OracleSpec,
@@ -23,7 +23,7 @@ from wason.core.family import (
     WebForm,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow
+from wason.core.records import RunReport, RunRow, run_footer
 from wason.tasks.picnic.catalog import (
     DRAW_VERSION,
     LEVELS,
@@ -325,7 +325,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
 
         return [
             *picnic_tables(store, run_ids),
-            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+            run_footer(run_ids[0]),
         ]
 
     def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
@@ -369,8 +369,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
         self, config: PicnicRunConfig, item: Mapping[str, Any], observation: Any, turn: int
     ) -> WebForm:
         form = super().web_form(config, item, observation, turn)
-        give_up = FormMove("give_up", "Give up", hint="ends the game")
-        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], give_up))
+        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], GIVE_UP_MOVE))
 
     def web_move(
         self,

@@ -24,7 +24,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow
+from wason.core.records import RunReport, RunRow, run_footer
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.protocol import WiltProtocol
 from wason.tasks.wilt.rules import (
@@ -204,7 +204,7 @@ class WiltFamily(Family[WiltRunConfig]):
         return [
             episodes_table(store, run_ids[0]),
             show_table(store, list(run_ids)),
-            f"run id: {run_ids[0]}   (details: `wason show {run_ids[0]} --episode N`)",
+            run_footer(run_ids[0]),
         ]
 
     def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
