@@ -1,0 +1,580 @@
+"""Lab domains: random quasi-physical worlds drawn from a seed, and the experiments run on them.
+
+A domain has object types (each with boolean and number properties), objects of each type, operations on one
+object or by one object (the actor, ``a``) on another (the target, ``b``), and hidden laws drawn from the
+relation grammar (:mod:`wason.tasks.lab.grammar`). Every name is pronounceable nonsense drawn from the seed
+and checked against an English word list (wordfreq's), so no name is a real word. Same seed and parameters,
+same domain, byte for byte; a domain records the generator, its version, its seed and its parameters.
+
+A drawn domain is kept only if it passes :func:`identifiable` (every law can be seen and told apart within the
+experiment budget); otherwise the next draw from the same seed is tried, and the number of rejected draws is
+recorded with the domain.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from wason.tasks.lab.grammar import BOOLEAN_KINDS, KINDS, NUMBER_KINDS, Slot, kind_of, slot_laws
+from wason.tasks.lab.laws import (
+    Law,
+    Ref,
+    Thing,
+    Value,
+    apply,
+    format_law,
+    law_from_json,
+    law_to_json,
+    refs,
+)
+
+GENERATOR = "wason.lab"
+GENERATOR_VERSION = 1
+MAX_DRAWS = 500
+"""Draws tried from one seed before giving up (a parameter set that almost never gives an identifiable
+domain is refused, naming it)."""
+
+Difficulty = Literal["easy", "medium", "hard"]
+
+
+class DomainParams(BaseModel):
+    """What a domain is made of: the generator's difficulty parameters.
+
+    Attributes:
+        types: object types; objects: objects of each type in the lab; booleans, numbers: properties per type.
+        unary, binary: operations on one object and by one object on another.
+        laws: hidden laws; kinds: the grammar kinds they are drawn from; conditional: the chance a law has a
+            condition; cross: whether two-object laws may read or be conditioned on the other object.
+        low, high: the range of whole numbers initial values are drawn from (and fresh objects').
+        noise: the standard deviation of the measurement noise on reported numbers (0: exact).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    types: int = Field(default=1, ge=1, le=4)
+    objects: int = Field(default=3, ge=2, le=8)
+    booleans: int = Field(default=1, ge=0, le=3)
+    numbers: int = Field(default=1, ge=1, le=3)
+    unary: int = Field(default=2, ge=0, le=5)
+    binary: int = Field(default=0, ge=0, le=4)
+    laws: int = Field(default=2, ge=1, le=12)
+    kinds: tuple[str, ...] = ("add", "scale", "set", "toggle")
+    conditional: float = Field(default=0.0, ge=0.0, le=1.0)
+    cross: bool = False
+    low: int = Field(default=1, ge=-1000, le=1000)
+    high: int = Field(default=12, ge=-1000, le=1000)
+    noise: float = Field(default=0.0, ge=0.0, le=100.0)
+
+    @model_validator(mode="after")
+    def _check(self) -> DomainParams:
+        unknown = [k for k in self.kinds if k not in KINDS]
+        if unknown:
+            raise ValueError(f"kinds: unknown {unknown}; choose from {', '.join(KINDS)}")
+        if self.unary + self.binary < 1:
+            raise ValueError("unary, binary: a domain needs at least one operation")
+        if self.high - self.low < 4:
+            raise ValueError("low, high: the value range must span at least 5 whole numbers")
+        if not any(k in NUMBER_KINDS for k in self.kinds) and self.booleans == 0:
+            raise ValueError("kinds: with no boolean properties, at least one number kind is needed")
+        return self
+
+
+PRESETS: dict[str, DomainParams] = {
+    "easy": DomainParams(
+        types=1, objects=3, booleans=1, numbers=1, unary=2, binary=0, laws=2,
+        kinds=("add", "scale", "set", "toggle"), conditional=0.0, cross=False,
+    ),
+    "medium": DomainParams(
+        types=2, objects=3, booleans=1, numbers=2, unary=2, binary=1, laws=4,
+        kinds=KINDS, conditional=0.3, cross=True,
+    ),
+    "hard": DomainParams(
+        types=3, objects=3, booleans=2, numbers=2, unary=3, binary=2, laws=7,
+        kinds=KINDS, conditional=0.4, cross=True,
+    ),
+}  # fmt: skip
+"""The three difficulties of ``wason eval lab --difficulty``."""
+
+
+@dataclass(frozen=True)
+class ObjectType:
+    name: str
+    booleans: tuple[str, ...]
+    numbers: tuple[str, ...]
+
+    @property
+    def properties(self) -> tuple[str, ...]:
+        return self.booleans + self.numbers
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    arity: int
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A generated world: its types, operations, hidden laws and the lab's objects as they start.
+
+    Attributes:
+        seed: what it was drawn from; params: the generator's parameters; rejected: draws from the seed that
+            were not identifiable before this one.
+    """
+
+    seed: str
+    params: DomainParams
+    types: tuple[ObjectType, ...]
+    operations: tuple[Operation, ...]
+    laws: tuple[Law, ...]
+    objects: tuple[tuple[str, str, tuple[tuple[str, Value], ...]], ...]
+    rejected: int = 0
+    version: int = GENERATOR_VERSION
+
+    # -- lookups -------------------------------------------------------------------------------------------
+    def type_named(self, name: str) -> ObjectType:
+        for t in self.types:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def operation(self, name: str) -> Operation:
+        for o in self.operations:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    def things(self) -> list[Thing]:
+        """The lab's objects in their initial state (new objects each call)."""
+        return [Thing(name, type_, dict(values)) for name, type_, values in self.objects]
+
+    def law_text(self) -> list[str]:
+        return [format_law(law) for law in self.laws]
+
+    @property
+    def noise(self) -> float:
+        return self.params.noise
+
+    # -- JSON ----------------------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "generator": GENERATOR,
+            "version": self.version,
+            "seed": self.seed,
+            "params": self.params.model_dump(mode="json"),
+            "types": [
+                {"name": t.name, "booleans": list(t.booleans), "numbers": list(t.numbers)} for t in self.types
+            ],
+            "operations": [{"name": o.name, "arity": o.arity} for o in self.operations],
+            "laws": [law_to_json(law) for law in self.laws],
+            "law_text": self.law_text(),
+            "objects": [{"name": n, "type": t, "values": dict(v)} for n, t, v in self.objects],
+            "rejected": self.rejected,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Domain:
+        if data.get("generator") != GENERATOR or data.get("version") != GENERATOR_VERSION:
+            raise ValueError(
+                f"domain: made by {data.get('generator')} version {data.get('version')}, "
+                f"this is {GENERATOR} version {GENERATOR_VERSION}"
+            )
+        domain = cls(
+            seed=str(data["seed"]),
+            params=DomainParams.model_validate(data["params"]),
+            types=tuple(
+                ObjectType(t["name"], tuple(t["booleans"]), tuple(t["numbers"])) for t in data["types"]
+            ),
+            operations=tuple(Operation(o["name"], int(o["arity"])) for o in data["operations"]),
+            laws=tuple(law_from_json(x) for x in data["laws"]),
+            objects=tuple(
+                (o["name"], o["type"], tuple((k, _value(v)) for k, v in o["values"].items()))
+                for o in data["objects"]
+            ),
+            rejected=int(data.get("rejected", 0)),
+        )
+        if "law_text" in data and list(data["law_text"]) != domain.law_text():
+            raise ValueError("domain: its laws no longer read as the text stored with them")
+        return domain
+
+    def canonical(self) -> str:
+        """The domain as canonical JSON text (what "byte for byte" compares)."""
+        return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+
+
+def _value(v: Any) -> Value:
+    return v if isinstance(v, bool) else float(v)
+
+
+# -- names --------------------------------------------------------------------------------------------------
+_ONSETS = (
+    "b", "bl", "br", "d", "dr", "f", "fl", "fr", "g", "gl", "gr", "j", "k", "kr", "l", "m", "n", "p",
+    "pl", "pr", "qu", "s", "sk", "sl", "sn", "sp", "spl", "st", "str", "t", "tr", "v", "w", "z", "zw",
+)  # fmt: skip
+_VOWELS = ("a", "e", "i", "o", "u", "oo", "ee", "ai", "ou")
+_CODAS = ("", "", "", "b", "g", "m", "n", "p", "r", "rb", "rk", "rp", "x", "z", "zz")
+_ENDINGS = {
+    "type": ("le", "et", "ix", "on", "ock", "ump", "er"),
+    "boolean": ("istic", "ous", "ish", "y", "ent", "ic", "ative"),
+    "number": ("osity", "itude", "ance", "ness", "ion", "ity", "age"),
+    "operation": ("ificate", "ize", "le", "ate", "inate", "ify", "ulate"),
+}
+
+
+@cache
+def _english() -> frozenset[str]:
+    from wordfreq import top_n_list
+
+    return frozenset(top_n_list("en", 300_000))
+
+
+def is_english(word: str) -> bool:
+    """Whether ``word`` is an English word by wordfreq's list (its 300,000 most frequent) or frequency."""
+    from wordfreq import zipf_frequency
+
+    return word in _english() or zipf_frequency(word, "en") > 0
+
+
+def nonsense(rng: random.Random, kind: str, taken: set[str]) -> str:
+    """A new pronounceable nonsense name for a ``kind`` of thing (``type``, ``boolean``, ``number``,
+    ``operation``): one or two syllables and an ending that sounds like its kind, no English word, none taken,
+    and none a prefix of another (so names never read into each other)."""
+    for _ in range(10_000):
+        syllables = rng.choice((1, 2, 2))
+        stem = "".join(
+            rng.choice(_ONSETS) + rng.choice(_VOWELS) + (rng.choice(_CODAS) if k == syllables - 1 else "")
+            for k in range(syllables)
+        )
+        name = stem + rng.choice(_ENDINGS[kind])
+        if not 5 <= len(name) <= 12 or name in taken or is_english(name) or is_english(stem):
+            continue
+        if any(name.startswith(t) or t.startswith(name) for t in taken):
+            continue
+        taken.add(name)
+        return name
+    raise RuntimeError("no new name found")  # pragma: no cover - the space is vast
+
+
+# -- drawing a domain ---------------------------------------------------------------------------------------
+def generate(params: DomainParams, seed: str | int) -> Domain:
+    """The domain of ``seed`` with ``params``: the first identifiable draw.
+
+    Raises:
+        ValueError: no identifiable domain in ``MAX_DRAWS`` draws (parameters that cannot give one).
+    """
+    rng = random.Random(f"{GENERATOR}|{GENERATOR_VERSION}|{seed}")
+    for rejected in range(MAX_DRAWS):
+        domain = _draw(params, str(seed), rng, rejected)
+        if domain is not None and not identifiability_problems(domain):
+            return domain
+    raise ValueError(
+        f"params: no identifiable domain in {MAX_DRAWS} draws with {params.model_dump_json()}; "
+        "give it more properties or operations, or fewer laws"
+    )
+
+
+def _draw(params: DomainParams, seed: str, rng: random.Random, rejected: int) -> Domain | None:
+    taken: set[str] = set()
+    types = tuple(
+        ObjectType(
+            nonsense(rng, "type", taken),
+            tuple(nonsense(rng, "boolean", taken) for _ in range(params.booleans)),
+            tuple(nonsense(rng, "number", taken) for _ in range(params.numbers)),
+        )
+        for _ in range(params.types)
+    )
+    operations = tuple(
+        Operation(nonsense(rng, "operation", taken), arity)
+        for arity in [1] * params.unary + [2] * params.binary
+    )
+    objects = []
+    for t in types:
+        # every boolean starts both ways among a type's objects, so every condition can be seen either way
+        columns = {}
+        for b in t.booleans:
+            column = [k % 2 == 0 for k in range(params.objects)]
+            rng.shuffle(column)
+            columns[b] = column
+        for k in range(params.objects):
+            values: list[tuple[str, Value]] = [(b, columns[b][k]) for b in t.booleans]
+            values += [(n, float(rng.randint(params.low, params.high))) for n in t.numbers]
+            objects.append((f"{t.name}-{k + 1}", t.name, tuple(values)))
+    laws = _draw_laws(params, types, operations, rng)
+    if laws is None:
+        return None
+    return Domain(seed, params, types, operations, laws, tuple(objects), rejected)
+
+
+def slots_of(
+    domain_types: Sequence[ObjectType], op: Operation, cross: bool = True
+) -> list[tuple[Slot, tuple[str, ...]]]:
+    """Every slot of ``op``: for each assignment of types to its objects, each property of each object."""
+    out = []
+    assignments: list[tuple[ObjectType, ...]] = (
+        [(t,) for t in domain_types]
+        if op.arity == 1
+        else [(x, y) for x in domain_types for y in domain_types]
+    )
+    for types in assignments:
+        names = tuple(t.name for t in types)
+        for arg, t in enumerate(types):
+            other = types[1 - arg] if op.arity == 2 else None
+            for prop in t.properties:
+                slot = Slot(
+                    op.name,
+                    op.arity,
+                    arg,
+                    prop,
+                    prop in t.booleans,
+                    own_numbers=t.numbers,
+                    own_booleans=t.booleans,
+                    other_numbers=other.numbers if other is not None and cross else (),
+                    other_booleans=other.booleans if other is not None and cross else (),
+                )
+                out.append((slot, names))
+    return out
+
+
+def _draw_laws(
+    params: DomainParams, types: Sequence[ObjectType], operations: Sequence[Operation], rng: random.Random
+) -> tuple[Law, ...] | None:
+    thresholds = range(params.low + 1, params.high - 1)
+    # one law per (operation, object, property); a property belongs to one type, so per (op, arg, prop)
+    candidates: dict[tuple[str, int, str], tuple[Slot, bool]] = {}
+    for op in operations:
+        for slot, _names in slots_of(types, op, params.cross):
+            candidates.setdefault((op.name, slot.arg, slot.prop), (slot, slot.is_bool))
+    keys = sorted(candidates)
+    rng.shuffle(keys)
+    chosen: list[Law] = []
+    for key in keys:
+        if len(chosen) == params.laws:
+            break
+        slot, is_bool = candidates[key]
+        kinds = [k for k in params.kinds if k in (BOOLEAN_KINDS if is_bool else NUMBER_KINDS)]
+        if not kinds:
+            continue
+        kind = rng.choice(kinds)
+        pool = [
+            law
+            for law in slot_laws(slot, (kind,), thresholds, conditional=False, cross=params.cross)
+            if kind_of(law) == kind
+        ]
+        if not pool:
+            continue
+        law = rng.choice(pool)
+        if params.conditional and rng.random() < params.conditional:
+            conditioned = slot_laws(slot, (kind,), thresholds, conditional=True, cross=params.cross)
+            conditioned = [c for c in conditioned if c.condition is not None and c.value == law.value]
+            if conditioned:
+                law = rng.choice(conditioned)
+        chosen.append(law)
+    if len(chosen) < params.laws:
+        return None
+    if any(k in NUMBER_KINDS for k in params.kinds) and all(kind_of(c) in BOOLEAN_KINDS for c in chosen):
+        return None  # every domain has a law on numbers when its kinds allow one
+    return _ordered(chosen)
+
+
+def _ordered(laws: Sequence[Law]) -> tuple[Law, ...] | None:
+    """The laws in their canonical order (by operation; number laws before booleans), or None when they break
+    the grammar's constraints: a law reading a number another law of its operation changes, or a condition
+    reading a property its operation changes."""
+    by_op: dict[str, list[Law]] = {}
+    for law in laws:
+        by_op.setdefault(law.op, []).append(law)
+    out: list[Law] = []
+    for op in sorted(by_op):
+        group = by_op[op]
+        written = {(law.target.arg, law.target.prop) for law in group}
+        for law in group:
+            reads = {(r.arg, r.prop) for r in refs(law.value)} - {(law.target.arg, law.target.prop)}
+            threshold = kind_of(law) == "threshold"
+            if not threshold and reads & written:
+                return None
+            if law.condition is not None and {(r.arg, r.prop) for r in refs(law.condition)} & written:
+                return None
+        numbers = [law for law in group if kind_of(law) not in BOOLEAN_KINDS]
+        booleans = [law for law in group if kind_of(law) in BOOLEAN_KINDS]
+        out += sorted(numbers, key=format_law) + sorted(booleans, key=format_law)
+    return tuple(out)
+
+
+# -- identifiability ----------------------------------------------------------------------------------------
+def experiments_needed(domain: Domain) -> int:
+    """A lower bound on the experiments that can tell every law apart: each operation tried on each assignment
+    of types its laws touch, once per branch of each condition, and the few more a threshold takes to be
+    pinned down by bisection over the value range."""
+    need = 0
+    prop_type = {p: t.name for t in domain.types for p in t.properties}
+    span = max(2, domain.params.high - domain.params.low)
+    for law in domain.laws:
+        need += 1
+        if law.condition is not None:
+            need += 1
+        if kind_of(law) == "threshold":
+            need += max(1, span.bit_length())
+    # every other (operation, types) combination must be seen doing nothing
+    combos = 0
+    for op in domain.operations:
+        combos += len(domain.types) ** op.arity
+    del prop_type
+    return need + combos
+
+
+def identifiability_problems(domain: Domain, budget: int | None = None) -> list[str]:
+    """Why the domain could not be identified within ``budget`` experiments (default: its difficulty's
+    budget, see :data:`BUDGETS`), or nothing.
+
+    Checks: every law changes what it touches for some object of the lab (no identity, no law whose condition
+    no object of the lab meets either way); the two sides of every threshold are both within the value range;
+    the experiments needed (:func:`experiments_needed`) fit the budget.
+    """
+    problems: list[str] = []
+    things = domain.things()
+    by_type: dict[str, list[Thing]] = {}
+    for t in things:
+        by_type.setdefault(t.type, []).append(t)
+    prop_type = {p: t.name for t in domain.types for p in t.properties}
+    for law in domain.laws:
+        text = format_law(law)
+        if kind_of(law) == "other":
+            problems.append(f"{text}: not a law of the grammar")
+            continue
+        # a lab object on which the law changes its target
+        fired = False
+        for target in by_type.get(prop_type.get(law.target.prop, ""), []):
+            if law.arity == 1:
+                partners: list[list[Thing]] = [[target.copy()]]
+            else:
+                others = [o for o in things if o.name != target.name]
+                partners = [
+                    [target.copy(), o.copy()] if law.target.arg == 0 else [o.copy(), target.copy()]
+                    for o in others
+                ]
+            for objs in partners:
+                if apply([law], law.op, objs):
+                    fired = True
+                    break
+            if fired:
+                break
+        if not fired:
+            problems.append(f"{text}: changes nothing on any object of the lab")
+    if budget is None:
+        budget = BUDGETS.get(_difficulty_of(domain.params), 60)
+    need = experiments_needed(domain)
+    if need > budget:
+        problems.append(f"needs at least {need} experiments, the budget is {budget}")
+    return problems
+
+
+BUDGETS: dict[str, int] = {"easy": 20, "medium": 40, "hard": 60, "custom": 60}
+"""Experiments a player may run, by difficulty."""
+
+
+def _difficulty_of(params: DomainParams) -> str:
+    for name, preset in PRESETS.items():
+        if preset == params.model_copy(update={"noise": 0.0}):
+            return name
+    return "custom"
+
+
+# -- fresh objects, held-out experiments, probes ------------------------------------------------------------
+def fresh_thing(domain: Domain, type_name: str, name: str, rng: random.Random, wide: bool = False) -> Thing:
+    """A new object of a type with values drawn like the lab's (``wide``: from a wider range, with negatives
+    and halves, for probes)."""
+    t = domain.type_named(type_name)
+    values: dict[str, Value] = {b: rng.random() < 0.5 for b in t.booleans}
+    lo, hi = domain.params.low, domain.params.high
+    for n in t.numbers:
+        if wide:
+            span = hi - lo
+            values[n] = rng.randint(2 * (lo - span), 2 * (hi + span)) / rng.choice((1, 1, 2))
+        else:
+            values[n] = float(rng.randint(lo, hi))
+    return Thing(name, type_name, values)
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One experiment on fresh objects: the operation and its objects as they are before it."""
+
+    op: str
+    things: tuple[Thing, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "objects": [{"name": t.name, "type": t.type, "values": dict(t.values)} for t in self.things],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Trial:
+        return cls(
+            str(data["op"]),
+            tuple(
+                Thing(o["name"], o["type"], {k: _value(v) for k, v in o["values"].items()})
+                for o in data["objects"]
+            ),
+        )
+
+    def outcome(self, laws: Sequence[Law]) -> list[Thing]:
+        """The objects after the operation under ``laws`` (copies)."""
+        things = [t.copy() for t in self.things]
+        apply(laws, self.op, things)
+        return things
+
+
+def trials(domain: Domain, n: int, seed: str, wide: bool = False, prefix: str = "new") -> list[Trial]:
+    """``n`` experiments on fresh objects, for the prediction test (``wide``: the probe set of the exact
+    equivalence check). Half of them (rounded up) use an operation and types on which some law acts, so the
+    test is not won by predicting that nothing happens; the rest are drawn uniformly."""
+    rng = random.Random(f"{GENERATOR}|trials|{seed}|{wide}")
+    combos: list[tuple[Operation, tuple[str, ...]]] = []
+    for op in domain.operations:
+        if op.arity == 1:
+            combos += [(op, (t.name,)) for t in domain.types]
+        else:
+            combos += [(op, (x.name, y.name)) for x in domain.types for y in domain.types]
+    prop_type = {p: t.name for t in domain.types for p in t.properties}
+
+    def active(op: Operation, names: tuple[str, ...]) -> bool:
+        for law in domain.laws:
+            if law.op == op.name and all(
+                prop_type.get(r.prop) == names[r.arg]
+                for r in [law.target, *refs(law.value)]
+                if r.arg < len(names)
+            ):
+                return True
+        return False
+
+    lively = [c for c in combos if active(*c)]
+    out: list[Trial] = []
+    counter = 0
+    for k in range(n):
+        pool = lively if (k % 2 == 0 and lively) else combos
+        op, names = pool[rng.randrange(len(pool))]
+        things = []
+        for type_name in names:
+            counter += 1
+            things.append(fresh_thing(domain, type_name, f"{prefix}-{type_name}-{counter}", rng, wide))
+        out.append(Trial(op.name, tuple(things)))
+    return out
+
+
+def laws_for(domain: Domain) -> list[Law]:
+    return list(domain.laws)
+
+
+def ref_type(domain: Domain, ref: Ref) -> str | None:
+    for t in domain.types:
+        if ref.prop in t.properties:
+            return t.name
+    return None
