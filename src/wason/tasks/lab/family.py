@@ -1,0 +1,354 @@
+"""Lab domains as a task family: run configuration, items (one generated domain each), game, protocol, the
+solver and random-experiment baselines, the report judge, the human player and the reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, model_validator
+from rich.console import RenderableType
+
+from wason.core.family import (
+    ActionCodec,
+    EpisodeContext,
+    Family,
+    Item,
+    OracleSpec,
+    PlayIO,
+    RunReader,
+    RunSettings,
+    WebForm,
+)
+from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.records import RunReport, RunRow, run_footer
+from wason.tasks.lab.game import Answer, Finish, LabConfig, LabGame, Request
+from wason.tasks.lab.laws import Value
+from wason.tasks.lab.world import (
+    BUDGETS,
+    GENERATOR,
+    GENERATOR_VERSION,
+    PRESETS,
+    Domain,
+    generate,
+)
+
+
+class LabRunConfig(RunSettings):
+    """Everything that defines a lab run: the difficulty, the domains, the lab's limits and the test.
+
+    Game ``k`` (1..n) plays the domain drawn with seed ``"{seed}|{k}"`` at the run's difficulty, ``trials`` times.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    not_in_play: ClassVar[frozenset[str]] = frozenset(
+        {"n", "trials", "design", "report_judge", "judge_model", "judge_base_url", "curve"}
+    )
+    flag_names: ClassVar[Mapping[str, str]] = {"allow_create": "create"}
+
+    task: Literal["lab"] = "lab"
+    difficulty: Literal["easy", "medium", "hard"] = Field(
+        default="easy",
+        description="easy: 1 type, 2 operations, 2 laws; medium: 2 types, 3 operations (one on two objects), 4 "
+        "laws with conditions, thresholds and interactions; hard: 3 types, 5 operations, 7 laws",
+    )
+    n: int = Field(default=10, description="games, each on its own domain")
+    seed: int = Field(default=0, description="seed of the domains (and of each game's test)")
+    trials: int = Field(default=1, description="times each domain is played (independent samples)")
+    noise: float | None = Field(
+        default=None, description="standard deviation of the measurement noise on numbers (default 0)"
+    )
+    budget: int | None = Field(
+        default=None, description="experiments per game (default easy 20, medium 40, hard 60)"
+    )
+    per_turn: int = Field(default=5, description="steps (experiments, resets, creations) per turn")
+    max_turns: int | None = Field(default=None, description="turns per game (default: the budget plus 10)")
+    allow_create: bool = Field(default=False, description="the player may create fresh objects of a type")
+    test_size: int = Field(default=20, description="test experiments on fresh objects")
+    tolerance: float = Field(
+        default=0.05, description="relative error within which a predicted number is right"
+    )
+    pass_mark: float = Field(
+        default=0.9, description="share of test experiments predicted right that counts as a success"
+    )
+    design: Literal["information", "random"] = Field(
+        default="information",
+        description="the solver's experiments: information (most informative first) or random (a random-experiment "
+        "player with the same budget)",
+    )
+    curve: bool = Field(
+        default=True,
+        description="score what an ideal learner predicts from the player's experiments, and from random ones",
+    )
+    report_judge: bool = Field(
+        default=False, description="an LLM judge reads the player's free-text report (reported apart)"
+    )
+    judge_model: str | None = Field(default=None, description="model of the report judge (default: --model)")
+    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    baseline_for: int | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> LabRunConfig:
+        if not 1 <= self.n <= 100_000:
+            raise ValueError("n: the number of games must be between 1 and 100000")
+        if not 1 <= self.trials <= 1000:
+            raise ValueError("trials: between 1 and 1000")
+        if self.noise is not None and not 0 <= self.noise <= 100:
+            raise ValueError("noise: a standard deviation from 0 to 100")
+        self.game_config("0")  # validates the lab's limits
+        if self.report_judge and self.oracle_model is None and self.player == "llm":
+            raise ValueError("report_judge: the report judge needs a model (--judge-model)")
+        return self
+
+    @property
+    def oracle_model(self) -> str | None:
+        return self.judge_model or self.model
+
+    @property
+    def experiments(self) -> int:
+        return self.budget if self.budget is not None else BUDGETS[self.difficulty]
+
+    def params(self) -> Any:
+        preset = PRESETS[self.difficulty]
+        return preset if self.noise is None else preset.model_copy(update={"noise": self.noise})
+
+    def game_config(self, seed: str) -> LabConfig:
+        try:
+            return LabConfig(
+                budget=self.experiments,
+                per_turn=self.per_turn,
+                max_turns=self.max_turns if self.max_turns is not None else self.experiments + 10,
+                allow_create=self.allow_create,
+                test_size=self.test_size,
+                tolerance=self.tolerance,
+                pass_mark=self.pass_mark,
+                curve=self.curve,
+                seed=seed,
+            )
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+
+    def items(self) -> list[Item]:
+        out = []
+        for k in range(1, self.n + 1):
+            domain = generate(self.params(), f"{self.seed}|{k}")
+            for trial in range(1, self.trials + 1):
+                item = {
+                    "difficulty": self.difficulty,
+                    "seed": self.seed,
+                    "index": k,
+                    "trial": trial,
+                    "domain": domain.to_json(),
+                }
+                key = f"{self.difficulty}|{self.seed}|{k}" + (f"|{trial}" if self.trials > 1 else "")
+                out.append((key, item))
+        return out
+
+
+def domain_of(item: Mapping[str, Any]) -> Domain:
+    return Domain.from_json(item["domain"])
+
+
+def _decode_answer(data: dict[str, Any]) -> Answer:
+    preds = data.get("predictions")
+    if not isinstance(preds, list | tuple) or len(preds) > 1000:
+        raise ValueError("predictions: a list of at most 1000 entries")
+    out: list[dict[str, dict[str, Value]] | None] = []
+    for p in preds:
+        if p is None:
+            out.append(None)
+            continue
+        if not isinstance(p, dict):
+            raise ValueError("predictions: each entry {object: {property: value}} or null")
+        entry: dict[str, dict[str, Value]] = {}
+        for name, values in p.items():
+            if not isinstance(values, dict):
+                raise ValueError("predictions: each entry {object: {property: value}} or null")
+            entry[str(name)] = {}
+            for prop, v in values.items():
+                if not isinstance(v, bool | int | float):
+                    raise ValueError("predictions: values are numbers, true or false")
+                entry[str(name)][str(prop)] = v if isinstance(v, bool) else float(v)
+        out.append(entry)
+    theory, report = data.get("theory", ""), data.get("report", "")
+    if not isinstance(theory, str) or not isinstance(report, str):
+        raise ValueError("theory, report: text")
+    return Answer(tuple(out), theory, report)
+
+
+class JudgeUnavailable(ExternalFailure):
+    what = "no oracle"
+
+
+def _sample(item: Mapping[str, Any]) -> str:
+    return f"lab|{item['difficulty']}|{item['seed']}|{item['index']}|{item.get('trial', 1)}"
+
+
+class LabFamily(Family[LabRunConfig]):
+    """Random quasi-physical domains: experiments through a lab assistant, scored by prediction."""
+
+    name = "lab"
+    title = "Lab domains"
+    summary = "random quasi-physical domains: run experiments, then predict new ones (scored by code)"
+    config_type = LabRunConfig
+    players = ("llm", "solver")
+    playable = True
+    commands = "lab domain tools"
+
+    _codec = ActionCodec(Request, Finish, Answer, hooks={"Answer": _decode_answer})
+
+    @property
+    def actions(self) -> ActionCodec:
+        return self._codec
+
+    def items(self, config: LabRunConfig) -> list[Item]:
+        return config.items()
+
+    def game(self, config: LabRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
+        domain = domain_of(item)
+        judge = _judge(config, context, item, domain) if config.report_judge else None
+        return LabGame(domain, config.game_config(f"{item['seed']}|{item['index']}"), judge=judge)
+
+    def protocol(self, config: LabRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
+        from wason.tasks.lab.protocol import LabProtocol
+
+        return LabProtocol(config.game_config("0"))
+
+    def sample_key(self, config: LabRunConfig, item: Mapping[str, Any]) -> str:
+        return _sample(item)
+
+    def oracle(self, config: LabRunConfig) -> OracleSpec | None:
+        if not config.report_judge:
+            return None
+        if config.oracle_model is None:
+            raise ValueError("the report judge needs a model (--judge-model)")
+        same = config.judge_model is None
+        return OracleSpec(
+            model=config.oracle_model,
+            base_url=config.base_url if same else config.judge_base_url,
+            same_as_player=same,
+        )
+
+    def solver(self, config: LabRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
+        from wason.tasks.lab.solver import LabSolverPlayer
+
+        game_config = config.game_config(f"{item['seed']}|{item['index']}")
+        return LabSolverPlayer(
+            domain_of(item), game_config, design=config.design, seed=f"{_sample(item)}|{config.design}"
+        )
+
+    def baseline(self, config: LabRunConfig, run_id: int) -> LabRunConfig:
+        update: dict[str, Any] = {
+            "player": "solver",
+            "model": None,
+            "design": "information",
+            "baseline_for": run_id,
+        }
+        if config.judge_model is None:
+            update["report_judge"] = False
+        return config.model_copy(update=update)
+
+    def human(self, config: LabRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
+        from wason.tasks.lab.human import LabHumanPlayer
+
+        return LabHumanPlayer(read=io.read, write=io.write, config=config.game_config("0"))
+
+    def public(self, item: Mapping[str, Any]) -> list[str]:
+        # the domain holds the hidden laws, and its seed draws them: both stay hidden until the game ends
+        return ["difficulty", "trial"]
+
+    def describe(self, config: LabRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
+        g = config.game_config("0")
+        noise = f", noise sd {config.noise:g}" if config.noise else ""
+        judge = f"; report judge {config.oracle_model}" if config.report_judge else ""
+        design = f" ({config.design} design)" if config.player == "solver" else ""
+        return (
+            f"lab {config.difficulty}, {n_episodes} games ({n_todo} to play) with {who}{design}; seed {config.seed}; "
+            f"{g.budget} experiments, {g.per_turn} steps a turn, {g.max_turns} turns{noise}; "
+            f"test of {g.test_size} experiments, numbers within {g.tolerance:.0%}{judge}"
+        )
+
+    def column(self, config: LabRunConfig, item: Mapping[str, Any]) -> str:
+        return f"Lab {config.difficulty}"
+
+    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
+        from wason.tasks.lab.report import lab_json
+
+        report = lab_json(store, run_ids[0])
+        report.baselines = [lab_json(store, r) for r in run_ids[1:]]
+        return report
+
+    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+        from wason.tasks.lab.report import lab_tables
+
+        return [*lab_tables(store, run_ids), run_footer(run_ids[0])]
+
+    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+        from wason.tasks.lab.report import lab_transcript
+
+        return lab_transcript(data, run.player)
+
+    # -- playing in a terminal ---------------------------------------------------------------------------
+    def item_id(self, item: Mapping[str, Any]) -> int | None:
+        return int(item["index"])
+
+    def intro(self, config: LabRunConfig, item: Mapping[str, Any], origin: str) -> str:
+        return f"Lab domains, {item['difficulty']}: a new domain to investigate ({origin})."
+
+    def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
+        from wason.tasks.lab.report import lab_ending
+
+        return lab_ending(item, metrics)
+
+    # -- playing in a browser ----------------------------------------------------------------------------
+    def web_form(self, config: LabRunConfig, item: Mapping[str, Any], observation: Any, turn: int) -> WebForm:
+        from wason.tasks.lab.human import web_form
+
+        return web_form(config.game_config("0"), observation, turn)
+
+    def web_move(
+        self,
+        config: LabRunConfig,
+        item: Mapping[str, Any],
+        observation: Any,
+        move: str,
+        values: Mapping[str, str],
+    ) -> Mapping[str, Any] | str:
+        from wason.tasks.lab.human import web_action
+
+        if move == "reply":
+            return super().web_move(config, item, observation, move, values)
+        return self._codec.encode(web_action(observation, move, values))
+
+    # -- the family's own commands -----------------------------------------------------------------------
+    def add_commands(self, parser: Any) -> None:
+        from wason.tasks.lab.commands import add_commands
+
+        add_commands(parser)
+
+    def run_command(self, args: Any, write: Callable[[str], None]) -> int:
+        from wason.tasks.lab.commands import run_command
+
+        return run_command(args, write)
+
+
+def _judge(config: LabRunConfig, context: EpisodeContext, item: Mapping[str, Any], domain: Domain) -> Any:
+    oracle = context.oracle
+    if oracle is None:
+
+        async def unavailable(report: str) -> Mapping[str, Any]:
+            raise JudgeUnavailable(
+                "this game asks an LLM judge about its report, and no model is attached here"
+            )
+
+        return unavailable
+    from wason.core.records import CallContext
+    from wason.tasks.lab.judge import ReportJudge
+
+    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+    return ReportJudge(oracle, domain, config.params, call)
+
+
+FAMILY = LabFamily()
+__all__ = ["FAMILY", "GENERATOR", "GENERATOR_VERSION", "LabFamily", "LabRunConfig", "domain_of"]

@@ -1,0 +1,71 @@
+"""The optional LLM judge of a player's free-text report: does it state the domain's laws? Three votes, a
+majority of two; reported apart from the code's scores and deciding nothing.
+
+Not a published judge: the prompt is ours (``docs/lab.md`` shows it). The judge sees the hidden laws, written in
+the law language, and the report; a reply is read by its first word (``yes``/``true`` for, ``no``/``false``
+against, anything else no vote).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from wason.core import ChatMessage, GenerationParams
+from wason.core.family import Oracle
+from wason.core.records import CallContext
+from wason.judges import majority_vote
+from wason.tasks.lab.world import Domain
+
+JUDGE_SYSTEM = (
+    "You grade a scientist's report on an invented domain against the domain's true laws. Answer Yes if the "
+    "report states every law correctly (in any words or notation: the operation, the object affected, the "
+    "change, and any condition), and No if it misses a law, gets one wrong, or adds effects that do not exist. "
+    "Answer with Yes or No first, then one sentence of explanation."
+)
+JUDGE_USER = (
+    "The true laws (one per line; a is the object or the actor, b the target):\n{laws}\n\nThe report:\n{report}"
+)
+_FIRST_WORD = re.compile(r"[A-Za-z]+")
+
+
+def judge_messages(domain: Domain, report: str) -> list[ChatMessage]:
+    user = JUDGE_USER.format(laws="\n".join(domain.law_text()), report=report)
+    return [ChatMessage(role="system", content=JUDGE_SYSTEM), ChatMessage(role="user", content=user)]
+
+
+def read_verdict(reply: str) -> bool | None:
+    """A judge's reply as a vote: True, False, or None when its first word is neither."""
+    found = _FIRST_WORD.search(reply[:2000])
+    if found is None:
+        return None
+    word = found.group(0).lower()
+    if word in ("yes", "true"):
+        return True
+    if word in ("no", "false"):
+        return False
+    return None
+
+
+class ReportJudge:
+    """Asks the judge about one report (``client``: the judge model)."""
+
+    def __init__(
+        self, client: Oracle, domain: Domain, params: GenerationParams, context: CallContext
+    ) -> None:
+        self.client = client
+        self.domain = domain
+        self.params = params
+        self.context = context
+
+    async def __call__(self, report: str) -> Mapping[str, Any]:
+        ctx = CallContext(
+            run_id=self.context.run_id,
+            episode_id=self.context.episode_id,
+            sample=f"{self.context.sample}|report",
+        )
+        verdict = await majority_vote(
+            self.client, judge_messages(self.domain, report), self.params, ctx, read_verdict
+        )
+        return verdict.model_dump(mode="json")
