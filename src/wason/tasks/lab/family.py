@@ -30,6 +30,7 @@ from wason.tasks.lab.world import (
     GENERATOR_VERSION,
     PRESETS,
     Domain,
+    DomainParams,
     generate,
 )
 
@@ -79,7 +80,8 @@ class LabRunConfig(RunSettings):
     )
     curve: bool = Field(
         default=True,
-        description="score what an ideal learner predicts from the player's experiments, and from random ones",
+        description="score what an ideal learner predicts from the player's experiments and from random ones "
+        "of the same budget (--no-curve: skip both)",
     )
     report_judge: bool = Field(
         default=False, description="an LLM judge reads the player's free-text report (reported apart)"
@@ -109,7 +111,7 @@ class LabRunConfig(RunSettings):
     def experiments(self) -> int:
         return self.budget if self.budget is not None else BUDGETS[self.difficulty]
 
-    def params(self) -> Any:
+    def domain_params(self) -> DomainParams:
         preset = PRESETS[self.difficulty]
         return preset if self.noise is None else preset.model_copy(update={"noise": self.noise})
 
@@ -132,7 +134,7 @@ class LabRunConfig(RunSettings):
     def items(self) -> list[Item]:
         out = []
         for k in range(1, self.n + 1):
-            domain = generate(self.params(), f"{self.seed}|{k}")
+            domain = generate(self.domain_params(), f"{self.seed}|{k}")
             for trial in range(1, self.trials + 1):
                 item = {
                     "difficulty": self.difficulty,
