@@ -1,0 +1,656 @@
+"""Lab reports: prediction accuracy with intervals, the theory's verdicts, experiments used, and where a player
+stands between random experiments and an ideal learner on its own experiments; per run (a model's run, then its
+solver baseline), as JSON (:func:`lab_json`), tables (:func:`lab_tables`) and one game's transcript
+(:func:`lab_transcript`).
+
+Rates are k/n with the 95% Wilson interval; a game that errored counts in ``n`` of the success rate as a loss
+(and apart), a void one in nothing. Means over games (prediction accuracy) carry a 95% Student t interval over
+the completed games. The curves are means over games of the ideal learner's test accuracy after k
+experiments; a game whose player stopped before k counts at its last point (what it had learned stays).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from wason.core.family import RunReader
+from wason.core.game import VOID
+from wason.core.records import CallTotals, EpisodeRow, RunReport, run_header
+from wason.metrics.rates import beta_quantile, mean_present, rate_record
+from wason.tasks.lab.laws import Value, format_value
+
+CURVE_POINTS = (0, 5, 10, 20, 40)
+"""Experiments at which table 2 reads the curves (and the budget)."""
+SMALL_RUN = 30
+"""Runs of at most this many games get a table of their games."""
+
+
+class Rate(BaseModel):
+    """k of n, with the 95% Wilson interval."""
+
+    k: int
+    n: int
+    rate: float | None
+    wilson_low: float
+    wilson_high: float
+
+
+class Mean(BaseModel):
+    """A mean over games with its 95% interval (``method``: ``t``, Student's t over the games; the interval is
+    None for fewer than two games)."""
+
+    mean: float | None
+    n: int
+    low: float | None
+    high: float | None
+    method: str = "t"
+
+
+class Curves(BaseModel):
+    """Mean test accuracy after k = 0, 1, ... experiments: of the ideal learner on the player's experiments
+    (``ideal``), and on random experiments up to the budget (``random``)."""
+
+    ideal: list[float]
+    random: list[float]
+
+
+class LabNumbers(BaseModel):
+    """The numbers of a set of games."""
+
+    episodes: int
+    completed: int
+    errored: int
+    void: int
+    unfinished: int
+    success: Rate
+    prediction_accuracy: Mean
+    boolean_accuracy: float | None
+    number_accuracy: float | None
+    changed_accuracy: float | None
+    median_relative_error: float | None
+    null_accuracy: float | None
+    theories: int
+    theory_errors: int
+    theory_equivalent: Rate
+    theory_equivalent_all: Rate
+    theory_accuracy: float | None
+    experiments: float | None
+    turns: float | None
+    ideal_accuracy: float | None
+    random_accuracy_budget: float | None
+    random_accuracy_same: float | None
+    invalid_requests: int
+    format_errors: int
+    finished_early: int
+    report_judge: Rate | None
+    curves: Curves
+
+
+class LabEpisodeRow(BaseModel):
+    """One game."""
+
+    index: int
+    domain: int | None
+    trial: int | None
+    status: str
+    success: bool | None
+    prediction_accuracy: float | None
+    theory: str
+    experiments: int | None
+    ideal_accuracy: float | None
+    error: str | None
+
+
+class LabRunReport(RunReport):
+    """``wason show RUN --json`` for a lab run."""
+
+    design: str
+    summary: LabNumbers
+    calls: CallTotals
+    episodes: list[LabEpisodeRow]
+    baselines: list[LabRunReport] | None = None
+
+
+# -- numbers -------------------------------------------------------------------------------------------------
+def t_quantile(p: float, df: int) -> float:
+    """The two-sided Student t critical value: P(|T| > t) = 1 - p, from the beta distribution
+    (t^2 = df (1 - x) / x where x is the (1 - p) quantile of Beta(df / 2, 1 / 2))."""
+    x = beta_quantile(1.0 - p, df / 2.0, 0.5)
+    return math.sqrt(df * (1.0 - x) / x)
+
+
+def mean_interval(values: Sequence[float]) -> dict[str, Any]:
+    """A mean with its 95% Student t interval (clipped to [0, 1], for accuracies)."""
+    n = len(values)
+    if n == 0:
+        return {"mean": None, "n": 0, "low": None, "high": None, "method": "t"}
+    m = sum(values) / n
+    if n < 2:
+        return {"mean": m, "n": 1, "low": None, "high": None, "method": "t"}
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
+    half = t_quantile(0.95, n - 1) * sd / math.sqrt(n)
+    return {"mean": m, "n": n, "low": max(0.0, m - half), "high": min(1.0, m + half), "method": "t"}
+
+
+def curve_points(curve: Any) -> dict[int, float]:
+    """A stored curve as {experiments: accuracy}: a list of accuracies (index k), of [k, accuracy] pairs, or of
+    records with ``experiments`` (or ``k``) and ``accuracy``; what cannot be read is left out."""
+    out: dict[int, float] = {}
+    if not isinstance(curve, list):
+        return out
+    for i, p in enumerate(curve):
+        k: Any = i
+        acc: Any = p
+        if isinstance(p, Mapping):
+            k, acc = p.get("experiments", p.get("k", i)), p.get("accuracy")
+        elif isinstance(p, list | tuple) and len(p) == 2:
+            k, acc = p
+        if isinstance(k, int) and isinstance(acc, int | float) and not isinstance(acc, bool):
+            out[k] = float(acc)
+    return out
+
+
+def value_at(points: Mapping[int, float], k: int) -> float | None:
+    """The curve after ``k`` experiments: its last point at or before k (None when it has none)."""
+    before = [j for j in points if j <= k]
+    return points[max(before)] if before else None
+
+
+def last_point(points: Mapping[int, float]) -> float | None:
+    return points[max(points)] if points else None
+
+
+def theory_verdict(m: Mapping[str, Any]) -> str:
+    """``equivalent``, ``not equivalent``, ``unreadable`` (the parser refused it) or ``none`` (no theory)."""
+    if not m.get("theory"):
+        return "none"
+    if m.get("theory_error"):
+        return "unreadable"
+    if m.get("theory_equivalent") is None:
+        return "unchecked"
+    return "equivalent" if m["theory_equivalent"] else "not equivalent"
+
+
+def _mean_curve(curves: Sequence[Mapping[int, float]]) -> list[float]:
+    curves = [c for c in curves if c]
+    if not curves:
+        return []
+    top = max(max(c) for c in curves)
+    out = []
+    for k in range(top + 1):
+        values = [v for v in (value_at(c, k) for c in curves) if v is not None]
+        if not values:
+            break
+        out.append(sum(values) / len(values))
+    return out
+
+
+def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
+    """The numbers of a set of games (see the module's note on what counts where)."""
+    void = [e for e in eps if e.status == "completed" and (e.metrics or {}).get(VOID)]
+    done = [e for e in eps if e.status == "completed" and not (e.metrics or {}).get(VOID)]
+    errored = [e for e in eps if e.status == "errored"]
+    ms = [e.metrics or {} for e in done]
+    given = [m for m in ms if m.get("theory")]
+    ideal = [curve_points(m.get("curve")) for m in ms]
+    rand = [curve_points(m.get("random_curve")) for m in ms]
+    same = [value_at(r, int(m.get("experiments") or 0)) for r, m in zip(rand, ms, strict=True) if r]
+    judged = [m["report_judge"] for m in ms if isinstance(m.get("report_judge"), Mapping)]
+    verdicts = [j.get("verdict") for j in judged if isinstance(j.get("verdict"), bool)]
+    return {
+        "episodes": len(eps),
+        "completed": len(done),
+        "errored": len(errored),
+        "void": len(void),
+        "unfinished": len(eps) - len(done) - len(errored) - len(void),
+        "success": rate_record(sum(bool(e.success) for e in done), len(done) + len(errored)),
+        "prediction_accuracy": mean_interval(
+            [float(m["prediction_accuracy"]) for m in ms if m.get("prediction_accuracy") is not None]
+        ),
+        "boolean_accuracy": mean_present([m.get("boolean_accuracy") for m in ms]),
+        "number_accuracy": mean_present([m.get("number_accuracy") for m in ms]),
+        "changed_accuracy": mean_present([m.get("changed_accuracy") for m in ms]),
+        "median_relative_error": mean_present([m.get("median_relative_error") for m in ms]),
+        "null_accuracy": mean_present([m.get("null_accuracy") for m in ms]),
+        "theories": len(given),
+        "theory_errors": sum(bool(m.get("theory_error")) for m in given),
+        "theory_equivalent": rate_record(sum(m.get("theory_equivalent") is True for m in given), len(given)),
+        "theory_equivalent_all": rate_record(sum(m.get("theory_equivalent") is True for m in ms), len(ms)),
+        "theory_accuracy": mean_present([m.get("theory_accuracy") for m in given]),
+        "experiments": mean_present([m.get("experiments") for m in ms]),
+        "turns": mean_present([m.get("turns") for m in ms]),
+        "ideal_accuracy": mean_present([last_point(c) for c in ideal]),
+        "random_accuracy_budget": mean_present([last_point(c) for c in rand]),
+        "random_accuracy_same": mean_present(same),
+        "invalid_requests": sum(int(m.get("invalid_requests") or 0) for m in ms),
+        "format_errors": sum(int(m.get("format_errors") or 0) for m in ms),
+        "finished_early": sum(bool(m.get("finished_early")) for m in ms),
+        "report_judge": rate_record(sum(verdicts), len(verdicts)) if verdicts else None,
+        "curves": {"ideal": _mean_curve(ideal), "random": _mean_curve(rand)},
+    }
+
+
+def _episode(e: EpisodeRow) -> dict[str, Any]:
+    m = e.metrics or {}
+    item = e.item or {}
+    return {
+        "index": e.index,
+        "domain": item.get("index"),
+        "trial": item.get("trial"),
+        "status": e.status,
+        "success": e.success,
+        "prediction_accuracy": m.get("prediction_accuracy"),
+        "theory": theory_verdict(m) if e.status == "completed" else "-",
+        "experiments": m.get("experiments"),
+        "ideal_accuracy": last_point(curve_points(m.get("curve"))),
+        "error": e.error,
+    }
+
+
+def lab_json(store: RunReader, run_id: int) -> LabRunReport:
+    """A run's numbers and its games."""
+    run = store.get_run(run_id)
+    eps = store.list_episodes(run_id)
+    return LabRunReport.model_validate(
+        {
+            **run_header(run),
+            "design": str(run.config.get("design", "information")) if run.player == "solver" else "player",
+            "summary": summarize(eps),
+            "calls": store.call_totals(run_id),
+            "episodes": [_episode(e) for e in eps],
+        }
+    )
+
+
+# -- tables --------------------------------------------------------------------------------------------------
+def _who(data: Mapping[str, Any]) -> str:
+    """A run's row label: the model (or the player) and, for a solver, its design."""
+    if data["player"] == "llm" and data["model"]:
+        who = str(data["model"])
+    elif data["player"] == "solver":
+        who = "solver" if data["design"] == "information" else f"solver ({data['design']})"
+    else:
+        who = str(data["player"])
+    return who + (" (base)" if data["config"].get("baseline_for") else "")
+
+
+def _f(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _rate(rate: Mapping[str, Any] | None) -> str:
+    return "-" if not rate or not rate["n"] else f"{rate['k']}/{rate['n']}"
+
+
+def _acc(mean: Mapping[str, Any]) -> str:
+    if mean["mean"] is None:
+        return "-"
+    if mean["low"] is None:
+        return f"{mean['mean']:.2f}"
+    return f"{mean['mean']:.2f} [{mean['low']:.2f},{mean['high']:.2f}]"
+
+
+def _table(title: str) -> Table:
+    return Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, title_justify="left")
+
+
+def _budget(data: Mapping[str, Any]) -> int:
+    budget = data["config"].get("budget")
+    if isinstance(budget, int):
+        return budget
+    from wason.tasks.lab.world import BUDGETS
+
+    return int(BUDGETS.get(str(data["config"].get("difficulty", "easy")), 20))
+
+
+def lab_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+    """Table 1: a row per run (the model's, then its baselines); table 2: the curves, so a player is placed
+    between random experiments and an ideal learner; and, for a small run, a row per game. Each fits 80
+    columns, its abbreviations in a legend under it."""
+    runs = [lab_json(store, r).model_dump() for r in run_ids]
+    first = runs[0]
+    cfg = first["config"]
+    budget = _budget(first)
+    main = _table(
+        f"Run {first['run']}: lab {cfg.get('difficulty', '?')}, seed {cfg.get('seed', 0)}, "
+        f"{first['summary']['episodes']} games, budget {budget}"
+    )
+    for col, justify in (
+        ("run", "right"),
+        ("player", "left"),
+        ("succ", "right"),
+        ("acc [95% CI]", "right"),
+        ("chg", "right"),
+        ("thy≡", "right"),
+        ("exp", "right"),
+        ("ideal", "right"),
+        ("rand", "right"),
+    ):
+        if col == "player":
+            main.add_column(col, max_width=16, overflow="fold")
+        else:
+            main.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for data in runs:
+        s = data["summary"]
+        main.add_row(
+            str(data["run"]),
+            _who(data),
+            _rate(s["success"]),
+            _acc(s["prediction_accuracy"]),
+            _f(s["changed_accuracy"]),
+            _rate(s["theory_equivalent"]),
+            _f(s["experiments"], 1),
+            _f(s["ideal_accuracy"]),
+            _f(s["random_accuracy_same"]),
+        )
+    legend = Text(
+        f"succ: games with at least {cfg.get('pass_mark', 0.9):.0%} of the test predicted right (k/n; errored "
+        "games count as losses). acc: share of test experiments predicted right, mean over games [95% t "
+        "interval]. chg: changed properties predicted right. thy≡: "
+        "theories exactly equivalent to the hidden laws, of those given. exp: experiments used. ideal: an "
+        "ideal learner on the player's experiments. rand: an ideal learner on as many random experiments.",
+        style="dim",
+    )
+    parts: list[RenderableType] = [main, legend]
+    parts.append(_curve_table(runs, budget))
+    notes = _notes(runs)
+    parts += [Text(n) for n in notes]
+    if first["summary"]["episodes"] <= SMALL_RUN:
+        parts.append(_episode_table(first))
+    return parts
+
+
+def _curve_table(runs: Sequence[Mapping[str, Any]], budget: int) -> RenderableType:
+    points = sorted({k for k in CURVE_POINTS if k < budget} | {budget})
+    table = _table("Test accuracy after k experiments (mean over games)")
+    table.add_column("learner", overflow="fold")
+    for k in points:
+        table.add_column(f"k={k}", justify="right", no_wrap=True)
+
+    def row(label: str, curve: Sequence[float]) -> None:
+        cells = [_f(curve[min(k, len(curve) - 1)]) if curve else "-" for k in points]
+        table.add_row(label, *cells)
+
+    for data in runs:
+        ideal = data["summary"]["curves"]["ideal"]
+        label = _who(data) if data["player"] == "solver" else f"ideal on {_who(data)}'s experiments"
+        row(label, ideal)
+    row("random experiments", runs[0]["summary"]["curves"]["random"])
+    null = runs[0]["summary"]["null_accuracy"]
+    if null is not None:
+        row("'nothing changes'", [null])
+    return Group(
+        table,
+        Text(
+            "Each row: what an ideal learner predicts after k experiments of that design (a player that "
+            "stopped early counts at its last point); 'nothing changes': predicting no change at all.",
+            style="dim",
+        ),
+    )
+
+
+def _notes(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    notes = []
+    for data in runs:
+        s = data["summary"]
+        who = f"run {data['run']} ({_who(data)})"
+        if s["theories"]:
+            eq_all = s["theory_equivalent_all"]
+            notes.append(
+                f"{who}: {s['theories']} theories given, {s['theory_errors']} unreadable; equivalent "
+                f"{_rate(s['theory_equivalent'])} of those given, {eq_all['k']}/{eq_all['n']} of all games; "
+                f"their test accuracy {_f(s['theory_accuracy'])}"
+            )
+        if s["invalid_requests"] or s["format_errors"]:
+            notes.append(
+                f"{who}: {s['invalid_requests']} requests refused, {s['format_errors']} replies unreadable "
+                "(each cost its turn)"
+            )
+        if s["random_accuracy_budget"] is not None:
+            notes.append(f"{who}: random experiments, whole budget: {_f(s['random_accuracy_budget'])}")
+        if s["report_judge"]:
+            rj = s["report_judge"]
+            notes.append(
+                f"{who}: the report judge said yes to {rj['k']}/{rj['n']} reports "
+                f"[{rj['wilson_low']:.2f}, {rj['wilson_high']:.2f}] (decides nothing)"
+            )
+        if s["errored"] or s["void"] or s["unfinished"]:
+            notes.append(
+                f"{who}: {s['errored']} errored, {s['void']} void, {s['unfinished']} not finished "
+                f"of {s['episodes']} games"
+            )
+    return notes
+
+
+def _episode_table(data: Mapping[str, Any]) -> RenderableType:
+    table = _table(f"Run {data['run']}, game by game")
+    for col in ("#", "domain", "acc", "theory", "exp", "ideal", "status"):
+        table.add_column(col, justify="left" if col in ("theory", "status") else "right")
+    for e in data["episodes"]:
+        domain = "-" if e["domain"] is None else str(e["domain"])
+        if e["trial"] and e["trial"] > 1:
+            domain += f".{e['trial']}"
+        status = e["status"] if e["status"] != "completed" else ("passed" if e["success"] else "failed")
+        table.add_row(
+            str(e["index"]),
+            domain,
+            _f(e["prediction_accuracy"]),
+            e["theory"],
+            "-" if e["experiments"] is None else str(e["experiments"]),
+            _f(e["ideal_accuracy"]),
+            status,
+        )
+    return table
+
+
+# -- one game ------------------------------------------------------------------------------------------------
+def _values(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={_fmt(v)}" for k, v in values.items())
+
+
+def _fmt(v: Any) -> str:
+    return format_value(v) if isinstance(v, bool | int | float) else str(v)
+
+
+def _describe(action: Mapping[str, Any]) -> str:
+    kind = action.get("type")
+    if kind == "Request":
+        steps = []
+        for s in action.get("steps") or []:
+            if s.get("kind") == "create":
+                steps.append(f"create({s.get('type')})")
+            else:
+                head = "reset" if s.get("kind") == "reset" else s.get("op")
+                steps.append(f"{head}({', '.join(s.get('objects') or [])})")
+        return "request: " + "; ".join(steps)
+    if kind == "Finish":
+        return "done"
+    if kind == "Answer":
+        return f"answer: {len(action.get('predictions') or [])} predictions"
+    return f"{kind}: {action.get('reason', '')}"
+
+
+def _prediction(p: Mapping[str, Any] | None) -> str:
+    if p is None:
+        return "(none)"
+    parts = [f"{name}.{prop}={_fmt(v)}" for name, values in p.items() for prop, v in values.items()]
+    return ", ".join(parts) or "nothing changes"
+
+
+def _truths(domain_json: Any, trials: Sequence[Mapping[str, Any]]) -> list[str | None]:
+    """What each test experiment really changes (None where the domain cannot be read)."""
+    from wason.tasks.lab.laws import same_value
+    from wason.tasks.lab.world import Domain, Trial
+
+    try:
+        domain = Domain.from_json(domain_json)
+        tests = [Trial.from_json(t) for t in trials]
+    except (KeyError, TypeError, ValueError):
+        return [None] * len(trials)
+    out: list[str | None] = []
+    for t in tests:
+        after = t.outcome(domain.laws)
+        parts = []
+        for old, new in zip(t.things, after, strict=True):
+            for prop, v in new.values.items():
+                was: Value = old.values[prop]
+                if not same_value(was, v):
+                    parts.append(f"{new.name}.{prop}={format_value(v)}")
+        out.append(", ".join(parts) or "nothing changes")
+    return out
+
+
+def lab_transcript(data: dict[str, Any], player: str) -> RenderableType:
+    """One game: the lab, each request and the lab assistant's report, the test with the answer against the
+    truth, the theory beside the hidden laws, and the scores."""
+    item = data.get("item") or {}
+    domain = item.get("domain") or {}
+    m = data.get("metrics") or {}
+    parts: list[RenderableType] = [
+        Text(
+            f"Run {data['run']}, game {data['index']}: lab {item.get('difficulty')}, domain {item.get('index')} "
+            f"(seed {domain.get('seed')}), trial {item.get('trial', 1)}",
+            style="bold",
+        )
+    ]
+    lab = ["The lab:"]
+    for o in domain.get("objects") or []:
+        lab.append(f"  {o.get('name')} ({o.get('type')}): {_values(o.get('values') or {})}")
+    for op in domain.get("operations") or []:
+        args = "X" if op.get("arity") == 1 else "X, Y"
+        lab.append(f"  operation {op.get('name')}({args})")
+    parts.append(Text("\n".join(lab), style="dim"))
+    who = "model" if player == "llm" else player
+    trials: list[Mapping[str, Any]] = []
+    answer: Mapping[str, Any] | None = None
+    for t in data.get("turns") or []:
+        action = t.get("action") or {}
+        parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))
+        parts.append(Text(t["reply"] if t.get("reply") is not None else _describe(action)))
+        if t.get("feedback"):
+            parts.append(Text(f"[lab] {t['feedback']}", style="green"))
+        obs = t.get("observation") or {}
+        if obs.get("trials"):
+            trials = list(obs["trials"])
+        if action.get("type") == "Answer":
+            answer = action
+    if trials:
+        parts.append(Text("\nThe test (prediction / truth):", style="bold"))
+        predictions = list((answer or {}).get("predictions") or [])
+        right = m.get("predicted") or []
+        truths = _truths(domain, trials)
+        for k, trial in enumerate(trials):
+            names = ", ".join(str(o.get("name")) for o in trial.get("objects") or [])
+            where = "; ".join(
+                f"{o.get('name')}: {_values(o.get('values') or {})}" for o in trial.get("objects") or []
+            )
+            pred = _prediction(predictions[k]) if k < len(predictions) and answer is not None else "(none)"
+            mark = ""
+            if k < len(right):
+                mark = "right" if right[k] else "WRONG"
+            line = Text(f"{k + 1}. {trial.get('op')}({names}) where {where}\n   predicted: {pred}")
+            if truths[k] is not None:
+                line.append(f"\n   truth: {truths[k]}")
+            if mark:
+                line.append(f"   {mark}", style="green" if mark == "right" else "bold red")
+            parts.append(line)
+    if data.get("status") == "completed":
+        parts.append(Text("\nTheory:", style="bold"))
+        parts.append(Text(str(m.get("theory") or "(none)")))
+        said = f"verdict: {theory_verdict(m)}"
+        if m.get("theory_error"):
+            said += f" ({m['theory_error']})"
+        if m.get("theory_accuracy") is not None:
+            said += f"; its test accuracy {m['theory_accuracy']:.2f}"
+        parts.append(Text(said))
+        if m.get("counterexample"):
+            parts.append(Text(f"counterexample: {_counterexample(m['counterexample'])}"))
+        laws = m.get("laws") or domain.get("law_text") or []
+        parts.append(Text("Hidden laws:\n" + "\n".join(f"  {law}" for law in laws), style="bold"))
+        parts.append(Text("\n".join(_score_lines(m)), style="bold"))
+        if m.get("report"):
+            parts.append(Text(f"report: {m['report']}"))
+        if isinstance(m.get("report_judge"), Mapping):
+            parts.append(Text(f"report judge: {_judge_line(m['report_judge'])}"))
+    else:
+        parts.append(Text(f"\nstatus: {data.get('status')} {data.get('error') or ''}", style="bold red"))
+    return Group(*parts)
+
+
+def _counterexample(ce: Any) -> str:
+    if isinstance(ce, str):
+        return ce
+    if isinstance(ce, Mapping):
+        return "; ".join(f"{k}: {v}" for k, v in ce.items())
+    return str(ce)
+
+
+def _judge_line(judged: Mapping[str, Any]) -> str:
+    verdict = judged.get("verdict")
+    text = "yes" if verdict is True else "no" if verdict is False else str(verdict)
+    reason = judged.get("reason") or judged.get("explanation")
+    return text + (f" ({reason})" if reason else "")
+
+
+def _score_lines(m: Mapping[str, Any]) -> list[str]:
+    acc = m.get("prediction_accuracy")
+    lines = [
+        f"score: {_f(acc)} of the test predicted right (booleans {_f(m.get('boolean_accuracy'))}, numbers "
+        f"{_f(m.get('number_accuracy'))}, changed properties {_f(m.get('changed_accuracy'))}; 'nothing "
+        f"changes' would score {_f(m.get('null_accuracy'))})",
+        f"experiments {m.get('experiments')} of {m.get('budget')}, turns {m.get('turns')}, refused "
+        f"{m.get('invalid_requests', 0)}, unreadable {m.get('format_errors', 0)}",
+    ]
+    ideal = last_point(curve_points(m.get("curve")))
+    rand = curve_points(m.get("random_curve"))
+    if ideal is not None:
+        same = value_at(rand, int(m.get("experiments") or 0)) if rand else None
+        lines.append(
+            f"ideal learner on these experiments {_f(ideal)}; on as many random ones {_f(same)}; "
+            f"on the whole budget of random ones {_f(last_point(rand))}"
+        )
+    return lines
+
+
+def lab_ending(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
+    """What ``wason play lab`` prints after a game: the hidden laws, the score, the theory's verdict and its
+    counterexample."""
+    domain = item.get("domain") or {}
+    m = metrics or {}
+    laws = list(m.get("laws") or domain.get("law_text") or [])
+    lines = ["The hidden laws were:", *(f"  {law}" for law in laws)]
+    if not metrics:
+        return lines
+    acc = m.get("prediction_accuracy")
+    n = m.get("test_size")
+    right = sum(bool(x) for x in m.get("predicted") or [])
+    lines.append(
+        f"You predicted {right} of {n} test experiments right ({_f(acc)}), after "
+        f"{m.get('experiments')} experiments."
+    )
+    verdict = theory_verdict(m)
+    if verdict == "none":
+        lines.append("You wrote no theory.")
+    elif verdict == "unreadable":
+        lines.append(f"Your theory could not be read: {m.get('theory_error')}")
+    elif verdict == "equivalent":
+        lines.append("Your theory is exactly equivalent to the hidden laws.")
+    else:
+        line = f"Your theory is {verdict}"
+        if m.get("theory_accuracy") is not None:
+            line += f" (it predicts {m['theory_accuracy']:.0%} of the test right)"
+        lines.append(line + ".")
+        if m.get("counterexample"):
+            lines.append(f"Counterexample: {_counterexample(m['counterexample'])}")
+    ideal = last_point(curve_points(m.get("curve")))
+    if ideal is not None:
+        lines.append(f"An ideal learner on your experiments would have predicted {ideal:.0%} right.")
+    return lines
