@@ -12,6 +12,7 @@ experiments; a game whose player stopped before k counts at its last point (what
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -298,8 +299,15 @@ def _acc(mean: Mapping[str, Any]) -> str:
     return f"{mean['mean']:.2f} [{mean['low']:.2f},{mean['high']:.2f}]"
 
 
+def _text(text: str, style: str = "") -> Text:
+    """A paragraph wrapped at 80 columns, whatever the console's width."""
+    return Text(textwrap.fill(text, width=80, break_on_hyphens=False), style=style)
+
+
 def _table(title: str) -> Table:
-    return Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, title_justify="left")
+    return Table(
+        title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, title_justify="left"
+    )
 
 
 def _budget(data: Mapping[str, Any]) -> int:
@@ -351,7 +359,7 @@ def lab_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]
             _f(s["ideal_accuracy"]),
             _f(s["random_accuracy_same"]),
         )
-    legend = Text(
+    legend = _text(
         f"succ: games with at least {cfg.get('pass_mark', 0.9):.0%} of the test predicted right (k/n; errored "
         "games count as losses). acc: share of test experiments predicted right, mean over games [95% t "
         "interval]. chg: changed properties predicted right. thy≡: "
@@ -362,7 +370,7 @@ def lab_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]
     parts: list[RenderableType] = [main, legend]
     parts.append(_curve_table(runs, budget))
     notes = _notes(runs)
-    parts += [Text(n) for n in notes]
+    parts += [_text(n) for n in notes]
     if first["summary"]["episodes"] <= SMALL_RUN:
         parts.append(_episode_table(first))
     return parts
@@ -371,7 +379,7 @@ def lab_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]
 def _curve_table(runs: Sequence[Mapping[str, Any]], budget: int) -> RenderableType:
     points = sorted({k for k in CURVE_POINTS if k < budget} | {budget})
     table = _table("Test accuracy after k experiments (mean over games)")
-    table.add_column("learner", overflow="fold")
+    table.add_column("learner", max_width=40, overflow="fold")
     for k in points:
         table.add_column(f"k={k}", justify="right", no_wrap=True)
 
@@ -389,7 +397,7 @@ def _curve_table(runs: Sequence[Mapping[str, Any]], budget: int) -> RenderableTy
         row("'nothing changes'", [null])
     return Group(
         table,
-        Text(
+        _text(
             "Each row: what an ideal learner predicts after k experiments of that design (a player that "
             "stopped early counts at its last point); 'nothing changes': predicting no change at all.",
             style="dim",
