@@ -16,7 +16,6 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from wason.core.family import REPLY_MOVE, FormField, FormMove, WebForm, form_value
 from wason.core.game import Move, PlayerLeft
@@ -298,28 +297,10 @@ def _example_steps(observation: LabObservation) -> str:
     return "OPERATION OBJECT"
 
 
-def lab_reminder(item: Mapping[str, Any] | None) -> str:
-    """One line on the lab's operations and objects (what the start showed), for the later pages; empty when
-    the item holds no domain. Never the laws."""
-    domain = (item or {}).get("domain")
-    if not isinstance(domain, Mapping):
-        return ""
-    ops = [
-        f"{o.get('name')}({'X' if o.get('arity') == 1 else 'X, Y'})"
-        for o in domain.get("operations") or []
-        if isinstance(o, Mapping)
-    ]
-    objects = [str(o.get("name")) for o in domain.get("objects") or [] if isinstance(o, Mapping)]
-    return f"Operations: {', '.join(ops)}. Objects: {', '.join(objects)}."
-
-
-def web_form(
-    config: LabConfig, observation: LabObservation, turn: int, item: Mapping[str, Any] | None = None
-) -> WebForm:
+def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebForm:
     """The lab's web form: Run (steps) and Done while experimenting; the test's Answer (a prediction per
     experiment, the theory, a report) after; nothing once the game is over. The free-text reply read by the
-    protocol (its JSON) is open whenever a move is. With ``item``, the pages after the first remind the player
-    of the lab's operations and objects."""
+    protocol (its JSON) is open whenever a move is."""
     kind = observation.kind
     if kind == "ended":
         return WebForm(prompt=render(observation, config), moves=())
@@ -364,9 +345,6 @@ def web_form(
         prompt = f"{intro}\n\n{describe_lab(observation)}"
     else:
         prompt = render(observation, config)
-        reminder = lab_reminder(item)
-        if reminder:
-            prompt += f"\n{reminder}"
     steps = FormField(
         "steps",
         f"Steps (up to {config.per_turn}, one a line)",
@@ -421,7 +399,6 @@ __all__ = [
     "LAB_HELP",
     "LabHumanPlayer",
     "answer_reply",
-    "lab_reminder",
     "parse_prediction",
     "parse_step",
     "parse_steps",
