@@ -4,6 +4,7 @@ the web form's moves."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -310,3 +311,39 @@ def test_the_family_encodes_the_forms_moves_and_reads_a_reply() -> None:
     action = FAMILY.actions.decode(dict(encoded))  # type: ignore[arg-type]
     assert isinstance(action, Request) and len(action.steps) == 1
     assert FAMILY.web_move(config, item, start, "reply", {"text": '{"done": true}'}) == '{"done": true}'
+
+
+def test_wason_play_lab_at_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("wason.tasks.lab.learner", reason="the lab's ideal learner has not landed yet")
+    import builtins
+
+    from wason.cli import main
+    from wason.store import Store
+
+    lab = iter(["help", "nonsense!", "teleport x", "done"])
+
+    def read(prompt: str) -> str:
+        if prompt == "> ":
+            return next(lab)
+        if prompt == "law> ":
+            return ""
+        if prompt == "report> ":
+            return "nothing happens"
+        return "-"  # every test experiment: nothing changes
+
+    monkeypatch.setattr(builtins, "input", read)
+    db = f"sqlite:///{tmp_path / 'play.db'}"
+    code = main(["play", "lab", "--seed", "3", "--test-size", "4", "--budget", "5", "--db", db])
+    out = capsys.readouterr().out
+    assert code == 0, out[-3000:]
+    assert "The lab holds these objects:" in out and "is not a name" in out
+    assert "Refused: step 1 (teleport(x))" in out  # sent: the game refused it, and it cost a turn
+    (run,) = Store(db).list_runs()
+    (episode,) = Store(db).list_episodes(run.id)
+    assert episode.status == "completed" and episode.metrics is not None
+    assert episode.metrics["turns"] == 2 and episode.metrics["report"] == "nothing happens"
+    assert "The hidden laws were:" in out
+    assert all(law in out for law in episode.item["domain"]["law_text"])
+    assert "You wrote no theory." in out
