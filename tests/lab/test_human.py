@@ -258,14 +258,18 @@ def test_the_web_form_follows_the_phases() -> None:
     assert [m.name for m in tform.moves] == ["answer", "reply"]
     fields = tform.moves[0].fields
     assert [f.name for f in fields] == ["test1", "test2", "test3", "theory", "report"]
-    assert fields[0].label.startswith("1. ") and "where" in fields[0].label
-    assert "1. " in tform.prompt and "obj.prop=value" in tform.prompt
+    trial = test.trials[0]
+    assert fields[0].label == f"1. {trial.op}({', '.join(o.name for o in trial.objects)})"
+    assert "obj.prop=value" in tform.prompt and " where " not in tform.prompt
+    again = g.step(Answer(({},)))  # one prediction for three experiments: not read, one more try
+    assert again.kind == "test_invalid"
+    assert "1. " in web_form(CONFIG, again, 4).prompt and " where " in web_form(CONFIG, again, 4).prompt
     # the placeholders are an answer the game takes ("-": nothing changes)
     values = {f.name: f.placeholder for f in fields[:3]}
     answer = web_action(test, "answer", values)
     assert isinstance(answer, Answer) and answer.predictions == ({}, {}, {})
     end = g.step(answer)
-    assert end.kind == "ended" and web_form(CONFIG, end, 4).moves == ()
+    assert end.kind == "ended" and web_form(CONFIG, end, 5).moves == ()
 
 
 def test_web_moves_that_cannot_be_read_name_their_field() -> None:

@@ -312,9 +312,10 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
         if observation.results:
             lines += ["Results:", *render_results(observation.results)]
         lines.append(WEB_TEST.format(tolerance=config.tolerance * 100))
-        lines += render_trials(observation.trials)
+        if kind == "test_invalid":  # the experiments were listed a move ago (the page shows it above)
+            lines += render_trials(observation.trials)
         fields = [
-            FormField(f"test{k}", _trial_text(k, t), placeholder="-")
+            FormField(f"test{k}", f"{k}. {t.op}({', '.join(o.name for o in t.objects)})", placeholder="-")
             for k, t in enumerate(observation.trials, start=1)
         ]
         fields.append(
