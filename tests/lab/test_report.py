@@ -267,7 +267,7 @@ def test_the_summary_counts_void_errored_curves_and_the_judge() -> None:
             random_curve=[0.0, 0.1, 0.2, 0.3, 0.4],
             theory="nonsense",
             theory_error="line 1: not a law",
-            report_judge={"verdict": False},
+            report_judge={"equivalent": False, "votes": [{"judgment": False}], "majority": 2},
         ),
         episode(2, status="errored"),
         episode(3, **{VOID: "no game"}),
@@ -320,3 +320,26 @@ def test_model_and_solver_rows_with_a_long_model_name_fit_80_columns() -> None:
     assert curve_row.split()[-5:] == ["0.30", "0.40", "0.50", "0.54", "0.54"]
     parsed = lab_json(store, 1).model_dump()
     assert parsed["summary"]["random_accuracy_same"] == pytest.approx(0.42)
+
+
+def test_a_transcript_of_a_judged_game_and_of_an_errored_one(played: tuple[Store, int]) -> None:
+    store, rid = played
+    data = episode_json(store, rid, 1)
+    data["metrics"] = {
+        **data["metrics"],
+        "theory": "on nothing",
+        "theory_error": "line 1: expected ':'",
+        "report": "it wobbles",
+        "report_judge": {"equivalent": False, "votes": [{"judgment": True}, {"judgment": False}]},
+        "curve": [0.0, 0.5],
+        "random_curve": [0.0, 0.25, 0.75],
+    }
+    text = "\n".join(render(lab_transcript(data, "llm"), 120))
+    assert "verdict: unreadable (line 1: expected ':')" in text
+    assert "report judge: no (1 of 2 votes yes)" in text
+    assert "ideal learner on these experiments 0.50; on as many random ones 0.25" in text
+    errored = {**data, "status": "errored", "error": "HTTP 500", "metrics": None}
+    assert "status: errored HTTP 500" in "\n".join(render(lab_transcript(errored, "llm"), 120))
+    ending = lab_ending(data["item"], data["metrics"])
+    assert "Your theory could not be read: line 1: expected ':'" in ending
+    assert "An ideal learner on your experiments would have predicted 50% right." in ending

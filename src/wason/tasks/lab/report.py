@@ -180,6 +180,15 @@ def theory_verdict(m: Mapping[str, Any]) -> str:
     return "equivalent" if m["theory_equivalent"] else "not equivalent"
 
 
+def judge_verdict(judged: Mapping[str, Any]) -> bool | None:
+    """The report judge's yes or no: its majority (``equivalent``, as the shared LLM judge writes it) or a
+    ``verdict``; None when it has neither."""
+    for key in ("verdict", "equivalent"):
+        if isinstance(judged.get(key), bool):
+            return bool(judged[key])
+    return None
+
+
 def _mean_curve(curves: Sequence[Mapping[int, float]]) -> list[float]:
     curves = [c for c in curves if c]
     if not curves:
@@ -205,7 +214,7 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
     rand = [curve_points(m.get("random_curve")) for m in ms]
     same = [value_at(r, int(m.get("experiments") or 0)) for r, m in zip(rand, ms, strict=True) if r]
     judged = [m["report_judge"] for m in ms if isinstance(m.get("report_judge"), Mapping)]
-    verdicts = [j.get("verdict") for j in judged if isinstance(j.get("verdict"), bool)]
+    verdicts = [v for v in (judge_verdict(j) for j in judged) if v is not None]
     return {
         "episodes": len(eps),
         "completed": len(done),
@@ -602,10 +611,12 @@ def _counterexample(ce: Any) -> str:
 
 
 def _judge_line(judged: Mapping[str, Any]) -> str:
-    verdict = judged.get("verdict")
-    text = "yes" if verdict is True else "no" if verdict is False else str(verdict)
-    reason = judged.get("reason") or judged.get("explanation")
-    return text + (f" ({reason})" if reason else "")
+    verdict = judge_verdict(judged)
+    text = "yes" if verdict is True else "no" if verdict is False else "no verdict"
+    votes = [v for v in judged.get("votes") or [] if isinstance(v, Mapping)]
+    if votes:
+        text += f" ({sum(v.get('judgment') is True for v in votes)} of {len(votes)} votes yes)"
+    return text
 
 
 def _score_lines(m: Mapping[str, Any]) -> list[str]:
