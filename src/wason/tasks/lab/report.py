@@ -377,7 +377,10 @@ def lab_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]
         style="dim",
     )
     parts: list[RenderableType] = [main, legend]
-    parts.append(_curve_table(runs, budget))
+    if any(d["summary"]["curves"]["ideal"] or d["summary"]["curves"]["random"] for d in runs):
+        parts.append(_curve_table(runs, budget))
+    else:
+        parts.append(_text("No curves: the ideal learner was not run (--no-curve).", "dim"))
     notes = _notes(runs)
     parts += [_text(n) for n in notes]
     if first["summary"]["episodes"] <= SMALL_RUN:
