@@ -343,3 +343,33 @@ def test_a_transcript_of_a_judged_game_and_of_an_errored_one(played: tuple[Store
     ending = lab_ending(data["item"], data["metrics"])
     assert "Your theory could not be read: line 1: expected ':'" in ending
     assert "An ideal learner on your experiments would have predicted 50% right." in ending
+
+
+def test_a_run_with_curves_places_the_player_between_random_and_ideal(tmp_path: Path) -> None:
+    pytest.importorskip("wason.tasks.lab.learner", reason="the lab's ideal learner has not landed yet")
+    store = Store(f"sqlite:///{tmp_path / 'curves.db'}")
+    config = LabRunConfig(player="scripted", n=2, seed=5, budget=6, test_size=TEST_SIZE)
+    rid = create_run(store, config)
+
+    def factory(item: dict[str, Any], episode_id: int, index: int) -> ScriptedPlayer:
+        domain = domain_of(item)
+        steps = tuple(
+            Step("experiment", op=op.name, objects=tuple(o[0] for o in domain.objects[: op.arity]))
+            for op in domain.operations
+        )
+        return ScriptedPlayer([Request(steps[:3]), Finish(), Answer(tuple([{}] * TEST_SIZE))])
+
+    asyncio.run(execute_run(store, rid, factory, concurrency=1))
+    eps = store.list_episodes(rid)
+    assert [e.status for e in eps] == ["completed"] * 2, [e.error for e in eps]
+    s = lab_json(store, rid).model_dump()["summary"]
+    assert_numbers(s)
+    ideal, rand = s["curves"]["ideal"], s["curves"]["random"]
+    assert ideal and rand and all(0.0 <= v <= 1.0 for v in ideal + rand)
+    lasts = [max(curve_points(e.metrics["random_curve"]).items())[1] for e in eps if e.metrics]
+    assert s["random_accuracy_budget"] == pytest.approx(sum(lasts) / 2)
+    assert s["ideal_accuracy"] is not None and s["random_accuracy_same"] is not None
+    lines = render(lab_tables(store, [rid]))
+    assert any(line.startswith("ideal on scripted's experiments") for line in lines)
+    assert any(line.startswith("random experiments") for line in lines)
+    assert all(len(line) <= 80 for line in lines)
