@@ -379,7 +379,7 @@ def lab_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]
     parts: list[RenderableType] = [main, legend]
     if any(d["summary"]["curves"]["ideal"] or d["summary"]["curves"]["random"] for d in runs):
         parts.append(_curve_table(runs, budget))
-    else:
+    elif cfg.get("curve") is False:
         parts.append(_text("No curves: the ideal learner was not run (--no-curve).", "dim"))
     notes = _notes(runs)
     parts += [_text(n) for n in notes]
