@@ -373,3 +373,27 @@ def test_a_run_with_curves_places_the_player_between_random_and_ideal(tmp_path: 
     assert any(line.startswith("ideal on scripted's experiments") for line in lines)
     assert any(line.startswith("random experiments") for line in lines)
     assert all(len(line) <= 80 for line in lines)
+
+
+def test_a_run_beside_its_solver_baseline(tmp_path: Path) -> None:
+    pytest.importorskip("wason.tasks.lab.theory", reason="the lab's theory reader has not landed yet")
+    from wason.engine.runs import solver_player_factory
+
+    store = Store(f"sqlite:///{tmp_path / 'baseline.db'}")
+    rid = scripted_run(store, n=2)
+    config = LabRunConfig.model_validate(store.get_run(rid).config)
+    baseline = FAMILY.baseline(config, rid)
+    bid = create_run(store, baseline)
+    asyncio.run(execute_run(store, bid, solver_player_factory(baseline), concurrency=1))
+    report = FAMILY.report_json(store, [rid, bid]).model_dump()
+    (solver,) = report["baselines"]
+    assert solver["player"] == "solver" and solver["design"] == "information"
+    s = solver["summary"]
+    assert s["completed"] == 2 and s["theories"] == 2
+    # the solver writes the laws it identified: at least as good as the scripted player
+    assert s["prediction_accuracy"]["mean"] >= report["summary"]["prediction_accuracy"]["mean"]
+    lines = render(FAMILY.report(store, [rid, bid]))
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    rows = [line.split() for line in lines if line.lstrip().startswith(str(bid))]
+    assert rows and rows[0][1:3] == ["solver", "(base)"]
+    assert any(line.startswith("solver (base)") for line in lines)  # its curve
