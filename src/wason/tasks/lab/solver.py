@@ -157,6 +157,10 @@ class LabSolverPlayer:
                         extra = [Step("reset", objects=(n,)) for n in best[0][2] if n in resettable]
                         if len(steps) + len(extra) + 1 > self.config.per_turn:
                             best = []
+            if not best and not steps and self.experiments_left >= 2 and self.config.per_turn >= 2:
+                # nothing is informative as things are: an experiment whose outcome is certain may bring an
+                # object to a state where one is
+                return self._lookahead(free)
             if not best:
                 break
             _score, op, objects, info = best[0]
@@ -174,6 +178,35 @@ class LabSolverPlayer:
                 self._creations += 1
                 return creates
         return steps
+
+    def _lookahead(self, states: dict[str, dict[str, Value]]) -> list[Step]:
+        """Two experiments: one that changes some objects (its outcome certain), then the most informative one
+        on them as they will be; none when no such pair is informative."""
+        best: tuple[float, list[Step]] = (MIN_INFORMATION, [])
+        for op, objects in self._experiments(sorted(states)):
+            things = [Thing(n, self.types[n], states[n]) for n in objects]
+            after = self.learner.predict(op, things)
+            moved = {
+                t.name: dict(t.values)
+                for t, old in zip(after, things, strict=True)
+                if not _same(t.values, old.values)
+            }
+            if not moved:
+                continue
+            following = {**states, **moved}
+            for score, op2, objects2, _info in self._scored(following, set()):
+                if score <= best[0]:
+                    break
+                if set(objects2) & set(moved):
+                    best = (
+                        score,
+                        [
+                            Step("experiment", op=op, objects=objects),
+                            Step("experiment", op=op2, objects=objects2),
+                        ],
+                    )
+                    break
+        return best[1]
 
     def _random_steps(self) -> list[Step]:
         names = sorted(self.known)
