@@ -69,6 +69,7 @@ class LabSolverPlayer:
         self.initial: dict[str, dict[str, Value]] = {}
         self.pending: tuple[Step, ...] = ()
         self.experiments_left = config.budget
+        self.turns_left = config.max_turns
         self.answer: Answer | None = None
         self._creations = 0
 
@@ -83,6 +84,7 @@ class LabSolverPlayer:
             self._results(obs.results)
         self.pending = ()
         self.experiments_left = obs.experiments_left
+        self.turns_left = obs.turns_left
 
     def _results(self, results: Sequence[StepResult]) -> None:
         steps = self.pending
@@ -134,7 +136,9 @@ class LabSolverPlayer:
         return out
 
     def _informative_steps(self) -> list[Step]:
-        budget = min(self.config.per_turn, self.experiments_left)
+        # as few experiments a turn as the turns left allow: each choice then sees the results before it
+        pace = -(-self.experiments_left // max(1, self.turns_left))
+        budget = min(self.config.per_turn, self.experiments_left, max(1, pace))
         steps: list[Step] = []
         used: set[str] = set()
         covered: set[Key] = set()
