@@ -136,9 +136,7 @@ class LabSolverPlayer:
         return out
 
     def _informative_steps(self) -> list[Step]:
-        # as few experiments a turn as the turns left allow: each choice then sees the results before it
-        pace = -(-self.experiments_left // max(1, self.turns_left))
-        budget = min(self.config.per_turn, self.experiments_left, max(1, pace))
+        budget = min(self.config.per_turn, self.experiments_left)
         steps: list[Step] = []
         used: set[str] = set()
         covered: set[Key] = set()
