@@ -16,8 +16,16 @@ from wason.tasks.lab.world import BUDGETS, PRESETS, Domain, generate
 
 try:
     import wason.tasks.lab.theory  # noqa: F401
+
+    THEORY = True
 except ImportError:  # the theory reader lands alongside; its scores are not what these tests check
-    LabGame._theory_scores = lambda self, truth: {}  # type: ignore[method-assign,assignment,misc]
+    THEORY = False
+
+
+@pytest.fixture(autouse=True)
+def _no_theory_scores_without_the_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not THEORY:
+        monkeypatch.setattr(LabGame, "_theory_scores", lambda self, truth: {})
 
 
 def play(domain: Domain, design: str = "information", seed: str = "s", player_domain: Domain | None = None,
