@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from wason.tasks.lab.game import LabConfig, LabGame, Request, Step, number_right
 from wason.tasks.lab.grammar import BOOLEAN_KINDS, NUMBER_KINDS, kind_of, slot_laws
-from wason.tasks.lab.laws import Arith, Bool, Compare, Law, Not, Num, Ref, Thing, Value, refs
+from wason.tasks.lab.laws import Arith, Bool, Compare, Law, Not, Num, Ref, Thing, Value, format_law, refs
 from wason.tasks.lab.world import Domain, Trial, _ordered, slots_of
 
 __all__ = ["Learner", "accuracy", "curve", "public", "random_curve", "random_history"]
@@ -222,6 +222,10 @@ class _Slot:
 class Learner:
     """An ideal learner over a domain's grammar (public part only).
 
+    Per slot the candidate laws and "no law", with the simplicity prior of the module's docstring (no law >
+    unconditional add/scale/set/toggle > unconditional interact/threshold > conditional laws), filtered by every
+    observed experiment; predictions are per slot the posterior-weighted majority value.
+
     Args:
         domain: the domain; its laws are never read (:func:`public` is applied).
     """
@@ -338,8 +342,10 @@ class Learner:
         ordered = _ordered(laws)
         if ordered is not None:
             return ordered
-        numbers = sorted((x for x in laws if kind_of(x) in NUMBER_KINDS), key=lambda x: (x.op, _text(x)))
-        booleans = sorted((x for x in laws if kind_of(x) not in NUMBER_KINDS), key=lambda x: (x.op, _text(x)))
+        numbers = sorted((x for x in laws if kind_of(x) in NUMBER_KINDS), key=lambda x: (x.op, format_law(x)))
+        booleans = sorted(
+            (x for x in laws if kind_of(x) not in NUMBER_KINDS), key=lambda x: (x.op, format_law(x))
+        )
         out: list[Law] = []
         for op in sorted({x.op for x in laws}):
             out += [x for x in numbers if x.op == op] + [x for x in booleans if x.op == op]
@@ -357,12 +363,6 @@ class Learner:
         """Whether every slot has one surviving hypothesis (distinct laws of a slot differ as functions, so
         this is agreement on every state)."""
         return all(len(slot.alive()) == 1 for slot in self.slots.values())
-
-
-def _text(law: Law) -> str:
-    from wason.tasks.lab.laws import format_law
-
-    return format_law(law)
 
 
 def _clean(value: float) -> float:
