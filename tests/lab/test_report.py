@@ -53,9 +53,9 @@ def truth_of(item: dict[str, Any]) -> list[dict[str, dict[str, Any]]]:
     return out
 
 
-def scripted_run(store: Store, n: int = 3) -> int:
+def scripted_run(store: Store, n: int = 3, curve: bool = False) -> int:
     """Game 1 answered right, the others "nothing changes"; every game one experiment, one refused request."""
-    config = LabRunConfig(player="scripted", n=n, seed=4, curve=False, test_size=TEST_SIZE)
+    config = LabRunConfig(player="scripted", n=n, seed=4, curve=curve, test_size=TEST_SIZE)
     rid = create_run(store, config)
 
     def factory(item: dict[str, Any], episode_id: int, index: int) -> ScriptedPlayer:
@@ -380,7 +380,7 @@ def test_a_run_beside_its_solver_baseline(tmp_path: Path) -> None:
     from wason.engine.runs import solver_player_factory
 
     store = Store(f"sqlite:///{tmp_path / 'baseline.db'}")
-    rid = scripted_run(store, n=2)
+    rid = scripted_run(store, n=2, curve=True)
     config = LabRunConfig.model_validate(store.get_run(rid).config)
     baseline = FAMILY.baseline(config, rid)
     bid = create_run(store, baseline)

@@ -419,6 +419,9 @@ def _curve_table(runs: Sequence[Mapping[str, Any]], budget: int) -> RenderableTy
 
 def _notes(runs: Sequence[Mapping[str, Any]]) -> list[str]:
     notes = []
+    whole = runs[0]["summary"]["random_accuracy_budget"]
+    if whole is not None:  # the same domains and tests for every run: one random design
+        notes.append(f"An ideal learner on random experiments, the whole budget: {_f(whole)}")
     for data in runs:
         s = data["summary"]
         who = f"run {data['run']} ({_who(data)})"
@@ -434,8 +437,6 @@ def _notes(runs: Sequence[Mapping[str, Any]]) -> list[str]:
                 f"{who}: {s['invalid_requests']} requests refused, {s['format_errors']} replies unreadable "
                 "(each cost its turn)"
             )
-        if s["random_accuracy_budget"] is not None:
-            notes.append(f"{who}: random experiments, whole budget: {_f(s['random_accuracy_budget'])}")
         if s["report_judge"]:
             rj = s["report_judge"]
             notes.append(
