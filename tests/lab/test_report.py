@@ -397,3 +397,22 @@ def test_a_run_beside_its_solver_baseline(tmp_path: Path) -> None:
     rows = [line.split() for line in lines if line.lstrip().startswith(str(bid))]
     assert rows and rows[0][1:3] == ["solver", "(base)"]
     assert any(line.startswith("solver (base)") for line in lines)  # its curve
+
+
+def test_a_counterexample_reads_as_the_experiment_and_what_differs() -> None:
+    from wason.tasks.lab.report import _counterexample
+
+    ce = {
+        "trial": {
+            "op": "tooz",
+            "objects": [{"name": "p-1", "type": "z", "values": {"glow": True, "zib": -14.0}}],
+        },
+        "theory": [{"name": "p-1", "values": {"glow": True, "zib": -14.0}}],
+        "truth": [{"name": "p-1", "values": {"glow": False, "zib": -14.0}}],
+    }
+    assert (
+        _counterexample(ce)
+        == "tooz(p-1) where p-1: glow=true, zib=-14: p-1.glow: your theory true, the laws false"
+    )
+    assert _counterexample("as text") == "as text"
+    assert _counterexample({"trial": 3}) == "trial: 3"

@@ -607,11 +607,30 @@ def lab_transcript(data: dict[str, Any], player: str) -> RenderableType:
 
 
 def _counterexample(ce: Any) -> str:
+    """An experiment on which the theory and the laws part: ``{trial, theory, truth}`` as the equivalence check
+    writes it (the objects after, by each), read as "op(objects) where ...: obj.prop: theory X, laws Y"."""
     if isinstance(ce, str):
         return ce
-    if isinstance(ce, Mapping):
+    if not isinstance(ce, Mapping):
+        return str(ce)
+    trial = ce.get("trial")
+    theory, truth = ce.get("theory"), ce.get("truth")
+    if not (isinstance(trial, Mapping) and isinstance(theory, list) and isinstance(truth, list)):
         return "; ".join(f"{k}: {v}" for k, v in ce.items())
-    return str(ce)
+    objects = [o for o in trial.get("objects") or [] if isinstance(o, Mapping)]
+    names = ", ".join(str(o.get("name")) for o in objects)
+    where = "; ".join(f"{o.get('name')}: {_values(o.get('values') or {})}" for o in objects)
+    diffs = []
+    for mine, real in zip(theory, truth, strict=False):
+        if not (isinstance(mine, Mapping) and isinstance(real, Mapping)):
+            continue
+        ours, theirs = mine.get("values") or {}, real.get("values") or {}
+        for prop, value in theirs.items():
+            if prop in ours and ours[prop] != value:
+                diffs.append(
+                    f"{real.get('name')}.{prop}: your theory {_fmt(ours[prop])}, the laws {_fmt(value)}"
+                )
+    return f"{trial.get('op')}({names}) where {where}: " + ("; ".join(diffs) or "the outcomes differ")
 
 
 def _judge_line(judged: Mapping[str, Any]) -> str:
