@@ -120,7 +120,7 @@ def test_params_are_validated_naming_the_field() -> None:
     with pytest.raises(ValueError, match="unary, binary"):
         DomainParams(unary=0, binary=0)
     with pytest.raises(ValueError, match="low, high"):
-        DomainParams(low=3, high=5)
+        DomainParams(low=3, high=8)
 
 
 def test_unidentifiable_domains_are_rejected() -> None:

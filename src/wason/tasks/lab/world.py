@@ -79,8 +79,8 @@ class DomainParams(BaseModel):
             raise ValueError(f"kinds: unknown {unknown}; choose from {', '.join(KINDS)}")
         if self.unary + self.binary < 1:
             raise ValueError("unary, binary: a domain needs at least one operation")
-        if self.high - self.low < 4:
-            raise ValueError("low, high: the value range must span at least 5 whole numbers")
+        if self.high - self.low < 6:
+            raise ValueError("low, high: the value range must span at least 7 whole numbers")
         if not any(k in NUMBER_KINDS for k in self.kinds) and self.booleans == 0:
             raise ValueError("kinds: with no boolean properties, at least one number kind is needed")
         return self
@@ -213,6 +213,13 @@ def _value(v: Any) -> Value:
     return v if isinstance(v, bool) else float(v)
 
 
+def thresholds(params: DomainParams) -> range:
+    """The whole numbers a threshold law may compare with: strictly inside the initial values' range, with
+    room on both sides (every number starts within ``low..low+2`` on one object of its type and within
+    ``high-2..high`` on another, so both sides of every threshold are in the lab from the start)."""
+    return range(params.low + 3, params.high - 2)
+
+
 # -- names --------------------------------------------------------------------------------------------------
 _ONSETS = (
     "b", "bl", "br", "d", "dr", "f", "fl", "fr", "g", "gl", "gr", "j", "k", "kr", "l", "m", "n", "p",
@@ -297,15 +304,21 @@ def _draw(params: DomainParams, seed: str, rng: random.Random, rejected: int) ->
     objects = []
     for t in types:
         # every boolean starts both ways among a type's objects, so every condition can be seen either way
-        columns = {}
+        columns: dict[str, list[Value]] = {}
         for b in t.booleans:
-            column = [k % 2 == 0 for k in range(params.objects)]
+            flags: list[Value] = [k % 2 == 0 for k in range(params.objects)]
+            rng.shuffle(flags)
+            columns[b] = flags
+        # every number starts below every threshold on one object and above it on another
+        for n in t.numbers:
+            column: list[Value] = [float(rng.randint(params.low, params.low + 2))]
+            column.append(float(rng.randint(params.high - 2, params.high)))
+            column += [float(rng.randint(params.low, params.high)) for _ in range(params.objects - 2)]
             rng.shuffle(column)
-            columns[b] = column
+            columns[n] = column
         for k in range(params.objects):
-            values: list[tuple[str, Value]] = [(b, columns[b][k]) for b in t.booleans]
-            values += [(n, float(rng.randint(params.low, params.high))) for n in t.numbers]
-            objects.append((f"{t.name}-{k + 1}", t.name, tuple(values)))
+            values = tuple((p, columns[p][k]) for p in t.booleans + t.numbers)
+            objects.append((f"{t.name}-{k + 1}", t.name, values))
     laws = _draw_laws(params, types, operations, rng)
     if laws is None:
         return None
@@ -345,7 +358,6 @@ def slots_of(
 def _draw_laws(
     params: DomainParams, types: Sequence[ObjectType], operations: Sequence[Operation], rng: random.Random
 ) -> tuple[Law, ...] | None:
-    thresholds = range(params.low + 1, params.high - 1)
     # one law per (operation, object, property); a property belongs to one type, so per (op, arg, prop)
     candidates: dict[tuple[str, int, str], tuple[Slot, bool]] = {}
     for op in operations:
@@ -364,14 +376,14 @@ def _draw_laws(
         kind = rng.choice(kinds)
         pool = [
             law
-            for law in slot_laws(slot, (kind,), thresholds, conditional=False, cross=params.cross)
+            for law in slot_laws(slot, (kind,), thresholds(params), conditional=False, cross=params.cross)
             if kind_of(law) == kind
         ]
         if not pool:
             continue
         law = rng.choice(pool)
         if params.conditional and rng.random() < params.conditional:
-            conditioned = slot_laws(slot, (kind,), thresholds, conditional=True, cross=params.cross)
+            conditioned = slot_laws(slot, (kind,), thresholds(params), conditional=True, cross=params.cross)
             conditioned = [c for c in conditioned if c.condition is not None and c.value == law.value]
             if conditioned:
                 law = rng.choice(conditioned)
