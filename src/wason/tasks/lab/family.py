@@ -141,11 +141,19 @@ class LabRunConfig(RunSettings):
                     "seed": self.seed,
                     "index": k,
                     "trial": trial,
+                    "lab": public_lab(domain),
                     "domain": domain.to_json(),
                 }
                 key = f"{self.difficulty}|{self.seed}|{k}" + (f"|{trial}" if self.trials > 1 else "")
                 out.append((key, item))
         return out
+
+
+def public_lab(domain: Domain) -> dict[str, Any]:
+    """What a player sees of a domain from the start: its types with their properties, its operations with
+    their arity and the lab's objects as they start (never the laws, nor the seed that draws them)."""
+    data = domain.to_json()
+    return {key: data[key] for key in ("types", "operations", "objects")}
 
 
 def domain_of(item: Mapping[str, Any]) -> Domain:
@@ -258,7 +266,7 @@ class LabFamily(Family[LabRunConfig]):
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the domain holds the hidden laws, and its seed draws them: both stay hidden until the game ends
-        return ["difficulty", "trial"]
+        return ["difficulty", "trial", "lab"]
 
     def describe(self, config: LabRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
         g = config.game_config("0")
