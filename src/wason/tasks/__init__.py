@@ -13,4 +13,5 @@ BUILTIN: dict[str, str] = {
     "code-functions": "wason.tasks.code_functions.family:FAMILY",
     "math": "wason.tasks.math_rules.family:FAMILY",
     "dynamic-picnic": "wason.tasks.dynamic_picnic.family:FAMILY",
+    "lab": "wason.tasks.lab.family:FAMILY",
 }
