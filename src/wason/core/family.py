@@ -407,6 +407,11 @@ class Family(ABC, Generic[C]):
         text per turn for the web page; by default the feedback the protocol wrote for it."""
         return [str(t.get("feedback") or "") for t in turns]
 
+    def describe_action(self, action: Mapping[str, Any]) -> str | None:
+        """A stored action (its JSON) in the player's words, for the web page's history; None: the page writes
+        its kind and values."""
+        return None
+
     def web_move(
         self, config: C, item: Mapping[str, Any], observation: Any, move: str, values: Mapping[str, str]
     ) -> Mapping[str, Any] | str:

@@ -304,7 +304,11 @@ async def _page(
     intro = fam.web_form(cfg, episode.item, _start_observation(fam, cfg, episode), 0).prompt
     said = fam.web_history(cfg, episode.item, turns)
     history = [
-        {"move": describe_action(t["action"]), "feedback": text, "reply": t["reply"]}
+        {
+            "move": fam.describe_action(t["action"]) or describe_action(t["action"]),
+            "feedback": text,
+            "reply": t["reply"],
+        }
         for t, text in zip(turns, said, strict=True)
     ]
     over = live.done or episode.status != "running"

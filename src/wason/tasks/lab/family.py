@@ -331,6 +331,21 @@ class LabFamily(Family[LabRunConfig]):
             return super().web_move(config, item, observation, move, values)
         return self._codec.encode(web_action(observation, move, values))
 
+    def describe_action(self, action: Mapping[str, Any]) -> str | None:
+        try:
+            decoded = self._codec.decode(action)
+        except ValueError:
+            return None
+        if isinstance(decoded, Request):
+            return "Run: " + "; ".join(s.text() for s in decoded.steps)
+        if isinstance(decoded, Finish):
+            return "Done experimenting"
+        if isinstance(decoded, Answer):
+            laws = sum(1 for line in decoded.theory.splitlines() if line.strip())
+            theory = f", a theory of {laws} line{'s' if laws != 1 else ''}" if laws else ""
+            return f"Answer: {len(decoded.predictions)} predictions{theory}"
+        return None
+
     # -- the family's own commands -----------------------------------------------------------------------
     def add_commands(self, parser: Any) -> None:
         from wason.tasks.lab.commands import add_commands
