@@ -16,7 +16,6 @@ from wason.tasks.lab.world import (
     PRESETS,
     Domain,
     DomainParams,
-    experiments_needed,
     generate,
     identifiability_problems,
     is_english,
@@ -62,7 +61,7 @@ def test_json_round_trip_and_refusals() -> None:
 @pytest.mark.parametrize("difficulty", list(PRESETS))
 def test_generated_domains_are_valid(difficulty: str) -> None:
     params = PRESETS[difficulty]
-    for k in range(120):
+    for k in range(40):
         domain = generate(params, f"valid|{k}")
         assert identifiability_problems(domain) == []
         assert len(domain.laws) == params.laws
@@ -98,7 +97,7 @@ def test_generated_domains_are_valid(difficulty: str) -> None:
 
 def test_names_are_pronounceable_nonsense() -> None:
     seen: set[str] = set()
-    for k in range(60):
+    for k in range(20):
         domain = generate(PRESETS["hard"], f"names|{k}")
         names = [t.name for t in domain.types] + [o.name for o in domain.operations]
         names += [p for t in domain.types for p in t.properties]
@@ -110,7 +109,7 @@ def test_names_are_pronounceable_nonsense() -> None:
             others = [n for n in names if n != name]
             assert not any(o.startswith(name) for o in others)
         seen |= set(names)
-    assert len(seen) > 500  # names vary with the seed
+    assert len(seen) > 200  # names vary with the seed
     assert is_english("table") and is_english("zebra")  # the check does find real words
 
 
@@ -131,8 +130,8 @@ def test_unidentifiable_domains_are_rejected() -> None:
     identity = Law(op, 1, Ref(0, number), Arith("*", Ref(0, number), Num(1.0)))
     broken = Domain(base.seed, base.params, base.types, base.operations, (identity,), base.objects)
     assert any("changes nothing" in p for p in identifiability_problems(broken))
-    assert any("budget" in p for p in identifiability_problems(base, budget=1))
-    assert experiments_needed(base) <= BUDGETS["easy"]
+    assert any("no design of at most 1 experiments" in p for p in identifiability_problems(base, budget=1))
+    assert 0 < base.design <= BUDGETS["easy"]
 
 
 def test_impossible_params_are_refused_in_one_line() -> None:

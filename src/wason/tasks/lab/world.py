@@ -13,6 +13,7 @@ recorded with the domain.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Mapping, Sequence
@@ -24,7 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from wason.tasks.lab.grammar import BOOLEAN_KINDS, KINDS, NUMBER_KINDS, Slot, kind_of, slot_laws
 from wason.tasks.lab.laws import (
+    Compare,
     Law,
+    Num,
     Ref,
     Thing,
     Value,
@@ -92,11 +95,11 @@ PRESETS: dict[str, DomainParams] = {
         kinds=("add", "scale", "set", "toggle"), conditional=0.0, cross=False,
     ),
     "medium": DomainParams(
-        types=2, objects=3, booleans=1, numbers=2, unary=2, binary=1, laws=4,
+        types=2, objects=4, booleans=1, numbers=2, unary=2, binary=1, laws=4,
         kinds=KINDS, conditional=0.3, cross=True,
     ),
     "hard": DomainParams(
-        types=3, objects=3, booleans=2, numbers=2, unary=3, binary=2, laws=7,
+        types=3, objects=4, booleans=1, numbers=2, unary=3, binary=2, laws=7,
         kinds=KINDS, conditional=0.4, cross=True,
     ),
 }  # fmt: skip
@@ -136,6 +139,7 @@ class Domain:
     laws: tuple[Law, ...]
     objects: tuple[tuple[str, str, tuple[tuple[str, Value], ...]], ...]
     rejected: int = 0
+    design: int = 0
     version: int = GENERATOR_VERSION
 
     # -- lookups -------------------------------------------------------------------------------------------
@@ -177,6 +181,7 @@ class Domain:
             "law_text": self.law_text(),
             "objects": [{"name": n, "type": t, "values": dict(v)} for n, t, v in self.objects],
             "rejected": self.rejected,
+            "design": self.design,
         }
 
     @classmethod
@@ -199,6 +204,7 @@ class Domain:
                 for o in data["objects"]
             ),
             rejected=int(data.get("rejected", 0)),
+            design=int(data.get("design", 0)),
         )
         if "law_text" in data and list(data["law_text"]) != domain.law_text():
             raise ValueError("domain: its laws no longer read as the text stored with them")
@@ -276,11 +282,17 @@ def generate(params: DomainParams, seed: str | int) -> Domain:
     Raises:
         ValueError: no identifiable domain in ``MAX_DRAWS`` draws (parameters that cannot give one).
     """
+    from wason.tasks.lab.identify import identifying_design
+
     rng = random.Random(f"{GENERATOR}|{GENERATOR_VERSION}|{seed}")
+    budget = BUDGETS[difficulty_of(params)]
     for rejected in range(MAX_DRAWS):
         domain = _draw(params, str(seed), rng, rejected)
-        if domain is not None and not identifiability_problems(domain):
-            return domain
+        if domain is None or _law_problems(domain):
+            continue
+        design = identifying_design(domain, budget)
+        if design is not None:
+            return dataclasses.replace(domain, design=len(design))
     raise ValueError(
         f"params: no identifiable domain in {MAX_DRAWS} draws with {params.model_dump_json()}; "
         "give it more properties or operations, or fewer laws"
@@ -301,28 +313,62 @@ def _draw(params: DomainParams, seed: str, rng: random.Random, rejected: int) ->
         Operation(nonsense(rng, "operation", taken), arity)
         for arity in [1] * params.unary + [2] * params.binary
     )
-    objects = []
-    for t in types:
-        # every boolean starts both ways among a type's objects, so every condition can be seen either way
-        columns: dict[str, list[Value]] = {}
-        for b in t.booleans:
-            flags: list[Value] = [k % 2 == 0 for k in range(params.objects)]
-            rng.shuffle(flags)
-            columns[b] = flags
-        # every number starts below every threshold on one object and above it on another
-        for n in t.numbers:
-            column: list[Value] = [float(rng.randint(params.low, params.low + 2))]
-            column.append(float(rng.randint(params.high - 2, params.high)))
-            column += [float(rng.randint(params.low, params.high)) for _ in range(params.objects - 2)]
-            rng.shuffle(column)
-            columns[n] = column
-        for k in range(params.objects):
-            values = tuple((p, columns[p][k]) for p in t.booleans + t.numbers)
-            objects.append((f"{t.name}-{k + 1}", t.name, values))
     laws = _draw_laws(params, types, operations, rng)
     if laws is None:
         return None
+    objects = []
+    for t in types:
+        for k, values in enumerate(_starting_values(params, t, laws, rng), start=1):
+            objects.append((f"{t.name}-{k}", t.name, tuple((p, values[p]) for p in t.properties)))
     return Domain(seed, params, types, operations, laws, tuple(objects), rejected)
+
+
+def _starting_values(
+    params: DomainParams, t: ObjectType, laws: Sequence[Law], rng: random.Random
+) -> list[dict[str, Value]]:
+    """The starting values of a type's objects, laid out so that experiments on them can tell laws apart.
+
+    Objects come in pairs that share every boolean: the first pair one random pattern, the second its
+    complement (so every condition is met, and failed, by a pair), further objects at random. Within a pair every
+    number is low (``low..low+2``) on one object and high (``high-2..high``) on the other, below and above every
+    threshold with the same booleans, which refutes the thresholds a boolean does not follow. Each threshold law
+    on the type adds a pair pinning its constant: its number at the two whole numbers on either side of it.
+    """
+    lo, hi = params.low, params.high
+
+    def pattern() -> dict[str, Value]:
+        return {b: rng.random() < 0.5 for b in t.booleans}
+
+    def pair(flags: dict[str, Value]) -> list[dict[str, Value]]:
+        first: dict[str, Value] = dict(flags)
+        second: dict[str, Value] = dict(flags)
+        for n in t.numbers:
+            low, high = float(rng.randint(lo, lo + 2)), float(rng.randint(hi - 2, hi))
+            first[n], second[n] = (low, high) if rng.random() < 0.5 else (high, low)
+        return [first, second]
+
+    base = pattern()
+    out = pair(base) + pair({b: not v for b, v in base.items()})
+    while len(out) < params.objects:
+        extra = pattern()
+        extra.update({n: float(rng.randint(lo, hi)) for n in t.numbers})
+        out.append(extra)
+    out = out[: params.objects]
+    for law in laws:
+        if kind_of(law) != "threshold" or law.target.prop not in t.booleans:
+            continue
+        compare = law.value
+        if not isinstance(compare, Compare) or not isinstance(compare.left, Ref):
+            continue
+        q, c = compare.left.prop, int(compare.right.value) if isinstance(compare.right, Num) else lo
+        sides = (c, c + 1) if compare.op == ">" else (c - 1, c)
+        for value in sides:
+            pin = pattern()
+            pin.update({n: float(rng.randint(lo, hi)) for n in t.numbers})
+            pin[q] = float(value)
+            out.append(pin)
+    rng.shuffle(out)
+    return out
 
 
 def slots_of(
@@ -420,35 +466,32 @@ def _ordered(laws: Sequence[Law]) -> tuple[Law, ...] | None:
 
 
 # -- identifiability ----------------------------------------------------------------------------------------
-def experiments_needed(domain: Domain) -> int:
-    """A lower bound on the experiments that can tell every law apart: each operation tried on each assignment
-    of types its laws touch, once per branch of each condition, and the few more a threshold takes to be
-    pinned down by bisection over the value range."""
-    need = 0
-    prop_type = {p: t.name for t in domain.types for p in t.properties}
-    span = max(2, domain.params.high - domain.params.low)
-    for law in domain.laws:
-        need += 1
-        if law.condition is not None:
-            need += 1
-        if kind_of(law) == "threshold":
-            need += max(1, span.bit_length())
-    # every other (operation, types) combination must be seen doing nothing
-    combos = 0
-    for op in domain.operations:
-        combos += len(domain.types) ** op.arity
-    del prop_type
-    return need + combos
-
-
 def identifiability_problems(domain: Domain, budget: int | None = None) -> list[str]:
     """Why the domain could not be identified within ``budget`` experiments (default: its difficulty's
     budget, see :data:`BUDGETS`), or nothing.
 
-    Checks: every law changes what it touches for some object of the lab (no identity, no law whose condition
-    no object of the lab meets either way); the two sides of every threshold are both within the value range;
-    the experiments needed (:func:`experiments_needed`) fit the budget.
+    Checks: every law is of the grammar and changes what it touches for some object of the lab (no identity, no
+    law whose condition no object meets); and a design of at most ``budget`` experiments on the lab's starting
+    objects tells the laws apart from every other theory of the grammar
+    (:func:`wason.tasks.lab.identify.identifying_design`).
     """
+    problems = _law_problems(domain)
+    if problems:
+        return problems
+    from wason.tasks.lab.identify import identifying_design
+
+    if budget is None:
+        budget = BUDGETS[difficulty_of(domain.params)]
+    if identifying_design(domain, budget) is None:
+        problems.append(
+            f"no design of at most {budget} experiments on the lab's starting objects tells its laws apart from "
+            "every other theory of the grammar"
+        )
+    return problems
+
+
+def _law_problems(domain: Domain) -> list[str]:
+    """Laws outside the grammar, and laws that change nothing on any object of the lab."""
     problems: list[str] = []
     things = domain.things()
     by_type: dict[str, list[Thing]] = {}
@@ -479,19 +522,15 @@ def identifiability_problems(domain: Domain, budget: int | None = None) -> list[
                 break
         if not fired:
             problems.append(f"{text}: changes nothing on any object of the lab")
-    if budget is None:
-        budget = BUDGETS.get(_difficulty_of(domain.params), 60)
-    need = experiments_needed(domain)
-    if need > budget:
-        problems.append(f"needs at least {need} experiments, the budget is {budget}")
     return problems
 
 
-BUDGETS: dict[str, int] = {"easy": 20, "medium": 40, "hard": 60, "custom": 60}
+BUDGETS: dict[str, int] = {"easy": 20, "medium": 60, "hard": 160, "custom": 160}
 """Experiments a player may run, by difficulty."""
 
 
-def _difficulty_of(params: DomainParams) -> str:
+def difficulty_of(params: DomainParams) -> str:
+    """The preset ``params`` are (noise aside), or ``custom``."""
     for name, preset in PRESETS.items():
         if preset == params.model_copy(update={"noise": 0.0}):
             return name
