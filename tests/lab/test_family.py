@@ -49,8 +49,8 @@ def test_bad_settings_name_the_field(fields: dict[str, int], named: str) -> None
 def test_the_budget_follows_the_difficulty() -> None:
     assert [LabRunConfig(difficulty=d).game_config("0").budget for d in ("easy", "medium", "hard")] == [
         20,
-        40,
         60,
+        160,
     ]
     assert LabRunConfig(budget=7).game_config("0").max_turns == 17
 

@@ -52,7 +52,7 @@ class LabRunConfig(RunSettings):
     difficulty: Literal["easy", "medium", "hard"] = Field(
         default="easy",
         description="easy: 1 type, 2 operations, 2 laws; medium: 2 types, 3 operations (one on two objects), 4 "
-        "laws with conditions, thresholds and interactions; hard: 3 types, 5 operations, 7 laws",
+        "laws with conditions, thresholds and interactions; hard: 3 types, 5 operations (two on two objects), 7 laws",
     )
     n: int = Field(default=10, description="games, each on its own domain")
     seed: int = Field(default=0, description="seed of the domains (and of each game's test)")
@@ -61,7 +61,7 @@ class LabRunConfig(RunSettings):
         default=None, description="standard deviation of the measurement noise on numbers (default 0)"
     )
     budget: int | None = Field(
-        default=None, description="experiments per game (default easy 20, medium 40, hard 60)"
+        default=None, description="experiments per game (default easy 20, medium 60, hard 160)"
     )
     per_turn: int = Field(default=5, description="steps (experiments, resets, creations) per turn")
     max_turns: int | None = Field(default=None, description="turns per game (default: the budget plus 10)")
