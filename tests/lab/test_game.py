@@ -201,3 +201,34 @@ def test_a_generated_domain_plays() -> None:
     op = next(o for o in d.operations if o.arity == 2)
     obs = g.step(Request((exp(op.name, names[0], names[-1]),)))
     assert obs.kind == "results"
+
+
+def test_the_report_judge_is_asked_once_and_kept_apart() -> None:
+    import asyncio
+
+    asked: list[str] = []
+
+    async def judge(report: str) -> dict[str, object]:
+        asked.append(report)
+        return {"verdict": True, "votes": [True, True, True]}
+
+    g = LabGame(domain(), LabConfig(budget=2, test_size=3, curve=False), judge=judge)
+    g.step(Finish())
+    bad = Answer(({},), report="zib doubles")  # does not fit the test: judged, but not kept
+    assert asyncio.run(g.settle(bad)) is not None
+    g.step(bad)
+    good = Answer(({}, {}, {}), report="zib doubles when glowy")
+    record = asyncio.run(g.settle(good))
+    g.step(good)
+    assert asked == ["zib doubles", "zib doubles when glowy"]
+    assert g.outcome().metrics["report_judge"] == record["report_judge"]  # type: ignore[index]
+    # a stored game restored: what the judge said comes back without asking it
+    again = LabGame(domain(), LabConfig(budget=2, test_size=3, curve=False), judge=judge)
+    again.step(Finish())
+    again.settled(good, record)  # type: ignore[arg-type]
+    again.step(good)
+    assert again.outcome().metrics["report_judge"] == record["report_judge"] and len(asked) == 2  # type: ignore[index]
+    # no report, no question
+    quiet = LabGame(domain(), LabConfig(budget=2, test_size=3, curve=False), judge=judge)
+    quiet.step(Finish())
+    assert asyncio.run(quiet.settle(Answer(({}, {}, {})))) is None

@@ -239,6 +239,7 @@ class LabGame:
         self.answer: Answer | None = None
         self.attempts = 0
         self.judged: Mapping[str, Any] | None = None
+        self._pending_judge: tuple[Answer, Mapping[str, Any]] | None = None
         self._phase: Literal["lab", "test", "done"] = "lab"
         self._scores: dict[str, Any] | None = None
 
@@ -299,11 +300,14 @@ class LabGame:
             return None
         if not action.report.strip():
             return None
-        return {"report_judge": dict(await self.judge(action.report[:MAX_TEXT]))}
+        record = {"report_judge": dict(await self.judge(action.report[:MAX_TEXT]))}
+        self.settled(action, record)
+        return record
 
     def settled(self, action: object, record: dict[str, Any]) -> None:
+        """Keep what the judge said about ``action``'s report, for when the answer is accepted."""
         if isinstance(action, Answer) and "report_judge" in record:
-            self.judged = record["report_judge"]
+            self._pending_judge = (action, record["report_judge"])
 
     # ------------------------------------------------------------------------------------------- play
     def step(self, action: LabAction | Malformed) -> LabObservation:
@@ -452,6 +456,8 @@ class LabGame:
             problem = "the test has begun: answer with your predictions"
         if problem is None:
             self.answer = action  # type: ignore[assignment]
+            if self._pending_judge is not None and self._pending_judge[0] == action:
+                self.judged = self._pending_judge[1]
             return self._end()
         if self.attempts >= self.config.answer_attempts:
             return self._end()
