@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from wason.cli import main
-from wason.tasks.lab.family import FAMILY, LabRunConfig
+from wason.tasks.lab.family import FAMILY, LabRunConfig, domain_of
 from wason.tasks.lab.game import Answer, Finish, Request, Step
 from wason.tasks.lab.world import PRESETS, generate
 
@@ -19,22 +19,25 @@ def test_items_are_domains_from_the_seed_with_trials() -> None:
     items = FAMILY.items(config)
     assert [k for k, _ in items] == [f"medium|4|{k}|{t}" for k in (1, 2, 3) for t in (1, 2)]
     first = items[0][1]
-    assert first["domain"] == generate(PRESETS["medium"], "4|1").to_json()
-    assert items[1][1]["domain"] == first["domain"]  # trials replay the domain...
+    assert domain_of(first).canonical() == generate(PRESETS["medium"], "4|1").canonical()
+    assert (
+        items[1][1]["domain"] == first["domain"] and items[1][1]["lab"] == first["lab"]
+    )  # trials replay it...
     samples = {FAMILY.sample_key(config, item) for _, item in items}
     assert len(samples) == len(items)  # ...as independent samples
     noisy = FAMILY.items(LabRunConfig(n=1, noise=0.5))[0][1]
-    assert noisy["domain"]["params"]["noise"] == 0.5
+    assert noisy["lab"]["params"]["noise"] == 0.5
 
 
 def test_the_public_part_never_names_the_laws() -> None:
     _, item = FAMILY.items(LabRunConfig(difficulty="hard", n=1))[0]
     public = {k: item[k] for k in FAMILY.public(item)}
     text = json.dumps(public)
-    assert "laws" not in text and "seed" not in public and "domain" not in public
+    assert "law_text" not in text and "seed" not in public and "domain" not in public
     for law in item["domain"]["law_text"]:
         assert law not in text
-    assert [o["name"] for o in public["lab"]["objects"]] == [o["name"] for o in item["domain"]["objects"]]
+    assert [o[0] for o in domain_of(item).objects] == [o["name"] for o in public["lab"]["objects"]]
+    assert set(item["domain"]) == {"seed", "law_text"}
 
 
 @pytest.mark.parametrize(

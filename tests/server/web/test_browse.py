@@ -57,6 +57,7 @@ def fill_store(path: Path) -> Filled:
     filled.runs["math_solver"] = _eval(db, "math", "--player", "solver", "--n", "2")
     filled.runs["code_functions_solver"] = _eval(db, "code-functions", "--player", "solver", "--n", "2")
     filled.runs["lists_solver"] = _eval(db, "lists", "--player", "solver", "--ids", "1")
+    filled.runs["lab_solver"] = _eval(db, "lab", "--player", "solver", "--n", "2")
     with FakeOpenAIServer() as server:
         model = ["--model", "vllm:fake-model", "--base-url", server.base_url]
         filled.runs["dynamic_picnic_model"] = _eval(db, "dynamic-picnic", *model, "--ids", "1")

@@ -28,7 +28,7 @@ def test_a_lab_game_in_a_browser(live_server: Any, browser_page: Any) -> None:
     store = live_server.store
     item = store.get_episode(sid).item
     laws = item["domain"]["law_text"]
-    objects = [o["name"] for o in item["domain"]["objects"]]
+    objects = [o["name"] for o in item["lab"]["objects"]]
     intro = page.inner_text(".play-intro")
     assert "Operations:" in intro and objects[0] in intro
     assert not any(law in page.content() for law in laws)

@@ -142,22 +142,33 @@ class LabRunConfig(RunSettings):
                     "index": k,
                     "trial": trial,
                     "lab": public_lab(domain),
-                    "domain": domain.to_json(),
+                    "domain": hidden_part(domain),
                 }
                 key = f"{self.difficulty}|{self.seed}|{k}" + (f"|{trial}" if self.trials > 1 else "")
                 out.append((key, item))
         return out
 
 
+HIDDEN = ("seed", "law_text")
+"""The parts of a domain a player must not see before the game ends: the laws, and the seed that draws them."""
+
+
 def public_lab(domain: Domain) -> dict[str, Any]:
-    """What a player sees of a domain from the start: its types with their properties, its operations with
-    their arity and the lab's objects as they start (never the laws, nor the seed that draws them)."""
+    """What a player may see of a domain from the start (an item's ``lab``): the generator and its parameters,
+    the types with their properties, the operations with their arity and the lab's objects as they start."""
     data = domain.to_json()
-    return {key: data[key] for key in ("types", "operations", "objects")}
+    return {key: value for key, value in data.items() if key not in (*HIDDEN, "laws")}
+
+
+def hidden_part(domain: Domain) -> dict[str, Any]:
+    """An item's ``domain``: the seed and the laws as text (nothing a page shows anyway, so a page that showed
+    any of it would be giving the game away)."""
+    data = domain.to_json()
+    return {key: data[key] for key in HIDDEN}
 
 
 def domain_of(item: Mapping[str, Any]) -> Domain:
-    return Domain.from_json(item["domain"])
+    return Domain.from_json({**item["lab"], **item["domain"]})
 
 
 def _decode_answer(data: dict[str, Any]) -> Answer:

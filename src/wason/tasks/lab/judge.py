@@ -25,7 +25,8 @@ JUDGE_SYSTEM = (
     "Answer with Yes or No first, then one sentence of explanation."
 )
 JUDGE_USER = (
-    "The true laws (one per line; a is the object or the actor, b the target):\n{laws}\n\nThe report:\n{report}"
+    "The true laws (one per line; a is the object or the actor, b the target):\n"
+    "{laws}\n\nThe report:\n{report}"
 )
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
 

@@ -533,7 +533,7 @@ def lab_transcript(data: dict[str, Any], player: str) -> RenderableType:
     """One game: the lab, each request and the lab assistant's report, the test with the answer against the
     truth, the theory beside the hidden laws, and the scores."""
     item = data.get("item") or {}
-    domain = item.get("domain") or {}
+    domain = {**(item.get("lab") or {}), **(item.get("domain") or {})}
     m = data.get("metrics") or {}
     parts: list[RenderableType] = [
         Text(
@@ -665,7 +665,7 @@ def _score_lines(m: Mapping[str, Any]) -> list[str]:
 def lab_ending(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
     """What ``wason play lab`` prints after a game: the hidden laws, the score, the theory's verdict and its
     counterexample."""
-    domain = item.get("domain") or {}
+    domain = {**(item.get("lab") or {}), **(item.get("domain") or {})}
     m = metrics or {}
     laws = list(m.get("laws") or domain.get("law_text") or [])
     lines = ["The hidden laws were:", *(f"  {law}" for law in laws)]

@@ -198,7 +198,7 @@ class Domain:
                 ObjectType(t["name"], tuple(t["booleans"]), tuple(t["numbers"])) for t in data["types"]
             ),
             operations=tuple(Operation(o["name"], int(o["arity"])) for o in data["operations"]),
-            laws=tuple(law_from_json(x) for x in data["laws"]),
+            laws=_laws(data),
             objects=tuple(
                 (o["name"], o["type"], tuple((k, _value(v)) for k, v in o["values"].items()))
                 for o in data["objects"]
@@ -213,6 +213,15 @@ class Domain:
     def canonical(self) -> str:
         """The domain as canonical JSON text (what "byte for byte" compares)."""
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+
+
+def _laws(data: Mapping[str, Any]) -> tuple[Law, ...]:
+    """A domain's laws from its JSON: the syntax trees, or (an item's hidden part) their text."""
+    if "laws" in data:
+        return tuple(law_from_json(x) for x in data["laws"])
+    from wason.tasks.lab.theory import parse_theory
+
+    return parse_theory("\n".join(data["law_text"])) if data["law_text"] else ()
 
 
 def _value(v: Any) -> Value:
