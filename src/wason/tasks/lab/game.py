@@ -242,6 +242,7 @@ class LabGame:
         self._pending_judge: tuple[Answer, Mapping[str, Any]] | None = None
         self._phase: Literal["lab", "test", "done"] = "lab"
         self._scores: dict[str, Any] | None = None
+        self._outcome: Outcome | None = None
 
     # ------------------------------------------------------------------------------------------ state
     @property
@@ -580,6 +581,8 @@ class LabGame:
         return out
 
     def outcome(self) -> Outcome:
+        if self._outcome is not None and self.done:
+            return self._outcome  # the curves take a while on hard domains: computed once per finished game
         if self._scores is None:
             self._scores = self._score()
         s = self._scores
@@ -608,7 +611,10 @@ class LabGame:
             metrics["random_curve"] = random_curve(
                 self.domain, self.config.budget, self.test, tol, f"random|{self.config.seed}"
             )
-        return Outcome(success=s["prediction_accuracy"] >= self.config.pass_mark, metrics=metrics)
+        out = Outcome(success=s["prediction_accuracy"] >= self.config.pass_mark, metrics=metrics)
+        if self.done:
+            self._outcome = out
+        return out
 
 
 def _mean(xs: Sequence[bool]) -> float | None:
