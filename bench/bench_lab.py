@@ -32,10 +32,6 @@ from wason.tasks.lab.learner import curve
 from wason.tasks.lab.solver import LabSolverPlayer
 from wason.tasks.lab.world import BUDGETS, PRESETS, Domain, generate, trials
 
-try:
-    import wason.tasks.lab.theory  # noqa: F401
-except ImportError:  # the theory reader lands alongside: score the theory here instead
-    LabGame._theory_scores = lambda self, truth: {}  # type: ignore[method-assign,assignment,misc]
 
 
 @dataclass(frozen=True)
