@@ -33,7 +33,6 @@ from wason.tasks.lab.solver import LabSolverPlayer
 from wason.tasks.lab.world import BUDGETS, PRESETS, Domain, generate, trials
 
 
-
 @dataclass(frozen=True)
 class Result:
     accuracy: float
