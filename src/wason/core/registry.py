@@ -1,9 +1,9 @@
 """The registry of task families, keyed by name.
 
 Families come from three places, all explicit: the built-in packages listed by :mod:`wason.tasks`, the entry
-point group ``wason.tasks`` of other installed packages (a research group's own game, no fork needed), and :func:`register`
-calls (tests, notebooks). Nothing is registered as a side effect of importing a module, and a family is imported
-only when it is first asked for, so ``wason runs`` does not load every game.
+point group ``wason.tasks`` of other installed packages (a research group's own game, no fork needed), and
+:func:`register` calls (tests, notebooks). Nothing is registered as a side effect of importing a module, and a
+family is imported only when it is first asked for, so ``wason runs`` does not load every game.
 
 A plugin declares, in its ``pyproject.toml``::
 
