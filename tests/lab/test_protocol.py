@@ -124,3 +124,16 @@ def test_a_whole_game_through_the_text() -> None:
 
 def test_creation_is_explained_when_allowed() -> None:
     assert '"create" and a type' in LabProtocol(LabConfig(allow_create=True)).system_prompt()
+
+
+def test_docs_show_the_texts_exactly() -> None:
+    from pathlib import Path
+
+    from wason.tasks.lab.family import LabRunConfig
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "lab.md").read_text(encoding="utf-8")
+    config = LabRunConfig().game_config("0|1")
+    protocol = LabProtocol(config)
+    game = LabGame(generate(PRESETS["easy"], "0|1"), config)
+    assert f"```text\n{protocol.system_prompt()}\n```" in docs
+    assert f"```text\n{protocol.first_message(game.start())}\n```" in docs
