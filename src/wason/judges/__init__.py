@@ -11,6 +11,7 @@ from wason.judges.llm import (
     Verdict,
     majority_vote,
     read_judgment,
+    read_yes_no,
 )
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "majority_vote",
     "read_judgment",
     "read_labels",
+    "read_yes_no",
 ]

@@ -159,6 +159,23 @@ class Verdict(BaseModel):
     model: str
 
 
+_FIRST_WORD = re.compile(r"[A-Za-z]+")
+
+
+def read_yes_no(reply: str) -> bool | None:
+    """A judge's reply as a vote by its first word: ``yes``/``true`` for, ``no``/``false`` against, anything else
+    (or no word in its first 2,000 characters) no vote."""
+    found = _FIRST_WORD.search(reply[:2000])
+    if found is None:
+        return None
+    word = found.group(0).lower()
+    if word in ("true", "yes"):
+        return True
+    if word in ("false", "no"):
+        return False
+    return None
+
+
 async def majority_vote(
     client: Oracle,
     messages: list[ChatMessage],

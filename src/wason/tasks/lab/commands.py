@@ -139,9 +139,9 @@ def _solved(domain: Domain) -> bool:
 
     from wason.tasks.lab.game import LabConfig, LabGame
     from wason.tasks.lab.solver import LabSolverPlayer
-    from wason.tasks.lab.world import BUDGETS
+    from wason.tasks.lab.world import BUDGETS, difficulty_of
 
-    budget = BUDGETS.get(_difficulty(domain), 60)
+    budget = BUDGETS[difficulty_of(domain.params)]
     config = LabConfig(budget=budget, max_turns=budget + 10, curve=False, seed=domain.seed)
     game = LabGame(domain, config)
     player = LabSolverPlayer(domain, config, design="information", seed=domain.seed)
@@ -154,13 +154,6 @@ def _solved(domain: Domain) -> bool:
 
     asyncio.run(play())
     return bool(game.outcome().metrics.get("theory_equivalent"))
-
-
-def _difficulty(domain: Domain) -> str:
-    for name, preset in PRESETS.items():
-        if preset == domain.params.model_copy(update={"noise": 0.0}):
-            return name
-    return "custom"
 
 
 def _theory(args: Any, write: Callable[[str], None]) -> int:

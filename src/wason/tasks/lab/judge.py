@@ -8,14 +8,13 @@ against, anything else no vote).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from wason.core import ChatMessage, GenerationParams
 from wason.core.family import Oracle
 from wason.core.records import CallContext
-from wason.judges import majority_vote
+from wason.judges import majority_vote, read_yes_no
 from wason.tasks.lab.world import Domain
 
 JUDGE_SYSTEM = (
@@ -28,7 +27,6 @@ JUDGE_USER = (
     "The true laws (one per line; a is the object or the actor, b the target):\n"
     "{laws}\n\nThe report:\n{report}"
 )
-_FIRST_WORD = re.compile(r"[A-Za-z]+")
 
 
 def judge_messages(domain: Domain, report: str) -> list[ChatMessage]:
@@ -36,17 +34,8 @@ def judge_messages(domain: Domain, report: str) -> list[ChatMessage]:
     return [ChatMessage(role="system", content=JUDGE_SYSTEM), ChatMessage(role="user", content=user)]
 
 
-def read_verdict(reply: str) -> bool | None:
-    """A judge's reply as a vote: True, False, or None when its first word is neither."""
-    found = _FIRST_WORD.search(reply[:2000])
-    if found is None:
-        return None
-    word = found.group(0).lower()
-    if word in ("yes", "true"):
-        return True
-    if word in ("no", "false"):
-        return False
-    return None
+read_verdict = read_yes_no
+"""A judge's reply as a vote, read by its first word (the shared reader)."""
 
 
 class ReportJudge:

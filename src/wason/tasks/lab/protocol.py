@@ -74,10 +74,14 @@ on {op1}(a): a.{prop} = a.{prop} * 2 if a.{flag}
 "report" is a short account of the domain in your own words. Both are optional; the predictions are scored."""
 
 
-def _example_names(obs: LabObservation | None) -> dict[str, str]:
-    names = {"op1": "splorficate", "obj1": "zorple-1", "new": "new-zorple-1", "prop": "zibblosity"}
-    names["flag"] = "quizzleplistic"
-    return names
+EXAMPLE_NAMES = {
+    "op1": "splorficate",
+    "obj1": "zorple-1",
+    "new": "new-zorple-1",
+    "prop": "zibblosity",
+    "flag": "quizzleplistic",
+}
+"""The seed's running example's names, used in the system prompt's examples."""
 
 
 class LabProtocol:
@@ -97,7 +101,7 @@ class LabProtocol:
             create=create,
             tolerance=self.config.tolerance * 100,
             value=14,
-            **_example_names(None),
+            **EXAMPLE_NAMES,
         )
 
     def first_message(self, observation: LabObservation) -> str:

@@ -627,14 +627,3 @@ def trials(domain: Domain, n: int, seed: str, wide: bool = False, prefix: str = 
             things.append(fresh_thing(domain, type_name, f"{prefix}-{type_name}-{counter}", rng, wide))
         out.append(Trial(op.name, tuple(things)))
     return out
-
-
-def laws_for(domain: Domain) -> list[Law]:
-    return list(domain.laws)
-
-
-def ref_type(domain: Domain, ref: Ref) -> str | None:
-    for t in domain.types:
-        if ref.prop in t.properties:
-            return t.name
-    return None

@@ -8,18 +8,15 @@ vote for, ``false``/``no`` a vote against, anything else no vote.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from wason.core import ChatMessage, GenerationParams
 from wason.core.family import Oracle
 from wason.core.records import CallContext
-from wason.judges import majority_vote
+from wason.judges import majority_vote, read_yes_no
 from wason.tasks.math_rules.protocol import load_text
 from wason.tasks.math_rules.rules import MathRule
-
-_FIRST_WORD = re.compile(r"[A-Za-z]+")
 
 
 def judge_messages(rule: MathRule, guess: str) -> list[ChatMessage]:
@@ -31,17 +28,8 @@ def judge_messages(rule: MathRule, guess: str) -> list[ChatMessage]:
     ]
 
 
-def read_verdict(reply: str) -> bool | None:
-    """A judge's reply as a vote: True, False, or None when its first word is neither."""
-    found = _FIRST_WORD.search(reply[:2000])
-    if found is None:
-        return None
-    word = found.group(0).lower()
-    if word in ("true", "yes"):
-        return True
-    if word in ("false", "no"):
-        return False
-    return None
+read_verdict = read_yes_no
+"""A judge's reply as a vote, read by its first word (the shared reader)."""
 
 
 class MathJudge:
