@@ -140,6 +140,24 @@ def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> No
         help=f"max tokens per reply (local model default {LOCAL_DEFAULT_MAX_TOKENS})",
     )
     parser.add_argument("--top-p", type=float, help="nucleus sampling")
+    parser.add_argument(
+        "--reasoning-effort",
+        metavar="EFFORT",
+        help="how much a reasoning model thinks: minimal, low, medium or high (OpenAI-compatible servers; "
+        "sent as reasoning_effort)",
+    )
+    parser.add_argument(
+        "--extra-body",
+        metavar="JSON",
+        help="a JSON object merged into every request's body as is, for server options such as vLLM's or "
+        "llama.cpp's (e.g. '{\"top_k\": 20}')",
+    )
+    parser.add_argument(
+        "--stop",
+        action="append",
+        metavar="TEXT",
+        help="a sequence that ends a reply where it appears (repeat the flag for several)",
+    )
     parser.add_argument("--model-seed", type=int, help="sampling seed, where the backend supports it")
     parser.add_argument(
         "--timeout", type=float, default=120.0, help="seconds per model call attempt (default 120)"
@@ -191,6 +209,7 @@ def _families_for(argv: list[str]) -> tuple[list[str], dict[str, Family[Any]]]:
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The ``wason`` parser; a family's flags are added only when ``argv`` names the family (or asks for help)."""
     parser = _Parser(prog="wason", description="Measure whether language models can do science.")
+    parser.add_argument("--version", action="version", version=f"wason {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     store_opts = _Parser(add_help=False)
@@ -281,7 +300,37 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "$RAY_ADDRESS); the store must be PostgreSQL (--db postgresql+psycopg://...)",
     )
 
-    sub.add_parser("runs", parents=[store_opts, json_opt], help="list runs")
+    rn = sub.add_parser(
+        "runs",
+        parents=[store_opts, json_opt],
+        help="list runs (filter by family, model, status, date), or delete runs",
+        description="List the runs in the store, newest last, with their duration, tokens spent and key "
+        "settings; filters combine. `wason runs --delete RUN...` deletes runs with their episodes, turns and "
+        "model calls (and the solver baselines made for them).",
+    )
+    rn.add_argument("--family", metavar="NAME", help="only runs of this family")
+    rn.add_argument("--model", metavar="TEXT", help="only runs whose model (or player) contains TEXT")
+    rn.add_argument(
+        "--status", metavar="STATUS", help="only runs with this status (running, completed, interrupted, ...)"
+    )
+    rn.add_argument("--since", metavar="DATE", help="only runs created on or after DATE (YYYY-MM-DD[THH:MM])")
+    rn.add_argument("--until", metavar="DATE", help="only runs created before DATE (YYYY-MM-DD[THH:MM])")
+    rn.add_argument("--delete", type=int, nargs="+", metavar="RUN", help="delete these runs")
+    rn.add_argument("--yes", action="store_true", help="delete without asking")
+
+    ex = sub.add_parser(
+        "export",
+        parents=[store_opts],
+        help="write runs, episodes, turns and model calls as tidy tables (CSV, JSON lines, Parquet)",
+        description="Write the runs given, their episodes, turns and model calls as four tables into DIR "
+        "(runs, episodes, turns, calls), one row per record, columns documented in docs/export.md. Parquet "
+        "needs `pip install 'wason[data]'`.",
+    )
+    ex.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    ex.add_argument("--to", required=True, metavar="DIR", help="the folder to write (made if missing)")
+    ex.add_argument(
+        "--format", choices=["csv", "jsonl", "parquet"], default="csv", help="file format (default csv)"
+    )
 
     sv = sub.add_parser(
         "serve",
@@ -334,13 +383,30 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     )
 
     sh = sub.add_parser(
-        "show", parents=[store_opts, json_opt], help="a run's results table, or one transcript"
+        "show",
+        parents=[store_opts, json_opt],
+        help="a run's results, several runs in one table, or one transcript",
+        description="`wason show RUN` prints a run's tables (with its solver baseline); `wason show RUN RUN...` "
+        "(or --format) prints one table of runs of one family, a row per model, baseline and person, with "
+        "intervals and paired comparisons; `--episode N` prints a transcript.",
     )
-    sh.add_argument("run", type=int)
-    sh.add_argument("--episode", type=int, metavar="N", help="print episode N's transcript")
-    sh.add_argument(
-        "--plots", metavar="DIR", help="write the run's plots into DIR (families that draw plots)"
+    sh.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    sh.add_argument("--episode", type=int, metavar="N", help="print episode N's transcript (one run)")
+    sh.add_argument("--full", action="store_true", help="with --episode: the whole system prompt, not folded")
+    cp = sub.add_parser(
+        "compare",
+        parents=[store_opts, json_opt],
+        help="one table of runs of one family: a row per model, baseline and person (= show RUN RUN...)",
     )
+    cp.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    for p in (sh, cp):
+        p.add_argument(
+            "--format",
+            choices=["table", "markdown", "latex", "csv"],
+            help="print the comparison table in this form (for papers); default: the terminal's table",
+        )
+        p.add_argument("--plots", metavar="DIR", help="also write the runs' figures into DIR (PNG and SVG)")
+        p.add_argument("--no-baselines", action="store_true", help="leave the runs' solver baselines out")
 
     return parser
 
@@ -390,8 +456,10 @@ def main(argv: list[str] | None = None) -> int:
             return _eval(args, console)
         if args.command == "runs":
             return _runs(args, console)
-        if args.command == "show":
+        if args.command in ("show", "compare"):
             return _show(args, console)
+        if args.command == "export":
+            return _export(args)
         if args.command == "grid":
             return _grid(args, console)
         if args.command == "report":
@@ -466,8 +534,22 @@ def _params(args: argparse.Namespace) -> GenerationParams:
     max_tokens = args.max_tokens
     if max_tokens is None and args.model.split(":", 1)[0] == "local":
         max_tokens = LOCAL_DEFAULT_MAX_TOKENS
+    extra_body: Any = None
+    if args.extra_body is not None:
+        try:
+            extra_body = json.loads(args.extra_body)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"--extra-body is not JSON: {exc.msg} (column {exc.colno})") from None
+        if not isinstance(extra_body, dict):
+            raise UserError("--extra-body is a JSON object, e.g. '{\"top_k\": 20}'")
     return GenerationParams(
-        temperature=args.temperature, max_tokens=max_tokens, top_p=args.top_p, seed=args.model_seed
+        temperature=args.temperature,
+        max_tokens=max_tokens,
+        top_p=args.top_p,
+        seed=args.model_seed,
+        stop=tuple(args.stop) if args.stop else None,
+        reasoning_effort=args.reasoning_effort,
+        extra_body=extra_body,
     )
 
 
@@ -681,14 +763,45 @@ def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool
 
 
 def _runs(args: argparse.Namespace, console: Console) -> int:
-    from wason.report.tables import runs_json, runs_table
+    from wason.report.runs import RunFilter, delete_command, runs_json, runs_table
 
     store = Store(_db(args))
+    if args.delete:
+        return delete_command(store, args.delete, yes=args.yes, write=print)
+    wanted = RunFilter.parse(
+        family=args.family, model=args.model, status=args.status, since=args.since, until=args.until
+    )
     if _as_json(args):
-        print(json.dumps(runs_json(store), indent=2))
+        print(json.dumps(runs_json(store, wanted), indent=2))
     else:
-        console.print(runs_table(store))
+        console.print(runs_table(store, wanted))
     return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from wason.report.export import export_runs
+
+    store = Store(_db(args))
+    for run_id in args.runs:
+        store.get_run(run_id)  # an unknown run is one line, before anything is written
+    out = Path(args.to)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--to {out}: not a folder")
+    written = export_runs(store, args.runs, out, args.format)
+    for path in written:
+        print(path)
+    return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("wason")
+    except PackageNotFoundError:  # run from a source tree that was not installed
+        from wason import __version__
+
+        return __version__
 
 
 def _grid(args: argparse.Namespace, console: Console) -> int:
@@ -722,28 +835,55 @@ def _static_report(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace, console: Console) -> int:
+    from wason.report.compare import comparison_runs, print_comparison, truncation_warning
     from wason.report.tables import episode_json, transcript
 
     store = Store(_db(args))
-    if args.episode is not None:
+    runs: list[int] = list(dict.fromkeys(args.runs))
+    for run_id in runs:
+        store.get_run(run_id)  # an unknown run is one line before anything is printed
+    episode = getattr(args, "episode", None)
+    if episode is not None:
+        if len(runs) > 1:
+            raise UserError("--episode N shows one run's episode; give one run")
         if _as_json(args):
-            print(json.dumps(episode_json(store, args.run, args.episode), indent=2, default=str))
+            print(json.dumps(episode_json(store, runs[0], episode), indent=2, default=str))
         else:
-            console.print(transcript(store, args.run, args.episode))
+            console.print(transcript(store, runs[0], episode, full=args.full))
         return 0
+    if args.full:
+        raise UserError("--full goes with --episode N")
+    with_baselines = not args.no_baselines
     if args.plots:
-        family = registry.get(store.get_run(args.run).task)
-        for path in family.write_plots(store, args.run, Path(args.plots)):
+        from wason.report.plots import write_plots
+
+        shown = comparison_runs(store, runs, baselines=with_baselines)
+        for path in write_plots(store, shown, Path(args.plots)):
             console.print(str(path), markup=False)
-    baselines = baselines_of(store, args.run, completed_only=True)
-    for unfinished in set(baselines_of(store, args.run)) - set(baselines):
-        # an interrupted baseline is not a result: say how to finish it instead of printing its part
-        print(
-            f"wason: note: the solver baseline (run {unfinished}) is not finished; "
-            f"`wason eval --resume {args.run}` finishes it",
-            file=sys.stderr,
-        )
-    return _report(store, [args.run, *baselines], console, as_json=_as_json(args))
+    for run_id in runs:
+        for unfinished in set(baselines_of(store, run_id)) - set(
+            baselines_of(store, run_id, completed_only=True)
+        ):
+            # an interrupted baseline is not a result: say how to finish it instead of printing its part
+            print(
+                f"wason: note: the solver baseline (run {unfinished}) is not finished; "
+                f"`wason eval --resume {run_id}` finishes it",
+                file=sys.stderr,
+            )
+    for run_id in runs:
+        if (warning := truncation_warning(store, run_id)) is not None:
+            print(f"wason: warning: {warning}", file=sys.stderr)
+    if len(runs) == 1 and args.format is None and args.command == "show":
+        extra = baselines_of(store, runs[0], completed_only=True) if with_baselines else []
+        return _report(store, [runs[0], *extra], console, as_json=_as_json(args))
+    return print_comparison(
+        store,
+        runs,
+        fmt=args.format or "table",
+        as_json=_as_json(args),
+        baselines=with_baselines,
+        console=console,
+    )
 
 
 # -- play -------------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from wason.core.game import (
     Settles,
     TextProtocol,
 )
-from wason.core.records import EpisodeRow, RunRow
+from wason.core.records import EpisodeRow, Figure, Rate, RunRow, Score, Series
 
 # the message and parameter types of the Oracle contract (families build the prompts their oracles send)
 from wason.models.base import ChatMessage, GenerationParams
@@ -35,6 +35,7 @@ __all__ = [
     "EpisodeRow",
     "ExternalFailure",
     "Family",
+    "Figure",
     "Game",
     "GameApi",
     "GenerationParams",
@@ -47,9 +48,12 @@ __all__ = [
     "PlayIO",
     "Player",
     "PlayerLeft",
+    "Rate",
     "RunReader",
     "RunRow",
     "RunSettings",
+    "Score",
+    "Series",
     "Settles",
     "TextProtocol",
 ]

@@ -11,13 +11,12 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from wason.core.game import Game, Malformed, Player, TextProtocol
-from wason.core.records import CallContext, EpisodeRow, RunReport, RunRow
+from wason.core.game import VOID, Game, Malformed, Player, TextProtocol
+from wason.core.records import CallContext, EpisodeRow, Figure, RunReport, RunRow, Score
 from wason.models.base import ChatMessage, GenerationParams, Model, ModelResponse
 
 if TYPE_CHECKING:
@@ -82,6 +81,8 @@ class RunReader(Protocol):
     def list_turns(self, episode_id: int) -> list[dict[str, Any]]: ...
 
     def call_totals(self, run_id: int) -> dict[str, int]: ...
+
+    def finish_reasons(self, run_id: int) -> dict[str, int]: ...
 
 
 class Oracle(Protocol):
@@ -346,17 +347,33 @@ class Family(ABC, Generic[C]):
         """The tables of ``wason show RUN``: the first run, with a row per baseline."""
 
     @abstractmethod
-    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
-        """One episode's transcript from its JSON record (``wason show RUN --episode N --json``)."""
+    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
+        """One episode's transcript from its JSON record (``wason show RUN --episode N --json``). Long system
+        prompts are folded to their first lines (:func:`wason.core.records.fold_text`) unless ``full``
+        (``wason show RUN --episode N --full``)."""
+
+    def scores(self, store: RunReader, run_id: int) -> list[Score]:
+        """The run's numbers as columns of a comparison table (``wason show RUN RUN...``, ``--format``), in the
+        paper's column order: rates with their counts and Wilson intervals, means with their intervals, counts.
+        The comparison adds the columns every family shares after them (format errors and truncated replies,
+        errored episodes, tokens). By default: the share of finished games that succeeded."""
+        games = wins = 0
+        for e in store.list_episodes(run_id):
+            if e.status == "completed" and not (e.metrics or {}).get(VOID):
+                games += 1
+                wins += bool(e.success)
+        return [Score.rate("Success", "Success", wins, games, "share of finished games won")]
+
+    def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
+        """The family's own figures of these runs (one series per run, named for its model or player), as data
+        that :mod:`wason.report.plots` draws; every family also gets the comparison's accuracy figure. By
+        default none."""
+        return []
 
     def column(self, config: C, item: Mapping[str, Any]) -> str:
         """The column an episode of ``item`` fills in a table across families (``wason grid``: one row per
         player, one column per game and level, as the guess-the-rule paper's Table 2); by default the title."""
         return self.title
-
-    def write_plots(self, store: RunReader, run_id: int, directory: Path) -> list[Path]:
-        """Write the run's plots into ``directory``; a family without plots raises ``ValueError``."""
-        raise ValueError(f"{self.title} runs have no plots")
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

@@ -38,10 +38,18 @@ O_contra = TypeVar("O_contra", contravariant=True)
 class Malformed:
     """A move the player made that could not be read as any action (e.g. a reply without the marker).
 
-    Games decide what it costs (usually a counted format error).
+    Games decide what it costs (usually a counted format error). ``truncated`` marks a reply the endpoint cut off
+    at the token limit: games count it apart from format errors (metrics key ``truncated``), so a model that runs
+    out of tokens is not reported as one that cannot follow the format.
     """
 
     reason: str
+    truncated: bool = False
+
+
+TRUNCATED_FINISH_REASONS = frozenset({"length", "max_tokens"})
+"""Finish reasons of a reply cut off at the token limit: OpenAI-compatible servers say ``length``, Anthropic says
+``max_tokens``."""
 
 
 class PlayerLeft(ExternalFailure):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from wason.models.base import CallContext
 
@@ -14,10 +14,15 @@ __all__ = [
     "CallContext",
     "CallTotals",
     "EpisodeRow",
+    "Figure",
+    "Rate",
     "RunReport",
     "RunRow",
+    "Score",
+    "Series",
     "TurnConflict",
     "calls_note",
+    "fold_text",
     "run_header",
     "run_label",
 ]
@@ -101,6 +106,8 @@ class CallTotals(BaseModel):
         output_tokens: tokens spent on replies.
         cached_input_tokens: prompt tokens of the replies replayed from the cache.
         cached_output_tokens: reply tokens replayed from the cache.
+        truncated: replies (made or replayed) the endpoint cut off at the token limit (finish reason ``length``,
+            or Anthropic's ``max_tokens``).
     """
 
     calls: int
@@ -111,6 +118,7 @@ class CallTotals(BaseModel):
     output_tokens: int
     cached_input_tokens: int
     cached_output_tokens: int
+    truncated: int = 0
 
 
 def calls_note(calls: dict[str, int]) -> str:
@@ -126,7 +134,178 @@ def calls_note(calls: dict[str, int]) -> str:
     spent = f"tokens spent {calls['input_tokens']} in, {calls['output_tokens']} out"
     if calls["cached_calls"]:
         spent += f" (replayed {calls['cached_input_tokens']} in, {calls['cached_output_tokens']} out)"
-    return f"{made}; {spent}"
+    cut = calls.get("truncated", 0)
+    tail = f"; {cut} replies cut off at the token limit (--max-tokens)" if cut else ""
+    return f"{made}; {spent}{tail}"
+
+
+def fold_text(text: str, *, lines: int = 6, full: bool = False, hint: str = "") -> str:
+    """A long text (a system prompt) folded to its first ``lines`` lines for a transcript, with a line saying how
+    much was left out and ``hint`` (how to see it all); the whole text when ``full`` or when it is short."""
+    parts = text.splitlines()
+    if full or len(parts) <= lines + 1:
+        return text
+    left = len(parts) - lines
+    more = f"[... {left} more lines{'; ' + hint if hint else ''}]"
+    return "\n".join([*parts[:lines], more])
+
+
+class Rate(BaseModel):
+    """A share with its counts and 95% Wilson interval, as every JSON report writes one: numbers, not text.
+
+    Attributes:
+        k: how many succeeded.
+        n: out of how many (0: no rate; ``rate`` is None and the interval is ``[0, 1]``).
+        rate: ``k / n``.
+        interval: the 95% Wilson score interval.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    k: int
+    n: int
+    rate: float | None
+    interval: tuple[float, float]
+
+    @classmethod
+    def of(cls, k: int, n: int) -> Rate:
+        """The rate of ``k`` out of ``n``."""
+        from wason.metrics.rates import wilson_interval
+
+        if n < 0 or not 0 <= k <= max(n, 0):
+            raise ValueError(f"a rate needs 0 <= k <= n, got k={k}, n={n}")
+        low, high = wilson_interval(k, n) if n else (0.0, 1.0)
+        return cls(k=k, n=n, rate=k / n if n else None, interval=(low, high))
+
+    def __str__(self) -> str:
+        return f"{self.k}/{self.n}"
+
+
+ScoreKind = Literal["rate", "mean", "count"]
+
+
+class Score(BaseModel):
+    """One number of a run in a comparison table (``wason show RUN RUN...``): a column in the paper's order.
+
+    Attributes:
+        name: the column's header, in the paper's words (``Accuracy``).
+        short: an abbreviation of at most 8 characters for narrow terminals (``Acc``); the table's legend spells
+            it out.
+        legend: what the number means, one short sentence (shown under the table).
+        kind: ``rate`` (``k`` of ``n``, Wilson interval), ``mean`` (a mean, with an interval when one is known)
+            or ``count`` (a whole number).
+        value: the rate, the mean or the count; None when there is none (no finished episode).
+        k: successes of a rate.
+        n: trials of a rate, or the sample size of a mean.
+        interval: the 95% interval of a rate or a mean.
+        higher_is_better: which way is better (for the paired comparisons and the plots' captions).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    short: str
+    legend: str = ""
+    kind: ScoreKind = "rate"
+    value: float | None = None
+    k: int | None = None
+    n: int | None = None
+    interval: tuple[float, float] | None = None
+    higher_is_better: bool = True
+
+    @classmethod
+    def rate(cls, name: str, short: str, k: int, n: int, legend: str = "") -> Score:
+        """A rate column: ``k`` of ``n`` with its Wilson interval."""
+        r = Rate.of(k, n)
+        return cls(
+            name=name, short=short, legend=legend, kind="rate", value=r.rate, k=k, n=n, interval=r.interval
+        )
+
+    @classmethod
+    def mean(
+        cls,
+        name: str,
+        short: str,
+        value: float | None,
+        n: int | None = None,
+        interval: tuple[float, float] | None = None,
+        legend: str = "",
+        *,
+        higher_is_better: bool = True,
+    ) -> Score:
+        """A mean column (with its interval when known)."""
+        return cls(
+            name=name,
+            short=short,
+            legend=legend,
+            kind="mean",
+            value=value,
+            n=n,
+            interval=interval,
+            higher_is_better=higher_is_better,
+        )
+
+    @classmethod
+    def count(
+        cls, name: str, short: str, value: int, legend: str = "", *, higher_is_better: bool = False
+    ) -> Score:
+        """A count column (format errors, repeats...)."""
+        return cls(
+            name=name,
+            short=short,
+            legend=legend,
+            kind="count",
+            value=value,
+            higher_is_better=higher_is_better,
+        )
+
+
+class Series(BaseModel):
+    """One series of a figure: a value per category (bars) or per x (lines), with an optional interval."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    values: list[float | None]
+    low: list[float | None] | None = None
+    high: list[float | None] | None = None
+
+
+class Figure(BaseModel):
+    """A figure a family contributes, as data: :mod:`wason.report.plots` draws every figure in one style (PNG and
+    SVG), so families never import a plotting library.
+
+    Attributes:
+        name: the file stem (``accuracy``, ``reduction``): letters, digits, ``-`` and ``_``.
+        title: the figure's title (it names the models: the series do).
+        kind: ``bars`` (a group of bars per category, one bar per series, whiskers for intervals) or ``lines``
+            (a line per series over numeric ``x``, a band for intervals).
+        categories: the bar groups (``bars``).
+        x: the x values (``lines``).
+        series: the data, one per model or player.
+        x_label: the x axis label.
+        y_label: the y axis label.
+        y_range: fixed y limits (rates: ``(0, 1)``); None: from the data.
+        integer_y: whole-number ticks on the y axis (counts).
+        caption: a line under the figure (what the whiskers are, what was left out).
+        highlight: categories drawn marked out (hatched, outlined), e.g. the correct answer of a distribution;
+            the caption says what the mark means.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    title: str
+    kind: Literal["bars", "lines"]
+    categories: list[str] = []
+    x: list[float] = []
+    series: list[Series]
+    x_label: str = ""
+    y_label: str = ""
+    y_range: tuple[float, float] | None = None
+    integer_y: bool = False
+    caption: str = ""
+    highlight: list[str] = []
 
 
 class RunReport(BaseModel):

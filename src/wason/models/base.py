@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -35,9 +35,17 @@ class GenerationParams(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     temperature: float | None = None
+    # the reply's token limit; each backend sends it under the name its API expects (``max_completion_tokens``
+    # for OpenAI's own endpoint, ``max_tokens`` elsewhere)
     max_tokens: int | None = None
     top_p: float | None = None
     seed: int | None = None
+    # sequences that end a reply where they appear (not included in it)
+    stop: tuple[str, ...] | None = None
+    # how much a reasoning model thinks before it answers (OpenAI's ``reasoning_effort``)
+    reasoning_effort: str | None = None
+    # fields merged into the request body as they are, for server options we do not model (vLLM, llama.cpp)
+    extra_body: dict[str, Any] | None = None
 
     @field_validator("temperature")
     @classmethod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wason.core.game import Move, TextProtocol
+from wason.core.game import TRUNCATED_FINISH_REASONS, Malformed, Move, TextProtocol
 from wason.core.records import CallContext
 from wason.models.base import ChatMessage, GenerationParams, Role
 from wason.models.client import ModelClient
@@ -72,4 +72,12 @@ class LLMPlayer:
         response = await self.client.complete(list(self.messages), self.params, ctx)
         self._turn += 1
         self._last_reply = response.text
-        return Move(action=self.protocol.parse(response.text), reply=response.text)
+        action = self.protocol.parse(response.text)
+        if isinstance(action, Malformed) and response.finish_reason in TRUNCATED_FINISH_REASONS:
+            # the model ran out of tokens before it could finish the reply: not a format error of its own
+            limit = self.params.max_tokens
+            where = f" ({limit} tokens)" if limit else ""
+            action = Malformed(
+                f"the reply was cut off at the token limit{where}: {action.reason}", truncated=True
+            )
+        return Move(action=action, reply=response.text)

@@ -93,11 +93,11 @@ def episode_json(store: Store, run_id: int, index: int) -> dict[str, Any]:
     }
 
 
-def transcript(store: Store, run_id: int, index: int) -> RenderableType:
-    """One episode's transcript, rendered by its run's family."""
+def transcript(store: Store, run_id: int, index: int, *, full: bool = False) -> RenderableType:
+    """One episode's transcript, rendered by its run's family (``full``: system prompts not folded)."""
     data = episode_json(store, run_id, index)
     run = store.get_run(run_id)
-    return registry.get(run.task).transcript(data, run)
+    return registry.get(run.task).transcript(data, run, full=full)
 
 
 def report_json(store: RunReader, run_ids: list[int]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError
 
+from wason.core.game import TRUNCATED_FINISH_REASONS
 from wason.core.records import EpisodeRow, RunRow, TurnConflict
 from wason.redaction import redact
 from wason.store.schema import SchemaError, ensure_schema
@@ -513,10 +514,25 @@ class Store:
             total(mc.output_tokens, fresh),
             total(mc.input_tokens, mc.cached),
             total(mc.output_tokens, mc.cached),
+            count(mc.finish_reason.in_(sorted(TRUNCATED_FINISH_REASONS))),
         ).where(mc.run_id == run_id)
         with self.engine.connect() as c:
             row = c.execute(query).one()
         return {k: int(v) for k, v in zip(CALL_TOTALS, row, strict=True)}
+
+    def finish_reasons(self, run_id: int) -> dict[str, int]:
+        """How a run's replies ended, counted by finish reason (``stop``, ``length``, ...); calls that failed
+        or whose endpoint gave no reason count under ``none``."""
+        mc = model_calls.c
+        query = (
+            sa.select(mc.finish_reason, sa.func.count())
+            .where(mc.run_id == run_id)
+            .group_by(mc.finish_reason)
+            .order_by(mc.finish_reason)
+        )
+        with self.engine.connect() as c:
+            rows = c.execute(query).all()
+        return {str(reason or "none"): int(n) for reason, n in rows}
 
     def cache_get(self, key: str) -> dict[str, Any] | None:
         """The reply recorded for a request with this cache key, if one was answered.
@@ -547,10 +563,11 @@ CALL_TOTALS = (
     "output_tokens",
     "cached_input_tokens",
     "cached_output_tokens",
+    "truncated",
 )
 """The keys of :meth:`Store.call_totals`: calls made (answered or failed after retries, not from the cache),
 calls replayed from the cache, calls failed after their retries, attempts made (retries included), tokens spent,
-tokens replayed from the cache."""
+tokens replayed from the cache, replies (made or replayed) cut off at the token limit."""
 
 
 def _episode_rows(run_id: int, items: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:

@@ -126,6 +126,9 @@ class PublicReader:
     def call_totals(self, run_id: int) -> dict[str, int]:
         return self.store.call_totals(run_id)
 
+    def finish_reasons(self, run_id: int) -> dict[str, int]:
+        return self.store.finish_reasons(run_id)
+
 
 def public_episode(episode: EpisodeRow, family: Family[Any] | None) -> EpisodeRow:
     """The episode as a page may show it: whole once its game is over, else only its item's public keys."""
@@ -403,8 +406,10 @@ def plots_into(store: Store, run: RunRow, directory: Path) -> list[Path]:
     fam = _family_or_none(run.task)
     if fam is None:
         return []
+    from wason.report.plots import write_plots
+
     try:
-        return fam.write_plots(PublicReader(store), run.id, directory)
+        return write_plots(PublicReader(store), [run.id], directory)
     except REPORT_ERRORS:
         return []
 

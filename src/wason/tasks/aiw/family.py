@@ -4,7 +4,6 @@ and plots."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, model_validator
@@ -23,7 +22,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, TextProtocol
-from wason.core.records import RunReport, RunRow, run_footer
+from wason.core.records import Figure, RunReport, RunRow, run_footer
 from wason.tasks.aiw.game import AiwGame, Reply
 
 
@@ -206,15 +205,15 @@ class AiwFamily(Family[AiwRunConfig]):
             run_footer(run_ids[0], "--plots DIR"),
         ]
 
-    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.aiw.report import aiw_transcript
 
         return aiw_transcript(data)
 
-    def write_plots(self, store: RunReader, run_id: int, directory: Path) -> list[Path]:
-        from wason.tasks.aiw.report import write_histograms
+    def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
+        from wason.tasks.aiw.plots import figures
 
-        return write_histograms(store, run_id, directory)
+        return figures(store, run_ids)
 
 
 FAMILY = AiwFamily()

@@ -436,7 +436,7 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
             run_footer(run_ids[0]),
         ]
 
-    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.code_functions.report import transcript
 
         return transcript(data, run.player)

@@ -399,7 +399,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
             run_footer(run_ids[0]),
         ]
 
-    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.dynamic_picnic.report import picnic_transcript
 
         return picnic_transcript(data)

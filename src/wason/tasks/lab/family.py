@@ -21,7 +21,7 @@ from wason.core.family import (
     WebForm,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow, run_footer
+from wason.core.records import Figure, RunReport, RunRow, run_footer
 from wason.tasks.lab.game import Answer, Finish, LabConfig, LabGame, Request
 from wason.tasks.lab.laws import Value
 from wason.tasks.lab.world import (
@@ -305,10 +305,15 @@ class LabFamily(Family[LabRunConfig]):
 
         return [*lab_tables(store, run_ids), run_footer(run_ids[0])]
 
-    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.lab.report import lab_transcript
 
         return lab_transcript(data, run.player)
+
+    def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
+        from wason.tasks.lab.plots import figures
+
+        return figures(store, run_ids)
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

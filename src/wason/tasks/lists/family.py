@@ -25,7 +25,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow, run_footer
+from wason.core.records import Figure, RunReport, RunRow, run_footer
 from wason.tasks.lists.game import (
     FinalHypothesis,
     ListsConfig,
@@ -473,10 +473,15 @@ class ListsFamily(Family[ListsRunConfig]):
             run_footer(run_ids[0]),
         ]
 
-    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.lists.report import lists_transcript
 
         return lists_transcript(data, run.player)
+
+    def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
+        from wason.tasks.lists.plots import figures
+
+        return figures(store, run_ids)
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

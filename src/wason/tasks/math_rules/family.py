@@ -325,7 +325,7 @@ class MathFamily(Family[MathRunConfig]):
             run_footer(run_ids[0]),
         ]
 
-    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.math_rules.report import math_transcript
 
         return math_transcript(data, run.player)

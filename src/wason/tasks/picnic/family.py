@@ -328,7 +328,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
             run_footer(run_ids[0]),
         ]
 
-    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.picnic.report import picnic_transcript
 
         return picnic_transcript(data, run.player)

@@ -24,7 +24,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow, run_footer
+from wason.core.records import Figure, RunReport, RunRow, run_footer
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.protocol import WiltProtocol
 from wason.tasks.wilt.rules import (
@@ -207,10 +207,15 @@ class WiltFamily(Family[WiltRunConfig]):
             run_footer(run_ids[0]),
         ]
 
-    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.wilt.report import transcript
 
         return transcript(data, run)
+
+    def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
+        from wason.tasks.wilt.plots import figures
+
+        return figures(store, run_ids)
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:
