@@ -84,6 +84,8 @@ class RunReader(Protocol):
 
     def finish_reasons(self, run_id: int) -> dict[str, int]: ...
 
+    def unreadable_counts(self, run_id: int) -> dict[str, int]: ...
+
 
 class Oracle(Protocol):
     """A model a game's judges or labellers may ask (a :class:`wason.models.client.ModelClient`)."""

@@ -435,6 +435,21 @@ class Store:
             )
         return [dict(r) for r in rows]
 
+    def unreadable_counts(self, run_id: int) -> dict[str, int]:
+        """A run's replies that could not be read as any action, apart by cause: ``unreadable`` (a format error
+        of the player's) and ``truncated`` (cut off at the token limit before it could be read)."""
+        query = (
+            sa.select(turns.c.action)
+            .join(episodes, episodes.c.id == turns.c.episode_id)
+            .where(episodes.c.run_id == run_id)
+        )
+        out = {"unreadable": 0, "truncated": 0}
+        with self.engine.connect() as c:
+            for (action,) in c.execute(query):
+                if isinstance(action, dict) and action.get("type") == "Malformed":
+                    out["truncated" if action.get("truncated") else "unreadable"] += 1
+        return out
+
     # model calls and the cache -----------------------------------------------------------------------------
     def record_call(self, record: dict[str, Any]) -> int:
         """Record one model call; returns its id (a later call of the same conversation names it as parent).

@@ -129,6 +129,9 @@ class PublicReader:
     def finish_reasons(self, run_id: int) -> dict[str, int]:
         return self.store.finish_reasons(run_id)
 
+    def unreadable_counts(self, run_id: int) -> dict[str, int]:
+        return self.store.unreadable_counts(run_id)
+
 
 def public_episode(episode: EpisodeRow, family: Family[Any] | None) -> EpisodeRow:
     """The episode as a page may show it: whole once its game is over, else only its item's public keys."""
