@@ -1,12 +1,10 @@
 """AIW results: per (variation, prompt type) correct rates with their spreads, averages, robustness R, answer
-distributions, and histogram PNGs -- the paper's tables, from the stored episodes."""
+distributions -- the paper's tables, from the stored episodes."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -18,7 +16,6 @@ from wason.core.family import RunReader
 from wason.core.records import CallTotals, RunReport, calls_note, run_header
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
 from wason.metrics.rates import NearMissMass
-from wason.tasks.aiw.plots import answer_histogram_png
 
 
 def _natural(text: str | None) -> int | None:
@@ -193,22 +190,6 @@ def aiw_table(store: RunReader, run_id: int) -> RenderableType:
     if data["pending"]:
         notes.append(Text(f"{data['pending']} trial(s) not finished: `wason eval --resume {run_id}`"))
     return Group(table, summary, *notes)
-
-
-def write_histograms(store: RunReader, run_id: int, directory: Path) -> list[Path]:
-    """One answer-histogram PNG per (variation, prompt type) cell."""
-    paths = []
-    for r in aiw_json(store, run_id).model_dump()["cells"]:
-        counts: dict[int | None, int] = {
-            (None if a == "unparseable" else int(a)): c for a, c in r["distribution"].items()
-        }
-        expected = int(r["expected"]) if str(r["expected"]).isdigit() else None
-        if expected is None:
-            continue  # symbolic or attribute answers have no number line
-        name = re.sub(r"[^A-Za-z0-9]+", "_", f"run{run_id}_{r['variation']}_{r['prompt_type']}").strip("_")
-        title = f"{r['variation']} / {r['prompt_type']}: {r['k']}/{r['n']} correct"
-        paths.append(answer_histogram_png(counts, expected, directory / f"{name}.png", title))
-    return paths
 
 
 def aiw_transcript(data: dict[str, Any]) -> RenderableType:
