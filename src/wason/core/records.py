@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -25,6 +26,7 @@ __all__ = [
     "fold_text",
     "run_header",
     "run_label",
+    "series_names",
 ]
 
 
@@ -82,6 +84,19 @@ def run_label(run: RunRow) -> str:
     cfg = run.config
     who = run.model if run.player == "llm" and run.model else run.player
     return f"{run.task}:{cfg.get('split', '?')} by {who}"
+
+
+def series_names(runs: Sequence[RunRow]) -> list[str]:
+    """How figures name runs: the model (or the player), ``(baseline)`` for a run made as another's baseline,
+    and ``(run N)`` where two runs would otherwise share a name."""
+    names = []
+    for run in runs:
+        who = run.model if run.player == "llm" and run.model else run.player
+        names.append(f"{who} (baseline)" if run.config.get("baseline_for") is not None else who)
+    return [
+        f"{name} (run {run.id})" if names.count(name) > 1 else name
+        for name, run in zip(names, runs, strict=True)
+    ]
 
 
 def run_footer(run_id: int, *more: str) -> str:
@@ -261,7 +276,17 @@ class Score(BaseModel):
 
 
 class Series(BaseModel):
-    """One series of a figure: a value per category (bars) or per x (lines), with an optional interval."""
+    """One series of a figure: a value per category (bars) or per x (lines), with an optional interval.
+
+    Attributes:
+        name: the legend's entry (the model or player: :func:`series_names`).
+        values: a value per category or x; None where there is none (no bar, a gap in the line).
+        low: the interval's lower ends (whiskers of bars, a band around lines), or None.
+        high: the interval's upper ends, or None.
+        labels: a short text over each bar (``7/10``), or None.
+        reference: a line to compare against rather than a player (random experiments, chance): drawn dashed
+            in grey-black, after the players' colours.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -269,6 +294,8 @@ class Series(BaseModel):
     values: list[float | None]
     low: list[float | None] | None = None
     high: list[float | None] | None = None
+    labels: list[str] | None = None
+    reference: bool = False
 
 
 class Figure(BaseModel):
