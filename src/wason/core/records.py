@@ -315,8 +315,9 @@ class Figure(BaseModel):
         y_range: fixed y limits (rates: ``(0, 1)``); None: from the data.
         integer_y: whole-number ticks on the y axis (counts).
         caption: a line under the figure (what the whiskers are, what was left out).
-        highlight: categories drawn marked out (hatched, outlined), e.g. the correct answer of a distribution;
-            the caption says what the mark means.
+        highlight: categories drawn marked out (hatched, outlined, on a shaded band), e.g. the correct answer of
+            a distribution.
+        highlight_label: what the mark means, for the legend (``correct answer``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -333,6 +334,7 @@ class Figure(BaseModel):
     integer_y: bool = False
     caption: str = ""
     highlight: list[str] = []
+    highlight_label: str = ""
 
 
 class RunReport(BaseModel):
