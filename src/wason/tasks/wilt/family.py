@@ -24,7 +24,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, Player, TextProtocol
-from wason.core.records import Figure, RunReport, RunRow, run_footer
+from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.protocol import WiltProtocol
 from wason.tasks.wilt.rules import (
@@ -45,7 +45,7 @@ class WiltRunConfig(RunSettings):
 
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
     flag_metavars: ClassVar[Mapping[str, str]] = {"rules_file": "FILE"}
-    not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "n"})
+    not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "n", "trials"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"split": "full"}
 
     task: Literal["wilt"] = "wilt"
@@ -59,6 +59,10 @@ class WiltRunConfig(RunSettings):
     )
     seed: int | None = Field(default=None, description="seed of the generated split")
     n: int | None = Field(default=None, description="rules in the generated split")
+    trials: int = Field(
+        default=1,
+        description="episodes per rule, each its own sample (with --seed S, trial t samples with seed S+t-1)",
+    )
     max_tests: int = Field(default=30, description="tests before the guess (published: 30)")
     format_error_limit: int = Field(
         default=2,
@@ -88,6 +92,13 @@ class WiltRunConfig(RunSettings):
         # stored absolute, so `--resume` from another directory finds the same file
         return None if v is None else str(Path(v).resolve())
 
+    @field_validator("trials")
+    @classmethod
+    def _check_trials(cls, v: int) -> int:
+        if v < 1:
+            raise ValueError(f"trials must be at least 1 (--trials), got {v}")
+        return v
+
     @field_validator("split")
     @classmethod
     def _check_split(cls, v: str) -> str:
@@ -114,9 +125,18 @@ class WiltRunConfig(RunSettings):
         )
 
     def items(self) -> list[Item]:
-        """The run's episodes as ``(key, item)``, one per rule; items carry the rule text, so resuming never
-        needs the source again."""
-        return [rule_item(r) for r in self.rules()]
+        """The run's episodes as ``(key, item)``, one per rule and trial; items carry the rule text, so resuming
+        never needs the source again.
+
+        With one trial the items are the rule's own (as before trials existed, so older runs and their cached
+        replies line up); with more, each trial's key ends in ``|t`` and its item holds ``trial``."""
+        if self.trials == 1:
+            return [rule_item(r) for r in self.rules()]
+        out: list[Item] = []
+        for rule in self.rules():
+            key, item = rule_item(rule)
+            out += [(f"{key}|{t}", {**item, "trial": t}) for t in range(1, self.trials + 1)]
+        return out
 
     def rules(self) -> list[WiltRule]:
         """The run's hidden rules, in order: a published split (or some of its ids), a generated split, or a
@@ -161,8 +181,22 @@ class WiltFamily(Family[WiltRunConfig]):
         return self._protocol
 
     def sample_key(self, config: WiltRunConfig, item: Mapping[str, Any]) -> str:
-        # every rule starts with the same prompt: the rule keeps episodes from sharing sampled replies
-        return rule_from_item(item).sample_key
+        # every rule starts with the same prompt: the rule keeps episodes from sharing sampled replies, and the
+        # trial keeps a rule's trials apart; trial 1 keeps the key it had before trials, so older runs resume
+        # against their cached replies
+        key = rule_from_item(item).sample_key
+        trial = _trial(item)
+        return key if trial == 1 else f"{key}|trial {trial}"
+
+    def generation_params(self, config: WiltRunConfig, item: Mapping[str, Any]) -> Any:
+        """The sampling parameters of one episode: the run's, with a given model seed moved on by the trial
+        (trial t samples with seed S+t-1, so trial 1 sends what a run without trials sends). Returns the
+        run's :class:`~wason.models.base.GenerationParams` type (tasks do not import the models package)."""
+        seed = config.params.seed
+        trial = _trial(item)
+        if seed is None or trial == 1:
+            return config.params
+        return config.params.model_copy(update={"seed": seed + trial - 1})
 
     def solver(self, config: WiltRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.wilt.solver_player import WiltSolverPlayer
@@ -170,6 +204,8 @@ class WiltFamily(Family[WiltRunConfig]):
         return WiltSolverPlayer(max_tests=config.max_tests)
 
     def baseline(self, config: WiltRunConfig, run_id: int) -> WiltRunConfig:
+        # the solver is deterministic, so its trials of a rule agree; it still plays every trial the model
+        # played (a baseline plays exactly its run's items), so both rows pool the same episodes
         return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
 
     def human(self, config: WiltRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
@@ -179,16 +215,20 @@ class WiltFamily(Family[WiltRunConfig]):
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the id of a published rule (or a generated rule's provenance) would name the rule
-        return ["split"]
+        return ["split", "trial"]
 
     def describe(self, config: WiltRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
         source = {
             "file": f"rules of {config.rules_file}",
             "generated": f"generated split (seed {config.seed})",
         }.get(config.split, config.split + " split")
+        played = (
+            f"{n_episodes} rules"
+            if config.trials == 1
+            else f"{n_episodes // config.trials} rules x {config.trials} trials = {n_episodes} episodes"
+        )
         return (
-            f"WILT {source} ({n_episodes} rules, {n_todo} to play) with {who}; "
-            f"{config.max_tests} tests then one guess"
+            f"WILT {source} ({played}, {n_todo} to play) with {who}; {config.max_tests} tests then one guess"
         )
 
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
@@ -199,18 +239,25 @@ class WiltFamily(Family[WiltRunConfig]):
         return report
 
     def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        from wason.tasks.wilt.report import episodes_table, show_table
+        from wason.tasks.wilt.report import episodes_table, rules_table, show_table
 
+        trials = int(store.get_run(run_ids[0]).config.get("trials") or 1)
         return [
             episodes_table(store, run_ids[0]),
+            *([rules_table(store, run_ids[0])] if trials > 1 else []),
             show_table(store, list(run_ids)),
             run_footer(run_ids[0]),
         ]
 
+    def scores(self, store: RunReader, run_id: int) -> list[Score]:
+        from wason.tasks.wilt.report import wilt_scores
+
+        return wilt_scores(store, run_id)
+
     def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.wilt.report import transcript
 
-        return transcript(data, run)
+        return transcript(data, run, full=full)
 
     def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
         from wason.tasks.wilt.plots import figures
@@ -324,6 +371,11 @@ class WiltFamily(Family[WiltRunConfig]):
         verdict = judge(args.rule, args.guess, seed=args.seed)
         write(verdict.model_dump_json(indent=2) if args.json else format_verdict(verdict))
         return 0
+
+
+def _trial(item: Mapping[str, Any]) -> int:
+    # items of runs with one trial (and of runs made before trials) hold no trial
+    return int(item.get("trial") or 1)
 
 
 FAMILY = WiltFamily()

@@ -88,6 +88,7 @@ class WiltGame:
         self.attempts = 0
         self.invalid_tests = 0
         self.format_errors = 0
+        self.truncated = 0
         self.repeats = 0
         self.guess: str | None = None
         self.verdict: Verdict | None = None
@@ -117,12 +118,16 @@ class WiltGame:
             self.end_reason = "refused_forced_guess"
             return WiltObservation(kind="ended", remaining=0, end_reason=self.end_reason, correct=False)
         if isinstance(action, Malformed):
-            return self._format_error(action.reason)
+            return self._format_error(action.reason, truncated=action.truncated)
         return self._test(action.values)
 
-    def _format_error(self, reason: str) -> WiltObservation:
+    def _format_error(self, reason: str, *, truncated: bool = False) -> WiltObservation:
+        # a reply cut off at the token limit costs what an unreadable one costs; it is only counted apart
         self.attempts += 1
-        self.format_errors += 1
+        if truncated:
+            self.truncated += 1
+        else:
+            self.format_errors += 1
         self._consecutive_format_errors += 1
         limit = self.config.format_error_limit
         if limit and self._consecutive_format_errors >= limit:
@@ -194,6 +199,7 @@ class WiltGame:
                 "tests": len(self.tests),
                 "invalid_tests": self.invalid_tests,
                 "format_errors": self.format_errors,
+                "truncated": self.truncated,
                 "repeats": self.repeats,
                 "verdict": v.model_dump(mode="json") if v else None,
                 "history": [[list(p), r] for p, r in self.tests],

@@ -10,7 +10,19 @@ from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, RunReport, RunRow, calls_note, run_header, run_label
+from wason.core.records import (
+    CallTotals,
+    EpisodeRow,
+    Rate,
+    RunReport,
+    RunRow,
+    Score,
+    calls_note,
+    fold_text,
+    run_header,
+    run_label,
+)
+from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD
 from wason.tasks.wilt.protocol import load_instruction
 from wason.tasks.wilt.scoring import WiltSummary, summarize
 
@@ -24,14 +36,19 @@ def run_summary(
 
 
 class WiltTable(BaseModel):
-    """The paper's Table 1 columns for one run, with what it did not count."""
+    """The paper's Table 1 columns for one run, with what it did not count.
 
-    accuracy: str
-    approx_correct: str
+    ``accuracy`` and ``approx_correct`` are rates over every episode of the run (every trial of every rule),
+    with their 95% Wilson intervals; ``format_errors`` are unreadable replies and ``truncated`` replies cut off
+    at the token limit (each costs an attempt; they are counted apart)."""
+
+    accuracy: Rate
+    approx_correct: Rate
     avg_guesses: float | None
     repeats: int
     invalid_tests: int
     format_errors: int
+    truncated: int
     errored: int
     input_tokens: int
     output_tokens: int
@@ -39,11 +56,22 @@ class WiltTable(BaseModel):
     uninformative_share: float | None
 
 
+class WiltRuleRow(BaseModel):
+    """One rule's trials: how many were guessed correctly (and approximately) of how many were played."""
+
+    rule: str
+    text: str | None
+    trials: int
+    correct: Rate
+    approximately_correct: Rate
+
+
 class WiltEpisodeRow(BaseModel):
-    """One episode of a run: its rule, how it ended, the guess."""
+    """One episode of a run: its rule and trial, how it ended, the guess."""
 
     index: int
     rule: str
+    trial: int
     text: str | None
     status: str
     correct: bool | None
@@ -56,15 +84,49 @@ class WiltEpisodeRow(BaseModel):
 
 
 class WiltRunReport(RunReport):
-    """``wason show RUN --json`` for a WILT run: the table, the summary, the calls, every episode, and the
-    runs made as its baselines."""
+    """``wason show RUN --json`` for a WILT run: the table, the summary, the calls, a row per rule (its trials
+    pooled), every episode, and the runs made as its baselines."""
 
     protocol: str
     table: WiltTable
     summary: WiltSummary
     calls: CallTotals
+    rules: list[WiltRuleRow]
     episodes: list[WiltEpisodeRow]
     baselines: list[WiltRunReport] | None = None
+
+
+def rule_key(e: EpisodeRow) -> str:
+    """The rule an episode played (its trials share it): ``split/id``."""
+    return f"{e.item.get('split')}/{e.item.get('id')}"
+
+
+def trial_of(e: EpisodeRow) -> int:
+    """The trial an episode is of (1 for runs made before WILT had trials)."""
+    return int(e.item.get("trial") or 1)
+
+
+def rule_rows(eps: list[EpisodeRow]) -> list[WiltRuleRow]:
+    """A row per rule, its trials pooled: correct (and approximately correct) of the trials played, errored
+    and unfinished trials counted as not correct."""
+    by_rule: dict[str, list[EpisodeRow]] = {}
+    for e in eps:
+        by_rule.setdefault(rule_key(e), []).append(e)
+    rows = []
+    for key, group in by_rule.items():
+        done = [e.metrics or {} for e in group if e.status == "completed"]
+        rows.append(
+            WiltRuleRow(
+                rule=key,
+                text=group[0].item.get("rule"),
+                trials=len(group),
+                correct=Rate.of(sum(bool(m.get("correct")) for m in done), len(group)),
+                approximately_correct=Rate.of(
+                    sum(bool(m.get("approximately_correct")) for m in done), len(group)
+                ),
+            )
+        )
+    return rows
 
 
 def show_json(store: RunReader, run_id: int) -> WiltRunReport:
@@ -79,6 +141,7 @@ def show_json(store: RunReader, run_id: int) -> WiltRunReport:
             repeats=s.repeats,
             invalid_tests=s.invalid_tests,
             format_errors=s.format_errors,
+            truncated=s.truncated,
             errored=s.errored,
             input_tokens=calls["input_tokens"],
             output_tokens=calls["output_tokens"],
@@ -87,10 +150,12 @@ def show_json(store: RunReader, run_id: int) -> WiltRunReport:
         ),
         summary=s,
         calls=CallTotals(**calls),
+        rules=rule_rows(eps),
         episodes=[
             WiltEpisodeRow(
                 index=e.index,
                 rule=e.item_key,
+                trial=trial_of(e),
                 text=e.item.get("rule"),
                 status=e.status,
                 correct=(e.metrics or {}).get("correct"),
@@ -104,6 +169,37 @@ def show_json(store: RunReader, run_id: int) -> WiltRunReport:
             for e in eps
         ],
     )
+
+
+def wilt_scores(store: RunReader, run_id: int) -> list[Score]:
+    """The paper's Table 1 columns of one run, in its order: Accuracy, Approx. Correct (rates over every
+    episode, trials pooled, with Wilson intervals), Avg. Guesses (a mean; wason.metrics has no interval for
+    it), Repeats and Invalid tests (counts)."""
+    _, _, s, _ = run_summary(store, run_id)
+    return [
+        Score.rate(
+            "Accuracy", "Acc", s.correct, s.n, "final guesses equivalent to the rule, of all episodes"
+        ),
+        Score.rate(
+            "Approx. Correct",
+            "Approx",
+            s.approximately_correct,
+            s.n,
+            f"final guesses close to the rule (Jaccard >= {APPROX_JACCARD_THRESHOLD} on probes), not equivalent",
+        ),
+        Score.mean(
+            "Avg. Guesses",
+            "Guesses",
+            s.avg_guesses,
+            n=s.finished,
+            legend="attempts used before the final guess (of 30), mean over finished episodes",
+            higher_is_better=False,
+        ),
+        Score.count("Repeats", "Repeats", s.repeats, "tests asked again, summed over episodes"),
+        Score.count(
+            "Invalid tests", "Invalid", s.invalid_tests, "tests with values out of range or unreadable"
+        ),
+    ]
 
 
 def protocol_name(config: dict[str, Any]) -> str:
@@ -120,53 +216,62 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def rate_cell(rate: Rate) -> str:
+    """A rate in a table: ``k/n`` over its 95% Wilson interval (two lines, so the table fits 80 columns)."""
+    if not rate.n:
+        return "-"
+    low, high = rate.interval
+    return f"{rate.k}/{rate.n}\n[{low:.2f}, {high:.2f}]"
+
+
+def _who(run: RunRow) -> str:
+    who = run.model if run.player == "llm" and run.model else run.player
+    return f"{who} (baseline)" if run.config.get("baseline_for") is not None else str(who)
+
+
+TABLE_LEGEND = (
+    "Acc.: correct final guesses, Approx.: approximately correct (not equivalent, Jaccard >= "
+    f"{APPROX_JACCARD_THRESHOLD} on the probes), of all episodes, k/n [95% Wilson interval]; Guesses: mean "
+    "attempts used before the guess; Repeats: tests asked again; Invalid: tests with bad values"
+)
+
+
 def show_table(store: RunReader, run_ids: int | list[int]) -> RenderableType:
-    """The paper's Table 1 columns, one row per run (a model run, then its solver baseline)."""
+    """The paper's Table 1 columns, one row per run (a model run, then its solver baseline); trials pooled."""
     ids = [run_ids] if isinstance(run_ids, int) else run_ids
     first = store.get_run(ids[0])
-    table = Table(title=f"Run {first.id}: {run_label(first)}  [{first.status}]")
-    cols = [
-        "Player",
-        "Accuracy",
-        "Approx. Correct",
-        "Avg. Guesses",
-        "Repeats",
-        "Invalid tests",
-        "Format errors",
-        "Errored",
-        "Tokens in/out",
-    ]
-    for col in cols:
-        table.add_column(col, justify="left" if col == "Player" else "right")
+    # a Text title: the status in brackets is not read as markup
+    table = Table(title=Text(f"Run {first.id}: {run_label(first)}  [{first.status}]"))
+    table.add_column("Player", overflow="fold")
+    for col in ("Acc.", "Approx.", "Guesses", "Repeats", "Invalid"):
+        table.add_column(col, justify="right")
     reduction = Table(title="Hypothesis-space reduction (paper 4.1): share of the space ruled out")
-    for col in ("Player", "after 1 test", "5", "10", "20", "30", "Tests ruling out nothing new"):
-        reduction.add_column(col, justify="left" if col == "Player" else "right")
-    notes: list[Text] = []
+    reduction.add_column("Player", overflow="fold")
+    for col in ("after 1 test", "5", "10", "20", "30", "Tests ruling out nothing new"):
+        reduction.add_column(col, justify="right")
+    notes: list[Text] = [Text(TABLE_LEGEND)]
     space: str | None = None
     for run_id in ids:
         run, _, s, calls = run_summary(store, run_id)
-        who = run.model if run.player == "llm" and run.model else run.player
-        if run.config.get("baseline_for") is not None:
-            who = f"{who} (baseline, run {run.id})"
+        who = _who(run)
         curve = [f"{s.reduction[k]:.3f}" for k in sorted(s.reduction)] if s.reduction else ["-"] * 5
         share = "-" if s.uninformative_share is None else f"{s.uninformative_share:.0%}"
-        reduction.add_row(str(who), *curve, share)
+        reduction.add_row(who, *curve, share)
         table.add_row(
-            str(who),
-            s.accuracy,
-            s.approx,
+            who,
+            rate_cell(s.accuracy),
+            rate_cell(s.approx),
             _fmt(s.avg_guesses),
             str(s.repeats),
             str(s.invalid_tests),
-            str(s.format_errors),
-            str(s.errored),
-            f"{calls['input_tokens']}/{calls['output_tokens']}" if run.player == "llm" else "-",
         )
         if run_id == ids[0]:
             notes += _notes(run, s, calls)
             space = s.hypothesis_space
+        else:
+            notes.append(Text(f"baseline: run {run.id} ({run.player})"))
     notes.insert(
-        1,
+        2,
         Text(
             "reduction: mean share of the hypothesis space"
             + (f" ({space})" if space else "")
@@ -178,7 +283,20 @@ def show_table(store: RunReader, run_ids: int | list[int]) -> RenderableType:
 
 def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int]) -> list[Text]:
     seed = run.config.get("probe_seed", 0)
+    trials = int(run.config.get("trials") or 1)
     lines = [Text(f"protocol: {protocol_name(run.config)}; guesses judged on probe set seed {seed}")]
+    if trials > 1:
+        lines.append(
+            Text(
+                f"{trials} trials per rule, {s.n} episodes: the rates pool every trial (per rule: k/{trials})"
+            )
+        )
+    lines.append(
+        Text(
+            f"unreadable replies: {s.format_errors} format errors, {s.truncated} cut off at the token limit "
+            f"(truncated; each cost an attempt); {s.errored} episode(s) errored"
+        )
+    )
     if calls["calls"] or calls["cached_calls"]:
         lines.append(Text(calls_note(calls)))
     if s.pending:
@@ -190,11 +308,31 @@ def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int]) -> list[Text]:
     return lines
 
 
+def rules_table(store: RunReader, run_id: int) -> Table:
+    """A row per rule of a run with trials: correct (and approximately correct) guesses of its trials."""
+    table = Table(title="Per rule: correct of the trials played (k/T)")
+    table.add_column("rule")
+    table.add_column("text", overflow="fold")
+    table.add_column("correct", justify="right")
+    table.add_column("approx.", justify="right")
+    for row in rule_rows(store.list_episodes(run_id)):
+        table.add_row(
+            row.rule,
+            row.text or "",
+            f"{row.correct.k}/{row.trials}",
+            f"{row.approximately_correct.k}/{row.trials}",
+        )
+    return table
+
+
 def episodes_table(store: RunReader, run_id: int) -> Table:
+    eps = store.list_episodes(run_id)
+    trials = any(trial_of(e) > 1 for e in eps)
     table = Table(title="Episodes")
-    for col in ("#", "rule", "status", "result", "attempts", "repeats", "guess / error"):
-        table.add_column(col)
-    for e in store.list_episodes(run_id):
+    for col in ("#", "rule", *(("trial",) if trials else ()), "status", "result", "tests", "rep."):
+        table.add_column(col, overflow="fold")
+    table.add_column("guess / error", overflow="fold")
+    for e in eps:
         m = e.metrics or {}
         if e.status == "completed":
             result = (
@@ -205,22 +343,37 @@ def episodes_table(store: RunReader, run_id: int) -> Table:
             result, detail = "-", (e.error or "").splitlines()[0] if e.error else ""
         table.add_row(
             str(e.index),
-            f"{e.item_key}: {e.item.get('rule', '')}",
+            f"{rule_key(e)}: {e.item.get('rule', '')}",
+            *((str(trial_of(e)),) if trials else ()),
             e.status,
             result,
             str(m.get("attempts", "-")),
             str(m.get("repeats", "-")),
-            Text(str(detail)[:80]),
+            Text(str(detail)[:200]),
         )
+    table.caption = "tests: attempts used before the guess; rep.: tests asked again"
     return table
 
 
-def transcript(data: dict[str, Any], run: RunRow) -> RenderableType:
-    """One episode's transcript from its JSON record."""
+def transcript(data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
+    """One episode's transcript from its JSON record; the published prompt folded unless ``full``."""
     run_id, index = data["run"], data["index"]
+    trial = (data.get("item") or {}).get("trial")
     parts: list[RenderableType] = [
-        Text(f"Run {run_id}, episode {index}: rule {data['rule']}  {data['rule_text']}", style="bold"),
-        Text(f"[system] {load_instruction()[:160]}... (the published WILT prompt)", style="dim"),
+        Text(
+            f"Run {run_id}, episode {index}: rule {data['rule']}  {data['rule_text']}"
+            + (f"  (trial {trial})" if trial else ""),
+            style="bold",
+        ),
+        Text(
+            "[system] "
+            + fold_text(
+                load_instruction(),
+                full=full,
+                hint=f"the whole prompt: wason show {run_id} --episode {index} --full",
+            ),
+            style="dim",
+        ),
     ]
     for t in data["turns"]:
         who = "model" if run.player == "llm" else run.player

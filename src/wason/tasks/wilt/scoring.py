@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from wason.core.records import Rate
 from wason.tasks.wilt.reduction import CURVE_POINTS, curve_at
 
 
@@ -15,7 +16,9 @@ class WiltSummary(BaseModel):
 
     ``avg_guesses`` is the mean number of attempts used before the final guess (tests, invalid tests and
     unreadable replies: each costs one of the 30), over episodes that finished. ``n`` counts every episode of the
-    run, errored ones included, so an errored episode lowers accuracy rather than vanishing.
+    run (every trial of every rule), errored ones included, so an errored episode lowers accuracy rather than
+    vanishing. ``format_errors`` are replies that could not be read; ``truncated`` are replies cut off at the
+    token limit (they cost an attempt like a format error, and are counted apart from them).
     """
 
     n: int
@@ -28,6 +31,7 @@ class WiltSummary(BaseModel):
     repeats: int
     invalid_tests: int
     format_errors: int
+    truncated: int = 0
     no_guess: int
     rejected_guesses: int
     reduction: dict[int, float] | None = None
@@ -35,12 +39,14 @@ class WiltSummary(BaseModel):
     hypothesis_space: str | None = None
 
     @property
-    def accuracy(self) -> str:
-        return f"{self.correct}/{self.n}"
+    def accuracy(self) -> Rate:
+        """Correct guesses over all episodes, with the 95% Wilson interval."""
+        return Rate.of(self.correct, self.n)
 
     @property
-    def approx(self) -> str:
-        return f"{self.approximately_correct}/{self.n}"
+    def approx(self) -> Rate:
+        """Approximately correct guesses over all episodes, with the 95% Wilson interval."""
+        return Rate.of(self.approximately_correct, self.n)
 
 
 def summarize(episodes: Sequence[tuple[str, dict[str, Any] | None]]) -> WiltSummary:
@@ -72,6 +78,7 @@ def summarize(episodes: Sequence[tuple[str, dict[str, Any] | None]]) -> WiltSumm
         repeats=sum(m["repeats"] for m in done),
         invalid_tests=sum(m["invalid_tests"] for m in done),
         format_errors=sum(m["format_errors"] for m in done),
+        truncated=sum(int(m.get("truncated") or 0) for m in done),
         no_guess=sum(not m["guessed"] for m in done),
         rejected_guesses=sum(bool(v and not v.get("accepted", True)) for v in verdicts),
     )
