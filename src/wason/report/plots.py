@@ -1,17 +1,391 @@
-"""Every figure of every family drawn in one style, as PNG and SVG. (Skeleton: being written.)"""
+"""Every figure of every family drawn in one style, as PNG and SVG.
+
+A family hands its figures over as data (:class:`wason.core.records.Figure`); this module is the only place that
+draws them, so every figure looks alike: the Okabe-Ito colour-blind-safe palette (players in colour, comparison
+lines dashed in grey-black), titles wrapped to the figure's width, legends beside the axes (never over the
+bars), whole-number ticks on count axes, rates on a fixed [0, 1] axis, and the caption under the figure. Every
+family also gets one figure of its own numbers here: the rates of :meth:`Family.scores` per run, with their 95%
+Wilson intervals.
+
+Drawing uses matplotlib's object-oriented API on the Agg canvas, never pyplot: a bare ``Figure`` on a
+``FigureCanvasAgg`` is not registered with pyplot's figure manager, so nothing has to be closed, no "too many
+open figures" warning builds up in a long-lived server, and the process-wide backend is left as it was. The SVG
+files are reproducible: a fixed ``svg.hashsalt`` names their clip paths and no date is written, so two runs of
+the same data give the same bytes.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Literal
 
-from wason.core.family import RunReader
+import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure as MplFigure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
+
+from wason.core import registry
+from wason.core.family import Family, RunReader
+from wason.core.records import Figure, RunRow, Series, series_names
+
+__all__ = ["PALETTE", "REFERENCE_COLOR", "accuracy_figure", "draw", "render", "write_plots"]
+
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
+"""Okabe and Ito's colour-blind-safe palette, the yellow late (it is faint on white)."""
+REFERENCE_COLOR = "#555555"
+"""Comparison lines (random experiments, chance): dashed, in a grey that no player's colour is."""
+HIGHLIGHT_SHADE = "#FFF3C4"
+"""The band behind a highlighted category."""
+
+PNG_DPI = 120
+SVG_SALT = "wason"
+TITLE_SIZE = 11.0
+FONT_SIZE = 9.0
+CAPTION_SIZE = 8.0
+TICK_WIDTH = 14
+"""Characters per line of a category's tick label (longer names are wrapped at ``/ : - _`` and spaces)."""
+LEGEND_WIDTH = 28
+"""Characters per line of a legend entry."""
+MAX_BAR_LABELS = 16
+"""Bars labelled with their text (``7/10``) only up to this many: beyond, the labels would overlap."""
+
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_STYLE: Any = {  # matplotlib types the keys as a Literal of every rc name
+    "font.size": FONT_SIZE,
+    "axes.titlesize": TITLE_SIZE,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.grid.axis": "y",
+    "axes.axisbelow": True,
+    "grid.alpha": 0.35,
+    "legend.fontsize": 8.0,
+    "legend.frameon": False,
+    "svg.hashsalt": SVG_SALT,
+    "svg.fonttype": "path",
+    "hatch.linewidth": 0.8,
+}
 
 
+# -- what is drawn ---------------------------------------------------------------------------------------------
 def write_plots(store: RunReader, run_ids: Sequence[int], directory: Path) -> list[Path]:
     """Write the figures of ``run_ids`` (the comparison's accuracy figure and the family's own) into
-    ``directory`` as PNG and SVG; the paths written."""
-    raise NotImplementedError
+    ``directory`` as ``NAME.png`` and ``NAME.svg``.
+
+    Args:
+        store: where the runs are.
+        run_ids: runs of one family (a comparison's runs, their baselines included by the caller).
+        directory: created when missing.
+
+    Returns:
+        The paths written, PNG then SVG of each figure in turn; a figure with nothing to show (no finished
+        episode yet) is left out.
+
+    Raises:
+        ValueError: runs of different families, or a family's figure that is malformed (its message names the
+            figure and the field).
+    """
+    ids = list(dict.fromkeys(run_ids))
+    if not ids:
+        return []
+    runs = [store.get_run(r) for r in ids]
+    tasks = sorted({r.task for r in runs})
+    if len(tasks) > 1:
+        raise ValueError(f"plots are drawn for runs of one family; these are of {', '.join(tasks)}")
+    family = registry.get(tasks[0])
+    figures = [accuracy_figure(store, family, runs), *family.figures(store, ids)]
+    names = [f.name for f in figures]
+    doubled = sorted({n for n in names if names.count(n) > 1})
+    if doubled:
+        raise ValueError(f"figure names must differ; {', '.join(doubled)} is used twice")
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for figure in figures:
+        if has_data(figure):
+            written += draw(figure, directory)
+    return written
 
 
-__all__ = ["write_plots"]
+def accuracy_figure(store: RunReader, family: Family[Any], runs: Sequence[RunRow]) -> Figure:
+    """Every family's own figure: the rate columns of :meth:`Family.scores` (the first is its headline), a
+    group of bars per run with 95% Wilson whiskers, each bar labelled ``k/n``."""
+    names = series_names(runs)
+    columns: dict[str, list[Any]] = {}
+    legends: dict[str, str] = {}
+    for i, run in enumerate(runs):
+        for score in family.scores(store, run.id):
+            if score.kind != "rate":
+                continue
+            cells = columns.setdefault(score.name, [None] * len(runs))
+            cells[i] = score
+            legends.setdefault(score.name, score.legend)
+    series = []
+    for column, cells in columns.items():
+        series.append(
+            Series(
+                name=column,
+                values=[s.value if s is not None else None for s in cells],
+                low=[s.interval[0] if s is not None and s.interval else None for s in cells],
+                high=[s.interval[1] if s is not None and s.interval else None for s in cells],
+                labels=[f"{s.k}/{s.n}" if s is not None and s.n else "" for s in cells],
+            )
+        )
+    headline = next(iter(columns), "Success")
+    meaning = "; ".join(f"{c}: {legends[c]}" for c in columns if legends[c])
+    return Figure(
+        name="accuracy",
+        title=f"{family.title}: {headline.lower()} by {'player' if len(runs) > 1 else 'run'}",
+        kind="bars",
+        categories=names,
+        series=series,
+        y_label="share of games",
+        y_range=(0.0, 1.0),
+        caption=(meaning + ". " if meaning else "")
+        + "Bars: k of n games (written over each bar); whiskers: 95% Wilson interval.",
+    )
+
+
+def has_data(figure: Figure) -> bool:
+    """Whether any series of ``figure`` has a value to draw."""
+    return any(v is not None and math.isfinite(v) for s in figure.series for v in s.values)
+
+
+# -- drawing ---------------------------------------------------------------------------------------------------
+def draw(figure: Figure, directory: Path) -> list[Path]:
+    """Draw ``figure`` into ``directory`` as ``NAME.png`` and ``NAME.svg``; the two paths.
+
+    Raises:
+        ValueError: a name that is not a plain file stem, or a series whose length does not match the
+            figure's categories or x values.
+    """
+    with _style():
+        fig = render(figure)
+        png = directory / f"{figure.name}.png"
+        svg = directory / f"{figure.name}.svg"
+        fig.savefig(png, format="png", dpi=PNG_DPI)
+        fig.savefig(svg, format="svg", metadata={"Date": None})
+    return [png, svg]
+
+
+def render(figure: Figure) -> MplFigure:
+    """The matplotlib figure of ``figure``, laid out (call it under the module's style, as :func:`draw` does,
+    for the house look; a test measures it).
+
+    Raises:
+        ValueError: as :func:`draw`.
+    """
+    _check(figure)
+    n_series = len(figure.series)
+    if figure.kind == "bars":
+        groups = len(figure.categories)
+        width = min(16.0, max(6.4, 1.6 + groups * (0.3 * n_series + 0.45)))
+    else:
+        width = 7.2
+    width += 1.8  # the legend, beside the axes
+    fig = MplFigure(figsize=(width, 4.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    handles = _bars(ax, figure, width) if figure.kind == "bars" else _lines(ax, figure)
+    ax.set_xlabel(figure.x_label)
+    ax.set_ylabel(figure.y_label)
+    if figure.y_range is not None:
+        low, high = figure.y_range
+        labelled = figure.kind == "bars" and any(s.labels for s in figure.series)
+        # headroom for the k/n written over a full bar, without a tick beyond the range
+        ax.set_ylim(low, high + (0.1 * (high - low) if labelled else 0.0))
+        if (low, high) == (0.0, 1.0):
+            ax.set_yticks([t / 5 for t in range(6)])
+    if figure.integer_y:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if handles:
+        # beside the axes, so never over a bar or a line; it names the models even when there is one
+        fig.legend(handles=handles, loc="outside right upper")
+    # title and caption start at the left edge, as a paper's do; wrapped to the figure's width, never clipped
+    fig.suptitle(_wrap(figure.title, _chars(width, TITLE_SIZE)), fontsize=TITLE_SIZE, x=0.01, ha="left")
+    if figure.caption:
+        fig.supxlabel(
+            _wrap(figure.caption, _chars(width, CAPTION_SIZE)),
+            fontsize=CAPTION_SIZE,
+            color="#333333",
+            x=0.01,
+            ha="left",
+            multialignment="left",
+        )
+    return fig
+
+
+def _bars(ax: Axes, figure: Figure, width: float) -> list[Any]:
+    n = len(figure.series)
+    groups = len(figure.categories)
+    slot = min(0.8 / n, 0.5)  # a lone series's bars are not slabs
+    total_bars = sum(v is not None for s in figure.series for v in s.values)
+    highlighted = [i for i, c in enumerate(figure.categories) if c in set(figure.highlight)]
+    for i in highlighted:
+        ax.axvspan(i - 0.48, i + 0.48, color=HIGHLIGHT_SHADE, zorder=0, linewidth=0)
+    handles: list[Any] = []
+    for j, series in enumerate(figure.series):
+        color = REFERENCE_COLOR if series.reference else _color(figure.series, j)
+        positions = [i - slot * n / 2 + slot * (j + 0.5) for i in range(groups)]
+        shown = [
+            (p, v, i) for i, (p, v) in enumerate(zip(positions, series.values, strict=True)) if v is not None
+        ]
+        xs = [p for p, _, _ in shown]
+        heights = [v for _, v, _ in shown]
+        marked = [i in highlighted for _, _, i in shown]
+        bars = ax.bar(
+            xs,
+            heights,
+            width=slot * 0.92,
+            color=color,
+            edgecolor=["black" if m else color for m in marked],
+            linewidth=[1.6 if m else 0.0 for m in marked],
+            hatch=None,
+            zorder=2,
+        )
+        for bar, m in zip(bars, marked, strict=True):
+            if m:
+                bar.set_hatch("///")
+        handles.append(Patch(facecolor=color, label=_wrap(series.name, LEGEND_WIDTH)))
+        if series.low is not None and series.high is not None:
+            whiskers = [
+                (p, v, lo, hi)
+                for p, v, lo, hi in zip(positions, series.values, series.low, series.high, strict=True)
+                if v is not None and lo is not None and hi is not None
+            ]
+            if whiskers:
+                ax.errorbar(
+                    [w[0] for w in whiskers],
+                    [w[1] for w in whiskers],
+                    yerr=[
+                        [max(0.0, w[1] - w[2]) for w in whiskers],
+                        [max(0.0, w[3] - w[1]) for w in whiskers],
+                    ],
+                    fmt="none",
+                    ecolor="black",
+                    elinewidth=0.9,
+                    capsize=3,
+                    zorder=3,
+                )
+        if series.labels is not None and total_bars <= MAX_BAR_LABELS:
+            texts = [series.labels[i] for _, _, i in shown]
+            tops = [
+                max(v, series.high[i] or v) if series.high is not None and series.high[i] is not None else v
+                for _, v, i in shown
+            ]
+            for x, top, text in zip(xs, tops, texts, strict=True):
+                if text:
+                    ax.annotate(
+                        text,
+                        (x, top),
+                        xytext=(0, 2),
+                        textcoords="offset points",
+                        ha="center",
+                        va="bottom",
+                        fontsize=7,
+                    )
+    per_group = width / max(1, groups)
+    tick_width = max(TICK_WIDTH, _chars(per_group * 0.7, FONT_SIZE))
+    ax.set_xticks(range(groups), [_wrap(c, tick_width) for c in figure.categories])
+    for i in highlighted:
+        ax.get_xticklabels()[i].set_fontweight("bold")
+    ax.set_xlim(-0.6, groups - 0.4)
+    if figure.highlight:
+        label = figure.highlight_label or "marked"
+        handles.append(Patch(facecolor=HIGHLIGHT_SHADE, edgecolor="black", hatch="///", label=label))
+    return handles
+
+
+def _lines(ax: Axes, figure: Figure) -> list[Any]:
+    handles: list[Any] = []
+    dense = len(figure.x) > 12
+    for j, series in enumerate(figure.series):
+        color = REFERENCE_COLOR if series.reference else _color(figure.series, j)
+        values = [math.nan if v is None else v for v in series.values]
+        style: Literal["--", "-"] = "--" if series.reference else "-"
+        ax.plot(
+            figure.x,
+            values,
+            linestyle=style,
+            color=color,
+            marker=None if dense else "o",
+            markersize=3.5,
+            linewidth=1.6,
+            zorder=3 if not series.reference else 2,
+        )
+        if series.low is not None and series.high is not None:
+            low = [math.nan if v is None else v for v in series.low]
+            high = [math.nan if v is None else v for v in series.high]
+            ax.fill_between(figure.x, low, high, color=color, alpha=0.15, linewidth=0, zorder=1)
+        handles.append(
+            Line2D(
+                [], [], color=color, linestyle=style, linewidth=1.6, label=_wrap(series.name, LEGEND_WIDTH)
+            )
+        )
+    if figure.x and all(float(x).is_integer() for x in figure.x):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, axis="x", alpha=0.2)
+    return handles
+
+
+def _color(series: Sequence[Series], j: int) -> str:
+    """The player's colour: the j-th of the players (comparison lines take none)."""
+    players = [s for s in series[:j] if not s.reference]
+    return PALETTE[len(players) % len(PALETTE)]
+
+
+def _check(figure: Figure) -> None:
+    if not _NAME.fullmatch(figure.name):
+        raise ValueError(f"figure name {figure.name!r}: letters, digits, '-' and '_' only")
+    if figure.kind == "bars":
+        size, field = len(figure.categories), "categories"
+    else:
+        size, field = len(figure.x), "x"
+    for s in figure.series:
+        for part in ("values", "low", "high", "labels"):
+            got = getattr(s, part)
+            if got is not None and len(got) != size:
+                raise ValueError(
+                    f"figure {figure.name}: series {s.name!r} has {len(got)} {part} for {size} {field}"
+                )
+
+
+# -- text ------------------------------------------------------------------------------------------------------
+def _chars(width_in: float, size: float) -> int:
+    """How many characters of ``size`` points fit across ``width_in`` inches (a DejaVu Sans average, with a
+    margin)."""
+    return max(8, int(width_in * 72 / (size * 0.62)))
+
+
+def _wrap(text: str, width: int) -> str:
+    """``text`` broken into lines of at most ``width`` characters, at spaces or after ``/ : - _`` (model names
+    have no spaces); a word longer than a line is cut."""
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for token in re.findall(r"[^\s/:_-]*[/:_-]+|[^\s/:_-]+\s*|\s+", paragraph):
+            while len(token.rstrip()) > width:
+                if line.strip():
+                    lines.append(line.rstrip())
+                    line = ""
+                lines.append(token[:width])
+                token = token[width:]
+            if len((line + token).rstrip()) > width and line.strip():
+                lines.append(line.rstrip())
+                line = token.lstrip()
+            else:
+                line += token
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+@contextmanager
+def _style() -> Iterator[None]:
+    with matplotlib.rc_context(_STYLE):
+        yield

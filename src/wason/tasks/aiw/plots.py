@@ -1,93 +1,136 @@
-"""PNG plots for reports, drawn with matplotlib's object-oriented API on the Agg canvas.
+"""AIW's figures, as data (:mod:`wason.report.plots` draws them): the correct rate per variation with Wilson
+intervals across models (the paper's main figure), and per (variation, prompt type) cell the distribution of the
+answers given, the correct one marked.
 
-No pyplot: a bare ``Figure`` on a ``FigureCanvasAgg`` is not registered with pyplot's figure manager, so nothing
-has to be closed, no "too many open figures" warning can build up, and the process-wide backend is left as it was.
+Numbers are read from the episodes directly (a trial's ``correct``, ``status`` and ``answer``), the way the
+run's report reads them, so a figure and the table never disagree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
+import re
+from collections.abc import Sequence
+from typing import Any
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.patches import Patch
+from wason.core.family import RunReader
+from wason.core.records import Figure, Rate, Series, series_names
+from wason.metrics import answer_distribution
 
-__all__ = ["answer_histogram_png"]
+UNPARSEABLE = "unparseable"
+"""The category of the answers no number could be read from."""
 
-_CORRECT = "#2ca02c"
-_OTHER = "#4c72b0"
-_UNPARSEABLE = "#9e9e9e"
-_UNPARSEABLE_LABEL = "unparseable"
+Cell = tuple[str, str]
+"""(variation, prompt type)."""
 
 
-def answer_histogram_png(
-    distribution: Mapping[int | None, int],
-    expected: int,
-    path: str | Path,
-    title: str,
-    *,
-    dpi: int = 100,
-) -> Path:
-    """Write a bar chart of the answers given, with the correct answer highlighted.
+def _trials(store: RunReader, run_id: int) -> dict[Cell, list[dict[str, Any]]]:
+    """A run's finished trials per cell, in the order the run plays them."""
+    cells: dict[Cell, list[dict[str, Any]]] = {}
+    for e in store.list_episodes(run_id):
+        if e.status == "completed" and e.metrics is not None:
+            key = (str(e.item["variation"]), str(e.item["prompt_type"]))
+            cells.setdefault(key, []).append({**e.metrics, "expected": e.item["expected"]})
+    return cells
 
-    One bar per natural number answered, in increasing order, plus the expected answer even when nobody gave it
-    (so its absence is visible), and a final grey bar for unparseable answers when there are any. Bars sit at
-    evenly spaced positions labelled with their number rather than on a numeric axis, because answers can be far
-    apart (3 and 120) and a numeric axis would squeeze the bars that matter.
 
-    Args:
-        distribution: ``{answer: count}`` as from :func:`wason.metrics.answer_distribution`; the key ``None``
-            holds the unparseable count.
-        expected: The correct answer, highlighted in green.
-        path: Where to write the PNG; missing parent directories are created.
-        title: Figure title.
-        dpi: Resolution of the saved image.
+def _natural(value: Any) -> int | None:
+    text = str(value).strip() if value is not None else ""
+    return int(text) if text.isdigit() else None
 
-    Returns:
-        The path written.
 
-    Raises:
-        ValueError: If ``expected`` or an answer is negative, or a count is negative.
-    """
-    if expected < 0:
-        raise ValueError(f"expected must be a natural number, got {expected}")
-    if any(count < 0 for count in distribution.values()):
-        raise ValueError("counts must be non-negative")
-    if any(number is not None and number < 0 for number in distribution):
-        raise ValueError("answers must be natural numbers")
+def _label(cell: Cell, prompt_types: int) -> str:
+    variation, prompt_type = cell
+    return variation if prompt_types == 1 else f"{variation}, {prompt_type}"
 
-    counts = {number: count for number, count in distribution.items() if number is not None}
-    counts.setdefault(expected, 0)
-    numbers = sorted(counts)
-    labels = [str(number) for number in numbers]
-    heights = [counts[number] for number in numbers]
-    colors = [_CORRECT if number == expected else _OTHER for number in numbers]
-    unparseable = distribution.get(None, 0)
-    if unparseable:
-        labels.append(_UNPARSEABLE_LABEL)
-        heights.append(unparseable)
-        colors.append(_UNPARSEABLE)
 
-    fig = Figure(figsize=(max(4.0, 0.5 * len(labels) + 2.0), 3.5), layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    positions = list(range(len(labels)))
-    bars = ax.bar(positions, heights, color=colors, edgecolor="black", linewidth=0.5)
-    ax.bar_label(bars, fontsize=8)
-    ax.set_xticks(positions, labels, rotation=45 if len(labels) > 12 else 0)
-    ax.set_xlabel("answer")
-    ax.set_ylabel("trials")
-    total = sum(heights)
-    ax.set_title(f"{title} (n = {total})")
-    # Headroom for the count labels above the tallest bar.
-    ax.set_ylim(0, max(1, max(heights)) * 1.15)
-    handles = [Patch(color=_CORRECT, label=f"correct ({expected})"), Patch(color=_OTHER, label="other")]
-    if unparseable:
-        handles.append(Patch(color=_UNPARSEABLE, label=_UNPARSEABLE_LABEL))
-    ax.legend(handles=handles, fontsize=8, loc="upper right")
+def correct_rate_figure(names: Sequence[str], trials: Sequence[dict[Cell, list[dict[str, Any]]]]) -> Figure:
+    """The share of trials answered right per cell, a series per run, with 95% Wilson whiskers."""
+    cells = list(dict.fromkeys(c for t in trials for c in t))
+    prompt_types = len({p for _, p in cells})
+    series = []
+    for name, by_cell in zip(names, trials, strict=True):
+        rates = [
+            Rate.of(sum(bool(t["correct"]) for t in by_cell[c]), len(by_cell[c])) if c in by_cell else None
+            for c in cells
+        ]
+        series.append(
+            Series(
+                name=name,
+                values=[r.rate if r else None for r in rates],
+                low=[r.interval[0] if r else None for r in rates],
+                high=[r.interval[1] if r else None for r in rates],
+                labels=[f"{r.k}/{r.n}" if r else "" for r in rates],
+            )
+        )
+    trials_per_cell = sorted({len(ts) for t in trials for ts in t.values()})
+    per = "/".join(str(n) for n in trials_per_cell)
+    return Figure(
+        name="correct-by-variation",
+        title="AIW: correct rate per variation" + (" and prompt type" if prompt_types > 1 else ""),
+        kind="bars",
+        categories=[_label(c, prompt_types) for c in cells],
+        series=series,
+        x_label="variation" + (", prompt type" if prompt_types > 1 else ""),
+        y_label="share of trials answered right",
+        y_range=(0.0, 1.0),
+        caption=f"Bars: share of a cell's {per} trials whose answer was right; whiskers: 95% Wilson interval. "
+        "A reply with no readable answer counts as wrong.",
+    )
 
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, format="png", dpi=dpi)
+
+def distribution_figure(
+    cell: Cell, names: Sequence[str], trials: Sequence[dict[Cell, list[dict[str, Any]]]]
+) -> Figure | None:
+    """How often each answer was given in one cell, a series per run, the correct answer marked; None when the
+    right answer is not a natural number (symbolic answers have no number line)."""
+    given = [t.get(cell, []) for t in trials]
+    expected = next((_natural(t["expected"]) for ts in given for t in ts), None)
+    if expected is None:
+        return None
+    dists = [answer_distribution([t["answer"] if t["status"] == "ok" else None for t in ts]) for ts in given]
+    numbers = sorted({a for d in dists for a in d if a is not None} | {expected})
+    categories = [str(a) for a in numbers]
+    keys: list[int | None] = list(numbers)
+    if any(d.get(None) for d in dists):
+        categories.append(UNPARSEABLE)
+        keys.append(None)
+    shown = [(name, d, ts) for name, d, ts in zip(names, dists, given, strict=True) if ts]
+    series = [
+        Series(name=f"{name} (n = {len(ts)})", values=[float(d.get(k, 0)) for k in keys])
+        for name, d, ts in shown
+    ]
+    variation, prompt_type = cell
+    who = ", ".join(name for name, _, _ in shown)
+    return Figure(
+        name=_stem(f"answers-{variation}-{prompt_type}"),
+        title=f"{variation} ({prompt_type}): answers of {who}",
+        kind="bars",
+        categories=categories,
+        series=series,
+        x_label="answer given",
+        y_label="trials",
+        integer_y=True,
+        highlight=[str(expected)],
+        highlight_label=f"correct answer ({expected})",
+        caption=f"Bars: how many of the cell's trials gave each answer; the correct answer ({expected}) is "
+        "hatched on a shaded band"
+        + (f"; {UNPARSEABLE}: no number could be read from the reply" if UNPARSEABLE in categories else "")
+        + ". Answers are spaced evenly, not on a number line.",
+    )
+
+
+def _stem(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_")
+
+
+def figures(store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
+    """AIW's figures of ``run_ids``: the correct rate per variation, then an answer distribution per cell."""
+    runs = [store.get_run(r) for r in run_ids]
+    names = series_names(runs)
+    trials = [_trials(store, r) for r in run_ids]
+    out = [correct_rate_figure(names, trials)]
+    for cell in dict.fromkeys(c for t in trials for c in t):
+        figure = distribution_figure(cell, names, trials)
+        if figure is not None:
+            out.append(figure)
     return out

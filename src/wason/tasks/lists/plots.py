@@ -1,0 +1,118 @@
+"""List rules' figures, as data (:mod:`wason.report.plots` draws them): success per rule, and the rounds of
+testing used per rule, a series per run.
+
+Success is the run's primary judge (the first of predicate, quiz, LLM that ran), as the report's table counts it:
+an errored game counts as a failure; games not over yet are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from wason.core.family import RunReader
+from wason.core.records import EpisodeRow, Figure, Rate, Series, series_names
+
+RULES_IN_CAPTION = 8
+"""The caption spells out the rules' texts up to this many rules."""
+
+
+def _by_rule(store: RunReader, run_id: int) -> dict[str, list[EpisodeRow]]:
+    out: dict[str, list[EpisodeRow]] = {}
+    for e in store.list_episodes(run_id):
+        if e.status in ("completed", "errored"):
+            out.setdefault(str(e.item["rule"]["key"]), []).append(e)
+    return out
+
+
+def _texts(store: RunReader, run_ids: Sequence[int]) -> dict[str, str]:
+    texts: dict[str, str] = {}
+    for run_id in run_ids:
+        for e in store.list_episodes(run_id):
+            rule = e.item["rule"]
+            texts.setdefault(str(rule["key"]), str(rule.get("text", "")))
+    return texts
+
+
+def _key_note(rules: Sequence[str], texts: dict[str, str]) -> str:
+    if len(rules) > RULES_IN_CAPTION:
+        return ""
+    return " Rules: " + "; ".join(f"{r}: {texts.get(r, '').rstrip('.')}" for r in rules) + "."
+
+
+def success_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
+    """The share of a rule's games won, a series per run, with 95% Wilson whiskers."""
+    groups = [_by_rule(store, r) for r in run_ids]
+    rules = list(dict.fromkeys(k for g in groups for k in g))
+    names = series_names([store.get_run(r) for r in run_ids])
+    series = []
+    for name, by_rule in zip(names, groups, strict=True):
+        rates = [
+            Rate.of(sum(bool(e.success) for e in by_rule[k] if e.status == "completed"), len(by_rule[k]))
+            if k in by_rule
+            else None
+            for k in rules
+        ]
+        series.append(
+            Series(
+                name=name,
+                values=[r.rate if r else None for r in rates],
+                low=[r.interval[0] if r else None for r in rates],
+                high=[r.interval[1] if r else None for r in rates],
+                labels=[f"{r.k}/{r.n}" if r else "" for r in rates],
+            )
+        )
+    return Figure(
+        name="success-by-rule",
+        title="List rules: success per rule",
+        kind="bars",
+        categories=rules,
+        series=series,
+        x_label="rule",
+        y_label="share of games won",
+        y_range=(0.0, 1.0),
+        caption="Bars: share of a rule's games (trials) won, by the run's primary judge; whiskers: 95% Wilson "
+        "interval; an errored game counts as lost." + _key_note(rules, _texts(store, run_ids)),
+    )
+
+
+def rounds_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
+    """The mean rounds of testing a rule's finished games used, a series per run, whiskers from the fewest to
+    the most."""
+    groups = [_by_rule(store, r) for r in run_ids]
+    rules = list(dict.fromkeys(k for g in groups for k in g))
+    names = series_names([store.get_run(r) for r in run_ids])
+    series = []
+    limits: set[int] = set()
+    for run_id, name, by_rule in zip(run_ids, names, groups, strict=True):
+        limits.add(int(store.get_run(run_id).config.get("max_rounds", 19) or 19))
+        values: list[float | None] = []
+        low: list[float | None] = []
+        high: list[float | None] = []
+        for k in rules:
+            rounds = [
+                int(e.metrics["rounds"])
+                for e in by_rule.get(k, [])
+                if e.status == "completed" and e.metrics and e.metrics.get("rounds") is not None
+            ]
+            values.append(sum(rounds) / len(rounds) if rounds else None)
+            low.append(float(min(rounds)) if rounds else None)
+            high.append(float(max(rounds)) if rounds else None)
+        series.append(Series(name=name, values=values, low=low, high=high))
+    limit = "/".join(str(n) for n in sorted(limits))
+    return Figure(
+        name="rounds-by-rule",
+        title="List rules: rounds of testing used per rule",
+        kind="bars",
+        categories=rules,
+        series=series,
+        x_label="rule",
+        y_label="rounds",
+        integer_y=True,
+        caption=f"Bars: mean rounds of tests over a rule's finished games (at most {limit}); whiskers: the fewest "
+        "and the most.",
+    )
+
+
+def figures(store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
+    """The list rules' figures of ``run_ids``: success per rule, rounds per rule."""
+    return [success_figure(store, run_ids), rounds_figure(store, run_ids)]
