@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from tests.dynamic_picnic.scripted import ScriptedMaster, openai_reply
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -17,6 +18,7 @@ from wason.cli import main
 from wason.core import session
 from wason.games import Games
 from wason.store import Store
+from wason.tasks.dynamic_picnic.family import FAMILY
 from wason.tasks.dynamic_picnic.rules import published_rules
 
 SCHOOL = {"pencil", "eraser", "ruler", "glue", "chalk", "scissors"}
@@ -53,8 +55,9 @@ def test_a_model_plays_against_a_validating_game_master(
         assert main([*args, "--ids", str(CLASSROOM.id), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     (level, total) = data["levels"]
-    assert level["level"] == CLASSROOM.level and total["n"] == 1 and total["won"] == 1
-    assert total["turns"] == 3.0 and total["llm_judged"] == 1  # the echoed format line did not pass
+    assert level["level"] == CLASSROOM.level and total["games"] == 1 and total["wins"]["k"] == 1
+    assert total["wins"]["n"] == 1 and total["wins"]["rate"] == 1.0 and total["wins"]["interval"][1] == 1.0
+    assert total["turns"] == 3.0 and total["llm_judge"]["n"] == 1  # the echoed format line did not pass
     assert total["positives_seen"] == 2 and total["negatives_seen"] == 2
     # every item the writers gave was voted on by three validators, the question too, and the guesses by three
     assert gm.count("panel") == 3 * (6 + 3 + 1) and gm.count("judge") == 6
@@ -103,6 +106,23 @@ def test_a_model_plays_against_a_validating_game_master(
     assert main(["show", str(run.id), "--db", db, "--episode", "0"]) == 0
     out = capsys.readouterr().out
     assert "Player: Can I bring a stapler?" in out and "No, you cannot bring stapler." in out
+    # the published prompt, sent every turn, is shown once and folded; --full shows it whole
+    assert f"more lines; the whole prompt: wason show {run.id} --episode 0 --full]" in out
+    assert main(["show", str(run.id), "--db", db, "--episode", "0", "--full"]) == 0
+    whole = capsys.readouterr().out
+    assert "more lines; the whole prompt" not in whole and len(whole.splitlines()) > len(out.splitlines())
+    # the tables fit an 80-column terminal without cutting a word
+    console = Console(width=80, record=True)
+    for part in FAMILY.report(store, [run.id]):
+        console.print(part)
+    text = console.export_text()
+    assert "won [95% CI]" in text and "1/1 [.21,1]" in text
+    assert all(len(line) <= 80 for line in text.splitlines()) and "…" not in text
+    # the comparison's columns: the win rate with its Wilson interval first, then what the games took
+    scores = FAMILY.scores(store, run.id)
+    assert [s.short for s in scores] == ["Win", "Turns", "Asked", "Examples", "Agree"]
+    assert (scores[0].k, scores[0].n, scores[1].value) == (1, 1, 3.0)
+    assert all(len(s.short) <= 8 and s.legend for s in scores)
     store.close()
 
 
@@ -178,7 +198,7 @@ def test_a_failed_game_master_errors_the_episode_and_resume_repeats_no_finished_
         state["judge_up"] = True
         assert main(["eval", "--resume", str(first["run"]), "--db", db, "--json"]) == 0
     resumed = json.loads(capsys.readouterr().out)
-    assert resumed["levels"][-1]["won"] == 1 and resumed["errored"] == 0
+    assert resumed["levels"][-1]["wins"]["k"] == 1 and resumed["errored"] == 0
     # the replayed episode's first three player calls, the writers and the panel came from the cache: new are
     # the judge's six votes (two guesses) and the player's last reply, which the failure came before
     assert gm.count("panel") == panel_before and gm.count("judge") == 6

@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from wason.cli import main
+from wason.store import Store
+from wason.tasks.picnic.family import FAMILY
 from wason.tasks.picnic.protocol import load_text
 
 SEEN: list[list[dict[str, Any]]] = []
@@ -63,3 +66,23 @@ def test_a_model_run_with_the_llm_judge_beside_the_code(
     assert main(["show", "1", "--episode", "0", "--db", db]) == 0
     transcript = capsys.readouterr().out
     assert "more 3" in transcript and "LLM judge: True" in transcript
+    assert "[system]\n" + load_text("player_system.txt").splitlines()[0] in transcript
+
+    # the tables of the run and its baseline fit an 80-column terminal without cutting a word
+    store = Store(db)
+    console = Console(width=80, record=True)
+    for part in FAMILY.report(store, [1, 2]):
+        console.print(part)
+    text = console.export_text()
+    assert "SP L1" in text and "4/4 [.51,1]" in text and "agree" in text
+    assert all(len(line) <= 80 for line in text.splitlines()) and "…" not in text
+    # the comparison's columns: the win rate first (Wilson), what the games took, the judges' agreement apart
+    scores = FAMILY.scores(store, 1)
+    assert [s.short for s in scores] == ["Win", "Turns", "Examples", "Agree"]
+    win, turns, _, agree = scores
+    assert (win.k, win.n) == (len(animal), 4) and win.interval is not None
+    assert turns.value == sum(e["turns"] for e in data["episodes"]) / 4 and turns.interval is not None
+    assert (agree.k, agree.n) == (len(animal), 4)  # the lenient judge agrees with the code only on 'animal'
+    baseline_win = FAMILY.scores(store, 2)[0]
+    assert (baseline_win.short, baseline_win.k) == ("Win", 4)
+    store.close()

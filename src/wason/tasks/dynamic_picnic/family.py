@@ -26,7 +26,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, TextProtocol
-from wason.core.records import CallContext, RunReport, RunRow, run_footer
+from wason.core.records import CallContext, RunReport, RunRow, Score, run_footer
 from wason.tasks.dynamic_picnic.game import (
     AskItem,
     Begin,
@@ -402,7 +402,12 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
     def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.dynamic_picnic.report import picnic_transcript
 
-        return picnic_transcript(data)
+        return picnic_transcript(data, full=full)
+
+    def scores(self, store: RunReader, run_id: int) -> list[Score]:
+        from wason.tasks.dynamic_picnic.report import picnic_scores
+
+        return picnic_scores(store, run_id)
 
     def game_api(self) -> GameApi:
         return PicnicGameApi()

@@ -225,6 +225,7 @@ class DynamicPicnicGame:
         self.prepared = False
         self.turn = 0
         self.format_errors = 0
+        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
         self.consecutive_errors = 0
         self.guesses: list[dict[str, Any]] = []
         self.questions: list[dict[str, Any]] = []
@@ -399,6 +400,7 @@ class DynamicPicnicGame:
                 "positives_seen": self.seen_pos,
                 "negatives_seen": self.seen_neg,
                 "format_errors": self.format_errors,
+                "truncated": self.truncated,
                 "llm_verdict": last["llm"] if last else None,
                 "code_check": last["code_check"] if last else None,
                 "decided_by": last["decided_by"] if last else None,
@@ -619,7 +621,10 @@ class DynamicPicnicGame:
 
     def _format_error(self, action: Malformed) -> PicnicObservation:
         self.turn += 1
-        self.format_errors += 1
+        if action.truncated:
+            self.truncated += 1
+        else:
+            self.format_errors += 1
         self.consecutive_errors += 1
         self.history.append((PLAYER, "(a reply the game master could not read)"))
         limit = self.settings.format_error_limit

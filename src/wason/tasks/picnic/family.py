@@ -23,7 +23,7 @@ from wason.core.family import (
     WebForm,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow, run_footer
+from wason.core.records import RunReport, RunRow, Score, run_footer
 from wason.tasks.picnic.catalog import (
     DRAW_VERSION,
     LEVELS,
@@ -331,7 +331,21 @@ class PicnicFamily(Family[PicnicRunConfig]):
     def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.picnic.report import picnic_transcript
 
-        return picnic_transcript(data, run.player)
+        system = self._system_prompt(run, data) if run.player == "llm" else None
+        return picnic_transcript(data, run.player, system, full=full)
+
+    def _system_prompt(self, run: RunRow, data: Mapping[str, Any]) -> str | None:
+        # the system prompt the model read (None for a run whose configuration or item cannot be read)
+        try:
+            config = PicnicRunConfig.model_validate(run.config)
+            return self.protocol(config, data.get("item") or {}).system_prompt()
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def scores(self, store: RunReader, run_id: int) -> list[Score]:
+        from wason.tasks.picnic.report import picnic_scores
+
+        return picnic_scores(store, run_id)
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

@@ -170,6 +170,7 @@ class PicnicGame:
         self._near = near_miss_mask(self.rule.categories) if self.config.negatives == "informative" else 0
         self.moves: list[_Move] = []
         self.format_errors = 0
+        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
         self.capped_requests = 0
         self.empty_requests = 0
         self.end_reason: EndReason | None = None
@@ -247,7 +248,10 @@ class PicnicGame:
         if isinstance(action, Guess):
             return self._guess(action, llm)
         reason = action.reason if isinstance(action, Malformed) else f"not a move: {type(action).__name__}"
-        self.format_errors += 1
+        if isinstance(action, Malformed) and action.truncated:
+            self.truncated += 1
+        else:
+            self.format_errors += 1
         self.moves.append(_Move(action={"type": "Malformed", "reason": reason}))
         if self._out_of_turns():
             return self._end("turn_limit")
@@ -410,6 +414,7 @@ class PicnicGame:
                 "capped_requests": self.capped_requests,
                 "empty_requests": self.empty_requests,
                 "format_errors": self.format_errors,
+                "truncated": self.truncated,
                 "max_turns": self.config.max_turns,
                 "negatives_mode": self.config.negatives,
                 "initial": {"positives": list(self.initial[0]), "negatives": list(self.initial[1])},

@@ -4,16 +4,29 @@ per level)."""
 
 from __future__ import annotations
 
+import math
+import statistics
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, RunReport, calls_note, run_header
-from wason.metrics.rates import mean_present, rate_record
+from wason.core.records import (
+    CallTotals,
+    EpisodeRow,
+    Rate,
+    RunReport,
+    Score,
+    calls_note,
+    fold_text,
+    run_header,
+)
+from wason.metrics.rates import beta_quantile, mean_present
 
 
 def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
@@ -22,13 +35,15 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
     ms = [e.metrics or {} for e in done]
     won = [m for m in ms if m.get("status") == "won"]
     llm = [m for m in ms if (m.get("judges") or {}).get("llm") is not None]
+    agree = sum(bool(m["judges"]["llm"]) == bool(m["judges"].get("code")) for m in llm)
     return {
         "games": len(eps),
         "errored": sum(e.status == "errored" for e in eps),
         "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
-        "wins": rate_record(len(won), len(eps)),
-        "code_judge": rate_record(sum(bool((m.get("judges") or {}).get("code")) for m in ms), len(eps)),
-        "llm_judge": rate_record(sum(bool(m["judges"]["llm"]) for m in llm), len(llm)) if llm else None,
+        "wins": Rate.of(len(won), len(eps)),
+        "code_judge": Rate.of(sum(bool((m.get("judges") or {}).get("code")) for m in ms), len(eps)),
+        "llm_judge": Rate.of(sum(bool(m["judges"]["llm"]) for m in llm), len(llm)) if llm else None,
+        "judges_agree": Rate.of(agree, len(llm)) if llm else None,
         "llm_decided": sum(bool(m.get("llm_decided")) for m in ms),
         "unreadable_guesses": sum(int(m.get("unreadable_guesses") or 0) for m in ms),
         "gave_up": sum(m.get("end_reason") == "gave_up" for m in ms),
@@ -41,6 +56,7 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "positives_seen_won": mean_present([m.get("positives_seen") for m in won]),
         "negatives_seen_won": mean_present([m.get("negatives_seen") for m in won]),
         "format_errors": sum(int(m.get("format_errors") or 0) for m in ms),
+        "truncated": sum(int(m.get("truncated") or 0) for m in ms),
         "seconds": mean_present([e.seconds for e in done]),
     }
 
@@ -115,10 +131,18 @@ def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
     )
 
 
+def _share(x: float) -> str:
+    """0.25 as ``.25``, 1 as ``1``: the short form intervals take in narrow tables."""
+    text = f"{x:.2f}"
+    return {"0.00": "0", "1.00": "1"}.get(text, text.lstrip("0"))
+
+
 def _cell(rate: dict[str, Any] | None) -> str:
+    """``k/n [low,high]``: a rate with its 95% Wilson interval, narrow enough for an 80-column table."""
     if not rate or not rate["n"]:
         return "-"
-    return f"{rate['k']}/{rate['n']} {100 * rate['rate']:.1f}% [{rate['wilson_low']:.2f}, {rate['wilson_high']:.2f}]"
+    low, high = rate["interval"]
+    return f"{rate['k']}/{rate['n']} [{_share(low)},{_share(high)}]"
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -130,45 +154,89 @@ def _who(data: dict[str, Any]) -> str:
     return who + (" (baseline)" if data["config"].get("baseline_for") else "")
 
 
+def _table(title: str) -> Table:
+    """A narrow table (no outer edge, one space between columns) so that it fits 80 columns."""
+    return Table(
+        title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, title_justify="left"
+    )
+
+
+def _legend(text: str) -> Text:
+    """A table's legend, wrapped at 80 columns whatever the console's width."""
+    return Text(textwrap.fill(text, width=80, break_on_hyphens=False), style="dim")
+
+
 def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-    """A table per (level, turn limit) of the first run, then the Table 2 layout: a row per run (the model's,
-    then its solver baseline), the win rate per level with its 95% Wilson interval."""
+    """The first run's games per (level, turn limit): how they ended, then what they took; then the Table 2
+    layout: a row per run (the model's, then its solver baseline), the win rate per level with its 95% Wilson
+    interval. Each fits 80 columns, its abbreviations in a legend under it."""
     runs = [picnic_json(store, r).model_dump() for r in run_ids]
     first = runs[0]
-    detail = Table(title=f"Run {first['run']}: {_who(first)} on Static Picnic ({first['protocol']})")
-    for col in ("level", "max turns", "won [95% Wilson]", "code judge", "LLM judge", "turns", "turns (won)"):
-        detail.add_column(col, justify="right", no_wrap=col.startswith(("won", "code", "LLM")))
-    for col in ("pos. seen", "neg. seen", "seconds", "gave up", "LLM decided", "errored"):
-        detail.add_column(col, justify="right")
-    for c in first["cells"]:
-        detail.add_row(
+    cells = first["cells"]
+    llm_ran = any(c["llm_judge"] for c in cells)
+    # the code's verdict decides, so its column repeats "won" unless the LLM judge decided a game
+    code_differs = any(c["code_judge"]["k"] != c["wins"]["k"] for c in cells)
+    ended = _table(f"Run {first['run']}: {_who(first)} on Static Picnic ({first['protocol']})")
+    heads = ["level", "turns≤", "won [95% CI]"]
+    heads += ["code"] if code_differs else []
+    heads += ["LLM said", "agree"] if llm_ran else []
+    heads += ["gave up", "limit", "errored"]
+    for col in heads:
+        ended.add_column(col, justify="left" if col == "level" else "right", no_wrap=True)
+    took = _table("What the games took (means over finished games)")
+    for col in ("level", "turns≤", "turns", "won in", "pos.", "neg.", "seconds", "LLM dec."):
+        took.add_column(col, justify="left" if col == "level" else "right", no_wrap=True)
+    for c in cells:
+        limit = "-" if c["max_turns"] is None else str(c["max_turns"])
+        ended.add_row(
             c["level"],
-            str(c["max_turns"]),
+            limit,
             _cell(c["wins"]),
-            _cell(c["code_judge"]),
-            _cell(c["llm_judge"]),
+            *([_cell(c["code_judge"])] if code_differs else []),
+            *([_cell(c["llm_judge"]), _cell(c["judges_agree"])] if llm_ran else []),
+            str(c["gave_up"]),
+            str(c["turn_limit"]),
+            str(c["errored"]),
+        )
+        took.add_row(
+            c["level"],
+            limit,
             _num(c["turns"]),
             _num(c["turns_won"]),
             _num(c["positives_seen"]),
             _num(c["negatives_seen"]),
             _num(c["seconds"]),
-            str(c["gave_up"]),
             str(c["llm_decided"]),
-            str(c["errored"]),
         )
+    ended_legend = (
+        "turns≤: the turn limit. won: games won, k/n [95% Wilson interval] (errored games count as losses). "
+        + ("code: the code judge said right. " if code_differs else "")
+        + (
+            "LLM said: the published LLM judge said right, of the games it judged; agree: it agreed with the "
+            "code. "
+            if llm_ran
+            else ""
+        )
+        + "limit: games that ran out of turns."
+    )
+    took_legend = (
+        "turns: turns played; won in: turns of the games won; pos., neg.: positive and negative examples seen; "
+        "LLM dec.: games with a guess the LLM judge decided (the code could not read it)."
+    )
     levels = sorted({lv for data in runs for lv in data["levels"]})
-    table2 = Table(title="Win rate per level (the paper's Table 2 layout); k/n rate [95% Wilson interval]")
+    table2 = _table("Win rate per level (the paper's Table 2 layout): k/n [95% Wilson interval]")
     table2.add_column("run", justify="right")
-    table2.add_column("player", min_width=18)
+    table2.add_column("player", overflow="fold", ratio=1, min_width=10)
     for lv in levels:
         table2.add_column(f"SP {lv}", justify="right", no_wrap=True)
-    table2.add_column("all", justify="right", no_wrap=True)
+    if len(levels) > 1:
+        table2.add_column("all", justify="right", no_wrap=True)
     for data in runs:
         table2.add_row(
             str(data["run"]),
             _who(data),
             *(_cell(data["levels"].get(lv, {}).get("wins")) for lv in levels),
-            _cell(data["summary"]["wins"]),
+            *([_cell(data["summary"]["wins"])] if len(levels) > 1 else []),
         )
     notes = (
         [Text(calls_note(first["calls"]))]
@@ -183,11 +251,71 @@ def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTy
                 f"{s['llm_decided']} games had a guess decided by the LLM judge (flagged)"
             )
         )
-    return [detail, table2, *notes]
+    if s["format_errors"] or s["truncated"]:
+        notes.append(
+            Text(
+                f"{s['format_errors']} replies could not be read (format errors); {s['truncated']} more were cut "
+                "off at the token limit (--max-tokens; counted apart). Each cost a turn."
+            )
+        )
+    return [ended, _legend(ended_legend), took, _legend(took_legend), table2, *notes]
 
 
-def picnic_transcript(data: dict[str, Any], player: str) -> RenderableType:
-    """One game: the first examples, each move with what the host answered, and both judges' verdicts."""
+def _t_interval(values: Sequence[float]) -> tuple[float, float] | None:
+    """The 95% Student t interval of the mean of ``values`` (None for fewer than two)."""
+    n = len(values)
+    if n < 2:
+        return None
+    m, sd = statistics.fmean(values), statistics.stdev(values)
+    x = beta_quantile(0.05, (n - 1) / 2.0, 0.5)  # t^2 = df (1 - x) / x, two-sided 95%
+    half = math.sqrt((n - 1) * (1.0 - x) / x) * sd / math.sqrt(n)
+    return (m - half, m + half)
+
+
+def _mean(name: str, short: str, values: Sequence[float | int | None], legend: str) -> Score:
+    present = [float(v) for v in values if v is not None]
+    return Score.mean(
+        name,
+        short,
+        statistics.fmean(present) if present else None,
+        n=len(present),
+        interval=_t_interval(present),
+        legend=legend,
+        higher_is_better=False,
+    )
+
+
+def picnic_scores(store: RunReader, run_id: int) -> list[Score]:
+    """The run's columns of a comparison table, in the paper's Table 2 order: the win rate, then what the games
+    took (turns, examples seen) and, where the LLM judge ran beside the code, how often they agreed."""
+    eps = store.list_episodes(run_id)
+    ms = [e.metrics or {} for e in eps if e.status == "completed"]
+    s = summarize(eps)
+    agree: Rate = s["judges_agree"] or Rate.of(0, 0)
+    return [
+        Score.rate("Win rate", "Win", s["wins"].k, s["wins"].n, "games won (errored games count as losses)"),
+        _mean("Turns", "Turns", [m.get("turns") for m in ms], "turns played, mean over games [95% t]"),
+        _mean(
+            "Examples seen",
+            "Examples",
+            [m.get("examples_seen") for m in ms],
+            "positive and negative examples seen, mean over games [95% t]",
+        ),
+        Score.rate(
+            "LLM judge agreement",
+            "Agree",
+            agree.k,
+            agree.n,
+            "the published LLM judge agreed with the code's verdict (reported apart; the code decides)",
+        ),
+    ]
+
+
+def picnic_transcript(
+    data: dict[str, Any], player: str, system: str | None = None, *, full: bool = False
+) -> RenderableType:
+    """One game: the system prompt the player read (folded unless ``full``), the first examples, each move with
+    what the host answered, and both judges' verdicts."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     m = data.get("metrics") or {}
@@ -198,16 +326,23 @@ def picnic_transcript(data: dict[str, Any], player: str) -> RenderableType:
             style="bold",
         )
     ]
+    if system:
+        hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
+        parts.append(Text(f"[system]\n{fold_text(system, full=full, hint=hint)}", style="dim"))
     initial = m.get("initial") or {}
     if initial:
         parts.append(Text(f"[host] can bring: {', '.join(initial.get('positives') or [])}", style="green"))
         parts.append(Text(f"[host] cannot bring: {', '.join(initial.get('negatives') or [])}", style="green"))
     who = "model" if player == "llm" else player
+    hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
+    previous: str | None = None
     for t in data["turns"]:
         parts.append(Text(f"\n[{who}, move {t['index'] + 1}]", style="bold cyan"))
         parts.append(Text(t["reply"] if t["reply"] is not None else _describe(t["action"])))
         if t.get("feedback"):
-            parts.append(Text(f"[host] {t['feedback']}", style="green"))
+            said = fold_repeated(t["feedback"], previous, full=full, hint=hint)
+            parts.append(Text(f"[host] {said}", style="green"))
+            previous = t["feedback"]
     for i, h in enumerate(m.get("history") or [], 1):
         if h["action"].get("type") == "Guess":
             code = h.get("code") or {}
@@ -230,6 +365,21 @@ def picnic_transcript(data: dict[str, Any], player: str) -> RenderableType:
     else:
         parts.append(Text(f"\nstatus: {data['status']} {data.get('error') or ''}", style="bold red"))
     return Group(*parts)
+
+
+def fold_repeated(text: str, previous: str | None, *, full: bool, hint: str) -> str:
+    """``text`` with the lines it ends with that the previous message ended with too (the instructions the host
+    repeats every turn) folded to one line, unless ``full``."""
+    if full or previous is None:
+        return text
+    lines, before = text.splitlines(), previous.splitlines()
+    same = 0
+    while same < min(len(lines), len(before)) and lines[-1 - same] == before[-1 - same]:
+        same += 1
+    if same < 3:  # a line or two in common is not a repeated text
+        return text
+    folded = fold_text("\n".join(lines[-same:]), lines=0, hint=f"as in the previous turn; {hint}")
+    return "\n".join([*lines[:-same], folded])
 
 
 def _describe(action: dict[str, Any]) -> str:
