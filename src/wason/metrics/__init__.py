@@ -1,5 +1,14 @@
 """Statistics for repeated-trial benchmarks: correct rates with their spread, answer histograms, robustness."""
 
+from wason.metrics.paired import (
+    BOOTSTRAP_RESAMPLES,
+    PairedBootstrap,
+    PairedComparison,
+    compare_paired,
+    mcnemar_exact,
+    pair_outcomes,
+    paired_bootstrap,
+)
 from wason.metrics.rates import (
     DEFAULT_CONFIDENCE,
     BetaSpread,
@@ -20,20 +29,27 @@ from wason.metrics.rates import (
 from wason.metrics.robustness import ROBUSTNESS_EPSILON, RobustnessScore, robustness, robustness_score
 
 __all__ = [
+    "BOOTSTRAP_RESAMPLES",
     "DEFAULT_CONFIDENCE",
     "ROBUSTNESS_EPSILON",
     "BetaSpread",
     "NearMissMass",
+    "PairedBootstrap",
+    "PairedComparison",
     "RateSummary",
     "RobustnessScore",
     "answer_distribution",
     "beta_cdf",
     "beta_quantile",
     "beta_spread",
+    "compare_paired",
     "correct_rate",
+    "mcnemar_exact",
     "mean_present",
     "near_miss_mass",
     "normal_quantile",
+    "pair_outcomes",
+    "paired_bootstrap",
     "rate_record",
     "robustness",
     "robustness_score",
