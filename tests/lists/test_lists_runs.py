@@ -72,7 +72,8 @@ def test_a_model_run_with_all_three_judges_and_its_solver_baseline(
     assert summary["primary_judge"] == "predicate" and summary["success"]["k"] == 2
     assert (
         summary["success"]["n"] == 4
-        and summary["success"]["wilson_low"] < 0.5 < summary["success"]["wilson_high"]
+        and summary["success"]["interval"][0] < 0.5 < summary["success"]["interval"][1]
+        and summary["success"]["rate"] == 0.5
     )
     assert summary["rounds"] == 1 and summary["lists_tested"] == 5 and summary["rounds_to_solution"] == 1
     assert summary["non_integer_lists"] == 4  # [2, 1.5] in each episode, labelled No

@@ -25,7 +25,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import Figure, RunReport, RunRow, run_footer
+from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
 from wason.tasks.lists.game import (
     FinalHypothesis,
     ListsConfig,
@@ -476,7 +476,12 @@ class ListsFamily(Family[ListsRunConfig]):
     def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.lists.report import lists_transcript
 
-        return lists_transcript(data, run.player)
+        return lists_transcript(data, run.player, full=full)
+
+    def scores(self, store: RunReader, run_id: int) -> list[Score]:
+        from wason.tasks.lists.report import lists_scores
+
+        return lists_scores(store, run_id)
 
     def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
         from wason.tasks.lists.plots import figures

@@ -201,6 +201,7 @@ class ListsGame:
             raise ValueError("the llm judge is on but no judge was given")
         self.rounds: list[_Round] = []
         self.format_errors = 0
+        self.truncated = 0
         self.ignored_cases = 0
         self.final_hypothesis: str | None = None
         self.final_forced = False
@@ -223,7 +224,8 @@ class ListsGame:
 
     @property
     def rounds_used(self) -> int:
-        return len(self.rounds) + self.format_errors
+        # an unreadable reply costs a round, and so does one cut off at the token limit
+        return len(self.rounds) + self.format_errors + self.truncated
 
     @property
     def rounds_left(self) -> int:
@@ -303,7 +305,7 @@ class ListsGame:
         if self._must_finalize():
             return self._end("no_final_hypothesis")
         if isinstance(action, Malformed):
-            return self._format_error(action.reason)
+            return self._format_error(action.reason, truncated=action.truncated)
         if not isinstance(action, TestRound):
             return self._format_error(
                 f"expected test lists or a final hypothesis, got {type(action).__name__}"
@@ -351,8 +353,12 @@ class ListsGame:
             ignored_cases=ignored,
         )
 
-    def _format_error(self, reason: str) -> ListsObservation:
-        self.format_errors += 1
+    def _format_error(self, reason: str, *, truncated: bool = False) -> ListsObservation:
+        # a reply cut off at the token limit costs what an unreadable one costs; it is only counted apart
+        if truncated:
+            self.truncated += 1
+        else:
+            self.format_errors += 1
         self._consecutive_errors += 1
         limit = self.config.format_error_limit
         if limit and self._consecutive_errors >= limit:
@@ -476,6 +482,7 @@ class ListsGame:
                 "positives_found": sum(sum(r.code_labels) for r in self.rounds),
                 "ignored_cases": self.ignored_cases,
                 "format_errors": self.format_errors,
+                "truncated": self.truncated,
                 "predicate": self.predicate_source,
                 "predicate_verdict": verdict.model_dump(mode="json") if verdict else None,
                 "quiz": [[list(lst), truth] for lst, truth in self.quiz],

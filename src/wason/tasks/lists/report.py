@@ -11,23 +11,17 @@ from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, RunReport, run_header
-from wason.metrics.rates import mean_present, rate_record
+from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
+from wason.metrics.rates import mean_present
 from wason.tasks.lists.game import PRIMARY_ORDER
 
 
-class Rate(BaseModel):
-    """k successes of n, with the 95% Wilson interval."""
-
-    k: int
-    n: int
-    rate: float | None
-    wilson_low: float
-    wilson_high: float
-
-
 class ListsNumbers(BaseModel):
-    """The numbers of a set of episodes (a rule's trials, or a whole run)."""
+    """The numbers of a set of episodes (a rule's trials, or a whole run).
+
+    ``success`` and ``judges`` are rates over every episode (errored ones count as failures), with their 95%
+    Wilson intervals; ``format_errors`` are unreadable replies and ``truncated`` replies cut off at the token
+    limit (each costs a round; they are counted apart)."""
 
     episodes: int
     errored: int
@@ -42,6 +36,7 @@ class ListsNumbers(BaseModel):
     lists_tested: int | float | None
     repeats: int | float | None
     format_errors: int
+    truncated: int = 0
     non_integer_lists: int
     llm_labels: int
     label_disagreements: int
@@ -118,9 +113,7 @@ def summarize_episodes(
     done = [e for e in eps if e.status == "completed"]
     metrics = [e.metrics or {} for e in done]
     n = len(eps)
-    per_judge = {
-        j: rate_record(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges
-    }
+    per_judge = {j: Rate.of(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges}
     solved = [m for m in metrics if primary and (m.get("judges") or {}).get(primary)]
     return {
         "episodes": n,
@@ -136,6 +129,7 @@ def summarize_episodes(
         "lists_tested": mean_present([m.get("lists_tested") for m in metrics]),
         "repeats": mean_present([m.get("repeats") for m in metrics]),
         "format_errors": sum(int(m.get("format_errors") or 0) for m in metrics),
+        "truncated": sum(int(m.get("truncated") or 0) for m in metrics),
         "non_integer_lists": sum(int(m.get("non_integer_lists") or 0) for m in metrics),
         "llm_labels": sum(int(m.get("llm_labels") or 0) for m in metrics),
         "label_disagreements": sum(len(m.get("label_disagreements") or []) for m in metrics),
@@ -191,11 +185,11 @@ def lists_json(store: RunReader, run_id: int) -> ListsRunReport:
 
 
 def _cell(rate: dict[str, Any] | None) -> str:
+    """A rate in a table: ``k/n`` over its 95% Wilson interval (two lines, so the tables fit 80 columns)."""
     if not rate or not rate["n"]:
         return "-"
-    if rate["n"] == 1:
-        return f"{rate['k']}/1"
-    return f"{rate['k']}/{rate['n']} [{rate['wilson_low']:.2f}, {rate['wilson_high']:.2f}]"
+    low, high = rate["interval"]
+    return f"{rate['k']}/{rate['n']}\n[{low:.2f}, {high:.2f}]"
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -206,79 +200,177 @@ def _who(data: dict[str, Any]) -> str:
     return str(data["model"]) if data["player"] == "llm" and data["model"] else str(data["player"])
 
 
+SHORT_JUDGES = {"predicate": "Pred.", "quiz": "Quiz", "llm": "LLM"}
+
+LEGEND = (
+    "Pred.: the stated Python predicate is the rule (code, on probe lists); Quiz: every held-out list "
+    "labelled right; LLM: the pilot's LLM judge (2 of 3 votes); * the primary judge, which decides success; "
+    "rates are k/n [95% Wilson interval], errored episodes counted as failures"
+)
+
+
 def lists_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
     """A table per rule for the first run (its judges' successes with 95% Wilson intervals across trials), then
-    a summary row per run (the model's, then its solver baseline)."""
+    a summary with a column per run (the model's, then its solver baseline); within 80 columns."""
     runs = [lists_json(store, r).model_dump() for r in run_ids]
     first = runs[0]
     judges, primary = _run_judges(first["config"])
-    per_rule = Table(title=f"Run {first['run']}: {_who(first)} on list rules ({first['protocol']})")
-    per_rule.add_column("rule")
-    per_rule.add_column("text", max_width=48)
+    trials = int(first["config"].get("trials") or 1)
+    per_rule = Table(title=f"Run {first['run']}: {_who(first)} on list rules, {trials} trial(s) per rule")
+    per_rule.add_column("Rule", overflow="fold", min_width=16)
     for j in judges:
-        per_rule.add_column(JUDGE_NAMES[j] + (" *" if j == primary else ""), justify="right", no_wrap=True)
-    for col in ("quiz acc.", "rounds", "lists", "repeats"):
+        per_rule.add_column(SHORT_JUDGES[j] + (" *" if j == primary else ""), justify="right")
+    for col in ("Q.acc", "Rnds"):
         per_rule.add_column(col, justify="right")
     for row in first["rules"]:
         per_rule.add_row(
-            row["rule"],
-            row["text"],
+            f"{row['rule']}: {row['text']}",
             *(_cell(row["judges"][j]) for j in judges),
             _num(row["quiz_accuracy"], 2),
             _num(row["rounds"]),
-            _num(row["lists_tested"]),
-            _num(row["repeats"]),
         )
-    summary = Table(
-        title=f"Summary: success is decided by the primary judge * ({primary}); k/n [95% Wilson interval]"
-    )
-    summary.add_column("run", justify="right")
-    summary.add_column("player", min_width=22)
-    for name, label in (("predicate", "predicate"), ("quiz", "quiz"), ("llm", "LLM judge")):
-        summary.add_column(label + (" *" if name == primary else ""), justify="right", no_wrap=True)
-    for name in ("quiz acc.", "rounds", "to solve", "lists"):
-        summary.add_column(name, justify="right")
-    summary.add_column("repeats", justify="right")
-    summary.add_column("errored", justify="right")
+    per_rule.caption = "Q.acc: mean share of quiz lists labelled right; Rnds: mean rounds of tests"
+    # a column per run: the rows are the measures, so two or three runs fit 80 columns with their intervals
+    summary = Table(title="Summary (all episodes of each run)")
+    summary.add_column("")
     for data in runs:
-        s = data["summary"]
-        summary.add_row(
-            str(data["run"]),
-            _who(data) + (" (baseline)" if data["config"].get("baseline_for") else ""),
-            *(_cell(s["judges"].get(j)) for j in ("predicate", "quiz", "llm")),
-            _num(s["quiz_accuracy"], 2),
-            _num(s["rounds"]),
-            _num(s["rounds_to_solution"]),
-            _num(s["lists_tested"]),
-            _num(s["repeats"]),
-            str(s["errored"]),
+        baseline = data["config"].get("baseline_for") is not None
+        summary.add_column(
+            f"{_who(data)}{' (baseline)' if baseline else ''}\nrun {data['run']}",
+            justify="right",
+            overflow="fold",
         )
-    notes = []
+    measures: list[tuple[str, Any]] = [
+        *(
+            (JUDGE_NAMES[j] + (" *" if j == primary else ""), lambda s, j=j: _cell(s["judges"].get(j)))
+            for j in ("predicate", "quiz", "llm")
+            if any(j in d["summary"]["judges"] for d in runs)
+        ),
+        ("quiz accuracy", lambda s: _num(s["quiz_accuracy"], 2)),
+        ("rounds", lambda s: _num(s["rounds"])),
+        ("rounds to solve", lambda s: _num(s["rounds_to_solution"])),
+        ("lists tested", lambda s: _num(s["lists_tested"])),
+        ("repeats", lambda s: _num(s["repeats"])),
+        ("format errors", lambda s: str(s["format_errors"])),
+        ("truncated", lambda s: str(s["truncated"])),
+        ("errored", lambda s: str(s["errored"])),
+    ]
+    for label, value in measures:
+        summary.add_row(label, *(value(d["summary"]) for d in runs))
+    notes = [Text(LEGEND), Text(f"protocol: {first['protocol']}")]
     s = first["summary"]
-    if s["format_errors"] or s["non_integer_lists"]:
-        notes.append(
-            f"{s['format_errors']} unreadable replies; {s['non_integer_lists']} non-integer lists (No)"
+    notes.append(
+        Text(
+            "rounds and lists are means per episode; rounds to solve over solved episodes; format errors: "
+            "unreadable replies; truncated: replies cut off at the token limit (each cost a round)"
         )
+    )
+    if s["non_integer_lists"]:
+        notes.append(Text(f"{s['non_integer_lists']} non-integer lists tested (labelled No)"))
     if s["llm_labels"]:
         notes.append(
-            f"LLM labeller: {s['label_disagreements']} of {s['llm_labels']} labels disagreed with the code "
-            "(the player saw the LLM's)"
+            Text(
+                f"LLM labeller: {s['label_disagreements']} of {s['llm_labels']} labels disagreed with the code "
+                "(the player saw the LLM's)"
+            )
         )
-    return [per_rule, summary, *(Text(n) for n in notes)]
+    return [per_rule, summary, *notes]
 
 
-def lists_transcript(data: dict[str, Any], player: str) -> RenderableType:
-    """One episode as a conversation: the first message, each reply and what the harness said."""
+def _mean_score(name: str, short: str, values: list[Any], legend: str, *, higher: bool) -> Score:
+    present = [float(v) for v in values if v is not None]
+    return Score.mean(
+        name,
+        short,
+        sum(present) / len(present) if present else None,
+        n=len(present),
+        legend=legend,
+        higher_is_better=higher,
+    )
+
+
+def lists_scores(store: RunReader, run_id: int) -> list[Score]:
+    """A run's columns in its report's order: each judge's success rate (over every episode, Wilson
+    interval), then the means of quiz accuracy, rounds, rounds to a solution, lists tested and repeats."""
+    run = store.get_run(run_id)
+    eps = store.list_episodes(run_id)
+    judges, primary = _run_judges(run.config)
+    done = [e.metrics or {} for e in eps if e.status == "completed"]
+    solved = [m for m in done if primary and (m.get("judges") or {}).get(primary)]
+    legends = {
+        "predicate": "the stated predicate is the rule (code, on probe lists)",
+        "quiz": "every held-out quiz list labelled right",
+        "llm": "the pilot's LLM judge accepts the final hypothesis (2 of 3 votes)",
+    }
+    scores = [
+        Score.rate(
+            JUDGE_NAMES[j],
+            SHORT_JUDGES[j].rstrip("."),
+            sum(bool((m.get("judges") or {}).get(j)) for m in done),
+            len(eps),
+            legends[j] + (" (decides success)" if j == primary else ""),
+        )
+        for j in ("predicate", "quiz", "llm")
+        if j in judges
+    ]
+    return [
+        *scores,
+        _mean_score(
+            "Quiz accuracy",
+            "QuizAcc",
+            [m.get("quiz_accuracy") for m in done],
+            "share of quiz lists labelled right",
+            higher=True,
+        ),
+        _mean_score(
+            "Rounds", "Rounds", [m.get("rounds") for m in done], "rounds of tests per episode", higher=False
+        ),
+        _mean_score(
+            "Rounds to solve",
+            "ToSolve",
+            [m.get("rounds_to_solution") for m in solved],
+            "rounds of tests in the episodes solved",
+            higher=False,
+        ),
+        _mean_score(
+            "Lists tested",
+            "Lists",
+            [m.get("lists_tested") for m in done],
+            "lists tested per episode",
+            higher=False,
+        ),
+        _mean_score(
+            "Repeats",
+            "Repeats",
+            [m.get("repeats") for m in done],
+            "lists tested again per episode",
+            higher=False,
+        ),
+    ]
+
+
+def lists_transcript(data: dict[str, Any], player: str, *, full: bool = False) -> RenderableType:
+    """One episode as a conversation: the first message (folded unless ``full``; the examples it shows stay in
+    view), each reply and what the harness said."""
     from wason.tasks.lists.protocol import render_initial_prompt
 
     item = data.get("item") or {}
     rule = item.get("rule") or {}
+    examples = item.get("examples") or []
+    prompt = render_initial_prompt(examples)
+    shown = fold_text(
+        prompt.strip("\n"),
+        full=full,
+        hint=f"the whole prompt: wason show {data['run']} --episode {data['index']} --full",
+    )
+    if shown != prompt.strip("\n"):
+        shown += "\n... example lists: " + ", ".join(str(list(e)) for e in examples)
     parts: list[RenderableType] = [
         Text(
             f"Run {data['run']}, episode {data['index']}: rule {rule.get('key')}  {rule.get('text')}",
             style="bold",
         ),
-        Text(f"[user] {render_initial_prompt(item.get('examples') or [])}", style="dim"),
+        Text(f"[user] {shown}", style="dim"),
     ]
     who = "model" if player == "llm" else player
     for t in data["turns"]:
