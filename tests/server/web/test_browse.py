@@ -155,14 +155,28 @@ def test_a_finished_run_shows_its_summary_baseline_transcripts_and_calls(
 
 
 def test_plots_are_drawn_and_served(web: TestClient, filled: Filled) -> None:
-    page = web.get(f"/runs/{filled.runs['aiw_model']}").text
+    aiw = filled.runs["aiw_model"]
+    page = web.get(f"/runs/{aiw}").text
     srcs = re.findall(r'<img src="([^"]+)"', page)
-    assert srcs and all(s.startswith(f"/runs/{filled.runs['aiw_model']}/plots/") for s in srcs)
+    assert srcs and all(s.startswith(f"/runs/{aiw}/plots/") and s.endswith(".png") for s in srcs)
+    assert {s.rsplit("/", 1)[1] for s in srcs} >= {"accuracy.png", "correct-by-variation.png"}
     png = web.get(srcs[0])
     assert png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
-    assert web.get(f"/runs/{filled.runs['aiw_model']}/plots/..%2Fbrowse.db").status_code == 404
-    # a family without plots shows none
-    assert "<img" not in web.get(f"/runs/{filled.runs['picnic_a']}").text
+    # each figure's SVG is linked beside its PNG, and served as SVG
+    svgs = re.findall(r'<a href="([^"]+\.svg)">SVG</a>', page)
+    assert sorted(s.removesuffix(".svg") for s in svgs) == sorted(s.removesuffix(".png") for s in srcs)
+    svg = web.get(svgs[0])
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    assert b"<svg" in svg.content
+    assert web.get(f"/runs/{aiw}/plots/..%2Fbrowse.db").status_code == 404
+    # a family with no figures of its own still has the accuracy figure of its scores
+    picnic = re.findall(r'<img src="([^"]+)"', web.get(f"/runs/{filled.runs['picnic_a']}").text)
+    assert [s.rsplit("/", 1)[1] for s in picnic] == ["accuracy.png"]
+    # a model's run draws its finished solver baseline beside it
+    wilt = web.get(f"/runs/{filled.runs['wilt_model']}").text
+    reduction = next(s for s in re.findall(r'<img src="([^"]+)"', wilt) if s.endswith("/reduction.png"))
+    svg_text = web.get(reduction.removesuffix(".png") + ".svg").text
+    assert "solver (baseline)" in svg_text and "vllm:fake-model" in svg_text
 
 
 # -- the runs list: filters, sorting, errors -------------------------------------------------------------

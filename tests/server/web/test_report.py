@@ -92,6 +92,9 @@ def test_report_with_baselines_plots_and_an_ongoing_game(filled: Filled, tmp_pat
     assert plots and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in plots)
     aiw_page = (out / "runs" / f"{aiw}.html").read_text()
     assert all(f'src="../runs/{aiw}/plots/{p.name}"' in aiw_page for p in plots)
+    # each PNG's SVG is written beside it and linked from the page
+    assert all(p.with_suffix(".svg").read_text().lstrip().startswith("<?xml") for p in plots)
+    assert all(f'href="../runs/{aiw}/plots/{p.stem}.svg"' in aiw_page for p in plots)
     # the game that is not over: none of its hidden part on its pages or the index (a finished run of the same
     # rule shows it, rightly: that game is over)
     secrets = hidden_texts(filled.store, ongoing.id)

@@ -404,15 +404,17 @@ def _summary(fam: Family[Any], store: Store, ids: list[int]) -> tuple[str | None
 
 
 def plots_into(store: Store, run: RunRow, directory: Path) -> list[Path]:
-    """Write a run's plots into ``directory`` (nothing for a family without plots, or a run whose plots need
-    a game that is not over)."""
+    """Write a run's figures into ``directory``, as PNG and SVG, with its finished baselines beside it as the
+    summary has them (nothing for a family that cannot be loaded, or figures that need a game not over)."""
     fam = _family_or_none(run.task)
     if fam is None:
         return []
     from wason.report.plots import write_plots
 
     try:
-        return write_plots(PublicReader(store), [run.id], directory)
+        return write_plots(
+            PublicReader(store), [run.id, *baselines_of(store, run.id, completed_only=True)], directory
+        )
     except REPORT_ERRORS:
         return []
 
@@ -678,7 +680,9 @@ def _plot_dir(request: Request, run: RunRow, store: Store) -> Path:
         request.app.state.web_plots = cache
     root = Path(cache.name)
     done = sum(e.status in FINISHED for e in store.list_episodes(run.id))
-    directory = root / f"run{run.id}-{run.status}-{done}"
+    # a baseline that finishes later is drawn too
+    baselines = "".join(f"-b{b}" for b in baselines_of(store, run.id, completed_only=True))
+    directory = root / f"run{run.id}-{run.status}-{done}{baselines}"
     if not directory.exists():
         for old in root.glob(f"run{run.id}-*"):
             shutil.rmtree(old, ignore_errors=True)
