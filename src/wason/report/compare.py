@@ -1,31 +1,675 @@
 """Runs of one family in one table: a row per model, baseline and person, the family's columns in the paper's
 order with intervals, then the columns every family shares; in the terminal, markdown, LaTeX or CSV; with paired
-comparisons of runs on the same items. (Skeleton: being written.)"""
+comparisons of runs on the same items.
+
+The family gives its numbers (:meth:`wason.core.family.Family.scores`); this module adds, for every family, the
+replies that could not be read (apart from those cut off at the token limit), the replies cut off, the errored
+episodes and the tokens spent. Under the table, each run after the first that played some of the first run's items
+is compared with it item by item (:mod:`wason.metrics.paired`): an exact McNemar test on the items only one of
+the two succeeded on, and a paired bootstrap of the difference of success rates.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, cast
 
+from pydantic import BaseModel, ConfigDict
+from rich import box
 from rich.console import Console
+from rich.table import Table
 
+from wason.core import registry
 from wason.core.family import RunReader
+from wason.core.game import VOID
+from wason.core.records import EpisodeRow, Rate, RunRow, Score, series_names
+from wason.metrics.paired import BOOTSTRAP_RESAMPLES, compare_paired, pair_outcomes
+
+__all__ = [
+    "FORMATS",
+    "PAIRED_SEED",
+    "Comparison",
+    "ComparisonColumn",
+    "ComparisonRow",
+    "PairedRow",
+    "build_comparison",
+    "comparison_runs",
+    "format_comparison",
+    "print_comparison",
+    "truncation_warning",
+]
+
+FORMATS = ("table", "markdown", "latex", "csv")
+# the seed of the paired bootstraps: the same runs always give the same interval
+PAIRED_SEED = 0
+# a run warns about its token limit when at least this share of its replies were cut off by it
+TRUNCATION_WARNING_SHARE = 0.10
+
+
+# -- which runs ---------------------------------------------------------------------------------------------
+def _same_measurement(run: RunRow) -> tuple[str, str, str | None, str]:
+    # a baseline's configuration apart from whose baseline it is: two such runs measured the same thing
+    config = {k: v for k, v in run.config.items() if k != "baseline_for"}
+    return run.task, run.player, run.model, json.dumps(config, sort_keys=True, default=str)
 
 
 def comparison_runs(store: RunReader, run_ids: Sequence[int], *, baselines: bool) -> list[int]:
-    """The runs a comparison shows: the runs given, then their finished solver baselines (once each)."""
-    raise NotImplementedError
+    """The runs a comparison shows: the runs given, then their finished solver baselines (once each).
+
+    Two baselines with the same configuration apart from ``baseline_for`` (the baselines of two model runs on
+    the same items) are the same measurement: the first is kept. A baseline that is the same measurement as a
+    run given is left out too.
+
+    Raises:
+        ValueError: runs of different families, in one line naming each run and its family.
+        KeyError: a run that is not in the store (the store's error).
+    """
+    from wason.engine import baselines_of
+    from wason.store import Store
+
+    given = list(dict.fromkeys(run_ids))
+    runs = [store.get_run(r) for r in given]
+    if len({r.task for r in runs}) > 1:
+        which = ", ".join(f"run {r.id} is {r.task}" for r in runs)
+        raise ValueError(f"compare runs of one family: {which}")
+    if not baselines:
+        return given
+    shown = list(given)
+    seen = {_same_measurement(r) for r in runs}
+    for run_id in given:
+        # the engine's definition of a run's baselines; it reads only list_runs, which every RunReader has
+        for baseline in baselines_of(cast(Store, store), run_id, completed_only=True):
+            key = _same_measurement(store.get_run(baseline))
+            if baseline not in shown and key not in seen:
+                shown.append(baseline)
+                seen.add(key)
+    return shown
 
 
 def truncation_warning(store: RunReader, run_id: int) -> str | None:
-    """One line when many of the run's replies hit the token limit, else None."""
-    return None
+    """One line when many of the run's replies hit the token limit, else None.
+
+    "Many": at least 10% of its replies (calls made and replayed from the cache) ended at the token limit.
+    """
+    totals = store.call_totals(run_id)
+    replies = totals["calls"] + totals["cached_calls"]
+    cut = totals.get("truncated", 0)
+    if not replies or cut < TRUNCATION_WARNING_SHARE * replies:
+        return None
+    params = store.get_run(run_id).config.get("params") or {}
+    limit = params.get("max_tokens") if isinstance(params, dict) else None
+    which = f"max_tokens {limit}" if limit is not None else "the endpoint's default max_tokens"
+    return (
+        f"run {run_id}: {cut} of {replies} replies ({100 * cut / replies:.0f}%) stopped at the token limit "
+        f"({which}); they are counted as truncated, not as format errors; raise --max-tokens"
+    )
+
+
+# -- the comparison as data ---------------------------------------------------------------------------------
+class ComparisonColumn(BaseModel):
+    """One of the family's columns: its header, abbreviation, meaning and kind (from its first score)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    short: str
+    legend: str
+    kind: Literal["rate", "mean", "count"]
+
+
+class PairedRow(BaseModel):
+    """A run compared with the first run on the items both played (episodes paired by item and trial).
+
+    Attributes:
+        with_run: the first run's id.
+        n: pairs (items, or item and trial, both runs finished).
+        first: the first run's success on the pairs.
+        this: this run's success on the pairs.
+        b: pairs only the first run succeeded on.
+        c: pairs only this run succeeded on.
+        mcnemar_p: the exact McNemar test's two-sided p-value.
+        difference: this run's success rate minus the first's, on the pairs.
+        interval: its 95% paired-bootstrap percentile interval.
+        bootstrap_p: the bootstrap's two-sided p-value.
+        n_resamples: bootstrap resamples.
+        seed: the bootstrap's seed.
+    """
+
+    with_run: int
+    n: int
+    first: Rate
+    this: Rate
+    b: int
+    c: int
+    mcnemar_p: float
+    difference: float
+    interval: tuple[float, float]
+    bootstrap_p: float
+    n_resamples: int
+    seed: int
+
+
+class ComparisonRow(BaseModel):
+    """One run's row.
+
+    Attributes:
+        run: its id.
+        label: the model (a model's run) or the player (``solver``, ``human``, ``scripted``), ``(baseline)``
+            for a baseline, ``(run N)`` where two rows would share a label.
+        player, model, status: the run's.
+        baseline_for: the run it is a baseline of, or None.
+        scores: the family's numbers, in the family's order.
+        unreadable: replies that could not be read as a move, not counting those cut off at the token limit.
+        truncated: replies (made or replayed) cut off at the token limit.
+        errored: episodes that failed (not counted in the scores).
+        input_tokens, output_tokens: tokens spent (a model's run; None for the others).
+        paired: the comparison with the first run, or None (the first run, or no items in common).
+    """
+
+    run: int
+    label: str
+    player: str
+    model: str | None
+    status: str
+    baseline_for: int | None
+    scores: list[Score]
+    unreadable: int
+    truncated: int
+    errored: int
+    input_tokens: int | None
+    output_tokens: int | None
+    paired: PairedRow | None = None
+
+
+class Comparison(BaseModel):
+    """Runs of one family in one table (``wason show RUN RUN... --json``).
+
+    Attributes:
+        task: the family's name.
+        title: the family's title.
+        columns: the family's columns, in order (the union of the rows' scores by name, first seen first).
+        rows: one per run, the runs given first, then their baselines.
+        notes: lines under the table (runs that share no items with the first).
+    """
+
+    task: str
+    title: str
+    columns: list[ComparisonColumn]
+    rows: list[ComparisonRow]
+    notes: list[str] = []
+
+
+def _outcomes(episodes: Sequence[EpisodeRow]) -> list[tuple[str, bool | None]]:
+    # every episode in order (so trials pair by their occurrence), None where there is no result to pair
+    return [
+        (
+            e.item_key,
+            bool(e.success) if e.status == "completed" and not (e.metrics or {}).get(VOID) else None,
+        )
+        for e in sorted(episodes, key=lambda e: e.index)
+    ]
+
+
+def _paired(
+    first_id: int, first: list[tuple[str, bool | None]], mine: list[tuple[str, bool | None]]
+) -> PairedRow | None:
+    pairs = [(x, y) for x, y in pair_outcomes(first, mine) if x is not None and y is not None]
+    if not pairs:
+        return None
+    result = compare_paired(pairs, seed=PAIRED_SEED, n_resamples=BOOTSTRAP_RESAMPLES)
+    boot = result.bootstrap
+    return PairedRow(
+        with_run=first_id,
+        n=result.n,
+        first=Rate.of(result.first_k, result.n),
+        this=Rate.of(result.second_k, result.n),
+        b=result.b,
+        c=result.c,
+        mcnemar_p=result.mcnemar_p,
+        difference=boot.difference,
+        interval=boot.interval,
+        bootstrap_p=boot.p_value,
+        n_resamples=boot.n_resamples,
+        seed=boot.seed,
+    )
+
+
+def build_comparison(store: RunReader, run_ids: Sequence[int], *, baselines: bool = True) -> Comparison:
+    """The comparison of ``run_ids`` (and, with ``baselines``, their finished solver baselines) as data.
+
+    Raises:
+        ValueError: runs of different families.
+        KeyError: a run that is not in the store.
+    """
+    ids = comparison_runs(store, run_ids, baselines=baselines)
+    runs = [store.get_run(r) for r in ids]
+    family = registry.get(runs[0].task)
+    labels = series_names(runs)
+    columns: dict[str, ComparisonColumn] = {}
+    rows: list[ComparisonRow] = []
+    notes: list[str] = []
+    first_outcomes: list[tuple[str, bool | None]] = []
+    for position, (run, label) in enumerate(zip(runs, labels, strict=True)):
+        scores = family.scores(store, run.id)
+        for s in scores:
+            columns.setdefault(
+                s.name, ComparisonColumn(name=s.name, short=s.short, legend=s.legend, kind=s.kind)
+            )
+        episodes = store.list_episodes(run.id)
+        totals = store.call_totals(run.id)
+        outcomes = _outcomes(episodes)
+        paired = None
+        if position == 0:
+            first_outcomes = outcomes
+        else:
+            paired = _paired(runs[0].id, first_outcomes, outcomes)
+            if paired is None:
+                shared = {k for k, _ in first_outcomes} & {k for k, _ in outcomes}
+                why = "has no finished episode on the items it shares" if shared else "shares no items"
+                notes.append(f"run {run.id} ({label}) {why} with run {runs[0].id}: no paired comparison")
+        llm = run.player == "llm"
+        baseline_for = run.config.get("baseline_for")
+        rows.append(
+            ComparisonRow(
+                run=run.id,
+                label=label,
+                player=run.player,
+                model=run.model,
+                status=run.status,
+                baseline_for=int(baseline_for) if baseline_for is not None else None,
+                scores=scores,
+                unreadable=store.unreadable_counts(run.id)["unreadable"],
+                truncated=totals.get("truncated", 0),
+                errored=sum(e.status == "errored" for e in episodes),
+                input_tokens=totals["input_tokens"] if llm else None,
+                output_tokens=totals["output_tokens"] if llm else None,
+                paired=paired,
+            )
+        )
+    return Comparison(
+        task=family.name, title=family.title, columns=list(columns.values()), rows=rows, notes=notes
+    )
+
+
+# -- cells ----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Generic:
+    name: str
+    short: str
+    legend: str
+    value: Callable[[ComparisonRow], int | None]
+
+
+_GENERIC = (
+    _Generic(
+        "Unreadable",
+        "Unread",
+        "format errors (replies not readable as a move), not counting those cut off at the token limit",
+        lambda r: r.unreadable,
+    ),
+    _Generic(
+        "Truncated", "Trunc", "replies cut off at the token limit (--max-tokens)", lambda r: r.truncated
+    ),
+    _Generic("Errored", "Err", "episodes that failed, left out of the scores", lambda r: r.errored),
+)
+# (name, short, meaning) of the tokens column: two numbers in one cell
+_TOKENS = ("Tokens in/out", "Tok i/o", "tokens spent on prompts and replies (model runs)")
+_LABEL = "Model"
+
+
+def _by_name(row: ComparisonRow) -> dict[str, Score]:
+    return {s.name: s for s in row.scores}
+
+
+def _num(value: float) -> str:
+    # a mean's digits: the same decimals down a column of similar numbers, never scientific notation
+    size = abs(value)
+    return f"{value:.2f}" if size < 100 else f"{value:.1f}" if size < 1000 else f"{value:.0f}"
+
+
+def _terminal_cell(score: Score | None) -> str:
+    if score is None or score.value is None:
+        return "-"
+    if score.kind == "rate":
+        low, high = score.interval or (0.0, 1.0)
+        return f"{100 * score.value:.0f}% [{100 * low:.0f}-{100 * high:.0f}]\n{score.k}/{score.n}"
+    if score.kind == "mean":
+        if score.interval is None:
+            return _num(score.value)
+        low, high = score.interval
+        return f"{_num(score.value)}\n[{_num(low)}-{_num(high)}]"
+    return str(int(score.value))
+
+
+def _paper_cell(score: Score | None) -> str:
+    if score is None or score.value is None:
+        return "-"
+    if score.kind == "rate":
+        low, high = score.interval or (0.0, 1.0)
+        return f"{score.value:.2f} [{low:.2f}, {high:.2f}] ({score.k}/{score.n})"
+    if score.kind == "mean":
+        if score.interval is None:
+            return _num(score.value)
+        low, high = score.interval
+        return f"{_num(score.value)} [{_num(low)}, {_num(high)}]"
+    return str(int(score.value))
+
+
+def _compact(n: int) -> str:
+    return str(n) if n < 10_000 else f"{n / 1000:.0f}k" if n < 1_000_000 else f"{n / 1_000_000:.1f}M"
+
+
+def _tokens(row: ComparisonRow, *, compact: bool) -> str:
+    if row.input_tokens is None or row.output_tokens is None:
+        return "-"
+    if compact:
+        return f"{_compact(row.input_tokens)}/{_compact(row.output_tokens)}"
+    return f"{row.input_tokens} / {row.output_tokens}"
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.2f}"
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """A table as plain text cells: headers (full and short), the label column first."""
+
+    headers: list[str]
+    shorts: list[str]
+    rows: list[list[str]]
+
+
+def _main_grid(data: Comparison, cell: Callable[[Score | None], str], *, compact: bool) -> _Grid:
+    headers = [_LABEL, *(c.name for c in data.columns), *(g.name for g in _GENERIC), _TOKENS[0], "Run"]
+    shorts = [_LABEL, *(c.short for c in data.columns), *(g.short for g in _GENERIC), _TOKENS[1], "Run"]
+    rows = []
+    for row in data.rows:
+        scores = _by_name(row)
+        rows.append(
+            [
+                row.label,
+                *(cell(scores.get(c.name)) for c in data.columns),
+                *(str(g.value(row)) for g in _GENERIC),
+                _tokens(row, compact=compact),
+                str(row.run),
+            ]
+        )
+    return _Grid(headers, shorts, rows)
+
+
+def _paired_grid(data: Comparison, *, terminal: bool) -> _Grid | None:
+    # the terminal in percent and percentage points (as its rates), the paper formats as proportions
+    rows = []
+    for row in data.rows:
+        p = row.paired
+        if p is None:
+            continue
+        low, high = p.interval
+        if terminal:
+            first = f"{100 * (p.first.rate or 0):.0f}%"
+            this = f"{100 * (p.this.rate or 0):.0f}%"
+            diff = f"{100 * p.difference:+.0f} [{100 * low:+.0f}, {100 * high:+.0f}]"
+        else:
+            first = f"{p.first.rate or 0:.2f} ({p.first.k}/{p.n})"
+            this = f"{p.this.rate or 0:.2f} ({p.this.k}/{p.n})"
+            diff = f"{p.difference:+.2f} [{low:+.2f}, {high:+.2f}]"
+        rows.append([row.label, str(p.n), first, this, str(p.b), str(p.c), _p(p.mcnemar_p), diff])
+    if not rows:
+        return None
+    headers = [_LABEL, "Pairs", "First", "This", "b", "c", "McNemar p", "Diff [95% CI]"]
+    shorts = [_LABEL, "Pairs", "First", "This", "b", "c", "McN p", "Diff [CI]"]
+    return _Grid(headers, shorts, rows)
+
+
+def _paired_title(data: Comparison) -> str:
+    return f"Paired with run {data.rows[0].run} ({data.rows[0].label}): success on the same items"
+
+
+def _paired_caption(*, terminal: bool) -> str:
+    unit = "in percentage points" if terminal else "as a proportion"
+    return (
+        "Pairs: items (and trials) both runs finished; First, This: each run's success on them; b: pairs only "
+        "the first won, c: pairs only this run won; McNemar p: exact two-sided test on b and c; Diff: this "
+        f"run's success minus the first's ({unit}) with its 95% paired bootstrap interval "
+        f"({BOOTSTRAP_RESAMPLES} resamples, seed {PAIRED_SEED}; --json adds the bootstrap's p-value)."
+    )
+
+
+def _legend(data: Comparison) -> list[tuple[str, str, str]]:
+    # (name, short, meaning) of every column, the family's first
+    out = [(c.name, c.short, c.legend) for c in data.columns]
+    out += [(g.name, g.short, g.legend) for g in _GENERIC]
+    out.append(_TOKENS)
+    return out
+
+
+def _legend_lines(data: Comparison, *, short: bool) -> list[str]:
+    """What the columns mean, a line each: with ``short``, only the abbreviated ones (``Acc = Accuracy:
+    ...``); else every column (``Accuracy: ...``)."""
+    lines = []
+    for name, abbrev, meaning in _legend(data):
+        if short and abbrev == name:
+            continue
+        head = f"{abbrev} = {name}" if short else name
+        lines.append(f"{head}: {meaning}" if meaning else head)
+    return lines
+
+
+# -- the terminal ---------------------------------------------------------------------------------------------
+_LABEL_WIDTH = 24  # a long model name folds within this many columns rather than push numbers off the screen
+
+
+def _rich_table(grid: _Grid, columns: Sequence[int], *, short: bool, title: str | None) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
+    table.add_column(grid.headers[0], overflow="fold", max_width=_LABEL_WIDTH)
+    for i in columns:
+        header = grid.shorts[i] if short else grid.headers[i]
+        table.add_column(header, justify="right", no_wrap=True)
+    for row in grid.rows:
+        table.add_row(row[0], *(row[i] for i in columns))
+    return table
+
+
+def _width(console: Console, table: Table) -> int:
+    return console.measure(table, options=console.options.update_width(10_000)).maximum
+
+
+def _fit(console: Console, grid: _Grid, title: str) -> tuple[list[Table], bool]:
+    """Tables that fit the console's width without cutting a cell: the whole table with its headers, else with
+    abbreviated headers, else the columns split over several tables (each with the label column)."""
+    everything = list(range(1, len(grid.headers)))
+    for short in (False, True):
+        table = _rich_table(grid, everything, short=short, title=title)
+        if _width(console, table) <= console.width:
+            return [table], short
+    chunks: list[list[int]] = [[]]
+    for i in everything:
+        trial = [*chunks[-1], i]
+        if chunks[-1] and _width(console, _rich_table(grid, trial, short=True, title=None)) > console.width:
+            chunks.append([i])
+        else:
+            chunks[-1] = trial
+    tables = [
+        _rich_table(grid, chunk, short=True, title=title if n == 0 else f"{title} (continued)")
+        for n, chunk in enumerate(chunks)
+    ]
+    return tables, True
+
+
+def _print_table(data: Comparison, console: Console) -> None:
+    grid = _main_grid(data, _terminal_cell, compact=True)
+    tables, short = _fit(console, grid, f"{data.title}: runs compared")
+    for table in tables:
+        console.print(table)
+    text = ["Rates: percent [95% Wilson interval] over k/n; means over [95% interval]."]
+    text += _legend_lines(data, short=True) if short else []
+    paired = _paired_grid(data, terminal=True)
+    for line in text:
+        console.print(line, markup=False, highlight=False)
+    if paired is not None:
+        console.print()
+        for table in _fit(console, paired, _paired_title(data))[0]:
+            console.print(table)
+        console.print(_paired_caption(terminal=True), markup=False, highlight=False)
+    for note in data.notes:
+        console.print(note, markup=False, highlight=False)
+
+
+# -- markdown, LaTeX, CSV -------------------------------------------------------------------------------------
+def _md_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(grid: _Grid) -> list[str]:
+    lines = [
+        "| " + " | ".join(_md_escape(h) for h in grid.headers) + " |",
+        "|" + "|".join([":---", *(["---:"] * (len(grid.headers) - 1))]) + "|",
+    ]
+    lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in grid.rows]
+    return lines
+
+
+def to_markdown(data: Comparison) -> str:
+    """The comparison as GitHub markdown: the table, its legend, the paired comparisons and the notes."""
+    lines = _md_table(_main_grid(data, _paper_cell, compact=False))
+    lines += ["", "Rates: proportion [95% Wilson interval] (k/n); means: mean [95% interval].", ""]
+    lines += [f"- {line}" for line in _legend_lines(data, short=False)]
+    paired = _paired_grid(data, terminal=False)
+    if paired is not None:
+        lines += ["", f"{_paired_title(data)}:", "", *_md_table(paired), "", _paired_caption(terminal=False)]
+    if data.notes:
+        lines += ["", *data.notes]
+    return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped, for a table cell."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _latex_table(grid: _Grid) -> list[str]:
+    spec = "l" + "r" * (len(grid.headers) - 1)
+    lines = [f"\\begin{{tabular}}{{{spec}}}", r"\toprule"]
+    lines.append(" & ".join(latex_escape(h) for h in grid.headers) + r" \\")
+    lines.append(r"\midrule")
+    for row in grid.rows:
+        line = " & ".join(latex_escape(c.replace("\n", " ")) for c in row) + r" \\"
+        # a row opening with "[" would be read as the optional argument of the previous row's "\\"
+        lines.append("{}" + line if line.startswith("[") else line)
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return lines
+
+
+def _latex_comment(text: str) -> str:
+    return "% " + text.replace("\n", " ")
+
+
+def to_latex(data: Comparison) -> str:
+    """The comparison as LaTeX ``tabular`` environments with ``booktabs`` rules (``\\usepackage{booktabs}``);
+    the legend and notes as comments under them."""
+    lines = _latex_table(_main_grid(data, _paper_cell, compact=False))
+    lines.append(_latex_comment("Rates: proportion [95% Wilson interval] (k/n); means: mean [95% interval]."))
+    lines += [_latex_comment(line) for line in _legend_lines(data, short=False)]
+    paired = _paired_grid(data, terminal=False)
+    if paired is not None:
+        lines += ["", _latex_comment(_paired_title(data))]
+        lines += [*_latex_table(paired), _latex_comment(_paired_caption(terminal=False))]
+    lines += [_latex_comment(note) for note in data.notes]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(data: Comparison) -> str:
+    """The comparison as CSV: one row per run, one column per number (a rate ``NAME`` has ``NAME k``,
+    ``NAME n``, ``NAME low``, ``NAME high`` beside it; a mean ``NAME n``, ``NAME low``, ``NAME high``). The
+    paired comparisons are not in it (``--json`` has them)."""
+    header = ["run", "label", "player", "model", "baseline_for"]
+    for c in data.columns:
+        if c.kind == "rate":
+            header += [c.name, f"{c.name} k", f"{c.name} n", f"{c.name} low", f"{c.name} high"]
+        elif c.kind == "mean":
+            header += [c.name, f"{c.name} n", f"{c.name} low", f"{c.name} high"]
+        else:
+            header.append(c.name)
+    header += [g.name for g in _GENERIC] + ["Tokens in", "Tokens out"]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+
+    def blank(value: object) -> object:
+        return "" if value is None else value
+
+    for row in data.rows:
+        scores = _by_name(row)
+        line: list[object] = [row.run, row.label, row.player, blank(row.model), blank(row.baseline_for)]
+        for c in data.columns:
+            s = scores.get(c.name)
+            low, high = s.interval if s is not None and s.interval is not None else (None, None)
+            value = None if s is None else s.value
+            if c.kind == "rate":
+                line += [blank(value), blank(s and s.k), blank(s and s.n), blank(low), blank(high)]
+            elif c.kind == "mean":
+                line += [blank(value), blank(s and s.n), blank(low), blank(high)]
+            else:
+                line.append("" if value is None else int(value))
+        line += [g.value(row) for g in _GENERIC]
+        line += [blank(row.input_tokens), blank(row.output_tokens)]
+        writer.writerow(line)
+    return out.getvalue()
+
+
+def format_comparison(data: Comparison, fmt: str) -> str:
+    """The comparison as plain text in ``fmt`` (``markdown``, ``latex`` or ``csv``).
+
+    Raises:
+        ValueError: another format.
+    """
+    writers = {"markdown": to_markdown, "latex": to_latex, "csv": to_csv}
+    if fmt not in writers:
+        raise ValueError(f"format: one of {', '.join(writers)} as text, not {fmt!r}")
+    return writers[fmt](data)
 
 
 def print_comparison(
     store: RunReader, run_ids: Sequence[int], *, fmt: str, as_json: bool, baselines: bool, console: Console
 ) -> int:
-    """Print the comparison of ``run_ids`` (and their baselines) in ``fmt``; JSON with ``as_json``."""
-    raise NotImplementedError
+    """Print the comparison of ``run_ids`` (and their baselines) in ``fmt``; JSON with ``as_json``.
 
+    ``table`` is drawn by rich to fit the console's width (abbreviated headers with a legend, or the columns
+    split over several tables); markdown, LaTeX, CSV and JSON are written as plain text.
 
-__all__ = ["comparison_runs", "print_comparison", "truncation_warning"]
+    Raises:
+        ValueError: runs of different families, or an unknown format.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"format: one of {', '.join(FORMATS)}, not {fmt!r}")
+    data = build_comparison(store, run_ids, baselines=baselines)
+    if as_json:
+        console.out(data.model_dump_json(indent=2), highlight=False)
+    elif fmt == "table":
+        _print_table(data, console)
+    else:
+        console.out(format_comparison(data, fmt), highlight=False, end="")
+    return 0
