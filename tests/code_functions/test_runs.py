@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from tests.fakes.openai_server import FakeOpenAIServer
 
 from wason.cli import main
 from wason.store import Store
+from wason.tasks.code_functions.family import FAMILY
 from wason.tasks.code_functions.protocol import PREDICATE_REQUEST, load_text
 
 JUDGE_SYSTEM = load_text("validate_sysprompt.txt")
@@ -107,10 +109,26 @@ def test_a_model_run_with_the_published_judge_and_the_solver_baseline(
 
     assert main(["show", str(data["run"]), "--db", db]) == 0
     out = capsys.readouterr().out
-    assert "code *" in out and "LLM judge" in out and "(baseline)" in out and "2/2 [0.34, 1.00]" in out
+    assert "code *" in out and "LLM judge" in out and "(baseline)" in out and "2/2 [.34,1]" in out
     assert main(["show", str(data["run"]), "--db", db, "--episode", "0"]) == 0
-    out = " ".join(capsys.readouterr().out.split())
+    shown = capsys.readouterr().out
+    out = " ".join(shown.split())
     assert "predicate 'lambda w: len(w) >= 5' accuracy 0.4" in out and "LLM judge True" in out
+    assert "[system]\n" + load_text("player_system.txt").splitlines()[0] in shown
+
+    # the tables of the run and its baseline fit an 80-column terminal without cutting a word
+    console = Console(width=80, record=True)
+    for part in FAMILY.report(store, [data["run"], baseline["run"]]):
+        console.print(part)
+    text = console.export_text()
+    assert "won in" in text and "vllm:fake" in text and "solver (baseline)" in text
+    assert all(len(line) <= 80 for line in text.splitlines()) and "…" not in text
+    # the comparison's columns: the code's win rate (Wilson), what the games took, the LLM judge apart
+    scores = FAMILY.scores(store, data["run"])
+    assert [s.short for s in scores] == ["Win", "Turns", "Examples", "Acc", "Agree"]
+    assert (scores[0].k, scores[0].n, scores[1].value) == (2, 2, 2.0)
+    # the lenient judge said yes to both guesses of each game: it agreed with the code on the last
+    assert (scores[4].k, scores[4].n) == (2, 2)
 
 
 def test_a_game_master_writes_rules_that_the_sandbox_accepts_or_rejects(

@@ -30,7 +30,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow, run_footer
+from wason.core.records import RunReport, RunRow, Score, run_footer
 from wason.tasks.code_functions.game import (
     CodeFunctionsGame,
     GameSettings,
@@ -439,7 +439,27 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
     def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.code_functions.report import transcript
 
-        return transcript(data, run.player)
+        system = self._system_prompt(run, data) if run.player == "llm" else None
+        return transcript(data, run.player, system, full=full)
+
+    def _system_prompt(self, run: RunRow, data: Mapping[str, Any]) -> str | None:
+        # the system prompt the model read (None for a run whose configuration or item cannot be read)
+        try:
+            config = CodeFunctionsConfig.model_validate(run.config)
+            return self.protocol(config, data.get("item") or {}).system_prompt()
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def scores(self, store: RunReader, run_id: int) -> list[Score]:
+        if store.get_run(run_id).config.get("split") == "write-rules":
+            eps = [e for e in store.list_episodes(run_id) if e.status in ("completed", "errored")]
+            accepted = sum(bool((e.metrics or {}).get("accepted")) for e in eps)
+            return [
+                Score.rate("Accepted", "Accepted", accepted, len(eps), "rules written that were accepted")
+            ]
+        from wason.tasks.code_functions.report import scores
+
+        return scores(store, run_id)
 
     def item_id(self, item: Mapping[str, Any]) -> int | None:
         rule = item.get("rule") or {}

@@ -198,6 +198,7 @@ class CodeFunctionsGame:
         self._seen: set[int] = set()
         self.turns = 0
         self.format_errors = 0
+        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
         self.guesses: list[_GuessRecord] = []
         self.status: Status = "ongoing"
         self.end_reason: str | None = None
@@ -328,7 +329,10 @@ class CodeFunctionsGame:
                 self._phase = "predicate"
                 return self._obs("ask_predicate")
             return self._judge_last(action.predicate)
-        self.format_errors += 1
+        if isinstance(action, Malformed) and action.truncated:
+            self.truncated += 1
+        else:
+            self.format_errors += 1
         reason = action.reason if isinstance(action, Malformed) else f"unexpected {type(action).__name__}"
         return self._wrong("format_error", reason)
 
@@ -411,6 +415,7 @@ class CodeFunctionsGame:
                 "requests": self.requests,
                 "guesses": len(self.guesses),
                 "format_errors": self.format_errors,
+                "truncated": self.truncated,
                 "positives_seen": len(self.positives),
                 "negatives_seen": len(self.negatives),
                 "examples_seen": len(self.positives) + len(self.negatives),

@@ -4,34 +4,29 @@
 from __future__ import annotations
 
 import json
+import math
+import statistics
+import textwrap
 from collections.abc import Sequence
 from statistics import mean
 from typing import Any
 
 from pydantic import BaseModel
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, RunReport, run_header
-from wason.metrics.rates import wilson_interval
+from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
+from wason.metrics.rates import beta_quantile
 
 JUDGE_NAMES = {"predicate": "code *", "quiz": "quiz", "llm": "LLM judge"}
 
 
-class Rate(BaseModel):
-    """k of n, with the 95% Wilson interval."""
-
-    k: int
-    n: int
-    rate: float | None
-    wilson_low: float
-    wilson_high: float
-
-
 class Numbers(BaseModel):
-    """The numbers of a set of episodes."""
+    """The numbers of a set of episodes: rates (``won``, each judge's) as k of n with the 95% Wilson interval;
+    ``format_errors`` unreadable replies and ``truncated`` replies cut off at the token limit, counted apart."""
 
     episodes: int
     errored: int
@@ -46,6 +41,7 @@ class Numbers(BaseModel):
     final_accuracy: float | None
     seconds: float | None
     format_errors: int
+    truncated: int = 0
 
 
 class EpisodeLine(BaseModel):
@@ -75,8 +71,7 @@ class CodeFunctionsReport(RunReport):
 
 
 def _rate(k: int, n: int) -> Rate:
-    low, high = wilson_interval(k, n) if n else (0.0, 0.0)
-    return Rate(k=k, n=n, rate=k / n if n else None, wilson_low=low, wilson_high=high)
+    return Rate.of(k, n)
 
 
 def _mean(values: Sequence[float | int | None]) -> float | None:
@@ -104,6 +99,7 @@ def numbers(eps: Sequence[EpisodeRow], judges: Sequence[str], seconds: dict[int,
         final_accuracy=_mean([m.get("final_accuracy") for m in metrics]),
         seconds=_mean([seconds.get(e.id) for e in done]),
         format_errors=sum(int(m.get("format_errors") or 0) for m in metrics),
+        truncated=sum(int(m.get("truncated") or 0) for m in metrics),
     )
 
 
@@ -159,10 +155,18 @@ def report_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
     )
 
 
+def _share(x: float) -> str:
+    """0.25 as ``.25``, 1 as ``1``: the short form intervals take in narrow tables."""
+    text = f"{x:.2f}"
+    return {"0.00": "0", "1.00": "1"}.get(text, text.lstrip("0"))
+
+
 def _cell(rate: Rate | None) -> str:
+    """``k/n [low,high]``: a rate with its 95% Wilson interval, narrow enough for an 80-column table."""
     if rate is None or not rate.n:
         return "-"
-    return f"{rate.k}/{rate.n} [{rate.wilson_low:.2f}, {rate.wilson_high:.2f}]"
+    low, high = rate.interval
+    return f"{rate.k}/{rate.n} [{_share(low)},{_share(high)}]"
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -174,65 +178,188 @@ def _who(report: CodeFunctionsReport) -> str:
     return who + (" (baseline)" if report.config.get("baseline_for") else "")
 
 
+def _table(title: str) -> Table:
+    """A narrow table (no outer edge, one space between columns) so that it fits 80 columns."""
+    return Table(
+        title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, title_justify="left"
+    )
+
+
+def _legend(text: str) -> Text:
+    """A table's legend, wrapped at 80 columns whatever the console's width."""
+    return Text(textwrap.fill(text, width=80, break_on_hyphens=False), style="dim")
+
+
 def tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
+    """The judges' verdicts per run and level (k/n with 95% Wilson intervals), then what the games took; each
+    fits 80 columns, its abbreviations in a legend under it."""
     reports = [report_json(store, r) for r in run_ids]
     first = reports[0]
     judges = list(first.config.get("judges") or ["predicate"])
     shown = [
         j for j in ("predicate", "quiz", "llm") if any(j in (r.config.get("judges") or []) for r in reports)
     ]
-    table = Table(title=f"Run {first.run}: Code Functions Picnic ({first.protocol}); won k/n [95% Wilson]")
-    table.add_column("run", justify="right")
-    table.add_column("player")
-    table.add_column("level")
+    verdicts = _table(f"Run {first.run}: Code Functions Picnic ({first.protocol})")
+    took = _table("What the games took (means over finished games)")
+    for t in (verdicts, took):
+        t.add_column("run", justify="right")
+    verdicts.add_column("player", overflow="fold", ratio=1, min_width=10)
+    for t in (verdicts, took):
+        t.add_column("level")
     for j in shown:
-        table.add_column(JUDGE_NAMES[j], justify="right", no_wrap=True)
-    for col in ("turns", "to win", "examples +/-", "quiz", "acc.", "s"):
-        table.add_column(col, justify="right")
+        verdicts.add_column(JUDGE_NAMES[j], justify="right", no_wrap=True)
+    for col in ("turns", "won in", "pos.", "neg.", "quiz", "acc.", "seconds", "format", "cut"):
+        took.add_column(col, justify="right", no_wrap=True)
     for report in reports:
         rows = [("all", report.summary)] + (list(report.levels.items()) if len(report.levels) > 1 else [])
         for level, s in rows:
             name = (
                 level if level != "all" else (next(iter(report.levels)) if len(report.levels) == 1 else "all")
             )
-            table.add_row(
+            verdicts.add_row(str(report.run), _who(report), name, *(_cell(s.judges.get(j)) for j in shown))
+            took.add_row(
                 str(report.run),
-                _who(report),
                 name,
-                *(_cell(s.judges.get(j)) for j in shown),
                 _num(s.turns),
                 _num(s.turns_to_win),
-                f"{_num(s.positives_seen)}/{_num(s.negatives_seen)}",
+                _num(s.positives_seen),
+                _num(s.negatives_seen),
                 _num(s.quiz_accuracy, 2),
                 _num(s.final_accuracy, 3),
                 _num(s.seconds),
+                str(s.format_errors),
+                str(s.truncated),
             )
-    notes = [
-        Text(
-            "* the code's verdict (the predicate on every unseen word) decides won/lost; quiz: all held-out words "
-            "labelled right; LLM judge: the published judge, 2 of 3 votes; acc.: the last predicate's accuracy"
-        )
+    notes: list[RenderableType] = [
+        _legend(
+            "k/n [95% Wilson interval] of the games. code *: the code's verdict (the predicate on every unseen "
+            "word) decides won/lost; quiz: all held-out words labelled right; LLM judge: the published judge, "
+            "2 of 3 votes (reported apart)."
+        ),
+        took,
+        _legend(
+            "won in: turns of the games won; pos., neg.: positive and negative examples seen; quiz: quiz "
+            "accuracy; acc.: the last predicate's accuracy on unseen words; format: unreadable replies; cut: "
+            "replies cut off at the token limit (--max-tokens; each costs what a format error costs)."
+        ),
     ]
     if "llm" not in judges:
         notes.append(Text("the LLM judge was off for this run"))
     if first.summary.errored:
         notes.append(Text(f"{first.summary.errored} episodes errored (counted as losses)"))
-    return [table, *notes]
+    return [verdicts, *notes]
 
 
-def transcript(data: dict[str, Any], player: str) -> RenderableType:
+def _t_interval(values: Sequence[float]) -> tuple[float, float] | None:
+    """The 95% Student t interval of the mean of ``values`` (None for fewer than two)."""
+    n = len(values)
+    if n < 2:
+        return None
+    m, sd = statistics.fmean(values), statistics.stdev(values)
+    x = beta_quantile(0.05, (n - 1) / 2.0, 0.5)  # t^2 = df (1 - x) / x, two-sided 95%
+    half = math.sqrt((n - 1) * (1.0 - x) / x) * sd / math.sqrt(n)
+    return (m - half, m + half)
+
+
+def _mean_score(
+    name: str, short: str, values: Sequence[float | int | None], legend: str, *, higher_is_better: bool
+) -> Score:
+    present = [float(v) for v in values if v is not None]
+    return Score.mean(
+        name,
+        short,
+        statistics.fmean(present) if present else None,
+        n=len(present),
+        interval=_t_interval(present),
+        legend=legend,
+        higher_is_better=higher_is_better,
+    )
+
+
+def scores(store: RunReader, run_id: int) -> list[Score]:
+    """The run's columns of a comparison table, in the paper's Table 2 order: the win rate (the code's
+    verdict), what the games took, the last predicate's accuracy, and how often the LLM judge agreed with the
+    code where it ran (reported apart)."""
+    eps = store.list_episodes(run_id)
+    ms = [e.metrics or {} for e in eps if e.status == "completed"]
+    won = sum(m.get("status") == "won" for m in ms)
+    both = [
+        m["judges"]
+        for m in ms
+        if (m.get("judges") or {}).get("llm") is not None and m["judges"].get("predicate") is not None
+    ]
+    agree = sum(bool(j["llm"]) == bool(j["predicate"]) for j in both)
+    return [
+        Score.rate("Win rate", "Win", won, len(eps), "games won (errored games count as losses)"),
+        _mean_score(
+            "Turns",
+            "Turns",
+            [m.get("turns") for m in ms],
+            "turns played, mean over games [95% t]",
+            higher_is_better=False,
+        ),
+        _mean_score(
+            "Examples seen",
+            "Examples",
+            [m.get("examples_seen") for m in ms],
+            "positive and negative examples seen, mean over games [95% t]",
+            higher_is_better=False,
+        ),
+        _mean_score(
+            "Predicate accuracy",
+            "Acc",
+            [m.get("final_accuracy") for m in ms],
+            "the last predicate's accuracy on unseen words, mean over games [95% t]",
+            higher_is_better=True,
+        ),
+        Score.rate(
+            "LLM judge agreement",
+            "Agree",
+            agree,
+            len(both),
+            "the published LLM judge agreed with the code's verdict (reported apart; the code decides)",
+        ),
+    ]
+
+
+def fold_repeated(text: str, previous: str | None, *, full: bool, hint: str) -> str:
+    """``text`` with the lines it ends with that the previous message ended with too (the instructions the game
+    repeats every turn) folded to one line, unless ``full``."""
+    if full or previous is None:
+        return text
+    lines, before = text.splitlines(), previous.splitlines()
+    same = 0
+    while same < min(len(lines), len(before)) and lines[-1 - same] == before[-1 - same]:
+        same += 1
+    if same < 3:  # a line or two in common is not a repeated text
+        return text
+    folded = fold_text("\n".join(lines[-same:]), lines=0, hint=f"as in the previous turn; {hint}")
+    return "\n".join([*lines[:-same], folded])
+
+
+def transcript(
+    data: dict[str, Any], player: str, system: str | None = None, *, full: bool = False
+) -> RenderableType:
+    """One episode: the system prompt the player read (folded unless ``full``), each turn with the game's answer
+    (the instructions it repeats every turn folded too), then the guesses and their verdicts."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     parts: list[RenderableType] = [
         Text(f"Run {data['run']}, episode {data['index']}: rule {rule.get('key')}", style="bold"),
         Text(f"{rule.get('text')}  {rule.get('source')}"),
     ]
+    hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
+    if system:
+        parts.append(Text(f"[system]\n{fold_text(system, full=full, hint=hint)}", style="dim"))
     who = "model" if player == "llm" else player
+    previous: str | None = None
     for t in data.get("turns") or []:
         parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))
         parts.append(Text(t["reply"] if t.get("reply") is not None else _describe(t["action"])))
         if t.get("feedback"):
-            parts.append(Text(f"[game] {t['feedback']}", style="green"))
+            said = fold_repeated(t["feedback"], previous, full=full, hint=hint)
+            parts.append(Text(f"[game] {said}", style="green"))
+            previous = t["feedback"]
     m = data.get("metrics") or {}
     if data.get("status") == "completed":
         parts.append(

@@ -204,7 +204,7 @@ def writer_tables(store: RunReader, run_id: int) -> Sequence[RenderableType]:
     )
     table.add_column("episode", justify="right")
     table.add_column("accepted")
-    table.add_column("predicate / reason", max_width=100)
+    table.add_column("predicate / reason", overflow="fold")
     for row in report.rules:
         table.add_row(str(row["index"]), "yes", str(row["source"]))
     for row in report.rejections:
