@@ -469,7 +469,7 @@ _LABEL_WIDTH = 24  # a long model name folds within this many columns rather tha
 
 
 def _rich_table(grid: _Grid, columns: Sequence[int], *, short: bool, title: str | None) -> Table:
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left")
     table.add_column(grid.headers[0], overflow="fold", max_width=_LABEL_WIDTH)
     for i in columns:
         header = grid.shorts[i] if short else grid.headers[i]
@@ -499,29 +499,35 @@ def _fit(console: Console, grid: _Grid, title: str) -> tuple[list[Table], bool]:
         else:
             chunks[-1] = trial
     tables = [
-        _rich_table(grid, chunk, short=True, title=title if n == 0 else f"{title} (continued)")
+        # the tables after the first continue it: one title, the label column repeated
+        _rich_table(grid, chunk, short=True, title=title if n == 0 else None)
         for n, chunk in enumerate(chunks)
     ]
     return tables, True
 
 
 def _print_table(data: Comparison, console: Console) -> None:
-    grid = _main_grid(data, _terminal_cell, compact=True)
-    tables, short = _fit(console, grid, f"{data.title}: runs compared")
+    def say(line: str) -> None:
+        console.print(line, markup=False, highlight=False)
+
+    tables, short = _fit(
+        console, _main_grid(data, _terminal_cell, compact=True), f"{data.title}: runs compared"
+    )
     for table in tables:
         console.print(table)
-    text = ["Rates: percent [95% Wilson interval] over k/n; means over [95% interval]."]
-    text += _legend_lines(data, short=True) if short else []
+        console.print()
+    say("Rates: percent [95% Wilson interval] over k/n; means over [95% interval].")
+    for line in _legend_lines(data, short=True) if short else []:
+        say(line)
     paired = _paired_grid(data, terminal=True)
-    for line in text:
-        console.print(line, markup=False, highlight=False)
     if paired is not None:
         console.print()
         for table in _fit(console, paired, _paired_title(data))[0]:
             console.print(table)
-        console.print(_paired_caption(terminal=True), markup=False, highlight=False)
+            console.print()
+        say(_paired_caption(terminal=True))
     for note in data.notes:
-        console.print(note, markup=False, highlight=False)
+        say(note)
 
 
 # -- markdown, LaTeX, CSV -------------------------------------------------------------------------------------
