@@ -531,6 +531,18 @@ def _given(args: argparse.Namespace, config_type: type[RunSettings], *, play: bo
 
 
 def _params(args: argparse.Namespace) -> GenerationParams:
+    from wason.models.spec import check_settings
+
+    # the flag that sets each field, for error messages
+    flags = {
+        "temperature": "--temperature",
+        "max_tokens": "--max-tokens",
+        "top_p": "--top-p",
+        "seed": "--model-seed",
+        "stop": "--stop",
+        "reasoning_effort": "--reasoning-effort",
+        "extra_body": "--extra-body",
+    }
     max_tokens = args.max_tokens
     if max_tokens is None and args.model.split(":", 1)[0] == "local":
         max_tokens = LOCAL_DEFAULT_MAX_TOKENS
@@ -542,15 +554,25 @@ def _params(args: argparse.Namespace) -> GenerationParams:
             raise UserError(f"--extra-body is not JSON: {exc.msg} (column {exc.colno})") from None
         if not isinstance(extra_body, dict):
             raise UserError("--extra-body is a JSON object, e.g. '{\"top_k\": 20}'")
-    return GenerationParams(
-        temperature=args.temperature,
-        max_tokens=max_tokens,
-        top_p=args.top_p,
-        seed=args.model_seed,
-        stop=tuple(args.stop) if args.stop else None,
-        reasoning_effort=args.reasoning_effort,
-        extra_body=extra_body,
-    )
+    try:
+        params = GenerationParams(
+            temperature=args.temperature,
+            max_tokens=max_tokens,
+            top_p=args.top_p,
+            seed=args.model_seed,
+            stop=tuple(args.stop) if args.stop else None,
+            reasoning_effort=args.reasoning_effort,
+            extra_body=extra_body,
+        )
+    except ValidationError as exc:  # name the flag, not the field
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        reason = str(first["msg"]).removeprefix("Value error, ")
+        raise UserError(f"{flags.get(field, field)}: {reason}") from None
+    if getattr(args, "player", "llm") == "llm":
+        # settings the model's backend cannot send: one line now, not an error in every episode
+        check_settings(args.model, params)
+    return params
 
 
 def _eval_config(args: argparse.Namespace, family: Family[Any]) -> RunSettings:
@@ -699,13 +721,10 @@ async def _preflight(client: ModelClient) -> None:
 
 
 def _header(config: RunSettings, run_id: int, store: Store, n_todo: int, *, resumed: bool) -> str:
+    from wason.models.spec import describe_params
+
     n = len(store.list_episodes(run_id))  # the stored episodes: no need to rebuild a generated split
-    p = config.params
-    shown = ", ".join(
-        f"{k}={v}"
-        for k, v in (("temperature", p.temperature), ("max_tokens", p.max_tokens), ("seed", p.seed))
-        if v is not None
-    )
+    shown = describe_params(config.params)
     verb = "Resuming" if resumed else "Running"
     who = (
         f"{config.model} ({shown or 'model defaults'})" if config.player == "llm" else f"the {config.player}"

@@ -19,7 +19,12 @@ def whole_request_key(
         "model": model.spec,
         "endpoint": model.endpoint,
         "messages": [m.model_dump() for m in messages],
-        "params": params.model_dump(),
+        # the first release's four parameters always (null when unset), later ones only when set
+        "params": {
+            k: v
+            for k, v in params.model_dump().items()
+            if k in ("temperature", "max_tokens", "top_p", "seed") or v is not None
+        },
         "sample": sample,
     }
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -28,16 +33,19 @@ def whole_request_key(
 
 def test_cache_key_is_the_hash_of_the_whole_request() -> None:
     model = FakeModel()
-    params = GenerationParams(temperature=0.5, seed=3)
     texts = ["", "plain", 'quotes " and \\ backslash', "unicode é ✓ \u2028 and \n newline", "x" * 5000]
     for n in range(len(texts) + 1):
         messages = [
             ChatMessage(role="user" if i % 2 else "system", content=t) for i, t in enumerate(texts[:n])
         ]
         for sample in ("", "full/3|lambda x, y, z: x < y", "ü"):
-            assert cache_key(model, messages, params, sample) == whole_request_key(
-                model, messages, params, sample
-            )
+            for params in (
+                GenerationParams(temperature=0.5, seed=3),
+                GenerationParams(stop=["END"], reasoning_effort="low", extra_body={"top_k": 20, "é": [1]}),
+            ):
+                assert cache_key(model, messages, params, sample) == whole_request_key(
+                    model, messages, params, sample
+                )
 
 
 async def test_a_growing_conversation_gets_the_keys_of_its_whole_requests(store: Store) -> None:

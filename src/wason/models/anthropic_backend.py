@@ -37,6 +37,9 @@ from wason.models.replies import (
 # The Messages API requires max_tokens; this is what a call gets when the user sets none.
 DEFAULT_MAX_TOKENS = 1024
 
+# The values of the Messages API's output_config.effort, which --reasoning-effort is sent as.
+ANTHROPIC_EFFORTS = ("low", "medium", "high", "xhigh", "max")
+
 # Sent as the first user turn when a conversation has none, as a published reference harness does for Anthropic:
 # the API rejects a conversation that is empty or starts with the assistant.
 FIRST_USER_MESSAGE = "Please begin."
@@ -168,6 +171,39 @@ class AnthropicModel:
         self.max_concurrency = max_concurrency
         self._api_key_env = api_key_env
 
+    @staticmethod
+    def check_settings(params: GenerationParams) -> None:
+        """Refuse settings the Messages API cannot take, before a run starts.
+
+        ``reasoning_effort`` becomes the API's ``output_config.effort``, which has no ``none`` or ``minimal``; a
+        thinking budget in the extra body must leave room for the answer under ``max_tokens``.
+
+        Raises:
+            ModelConfigError: one line saying what to pass instead.
+        """
+        effort = params.reasoning_effort
+        if effort is not None and effort not in ANTHROPIC_EFFORTS:
+            raise ModelConfigError(
+                f"--reasoning-effort {effort} has no Anthropic equivalent: Anthropic's effort is "
+                f"{', '.join(ANTHROPIC_EFFORTS)}; to leave thinking off, leave the flag out (or pass "
+                '--extra-body \'{"thinking": {"type": "disabled"}}\')'
+            )
+        body = params.extra_body or {}
+        output_config = body.get("output_config")
+        if effort is not None and isinstance(output_config, dict) and "effort" in output_config:
+            raise ModelConfigError(
+                "the effort is given twice: by --reasoning-effort and by output_config.effort in --extra-body"
+            )
+        thinking = body.get("thinking")
+        budget = thinking.get("budget_tokens") if isinstance(thinking, dict) else None
+        max_tokens = params.max_tokens if params.max_tokens is not None else DEFAULT_MAX_TOKENS
+        if isinstance(budget, int) and budget >= max_tokens:
+            raise ModelConfigError(
+                f"the thinking budget ({budget} tokens) must be below the reply's limit, --max-tokens "
+                f"({max_tokens}{' by default' if params.max_tokens is None else ''}): Anthropic counts thinking in "
+                "max_tokens; raise --max-tokens"
+            )
+
     async def generate(
         self, messages: list[ChatMessage], params: GenerationParams, *, timeout: float
     ) -> ModelResponse:
@@ -175,7 +211,9 @@ class AnthropicModel:
 
         Args:
             messages: the conversation so far; system messages become the ``system`` parameter.
-            params: generation parameters; ``max_tokens`` defaults to 1024, ``seed`` is ignored.
+            params: generation parameters; ``max_tokens`` defaults to 1024, ``seed`` is ignored, ``stop`` is
+                sent as ``stop_sequences``, ``reasoning_effort`` as ``output_config.effort``, ``extra_body``
+                merged into the request (e.g. ``{"thinking": {"type": "enabled", "budget_tokens": 2048}}``).
             timeout: seconds allowed for the whole request.
 
         Returns:
@@ -184,16 +222,28 @@ class AnthropicModel:
         Raises:
             ModelError: the request failed; ``transient`` tells whether retrying may help. A reply that is
                 larger than ``max_reply_bytes``, cut off, not UTF-8, not JSON, or without the fields we use is
-                transient, ``malformed reply: <why>``.
+                transient, ``malformed reply: <why>``. Settings :meth:`check_settings` refuses are not
+                transient.
         """
+        try:
+            self.check_settings(params)
+        except ModelConfigError as err:  # reached only by callers that skipped the check before their run
+            raise ModelError(str(err), transient=False) from None
         system, turns = to_anthropic_messages(messages)
+        max_tokens = params.max_tokens if params.max_tokens is not None else DEFAULT_MAX_TOKENS
         # Recent SDKs dropped temperature and top_p from the typed signature, though the API takes them for
-        # the models that support sampling settings; the body extension sends them the same way on every SDK.
-        sampling = {
-            name: value
-            for name, value in (("temperature", params.temperature), ("top_p", params.top_p))
-            if value is not None
-        }
+        # the models that support sampling settings; the body extension sends them the same way on every SDK,
+        # after the user's extra body (which GenerationParams keeps off the fields wason sets).
+        extra: dict[str, object] = dict(params.extra_body or {})
+        for name, value in (("temperature", params.temperature), ("top_p", params.top_p)):
+            if value is not None:
+                extra[name] = value
+        if params.reasoning_effort is not None:
+            output_config = extra.get("output_config")
+            extra["output_config"] = {
+                **(output_config if isinstance(output_config, dict) else {}),
+                "effort": params.reasoning_effort,
+            }
         try:
             # The SDK's timeout bounds each network phase separately; the outer one bounds the whole call,
             # reading the body included.
@@ -202,9 +252,10 @@ class AnthropicModel:
                 async with self._client.messages.with_streaming_response.create(
                     model=self.model,
                     messages=turns,
-                    max_tokens=params.max_tokens if params.max_tokens is not None else DEFAULT_MAX_TOKENS,
+                    max_tokens=max_tokens,
                     system=system if system is not None else anthropic.omit,
-                    extra_body=sampling or None,
+                    stop_sequences=list(params.stop) if params.stop is not None else anthropic.omit,
+                    extra_body=extra or None,
                     timeout=timeout,
                 ) as response:
                     body = await read_capped(

@@ -6,6 +6,7 @@ caching or recording: :class:`wason.models.client.ModelClient` adds those unifor
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -15,6 +16,30 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from wason.failures import ExternalFailure
 
 Role = Literal["system", "user", "assistant"]
+
+MAX_STOP_SEQUENCES = 4
+"""Stop sequences a request may carry: OpenAI's limit, which vLLM and llama.cpp servers do not go below."""
+
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+"""The values of ``reasoning_effort``: those OpenAI's API takes (its SDK's ``ReasoningEffort``). Models take
+different subsets (``none`` only from gpt-5.1 on, ``xhigh`` only on the newest); the server says which."""
+
+RESERVED_BODY_FIELDS: dict[str, str] = {
+    "model": "wason sends the model named by --model",
+    "messages": "wason sends the task's conversation",
+    "system": "wason sends the task's system prompt",
+    "stream": "wason reads whole replies, not streams",
+    "n": "wason reads one reply per request",
+    "temperature": "use --temperature (GenerationParams.temperature) instead",
+    "top_p": "use --top-p (GenerationParams.top_p) instead",
+    "seed": "use --model-seed (GenerationParams.seed) instead",
+    "max_tokens": "use --max-tokens (GenerationParams.max_tokens) instead",
+    "max_completion_tokens": "use --max-tokens (GenerationParams.max_tokens) instead",
+    "stop": "use --stop (GenerationParams.stop) instead",
+    "stop_sequences": "use --stop (GenerationParams.stop) instead",
+    "reasoning_effort": "use --reasoning-effort (GenerationParams.reasoning_effort) instead",
+}
+"""Request fields wason sets itself, which ``extra_body`` may not override, with what to do instead."""
 
 
 class ChatMessage(BaseModel):
@@ -29,7 +54,14 @@ class ChatMessage(BaseModel):
 class GenerationParams(BaseModel):
     """Generation parameters sent with every call and recorded with it.
 
-    ``None`` means "the backend's default" and is sent as absent, never as a value.
+    ``None`` means "the backend's default" and is sent as absent, never as a value. What each backend sends for
+    each field is in docs/models.md ("Model settings"); a backend that has no use for a field that is set refuses
+    it with a :class:`ModelConfigError` rather than ignore it (see ``wason.models.spec.check_settings``).
+
+    Raises:
+        ValueError: naming the field: a value out of range, more than :data:`MAX_STOP_SEQUENCES` stop sequences
+            or an empty one, a ``reasoning_effort`` not in :data:`REASONING_EFFORTS`, an ``extra_body`` that sets
+            one of :data:`RESERVED_BODY_FIELDS` or holds something other than JSON.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -40,12 +72,28 @@ class GenerationParams(BaseModel):
     max_tokens: int | None = None
     top_p: float | None = None
     seed: int | None = None
-    # sequences that end a reply where they appear (not included in it)
+    # sequences that end a reply where they appear (not included in it); at most MAX_STOP_SEQUENCES
     stop: tuple[str, ...] | None = None
-    # how much a reasoning model thinks before it answers (OpenAI's ``reasoning_effort``)
+    # how much a reasoning model thinks before it answers (OpenAI's ``reasoning_effort``; one of REASONING_EFFORTS)
     reasoning_effort: str | None = None
-    # fields merged into the request body as they are, for server options we do not model (vLLM, llama.cpp)
+    # fields merged into the request body as they are, for server options we do not model (vLLM, llama.cpp);
+    # never one of RESERVED_BODY_FIELDS
     extra_body: dict[str, Any] | None = None
+
+    def __hash__(self) -> int:
+        # pydantic's hash of a frozen model fails on the dict field; equal params have equal key sets
+        body = tuple(sorted(self.extra_body)) if self.extra_body is not None else None
+        return hash(
+            (
+                self.temperature,
+                self.max_tokens,
+                self.top_p,
+                self.seed,
+                self.stop,
+                self.reasoning_effort,
+                body,
+            )
+        )
 
     @field_validator("temperature")
     @classmethod
@@ -67,6 +115,52 @@ class GenerationParams(BaseModel):
         if v is not None and not 0.0 < v <= 1.0:
             raise ValueError("top_p must be in (0, 1]")
         return v
+
+    @field_validator("stop", mode="before")
+    @classmethod
+    def _one_stop_as_a_tuple(cls, v: Any) -> Any:
+        return (v,) if isinstance(v, str) else v
+
+    @field_validator("stop")
+    @classmethod
+    def _check_stop(cls, v: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if v is None or not v:
+            return None  # no sequences is the same request as none given
+        if len(v) > MAX_STOP_SEQUENCES:
+            raise ValueError(
+                f"stop takes at most {MAX_STOP_SEQUENCES} sequences (OpenAI's limit), got {len(v)}"
+            )
+        if any(s == "" for s in v):
+            raise ValueError("stop sequences must not be empty")
+        return v
+
+    @field_validator("reasoning_effort")
+    @classmethod
+    def _check_reasoning_effort(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        effort = v.strip().lower()
+        if effort not in REASONING_EFFORTS:
+            raise ValueError(f"reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}, got {v!r}")
+        return effort
+
+    @field_validator("extra_body")
+    @classmethod
+    def _check_extra_body(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is None:
+            return None
+        for name in sorted(v):
+            if name in RESERVED_BODY_FIELDS:
+                raise ValueError(f"extra_body may not set {name!r}: {RESERVED_BODY_FIELDS[name]}")
+        try:
+            text = json.dumps(v, allow_nan=False)
+        except (TypeError, ValueError) as err:
+            raise ValueError(
+                f"extra_body must hold JSON values only (strings, finite numbers, ...): {err}"
+            ) from None
+        # a copy of plain JSON: the caller's dict can change later without changing these frozen params
+        body: dict[str, Any] = json.loads(text)
+        return body or None
 
 
 class ModelResponse(BaseModel):

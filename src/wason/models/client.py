@@ -54,10 +54,11 @@ class RetryPolicy:
 def cache_key(model: Model, messages: list[ChatMessage], params: GenerationParams, sample: str) -> str:
     """The cache key: model spec, endpoint, messages, parameters and sample key, hashed.
 
-    It is the SHA-256 of ``json.dumps({"model": ..., "endpoint": ..., "messages": [...], "params": ...,
-    "sample": ...}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``, hashed piece by piece in
-    that text's order, so that a conversation's hash state up to its last message can be kept and extended by
-    the next call's new messages (:class:`ModelClient` does) instead of dumping every message again.
+    It is the SHA-256 of ``json.dumps({"model": ..., "endpoint": ..., "messages": [...], "params":
+    key_params(params), "sample": ...}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``, hashed
+    piece by piece in that text's order, so that a conversation's hash state up to its last message can be kept
+    and extended by the next call's new messages (:class:`ModelClient` does) instead of dumping every message
+    again.
     """
     return _key(_messages_hashed(_key_start(model), 0, messages), model, params, sample)
 
@@ -78,8 +79,19 @@ def _messages_hashed(state: Any, count: int, messages: list[ChatMessage]) -> Any
     return state
 
 
+KEYED_ALWAYS = ("temperature", "max_tokens", "top_p", "seed")
+"""The parameters of the first release: always in the cache key, as ``null`` when unset. Parameters added since
+(stop, reasoning_effort, extra_body) enter it only when set, so a request made before they existed keeps its key
+and a resumed old run still finds its replies in the cache."""
+
+
+def key_params(params: GenerationParams) -> dict[str, Any]:
+    """The parameters as the cache key holds them (see :data:`KEYED_ALWAYS`)."""
+    return {k: v for k, v in params.model_dump().items() if k in KEYED_ALWAYS or v is not None}
+
+
 def _key(state: Any, model: Model, params: GenerationParams, sample: str) -> str:
-    tail = '],"model":' + _dumps(model.spec) + ',"params":' + _dumps(params.model_dump())
+    tail = '],"model":' + _dumps(model.spec) + ',"params":' + _dumps(key_params(params))
     final = state.copy()
     final.update((tail + ',"sample":' + _dumps(sample) + "}").encode())
     return str(final.hexdigest())

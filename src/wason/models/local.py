@@ -139,14 +139,33 @@ class LocalModel:
         self._deadline = float("inf")
         self._cancelled = threading.Event()
 
+    @staticmethod
+    def check_settings(params: GenerationParams) -> None:
+        """Refuse the settings an embedded model has no use for, before a run starts.
+
+        Raises:
+            ModelConfigError: ``reasoning_effort`` or ``extra_body`` is set (both are for servers).
+        """
+        if params.reasoning_effort is not None:
+            raise ModelConfigError(
+                "--reasoning-effort is for OpenAI-compatible servers and Anthropic; the embedded local model "
+                "does not take it"
+            )
+        if params.extra_body is not None:
+            raise ModelConfigError(
+                "--extra-body is sent to model servers; the embedded local model has no request body "
+                "(serve the GGUF with llama-server and use llamacpp:NAME to pass llama.cpp options)"
+            )
+
     async def generate(
         self, messages: list[ChatMessage], params: GenerationParams, *, timeout: float
     ) -> ModelResponse:
         """Generate one reply with ``create_chat_completion``.
 
-        Parameters left as ``None`` take llama-cpp-python's defaults (temperature 0.2, top_p 0.95, a seed drawn
-        from the previous one), except ``max_tokens``, which defaults to 1024 or to what is left of the context
-        window, whichever is smaller.
+        ``stop`` sequences are passed to llama.cpp; a reply cut at ``max_tokens`` has the finish reason
+        ``length``. Parameters left as ``None`` take llama-cpp-python's defaults (temperature 0.2, top_p 0.95, a
+        seed drawn from the previous one), except ``max_tokens``, which defaults to 1024 or to what is left of the
+        context window, whichever is smaller.
 
         Args:
             messages: the conversation so far.
@@ -158,10 +177,15 @@ class LocalModel:
             The reply with exact token counts from llama.cpp.
 
         Raises:
-            ModelError: the prompt plus ``max_tokens`` does not fit the context window, or generation ran past
-                ``timeout`` (neither is transient: retrying would fail the same way).
+            ModelError: the prompt plus ``max_tokens`` does not fit the context window, generation ran past
+                ``timeout``, or a setting :meth:`check_settings` refuses (none is transient: retrying would fail
+                the same way).
             ModelConfigError: the model cannot be loaded.
         """
+        try:
+            self.check_settings(params)
+        except ModelConfigError as err:  # reached only by callers that skipped the check before their run
+            raise ModelError(str(err), transient=False) from None
         async with self._async_lock():
             self._cancelled.clear()
             work = self._in_model_thread(functools.partial(self._generate_sync, messages, params, timeout))
@@ -293,7 +317,13 @@ class LocalModel:
         cached = llama.input_ids[: llama.n_tokens].tolist()
         self.last_cached_prompt_tokens = llama.longest_token_prefix(cached, tokens)
 
-        optional = {"temperature": params.temperature, "top_p": params.top_p, "seed": params.seed}
+        optional = {
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+            "seed": params.seed,
+            # llama.cpp adds these to the template's own end-of-turn strings
+            "stop": list(params.stop) if params.stop is not None else None,
+        }
         kwargs = {name: value for name, value in optional.items() if value is not None}
         self._deadline = time.monotonic() + timeout
         try:

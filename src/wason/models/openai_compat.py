@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import TypeVar
+import json
+import time
+from collections.abc import Mapping
+from typing import Literal, TypeVar, cast
+from urllib.parse import urlsplit
 
 import openai
+from openai.types import ReasoningEffort
 from openai.types.chat import (
     ChatCompletionAssistantMessageParam,
     ChatCompletionMessageParam,
@@ -42,6 +47,56 @@ from wason.models.replies import (
 )
 
 _T = TypeVar("_T")
+
+
+TokenLimitField = Literal["max_tokens", "max_completion_tokens"]
+
+_OTHER_FIELD: dict[TokenLimitField, TokenLimitField] = {
+    "max_tokens": "max_completion_tokens",
+    "max_completion_tokens": "max_tokens",
+}
+
+# Hosts that take max_completion_tokens: OpenAI's reasoning models reject max_tokens, and every OpenAI model
+# takes the newer name (Azure's OpenAI endpoints follow OpenAI). Other servers (vLLM, llama.cpp, Ollama,
+# OpenRouter) have always read max_tokens and some know no other name.
+_COMPLETION_TOKENS_HOSTS = ("api.openai.com",)
+_COMPLETION_TOKENS_DOMAINS = (".openai.azure.com",)
+
+# How servers word the rejection of a parameter they do not take (OpenAI: "Unsupported parameter: 'max_tokens'
+# is not supported with this model. Use 'max_completion_tokens' instead."; Azure: "Unrecognized request
+# argument supplied"; pydantic-based servers: "Extra inputs are not permitted"). A 400 that names the parameter
+# for its value ("max_tokens must be at most 4096") is not one of them: sending the other name would drop it.
+_UNSUPPORTED_WORDS = (
+    "unsupported",
+    "not supported",
+    "unrecognized",
+    "unknown",
+    "not permitted",
+    "not allowed",
+)
+
+
+def token_limit_field_for(endpoint: str) -> TokenLimitField:
+    """The name the token limit is sent under first at ``endpoint``: ``max_completion_tokens`` for OpenAI's own
+    API (and Azure OpenAI), ``max_tokens`` for every other server."""
+    host = (urlsplit(endpoint).hostname or "").lower()
+    if host in _COMPLETION_TOKENS_HOSTS or host.endswith(_COMPLETION_TOKENS_DOMAINS):
+        return "max_completion_tokens"
+    return "max_tokens"
+
+
+def _rejects_field(err: ModelError, field: TokenLimitField) -> bool:
+    """Whether ``err`` is the server refusing the token limit's name ``field`` (not its value)."""
+    if err.status not in (400, 422):
+        return False
+    body = getattr(err.__cause__, "body", None)
+    detail = body.get("error", body) if isinstance(body, Mapping) else None
+    param = detail.get("param") if isinstance(detail, Mapping) else None
+    text = (json.dumps(body, default=str) if body is not None else str(err)).lower()
+    # OpenAI names the parameter it refuses in "param"; other servers only in their words
+    named = param == field if isinstance(param, str) and param else field in text
+    return named and (_OTHER_FIELD[field] in text or any(word in text for word in _UNSUPPORTED_WORDS))
+
 
 POOL_SIZE = 32
 """Concurrent calls per connection pool (see :class:`OpenAICompatModel`)."""
@@ -127,6 +182,7 @@ class OpenAICompatModel:
         max_concurrency: int = 8,
         timeout: float = 120.0,
         max_reply_bytes: int = MAX_REPLY_BYTES,
+        token_limit_field: TokenLimitField | None = None,
     ) -> None:
         """Create the backend; no request is made until :meth:`generate`.
 
@@ -139,6 +195,9 @@ class OpenAICompatModel:
             max_concurrency: how many calls may be in flight at once.
             timeout: default seconds per request; each :meth:`generate` call passes its own.
             max_reply_bytes: the largest reply body read; a larger one is a transient error.
+            token_limit_field: the name ``max_tokens`` is sent under; by default ``max_completion_tokens`` for
+                OpenAI's own endpoint and ``max_tokens`` elsewhere (:func:`token_limit_field_for`). A server
+                that rejects it by name makes the backend switch to the other for good.
 
         Raises:
             ValueError: ``max_reply_bytes`` is not positive.
@@ -160,13 +219,21 @@ class OpenAICompatModel:
         self.endpoint = str(self._client.base_url).rstrip("/")
         self.max_concurrency = max_concurrency
         self._api_key_env = api_key_env
+        self.token_limit_field: TokenLimitField = token_limit_field or token_limit_field_for(self.endpoint)
+
+    @staticmethod
+    def check_settings(params: GenerationParams) -> None:
+        """Every setting has its field in the request: nothing to refuse (the server judges the values)."""
 
     async def generate(
         self, messages: list[ChatMessage], params: GenerationParams, *, timeout: float
     ) -> ModelResponse:
         """Send one chat-completion request and return the first choice.
 
-        Only parameters that are set are sent, so a server's own defaults apply to the rest.
+        Only parameters that are set are sent, so a server's own defaults apply to the rest. ``max_tokens`` goes
+        under :attr:`token_limit_field`; when the server rejects that name (a 400 or 422 saying the parameter is
+        unsupported or naming the other one, as OpenAI's reasoning models do for ``max_tokens``), the request is
+        sent once more under the other name, which the backend keeps for its later calls.
 
         Args:
             messages: the conversation so far.
@@ -181,6 +248,37 @@ class OpenAICompatModel:
                 larger than ``max_reply_bytes``, cut off, not UTF-8, not JSON, or without the fields we use is
                 transient, ``malformed reply: <why>``.
         """
+        field = self.token_limit_field
+        deadline = time.monotonic() + timeout
+        try:
+            body = await self._send(messages, params, field, timeout=timeout)
+        except ModelError as err:
+            if params.max_tokens is None or not _rejects_field(err, field):
+                raise
+            # set from the name this request used, not toggled: concurrent calls rejected alike agree
+            other = self.token_limit_field = _OTHER_FIELD[field]
+            # the retry has what is left of the call's time, so the call as a whole keeps to its timeout
+            remaining = max(deadline - time.monotonic(), 0.001)
+            body = await self._send(messages, params, other, timeout=remaining)
+        reply = validate(ChatCompletionReply, parse_json(body))
+        choice = reply.choices[0]
+        usage = reply.usage
+        return ModelResponse(
+            text=checked_text(choice.message.content or ""),
+            input_tokens=usage.prompt_tokens if usage is not None else None,
+            output_tokens=usage.completion_tokens if usage is not None else None,
+            finish_reason=choice.finish_reason,
+            model=reply.model or None,
+        )
+
+    async def _send(
+        self, messages: list[ChatMessage], params: GenerationParams, field: TokenLimitField, *, timeout: float
+    ) -> bytes:
+        """One request with ``max_tokens`` under ``field``; the reply's body, read within the cap."""
+        # the extra body's own fields first: GenerationParams refuses any that wason sets itself
+        extra: dict[str, object] = {**(params.extra_body or {}), "messages": to_openai_messages(messages)}
+        if params.max_tokens is not None:
+            extra[field] = params.max_tokens
         try:
             # The SDK's timeout bounds each network phase separately; the outer one bounds the whole call,
             # reading the body included, so a server trickling bytes cannot hold a slot for longer than asked.
@@ -192,16 +290,17 @@ class OpenAICompatModel:
                     # The SDK walks every message of every request through its typed transform, about 0.5 ms a
                     # message: 14 ms a call 30 turns into a 30-test game, the main cost of a run. Our messages
                     # are role/content strings it sends unchanged, so they go in the body as they are (the
-                    # extra body's list takes the empty list's place).
+                    # extra body's list takes the empty list's place), with the token limit under its name.
                     messages=[],
-                    extra_body={"messages": to_openai_messages(messages)},
+                    extra_body=extra,
                     temperature=_given(params.temperature),
-                    max_tokens=_given(params.max_tokens),
                     top_p=_given(params.top_p),
                     seed=_given(params.seed),
+                    stop=_given(list(params.stop) if params.stop is not None else None),
+                    reasoning_effort=_given(cast("ReasoningEffort", params.reasoning_effort)),
                     timeout=timeout,
                 ) as response:
-                    body = await read_capped(
+                    return await read_capped(
                         response.iter_bytes(),
                         limit=self.max_reply_bytes,
                         declared_length=response.headers.get("content-length"),
@@ -217,16 +316,6 @@ class OpenAICompatModel:
             if not is_transport_error(err):
                 raise
             raise ModelError(f"connection failed: {type(err).__name__}: {err}", transient=True) from err
-        reply = validate(ChatCompletionReply, parse_json(body))
-        choice = reply.choices[0]
-        usage = reply.usage
-        return ModelResponse(
-            text=checked_text(choice.message.content or ""),
-            input_tokens=usage.prompt_tokens if usage is not None else None,
-            output_tokens=usage.completion_tokens if usage is not None else None,
-            finish_reason=choice.finish_reason,
-            model=reply.model or None,
-        )
 
     async def check(self) -> None:
         """Fail fast, before a run starts, when the endpoint cannot be reached, rejects the key, or does not

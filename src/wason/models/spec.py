@@ -7,11 +7,12 @@ Everything after the first colon is the model name, so names that contain colons
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from wason.models.base import Model, ModelConfigError
+from wason.models.base import GenerationParams, Model, ModelConfigError
 
 DEFAULT_MODEL = "local:smollm2-135m"
 
@@ -225,6 +226,52 @@ def load_model(
         api_key_env=info.api_key_env,
         max_concurrency=concurrency,
     )
+
+
+def check_settings(spec: str, params: GenerationParams) -> None:
+    """Refuse, before a run starts, generation settings the backend of ``spec`` cannot send.
+
+    Every backend sends what it can of :class:`~wason.models.base.GenerationParams` (docs/models.md, "Model
+    settings"); a setting it has no field for is refused here rather than silently dropped, so that it is one
+    line before the run, not an error in every episode. (Backends refuse the same settings again in
+    ``generate`` for callers that skip this check.) No model is loaded and no request made.
+
+    Args:
+        spec: the model spec, as :func:`load_model` takes it.
+        params: the run's generation parameters.
+
+    Raises:
+        ModelConfigError: one line naming the flag and what to do instead (e.g. ``--reasoning-effort`` or
+            ``--extra-body`` for the embedded local model), or the spec is not valid.
+    """
+    provider, _ = parse_spec(spec)
+    if provider == "local":
+        from wason.models.local import LocalModel
+
+        LocalModel.check_settings(params)
+    elif provider == "anthropic":
+        from wason.models.anthropic_backend import AnthropicModel
+
+        AnthropicModel.check_settings(params)
+    else:
+        from wason.models.openai_compat import OpenAICompatModel
+
+        OpenAICompatModel.check_settings(params)
+
+
+def describe_params(params: GenerationParams) -> str:
+    """The settings that are set, for a run's header: ``temperature=0.7, max_tokens=8000, reasoning_effort=high,
+    stop=["END"], extra_body={"top_k":20}`` (empty when every setting is the model's default)."""
+    parts = []
+    for name, value in params.model_dump().items():
+        if value is None:
+            continue
+        if isinstance(value, (dict, tuple, list)):
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        else:
+            text = str(value)
+        parts.append(f"{name}={text}")
+    return ", ".join(parts)
 
 
 def _same_url(a: str | None, b: str) -> bool:
