@@ -22,7 +22,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, TextProtocol
-from wason.core.records import Figure, RunReport, RunRow, run_footer
+from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
 from wason.tasks.aiw.game import AiwGame, Reply
 
 
@@ -208,7 +208,12 @@ class AiwFamily(Family[AiwRunConfig]):
     def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.aiw.report import aiw_transcript
 
-        return aiw_transcript(data)
+        return aiw_transcript(data, full=full)
+
+    def scores(self, store: RunReader, run_id: int) -> list[Score]:
+        from wason.tasks.aiw.report import aiw_scores
+
+        return aiw_scores(store, run_id)
 
     def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
         from wason.tasks.aiw.plots import figures

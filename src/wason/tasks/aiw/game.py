@@ -38,7 +38,11 @@ class AiwObservation(BaseModel):
 
 class AiwGame:
     """One trial of one AIW item; with ``followups``, the answer is read after every turn and the last one
-    counts (the first is kept, to see whether the model revised a wrong answer or spoiled a right one)."""
+    counts (the first is kept, to see whether the model revised a wrong answer or spoiled a right one).
+
+    A turn's status is ``ok``, ``unparseable`` or ``no_marker`` (see :mod:`wason.tasks.aiw.answers`), or
+    ``truncated`` for a reply the endpoint cut off at the token limit before an answer could be read; the
+    metrics key ``truncated`` counts those turns."""
 
     def __init__(self, prompt: str, expected: int | float | str, followups: tuple[str, ...] = ()) -> None:
         self.prompt = prompt
@@ -61,19 +65,20 @@ class AiwGame:
         parsed = parse_answer(text, self.kind)
         correct = answers_match(parsed, self.expected)
         answer = None if parsed.value is None else _plain(parsed.value)
-        self._turns.append(
-            {"correct": correct, "status": parsed.status, "answer": answer, "text": parsed.raw}
-        )
+        # a reply cut off at the token limit before its answer scores as one without an answer; its status
+        # says why, so reports count it apart from replies that could not be read
+        status = "truncated" if isinstance(action, Malformed) and action.truncated else parsed.status
+        self._turns.append({"correct": correct, "status": status, "answer": answer, "text": parsed.raw})
         if not self.done:
             return AiwObservation(
                 kind="followup",
                 prompt=self.followups[len(self._turns) - 1],
                 correct=correct,
-                status=parsed.status,
+                status=status,
                 answer=answer,
             )
         return AiwObservation(
-            kind="answered", prompt=self.prompt, correct=correct, status=parsed.status, answer=answer
+            kind="answered", prompt=self.prompt, correct=correct, status=status, answer=answer
         )
 
     def outcome(self) -> Outcome:
@@ -86,6 +91,7 @@ class AiwGame:
             "answer": last["answer"],
             "expected": str(self.expected),
             "answer_text": last["text"],
+            "truncated": sum(t["status"] == "truncated" for t in self._turns),
         }
         if self.followups:
             metrics |= {

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from wason.core.game import Malformed
+from wason.tasks.aiw.answers import answer_segment
 from wason.tasks.aiw.game import AiwObservation, Reply
+
+NO_MARKER = "no '### Answer:' marker in the reply"
 
 
 class AiwProtocol:
     """Single-turn: the published prompt text goes as the first *user* message (AIW was run without a system
-    prompt), and the whole reply is the answer; the game reads its last "### Answer" marker."""
+    prompt), and the whole reply is the answer; the game reads its last "### Answer" marker.
+
+    A reply without any marker is :class:`Malformed` (the game scores it as it scores an empty reply: no
+    answer, ``no_marker``), so a reply the endpoint cut off before its marker is told apart as truncated."""
 
     name = "aiw"
     prompt_role = "user"
@@ -20,6 +26,8 @@ class AiwProtocol:
         return self._prompt
 
     def parse(self, reply: str) -> Reply | Malformed:
+        if answer_segment(reply) is None:
+            return Malformed(NO_MARKER)
         return Reply(reply)
 
     def feedback(self, observation: AiwObservation) -> str:

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, RunReport, calls_note, run_header
+from wason.core.records import CallTotals, Rate, RunReport, Score, calls_note, fold_text, run_header
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
 from wason.metrics.rates import NearMissMass
 
@@ -24,7 +24,11 @@ def _natural(text: str | None) -> int | None:
 
 class AiwCell(BaseModel):
     """One (variation, prompt type) cell: its trials' correct rate with Beta and Wilson intervals, how the
-    answers spread, and what the self-verification follow-ups changed."""
+    answers spread, and what the self-verification follow-ups changed.
+
+    ``unparseable`` counts trials whose answer could not be read, ``truncated`` those whose reply was cut off at
+    the token limit before an answer (apart from ``unparseable``); the distribution's ``unparseable`` bucket
+    holds both (no answer was read)."""
 
     variation: str
     prompt_type: str
@@ -41,6 +45,7 @@ class AiwCell(BaseModel):
     wilson_high: float
     confidence: float
     unparseable: int
+    truncated: int = 0
     distribution: dict[str, int]
     near_miss: NearMissMass | None
     initially_correct: int | None
@@ -48,17 +53,21 @@ class AiwCell(BaseModel):
 
 
 class AiwPromptTypeSummary(BaseModel):
-    """One prompt type over the run's variations: the mean correct rate and the robustness score R."""
+    """One prompt type over the run's variations: its trials pooled (a rate with its Wilson interval), the mean
+    correct rate over variations and the robustness score R."""
 
     variations: int
+    correct: Rate
     mean_rate: float
     robustness: float
     normalized_entropy: float
 
 
 class AiwRunReport(RunReport):
-    """``wason show RUN --json`` for an AIW run."""
+    """``wason show RUN --json`` for an AIW run: the correct response rate over every finished trial (with its
+    Wilson interval), a cell per (variation, prompt type), a summary per prompt type."""
 
+    correct: Rate
     cells: list[AiwCell]
     by_prompt_type: dict[str, AiwPromptTypeSummary]
     errored: int
@@ -93,7 +102,8 @@ def aiw_json(store: RunReader, run_id: int) -> AiwRunReport:
                 "prompt_type": prompt_type,
                 "expected": trials[0]["expected"],
                 **asdict(rate),
-                "unparseable": sum(t["status"] != "ok" for t in trials),
+                "unparseable": sum(t["status"] not in ("ok", "truncated") for t in trials),
+                "truncated": sum(t["status"] == "truncated" for t in trials),
                 "distribution": {
                     ("unparseable" if a is None else str(a)): c for a, c in distribution.items()
                 },
@@ -113,6 +123,7 @@ def aiw_json(store: RunReader, run_id: int) -> AiwRunReport:
         score = robustness([r["p"] for r in typed])
         averages[prompt_type] = {
             "variations": len(typed),
+            "correct": Rate.of(sum(r["k"] for r in typed), sum(r["n"] for r in typed)),
             "mean_rate": score.mean_rate,
             "robustness": score.score,
             "normalized_entropy": score.normalized_entropy,
@@ -121,6 +132,7 @@ def aiw_json(store: RunReader, run_id: int) -> AiwRunReport:
     return AiwRunReport.model_validate(
         {
             **run_header(run),
+            "correct": Rate.of(sum(r["k"] for r in rows), sum(r["n"] for r in rows)),
             "cells": rows,
             "by_prompt_type": averages,
             "errored": errored,
@@ -130,76 +142,120 @@ def aiw_json(store: RunReader, run_id: int) -> AiwRunReport:
     )
 
 
+def _rate_cell(k: int, n: int, low: float, high: float) -> str:
+    # two lines, so the tables fit 80 columns
+    return f"{k}/{n}\n[{low:.2f}, {high:.2f}]" if n else "-"
+
+
 def aiw_table(store: RunReader, run_id: int) -> RenderableType:
+    """A table of cells per prompt type (correct rate with its Wilson interval, spread, answers), a summary
+    per prompt type (pooled rate, mean over variations, robustness R) and notes; within 80 columns."""
     data = aiw_json(store, run_id).model_dump()
     params = data["config"].get("params", {})
-    title = f"Run {run_id}: AIW by {data['model']}  [{data['status']}]"
-    table = Table(title=title)
-    cols = (
-        "Variation",
-        "Prompt type",
-        "Right",
-        "Correct",
-        "Rate",
-        "Beta sd",
-        "Wilson 95%",
-        "Unparseable",
-        "Top answers",
-    )
-    for col in cols:
-        table.add_column(
-            col, justify="left" if col in {"Variation", "Prompt type", "Top answers"} else "right"
-        )
+    tables: list[RenderableType] = []
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in data["cells"]:
-        top = sorted(r["distribution"].items(), key=lambda kv: -kv[1])[:3]
-        table.add_row(
-            r["variation"],
-            r["prompt_type"],
-            str(r["expected"]),
-            f"{r['k']}/{r['n']}",
-            f"{r['p']:.2f}",
-            f"{r['beta_sd']:.3f}",
-            f"{r['wilson_low']:.2f}-{r['wilson_high']:.2f}",
-            str(r["unparseable"]),
-            ", ".join(f"{a}: {c}" for a, c in top if c)
-            + (
-                f"  (first answer right {r['initially_correct']}/{r['n']}, changed {r['revised']})"
-                if r["initially_correct"] is not None
-                else ""
-            ),
-        )
-    summary = Table(title="Per prompt type: mean correct rate over variations and robustness R (paper 3.4.2)")
-    for col in ("Prompt type", "Variations", "Mean rate", "R", "Normalised entropy"):
-        summary.add_column(col, justify="left" if col == "Prompt type" else "right")
+        by_type[r["prompt_type"]].append(r)
+    for prompt_type, cells in by_type.items():
+        table = Table(title=Text(f"Run {run_id}: AIW by {data['model']}, prompt type {prompt_type}"))
+        table.add_column("Variation", overflow="fold")
+        table.add_column("Right", justify="right", overflow="fold")
+        table.add_column("Correct", justify="right")
+        table.add_column("Beta sd", justify="right")
+        table.add_column("Unp.", justify="right")
+        table.add_column("Top answers (count)", overflow="fold")
+        for r in cells:
+            top = sorted(r["distribution"].items(), key=lambda kv: -kv[1])[:3]
+            table.add_row(
+                r["variation"],
+                str(r["expected"]),
+                _rate_cell(r["k"], r["n"], r["wilson_low"], r["wilson_high"]),
+                f"{r['beta_sd']:.3f}",
+                str(r["unparseable"]),
+                ", ".join(f"{a}: {c}" for a, c in top if c)
+                + (
+                    f" (first answer right {r['initially_correct']}/{r['n']}, changed {r['revised']})"
+                    if r["initially_correct"] is not None
+                    else ""
+                ),
+            )
+        tables.append(table)
+    summary = Table(title="Per prompt type (paper 3.4.2): trials pooled, mean over variations, robustness R")
+    summary.add_column("Prompt type", overflow="fold")
+    for col in ("Vars", "Correct", "Mean", "R", "H norm"):
+        summary.add_column(col, justify="right")
     for prompt_type, a in data["by_prompt_type"].items():
+        c = a["correct"]
         summary.add_row(
             prompt_type,
             str(a["variations"]),
+            _rate_cell(c["k"], c["n"], *c["interval"]),
             f"{a['mean_rate']:.3f}",
             f"{a['robustness']:.3f}",
             f"{a['normalized_entropy']:.3f}",
         )
     calls = data["calls"]
+    truncated = sum(r["truncated"] for r in data["cells"])
     notes = [
         Text(
+            "Right: the right answer; Correct: correct trials, k/n [95% Wilson interval]; Beta sd: the spread "
+            "of the rate (Beta posterior); Unp.: answers that could not be read (no marker, or nothing after "
+            "it); Vars: variations; Mean: mean correct rate over variations; R: robustness; H norm: normalised "
+            "entropy of the rates"
+        ),
+        Text(
             f"temperature {params.get('temperature')}, max_tokens {params.get('max_tokens')}; "
-            f"errored {data['errored']}"
+            f"errored {data['errored']}; truncated {truncated} (replies cut off at the token limit before an "
+            "answer, not counted in Unp.)"
         ),
         Text(calls_note(calls)),
     ]
     if data["pending"]:
         notes.append(Text(f"{data['pending']} trial(s) not finished: `wason eval --resume {run_id}`"))
-    return Group(table, summary, *notes)
+    return Group(*tables, summary, *notes)
 
 
-def aiw_transcript(data: dict[str, Any]) -> RenderableType:
-    """One trial: the prompt, the model's replies and how its answer was read."""
+def aiw_scores(store: RunReader, run_id: int) -> list[Score]:
+    """A run's columns: the correct response rate over every finished trial (Wilson interval), the mean of the
+    (variation, prompt type) cells' rates, and the robustness R over those cells."""
+    data = aiw_json(store, run_id)
+    rates = [c.p for c in data.cells]
+    score = robustness(rates) if rates else None
+    return [
+        Score.rate(
+            "Correct response rate",
+            "Correct",
+            data.correct.k,
+            data.correct.n,
+            "finished trials answered right, every cell pooled",
+        ),
+        Score.mean(
+            "Mean rate over variations",
+            "Mean var",
+            score.mean_rate if score else None,
+            n=len(rates),
+            legend="mean of the (variation, prompt type) cells' correct rates",
+        ),
+        Score.mean(
+            "Robustness R",
+            "R",
+            score.score if score else None,
+            n=len(rates),
+            legend="the paper's robustness score over the cells' rates (3.4.2)",
+        ),
+    ]
+
+
+def aiw_transcript(data: dict[str, Any], *, full: bool = False) -> RenderableType:
+    """One trial: the prompt (a long one folded unless ``full``), the model's replies and how its answer was
+    read."""
     eps_item = data.get("item") or {}
     parts: list[RenderableType] = [
         Text(f"Run {data['run']}, trial {data['index']}: {data['rule']}", style="bold")
     ]
     if eps_item.get("prompt"):
-        parts.append(Text(f"[user] {eps_item['prompt']}"))
+        hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
+        parts.append(Text(f"[user] {fold_text(eps_item['prompt'], full=full, hint=hint)}"))
     for t in data["turns"]:
         # a player that writes no text (a script, a session stepped with JSON) answered in the action itself
         reply = t["reply"] if t["reply"] is not None else t["action"].get("text")
