@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from wason.cli import main
+from wason.store import Store
+from wason.tasks.math_rules.family import FAMILY
 
 JUDGE_OPENING = "\nEvaluate whether a user's guessed rule"
 
@@ -76,7 +79,27 @@ def test_a_model_run_with_its_judges_and_its_solver_baseline(
     text = capsys.readouterr().out
     assert "wins" in text and "(baseline)" in text
     assert main(["show", "1", "--db", db, "--episode", "0"]) == 0
-    assert "My Guess is" in capsys.readouterr().out
+    transcript = capsys.readouterr().out
+    assert "My Guess is" in transcript
+    # the system prompt the model read: short, so it is not folded
+    assert " ".join(("[system] " + system).split()) in " ".join(transcript.split())
+    assert "more lines; the whole prompt" not in transcript
+
+    # the tables of the run and its baseline fit an 80-column terminal without cutting a word
+    store = Store(db)
+    console = Console(width=80, record=True)
+    for part in FAMILY.report(store, [1, baseline["run"]]):
+        console.print(part)
+    shown = console.export_text()
+    assert "wins [95% CI]" in shown and "4/4 [.51,1]" in shown and "quiz acc." in shown
+    assert "seconds" in shown and "up to 10 turns" in shown  # no column or word cropped
+    assert all(len(line) <= 80 for line in shown.splitlines()) and "…" not in shown
+    # the comparison's columns: the code's win rate (Wilson), what the games took, the LLM judge apart
+    scores = FAMILY.scores(store, 1)
+    assert [s.short for s in scores] == ["Win", "Turns", "Seqs", "Agree"]
+    assert (scores[0].k, scores[0].n) == (adds, 4) and scores[1].interval is not None
+    assert (scores[3].k, scores[3].n) == (adds, 4)  # the lenient judge agrees with the code on the wins only
+    store.close()
 
 
 def test_a_person_plays_at_the_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

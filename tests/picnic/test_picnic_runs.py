@@ -74,7 +74,7 @@ def test_a_model_run_with_the_llm_judge_beside_the_code(
     for part in FAMILY.report(store, [1, 2]):
         console.print(part)
     text = console.export_text()
-    assert "SP L1" in text and "4/4 [.51,1]" in text and "agree" in text
+    assert "SP L1" in text and "4/4 [.51,1]" in text and "agree" in text and "limit" in text  # none cropped
     assert all(len(line) <= 80 for line in text.splitlines()) and "…" not in text
     # the comparison's columns: the win rate first (Wilson), what the games took, the judges' agreement apart
     scores = FAMILY.scores(store, 1)

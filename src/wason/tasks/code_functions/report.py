@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 import textwrap
 from collections.abc import Sequence
@@ -178,6 +179,18 @@ def _who(report: CodeFunctionsReport) -> str:
     return who + (" (baseline)" if report.config.get("baseline_for") else "")
 
 
+def wrap_name(name: str, width: int = 20) -> str:
+    """A model's name in lines of at most ``width`` characters, broken after ``:``, ``/``, ``-``, ``_``, ``.``
+    or a space (where a reader expects a break) rather than anywhere; a piece longer than ``width`` stays whole
+    (the table folds it)."""
+    lines = [""]
+    for piece in re.findall(r"[^:/_. -]*[:/_. -]|[^:/_. -]+", name):
+        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)
+
+
 def _table(title: str) -> Table:
     """A narrow table (no outer edge, one space between columns) so that it fits 80 columns."""
     return Table(
@@ -203,7 +216,7 @@ def tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
     took = _table("What the games took (means over finished games)")
     for t in (verdicts, took):
         t.add_column("run", justify="right")
-    verdicts.add_column("player", overflow="fold", ratio=1, min_width=10)
+    verdicts.add_column("player", overflow="fold")
     for t in (verdicts, took):
         t.add_column("level")
     for j in shown:
@@ -216,7 +229,9 @@ def tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
             name = (
                 level if level != "all" else (next(iter(report.levels)) if len(report.levels) == 1 else "all")
             )
-            verdicts.add_row(str(report.run), _who(report), name, *(_cell(s.judges.get(j)) for j in shown))
+            verdicts.add_row(
+                str(report.run), wrap_name(_who(report)), name, *(_cell(s.judges.get(j)) for j in shown)
+            )
             took.add_row(
                 str(report.run),
                 name,

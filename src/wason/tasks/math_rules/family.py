@@ -28,7 +28,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow, run_footer
+from wason.core.records import RunReport, RunRow, Score, run_footer
 from wason.tasks.math_rules.game import (
     JUDGES,
     ExpressionAnswer,
@@ -328,7 +328,21 @@ class MathFamily(Family[MathRunConfig]):
     def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.math_rules.report import math_transcript
 
-        return math_transcript(data, run.player)
+        system = self._system_prompt(run, data) if run.player == "llm" else None
+        return math_transcript(data, run.player, system, full=full)
+
+    def _system_prompt(self, run: RunRow, data: Mapping[str, Any]) -> str | None:
+        # the system prompt the model read (None for a run whose configuration or item cannot be read)
+        try:
+            config = MathRunConfig.model_validate(run.config)
+            return self.protocol(config, data.get("item") or {}).system_prompt()
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def scores(self, store: RunReader, run_id: int) -> list[Score]:
+        from wason.tasks.math_rules.report import math_scores
+
+        return math_scores(store, run_id)
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

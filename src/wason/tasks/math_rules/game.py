@@ -193,6 +193,7 @@ class MathGame:
         self._rng = random.Random(f"math_rules.game|{self.config.seed}")
         self.turns = 0
         self.format_errors = 0
+        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
         self.more_requests = 0
         self.shown: list[tuple[int, ...]] = list(self.examples)
         self.guesses: list[_GuessRecord] = []
@@ -261,7 +262,7 @@ class MathGame:
                 return self._format_error(f"n_examples must be between 1 and {MAX_MORE}, not {n}")
             return self._continue("examples", n=n, always=True)
         reason = action.reason if isinstance(action, Malformed) else f"unexpected {type(action).__name__}"
-        return self._format_error(reason)
+        return self._format_error(reason, truncated=isinstance(action, Malformed) and action.truncated)
 
     def _draw(self, n: int) -> tuple[tuple[int, ...], ...]:
         drawn = tuple(tuple(s) for s in draw_sequences(self.rule, self.level, self._rng, n))
@@ -279,8 +280,11 @@ class MathGame:
             kind=kind, turn=self.turns, turns_left=self.turns_left, sequences=sequences, reason=reason
         )
 
-    def _format_error(self, reason: str) -> MathObservation:
-        self.format_errors += 1
+    def _format_error(self, reason: str, *, truncated: bool = False) -> MathObservation:
+        if truncated:
+            self.truncated += 1
+        else:
+            self.format_errors += 1
         return self._continue("format_error", reason=reason)
 
     def _guess(self, action: Guess, llm: Mapping[str, Any] | None) -> MathObservation:
@@ -389,6 +393,7 @@ class MathGame:
                 "final_expression": self.guesses[-1].expression if self.guesses else None,
                 "guesses_without_expression": flagged,
                 "format_errors": self.format_errors,
+                "truncated": self.truncated,
                 "sequences_seen": len(self.shown),
                 "quiz": [[list(q), list(t)] for q, t in self.quiz],
                 "quiz_answers": [list(a) if a is not None else None for a in self.quiz_answers]

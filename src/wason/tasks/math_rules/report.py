@@ -3,33 +3,31 @@ sequences seen, per run (a model's run, then its solver baseline)."""
 
 from __future__ import annotations
 
+import math
+import re
+import statistics
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, RunReport, run_header
-from wason.metrics.rates import mean_present, rate_record
+from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
+from wason.metrics.rates import beta_quantile, mean_present
 
 JUDGE_NAMES = {"expression": "expression (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
-
-
-class Rate(BaseModel):
-    """k successes of n, with the 95% Wilson interval."""
-
-    k: int
-    n: int
-    rate: float | None
-    wilson_low: float
-    wilson_high: float
+JUDGE_SHORT = {"expression": "code", "quiz": "quiz", "llm": "LLM judge"}
 
 
 class MathNumbers(BaseModel):
-    """The numbers of a set of episodes."""
+    """The numbers of a set of episodes: rates (``wins``, each judge's) as k of n with the 95% Wilson
+    interval; ``format_errors`` unreadable replies and ``truncated`` replies cut off at the token limit, counted
+    apart."""
 
     episodes: int
     errored: int
@@ -41,6 +39,7 @@ class MathNumbers(BaseModel):
     sequences_seen: float | None
     quiz_accuracy: float | None
     format_errors: int
+    truncated: int = 0
     guesses: int
     guesses_without_expression: int
     llm_disagreements: int
@@ -106,15 +105,14 @@ def summarize(
         "episodes": n,
         "errored": sum(e.status == "errored" for e in eps),
         "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
-        "wins": rate_record(sum(bool(e.success) for e in done), n),
-        "judges": {
-            j: rate_record(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges
-        },
+        "wins": Rate.of(sum(bool(e.success) for e in done), n),
+        "judges": {j: Rate.of(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges},
         "turns": mean_present([m.get("turns") for m in metrics]),
         "turns_to_solution": mean_present([m.get("turns") for m in won]),
         "sequences_seen": mean_present([m.get("sequences_seen") for m in metrics]),
         "quiz_accuracy": mean_present([m.get("quiz_accuracy") for m in metrics]),
         "format_errors": sum(int(m.get("format_errors") or 0) for m in metrics),
+        "truncated": sum(int(m.get("truncated") or 0) for m in metrics),
         "guesses": len(guesses),
         "guesses_without_expression": sum(len(m.get("guesses_without_expression") or []) for m in metrics),
         "llm_disagreements": sum(int(m.get("llm_disagreements") or 0) for m in metrics),
@@ -153,10 +151,18 @@ def math_json(store: RunReader, run_id: int) -> MathRunReport:
     )
 
 
+def _share(x: float) -> str:
+    """0.25 as ``.25``, 1 as ``1``: the short form intervals take in narrow tables."""
+    text = f"{x:.2f}"
+    return {"0.00": "0", "1.00": "1"}.get(text, text.lstrip("0"))
+
+
 def _cell(rate: dict[str, Any] | None) -> str:
+    """``k/n [low,high]``: a rate with its 95% Wilson interval, narrow enough for an 80-column table."""
     if not rate or not rate["n"]:
         return "-"
-    return f"{rate['k']}/{rate['n']} [{rate['wilson_low']:.2f}, {rate['wilson_high']:.2f}]"
+    low, high = rate["interval"]
+    return f"{rate['k']}/{rate['n']} [{_share(low)},{_share(high)}]"
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -168,57 +174,163 @@ def _who(data: dict[str, Any]) -> str:
     return who + (" (baseline)" if data["config"].get("baseline_for") else "")
 
 
+def wrap_name(name: str, width: int = 20) -> str:
+    """A model's name in lines of at most ``width`` characters, broken after ``:``, ``/``, ``-``, ``_``, ``.``
+    or a space (where a reader expects a break) rather than anywhere; a piece longer than ``width`` stays whole
+    (the table folds it)."""
+    lines = [""]
+    for piece in re.findall(r"[^:/_. -]*[:/_. -]|[^:/_. -]+", name):
+        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _table(title: str) -> Table:
+    """A narrow table (no outer edge, one space between columns) so that it fits 80 columns."""
+    return Table(
+        title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, title_justify="left"
+    )
+
+
+def _legend(text: str) -> Text:
+    """A table's legend, wrapped at 80 columns whatever the console's width."""
+    return Text(textwrap.fill(text, width=80, break_on_hyphens=False), style="dim")
+
+
 def math_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-    """One row per run: wins (decided by code) and each judge with 95% Wilson intervals, turns, sequences."""
+    """One row per run: wins (decided by code) with 95% Wilson intervals, turns, sequences; then each judge
+    beside the code's verdict. Each fits 80 columns, its abbreviations in a legend under it."""
     runs = [math_json(store, r).model_dump() for r in run_ids]
     first = runs[0]
-    table = Table(
-        title=f"Run {first['run']}: math sequences {first['config'].get('level')} ({first['protocol']}); "
-        "k/n [95% Wilson interval]"
-    )
-    judges = Table(title="Judges of the last guess, beside the code's verdict (the expression decides)")
+    table = _table(f"Run {first['run']}: math sequences {first['config'].get('level')} ({first['protocol']})")
+    judges = _table("Judges of the last guess, beside the code's verdict (the expression decides)")
     for t in (table, judges):
         t.add_column("run", justify="right")
-        t.add_column("player")
-    table.add_column("wins", justify="right", no_wrap=True)
-    for col in ("turns", "to solve", "sequences", "seconds", "errored"):
-        table.add_column(col, justify="right")
+        t.add_column("player", overflow="fold")
+    table.add_column("wins [95% CI]", justify="right", no_wrap=True)
+    for col in ("turns", "to solve", "seqs", "seconds"):
+        table.add_column(col, justify="right", no_wrap=True)
     for name in ("expression", "quiz", "llm"):
-        judges.add_column(JUDGE_NAMES[name], justify="right", no_wrap=True)
-    judges.add_column("quiz acc.", justify="right")
+        judges.add_column(JUDGE_SHORT[name], justify="right", no_wrap=True)
+    judges.add_column("quiz acc.", justify="right", no_wrap=True)
     for data in runs:
         s = data["summary"]
         table.add_row(
             str(data["run"]),
-            _who(data),
+            wrap_name(_who(data)),
             _cell(s["wins"]),
             _num(s["turns"]),
             _num(s["turns_to_solution"]),
             _num(s["sequences_seen"]),
             _num(s["seconds"], 2),
-            str(s["errored"]),
         )
         judges.add_row(
             str(data["run"]),
-            _who(data),
+            wrap_name(_who(data)),
             *(_cell(s["judges"].get(j)) for j in ("expression", "quiz", "llm")),
             _num(s["quiz_accuracy"], 2),
         )
-    notes = []
+    notes: list[RenderableType] = [
+        _legend(
+            "wins: games won, k/n [95% Wilson interval] (errored games count as losses); to solve: turns of the "
+            "games won; seqs: sequences seen; seconds: per game."
+        ),
+        judges,
+        _legend(
+            "k/n [95% Wilson interval]. code: the guess's expression agrees with the rule (decides); quiz: every "
+            "quiz answer right; LLM judge: the published judge, 2 of 3 votes (reported apart); quiz acc.: the "
+            "share of quiz answers right."
+        ),
+    ]
+    for data in runs:
+        s = data["summary"]
+        if s["errored"] or s["format_errors"] or s["truncated"]:
+            notes.append(
+                Text(
+                    f"run {data['run']}: {s['errored']} games errored; {s['format_errors']} replies were neither "
+                    f"More nor a guess (format errors), {s['truncated']} were cut off at the token limit "
+                    "(--max-tokens; counted apart); each cost a turn"
+                )
+            )
     s = first["summary"]
-    if s["format_errors"]:
-        notes.append(f"{s['format_errors']} replies were neither More nor a guess (counted turns)")
     if s["guesses_without_expression"]:
         notes.append(
-            f"{s['guesses_without_expression']} of {s['guesses']} guesses had no lambda v, i: ... expression"
+            Text(
+                f"{s['guesses_without_expression']} of {s['guesses']} guesses had no lambda v, i: ... expression"
+            )
         )
     if s["llm_disagreements"]:
-        notes.append(f"the LLM judge disagreed with the code on {s['llm_disagreements']} guesses")
-    return [table, judges, *(Text(n) for n in notes)]
+        notes.append(Text(f"the LLM judge disagreed with the code on {s['llm_disagreements']} guesses"))
+    return [table, *notes]
 
 
-def math_transcript(data: dict[str, Any], player: str) -> RenderableType:
-    """One episode: the sequences, each reply and what the game answered, and the verdicts."""
+def _t_interval(values: Sequence[float]) -> tuple[float, float] | None:
+    """The 95% Student t interval of the mean of ``values`` (None for fewer than two)."""
+    n = len(values)
+    if n < 2:
+        return None
+    m, sd = statistics.fmean(values), statistics.stdev(values)
+    x = beta_quantile(0.05, (n - 1) / 2.0, 0.5)  # t^2 = df (1 - x) / x, two-sided 95%
+    half = math.sqrt((n - 1) * (1.0 - x) / x) * sd / math.sqrt(n)
+    return (m - half, m + half)
+
+
+def _mean_score(name: str, short: str, values: Sequence[float | int | None], legend: str) -> Score:
+    present = [float(v) for v in values if v is not None]
+    return Score.mean(
+        name,
+        short,
+        statistics.fmean(present) if present else None,
+        n=len(present),
+        interval=_t_interval(present),
+        legend=legend,
+        higher_is_better=False,
+    )
+
+
+def math_scores(store: RunReader, run_id: int) -> list[Score]:
+    """The run's columns of a comparison table, in the paper's Table 2 order: the win rate (the code's
+    verdict), what the games took, and how often the LLM judge agreed with the code where it ran (apart)."""
+    eps = store.list_episodes(run_id)
+    done = [e for e in eps if e.status == "completed"]
+    ms = [e.metrics or {} for e in done]
+    both = [
+        m["judges"]
+        for m in ms
+        if (m.get("judges") or {}).get("llm") is not None and m["judges"].get("expression") is not None
+    ]
+    agree = sum(bool(j["llm"]) == bool(j["expression"]) for j in both)
+    return [
+        Score.rate(
+            "Win rate",
+            "Win",
+            sum(bool(e.success) for e in done),
+            len(eps),
+            "games won (errored games count as losses)",
+        ),
+        _mean_score("Turns", "Turns", [m.get("turns") for m in ms], "turns played, mean over games [95% t]"),
+        _mean_score(
+            "Sequences seen",
+            "Seqs",
+            [m.get("sequences_seen") for m in ms],
+            "sequences seen, mean over games [95% t]",
+        ),
+        Score.rate(
+            "LLM judge agreement",
+            "Agree",
+            agree,
+            len(both),
+            "the published LLM judge agreed with the code's verdict on the last guess (reported apart)",
+        ),
+    ]
+
+
+def math_transcript(
+    data: dict[str, Any], player: str, system: str | None = None, *, full: bool = False
+) -> RenderableType:
+    """One episode: the system prompt the player read (folded unless ``full``), the sequences, each reply and
+    what the game answered, and the verdicts."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     parts: list[RenderableType] = [
@@ -227,8 +339,11 @@ def math_transcript(data: dict[str, Any], player: str) -> RenderableType:
             f"({rule.get('expression')})",
             style="bold",
         ),
-        Text(f"[sequences] {item.get('examples')}", style="dim"),
     ]
+    if system:
+        hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
+        parts.append(Text(f"[system]\n{fold_text(system, full=full, hint=hint)}", style="dim"))
+    parts.append(Text(f"[sequences] {item.get('examples')}", style="dim"))
     who = "model" if player == "llm" else player
     for t in data["turns"]:
         parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))

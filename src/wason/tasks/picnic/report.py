@@ -5,6 +5,7 @@ per level)."""
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import textwrap
 from collections.abc import Sequence
@@ -154,6 +155,18 @@ def _who(data: dict[str, Any]) -> str:
     return who + (" (baseline)" if data["config"].get("baseline_for") else "")
 
 
+def wrap_name(name: str, width: int = 20) -> str:
+    """A model's name in lines of at most ``width`` characters, broken after ``:``, ``/``, ``-``, ``_``, ``.``
+    or a space (where a reader expects a break) rather than anywhere; a piece longer than ``width`` stays whole
+    (the table folds it)."""
+    lines = [""]
+    for piece in re.findall(r"[^:/_. -]*[:/_. -]|[^:/_. -]+", name):
+        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)
+
+
 def _table(title: str) -> Table:
     """A narrow table (no outer edge, one space between columns) so that it fits 80 columns."""
     return Table(
@@ -180,11 +193,10 @@ def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTy
     heads = ["level", "turns≤", "won [95% CI]"]
     heads += ["code"] if code_differs else []
     heads += ["LLM said", "agree"] if llm_ran else []
-    heads += ["gave up", "limit", "errored"]
     for col in heads:
         ended.add_column(col, justify="left" if col == "level" else "right", no_wrap=True)
     took = _table("What the games took (means over finished games)")
-    for col in ("level", "turns≤", "turns", "won in", "pos.", "neg.", "seconds", "LLM dec."):
+    for col in ("level", "turns≤", "turns", "won in", "pos.", "neg.", "seconds", "gave up", "limit"):
         took.add_column(col, justify="left" if col == "level" else "right", no_wrap=True)
     for c in cells:
         limit = "-" if c["max_turns"] is None else str(c["max_turns"])
@@ -194,9 +206,6 @@ def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTy
             _cell(c["wins"]),
             *([_cell(c["code_judge"])] if code_differs else []),
             *([_cell(c["llm_judge"]), _cell(c["judges_agree"])] if llm_ran else []),
-            str(c["gave_up"]),
-            str(c["turn_limit"]),
-            str(c["errored"]),
         )
         took.add_row(
             c["level"],
@@ -206,7 +215,8 @@ def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTy
             _num(c["positives_seen"]),
             _num(c["negatives_seen"]),
             _num(c["seconds"]),
-            str(c["llm_decided"]),
+            str(c["gave_up"]),
+            str(c["turn_limit"]),
         )
     ended_legend = (
         "turns≤: the turn limit. won: games won, k/n [95% Wilson interval] (errored games count as losses). "
@@ -217,16 +227,15 @@ def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTy
             if llm_ran
             else ""
         )
-        + "limit: games that ran out of turns."
     )
     took_legend = (
         "turns: turns played; won in: turns of the games won; pos., neg.: positive and negative examples seen; "
-        "LLM dec.: games with a guess the LLM judge decided (the code could not read it)."
+        "seconds: per game; gave up, limit: games given up, and that ran out of turns."
     )
     levels = sorted({lv for data in runs for lv in data["levels"]})
     table2 = _table("Win rate per level (the paper's Table 2 layout): k/n [95% Wilson interval]")
     table2.add_column("run", justify="right")
-    table2.add_column("player", overflow="fold", ratio=1, min_width=10)
+    table2.add_column("player", overflow="fold")
     for lv in levels:
         table2.add_column(f"SP {lv}", justify="right", no_wrap=True)
     if len(levels) > 1:
@@ -234,7 +243,7 @@ def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTy
     for data in runs:
         table2.add_row(
             str(data["run"]),
-            _who(data),
+            wrap_name(_who(data)),
             *(_cell(data["levels"].get(lv, {}).get("wins")) for lv in levels),
             *([_cell(data["summary"]["wins"])] if len(levels) > 1 else []),
         )
@@ -244,6 +253,10 @@ def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTy
         else []
     )
     s = first["summary"]
+    if s["errored"] or s["unfinished"]:
+        notes.append(
+            Text(f"{s['errored']} games errored (counted as losses), {s['unfinished']} not finished")
+        )
     if s["unreadable_guesses"] or s["llm_decided"]:
         notes.append(
             Text(
