@@ -255,6 +255,13 @@ def test_runs_without_common_items_say_so(tmp_path: Path) -> None:
         out = io.StringIO()
         print_comparison(Store(db), [a, b], fmt=fmt, as_json=False, baselines=True, console=Console(file=out))
         assert "shares no items" in out.getvalue() and "McNemar" not in out.getvalue()
+    # a run on the same items that finished none of them (never played): nothing to pair either
+    unplayed = create_run(Store(db), WiltRunConfig(player="solver", split="lite", ids=[1, 2]))
+    notes = build_comparison(Store(db), [a, unplayed]).notes
+    assert notes == [
+        f"run {unplayed} (solver (run {unplayed})) finished none of the items it shares with run {a}: "
+        "no paired comparison"
+    ]
 
 
 def test_many_truncated_replies_warn_with_the_limit(tmp_path: Path) -> None:

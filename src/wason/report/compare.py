@@ -269,7 +269,7 @@ def build_comparison(store: RunReader, run_ids: Sequence[int], *, baselines: boo
             paired = _paired(runs[0].id, first_outcomes, outcomes)
             if paired is None:
                 shared = {k for k, _ in first_outcomes} & {k for k, _ in outcomes}
-                why = "has no finished episode on the items it shares" if shared else "shares no items"
+                why = "finished none of the items it shares" if shared else "shares no items"
                 notes.append(f"run {run.id} ({label}) {why} with run {runs[0].id}: no paired comparison")
         llm = run.player == "llm"
         baseline_for = run.config.get("baseline_for")
