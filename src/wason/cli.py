@@ -137,14 +137,15 @@ def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> No
     parser.add_argument(
         "--max-tokens",
         type=int,
-        help=f"max tokens per reply (local model default {LOCAL_DEFAULT_MAX_TOKENS})",
+        help=f"max tokens per reply (local model default {LOCAL_DEFAULT_MAX_TOKENS}); OpenAI's own endpoint gets "
+        "it as max_completion_tokens",
     )
     parser.add_argument("--top-p", type=float, help="nucleus sampling")
     parser.add_argument(
         "--reasoning-effort",
         metavar="EFFORT",
-        help="how much a reasoning model thinks: minimal, low, medium or high (OpenAI-compatible servers; "
-        "sent as reasoning_effort)",
+        help="how much a reasoning model thinks: none, minimal, low, medium, high, xhigh or max (sent as "
+        "reasoning_effort; Anthropic: output_config.effort, low to max)",
     )
     parser.add_argument(
         "--extra-body",
@@ -156,7 +157,7 @@ def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> No
         "--stop",
         action="append",
         metavar="TEXT",
-        help="a sequence that ends a reply where it appears (repeat the flag for several)",
+        help="a sequence that ends a reply where it appears (repeat the flag for up to 4)",
     )
     parser.add_argument("--model-seed", type=int, help="sampling seed, where the backend supports it")
     parser.add_argument(
