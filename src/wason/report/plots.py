@@ -175,13 +175,17 @@ def draw(figure: Figure, directory: Path) -> list[Path]:
 
 
 def render(figure: Figure) -> MplFigure:
-    """The matplotlib figure of ``figure``, laid out (call it under the module's style, as :func:`draw` does,
-    for the house look; a test measures it).
+    """The matplotlib figure of ``figure`` in the house style (:func:`draw` saves it; a test measures it).
 
     Raises:
         ValueError: as :func:`draw`.
     """
     _check(figure)
+    with _style():
+        return _render(figure)
+
+
+def _render(figure: Figure) -> MplFigure:
     n_series = len(figure.series)
     if figure.kind == "bars":
         groups = len(figure.categories)

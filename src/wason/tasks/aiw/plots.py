@@ -19,8 +19,8 @@ from wason.metrics import answer_distribution
 UNPARSEABLE = "unparseable"
 """The category of the answers no number could be read from."""
 
-Cell = tuple[str, str]
-"""(variation, prompt type)."""
+Cell = tuple[str, str, str]
+"""(problem family, variation, prompt type): generated variations of two problem families share names."""
 
 
 def _trials(store: RunReader, run_id: int) -> dict[Cell, list[dict[str, Any]]]:
@@ -28,7 +28,7 @@ def _trials(store: RunReader, run_id: int) -> dict[Cell, list[dict[str, Any]]]:
     cells: dict[Cell, list[dict[str, Any]]] = {}
     for e in store.list_episodes(run_id):
         if e.status == "completed" and e.metrics is not None:
-            key = (str(e.item["variation"]), str(e.item["prompt_type"]))
+            key = (str(e.item.get("family", "")), str(e.item["variation"]), str(e.item["prompt_type"]))
             cells.setdefault(key, []).append({**e.metrics, "expected": e.item["expected"]})
     return cells
 
@@ -38,15 +38,19 @@ def _natural(value: Any) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _label(cell: Cell, prompt_types: int) -> str:
-    variation, prompt_type = cell
-    return variation if prompt_types == 1 else f"{variation}, {prompt_type}"
+def _names(cells: Sequence[Cell]) -> dict[Cell, str]:
+    """How a cell's variation is named: with its problem family where two families' variations share a
+    name."""
+    variations: dict[str, set[str]] = {}
+    for family, variation, _ in cells:
+        variations.setdefault(variation, set()).add(family)
+    return {c: f"{c[1]} ({c[0]})" if len(variations[c[1]]) > 1 else c[1] for c in cells}
 
 
 def correct_rate_figure(names: Sequence[str], trials: Sequence[dict[Cell, list[dict[str, Any]]]]) -> Figure:
     """The share of trials answered right per cell, a series per run, with 95% Wilson whiskers."""
     cells = list(dict.fromkeys(c for t in trials for c in t))
-    prompt_types = len({p for _, p in cells})
+    prompt_types = len({p for _, _, p in cells})
     series = []
     for name, by_cell in zip(names, trials, strict=True):
         rates = [
@@ -68,7 +72,7 @@ def correct_rate_figure(names: Sequence[str], trials: Sequence[dict[Cell, list[d
         name="correct-by-variation",
         title="AIW: correct rate per variation" + (" and prompt type" if prompt_types > 1 else ""),
         kind="bars",
-        categories=[_label(c, prompt_types) for c in cells],
+        categories=[_names(cells)[c] + (f", {c[2]}" if prompt_types > 1 else "") for c in cells],
         series=series,
         x_label="variation" + (", prompt type" if prompt_types > 1 else ""),
         y_label="share of trials answered right",
@@ -79,7 +83,7 @@ def correct_rate_figure(names: Sequence[str], trials: Sequence[dict[Cell, list[d
 
 
 def distribution_figure(
-    cell: Cell, names: Sequence[str], trials: Sequence[dict[Cell, list[dict[str, Any]]]]
+    cell: Cell, label: str, names: Sequence[str], trials: Sequence[dict[Cell, list[dict[str, Any]]]]
 ) -> Figure | None:
     """How often each answer was given in one cell, a series per run, the correct answer marked; None when the
     right answer is not a natural number (symbolic answers have no number line)."""
@@ -99,11 +103,11 @@ def distribution_figure(
         Series(name=f"{name} (n = {len(ts)})", values=[float(d.get(k, 0)) for k in keys])
         for name, d, ts in shown
     ]
-    variation, prompt_type = cell
+    family, variation, prompt_type = cell
     who = ", ".join(name for name, _, _ in shown)
     return Figure(
-        name=_stem(f"answers-{variation}-{prompt_type}"),
-        title=f"{variation} ({prompt_type}): answers of {who}",
+        name=_stem(f"answers-{family}-{variation}-{prompt_type}"),
+        title=f"{label} ({prompt_type}): answers of {who}",
         kind="bars",
         categories=categories,
         series=series,
@@ -129,8 +133,10 @@ def figures(store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
     names = series_names(runs)
     trials = [_trials(store, r) for r in run_ids]
     out = [correct_rate_figure(names, trials)]
-    for cell in dict.fromkeys(c for t in trials for c in t):
-        figure = distribution_figure(cell, names, trials)
+    cells = list(dict.fromkeys(c for t in trials for c in t))
+    labels = _names(cells)
+    for cell in cells:
+        figure = distribution_figure(cell, labels[cell], names, trials)
         if figure is not None:
             out.append(figure)
     return out
