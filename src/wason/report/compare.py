@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
@@ -468,6 +469,20 @@ def _legend_lines(data: Comparison, *, short: bool) -> list[str]:
 _LABEL_WIDTH = 24  # a long model name folds within this many columns rather than push numbers off the screen
 
 
+def _wrap_label(label: str, width: int = _LABEL_WIDTH) -> str:
+    """A long label in lines of at most ``width`` characters, broken after ``:``, ``/``, ``-``, ``_``, ``.`` or a
+    space (where a reader expects a break of a model's name); a piece longer than ``width`` is left for the
+    column to fold."""
+    if len(label) <= width:
+        return label
+    lines = [""]
+    for piece in re.findall(r"[^:/_. -]*[:/_. -]|[^:/_. -]+", label):
+        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)
+
+
 def _rich_table(grid: _Grid, columns: Sequence[int], *, short: bool, title: str | None) -> Table:
     table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left")
     table.add_column(grid.headers[0], overflow="fold", max_width=_LABEL_WIDTH)
@@ -475,7 +490,7 @@ def _rich_table(grid: _Grid, columns: Sequence[int], *, short: bool, title: str 
         header = grid.shorts[i] if short else grid.headers[i]
         table.add_column(header, justify="right", no_wrap=True)
     for row in grid.rows:
-        table.add_row(row[0], *(row[i] for i in columns))
+        table.add_row(_wrap_label(row[0]), *(row[i] for i in columns))
     return table
 
 
