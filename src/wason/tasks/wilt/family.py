@@ -61,7 +61,7 @@ class WiltRunConfig(RunSettings):
     n: int | None = Field(default=None, description="rules in the generated split")
     trials: int = Field(
         default=1,
-        description="episodes per rule, each its own sample (with --seed S, trial t samples with seed S+t-1)",
+        description="episodes per rule, each its own sample (with --model-seed S, trial t samples with seed S+t-1)",
     )
     max_tests: int = Field(default=30, description="tests before the guess (published: 30)")
     format_error_limit: int = Field(
