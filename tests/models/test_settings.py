@@ -571,3 +571,17 @@ def test_a_run_sends_and_keeps_its_settings(db: str, capsys: pytest.CaptureFixtu
     assert run.config["params"]["stop"] == ["END"]
     assert run.config["params"]["reasoning_effort"] == "low"
     assert run.config["params"]["extra_body"] == {"top_k": 20, "repetition_penalty": 1.05}
+
+
+def test_a_resumed_run_sends_its_stored_settings(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeOpenAIServer(fail_share=1.0, fail_kinds=[400]) as server:
+        argv = ["eval", "wilt", "--split", "lite", "--ids", "1", "--model", "vllm:fake-model"]
+        argv += ["--base-url", server.base_url, "--stop", "END", "--extra-body", '{"top_k": 20}']
+        assert main([*argv, "--retries", "0", "--no-baseline", "--db", db]) == 1  # every episode errored
+        server.fail_share = 0.0
+        before = len(server.bodies)
+        assert main(["eval", "--resume", "1", "--base-url", server.base_url, "--db", db]) == 0
+        resumed = list(server.bodies)[before:]
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Resuming run 1" in out and 'stop=["END"], extra_body={"top_k":20}' in out
+    assert resumed and all((b["stop"], b["top_k"]) == (["END"], 20) for b in resumed)
