@@ -137,18 +137,18 @@ def accuracy_figure(store: RunReader, family: Family[Any], runs: Sequence[RunRow
                 labels=[f"{s.k}/{s.n}" if s is not None and s.n else "" for s in cells],
             )
         )
-    headline = next(iter(columns), "Success")
+    shown = list(columns) or ["Success"]
     meaning = "; ".join(f"{c}: {legends[c]}" for c in columns if legends[c])
     return Figure(
         name="accuracy",
-        title=f"{family.title}: {headline.lower()} by {'player' if len(runs) > 1 else 'run'}",
+        title=f"{family.title}: {' and '.join(shown)} per player",
         kind="bars",
         categories=names,
         series=series,
-        y_label="share of games",
+        y_label="rate (k of n)",
         y_range=(0.0, 1.0),
         caption=(meaning + ". " if meaning else "")
-        + "Bars: k of n games (written over each bar); whiskers: 95% Wilson interval.",
+        + "Bars: k of n (written over each bar); whiskers: 95% Wilson interval.",
     )
 
 
@@ -189,7 +189,7 @@ def _render(figure: Figure) -> MplFigure:
     n_series = len(figure.series)
     if figure.kind == "bars":
         groups = len(figure.categories)
-        width = min(16.0, max(6.4, 1.6 + groups * (0.3 * n_series + 0.45)))
+        width = min(16.0, max(5.0, 1.6 + groups * (0.3 * n_series + 0.45)))
     else:
         width = 7.2
     width += 1.8  # the legend, beside the axes

@@ -103,10 +103,10 @@ def distribution_figure(
         Series(name=f"{name} (n = {len(ts)})", values=[float(d.get(k, 0)) for k in keys])
         for name, d, ts in shown
     ]
-    family, variation, prompt_type = cell
+    prompt_type = cell[2]
     who = ", ".join(name for name, _, _ in shown)
     return Figure(
-        name=_stem(f"answers-{family}-{variation}-{prompt_type}"),
+        name=_stem(f"answers-{label}-{prompt_type}"),
         title=f"{label} ({prompt_type}): answers of {who}",
         kind="bars",
         categories=categories,
