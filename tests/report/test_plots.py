@@ -156,7 +156,7 @@ def test_aiw_correct_rate_per_variation_and_answer_distributions(runs: Runs, tmp
     episodes = runs.store.list_episodes(runs.ids["aiw"])
     cells = list(dict.fromkeys(e.item["variation"] for e in episodes))
     assert rate.categories == cells and len(rate.series) == 1
-    dists = [f for name, f in figs.items() if name.startswith("answers-")]
+    dists = [f for name, f in figs.items() if name.startswith("distribution-")]
     assert len(dists) == len(cells) and all(f"{f.name}.png" in files for f in dists)
     for variation, dist in zip(cells, dists, strict=True):
         mine = [e for e in episodes if e.item["variation"] == variation]

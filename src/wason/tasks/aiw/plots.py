@@ -106,7 +106,7 @@ def distribution_figure(
     prompt_type = cell[2]
     who = ", ".join(name for name, _, _ in shown)
     return Figure(
-        name=_stem(f"answers-{label}-{prompt_type}"),
+        name=_stem(f"distribution-{label}-{prompt_type}"),
         title=f"{label} ({prompt_type}): answers of {who}",
         kind="bars",
         categories=categories,
