@@ -116,7 +116,8 @@ def test_the_json_report_of_a_played_run(played: tuple[Store, int]) -> None:
     assert_numbers(s)
     # only the game answered right is a success; the errored and void counts are zero
     assert s["success"]["k"] == 1 and s["success"]["n"] == 3 and (s["errored"], s["void"]) == (0, 0)
-    assert 0 < s["success"]["wilson_low"] < 1 / 3 < s["success"]["wilson_high"] < 1
+    low, high = s["success"]["interval"]
+    assert 0 < low < 1 / 3 < high < 1 and s["success"]["rate"] == pytest.approx(1 / 3)
     accs = [e.metrics["prediction_accuracy"] for e in eps if e.metrics]
     assert accs[0] == 1.0 and all(a < 1.0 for a in accs[1:])
     acc = s["prediction_accuracy"]
@@ -275,10 +276,10 @@ def test_the_summary_counts_void_errored_curves_and_the_judge() -> None:
     s = summarize(eps)
     assert (s["episodes"], s["completed"], s["errored"], s["void"]) == (4, 2, 1, 1)
     # the errored game is a loss in n; the void one is nowhere
-    assert (s["success"]["k"], s["success"]["n"]) == (1, 3)
+    assert (s["success"].k, s["success"].n) == (1, 3)
     assert s["prediction_accuracy"]["mean"] == pytest.approx(0.75)
     assert (s["theories"], s["theory_errors"]) == (2, 1)
-    assert (s["theory_equivalent"]["k"], s["theory_equivalent"]["n"]) == (1, 2)
+    assert (s["theory_equivalent"].k, s["theory_equivalent"].n) == (1, 2)
     assert s["theory_accuracy"] == 1.0
     # the first game stopped after 2 experiments: its last point (1.0) counts at k = 3, 4
     assert s["curves"]["ideal"] == pytest.approx([0.2, 0.4, 0.7, 0.7, 0.9])
@@ -287,7 +288,7 @@ def test_the_summary_counts_void_errored_curves_and_the_judge() -> None:
     assert s["random_accuracy_budget"] == pytest.approx(0.5)
     # random experiments as many as the player's: 2 and 4
     assert s["random_accuracy_same"] == pytest.approx((0.4 + 0.4) / 2)
-    assert (s["report_judge"]["k"], s["report_judge"]["n"]) == (1, 2)
+    assert (s["report_judge"].k, s["report_judge"].n) == (1, 2)
 
 
 def test_model_and_solver_rows_with_a_long_model_name_fit_80_columns() -> None:
@@ -313,7 +314,20 @@ def test_model_and_solver_rows_with_a_long_model_name_fit_80_columns() -> None:
         lines = render(parts, width)
         assert not [line for line in lines if len(line) > 80], [line for line in lines if len(line) > 80]
     text = "\n".join(render(parts))
-    assert "solver (base)" in text and "ideal on " in text
+    assert "solver (base)" in text and "ideal on " in text and "…" not in "\n".join(render(parts, 80))
+    # the long name is wrapped where a reader expects a break, not in the middle of a word
+    narrow = render(parts, 80)
+    assert any(line.split()[1:2] == ["openrouter:some-"] for line in narrow)
+    assert any(line.strip() == "model-name-v2" for line in narrow)
+    assert any(line.startswith("a-rather-long-model-name-v2's") for line in narrow)
+    # the comparison's columns: success (Wilson), test accuracy (t), exact theories, experiments
+    scores = FAMILY.scores(store, 1)
+    assert [s.short for s in scores] == ["Success", "Acc", "Exact", "Exp"]
+    assert (scores[0].k, scores[0].n, scores[2].k, scores[2].n) == (0, 3, 0, 3)
+    assert scores[1].value == pytest.approx(0.7) and scores[1].interval == pytest.approx(
+        (0.4516, 0.9484), 1e-3
+    )
+    assert scores[3].value == 12.0 and scores[3].interval == (12.0, 12.0)
     assert "k=40" in text and "k=0" in text
     # the model's row in the curve table: 0.30 at k=0, its last point (0.54 after 12 experiments) from k=20 on
     curve_row = next(line for line in render(parts) if line.startswith("ideal on"))
@@ -416,3 +430,22 @@ def test_a_counterexample_reads_as_the_experiment_and_what_differs() -> None:
     )
     assert _counterexample("as text") == "as text"
     assert _counterexample({"trial": 3}) == "trial: 3"
+
+
+def test_a_model_game_shows_its_system_prompt_folded(played: tuple[Store, int]) -> None:
+    store, rid = played
+    data = episode_json(store, rid, 0)
+    run = store.get_run(rid)
+    as_model = RunRow(
+        rid, "lab", "llm", "x:y", {**run.config, "player": "llm", "model": "x:y"}, "completed", NOW, NOW
+    )
+    config = LabRunConfig.model_validate(as_model.config)
+    prompt = FAMILY.protocol(config, data["item"]).system_prompt()
+    folded = "\n".join(render(FAMILY.transcript(data, as_model), 200))
+    assert f"[system]\n{prompt.splitlines()[0][:60]}" in folded
+    assert f"more lines; the whole prompt: wason show {rid} --episode 0 --full]" in folded
+    assert prompt.splitlines()[-1] not in folded
+    whole = "\n".join(render(FAMILY.transcript(data, as_model, full=True), 200))
+    assert " ".join(prompt.split()) in " ".join(whole.split()) and "more lines;" not in whole
+    # a scripted player read no prompt: none is shown
+    assert "[system]" not in "\n".join(render(FAMILY.transcript(data, run), 200))

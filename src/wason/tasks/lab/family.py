@@ -21,7 +21,7 @@ from wason.core.family import (
     WebForm,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import Figure, RunReport, RunRow, run_footer
+from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
 from wason.tasks.lab.game import Answer, Finish, LabConfig, LabGame, Request
 from wason.tasks.lab.laws import Value
 from wason.tasks.lab.world import (
@@ -308,7 +308,21 @@ class LabFamily(Family[LabRunConfig]):
     def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         from wason.tasks.lab.report import lab_transcript
 
-        return lab_transcript(data, run.player)
+        system = self._system_prompt(run, data) if run.player == "llm" else None
+        return lab_transcript(data, run.player, system, full=full)
+
+    def _system_prompt(self, run: RunRow, data: Mapping[str, Any]) -> str | None:
+        # the system prompt the model read (None for a run whose configuration or item cannot be read)
+        try:
+            config = LabRunConfig.model_validate(run.config)
+            return self.protocol(config, data.get("item") or {}).system_prompt()
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def scores(self, store: RunReader, run_id: int) -> list[Score]:
+        from wason.tasks.lab.report import lab_scores
+
+        return lab_scores(store, run_id)
 
     def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
         from wason.tasks.lab.plots import figures

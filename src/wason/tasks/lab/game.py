@@ -233,6 +233,7 @@ class LabGame:
         self.creates = 0
         self.invalid = 0
         self.format_errors = 0
+        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
         self.finished_early = False
         self.history: list[dict[str, Any]] = []
         self.test = trials(self.domain, self.config.test_size, f"test|{self.config.seed}")
@@ -318,7 +319,10 @@ class LabGame:
             return self._test_step(action)
         self.turns += 1
         if isinstance(action, Malformed):
-            self.format_errors += 1
+            if action.truncated:
+                self.truncated += 1
+            else:
+                self.format_errors += 1
             return self._after_turn(self._obs("invalid", message=action.reason))
         if isinstance(action, Finish):
             self.finished_early = True
@@ -594,6 +598,7 @@ class LabGame:
             "turns": self.turns,
             "invalid_requests": self.invalid,
             "format_errors": self.format_errors,
+            "truncated": self.truncated,
             "finished_early": self.finished_early,
             "budget": self.config.budget,
             "test_size": len(self.test),

@@ -12,6 +12,7 @@ experiments; a game whose player stopped before k counts at its last point (what
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -24,24 +25,14 @@ from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.game import VOID
-from wason.core.records import CallTotals, EpisodeRow, RunReport, run_header
-from wason.metrics.rates import beta_quantile, mean_present, rate_record
+from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
+from wason.metrics.rates import beta_quantile, mean_present
 from wason.tasks.lab.laws import Value, format_value
 
 CURVE_POINTS = (0, 5, 10, 20, 40)
 """Experiments at which table 2 reads the curves (and the budget)."""
 SMALL_RUN = 30
 """Runs of at most this many games get a table of their games."""
-
-
-class Rate(BaseModel):
-    """k of n, with the 95% Wilson interval."""
-
-    k: int
-    n: int
-    rate: float | None
-    wilson_low: float
-    wilson_high: float
 
 
 class Mean(BaseModel):
@@ -90,6 +81,7 @@ class LabNumbers(BaseModel):
     random_accuracy_same: float | None
     invalid_requests: int
     format_errors: int
+    truncated: int = 0
     finished_early: int
     report_judge: Rate | None
     curves: Curves
@@ -221,7 +213,7 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "errored": len(errored),
         "void": len(void),
         "unfinished": len(eps) - len(done) - len(errored) - len(void),
-        "success": rate_record(sum(bool(e.success) for e in done), len(done) + len(errored)),
+        "success": Rate.of(sum(bool(e.success) for e in done), len(done) + len(errored)),
         "prediction_accuracy": mean_interval(
             [float(m["prediction_accuracy"]) for m in ms if m.get("prediction_accuracy") is not None]
         ),
@@ -232,8 +224,8 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "null_accuracy": mean_present([m.get("null_accuracy") for m in ms]),
         "theories": len(given),
         "theory_errors": sum(bool(m.get("theory_error")) for m in given),
-        "theory_equivalent": rate_record(sum(m.get("theory_equivalent") is True for m in given), len(given)),
-        "theory_equivalent_all": rate_record(sum(m.get("theory_equivalent") is True for m in ms), len(ms)),
+        "theory_equivalent": Rate.of(sum(m.get("theory_equivalent") is True for m in given), len(given)),
+        "theory_equivalent_all": Rate.of(sum(m.get("theory_equivalent") is True for m in ms), len(ms)),
         "theory_accuracy": mean_present([m.get("theory_accuracy") for m in given]),
         "experiments": mean_present([m.get("experiments") for m in ms]),
         "turns": mean_present([m.get("turns") for m in ms]),
@@ -242,8 +234,9 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "random_accuracy_same": mean_present(same),
         "invalid_requests": sum(int(m.get("invalid_requests") or 0) for m in ms),
         "format_errors": sum(int(m.get("format_errors") or 0) for m in ms),
+        "truncated": sum(int(m.get("truncated") or 0) for m in ms),
         "finished_early": sum(bool(m.get("finished_early")) for m in ms),
-        "report_judge": rate_record(sum(verdicts), len(verdicts)) if verdicts else None,
+        "report_judge": Rate.of(sum(verdicts), len(verdicts)) if verdicts else None,
         "curves": {"ideal": _mean_curve(ideal), "random": _mean_curve(rand)},
     }
 
@@ -296,8 +289,18 @@ def _f(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _share(x: float) -> str:
+    """0.25 as ``.25``, 1 as ``1``: the short form intervals take in narrow tables."""
+    text = f"{x:.2f}"
+    return {"0.00": "0", "1.00": "1"}.get(text, text.lstrip("0"))
+
+
 def _rate(rate: Mapping[str, Any] | None) -> str:
-    return "-" if not rate or not rate["n"] else f"{rate['k']}/{rate['n']}"
+    """``k/n [low,high]``: a rate with its 95% Wilson interval, narrow enough for an 80-column table."""
+    if not rate or not rate["n"]:
+        return "-"
+    low, high = rate["interval"]
+    return f"{rate['k']}/{rate['n']} [{_share(low)},{_share(high)}]"
 
 
 def _acc(mean: Mapping[str, Any]) -> str:
@@ -305,7 +308,19 @@ def _acc(mean: Mapping[str, Any]) -> str:
         return "-"
     if mean["low"] is None:
         return f"{mean['mean']:.2f}"
-    return f"{mean['mean']:.2f} [{mean['low']:.2f},{mean['high']:.2f}]"
+    return f"{mean['mean']:.2f} [{_share(mean['low'])},{_share(mean['high'])}]"
+
+
+def wrap_name(name: str, width: int = 16) -> str:
+    """A model's name in lines of at most ``width`` characters, broken after ``:``, ``/``, ``-``, ``_``, ``.``
+    or a space (where a reader expects a break) rather than anywhere; a piece longer than ``width`` stays whole
+    (the table folds it)."""
+    lines = [""]
+    for piece in re.findall(r"[^:/_. -]*[:/_. -]|[^:/_. -]+", name):
+        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def _text(text: str, style: str = "") -> Text:
@@ -340,43 +355,48 @@ def lab_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]
         f"Run {first['run']}: lab {cfg.get('difficulty', '?')}, seed {cfg.get('seed', 0)}, "
         f"{first['summary']['episodes']} games, budget {budget}"
     )
-    for col, justify in (
-        ("run", "right"),
-        ("player", "left"),
-        ("succ", "right"),
-        ("acc [95% CI]", "right"),
-        ("chg", "right"),
-        ("thy≡", "right"),
-        ("exp", "right"),
-        ("ideal", "right"),
-        ("rand", "right"),
-    ):
-        if col == "player":
-            main.add_column(col, max_width=16, overflow="fold")
-        else:
-            main.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    main.add_column("run", justify="right", no_wrap=True)
+    main.add_column("player", overflow="fold")
+    for col in ("succ [95% CI]", "acc [95% CI]", "thy≡ [95% CI]", "exp"):
+        main.add_column(col, justify="right", no_wrap=True)
+    more = _table("Beside the score")
+    more.add_column("run", justify="right", no_wrap=True)
+    for col in ("chg", "ideal", "rand", "refused", "format", "cut"):
+        more.add_column(col, justify="right", no_wrap=True)
     for data in runs:
         s = data["summary"]
         main.add_row(
             str(data["run"]),
-            _who(data),
+            wrap_name(_who(data)),
             _rate(s["success"]),
             _acc(s["prediction_accuracy"]),
-            _f(s["changed_accuracy"]),
             _rate(s["theory_equivalent"]),
             _f(s["experiments"], 1),
+        )
+        more.add_row(
+            str(data["run"]),
+            _f(s["changed_accuracy"]),
             _f(s["ideal_accuracy"]),
             _f(s["random_accuracy_same"]),
+            str(s["invalid_requests"]),
+            str(s["format_errors"]),
+            str(s["truncated"]),
         )
     legend = _text(
-        f"succ: games with at least {cfg.get('pass_mark', 0.9):.0%} of the test predicted right (k/n; errored "
-        "games count as losses). acc: share of test experiments predicted right, mean over games [95% t "
-        "interval]. chg: changed properties predicted right. thy≡: "
-        "theories exactly equivalent to the hidden laws, of those given. exp: experiments used. ideal: an "
-        "ideal learner on the player's experiments. rand: an ideal learner on as many random experiments.",
+        f"succ: games with at least {cfg.get('pass_mark', 0.9):.0%} of the test predicted right (k/n [95% "
+        "Wilson interval]; errored games count as losses). acc: share of test experiments predicted right, "
+        "mean over games [95% t interval]. thy≡: theories exactly equivalent to the hidden laws, of those "
+        "given. exp: experiments used, mean over games.",
         style="dim",
     )
-    parts: list[RenderableType] = [main, legend]
+    more_legend = _text(
+        "chg: changed properties predicted right. ideal: an ideal learner on the player's experiments. rand: "
+        "an ideal learner on as many random experiments. refused: requests the lab refused; format: replies "
+        "that could not be read; cut: replies cut off at the token limit (--max-tokens; counted apart). Each "
+        "cost its turn.",
+        style="dim",
+    )
+    parts: list[RenderableType] = [main, legend, more, more_legend]
     if any(d["summary"]["curves"]["ideal"] or d["summary"]["curves"]["random"] for d in runs):
         parts.append(_curve_table(runs, budget))
     elif cfg.get("curve") is False:
@@ -391,7 +411,7 @@ def lab_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]
 def _curve_table(runs: Sequence[Mapping[str, Any]], budget: int) -> RenderableType:
     points = sorted({k for k in CURVE_POINTS if k < budget} | {budget})
     table = _table("Test accuracy after k experiments (mean over games)")
-    table.add_column("learner", max_width=40, overflow="fold")
+    table.add_column("learner", overflow="fold")
     for k in points:
         table.add_column(f"k={k}", justify="right", no_wrap=True)
 
@@ -402,7 +422,7 @@ def _curve_table(runs: Sequence[Mapping[str, Any]], budget: int) -> RenderableTy
     for data in runs:
         ideal = data["summary"]["curves"]["ideal"]
         label = _who(data) if data["player"] == "solver" else f"ideal on {_who(data)}'s experiments"
-        row(label, ideal)
+        row(wrap_name(label, 34), ideal)
     row("random experiments", runs[0]["summary"]["curves"]["random"])
     null = runs[0]["summary"]["null_accuracy"]
     if null is not None:
@@ -429,20 +449,12 @@ def _notes(runs: Sequence[Mapping[str, Any]]) -> list[str]:
             eq_all = s["theory_equivalent_all"]
             notes.append(
                 f"{who}: {s['theories']} theories given, {s['theory_errors']} unreadable; equivalent "
-                f"{_rate(s['theory_equivalent'])} of those given, {eq_all['k']}/{eq_all['n']} of all games; "
+                f"{_rate(s['theory_equivalent'])} of those given, {_rate(eq_all)} of all games; "
                 f"their test accuracy {_f(s['theory_accuracy'])}"
-            )
-        if s["invalid_requests"] or s["format_errors"]:
-            notes.append(
-                f"{who}: {s['invalid_requests']} requests refused, {s['format_errors']} replies unreadable "
-                "(each cost its turn)"
             )
         if s["report_judge"]:
             rj = s["report_judge"]
-            notes.append(
-                f"{who}: the report judge said yes to {rj['k']}/{rj['n']} reports "
-                f"[{rj['wilson_low']:.2f}, {rj['wilson_high']:.2f}] (decides nothing)"
-            )
+            notes.append(f"{who}: the report judge said yes to {_rate(rj)} reports (decides nothing)")
         if s["errored"] or s["void"] or s["unfinished"]:
             notes.append(
                 f"{who}: {s['errored']} errored, {s['void']} void, {s['unfinished']} not finished "
@@ -529,9 +541,12 @@ def _truths(domain_json: Any, trials: Sequence[Mapping[str, Any]]) -> list[str |
     return out
 
 
-def lab_transcript(data: dict[str, Any], player: str) -> RenderableType:
-    """One game: the lab, each request and the lab assistant's report, the test with the answer against the
-    truth, the theory beside the hidden laws, and the scores."""
+def lab_transcript(
+    data: dict[str, Any], player: str, system: str | None = None, *, full: bool = False
+) -> RenderableType:
+    """One game: the system prompt the player read (folded unless ``full``), the lab, each request and the lab
+    assistant's report, the test with the answer against the truth, the theory beside the hidden laws, and the
+    scores."""
     item = data.get("item") or {}
     domain = {**(item.get("lab") or {}), **(item.get("domain") or {})}
     m = data.get("metrics") or {}
@@ -542,6 +557,9 @@ def lab_transcript(data: dict[str, Any], player: str) -> RenderableType:
             style="bold",
         )
     ]
+    if system:
+        hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
+        parts.append(Text(f"[system]\n{fold_text(system, full=full, hint=hint)}", style="dim"))
     lab = ["The lab:"]
     for o in domain.get("objects") or []:
         lab.append(f"  {o.get('name')} ({o.get('type')}): {_values(o.get('values') or {})}")
@@ -649,7 +667,8 @@ def _score_lines(m: Mapping[str, Any]) -> list[str]:
         f"{_f(m.get('number_accuracy'))}, changed properties {_f(m.get('changed_accuracy'))}; 'nothing "
         f"changes' would score {_f(m.get('null_accuracy'))})",
         f"experiments {m.get('experiments')} of {m.get('budget')}, turns {m.get('turns')}, refused "
-        f"{m.get('invalid_requests', 0)}, unreadable {m.get('format_errors', 0)}",
+        f"{m.get('invalid_requests', 0)}, unreadable {m.get('format_errors', 0)}, cut off at the token limit "
+        f"{m.get('truncated', 0)}",
     ]
     ideal = last_point(curve_points(m.get("curve")))
     rand = curve_points(m.get("random_curve"))
@@ -696,3 +715,59 @@ def lab_ending(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> li
     if ideal is not None:
         lines.append(f"An ideal learner on your experiments would have predicted {ideal:.0%} right.")
     return lines
+
+
+def lab_scores(store: RunReader, run_id: int) -> list[Score]:
+    """The run's columns of a comparison table, in the order of the lab's main table: the success rate (Wilson),
+    mean test accuracy (95% t interval), exact theories (a rate over the finished games: a game without a
+    theory has none) and the experiments used."""
+    eps = store.list_episodes(run_id)
+    s = summarize(eps)
+    acc = s["prediction_accuracy"]
+    used = [
+        float(m["experiments"])
+        for e in eps
+        if e.status == "completed"
+        and (m := e.metrics or {}).get("experiments") is not None
+        and not m.get(VOID)
+    ]
+    spread: tuple[float, float] | None = None
+    if len(used) > 1:
+        mean = sum(used) / len(used)
+        sd = math.sqrt(sum((v - mean) ** 2 for v in used) / (len(used) - 1))
+        half = t_quantile(0.95, len(used) - 1) * sd / math.sqrt(len(used))
+        spread = (mean - half, mean + half)
+    exact: Rate = s["theory_equivalent_all"]
+    return [
+        Score.rate(
+            "Success",
+            "Success",
+            s["success"].k,
+            s["success"].n,
+            "games passed (errored games count as losses)",
+        ),
+        Score.mean(
+            "Test accuracy",
+            "Acc",
+            acc["mean"],
+            n=acc["n"],
+            interval=(acc["low"], acc["high"]) if acc["low"] is not None else None,
+            legend="share of the test predicted right, mean over games [95% t]",
+        ),
+        Score.rate(
+            "Exact theories",
+            "Exact",
+            exact.k,
+            exact.n,
+            "theories exactly equivalent to the hidden laws, of the finished games",
+        ),
+        Score.mean(
+            "Experiments",
+            "Exp",
+            s["experiments"],
+            n=len(used),
+            interval=spread,
+            legend="experiments used, mean over games [95% t]",
+            higher_is_better=False,
+        ),
+    ]
