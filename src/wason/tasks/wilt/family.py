@@ -214,8 +214,8 @@ class WiltFamily(Family[WiltRunConfig]):
         return HumanPlayer(max_tests=config.max_tests, read=io.read, write=io.write)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
-        # the id of a published rule (or a generated rule's provenance) would name the rule
-        return ["split", "trial"]
+        # the id of a published rule (or a generated rule's provenance) would name the rule; the trial does not
+        return ["split", *(["trial"] if "trial" in item else [])]
 
     def describe(self, config: WiltRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
         source = {
