@@ -40,7 +40,9 @@ async def test_runs_and_show(db: str, capsys: pytest.CaptureFixture[str]) -> Non
     rid = await _scripted_run(db)
     assert main(["runs", "--db", db, "--json"]) == 0
     runs = json.loads(capsys.readouterr().out)
-    assert [(r["id"], r["accuracy"], r["status"]) for r in runs] == [(rid, "1/10", "completed")]
+    assert [(r["id"], r["accuracy"]["k"], r["accuracy"]["n"], r["status"]) for r in runs] == [
+        (rid, 1, 10, "completed")
+    ]
 
     assert main(["show", str(rid), "--db", db, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)

@@ -1,4 +1,4 @@
-"""Reports of any family: the runs listing, one episode's record, and a run's tables and JSON, which each family
+"""Reports of any family: one episode's record, and a run's tables and JSON, which each family
 renders for itself (:meth:`wason.core.Family.report`)."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import RenderableType
-from rich.table import Table
 
 from wason.core import registry
 from wason.core.family import RunReader
@@ -19,51 +18,8 @@ __all__ = [
     "report_tables",
     "run_header",
     "run_label",
-    "runs_json",
-    "runs_table",
     "transcript",
 ]
-
-
-def runs_json(store: Store) -> list[dict[str, Any]]:
-    out = []
-    for run in store.list_runs():
-        eps = store.list_episodes(run.id)
-        # for every task an episode's success is its correctness, so accuracy is successes over all episodes
-        correct = sum(bool(e.success) for e in eps)
-        out.append(
-            {
-                "id": run.id,
-                "task": run.task,
-                "split": run.config.get("split", run.config.get("variations")),
-                "player": run.player,
-                "model": run.model,
-                "status": run.status,
-                "created_at": run.created_at.isoformat(),
-                "episodes": len(eps),
-                "finished": sum(e.status == "completed" for e in eps),
-                "accuracy": f"{correct}/{len(eps)}",
-            }
-        )
-    return out
-
-
-def runs_table(store: Store) -> Table:
-    table = Table(title=f"Runs in {store.url}")
-    for col in ("id", "task", "player / model", "status", "created", "episodes", "accuracy"):
-        table.add_column(col, justify="right" if col in {"id", "episodes", "accuracy"} else "left")
-    for r in runs_json(store):
-        who = r["model"] if r["player"] == "llm" else r["player"]
-        table.add_row(
-            str(r["id"]),
-            f"{r['task']}:{r['split']}",
-            str(who),
-            r["status"],
-            r["created_at"][:19].replace("T", " "),
-            f"{r['finished']}/{r['episodes']}",
-            r["accuracy"],
-        )
-    return table
 
 
 def episode_json(store: Store, run_id: int, index: int) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import secrets
 import socket
 import sqlite3
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -273,6 +274,169 @@ class Store:
         with self.engine.connect() as c:
             rows = c.execute(runs.select().order_by(runs.c.id)).mappings().all()
         return [_run_row(r) for r in rows]
+
+    def find_runs(
+        self,
+        *,
+        task: str | None = None,
+        text: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[RunRow]:
+        """Runs oldest first, filtered in the database: of a ``task``, whose model or player contains ``text``
+        (case-insensitive), created at or after ``since`` and before ``until`` (aware datetimes)."""
+        query = runs.select().order_by(runs.c.id)
+        if task is not None:
+            query = query.where(runs.c.task == task)
+        if text:
+            query = query.where(
+                sa.or_(
+                    runs.c.model.icontains(text, autoescape=True),
+                    runs.c.player.icontains(text, autoescape=True),
+                )
+            )
+        if since is not None:
+            query = query.where(runs.c.created_at >= _stored_time(self.engine, since))
+        if until is not None:
+            query = query.where(runs.c.created_at < _stored_time(self.engine, until))
+        with self.engine.connect() as c:
+            rows = c.execute(query).mappings().all()
+        return [_run_row(r) for r in rows]
+
+    def episode_counts(self, run_ids: Sequence[int]) -> dict[int, dict[str, int]]:
+        """Each run's episodes counted in one query: ``total``, ``completed``, ``errored`` and ``succeeded``
+        (a run without episodes has zeros)."""
+        e = episodes.c
+        query = (
+            sa.select(
+                e.run_id,
+                sa.func.count(),
+                sa.func.coalesce(sa.func.sum(sa.case((e.status == "completed", 1), else_=0)), 0),
+                sa.func.coalesce(sa.func.sum(sa.case((e.status == "errored", 1), else_=0)), 0),
+                sa.func.coalesce(sa.func.sum(sa.case((e.success.is_(True), 1), else_=0)), 0),
+            )
+            .where(e.run_id.in_(list(run_ids)))
+            .group_by(e.run_id)
+        )
+        out = {r: {"total": 0, "completed": 0, "errored": 0, "succeeded": 0} for r in run_ids}
+        with self.engine.connect() as c:
+            for run_id, total, completed, errored, succeeded in c.execute(query):
+                out[int(run_id)] = {
+                    "total": int(total),
+                    "completed": int(completed),
+                    "errored": int(errored),
+                    "succeeded": int(succeeded),
+                }
+        return out
+
+    def call_totals_of(self, run_ids: Sequence[int]) -> dict[int, dict[str, int]]:
+        """:meth:`call_totals` of several runs in one query (a run without calls has zeros)."""
+        mc = model_calls.c
+        fresh = sa.not_(mc.cached)
+
+        def count(cond: Any) -> Any:
+            return sa.func.coalesce(sa.func.sum(sa.case((cond, 1), else_=0)), 0)
+
+        def total(column: Any, cond: Any) -> Any:
+            return sa.func.coalesce(sa.func.sum(sa.case((cond, column), else_=0)), 0)
+
+        query = (
+            sa.select(
+                mc.run_id,
+                count(fresh),
+                count(mc.cached),
+                count(sa.and_(fresh, mc.error.is_not(None))),
+                total(mc.attempts, fresh),
+                total(mc.input_tokens, fresh),
+                total(mc.output_tokens, fresh),
+                total(mc.input_tokens, mc.cached),
+                total(mc.output_tokens, mc.cached),
+                count(mc.finish_reason.in_(sorted(TRUNCATED_FINISH_REASONS))),
+            )
+            .where(mc.run_id.in_(list(run_ids)))
+            .group_by(mc.run_id)
+        )
+        out = {r: dict.fromkeys(CALL_TOTALS, 0) for r in run_ids}
+        with self.engine.connect() as c:
+            for run_id, *values in c.execute(query):
+                out[int(run_id)] = {k: int(v) for k, v in zip(CALL_TOTALS, values, strict=True)}
+        return out
+
+    def delete_run(self, run_id: int) -> dict[str, int]:
+        """Delete a run with its episodes, their turns and its model calls, in one transaction; returns how many
+        of each went (``episodes``, ``turns``, ``calls``).
+
+        A run's model calls are also the cache's entries: their replies are no longer answered from the cache.
+        A call of another run that continued a conversation of this one (rare) keeps its whole conversation.
+
+        Raises:
+            StoreError: there is no such run.
+            RunBusy: a live process holds the run's lease (nothing is deleted).
+        """
+        with self.engine.begin() as c:
+            row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).first()
+            if row is None:
+                raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
+            holder, beat = row.owner, row.heartbeat_at
+            if holder is not None and lease_alive(holder, beat, LEASE_TTL):
+                raise RunBusy(run_id, describe_owner(holder, beat))
+            episode_ids = sa.select(episodes.c.id).where(episodes.c.run_id == run_id).scalar_subquery()
+            mc = model_calls.c
+            # never NULL (SQL's "unknown"), so that its negation picks the calls that stay
+            doomed = sa.or_(
+                sa.and_(mc.run_id.is_not(None), mc.run_id == run_id),
+                sa.and_(mc.episode_id.is_not(None), mc.episode_id.in_(episode_ids)),
+            )
+            _keep_conversations(c, doomed)
+            calls = c.execute(model_calls.delete().where(doomed)).rowcount
+            n_turns = c.execute(turns.delete().where(turns.c.episode_id.in_(episode_ids))).rowcount
+            n_episodes = c.execute(episodes.delete().where(episodes.c.run_id == run_id)).rowcount
+            # the lease is checked again in the same statement: a process that took the run since our look
+            # makes this delete nothing, and the transaction is undone
+            gone = c.execute(runs.delete().where(runs.c.id == run_id, _same_holder(holder))).rowcount
+            if gone != 1:
+                current = c.execute(
+                    sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)
+                ).first()
+                who = describe_owner(current.owner, current.heartbeat_at) if current else "another process"
+                raise RunBusy(run_id, who)
+        return {"episodes": int(n_episodes), "turns": int(n_turns), "calls": int(calls)}
+
+    def export_episodes(self, run_ids: Sequence[int]) -> list[EpisodeRow]:
+        """The episodes of several runs in one query, by run (in the order given) and index."""
+        cols = [episodes.c[k] for k in EpisodeRow.__dataclass_fields__]
+        query = sa.select(*cols).where(episodes.c.run_id.in_(list(run_ids)))
+        with self.engine.connect() as c:
+            rows = [EpisodeRow(**dict(r)) for r in c.execute(query).mappings()]
+        order = {r: i for i, r in enumerate(run_ids)}
+        return sorted(rows, key=lambda e: (order[e.run_id], e.index))
+
+    def export_turns(self, run_ids: Sequence[int]) -> list[dict[str, Any]]:
+        """The turns of several runs' episodes in one query, each with its episode's ``run_id`` and
+        ``episode_index``; by run (in the order given), episode and turn."""
+        query = (
+            sa.select(turns, episodes.c.run_id, episodes.c.index.label("episode_index"))
+            .join(episodes, episodes.c.id == turns.c.episode_id)
+            .where(episodes.c.run_id.in_(list(run_ids)))
+        )
+        with self.engine.connect() as c:
+            rows = [dict(r) for r in c.execute(query).mappings()]
+        order = {r: i for i, r in enumerate(run_ids)}
+        return sorted(rows, key=lambda t: (order[t["run_id"]], t["episode_index"], t["index"]))
+
+    def export_calls(self, run_ids: Sequence[int]) -> list[dict[str, Any]]:
+        """The model calls of several runs in one query, each as stored (``messages``: those new since the call
+        ``parent_id``) with its episode's index as ``episode_index`` (None for a call outside an episode);
+        by run (in the order given), then oldest first."""
+        query = (
+            sa.select(model_calls, episodes.c.index.label("episode_index"))
+            .join(episodes, episodes.c.id == model_calls.c.episode_id, isouter=True)
+            .where(model_calls.c.run_id.in_(list(run_ids)))
+        )
+        with self.engine.connect() as c:
+            rows = [dict(r) for r in c.execute(query).mappings()]
+        order = {r: i for i, r in enumerate(run_ids)}
+        return sorted(rows, key=lambda m: (order[m["run_id"]], m["id"]))
 
     # leases -----------------------------------------------------------------------------------------------
     def acquire_lease(self, run_id: int, owner: str, *, ttl: float = LEASE_TTL) -> None:
@@ -600,6 +764,37 @@ def _run_row(row: Any) -> RunRow:
         # its process died without saying so (kill -9, a lost machine): it is not running
         data["status"] = "interrupted"
     return RunRow(**data, owner=describe_owner(owner, beat) if live else None)
+
+
+def _stored_time(engine: Engine, when: datetime) -> datetime:
+    """A moment as the store compares it: SQLite keeps naive UTC datetimes, PostgreSQL aware ones."""
+    moment = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    if engine.dialect.name == "sqlite":
+        return moment.astimezone(UTC).replace(tzinfo=None)
+    return moment
+
+
+def _keep_conversations(c: Any, doomed: Any) -> None:
+    """Before calls are deleted: a call that stays but names a doomed call as its parent gets its whole
+    conversation stored in itself, so it still reads whole."""
+    mc = model_calls.c
+    orphans = c.execute(
+        sa.select(mc.id, mc.parent_id, mc.messages).where(
+            mc.parent_id.in_(sa.select(mc.id).where(doomed).scalar_subquery()), sa.not_(doomed)
+        )
+    ).all()
+    for call_id, parent_id, messages in orphans:
+        prefix: list[Any] = []
+        at = parent_id
+        while at is not None:
+            found = c.execute(sa.select(mc.parent_id, mc.messages).where(mc.id == at)).first()
+            if found is None:
+                break
+            prefix = [*found.messages, *prefix]
+            at = found.parent_id
+        c.execute(
+            model_calls.update().where(mc.id == call_id).values(messages=[*prefix, *messages], parent_id=None)
+        )
 
 
 def _same_holder(holder: str | None) -> Any:
