@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import itertools
 import json
@@ -201,6 +202,35 @@ def test_lab_test_accuracy_by_experiments(runs: Runs, tmp_path: Path) -> None:
     games = [e.metrics for e in runs.store.list_episodes(runs.ids["lab"]) if e.metrics]
     assert solver.values[0] == pytest.approx(sum(m["curve"][0] for m in games) / len(games))
     assert solver.values[-1] == pytest.approx(sum(m["curve"][-1] for m in games) / len(games))
+
+
+class _Unfinished:
+    """The store as a web page reads a run whose first game is under way: that game without metrics and its
+    item reduced to nothing (its hidden part is not shown before the game ends)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    def list_episodes(self, run_id: int) -> list[Any]:
+        episodes = self.store.list_episodes(run_id)
+        hidden = dataclasses.replace(episodes[0], status="running", item={}, metrics=None, success=None)
+        return [hidden, *episodes[1:]]
+
+
+@pytest.mark.parametrize("runs_of", [("wilt_model", "wilt_baseline"), ("lists",), ("aiw",), ("lab",)])
+def test_figures_of_a_run_with_a_game_not_over_leave_that_game_out(
+    runs: Runs, runs_of: tuple[str, ...], tmp_path: Path
+) -> None:
+    ids = [runs.ids[n] for n in runs_of]
+    whole = write_plots(runs.store, ids, tmp_path / "whole")
+    partial = write_plots(_Unfinished(runs.store), ids, tmp_path / "partial")  # type: ignore[arg-type]
+    assert [p.name for p in partial] == [p.name for p in whole]
+    task = runs.store.get_run(ids[0]).task
+    first = registry.get(task).figures(_Unfinished(runs.store), ids)[0]  # type: ignore[arg-type]
+    assert first != registry.get(task).figures(runs.store, ids)[0]  # the game under way is not counted
 
 
 def test_runs_of_two_families_are_refused(runs: Runs, tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ def curves_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
     top = max((max(c) for cs in (*ideal, *rand) for c in cs if c), default=0)
     xs = list(range(top + 1))
     series = [
-        Series(name=f"{name} ({sum(bool(c) for c in cs)} games)", values=_mean_curve(cs, xs))
+        Series(name=f"{name} ({_games(sum(bool(c) for c in cs))})", values=_mean_curve(cs, xs))
         for name, cs in zip(series_names(runs), ideal, strict=True)
     ]
     references: list[tuple[str, list[float | None]]] = []
@@ -68,6 +68,10 @@ def curves_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
         "finished games (a game that stopped earlier keeps its last point); dashed: the same learner on random "
         "experiments, up to the budget.",
     )
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
 
 
 def figures(store: RunReader, run_ids: Sequence[int]) -> list[Figure]:

@@ -27,9 +27,11 @@ def _by_rule(store: RunReader, run_id: int) -> dict[str, list[EpisodeRow]]:
 def _texts(store: RunReader, run_ids: Sequence[int]) -> dict[str, str]:
     texts: dict[str, str] = {}
     for run_id in run_ids:
+        # games not over are skipped: their rule is hidden from the web pages until they end
         for e in store.list_episodes(run_id):
-            rule = e.item["rule"]
-            texts.setdefault(str(rule["key"]), str(rule.get("text", "")))
+            if e.status in ("completed", "errored"):
+                rule = e.item["rule"]
+                texts.setdefault(str(rule["key"]), str(rule.get("text", "")))
     return texts
 
 

@@ -45,7 +45,7 @@ def reduction_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
             values.append(mean)
             low.append(lo)
             high.append(hi)
-        series.append(Series(name=f"{name} ({len(cs)} games)", values=values, low=low, high=high))
+        series.append(Series(name=f"{name} ({_games(len(cs))})", values=values, low=low, high=high))
     space = f" Hypothesis space: {', '.join(sorted(spaces))}." if spaces else ""
     return Figure(
         name="reduction",
@@ -72,6 +72,10 @@ def _mean_band(points: Sequence[float]) -> tuple[float | None, float | None, flo
     sd = math.sqrt(sum((p - mean) ** 2 for p in points) / (n - 1))
     half = Z95 * sd / math.sqrt(n)
     return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
 
 
 def figures(store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
