@@ -162,10 +162,13 @@ def baselines_of(store: Store, run_id: int, *, completed_only: bool = False) -> 
 
 def make_client(config: RunSettings, store: Store, *, api_key: str | None = None) -> ModelClient:
     """The model client of a run: the model from its spec, with the run's retry policy, cache and store."""
-    from wason.models.spec import load_model
+    from wason.models.spec import check_settings, load_model
 
     if config.model is None:
         raise ValueError("this run has no model")
+    # settings the backend cannot send are one line before the run (a sweep cell, a run started on the web),
+    # not an error in every episode
+    check_settings(config.model, config.params)
     model = load_model(
         config.model, base_url=config.base_url, api_key=api_key, max_concurrency=config.concurrency
     )

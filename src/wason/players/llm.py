@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from wason.core.game import TRUNCATED_FINISH_REASONS, Malformed, Move, TextProtocol
-from wason.core.records import CallContext
+from wason.core.game import Malformed, Move, TextProtocol
+from wason.core.records import TRUNCATED_FINISH_REASONS, CallContext
 from wason.models.base import ChatMessage, GenerationParams, Role
 from wason.models.client import ModelClient
 
