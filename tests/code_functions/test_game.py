@@ -111,6 +111,9 @@ def test_give_up_unreadable_replies_and_hostile_predicates() -> None:
     g.start()
     obs = g.step(Malformed("empty reply"))
     assert obs.kind == "format_error" and g.format_errors == 1 and len(obs.positives) == 1
+    obs = g.step(Malformed("cut off", truncated=True))  # costs the same, counted apart
+    assert obs.kind == "format_error" and g.format_errors == 1 and len(obs.positives) == 1
+    assert g.truncated == 1 and g.turns == 2
     obs = g.step(Guess("huge", "lambda w: len('a' * 10**9) > 0"))
     assert obs.kind == "wrong"
     assert g.outcome().metrics["history"][-1]["verdict"]["accuracy"] < 1

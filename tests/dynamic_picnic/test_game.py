@@ -300,6 +300,12 @@ def test_turn_limit_give_up_and_format_errors_end_the_game() -> None:
     )
     assert observations[2].kind == "format_error" and observations[-1].end_reason == "format_errors"
     assert game.outcome().metrics["format_errors"] == 3
+    # replies cut off at the token limit cost what a format error costs (and count towards the limit), apart
+    game = make(rule_starting(CLASSROOM), classroom_master(), format_error_limit=2)
+    cut = Malformed("cut off", truncated=True)
+    observations, _ = play(game, [Begin(), cut, Malformed("x")])
+    assert observations[2].kind == "format_error" and observations[-1].end_reason == "format_errors"
+    assert (game.outcome().metrics["format_errors"], game.outcome().metrics["truncated"]) == (1, 1)
 
 
 def test_without_a_model_lexical_rules_are_played_by_code_and_others_refused() -> None:

@@ -85,6 +85,8 @@ def test_unreadable_reply_costs_the_turn_and_counts() -> None:
     g = game()
     obs = g.step(Malformed("no JSON"))
     assert obs.kind == "invalid" and obs.message == "no JSON" and g.format_errors == 1 and g.turns == 1
+    obs = g.step(Malformed("cut off", truncated=True))  # costs the turn too, counted apart
+    assert obs.kind == "invalid" and g.format_errors == 1 and g.truncated == 1 and g.turns == 2
 
 
 def test_reset_and_create() -> None:

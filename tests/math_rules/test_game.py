@@ -58,6 +58,16 @@ def test_unreadable_replies_are_counted_turns_that_still_bring_sequences() -> No
     assert game.outcome().metrics["format_errors"] == 3
 
 
+def test_a_reply_cut_at_the_token_limit_costs_a_turn_and_is_counted_apart() -> None:
+    game = new_game(max_turns=3)
+    game.start()
+    obs = game.step(Malformed("cut off", truncated=True))
+    assert obs.kind == "format_error" and obs.turn == 1 and len(obs.sequences) == 5
+    game.step(Malformed("neither"))
+    metrics = game.outcome().metrics
+    assert (metrics["format_errors"], metrics["truncated"], metrics["turns"]) == (1, 1, 2)
+
+
 def test_a_right_expression_wins_and_the_quiz_follows() -> None:
     game = new_game()
     game.start()

@@ -129,6 +129,15 @@ def test_an_unreadable_move_costs_a_turn() -> None:
     assert g.outcome().metrics["format_errors"] == 2
 
 
+def test_a_reply_cut_at_the_token_limit_costs_a_turn_and_is_counted_apart() -> None:
+    g = game(max_turns=2)
+    g.start()
+    assert g.step(Malformed("cut off", truncated=True)).kind == "format_error"
+    assert g.step(Malformed("empty")).end_reason == "turn_limit"
+    metrics = g.outcome().metrics
+    assert (metrics["format_errors"], metrics["truncated"], metrics["moves"]) == (1, 1, 2)
+
+
 def test_a_guess_naming_no_category_is_wrong_and_flagged_without_a_judge() -> None:
     g = game()
     g.start()
