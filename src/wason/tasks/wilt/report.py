@@ -226,13 +226,13 @@ def rate_cell(rate: Rate) -> str:
 
 def _who(run: RunRow) -> str:
     who = run.model if run.player == "llm" and run.model else run.player
-    return f"{who} (baseline)" if run.config.get("baseline_for") is not None else str(who)
+    return f"{who} (baseline, run {run.id})" if run.config.get("baseline_for") is not None else str(who)
 
 
 TABLE_LEGEND = (
-    "Acc.: correct final guesses, Approx.: approximately correct (not equivalent, Jaccard >= "
-    f"{APPROX_JACCARD_THRESHOLD} on the probes), of all episodes, k/n [95% Wilson interval]; Guesses: mean "
-    "attempts used before the guess; Repeats: tests asked again; Invalid: tests with bad values"
+    "Accuracy: correct final guesses, Approx. Correct: approximately correct (not equivalent, Jaccard >= "
+    f"{APPROX_JACCARD_THRESHOLD} on the probes), of all episodes, k/n [95% Wilson interval]; Avg. Guesses: "
+    "mean attempts used before the guess; Repeats: tests asked again; Invalid tests: tests with bad values"
 )
 
 
@@ -243,7 +243,8 @@ def show_table(store: RunReader, run_ids: int | list[int]) -> RenderableType:
     # a Text title: the status in brackets is not read as markup
     table = Table(title=Text(f"Run {first.id}: {run_label(first)}  [{first.status}]"))
     table.add_column("Player", overflow="fold")
-    for col in ("Acc.", "Approx.", "Guesses", "Repeats", "Invalid"):
+    # the paper's headers, wrapped within the width of the numbers under them
+    for col in ("Accuracy", "Approx.\nCorrect", "Avg.\nGuesses", "Repeats", "Invalid\ntests"):
         table.add_column(col, justify="right")
     reduction = Table(title="Hypothesis-space reduction (paper 4.1): share of the space ruled out")
     reduction.add_column("Player", overflow="fold")
@@ -268,8 +269,6 @@ def show_table(store: RunReader, run_ids: int | list[int]) -> RenderableType:
         if run_id == ids[0]:
             notes += _notes(run, s, calls)
             space = s.hypothesis_space
-        else:
-            notes.append(Text(f"baseline: run {run.id} ({run.player})"))
     notes.insert(
         2,
         Text(
