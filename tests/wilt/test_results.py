@@ -176,7 +176,8 @@ def test_truncated_replies_are_counted_apart_and_cost_what_format_errors_cost(tm
     console = Console(width=80, record=True)
     for part in FAMILY.report(store, [rid]):
         console.print(part)
-    assert "0 format errors, 2 cut off at the token limit" in " ".join(console.export_text().split())
+    text = " ".join(console.export_text().split())
+    assert "Format errors: 0 unreadable replies; Truncated: 2 replies cut off at the token limit" in text
 
 
 def test_the_transcript_folds_the_published_prompt_unless_full(

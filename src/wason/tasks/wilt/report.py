@@ -292,8 +292,8 @@ def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int]) -> list[Text]:
         )
     lines.append(
         Text(
-            f"unreadable replies: {s.format_errors} format errors, {s.truncated} cut off at the token limit "
-            f"(truncated; each cost an attempt); {s.errored} episode(s) errored"
+            f"Format errors: {s.format_errors} unreadable replies; Truncated: {s.truncated} replies cut off at "
+            f"the token limit (each cost an attempt, as a format error does); Errored: {s.errored} episode(s)"
         )
     )
     if calls["calls"] or calls["cached_calls"]:
