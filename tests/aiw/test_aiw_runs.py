@@ -50,7 +50,14 @@ def test_aiw_trials_statistics_and_histograms(tmp_path: Path, capsys: pytest.Cap
     assert main(["show", str(data["run"]), "--db", db, "--plots", str(tmp_path / "png")]) == 0
     out = capsys.readouterr().out
     pngs = sorted((tmp_path / "png").glob("*.png"))
-    assert len(pngs) == 6 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    # the accuracy, the correct rate per variation, and an answer distribution per cell; each also as SVG
+    assert len(pngs) == 2 + 6 and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
+    assert {p.stem for p in pngs} >= {
+        "accuracy",
+        "correct-by-variation",
+        "distribution-AIW_variation_1-STANDARD",
+    }
+    assert all(p.with_suffix(".svg").is_file() for p in pngs)
     assert "robustness R" in out and "AIW variation 1" in out
     assert main(["show", str(data["run"]), "--db", db, "--episode", "0"]) == 0
     assert "answer read: 6 (ok); right answer 7: wrong" in capsys.readouterr().out
