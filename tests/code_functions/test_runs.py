@@ -197,3 +197,18 @@ def test_the_family_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main(["code-functions", "check", str(tmp_path / "nope.txt")]) != 0
     err = capsys.readouterr().err
     assert "cannot read" in err and "Traceback" not in err
+
+
+def test_games_not_played_yet_are_in_no_rate(tmp_path: Path) -> None:
+    from wason.engine import create_run
+    from wason.tasks.code_functions.family import CodeFunctionsConfig
+
+    store = Store(f"sqlite:///{tmp_path / 'pending.db'}")
+    rid = create_run(
+        store, CodeFunctionsConfig(player="solver", split="file", rules_file=_rules_file(tmp_path))
+    )
+    win = FAMILY.scores(store, rid)[0]
+    assert (win.short, win.k, win.n, win.value) == ("Win", 0, 0, None)
+    summary = FAMILY.report_json(store, [rid]).model_dump()["summary"]
+    assert summary["episodes"] == 1 and summary["won"]["n"] == 0
+    store.close()

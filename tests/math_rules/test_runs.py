@@ -130,3 +130,16 @@ def test_a_person_plays_at_the_terminal(tmp_path: Path, capsys: pytest.CaptureFi
     assert "Type more, guess RULE, give up or help." in out and "Say how many" in out
     assert "Wrong guess" in out and f"The rule was: {rule.text()}" in out
     assert "Your expression is the rule" in out
+
+
+def test_games_not_played_yet_are_in_no_rate(tmp_path: Path) -> None:
+    from wason.engine import create_run
+    from wason.tasks.math_rules.family import MathRunConfig
+
+    store = Store(f"sqlite:///{tmp_path / 'pending.db'}")
+    rid = create_run(store, MathRunConfig(player="solver", n=2))
+    win = FAMILY.scores(store, rid)[0]
+    assert (win.short, win.k, win.n, win.value) == ("Win", 0, 0, None)
+    summary = FAMILY.report_json(store, [rid]).model_dump()["summary"]
+    assert summary["episodes"] == 2 and summary["wins"]["n"] == 0
+    store.close()

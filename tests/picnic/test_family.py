@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -102,3 +103,15 @@ def test_a_person_plays_at_the_terminal() -> None:
     assert asyncio.run(moves()) == [More(3), Guess("fruit and food"), GiveUp()]
     text = "\n".join(written)
     assert "Can come:    apple" in text and "Type 'more N'" in text and "animal" in text
+
+
+def test_games_not_played_yet_are_in_no_rate(tmp_path: Path) -> None:
+    from wason.engine import create_run
+    from wason.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'pending.db'}")
+    rid = create_run(store, PicnicRunConfig(player="solver", level=["L1"], n=2))
+    win = FAMILY.scores(store, rid)[0]
+    assert (win.short, win.k, win.n, win.value) == ("Win", 0, 0, None)
+    assert FAMILY.report_json(store, [rid]).model_dump()["summary"]["wins"]["n"] == 0
+    store.close()

@@ -84,10 +84,10 @@ def numbers(eps: Sequence[EpisodeRow], judges: Sequence[str], seconds: dict[int,
     """Win rate (errored episodes count as losses), each judge's rate, means of turns and examples."""
     done = [e for e in eps if e.status == "completed"]
     metrics = [e.metrics or {} for e in done]
-    n = len(eps)
+    n = sum(e.status in ("completed", "errored") for e in eps)  # games not played yet are in no rate
     won = [m for m in metrics if m.get("status") == "won"]
     return Numbers(
-        episodes=n,
+        episodes=len(eps),
         errored=sum(e.status == "errored" for e in eps),
         won=_rate(len(won), n),
         judges={j: _rate(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges},
@@ -305,7 +305,13 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
     ]
     agree = sum(bool(j["llm"]) == bool(j["predicate"]) for j in both)
     return [
-        Score.rate("Win rate", "Win", won, len(eps), "games won (errored games count as losses)"),
+        Score.rate(
+            "Win rate",
+            "Win",
+            won,
+            sum(e.status in ("completed", "errored") for e in eps),
+            "games won (errored games count as losses)",
+        ),
         _mean_score(
             "Turns",
             "Turns",

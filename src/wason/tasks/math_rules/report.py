@@ -98,11 +98,11 @@ def summarize(
     """The numbers of a set of episodes; errored episodes count as losses in ``n`` (and apart)."""
     done = [e for e in eps if e.status == "completed"]
     metrics = [e.metrics or {} for e in done]
-    n = len(eps)
+    n = sum(e.status in ("completed", "errored") for e in eps)  # games not played yet are in no rate
     won = [m for e, m in zip(done, metrics, strict=True) if e.success]
     guesses = [g for m in metrics for g in (m.get("guesses") or [])]
     return {
-        "episodes": n,
+        "episodes": len(eps),
         "errored": sum(e.status == "errored" for e in eps),
         "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
         "wins": Rate.of(sum(bool(e.success) for e in done), n),
@@ -306,7 +306,7 @@ def math_scores(store: RunReader, run_id: int) -> list[Score]:
             "Win rate",
             "Win",
             sum(bool(e.success) for e in done),
-            len(eps),
+            sum(e.status in ("completed", "errored") for e in eps),
             "games won (errored games count as losses)",
         ),
         _mean_score("Turns", "Turns", [m.get("turns") for m in ms], "turns played, mean over games [95% t]"),

@@ -31,8 +31,10 @@ from wason.metrics.rates import beta_quantile, mean_present
 
 
 def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
-    """The numbers of a set of games. Errored games count as losses in ``n`` (and are counted apart)."""
+    """The numbers of a set of games. Errored games count as losses in ``n`` (and are counted apart); games not
+    played yet are in no rate."""
     done = [e for e in eps if e.status == "completed"]
+    n = sum(e.status in ("completed", "errored") for e in eps)
     ms = [e.metrics or {} for e in done]
     won = [m for m in ms if m.get("status") == "won"]
     llm = [m for m in ms if (m.get("judges") or {}).get("llm") is not None]
@@ -41,8 +43,8 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "games": len(eps),
         "errored": sum(e.status == "errored" for e in eps),
         "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
-        "wins": Rate.of(len(won), len(eps)),
-        "code_judge": Rate.of(sum(bool((m.get("judges") or {}).get("code")) for m in ms), len(eps)),
+        "wins": Rate.of(len(won), n),
+        "code_judge": Rate.of(sum(bool((m.get("judges") or {}).get("code")) for m in ms), n),
         "llm_judge": Rate.of(sum(bool(m["judges"]["llm"]) for m in llm), len(llm)) if llm else None,
         "judges_agree": Rate.of(agree, len(llm)) if llm else None,
         "llm_decided": sum(bool(m.get("llm_decided")) for m in ms),
