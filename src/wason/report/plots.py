@@ -105,6 +105,8 @@ def write_plots(store: RunReader, run_ids: Sequence[int], directory: Path) -> li
     doubled = sorted({n for n in names if names.count(n) > 1})
     if doubled:
         raise ValueError(f"figure names must differ; {', '.join(doubled)} is used twice")
+    for figure in figures:
+        _check(figure)  # all of them before any file is written
     directory.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for figure in figures:
@@ -296,7 +298,12 @@ def _bars(ax: Axes, figure: Figure, width: float) -> list[Any]:
                     )
     per_group = width / max(1, groups)
     tick_width = max(TICK_WIDTH, _chars(per_group * 0.7, FONT_SIZE))
-    ax.set_xticks(range(groups), [_wrap(c, tick_width) for c in figure.categories])
+    crowded = per_group < 0.45  # many answers at the widest figure: upright labels would run together
+    ax.set_xticks(
+        range(groups),
+        [c if crowded else _wrap(c, tick_width) for c in figure.categories],
+        rotation=90 if crowded else 0,
+    )
     for i in highlighted:
         ax.get_xticklabels()[i].set_fontweight("bold")
     ax.set_xlim(-0.6, groups - 0.4)
