@@ -322,6 +322,18 @@ def test_long_model_names_are_wrapped_in_ticks_and_legend() -> None:
     assert _inside(fig, legend)
 
 
+def test_many_answers_keep_their_tick_labels_apart() -> None:
+    answers = [*(str(i) for i in range(60)), "unparseable"]
+    fig = render(
+        _bars(categories=answers, series=[Series(name="m", values=[1.0] * len(answers))], highlight=["7"])
+    )
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in fig.axes[0].get_xticklabels()]
+    assert len(boxes) == 61 and not any(a.overlaps(b) for a, b in itertools.pairwise(boxes))
+    assert all(_inside(fig, t) for t in fig.axes[0].get_xticklabels())
+
+
 def test_malformed_figures_are_refused_naming_the_field(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"figure name '\.\./x'"):
         draw(_bars(name="../x"), tmp_path)
