@@ -401,9 +401,10 @@ def delete_command(
                 f"run {run_id} is being worked on by {exc.holder}; stop it first (runs before it in the list "
                 "were deleted)"
             ) from None
+        cached = " (and their cached replies)" if gone["calls"] else ""
         write(
             f"deleted run {run_id}: {gone['episodes']} episodes, {gone['turns']} turns, {gone['calls']} model "
-            "calls (and their cached replies)"
+            f"calls{cached}"
         )
     return 0
 
