@@ -166,7 +166,13 @@ def test_a_game_master_writes_rules_that_the_sandbox_accepts_or_rejects(
     out = " ".join(capsys.readouterr().out.split())
     assert "1 accepted, 2 rejected" in out and "method 'system' is not allowed" in out
     assert main(["show", str(data["run"]), "--db", db, "--episode", "0"]) == 0
-    assert "has_double_letter" in capsys.readouterr().out
+    transcript = capsys.readouterr().out
+    assert "has_double_letter" in transcript and "episode 0: a rule written for level L1" in transcript
+    assert "rule None" not in transcript
+    store = Store(db)
+    (accepted,) = FAMILY.scores(store, data["run"])
+    assert (accepted.short, accepted.k, accepted.n) == ("Accepted", 1, 3)
+    store.close()
 
     report = tmp_path / "gm.json"
     report.write_text(json.dumps(data))

@@ -365,10 +365,19 @@ def transcript(
     (the instructions it repeats every turn folded too), then the guesses and their verdicts."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
-    parts: list[RenderableType] = [
-        Text(f"Run {data['run']}, episode {data['index']}: rule {rule.get('key')}", style="bold"),
-        Text(f"{rule.get('text')}  {rule.get('source')}"),
-    ]
+    parts: list[RenderableType] = (
+        [
+            Text(f"Run {data['run']}, episode {data['index']}: rule {rule.get('key')}", style="bold"),
+            Text(f"{rule.get('text')}  {rule.get('source')}"),
+        ]
+        if rule
+        else [  # a game master writing a rule (write-rules): no hidden rule
+            Text(
+                f"Run {data['run']}, episode {data['index']}: a rule written for level {item.get('level')}",
+                style="bold",
+            )
+        ]
+    )
     hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
     if system:
         parts.append(Text(f"[system]\n{fold_text(system, full=full, hint=hint)}", style="dim"))
