@@ -107,3 +107,15 @@ def test_truncated_replies_are_counted_apart_and_cost_a_round(
     assert (data["summary"]["truncated"], data["summary"]["format_errors"]) == (2, 0)
     (stored,) = Store(db).list_episodes(data["run"])
     assert stored.metrics is not None and stored.metrics["rounds_used"] == 2
+
+
+def test_episodes_not_played_yet_are_in_no_rate(tmp_path: Path) -> None:
+    from wason.engine import create_run
+    from wason.tasks.lists.family import ListsRunConfig
+
+    store = Store(f"sqlite:///{tmp_path / 'pending.db'}")
+    rid = create_run(store, ListsRunConfig(model="fake:x", ids=[1], trials=3, judges=["predicate", "quiz"]))
+    data = json.loads(FAMILY.report_json(store, [rid]).model_dump_json())
+    assert data["summary"]["episodes"] == 3 and data["summary"]["unfinished"] == 3
+    assert (data["summary"]["success"]["n"], data["summary"]["success"]["rate"]) == (0, None)
+    assert FAMILY.scores(store, rid)[0].n == 0

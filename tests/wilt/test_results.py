@@ -208,3 +208,12 @@ def _text(renderable: object) -> str:
     console = Console(width=200, record=True)
     console.print(renderable)
     return console.export_text()
+
+
+def test_episodes_not_played_yet_are_in_no_rate(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'pending.db'}")
+    rid = create_run(store, WiltRunConfig(model="fake:scripted", ids=[1, 2], trials=2))
+    report = show_json(store, rid)
+    assert report.summary.pending == 4 and (report.table.accuracy.k, report.table.accuracy.n) == (0, 0)
+    assert report.table.accuracy.rate is None and [r.correct.n for r in report.rules] == [0, 0]
+    assert FAMILY.scores(store, rid)[0].n == 0

@@ -108,15 +108,16 @@ def summarize_episodes(
     """The numbers of a set of episodes (a rule's trials, or a whole run).
 
     Every judge's success counts errored episodes as failures in ``n`` (they are also counted apart), so the
-    rates are over the episodes that were meant to be played.
+    rates are over the episodes that were played; episodes not played yet are in no rate.
     """
     done = [e for e in eps if e.status == "completed"]
     metrics = [e.metrics or {} for e in done]
-    n = len(eps)
+    # episodes not played yet are in no rate (a run under way does not show them as failures); errored ones are
+    n = sum(e.status in ("completed", "errored") for e in eps)
     per_judge = {j: Rate.of(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges}
     solved = [m for m in metrics if primary and (m.get("judges") or {}).get(primary)]
     return {
-        "episodes": n,
+        "episodes": len(eps),
         "errored": sum(e.status == "errored" for e in eps),
         "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
         "primary_judge": primary,
@@ -290,8 +291,9 @@ def _mean_score(name: str, short: str, values: list[Any], legend: str, *, higher
 
 
 def lists_scores(store: RunReader, run_id: int) -> list[Score]:
-    """A run's columns in its report's order: each judge's success rate (over every episode, Wilson
-    interval), then the means of quiz accuracy, rounds, rounds to a solution, lists tested and repeats."""
+    """A run's columns in its report's order: each judge's success rate (over every episode played, errored
+    ones as failures, with its Wilson interval), then the means of quiz accuracy, rounds, rounds to a solution,
+    lists tested and repeats."""
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
     judges, primary = _run_judges(run.config)
@@ -307,7 +309,7 @@ def lists_scores(store: RunReader, run_id: int) -> list[Score]:
             JUDGE_NAMES[j],
             SHORT_JUDGES[j].rstrip("."),
             sum(bool((m.get("judges") or {}).get(j)) for m in done),
-            len(eps),
+            sum(e.status in ("completed", "errored") for e in eps),
             legends[j] + (" (decides success)" if j == primary else ""),
         )
         for j in ("predicate", "quiz", "llm")

@@ -108,21 +108,22 @@ def trial_of(e: EpisodeRow) -> int:
 
 def rule_rows(eps: list[EpisodeRow]) -> list[WiltRuleRow]:
     """A row per rule, its trials pooled: correct (and approximately correct) of the trials played, errored
-    and unfinished trials counted as not correct."""
+    trials counted as not correct, trials not played yet left out."""
     by_rule: dict[str, list[EpisodeRow]] = {}
     for e in eps:
         by_rule.setdefault(rule_key(e), []).append(e)
     rows = []
     for key, group in by_rule.items():
         done = [e.metrics or {} for e in group if e.status == "completed"]
+        played = sum(e.status in ("completed", "errored") for e in group)
         rows.append(
             WiltRuleRow(
                 rule=key,
                 text=group[0].item.get("rule"),
                 trials=len(group),
-                correct=Rate.of(sum(bool(m.get("correct")) for m in done), len(group)),
+                correct=Rate.of(sum(bool(m.get("correct")) for m in done), played),
                 approximately_correct=Rate.of(
-                    sum(bool(m.get("approximately_correct")) for m in done), len(group)
+                    sum(bool(m.get("approximately_correct")) for m in done), played
                 ),
             )
         )
@@ -178,7 +179,7 @@ def wilt_scores(store: RunReader, run_id: int) -> list[Score]:
     _, _, s, _ = run_summary(store, run_id)
     return [
         Score.rate(
-            "Accuracy", "Acc", s.correct, s.n, "final guesses equivalent to the rule, of all episodes"
+            "Accuracy", "Acc", s.correct, s.n, "final guesses equivalent to the rule, of the episodes played"
         ),
         Score.rate(
             "Approx. Correct",
@@ -231,7 +232,7 @@ def _who(run: RunRow) -> str:
 
 TABLE_LEGEND = (
     "Accuracy: correct final guesses, Approx. Correct: approximately correct (not equivalent, Jaccard >= "
-    f"{APPROX_JACCARD_THRESHOLD} on the probes), of all episodes, k/n [95% Wilson interval]; Avg. Guesses: "
+    f"{APPROX_JACCARD_THRESHOLD} on the probes), of the episodes played, k/n [95% Wilson interval]; Avg. Guesses: "
     "mean attempts used before the guess; Repeats: tests asked again; Invalid tests: tests with bad values"
 )
 
@@ -286,9 +287,7 @@ def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int]) -> list[Text]:
     lines = [Text(f"protocol: {protocol_name(run.config)}; guesses judged on probe set seed {seed}")]
     if trials > 1:
         lines.append(
-            Text(
-                f"{trials} trials per rule, {s.n} episodes: the rates pool every trial (per rule: k/{trials})"
-            )
+            Text(f"{trials} trials per rule: the rates pool every trial played (per rule: k of its trials)")
         )
     lines.append(
         Text(
@@ -318,8 +317,8 @@ def rules_table(store: RunReader, run_id: int) -> Table:
         table.add_row(
             row.rule,
             row.text or "",
-            f"{row.correct.k}/{row.trials}",
-            f"{row.approximately_correct.k}/{row.trials}",
+            f"{row.correct.k}/{row.correct.n}",
+            f"{row.approximately_correct.k}/{row.approximately_correct.n}",
         )
     return table
 

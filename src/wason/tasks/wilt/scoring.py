@@ -16,9 +16,10 @@ class WiltSummary(BaseModel):
 
     ``avg_guesses`` is the mean number of attempts used before the final guess (tests, invalid tests and
     unreadable replies: each costs one of the 30), over episodes that finished. ``n`` counts every episode of the
-    run (every trial of every rule), errored ones included, so an errored episode lowers accuracy rather than
-    vanishing. ``format_errors`` are replies that could not be read; ``truncated`` are replies cut off at the
-    token limit (they cost an attempt like a format error, and are counted apart from them).
+    run that was played (every trial of every rule), errored ones included, so an errored episode lowers accuracy
+    rather than vanishing; episodes not played yet (``pending``) are in no rate. ``format_errors`` are replies
+    that could not be read; ``truncated`` are replies cut off at the token limit (they cost an attempt like a
+    format error, and are counted apart from them).
     """
 
     n: int
@@ -68,7 +69,8 @@ def summarize(episodes: Sequence[tuple[str, dict[str, Any] | None]]) -> WiltSumm
         if n_tests
         else None,
         hypothesis_space=next((m.get("hypothesis_space") for m in done if m.get("hypothesis_space")), None),
-        n=len(episodes),
+        # episodes not played yet are in no rate (a run under way does not show them as wrong); errored ones are
+        n=sum(status in ("completed", "errored") for status, _ in episodes),
         finished=len(done),
         errored=sum(status == "errored" for status, _ in episodes),
         pending=sum(status in {"pending", "running"} for status, _ in episodes),
