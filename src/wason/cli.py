@@ -869,9 +869,9 @@ def _show(args: argparse.Namespace, console: Console) -> int:
         if _as_json(args):
             print(json.dumps(episode_json(store, runs[0], episode), indent=2, default=str))
         else:
-            console.print(transcript(store, runs[0], episode, full=args.full))
+            console.print(transcript(store, runs[0], episode, full=getattr(args, "full", False)))
         return 0
-    if args.full:
+    if getattr(args, "full", False):
         raise UserError("--full goes with --episode N")
     with_baselines = not args.no_baselines
     if args.plots:

@@ -47,11 +47,6 @@ class Malformed:
     truncated: bool = False
 
 
-TRUNCATED_FINISH_REASONS = frozenset({"length", "max_tokens"})
-"""Finish reasons of a reply cut off at the token limit: OpenAI-compatible servers say ``length``, Anthropic says
-``max_tokens``."""
-
-
 class PlayerLeft(ExternalFailure):
     """A person closed the input or gave up; the episode ends as errored and can be resumed."""
 

@@ -105,6 +105,11 @@ def run_footer(run_id: int, *more: str) -> str:
     return f"run id: {run_id}   (details: {details})"
 
 
+TRUNCATED_FINISH_REASONS = frozenset({"length", "max_tokens"})
+"""Finish reasons of a reply cut off at the token limit: OpenAI-compatible servers say ``length``, Anthropic says
+``max_tokens``."""
+
+
 class TurnConflict(RuntimeError):
     """Another step of the same episode was stored first (a session stepped from two places at once)."""
 

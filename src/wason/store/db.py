@@ -19,8 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError
 
-from wason.core.game import TRUNCATED_FINISH_REASONS
-from wason.core.records import EpisodeRow, RunRow, TurnConflict
+from wason.core.records import TRUNCATED_FINISH_REASONS, EpisodeRow, RunRow, TurnConflict
 from wason.redaction import redact
 from wason.store.schema import SchemaError, ensure_schema
 
