@@ -217,3 +217,17 @@ def test_episodes_not_played_yet_are_in_no_rate(tmp_path: Path) -> None:
     assert report.summary.pending == 4 and (report.table.accuracy.k, report.table.accuracy.n) == (0, 0)
     assert report.table.accuracy.rate is None and [r.correct.n for r in report.rules] == [0, 0]
     assert FAMILY.scores(store, rid)[0].n == 0
+
+
+def test_each_trial_samples_with_its_own_seed(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'seed.db'}")
+    model = FakeModel()
+    config = WiltRunConfig(model="fake:scripted", ids=[1], trials=3, params=GenerationParams(seed=7))
+    _model_run(store, config, model)
+    # trial t samples with seed 7 + t - 1: trial 1 sends what a run without trials sends
+    assert sorted({p.seed for p in model.params}) == [7, 8, 9]
+    assert all(
+        c["params"]["seed"] == 7 + e.item["trial"] - 1
+        for e in store.list_episodes(1)
+        for c in store.list_calls(episode_id=e.id)
+    )

@@ -321,7 +321,7 @@ class ToyFamily(Family[ToyRunConfig]):
         first = runs[0]
         return [table, f"run id: {first.run}   ({first.successes}/{len(first.episodes)} correct)"]
 
-    def transcript(self, data: dict[str, Any], run: RunRow) -> RenderableType:
+    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
         # the threshold is shown only once the game is over: a transcript of a running session must not leak it
         hidden = data["item"]["threshold"] if data["status"] == "completed" else "hidden"
         table = Table(title=f"Toy run {run.id}, episode {data['index']} (threshold {hidden})")
