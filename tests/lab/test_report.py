@@ -17,6 +17,7 @@ from rich.console import Console
 from wason.core.game import VOID
 from wason.core.records import EpisodeRow, RunRow
 from wason.engine import create_run, execute_run
+from wason.metrics import t_interval, t_quantile
 from wason.players.scripted import ScriptedPlayer
 from wason.report.tables import episode_json
 from wason.store import Store
@@ -31,7 +32,6 @@ from wason.tasks.lab.report import (
     lab_transcript,
     mean_interval,
     summarize,
-    t_quantile,
     value_at,
 )
 from wason.tasks.lab.world import trials
@@ -224,6 +224,13 @@ class FakeStore:
 def run_row(run_id: int, player: str, model: str | None, **config: Any) -> RunRow:
     cfg = {"task": "lab", "difficulty": "medium", "seed": 0, "budget": 40, **config}
     return RunRow(run_id, "lab", player, model, cfg, "completed", NOW, NOW)
+
+
+def test_a_t_interval_of_known_values() -> None:
+    # mean 3, sd sqrt(2.5), n 5: half width t(0.975, 4) * sd / sqrt(5) = 2.776 * 0.7071 = 1.963
+    low, high = t_interval([1.0, 2.0, 3.0, 4.0, 5.0]) or (0.0, 0.0)
+    assert (low, high) == pytest.approx((3 - 1.963, 3 + 1.963), abs=1e-3)
+    assert t_interval([4.0]) is None
 
 
 def test_t_quantiles_match_the_tables() -> None:

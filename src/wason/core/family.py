@@ -313,6 +313,11 @@ class Family(ABC, Generic[C]):
     def actions(self) -> ActionCodec:
         """The codec of the family's actions."""
 
+    def generation_params(self, config: C, item: Mapping[str, Any]) -> GenerationParams:
+        """The sampling parameters of one episode's model player: by default the run's (``config.params``); a
+        family with trials may move a given seed on per trial, so each trial samples with its own seed."""
+        return config.params
+
     def oracle(self, config: C) -> OracleSpec | None:
         """The model the run's games need for LLM judges or labellers, or None when code decides."""
         return None

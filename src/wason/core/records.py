@@ -266,6 +266,30 @@ class Score(BaseModel):
         )
 
     @classmethod
+    def mean_of(
+        cls,
+        name: str,
+        short: str,
+        values: Sequence[float | int | None],
+        legend: str = "",
+        *,
+        higher_is_better: bool = True,
+    ) -> Score:
+        """A mean column over per-episode values (None values left out), with its 95% Student t interval."""
+        from wason.metrics.rates import t_interval
+
+        present = [float(v) for v in values if v is not None]
+        return cls.mean(
+            name,
+            short,
+            sum(present) / len(present) if present else None,
+            n=len(present),
+            interval=t_interval(present),
+            legend=legend,
+            higher_is_better=higher_is_better,
+        )
+
+    @classmethod
     def count(
         cls, name: str, short: str, value: int, legend: str = "", *, higher_is_better: bool = False
     ) -> Score:

@@ -91,7 +91,8 @@ def llm_player_factory(client: ModelClient, config: RunSettings, run_id: int) ->
     def make(item: dict[str, Any], episode_id: int, index: int) -> Player[Any, Any]:
         ctx = CallContext(run_id=run_id, episode_id=episode_id, sample=family.sample_key(config, item))
         protocol = family.protocol(config, item)
-        return LLMPlayer(client, protocol, config.params, ctx, system_as_user=config.system_as_user)
+        params = family.generation_params(config, item)
+        return LLMPlayer(client, protocol, params, ctx, system_as_user=config.system_as_user)
 
     return make
 

@@ -24,6 +24,8 @@ from wason.metrics.rates import (
     normal_quantile,
     rate_record,
     summarize_rate,
+    t_interval,
+    t_quantile,
     wilson_interval,
 )
 from wason.metrics.robustness import ROBUSTNESS_EPSILON, RobustnessScore, robustness, robustness_score
@@ -54,5 +56,7 @@ __all__ = [
     "robustness",
     "robustness_score",
     "summarize_rate",
+    "t_interval",
+    "t_quantile",
     "wilson_interval",
 ]

@@ -13,6 +13,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from math import fsum
 from statistics import mean
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "normal_quantile",
     "rate_record",
     "summarize_rate",
+    "t_interval",
+    "t_quantile",
     "wilson_interval",
 ]
 
@@ -524,3 +527,28 @@ def mean_present(values: Sequence[float | int | None]) -> float | None:
     """The mean of the values that are there (None when none is)."""
     present = [v for v in values if v is not None]
     return mean(present) if present else None
+
+
+def t_quantile(confidence: float, df: int) -> float:
+    """The two-sided Student t critical value ``t`` with ``P(|T| <= t) = confidence`` for ``df`` degrees of
+    freedom, from the Beta distribution: ``t^2 = df (1 - x) / x`` where ``x`` is the ``1 - confidence`` quantile of
+    ``Beta(df / 2, 1 / 2)``."""
+    if df < 1:
+        raise ValueError(f"df must be at least 1, got {df}")
+    x = beta_quantile(1.0 - confidence, df / 2.0, 0.5)
+    return math.sqrt(df * (1.0 - x) / x)
+
+
+def t_interval(values: Sequence[float], confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float] | None:
+    """The Student t interval of the mean of ``values`` (None for fewer than two values).
+
+    For means of per-episode numbers (turns taken, examples seen, test accuracy): the usual interval when the
+    episodes are independent; it is not clipped, so a caller with bounded values clips it.
+    """
+    n = len(values)
+    if n < 2:
+        return None
+    m = fsum(values) / n
+    sd = math.sqrt(fsum((v - m) ** 2 for v in values) / (n - 1))
+    half = t_quantile(confidence, n - 1) * sd / math.sqrt(n)
+    return (m - half, m + half)

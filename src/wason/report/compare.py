@@ -166,7 +166,9 @@ class ComparisonRow(BaseModel):
         scores: the family's numbers, in the family's order.
         unreadable: replies that could not be read as a move, not counting those cut off at the token limit.
         truncated: replies (made or replayed) cut off at the token limit.
-        errored: episodes that failed (not counted in the scores).
+        errored: episodes that ended in an error after their retries (how a family's rates count them is the
+            family's rule: rates over a split's rules count them as failures, per-cell rates of repeated trials
+            leave them out).
         input_tokens, output_tokens: tokens spent (a model's run; None for the others).
         paired: the comparison with the first run, or None (the first run, or no items in common).
     """
@@ -315,7 +317,12 @@ _GENERIC = (
     _Generic(
         "Truncated", "Trunc", "replies cut off at the token limit (--max-tokens)", lambda r: r.truncated
     ),
-    _Generic("Errored", "Err", "episodes that failed, left out of the scores", lambda r: r.errored),
+    _Generic(
+        "Errored",
+        "Err",
+        "episodes ended by an error after retries (--resume replays them)",
+        lambda r: r.errored,
+    ),
 )
 # (name, short, meaning) of the tokens column: two numbers in one cell
 _TOKENS = ("Tokens in/out", "Tok i/o", "tokens spent on prompts and replies (model runs)")

@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import json
-import math
 import re
-import statistics
 import textwrap
 from collections.abc import Sequence
 from statistics import mean
@@ -20,7 +18,6 @@ from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
-from wason.metrics.rates import beta_quantile
 
 JUDGE_NAMES = {"predicate": "code *", "quiz": "quiz", "llm": "LLM judge"}
 
@@ -265,30 +262,10 @@ def tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
     return [verdicts, *notes]
 
 
-def _t_interval(values: Sequence[float]) -> tuple[float, float] | None:
-    """The 95% Student t interval of the mean of ``values`` (None for fewer than two)."""
-    n = len(values)
-    if n < 2:
-        return None
-    m, sd = statistics.fmean(values), statistics.stdev(values)
-    x = beta_quantile(0.05, (n - 1) / 2.0, 0.5)  # t^2 = df (1 - x) / x, two-sided 95%
-    half = math.sqrt((n - 1) * (1.0 - x) / x) * sd / math.sqrt(n)
-    return (m - half, m + half)
-
-
 def _mean_score(
     name: str, short: str, values: Sequence[float | int | None], legend: str, *, higher_is_better: bool
 ) -> Score:
-    present = [float(v) for v in values if v is not None]
-    return Score.mean(
-        name,
-        short,
-        statistics.fmean(present) if present else None,
-        n=len(present),
-        interval=_t_interval(present),
-        legend=legend,
-        higher_is_better=higher_is_better,
-    )
+    return Score.mean_of(name, short, values, legend, higher_is_better=higher_is_better)
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:

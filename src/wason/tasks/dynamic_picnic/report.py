@@ -3,8 +3,6 @@ apart, never as losses), turns, examples seen, the judges side by side; one epis
 
 from __future__ import annotations
 
-import math
-import statistics
 import textwrap
 from collections import defaultdict
 from collections.abc import Sequence
@@ -17,7 +15,6 @@ from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.records import CallTotals, Rate, RunReport, Score, calls_note, fold_text, run_header
-from wason.metrics import beta_quantile
 
 
 class PicnicRunReport(RunReport):
@@ -192,27 +189,8 @@ def picnic_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:
     return out
 
 
-def _t_interval(values: Sequence[float]) -> tuple[float, float] | None:
-    """The 95% Student t interval of the mean of ``values`` (None for fewer than two)."""
-    n = len(values)
-    if n < 2:
-        return None
-    m, sd = statistics.fmean(values), statistics.stdev(values)
-    x = beta_quantile(0.05, (n - 1) / 2.0, 0.5)  # t^2 = df (1 - x) / x, two-sided 95%
-    half = math.sqrt((n - 1) * (1.0 - x) / x) * sd / math.sqrt(n)
-    return (m - half, m + half)
-
-
 def _mean_score(name: str, short: str, values: Sequence[float], legend: str) -> Score:
-    return Score.mean(
-        name,
-        short,
-        statistics.fmean(values) if values else None,
-        n=len(values),
-        interval=_t_interval(values),
-        legend=legend,
-        higher_is_better=False,
-    )
+    return Score.mean_of(name, short, values, legend, higher_is_better=False)
 
 
 def picnic_scores(store: RunReader, run_id: int) -> list[Score]:

@@ -26,7 +26,7 @@ from rich.text import Text
 from wason.core.family import RunReader
 from wason.core.game import VOID
 from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
-from wason.metrics.rates import beta_quantile, mean_present
+from wason.metrics.rates import mean_present, t_quantile
 from wason.tasks.lab.laws import Value, format_value
 
 CURVE_POINTS = (0, 5, 10, 20, 40)
@@ -113,13 +113,6 @@ class LabRunReport(RunReport):
 
 
 # -- numbers -------------------------------------------------------------------------------------------------
-def t_quantile(p: float, df: int) -> float:
-    """The two-sided Student t critical value: P(|T| > t) = 1 - p, from the beta distribution
-    (t^2 = df (1 - x) / x where x is the (1 - p) quantile of Beta(df / 2, 1 / 2))."""
-    x = beta_quantile(1.0 - p, df / 2.0, 0.5)
-    return math.sqrt(df * (1.0 - x) / x)
-
-
 def mean_interval(values: Sequence[float]) -> dict[str, Any]:
     """A mean with its 95% Student t interval (clipped to [0, 1], for accuracies)."""
     n = len(values)

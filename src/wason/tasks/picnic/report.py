@@ -4,9 +4,7 @@ per level)."""
 
 from __future__ import annotations
 
-import math
 import re
-import statistics
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -27,7 +25,7 @@ from wason.core.records import (
     fold_text,
     run_header,
 )
-from wason.metrics.rates import beta_quantile, mean_present
+from wason.metrics.rates import mean_present
 
 
 def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
@@ -276,28 +274,8 @@ def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTy
     return [ended, _legend(ended_legend), took, _legend(took_legend), table2, *notes]
 
 
-def _t_interval(values: Sequence[float]) -> tuple[float, float] | None:
-    """The 95% Student t interval of the mean of ``values`` (None for fewer than two)."""
-    n = len(values)
-    if n < 2:
-        return None
-    m, sd = statistics.fmean(values), statistics.stdev(values)
-    x = beta_quantile(0.05, (n - 1) / 2.0, 0.5)  # t^2 = df (1 - x) / x, two-sided 95%
-    half = math.sqrt((n - 1) * (1.0 - x) / x) * sd / math.sqrt(n)
-    return (m - half, m + half)
-
-
 def _mean(name: str, short: str, values: Sequence[float | int | None], legend: str) -> Score:
-    present = [float(v) for v in values if v is not None]
-    return Score.mean(
-        name,
-        short,
-        statistics.fmean(present) if present else None,
-        n=len(present),
-        interval=_t_interval(present),
-        legend=legend,
-        higher_is_better=False,
-    )
+    return Score.mean_of(name, short, values, legend, higher_is_better=False)
 
 
 def picnic_scores(store: RunReader, run_id: int) -> list[Score]:
