@@ -28,10 +28,10 @@ from wason.engine import (
     make_client,
     make_oracle_client,
     run_baseline,
-    solver_player_factory,
+    solve_run,
 )
 from wason.models.base import GenerationParams
-from wason.models.spec import DEFAULT_MODEL
+from wason.models.spec import DEFAULT_MODEL, LOCAL_DEFAULT_MAX_TOKENS
 from wason.report.export import frame, table_rows
 from wason.report.runs import RunFilter
 from wason.store import Store
@@ -49,7 +49,6 @@ __all__ = [
     "turns_frame",
 ]
 
-LOCAL_DEFAULT_MAX_TOKENS = 256
 """The reply limit of the embedded local model when none is given (as ``wason eval`` sets it)."""
 
 T = TypeVar("T")
@@ -202,7 +201,7 @@ def evaluate(
             if baseline:
                 _off_loop(lambda: run_baseline(store, run_id))
         else:
-            _off_loop(lambda: asyncio.run(_play_solver(store, run_id, config)))
+            _off_loop(lambda: asyncio.run(solve_run(store, run_id, config)))
         return run_id
     finally:
         if not isinstance(db, Store):
@@ -222,15 +221,6 @@ async def _play_model(store: Store, run_id: int, config: RunSettings, api_key: s
     finally:
         await client.aclose()
         if oracle is not None and oracle is not client:
-            await oracle.aclose()
-
-
-async def _play_solver(store: Store, run_id: int, config: RunSettings) -> None:
-    oracle = make_oracle_client(config, store)
-    try:
-        await execute_run(store, run_id, solver_player_factory(config), concurrency=1, oracle=oracle)
-    finally:
-        if oracle is not None:
             await oracle.aclose()
 
 

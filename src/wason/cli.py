@@ -33,15 +33,14 @@ from wason.engine import (
     make_client,
     make_oracle_client,
     run_baseline,
-    solver_player_factory,
+    solve_run,
 )
 from wason.models.base import GenerationParams, ModelConfigError
 from wason.models.client import ModelClient
+from wason.models.spec import LOCAL_DEFAULT_MAX_TOKENS
 from wason.redaction import redact
 from wason.sandbox import GuessRejected
 from wason.store import RunBusy, Store, StoreError
-
-LOCAL_DEFAULT_MAX_TOKENS = 256
 
 
 class UserError(Exception):
@@ -316,7 +315,14 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     )
     rn.add_argument("--since", metavar="DATE", help="only runs created on or after DATE (YYYY-MM-DD[THH:MM])")
     rn.add_argument("--until", metavar="DATE", help="only runs created before DATE (YYYY-MM-DD[THH:MM])")
-    rn.add_argument("--delete", type=int, nargs="+", metavar="RUN", help="delete these runs")
+    rn.add_argument(
+        "--delete",
+        type=int,
+        nargs="+",
+        metavar="RUN",
+        help="delete these runs with their episodes, turns and model calls (their cached replies go too) and the "
+        "solver baselines made for them",
+    )
     rn.add_argument("--yes", action="store_true", help="delete without asking")
 
     ex = sub.add_parser(
@@ -434,8 +440,9 @@ def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser) -> Any:
 # -- main -------------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=max(console.width, 160))  # piped output: do not squeeze tables to 80 columns
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        # piped output without a width asked for: do not squeeze tables to 80 columns
+        console = Console(width=max(console.width, 160))
     try:
         parser = build_parser(argv)
         try:
@@ -635,7 +642,7 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
         if not as_json:
             console.print(_header(config, run_id, store, n_todo, resumed=resumed))
-        asyncio.run(_solve(store, run_id, config))
+        asyncio.run(solve_run(store, run_id, config))
         _report(store, [run_id], console, as_json=as_json)
         return _verdict(store, run_id)
     client = make_client(config, store, api_key=api_key)
@@ -703,15 +710,6 @@ async def _eval_async(
     finally:
         await client.aclose()
         if oracle is not None and oracle is not client:
-            await oracle.aclose()
-
-
-async def _solve(store: Store, run_id: int, config: RunSettings) -> None:
-    oracle = make_oracle_client(config, store)
-    try:
-        await execute_run(store, run_id, solver_player_factory(config), concurrency=1, oracle=oracle)
-    finally:
-        if oracle is not None:
             await oracle.aclose()
 
 

@@ -12,6 +12,7 @@ from wason.engine.runs import (
     make_client,
     make_oracle_client,
     run_baseline,
+    solve_run,
     solver_player_factory,
     stored_config,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "make_client",
     "make_oracle_client",
     "run_baseline",
+    "solve_run",
     "solver_player_factory",
     "stored_config",
 ]

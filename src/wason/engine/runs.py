@@ -110,6 +110,17 @@ def solver_player_factory(config: RunSettings) -> PlayerFactory:
     return make
 
 
+async def solve_run(store: Store, run_id: int, config: RunSettings) -> None:
+    """Play a stored run with the family's reference solver (one episode at a time: it is code, on this CPU),
+    with the run's oracles where its games need them."""
+    oracle = make_oracle_client(config, store)
+    try:
+        await execute_run(store, run_id, solver_player_factory(config), concurrency=1, oracle=oracle)
+    finally:
+        if oracle is not None:
+            await oracle.aclose()
+
+
 def run_baseline(store: Store, run_id: int, *, lease_wait: float = 0.0) -> int | None:
     """Play the solver on exactly the items of run ``run_id``, as its own run marked as that run's baseline;
     None when the family has no solver baseline.

@@ -16,6 +16,9 @@ from wason.models.base import GenerationParams, Model, ModelConfigError
 
 DEFAULT_MODEL = "local:smollm2-135m"
 
+LOCAL_DEFAULT_MAX_TOKENS = 256
+"""The reply limit of the embedded model when none is given: a small model that misses the format rambles on."""
+
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_REMOTE_CONCURRENCY = 8
 
