@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -87,16 +88,51 @@ def run_label(run: RunRow) -> str:
 
 
 def series_names(runs: Sequence[RunRow]) -> list[str]:
-    """How figures name runs: the model (or the player), ``(baseline)`` for a run made as another's baseline,
-    and ``(run N)`` where two runs would otherwise share a name."""
+    """How tables and figures name runs: the model (or the player), ``(baseline)`` for a run made as another's
+    baseline; where two runs would share a name, the model settings that tell them apart (``T=0.8 seed=3``), and
+    ``(run N)`` where even those do not."""
     names = []
     for run in runs:
         who = run.model if run.player == "llm" and run.model else run.player
         names.append(f"{who} (baseline)" if run.config.get("baseline_for") is not None else who)
-    return [
-        f"{name} (run {run.id})" if names.count(name) > 1 else name
-        for name, run in zip(names, runs, strict=True)
+    settings = [
+        _settings_label(run, [r for r, n in zip(runs, names, strict=True) if n == name])
+        for run, name in zip(runs, names, strict=True)
     ]
+    named = [f"{name} {extra}".rstrip() for name, extra in zip(names, settings, strict=True)]
+    return [
+        f"{name} (run {run.id})" if named.count(name) > 1 else name
+        for name, run in zip(named, runs, strict=True)
+    ]
+
+
+_SETTING_LABELS = (
+    ("temperature", "T"),
+    ("top_p", "top_p"),
+    ("seed", "seed"),
+    ("max_tokens", "max"),
+    ("reasoning_effort", "effort"),
+)
+
+
+def _settings_label(run: RunRow, same_name: Sequence[RunRow]) -> str:
+    """The model settings of ``run`` that differ among ``same_name`` (the runs sharing its name), as
+    ``T=0.8 seed=3``; empty for a run alone with its name, a run that is no model's, or settings all alike."""
+    if len(same_name) < 2 or run.player != "llm":
+        return ""
+    params = [r.config.get("params") or {} for r in same_name]
+    mine = run.config.get("params") or {}
+    parts = []
+    for key, label in _SETTING_LABELS:
+        values = {_json_key(p.get(key)) for p in params}
+        if len(values) > 1 and mine.get(key) is not None:
+            parts.append(f"{label}={mine[key]}")
+    return " ".join(parts)
+
+
+def _json_key(value: Any) -> str:
+    """A JSON value as a comparable text (settings may be lists or objects)."""
+    return json.dumps(value, sort_keys=True, default=str)
 
 
 def run_footer(run_id: int, *more: str) -> str:

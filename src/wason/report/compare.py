@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from wason.core import registry
-from wason.core.family import RunReader
+from wason.core.family import RunReader, RunSettings
 from wason.core.game import VOID
 from wason.core.records import EpisodeRow, Rate, RunRow, Score, series_names
 from wason.metrics.paired import BOOTSTRAP_RESAMPLES, compare_paired, pair_outcomes
@@ -52,10 +52,30 @@ TRUNCATION_WARNING_SHARE = 0.10
 
 
 # -- which runs ---------------------------------------------------------------------------------------------
+# how a run calls a model: a run that calls none (a solver whose games ask no oracle) is the same measurement
+# whatever these say (a baseline copies them from the model run it was made for)
+_MODEL_CALL_FIELDS = frozenset(RunSettings.model_fields) - {"player"}
+
+
 def _same_measurement(run: RunRow) -> tuple[str, str, str | None, str]:
     # a baseline's configuration apart from whose baseline it is: two such runs measured the same thing
     config = {k: v for k, v in run.config.items() if k != "baseline_for"}
+    if run.player != "llm" and not _asks_a_model(run):
+        config = {k: v for k, v in config.items() if k not in _MODEL_CALL_FIELDS}
     return run.task, run.player, run.model, json.dumps(config, sort_keys=True, default=str)
+
+
+def _asks_a_model(run: RunRow) -> bool:
+    """Whether the run's games ask a model (an LLM judge, a labeller, a game master), so that its model
+    settings are part of what it measured; when it cannot be told, assume they are."""
+    try:
+        family = registry.get(run.task)
+        return family.oracle(family.config_type.model_validate(run.config)) is not None
+    except (
+        KeyError,
+        ValueError,
+    ):  # an unloadable family or an old configuration: keep every field in the key
+        return True
 
 
 def comparison_runs(store: RunReader, run_ids: Sequence[int], *, baselines: bool) -> list[int]:
