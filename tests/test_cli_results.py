@@ -75,3 +75,18 @@ def test_a_bad_extra_body_is_one_line_and_makes_no_run(
     assert err.count("\n") == 1 and message in err
     assert main(["runs", "--db", db, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_figures_are_announced_on_stderr_so_piped_tables_stay_clean(
+    db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rid = _solver_run(db, capsys)
+    figures = tmp_path / "figures"
+    assert main(["show", str(rid), "--json", "--plots", str(figures), "--db", db]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["run"] == rid  # stdout is the JSON alone
+    written = sorted(figures.iterdir())
+    assert written and all(f"  {path}" in captured.err for path in written)
+    assert main(["show", str(rid), "--format", "csv", "--plots", str(figures), "--db", db]) == 0
+    rows = capsys.readouterr().out.strip().splitlines()
+    assert rows[0].startswith("run,label,") and len(rows) == 2

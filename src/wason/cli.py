@@ -876,8 +876,11 @@ def _show(args: argparse.Namespace, console: Console) -> int:
         from wason.report.plots import write_plots
 
         shown = comparison_runs(store, runs, baselines=with_baselines)
-        for path in write_plots(store, shown, Path(args.plots)):
-            console.print(str(path), markup=False)
+        written = write_plots(store, shown, Path(args.plots))
+        # on stderr: stdout is the table, which may be JSON, CSV or markdown piped into a file
+        print(f"wason: wrote {len(written)} figure files into {args.plots}", file=sys.stderr)
+        for path in written:
+            print(f"  {path}", file=sys.stderr)
     for run_id in runs:
         for unfinished in set(baselines_of(store, run_id)) - set(
             baselines_of(store, run_id, completed_only=True)
