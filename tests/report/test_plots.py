@@ -240,11 +240,12 @@ def test_runs_of_two_families_are_refused(runs: Runs, tmp_path: Path) -> None:
 
 
 def test_show_plots_writes_and_prints_each_path(runs: Runs, tmp_path: Path) -> None:
-    out = io.StringIO()
+    err = io.StringIO()
     argv = ["show", str(runs.ids["wilt_model"]), "--plots", str(tmp_path / "p"), "--db", str(runs.path)]
-    with contextlib.redirect_stdout(out):
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         assert main(argv) == 0
-    printed = [line for line in out.getvalue().splitlines() if line.startswith(str(tmp_path))]
+    # on stderr, so that the table on stdout can be piped alone
+    printed = [line.strip() for line in err.getvalue().splitlines() if line.strip().startswith(str(tmp_path))]
     assert sorted(Path(p).name for p in printed) == [
         "accuracy.png",
         "accuracy.svg",

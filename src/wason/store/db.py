@@ -673,30 +673,9 @@ class Store:
 
     def call_totals(self, run_id: int) -> dict[str, int]:
         """A run's model calls: those the endpoint answered or failed (and their attempts), those replayed from
-        the cache, and tokens spent apart from tokens replayed (which cost nothing again)."""
-        mc = model_calls.c
-        fresh = sa.not_(mc.cached)
-
-        def count(cond: Any) -> Any:
-            return sa.func.coalesce(sa.func.sum(sa.case((cond, 1), else_=0)), 0)
-
-        def total(column: Any, cond: Any) -> Any:
-            return sa.func.coalesce(sa.func.sum(sa.case((cond, column), else_=0)), 0)
-
-        query = sa.select(
-            count(fresh),
-            count(mc.cached),
-            count(sa.and_(fresh, mc.error.is_not(None))),
-            total(mc.attempts, fresh),
-            total(mc.input_tokens, fresh),
-            total(mc.output_tokens, fresh),
-            total(mc.input_tokens, mc.cached),
-            total(mc.output_tokens, mc.cached),
-            count(mc.finish_reason.in_(sorted(TRUNCATED_FINISH_REASONS))),
-        ).where(mc.run_id == run_id)
-        with self.engine.connect() as c:
-            row = c.execute(query).one()
-        return {k: int(v) for k, v in zip(CALL_TOTALS, row, strict=True)}
+        the cache, tokens spent apart from tokens replayed (which cost nothing again), and replies cut off at the
+        token limit (:data:`CALL_TOTALS`)."""
+        return self.call_totals_of([run_id])[run_id]
 
     def finish_reasons(self, run_id: int) -> dict[str, int]:
         """How a run's replies ended, counted by finish reason (``stop``, ``length``, ...); calls that failed

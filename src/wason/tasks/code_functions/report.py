@@ -4,20 +4,19 @@
 from __future__ import annotations
 
 import json
-import re
-import textwrap
 from collections.abc import Sequence
 from statistics import mean
 from typing import Any
 
 from pydantic import BaseModel
-from rich import box
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
+from wason.core.views import legend as _legend
+from wason.core.views import narrow_table as _table
+from wason.core.views import wrap_name
 
 JUDGE_NAMES = {"predicate": "code *", "quiz": "quiz", "llm": "LLM judge"}
 
@@ -174,30 +173,6 @@ def _num(value: float | None, digits: int = 1) -> str:
 def _who(report: CodeFunctionsReport) -> str:
     who = str(report.model) if report.player == "llm" and report.model else report.player
     return who + (" (baseline)" if report.config.get("baseline_for") else "")
-
-
-def wrap_name(name: str, width: int = 20) -> str:
-    """A model's name in lines of at most ``width`` characters, broken after ``:``, ``/``, ``-``, ``_``, ``.``
-    or a space (where a reader expects a break) rather than anywhere; a piece longer than ``width`` stays whole
-    (the table folds it)."""
-    lines = [""]
-    for piece in re.findall(r"[^:/_. -]*[:/_. -]|[^:/_. -]+", name):
-        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
-            lines.append("")
-        lines[-1] += piece
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def _table(title: str) -> Table:
-    """A narrow table (no outer edge, one space between columns) so that it fits 80 columns."""
-    return Table(
-        title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, title_justify="left"
-    )
-
-
-def _legend(text: str) -> Text:
-    """A table's legend, wrapped at 80 columns whatever the console's width."""
-    return Text(textwrap.fill(text, width=80, break_on_hyphens=False), style="dim")
 
 
 def tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:

@@ -3,18 +3,17 @@ apart, never as losses), turns, examples seen, the judges side by side; one epis
 
 from __future__ import annotations
 
-import textwrap
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from rich import box
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.records import CallTotals, Rate, RunReport, Score, calls_note, fold_text, run_header
+from wason.core.views import legend as _legend
+from wason.core.views import narrow_table as _table
 
 
 class PicnicRunReport(RunReport):
@@ -115,18 +114,6 @@ def _cell(rate: Rate | None) -> str:
 
 def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.1f}"
-
-
-def _table(title: str) -> Table:
-    """A narrow table (no outer edge, one space between columns) so that it fits 80 columns."""
-    return Table(
-        title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, title_justify="left"
-    )
-
-
-def _legend(text: str) -> Text:
-    """A table's legend, wrapped at 80 columns whatever the console's width."""
-    return Text(textwrap.fill(text, width=80, break_on_hyphens=False), style="dim")
 
 
 def picnic_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:

@@ -12,20 +12,18 @@ experiments; a game whose player stopped before k counts at its last point (what
 from __future__ import annotations
 
 import math
-import re
-import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from rich import box
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.game import VOID
 from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
+from wason.core.views import legend, wrap_name
+from wason.core.views import narrow_table as _table
 from wason.metrics.rates import mean_present, t_quantile
 from wason.tasks.lab.laws import Value, format_value
 
@@ -304,27 +302,9 @@ def _acc(mean: Mapping[str, Any]) -> str:
     return f"{mean['mean']:.2f} [{_share(mean['low'])},{_share(mean['high'])}]"
 
 
-def wrap_name(name: str, width: int = 16) -> str:
-    """A model's name in lines of at most ``width`` characters, broken after ``:``, ``/``, ``-``, ``_``, ``.``
-    or a space (where a reader expects a break) rather than anywhere; a piece longer than ``width`` stays whole
-    (the table folds it)."""
-    lines = [""]
-    for piece in re.findall(r"[^:/_. -]*[:/_. -]|[^:/_. -]+", name):
-        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
-            lines.append("")
-        lines[-1] += piece
-    return "\n".join(line.rstrip() for line in lines)
-
-
 def _text(text: str, style: str = "") -> Text:
     """A paragraph wrapped at 80 columns, whatever the console's width."""
-    return Text(textwrap.fill(text, width=80, break_on_hyphens=False), style=style)
-
-
-def _table(title: str) -> Table:
-    return Table(
-        title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, title_justify="left"
-    )
+    return legend(text, style)
 
 
 def _budget(data: Mapping[str, Any]) -> int:
@@ -360,7 +340,7 @@ def lab_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]
         s = data["summary"]
         main.add_row(
             str(data["run"]),
-            wrap_name(_who(data)),
+            wrap_name(_who(data), 16),
             _rate(s["success"]),
             _acc(s["prediction_accuracy"]),
             _rate(s["theory_equivalent"]),
