@@ -362,6 +362,17 @@ class Series(BaseModel):
     labels: list[str] | None = None
     reference: bool = False
 
+    @classmethod
+    def of_rates(cls, name: str, rates: Sequence[Rate | None]) -> Series:
+        """Bars of rates: each rate's value, its Wilson interval as whiskers and ``k/n`` over it (None: no bar)."""
+        return cls(
+            name=name,
+            values=[r.rate if r else None for r in rates],
+            low=[r.interval[0] if r else None for r in rates],
+            high=[r.interval[1] if r else None for r in rates],
+            labels=[f"{r.k}/{r.n}" if r else "" for r in rates],
+        )
+
 
 class Figure(BaseModel):
     """A figure a family contributes, as data: :mod:`wason.report.plots` draws every figure in one style (PNG and

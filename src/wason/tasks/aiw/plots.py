@@ -57,15 +57,7 @@ def correct_rate_figure(names: Sequence[str], trials: Sequence[dict[Cell, list[d
             Rate.of(sum(bool(t["correct"]) for t in by_cell[c]), len(by_cell[c])) if c in by_cell else None
             for c in cells
         ]
-        series.append(
-            Series(
-                name=name,
-                values=[r.rate if r else None for r in rates],
-                low=[r.interval[0] if r else None for r in rates],
-                high=[r.interval[1] if r else None for r in rates],
-                labels=[f"{r.k}/{r.n}" if r else "" for r in rates],
-            )
-        )
+        series.append(Series.of_rates(name, rates))
     trials_per_cell = sorted({len(ts) for t in trials for ts in t.values()})
     per = "/".join(str(n) for n in trials_per_cell)
     return Figure(

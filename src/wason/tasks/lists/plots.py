@@ -54,15 +54,7 @@ def success_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
             else None
             for k in rules
         ]
-        series.append(
-            Series(
-                name=name,
-                values=[r.rate if r else None for r in rates],
-                low=[r.interval[0] if r else None for r in rates],
-                high=[r.interval[1] if r else None for r in rates],
-                labels=[f"{r.k}/{r.n}" if r else "" for r in rates],
-            )
-        )
+        series.append(Series.of_rates(name, rates))
     return Figure(
         name="success-by-rule",
         title="List rules: success per rule",

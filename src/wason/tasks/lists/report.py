@@ -279,15 +279,7 @@ def lists_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableTyp
 
 
 def _mean_score(name: str, short: str, values: list[Any], legend: str, *, higher: bool) -> Score:
-    present = [float(v) for v in values if v is not None]
-    return Score.mean(
-        name,
-        short,
-        sum(present) / len(present) if present else None,
-        n=len(present),
-        legend=legend,
-        higher_is_better=higher,
-    )
+    return Score.mean_of(name, short, values, f"{legend} [95% t]", higher_is_better=higher)
 
 
 def lists_scores(store: RunReader, run_id: int) -> list[Score]:

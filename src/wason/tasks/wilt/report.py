@@ -174,9 +174,10 @@ def show_json(store: RunReader, run_id: int) -> WiltRunReport:
 
 def wilt_scores(store: RunReader, run_id: int) -> list[Score]:
     """The paper's Table 1 columns of one run, in its order: Accuracy, Approx. Correct (rates over every
-    episode, trials pooled, with Wilson intervals), Avg. Guesses (a mean; wason.metrics has no interval for
-    it), Repeats and Invalid tests (counts)."""
-    _, _, s, _ = run_summary(store, run_id)
+    episode, trials pooled, with Wilson intervals), Avg. Guesses (a mean over finished episodes, with its t
+    interval), Repeats and Invalid tests (counts)."""
+    _, eps, s, _ = run_summary(store, run_id)
+    attempts = [(e.metrics or {}).get("attempts") for e in eps if e.status == "completed" and e.metrics]
     return [
         Score.rate(
             "Accuracy", "Acc", s.correct, s.n, "final guesses equivalent to the rule, of the episodes played"
@@ -188,12 +189,11 @@ def wilt_scores(store: RunReader, run_id: int) -> list[Score]:
             s.n,
             f"final guesses close to the rule (Jaccard >= {APPROX_JACCARD_THRESHOLD} on probes), not equivalent",
         ),
-        Score.mean(
+        Score.mean_of(
             "Avg. Guesses",
             "Guesses",
-            s.avg_guesses,
-            n=s.finished,
-            legend="attempts used before the final guess (of 30), mean over finished episodes",
+            attempts,
+            "attempts used before the final guess (of 30), mean over finished episodes [95% t]",
             higher_is_better=False,
         ),
         Score.count("Repeats", "Repeats", s.repeats, "tests asked again, summed over episodes"),
