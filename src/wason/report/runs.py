@@ -386,7 +386,7 @@ def delete_command(
         asking = sys.stdin.isatty() if interactive is None else interactive
         if not asking:
             raise ValueError(
-                f"{question[0].upper()}{question[1:-1]}: add --yes to delete without asking (standard input is "
+                f"{question[:-1]}: add --yes to delete without asking (standard input is "
                 "not a terminal); nothing was deleted"
             )
         answer = read(f"{question} [y/N] ").strip().lower()
