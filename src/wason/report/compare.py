@@ -688,6 +688,36 @@ def to_csv(data: Comparison) -> str:
     return out.getvalue()
 
 
+class ComparisonView(BaseModel):
+    """The comparison as cells of text for a web page: the main table, the paired comparisons (or None), and
+    what the columns mean."""
+
+    headers: list[str]
+    rows: list[list[str]]
+    paired_title: str
+    paired_headers: list[str] | None
+    paired_rows: list[list[str]]
+    paired_caption: str
+    legend: list[str]
+    notes: list[str]
+
+
+def comparison_view(data: Comparison) -> ComparisonView:
+    """The comparison's cells as the paper formats write them (proportions with intervals and counts)."""
+    main = _main_grid(data, _paper_cell, compact=False)
+    paired = _paired_grid(data, terminal=False)
+    return ComparisonView(
+        headers=main.headers,
+        rows=main.rows,
+        paired_title=_paired_title(data),
+        paired_headers=paired.headers if paired else None,
+        paired_rows=paired.rows if paired else [],
+        paired_caption=_paired_caption(terminal=False),
+        legend=_legend_lines(data, short=False),
+        notes=list(data.notes),
+    )
+
+
 def format_comparison(data: Comparison, fmt: str) -> str:
     """The comparison as plain text in ``fmt`` (``markdown``, ``latex`` or ``csv``).
 

@@ -264,6 +264,12 @@ def test_compare_runs_of_one_family(web: TestClient, filled: Filled) -> None:
     # the table across runs names the columns of the two levels, and the differing settings are listed
     assert "SP L1" in text and "SP L2" in text and 'id="grid"' in text
     assert "<th>level.0</th>" not in text and "level" in text
+    # one table of the two runs, the family's columns with their intervals
+    table = text.split('id="comparison"')[1].split("</table>")[0]
+    assert table.count("<tr>") == 3 and "<th>Win rate</th>" in table and "<th>Truncated</th>" in table
+    assert f'<td class="num">{a}</td>' in table and f'<td class="num">{b}</td>' in table
+    # the two runs played different levels: no items in common, and the page says so instead of a pairing
+    assert 'id="paired"' not in text and f"run {b} (solver (run {b})) shares no items with run {a}" in text
     # the check boxes of the runs list send runs=1&runs=2: the same page
     assert web.get(f"/compare?runs={a}&runs={b}").text == text
 

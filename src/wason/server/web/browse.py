@@ -513,6 +513,7 @@ def parse_run_ids(text: str) -> list[int]:
 def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[str, Any]:
     """Runs of one family side by side: each run's summary, the configuration fields that differ, the numbers
     of their reports and the table across runs (a row per player, a column per game and level)."""
+    from wason.report.compare import ComparisonView, build_comparison, comparison_view
     from wason.report.grid import grid_json
 
     runs = [get_run(store, r) for r in run_ids]
@@ -534,6 +535,13 @@ def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[
         grid: dict[str, Any] | None = grid_json(reader, [r.id for r in runs])
     except REPORT_ERRORS:
         grid = None
+    try:
+        # the runs given only: their baselines have pages of their own and would repeat the columns here
+        comparison: ComparisonView | None = comparison_view(
+            build_comparison(reader, [r.id for r in runs], baselines=False)
+        )
+    except REPORT_ERRORS:
+        comparison = None
     return {
         "title": fam.title,
         "columns": columns,
@@ -546,6 +554,7 @@ def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[
             only_differences=False,
         ),
         "grid": grid,
+        "comparison": comparison,
     }
 
 
