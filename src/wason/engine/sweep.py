@@ -29,7 +29,7 @@ from rich.table import Table
 
 from wason.core import registry
 from wason.core.family import Family, Item, RunSettings
-from wason.core.records import RunRow
+from wason.core.records import Rate, RunRow
 from wason.core.runner import EpisodeResult
 from wason.engine.runs import (
     create_run,
@@ -595,9 +595,12 @@ class CellRow(BaseModel):
     correct: int
     errored: int
     score: float | None
+    # the 95% Wilson interval of the score (None without episodes)
+    score_interval: tuple[float, float] | None = None
     baseline_run: int | None
     baseline_correct: int | None
     baseline_score: float | None
+    baseline_interval: tuple[float, float] | None = None
     reason: str | None
 
 
@@ -624,6 +627,7 @@ def cell_rows(store: Store, sweep: Sweep, outcomes: dict[str, CellOutcome] | Non
         status = "not started"
         b_run = b_correct = None
         b_score = None
+        b_interval: tuple[float, float] | None = None
         run = None if run_id is None else runs.by_id.get(run_id)
         if run is not None:
             n, done, correct, errored = _counts(store, run.id)
@@ -634,6 +638,7 @@ def cell_rows(store: Store, sweep: Sweep, outcomes: dict[str, CellOutcome] | Non
                 b_run = made.id
                 b_n, _, b_correct, _ = _counts(store, made.id)
                 b_score = b_correct / b_n if b_n else None
+                b_interval = Rate.of(b_correct, b_n).interval if b_n else None
             elif made is not None:
                 status += f", baseline {made.status}"
             elif (
@@ -659,19 +664,26 @@ def cell_rows(store: Store, sweep: Sweep, outcomes: dict[str, CellOutcome] | Non
                 correct=correct,
                 errored=errored,
                 score=correct / n if n else None,
+                score_interval=Rate.of(correct, n).interval if n else None,
                 baseline_run=b_run,
                 baseline_correct=b_correct,
                 baseline_score=b_score,
+                baseline_interval=b_interval,
                 reason=outcome.reason if outcome is not None else None,
             )
         )
     return rows
 
 
-def _score(correct: int | None, n: int, score: float | None) -> str:
+def _score(
+    correct: int | None, n: int, score: float | None, interval: tuple[float, float] | None = None
+) -> str:
     if correct is None or score is None:
         return "-"
-    return f"{correct}/{n} ({score:.0%})"
+    shown = f"{correct}/{n} ({score:.0%}"
+    if interval is not None:
+        shown += f" [{100 * interval[0]:.0f}-{100 * interval[1]:.0f}]"
+    return shown + ")"
 
 
 def sweep_table(sweep: Sweep, rows: Sequence[CellRow], store_url: str) -> Table:
@@ -692,10 +704,10 @@ def sweep_table(sweep: Sweep, rows: Sequence[CellRow], store_url: str) -> Table:
             r.settings,
             "-" if r.run is None else str(r.run),
             status,
-            _score(r.correct, r.episodes, r.score) if r.run is not None else "-",
+            _score(r.correct, r.episodes, r.score, r.score_interval) if r.run is not None else "-",
         ]
         if table.columns[-1].header == "solver baseline":
-            cols.append(_score(r.baseline_correct, r.episodes, r.baseline_score))
+            cols.append(_score(r.baseline_correct, r.episodes, r.baseline_score, r.baseline_interval))
         table.add_row(*cols)
     return table
 
