@@ -59,3 +59,25 @@ def test_embedded_model_plays_wilt_and_everything_is_stored(
     assert again["table"]["input_tokens"] == again["table"]["output_tokens"] == 0
     assert again["calls"]["cached_output_tokens"] == summary["table"]["output_tokens"]
     assert all(c["cached"] for c in store.list_calls(run_id=again["run"]))
+
+
+def test_replies_cut_at_the_token_limit_are_truncated_not_format_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'cut.db'}"
+    args = ["eval", "wilt", "--ids", "1", "--no-baseline", "--max-tokens", "4", "--db", db, "--json"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    store = Store(db)
+    (episode,) = store.list_episodes(report["run"])
+    calls = store.list_calls(run_id=report["run"])
+    # four tokens never hold a test case: every reply stops at the limit, and is counted as cut, not unreadable
+    assert calls and all(c["finish_reason"] == "length" for c in calls)
+    assert store.unreadable_counts(report["run"]) == {"unreadable": 0, "truncated": len(calls)}
+    assert episode.metrics is not None and episode.metrics["truncated"] == len(calls)
+    assert episode.metrics["format_errors"] == 0
+    assert (
+        f"{len(calls)} of {len(calls)} replies (100%) stopped at the token limit (max_tokens 4)"
+        in captured.err
+    )

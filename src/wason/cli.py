@@ -660,7 +660,17 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         if baseline is not None and store.get_run(baseline).status == "completed":
             runs.append(baseline)
     _report(store, runs, console, as_json=as_json)
+    _warn_truncated(store, [state["run"]])
     return _verdict(store, state["run"])
+
+
+def _warn_truncated(store: Store, run_ids: list[int]) -> None:
+    """One line on stderr for each run many of whose replies hit the token limit."""
+    from wason.report.compare import truncation_warning
+
+    for run_id in run_ids:
+        if (warning := truncation_warning(store, run_id)) is not None:
+            print(f"wason: warning: {warning}", file=sys.stderr)
 
 
 def _verdict(store: Store, run_id: int) -> int:
@@ -853,7 +863,7 @@ def _static_report(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace, console: Console) -> int:
-    from wason.report.compare import comparison_runs, print_comparison, truncation_warning
+    from wason.report.compare import comparison_runs, print_comparison
     from wason.report.tables import episode_json, transcript
 
     store = Store(_db(args))
@@ -891,9 +901,7 @@ def _show(args: argparse.Namespace, console: Console) -> int:
                 f"`wason eval --resume {run_id}` finishes it",
                 file=sys.stderr,
             )
-    for run_id in runs:
-        if (warning := truncation_warning(store, run_id)) is not None:
-            print(f"wason: warning: {warning}", file=sys.stderr)
+    _warn_truncated(store, runs)
     if len(runs) == 1 and args.format is None and args.command == "show":
         extra = baselines_of(store, runs[0], completed_only=True) if with_baselines else []
         return _report(store, [runs[0], *extra], console, as_json=_as_json(args))
