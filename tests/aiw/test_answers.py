@@ -123,7 +123,6 @@ def test_nothing_readable_after_the_marker_is_unparseable(reply: str) -> None:
         ("### Answer: M + 1 = 4", 4),
         ("### Answer: 6 + 1 = **7**", 7),
         ("### Answer: I think 3, no wait, 4", 4),
-        ("### Answer: 3,4", 4),
         ("### Answer: -3", -3),
         ("### Answer: x = −2", -2),
         ("### Answer: 7 - 2 = 5", 5),

@@ -13,15 +13,26 @@ Rules, in order:
    numbers elsewhere in the reply are restated problem numbers or working as often as they are answers.
 2. **Segment.** The text after the marker up to the end of that line is read; if that holds no letter or
    digit (``"### Answer:"`` then a new line), the next line that does is read instead.
-3. **Explanation cut.** Once the segment has produced a number (an expression for symbolic answers), an
-   explanation that follows is dropped: from the words because, since, where, as, which, including or
-   counting, and (for numbers) a trailing parenthetical remark. So ``"7 (6 sisters plus Alice)"`` and
+3. **Leading value.** When the segment opens with numbers before any prose, that opening decides:
+   ``"7  Alice has 3 sisters, so..."`` reads 7 (the value right after the marker wins over numbers in the prose
+   that follows), and the same number repeated (``"7, 7"``, ``"5 (5 sisters)"``) is that number. An opening
+   that names several different numbers without an ``=`` is **ambiguous** -- a range (``"4-6"``, ``"4 to 6"``,
+   ``"between 4 and 6"``) or a list (``"3, 4 or 5"``, ``"3,4"``): its own status, never a right answer. An
+   opening with ``=`` is a worked sum, and a segment that opens with words is read by the next rules.
+4. **Explanation cut.** Once the segment has produced a number (an expression for symbolic answers), an
+   explanation that follows is dropped: from the words because, since, where (whereas, whereby), as, which,
+   include and count in any of their forms (includes, including, counted, ...), means, consists or
+   comprising, and (for numbers) a trailing parenthetical remark. So ``"7 (6 sisters plus Alice)"`` and
    ``"7, because her 6 sisters and Alice"`` read as 7, while ``"2 * (3 + 1) = 8"`` reads as 8.
-4. **Value.** The final number in what remains: digits (sign, decimals, ``1,000`` thousands separators, inside
+5. **Value.** The final number in what remains: digits (sign, decimals, ``1,000`` thousands separators, inside
    ``**7**``, ``\\boxed{7}``, ``$7$``, after an equation's ``=``) are preferred; only if there are none is
    the final number word read ("seven", "twenty-one", "one hundred and five"; zero to 999). Digits win
    because "one" is also a pronoun ("7 sisters, one of whom is Alice"). Integral decimals (``7.0``) read
    as ints. Digit strings longer than :data:`MAX_DIGITS` are ignored, not read.
+
+A base model's continuation (the completion of a ``"### Problem: ... ### Answer:"`` prompt) runs on past its
+answer and invents further problems and answers: with ``first_answer`` the first marker counts and the text is
+read up to the next ``### Problem`` heading.
 
 A marker with nothing readable after it is ``"unparseable"`` -- never a wrong number.
 
@@ -47,7 +58,7 @@ from typing import Any, Literal
 import sympy
 
 Kind = Literal["number", "sex", "symbolic"]
-Status = Literal["ok", "unparseable", "no_marker"]
+Status = Literal["ok", "unparseable", "no_marker", "ambiguous"]
 
 #: Digit strings longer than this are not read as numbers: Python refuses to convert very long ones and no
 #: AIW answer is anywhere near this size.
@@ -107,7 +118,27 @@ _WORDS = re.compile(
 )
 _SEX = re.compile(r"\b(?P<female>female|girl|woman)\b|\b(?P<male>male|boy|man)\b", re.IGNORECASE)
 _TRAILING_REMARK = re.compile(r"(?<!\\)\([^()]*\)[\s.,;:!?*_$]*$")
-_EXPLANATION_WORDS = re.compile(r"\b(?:because|since|where|as|which|including|counting)\b", re.IGNORECASE)
+_EXPLANATION_WORDS = re.compile(
+    r"\b(?:because|since|where(?:as|by)?|as|which|includ(?:e|es|ed|ing)|count(?:s|ed|ing)?|mean(?:s|ing)?|"
+    r"consist(?:s|ing)?|comprising)\b",
+    re.IGNORECASE,
+)
+# The numbers an answer can open with, before any prose: digits, the operators of a worked sum, the words and
+# punctuation of a range or a list, and markup. Rule 3 of the module docstring reads this leading part first.
+_LEAD_TOKEN = re.compile(
+    r"(?P<num>(?<![\w.])[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\w|\.\d|,\d{3}))|(?P<open>\()"
+    r"|(?P<op>[-+*/×÷−–=xX](?=[\s\d(]))|(?P<link>\b(?:to|or|and|between)\b|,)"
+    r"|(?P<skip>[\s*_$`)\[\]{}]|\\boxed|\\text)|(?P<stop>.)",
+    re.IGNORECASE,
+)
+_PROBLEM_HEADING = re.compile(r"#{1,6}[ \t]*(?:\*\*|__)?[ \t]*problem\b", re.IGNORECASE)
+
+
+class _Ambiguous:
+    """The reply's answer names several different numbers (a range, a list): no single answer was given."""
+
+
+AMBIGUOUS = _Ambiguous()
 
 
 @dataclass(frozen=True)
@@ -129,11 +160,13 @@ class ParsedAnswer:
     kind: Kind = "number"
 
 
-def answer_segment(reply: str) -> str | None:
+def answer_segment(reply: str, *, first_answer: bool = False) -> str | None:
     """Return the text the answer is read from (rules 1 and 2 of the module docstring).
 
     Args:
         reply: the model's whole reply.
+        first_answer: read a base model's continuation: its first answer, up to the next ``### Problem`` it
+            goes on to invent (a completion runs on past its answer), instead of the last marker.
 
     Returns:
         The segment after the last marker, stripped of surrounding whitespace and markup, or ``None`` when
@@ -143,8 +176,10 @@ def answer_segment(reply: str) -> str | None:
     markers = list(_PRIMARY_MARKER.finditer(reply)) or list(_FALLBACK_MARKER.finditer(reply))
     if not markers:
         return None
-    marker = markers[-1]
+    marker = markers[0] if first_answer else markers[-1]
     rest = reply[marker.end() :]
+    if first_answer and (invented := _PROBLEM_HEADING.search(rest)) is not None:
+        rest = rest[: invented.start()]
     lines = rest.split("\n", 1)
     segment = lines[0]
     if not _ALNUM.search(segment) and len(lines) > 1:
@@ -191,7 +226,42 @@ def _word_value(m: re.Match[str]) -> int:
     return value + (below_100(m.group("rest")) if m.group("rest") else 0)
 
 
-def _read_number(segment: str) -> int | float | None:
+def _leading_number(segment: str) -> int | float | _Ambiguous | None:
+    """The answer the segment opens with, before any prose (rule 3 of the module docstring), or None when it
+    opens with words or reads only as a worked sum (the later rules decide those)."""
+    numbers: list[int | float] = []
+    ops: list[str] = []
+    links: list[str] = []
+    for m in _LEAD_TOKEN.finditer(segment):
+        kind = m.lastgroup
+        if kind == "stop" or (kind == "open" and numbers and not ops):
+            break  # prose, or a remark in parentheses after the answer ("7 (6 sisters and Alice)")
+        if kind == "num":
+            text = m.group().replace(",", "").replace("−", "-")
+            if len(text.split(".")[0].lstrip("-")) > MAX_DIGITS:
+                return None
+            value = float(text)
+            numbers.append(int(value) if value.is_integer() else value)
+        elif kind == "op":
+            ops.append(m.group())
+        elif kind == "link":
+            links.append(m.group().lower())
+    if not numbers:
+        return None
+    if "=" in ops:
+        return None  # a worked sum: its result, the final number, is read by rule 4
+    if len(set(numbers)) == 1:
+        return numbers[0]
+    dash = any(o in ("-", "–", "−") for o in ops)
+    if links or (dash and len(numbers) == 2 and numbers[0] < numbers[1] and not (set(ops) - {"-", "–", "−"})):
+        return AMBIGUOUS  # "4-6", "4 to 6", "between 4 and 6", "3, 4 or 5"
+    return None
+
+
+def _read_number(segment: str) -> int | float | _Ambiguous | None:
+    lead = _leading_number(segment)
+    if lead is not None:
+        return lead
     first = next((m for m in _DIGITS.finditer(segment) if _digit_value(m) is not None), None)
     if first is None:
         first_word = _WORDS.search(segment)
@@ -365,22 +435,25 @@ def parse_expression(text: str) -> Any:
 # --- public API -------------------------------------------------------------------------------------------
 
 
-def parse_answer(reply: str, kind: Kind = "number") -> ParsedAnswer:
+def parse_answer(reply: str, kind: Kind = "number", *, first_answer: bool = False) -> ParsedAnswer:
     """Read the final answer from a reply (see the module docstring for the rules).
 
     Args:
         reply: the model's whole reply.
         kind: ``"number"`` (default), ``"sex"`` (attribute control) or ``"symbolic"`` (AIW-Param).
+        first_answer: a base model's continuation: read its first answer (see :func:`answer_segment`).
 
     Returns:
         The parsed answer; ``value`` is ``None`` unless ``status == "ok"``.
     """
-    segment = answer_segment(reply)
+    segment = answer_segment(reply, first_answer=first_answer)
     if segment is None:
         return ParsedAnswer(None, "no_marker", "", kind)
     value: Any
     if kind == "number":
         value = _read_number(segment)
+        if value is AMBIGUOUS:
+            return ParsedAnswer(None, "ambiguous", segment, kind)
     elif kind == "sex":
         value = _read_sex(segment)
     else:

@@ -40,7 +40,7 @@ class AiwGame:
     """One trial of one AIW item; with ``followups``, the answer is read after every turn and the last one
     counts (the first is kept, to see whether the model revised a wrong answer or spoiled a right one).
 
-    A turn's status is ``ok``, ``unparseable`` or ``no_marker`` (see :mod:`wason.tasks.aiw.answers`), or
+    A turn's status is ``ok``, ``unparseable``, ``ambiguous`` or ``no_marker`` (see :mod:`wason.tasks.aiw.answers`), or
     ``truncated`` for a reply the endpoint cut off at the token limit before an answer could be read; the
     metrics key ``truncated`` counts those turns."""
 

@@ -26,9 +26,10 @@ class AiwCell(BaseModel):
     """One (variation, prompt type) cell: its trials' correct rate with Beta and Wilson intervals, how the
     answers spread, and what the self-verification follow-ups changed.
 
-    ``unparseable`` counts trials whose answer could not be read, ``truncated`` those whose reply was cut off at
-    the token limit before an answer (apart from ``unparseable``); the distribution's ``unparseable`` bucket
-    holds both (no answer was read)."""
+    ``unparseable`` counts trials whose answer could not be read, ``ambiguous`` those that gave several different
+    numbers (a range, a list: never right), ``truncated`` those whose reply was cut off at the token limit before
+    an answer (each apart from the others); the distribution's ``unparseable`` bucket holds them all (no single
+    answer was read)."""
 
     variation: str
     prompt_type: str
@@ -45,6 +46,7 @@ class AiwCell(BaseModel):
     wilson_high: float
     confidence: float
     unparseable: int
+    ambiguous: int = 0
     truncated: int = 0
     distribution: dict[str, int]
     near_miss: NearMissMass | None
@@ -102,7 +104,8 @@ def aiw_json(store: RunReader, run_id: int) -> AiwRunReport:
                 "prompt_type": prompt_type,
                 "expected": trials[0]["expected"],
                 **asdict(rate),
-                "unparseable": sum(t["status"] not in ("ok", "truncated") for t in trials),
+                "unparseable": sum(t["status"] not in ("ok", "truncated", "ambiguous") for t in trials),
+                "ambiguous": sum(t["status"] == "ambiguous" for t in trials),
                 "truncated": sum(t["status"] == "truncated" for t in trials),
                 "distribution": {
                     ("unparseable" if a is None else str(a)): c for a, c in distribution.items()
@@ -196,6 +199,7 @@ def aiw_table(store: RunReader, run_id: int) -> RenderableType:
         )
     calls = data["calls"]
     truncated = sum(r["truncated"] for r in data["cells"])
+    ambiguous = sum(r["ambiguous"] for r in data["cells"])
     notes = [
         Text(
             "Right: the right answer; Correct: correct trials, k/n [95% Wilson interval]; Beta sd: the spread "
@@ -206,7 +210,8 @@ def aiw_table(store: RunReader, run_id: int) -> RenderableType:
         Text(
             f"temperature {params.get('temperature')}, max_tokens {params.get('max_tokens')}; "
             f"errored {data['errored']}; truncated {truncated} (replies cut off at the token limit before an "
-            "answer, not counted in Unp.)"
+            f"answer, not counted in Unp.); ambiguous {ambiguous} (a range or a list of different numbers after "
+            "the marker: never right, not counted in Unp.)"
         ),
         Text(calls_note(calls)),
     ]
