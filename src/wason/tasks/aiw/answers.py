@@ -189,7 +189,7 @@ def answer_segment(reply: str, *, first_answer: bool = False) -> str | None:
 
 
 def _cut_explanation(segment: str, first_value_end: int, parens: bool) -> str:
-    """Drop an explanation that follows the first value read (rule 3 of the module docstring)."""
+    """Drop an explanation that follows the first value read (rule 4 of the module docstring)."""
     cut = _EXPLANATION_WORDS.search(segment, first_value_end)
     if cut is not None:
         segment = segment[: cut.start()]
@@ -249,7 +249,7 @@ def _leading_number(segment: str) -> int | float | _Ambiguous | None:
     if not numbers:
         return None
     if "=" in ops:
-        return None  # a worked sum: its result, the final number, is read by rule 4
+        return None  # a worked sum: its result, the final number, is read by rule 5
     if len(set(numbers)) == 1:
         return numbers[0]
     dash = any(o in ("-", "–", "−") for o in ops)
