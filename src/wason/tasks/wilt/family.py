@@ -26,7 +26,7 @@ from wason.core.family import (
 from wason.core.game import Game, Player, TextProtocol
 from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
-from wason.tasks.wilt.protocol import WiltProtocol
+from wason.tasks.wilt.protocol import INSTRUCTIONS, WiltProtocol, load_instruction
 from wason.tasks.wilt.rules import (
     SPLITS,
     WiltRule,
@@ -62,6 +62,11 @@ class WiltRunConfig(RunSettings):
     trials: int = Field(
         default=1,
         description="episodes per rule, each its own sample (with --model-seed S, trial t samples with seed S+t-1)",
+    )
+    protocol: Literal["published", "bayesian"] = Field(
+        default="published",
+        description="published: the paper's A.1.2 prompt; bayesian: the reference's Bayesian prompt "
+        "(whole numbers from 1 to 100)",
     )
     max_tests: int = Field(default=30, description="tests before the guess (published: 30)")
     format_error_limit: int = Field(
@@ -121,7 +126,10 @@ class WiltRunConfig(RunSettings):
 
     def game_config(self) -> WiltConfig:
         return WiltConfig(
-            max_tests=self.max_tests, format_error_limit=self.format_error_limit, probe_seed=self.probe_seed
+            max_tests=self.max_tests,
+            format_error_limit=self.format_error_limit,
+            probe_seed=self.probe_seed,
+            integer_range=(1, 100) if self.protocol == "bayesian" else None,
         )
 
     def items(self) -> list[Item]:
@@ -165,7 +173,9 @@ class WiltFamily(Family[WiltRunConfig]):
     own_rules = "a rule in the guess language, e.g. lambda x, y, z: x + y > z"
 
     _codec = ActionCodec(ProposeTest, FinalGuess)
-    _protocol = WiltProtocol()
+    _protocols: ClassVar[Mapping[str, WiltProtocol]] = {
+        n: WiltProtocol(load_instruction(n)) for n in INSTRUCTIONS
+    }
 
     @property
     def actions(self) -> ActionCodec:
@@ -178,7 +188,7 @@ class WiltFamily(Family[WiltRunConfig]):
         return WiltGame(rule_from_item(item).program(), config.game_config())
 
     def protocol(self, config: WiltRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
-        return self._protocol
+        return self._protocols[config.protocol]
 
     def sample_key(self, config: WiltRunConfig, item: Mapping[str, Any]) -> str:
         # every rule starts with the same prompt: the rule keeps episodes from sharing sampled replies, and the

@@ -65,11 +65,14 @@ class WiltConfig:
         format_error_limit: the episode ends after this many consecutive unreadable replies (the reference
             harness aborts on the second); 0 never ends it this way.
         probe_seed: seed of the probe set the final guess is judged on.
+        integer_range: the whole numbers a test may use, ``(low, high)`` inclusive (the Bayesian prompt's 1 to
+            100); None: any number of at most three digits (the published prompt).
     """
 
     max_tests: int = 30
     format_error_limit: int = 2
     probe_seed: int = 0
+    integer_range: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if self.max_tests < 1:
@@ -150,6 +153,11 @@ class WiltGame:
             if len(tokens) != 3:
                 raise InvalidValue(f"a test case needs exactly 3 numbers, got {len(tokens)}")
             x, y, z = (parse_value(t) for t in tokens)
+            if self.config.integer_range is not None:
+                low, high = self.config.integer_range
+                for v in (x, y, z):
+                    if not (v.is_integer() and low <= v <= high):
+                        raise InvalidValue(f"{v:g} is not a whole number from {low} to {high}")
         except InvalidValue as exc:
             self.invalid_tests += 1
             return WiltObservation(

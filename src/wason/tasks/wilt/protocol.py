@@ -37,9 +37,15 @@ _TUPLE = re.compile(r"[(\[](?P<body>[^()\[\]]*)[)\]]")
 _WRAPPING = " \t*_\"'"
 
 
-def load_instruction() -> str:
-    """The published WILT system prompt (paper A.1.2), byte for byte."""
-    return (resources.files("wason.tasks.wilt") / "data" / "instruction.txt").read_text(encoding="utf-8")
+INSTRUCTIONS = {"published": "instruction.txt", "bayesian": "instruction_bayesian.txt"}
+"""The published system prompt of each named protocol: the paper's A.1.2 text, and the reference's Bayesian
+variant (integer tests from 1 to 100, otherwise the same game)."""
+
+
+def load_instruction(protocol: str = "published") -> str:
+    """A published WILT system prompt, byte for byte: the paper's A.1.2 text by default."""
+    name = INSTRUCTIONS[protocol]
+    return (resources.files("wason.tasks.wilt") / "data" / name).read_text(encoding="utf-8")
 
 
 def _payload(after: str) -> str | None:

@@ -205,7 +205,12 @@ def wilt_scores(store: RunReader, run_id: int) -> list[Score]:
 
 def protocol_name(config: dict[str, Any]) -> str:
     """Which protocol a run used, stated in every report."""
-    parts = ["WILT as published (paper A.1.2 prompt"]
+    if config.get("protocol") == "bayesian":
+        parts = [
+            "WILT, the reference's Bayesian prompt (instruction_bayesian.txt: whole numbers from 1 to 100"
+        ]
+    else:
+        parts = ["WILT as published (paper A.1.2 prompt"]
     parts.append(", instructions as first user message" if config.get("system_as_user") else "")
     parts.append(f", {config.get('max_tests', 30)} tests then one guess")
     limit = config.get("format_error_limit", 2)
@@ -366,7 +371,7 @@ def transcript(data: dict[str, Any], run: RunRow, *, full: bool = False) -> Rend
         Text(
             "[system] "
             + fold_text(
-                load_instruction(),
+                load_instruction(str(run.config.get("protocol") or "published")),
                 full=full,
                 hint=f"the whole prompt: wason show {run_id} --episode {index} --full",
             ),
