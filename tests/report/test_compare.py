@@ -210,7 +210,7 @@ def test_the_table_fits_80_columns_without_cutting(runs: tuple[str, int, int, li
     # abbreviated headers come with a legend saying what they stand for
     assert "Acc = Accuracy" in text and "Unread = Unreadable" in text
     # wide enough, the headers are whole and no legend of abbreviations is printed
-    wide = _rendered(db, [first, second], 200)
+    wide = _rendered(db, [first, second], 320)
     assert "Approx. Correct" in wide and "Acc = Accuracy" not in wide and "Paired with run" in wide
 
 

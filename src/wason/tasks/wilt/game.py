@@ -193,8 +193,15 @@ class WiltGame:
     def outcome(self) -> Outcome:
         from wason.tasks.wilt.reduction import reduction_curve, uninformative_tests
 
+        from wason.tasks.wilt.complexity import guess_complexity
+
         v = self.verdict
         curve, space_version = reduction_curve(self.tests)
+        shape = (
+            guess_complexity(self.guess, v.model_dump(mode="json") if v else None)
+            if self.guess is not None
+            else None
+        )
         return Outcome(
             success=bool(v and v.equivalent),
             metrics={
@@ -210,6 +217,10 @@ class WiltGame:
                 "truncated": self.truncated,
                 "repeats": self.repeats,
                 "verdict": v.model_dump(mode="json") if v else None,
+                # paper A.3 for this guess (None when there was none or the sandbox refused it)
+                "operators": shape.operators if shape else None,
+                "guess_length": shape.length if shape else None,
+                "set_inclusion": shape.set_inclusion if shape else None,
                 "history": [[list(p), r] for p, r in self.tests],
                 "reduction": curve,
                 "uninformative_tests": uninformative_tests(curve),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,6 +23,7 @@ from wason.core.records import (
     run_header,
     run_label,
 )
+from wason.tasks.wilt.complexity import RunComplexity, run_complexity
 from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD
 from wason.tasks.wilt.protocol import load_instruction
 from wason.tasks.wilt.scoring import WiltSummary, summarize
@@ -92,6 +94,7 @@ class WiltRunReport(RunReport):
     summary: WiltSummary
     calls: CallTotals
     rules: list[WiltRuleRow]
+    complexity: RunComplexity
     episodes: list[WiltEpisodeRow]
     baselines: list[WiltRunReport] | None = None
 
@@ -135,6 +138,7 @@ def show_json(store: RunReader, run_id: int) -> WiltRunReport:
     return WiltRunReport(
         **run_header(run),
         protocol=protocol_name(run.config),
+        complexity=_complexity(eps),
         table=WiltTable(
             accuracy=s.accuracy,
             approx_correct=s.approx,
@@ -199,6 +203,36 @@ def wilt_scores(store: RunReader, run_id: int) -> list[Score]:
         Score.count("Repeats", "Repeats", s.repeats, "tests asked again, summed over episodes"),
         Score.count(
             "Invalid tests", "Invalid", s.invalid_tests, "tests with values out of range or unreadable"
+        ),
+        *complexity_scores(_complexity(eps)),
+    ]
+
+
+def complexity_scores(c: RunComplexity) -> list[Score]:
+    """Paper Table 2's medians as comparison columns (no interval: medians of a few guesses)."""
+    return [
+        Score.mean(
+            "Median operators",
+            "Ops",
+            c.median_operators,
+            n=c.guesses,
+            legend="operators of the final guess (paper A.3), median over accepted guesses",
+            higher_is_better=False,
+        ),
+        Score.mean(
+            "Median length",
+            "Len",
+            c.median_length,
+            n=c.guesses,
+            legend="characters of the final guess's expression, spaces removed, median",
+            higher_is_better=False,
+        ),
+        Score.mean(
+            "Median set inclusion",
+            "Incl",
+            c.median_set_inclusion,
+            n=c.set_inclusion_defined,
+            legend="|guess true-set| / |rule true-set| where one contains the other, median (1: same set)",
         ),
     ]
 
@@ -273,7 +307,7 @@ def show_table(store: RunReader, run_ids: int | list[int]) -> RenderableType:
             str(s.invalid_tests),
         )
         if run_id == ids[0]:
-            notes += _notes(run, s, calls)
+            notes += _notes(run, s, calls, store.list_episodes(run_id))
             space = s.hypothesis_space
     notes.insert(
         2,
@@ -286,10 +320,27 @@ def show_table(store: RunReader, run_ids: int | list[int]) -> RenderableType:
     return Group(table, reduction, *notes)
 
 
-def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int]) -> list[Text]:
+def _complexity(eps: Sequence[EpisodeRow]) -> RunComplexity:
+    return run_complexity(e.metrics for e in eps if e.status == "completed")
+
+
+def _complexity_note(c: RunComplexity) -> str:
+    def num(v: float | None) -> str:
+        return "-" if v is None else f"{v:g}" if float(v).is_integer() else f"{v:.2f}"
+
+    return (
+        f"complexity (paper A.3), medians over {c.guesses} accepted guesses: operators "
+        f"{num(c.median_operators)}, length {num(c.median_length)}, set inclusion "
+        f"{num(c.median_set_inclusion)} (defined for {c.set_inclusion_defined})"
+    )
+
+
+def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int], eps: Sequence[EpisodeRow] = ()) -> list[Text]:
     seed = run.config.get("probe_seed", 0)
     trials = int(run.config.get("trials") or 1)
     lines = [Text(f"protocol: {protocol_name(run.config)}; guesses judged on probe set seed {seed}")]
+    if eps:
+        lines.append(Text(_complexity_note(_complexity(eps))))
     if trials > 1:
         lines.append(
             Text(f"{trials} trials per rule: the rates pool every trial played (per rule: k of its trials)")
