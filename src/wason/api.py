@@ -194,6 +194,7 @@ def evaluate(
     config: RunSettings = config_type(**settings, player=player, model=chosen, params=generation)
     store = db if isinstance(db, Store) else Store(db)
     try:
+        config = fam.prepare(config, store)
         items = fam.items(config)
         run_id = create_run(store, config, items)
         if player == "llm":

@@ -515,9 +515,15 @@ def _db_reason(exc: SQLAlchemyError) -> str:
 def _reasons(exc: Exception) -> str:
     if isinstance(exc, ValidationError):  # keep only the reasons, naming the field
         return "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" if e["loc"] else str(e["msg"]) for e in exc.errors()
+            f"{'.'.join(map(str, e['loc']))}: {_msg(e['msg'])}" if e["loc"] else _msg(e["msg"])
+            for e in exc.errors()
         )
     return str(exc)
+
+
+def _msg(text: object) -> str:
+    # pydantic prefixes the message of a ValueError raised by a validator; the user reads only the message
+    return str(text).removeprefix("Value error, ")
 
 
 def _one_line(text: str) -> str:
@@ -628,7 +634,7 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
             names = ", ".join(registry.names())
             raise UserError(f"name a task family ({names}) or --resume RUN; see `wason eval --help`")
         family = registry.get(args.family)
-        config = _eval_config(args, family)
+        config = family.prepare(_eval_config(args, family), store)
         # unknown rule ids and bad rules files fail here, before anything is written; drawing the items once
         # matters for generated rules and examples, which take seconds
         items = family.items(config)

@@ -6,7 +6,15 @@ import pytest
 
 from tests.reference import reference
 from wason.core.game import Malformed
-from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame, get_rule, load_split
+from wason.tasks.wilt import (
+    FinalGuess,
+    ProposeTest,
+    WiltConfig,
+    WiltGame,
+    WiltRunConfig,
+    get_rule,
+    load_split,
+)
 
 
 def game(rule_id: int = 2, split: str = "full", **config: int) -> WiltGame:
@@ -129,6 +137,10 @@ def test_rule_answers_follow_the_published_lambdas() -> None:
 
 def test_config_is_validated() -> None:
     with pytest.raises(ValueError, match="max_tests"):
-        WiltConfig(max_tests=0)
+        WiltConfig(max_tests=-1)
+    # 0 tests is the test swap's game (the tests are given); a run of the published protocol refuses it
+    assert WiltConfig(max_tests=0).max_tests == 0
+    with pytest.raises(ValueError, match="max_tests must be at least 1"):
+        WiltRunConfig(max_tests=0)
     with pytest.raises(ValueError, match="format_error_limit"):
         WiltConfig(format_error_limit=-1)

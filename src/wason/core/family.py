@@ -318,6 +318,16 @@ class Family(ABC, Generic[C]):
         family with trials may move a given seed on per trial, so each trial samples with its own seed."""
         return config.params
 
+    def prepare(self, config: C, reader: RunReader) -> C:
+        """The configuration completed from the store before its items are drawn, for a run built on another
+        run's results (a family never reads the store itself); stored with the run, so resuming needs nothing
+        more. By default unchanged.
+
+        Raises:
+            ValueError: the other run cannot be used, in one line naming it.
+        """
+        return config
+
     def oracle(self, config: C) -> OracleSpec | None:
         """The model the run's games need for LLM judges or labellers, or None when code decides."""
         return None

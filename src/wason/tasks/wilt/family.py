@@ -26,7 +26,7 @@ from wason.core.family import (
 from wason.core.game import Game, Player, TextProtocol
 from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
-from wason.tasks.wilt.protocol import INSTRUCTIONS, WiltProtocol, load_instruction
+from wason.tasks.wilt.protocol import INSTRUCTIONS, WiltProtocol, load_instruction, testswap_prompt
 from wason.tasks.wilt.rules import (
     SPLITS,
     WiltRule,
@@ -45,7 +45,8 @@ class WiltRunConfig(RunSettings):
 
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
     flag_metavars: ClassVar[Mapping[str, str]] = {"rules_file": "FILE"}
-    not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "n", "trials"})
+    not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "n", "trials", "tests_from"})
+    internal_fields: ClassVar[frozenset[str]] = RunSettings.internal_fields | {"swap"}
     play_defaults: ClassVar[Mapping[str, Any]] = {"split": "full"}
 
     task: Literal["wilt"] = "wilt"
@@ -63,11 +64,17 @@ class WiltRunConfig(RunSettings):
         default=1,
         description="episodes per rule, each its own sample (with --model-seed S, trial t samples with seed S+t-1)",
     )
-    protocol: Literal["published", "bayesian"] = Field(
+    protocol: Literal["published", "bayesian", "testswap"] = Field(
         default="published",
         description="published: the paper's A.1.2 prompt; bayesian: the reference's Bayesian prompt "
-        "(whole numbers from 1 to 100)",
+        "(whole numbers from 1 to 100); testswap: one guess from another run's tests (paper A.2, --tests-from)",
     )
+    tests_from: int | None = Field(
+        default=None,
+        description="with --protocol testswap: the WILT run whose tests each rule's guess is made from",
+    )
+    # the source run's rules and their tests (filled by the family's prepare from --tests-from, then stored)
+    swap: list[dict[str, Any]] | None = None
     max_tests: int = Field(default=30, description="tests before the guess (published: 30)")
     format_error_limit: int = Field(
         default=2,
@@ -121,10 +128,19 @@ class WiltRunConfig(RunSettings):
             raise ValueError("--rules FILE plays your own rules; leave out --split")
         if self.ids is not None and self.split not in SPLITS:
             raise ValueError("rule ids select from a published split (lite or full)")
+        if self.max_tests < 1:
+            raise ValueError(f"max_tests must be at least 1 (--max-tests), got {self.max_tests}")
+        if (self.protocol == "testswap") != (self.tests_from is not None):
+            raise ValueError(
+                "--protocol testswap and --tests-from RUN go together (the run whose tests are given)"
+            )
         self.game_config()
         return self
 
     def game_config(self) -> WiltConfig:
+        if self.protocol == "testswap":
+            # one turn: the guess from the tests given; a reply that is no guess ends the episode
+            return WiltConfig(max_tests=0, format_error_limit=1, probe_seed=self.probe_seed)
         return WiltConfig(
             max_tests=self.max_tests,
             format_error_limit=self.format_error_limit,
@@ -137,7 +153,15 @@ class WiltRunConfig(RunSettings):
         never needs the source again.
 
         With one trial the items are the rule's own (as before trials existed, so older runs and their cached
-        replies line up); with more, each trial's key ends in ``|t`` and its item holds ``trial``."""
+        replies line up); with more, each trial's key ends in ``|t`` and its item holds ``trial``. A test-swap
+        run plays the source run's rules, each item holding the tests it is given."""
+        if self.protocol == "testswap":
+            if self.swap is None:
+                raise ValueError("a test-swap run needs its source run's tests: give --tests-from RUN")
+            base = [(str(s["key"]), {**s["item"], "swap_tests": s["tests"]}) for s in self.swap]
+            if self.trials == 1:
+                return base
+            return [(f"{k}|{t}", {**i, "trial": t}) for k, i in base for t in range(1, self.trials + 1)]
         if self.trials == 1:
             return [rule_item(r) for r in self.rules()]
         out: list[Item] = []
@@ -188,7 +212,35 @@ class WiltFamily(Family[WiltRunConfig]):
         return WiltGame(rule_from_item(item).program(), config.game_config())
 
     def protocol(self, config: WiltRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
+        if config.protocol == "testswap":
+            tests = [
+                ((float(a), float(b), float(c)), bool(r)) for (a, b, c), r in item.get("swap_tests") or []
+            ]
+            return WiltProtocol(testswap_prompt(tests))
         return self._protocols[config.protocol]
+
+    def prepare(self, config: WiltRunConfig, reader: RunReader) -> WiltRunConfig:
+        """A test-swap run takes its rules and their tests from the finished episodes of ``tests_from``."""
+        if config.protocol != "testswap" or config.tests_from is None:
+            return config
+        source_id = config.tests_from
+        source = reader.get_run(source_id)
+        if source.task != self.name:
+            raise ValueError(f"--tests-from {source_id}: run {source_id} is {source.task}, not {self.name}")
+        swap: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for e in reader.list_episodes(source_id):
+            rule_key = str(e.item_key).split("|")[0]  # a source with trials gives its first finished trial
+            if e.status != "completed" or not e.metrics or rule_key in seen:
+                continue
+            seen.add(rule_key)
+            item = {k: v for k, v in e.item.items() if k not in ("trial", "swap_tests")}
+            swap.append({"key": rule_key, "item": item, "tests": e.metrics.get("history") or []})
+        if not swap:
+            raise ValueError(
+                f"--tests-from {source_id}: run {source_id} has no finished episode to take tests from"
+            )
+        return config.model_copy(update={"swap": swap})
 
     def sample_key(self, config: WiltRunConfig, item: Mapping[str, Any]) -> str:
         # every rule starts with the same prompt: the rule keeps episodes from sharing sampled replies, and the
@@ -211,6 +263,12 @@ class WiltFamily(Family[WiltRunConfig]):
     def solver(self, config: WiltRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.wilt.solver_player import WiltSolverPlayer
 
+        if config.protocol == "testswap":
+            # the ideal reader of the tests given: it has seen them, and makes no test of its own
+            player = WiltSolverPlayer(max_tests=0)
+            for (a, b, c), result in item.get("swap_tests") or []:
+                player.solver.observe((float(a), float(b), float(c)), bool(result))
+            return player
         return WiltSolverPlayer(max_tests=config.max_tests)
 
     def baseline(self, config: WiltRunConfig, run_id: int) -> WiltRunConfig:

@@ -75,8 +75,9 @@ class WiltConfig:
     integer_range: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
-        if self.max_tests < 1:
-            raise ValueError("max_tests must be at least 1")
+        if self.max_tests < 0:
+            # 0: no tests at all, the guess at once (the test swap, where the tests are given)
+            raise ValueError("max_tests must be 0 or more")
         if self.format_error_limit < 0:
             raise ValueError("format_error_limit must be 0 (never) or more")
 
@@ -191,9 +192,8 @@ class WiltGame:
         )
 
     def outcome(self) -> Outcome:
-        from wason.tasks.wilt.reduction import reduction_curve, uninformative_tests
-
         from wason.tasks.wilt.complexity import guess_complexity
+        from wason.tasks.wilt.reduction import reduction_curve, uninformative_tests
 
         v = self.verdict
         curve, space_version = reduction_curve(self.tests)

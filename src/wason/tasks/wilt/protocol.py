@@ -37,9 +37,22 @@ _TUPLE = re.compile(r"[(\[](?P<body>[^()\[\]]*)[)\]]")
 _WRAPPING = " \t*_\"'"
 
 
-INSTRUCTIONS = {"published": "instruction.txt", "bayesian": "instruction_bayesian.txt"}
-"""The published system prompt of each named protocol: the paper's A.1.2 text, and the reference's Bayesian
-variant (integer tests from 1 to 100, otherwise the same game)."""
+INSTRUCTIONS = {
+    "published": "instruction.txt",
+    "bayesian": "instruction_bayesian.txt",
+    "testswap": "instruction_testswap.txt",
+}
+"""The published system prompt of each named protocol: the paper's A.1.2 text, the reference's Bayesian variant
+(integer tests from 1 to 100, otherwise the same game), and the test swap's (paper A.2: another run's tests given,
+one guess; its ``{testcases}`` is filled by :func:`testswap_prompt`)."""
+
+
+def testswap_prompt(tests: list[tuple[tuple[float, float, float], bool]]) -> str:
+    """The test-swap prompt with another run's tests in it: one line per test, ``(x, y, z): True``, the inputs
+    echoed as the harness echoed them, in the order they were made (the reference pulled these lines out of
+    its feedback messages; invalid tests had none)."""
+    lines = "\n".join(f"({', '.join(format_value(v) for v in point)}): {result}" for point, result in tests)
+    return load_instruction("testswap").replace("{testcases}", lines)
 
 
 def load_instruction(protocol: str = "published") -> str:

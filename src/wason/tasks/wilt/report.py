@@ -239,6 +239,11 @@ def complexity_scores(c: RunComplexity) -> list[Score]:
 
 def protocol_name(config: dict[str, Any]) -> str:
     """Which protocol a run used, stated in every report."""
+    if config.get("protocol") == "testswap":
+        return (
+            f"WILT test swap (paper A.2, instruction_testswap.txt: the tests of run {config.get('tests_from')} "
+            "given, reasoning stripped; one guess)"
+        )
     if config.get("protocol") == "bayesian":
         parts = [
             "WILT, the reference's Bayesian prompt (instruction_bayesian.txt: whole numbers from 1 to 100"
