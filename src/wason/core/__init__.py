@@ -23,7 +23,7 @@ from wason.core.game import (
     Settles,
     TextProtocol,
 )
-from wason.core.records import EpisodeRow, Figure, Rate, RunRow, Score, Series
+from wason.core.records import EpisodeRow, Figure, Matrix, Rate, RunRow, Score, Series
 
 # the message and parameter types of the Oracle contract (families build the prompts their oracles send)
 from wason.models.base import ChatMessage, GenerationParams
@@ -41,6 +41,7 @@ __all__ = [
     "GenerationParams",
     "Item",
     "Malformed",
+    "Matrix",
     "Move",
     "Oracle",
     "OracleSpec",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from pydantic import BaseModel, ConfigDict, Field
 
 from wason.core.game import VOID, Game, Malformed, Player, TextProtocol
-from wason.core.records import CallContext, EpisodeRow, Figure, RunReport, RunRow, Score
+from wason.core.records import CallContext, EpisodeRow, Figure, Matrix, RunReport, RunRow, Score
 from wason.models.base import ChatMessage, GenerationParams, Model, ModelResponse
 
 if TYPE_CHECKING:
@@ -385,6 +385,11 @@ class Family(ABC, Generic[C]):
         """The family's own figures of these runs (one series per run, named for its model or player), as data
         that :mod:`wason.report.plots` draws; every family also gets the comparison's accuracy figure. By
         default none."""
+        return []
+
+    def matrices(self, store: RunReader, run_ids: Sequence[int]) -> list[Matrix]:
+        """Tables of one score over two factors that these runs fill together (WILT's guessing models x test
+        sources), printed under the comparison in every format and drawn by the plots. By default none."""
         return []
 
     def column(self, config: C, item: Mapping[str, Any]) -> str:

@@ -17,6 +17,7 @@ __all__ = [
     "CallTotals",
     "EpisodeRow",
     "Figure",
+    "Matrix",
     "Rate",
     "RunReport",
     "RunRow",
@@ -338,6 +339,39 @@ class Score(BaseModel):
             value=value,
             higher_is_better=higher_is_better,
         )
+
+
+class Matrix(BaseModel):
+    """A table of one score over two factors (WILT's guessing models x test sources, the paper's Figure 2), as
+    data: the comparison prints it under its table in every format and the plots draw it as grouped bars.
+
+    Attributes:
+        name: the file stem of its figure (letters, digits, ``-`` and ``_``).
+        title: what the cells are.
+        row_title: what the rows are (``Guessing model``).
+        column_title: what the columns are (``Tests from``).
+        rows: the row labels.
+        columns: the column labels.
+        cells: ``cells[i][j]`` for row ``i`` and column ``j``; None where no run measured it.
+        notes: lines under it (runs left out, pooled cells).
+        figure_title: a shorter title for its figure (the title when empty).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    title: str
+    row_title: str
+    column_title: str
+    rows: list[str]
+    columns: list[str]
+    cells: list[list[Score | None]]
+    notes: list[str] = []
+    figure_title: str = ""
+
+    def cell(self, row: str, column: str) -> Score | None:
+        """The cell of ``row`` and ``column`` (by label)."""
+        return self.cells[self.rows.index(row)][self.columns.index(column)]
 
 
 class Series(BaseModel):

@@ -27,7 +27,7 @@ from rich.table import Table
 from wason.core import registry
 from wason.core.family import RunReader, RunSettings
 from wason.core.game import VOID
-from wason.core.records import EpisodeRow, Rate, RunRow, Score, series_names
+from wason.core.records import EpisodeRow, Matrix, Rate, RunRow, Score, series_names
 from wason.metrics.paired import BOOTSTRAP_RESAMPLES, compare_paired, pair_outcomes
 
 __all__ = [
@@ -217,6 +217,8 @@ class Comparison(BaseModel):
         columns: the family's columns, in order (the union of the rows' scores by name, first seen first).
         rows: one per run, the runs given first, then their baselines.
         notes: lines under the table (runs that share no items with the first).
+        matrices: the family's tables of one score over two factors that these runs fill together (WILT's
+            test-swap matrix), printed under the comparison.
     """
 
     task: str
@@ -224,6 +226,7 @@ class Comparison(BaseModel):
     columns: list[ComparisonColumn]
     rows: list[ComparisonRow]
     notes: list[str] = []
+    matrices: list[Matrix] = []
 
 
 def _outcomes(episodes: Sequence[EpisodeRow]) -> list[tuple[str, bool | None]]:
@@ -314,7 +317,12 @@ def build_comparison(store: RunReader, run_ids: Sequence[int], *, baselines: boo
             )
         )
     return Comparison(
-        task=family.name, title=family.title, columns=list(columns.values()), rows=rows, notes=notes
+        task=family.name,
+        title=family.title,
+        columns=list(columns.values()),
+        rows=rows,
+        notes=notes,
+        matrices=family.matrices(store, ids),
     )
 
 
@@ -458,6 +466,18 @@ def _paired_grid(data: Comparison, *, terminal: bool) -> _Grid | None:
     return _Grid(headers, shorts, rows)
 
 
+def _matrix_grid(matrix: Matrix, cell: Callable[[Score | None], str]) -> _Grid:
+    headers = [matrix.row_title, *matrix.columns]
+    rows = [
+        [label, *(cell(c) for c in cells)] for label, cells in zip(matrix.rows, matrix.cells, strict=True)
+    ]
+    return _Grid(headers, headers, rows)
+
+
+def _matrix_title(matrix: Matrix) -> str:
+    return f"{matrix.title}; rows: {matrix.row_title.lower()}, columns: {matrix.column_title.lower()}"
+
+
 def _paired_title(data: Comparison) -> str:
     return f"Paired with run {data.rows[0].run} ({data.rows[0].label}): success on the same items"
 
@@ -570,6 +590,13 @@ def _print_table(data: Comparison, console: Console) -> None:
         say(_paired_caption(terminal=True))
     for note in data.notes:
         say(note)
+    for matrix in data.matrices:
+        console.print()
+        for table in _fit(console, _matrix_grid(matrix, _terminal_cell), _matrix_title(matrix))[0]:
+            console.print(table)
+            console.print()
+        for note in matrix.notes:
+            say(note)
 
 
 # -- markdown, LaTeX, CSV -------------------------------------------------------------------------------------
@@ -596,6 +623,10 @@ def to_markdown(data: Comparison) -> str:
         lines += ["", f"{_paired_title(data)}:", "", *_md_table(paired), "", _paired_caption(terminal=False)]
     if data.notes:
         lines += ["", *data.notes]
+    for matrix in data.matrices:
+        lines += ["", f"{_matrix_title(matrix)}:", "", *_md_table(_matrix_grid(matrix, _paper_cell))]
+        if matrix.notes:
+            lines += ["", *matrix.notes]
     return "\n".join(lines) + "\n"
 
 
@@ -646,13 +677,17 @@ def to_latex(data: Comparison) -> str:
         lines += ["", _latex_comment(_paired_title(data))]
         lines += [*_latex_table(paired), _latex_comment(_paired_caption(terminal=False))]
     lines += [_latex_comment(note) for note in data.notes]
+    for matrix in data.matrices:
+        lines += ["", _latex_comment(_matrix_title(matrix)), *_latex_table(_matrix_grid(matrix, _paper_cell))]
+        lines += [_latex_comment(note) for note in matrix.notes]
     return "\n".join(lines) + "\n"
 
 
 def to_csv(data: Comparison) -> str:
     """The comparison as CSV: one row per run, one column per number (a rate ``NAME`` has ``NAME k``,
     ``NAME n``, ``NAME low``, ``NAME high`` beside it; a mean ``NAME n``, ``NAME low``, ``NAME high``). The
-    paired comparisons are not in it (``--json`` has them)."""
+    paired comparisons and the family's matrices are not in it (``--json`` has them; each test-swap run's
+    accuracy, a matrix cell, is its row here)."""
     header = ["run", "label", "player", "model", "baseline_for"]
     for c in data.columns:
         if c.kind == "rate":
@@ -688,6 +723,15 @@ def to_csv(data: Comparison) -> str:
     return out.getvalue()
 
 
+class MatrixView(BaseModel):
+    """A matrix of the comparison as cells of text for a web page."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    notes: list[str]
+
+
 class ComparisonView(BaseModel):
     """The comparison as cells of text for a web page: the main table, the paired comparisons (or None), and
     what the columns mean."""
@@ -700,6 +744,7 @@ class ComparisonView(BaseModel):
     paired_caption: str
     legend: list[str]
     notes: list[str]
+    matrices: list[MatrixView] = []
 
 
 def comparison_view(data: Comparison) -> ComparisonView:
@@ -715,6 +760,15 @@ def comparison_view(data: Comparison) -> ComparisonView:
         paired_caption=_paired_caption(terminal=False),
         legend=_legend_lines(data, short=False),
         notes=list(data.notes),
+        matrices=[
+            MatrixView(
+                title=_matrix_title(m),
+                headers=(grid := _matrix_grid(m, _paper_cell)).headers,
+                rows=grid.rows,
+                notes=list(m.notes),
+            )
+            for m in data.matrices
+        ],
     )
 
 

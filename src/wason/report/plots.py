@@ -33,7 +33,7 @@ from matplotlib.ticker import MaxNLocator
 
 from wason.core import registry
 from wason.core.family import Family, RunReader
-from wason.core.records import Figure, RunRow, Series, series_names
+from wason.core.records import Figure, Matrix, RunRow, Series, series_names
 
 __all__ = ["PALETTE", "REFERENCE_COLOR", "accuracy_figure", "draw", "render", "write_plots"]
 
@@ -53,6 +53,8 @@ TICK_WIDTH = 14
 """Characters per line of a category's tick label (longer names are wrapped at ``/ : - _`` and spaces)."""
 LEGEND_WIDTH = 28
 """Characters per line of a legend entry."""
+LEGEND_INCHES = 1.8
+"""Inches added to a figure for the legend beside its axes."""
 MAX_BAR_LABELS = 16
 """Bars labelled with their text (``7/10``) only up to this many: beyond, the labels would overlap."""
 
@@ -100,7 +102,11 @@ def write_plots(store: RunReader, run_ids: Sequence[int], directory: Path) -> li
     if len(tasks) > 1:
         raise ValueError(f"plots are drawn for runs of one family; these are of {', '.join(tasks)}")
     family = registry.get(tasks[0])
-    figures = [accuracy_figure(store, family, runs), *family.figures(store, ids)]
+    figures = [
+        accuracy_figure(store, family, runs),
+        *family.figures(store, ids),
+        *(matrix_figure(m) for m in family.matrices(store, ids)),
+    ]
     names = [f.name for f in figures]
     doubled = sorted({n for n in names if names.count(n) > 1})
     if doubled:
@@ -154,6 +160,35 @@ def accuracy_figure(store: RunReader, family: Family[Any], runs: Sequence[RunRow
     )
 
 
+def matrix_figure(matrix: Matrix) -> Figure:
+    """A family's matrix as grouped bars: a group per row, a bar per column, 95% Wilson whiskers and ``k/n``
+    over each bar (the paper's test-swap heat map, with its intervals)."""
+    series = []
+    for j, column in enumerate(matrix.columns):
+        cells = [row[j] for row in matrix.cells]
+        series.append(
+            Series(
+                name=column,
+                values=[c.value if c is not None else None for c in cells],
+                low=[c.interval[0] if c is not None and c.interval else None for c in cells],
+                high=[c.interval[1] if c is not None and c.interval else None for c in cells],
+                labels=[f"{c.k}/{c.n}" if c is not None and c.n else "" for c in cells],
+            )
+        )
+    return Figure(
+        name=matrix.name,
+        title=matrix.figure_title or matrix.title,
+        kind="bars",
+        categories=matrix.rows,
+        series=series,
+        x_label=matrix.row_title,
+        y_label="rate (k of n)",
+        y_range=(0.0, 1.0),
+        caption=f"Legend: {matrix.column_title.lower()}. Bars: k of n (written over each bar); whiskers: 95% "
+        "Wilson interval.",
+    )
+
+
 def has_data(figure: Figure) -> bool:
     """Whether any series of ``figure`` has a value to draw."""
     return any(v is not None and math.isfinite(v) for s in figure.series for v in s.values)
@@ -194,7 +229,7 @@ def _render(figure: Figure) -> MplFigure:
         width = min(16.0, max(5.0, 1.6 + groups * (0.3 * n_series + 0.45)))
     else:
         width = 7.2
-    width += 1.8  # the legend, beside the axes
+    width += LEGEND_INCHES  # the legend, beside the axes
     fig = MplFigure(figsize=(width, 4.4), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -213,8 +248,10 @@ def _render(figure: Figure) -> MplFigure:
     if handles:
         # beside the axes, so never over a bar or a line; it names the models even when there is one
         fig.legend(handles=handles, loc="outside right upper")
-    # title and caption start at the left edge, as a paper's do; wrapped to the figure's width, never clipped
-    fig.suptitle(_wrap(figure.title, _chars(width, TITLE_SIZE)), fontsize=TITLE_SIZE, x=0.01, ha="left")
+    # title and caption start at the left edge, as a paper's do, wrapped never clipped: the title beside the
+    # legend's column (the legend starts at the top), the caption under both to the figure's width
+    title_width = width - LEGEND_INCHES if handles else width
+    fig.suptitle(_wrap(figure.title, _chars(title_width, TITLE_SIZE)), fontsize=TITLE_SIZE, x=0.01, ha="left")
     if figure.caption:
         fig.supxlabel(
             _wrap(figure.caption, _chars(width, CAPTION_SIZE)),

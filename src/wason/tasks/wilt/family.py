@@ -24,7 +24,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, Player, TextProtocol
-from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
+from wason.core.records import Figure, Matrix, RunReport, RunRow, Score, run_footer
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.protocol import INSTRUCTIONS, WiltProtocol, load_instruction, testswap_prompt
 from wason.tasks.wilt.rules import (
@@ -331,6 +331,12 @@ class WiltFamily(Family[WiltRunConfig]):
         from wason.tasks.wilt.plots import figures
 
         return figures(store, run_ids)
+
+    def matrices(self, store: RunReader, run_ids: Sequence[int]) -> list[Matrix]:
+        from wason.tasks.wilt.swap import swap_matrix
+
+        matrix = swap_matrix(store, run_ids)
+        return [matrix] if matrix is not None else []
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

@@ -1,0 +1,95 @@
+"""The test-swap matrix (the paper's appendix A.2, Figure 2): each guessing model's accuracy on the tests of each
+source run, from a set of ``--protocol testswap`` runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from wason.core.family import RunReader
+from wason.core.records import Matrix, RunRow, Score, series_names
+from wason.tasks.wilt.scoring import summarize
+
+LEGEND = (
+    "a rule's final guess equivalent to it, made in one turn from the source run's tests of that rule "
+    "(reasoning stripped), of the rules the source finished"
+)
+
+
+def _guesser_key(run: RunRow) -> str:
+    """Who guesses: the model with its settings, or the player that asks no model (the solver)."""
+    if run.player != "llm":
+        return run.player
+    params = {k: v for k, v in (run.config.get("params") or {}).items() if v is not None}
+    return json.dumps([run.model, params], sort_keys=True, default=str)
+
+
+def _accuracy(store: RunReader, run_id: int) -> tuple[int, int]:
+    s = summarize([(e.status, e.metrics) for e in store.list_episodes(run_id)])
+    return s.correct, s.n
+
+
+def swap_matrix(store: RunReader, run_ids: Sequence[int]) -> Matrix | None:
+    """The guessing models x test sources matrix of the test-swap runs among ``run_ids`` (None without any).
+
+    A row is one guesser (a model with its settings, or the solver reading the same tests); a column is one
+    source run, named for its model. Runs of one guesser on one source are pooled (their rules are the
+    source's, so a second run is more trials of the same cells); a note says so.
+    """
+    runs = [store.get_run(r) for r in dict.fromkeys(run_ids)]
+    swaps = [
+        r for r in runs if r.config.get("protocol") == "testswap" and r.config.get("tests_from") is not None
+    ]
+    if not swaps:
+        return None
+    guessers: dict[str, RunRow] = {}
+    for run in swaps:
+        guessers.setdefault(_guesser_key(run), run)
+    row_labels = [n.removesuffix(" (baseline)") for n in series_names(list(guessers.values()))]
+    source_ids = list(dict.fromkeys(int(r.config["tests_from"]) for r in swaps))
+    sources = [store.get_run(s) for s in source_ids]
+    column_labels = [
+        f"{name} (run {run.id})" for name, run in zip(series_names(sources), sources, strict=True)
+    ]
+    counts: dict[tuple[int, int], tuple[int, int]] = {}
+    pooled: dict[tuple[int, int], list[int]] = {}
+    keys = list(guessers)
+    for run in swaps:
+        at = (keys.index(_guesser_key(run)), source_ids.index(int(run.config["tests_from"])))
+        k, n = _accuracy(store, run.id)
+        before_k, before_n = counts.get(at, (0, 0))
+        counts[at] = (before_k + k, before_n + n)
+        pooled.setdefault(at, []).append(run.id)
+    cells: list[list[Score | None]] = [
+        [
+            Score.rate("Accuracy", "Acc", counts[(i, j)][0], counts[(i, j)][1], LEGEND)
+            if (i, j) in counts
+            else None
+            for j in range(len(sources))
+        ]
+        for i in range(len(keys))
+    ]
+    notes = [
+        f"{row_labels[i]} on the tests of run {source_ids[j]}: runs {', '.join(map(str, ids))} pooled"
+        for (i, j), ids in sorted(pooled.items())
+        if len(ids) > 1
+    ]
+    left_out = [r.id for r in runs if r not in swaps and r.id in source_ids]
+    if left_out:
+        notes.append(
+            "runs "
+            + ", ".join(map(str, left_out))
+            + " are sources, not test-swap runs: their own accuracy is in the table above"
+        )
+    return Matrix(
+        name="testswap",
+        title="WILT test swap (appendix A.2): accuracy of each guessing model on each run's tests, "
+        "k/n [95% Wilson interval]",
+        row_title="Guessing model",
+        column_title="Tests from",
+        rows=row_labels,
+        columns=column_labels,
+        cells=cells,
+        notes=notes,
+        figure_title="WILT test swap: accuracy of each guessing model on each source's tests",
+    )
