@@ -44,7 +44,7 @@ from wason.engine.runs import (
 from wason.models.base import GenerationParams
 from wason.redaction import redact
 from wason.store import Store
-from wason.store.db import RunBusy
+from wason.store.db import RunBusy, StoreError
 
 __all__ = [
     "MAX_SWEEP_BYTES",
@@ -551,6 +551,8 @@ def run_cell(
     try:
         config = cell.run_config()
         if run_id is None:
+            # completed from the store as `wason eval` does (evidence taken from another run), before it is stored
+            config = registry.get(cell.task).prepare(config, store)
             run_id = create_run(store, config, items, sweep=sweep, cell=cell.key)
         if store.get_run(run_id).status != "completed":
             # the file's current endpoint, timeouts and retries (not in the key), with the stored run's own
@@ -738,10 +740,10 @@ def draw_items(store: Store, sweep: Sweep, todo: Sequence[Cell]) -> dict[str, li
         group = _canonical([cell.task, cell.fields])
         if group in drawn:
             continue
-        config = cell.run_config()
+        family = registry.get(cell.task)
         try:
-            drawn[group] = registry.get(cell.task).items(config)
-        except (ValueError, OSError) as exc:
+            drawn[group] = family.items(family.prepare(cell.run_config(), store))
+        except (ValueError, OSError, StoreError) as exc:
             raise SweepError(
                 f"{sweep.path}: {cell.task} with {_pairs(cell.fields)}: {_one_line(str(exc))}"
             ) from None

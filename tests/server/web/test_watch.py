@@ -231,3 +231,22 @@ async def test_the_form_offers_the_family_options(client: httpx.AsyncClient) -> 
     assert (await client.get("/watch?family=nope")).status_code == 404
     missing = await client.get("/watch/12345", headers={"accept": "text/html"})
     assert missing.status_code == 404 and "no run 12345" in missing.text
+
+
+def test_a_test_swap_started_from_the_page_takes_its_source_runs_tests(live_server: LiveServer) -> None:
+    source = start(live_server, {**SOLVER_GAME, "cfg.ids": "2"})
+    events(live_server, source)  # to its end
+    fields = {**SOLVER_GAME, "cfg.ids": "", "cfg.protocol": "testswap", "cfg.tests_from": str(source)}
+    run_id = start(live_server, fields)
+    done = events(live_server, run_id)
+    assert done[-1] == ("end", {"run": run_id, "status": "completed"})
+    stored = live_server.store.get_run(run_id).config
+    assert [s["key"] for s in stored["swap"]] == ["lite/2"]  # prepared from the store before the run was made
+    (episode,) = live_server.store.list_episodes(run_id)
+    assert episode.item_key == "lite/2" and episode.success is True
+
+
+def test_a_test_swap_from_a_missing_run_is_one_message(live_server: LiveServer) -> None:
+    fields = {**SOLVER_GAME, "cfg.ids": "", "cfg.protocol": "testswap", "cfg.tests_from": "999"}
+    r = httpx.post(f"{live_server.url}/watch", data=fields, headers={"accept": "text/html"}, timeout=30)
+    assert r.status_code == 422 and "no run 999" in html.unescape(r.text) and "Traceback" not in r.text

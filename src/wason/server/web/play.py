@@ -224,8 +224,10 @@ def _start(store: Store, family: Family[Any], values: Mapping[str, str], who: st
     except ValueError as exc:
         raise PlayError(_one_line(str(exc))) from None
     try:
+        # completed from the store as `wason play` does (evidence taken from another run)
+        config = family.prepare(config, store)
         items = family.items(config)
-    except ValueError as exc:
+    except (ValueError, StoreError) as exc:
         raise PlayError(_one_line(str(exc))) from None
     if not items:
         raise PlayError("these options give no game to play")

@@ -224,7 +224,7 @@ class Plan:
     api_key: str | None
 
 
-def _plan(family: Family[Any], form: Mapping[str, str]) -> Plan:
+def _plan(family: Family[Any], form: Mapping[str, str], store: Store) -> Plan:
     fields = _config_fields(family, form)
     player = form.get("player", "solver")
     run: dict[str, Any] = {"player": "llm"}
@@ -276,8 +276,10 @@ def _plan(family: Family[Any], form: Mapping[str, str]) -> Plan:
     if index is not None and seed is not None:
         raise FormError("give the game's index or a seed, not both")
     try:
+        # completed from the store as `wason eval` does (evidence taken from another run)
+        config = family.prepare(config, store)
         items = family.items(config)
-    except ValueError as exc:
+    except (ValueError, StoreError) as exc:
         raise FormError(_one_line(str(exc))) from None
     if not items:
         raise FormError("this configuration has no games")
@@ -570,7 +572,7 @@ async def watch_start(request: Request) -> Response:
         )
     store = _store(request)
     try:
-        plan = await asyncio.to_thread(_plan, family, form)
+        plan = await asyncio.to_thread(_plan, family, form, store)
         run_id = _start(request.app, store, plan)
     except FormError as exc:
         return _form_page(request, family, form, str(exc), 422)
