@@ -25,6 +25,7 @@ from wason.core.family import Family, Item, PlayIO, RunSettings
 from wason.core.game import ExternalFailure, PlayerLeft
 from wason.engine import (
     baselines_of,
+    check_constrain,
     create_run,
     execute_run,
     family_of,
@@ -177,6 +178,22 @@ def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> No
         "--system-as-user",
         action="store_true",
         help="send the instructions as the first user message (for models that refuse system messages)",
+    )
+    parser.add_argument(
+        "--constrain",
+        nargs="?",
+        const="on",
+        choices=["on", "both"],
+        help="hold every reply to the protocol's reply format: free reasoning, then the action in its required "
+        "form (a GBNF grammar for the embedded model, llama.cpp and vLLM servers; a JSON schema for OpenAI-style "
+        "APIs), so that format failures and reasoning failures can be told apart; `--constrain both` plays the "
+        "items twice, free then constrained, and shows the two runs side by side",
+    )
+    parser.add_argument(
+        "--completions",
+        action="store_true",
+        help="send the prompt as raw text to the completions API (/v1/completions; the embedded model in raw "
+        "mode), for base models; the protocol must send one message",
     )
     parser.add_argument(
         "--no-cache", action="store_true", help="do not answer identical requests from the cache"
@@ -577,6 +594,7 @@ def _params(args: argparse.Namespace) -> GenerationParams:
             stop=tuple(args.stop) if args.stop else None,
             reasoning_effort=args.reasoning_effort,
             extra_body=extra_body,
+            api="completions" if getattr(args, "completions", False) else None,
         )
     except ValidationError as exc:  # name the flag, not the field
         first = exc.errors()[0]
@@ -603,6 +621,7 @@ def _eval_config(args: argparse.Namespace, family: Family[Any]) -> RunSettings:
         concurrency=args.concurrency,
         use_cache=not args.no_cache,
         system_as_user=args.system_as_user,
+        constrain=getattr(args, "constrain", None) is not None,
     )
     return config
 
@@ -638,9 +657,13 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         # unknown rule ids and bad rules files fail here, before anything is written; drawing the items once
         # matters for generated rules and examples, which take seconds
         items = family.items(config)
+        if items:
+            check_constrain(config, items[0][1])
         run_id = -1
         api_key = args.api_key
         no_baseline = bool(getattr(args, "no_baseline", False))
+    if config.player == "solver" and getattr(args, "constrain", None) is not None:
+        raise UserError("--constrain holds a model's replies to a format; the solver writes none")
     if config.player == "solver":
         resumed = run_id >= 0
         if not resumed:
@@ -651,14 +674,10 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
         asyncio.run(solve_run(store, run_id, config))
         _report(store, [run_id], console, as_json=as_json)
         return _verdict(store, run_id)
-    client = make_client(config, store, api_key=api_key)
-    oracle = make_oracle_client(config, store, api_key=api_key, player_client=client)
+    if getattr(args, "constrain", None) == "both" and run_id < 0:
+        return _eval_both(console, store, config, items, api_key, as_json=as_json, no_baseline=no_baseline)
     state = {"run": run_id}
-    try:
-        asyncio.run(_eval_async(console, store, config, client, state, oracle, items, as_json=as_json))
-    except KeyboardInterrupt:
-        if state["run"] >= 0:  # the run marked itself interrupted; say how to finish it
-            print(f"wason: interrupted; finish with `wason eval --resume {state['run']}`", file=sys.stderr)
+    if _play_model_run(console, store, config, items, api_key, state, as_json=as_json) is not None:
         return 130
     runs = [state["run"]]
     if not no_baseline:
@@ -668,6 +687,58 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
     _report(store, runs, console, as_json=as_json)
     _warn_truncated(store, [state["run"]])
     return _verdict(store, state["run"])
+
+
+def _play_model_run(
+    console: Console,
+    store: Store,
+    config: RunSettings,
+    items: list[Item] | None,
+    api_key: str | None,
+    state: dict[str, int],
+    *,
+    as_json: bool,
+) -> int | None:
+    """Play (or resume, ``state["run"] >= 0``) a model run; 130 when interrupted (with the line saying how to
+    finish it), else None. ``state["run"]`` holds the run's id once it exists."""
+    client = make_client(config, store, api_key=api_key)
+    oracle = make_oracle_client(config, store, api_key=api_key, player_client=client)
+    try:
+        asyncio.run(_eval_async(console, store, config, client, state, oracle, items, as_json=as_json))
+    except KeyboardInterrupt:
+        if state["run"] >= 0:  # the run marked itself interrupted; say how to finish it
+            print(f"wason: interrupted; finish with `wason eval --resume {state['run']}`", file=sys.stderr)
+        return 130
+    return None
+
+
+def _eval_both(
+    console: Console,
+    store: Store,
+    config: RunSettings,
+    items: list[Item] | None,
+    api_key: str | None,
+    *,
+    as_json: bool,
+    no_baseline: bool,
+) -> int:
+    """``--constrain both``: the items played free, then constrained (two runs), then the solver once, and the
+    runs compared in one table (``--json``: the comparison's JSON)."""
+    from wason.report.compare import print_comparison
+
+    played = []
+    for constrain in (False, True):
+        state = {"run": -1}
+        run_config = config.model_copy(update={"constrain": constrain})
+        if _play_model_run(console, store, run_config, items, api_key, state, as_json=as_json) is not None:
+            return 130
+        played.append(state["run"])
+    if not no_baseline:
+        # the solver asks no model: one baseline serves both runs, which play the same items
+        run_baseline(store, played[0])
+    print_comparison(store, played, fmt="table", as_json=as_json, baselines=not no_baseline, console=console)
+    _warn_truncated(store, played)
+    return max(_verdict(store, run_id) for run_id in played)
 
 
 def _warn_truncated(store: Store, run_ids: list[int]) -> None:
@@ -741,8 +812,11 @@ def _header(config: RunSettings, run_id: int, store: Store, n_todo: int, *, resu
     n = len(store.list_episodes(run_id))  # the stored episodes: no need to rebuild a generated split
     shown = describe_params(config.params)
     verb = "Resuming" if resumed else "Running"
+    held = ", replies constrained to the protocol's format" if config.constrain else ""
     who = (
-        f"{config.model} ({shown or 'model defaults'})" if config.player == "llm" else f"the {config.player}"
+        f"{config.model} ({shown or 'model defaults'}{held})"
+        if config.player == "llm"
+        else f"the {config.player}"
     )
     what = family_of(config).describe(config, n, n_todo, who)
     return f"{verb} run {run_id}: {what}; store {store.url}"
@@ -947,6 +1021,7 @@ def _play(args: argparse.Namespace, console: Console) -> int:
         raise UserError(f"name a game ({', '.join(registry.names())}) or --session ID")
     family = registry.get(args.family)
     config = family.config_type(**_given(args, family.config_type, play=True), player="human")
+    config = family.prepare(config, store)  # evidence from another run, as `wason eval` takes it
     items = family.items(config)
     (key, item), origin = _pick(family, args, items, _where(config))
     session_id = session.start(store, family.name, config, item=(key, item), player="human")

@@ -1,6 +1,7 @@
 """A tiny OpenAI-compatible HTTP server for tests (standard library only).
 
-It serves ``POST /v1/chat/completions`` (non-streaming, OpenAI response shape with usage), ``GET /v1/models``
+It serves ``POST /v1/chat/completions`` (non-streaming, OpenAI response shape with usage), ``POST
+/v1/completions`` (raw completions: the reply function sees the prompt as one user message), ``GET /v1/models``
 and ``GET /v1/models/{name}`` and, for the Anthropic backend, ``POST /v1/messages`` (Messages API shape; the model
 routes answer in Anthropic's shape when the request carries an ``anthropic-version`` header). It binds to
 127.0.0.1 on a free port, runs in a daemon thread, and can be told to fail requests:
@@ -369,7 +370,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         path = self.path.rstrip("/")
         anthropic_shape = path == "/v1/messages"
-        if path not in ("/v1/chat/completions", "/v1/messages"):
+        if path not in ("/v1/chat/completions", "/v1/messages", "/v1/completions"):
             self._drain()
             self._send_error(404, f"no route {self.path}", anthropic_shape)
             return
@@ -392,7 +393,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake._reject()
             self._send_unknown_model(body.get("model"), anthropic_shape)
             return
-        payload = self._anthropic_payload(body) if anthropic_shape else self._openai_payload(body)
+        if anthropic_shape:
+            payload = self._anthropic_payload(body)
+        elif path == "/v1/completions":
+            payload = self._completion_payload(body)
+        else:
+            payload = self._openai_payload(body)
         if outcome is None or outcome == "delay":
             self._send_json(200, payload)
         else:
@@ -455,6 +461,30 @@ class _Handler(BaseHTTPRequestHandler):
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+    def _completion_payload(self, body: dict[str, Any]) -> dict[str, Any]:
+        prompt = body.get("prompt")
+        text, truncated = self._reply_words([{"role": "user", "content": prompt}], body)
+        prompt_tokens = count_words(prompt if isinstance(prompt, str) else "")
+        return {
+            "id": "cmpl-fake",
+            "object": "text_completion",
+            "created": 0,
+            "model": self.fake.reported_model(body),
+            "choices": [
+                {
+                    "index": 0,
+                    "text": text,
+                    "finish_reason": "length" if truncated else "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": count_words(text or ""),
+                "total_tokens": prompt_tokens + count_words(text or ""),
             },
         }
 

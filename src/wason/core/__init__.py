@@ -20,6 +20,7 @@ from wason.core.game import (
     Outcome,
     Player,
     PlayerLeft,
+    ReplyFormat,
     Settles,
     TextProtocol,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "Player",
     "PlayerLeft",
     "Rate",
+    "ReplyFormat",
     "RunReader",
     "RunRow",
     "RunSettings",

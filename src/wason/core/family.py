@@ -46,6 +46,8 @@ class RunSettings(BaseModel):
     concurrency: int | None = None
     use_cache: bool = True
     system_as_user: bool = False
+    # hold every reply to the protocol's reply format (its grammar, or JSON schema), ``--constrain``
+    constrain: bool = False
 
     # fields of the family's own that are not command-line flags (set by the engine or derived)
     internal_fields: ClassVar[frozenset[str]] = frozenset({"task", "baseline_for"})
@@ -388,8 +390,9 @@ class Family(ABC, Generic[C]):
         return []
 
     def matrices(self, store: RunReader, run_ids: Sequence[int]) -> list[Matrix]:
-        """Tables of one score over two factors that these runs fill together (WILT's guessing models x test
-        sources), printed under the comparison in every format and drawn by the plots. By default none."""
+        """Tables of one score over two factors that these runs fill together (guessing models x the runs
+        whose evidence they read), printed under the comparison in every format and drawn by the plots. By
+        default none."""
         return []
 
     def column(self, config: C, item: Mapping[str, Any]) -> str:

@@ -7,6 +7,7 @@ The same game is therefore played by an LLM (through its protocol), a person, a 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -113,6 +114,26 @@ class Settles(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class ReplyFormat:
+    """The form a reply must take, for ``--constrain`` (format-constrained play): the backend makes the model's
+    reply fit it, so that what remains wrong is reasoning, not format.
+
+    Attributes:
+        grammar: the reply's grammar in GBNF (llama.cpp's notation, also read by vLLM): free reasoning text,
+            then the action in the form the protocol's parser reads.
+        description: the form in words, for reports (``a line of reasoning, then a test case or a final guess``).
+        json_schema: the same reply as a JSON object, for backends that take JSON schemas (OpenAI); None when
+            the protocol has none.
+        from_json: turns a reply in ``json_schema`` form into the protocol's text (then parsed as usual).
+    """
+
+    grammar: str
+    description: str
+    json_schema: Mapping[str, Any] | None = None
+    from_json: Callable[[Mapping[str, Any]], str] | None = None
+
+
 class TextProtocol(Protocol[A_co, O_contra]):
     """Turns a game into a conversation for a language model.
 
@@ -120,7 +141,8 @@ class TextProtocol(Protocol[A_co, O_contra]):
     message; ``first_message(observation) -> str | None`` is a user message sent after the system prompt before
     the model's first reply (a published protocol whose first turn shows the opening examples);
     ``stateless = True`` sends each turn's prompt alone (it holds the conversation so far) instead of a growing
-    chat.
+    chat; ``reply_format(observation) -> ReplyFormat | None`` declares the form of the reply to the observation
+    (:class:`ReplyFormat`), which ``--constrain`` holds the model to.
     """
 
     name: str

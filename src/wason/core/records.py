@@ -26,6 +26,7 @@ __all__ = [
     "TurnConflict",
     "calls_note",
     "fold_text",
+    "player_name",
     "run_header",
     "run_label",
     "series_names",
@@ -81,11 +82,17 @@ def run_header(run: RunRow) -> dict[str, Any]:
     }
 
 
+def player_name(run: RunRow) -> str:
+    """Who played a run: the model (``constrained`` after it when its replies were held to the protocol's
+    format, ``--constrain``), or the player that asks no model (``solver``, ``human``)."""
+    if run.player == "llm" and run.model:
+        return f"{run.model} constrained" if run.config.get("constrain") else run.model
+    return run.player
+
+
 def run_label(run: RunRow) -> str:
     """``task:split by who``, the title of a run's tables."""
-    cfg = run.config
-    who = run.model if run.player == "llm" and run.model else run.player
-    return f"{run.task}:{cfg.get('split', '?')} by {who}"
+    return f"{run.task}:{run.config.get('split', '?')} by {player_name(run)}"
 
 
 def series_names(runs: Sequence[RunRow]) -> list[str]:
@@ -94,7 +101,7 @@ def series_names(runs: Sequence[RunRow]) -> list[str]:
     ``(run N)`` where even those do not."""
     names = []
     for run in runs:
-        who = run.model if run.player == "llm" and run.model else run.player
+        who = player_name(run)
         names.append(f"{who} (baseline)" if run.config.get("baseline_for") is not None else who)
     settings = [
         _settings_label(run, [r for r, n in zip(runs, names, strict=True) if n == name])
@@ -342,7 +349,7 @@ class Score(BaseModel):
 
 
 class Matrix(BaseModel):
-    """A table of one score over two factors (WILT's guessing models x test sources, the paper's Figure 2), as
+    """A table of one score over two factors (guessing models x the runs whose evidence they read), as
     data: the comparison prints it under its table in every format and the plots draw it as grouped bars.
 
     Attributes:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from wason.core import registry
@@ -16,8 +16,9 @@ from wason.core.family import EpisodeContext, Family, Item, RunSettings
 from wason.core.game import Player
 from wason.core.records import CallContext
 from wason.core.runner import EpisodeJob, EpisodeResult, run_jobs
+from wason.models.base import CONSTRAINT_BODY_FIELDS, ModelConfigError
 from wason.models.client import ModelClient, RetryPolicy
-from wason.players.llm import LLMPlayer
+from wason.players.llm import LLMPlayer, check_constrainable
 from wason.redaction import redact
 from wason.store import Store
 from wason.store.db import LEASE_TTL, CellTaken, RunBusy, StoreError, new_owner
@@ -92,9 +93,30 @@ def llm_player_factory(client: ModelClient, config: RunSettings, run_id: int) ->
         ctx = CallContext(run_id=run_id, episode_id=episode_id, sample=family.sample_key(config, item))
         protocol = family.protocol(config, item)
         params = family.generation_params(config, item)
-        return LLMPlayer(client, protocol, params, ctx, system_as_user=config.system_as_user)
+        return LLMPlayer(
+            client, protocol, params, ctx, system_as_user=config.system_as_user, constrain=config.constrain
+        )
 
     return make
+
+
+def check_constrain(config: RunSettings, item: Mapping[str, Any]) -> None:
+    """Refuse ``--constrain`` before a run when its protocol declares no reply format, or the model's backend
+    cannot hold a reply to it (checked on ``item``'s protocol at its first turn).
+
+    Raises:
+        ModelConfigError: one line saying why.
+    """
+    from wason.models.spec import constraint_of
+
+    if not config.constrain or config.player != "llm" or config.model is None:
+        return
+    given = sorted(set(config.params.extra_body or {}) & set(CONSTRAINT_BODY_FIELDS))
+    if given:
+        raise ModelConfigError(
+            f"--constrain sends the protocol's reply format; --extra-body sets {', '.join(given)} too: leave one out"
+        )
+    check_constrainable(family_of(config).protocol(config, item), None, constraint_of(config.model))
 
 
 def solver_player_factory(config: RunSettings) -> PlayerFactory:

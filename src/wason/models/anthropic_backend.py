@@ -181,6 +181,16 @@ class AnthropicModel:
         Raises:
             ModelConfigError: one line saying what to pass instead.
         """
+        if params.api == "completions":
+            raise ModelConfigError(
+                "--completions is for OpenAI-style servers and the embedded model; Anthropic's Messages API has "
+                "no raw completions"
+            )
+        if params.grammar is not None or params.json_schema is not None:
+            raise ModelConfigError(
+                "--constrain is for the embedded model, llama.cpp and vLLM servers (grammars) and OpenAI-style "
+                "APIs (JSON schemas); the Anthropic backend does not constrain replies"
+            )
         effort = params.reasoning_effort
         if effort is not None and effort not in ANTHROPIC_EFFORTS:
             raise ModelConfigError(

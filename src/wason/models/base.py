@@ -38,6 +38,7 @@ RESERVED_BODY_FIELDS: dict[str, str] = {
     "stop": "use --stop (GenerationParams.stop) instead",
     "stop_sequences": "use --stop (GenerationParams.stop) instead",
     "reasoning_effort": "use --reasoning-effort (GenerationParams.reasoning_effort) instead",
+    "prompt": "wason sends the task's prompt (--completions)",
 }
 """Request fields wason sets itself, which ``extra_body`` may not override, with what to do instead."""
 
@@ -79,6 +80,16 @@ class GenerationParams(BaseModel):
     # fields merged into the request body as they are, for server options we do not model (vLLM, llama.cpp);
     # never one of RESERVED_BODY_FIELDS
     extra_body: dict[str, Any] | None = None
+    # which API is called: None for chat completions; "completions" sends the conversation's one message as a
+    # raw prompt to the completions API (base models: the text goes on from where the prompt stops)
+    api: Literal["completions"] | None = None
+    # the reply must match this grammar (GBNF, llama.cpp's notation): set per turn by a player under
+    # --constrain from its protocol's reply format, for backends that take grammars (the embedded model,
+    # llama.cpp and vLLM servers)
+    grammar: str | None = None
+    # the reply must be JSON of this schema: set per turn like ``grammar``, for backends that take JSON schemas
+    # (OpenAI and OpenAI-style servers); the player turns the JSON back into the protocol's text
+    json_schema: dict[str, Any] | None = None
 
     def __hash__(self) -> int:
         # pydantic's hash of a frozen model fails on the dict field; equal params have equal key sets
@@ -92,6 +103,9 @@ class GenerationParams(BaseModel):
                 self.stop,
                 self.reasoning_effort,
                 body,
+                self.api,
+                self.grammar,
+                json.dumps(self.json_schema, sort_keys=True) if self.json_schema is not None else None,
             )
         )
 
@@ -143,6 +157,18 @@ class GenerationParams(BaseModel):
         if effort not in REASONING_EFFORTS:
             raise ValueError(f"reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}, got {v!r}")
         return effort
+
+    @field_validator("api", mode="before")
+    @classmethod
+    def _chat_is_the_default(cls, v: Any) -> Any:
+        return None if v == "chat" else v
+
+    @field_validator("grammar")
+    @classmethod
+    def _check_grammar(cls, v: str | None) -> str | None:
+        if v is not None and "root" not in v:
+            raise ValueError("grammar must define a root rule (GBNF: root ::= ...)")
+        return v
 
     @field_validator("extra_body")
     @classmethod
@@ -227,6 +253,36 @@ class ModelConfigError(ValueError):
     """
 
 
+CONSTRAINT_BODY_FIELDS = ("grammar", "structured_outputs", "guided_grammar", "response_format")
+"""Request fields that constrain a reply: an extra body may set them, but not together with ``--constrain``."""
+
+ConstraintForm = Literal["grammar", "json_schema"]
+"""How a backend holds a reply to a format under ``--constrain``: a GBNF grammar (llama.cpp, the embedded model,
+vLLM) or a JSON schema (OpenAI's structured outputs)."""
+
+
+def constraint_form(model: object) -> ConstraintForm | None:
+    """The form of reply constraint ``model`` takes (its ``constraint`` attribute), or None when it takes none."""
+    form = getattr(model, "constraint", None)
+    return form if form in ("grammar", "json_schema") else None
+
+
+def raw_prompt(messages: list[ChatMessage]) -> str:
+    """The prompt a completions request sends: the conversation's one message, as it is.
+
+    Raises:
+        ModelError: (not transient) a conversation of more than one message, which a raw prompt cannot hold
+            without inventing a chat format.
+    """
+    if len(messages) != 1:
+        raise ModelError(
+            f"--completions sends one prompt, and this conversation has {len(messages)} messages (a multi-turn "
+            "protocol or a system prompt); leave out --completions for chat models",
+            transient=False,
+        )
+    return messages[0].content
+
+
 @runtime_checkable
 class Model(Protocol):
     """A chat model backend.
@@ -235,6 +291,9 @@ class Model(Protocol):
         spec: the model spec the user gave, normalised (e.g. ``openai:gpt-4o-mini``); part of the cache key.
         endpoint: where calls go (a base URL, or ``embedded`` for the local model); part of the cache key.
         max_concurrency: how many calls may be in flight at once against this backend.
+
+    A backend may also have ``constraint`` (:data:`ConstraintForm`): the form of ``--constrain`` it sends
+    (:func:`constraint_form` reads it; without it, the backend cannot constrain replies).
     """
 
     spec: str

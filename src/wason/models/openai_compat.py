@@ -28,11 +28,13 @@ from pydantic import Field, StrictStr
 
 from wason.models.base import (
     ChatMessage,
+    ConstraintForm,
     GenerationParams,
     ModelConfigError,
     ModelError,
     ModelResponse,
     map_sdk_error,
+    raw_prompt,
 )
 from wason.models.preflight import confirm_model
 from wason.models.replies import (
@@ -98,6 +100,17 @@ def _rejects_field(err: ModelError, field: TokenLimitField) -> bool:
     return named and (_OTHER_FIELD[field] in text or any(word in text for word in _UNSUPPORTED_WORDS))
 
 
+GRAMMAR_FIELDS: dict[str, str] = {"llamacpp": "grammar", "vllm": "structured_outputs"}
+"""Servers that take a GBNF grammar, and the request field it goes in (vLLM: ``{"grammar": ...}`` inside it,
+since v0.12 removed ``guided_grammar``; llama.cpp's server: the text itself)."""
+
+
+def constraint_for(provider: str) -> ConstraintForm:
+    """How ``--constrain`` reaches a server of ``provider``: a grammar for llama.cpp and vLLM servers, a JSON
+    schema (``response_format``, OpenAI's structured outputs) for the rest."""
+    return "grammar" if provider in GRAMMAR_FIELDS else "json_schema"
+
+
 POOL_SIZE = 32
 """Concurrent calls per connection pool (see :class:`OpenAICompatModel`)."""
 
@@ -120,6 +133,19 @@ class ChatCompletionReply(ReplyModel):
     """The fields of a chat-completion reply that we use; anything else in the body is ignored."""
 
     choices: list[_ReplyChoice] = Field(min_length=1)
+    usage: _ReplyUsage | None = None
+    model: StrictStr | None = None
+
+
+class _TextChoice(ReplyModel):
+    text: StrictStr | None = None
+    finish_reason: StrictStr | None = None
+
+
+class CompletionReply(ReplyModel):
+    """The fields of a (raw) completion reply that we use."""
+
+    choices: list[_TextChoice] = Field(min_length=1)
     usage: _ReplyUsage | None = None
     model: StrictStr | None = None
 
@@ -220,10 +246,13 @@ class OpenAICompatModel:
         self.max_concurrency = max_concurrency
         self._api_key_env = api_key_env
         self.token_limit_field: TokenLimitField = token_limit_field or token_limit_field_for(self.endpoint)
+        self.provider = spec.split(":", 1)[0]
+        self.constraint: ConstraintForm = constraint_for(self.provider)
 
     @staticmethod
     def check_settings(params: GenerationParams) -> None:
-        """Every setting has its field in the request: nothing to refuse (the server judges the values)."""
+        """Every setting has its field in the request: nothing to refuse (the server judges the values; a grammar
+        or a JSON schema goes where :attr:`constraint` says)."""
 
     async def generate(
         self, messages: list[ChatMessage], params: GenerationParams, *, timeout: float
@@ -260,25 +289,59 @@ class OpenAICompatModel:
             # the retry has what is left of the call's time, so the call as a whole keeps to its timeout
             remaining = max(deadline - time.monotonic(), 0.001)
             body = await self._send(messages, params, other, timeout=remaining)
-        reply = validate(ChatCompletionReply, parse_json(body))
-        choice = reply.choices[0]
-        usage = reply.usage
+        if params.api == "completions":
+            raw = validate(CompletionReply, parse_json(body))
+            text, finish = raw.choices[0].text or "", raw.choices[0].finish_reason
+            usage, name = raw.usage, raw.model
+        else:
+            reply = validate(ChatCompletionReply, parse_json(body))
+            text, finish = reply.choices[0].message.content or "", reply.choices[0].finish_reason
+            usage, name = reply.usage, reply.model
         return ModelResponse(
-            text=checked_text(choice.message.content or ""),
+            text=checked_text(text),
             input_tokens=usage.prompt_tokens if usage is not None else None,
             output_tokens=usage.completion_tokens if usage is not None else None,
-            finish_reason=choice.finish_reason,
-            model=reply.model or None,
+            finish_reason=finish,
+            model=name or None,
         )
+
+    def _constraint_fields(self, params: GenerationParams) -> dict[str, object]:
+        """The request fields of a reply grammar or JSON schema (``--constrain``), in the form this server takes.
+
+        Raises:
+            ModelError: (not transient) a constraint in the form this server does not take.
+        """
+        fields: dict[str, object] = {}
+        if params.grammar is not None:
+            if self.constraint != "grammar":
+                raise ModelError(
+                    f"{self.provider} servers take JSON schemas, not grammars; this protocol's reply format has "
+                    "no JSON schema",
+                    transient=False,
+                )
+            field = GRAMMAR_FIELDS[self.provider]
+            fields[field] = {"grammar": params.grammar} if field == "structured_outputs" else params.grammar
+        if params.json_schema is not None:
+            if self.constraint != "json_schema":
+                raise ModelError(f"{self.provider} servers take grammars, not JSON schemas", transient=False)
+            fields["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": params.json_schema, "strict": True},
+            }
+        return fields
 
     async def _send(
         self, messages: list[ChatMessage], params: GenerationParams, field: TokenLimitField, *, timeout: float
     ) -> bytes:
         """One request with ``max_tokens`` under ``field``; the reply's body, read within the cap."""
         # the extra body's own fields first: GenerationParams refuses any that wason sets itself
-        extra: dict[str, object] = {**(params.extra_body or {}), "messages": to_openai_messages(messages)}
+        extra: dict[str, object] = {**(params.extra_body or {}), **self._constraint_fields(params)}
         if params.max_tokens is not None:
             extra[field] = params.max_tokens
+        if params.api == "completions":
+            extra["prompt"] = raw_prompt(messages)
+            return await self._send_raw(extra, params, timeout=timeout)
+        extra["messages"] = to_openai_messages(messages)
         try:
             # The SDK's timeout bounds each network phase separately; the outer one bounds the whole call,
             # reading the body included, so a server trickling bytes cannot hold a slot for longer than asked.
@@ -313,6 +376,45 @@ class OpenAICompatModel:
             raise
         except Exception as err:
             # e.g. an error status whose body broke off: the SDK reads it outside its own error mapping
+            if not is_transport_error(err):
+                raise
+            raise ModelError(f"connection failed: {type(err).__name__}: {err}", transient=True) from err
+
+    async def _send_raw(self, body: dict[str, object], params: GenerationParams, *, timeout: float) -> bytes:
+        """A raw completion request (``/completions``, ``--completions``) whose body holds the prompt (and any
+        constraint); the reply's body, read within the cap."""
+        extra = dict(body)
+        # the completions API has only max_tokens, sent below as its own field
+        extra.pop("max_completion_tokens", None)
+        extra.pop("max_tokens", None)
+        prompt = str(extra.pop("prompt"))
+        try:
+            async with (
+                asyncio.timeout(timeout),
+                next(self._turn).completions.with_streaming_response.create(
+                    model=self.model,
+                    prompt=prompt,
+                    extra_body=extra,
+                    max_tokens=_given(params.max_tokens),
+                    temperature=_given(params.temperature),
+                    top_p=_given(params.top_p),
+                    seed=_given(params.seed),
+                    stop=_given(list(params.stop) if params.stop is not None else None),
+                    timeout=timeout,
+                ) as response,
+            ):
+                return await read_capped(
+                    response.iter_bytes(),
+                    limit=self.max_reply_bytes,
+                    declared_length=response.headers.get("content-length"),
+                )
+        except TimeoutError as err:
+            raise ModelError(f"request timed out after {timeout:g}s", transient=True) from err
+        except openai.OpenAIError as err:
+            raise map_openai_error(err, api_key_env=self._api_key_env) from err
+        except ModelError:
+            raise
+        except Exception as err:
             if not is_transport_error(err):
                 raise
             raise ModelError(f"connection failed: {type(err).__name__}: {err}", transient=True) from err

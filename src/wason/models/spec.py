@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from wason.models.base import GenerationParams, Model, ModelConfigError
+from wason.models.base import ConstraintForm, GenerationParams, Model, ModelConfigError
 
 DEFAULT_MODEL = "local:smollm2-135m"
 
@@ -260,6 +260,24 @@ def check_settings(spec: str, params: GenerationParams) -> None:
         from wason.models.openai_compat import OpenAICompatModel
 
         OpenAICompatModel.check_settings(params)
+
+
+def constraint_of(spec: str) -> ConstraintForm | None:
+    """The form ``--constrain`` takes with the backend of ``spec`` (no model is loaded): a grammar for the
+    embedded model and llama.cpp and vLLM servers, a JSON schema for OpenAI and other OpenAI-style servers, None
+    for Anthropic.
+
+    Raises:
+        ModelConfigError: the spec is not valid.
+    """
+    provider, _ = parse_spec(spec)
+    if provider == "local":
+        return "grammar"
+    if provider == "anthropic":
+        return None
+    from wason.models.openai_compat import constraint_for
+
+    return constraint_for(provider)
 
 
 def describe_params(params: GenerationParams) -> str:

@@ -2,12 +2,49 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
-from wason.core.game import Malformed, Move, TextProtocol
+from wason.core.game import Malformed, Move, ReplyFormat, TextProtocol
 from wason.core.records import TRUNCATED_FINISH_REASONS, CallContext
-from wason.models.base import ChatMessage, GenerationParams, Role
+from wason.models.base import ChatMessage, GenerationParams, ModelConfigError, Role, constraint_form
 from wason.models.client import ModelClient
+
+
+def reply_format_of(protocol: TextProtocol[Any, Any], observation: Any) -> ReplyFormat | None:
+    """The form ``protocol`` asks of the reply to ``observation`` (None when it declares none)."""
+    declare = getattr(protocol, "reply_format", None)
+    found = declare(observation) if callable(declare) else None
+    return found if isinstance(found, ReplyFormat) else None
+
+
+def check_constrainable(
+    protocol: TextProtocol[Any, Any], observation: Any, constraint: str | None
+) -> ReplyFormat:
+    """The reply format ``--constrain`` holds the reply to ``observation`` to; refused (before a run, on its
+    first observation) when the protocol declares none, or the backend takes none, or takes only JSON schemas
+    and the protocol has none.
+
+    Raises:
+        ModelConfigError: one line saying which.
+    """
+    fmt = reply_format_of(protocol, observation)
+    if fmt is None:
+        raise ModelConfigError(
+            f"--constrain: the {protocol.name} protocol declares no reply grammar; leave out --constrain"
+        )
+    if constraint is None:
+        raise ModelConfigError(
+            "--constrain: this model's backend takes neither grammars nor JSON schemas (Anthropic); use the "
+            "embedded model, a llama.cpp or vLLM server, or an OpenAI-style API"
+        )
+    if constraint == "json_schema" and fmt.json_schema is None:
+        raise ModelConfigError(
+            f"--constrain: the {protocol.name} protocol has a grammar but no JSON schema, and this server takes "
+            "JSON schemas only; serve the model with llama.cpp or vLLM (vllm:NAME, llamacpp:NAME)"
+        )
+    return fmt
 
 
 class LLMPlayer:
@@ -20,6 +57,9 @@ class LLMPlayer:
         context: the episode's identity for the record and the cache key (its ``turn`` is filled in per call).
         system_as_user: send the instructions as the first user message, for models that refuse system
             messages (the reference did this for o1 models).
+        constrain: hold every reply to the protocol's reply format (``--constrain``): its grammar, or its JSON
+            schema for backends that take schemas (the JSON reply is turned into the protocol's text before it
+            is parsed; the record keeps the JSON).
     """
 
     def __init__(
@@ -30,8 +70,11 @@ class LLMPlayer:
         context: CallContext | None = None,
         *,
         system_as_user: bool = False,
+        constrain: bool = False,
     ) -> None:
         self.client = client
+        self.constrain = constrain
+        self._constraint = constraint_form(client.model) if constrain else None
         self.protocol = protocol
         self.params = params
         self.context = context or CallContext()
@@ -69,10 +112,17 @@ class LLMPlayer:
             turn=self._turn,
             sample=self.context.sample,
         )
-        response = await self.client.complete(list(self.messages), self.params, ctx)
+        params, fmt = self._constrained(observation)
+        response = await self.client.complete(list(self.messages), params, ctx)
         self._turn += 1
         self._last_reply = response.text
-        action = self.protocol.parse(response.text)
+        text = response.text
+        if fmt is not None and params.json_schema is not None:
+            read = _from_json(fmt, text)
+            if isinstance(read, Malformed):
+                return Move(action=read, reply=text)
+            text = read
+        action = self.protocol.parse(text)
         if isinstance(action, Malformed) and response.finish_reason in TRUNCATED_FINISH_REASONS:
             # the model ran out of tokens before it could finish the reply: not a format error of its own
             limit = self.params.max_tokens
@@ -80,4 +130,27 @@ class LLMPlayer:
             action = Malformed(
                 f"the reply was cut off at the token limit{where}: {action.reason}", truncated=True
             )
-        return Move(action=action, reply=response.text)
+        return Move(action=action, reply=text)
+
+    def _constrained(self, observation: Any) -> tuple[GenerationParams, ReplyFormat | None]:
+        """This turn's parameters: the run's, with the protocol's reply grammar or schema under ``constrain``."""
+        if not self.constrain:
+            return self.params, None
+        fmt = check_constrainable(self.protocol, observation, self._constraint)
+        if self._constraint == "json_schema":
+            return self.params.model_copy(update={"json_schema": dict(fmt.json_schema or {})}), fmt
+        return self.params.model_copy(update={"grammar": fmt.grammar}), fmt
+
+
+def _from_json(fmt: ReplyFormat, reply: str) -> str | Malformed:
+    """A reply in the format's JSON form, as the protocol's text (or why it is not of that form)."""
+    try:
+        data = json.loads(reply)
+    except json.JSONDecodeError as err:
+        return Malformed(f"the reply is not the JSON the reply schema asks for: {err.msg}")
+    if not isinstance(data, Mapping) or fmt.from_json is None:
+        return Malformed("the reply is not a JSON object of the reply schema")
+    try:
+        return fmt.from_json(data)
+    except (KeyError, TypeError, ValueError) as err:
+        return Malformed(f"the reply lacks a field of the reply schema: {err}")

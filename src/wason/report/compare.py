@@ -217,8 +217,8 @@ class Comparison(BaseModel):
         columns: the family's columns, in order (the union of the rows' scores by name, first seen first).
         rows: one per run, the runs given first, then their baselines.
         notes: lines under the table (runs that share no items with the first).
-        matrices: the family's tables of one score over two factors that these runs fill together (WILT's
-            test-swap matrix), printed under the comparison.
+        matrices: the family's tables of one score over two factors that these runs fill together (a
+            models x evidence-sources matrix), printed under the comparison.
     """
 
     task: str
@@ -686,8 +686,8 @@ def to_latex(data: Comparison) -> str:
 def to_csv(data: Comparison) -> str:
     """The comparison as CSV: one row per run, one column per number (a rate ``NAME`` has ``NAME k``,
     ``NAME n``, ``NAME low``, ``NAME high`` beside it; a mean ``NAME n``, ``NAME low``, ``NAME high``). The
-    paired comparisons and the family's matrices are not in it (``--json`` has them; each test-swap run's
-    accuracy, a matrix cell, is its row here)."""
+    paired comparisons and the family's matrices are not in it (``--json`` has them; a matrix cell that is one
+    run's number is that run's row here)."""
     header = ["run", "label", "player", "model", "baseline_for"]
     for c in data.columns:
         if c.kind == "rate":

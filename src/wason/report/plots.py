@@ -162,7 +162,7 @@ def accuracy_figure(store: RunReader, family: Family[Any], runs: Sequence[RunRow
 
 def matrix_figure(matrix: Matrix) -> Figure:
     """A family's matrix as grouped bars: a group per row, a bar per column, 95% Wilson whiskers and ``k/n``
-    over each bar (the paper's test-swap heat map, with its intervals)."""
+    over each bar (a heat map's cells, with their intervals)."""
     series = []
     for j, column in enumerate(matrix.columns):
         cells = [row[j] for row in matrix.cells]

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from wason.core import registry
-from wason.core.records import Rate, RunRow
+from wason.core.records import Rate, RunRow, player_name
 from wason.store import RunBusy, Store, StoreError
 
 __all__ = [
@@ -131,7 +131,7 @@ class RunLine:
 
     @property
     def who(self) -> str:
-        return self.run.model if self.run.player == "llm" and self.run.model else self.run.player
+        return player_name(self.run)
 
     @property
     def what(self) -> str:

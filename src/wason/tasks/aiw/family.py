@@ -152,7 +152,8 @@ class AiwFamily(Family[AiwRunConfig]):
     def protocol(self, config: AiwRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
         from wason.tasks.aiw.protocol import AiwProtocol
 
-        return AiwProtocol(item["prompt"])
+        expected = item.get("expected")
+        return AiwProtocol(item["prompt"], expected=str(expected) if expected is not None else None)
 
     def sample_key(self, config: AiwRunConfig, item: Mapping[str, Any]) -> str:
         # trials of one item must be independent samples: the trial is part of the sample key

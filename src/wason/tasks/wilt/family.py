@@ -198,7 +198,7 @@ class WiltFamily(Family[WiltRunConfig]):
 
     _codec = ActionCodec(ProposeTest, FinalGuess)
     _protocols: ClassVar[Mapping[str, WiltProtocol]] = {
-        n: WiltProtocol(load_instruction(n)) for n in INSTRUCTIONS
+        n: WiltProtocol(load_instruction(n), whole_1_100=n == "bayesian") for n in INSTRUCTIONS
     }
 
     @property
@@ -216,7 +216,7 @@ class WiltFamily(Family[WiltRunConfig]):
             tests = [
                 ((float(a), float(b), float(c)), bool(r)) for (a, b, c), r in item.get("swap_tests") or []
             ]
-            return WiltProtocol(testswap_prompt(tests))
+            return WiltProtocol(testswap_prompt(tests), testing=False)
         return self._protocols[config.protocol]
 
     def prepare(self, config: WiltRunConfig, reader: RunReader) -> WiltRunConfig:

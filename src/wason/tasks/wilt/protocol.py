@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-from wason.core.game import Malformed
+from wason.core.game import Malformed, ReplyFormat
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltAction, WiltObservation
+from wason.tasks.wilt.grammar import reply_format
 from wason.tasks.wilt.values import format_value
 
 # The reference harness's complaint for a reply it cannot read, word for word.
@@ -106,8 +107,17 @@ class WiltProtocol:
 
     name = "wilt"
 
-    def __init__(self, instruction: str | None = None) -> None:
+    def __init__(
+        self, instruction: str | None = None, *, testing: bool = True, whole_1_100: bool = False
+    ) -> None:
+        """Args:
+        instruction: the system prompt (the paper's A.1.2 text by default).
+        testing: whether the player may propose tests (False in the test swap: one guess).
+        whole_1_100: tests are whole numbers from 1 to 100 (the Bayesian prompt), for the reply format.
+        """
         self._instruction = instruction if instruction is not None else load_instruction()
+        self._testing = testing
+        self._whole_1_100 = whole_1_100
 
     def system_prompt(self) -> str:
         return self._instruction
@@ -117,6 +127,12 @@ class WiltProtocol:
 
     def feedback(self, observation: WiltObservation) -> str:
         return render_feedback(observation)
+
+    def reply_format(self, observation: WiltObservation | None) -> ReplyFormat:
+        """The reply ``--constrain`` holds the model to: a line of reasoning, then a test case, or only a final
+        guess once the budget is spent (``None``: the first turn)."""
+        spent = observation is not None and (observation.must_guess or observation.remaining <= 0)
+        return reply_format(tests=self._testing and not spent, whole_1_100=self._whole_1_100)
 
 
 def render_feedback(obs: WiltObservation) -> str:

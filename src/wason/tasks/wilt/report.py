@@ -20,6 +20,7 @@ from wason.core.records import (
     Score,
     calls_note,
     fold_text,
+    player_name,
     run_header,
     run_label,
 )
@@ -237,8 +238,18 @@ def complexity_scores(c: RunComplexity) -> list[Score]:
     ]
 
 
+CONSTRAINED = (
+    "; replies constrained (--constrain) to a line of reasoning, then a test case or a final guess in the "
+    "required form, so none is unreadable"
+)
+
+
 def protocol_name(config: dict[str, Any]) -> str:
-    """Which protocol a run used, stated in every report."""
+    """Which protocol a run used, stated in every report (and whether its replies were constrained)."""
+    return _protocol_name(config) + (CONSTRAINED if config.get("constrain") else "")
+
+
+def _protocol_name(config: dict[str, Any]) -> str:
     if config.get("protocol") == "testswap":
         return (
             f"WILT test swap (paper A.2, instruction_testswap.txt: the tests of run {config.get('tests_from')} "
@@ -270,7 +281,7 @@ def rate_cell(rate: Rate) -> str:
 
 
 def _who(run: RunRow) -> str:
-    who = run.model if run.player == "llm" and run.model else run.player
+    who = player_name(run)
     return f"{who} (baseline, run {run.id})" if run.config.get("baseline_for") is not None else str(who)
 
 
