@@ -292,3 +292,39 @@ async def test_the_embedded_model_completes_a_raw_prompt() -> None:
     assert reply.input_tokens is not None and chat.input_tokens is not None
     assert reply.input_tokens < chat.input_tokens and reply.output_tokens == 6
     assert len(held.text) == 2 and held.text[1].isdigit()
+
+
+# ---------------------------------------------------------------- AIW
+@pytest.mark.parametrize(
+    ("expected", "answer_rule"),
+    [("5", "[0-9] | [1-9] [0-9]"), ("M + 1", "[A-Z0-9] ([ +*()-]"), ("female", "[A-Za-z]{1,16}")],
+)
+def test_aiw_declares_reasoning_then_its_answer_in_the_items_form(expected: str, answer_rule: str) -> None:
+    from wason.tasks.aiw.protocol import AiwProtocol
+
+    fmt = AiwProtocol("Alice has 3 brothers. Solve this problem.", expected=expected).reply_format(None)
+    assert fmt is not None
+    assert 'root ::= reasoning "### Answer: " answer' in fmt.grammar and answer_rule in fmt.grammar
+    assert expected not in fmt.grammar.replace("{1,16}", "")  # the right answer is never in the format
+    assert fmt.from_json is not None
+    assert fmt.from_json({"reasoning": "count Alice ", "answer": " 4"}) == "count Alice\n### Answer: 4"
+    # a prompt a base model continues (it ends at the marker) has no format of its own
+    assert AiwProtocol("... ### Problem: x? ### Answer:", expected="4").reply_format(None) is None
+
+
+@local_model_needed
+def test_aiw_constrained_on_the_embedded_model_answers_every_trial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    argv = ["eval", "aiw", "--trials", "1", "--constrain", "--temperature", "0", "--model-seed", "0"]
+    assert main([*argv, "--json", "--db", db]) == 0
+    report = json.loads(capsys.readouterr().out)
+    store = Store(db)
+    episodes = store.list_episodes(report["run"])
+    assert len(episodes) == 6  # AIW variations 1-6, one trial each
+    for episode in episodes:
+        (turn,) = store.list_turns(episode.id)
+        reply = turn["reply"]
+        assert "### Answer: " in reply and reply.rsplit("### Answer: ", 1)[1].strip().isdigit()
+        assert episode.metrics is not None and episode.metrics.get("status") != "no_marker"
