@@ -205,6 +205,11 @@ for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and 
 
 _family("bob.bs", "AIW Bob", f"Bob has {_B} and he also has {_S}. {_BOB_Q}", _brothers_plus_one)
 _family("bob.sb", "AIW Bob", f"Bob has {_S} and he also has {_B}. {_BOB_Q}", _brothers_plus_one)
+# The in-context-learning records (72-73) write a space before the period of the problem to solve; the same
+# problems otherwise, kept as published in a group of their own (never drawn for generated variations of AIW).
+_ICL_GROUP = "AIW in-context learning (as published)"
+_family("aiw.bs.spaced", _ICL_GROUP, f"Alice has {_B} and she also has {_S} . {_ALICE_Q}", _sisters_plus_one)
+_family("bob.bs.spaced", _ICL_GROUP, f"Bob has {_B} and he also has {_S} . {_BOB_Q}", _brothers_plus_one)
 
 _family(
     "female_boost.bs",

@@ -24,6 +24,7 @@ from wason.core.family import (
 from wason.core.game import Game, TextProtocol
 from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
 from wason.tasks.aiw.game import AiwGame, Reply
+from wason.tasks.aiw.prompt_types import PROMPT_TYPES
 
 
 class AiwRunConfig(RunSettings):
@@ -125,6 +126,8 @@ class AiwRunConfig(RunSettings):
                         "expected": expected,
                         "followups": followups,
                     }
+                    if PROMPT_TYPES[prompt_type].continuation:
+                        item["continuation"] = True  # a base model's continuation: read its first answer
                     out.append((f"{name}|{prompt_type}|{trial}", item))
         return out
 
@@ -147,13 +150,22 @@ class AiwFamily(Family[AiwRunConfig]):
         return config.items()
 
     def game(self, config: AiwRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
-        return AiwGame(item["prompt"], item["expected"], tuple(item.get("followups", ())))
+        return AiwGame(
+            item["prompt"],
+            item["expected"],
+            tuple(item.get("followups", ())),
+            continuation=bool(item.get("continuation")),
+        )
 
     def protocol(self, config: AiwRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
         from wason.tasks.aiw.protocol import AiwProtocol
 
         expected = item.get("expected")
-        return AiwProtocol(item["prompt"], expected=str(expected) if expected is not None else None)
+        return AiwProtocol(
+            item["prompt"],
+            expected=str(expected) if expected is not None else None,
+            continuation=bool(item.get("continuation")),
+        )
 
     def sample_key(self, config: AiwRunConfig, item: Mapping[str, Any]) -> str:
         # trials of one item must be independent samples: the trial is part of the sample key

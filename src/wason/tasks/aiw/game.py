@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict
 from wason.core.game import Malformed, Outcome
 from wason.tasks.aiw.answers import answer_kind, answers_match, parse_answer
 
+ANSWER_HEADING = "### Answer:"
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -44,8 +46,24 @@ class AiwGame:
     ``truncated`` for a reply the endpoint cut off at the token limit before an answer could be read; the
     metrics key ``truncated`` counts those turns."""
 
-    def __init__(self, prompt: str, expected: int | float | str, followups: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        prompt: str,
+        expected: int | float | str,
+        followups: tuple[str, ...] = (),
+        *,
+        continuation: bool = False,
+    ) -> None:
+        """Args:
+        prompt: the question.
+        expected: the right answer.
+        followups: self-verification prompts after the answer.
+        continuation: the prompt is for a base model, which continues it: the reply is read from its first
+            answer (up to the next ``### Problem`` it invents), after the prompt's own closing ``### Answer:``
+            when it ends with one.
+        """
         self.prompt = prompt
+        self.continuation = continuation
         self.expected = expected
         self.followups = followups
         self.kind = answer_kind(expected)
@@ -62,7 +80,12 @@ class AiwGame:
         if self.done:
             raise RuntimeError("the episode has ended")
         text = action.text if isinstance(action, Reply) else ""
-        parsed = parse_answer(text, self.kind)
+        if self.continuation:
+            # the prompt's closing heading is the marker the continuation answers after
+            opened = self.prompt.rstrip().endswith(ANSWER_HEADING)
+            parsed = parse_answer(f"{ANSWER_HEADING} {text}" if opened else text, self.kind, first_answer=True)
+        else:
+            parsed = parse_answer(text, self.kind)
         correct = answers_match(parsed, self.expected)
         answer = None if parsed.value is None else _plain(parsed.value)
         # a reply cut off at the token limit before its answer scores as one without an answer; its status

@@ -30,12 +30,15 @@ class PromptType:
         prefix: text placed before the problem (only the chat-template reflection type uses one).
         answer_codes: maps a non-numeric solver answer to the code this prompt asks for (the attribute
             control asks for a digit: 1 for female, 0 for male).
+        continuation: a prompt for base models, which continue the text (``--completions``): the reply is
+            read from its first answer, up to the next ``### Problem`` it invents.
     """
 
     name: str
     suffix: str
     prefix: str = ""
     answer_codes: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    continuation: bool = False
 
     def wrap(self, problem: str) -> str:
         """Return the full prompt for ``problem``."""
@@ -113,6 +116,28 @@ THINKING_V2_SEX_CODE = PromptType(
     answer_codes={"female": "1", "male": "0"},
 )
 
+# The paper's base-model prompt (Suppl. E; records 87-90): the problem after a heading, then the answer heading
+# for the model to continue.
+BASE = PromptType("BASE", "\n### Answer: ", prefix="### Problem: ", continuation=True)
+# In-context learning (Suppl. I; records 72-73): four solved AIW problems, then the one to solve.
+_ICL_EXAMPLES = (
+    ("Alice has 4 brothers and she also has 1 sister.", 2),
+    ("Alice has 4 sisters and she also has 1 brother.", 5),
+    ("Alice has 3 brothers and she also has 6 sisters.", 7),
+    ("Alice has 2 sisters and she also has 4 brothers.", 3),
+)
+_ICL_PREFIX = (
+    "# Provide correct answer to the formulated problem. "
+    + "".join(
+        f"### Problem: {facts} How many sisters does Alice's brother have? ### Answer: {answer} "
+        for facts, answer in _ICL_EXAMPLES
+    )
+    + "### Problem: "
+)
+ICL = PromptType("ICL", " ### Answer:", prefix=_ICL_PREFIX, continuation=True)
+# Record 73 ends with the question itself, without the answer heading the examples have (as published).
+ICL_NO_HEADING = PromptType("ICL_NO_HEADING", "", prefix=_ICL_PREFIX, continuation=True)
+
 PROMPT_TYPES: Mapping[str, PromptType] = {
     p.name: p
     for p in (
@@ -131,5 +156,8 @@ PROMPT_TYPES: Mapping[str, PromptType] = {
         COUNT_STEPS_FORMAT,
         REFLECTION_THINKING_V2,
         THINKING_V2_SEX_CODE,
+        BASE,
+        ICL,
+        ICL_NO_HEADING,
     )
 }

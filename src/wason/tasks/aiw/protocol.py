@@ -57,27 +57,30 @@ class AiwProtocol:
     name = "aiw"
     prompt_role = "user"
 
-    def __init__(self, prompt: str, *, expected: str | None = None) -> None:
+    def __init__(self, prompt: str, *, expected: str | None = None, continuation: bool = False) -> None:
         """Args:
         prompt: the rendered prompt.
         expected: the item's right answer, for the form of the answer under ``--constrain`` (a number, or
             AIW-Param's symbolic expression); never shown to the model.
+        continuation: a base model's prompt: the reply continues it, and its first answer is read (the game
+            reads it; a reply without a marker of its own is still an answer).
         """
         self._prompt = prompt
         self._expected = expected
+        self._continuation = continuation
 
     def system_prompt(self) -> str:
         return self._prompt
 
     def parse(self, reply: str) -> Reply | Malformed:
-        if answer_segment(reply) is None:
+        if not self._continuation and answer_segment(reply) is None:
             return Malformed(NO_MARKER)
         return Reply(reply)
 
     def reply_format(self, observation: AiwObservation | None) -> ReplyFormat | None:
         """Free reasoning, then the answer after its marker; None for a prompt that a base model continues (it
         ends at the marker: the continuation is the answer, read from its first value)."""
-        if self._prompt.rstrip().endswith("### Answer:"):
+        if self._continuation:
             return None
         return reply_format(self._expected)
 
