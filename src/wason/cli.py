@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 from rich.console import Console
+from rich.table import Table
 from sqlalchemy.exc import SQLAlchemyError
 
 from wason.core import registry, session
@@ -431,6 +432,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         )
         p.add_argument("--plots", metavar="DIR", help="also write the runs' figures into DIR (PNG and SVG)")
         p.add_argument("--no-baselines", action="store_true", help="leave the runs' solver baselines out")
+        p.add_argument(
+            "--novelty",
+            action="store_true",
+            help="show how novel each run's messages are instead (WILT paper A.4: average and average minimum "
+            "novelty, novelty by turn with --plots), embedded offline with all-MiniLM-L6-v2 (the novelty extra); "
+            "the vectors are kept in the store",
+        )
 
     return parser
 
@@ -962,6 +970,8 @@ def _show(args: argparse.Namespace, console: Console) -> int:
     if getattr(args, "full", False):
         raise UserError("--full goes with --episode N")
     with_baselines = not args.no_baselines
+    if getattr(args, "novelty", False):
+        return _show_novelty(store, comparison_runs(store, runs, baselines=with_baselines), args, console)
     if args.plots:
         from wason.report.plots import write_plots
 
@@ -993,6 +1003,71 @@ def _show(args: argparse.Namespace, console: Console) -> int:
         baselines=with_baselines,
         console=console,
     )
+
+
+def _show_novelty(store: Store, runs: list[int], args: argparse.Namespace, console: Console) -> int:
+    from wason.metrics.embedding import EmbeddingUnavailable
+    from wason.report.compare import latex_escape
+    from wason.report.novelty import novelty_figure, novelty_report, novelty_rows
+
+    try:
+        report = novelty_report(store, runs, store)
+    except EmbeddingUnavailable as exc:
+        raise UserError(f"--novelty: {exc}") from None
+    print(f"wason: embedded {report.computed} new messages ({report.model})", file=sys.stderr)
+    if args.plots:
+        from wason.report.plots import draw, has_data
+
+        figure = novelty_figure(report)
+        Path(args.plots).mkdir(parents=True, exist_ok=True)
+        written = draw(figure, Path(args.plots)) if has_data(figure) else []
+        print(f"wason: wrote {len(written)} figure files into {args.plots}", file=sys.stderr)
+    if _as_json(args):
+        print(report.model_dump_json(indent=2))
+        return 0
+    headers, rows = novelty_rows(report)
+    fmt = args.format or "table"
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(headers) + " |", "|:---|" + "---:|" * (len(headers) - 1)]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+        console.out("\n".join(lines), highlight=False)
+    elif fmt == "latex":
+        lines = [
+            f"\\begin{{tabular}}{{l{'r' * (len(headers) - 1)}}}",
+            r"\toprule",
+            " & ".join(headers) + r" \\",
+        ]
+        lines += [r"\midrule", *(" & ".join(latex_escape(c) for c in row) + r" \\" for row in rows)]
+        console.out("\n".join([*lines, r"\bottomrule", r"\end{tabular}"]), highlight=False)
+    elif fmt == "csv":
+        import csv
+        import io
+
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(
+            ["run", "label", "average", "average low", "average high", "average min", "episodes", "messages"]
+        )
+        for r in report.runs:
+            low, high = r.average.interval or (None, None)
+            writer.writerow(
+                [r.run, r.label, r.average.value, low, high, r.average_min.value, r.episodes, r.messages]
+            )
+        console.out(out.getvalue(), highlight=False, end="")
+    else:
+        table = Table(title=f"Message novelty ({report.model}): mean [95% t interval]")
+        for i, h in enumerate(headers):
+            table.add_column(h, justify="left" if i == 0 else "right", overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+        console.print(
+            "novelty: 1 - cosine similarity of a message to the closest earlier message of its episode (a reply as "
+            "written; a solver's action as JSON); Avg. Min.: each episode's least novel message, averaged",
+            markup=False,
+            highlight=False,
+        )
+    return 0
 
 
 # -- play -------------------------------------------------------------------------------------------------

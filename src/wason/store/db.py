@@ -11,7 +11,7 @@ import secrets
 import socket
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,7 +26,7 @@ from wason.store.schema import SchemaError, ensure_schema
 DEFAULT_URL = "sqlite:///wason.db"
 # The Alembic revision (src/wason/store/migrations/versions) that the tables below describe; opening a store
 # migrates it to this one.
-SCHEMA_VERSION = "0004"
+SCHEMA_VERSION = "0005"
 
 metadata = sa.MetaData()
 
@@ -118,6 +118,16 @@ call_cache = sa.Table(
     metadata,
     sa.Column("key", sa.String(64), primary_key=True),
     sa.Column("response", sa.JSON, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+)
+
+embeddings = sa.Table(
+    "embeddings",
+    metadata,
+    sa.Column("model", sa.String(128), primary_key=True),
+    sa.Column("text_sha256", sa.String(64), primary_key=True),
+    sa.Column("dim", sa.Integer, nullable=False),
+    sa.Column("vector", sa.LargeBinary, nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
 )
 
@@ -670,6 +680,44 @@ class Store:
             r["new_messages"] = r["messages"]
             r["messages"] = conversation(r["id"])
         return rows
+
+    def cached_embeddings(self, model: str, digests: Sequence[str]) -> dict[str, bytes]:
+        """The stored vectors (float32 bytes) of the texts with these SHA-256 digests under ``model``; the ones
+        never stored are left out."""
+        found: dict[str, bytes] = {}
+        wanted = list(dict.fromkeys(digests))
+        with self.engine.connect() as c:
+            for start in range(0, len(wanted), 500):  # bounded IN lists
+                chunk = wanted[start : start + 500]
+                rows = c.execute(
+                    sa.select(embeddings.c.text_sha256, embeddings.c.vector).where(
+                        embeddings.c.model == model, embeddings.c.text_sha256.in_(chunk)
+                    )
+                )
+                found.update({digest: bytes(vector) for digest, vector in rows})
+        return found
+
+    def store_embeddings(self, model: str, vectors: Mapping[str, bytes], dim: int) -> None:
+        """Keep ``vectors`` (SHA-256 digest of a text -> float32 bytes of ``dim`` values) under ``model``; a
+        digest already stored (another process computed it meanwhile) is left as it is."""
+        known = set(self.cached_embeddings(model, list(vectors)))
+        rows = [
+            {"model": model, "text_sha256": d, "dim": dim, "vector": v, "created_at": _now()}
+            for d, v in vectors.items()
+            if d not in known
+        ]
+        if not rows:
+            return
+        try:
+            with self.engine.begin() as c:
+                c.execute(embeddings.insert(), rows)
+        except sa.exc.IntegrityError:  # a concurrent writer stored some of them first: keep theirs
+            for row in rows:
+                try:
+                    with self.engine.begin() as c:
+                        c.execute(embeddings.insert(), [row])
+                except sa.exc.IntegrityError:
+                    continue
 
     def call_totals(self, run_id: int) -> dict[str, int]:
         """A run's model calls: those the endpoint answered or failed (and their attempts), those replayed from
