@@ -83,7 +83,9 @@ class AiwGame:
         if self.continuation:
             # the prompt's closing heading is the marker the continuation answers after
             opened = self.prompt.rstrip().endswith(ANSWER_HEADING)
-            parsed = parse_answer(f"{ANSWER_HEADING} {text}" if opened else text, self.kind, first_answer=True)
+            parsed = parse_answer(
+                f"{ANSWER_HEADING} {text}" if opened else text, self.kind, first_answer=True
+            )
         else:
             parsed = parse_answer(text, self.kind)
         correct = answers_match(parsed, self.expected)
