@@ -435,8 +435,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         p.add_argument(
             "--novelty",
             action="store_true",
-            help="show how novel each run's messages are instead (WILT paper A.4: average and average minimum "
-            "novelty, novelty by turn with --plots), embedded offline with all-MiniLM-L6-v2 (the novelty extra); "
+            help="show how novel each run's messages are instead (average and average minimum novelty, novelty "
+            "by turn with --plots), embedded offline with all-MiniLM-L6-v2 (the novelty extra); "
             "the vectors are kept in the store",
         )
 

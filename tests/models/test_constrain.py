@@ -309,7 +309,10 @@ def test_aiw_declares_reasoning_then_its_answer_in_the_items_form(expected: str,
     assert fmt.from_json is not None
     assert fmt.from_json({"reasoning": "count Alice ", "answer": " 4"}) == "count Alice\n### Answer: 4"
     # a prompt a base model continues (it ends at the marker) has no format of its own
-    assert AiwProtocol("### Problem: x?\n### Answer: ", expected="4", continuation=True).reply_format(None) is None
+    assert (
+        AiwProtocol("### Problem: x?\n### Answer: ", expected="4", continuation=True).reply_format(None)
+        is None
+    )
 
 
 @local_model_needed

@@ -58,7 +58,9 @@ def test_a_solvers_message_is_its_action(runs: tuple[str, int, int]) -> None:
 
 
 @model_needed
-def test_a_looping_models_repeats_have_no_novelty_and_the_solvers_tests_some(runs: tuple[str, int, int]) -> None:
+def test_a_looping_models_repeats_have_no_novelty_and_the_solvers_tests_some(
+    runs: tuple[str, int, int],
+) -> None:
     db, model_run, solver = runs
     store = Store(db)
     report = novelty_report(store, [model_run, solver], store)

@@ -1,4 +1,4 @@
-"""Message novelty (after Aidan-bench, as the WILT paper's appendix A.4 reports it): how far each message of a
+"""Message novelty (after Aidan-bench, as a rule-discovery paper's appendix reports it): how far each message of a
 conversation is from the closest message before it.
 
 A message's novelty is ``1 - max cos(e_i, e_j)`` over the earlier messages ``j < i`` of the same episode, on unit

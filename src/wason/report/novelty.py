@@ -1,5 +1,5 @@
-"""``wason show RUN... --novelty``: how novel each player's messages are (the WILT paper's appendix A.4, Table 3
-and Figure 6), for runs of any family.
+"""``wason show RUN... --novelty``: how novel each player's messages are (Table 3 and Figure 6 of the
+rule-discovery paper's appendix on test novelty), for runs of any family.
 
 A message is what the player sent in a turn: a model's reply as written; for a player that writes no text (the
 solver), its action as JSON. Messages are embedded with all-MiniLM-L6-v2 (:mod:`wason.metrics.embedding`,

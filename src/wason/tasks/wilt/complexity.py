@@ -51,12 +51,20 @@ class RunComplexity(BaseModel):
     set_inclusion_defined: int
 
 
-def guess_complexity(guess: str, verdict: Mapping[str, Any] | None) -> GuessComplexity | None:
-    """The complexity of one final guess, or None when the sandbox did not accept it."""
+def guess_complexity(
+    guess: str, verdict: Mapping[str, Any] | None, *, arity: int = 3
+) -> GuessComplexity | None:
+    """The complexity of one final guess (``arity`` 1: a one-argument lambda), or None when the sandbox did not
+    accept it."""
     if verdict is not None and not verdict.get("accepted", True):
         return None
     try:
-        program = compile_rule(guess)
+        if arity == 1:
+            from wason.tasks.wilt.single import compile_single
+
+            program = compile_single(guess)
+        else:
+            program = compile_rule(guess)
     except GuessRejected:
         return None
     body = _HEAD.sub("", guess, count=1)
@@ -74,7 +82,7 @@ def run_complexity(metrics: Iterable[Mapping[str, Any] | None]) -> RunComplexity
         c
         for m in metrics
         if m and isinstance(m.get("guess"), str)
-        if (c := guess_complexity(m["guess"], m.get("verdict"))) is not None
+        if (c := guess_complexity(m["guess"], m.get("verdict"), arity=int(m.get("arity", 3)))) is not None
     ]
     inclusions = [c.set_inclusion for c in found if c.set_inclusion is not None]
     return RunComplexity(

@@ -36,6 +36,8 @@ from wason.tasks.wilt.rules import (
     rule_from_item,
     rule_item,
 )
+from wason.tasks.wilt.single import MAX_TESTS as SINGLE_MAX_TESTS
+from wason.tasks.wilt.single import SINGLE_RULES
 
 
 class WiltRunConfig(RunSettings):
@@ -52,7 +54,8 @@ class WiltRunConfig(RunSettings):
     task: Literal["wilt"] = "wilt"
     split: str = Field(
         default="lite",
-        description="lite (10 rules), full (50) or generated (with --seed and --n)",
+        description="lite (10 rules), full (50), generated (with --seed and --n), or single (our 12 one-variable "
+        "rules, the split of --protocol single)",
     )
     ids: list[int] | None = Field(default=None, description="only these published rule ids, e.g. 1,2,15")
     rules_file: str | None = Field(
@@ -64,10 +67,11 @@ class WiltRunConfig(RunSettings):
         default=1,
         description="episodes per rule, each its own sample (with --model-seed S, trial t samples with seed S+t-1)",
     )
-    protocol: Literal["published", "bayesian", "testswap"] = Field(
+    protocol: Literal["published", "bayesian", "testswap", "single"] = Field(
         default="published",
         description="published: the paper's A.1.2 prompt; bayesian: the reference's Bayesian prompt "
-        "(whole numbers from 1 to 100); testswap: one guess from another run's tests (paper A.2, --tests-from)",
+        "(whole numbers from 1 to 100); testswap: one guess from another run's tests (paper A.2, --tests-from); "
+        "single: the reference's one-variable prompt (one whole number from 1 to 100, 5 tests, lambda x)",
     )
     tests_from: int | None = Field(
         default=None,
@@ -89,6 +93,18 @@ class WiltRunConfig(RunSettings):
     def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:
         # a rules file is the source: the full split is the default only without one
         return dict(given) if given.get("rules_file") else super().with_play_defaults(given)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_has_its_rules_and_budget(cls, data: Any) -> Any:
+        # the one-variable prompt plays our one-variable rules with the 5 tests it states, unless told otherwise
+        if isinstance(data, dict) and data.get("protocol") == "single":
+            data = dict(data)
+            if data.get("split") in (None, "lite"):
+                data["split"] = "single"
+            if data.get("max_tests") is None:
+                data["max_tests"] = SINGLE_MAX_TESTS
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -114,8 +130,10 @@ class WiltRunConfig(RunSettings):
     @field_validator("split")
     @classmethod
     def _check_split(cls, v: str) -> str:
-        if v not in (*SPLITS, "generated", "file"):
-            raise ValueError(f"unknown WILT split {v!r}; choose one of: {', '.join(SPLITS)}, generated, file")
+        if v not in (*SPLITS, "generated", "file", "single"):
+            raise ValueError(
+                f"unknown WILT split {v!r}; choose one of: {', '.join(SPLITS)}, generated, file, single"
+            )
         return v
 
     @model_validator(mode="after")
@@ -126,8 +144,12 @@ class WiltRunConfig(RunSettings):
             raise ValueError("split 'file' needs a rules file (--rules FILE)")
         if self.rules_file and self.split != "file":
             raise ValueError("--rules FILE plays your own rules; leave out --split")
-        if self.ids is not None and self.split not in SPLITS:
-            raise ValueError("rule ids select from a published split (lite or full)")
+        if self.ids is not None and self.split not in (*SPLITS, "single"):
+            raise ValueError("rule ids select from a published split (lite or full) or the single split")
+        if (self.protocol == "single") != (self.split == "single"):
+            raise ValueError(
+                "--protocol single plays the one-variable rules (split single), and only that protocol does"
+            )
         if self.max_tests < 1:
             raise ValueError(f"max_tests must be at least 1 (--max-tests), got {self.max_tests}")
         if (self.protocol == "testswap") != (self.tests_from is not None):
@@ -145,7 +167,8 @@ class WiltRunConfig(RunSettings):
             max_tests=self.max_tests,
             format_error_limit=self.format_error_limit,
             probe_seed=self.probe_seed,
-            integer_range=(1, 100) if self.protocol == "bayesian" else None,
+            integer_range=(1, 100) if self.protocol in ("bayesian", "single") else None,
+            arity=1 if self.protocol == "single" else 3,
         )
 
     def items(self) -> list[Item]:
@@ -179,6 +202,14 @@ class WiltRunConfig(RunSettings):
             return generate_split(seed=int(self.seed or 0), n=int(self.n or 0))
         if self.split == "file":
             return load_rules_file(str(self.rules_file))
+        if self.split == "single":
+            rules = [WiltRule("single", r.id, r.rule, r.kind) for r in SINGLE_RULES]
+            if self.ids is None:
+                return rules
+            unknown = sorted(set(self.ids) - {r.id for r in rules})
+            if unknown:
+                raise ValueError(f"the single split has rules 1 to {len(rules)}; no {unknown[0]}")
+            return [r for i in self.ids for r in rules if r.id == i]
         if self.ids is None:
             return load_split(self.split)
         return [get_rule(self.split, i) for i in self.ids]
@@ -198,7 +229,10 @@ class WiltFamily(Family[WiltRunConfig]):
 
     _codec = ActionCodec(ProposeTest, FinalGuess)
     _protocols: ClassVar[Mapping[str, WiltProtocol]] = {
-        n: WiltProtocol(load_instruction(n), whole_1_100=n == "bayesian") for n in INSTRUCTIONS
+        n: WiltProtocol(
+            load_instruction(n), whole_1_100=n in ("bayesian", "single"), arity=1 if n == "single" else 3
+        )
+        for n in INSTRUCTIONS
     }
 
     @property
@@ -263,6 +297,10 @@ class WiltFamily(Family[WiltRunConfig]):
     def solver(self, config: WiltRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.wilt.solver_player import WiltSolverPlayer
 
+        if config.protocol == "single":
+            from wason.tasks.wilt.single import SingleSolverPlayer
+
+            return SingleSolverPlayer(max_tests=config.max_tests)
         if config.protocol == "testswap":
             # the ideal reader of the tests given: it has seen them, and makes no test of its own
             player = WiltSolverPlayer(max_tests=0)
@@ -276,9 +314,11 @@ class WiltFamily(Family[WiltRunConfig]):
         # played (a baseline plays exactly its run's items), so both rows pool the same episodes
         return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
 
-    def human(self, config: WiltRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
+    def human(self, config: WiltRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
         from wason.tasks.wilt.human import HumanPlayer
 
+        if config.protocol == "single":
+            return None  # the terminal player asks for three numbers
         return HumanPlayer(max_tests=config.max_tests, read=io.read, write=io.write)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:

@@ -10,7 +10,7 @@ checked (finite, at most three digits) and a bad one costs an attempt as an inva
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -67,12 +67,15 @@ class WiltConfig:
         probe_seed: seed of the probe set the final guess is judged on.
         integer_range: the whole numbers a test may use, ``(low, high)`` inclusive (the Bayesian prompt's 1 to
             100); None: any number of at most three digits (the published prompt).
+        arity: numbers per test and parameters of the guess: 3, or 1 for the single-variable prompt (whose
+            guesses are judged on every whole number of ``integer_range``, :mod:`wason.tasks.wilt.single`).
     """
 
     max_tests: int = 30
     format_error_limit: int = 2
     probe_seed: int = 0
     integer_range: tuple[int, int] | None = None
+    arity: int = 3
 
     def __post_init__(self) -> None:
         if self.max_tests < 0:
@@ -80,6 +83,10 @@ class WiltConfig:
             raise ValueError("max_tests must be 0 or more")
         if self.format_error_limit < 0:
             raise ValueError("format_error_limit must be 0 (never) or more")
+        if self.arity not in (1, 3):
+            raise ValueError("arity must be 3 (the published game) or 1 (the single-variable prompt)")
+        if self.arity == 1 and self.integer_range is None:
+            raise ValueError("the single-variable game needs its integer_range (its domain)")
 
 
 class WiltGame:
@@ -151,12 +158,15 @@ class WiltGame:
         self.attempts += 1
         self._consecutive_format_errors = 0
         try:
-            if len(tokens) != 3:
-                raise InvalidValue(f"a test case needs exactly 3 numbers, got {len(tokens)}")
-            x, y, z = (parse_value(t) for t in tokens)
+            arity = self.config.arity
+            if len(tokens) != arity:
+                what = "3 numbers" if arity == 3 else "1 number"
+                raise InvalidValue(f"a test case needs exactly {what}, got {len(tokens)}")
+            # a one-number game keeps its tests as (x, 0, 0): the lifted rule ignores the other two
+            x, y, z = (parse_value(t) for t in tokens) if arity == 3 else (parse_value(tokens[0]), 0.0, 0.0)
             if self.config.integer_range is not None:
                 low, high = self.config.integer_range
-                for v in (x, y, z):
+                for v in (x, y, z)[: self.config.arity]:
                     if not (v.is_integer() and low <= v <= high):
                         raise InvalidValue(f"{v:g} is not a whole number from {low} to {high}")
         except InvalidValue as exc:
@@ -181,7 +191,12 @@ class WiltGame:
 
     def _guess(self, expression: str) -> WiltObservation:
         self.guess = expression
-        self.verdict = judge(self.rule, expression, seed=self.config.probe_seed)
+        if self.config.arity == 1:
+            from wason.tasks.wilt.single import judge_single
+
+            self.verdict = judge_single(self.rule, expression)
+        else:
+            self.verdict = judge(self.rule, expression, seed=self.config.probe_seed)
         self.end_reason = "guess"
         return WiltObservation(
             kind="verdict",
@@ -196,34 +211,39 @@ class WiltGame:
         from wason.tasks.wilt.reduction import reduction_curve, uninformative_tests
 
         v = self.verdict
-        curve, space_version = reduction_curve(self.tests)
+        single = self.config.arity == 1
+        # the hypothesis space is of three-variable rules: no reduction curve for the one-variable game
+        curve, space_version = (None, None) if single else reduction_curve(self.tests)
         shape = (
-            guess_complexity(self.guess, v.model_dump(mode="json") if v else None)
+            guess_complexity(self.guess, v.model_dump(mode="json") if v else None, arity=self.config.arity)
             if self.guess is not None
             else None
         )
-        return Outcome(
-            success=bool(v and v.equivalent),
-            metrics={
-                "correct": bool(v and v.equivalent),
-                "approximately_correct": bool(v and v.approximately_correct),
-                "guessed": self.guess is not None,
-                "guess": self.guess,
-                "end_reason": self.end_reason,
-                "attempts": self.attempts,
-                "tests": len(self.tests),
-                "invalid_tests": self.invalid_tests,
-                "format_errors": self.format_errors,
-                "truncated": self.truncated,
-                "repeats": self.repeats,
-                "verdict": v.model_dump(mode="json") if v else None,
-                # paper A.3 for this guess (None when there was none or the sandbox refused it)
-                "operators": shape.operators if shape else None,
-                "guess_length": shape.length if shape else None,
-                "set_inclusion": shape.set_inclusion if shape else None,
-                "history": [[list(p), r] for p, r in self.tests],
-                "reduction": curve,
-                "uninformative_tests": uninformative_tests(curve),
-                "hypothesis_space": space_version,
-            },
-        )
+        metrics: dict[str, Any] = {
+            "correct": bool(v and v.equivalent),
+            "approximately_correct": bool(v and v.approximately_correct),
+            "guessed": self.guess is not None,
+            "guess": self.guess,
+            "end_reason": self.end_reason,
+            "attempts": self.attempts,
+            "tests": len(self.tests),
+            "invalid_tests": self.invalid_tests,
+            "format_errors": self.format_errors,
+            "truncated": self.truncated,
+            "repeats": self.repeats,
+            "verdict": v.model_dump(mode="json") if v else None,
+            # paper A.3 for this guess (None when there was none or the sandbox refused it)
+            "operators": shape.operators if shape else None,
+            "guess_length": shape.length if shape else None,
+            "set_inclusion": shape.set_inclusion if shape else None,
+            "history": [[list(p)[: self.config.arity], r] for p, r in self.tests],
+            "reduction": curve,
+            "uninformative_tests": uninformative_tests(curve) if curve is not None else None,
+            "hypothesis_space": space_version,
+        }
+        if single:
+            # no three-variable hypothesis space to reduce; the published game's metrics stay as they were
+            for key in ("reduction", "uninformative_tests", "hypothesis_space"):
+                del metrics[key]
+            metrics["arity"] = 1
+        return Outcome(success=bool(v and v.equivalent), metrics=metrics)

@@ -42,6 +42,7 @@ INSTRUCTIONS = {
     "published": "instruction.txt",
     "bayesian": "instruction_bayesian.txt",
     "testswap": "instruction_testswap.txt",
+    "single": "instruction_single.txt",
 }
 """The published system prompt of each named protocol: the paper's A.1.2 text, the reference's Bayesian variant
 (integer tests from 1 to 100, otherwise the same game), and the test swap's (paper A.2: another run's tests given,
@@ -108,16 +109,23 @@ class WiltProtocol:
     name = "wilt"
 
     def __init__(
-        self, instruction: str | None = None, *, testing: bool = True, whole_1_100: bool = False
+        self,
+        instruction: str | None = None,
+        *,
+        testing: bool = True,
+        whole_1_100: bool = False,
+        arity: int = 3,
     ) -> None:
         """Args:
         instruction: the system prompt (the paper's A.1.2 text by default).
         testing: whether the player may propose tests (False in the test swap: one guess).
         whole_1_100: tests are whole numbers from 1 to 100 (the Bayesian prompt), for the reply format.
+        arity: numbers per test (1 for the single-variable prompt: its results show the one number).
         """
         self._instruction = instruction if instruction is not None else load_instruction()
         self._testing = testing
         self._whole_1_100 = whole_1_100
+        self._arity = arity
 
     def system_prompt(self) -> str:
         return self._instruction
@@ -126,22 +134,26 @@ class WiltProtocol:
         return parse_reply(reply)
 
     def feedback(self, observation: WiltObservation) -> str:
-        return render_feedback(observation)
+        return render_feedback(observation, arity=self._arity)
 
     def reply_format(self, observation: WiltObservation | None) -> ReplyFormat:
         """The reply ``--constrain`` holds the model to: a line of reasoning, then a test case, or only a final
         guess once the budget is spent (``None``: the first turn)."""
         spent = observation is not None and (observation.must_guess or observation.remaining <= 0)
-        return reply_format(tests=self._testing and not spent, whole_1_100=self._whole_1_100)
+        variables = ("x", "y", "z")[: self._arity]
+        return reply_format(
+            tests=self._testing and not spent, whole_1_100=self._whole_1_100, variables=variables
+        )
 
 
-def render_feedback(obs: WiltObservation) -> str:
-    """The harness's reply to an action, as the reference words it (with the true remaining count)."""
+def render_feedback(obs: WiltObservation, *, arity: int = 3) -> str:
+    """The harness's reply to an action, as the reference words it (with the true remaining count); a one-variable
+    game shows its one number."""
     remaining = f"Attempts Remaining: {obs.remaining}"
     if obs.kind == "start":
         return ""
     if obs.kind == "result":
-        shown = ", ".join(format_value(v) for v in obs.values or ())
+        shown = ", ".join(format_value(v) for v in (obs.values or ())[:arity])
         text = f"Result for input ({shown}): {obs.result}. {remaining}"
     elif obs.kind == "invalid_test":
         text = (

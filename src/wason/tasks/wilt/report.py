@@ -255,6 +255,12 @@ def _protocol_name(config: dict[str, Any]) -> str:
             f"WILT test swap (paper A.2, instruction_testswap.txt: the tests of run {config.get('tests_from')} "
             "given, reasoning stripped; one guess)"
         )
+    if config.get("protocol") == "single":
+        return (
+            "WILT single-variable, the reference's instruction_single.txt (one whole number from 1 to 100, "
+            f"{config.get('max_tests', 5)} tests then one lambda x guess, judged on every number from 1 to 100; "
+            "our 12 one-variable rules)"
+        )
     if config.get("protocol") == "bayesian":
         parts = [
             "WILT, the reference's Bayesian prompt (instruction_bayesian.txt: whole numbers from 1 to 100"
@@ -354,7 +360,8 @@ def _complexity_note(c: RunComplexity) -> str:
 def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int], eps: Sequence[EpisodeRow] = ()) -> list[Text]:
     seed = run.config.get("probe_seed", 0)
     trials = int(run.config.get("trials") or 1)
-    lines = [Text(f"protocol: {protocol_name(run.config)}; guesses judged on probe set seed {seed}")]
+    judged = "" if run.config.get("protocol") == "single" else f"; guesses judged on probe set seed {seed}"
+    lines = [Text(f"protocol: {protocol_name(run.config)}{judged}")]
     if eps:
         lines.append(Text(_complexity_note(_complexity(eps))))
     if trials > 1:

@@ -52,6 +52,10 @@ class WiltRule:
         return f"{self.key}|{self.text}"
 
     def program(self) -> Program:
+        if self.split == "single":  # a one-variable rule, lifted into the three-argument language
+            from wason.tasks.wilt.single import compile_single
+
+            return compile_single(self.text)
         return _compiled(self.text)
 
 

@@ -1,0 +1,157 @@
+"""The single-variable protocol (the reference's ``instruction_single.txt``): one whole number from 1 to 100,
+5 tests, a ``lambda x`` guess judged on the whole domain, our one-variable rules, the solver and a model's run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FakeModel
+from tests.reference import reference
+from wason.cli import main
+from wason.engine import create_run, execute_run, llm_player_factory
+from wason.models.base import ChatMessage
+from wason.models.client import ModelClient, RetryPolicy
+from wason.sandbox import GuessRejected
+from wason.store import Store
+from wason.tasks.wilt import WiltRunConfig
+from wason.tasks.wilt.family import FAMILY
+from wason.tasks.wilt.game import ProposeTest, WiltConfig, WiltGame
+from wason.tasks.wilt.protocol import load_instruction, parse_reply
+from wason.tasks.wilt.single import (
+    SINGLE_RULES,
+    SingleSolverPlayer,
+    compile_single,
+    domain_points,
+    judge_single,
+    lift,
+)
+
+
+def test_the_prompt_is_the_references_byte_for_byte() -> None:
+    assert load_instruction("single") == reference("wilt", "instruction_single.txt").read_text(
+        encoding="utf-8"
+    )
+    config = WiltRunConfig(protocol="single")
+    assert (config.split, config.max_tests) == ("single", 5)  # the prompt's own budget and our rules
+    assert FAMILY.protocol(config, FAMILY.items(config)[0][1]).system_prompt() == load_instruction("single")
+
+
+def test_a_one_argument_guess_is_lifted_and_judged_on_every_number() -> None:
+    assert lift("lambda x: x > 50") == "lambda x, y_unused, z_unused: x > 50"
+    rule = compile_single("lambda x: x > 50")
+    assert judge_single(rule, "lambda x: x >= 51").equivalent  # the same on 1..100
+    near = judge_single(rule, "lambda x: x > 49")
+    assert not near.equivalent and near.n_disagree == 1 and near.n_probes == 100
+    assert near.counterexamples[0][0] == (50.0, 0.0, 0.0)
+    for bad, reason in (
+        ("lambda x, y: x", "exactly one plain parameter"),
+        ("x > 3", "a lambda of one parameter"),
+        ("lambda x: y_unused > 1", "reserved"),
+        ("lambda x: __import__('os')", ""),
+    ):
+        verdict = judge_single(rule, bad)
+        assert not verdict.accepted and reason in (verdict.rejection or "")
+    with pytest.raises(GuessRejected):
+        compile_single("lambda x: x +")
+
+
+def test_every_rule_is_one_variable_and_not_trivial_on_the_domain() -> None:
+    assert len(SINGLE_RULES) == 12 and len({r.rule for r in SINGLE_RULES}) == 12
+    for r in SINGLE_RULES:
+        truth = compile_single(r.rule).evaluate(domain_points())
+        assert 0 < int(truth.sum()) < 100, r.rule
+
+
+@pytest.mark.parametrize(
+    ("reply", "valid"),
+    [
+        ("Test Case: ```(42)```", True),
+        ("Test Case: ```(4, 2)```", False),
+        ("Test Case: ```(0)```", False),
+        ("Test Case: ```(5.5)```", False),
+        ("Test Case: ```(101)```", False),
+    ],
+)
+def test_a_test_is_one_whole_number_from_1_to_100(reply: str, valid: bool) -> None:
+    game = WiltGame(compile_single("lambda x: x > 50"), WiltRunConfig(protocol="single").game_config())
+    game.start()
+    action = parse_reply(reply)
+    assert isinstance(action, ProposeTest)
+    seen = game.step(action)
+    assert (seen.kind == "result") is valid
+    if not valid:
+        assert game.invalid_tests == 1
+
+
+def test_the_game_needs_its_domain() -> None:
+    with pytest.raises(ValueError, match="integer_range"):
+        WiltConfig(arity=1)
+
+
+def test_the_solver_tests_five_times_and_guesses_what_the_evidence_allows() -> None:
+    for r in SINGLE_RULES:
+        rule = compile_single(r.rule)
+        game = WiltGame(rule, WiltRunConfig(protocol="single").game_config())
+        player = SingleSolverPlayer()
+        seen = game.start()
+        while not game.done:
+            seen = game.step(asyncio.run(player.act(seen)).action)
+        assert len(game.tests) == 5 and game.invalid_tests == 0 and game.repeats == 0
+        assert game.guess is not None and game.verdict is not None and game.verdict.accepted
+        guess = compile_single(game.guess)
+        # an ideal scientist never guesses against its own evidence
+        assert all(guess(x, 0.0, 0.0) == result for (x, _, _), result in game.tests), r.rule
+
+
+def _tester(messages: list[ChatMessage]) -> str:
+    turn = sum(m.role == "assistant" for m in messages)
+    if turn < 5:
+        return f"Probe the middle.\nTest Case: ```({10 + 20 * turn})```"
+    return "Final Guess: ```lambda x: x > 50```"
+
+
+def test_a_model_plays_the_single_protocol(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    store = Store(db)
+    config = WiltRunConfig(model="fake:one", protocol="single", ids=[1, 2])
+    rid = create_run(store, config, FAMILY.items(config))
+    model = FakeModel(reply=_tester, spec="fake:one")
+    client = ModelClient(model=model, store=store, policy=RetryPolicy(retries=0, base_delay=0.0))
+    asyncio.run(execute_run(store, rid, llm_player_factory(client, config, rid), concurrency=1))
+    first, second = store.list_episodes(rid)
+    assert first.metrics is not None and first.metrics["correct"] is True and first.metrics["tests"] == 5
+    assert second.metrics is not None and second.metrics["correct"] is False
+    assert first.metrics["history"][0] == [[10.0], False] and first.metrics["arity"] == 1
+    turns = store.list_turns(first.id)
+    assert turns[0]["feedback"] == "Result for input (10.0): False. Attempts Remaining: 4"
+    assert main(["show", str(rid), "--json", "--db", db]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["table"]["accuracy"]["k"] == 1 and report["table"]["accuracy"]["n"] == 2
+    assert main(["show", str(rid), "--db", db]) == 0
+    assert "instruction_single.txt" in capsys.readouterr().out
+
+
+def test_the_solver_run_and_bad_combinations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'v.db'}"
+    assert main(["eval", "wilt", "--protocol", "single", "--player", "solver", "--json", "--db", db]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["table"]["accuracy"]["n"] == 12 and report["table"]["invalid_tests"] == 0
+    for argv, message in (
+        (["--protocol", "single", "--split", "full"], "--protocol single plays the one-variable rules"),
+        (["--split", "single"], "--protocol single plays the one-variable rules"),
+        (["--protocol", "single", "--ids", "13"], "no 13"),
+    ):
+        assert main(["eval", "wilt", *argv, "--player", "solver", "--db", db]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err
+
+
+def test_constrained_single_replies_are_one_number_or_a_lambda_of_x() -> None:
+    fmt = FAMILY.protocol(WiltRunConfig(protocol="single"), {}).reply_format(None)  # type: ignore[attr-defined]
+    assert 'test ::= "Test Case: ```(" num ")```"' in fmt.grammar
+    assert 'guess ::= "Final Guess: ```lambda x: " expr "```"' in fmt.grammar
+    assert 'var ::= "x"\n' in fmt.grammar and 'num ::= [1-9] | [1-9] [0-9] | "100"' in fmt.grammar
