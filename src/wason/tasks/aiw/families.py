@@ -622,6 +622,217 @@ _family("circles.colleagues", "Colleague Circles", _circles("colleague"), _matil
 _family("circles.friends", "Colleague Circles", _circles("friend"), _matilda)
 
 
+# More wordings of the circles (records 593-636): the first says who Alice's colleagues are ("These are all
+# colleagues that Alice has."), some add that Matilda has nobody outside the two circles (the friends' records
+# say "the Alice and Bob circles", the colleagues' "the Alice's and Bob's circles"), the last tells of Matilda
+# before the exception. The answer is the same: Matilda's female colleagues are the other women of both circles.
+def _circle_opening(n: str, *, in_total: bool) -> str:
+    alice = f"Alice has {_count('alice_male', f'male {n}')} and she also has {_count('alice_female', f'female {n}')}"
+    bob = f"Bob has {_count('bob_female', f'female {n}')} and {_count('bob_male', f'male {n}')} in total."
+    if in_total:
+        return (
+            f"{alice} in total. All these mentioned persons in the circle around Alice are {n}s of each other. "
+            f"{bob} All these mentioned persons in the circle around Bob are {n}s of each other."
+        )
+    return (
+        f"{alice}. These are all {n}s that Alice has. All these mentioned persons around Alice are {n}s of each "
+        f"other. {bob} All these mentioned persons around Bob are {n}s of each other."
+    )
+
+
+def _circle_exception(n: str) -> str:
+    return (
+        f"The people in the circle around Bob do not have other {n}s aside - with the only exception of Matilda. "
+        f"She is {n} of Bob and she is also {n} of Alice, being part of Alice's circle."
+    )
+
+
+_QUESTION = "How many female {n}s does Matilda have?"
+_BEYOND = "All the mentioned persons have no {n}s beyond the already described group of people."
+for _n, _outside in (("friend", "the Alice and Bob circles"), ("colleague", "the Alice's and Bob's circles")):
+    _q = _QUESTION.format(n=_n)
+    _family(
+        f"circles.{_n}s.all_that_alice_has",
+        "Colleague Circles",
+        f"{_circle_opening(_n, in_total=False)} {_circle_exception(_n)} {_q}",
+        _matilda,
+    )
+    _family(
+        f"circles.{_n}s.all_that_alice_has.no_outside",
+        "Colleague Circles",
+        f"{_circle_opening(_n, in_total=False)} {_circle_exception(_n)} Mathilda has no other {_n}s outside of "
+        f"{_outside}. {_q}",
+        _matilda,
+    )
+    _family(
+        f"circles.{_n}s.in_total.beyond",
+        "Colleague Circles",
+        f"{_circle_opening(_n, in_total=True)} {_circle_exception(_n)} {_BEYOND.format(n=_n)} {_q}",
+        _matilda,
+    )
+    _family(
+        f"circles.{_n}s.in_total.only_person",
+        "Colleague Circles",
+        f"{_circle_opening(_n, in_total=True)} Matilda is a {_n} of Bob. She is the only person from Bob's circle "
+        f"who has {_n}s outside Bob's circle, all other people in Bob's circle have no further {_n}s aside. "
+        f"Matilda is {_n} of Alice, being part of Alice's circle. {_BEYOND.format(n=_n)} {_q}",
+        _matilda,
+    )
+
+# Matilda's friends (records 565-576): Alice's male friend has all the women of the group, Matilda's female
+# friends and Matilda herself.
+_MATILDA_FRIENDS = (
+    "Matilda is one of Alice's female friends. Matilda has {female:female friend|female friends} in total."
+)
+_ALL_FRIENDS = "All mentioned persons are friends with each other and have no other friends aside."
+_MALE_FRIEND_Q = "How many female friends does male friend of Alice have?"
+_family(
+    "matilda_friends.alice_males",
+    "AIW Friends Matilda",
+    f"Alice has {_MALE} and she also has female friends. {_MATILDA_FRIENDS} {_ALL_FRIENDS} {_MALE_FRIEND_Q}",
+    lambda s: add(s["female"], 1),
+)
+_family(
+    "matilda_friends.bob",
+    "AIW Friends Matilda",
+    f"Alice has male friends and she also has female friends. {_MATILDA_FRIENDS} Bob is one of Matilda's male "
+    f"friends. Bob has {_MALE} in total. {_ALL_FRIENDS} {_MALE_FRIEND_Q}",
+    lambda s: add(s["female"], 1),
+)
+
+
+# Bowls (records 685-764, a control without people): a big (or plain) blue bowl with red and blue bowls beside it
+# on one table. The question asks for the blue bowls with, beside or near the red ones (all of them: the big one is
+# blue too) or near a blue one (each small blue bowl; the published answers leave the big bowl out there), or for
+# every bowl beside the big one.
+def _blue_and_big(s: Slots) -> Answer:
+    return add(s["blue"], 1)
+
+
+def _blue_only(s: Slots) -> Answer:
+    return s["blue"]
+
+
+_RED_BLUE = f"{_count('red', 'red bowl')} and {_count('blue', 'blue bowl')} on the table."
+_BESIDE_RED = "How many blue bowls are on the table beside the red bowls?"
+_BOWL_FORMS: tuple[tuple[str, str, Callable[[Slots], Answer]], ...] = (
+    (
+        "next_which.with_red",
+        f"On a table, there is a big bowl, next to this bowl, which is blue, there are {_RED_BLUE} How many blue "
+        "bowls are on the table with red bowls?",
+        _blue_and_big,
+    ),
+    (
+        "next_which.beside_big",
+        f"On a table, there is a big bowl, next to this bowl, which is blue, there are {_RED_BLUE} How many bowls "
+        "are on the table beside the big bowl?",
+        lambda s: add(s["red"], s["blue"]),
+    ),
+    (
+        "next_which.next_to_red",
+        f"On a table, there is a big bowl, next to this bowl, which is blue, there are {_RED_BLUE} How many blue "
+        "bowls are on the table next to the red bowls?",
+        _blue_and_big,
+    ),
+    (
+        "which_next",
+        f"On a table, there is a big bowl, which is blue, next to this bowl there are {_RED_BLUE} {_BESIDE_RED}",
+        _blue_and_big,
+    ),
+    (
+        "big_blue_next",
+        f"On a table, there is a big blue bowl, next to this bowl there are {_RED_BLUE} {_BESIDE_RED}",
+        _blue_and_big,
+    ),
+    (
+        "big_blue_addition",
+        f"On a table, there is a big blue bowl, in addition to this bowl there are {_RED_BLUE} {_BESIDE_RED}",
+        _blue_and_big,
+    ),
+    (
+        "which_addition",
+        f"On a table, there is a big bowl, which is blue, in addition to this bowl there are {_RED_BLUE} "
+        f"{_BESIDE_RED}",
+        _blue_and_big,
+    ),
+    (
+        "blue_addition",
+        f"On a table, there is a blue bowl, in addition to this bowl there are {_RED_BLUE} {_BESIDE_RED}",
+        _blue_and_big,
+    ),
+    (
+        "blue_further",
+        f"On a table, there is a blue bowl. Further, there are {_RED_BLUE} How many blue bowls are on the table "
+        "besides the red bowls?",
+        _blue_and_big,
+    ),
+    (
+        "big_blue_further",
+        f"On a table, there is a big blue bowl. Further, there are {_RED_BLUE} How many blue bowls are on the "
+        "table besides the red bowls?",
+        _blue_and_big,
+    ),
+    (
+        "near.which.same_table",
+        "A big bowl is on a table and there are {blue} blue and {red} red bowls near that bowl, which is blue. "
+        "How many blue bowls are near the red bowl which is on the same table as the big bowl?",
+        _blue_and_big,
+    ),
+    (
+        "near.big_blue.same_table",
+        "A big blue bowl is on a table and there are {blue} blue and {red} red bowls near that bowl. How many "
+        "blue bowls are near the red bowl which is on the same table as the big bowl?",
+        _blue_and_big,
+    ),
+    (
+        "near.big_blue.near_red",
+        "A big blue bowl is on a table and there are {blue} blue and {red} red bowls near that bowl. How many "
+        "blue bowls are near a red bowl?",
+        _blue_and_big,
+    ),
+    (
+        "near.big_blue.near_blue",
+        "A big blue bowl is on a table and there are {blue} blue and {red} red bowls near that bowl. How many "
+        "blue bowls are near a blue bowl?",
+        _blue_only,
+    ),
+    (
+        "on_table.placed_red",
+        "A big blue bowl is on a table and there are {blue} blue and {red} red bowls on the table. How many blue "
+        "bowls are on the table that a red bowl placed on?",
+        _blue_and_big,
+    ),
+    (
+        "on_table.placed_blue",
+        "A big blue bowl is on a table and there are {blue} blue and {red} red bowls on the table. How many blue "
+        "bowls are on the table that a blue bowl placed on?",
+        _blue_only,
+    ),
+)
+for _name, _template, _solver in _BOWL_FORMS:
+    _family(f"bowls.{_name}", "Bowls (control)", _template, _solver)
+
+# Movies (records 669-692, a control without people): Rabbit Hole is one of the comedies of its year.
+_RABBIT = (
+    "Rabbit Hole by Alice was released in {year} alongside {comedies} other comedies and {westerns} westerns"
+)
+for _name, _template in (
+    (
+        "westerns_in_theatres",
+        "Assume following is true and answer the question: Rabbit Hole was in {year} in theatres. Alongside this "
+        "comedy there were {westerns} westerns and {comedies} comedies. How many comedies could you watch when "
+        "the westerns were in theaters?",
+    ),
+    ("that_year", f"{_RABBIT} including one by Alice. How many comedies were released that year?"),
+    (
+        "directors_comedy",
+        f"{_RABBIT} including one by Alice. How many comedies were released when the comedy by Rabbit Hole's "
+        "director was out?",
+    ),
+):
+    _family(f"movies.{_name}", "Movies (control)", _template, lambda s: add(s["comedies"], 1))
+
+
 # AIW+ (cousins). Alice's mother has a childless sister, so the aunt's nephews and nieces are the children of the
 # mother and of the mother's brothers; the father's brother's nephews and nieces are the children of the father
 # and of the father's sisters. Subtracting Alice and her siblings from each total leaves the cousins on that side,

@@ -70,6 +70,7 @@ RESTRICTED_V0 = PromptType(
 FORMATTING_ONLY = PromptType(
     "FORMATTING_ONLY", ' Provide the final answer in following form: "### Answer: ".'
 )
+FORMATTING_THEN = PromptType("FORMATTING_THEN", f" {_THEN_FORM}")
 PLAIN = PromptType("PLAIN", "")
 SCIENTIST_V1 = PromptType(
     "SCIENTIST_V1",
@@ -147,6 +148,7 @@ PROMPT_TYPES: Mapping[str, PromptType] = {
         RESTRICTED,
         RESTRICTED_V0,
         FORMATTING_ONLY,
+        FORMATTING_THEN,
         PLAIN,
         SCIENTIST_V1,
         SCIENTIST_V2,
