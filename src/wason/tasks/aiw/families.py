@@ -809,8 +809,8 @@ _BOWL_FORMS: tuple[tuple[str, str, Callable[[Slots], Answer]], ...] = (
         _blue_only,
     ),
 )
-for _name, _template, _solver in _BOWL_FORMS:
-    _family(f"bowls.{_name}", "Bowls (control)", _template, _solver)
+for _name, _template, _bowl_solver in _BOWL_FORMS:
+    _family(f"bowls.{_name}", "Bowls (control)", _template, _bowl_solver)
 
 # Movies (records 669-692, a control without people): Rabbit Hole is one of the comedies of its year.
 _RABBIT = (
