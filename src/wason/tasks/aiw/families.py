@@ -111,6 +111,8 @@ class Family:
             but AIW+ totals ("7 nephews and nieces") must at least cover the children already named.
         words: counts are written as number words ("four brothers") instead of digits.
         article: with ``words``, a count of one is written "a" ("a sister") rather than "one".
+        published_only: a wording only its published records use, whose text fixes its counts (every sibling
+            named): it renders, parses and solves, but fresh variations are not drawn from it.
     """
 
     name: str
@@ -122,6 +124,7 @@ class Family:
     consistent: Callable[[Slots], bool] = lambda s: True
     words: bool = False
     article: bool = False
+    published_only: bool = False
 
     @property
     def slots(self) -> tuple[str, ...]:
@@ -833,6 +836,200 @@ for _name, _template in (
     _family(f"movies.{_name}", "Movies (control)", _template, lambda s: add(s["comedies"], 1))
 
 
+# Further friends wordings (records 347-362, 383-390): "who are all friends" as one sentence, and the control
+# questions that count the women of the group (Alice and her female friends).
+_WHO_ALL = ", who are all friends with each other and have no other friends aside."
+_THEY_ALL = ". They all are friends with each other and have no other friends aside."
+for _form, _clause in (("who", _WHO_ALL), ("they_all", _THEY_ALL)):
+    for _order, _facts in (
+        ("mf", f"{_MALE} and she also has {_FEMALE}"),
+        ("fm", f"{_FEMALE} and she also has {_MALE}"),
+    ):
+        for _q, _question in (
+            ("male_friend", _FRIENDS_Q),
+            ("female_friends_total", "How many female friends are there in total?"),
+            ("females_total", "How many females are there in total?"),
+        ):
+            _name = f"friends.{_form}_sentence.{_order}.{_q}"
+            if _form == "they_all" and _q == "male_friend":
+                continue  # the same text as friends.they_all.*
+            _family(_name, "AIW Friends", f"Alice has {_facts}{_clause} {_question}", _female_plus_one)
+
+# Colleagues with the facts in the other order (records 394-414).
+_family(
+    "colleagues.female_male.reversed",
+    "AIW Colleagues",
+    f"Alice has {_count('male', 'male colleague')} and she also has {_count('female', 'female colleague')}. "
+    f"{_WORK} How many female colleagues does Alice's male colleague have?",
+    _female_plus_one,
+)
+_family(
+    "colleagues.scientist.engineers.reversed",
+    "AIW Colleagues",
+    f"Alice is a scientist who has {_count('others', 'software engineer colleague')} and she also has {_SCI}. "
+    f"{_WORK} How many scientist colleagues does a software engineer have?",
+    lambda s: add(s["scientists"], 1),
+)
+_family(
+    "colleagues.scientist.non_scientists.reversed",
+    "AIW Colleagues",
+    f"Alice is a scientist who has {_NON} and she also has {_SCI}. {_WORK} "
+    "How many scientist colleagues does a non-scientist have?",
+    lambda s: add(s["scientists"], 1),
+)
+_family(
+    "colleagues.scientist.herself.reversed",
+    "AIW Colleagues",
+    f"Alice has {_NON}. She is herself a scientist and she also has {_SCI}. {_WORK} "
+    "How many scientist colleagues does a non-scientist have?",
+    lambda s: add(s["scientists"], 1),
+)
+# Bob's friends and colleagues, and Alice's colleagues "all mentioned" (records 590-592): the question swaps the
+# sexes for Bob.
+_family(
+    "friends.bob.all_mentioned",
+    "AIW Friends",
+    f"Bob has {_FEMALE} and he also has {_MALE}. They all are friends with each other and have no other friends "
+    "aside. How many male friends does female friend of Bob have?",
+    lambda s: add(s["male"], 1),
+)
+_family(
+    "colleagues.alice.all_mentioned",
+    "AIW Colleagues",
+    f"Alice has {_count('male', 'male colleague')} and she also has {_count('female', 'female colleague')}. All "
+    "mentioned persons are colleagues of each other and have no other colleagues aside. How many female "
+    "colleagues does male colleague of Alice have?",
+    _female_plus_one,
+)
+_family(
+    "colleagues.bob.all_mentioned",
+    "AIW Colleagues",
+    f"Bob has {_count('female', 'female colleague')} and he also has {_count('male', 'male colleague')}. All "
+    "mentioned persons are colleagues of each other and have no other colleagues aside. How many male "
+    "colleagues does female colleague of Bob have?",
+    lambda s: add(s["male"], 1),
+)
+
+# One-off wordings of the sibling problem (records 15-16, 41-42, 178-184, 305-312, 330-334), kept in a group of
+# their own so that fresh variations of the AIW group stay the paper's two word orders.
+_WORDINGS = "AIW other wordings (as published)"
+_IDENTIFY = "All brothers identify themselves as males, and all sisters identify themselves as females."
+_PRECISION = (
+    "Alice and her sisters identify themselves as female, the brothers identify themselves as male. All persons "
+    "described before have same two parents and are one family."
+)
+for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and she also has {_B}")):
+    _family(
+        f"aiw.identify.{_order}", _WORDINGS, f"Alice has {_facts}. {_IDENTIFY} {_ALICE_Q}", _sisters_plus_one
+    )
+    _family(
+        f"aiw.precision.{_order}",
+        _WORDINGS,
+        f"Alice has {_facts}. {_ALICE_Q} {_PRECISION}",
+        _sisters_plus_one,
+    )
+for _name, _opening in (
+    ("person_and", f"Alice is a person and has {_S} and she also has {_B}."),
+    ("person_who", f"Alice is a person who has {_S} and she also has {_B}."),
+    ("person_and_she", f"Alice is a person and she has {_S} and she also has {_B}."),
+    ("simple_female", f"Alice is female. She has {_S} and {_B}."),
+    ("simple_person", f"Alice is a person. She has {_S} and {_B}."),
+    ("simple_family", f"Alice has a family. She has {_S} and {_B}."),
+    ("simple_in_family", f"Alice has a family. In her family, she has {_S} and {_B}."),
+):
+    _family(f"aiw.{_name}.sb", _WORDINGS, f"{_opening} {_ALICE_Q}", _sisters_plus_one)
+_family(
+    "bob.siblings.bs",
+    _WORDINGS,
+    f"Bob has {_B} and he also has {_S}. How many siblings does Bob have?",
+    lambda s: add(s["brothers"], s["sisters"]),
+)
+_BOY_Q = "How many brothers does boys's sister have?"  # sic, as published
+_family("boy.sb", "AIW A boy", f"A boy has {_S} and he also has {_B}. {_BOY_Q}", _brothers_plus_one)
+_family("boy.bs", "AIW A boy", f"A boy has {_B} and he also has {_S}. {_BOY_Q}", _brothers_plus_one)
+_TWO_GIRLS = "Two girls are sisters who also have further"
+for _name, _question in (("girls", "the girls' brother"), ("alice", "Alice's brother")):
+    _family(
+        f"two_girls.{_name}",
+        "AIW Two girls",
+        f"{_TWO_GIRLS} {_S} and {_B}. How many sisters does {_question} have?",
+        lambda s: add(s["sisters"], 2),
+    )
+_family(
+    "two_girls.no_other",
+    "AIW Two girls",
+    f"{_TWO_GIRLS} {_B} and no other sisters. How many sisters does the girls' brother have?",
+    lambda s: 2,
+)
+_family(
+    "alice_and_bob.alice_siblings",
+    "AIW Ext",
+    f"Alice and Bob are sister and brother. Alice has {_S} and Bob has {_B}. How many siblings does Alice have?",
+    lambda s: add(s["sisters"], s["brothers"], 1),
+)
+
+
+# "Name them all" (records 297-300): every sibling named; the counts must match the names given.
+_NAMED = (
+    ("v1", ("Jack", "Frank", "Bob"), ("Mary", "Elisa", "Sue", "Julia", "Jane", "Marianna"), True),
+    ("v2", ("Jack", "Frank", "David", "Bob"), ("Elisa", "Marianna"), False),
+    ("v3", ("Bob",), ("Mary", "Elisa", "Sue", "Marianna"), False),
+    ("v4", ("Jack", "Frank", "David", "Bob"), ("Marianna",), True),
+)
+
+
+def _names(names: tuple[str, ...]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _named_counts(brothers: int, sisters: int) -> Callable[[Slots], bool]:
+    return lambda s: s["brothers"] == brothers and s["sisters"] == sisters
+
+
+for _v, _brothers, _sisters, _brothers_first in _NAMED:
+    _bro = f"{_B} - {_names(_brothers)}"
+    _sis = f"{_S} - {_names(_sisters)}"
+    _first, _then = (_bro, _sis) if _brothers_first else (_sis, _bro)
+    _family(
+        f"named_all.{_v}",
+        "AIW Name them all",
+        f"Alice has {_first}. She also has {_then}. How many sisters does Bob have?",
+        _sisters_plus_one,
+        consistent=_named_counts(len(_brothers), len(_sisters)),
+        published_only=True,
+    )
+
+
+# The circles with "N female colleague" for any N (records 602-647, 825: the singular after a count above one,
+# as published).
+def _typo_circle(text: str) -> str:
+    return re.sub(r"\{alice_female:female (\w+)\|female \w+\}", r"{alice_female} female \1", text)
+
+
+for _n, _outside in (("friend", "the Alice and Bob circles"), ("colleague", "the Alice's and Bob's circles")):
+    _q = _QUESTION.format(n=_n)
+    for _name, _text in (
+        ("all_that_alice_has", f"{_circle_opening(_n, in_total=False)} {_circle_exception(_n)} {_q}"),
+        (
+            "all_that_alice_has.no_outside",
+            f"{_circle_opening(_n, in_total=False)} {_circle_exception(_n)} Mathilda has no other {_n}s outside "
+            f"of {_outside}. {_q}",
+        ),
+        (
+            "in_total.beyond",
+            f"{_circle_opening(_n, in_total=True)} {_circle_exception(_n)} {_BEYOND.format(n=_n)} {_q}",
+        ),
+        (
+            "in_total.only_person",
+            f"{_circle_opening(_n, in_total=True)} Matilda is a {_n} of Bob. She is the only person from Bob's "
+            f"circle who has {_n}s outside Bob's circle, all other people in Bob's circle have no further {_n}s "
+            f"aside. Matilda is {_n} of Alice, being part of Alice's circle. {_BEYOND.format(n=_n)} {_q}",
+        ),
+        ("mod8", _circles(_n)),
+    ):
+        _family(f"circles.{_n}s.{_name}.singular_typo", "Colleague Circles", _typo_circle(_text), _matilda)
+
+
 # AIW+ (cousins). Alice's mother has a childless sister, so the aunt's nephews and nieces are the children of the
 # mother and of the mother's brothers; the father's brother's nephews and nieces are the children of the father
 # and of the father's sisters. Subtracting Alice and her siblings from each total leaves the cousins on that side,
@@ -981,12 +1178,14 @@ for _cousin in _cousin_forms():
     )
 
 
-FAMILIES: Mapping[str, Family] = {f.name: f for f in _FAMILIES if not f.words}
+FAMILIES: Mapping[str, Family] = {f.name: f for f in _FAMILIES if not f.words and not f.published_only}
 # Word-form families are kept out of FAMILIES: run configuration selects FAMILIES by group and fresh variations
 # are drawn (and checked) for every family there on the assumption that counts appear as digits. They render,
 # parse and solve like any other family and keep their digit twins' group names.
 WORD_FAMILIES: Mapping[str, Family] = {f.name: f for f in _FAMILIES if f.words}
-ALL_FAMILIES: Mapping[str, Family] = {**FAMILIES, **WORD_FAMILIES}
+# Wordings that fix their own counts (published records only): outside FAMILIES for the same reason.
+PUBLISHED_ONLY_FAMILIES: Mapping[str, Family] = {f.name: f for f in _FAMILIES if f.published_only}
+ALL_FAMILIES: Mapping[str, Family] = {**FAMILIES, **WORD_FAMILIES, **PUBLISHED_ONLY_FAMILIES}
 
 # The original AIW variations as the paper numbers them: (family, slots) -> right answer 7, 3, 5, 2, 4, 6.
 ORIGINAL_VARIATIONS: Mapping[int, tuple[str, Mapping[str, int]]] = {

@@ -71,6 +71,14 @@ FORMATTING_ONLY = PromptType(
     "FORMATTING_ONLY", ' Provide the final answer in following form: "### Answer: ".'
 )
 FORMATTING_THEN = PromptType("FORMATTING_THEN", f" {_THEN_FORM}")
+# Records 723 and 727 leave out "the" (as published).
+FORMATTING_THEN_NO_THE = PromptType(
+    "FORMATTING_THEN_NO_THE", ' Provide then final answer in following form: "### Answer: ".'
+)
+# Records 29-30 put the instruction after the question in another wording.
+STANDARD_BY = PromptType(
+    "STANDARD_BY", ' Solve this problem by providing final answer in following form: "### Answer: ".'
+)
 PLAIN = PromptType("PLAIN", "")
 SCIENTIST_V1 = PromptType(
     "SCIENTIST_V1",
@@ -149,6 +157,8 @@ PROMPT_TYPES: Mapping[str, PromptType] = {
         RESTRICTED_V0,
         FORMATTING_ONLY,
         FORMATTING_THEN,
+        FORMATTING_THEN_NO_THE,
+        STANDARD_BY,
         PLAIN,
         SCIENTIST_V1,
         SCIENTIST_V2,
