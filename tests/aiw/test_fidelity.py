@@ -88,8 +88,14 @@ def test_null_answer_records_785_786_are_not_claimed() -> None:
 # Every record not reproduced, with the reason. A record leaves this list only by being reproduced (the test below
 # fails both ways), so the list stays the truth about what is missing.
 NOT_REPRODUCED: dict[str, tuple[set[int], str]] = {
-    "duplicate": ({21, 25, 26, 35, 36}, "marked 'DO NOT USE! DUPLICATE ID' in its own text: not an experiment"),
-    "sql": ({86, 109}, "SQL reformulation prompts (paper Suppl. H): no numeric answer to judge (109's is null)"),
+    "duplicate": (
+        {21, 25, 26, 35, 36},
+        "marked 'DO NOT USE! DUPLICATE ID' in its own text: not an experiment",
+    ),
+    "sql": (
+        {86, 109},
+        "SQL reformulation prompts (paper Suppl. H): no numeric answer to judge (109's is null)",
+    ),
     "conversation": (
         {110, 111, 112, 113},
         "multi-turn conversations stored as lists of messages; 110-112 are played by --self-verify, 113 "
@@ -122,7 +128,10 @@ NOT_REPRODUCED: dict[str, tuple[set[int], str]] = {
         "one-off Colleague Circles wordings (the 'Peers' and 'Mod 3/6/7' texts): not yet families",
     ),
     "no_single_answer": ({785, 786}, "'plug in any natural numbers': no single right answer"),
-    "each_brother": ({791}, "'each of her brothers has N sisters' asks the inverse question: not yet a family"),
+    "each_brother": (
+        {791},
+        "'each of her brothers has N sisters' asks the inverse question: not yet a family",
+    ),
 }
 
 

@@ -13,7 +13,8 @@ import itertools
 import json
 import time
 from collections.abc import Mapping
-from typing import Literal, TypeVar, cast
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Literal, TypeVar, cast
 from urllib.parse import urlsplit
 
 import openai
@@ -342,43 +343,24 @@ class OpenAICompatModel:
             extra["prompt"] = raw_prompt(messages)
             return await self._send_raw(extra, params, timeout=timeout)
         extra["messages"] = to_openai_messages(messages)
-        try:
-            # The SDK's timeout bounds each network phase separately; the outer one bounds the whole call,
-            # reading the body included, so a server trickling bytes cannot hold a slot for longer than asked.
-            async with asyncio.timeout(timeout):
-                # The streaming form hands over the body unread: the SDK would read any size into memory and
-                # let a broken body escape as a JSONDecodeError or an AttributeError.
-                async with next(self._turn).chat.completions.with_streaming_response.create(
-                    model=self.model,
-                    # The SDK walks every message of every request through its typed transform, about 0.5 ms a
-                    # message: 14 ms a call 30 turns into a 30-test game, the main cost of a run. Our messages
-                    # are role/content strings it sends unchanged, so they go in the body as they are (the
-                    # extra body's list takes the empty list's place), with the token limit under its name.
-                    messages=[],
-                    extra_body=extra,
-                    temperature=_given(params.temperature),
-                    top_p=_given(params.top_p),
-                    seed=_given(params.seed),
-                    stop=_given(list(params.stop) if params.stop is not None else None),
-                    reasoning_effort=_given(cast("ReasoningEffort", params.reasoning_effort)),
-                    timeout=timeout,
-                ) as response:
-                    return await read_capped(
-                        response.iter_bytes(),
-                        limit=self.max_reply_bytes,
-                        declared_length=response.headers.get("content-length"),
-                    )
-        except TimeoutError as err:
-            raise ModelError(f"request timed out after {timeout:g}s", transient=True) from err
-        except openai.OpenAIError as err:
-            raise map_openai_error(err, api_key_env=self._api_key_env) from err
-        except ModelError:
-            raise
-        except Exception as err:
-            # e.g. an error status whose body broke off: the SDK reads it outside its own error mapping
-            if not is_transport_error(err):
-                raise
-            raise ModelError(f"connection failed: {type(err).__name__}: {err}", transient=True) from err
+        # The streaming form hands over the body unread: the SDK would read any size into memory and let a broken
+        # body escape as a JSONDecodeError or an AttributeError.
+        request = next(self._turn).chat.completions.with_streaming_response.create(
+            model=self.model,
+            # The SDK walks every message of every request through its typed transform, about 0.5 ms a message:
+            # 14 ms a call 30 turns into a 30-test game, the main cost of a run. Our messages are role/content
+            # strings it sends unchanged, so they go in the body as they are (the extra body's list takes the
+            # empty list's place), with the token limit under its name.
+            messages=[],
+            extra_body=extra,
+            temperature=_given(params.temperature),
+            top_p=_given(params.top_p),
+            seed=_given(params.seed),
+            stop=_given(list(params.stop) if params.stop is not None else None),
+            reasoning_effort=_given(cast("ReasoningEffort", params.reasoning_effort)),
+            timeout=timeout,
+        )
+        return await self._read(request, timeout=timeout)
 
     async def _send_raw(self, body: dict[str, object], params: GenerationParams, *, timeout: float) -> bytes:
         """A raw completion request (``/completions``, ``--completions``) whose body holds the prompt (and any
@@ -388,21 +370,26 @@ class OpenAICompatModel:
         extra.pop("max_completion_tokens", None)
         extra.pop("max_tokens", None)
         prompt = str(extra.pop("prompt"))
+        request = next(self._turn).completions.with_streaming_response.create(
+            model=self.model,
+            prompt=prompt,
+            extra_body=extra,
+            max_tokens=_given(params.max_tokens),
+            temperature=_given(params.temperature),
+            top_p=_given(params.top_p),
+            seed=_given(params.seed),
+            stop=_given(list(params.stop) if params.stop is not None else None),
+            timeout=timeout,
+        )
+        return await self._read(request, timeout=timeout)
+
+    async def _read(self, request: AbstractAsyncContextManager[Any], *, timeout: float) -> bytes:
+        """Send ``request`` (an SDK streaming response, not yet entered) and read its body within the cap; the
+        SDK's and the transport's failures become :class:`ModelError`."""
         try:
-            async with (
-                asyncio.timeout(timeout),
-                next(self._turn).completions.with_streaming_response.create(
-                    model=self.model,
-                    prompt=prompt,
-                    extra_body=extra,
-                    max_tokens=_given(params.max_tokens),
-                    temperature=_given(params.temperature),
-                    top_p=_given(params.top_p),
-                    seed=_given(params.seed),
-                    stop=_given(list(params.stop) if params.stop is not None else None),
-                    timeout=timeout,
-                ) as response,
-            ):
+            # The SDK's timeout bounds each network phase separately; the outer one bounds the whole call,
+            # reading the body included, so a server trickling bytes cannot hold a slot for longer than asked.
+            async with asyncio.timeout(timeout), request as response:
                 return await read_capped(
                     response.iter_bytes(),
                     limit=self.max_reply_bytes,
@@ -415,6 +402,7 @@ class OpenAICompatModel:
         except ModelError:
             raise
         except Exception as err:
+            # e.g. an error status whose body broke off: the SDK reads it outside its own error mapping
             if not is_transport_error(err):
                 raise
             raise ModelError(f"connection failed: {type(err).__name__}: {err}", transient=True) from err

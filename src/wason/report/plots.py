@@ -33,7 +33,7 @@ from matplotlib.ticker import MaxNLocator
 
 from wason.core import registry
 from wason.core.family import Family, RunReader
-from wason.core.records import Figure, Matrix, RunRow, Series, series_names
+from wason.core.records import Figure, Matrix, RunRow, Score, Series, series_names
 
 __all__ = ["PALETTE", "REFERENCE_COLOR", "accuracy_figure", "draw", "render", "write_plots"]
 
@@ -134,17 +134,7 @@ def accuracy_figure(store: RunReader, family: Family[Any], runs: Sequence[RunRow
             cells = columns.setdefault(score.name, [None] * len(runs))
             cells[i] = score
             legends.setdefault(score.name, score.legend)
-    series = []
-    for column, cells in columns.items():
-        series.append(
-            Series(
-                name=column,
-                values=[s.value if s is not None else None for s in cells],
-                low=[s.interval[0] if s is not None and s.interval else None for s in cells],
-                high=[s.interval[1] if s is not None and s.interval else None for s in cells],
-                labels=[f"{s.k}/{s.n}" if s is not None and s.n else "" for s in cells],
-            )
-        )
+    series = [rate_series(column, cells) for column, cells in columns.items()]
     shown = list(columns) or ["Success"]
     meaning = "; ".join(f"{c}: {legends[c]}" for c in columns if legends[c])
     return Figure(
@@ -160,21 +150,24 @@ def accuracy_figure(store: RunReader, family: Family[Any], runs: Sequence[RunRow
     )
 
 
+def rate_series(name: str, cells: Sequence[Score | None]) -> Series:
+    """Bars of rates: each cell's value with its interval as whiskers and ``k/n`` over it (a blank bar where a
+    cell is missing)."""
+    return Series(
+        name=name,
+        values=[c.value if c is not None else None for c in cells],
+        low=[c.interval[0] if c is not None and c.interval else None for c in cells],
+        high=[c.interval[1] if c is not None and c.interval else None for c in cells],
+        labels=[f"{c.k}/{c.n}" if c is not None and c.n else "" for c in cells],
+    )
+
+
 def matrix_figure(matrix: Matrix) -> Figure:
     """A family's matrix as grouped bars: a group per row, a bar per column, 95% Wilson whiskers and ``k/n``
     over each bar (a heat map's cells, with their intervals)."""
-    series = []
-    for j, column in enumerate(matrix.columns):
-        cells = [row[j] for row in matrix.cells]
-        series.append(
-            Series(
-                name=column,
-                values=[c.value if c is not None else None for c in cells],
-                low=[c.interval[0] if c is not None and c.interval else None for c in cells],
-                high=[c.interval[1] if c is not None and c.interval else None for c in cells],
-                labels=[f"{c.k}/{c.n}" if c is not None and c.n else "" for c in cells],
-            )
-        )
+    series = [
+        rate_series(column, [row[j] for row in matrix.cells]) for j, column in enumerate(matrix.columns)
+    ]
     return Figure(
         name=matrix.name,
         title=matrix.figure_title or matrix.title,

@@ -63,6 +63,26 @@ class Verdict(BaseModel):
     probe_seed: int
     probe_version: str
 
+    @classmethod
+    def rejected(cls, rule: str, guess: str, reason: str, *, probe_seed: int, probe_version: str) -> Verdict:
+        """The verdict on a guess the sandbox refused: wrong, with the reason."""
+        return cls(
+            rule=rule,
+            guess=guess,
+            accepted=False,
+            rejection=reason,
+            equivalent=False,
+            agreement=0.0,
+            n_probes=0,
+            n_disagree=0,
+            jaccard=None,
+            set_inclusion=None,
+            approximately_correct=False,
+            counterexamples=[],
+            probe_seed=probe_seed,
+            probe_version=probe_version,
+        )
+
 
 def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
     """Judge a guess against a rule on the probe set for ``seed``.
@@ -83,21 +103,8 @@ def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
     try:
         guess_program = compile_rule(guess)
     except GuessRejected as exc:
-        return Verdict(
-            rule=rule_program.source,
-            guess=guess_text,
-            accepted=False,
-            rejection=exc.reason,
-            equivalent=False,
-            agreement=0.0,
-            n_probes=0,
-            n_disagree=0,
-            jaccard=None,
-            set_inclusion=None,
-            approximately_correct=False,
-            counterexamples=[],
-            probe_seed=seed,
-            probe_version=PROBE_VERSION,
+        return Verdict.rejected(
+            rule_program.source, guess_text, exc.reason, probe_seed=seed, probe_version=PROBE_VERSION
         )
     probes = probe_set(seed, _with_negations(rule_program.constants + guess_program.constants))
     (r, _), (g, _) = rule_program.evaluate_together([guess_program], probes.inputs)

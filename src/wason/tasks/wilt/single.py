@@ -104,22 +104,7 @@ def judge_single(rule: Program, guess: str) -> Verdict:
     try:
         program = compile_single(guess)
     except GuessRejected as exc:
-        return Verdict(
-            rule=rule.source,
-            guess=guess,
-            accepted=False,
-            rejection=exc.reason,
-            equivalent=False,
-            agreement=0.0,
-            n_probes=0,
-            n_disagree=0,
-            jaccard=None,
-            set_inclusion=None,
-            approximately_correct=False,
-            counterexamples=[],
-            probe_seed=0,
-            probe_version=JUDGE_VERSION,
-        )
+        return Verdict.rejected(rule.source, guess, exc.reason, probe_seed=0, probe_version=JUDGE_VERSION)
     points = domain_points()
     r = rule.evaluate(points)
     g = program.evaluate(points)
