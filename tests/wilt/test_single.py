@@ -155,3 +155,29 @@ def test_constrained_single_replies_are_one_number_or_a_lambda_of_x() -> None:
     assert 'test ::= "Test Case: ```(" num ")```"' in fmt.grammar
     assert 'guess ::= "Final Guess: ```lambda x: " expr "```"' in fmt.grammar
     assert 'var ::= "x"\n' in fmt.grammar and 'num ::= [1-9] | [1-9] [0-9] | "100"' in fmt.grammar
+
+
+def test_a_person_plays_it_at_the_terminal_and_on_the_web() -> None:
+    from wason.tasks.wilt.human import HumanPlayer
+
+    lines = iter(["1 2", "42", "guess x > 50"])
+    shown: list[str] = []
+    player = HumanPlayer(max_tests=5, read=lambda _: next(lines), write=shown.append, arity=1)
+    config = WiltRunConfig(protocol="single")
+    game = WiltGame(compile_single("lambda x: x > 50"), config.game_config())
+    seen = game.start()
+    while not game.done:
+        seen = game.step(asyncio.run(player.act(seen)).action)
+    assert "one whole number x from 1 to 100" in shown[0]
+    assert "Type a number to test" in shown[1]  # "1 2" is asked again, not counted
+    assert any(line.startswith("(42.0) -> False") for line in shown)
+    assert game.guess == "lambda x: x > 50" and game.verdict is not None and game.verdict.equivalent
+
+    item = FAMILY.items(config)[0][1]
+    form = FAMILY.web_form(config, item, game.start(), 0)
+    (test, guess) = form.moves
+    assert [f.name for f in test.fields] == ["x"] and "1 to 100" in test.hint
+    assert FAMILY.web_move(config, item, None, "test", {"x": "7"}) == {"type": "ProposeTest", "values": ("7",)}
+    assert FAMILY.web_move(config, item, None, "guess", {"expression": "x % 2 == 0"})["expression"] == (
+        "lambda x: x % 2 == 0"
+    )

@@ -91,8 +91,11 @@ class WiltRunConfig(RunSettings):
 
     @classmethod
     def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:
-        # a rules file is the source: the full split is the default only without one
-        return dict(given) if given.get("rules_file") else super().with_play_defaults(given)
+        # a rules file (or the one-variable protocol's own rules) is the source: the full split is the default
+        # only without one
+        if given.get("rules_file") or given.get("protocol") == "single":
+            return dict(given)
+        return super().with_play_defaults(given)
 
     @model_validator(mode="before")
     @classmethod
@@ -314,11 +317,11 @@ class WiltFamily(Family[WiltRunConfig]):
         # played (a baseline plays exactly its run's items), so both rows pool the same episodes
         return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
 
-    def human(self, config: WiltRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
+    def human(self, config: WiltRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
         from wason.tasks.wilt.human import HumanPlayer
 
         if config.protocol == "single":
-            return None  # the terminal player asks for three numbers
+            return HumanPlayer(max_tests=config.max_tests, read=io.read, write=io.write, arity=1)
         return HumanPlayer(max_tests=config.max_tests, read=io.read, write=io.write)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
@@ -413,31 +416,36 @@ class WiltFamily(Family[WiltRunConfig]):
     def web_form(
         self, config: WiltRunConfig, item: Mapping[str, Any], observation: Any, turn: int
     ) -> WebForm:
-        from wason.tasks.wilt.human import HELP
+        from wason.tasks.wilt.human import HELP, HELP_SINGLE
         from wason.tasks.wilt.protocol import render_feedback
 
-        prompt = HELP.split("\n")[0] + (
+        single = config.protocol == "single"
+        example = "x > 50 or x % 3 == 0" if single else "x < y < z or x + y == z"
+        prompt = (HELP_SINGLE if single else HELP).split("\n")[0] + (
             f"\nYou have {config.max_tests} tests, then one final guess in the guess language (Python-like: "
             "+ - * / // % **, comparisons, and/or/not, abs min max round int, math.floor/ceil/sqrt/gcd), "
-            "e.g. x < y < z or x + y == z."
+            f"e.g. {example}."
             if turn == 0
             else ""
         )
         if turn:
-            prompt = render_feedback(observation)
+            prompt = render_feedback(observation, arity=1 if single else 3)
         guess = FormMove(
             "guess",
             "Final guess",
-            (FormField("expression", "Rule", placeholder="x < y < z"),),
+            (FormField("expression", "Rule", placeholder="x > 50" if single else "x < y < z"),),
             "ends the game",
         )
         if getattr(observation, "must_guess", False):
             return WebForm(prompt=prompt, moves=(guess,))
+        fields = (("x", "42"),) if single else (("x", "1"), ("y", "2"), ("z", "3"))
         test = FormMove(
             "test",
             "Test",
-            tuple(FormField(n, n, placeholder=p) for n, p in (("x", "1"), ("y", "2"), ("z", "3"))),
-            "numbers of at most three digits, e.g. -11.3, .005, 250",
+            tuple(FormField(n, n, placeholder=p) for n, p in fields),
+            "a whole number from 1 to 100"
+            if single
+            else "numbers of at most three digits, e.g. -11.3, .005, 250",
         )
         return WebForm(prompt=prompt, moves=(test, guess))
 
@@ -449,11 +457,15 @@ class WiltFamily(Family[WiltRunConfig]):
         move: str,
         values: Mapping[str, str],
     ) -> Mapping[str, Any] | str:
+        single = config.protocol == "single"
         if move == "test":
-            triple = tuple(form_value(values, n) for n in ("x", "y", "z"))
-            return self._codec.encode(ProposeTest(triple))
+            values_in = tuple(form_value(values, n) for n in (("x",) if single else ("x", "y", "z")))
+            return self._codec.encode(ProposeTest(values_in))
         if move == "guess":
-            return self._codec.encode(FinalGuess(form_value(values, "expression")))
+            text = form_value(values, "expression")
+            if single and not text.strip().startswith("lambda"):
+                text = f"lambda x: {text}"  # as at the terminal: the lambda may be left out
+            return self._codec.encode(FinalGuess(text))
         raise ValueError(f"{move!r} is not a move of WILT")
 
     def own_rule(self, config: WiltRunConfig, text: str) -> Item:

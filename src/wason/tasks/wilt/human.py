@@ -22,6 +22,16 @@ Values: numbers typed with at most three digits, not counting sign and decimal p
 You have {max_tests} tests, then one guess. The guess language is Python-like: + - * / // % **, comparisons,
 and/or/not, abs min max round int, math.floor/ceil/sqrt/gcd, all(...)/any(...), x % 1 == 0 for integers."""
 
+HELP_SINGLE = """\
+Find the hidden rule: it takes one whole number x from 1 to 100 and answers True or False.
+  42               test the number 42  (also: (42))
+  guess EXPR       your one final guess, e.g.  guess x > 50   or  guess lambda x: x % 3 == 0
+  history          the tests so far
+  help             this text
+  quit             give up
+You have {max_tests} tests, then one guess, judged on every number from 1 to 100. The guess language is
+Python-like: + - * / // % **, comparisons, and/or/not, abs min max round int, math.floor/ceil/sqrt/gcd."""
+
 _SPLIT = re.compile(r"[\s,()\[\]]+")
 
 
@@ -33,7 +43,11 @@ class HumanPlayer:
         max_tests: int = 30,
         read: Callable[[str], str] = input,
         write: Callable[[str], None] = print,
+        *,
+        arity: int = 3,
     ) -> None:
+        self.arity = arity
+        self.help = HELP if arity == 3 else HELP_SINGLE
         self.read = read
         self.write = write
         self.max_tests = max_tests
@@ -53,10 +67,10 @@ class HumanPlayer:
 
     def _show(self, obs: WiltObservation) -> None:
         if obs.kind == "start":
-            self.write(HELP.format(max_tests=self.max_tests))
+            self.write(self.help.format(max_tests=self.max_tests))
             return
         if obs.kind == "result" and obs.values is not None:
-            shown = ", ".join(format_value(v) for v in obs.values)
+            shown = ", ".join(format_value(v) for v in obs.values[: self.arity])
             note = "  (you tried this before)" if obs.repeat else ""
             line = f"({shown}) -> {obs.result}{note}"
             self.history.append(line)
@@ -74,7 +88,7 @@ class HumanPlayer:
         word, _, rest = line.partition(" ")
         lowered = word.lower()
         if lowered in {"help", "h", "?"}:
-            self.write(HELP.format(max_tests=self.max_tests))
+            self.write(self.help.format(max_tests=self.max_tests))
             return None
         if lowered in {"history", "hist"}:
             self.write("\n".join(self.history) or "No tests yet.")
@@ -85,10 +99,14 @@ class HumanPlayer:
             if not rest.strip():
                 self.write("Say the rule after 'guess', e.g.  guess x < y < z")
                 return None
-            return Move(action=FinalGuess(rest.strip()), reply=line)
+            guess = rest.strip()
+            if self.arity == 1 and not guess.startswith("lambda"):
+                guess = f"lambda x: {guess}"  # a person may leave out the lambda, as in the three-number game
+            return Move(action=FinalGuess(guess), reply=line)
         tokens = tuple(t for t in _SPLIT.split(line) if t)
-        if len(tokens) == 3:
+        if len(tokens) == self.arity:
             return Move(action=ProposeTest(tokens), reply=line)
         # A person's typo costs nothing: ask again instead of counting a format error.
-        self.write("Type three numbers to test them, or 'guess EXPR', or 'help'.")
+        what = "three numbers" if self.arity == 3 else "a number"
+        self.write(f"Type {what} to test, or 'guess EXPR', or 'help'.")
         return None
