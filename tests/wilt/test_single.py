@@ -177,7 +177,11 @@ def test_a_person_plays_it_at_the_terminal_and_on_the_web() -> None:
     form = FAMILY.web_form(config, item, game.start(), 0)
     (test, guess) = form.moves
     assert [f.name for f in test.fields] == ["x"] and "1 to 100" in test.hint
-    assert FAMILY.web_move(config, item, None, "test", {"x": "7"}) == {"type": "ProposeTest", "values": ("7",)}
+    assert guess.fields[0].placeholder == "x > 50"
+    assert FAMILY.web_move(config, item, None, "test", {"x": "7"}) == {
+        "type": "ProposeTest",
+        "values": ("7",),
+    }
     assert FAMILY.web_move(config, item, None, "guess", {"expression": "x % 2 == 0"})["expression"] == (
         "lambda x: x % 2 == 0"
     )
