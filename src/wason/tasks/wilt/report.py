@@ -331,6 +331,9 @@ def show_table(store: RunReader, run_ids: int | list[int]) -> RenderableType:
         if run_id == ids[0]:
             notes += _notes(run, s, calls, store.list_episodes(run_id))
             space = s.hypothesis_space
+    if not any(run_summary(store, r)[2].reduction for r in ids):
+        # no run has a curve (the one-variable game, or runs that made no test): no table of dashes
+        return Group(table, *notes)
     notes.insert(
         2,
         Text(

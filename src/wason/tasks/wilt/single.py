@@ -169,8 +169,8 @@ def _hypotheses() -> list[tuple[str, npt.NDArray[np.bool_]]]:
 
 
 class SingleSolver:
-    """The ideal scientist of the one-variable game: a prior that halves with each step of complexity over the
-    hypotheses of :func:`_hypotheses` (simplest first), tests that split the surviving prior mass most evenly,
+    """The ideal scientist of the one-variable game: a prior of 1/k on the k-th hypothesis of :func:`_hypotheses`
+    (simplest first), tests that split the surviving prior mass most evenly,
     then the most probable survivor as the guess. Five tests cannot single out one of ~1,000 hypotheses, so it
     guesses the simplest rule the evidence leaves."""
 
@@ -178,7 +178,7 @@ class SingleSolver:
         self.space = _hypotheses()
         self.truth = np.stack([t for _, t in self.space])
         n = len(self.space)
-        self.weight = np.exp(-np.log(2.0) * np.log2(np.arange(1, n + 1)))  # 1/k: simpler first, heavier
+        self.weight = 1.0 / np.arange(1, n + 1)  # simpler hypotheses first, and heavier
         self.alive = np.ones(n, dtype=bool)
         self.max_tests = max_tests
         self.tested: list[int] = []
