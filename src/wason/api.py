@@ -22,6 +22,7 @@ from wason.core import registry
 from wason.core.family import RunSettings
 from wason.engine import (
     baselines_of,
+    check_constrain,
     create_run,
     execute_run,
     llm_player_factory,
@@ -196,6 +197,8 @@ def evaluate(
     try:
         config = fam.prepare(config, store)
         items = fam.items(config)
+        if items:
+            check_constrain(config, items[0][1])  # --constrain that cannot work: one error before the run
         run_id = create_run(store, config, items)
         if player == "llm":
             _off_loop(lambda: asyncio.run(_play_model(store, run_id, config, api_key)))

@@ -331,3 +331,25 @@ def test_aiw_constrained_on_the_embedded_model_answers_every_trial(
         reply = turn["reply"]
         assert "### Answer: " in reply and reply.rsplit("### Answer: ", 1)[1].strip().isdigit()
         assert episode.metrics is not None and episode.metrics.get("status") != "no_marker"
+
+
+def test_a_json_reply_cut_at_the_token_limit_counts_as_truncated(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the fake server cuts replies at max_tokens words and says finish_reason "length"
+    fake_openai.reply = lambda messages, body: '{"reasoning": "a long line of thought that goes on", "action"'
+    db = f"sqlite:///{tmp_path / 't.db'}"
+    argv = ["eval", "wilt", "--ids", "2", "--model", "openai:fake-model", "--base-url", fake_openai.base_url]
+    assert main([*argv, "--constrain", "--max-tokens", "3", "--no-baseline", "--json", "--db", db]) == 0
+    table = json.loads(capsys.readouterr().out)["table"]
+    assert (table["truncated"], table["format_errors"]) == (2, 0)
+
+
+def test_the_python_api_refuses_constrain_that_cannot_work_before_the_run(tmp_path: Path) -> None:
+    import wason
+    from wason.models.base import ModelConfigError
+
+    db = str(tmp_path / "p.db")
+    with pytest.raises(ModelConfigError, match="declares no reply grammar"):
+        wason.evaluate("lists", model="vllm:m", constrain=True, db=db)
+    assert Store(f"sqlite:///{db}").list_runs() == []

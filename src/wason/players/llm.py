@@ -117,12 +117,10 @@ class LLMPlayer:
         self._turn += 1
         self._last_reply = response.text
         text = response.text
-        if fmt is not None and params.json_schema is not None:
-            read = _from_json(fmt, text)
-            if isinstance(read, Malformed):
-                return Move(action=read, reply=text)
-            text = read
-        action = self.protocol.parse(text)
+        read = _from_json(fmt, text) if fmt is not None and params.json_schema is not None else text
+        # a reply that is not the schema's JSON is unreadable like any other (and truncated when it was cut off)
+        action = read if isinstance(read, Malformed) else self.protocol.parse(read)
+        text = read if isinstance(read, str) else text
         if isinstance(action, Malformed) and response.finish_reason in TRUNCATED_FINISH_REASONS:
             # the model ran out of tokens before it could finish the reply: not a format error of its own
             limit = self.params.max_tokens
