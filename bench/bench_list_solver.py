@@ -9,19 +9,25 @@ stated-hypothesis consistency and time per game, then every failure.
 Rule sets: ``generated`` (``generate_rules``, the grammar's own rules: all inside the solver's space) and
 ``published`` (the 59 candidate rules, mostly outside it).
 
-    python bench/bench_list_solver.py [--rules generated|published|both] [--n 60] [--seed 0]
+    python bench/bench_list_solver.py [--rules generated|published|both|pilot|outside] [--n 60] [--seed 0]
+
+``outside`` plays ``bench/data/lists_outside.json``: 44 rules written for issue 16 before any change to the
+solver (32 dev, 12 held out, reported apart).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from wason.tasks.lists.examples import generate_examples
+from wason.tasks.lists.language import compile_list_predicate
 from wason.tasks.lists.rules import ListRule, load_split
 from wason.tasks.lists.solver import ListSolver, SolverHypothesis
 
@@ -93,7 +99,9 @@ def report(name: str, results: list[Result]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rules", choices=("generated", "published", "both"), default="both")
+    parser.add_argument(
+        "--rules", choices=("generated", "published", "both", "pilot", "outside"), default="both"
+    )
     parser.add_argument("--n", type=int, default=60, help="how many generated rules")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated split, solver and judge")
     args = parser.parse_args()
@@ -112,6 +120,21 @@ def main() -> None:
             except ValueError as exc:  # no three examples can be generated for a few published rules
                 print(f"  skipped {rule.key}: {exc}")
         report("published (all)", results)
+    if args.rules == "pilot":
+        report("pilot", [play(r, space, args.seed) for r in load_split("pilot")])
+    if args.rules == "outside":
+        data = json.loads((Path(__file__).parent / "data" / "lists_outside.json").read_text())
+        for part in ("dev", "heldout"):
+            rules = [
+                ListRule(split=part, id=i + 1, text=text, predicate=_predicate(text), source=text)
+                for i, text in enumerate(data[part])
+            ]
+            report(f"outside {part}", [play(r, space, args.seed) for r in rules])
+
+
+def _predicate(text: str) -> Callable[[Sequence[int]], bool]:
+    compiled = compile_list_predicate(text)
+    return lambda xs: bool(compiled(list(xs)))
 
 
 if __name__ == "__main__":
