@@ -357,3 +357,21 @@ def test_drawing_many_leaves_no_open_figures_or_backend_change(tmp_path: Path) -
     assert matplotlib.get_backend() == backend
     assert dict(matplotlib.rcParams) == rc  # the house style does not leak into the process
     assert len(list(tmp_path.glob("f*.png"))) == 25
+
+
+def test_a_lone_value_on_a_dense_line_gets_a_marker() -> None:
+    xs = [float(k) for k in range(1, 31)]  # dense: no markers on lines
+    lone = [0.2, *([None] * 29)]
+    full = [k / 30 for k in range(30)]
+    fig = render(
+        Figure(
+            name="n",
+            title="t",
+            kind="lines",
+            x=xs,
+            series=[Series(name="one point", values=lone), Series(name="a line", values=full)],
+        )
+    )
+    first, second = fig.axes[0].get_lines()[:2]
+    assert first.get_marker() == "o" and list(first.get_markevery()) == [0]
+    assert second.get_marker() in ("None", None, "")

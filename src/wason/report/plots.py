@@ -343,6 +343,13 @@ def _bars(ax: Axes, figure: Figure, width: float) -> list[Any]:
     return handles
 
 
+def _alone(values: list[float], i: int) -> bool:
+    """Whether ``values[i]`` has no value beside it (so a line through it draws nothing)."""
+    before = i > 0 and not math.isnan(values[i - 1])
+    after = i + 1 < len(values) and not math.isnan(values[i + 1])
+    return not (before or after)
+
+
 def _lines(ax: Axes, figure: Figure) -> list[Any]:
     handles: list[Any] = []
     dense = len(figure.x) > 12
@@ -350,12 +357,15 @@ def _lines(ax: Axes, figure: Figure) -> list[Any]:
         color = REFERENCE_COLOR if series.reference else _color(figure.series, j)
         values = [math.nan if v is None else v for v in series.values]
         style: Literal["--", "-"] = "--" if series.reference else "-"
+        # a dense line has no markers, except on a value with no neighbour to draw a line to (it would vanish)
+        isolated = [i for i, v in enumerate(values) if not math.isnan(v) and _alone(values, i)]
         ax.plot(
             figure.x,
             values,
             linestyle=style,
             color=color,
-            marker=None if dense else "o",
+            marker="o" if not dense or isolated else None,
+            markevery=isolated if dense and isolated else None,
             markersize=3.5,
             linewidth=1.6,
             zorder=3 if not series.reference else 2,
