@@ -148,3 +148,18 @@ def test_the_web_comparison_carries_the_matrix(runs: tuple[str, dict[str, int]])
     (matrix,) = view.matrices
     assert matrix.headers == ["Guessing model", f"solver (run {r['src_solver']})"]
     assert matrix.rows == [["fake:guesser", "0.33 [0.06, 0.79] (1/3)"], ["solver", "1.00 [0.44, 1.00] (3/3)"]]
+
+
+def test_a_constrained_guesser_is_a_row_of_its_own() -> None:
+    from datetime import UTC, datetime
+
+    from wason.core.records import RunRow
+    from wason.tasks.wilt.swap import _guesser_key
+
+    def run(rid: int, **config: object) -> RunRow:
+        base = {"protocol": "testswap", "tests_from": 1, "params": {"temperature": 0.0}}
+        return RunRow(rid, "wilt", "llm", "vllm:m", {**base, **config}, "completed", datetime.now(UTC), None)
+
+    assert _guesser_key(run(2)) == _guesser_key(run(3))  # the same guesser: pooled
+    assert _guesser_key(run(2)) != _guesser_key(run(4, constrain=True))
+    assert _guesser_key(run(2)) != _guesser_key(run(5, params={"temperature": 0.7}))

@@ -17,11 +17,12 @@ LEGEND = (
 
 
 def _guesser_key(run: RunRow) -> str:
-    """Who guesses: the model with its settings, or the player that asks no model (the solver)."""
+    """Who guesses: the model with its settings (held to the reply format or not), or the player that asks no
+    model (the solver)."""
     if run.player != "llm":
         return run.player
     params = {k: v for k, v in (run.config.get("params") or {}).items() if v is not None}
-    return json.dumps([run.model, params], sort_keys=True, default=str)
+    return json.dumps([run.model, params, bool(run.config.get("constrain"))], sort_keys=True, default=str)
 
 
 def _accuracy(store: RunReader, run_id: int) -> tuple[int, int]:
