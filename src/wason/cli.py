@@ -1063,7 +1063,8 @@ def _show_novelty(store: Store, runs: list[int], args: argparse.Namespace, conso
         console.print(table)
         console.print(
             "novelty: 1 - cosine similarity of a message to the closest earlier message of its episode (a reply as "
-            "written; a solver's action as JSON); Avg. Min.: each episode's least novel message, averaged",
+            "written; a solver's action as the shortest reply that makes it); Avg. Min.: each episode's least novel "
+            "message, averaged",
             markup=False,
             highlight=False,
         )

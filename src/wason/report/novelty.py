@@ -2,7 +2,8 @@
 rule-discovery paper's appendix on test novelty), for runs of any family.
 
 A message is what the player sent in a turn: a model's reply as written; for a player that writes no text (the
-solver), its action as JSON. Messages are embedded with all-MiniLM-L6-v2 (:mod:`wason.metrics.embedding`,
+solver), the message that makes its action under the family's protocol (:meth:`Family.action_message`), else its
+action as JSON. Messages are embedded with all-MiniLM-L6-v2 (:mod:`wason.metrics.embedding`,
 offline), and the vectors are kept in the store, so showing a run again computes nothing.
 """
 
@@ -56,14 +57,17 @@ class NoveltyReport(BaseModel):
 
 
 def message_text(family: Family[Any], turn: dict[str, Any]) -> str | None:
-    """What the player sent in ``turn``: the reply, else its action described or as JSON (None: no action)."""
+    """What the player sent in ``turn``: the reply; for a player that writes none, the message that makes its
+    action under the family's protocol, else the action described or as JSON (None: no action)."""
     reply = turn.get("reply")
     if isinstance(reply, str) and reply.strip():
         return reply
     action = turn.get("action")
     if action is None:
         return None
-    return family.describe_action(action) or json.dumps(action, sort_keys=True)
+    return (
+        family.action_message(action) or family.describe_action(action) or json.dumps(action, sort_keys=True)
+    )
 
 
 def run_messages(store: RunReader, run_id: int) -> list[list[str]]:

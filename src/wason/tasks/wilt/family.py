@@ -26,7 +26,13 @@ from wason.core.family import (
 from wason.core.game import Game, Player, TextProtocol
 from wason.core.records import Figure, Matrix, RunReport, RunRow, Score, run_footer
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
-from wason.tasks.wilt.protocol import INSTRUCTIONS, WiltProtocol, load_instruction, testswap_prompt
+from wason.tasks.wilt.protocol import (
+    INSTRUCTIONS,
+    WiltProtocol,
+    load_instruction,
+    testswap_prompt,
+    write_action,
+)
 from wason.tasks.wilt.rules import (
     SPLITS,
     WiltRule,
@@ -388,6 +394,9 @@ class WiltFamily(Family[WiltRunConfig]):
     def intro(self, config: WiltRunConfig, item: Mapping[str, Any], origin: str) -> str:
         where = f"rules file {config.rules_file}" if config.split == "file" else f"{config.split} split"
         return f"WILT, {where}, a hidden rule ({origin})."
+
+    def action_message(self, action: Mapping[str, Any]) -> str | None:
+        return write_action(self._codec.decode(action))
 
     def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
         rule = rule_from_item(item)

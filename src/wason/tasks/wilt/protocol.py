@@ -80,6 +80,15 @@ def _payload(after: str) -> str | None:
     return line or None
 
 
+def write_action(action: WiltAction) -> str:
+    """The shortest reply that makes ``action``, in the published form (``Test Case: ```(1, 2, 3)````,
+    ``Final Guess: ```lambda x, y, z: x < y````): what a player that writes no text (the solver) would have
+    sent. :func:`parse_reply` reads it back as the same action."""
+    if isinstance(action, ProposeTest):
+        return f"Test Case: ```({', '.join(str(v) for v in action.values)})```"
+    return f"Final Guess: ```{action.expression}```"
+
+
 def parse_reply(reply: str) -> WiltAction | Malformed:
     """Read a model's reply as a WILT action.
 
