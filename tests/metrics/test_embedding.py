@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import socket
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -92,3 +94,23 @@ def test_novelty_is_one_minus_the_closest_earlier_message() -> None:
     assert scores == pytest.approx([0.0, 1.0, 1 - 1 / np.sqrt(2)], abs=1e-6)
     assert novelty_scores(same[:1]) == []
     assert by_position([[0.5, 0.1], [0.3]]) == [(pytest.approx(0.4), 2), (pytest.approx(0.1), 1)]
+
+
+def test_a_missing_tokenizers_library_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "tokenizers", None)  # import tokenizers raises ImportError
+    with pytest.raises(EmbeddingUnavailable, match=r"tokenizers library is not installed.*wason\[novelty\]"):
+        SentenceEncoder()
+
+
+@model_needed
+def test_loading_and_encoding_open_no_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    # whatever HF_HUB_OFFLINE says, nothing is fetched: every socket connection fails here
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("no network in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    vectors = SentenceEncoder().encode(["Test Case: ```(1, 2, 3)```", "x"])
+    assert vectors.shape == (2, 384) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
