@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import FakeModel
 from tests.reference import reference
 from wason.cli import main
+from wason.core.game import Malformed
 from wason.engine import create_run, execute_run, llm_player_factory
 from wason.models.base import ChatMessage
 from wason.models.client import ModelClient, RetryPolicy
@@ -19,10 +20,17 @@ from wason.sandbox import GuessRejected
 from wason.store import Store
 from wason.tasks.wilt import WiltRunConfig
 from wason.tasks.wilt.family import FAMILY
-from wason.tasks.wilt.game import ProposeTest, WiltConfig, WiltGame
-from wason.tasks.wilt.protocol import load_instruction, parse_reply
+from wason.tasks.wilt.game import ProposeTest, WiltConfig, WiltGame, WiltObservation
+from wason.tasks.wilt.protocol import (
+    FORMAT_COMPLAINT,
+    WiltProtocol,
+    load_instruction,
+    parse_reply,
+    render_feedback,
+)
 from wason.tasks.wilt.single import (
     SINGLE_RULES,
+    SingleSolver,
     SingleSolverPlayer,
     compile_single,
     domain_points,
@@ -70,10 +78,22 @@ def test_every_rule_is_one_variable_and_not_trivial_on_the_domain() -> None:
     ("reply", "valid"),
     [
         ("Test Case: ```(42)```", True),
+        ("I will probe the top.\n**Test Case:** ```(100)```", True),
+        ("Final Guess is not yet possible.\nTest Case: `(1)`", True),
+        ("Test Case: ```(+7)```", True),
+        ("Test Case: ```(42.0)```", True),  # a whole number, written as a float
         ("Test Case: ```(4, 2)```", False),
+        ("Test Case: ```(5,)```", False),
+        ("Test Case: ```()```", False),
         ("Test Case: ```(0)```", False),
+        ("Test Case: ```(-5)```", False),
         ("Test Case: ```(5.5)```", False),
         ("Test Case: ```(101)```", False),
+        ("Test Case: ```(1e2)```", True),  # 100, as in the published game the value counts, not its spelling
+        ("Test Case: ```(nan)```", False),
+        ("Test Case: ```(inf)```", False),
+        ("Test Case: ```(x)```", False),
+        ("Test Case: ```(__import__('os'))```", False),
     ],
 )
 def test_a_test_is_one_whole_number_from_1_to_100(reply: str, valid: bool) -> None:
@@ -87,24 +107,96 @@ def test_a_test_is_one_whole_number_from_1_to_100(reply: str, valid: bool) -> No
         assert game.invalid_tests == 1
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Test Case: ```42```",  # the prompt asks for (x): a bare number is no test
+        "Test Case: 42",
+        "I would test 42 next.",
+        "Test Case: ```(42",
+        "",
+    ],
+)
+def test_a_reply_without_the_prompts_test_form_is_a_format_error(reply: str) -> None:
+    action = parse_reply(reply)
+    assert isinstance(action, Malformed) and action.reason
+    game = WiltGame(compile_single("lambda x: x > 50"), WiltRunConfig(protocol="single").game_config())
+    game.start()
+    seen = game.step(action)
+    assert seen.kind == "format_error" and game.format_errors == 1 and not game.tests and seen.remaining == 4
+
+
+def test_the_harness_speaks_of_one_number() -> None:
+    protocol = FAMILY.protocol(WiltRunConfig(protocol="single"), {})
+    complaint = protocol.feedback(WiltObservation(kind="format_error", remaining=5, reason="x"))
+    assert "'Test Case: ```(1)```' or 'Final Guess: ```lambda x: x```'" in complaint
+    assert complaint == FORMAT_COMPLAINT.replace("```(0,0,0)```", "```(1)```") != FORMAT_COMPLAINT
+    game = WiltGame(compile_single("lambda x: x > 50"), WiltRunConfig(protocol="single").game_config())
+    game.start()
+    invalid = protocol.feedback(game.step(ProposeTest(("5.5",))))
+    assert invalid == (
+        "Invalid test case: 5.5 is not a whole number from 1 to 100. Each value must be a whole number from 1 "
+        "to 100. This used one attempt. Attempts Remaining: 4"
+    )
+    # the Bayesian prompt's tests are whole numbers too; the published game keeps the digits rule
+    bayesian = WiltProtocol(load_instruction("bayesian"), whole_1_100=True)
+    observation = WiltObservation(
+        kind="invalid_test", remaining=3, reason="0 is not a whole number from 1 to 100"
+    )
+    assert "Each value must be a whole number from 1 to 100." in bayesian.feedback(observation)
+    assert "3 or fewer digits" in render_feedback(observation)
+
+
 def test_the_game_needs_its_domain() -> None:
     with pytest.raises(ValueError, match="integer_range"):
         WiltConfig(arity=1)
 
 
+def _solve(rule_text: str, budget: int) -> WiltGame:
+    rule = compile_single(rule_text)
+    game = WiltGame(rule, WiltRunConfig(protocol="single", max_tests=budget).game_config())
+    player = SingleSolverPlayer(max_tests=budget)
+    seen = game.start()
+    while not game.done:
+        seen = game.step(asyncio.run(player.act(seen)).action)
+    return game
+
+
 def test_the_solver_tests_five_times_and_guesses_what_the_evidence_allows() -> None:
     for r in SINGLE_RULES:
-        rule = compile_single(r.rule)
-        game = WiltGame(rule, WiltRunConfig(protocol="single").game_config())
-        player = SingleSolverPlayer()
-        seen = game.start()
-        while not game.done:
-            seen = game.step(asyncio.run(player.act(seen)).action)
+        game = _solve(r.rule, 5)
         assert len(game.tests) == 5 and game.invalid_tests == 0 and game.repeats == 0
         assert game.guess is not None and game.verdict is not None and game.verdict.accepted
         guess = compile_single(game.guess)
         # an ideal scientist never guesses against its own evidence
         assert all(guess(x, 0.0, 0.0) == result for (x, _, _), result in game.tests), r.rule
+
+
+def test_the_solver_finds_every_single_rule_when_the_evidence_allows() -> None:
+    # 5 results are at most 32 outcomes; with 15 tests every one of our rules is found exactly
+    for r in SINGLE_RULES:
+        game = _solve(r.rule, 15)
+        assert game.verdict is not None and game.verdict.equivalent, (r.rule, game.guess)
+        assert len(game.tests) <= 15 and game.invalid_tests == 0 and game.repeats == 0
+
+
+def test_the_solver_space_holds_every_kind_of_our_rules() -> None:
+    solver = SingleSolver()
+    tables = {row.tobytes() for row in solver.truth}
+    for r in SINGLE_RULES:
+        truth = compile_single(r.rule).evaluate(domain_points())
+        assert truth.tobytes() in tables, r.rule
+    # every text of the space is a lambda the guess language reads, with the truth table it is stored with
+    for index in range(0, len(solver.texts), 97):
+        truth = compile_single(solver.texts[index]).evaluate(domain_points())
+        assert (truth == solver.truth[index]).all(), solver.texts[index]
+
+
+def test_a_rule_of_no_known_kind_is_tested_out_and_stated_as_a_set() -> None:
+    game = _solve("lambda x: x in (3, 50, 77, 78)", 100)
+    assert game.verdict is not None and game.verdict.equivalent
+    assert game.guess is not None and game.guess.startswith("lambda x: x in (")
+    assert len(game.tests) <= 100 and game.repeats == 0
 
 
 def _tester(messages: list[ChatMessage]) -> str:
@@ -140,6 +232,11 @@ def test_the_solver_run_and_bad_combinations(tmp_path: Path, capsys: pytest.Capt
     assert main(["eval", "wilt", "--protocol", "single", "--player", "solver", "--json", "--db", db]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["table"]["accuracy"]["n"] == 12 and report["table"]["invalid_tests"] == 0
+    argv = ["eval", "wilt", "--protocol", "single", "--player", "solver", "--max-tests", "15", "--json"]
+    assert main([*argv, "--db", db]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["table"]["accuracy"]["k"] == 12 and report["table"]["accuracy"]["n"] == 12
+    assert "15 tests then one lambda x guess" in report["protocol"]
     for argv, message in (
         (["--protocol", "single", "--split", "full"], "--protocol single plays the one-variable rules"),
         (["--split", "single"], "--protocol single plays the one-variable rules"),

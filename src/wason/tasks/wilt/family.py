@@ -438,7 +438,11 @@ class WiltFamily(Family[WiltRunConfig]):
             else ""
         )
         if turn:
-            prompt = render_feedback(observation, arity=1 if single else 3)
+            prompt = render_feedback(
+                observation,
+                arity=1 if single else 3,
+                whole_1_100=config.protocol in ("bayesian", "single"),
+            )
         guess = FormMove(
             "guess",
             "Final guess",

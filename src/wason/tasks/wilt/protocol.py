@@ -21,6 +21,9 @@ FORMAT_COMPLAINT = (
     "'Final Guess:' appears, followed by your response wrapped in triple backticks, e.g. "
     "'Test Case: ```(0,0,0)```' or 'Final Guess: ```lambda x: x```'."
 )
+# The same complaint in the one-variable game, its examples in that game's form (the three-number example would
+# invite a test the game must refuse).
+SINGLE_FORMAT_COMPLAINT = FORMAT_COMPLAINT.replace("```(0,0,0)```", "```(1)```")
 # The reference harness's answer to a test proposed after the last attempt.
 FORCED_GUESS = "Maximum attempts reached. Please make a guess."
 CORRECT = "Congratulations! Your guess is correct."
@@ -143,7 +146,7 @@ class WiltProtocol:
         return parse_reply(reply)
 
     def feedback(self, observation: WiltObservation) -> str:
-        return render_feedback(observation, arity=self._arity)
+        return render_feedback(observation, arity=self._arity, whole_1_100=self._whole_1_100)
 
     def reply_format(self, observation: WiltObservation | None) -> ReplyFormat:
         """The reply ``--constrain`` holds the model to: a line of reasoning, then a test case, or only a final
@@ -155,15 +158,21 @@ class WiltProtocol:
         )
 
 
-def render_feedback(obs: WiltObservation, *, arity: int = 3) -> str:
+def render_feedback(obs: WiltObservation, *, arity: int = 3, whole_1_100: bool = False) -> str:
     """The harness's reply to an action, as the reference words it (with the true remaining count); a one-variable
-    game shows its one number."""
+    game shows its one number and gives one-number examples; where tests are whole numbers from 1 to 100 (the
+    Bayesian and single-variable prompts) an invalid test is told that rule, not the published prompt's digits."""
     remaining = f"Attempts Remaining: {obs.remaining}"
     if obs.kind == "start":
         return ""
     if obs.kind == "result":
         shown = ", ".join(format_value(v) for v in (obs.values or ())[:arity])
         text = f"Result for input ({shown}): {obs.result}. {remaining}"
+    elif obs.kind == "invalid_test" and whole_1_100:
+        text = (
+            f"Invalid test case: {obs.reason}. Each value must be a whole number from 1 to 100. This used one "
+            f"attempt. {remaining}"
+        )
     elif obs.kind == "invalid_test":
         text = (
             f"Invalid test case: {obs.reason}. Each value must be a finite number that can be typed in 3 or "
@@ -171,7 +180,7 @@ def render_feedback(obs: WiltObservation, *, arity: int = 3) -> str:
             f"{remaining}"
         )
     elif obs.kind == "format_error":
-        text = FORMAT_COMPLAINT
+        text = SINGLE_FORMAT_COMPLAINT if arity == 1 else FORMAT_COMPLAINT
     elif obs.kind == "verdict":
         return CORRECT if obs.correct else WRONG
     else:  # ended without a guess

@@ -136,70 +136,157 @@ def judge_single(rule: Program, guess: str) -> Verdict:
 
 
 # -- the solver ------------------------------------------------------------------------------------------------
-def _hypotheses() -> list[tuple[str, npt.NDArray[np.bool_]]]:
-    """One-variable hypotheses as (lambda, truth on 1..100), simplest first, de-duplicated by their truth
-    table (the first, simplest, text of each extension is kept)."""
+_xs = np.arange(DOMAIN[0], DOMAIN[1] + 1)
+
+
+def _number_cost(c: int) -> float:
+    """Description length of a constant: small and round numbers are simpler (a person says 50 before 47)."""
+    if 0 <= c <= 10 or c % 10 == 0:
+        return 1.0
+    return 1.5 if c % 5 == 0 else 2.5
+
+
+def _known_sets() -> list[tuple[str, npt.NDArray[np.bool_]]]:
+    """Named sets of ordinary mathematics on 1..100, each as the lambda that states it."""
+    numbers = range(DOMAIN[0], DOMAIN[1] + 1)
+    squares = [v for v in numbers if int(v**0.5) ** 2 == v]
+    primes = [v for v in numbers if v > 1 and all(v % d for d in range(2, int(v**0.5) + 1))]
+    cubes = [v**3 for v in range(1, 5)]
+    powers = [2**k for k in range(7)]
+    triangular = [k * (k + 1) // 2 for k in range(1, 14)]
+    fibonacci = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
+    named: list[tuple[str, list[int]]] = [
+        ("lambda x: int(x ** 0.5) ** 2 == x", squares),
+        ("lambda x: x // 10 == x % 10", [v for v in numbers if v // 10 == v % 10]),
+    ]
+    for values in (primes, cubes, powers, triangular, fibonacci):
+        named.append((f"lambda x: x in ({', '.join(map(str, values))})", values))
+    return [(text, np.isin(_xs, values)) for text, values in named]
+
+
+def _hypotheses() -> tuple[list[str], npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
+    """The one-variable hypothesis space: texts, truth tables on 1..100 and prior weights.
+
+    A grammar of the paper's kinds at full resolution: comparisons (and equality) with every constant, residues
+    (m from 2 to 12), every range and its complement, a comparison and a residue together, two residues either way,
+    and named sets
+    (squares, primes, cubes, powers of two, triangular and Fibonacci numbers, equal digits). Each text's prior is
+    exp(-description length), a constant costing less when small or round; texts with one truth table on the
+    domain are one hypothesis whose prior is their sum, written as its shortest text.
+    """
+    found: dict[bytes, list[Any]] = {}
+
+    def add(text: str, truth: npt.NDArray[np.bool_], cost: float) -> None:
+        weight = float(np.exp(-cost))
+        entry = found.get(truth.tobytes())
+        if entry is None:
+            found[truth.tobytes()] = [text, truth, weight, cost]
+            return
+        entry[2] += weight
+        if cost < entry[3]:
+            entry[0], entry[3] = text, cost
+
     low, high = DOMAIN
-    x = np.arange(low, high + 1)
-    found: dict[bytes, tuple[str, npt.NDArray[np.bool_]]] = {}
-
-    def add(text: str, truth: npt.NDArray[np.bool_]) -> None:
-        found.setdefault(truth.tobytes(), (text, truth))
-
-    add("lambda x: True", np.ones_like(x, dtype=bool))
-    for m in range(2, 11):
+    add("lambda x: True", np.ones(_xs.shape, dtype=bool), 1.0)
+    residues: list[tuple[str, npt.NDArray[np.bool_], float]] = []
+    for m in range(2, 13):
         for r in range(m):
-            add(f"lambda x: x % {m} == {r}", x % m == r)
+            residues.append((f"x % {m} == {r}", _xs % m == r, 1.0 + _number_cost(m) + _number_cost(r)))
+    comparisons: list[tuple[str, npt.NDArray[np.bool_], float]] = []
     for c in range(low, high + 1):
-        add(f"lambda x: x > {c}", x > c)
-        add(f"lambda x: x < {c}", x < c)
-    squares = np.array([int(v**0.5) ** 2 == v for v in x])
-    add("lambda x: int(x ** 0.5) ** 2 == x", squares)
-    add("lambda x: x // 10 == x % 10", x // 10 == x % 10)
-    for r in range(2):
-        for c in range(low, high, 5):
-            add(f"lambda x: x > {c} and x % 2 == {r}", (x > c) & (x % 2 == r))
-            add(f"lambda x: x < {c} and x % 2 == {r}", (x < c) & (x % 2 == r))
-    add("lambda x: x % 5 == 0 and x % 2 == 1", (x % 5 == 0) & (x % 2 == 1))
-    for a in range(low, high + 1, 5):
-        for b in range(a + 5, high + 1, 5):
-            add(f"lambda x: {a} <= x <= {b}", (x >= a) & (x <= b))
-            add(f"lambda x: x < {a} or x > {b}", (x < a) | (x > b))
-    return list(found.values())
+        comparisons.append((f"x > {c}", _xs > c, 1.0 + _number_cost(c)))
+        comparisons.append((f"x < {c}", _xs < c, 1.0 + _number_cost(c)))
+        comparisons.append((f"x >= {c}", _xs >= c, 1.5 + _number_cost(c)))
+        comparisons.append((f"x <= {c}", _xs <= c, 1.5 + _number_cost(c)))
+        comparisons.append((f"x == {c}", _xs == c, 1.5 + _number_cost(c)))
+        comparisons.append((f"x != {c}", _xs != c, 1.5 + _number_cost(c)))
+    for text, truth, cost in (*comparisons, *residues):
+        add(f"lambda x: {text}", truth, cost)
+    for text, truth in _known_sets():
+        add(text, truth, 3.0)
+    for a in range(low, high + 1):
+        for b in range(a + 1, high + 1):
+            cost = _number_cost(a) + _number_cost(b)
+            add(f"lambda x: {a} <= x <= {b}", (_xs >= a) & (_xs <= b), 2.0 + cost)
+            add(f"lambda x: x < {a} or x > {b}", (_xs < a) | (_xs > b), 2.5 + cost)
+    for ctext, ctruth, ccost in comparisons:
+        for rtext, rtruth, rcost in residues:
+            add(f"lambda x: {ctext} and {rtext}", ctruth & rtruth, 1.0 + ccost + rcost)
+    for i, (atext, atruth, acost) in enumerate(residues):
+        for btext, btruth, bcost in residues[i + 1 :]:
+            add(f"lambda x: {atext} or {btext}", atruth | btruth, 1.5 + acost + bcost)
+            add(f"lambda x: {atext} and {btext}", atruth & btruth, 1.5 + acost + bcost)
+    entries = [e for e in found.values() if e[1].any() or e[0] == "lambda x: True"]
+    entries.sort(key=lambda e: -e[2])
+    return (
+        [e[0] for e in entries],
+        np.stack([e[1] for e in entries]),
+        np.array([e[2] for e in entries], dtype=np.float64),
+    )
+
+
+_SPACE: tuple[list[str], npt.NDArray[np.bool_], npt.NDArray[np.float64]] | None = None
+
+
+def hypothesis_space() -> tuple[list[str], npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
+    """The one-variable hypothesis space, built once per process (it never changes)."""
+    global _SPACE
+    if _SPACE is None:
+        _SPACE = _hypotheses()
+    return _SPACE
 
 
 class SingleSolver:
-    """The ideal scientist of the one-variable game: a prior of 1/k on the k-th hypothesis of :func:`_hypotheses`
-    (simplest first), tests that split the surviving prior mass most evenly,
-    then the most probable survivor as the guess. Five tests cannot single out one of ~1,000 hypotheses, so it
-    guesses the simplest rule the evidence leaves."""
+    """The ideal scientist of the one-variable game.
+
+    It holds every hypothesis of :func:`hypothesis_space` consistent with its results, weighted by its prior, and
+    tests the untested number that splits the surviving weight most evenly. Tests cost nothing but the budget, so
+    once one hypothesis is left it goes on checking it where the hypotheses its results refuted only once
+    disagree with it (the near misses), in case the rule is of no kind it knows. It guesses the heaviest survivor,
+    which always agrees with its results; if none survives, it tests the numbers in order and guesses the set of
+    numbers found true (exact once it has tested all 100).
+    """
 
     def __init__(self, max_tests: int = MAX_TESTS) -> None:
-        self.space = _hypotheses()
-        self.truth = np.stack([t for _, t in self.space])
-        n = len(self.space)
-        self.weight = 1.0 / np.arange(1, n + 1)  # simpler hypotheses first, and heavier
-        self.alive = np.ones(n, dtype=bool)
+        self.texts, self.truth, self.weight = hypothesis_space()
+        self.misses = np.zeros(len(self.texts), dtype=np.int64)
         self.max_tests = max_tests
-        self.tested: list[int] = []
+        self.tested: dict[int, bool] = {}
+
+    @property
+    def alive(self) -> npt.NDArray[np.bool_]:
+        """Which hypotheses agree with every result so far."""
+        alive: npt.NDArray[np.bool_] = self.misses == 0
+        return alive
 
     def observe(self, x: int, result: bool) -> None:
-        self.tested.append(x)
-        self.alive &= self.truth[:, x - DOMAIN[0]] == result
+        self.tested[x] = result
+        self.misses += self.truth[:, x - DOMAIN[0]] != result
 
     def next_test(self) -> int | None:
-        if len(self.tested) >= self.max_tests or int(self.alive.sum()) <= 1:
+        untested = np.ones(DOMAIN[1] - DOMAIN[0] + 1, dtype=bool)
+        untested[[x - DOMAIN[0] for x in self.tested]] = False
+        if len(self.tested) >= self.max_tests or not untested.any():
             return None
-        w = np.where(self.alive, self.weight, 0.0)
-        true_mass = w @ self.truth
-        balance = np.abs(true_mass - w.sum() / 2)
-        for x in self.tested:
-            balance[x - DOMAIN[0]] = np.inf
-        return int(np.argmin(balance)) + DOMAIN[0]
+        alive = self.alive
+        if not alive.any():
+            return int(np.flatnonzero(untested)[0]) + DOMAIN[0]
+        if int(alive.sum()) == 1:
+            survivor = self.truth[int(np.flatnonzero(alive)[0])]
+            near = np.where(self.misses == 1, self.weight, 0.0)
+            score = -(near @ (self.truth != survivor))
+        else:
+            w = np.where(alive, self.weight, 0.0)
+            score = np.abs(w @ self.truth - w.sum() / 2)
+        score[~untested] = np.inf
+        return int(np.argmin(score)) + DOMAIN[0]
 
     def guess(self) -> str:
         alive = np.flatnonzero(self.alive)
-        return self.space[int(alive[0])][0] if alive.size else "lambda x: True"
+        if alive.size:
+            return self.texts[int(alive[np.argmax(self.weight[alive])])]
+        true = sorted(x for x, result in self.tested.items() if result)
+        return f"lambda x: x in ({', '.join(map(str, true))}{',' if len(true) == 1 else ''})"
 
 
 class SingleSolverPlayer:
