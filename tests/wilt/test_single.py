@@ -282,3 +282,17 @@ def test_a_person_plays_it_at_the_terminal_and_on_the_web() -> None:
     assert FAMILY.web_move(config, item, None, "guess", {"expression": "x % 2 == 0"})["expression"] == (
         "lambda x: x % 2 == 0"
     )
+
+
+def test_our_rules_are_data_that_says_it_is_ours() -> None:
+    from importlib import resources
+
+    raw = json.loads((resources.files("wason.tasks.wilt") / "data" / "single_rules.json").read_text("utf-8"))
+    assert "not published" in raw["source"] and "ours" in raw["source"]
+    assert [(r.id, r.rule, r.kind) for r in SINGLE_RULES] == [
+        (r["id"], r["rule"], r["kind"]) for r in raw["rules"]
+    ]
+    assert [r.id for r in SINGLE_RULES] == list(range(1, len(SINGLE_RULES) + 1))
+    kinds = " ".join(r.kind for r in SINGLE_RULES)
+    for kind in ("comparison", "parity", "multiple", "range", "square", "disjunction"):
+        assert kind in kinds

@@ -2,16 +2,18 @@
 True or False out, 5 tests, then one ``lambda x: ...`` guess.
 
 The published rule sets are all three-argument, so the one-variable rules here are ours (:data:`SINGLE_RULES`,
-of the paper's kinds: comparisons with constants, parity and multiples, ranges, squares, digits, disjunctions).
-A one-argument lambda is lifted into the three-argument guess language (``lambda x, y_, z_: BODY``: the sandbox
-parses and checks it as any guess), and, since the prompt fixes the domain, a guess is judged on every whole
-number from 1 to 100: equivalence there is exact, not sampled.
+read from ``data/single_rules.json``; of the paper's kinds: comparisons with constants, parity and multiples,
+ranges, squares, digits, disjunctions). A one-argument lambda is lifted into the three-argument guess language
+(``lambda x, y_, z_: BODY``: the sandbox parses and checks it as any guess), and, since the prompt fixes the
+domain, a guess is judged on every whole number from 1 to 100: equivalence there is exact, not sampled.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -38,21 +40,15 @@ class SingleRule:
     kind: str
 
 
-SINGLE_RULES: tuple[SingleRule, ...] = (
-    SingleRule(1, "lambda x: x > 50", "comparison with a constant"),
-    SingleRule(2, "lambda x: x % 2 == 0", "parity"),
-    SingleRule(3, "lambda x: x % 3 == 0", "multiple"),
-    SingleRule(4, "lambda x: 20 <= x <= 40", "range"),
-    SingleRule(5, "lambda x: x < 10 or x > 90", "disjunction of comparisons"),
-    SingleRule(6, "lambda x: x % 10 == 7", "last digit"),
-    SingleRule(7, "lambda x: int(x ** 0.5) ** 2 == x", "perfect square"),
-    SingleRule(8, "lambda x: x % 5 == 0 and x % 2 == 1", "conjunction of multiples"),
-    SingleRule(9, "lambda x: x <= 17", "comparison with a constant"),
-    SingleRule(10, "lambda x: x // 10 == x % 10", "digits equal"),
-    SingleRule(11, "lambda x: x % 4 == 1", "residue"),
-    SingleRule(12, "lambda x: x > 30 and x % 2 == 1", "conjunction"),
-)
-"""Our one-variable rules (none is published: the reference ships the prompt without rules of one variable)."""
+def load_single_rules() -> tuple[SingleRule, ...]:
+    """Our one-variable rules, from ``data/single_rules.json`` in this package (none is published: the reference
+    ships the prompt without rules of one variable; the file says so in its ``source``)."""
+    text = (resources.files("wason.tasks.wilt") / "data" / "single_rules.json").read_text(encoding="utf-8")
+    return tuple(SingleRule(int(r["id"]), str(r["rule"]), str(r["kind"])) for r in json.loads(text)["rules"])
+
+
+SINGLE_RULES: tuple[SingleRule, ...] = load_single_rules()
+"""Our one-variable rules (none is published), as :func:`load_single_rules` reads them."""
 
 
 def lift(text: str) -> str:
