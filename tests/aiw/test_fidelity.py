@@ -23,10 +23,12 @@ from wason.tasks.aiw.families import ALL_FAMILIES, WORD_FAMILIES, Family, number
 from wason.tasks.aiw.items import render_problem
 
 # Coverage actually achieved when the mapping was built; a regression below it fails the suite.
-MIN_REPRODUCED = 781
+MIN_REPRODUCED = 813
 # Id 772 says "3 brothers and she also has 9 sisters" but stores 9; the text implies 10 (it should have
-# said 8 sisters, like its neighbours' one-step progression).
-KNOWN_WRONG_ANSWERS = {772: 9}
+# said 8 sisters, like its neighbours' one-step progression). Ids 594 and 595 (the circles' "Peers" wording, Alice
+# with 5 female colleagues, Bob with 2 and Matilde among both) store 7; record 593, the same counts and question with
+# a sentence worded apart, stores 6, which is what the solver of all 55 other circles records gives.
+KNOWN_WRONG_ANSWERS = {594: 7, 595: 7, 772: 9}
 # AIW-Param records store the string "null": the published set has no symbolic answer to compare with.
 NULL_ANSWER = {None, "null"}
 
@@ -92,9 +94,9 @@ NOT_REPRODUCED: dict[str, tuple[set[int], str]] = {
         {21, 25, 26, 35, 36},
         "marked 'DO NOT USE! DUPLICATE ID' in its own text: not an experiment",
     ),
-    "sql": (
-        {86, 109},
-        "SQL reformulation prompts (paper Suppl. H): no numeric answer to judge (109's is null)",
+    "sql_reformulation": (
+        {109},
+        "asks to reformulate the problem as an SQL programming problem, not to solve it: no answer (stored null)",
     ),
     "conversation": (
         {110, 111, 112, 113},
@@ -102,36 +104,7 @@ NOT_REPRODUCED: dict[str, tuple[set[int], str]] = {
         "(solve for X and Y, then plug in numbers) is not modelled",
     ),
     "two_questions": ({156}, "asks two questions and stores one answer"),
-    "typo_one_off": (
-        {163, 684, 763},
-        "a one-off typo no template produces: no full stop before the question (163), 'by ,Alice' (684), "
-        "the instruction without its final period (763)",
-    ),
-    "no_count_word": (
-        {292, 328},
-        "'no sisters' / 'no other sisters' with no count to vary in a one-off wording: not yet a family",
-    ),
-    "control_one_off": (
-        {338, 366, 370, 374, 378, 589},
-        "one-off controls (sisters in total, 'Alice and 1 other female' friends, the beads puzzle) not yet families",
-    ),
-    "reflection_chat": (
-        {425, 429, 433, 437, 441, 445},
-        "the reflection chat template around wordings that are not yet families in that template",
-    ),
-    "friends_ext": (
-        {578, 579, 585, 586, 587, 588},
-        "one-off extended friends problems (friends in common, a friend of a friend): not yet families",
-    ),
-    "circles_one_off": (
-        {593, 594, 595, 621, 622, 635, 636},
-        "one-off Colleague Circles wordings (the 'Peers' and 'Mod 3/6/7' texts): not yet families",
-    ),
     "no_single_answer": ({785, 786}, "'plug in any natural numbers': no single right answer"),
-    "each_brother": (
-        {791},
-        "'each of her brothers has N sisters' asks the inverse question: not yet a family",
-    ),
 }
 
 
@@ -140,7 +113,7 @@ def test_every_record_is_reproduced_or_listed_with_its_reason() -> None:
     listed = [rid for ids, _ in NOT_REPRODUCED.values() for rid in ids]
     assert len(listed) == len(set(listed))  # each record once
     assert set(listed) == set(_records()) - claimed
-    assert len(claimed) + len(listed) == 826 and len(claimed) >= 780
+    assert len(claimed) + len(listed) == 826 and len(claimed) >= MIN_REPRODUCED
 
 
 def test_published_mapping_agrees_with_parse_over_all_records() -> None:
@@ -338,8 +311,111 @@ def test_word_at_sentence_start_is_capitalised() -> None:
 def test_uncovered_records_in_the_word_block_are_documented_exceptions() -> None:
     records = _records()
     claimed = {it.id for it in published_items()}
-    # 163 drops the full stop before the question; 156 asks two questions with one stored answer.
-    assert "five sisters How many" in records[163]["prompt"]
+    # 156 asks two questions with one stored answer.
     assert records[156]["prompt"].count("How many") == 2
     block = {3, 4, 9, 10, *range(144, 178)}
-    assert block - claimed == {156, 163}
+    assert block - claimed == {156}
+
+
+def test_peers_records_store_different_answers_for_the_same_counts() -> None:
+    # 593 and 595 differ by " around Alice" alone; the stored answers differ (6 and 7). The circles solver, which
+    # agrees with every other circles record, gives 6 to all three Peers records: 594 and 595 are pinned as wrong.
+    records = _records()
+    assert records[595]["prompt"].replace(" around Alice are", " are", 1) == records[593]["prompt"]
+    assert [records[rid]["right_answer"] for rid in (593, 594, 595)] == ["6", "7", "7"]
+    items = {it.id: it for it in published_items()}
+    assert {items[rid].slots == items[593].slots for rid in (594, 595)} == {True}
+    assert [items[rid].answer() for rid in (593, 594, 595)] == ["6", "6", "6"]
+    circles = [it for it in items.values() if ALL_FAMILIES[it.family].group == "Colleague Circles"]
+    assert len(circles) == 62
+    assert [it.id for it in circles if not _same_answer(records[it.id]["right_answer"], it.answer())] == [
+        594,
+        595,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("record_id", "family", "twin", "typo", "fixed"),
+    [
+        (
+            163,
+            "female_boost.words.bs.no_stop",
+            "female_boost.words.bs",
+            "five sisters How",
+            "five sisters. How",
+        ),
+        (621, "circles.colleagues.mod3.beoynd_typo", "circles.colleagues.mod3", "beoynd", "beyond"),
+        (684, "movies.that_year.comma_typo", "movies.that_year", "by ,Alice", "by Alice"),
+    ],
+)
+def test_one_off_typos_are_published_only_wordings_of_a_real_family(
+    record_id: int, family: str, twin: str, typo: str, fixed: str
+) -> None:
+    # A typo is reproduced as published, never drawn for fresh variations; its corrected twin is the family.
+    record = _records()[record_id]["prompt"]
+    (item,) = [it for it in published_items() if it.id == record_id]
+    assert item.family == family and ALL_FAMILIES[family].published_only and family not in FAMILIES
+    assert record.count(typo) == 1
+    assert render(twin, item.slots, item.prompt_type) == record.replace(typo, fixed)
+    assert solve(twin, item.slots) == solve(family, item.slots)
+
+
+def test_one_off_endings_of_thinking_v2_differ_only_in_the_final_periods() -> None:
+    records = _records()
+    thinking = PROMPT_TYPES["THINKING_V2"].suffix
+    assert PROMPT_TYPES["THINKING_V2_NO_PERIOD"].suffix + "." == thinking
+    assert PROMPT_TYPES["THINKING_V2_TWO_PERIODS"].suffix == thinking + "."
+    assert records[763]["prompt"] + "." == records[205]["prompt"]  # "duplicate 205" without its period
+    assert records[791]["prompt"].endswith('"### Answer: "..') and records[786]["prompt"].endswith('"..')
+    types = {it.id: it.prompt_type for it in published_items()}
+    assert (types[763], types[791], types[205]) == (
+        "THINKING_V2_NO_PERIOD",
+        "THINKING_V2_TWO_PERIODS",
+        "THINKING_V2",
+    )
+
+
+def test_reflection_records_with_two_spaces_before_the_turn_end() -> None:
+    records = _records()
+    spaced = sorted(it.id for it in published_items() if it.prompt_type == "REFLECTION_THINKING_V2_SPACED")
+    assert spaced == [425, 429, 433, 437, 441, 445]
+    for rid in range(423, 447):
+        assert ('".  <|eot_id|>' in records[rid]["prompt"]) is (rid in spaced), rid
+
+
+def test_the_sql_prompt_wraps_the_problem_in_quotes_and_is_not_a_continuation() -> None:
+    record = _records()[86]
+    (item,) = [it for it in published_items() if it.id == 86]
+    assert (item.family, dict(item.slots), item.prompt_type) == (
+        "aiw.a_brother.in_total",
+        {"sisters": 4},
+        "SQL",
+    )
+    assert item.render() == record["prompt"] and item.answer() == str(record["right_answer"]) == "5"
+    assert '"Alice has 4 sisters and she also has a brother. How many sisters in total' in record["prompt"]
+    assert not PROMPT_TYPES["SQL"].continuation
+    assert render("aiw.a_brother.in_total", {"sisters": 1}, "SQL").count("has 1 sister and") == 1
+
+
+@pytest.mark.parametrize(
+    ("record_id", "answer"), [(578, "7"), (579, "7"), (585, "7"), (586, "7"), (587, "8"), (588, "7")]
+)
+def test_extended_friends_count_one_group_of_friends(record_id: int, answer: str) -> None:
+    (item,) = [it for it in published_items() if it.id == record_id]
+    assert item.answer() == answer and _same_answer(_records()[record_id]["right_answer"], answer)
+    family = ALL_FAMILIES[item.family]
+    assert family.consistent(item.slots)
+    # a named friend must be among the friends counted: no group has zero of the friends that include Bob or Lewis
+    emptied = {name: 0 for name in family.slots}
+    assert not family.consistent(emptied)
+
+
+def test_single_other_girl_and_other_female_take_the_singular() -> None:
+    assert "Alice and 1 other girl are sisters." in render(
+        "light_total_sisters.other_girls", {"others": 1}, "PLAIN"
+    )
+    assert "Alice and 3 other girls are sisters." in render(
+        "light_total_sisters.other_girls", {"others": 3}, "PLAIN"
+    )
+    text = render("friends.other_females.friends.who", {"others": 1, "male": 4}, "THINKING_V2")
+    assert text == _records()[366]["prompt"]

@@ -112,7 +112,8 @@ class Family:
         words: counts are written as number words ("four brothers") instead of digits.
         article: with ``words``, a count of one is written "a" ("a sister") rather than "one".
         published_only: a wording only its published records use, whose text fixes its counts (every sibling
-            named): it renders, parses and solves, but fresh variations are not drawn from it.
+            named) or carries a one-off typo ("by ,Alice"): it renders, parses and solves, but fresh variations
+            are not drawn from it.
     """
 
     name: str
@@ -496,7 +497,7 @@ _family(
 _family(
     "light_total_sisters.other_girls",
     "AIW Light Arithmetic Total Girls",
-    "Alice and {others} other girls are sisters. How many sisters are there in total?",
+    f"Alice and {_count('others', 'other girl')} are sisters. How many sisters are there in total?",
     lambda s: add(s["others"], 1),
 )
 
@@ -562,10 +563,76 @@ for _kind, _friends in (("friends", "friends"), ("female_friends", "female frien
         _family(
             f"friends.other_females.{_kind}.{_form}",
             "AIW Friends",
-            f"Alice and {{others}} other females are {_friends} and she also has {_MALE}{_tail} "
+            f"Alice and {_count('others', 'other female')} are {_friends} and she also has {_MALE}{_tail} "
             "How many female friends does male friend of Alice have?",
             lambda s: add(s["others"], 1),
         )
+
+
+# Extended friends (records 578-588): a friend of Alice and a friend of that friend, all in one group where everybody
+# is friends with everybody. Alice's female friends are Bob's without Alice, Bob's male friends Alice's without Bob;
+# Lewis's female friends are all the women (Alice and her female friends); two members of the group have everybody
+# else in common: the women (Alice and her female friends) and the men (Bob and his male friends, Lewis among them)
+# but those two.
+def _at_least_one(*names: str) -> Callable[[Slots], bool]:
+    def check(s: Slots) -> bool:
+        values = [s[name] for name in names]
+        return all(isinstance(v, int) and v >= 1 for v in values)
+
+    return check
+
+
+_ALICE_BOB = (
+    f"Alice has {_AM} in total and she also has female friends. Bob is one of Alice's male friends, and he has {_BF} "
+    f"in total. {_AB}"
+)
+_LEWIS = (
+    f"Alice has {_AF} in total. She also has male friends. Bob is one of Alice's male friends. He has {_BM} in "
+    f"total. He also has female friends. Lewis is one of Bob's male friends. {_AB}"
+)
+for _name, _text, _solver, _needs in (
+    (
+        "alice_female",
+        f"{_ALICE_BOB} How many female friends does Alice have?",
+        lambda s: add(s["bob_female"], -1),
+        ("alice_male", "bob_female"),
+    ),
+    (
+        "bob_male",
+        f"{_ALICE_BOB} How many male friends does Bob have?",
+        lambda s: add(s["alice_male"], -1),
+        ("alice_male", "bob_female"),
+    ),
+    (
+        "lewis.female",
+        f"{_LEWIS} How many female friends does Lewis have?",
+        lambda s: add(s["alice_female"], 1),
+        ("bob_male",),
+    ),
+    (
+        "lewis.alice_in_common",
+        f"{_LEWIS} How many friends do Alice and Lewis have in common?",
+        lambda s: add(s["alice_female"], s["bob_male"]),
+        ("bob_male",),
+    ),
+    (
+        "lewis.bob_in_common",
+        f"{_LEWIS} How many friends do Bob and Lewis have in common?",
+        lambda s: add(s["alice_female"], s["bob_male"]),
+        ("bob_male",),
+    ),
+    (
+        "matilda.alice_lewis_in_common",
+        f"Alice has {_AM} in total. She also has female friends. Matilda is one of Alice's female friends. She has "
+        f"{_count('matilda_female', 'female friend')} in total. She also has male friends. Lewis is one of "
+        f"Matilda's male friends. {_AB} How many friends do Alice and Lewis have in common?",
+        # the men are Alice's male friends (Lewis among them), the women Matilda and her female friends
+        lambda s: add(s["alice_male"], s["matilda_female"], -1),
+        ("alice_male", "matilda_female"),
+    ),
+):
+    _family(f"friends_ext.{_name}", "AIW Friends", _text, _solver, consistent=_at_least_one(*_needs))
+
 # Colleagues: every colleague works with every other, so a colleague of the other kind has all of Alice's
 # colleagues of her kind and Alice.
 _WORK = "They all are working with each other and have no other colleagues aside."
@@ -834,6 +901,38 @@ for _name, _template in (
     ),
 ):
     _family(f"movies.{_name}", "Movies (control)", _template, lambda s: add(s["comedies"], 1))
+# Record 589 (beads, a control without people): bowls of beads on four tables; the question counts the green beads
+# in the two yellow bowls that hold any. Only those counts are slots: the rest of the text is as published ("1 blue
+# beads", "1 yellow beads" included).
+_BEADS = (
+    "Different colored bowls are placed on tables that have either square or oval shape. Beads of "
+    "different color are placed in the bowls. There are 2 square tables and 2 oval tables. First "
+    "square table has a red and a yellow bowl. Red bowl has 3 red beads, 2 blue beads and 1 yellow "
+    "bead. Yellow bowl has 1 red bead, 1 blue beads and "
+    "{yellow_square_green:green bead|green beads}"
+    ". Second square table has a red and a blue bowl. Red bowl has 2 red beads, 1 blue bead and 2 "
+    "green beads. Blue bowl has 1 red bead, 1 yellow beads and 2 blue beads. First oval table has a "
+    "blue and a yellow bowl. Blue bowl has 1 red bead, 2 green beads and 1 yellow bead. Yellow bowl "
+    "has 1 yellow bead, 2 blue beads and 2 red beads. Second oval table has a red and a yellow bowl. "
+    "Red bowl has 1 yellow bead, 1 green bead and 2 red beads. Yellow bowl has "
+    "{yellow_oval_green:green bead|green beads}"
+    ", 2 blue beads and 1 red bead. How many green beads are there in yellow bowls in total?"
+)
+_family(
+    "beads.yellow_green",
+    "Beads (control)",
+    _BEADS,
+    lambda s: add(s["yellow_square_green"], s["yellow_oval_green"]),
+    published_only=True,
+)
+# Record 684 writes "by ,Alice" (as published; its neighbours write "by Alice").
+_family(
+    "movies.that_year.comma_typo",
+    "Movies (control)",
+    f"{_RABBIT.replace('by Alice', 'by ,Alice')} including one by Alice. How many comedies were released that year?",
+    lambda s: add(s["comedies"], 1),
+    published_only=True,
+)
 
 
 # Further friends wordings (records 347-362, 383-390): "who are all friends" as one sentence, and the control
@@ -961,6 +1060,38 @@ _family(
     f"{_TWO_GIRLS} {_B} and no other sisters. How many sisters does the girls' brother have?",
     lambda s: 2,
 )
+# Record 292: Alice's siblings when she has no sisters are Bob and his brothers.
+_family(
+    "alice_and_bob.no_sisters.alice_siblings",
+    "AIW Ext",
+    f"Alice and Bob are sister and brother. Alice has no sisters and Bob has {_B}. How many siblings does Alice "
+    "have?",
+    _brothers_plus_one,
+)
+# Record 328: Alice and Mary are the only sisters.
+_family(
+    "alice_and_mary.no_other",
+    "AIW Alice and Mary",
+    f"Alice and Mary are sisters who also have further {_B} and no other sisters. How many sisters does Alice's "
+    "brother have?",
+    lambda s: 2,
+)
+# Record 86 (the SQL prompt) states the problem with "a brother" and asks for the sisters "in total".
+_family(
+    "aiw.a_brother.in_total",
+    _WORDINGS,
+    f"Alice has {_S} and she also has a brother. How many sisters in total does Alice's brother have?",
+    _sisters_plus_one,
+)
+# Record 163 leaves out the full stop before the question (as published; its neighbours 162 and 164 have it).
+_family(
+    "female_boost.words.bs.no_stop",
+    _WORDINGS,
+    f"Alice is female and has {_B} and she also has {_S} {_ALICE_Q}",
+    _sisters_plus_one,
+    words=True,
+    published_only=True,
+)
 _family(
     "alice_and_bob.alice_siblings",
     "AIW Ext",
@@ -1028,6 +1159,58 @@ for _n, _outside in (("friend", "the Alice and Bob circles"), ("colleague", "the
         ("mod8", _circles(_n)),
     ):
         _family(f"circles.{_n}s.{_name}.singular_typo", "Colleague Circles", _typo_circle(_text), _matilda)
+
+
+# One-off colleagues wordings of the circles (records 593-595: "Peers", Matilde; 621-622: "Mod 3", Matilda a
+# colleague of both but not said to be part of Alice's circle, 621 with the typo "beoynd" that 622 corrects; 635-636:
+# "Mod 6" and "Mod 7", Bob's other colleagues said to have nobody outside). Same solver as the other circles.
+def _peers(around: str, part: str) -> str:
+    return (
+        f"In total, Alice has {_count('alice_male', 'male colleague')} and she also has "
+        f"{_count('alice_female', 'female colleague')}. All these mentioned persons{around} are colleagues of each "
+        f"other. Bob has {_count('bob_female', 'female colleague')} and {_count('bob_male', 'male colleague')}. All "
+        "these mentioned persons around Bob are colleagues of each other and have no other colleagues aside. The "
+        "only exception in this group around Bob is Matilde. She is colleague of Bob and she is also colleague of "
+        f"Alice{part}. How many female colleagues does Matilde have?"
+    )
+
+
+def _mod3(beyond: str) -> str:
+    return (
+        f"{_circle_opening('colleague', in_total=True)} The people in the circle around Bob do not have other "
+        "colleagues aside - with the only exception of Matilda. She is colleague of Bob and she is also colleague "
+        f"of Alice. All the mentioned persons have no colleagues {beyond} the already described group of people. "
+        f"{_QUESTION.format(n='colleague')}"
+    )
+
+
+_IN_TOTAL = _circle_opening("colleague", in_total=True)
+_CIRCLE_Q = _QUESTION.format(n="colleague")
+_TOTAL_GROUP = (
+    "All the mentioned persons have no colleagues beyond the already described total group of people."
+)
+for _name, _text, _kw in (
+    ("peers", _peers("", ""), {}),
+    ("peers.around_alice", _peers(" around Alice", ""), {}),
+    ("peers.around_alice.part", _peers(" around Alice", ", being part of Alice's circle"), {}),
+    ("mod3.beoynd_typo", _mod3("beoynd"), {"published_only": True}),
+    ("mod3", _mod3("beyond"), {}),
+    (
+        "mod6",
+        f"{_IN_TOTAL} Matilda is a colleague of Bob and she is also a colleague of Alice, being part of Alice's "
+        f"circle. All other colleagues of Bob have no colleagues outside of Bob's circle. {_TOTAL_GROUP} "
+        f"{_CIRCLE_Q}",
+        {},
+    ),
+    (
+        "mod7",
+        f"{_IN_TOTAL} Apart from one exception, no person in the circle around Bob has other colleagues outside. "
+        "The only exception is Matilda who is colleague of Bob and she is also colleague of Alice, being part of "
+        f"Alice's circle. {_TOTAL_GROUP} {_CIRCLE_Q}",
+        {},
+    ),
+):
+    _family(f"circles.colleagues.{_name}", "Colleague Circles", _text, _matilda, **_kw)
 
 
 # AIW+ (cousins). Alice's mother has a childless sister, so the aunt's nephews and nieces are the children of the

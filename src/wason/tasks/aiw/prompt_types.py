@@ -57,6 +57,10 @@ THINKING = PromptType(
     f"solution for any mistakes. {_THEN_FORM}",
 )
 THINKING_V2 = PromptType("THINKING_V2", _THINKING_V2_TEXT)
+# One-off endings of THINKING v2, as published: record 763 leaves out the final period, records 786 and 791 write
+# two periods after the closing quote.
+THINKING_V2_NO_PERIOD = PromptType("THINKING_V2_NO_PERIOD", _THINKING_V2_TEXT.removesuffix("."))
+THINKING_V2_TWO_PERIODS = PromptType("THINKING_V2_TWO_PERIODS", _THINKING_V2_TEXT + ".")
 RESTRICTED = PromptType(
     "RESTRICTED",
     " To answer the question, DO NOT OUTPUT ANY TEXT EXCEPT following format that contains final answer: "
@@ -117,6 +121,18 @@ COUNT_STEPS_FORMAT = PromptType("COUNT_STEPS_FORMAT", f" Count them step by step
 REFLECTION_THINKING_V2 = PromptType(
     "REFLECTION_THINKING_V2", _THINKING_V2_TEXT + _REFLECTION_END, prefix=_REFLECTION_SYSTEM
 )
+# Records 425-445 (every fourth): the same template with two spaces before the end of the user turn.
+REFLECTION_THINKING_V2_SPACED = PromptType(
+    "REFLECTION_THINKING_V2_SPACED", _THINKING_V2_TEXT + " " + _REFLECTION_END, prefix=_REFLECTION_SYSTEM
+)
+# The SQL prompt of record 86: model the problem as SQLite tables, then emulate the query and give
+# its result. It asks for no "### Answer:" marker, and its parenthesis is never closed (as published).
+SQL = PromptType(
+    "SQL",
+    '".\nGiven the table schema, query the table.\nEmulate the previous query execution only by looking on SQL and '
+    "provide the result of execution. (Format every SQL query as ```sql {the query}```",
+    prefix='Build SQLite queries for creation and population of the table that represents: "',
+)
 # The attribute-binding control asks for a digit code instead of the word.
 THINKING_V2_SEX_CODE = PromptType(
     "THINKING_V2_SEX_CODE",
@@ -153,6 +169,8 @@ PROMPT_TYPES: Mapping[str, PromptType] = {
         STANDARD,
         THINKING,
         THINKING_V2,
+        THINKING_V2_NO_PERIOD,
+        THINKING_V2_TWO_PERIODS,
         RESTRICTED,
         RESTRICTED_V0,
         FORMATTING_ONLY,
@@ -167,6 +185,8 @@ PROMPT_TYPES: Mapping[str, PromptType] = {
         COUNT_STEPS,
         COUNT_STEPS_FORMAT,
         REFLECTION_THINKING_V2,
+        REFLECTION_THINKING_V2_SPACED,
+        SQL,
         THINKING_V2_SEX_CODE,
         BASE,
         ICL,
