@@ -88,6 +88,32 @@ def test_generated_variations_and_config_errors(tmp_path: Path, capsys: pytest.C
         assert message in err and len(err.strip().splitlines()) == 1
 
 
+def test_the_published_one_off_prompt_types_are_selectable_and_only_base_forms_continue() -> None:
+    types = [
+        "SQL",
+        "THINKING_V2_NO_PERIOD",
+        "THINKING_V2_TWO_PERIODS",
+        "REFLECTION_THINKING_V2_SPACED",
+        "ICL",
+    ]
+    config = AiwRunConfig(prompt_types=types, trials=1)
+    items = {
+        item["prompt_type"]: item for _key, item in config.items() if item["variation"] == "AIW variation 1"
+    }
+    assert set(items) == set(types)
+    assert items["SQL"]["prompt"].startswith(
+        'Build SQLite queries for creation and population of the table that represents: "Alice has 3 brothers'
+    )
+    assert items["THINKING_V2_NO_PERIOD"]["prompt"].endswith('"### Answer: "')
+    assert items["THINKING_V2_TWO_PERIODS"]["prompt"].endswith('"### Answer: "..')
+    assert items["REFLECTION_THINKING_V2_SPACED"]["prompt"].endswith(
+        '".  <|eot_id|><|start_header_id|>assistant<|end_header_id|>'
+    )
+    # only the base-model forms are read as continuations (first answer)
+    assert [t for t, item in items.items() if item.get("continuation")] == ["ICL"]
+    assert {item["expected"] for item in items.values()} == {"7"}
+
+
 def test_self_verification_follow_ups_match_the_published_conversations() -> None:
     from wason.tasks.aiw import render
     from wason.tasks.aiw.followups import FOLLOWUPS, first_message
