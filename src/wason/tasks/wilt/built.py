@@ -1,0 +1,663 @@
+"""A hypothesis space built from a typed grammar and searched on the evidence, for rules nobody listed.
+
+:mod:`wason.tasks.wilt.hypotheses` lists a space once, for every game. This space is composed instead:
+
+* **Terms** (numbers at a point): the variables; integer linear forms ``a*x + b*y + c*z`` with coefficients
+  from -2 to 2; products; squares and absolute values of variables and of sums and differences; sums and
+  differences of squares or absolute values; pairwise and three-way min and max; residues ``t % m``.
+* **Atoms** (truth values): a term compared with a constant (``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``, the
+  constants a pool of round numbers), a term compared with a variable or another term of its kind, two residues
+  compared, and equalities of linear forms written in their usual spellings (``x + y == z + 1``,
+  ``y - x == z - y``), which differ from each other on decimals the way Python's floats do.
+* **Formulas**: an atom, or two atoms joined by ``and`` or ``or``.
+
+Complexity counts operators the way the listed space does (a comparison 1, each arithmetic operator 1, a constant
+other than 0 one more, a connective 1), so the two spaces' hypotheses compete on one scale. Atoms are
+de-duplicated by extension on the candidate tests and seeded decimal points: two spellings that Python's
+arithmetic tells apart stay apart, and of two that it never does the simpler is kept.
+
+The grammar is never enumerated whole: :meth:`BuiltSpace.consistent` finds the formulas that agree with every
+observation from the atoms' truth on the observed points alone (a conjunction needs both atoms true on every
+positive and one of them false on each negative; pairs are found among distinct truth patterns by a matrix
+product), simplest first. Every value is computed with numpy reproducing Python's semantics, with the quantities
+of :mod:`wason.tasks.wilt.hypotheses`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from wason.tasks.wilt.hypotheses import (
+    _CMP,
+    X,
+    Y,
+    Z,
+    _absolute,
+    _binary,
+    _Cols,
+    _Quantity,
+    _scaled,
+    _square,
+    candidate_tests,
+)
+
+F = npt.NDArray[np.float64]
+B = npt.NDArray[np.bool_]
+Index = npt.NDArray[np.intp]
+
+BUILT_VERSION = "wilt-built-1"
+"""Bump whenever the grammar, its costs or the constant pool change."""
+
+CONSTANT_POOL: tuple[int, ...] = tuple(
+    sorted(
+        set(range(-20, 21))
+        | {25, 30, 40, 50, 60, 70, 75, 80, 90, 100, 150, 200, 250, 500}
+        | {-25, -30, -40, -50, -100, -200, -500}
+        | {12, 16, 24, 36, 49, 64, 81, 121, 144}
+    )
+)
+"""Constants of the threshold atoms: every integer from -20 to 20, round numbers, and small squares."""
+
+MAX_FORMULAS = 3000
+"""At most this many consistent formulas are kept, simplest first."""
+
+_VARS = ("x", "y", "z")
+_Q = {"x": X, "y": Y, "z": Z}
+_PAIRS = (("x", "y"), ("x", "z"), ("y", "z"))
+_OPS = ("<", "<=", ">", ">=", "==", "!=")
+_NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
+
+def _constant_cost(c: float) -> int:
+    """0 for zero, 1 up to ten, 2 for round numbers and squares up to 100, 3 for any other: a rule about
+    ``x + y == 10`` is more likely than one about ``x < -500``."""
+    if c == 0:
+        return 0
+    if abs(c) <= 10:
+        return 1
+    return 2 if abs(c) <= 100 and (c % 5 == 0 or abs(c) in (16, 36, 49, 64, 81)) else 3
+
+
+@dataclass(frozen=True)
+class Term:
+    """A number at each point.
+
+    Attributes:
+        text: the guess-language expression.
+        cost: its operators.
+        quantity: how to compute it (Python's semantics, in numpy).
+        kind: ``"num"``, or ``"mod"`` for a residue (compared only with ``==`` and ``!=``).
+        modulus: the modulus of a residue (0 otherwise).
+        simple: compared with the variables (squares, absolute values, products and extremes of variables).
+    """
+
+    text: str
+    cost: int
+    quantity: _Quantity
+    kind: str = "num"
+    modulus: int = 0
+    simple: bool = False
+
+
+@dataclass(frozen=True)
+class Atom:
+    """A comparison: ``left op const`` when ``right`` is -1, else ``left op right`` (term indices)."""
+
+    text: str
+    cost: int
+    left: int
+    op: str
+    right: int
+    const: float
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One atom, or two joined by ``and`` or ``or``.
+
+    Attributes:
+        atoms: atom indices (one or two).
+        connective: ``"and"`` or ``"or"`` (meaningless for one atom).
+        expr: the guess-language expression.
+        complexity: on the listed space's scale.
+    """
+
+    atoms: tuple[int, ...]
+    connective: str
+    expr: str
+    complexity: int
+
+    @property
+    def lambda_text(self) -> str:
+        """The formula as a final guess."""
+        return f"lambda x, y, z: {self.expr}"
+
+
+# ---- the grammar ------------------------------------------------------------------------------------------------
+
+
+def _linear_text(coefs: Sequence[int]) -> str:
+    parts: list[str] = []
+    for c, v in zip(coefs, _VARS, strict=True):
+        if c == 0:
+            continue
+        body = v if abs(c) == 1 else f"{abs(c)} * {v}"
+        if not parts:
+            parts.append(body if c > 0 else f"-{body}")
+        else:
+            parts.append(f"{'+' if c > 0 else '-'} {body}")
+    return " ".join(parts)
+
+
+def _linear_quantity(coefs: Sequence[int]) -> _Quantity:
+    # left to right, as Python evaluates ``2 * x + y - z``
+    out: _Quantity | None = None
+    for c, v in zip(coefs, _VARS, strict=True):
+        if c == 0:
+            continue
+        part = _Q[v] if abs(c) == 1 else _scaled(float(abs(c)), _Q[v])
+        out = _join(out, part, c > 0)
+    assert out is not None
+    return out
+
+
+def _join(out: _Quantity | None, part: _Quantity, plus: bool) -> _Quantity:
+    if out is None:
+        return part if plus else _scaled(-1.0, part)
+    return _binary(out, "+" if plus else "-", part)
+
+
+def _pair_extreme(kind: str, a: str, b: str) -> _Quantity:
+    ufunc = np.maximum if kind == "max" else np.minimum
+    qa, qb = _Q[a], _Q[b]
+
+    def compute(k: _Cols) -> F:
+        out: F = ufunc(k.get(qa), k.get(qb))
+        return out
+
+    return _Quantity(f"{kind}({a}, {b})", compute)
+
+
+def _triple_extreme(kind: str) -> _Quantity:
+    ufunc = np.maximum if kind == "max" else np.minimum
+
+    def compute(k: _Cols) -> F:
+        out: F = ufunc(ufunc(k.get(X), k.get(Y)), k.get(Z))
+        return out
+
+    return _Quantity(f"{kind}(x, y, z)", compute)
+
+
+def _terms() -> list[Term]:
+    terms: list[Term] = [Term(v, 0, _Q[v]) for v in _VARS]
+    for coefs in itertools.product(range(-2, 3), repeat=3):
+        nonzero = [c for c in coefs if c != 0]
+        if len(nonzero) < 2 or nonzero[0] < 0:
+            continue  # a variable alone is a term already; -t compares as t with the operator turned round
+        cost = len(nonzero) - 1 + sum(1 for c in nonzero if abs(c) > 1)
+        terms.append(Term(_linear_text(coefs), cost, _linear_quantity(coefs)))
+    for a, b in _PAIRS:
+        terms.append(Term(f"{a} * {b}", 1, _binary(_Q[a], "*", _Q[b]), simple=True))
+    terms.append(Term("x * y * z", 2, _binary(_binary(X, "*", Y), "*", Z)))
+    for v in _VARS:
+        terms.append(Term(f"abs({v})", 1, _absolute(_Q[v]), simple=True))
+        terms.append(Term(f"{v} ** 2", 1, _square(_Q[v]), simple=True))
+    for a, b in _PAIRS:
+        for op in ("-", "+"):
+            inner = _binary(_Q[a], op, _Q[b])
+            terms.append(Term(f"abs({a} {op} {b})", 2, _absolute(inner)))
+            terms.append(Term(f"({a} {op} {b}) ** 2", 2, _square(inner)))
+    terms.append(Term("abs(x + y + z)", 3, _absolute(_binary(_binary(X, "+", Y), "+", Z))))
+    for unary, text in ((_square, "{} ** 2"), (_absolute, "abs({})")):
+        parts = {v: (text.format(v), unary(_Q[v])) for v in _VARS}
+        for a, b in itertools.permutations(_VARS, 2):
+            ta, qa = parts[a]
+            tb, qb = parts[b]
+            if a < b:
+                terms.append(Term(f"{ta} + {tb}", 3, _binary(qa, "+", qb)))
+            terms.append(Term(f"{ta} - {tb}", 3, _binary(qa, "-", qb)))
+        tx, ty, tz = (parts[v][0] for v in _VARS)
+        total = _binary(_binary(parts["x"][1], "+", parts["y"][1]), "+", parts["z"][1])
+        terms.append(Term(f"{tx} + {ty} + {tz}", 5, total))
+    for kind in ("max", "min"):
+        for a, b in _PAIRS:
+            terms.append(Term(f"{kind}({a}, {b})", 1, _pair_extreme(kind, a, b), simple=True))
+        terms.append(Term(f"{kind}(x, y, z)", 1, _triple_extreme(kind), simple=True))
+    bases: list[tuple[str, _Quantity, int]] = [(v, _Q[v], 0) for v in _VARS]
+    bases += [(f"({a} + {b})", _binary(_Q[a], "+", _Q[b]), 1) for a, b in _PAIRS]
+    bases += [("(x + y + z)", _binary(_binary(X, "+", Y), "+", Z), 2)]
+    for text, q, cost in bases:
+        for m in (2, 3, 4, 5, 10):
+            terms.append(
+                Term(f"{text} % {m}", cost + 1 + (0 if m <= 2 else 1), _binary(q, "%", float(m)), "mod", m)
+            )
+    return terms
+
+
+def _atoms(terms: list[Term]) -> list[Atom]:
+    """Every atom of the grammar; the linear equalities' sides are appended to ``terms``."""
+    atoms: list[Atom] = []
+    index = {t.text: i for i, t in enumerate(terms)}
+    # variables against each other first, so the plain spellings win ties
+    for a, b in itertools.permutations(_VARS, 2):
+        for op in ("<", "<="):
+            atoms.append(Atom(f"{a} {op} {b}", 1, index[a], op, index[b], 0.0))
+    for a, b in _PAIRS:
+        for op in ("==", "!="):
+            atoms.append(Atom(f"{a} {op} {b}", 1, index[a], op, index[b], 0.0))
+    for i, t in enumerate(terms):
+        if t.kind == "mod":
+            for r in range(t.modulus):
+                for op in ("==", "!="):
+                    atoms.append(Atom(f"{t.text} {op} {r}", t.cost + 1 + (0 if r == 0 else 1), i, op, -1, r))
+            continue
+        for c in CONSTANT_POOL:
+            for op in _OPS:
+                atoms.append(Atom(f"{t.text} {op} {c}", t.cost + 1 + _constant_cost(c), i, op, -1, float(c)))
+    # simple terms against a variable, and against each other when of one kind
+    for i, t in enumerate(terms):
+        if not t.simple:
+            continue
+        for v in _VARS:
+            for op in _OPS:
+                atoms.append(Atom(f"{t.text} {op} {v}", t.cost + 1, i, op, index[v], 0.0))
+    for prefix in ("abs(", ""):
+        for a, b in itertools.permutations(_VARS, 2):
+            ta = f"abs({a})" if prefix else f"{a} ** 2"
+            tb = f"abs({b})" if prefix else f"{b} ** 2"
+            for op in ("<", "<=", "==", "!="):
+                if op in ("==", "!=") and a > b:
+                    continue
+                atoms.append(Atom(f"{ta} {op} {tb}", 3, index[ta], op, index[tb], 0.0))
+    for m in (2, 3, 5):
+        for a, b in _PAIRS:
+            ta, tb = f"{a} % {m}", f"{b} % {m}"
+            for op in ("==", "!="):
+                atoms.append(Atom(f"{ta} {op} {tb}", 3 + (0 if m == 2 else 1), index[ta], op, index[tb], 0.0))
+    atoms += _linear_equalities(terms, index)
+    return atoms
+
+
+def _joined_atoms(terms: list[Term], term_for: Callable[[str, _Quantity, int], int]) -> list[Atom]:
+    """Chains (``x < y < z``) and one relation over all three splits (``x + y > z and y + z > x and
+    x + z > y``, or with ``or``), each one atom computed from the least or greatest of the differences it
+    compares: ``a < b`` exactly when ``b - a > 0`` in floating point, and ``a + b == c`` exactly when
+    ``a + b - c == 0``."""
+    out: list[Atom] = []
+    for a, b, c in itertools.permutations(_VARS):
+        gap = _minimum(_binary(_Q[b], "-", _Q[a]), _binary(_Q[c], "-", _Q[b]))
+        gi = term_for(f"min({b} - {a}, {c} - {b})", gap, 2)
+        out.append(Atom(f"{a} < {b} < {c}", 2, gi, ">", -1, 0.0))
+        out.append(Atom(f"{a} <= {b} <= {c}", 2, gi, ">=", -1, 0.0))
+    splits = (("x", "y", "z"), ("y", "z", "x"), ("x", "z", "y"))
+    excess = [_binary(_binary(_Q[a], "+", _Q[b]), "-", _Q[c]) for a, b, c in splits]
+    least = term_for(
+        "min(x + y - z, y + z - x, x + z - y)", _minimum(_minimum(excess[0], excess[1]), excess[2]), 4
+    )
+    most = term_for(
+        "max(x + y - z, y + z - x, x + z - y)", _maximum(_maximum(excess[0], excess[1]), excess[2]), 4
+    )
+    for op, flip in ((">", "<"), (">=", "<=")):
+        text_all = " and ".join(f"{a} + {b} {op} {c}" for a, b, c in splits)
+        out.append(Atom(text_all, 5, least, op, -1, 0.0))
+        text_any = " or ".join(f"{a} + {b} {op} {c}" for a, b, c in splits)
+        out.append(Atom(text_any, 6, most, op, -1, 0.0))
+        text_all = " and ".join(f"{a} + {b} {flip} {c}" for a, b, c in splits)
+        out.append(Atom(text_all, 5, most, flip, -1, 0.0))
+        text_any = " or ".join(f"{a} + {b} {flip} {c}" for a, b, c in splits)
+        out.append(Atom(text_any, 6, least, flip, -1, 0.0))
+    absolute = [_absolute(e) for e in excess]
+    closest = term_for(
+        "min(abs(x + y - z), ...)", _minimum(_minimum(absolute[0], absolute[1]), absolute[2]), 4
+    )
+    out.append(Atom(" or ".join(f"{a} + {b} == {c}" for a, b, c in splits), 6, closest, "==", -1, 0.0))
+    return out
+
+
+def _minimum(a: _Quantity, b: _Quantity) -> _Quantity:
+    def compute(k: _Cols) -> F:
+        out: F = np.minimum(k.get(a), k.get(b))
+        return out
+
+    return _Quantity(f"min({a.key}, {b.key})", compute)
+
+
+def _maximum(a: _Quantity, b: _Quantity) -> _Quantity:
+    def compute(k: _Cols) -> F:
+        out: F = np.maximum(k.get(a), k.get(b))
+        return out
+
+    return _Quantity(f"max({a.key}, {b.key})", compute)
+
+
+def _linear_equalities(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+    """Equalities of linear forms in their usual spellings: ``P == N + c`` and, for the differences of a
+    progression, ``b - a == c - b (+ d)`` and ``c - b == 2 * (b - a)``."""
+    out: list[Atom] = []
+
+    def term_for(text: str, q: _Quantity, cost: int) -> int:
+        if text not in index:
+            index[text] = len(terms)
+            terms.append(Term(text, cost, q))
+        return index[text]
+
+    for coefs in itertools.product(range(-2, 3), repeat=3):
+        pos = [c if c > 0 else 0 for c in coefs]
+        neg = [-c if c < 0 else 0 for c in coefs]
+        if not any(pos) or not any(neg):
+            continue
+        lt, rt = _linear_text(pos), _linear_text(neg)
+        li = term_for(lt, _linear_quantity(pos), sum(1 for c in pos if c) - 1 + sum(1 for c in pos if c > 1))
+        cost = sum(1 for c in coefs if c) - 1 + sum(1 for c in coefs if abs(c) > 1)
+        rq = _linear_quantity(neg)
+        for d in range(-5, 6):
+            if d == 0 and lt > rt:
+                continue  # P op N is N op' P
+            right = rq if d == 0 else _binary(rq, "+" if d > 0 else "-", float(abs(d)))
+            rtext = rt if d == 0 else f"{rt} {'+' if d > 0 else '-'} {abs(d)}"
+            ri = term_for(rtext, right, cost)
+            for op in _OPS:
+                out.append(Atom(f"{lt} {op} {rtext}", cost + 1 + _constant_cost(d), li, op, ri, 0.0))
+    # a sum against a multiple of one variable, or the mean against it
+    total = _binary(_binary(X, "+", Y), "+", Z)
+    ti = term_for("x + y + z", total, 2)
+    mi = term_for("(x + y + z) / 3", _binary(total, "/", 3.0), 3)
+    for v in _VARS:
+        for k in (2, 3):
+            ki = term_for(f"{k} * {v}", _scaled(float(k), _Q[v]), 1)
+            for op in _OPS:
+                out.append(Atom(f"x + y + z {op} {k} * {v}", 4, ti, op, ki, 0.0))
+        for op in _OPS:
+            out.append(Atom(f"(x + y + z) / 3 {op} {v}", 4, mi, op, index[v], 0.0))
+    out += _joined_atoms(terms, term_for)
+    for a, b, c in itertools.permutations(_VARS):
+        if a > c:
+            continue
+        first = _binary(_Q[b], "-", _Q[a])
+        second = _binary(_Q[c], "-", _Q[b])
+        fi = term_for(f"{b} - {a}", first, 1)
+        for d in range(-2, 3):
+            right = second if d == 0 else _binary(second, "+" if d > 0 else "-", float(abs(d)))
+            rtext = f"{c} - {b}" if d == 0 else f"{c} - {b} {'+' if d > 0 else '-'} {abs(d)}"
+            si = term_for(rtext, right, 1 + (0 if d == 0 else 1))
+            out.append(Atom(f"{b} - {a} == {rtext}", 3 + _constant_cost(d), fi, "==", si, 0.0))
+        for k in (2, 3):
+            si = term_for(f"{c} - {b}", second, 1)
+            di = term_for(f"{k} * ({b} - {a})", _scaled(float(k), first), 2)
+            out.append(Atom(f"{c} - {b} == {k} * ({b} - {a})", 5, si, "==", di, 0.0))
+    return out
+
+
+# ---- evaluation ---------------------------------------------------------------------------------------------
+
+
+def _term_values(terms: Sequence[Term], points: F) -> F:
+    cols = _Cols(points)
+    out = np.empty((len(terms), points.shape[0]), dtype=np.float64)
+    with np.errstate(all="ignore"):
+        for i, t in enumerate(terms):
+            out[i] = cols.get(t.quantity)
+    return out
+
+
+class _AtomPlan:
+    """Atoms grouped so that many are compared at once.
+
+    At a few points the atoms of one operator are compared in one operation on gathered term values; at many
+    points the atoms of one term and operator are compared by broadcasting the term's row against their
+    constants, so no (atoms x points) array of floats is ever made.
+    """
+
+    def __init__(self, atoms: Sequence[Atom]) -> None:
+        self.n = len(atoms)
+        self.by_op: list[tuple[str, bool, Index, Index, Index, F]] = []
+        for op in _OPS:
+            for with_term in (False, True):
+                ids = [i for i, a in enumerate(atoms) if a.op == op and (a.right >= 0) == with_term]
+                if ids:
+                    self.by_op.append(
+                        (
+                            op,
+                            with_term,
+                            np.array(ids, dtype=np.intp),
+                            np.array([atoms[i].left for i in ids], dtype=np.intp),
+                            np.array([max(atoms[i].right, 0) for i in ids], dtype=np.intp),
+                            np.array([atoms[i].const for i in ids], dtype=np.float64)[:, None],
+                        )
+                    )
+        by_term: dict[tuple[int, str, int], list[int]] = {}
+        for i, a in enumerate(atoms):
+            by_term.setdefault((a.left, a.op, a.right), []).append(i)
+        self.by_term = [
+            (left, op, right, np.array(ids, dtype=np.intp), np.array([atoms[i].const for i in ids])[:, None])
+            for (left, op, right), ids in by_term.items()
+        ]
+
+    def matrix(self, values: F) -> B:
+        """Truth of every atom at every point, from the terms' values there."""
+        out = np.empty((self.n, values.shape[1]), dtype=np.bool_)
+        with np.errstate(invalid="ignore"):
+            if values.shape[1] <= _FEW_POINTS:
+                for op, with_term, ids, left, right, const in self.by_op:
+                    out[ids] = _CMP[op](values[left], values[right] if with_term else const)
+            else:
+                for term, op, other, ids, const in self.by_term:
+                    row = values[term][None, :]
+                    out[ids] = _CMP[op](row, values[other][None, :] if other >= 0 else const)
+        return out
+
+
+_FEW_POINTS = 64
+
+
+@dataclass(frozen=True)
+class Grammar:
+    terms: tuple[Term, ...]
+    atoms: tuple[Atom, ...]
+    plan: _AtomPlan
+    cost: npt.NDArray[np.int64]
+
+
+def _dedupe_points(seed: int) -> F:
+    rng = np.random.default_rng([seed, 7, 3])
+    blocks = [
+        candidate_tests(seed)[0],
+        rng.integers(-20, 21, (400, 3)).astype(np.float64),
+        rng.integers(-999, 1000, (200, 3)).astype(np.float64),
+        rng.integers(-200, 201, (400, 3)) / 10.0,
+        rng.integers(-999, 1000, (200, 3)) / 100.0,
+    ]
+    a, b = rng.integers(-30, 31, 60) / 10.0, rng.integers(-30, 31, 60) / 10.0
+    for c in (a + b, a - b, 2 * b - a, 2 * a - b):
+        triple = np.stack([a, b, np.round(c * 1000) / 1000], axis=1)
+        blocks += [triple[:, list(p)] for p in itertools.permutations(range(3))]
+    return np.concatenate(blocks, axis=0)
+
+
+@cache
+def grammar(seed: int = 0) -> Grammar:
+    """The terms and atoms, de-duplicated by extension (cached per seed and process)."""
+    terms = _terms()
+    atoms = _atoms(terms)
+    order = sorted(range(len(atoms)), key=lambda i: atoms[i].cost)  # stable: generation order breaks ties
+    plan = _AtomPlan([atoms[i] for i in order])
+    points = _dedupe_points(seed)
+    values = _term_values(terms, points)
+    truth = np.packbits(plan.matrix(values), axis=1)
+    seen: set[bytes] = set()
+    keep: list[int] = []
+    n_true = np.bitwise_count(truth).sum(axis=1)
+    for k, row in enumerate(truth):
+        if n_true[k] == 0 or n_true[k] == points.shape[0]:
+            continue
+        digest = hashlib.blake2b(row.data, digest_size=16).digest()
+        if digest not in seen:
+            seen.add(digest)
+            keep.append(order[k])
+    kept = tuple(atoms[i] for i in keep)
+    return Grammar(tuple(terms), kept, _AtomPlan(kept), np.array([a.cost for a in kept], dtype=np.int64))
+
+
+class BuiltSpace:
+    """The grammar's formulas, searched on observations.
+
+    Args:
+        seed: seed of the de-duplication points.
+    """
+
+    def __init__(self, seed: int = 0) -> None:
+        self.grammar = grammar(seed)
+        self.seed = seed
+
+    def term_values(self, points: npt.ArrayLike) -> F:
+        """Every term at every point: shape (terms, points)."""
+        return _term_values(self.grammar.terms, np.asarray(points, dtype=np.float64).reshape(-1, 3))
+
+    def atom_truth(self, points: npt.ArrayLike) -> B:
+        """Every atom at every point: shape (atoms, points)."""
+        return self.grammar.plan.matrix(self.term_values(points))
+
+    def formula_truth(self, formulas: Sequence[Formula], atom_truth: B) -> B:
+        """Each formula at the points ``atom_truth`` was computed on: shape (formulas, points)."""
+        out = np.empty((len(formulas), atom_truth.shape[1]), dtype=np.bool_)
+        for k, f in enumerate(formulas):
+            if len(f.atoms) == 1:
+                out[k] = atom_truth[f.atoms[0]]
+            elif f.connective == "and":
+                np.logical_and(atom_truth[f.atoms[0]], atom_truth[f.atoms[1]], out=out[k])
+            else:
+                np.logical_or(atom_truth[f.atoms[0]], atom_truth[f.atoms[1]], out=out[k])
+        return out
+
+    def consistent(
+        self, points: npt.ArrayLike, labels: Sequence[bool], limit: int = MAX_FORMULAS
+    ) -> list[Formula]:
+        """The simplest formulas that agree with every observation (at most ``limit``), simplest first.
+
+        Args:
+            points: the observed (x, y, z).
+            labels: what the rule said at each.
+            limit: how many to return at most.
+
+        Returns:
+            Formulas ordered by complexity (ties: atoms before pairs, then generation order).
+        """
+        g = self.grammar
+        truth = self.atom_truth(points)
+        lab = np.asarray(labels, dtype=np.bool_)
+        single = np.flatnonzero((truth == lab).all(axis=1))
+        firsts = [single]
+        seconds = [single]
+        kinds = [np.zeros(single.shape[0], dtype=np.int8)]
+        for k, connective in ((1, "and"), (2, "or")):
+            left, right = self._pairs(truth, lab, connective)
+            firsts.append(left)
+            seconds.append(right)
+            kinds.append(np.full(left.shape[0], k, dtype=np.int8))
+        first, second, kind = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(kinds)
+        complexity = g.cost[first] + np.where(kind == 0, 0, g.cost[second] + 1)
+        order = np.lexsort((kind, complexity))[:limit]
+        out: list[Formula] = []
+        for i in order.tolist():
+            a, b, k = int(first[i]), int(second[i]), int(kind[i])
+            if k == 0:
+                out.append(Formula((a,), "and", g.atoms[a].text, int(complexity[i])))
+            else:
+                word = "and" if k == 1 else "or"
+                text = f"{g.atoms[a].text} {word} {g.atoms[b].text}"
+                out.append(Formula((a, b), word, text, int(complexity[i])))
+        return out
+
+    def _pairs(self, truth: B, lab: B, connective: str) -> tuple[Index, Index]:
+        """Atom pairs (cheaper first) whose conjunction or disjunction agrees with every observation."""
+        g = self.grammar
+        pos, neg = lab, ~lab
+        if connective == "and":
+            # both atoms true on every positive; each negative is false in one of them
+            members = np.flatnonzero(truth[:, pos].all(axis=1) & truth[:, neg].any(axis=1))
+            fails = truth[members][:, neg]  # True where the atom does not exclude a negative
+        else:
+            members = np.flatnonzero(~truth[:, neg].any(axis=1) & ~truth[:, pos].all(axis=1))
+            fails = ~truth[members][:, pos]  # True where the atom misses a positive
+        empty = np.zeros(0, dtype=np.intp)
+        if members.shape[0] == 0 or fails.shape[1] == 0:
+            return empty, empty
+        patterns, inverse = _unique_rows(fails)
+        # the cheapest atoms of each pattern, and only the patterns with the cheapest atoms
+        order = np.lexsort((members, g.cost[members]))
+        slots = np.full((patterns.shape[0], _PER_PATTERN), -1, dtype=np.intp)
+        filled = np.zeros(patterns.shape[0], dtype=np.intp)
+        for k in order.tolist():
+            p = int(inverse[k])
+            if filled[p] < _PER_PATTERN:
+                slots[p, filled[p]] = members[k]
+                filled[p] += 1
+        cheapest = g.cost[slots[:, 0]]
+        chosen = np.argsort(cheapest, kind="stable")[:_MAX_PATTERNS]
+        slots, patterns = slots[chosen], patterns[chosen].astype(np.float32)
+        ii, jj = np.nonzero(np.triu((patterns @ patterns.T) == 0))
+        a = slots[ii][:, :, None].repeat(_PER_PATTERN, axis=2).reshape(-1)
+        b = slots[jj][:, None, :].repeat(_PER_PATTERN, axis=1).reshape(-1)
+        same = (ii == jj).repeat(_PER_PATTERN * _PER_PATTERN)
+        ok = (a >= 0) & (b >= 0) & (~same | (a < b))
+        a, b = a[ok], b[ok]
+        swap = (g.cost[b] < g.cost[a]) | ((g.cost[b] == g.cost[a]) & (b < a))
+        return np.where(swap, b, a), np.where(swap, a, b)
+
+
+def _unique_rows(rows: B) -> tuple[B, Index]:
+    """``np.unique(rows, axis=0, return_inverse=True)``, sorting packed keys instead of rows."""
+    packed = np.packbits(rows, axis=1)
+    width = -(-packed.shape[1] // 8) * 8
+    padded = np.zeros((packed.shape[0], width), dtype=np.uint8)
+    padded[:, : packed.shape[1]] = packed
+    keys = padded.view(np.uint64)
+    if keys.shape[1] == 1:
+        _, first, inverse = np.unique(keys[:, 0], return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    return rows[first], inverse.reshape(-1).astype(np.intp)
+
+
+_PER_PATTERN = 5  # atoms kept per truth pattern on the observations
+_MAX_PATTERNS = 1500  # patterns paired, those with the cheapest atoms
+
+
+def formula_truth(space: BuiltSpace, formulas: Sequence[Formula], points: npt.ArrayLike) -> B:
+    """Each formula at each point, computing only the atoms and terms the formulas use.
+
+    Args:
+        space: the space the formulas come from.
+        formulas: the formulas.
+        points: shape (N, 3).
+
+    Returns:
+        Boolean array of shape (formulas, N).
+    """
+    g = space.grammar
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    used = sorted({a for f in formulas for a in f.atoms})
+    where = {a: k for k, a in enumerate(used)}
+    term_ids = sorted({t for a in used for t in (g.atoms[a].left, g.atoms[a].right) if t >= 0})
+    term_row = {t: k for k, t in enumerate(term_ids)}
+    values = _term_values([g.terms[t] for t in term_ids], pts)
+    atom_truth = np.empty((len(used), pts.shape[0]), dtype=np.bool_)
+    with np.errstate(invalid="ignore"):
+        for k, a in enumerate(used):
+            atom = g.atoms[a]
+            other = values[term_row[atom.right]] if atom.right >= 0 else atom.const
+            atom_truth[k] = _CMP[atom.op](values[term_row[atom.left]], other)
+    first = np.array([where[f.atoms[0]] for f in formulas], dtype=np.intp)
+    second = np.array([where[f.atoms[-1]] for f in formulas], dtype=np.intp)
+    is_or = np.array([len(f.atoms) > 1 and f.connective == "or" for f in formulas], dtype=np.bool_)
+    out: B = np.where(
+        is_or[:, None], atom_truth[first] | atom_truth[second], atom_truth[first] & atom_truth[second]
+    )
+    return out

@@ -1,0 +1,465 @@
+"""The WILT scientist: the ideal solver's elimination, then its tests spent on trying to break its hypothesis.
+
+:class:`~wason.tasks.wilt.solver.IdealSolver` finds the rule fast when the rule is in the listed space, and is
+sure of a wrong rule when it is not. The scientist plays it until it would guess, and then, while tests remain:
+
+1. **Widens.** It gathers the listed hypotheses still consistent with every observation and the formulas of the
+   built space (:mod:`wason.tasks.wilt.built`) consistent with them, simplest first: the alternatives its
+   leading hypothesis must beat. When nothing at all is consistent, the built space's pairs are searched too.
+2. **Designs tests.** Beside the listed candidate tests it makes tests for the leading alternatives: points where a
+   rarely true formula holds (solving for one variable along lines through the observations: how ``x + y == 10``
+   gets its first positive) and the two sides of each one's boundary, narrowed by bisection over typeable numbers
+   (how ``x * y > 20`` is told from ``x * y >= 21``).
+3. **Tests where they disagree.** The next test is the one whose answer is most uncertain over the alternatives,
+   weighted by simplicity (``exp(-0.7 * complexity)`` on the listed space's complexity scale). When every
+   alternative agrees on every test it can make, it widens again with the new evidence; when even that finds no
+   disagreement, it tests far from what it has tested (other magnitudes, signs and decimals) where its hypothesis
+   says yes and no in turn.
+
+The guess is the simplest consistent hypothesis (a listed one on a tie), and :meth:`Scientist.certainty` is its
+share of the surviving weight. With ``falsify=False`` it stops when the ideal solver would, as the ideal solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from wason.sandbox import Program, compile_rule
+from wason.tasks.wilt.built import Atom, BuiltSpace, Formula, Grammar, Term, formula_truth
+from wason.tasks.wilt.hypotheses import HypothesisSpace, _Cols
+from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy
+
+F = npt.NDArray[np.float64]
+B = npt.NDArray[np.bool_]
+Point = tuple[float, float, float]
+
+PRIOR_DECAY = 0.7
+"""Weights of the alternatives fall as exp(-PRIOR_DECAY * complexity), as in the listed space."""
+
+MAX_LISTED = 400
+"""At most this many consistent listed hypotheses join the alternatives (simplest first)."""
+
+MAX_BUILT = 1500
+"""At most this many consistent built formulas join the alternatives (simplest first)."""
+
+JOINED_SHARE = 0.25
+"""A rule of two ideas joined weighs this much of a single idea of the same complexity (as in the listed
+space's prior, where conjunctions share a quarter of the mass)."""
+
+REWIDEN_EVERY = 4
+"""The alternatives are gathered again after this many tests (and whenever none is left)."""
+
+DESIGNED_FOR = 8
+"""Tests along lines and across boundaries are designed for this many of the heaviest alternatives."""
+
+SOLVED_FOR = 60
+"""Tests that make its equalities hold are designed for this many of the heaviest alternatives with one."""
+
+_GRID: tuple[float, ...] = tuple(
+    sorted(
+        set(range(-20, 21))
+        | {25, 30, 40, 50, 60, 75, 99, 100, 150, 200, 500, 999}
+        | {-25, -30, -50, -100, -200, -999}
+        | {k / 2 for k in range(-11, 12, 2)}
+        | {0.1, 0.2, 0.3, -0.1, -0.3}
+    )
+)
+_BASES: tuple[tuple[float, float], ...] = ((0, 0), (1, 2), (3, 3), (-2, 5), (7, 4), (10, -3))
+
+
+def label(v: float) -> str:
+    """How a typeable value is typed (``5``, ``-0.25``)."""
+    return str(int(v)) if v == int(v) else repr(v)
+
+
+@dataclass
+class _Alternative:
+    text: str  # lambda
+    complexity: int
+    listed: int  # index in the listed space, or -1
+    formula: Formula | None
+    joined: bool  # two ideas joined by "and" or "or"
+
+
+class Scientist:
+    """Plays WILT: the ideal solver first, then falsification over a widened space.
+
+    Args:
+        space: the listed hypothesis space.
+        candidates: (C, 3) listed candidate tests (typeable).
+        max_tests: tests available.
+        falsify: spend the remaining tests on trying to break the hypothesis (False: guess when the ideal
+            solver would, for protocols that reward fewer tests).
+        confidence: the ideal solver's stopping share.
+        built: the built space (one per process is enough; made on first use).
+    """
+
+    def __init__(
+        self,
+        space: HypothesisSpace,
+        candidates: npt.ArrayLike,
+        *,
+        max_tests: int = 30,
+        falsify: bool = True,
+        confidence: float = CONFIDENCE,
+        built: BuiltSpace | None = None,
+    ) -> None:
+        self.ideal = IdealSolver(space, candidates, max_tests=max_tests, confidence=confidence)
+        self.space = space
+        self.candidates = self.ideal.candidates
+        self.max_tests = max_tests
+        self.falsify = falsify
+        self._built = built
+        self.history: list[tuple[Point, bool]] = []
+        self.widened = 0  # how many times the alternatives were gathered
+        self._alts: list[_Alternative] = []
+        self._table: B = np.zeros((0, 0), dtype=np.bool_)  # alternatives x columns
+        self._columns: F = np.zeros((0, 3))
+        self._designed_index: dict[tuple[float, ...], int] = {}
+        self._weights: F = np.zeros(0)
+        self._alive: B = np.zeros(0, dtype=np.bool_)
+        self._tested: B = np.zeros(0, dtype=np.bool_)
+        self._stale = True
+        self._since_widened = 0
+        self._exhausted = False  # widened on the current evidence and nothing disagreed
+
+    # ---- state ----------------------------------------------------------------------------------------------
+
+    @property
+    def tests_used(self) -> int:
+        """Observations made so far."""
+        return len(self.history)
+
+    @property
+    def falsifying(self) -> bool:
+        """True once the ideal solver would have guessed and the tests go to falsification."""
+        return self.widened > 0
+
+    def built(self) -> BuiltSpace:
+        """The built space (made on first use)."""
+        if self._built is None:
+            self._built = BuiltSpace(self.space.seed)
+        return self._built
+
+    def certainty(self) -> float:
+        """The guessed hypothesis's share of the surviving weight (the ideal solver's, before widening)."""
+        if not self.falsifying or not self._alive.any():
+            return self.ideal.posterior_top()[1]
+        w = self._weights[self._alive]
+        return float(w.max() / w.sum())
+
+    # ---- the game -------------------------------------------------------------------------------------------
+
+    def next_test(self) -> Point | None:
+        """The next point to test, or None when it is time to guess."""
+        if self.tests_used >= self.max_tests:
+            return None
+        if not self.falsifying:
+            # the listed space holds the rule while some hypothesis agrees with everything seen
+            index = self.ideal.choose() if self.ideal.consistent and not self._hand_over() else None
+            if index is not None:
+                return _point(self.candidates[index])
+            if not self.falsify and self.ideal.consistent:
+                return None
+        for _ in range(2):
+            if self._stale:
+                self._widen()
+            best = self._most_informative()
+            if best is not None:
+                return best
+            if self._exhausted:
+                break
+            self._stale = True
+        return self._far_test()
+
+    def _hand_over(self) -> bool:
+        """Whether the listed space's search should stop before the ideal solver would: half the tests are
+        gone, or a good part of them without a single yes (or no), which is how a rarely true rule looks."""
+        if not self.falsify:
+            return False
+        if self.tests_used >= self.max_tests // 2:
+            return True
+        answers = {r for _, r in self.history}
+        return self.tests_used >= self.max_tests // 4 and len(answers) == 1
+
+    def observe(self, point: Sequence[float], result: bool) -> None:
+        """Record the rule's answer at a point."""
+        key = (float(point[0]), float(point[1]), float(point[2]))
+        self.ideal.observe(key, result)
+        self.history.append((key, bool(result)))
+        if self._alts:
+            column = self._column(key)
+            if column is not None:
+                truth = self._table[:, column]
+                self._tested[column] = True
+            else:
+                truth = self._truth_at(np.array([key]))[:, 0]
+            self._alive &= truth == bool(result)
+            self._since_widened += 1
+            if not self._alive.any() or self._since_widened >= REWIDEN_EVERY:
+                self._stale = True
+        self._exhausted = False
+
+    def guess(self) -> str:
+        """The simplest consistent hypothesis (listed first on a tie); the ideal solver's guess when nothing the
+        scientist gathered is consistent."""
+        if self._alts and self._alive.any():
+            alive = np.flatnonzero(self._alive)
+            best = min(alive.tolist(), key=lambda i: (-self._weights[i], self._alts[i].listed < 0, i))
+            return self._alts[best].text
+        if self.falsifying and self.history and not self.ideal.consistent:
+            found = self._consistent_built(MAX_BUILT)
+            if found:
+                return found[0].lambda_text
+        return self.ideal.guess()
+
+    # ---- widening -----------------------------------------------------------------------------------------
+
+    def _consistent_built(self, limit: int) -> list[Formula]:
+        points = np.array([p for p, _ in self.history], dtype=np.float64).reshape(-1, 3)
+        return self.built().consistent(points, [r for _, r in self.history], limit)
+
+    def _widen(self) -> None:
+        self.widened += 1
+        self._stale = False
+        self._since_widened = 0
+        alts: list[_Alternative] = []
+        if self.ideal.consistent:
+            listed = sorted(
+                (int(h) for h in self.ideal._alive),
+                key=lambda h: (self.space.hypotheses[h].complexity, -float(self.space.prior[h])),
+            )[:MAX_LISTED]
+            for h in listed:
+                hyp = self.space.hypotheses[h]
+                alts.append(_Alternative(hyp.lambda_text, hyp.complexity, h, None, "+" in hyp.family))
+        for f in self._consistent_built(MAX_BUILT):
+            alts.append(_Alternative(f.lambda_text, f.complexity, -1, f, len(f.atoms) > 1))
+        self._alts = alts
+        if not alts:
+            self._table = np.zeros((0, 0), dtype=np.bool_)
+            self._alive = np.zeros(0, dtype=np.bool_)
+            self._exhausted = True
+            return
+        self._weights = np.exp(-PRIOR_DECAY * np.array([a.complexity for a in alts], dtype=np.float64))
+        self._weights *= np.array([JOINED_SHARE if a.joined else 1.0 for a in alts])
+        self._alive = np.ones(len(alts), dtype=np.bool_)
+        designed = self._design()
+        self._columns = np.concatenate([self.candidates, designed], axis=0)
+        n = self.candidates.shape[0]
+        self._designed_index = {tuple(row): n + i for i, row in enumerate(designed.tolist())}
+        self._table = np.concatenate(
+            [self._truth_at(self.candidates, on_candidates=True), self._truth_at(designed)], axis=1
+        )
+        self._tested = np.zeros(self._columns.shape[0], dtype=np.bool_)
+        for p, _ in self.history:
+            i = self._column(p)
+            if i is not None:
+                self._tested[i] = True
+        # candidates the ideal solver was told never to propose stay excluded
+        self._tested[: self.candidates.shape[0]] |= self.ideal._tested
+
+    def _column(self, point: tuple[float, ...]) -> int | None:
+        """The column of a point in the alternatives' table, if it is one."""
+        found = self.ideal._table.index.get(point)
+        return found if found is not None else self._designed_index.get(point)
+
+    def _truth_at(self, points: F, *, on_candidates: bool = False) -> B:
+        """Every alternative at each point (``on_candidates``: the points are the listed candidates, whose
+        truth table the ideal solver holds)."""
+        out = np.empty((len(self._alts), points.shape[0]), dtype=np.bool_)
+        if points.shape[0] == 0:
+            return out
+        listed = [k for k, a in enumerate(self._alts) if a.listed >= 0]
+        built = [k for k, a in enumerate(self._alts) if a.formula is not None]
+        if listed:
+            rows = np.array([self._alts[k].listed for k in listed], dtype=np.intp)
+            if on_candidates:
+                out[listed] = self.ideal._table.rows(rows)
+            else:
+                out[listed] = self.space.evaluate(points)[rows]
+        if built:
+            formulas = [self._alts[k].formula for k in built]
+            out[built] = formula_truth(self.built(), [f for f in formulas if f is not None], points)
+        return out
+
+    def _design(self) -> F:
+        """Tests made for the heaviest alternatives: where each holds, and both sides of its boundary."""
+        order = np.argsort(-self._weights, kind="stable")[:DESIGNED_FOR]
+        bases = list(_BASES) + [(p[1], p[2]) for p, r in self.history[-4:] if r]
+        grid = np.array(_GRID, dtype=np.float64)
+        n = grid.shape[0]
+        lines = []
+        for a, b in bases:
+            for position in range(3):
+                pts = np.empty((n, 3))
+                others = [k for k in range(3) if k != position]
+                pts[:, position] = grid
+                pts[:, others[0]] = a
+                pts[:, others[1]] = b
+                lines.append(pts)
+        line_points = np.concatenate(lines, axis=0)
+        made: list[F] = []
+        for k in order.tolist():
+            program = compile_rule(self._alts[k].text)
+            truth = program.evaluate(line_points)
+            hits = np.flatnonzero(truth)
+            made.append(line_points[hits[:: max(1, hits.shape[0] // 3)][:3]])
+            per_line = truth.reshape(len(lines), n)
+            li, fi = np.nonzero(per_line[:, 1:] != per_line[:, :-1])
+            if li.shape[0]:
+                pick = np.unique(li, return_index=True)[1][:_FLIPS]  # the first flip of a few lines
+                lo = line_points[li[pick] * n + fi[pick]]
+                hi = line_points[li[pick] * n + fi[pick] + 1]
+                made.append(_bisect(program, lo, hi))
+        base_array = np.array(bases, dtype=np.float64)
+        solved = 0
+        for k in np.argsort(-self._weights, kind="stable").tolist():
+            formula = self._alts[k].formula
+            if formula is None or not any(self.built().grammar.atoms[a].op == "==" for a in formula.atoms):
+                continue
+            made.append(self._solve(formula, base_array))
+            solved += 1
+            if solved >= SOLVED_FOR:
+                break
+        pts = typeable_points(np.concatenate(made, axis=0)) if made else np.zeros((0, 3))
+        return np.unique(pts, axis=0) if pts.shape[0] else pts
+
+    def _solve(self, formula: Formula, bases: F) -> F:
+        """Points where the formula's equalities hold: each is solved for one variable in turn, along lines
+        through the base points (a linear side is solved exactly by its secant; others are found when close)."""
+        g = self.built().grammar
+        seeds = np.concatenate(
+            [np.insert(bases, k, 0.0, axis=1) for k in range(3)] + [np.array(_DECIMAL_SEEDS)], axis=0
+        )
+        found = [seeds]
+        for a in formula.atoms:
+            atom = g.atoms[a]
+            if atom.op != "==":
+                continue
+            pts = np.concatenate(found, axis=0)[-_SOLVED:]
+            for position in range(3):
+                at0, at1 = pts.copy(), pts.copy()
+                at0[:, position], at1[:, position] = 0.0, 1.0
+                g0 = _side_gap(g, atom, at0)
+                g1 = _side_gap(g, atom, at1)
+                with np.errstate(all="ignore"):
+                    root = -g0 / (g1 - g0)
+                ok = np.isfinite(root)
+                solved = pts[ok].copy()
+                solved[:, position] = root[ok]
+                found.append(solved)
+        return np.concatenate(found[1:], axis=0) if len(found) > 1 else np.zeros((0, 3))
+
+    def _most_informative(self) -> Point | None:
+        if not self._alts or not self._alive.any():
+            return None
+        w = self._weights[self._alive]
+        p = (w @ self._table[self._alive]) / w.sum()
+        h = binary_entropy(p)
+        h[self._tested] = -1.0
+        best = int(np.argmax(h))
+        if h[best] <= 1e-9:
+            self._exhausted = True
+            return None
+        return _point(self._columns[best])
+
+    def _far_test(self) -> Point | None:
+        """An untested candidate far from everything tested, where the guess says the opposite of the last
+        answer (alternating yes and no)."""
+        tested = np.array([p for p, _ in self.history], dtype=np.float64).reshape(-1, 3)
+        free = ~self.ideal._tested
+        if not free.any():
+            return None
+        program = compile_rule(self.guess())
+        says = program.evaluate(self.candidates)
+        want = not self.history[-1][1] if self.history else True
+        pool = free & (says == want)
+        if not pool.any():
+            pool = free
+        idx = np.flatnonzero(pool)
+        if tested.shape[0]:
+            scale = np.abs(tested).max(axis=0) + 1.0
+            dist = (
+                np.abs((self.candidates[idx, None, :] - tested[None, :, :]) / scale).sum(axis=2).min(axis=1)
+            )
+            choice = int(idx[int(np.argmax(dist))])
+        else:
+            choice = int(idx[0])
+        return _point(self.candidates[choice])
+
+
+def _point(row: npt.ArrayLike) -> Point:
+    a, b, c = (float(v) for v in np.asarray(row, dtype=np.float64).reshape(3))
+    return (a, b, c)
+
+
+def typeable_values(v: F) -> F:
+    """Each value rounded to the nearest typeable one (three significant digits, at most three decimals);
+    nan where none is near (beyond 999, or not finite)."""
+    out = np.full(v.shape, np.nan)
+    finite = np.isfinite(v) & (np.abs(v) < 999.5)
+    a = np.abs(np.where(finite, v, 1.0))
+    magnitude = np.floor(np.log10(np.where(a > 0, a, 1.0)))
+    decimals = np.clip(2 - magnitude, 0, 3)
+    scale = 10.0**decimals
+    # an integer over a power of ten: the nearest double to the decimal, as parsing its text gives
+    out[finite] = (np.round(v * scale) / scale)[finite]
+    out[out == 0] = 0.0  # no negative zero
+    return out
+
+
+def typeable_points(points: F) -> F:
+    """The rows of ``points`` rounded to typeable values; rows with a value that cannot be typed dropped."""
+    t = typeable_values(np.asarray(points, dtype=np.float64).reshape(-1, 3))
+    return t[np.isfinite(t).all(axis=1)]
+
+
+_FLIPS = 6  # boundaries narrowed per alternative
+_SOLVED = 40  # points an equality is solved from
+_DECIMAL_SEEDS = (
+    (0.1, 0.2, 0.3),
+    (1.5, 2.3, 0.7),
+    (2.5, 0.1, 1.2),
+    (-0.3, 0.6, 4.1),
+    (0.7, 1.1, 2.2),
+    (3.3, 0.2, 1.9),
+)
+
+
+def _side_gap(g: Grammar, atom: Atom, points: F) -> F:
+    """``left - right`` of an atom at each point."""
+    left = _term_row(g.terms[atom.left], points)
+    right = _term_row(g.terms[atom.right], points) if atom.right >= 0 else atom.const
+    with np.errstate(all="ignore"):
+        out: F = left - right
+    return out
+
+
+def _term_row(term: Term, points: F) -> F:
+    with np.errstate(all="ignore"):
+        out: F = _Cols(points).get(term.quantity)
+    return out
+
+
+def _bisect(program: Program, lo: F, hi: F) -> F:
+    """Typeable points on both sides of each boundary between ``lo[i]`` and ``hi[i]`` (which differ in one
+    coordinate and where the program's answers differ), narrowed three times by ten-step subdivision."""
+    steps = np.linspace(0.0, 1.0, 11)[None, :, None]
+    for _ in range(3):
+        pts = typeable_values(lo[:, None, :] + steps * (hi - lo)[:, None, :])  # (pairs, 11, 3)
+        ok = np.all(np.isfinite(pts), axis=(1, 2))
+        lo, hi, pts = lo[ok], hi[ok], pts[ok]
+        if lo.shape[0] == 0:
+            break
+        truth = program.evaluate(pts.reshape(-1, 3)).reshape(pts.shape[0], 11)
+        flip = truth[:, 1:] != truth[:, :-1]
+        has = flip.any(axis=1)
+        first = np.argmax(flip, axis=1)
+        rows = np.arange(pts.shape[0])
+        lo = np.where(has[:, None], pts[rows, first], lo)
+        hi = np.where(has[:, None], pts[rows, first + 1], hi)
+    return np.concatenate([lo, hi], axis=0)
