@@ -1,14 +1,23 @@
-"""The ideal-scientist solver on the published WILT splits, played directly on the game (no store, no model).
+"""The WILT solver on the published splits, the generated split and our out-of-split rules, played directly
+on the game (no store, no model).
 
-Goal (issue "WILT depth"): the full split (50 episodes) in under 60 s on the 2-core reference machine,
-hypothesis-space build included, with at least 48 of 50 rules found (lite: 10 of 10). Prints accuracy, tests
-used, the build, truth-table and play times, the space size, and every rule it got wrong with its guess.
+Two stopping rules are played side by side, so their times are ratios measured in one run:
 
-    python bench/bench_solver.py [--seed 0] [--outside dev|heldout|both]
+* ``confident``: the ideal solver of ``wason.tasks.wilt.solver`` alone, guessing once one listed hypothesis holds
+  99% of the weight (the solver before issue 16);
+* ``falsify``: the scientist of ``wason.tasks.wilt.scientist`` (the default player), which spends every test,
+  the ones left after the ideal solver would have guessed going to breaking its hypothesis over a space widened
+  on the evidence.
+
+Prints, per split and stopping rule: rules found, tests used, play time and time per game; then every rule it
+got wrong with its guess. The space builds are timed apart.
+
+    python bench/bench_solver.py [--seed 0] [--outside dev|heldout|both|none] [--generated N] [--stop both]
 
 ``--outside`` also plays the rules of ``bench/data/wilt_outside.json``: 120 rules written for issue 16 before any
 change to the solver, of the paper's kinds and ordinary mathematics; ``dev`` may be looked at while improving the
-solver, ``heldout`` is measured at the end and reported apart.
+solver, ``heldout`` is measured at the end and reported apart. ``--generated N`` plays the first N rules of the
+generated split (seed 0).
 """
 
 from __future__ import annotations
@@ -20,18 +29,22 @@ import time
 from pathlib import Path
 
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame, WiltRule, load_split
+from wason.tasks.wilt.built import BuiltSpace
+from wason.tasks.wilt.generate import generate_split
 from wason.tasks.wilt.hypotheses import HypothesisSpace, build_space, candidate_tests
-from wason.tasks.wilt.solver import IdealSolver, truth_table
+from wason.tasks.wilt.scientist import Scientist, label
+from wason.tasks.wilt.solver import truth_table
 
 
-def play(rule: WiltRule, space: HypothesisSpace, seed: int) -> WiltGame:
-    points, labels = candidate_tests(seed)
+def play(rule: WiltRule, space: HypothesisSpace, seed: int, falsify: bool, built: BuiltSpace) -> WiltGame:
+    points, _ = candidate_tests(seed)
     game = WiltGame(rule.program(), WiltConfig())
-    solver = IdealSolver(space, points)
-    while not solver.should_guess() and game.remaining > 0:
-        index = solver.next_test()
-        assert index is not None  # should_guess() is False only when some test is informative
-        observation = game.step(ProposeTest(labels[index]))
+    solver = Scientist(space, points, falsify=falsify, built=built)
+    while game.remaining > 0:
+        test = solver.next_test()
+        if test is None:
+            break
+        observation = game.step(ProposeTest(tuple(label(v) for v in test)))
         assert observation.values is not None and observation.result is not None
         solver.observe(observation.values, observation.result)
     game.step(FinalGuess(solver.guess()))
@@ -49,51 +62,54 @@ def main() -> None:
         default="none",
         help="also play the out-of-split rules of bench/data/wilt_outside.json",
     )
+    parser.add_argument("--generated", type=int, default=0, help="also play this many generated rules")
+    parser.add_argument("--stop", choices=["both", "falsify", "confident"], default="both")
     args = parser.parse_args()
 
     start = time.perf_counter()
     space = build_space(args.seed)
-    built = time.perf_counter()
+    built_at = time.perf_counter()
     points, _ = candidate_tests(args.seed)
     truth_table(space, points)
     tabled = time.perf_counter()
+    grown = BuiltSpace(args.seed)
+    grown_at = time.perf_counter()
     print(
-        f"space {space.version}: {len(space)} hypotheses ({space.generated} generated), "
-        f"{points.shape[0]} candidate tests"
+        f"listed space {space.version}: {len(space)} hypotheses ({space.generated} generated), "
+        f"{points.shape[0]} candidate tests; built space: {len(grown.grammar.terms)} terms, "
+        f"{len(grown.grammar.atoms)} atoms"
     )
-    print(f"build {built - start:.2f} s, truth table {tabled - built:.2f} s")
+    print(
+        f"build {built_at - start:.2f} s, truth table {tabled - built_at:.2f} s, "
+        f"built space {grown_at - tabled:.2f} s"
+    )
 
-    total_start = start
     outside = json.loads((Path(__file__).parent / "data" / "wilt_outside.json").read_text())
     parts = {"none": [], "dev": ["dev"], "heldout": ["heldout"], "both": ["dev", "heldout"]}[args.outside]
-    for split in ("full", "lite", *parts):
-        split_start = time.perf_counter()
-        rules = (
-            load_split(split)
-            if split in ("full", "lite")
-            else [WiltRule(split, i + 1, text) for i, text in enumerate(outside[split])]
-        )
-        games = [play(rule, space, args.seed) for rule in rules]
-        elapsed = time.perf_counter() - split_start
-        correct = sum(bool(g.verdict and g.verdict.equivalent) for g in games)
-        tests = [len(g.tests) for g in games]
-        print(
-            f"{split}: {correct}/{len(rules)} correct, tests used mean {statistics.mean(tests):.2f} "
-            f"(median {statistics.median(tests):g}, max {max(tests)}), play {elapsed:.2f} s"
-        )
-        tiers = sorted({rule.tier for rule in rules if rule.tier})
-        for tier in tiers:
-            used = [len(g.tests) for rule, g in zip(rules, games, strict=True) if rule.tier == tier]
-            print(f"  {tier}: {len(used)} rules, tests used mean {statistics.mean(used):.2f}")
-        if split == "full":
+    splits: list[tuple[str, list[WiltRule]]] = [("full", load_split("full")), ("lite", load_split("lite"))]
+    if args.generated:
+        splits.append(("generated", generate_split(seed=0, n=args.generated)))
+    for part in parts:
+        splits.append((part, [WiltRule(part, i + 1, text) for i, text in enumerate(outside[part])]))
+    stops = ["confident", "falsify"] if args.stop == "both" else [args.stop]
+    for name, rules in splits:
+        per_stop = {}
+        for stop in stops:
+            split_start = time.perf_counter()
+            games = [play(rule, space, args.seed, stop == "falsify", grown) for rule in rules]
+            elapsed = time.perf_counter() - split_start
+            per_stop[stop] = elapsed
+            correct = sum(bool(g.verdict and g.verdict.equivalent) for g in games)
+            tests = [len(g.tests) for g in games]
             print(
-                f"full split wall time including the space build: {time.perf_counter() - total_start:.2f} s"
+                f"{name} [{stop}]: {correct}/{len(rules)} correct, tests used mean {statistics.mean(tests):.2f} "
+                f"(max {max(tests)}), play {elapsed:.2f} s ({1000 * elapsed / len(rules):.0f} ms a game)"
             )
-        for rule, game in zip(rules, games, strict=True):
-            if not (game.verdict and game.verdict.equivalent):
-                print(
-                    f"  FAILED {rule.key} {rule.text!r}: guessed {game.guess!r} after {len(game.tests)} tests"
-                )
+            for rule, game in zip(rules, games, strict=True):
+                if not (game.verdict and game.verdict.equivalent):
+                    print(f"  FAILED {rule.key} {rule.text!r}: guessed {game.guess!r}")
+        if len(per_stop) == 2:
+            print(f"{name}: falsify / confident time {per_stop['falsify'] / per_stop['confident']:.1f}x")
 
 
 if __name__ == "__main__":

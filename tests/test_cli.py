@@ -149,10 +149,17 @@ def test_solver_player_and_reduction_curve(db: str, capsys: pytest.CaptureFixtur
     curve = shown["table"]["reduction"]
     values = [curve[k] for k in ("1", "5", "10", "20", "30")]
     assert values == sorted(values) and 0 < values[0] < values[-1] <= 1
-    assert 0 <= shown["table"]["uninformative_share"] < 0.5
+    # once it is sure, the solver spends its tests trying to break its guess: most of those rule out nothing
+    # new in the listed space (which is what a hypothesis that survives them looks like)
+    assert 0.5 < shown["table"]["uninformative_share"] < 1
     assert main(["show", str(shown["run"]), "--db", db]) == 0
     out = capsys.readouterr().out
     assert "Hypothesis-space reduction" in out and "Tests ruling out nothing new" in out
+    args = ["eval", "wilt", "--player", "solver", "--split", "lite", "--db", db, "--json"]
+    assert main([*args, "--solver-stop", "confident"]) == 0
+    confident = json.loads(capsys.readouterr().out)
+    assert _kn(confident["table"]["accuracy"]) == (10, 10)
+    assert 0 <= confident["table"]["uninformative_share"] < 0.5
 
 
 def test_model_runs_get_a_solver_baseline_row(db: str, capsys: pytest.CaptureFixture[str]) -> None:

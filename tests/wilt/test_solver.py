@@ -41,6 +41,15 @@ async def test_lite_split_is_solved_entirely() -> None:
 async def test_full_split_is_solved() -> None:
     games = [await play(rule.text) for rule in load_split("full")]
     failed = [(rule.key, g.guess) for rule, g in zip(load_split("full"), games, strict=True) if not solved(g)]
+    assert failed == []
+    # by default every test goes to finding the rule or trying to break the guess
+    assert all(len(g.tests) == 30 and g.invalid_tests == 0 and g.repeats == 0 for g in games)
+
+
+async def test_full_split_is_solved_stopping_when_confident() -> None:
+    rules = load_split("full")
+    games = [await play(rule.text, WiltSolverPlayer(falsify=False)) for rule in rules]
+    failed = [(rule.key, g.guess) for rule, g in zip(rules, games, strict=True) if not solved(g)]
     assert len(failed) <= 2, failed
     assert all(len(g.tests) <= 30 and g.invalid_tests == 0 and g.repeats == 0 for g in games)
     mean_tests = np.mean([len(g.tests) for g in games])

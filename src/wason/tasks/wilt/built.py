@@ -76,13 +76,17 @@ _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 
 
 def _constant_cost(c: float) -> int:
-    """0 for zero, 1 up to ten, 2 for round numbers and squares up to 100, 3 for any other: a rule about
-    ``x + y == 10`` is more likely than one about ``x < -500``."""
-    if c == 0:
+    """0 for zero; 1 for the round 1, 2, 5 and 10; 2 for the other numbers up to 10 and round numbers and
+    squares up to 100; 3 for any other. A rule about ``x + y == 10`` is likelier than one about ``x + y == 7``,
+    and both than one about ``x < -500``."""
+    a = abs(c)
+    if a == 0:
         return 0
-    if abs(c) <= 10:
+    if a in (1, 2, 5, 10):
         return 1
-    return 2 if abs(c) <= 100 and (c % 5 == 0 or abs(c) in (16, 36, 49, 64, 81)) else 3
+    if a < 10 or (a <= 100 and (a % 5 == 0 or a in (12, 16, 24, 36, 49, 64, 81))):
+        return 2
+    return 3
 
 
 @dataclass(frozen=True)
@@ -276,6 +280,12 @@ def _atoms(terms: list[Term]) -> list[Atom]:
                 if op in ("==", "!=") and a > b:
                     continue
                 atoms.append(Atom(f"{ta} {op} {tb}", 3, index[ta], op, index[tb], 0.0))
+    distances = [f"abs({a} - {b})" for a, b in _PAIRS]
+    for da, db in itertools.permutations(distances, 2):
+        for op in ("<", "<=", "==", "!="):
+            if op in ("==", "!=") and da > db:
+                continue
+            atoms.append(Atom(f"{da} {op} {db}", 5, index[da], op, index[db], 0.0))
     for m in (2, 3, 5):
         for a, b in _PAIRS:
             ta, tb = f"{a} % {m}", f"{b} % {m}"
@@ -358,8 +368,8 @@ def _linear_equalities(terms: list[Term], index: dict[str, int]) -> list[Atom]:
         cost = sum(1 for c in coefs if c) - 1 + sum(1 for c in coefs if abs(c) > 1)
         rq = _linear_quantity(neg)
         for d in range(-5, 6):
-            if d == 0 and lt > rt:
-                continue  # P op N is N op' P
+            if d == 0 and (sum(1 for c in neg if c), lt) > (sum(1 for c in pos if c), rt):
+                continue  # P op N is N op' P: the side with more variables goes first, as in x + z == 2 * y
             right = rq if d == 0 else _binary(rq, "+" if d > 0 else "-", float(abs(d)))
             rtext = rt if d == 0 else f"{rt} {'+' if d > 0 else '-'} {abs(d)}"
             ri = term_for(rtext, right, cost)

@@ -91,6 +91,12 @@ class WiltRunConfig(RunSettings):
         description="end an episode after this many consecutive unreadable replies (reference: 2; 0 = never)",
     )
     probe_seed: int = Field(default=0, description="seed of the probe set guesses are judged on")
+    solver_stop: Literal["falsify", "confident"] = Field(
+        default="falsify",
+        description="the solver player's stopping rule: falsify (spend every test trying to break its "
+        "hypothesis, then guess) or confident (guess once one hypothesis holds 99%% of the weight, for scores "
+        "that reward fewer tests)",
+    )
     baseline_for: int | None = Field(
         default=None, description="the model run this solver run is the baseline of"
     )
@@ -316,7 +322,7 @@ class WiltFamily(Family[WiltRunConfig]):
             for (a, b, c), result in item.get("swap_tests") or []:
                 player.solver.observe((float(a), float(b), float(c)), bool(result))
             return player
-        return WiltSolverPlayer(max_tests=config.max_tests)
+        return WiltSolverPlayer(max_tests=config.max_tests, falsify=config.solver_stop == "falsify")
 
     def baseline(self, config: WiltRunConfig, run_id: int) -> WiltRunConfig:
         # the solver is deterministic, so its trials of a rule agree; it still plays every trial the model

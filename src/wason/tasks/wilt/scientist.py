@@ -46,6 +46,9 @@ MAX_LISTED = 400
 MAX_BUILT = 1500
 """At most this many consistent built formulas join the alternatives (simplest first)."""
 
+LISTED_MASS = 0.2
+"""Share of the alternatives' weight held by the listed space's survivors (when there are both kinds)."""
+
 JOINED_SHARE = 0.25
 """A rule of two ideas joined weighs this much of a single idea of the same complexity (as in the listed
 space's prior, where conjunctions share a quarter of the mass)."""
@@ -116,6 +119,7 @@ class Scientist:
         self._built = built
         self.history: list[tuple[Point, bool]] = []
         self.widened = 0  # how many times the alternatives were gathered
+        self.last_information = 0.0  # expected bits of the last test proposed (0 for a far test)
         self._alts: list[_Alternative] = []
         self._table: B = np.zeros((0, 0), dtype=np.bool_)  # alternatives x columns
         self._columns: F = np.zeros((0, 3))
@@ -162,6 +166,7 @@ class Scientist:
             # the listed space holds the rule while some hypothesis agrees with everything seen
             index = self.ideal.choose() if self.ideal.consistent and not self._hand_over() else None
             if index is not None:
+                self.last_information = float(self.ideal.information()[index])
                 return _point(self.candidates[index])
             if not self.falsify and self.ideal.consistent:
                 return None
@@ -174,6 +179,7 @@ class Scientist:
             if self._exhausted:
                 break
             self._stale = True
+        self.last_information = 0.0
         return self._far_test()
 
     def _hand_over(self) -> bool:
@@ -204,6 +210,16 @@ class Scientist:
                 self._stale = True
         self._exhausted = False
 
+    def exclude(self, point: Sequence[float]) -> None:
+        """Never propose this point again (e.g. the game refused it)."""
+        key = (float(point[0]), float(point[1]), float(point[2]))
+        index = self.ideal._table.index.get(key)
+        if index is not None:
+            self.ideal.exclude(index)
+        column = self._column(key) if self._alts else None
+        if column is not None:
+            self._tested[column] = True
+
     def guess(self) -> str:
         """The simplest consistent hypothesis (listed first on a tie); the ideal solver's guess when nothing the
         scientist gathered is consistent."""
@@ -211,7 +227,7 @@ class Scientist:
             alive = np.flatnonzero(self._alive)
             best = min(alive.tolist(), key=lambda i: (-self._weights[i], self._alts[i].listed < 0, i))
             return self._alts[best].text
-        if self.falsifying and self.history and not self.ideal.consistent:
+        if self.history and not self.ideal.consistent:
             found = self._consistent_built(MAX_BUILT)
             if found:
                 return found[0].lambda_text
@@ -244,8 +260,7 @@ class Scientist:
             self._alive = np.zeros(0, dtype=np.bool_)
             self._exhausted = True
             return
-        self._weights = np.exp(-PRIOR_DECAY * np.array([a.complexity for a in alts], dtype=np.float64))
-        self._weights *= np.array([JOINED_SHARE if a.joined else 1.0 for a in alts])
+        self._weights = self._prior(alts)
         self._alive = np.ones(len(alts), dtype=np.bool_)
         designed = self._design()
         self._columns = np.concatenate([self.candidates, designed], axis=0)
@@ -266,6 +281,38 @@ class Scientist:
         """The column of a point in the alternatives' table, if it is one."""
         found = self.ideal._table.index.get(point)
         return found if found is not None else self._designed_index.get(point)
+
+    def _prior(self, alts: Sequence[_Alternative]) -> F:
+        """Weights of the alternatives.
+
+        The listed ones share LISTED_MASS in proportion to their prior in the listed space. The built ones share
+        the rest with the listed space's two-level shape: a family (the same atoms but for their constants,
+        ``x + y == c``) weighs ``exp(-PRIOR_DECAY * complexity)`` of its simplest member (a joined formula
+        JOINED_SHARE of that), and its members share it by their own simplicity. So the many constants of one
+        idea do not outweigh another idea, and a test that rules out one constant of each of many equalities
+        is worth what it is.
+        """
+        listed = np.array([a.listed >= 0 for a in alts], dtype=np.bool_)
+        weights = np.zeros(len(alts), dtype=np.float64)
+        if listed.any():
+            prior = self.space.prior[[a.listed for a in alts if a.listed >= 0]]
+            weights[listed] = prior / prior.sum() * (LISTED_MASS if not listed.all() else 1.0)
+        if not listed.all():
+            atoms = self.built().grammar.atoms
+            families: dict[tuple[object, ...], list[int]] = {}
+            for k, a in enumerate(alts):
+                if a.formula is not None:
+                    shape = tuple(
+                        sorted((atoms[i].left, atoms[i].op, atoms[i].right) for i in a.formula.atoms)
+                    )
+                    families.setdefault((a.formula.connective, *shape), []).append(k)
+            built = np.zeros(len(alts), dtype=np.float64)
+            for members in families.values():
+                raw = np.exp(-PRIOR_DECAY * np.array([alts[k].complexity for k in members], dtype=np.float64))
+                mass = raw.max() * (JOINED_SHARE if alts[members[0]].joined else 1.0)
+                built[members] = mass * raw / raw.sum()
+            weights[~listed] = built[~listed] / built.sum() * ((1.0 - LISTED_MASS) if listed.any() else 1.0)
+        return weights
 
     def _truth_at(self, points: F, *, on_candidates: bool = False) -> B:
         """Every alternative at each point (``on_candidates``: the points are the listed candidates, whose
@@ -365,6 +412,7 @@ class Scientist:
         if h[best] <= 1e-9:
             self._exhausted = True
             return None
+        self.last_information = float(h[best])
         return _point(self._columns[best])
 
     def _far_test(self) -> Point | None:

@@ -1,4 +1,4 @@
-"""A WILT player that is the ideal scientist of :mod:`wason.tasks.wilt.solver`, playing structured actions."""
+"""A WILT player that is the scientist of :mod:`wason.tasks.wilt.scientist`, playing structured actions."""
 
 from __future__ import annotations
 
@@ -7,20 +7,23 @@ from typing import Any
 from wason.core.game import Move
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltAction, WiltObservation
 from wason.tasks.wilt.hypotheses import HypothesisSpace, build_space, candidate_tests
-from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver
+from wason.tasks.wilt.scientist import Scientist, label
+from wason.tasks.wilt.solver import CONFIDENCE
 
 
 class WiltSolverPlayer:
-    """Plays one WILT episode with :class:`~wason.tasks.wilt.solver.IdealSolver` (no text, no model).
+    """Plays one WILT episode with :class:`~wason.tasks.wilt.scientist.Scientist` (no text, no model).
 
-    It proposes the most informative candidate test, reads each result from the observation, and guesses when
-    the solver is confident, when nothing left to test would tell the survivors apart, or when the game asks
-    for the guess. Use one player per episode: it keeps the episode's observations.
+    It proposes the scientist's next test, reads each result from the observation, and guesses when the
+    scientist has nothing left to test or the game asks for the guess. By default every test is spent: once the
+    ideal solver would guess, the rest go to trying to break its hypothesis. ``falsify=False`` guesses as soon
+    as the ideal solver is confident, for scores that reward fewer tests. Use one player per episode.
 
     Args:
         seed: seed of the hypothesis space and candidate tests (both cached per process).
         max_tests: tests the solver allows itself (the game's own limit also forces the guess).
-        confidence: posterior share of the best hypothesis at which it stops testing.
+        confidence: posterior share of the best hypothesis at which the ideal solver stops.
+        falsify: spend the remaining tests on falsification (False: stop when confident).
         space: a prebuilt space to use instead of ``build_space(seed)``.
     """
 
@@ -30,17 +33,18 @@ class WiltSolverPlayer:
         seed: int = 0,
         max_tests: int = 30,
         confidence: float = CONFIDENCE,
+        falsify: bool = True,
         space: HypothesisSpace | None = None,
     ) -> None:
-        points, labels = candidate_tests(seed)
-        self.solver = IdealSolver(
+        points, _ = candidate_tests(seed)
+        self.solver = Scientist(
             space if space is not None else build_space(seed),
             points,
             max_tests=max_tests,
             confidence=confidence,
+            falsify=falsify,
         )
-        self._labels = labels
-        self._pending: int | None = None
+        self._pending: tuple[float, float, float] | None = None
 
     async def act(self, observation: WiltObservation) -> Move[WiltAction]:
         """Choose the next move after ``observation``.
@@ -49,25 +53,28 @@ class WiltSolverPlayer:
             observation: the game's last observation (``start``, ``result``, ``invalid_test``...).
 
         Returns:
-            A :class:`ProposeTest` with the candidate's typed values, or the :class:`FinalGuess`.
+            A :class:`ProposeTest` with typed values, or the :class:`FinalGuess`.
         """
         if observation.kind == "result" and observation.values is not None and observation.result is not None:
             self.solver.observe(observation.values, observation.result)
         elif observation.kind == "invalid_test" and self._pending is not None:
-            self.solver.exclude(self._pending)  # cannot happen with valid candidates; never retry it anyway
+            self.solver.exclude(self._pending)  # cannot happen with typeable tests; never retry it anyway
         self._pending = None
-        top, share = self.solver.posterior_top()
+        top, share = self.solver.ideal.posterior_top()
         meta: dict[str, Any] = {
             "posterior_top": top.lambda_text,
             "posterior_share": share,
-            "remaining_hypotheses": self.solver.remaining_hypotheses,
-            "consistent": self.solver.consistent,
+            "remaining_hypotheses": self.solver.ideal.remaining_hypotheses,
+            "consistent": self.solver.ideal.consistent,
+            "falsifying": self.solver.falsifying,
         }
-        if observation.must_guess or observation.remaining <= 0 or self.solver.should_guess():
-            return Move(action=FinalGuess(self.solver.guess()), meta=meta)
-        index = self.solver.next_test()
-        if index is None:  # should_guess() said there was an informative test; kept for safety
-            return Move(action=FinalGuess(self.solver.guess()), meta=meta)
-        self._pending = index
-        meta["information_bits"] = float(self.solver.information()[index])
-        return Move(action=ProposeTest(self._labels[index]), meta=meta)
+        test = None
+        if not (observation.must_guess or observation.remaining <= 0):
+            test = self.solver.next_test()
+        if test is None:
+            guess = self.solver.guess()
+            meta["certainty"] = self.solver.certainty()
+            return Move(action=FinalGuess(guess), meta=meta)
+        self._pending = test
+        meta["information_bits"] = self.solver.last_information
+        return Move(action=ProposeTest(tuple(label(v) for v in test)), meta=meta)

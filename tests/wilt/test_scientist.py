@@ -1,0 +1,149 @@
+"""The scientist: falsification over a built space, designed tests, and rules outside the listed space."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wason.sandbox import compile_rule
+from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame
+from wason.tasks.wilt.built import BuiltSpace, _dedupe_points, formula_truth, grammar
+from wason.tasks.wilt.hypotheses import build_space, candidate_tests
+from wason.tasks.wilt.judge import judge
+from wason.tasks.wilt.scientist import Scientist, label, typeable_values
+from wason.tasks.wilt.solver_player import WiltSolverPlayer
+from wason.tasks.wilt.values import parse_value
+
+
+async def play(rule_text: str, player: WiltSolverPlayer | None = None) -> WiltGame:
+    game = WiltGame(compile_rule(rule_text), WiltConfig())
+    player = player or WiltSolverPlayer()
+    observation = game.start()
+    while not game.done:
+        move = await player.act(observation)
+        assert isinstance(move.action, ProposeTest | FinalGuess)
+        observation = game.step(move.action)
+    return game
+
+
+# Rules outside the listed space (or where its ideal solver is sure of a wrong rule), of the kinds the issue
+# names: sums and products against constants, squares, absolute values, disjunctions, progressions.
+OUTSIDE = [
+    "lambda x, y, z: x * y > 20",
+    "lambda x, y, z: x - y > 3",
+    "lambda x, y, z: x ** 2 + y ** 2 + z ** 2 <= 100",
+    "lambda x, y, z: abs(x) + abs(y) + abs(z) < 10",
+    "lambda x, y, z: x > 0 or y > 0",
+    "lambda x, y, z: x + y > 10 or z < 0",
+    "lambda x, y, z: x == y or y == z",
+    "lambda x, y, z: y - x == z - y",
+    "lambda x, y, z: x + y > z and y + z > x and x + z > y",
+    "lambda x, y, z: abs(x - y) == abs(y - z)",
+    "lambda x, y, z: x % 3 == 0 and y % 3 == 0",
+]
+
+
+@pytest.mark.parametrize("rule", OUTSIDE)
+async def test_rules_outside_the_listed_space_are_found(rule: str) -> None:
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+    assert game.invalid_tests == 0 and game.repeats == 0
+
+
+async def test_falsification_breaks_a_hypothesis_the_ideal_solver_is_sure_of() -> None:
+    rule = "lambda x, y, z: x > 0 or y > 0"
+    confident = await play(rule, WiltSolverPlayer(falsify=False))
+    assert confident.guess is not None and not judge(rule, confident.guess).equivalent
+    assert len(confident.tests) < 30
+    falsifying = await play(rule)
+    assert falsifying.guess is not None and judge(rule, falsifying.guess).equivalent
+    assert len(falsifying.tests) == 30
+    # the first tests are the same: falsification starts where the ideal solver would have stopped
+    assert falsifying.tests[: len(confident.tests)] == confident.tests
+
+
+async def test_a_rarely_true_equality_gets_a_positive_test() -> None:
+    game = await play("lambda x, y, z: x + y == 10")
+    assert any(result for _, result in game.tests)
+
+
+async def test_thresholds_are_pinned_on_decimals() -> None:
+    # x * y > 20 and x * y >= 21 agree on every integer product; the scientist tests between them
+    game = await play("lambda x, y, z: x * y > 20")
+    assert game.guess is not None and judge("lambda x, y, z: x * y > 20", game.guess).equivalent
+    products = [v[0] * v[1] for v, _ in game.tests]
+    assert any(20 < p < 21 or p == 20 for p in products)
+
+
+async def test_the_scientist_is_deterministic() -> None:
+    first = await play("lambda x, y, z: x + y > 10 or z < 0")
+    second = await play("lambda x, y, z: x + y > 10 or z < 0")
+    assert first.tests == second.tests and first.guess == second.guess
+
+
+async def test_the_final_move_reports_how_sure_it_is() -> None:
+    game = WiltGame(compile_rule("lambda x, y, z: x < y"), WiltConfig())
+    player = WiltSolverPlayer()
+    observation = game.start()
+    meta: dict[str, object] = {}
+    while not game.done:
+        move = await player.act(observation)
+        meta = dict(move.meta)
+        observation = game.step(move.action)
+    certainty = meta["certainty"]
+    assert isinstance(certainty, float) and 0 < certainty <= 1
+    assert meta["falsifying"] is True
+
+
+def test_every_atom_is_computed_as_python_computes_its_text() -> None:
+    space = BuiltSpace(0)
+    points = _dedupe_points(5)[::4]  # points of another seed than the space was de-duplicated on
+    truth = space.atom_truth(points)
+    atoms = space.grammar.atoms
+    # every special atom (chains, splits, spellings) and every fifth of the rest
+    chosen = [i for i, a in enumerate(atoms) if i % 5 == 0 or " and " in a.text or " or " in a.text]
+    for i in chosen:
+        expected = compile_rule(f"lambda x, y, z: {atoms[i].text}").evaluate(points)
+        assert np.array_equal(truth[i], expected), atoms[i].text
+
+
+def test_consistent_formulas_agree_with_the_observations_simplest_first() -> None:
+    space = BuiltSpace(0)
+    rule = compile_rule("lambda x, y, z: x + y > 10 or z < 0")
+    rng = np.random.default_rng(3)
+    points = rng.integers(-20, 21, (25, 3)).astype(np.float64)
+    labels = rule.evaluate(points).tolist()
+    found = space.consistent(points, labels, limit=400)
+    assert found and [f.complexity for f in found] == sorted(f.complexity for f in found)
+    texts = [f.expr for f in found]
+    assert "z < 0 or x + y > 10" in texts or "x + y > 10 or z < 0" in texts
+    truth = formula_truth(space, found, points)
+    assert (truth == np.array(labels)[None, :]).all()
+    for f in found[:: max(1, len(found) // 40)]:
+        assert compile_rule(f.lambda_text).evaluate(points).tolist() == labels, f.expr
+
+
+def test_the_grammar_is_deduplicated_by_extension() -> None:
+    g = grammar(0)
+    texts = [a.text for a in g.atoms]
+    assert len(texts) == len(set(texts))
+    assert "x < y" in texts and "x - y < 0" not in texts  # the same everywhere: the plain spelling is kept
+    # spellings that Python's floats tell apart are both kept
+    assert "y - x == z - y" in texts and "x + z == 2 * y" in texts
+
+
+def test_designed_tests_are_typeable() -> None:
+    values = np.array([0.1 + 0.2, -7.0711, 1234.0, 999.4, 0.00049, -0.0, 5.25, 2 / 3, np.nan])
+    rounded = typeable_values(values)
+    assert np.isnan(rounded[[2, 8]]).all()
+    for v in rounded[np.isfinite(rounded)].tolist():
+        assert parse_value(label(v)) == v
+    space = build_space(0)
+    points, _ = candidate_tests(0)
+    scientist = Scientist(space, points, max_tests=30)
+    rule = compile_rule("lambda x, y, z: x + y == 10")
+    while (test := scientist.next_test()) is not None:
+        for v in test:
+            assert parse_value(label(v)) == v
+        scientist.observe(test, bool(rule(*test)))
+    assert scientist.tests_used == 30
