@@ -265,7 +265,7 @@ def _digit_set(allowed: Sequence[int]) -> _Compound:
     )
 
 
-def _compound_properties() -> list[_Property | _Compound]:
+def _compound_properties() -> list[tuple[_Property | _Compound, npt.NDArray[np.bool_]]]:
     """New atoms and compound properties, simplest first, distinct in meaning from each other and from the base
     grammar's properties (compared on their truth tables over ``_DOMAIN``, computed from their parts' tables)."""
     base = {p.key: p for p in _element_properties()}
@@ -304,13 +304,30 @@ def _compound_properties() -> list[_Property | _Compound]:
     seen = {_table(p.fn).tobytes() for p in base.values()}
     seen.add(np.zeros(len(_DOMAIN), dtype=np.bool_).tobytes())
     seen.add(np.ones(len(_DOMAIN), dtype=np.bool_).tobytes())
-    kept: list[_Property | _Compound] = []
+    kept: list[tuple[_Property | _Compound, npt.NDArray[np.bool_]]] = []
     for c, table in sorted(candidates, key=lambda item: item[0].cost):  # stable: generation order breaks ties
         t = table.tobytes()
         if t not in seen:
             seen.add(t)
-            kept.append(c)
+            kept.append((c, table))
     return kept
+
+
+_LOW, _HIGH = -300, 1300  # _DOMAIN holds every integer in this range
+
+
+def _all_by_table(table: npt.NDArray[np.bool_], fn: IntFn) -> Predicate:
+    """ "Every item has the property", from the property's table where the items are in range (fast)."""
+    accepted = frozenset(_DOMAIN[table].tolist())
+
+    def predicate(xs: Sequence[int]) -> bool:
+        if not xs:
+            return True
+        if min(xs) >= _LOW and max(xs) <= _HIGH:
+            return accepted.issuperset(xs)
+        return all(map(fn, xs))
+
+    return predicate
 
 
 def _unless(keep: _Property, bad1: _Property, bad2: _Property) -> _Compound:
@@ -326,7 +343,7 @@ def _unless(keep: _Property, bad1: _Property, bad2: _Property) -> _Compound:
 
 
 def _element() -> Iterator[Hypothesis]:
-    for c in _compound_properties():
+    for c, table in _compound_properties():
         for q in _QUANTIFIERS:
             if isinstance(c, _Compound) and q.key != "all":
                 continue
@@ -337,7 +354,7 @@ def _element() -> Iterator[Hypothesis]:
                 FAMILY,
                 q.text(c.verb, _plural_compound(c.verb)),
                 f"lambda xs: {q.source(c.cond)}",
-                q.make(c.fn),
+                _all_by_table(table, c.fn) if q.key == "all" else q.make(c.fn),
                 q.cost + c.cost,
             )
 
@@ -391,6 +408,7 @@ class _Link:
         fn: the relation over ``(xs, i)``, for position ``i >= order``.
         order: how many items before it reads (1-3).
         cost: its share of the complexity.
+        term: for ``x == term``, the term.
     """
 
     key: str
@@ -399,6 +417,7 @@ class _Link:
     fn: LinkFn
     order: int
     cost: int
+    term: _Term | None = None
 
 
 def _one(g: Term1) -> Callable[[Sequence[int], int], int | None]:
@@ -669,7 +688,7 @@ def _eq_link(t: _Term) -> _Link:
     cond = f"{{x}} == {_paren(t.src)}"
     if t.guard:
         cond = f"({t.guard} and {cond})"
-    return _Link(f"={t.key}", f"is {t.text}", cond, holds, t.order, t.cost)
+    return _Link(f"={t.key}", f"is {t.text}", cond, holds, t.order, t.cost, t)
 
 
 def _paren(src: str) -> str:
@@ -796,15 +815,21 @@ def _recurrence(links: Sequence[_Link], start: int) -> Hypothesis:
         fn = links[0].fn
 
         def predicate(xs: Sequence[int]) -> bool:
-            return all(fn(xs, i) for i in range(start, len(xs)))
+            n = len(xs)
+            return n <= start or all(map(fn, itertools.repeat(xs, n - start), range(start, n)))
 
         source = _zip_source(links[0].cond, order, start)
         text = f"Each item after the {_ORDINALS[start]} {links[0].text}."
         cost = 1 + links[0].cost
     else:
+        (f1, o1), (f2, o2) = fns
+
+        def either(xs: Sequence[int], i: int) -> bool:
+            return (i >= o1 and f1(xs, i)) or (i >= o2 and f2(xs, i))
 
         def predicate(xs: Sequence[int]) -> bool:
-            return all(any(i >= o and f(xs, i) for f, o in fns) for i in range(start, len(xs)))
+            n = len(xs)
+            return n <= start or all(map(either, itertools.repeat(xs, n - start), range(start, n)))
 
         if start >= order:
             source = _zip_source(" or ".join(_paren(link.cond) for link in links), order, start)
@@ -848,7 +873,10 @@ def _recurrences() -> Iterator[Hypothesis]:
         yield _recurrence([link], link.order)
         yield _recurrence([link], link.order + 1)
     simple = _simple_links()
+    cells = {link.key: _cells(link) for link in simple}
     for a, b in itertools.combinations(simple, 2):
+        if _within(cells[a.key], b) or _within(cells[b.key], a):
+            continue  # one link implies the other: the disjunction is the broader link
         additive = [link.key.startswith("=lin:1:") and link.key != "=lin:1:0" for link in (a, b)]
         if all(additive) and not all(abs(int(link.key.rsplit(":", 1)[1])) <= 5 for link in (a, b)):
             continue  # two different steps: small ones only
@@ -856,6 +884,28 @@ def _recurrences() -> Iterator[Hypothesis]:
         starts = {order, order + 1, min(a.order, b.order)}
         for start in sorted(starts):
             yield _recurrence([a, b], start)
+
+
+_GRID = range(-6, 15)
+
+
+def _cells(link: _Link) -> list[list[int]]:
+    """Lists ``[q, p, x]`` (q and p on a small grid) whose last item satisfies ``link``."""
+    out: list[list[int]] = []
+    for q in _GRID:
+        for p in _GRID:
+            if link.term is not None:
+                x = link.term.fn([q, p, 0], 2)
+                if x is not None:
+                    out.append([q, p, x])
+            else:
+                out += [[q, p, x] for x in range(-40, 81) if link.fn([q, p, x], 2)]
+    return out
+
+
+def _within(cells: Sequence[list[int]], link: _Link) -> bool:
+    """Whether ``link`` holds on every one of ``cells`` (so the relation the cells come from implies it)."""
+    return all(link.fn(cell, 2) for cell in cells)
 
 
 # ---------------------------------------------------------------------------------------------- aggregates
