@@ -71,6 +71,9 @@ def test_statements_are_sentences(added: tuple[Hypothesis, ...]) -> None:
         ("agg:prod:eq:60", [(3, 4, 5), (60,), (-1, -60)], [(), (59,)]),
         ("prefix:all:prime", [(2, 1, 2), ()], [(1, 2), (2, 2)]),
         ("seq:ratio", [(4, 6, 9), (5, 0, 0), (3,)], [(0, 1), (2, 4, 6)]),
+        ("count:eq:2:even", [(2, 4, 5), (1, 2, 3, 4)], [(2,), (2, 4, 6), ()]),
+        ("count:ge:2:is:1", [(1, 5, 1), (1, 1, 1)], [(1, 11), ()]),
+        ("none:is:5", [(), (15, -5, 55)], [(1, 5)]),
     ],
 )
 def test_added_kinds_decide_as_stated(

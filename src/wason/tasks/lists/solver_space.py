@@ -43,10 +43,12 @@ from wason.tasks.lists.hypotheses import (
     _QUANTIFIERS,
     ADD_STEPS,
     AFFINE,
+    CONTAINS,
     MUL_FACTORS,
     SUM_TARGETS,
     Hypothesis,
     _element_properties,
+    _plural,
     _Property,
     build_space,
 )
@@ -360,9 +362,7 @@ def _element() -> Iterator[Hypothesis]:
 
 
 def _plural_compound(verb: str) -> str:
-    # Only "every"/"no" take compounds, and they use the singular; plural forms are for the base quantifiers.
-    from wason.tasks.lists.hypotheses import _plural
-
+    # Only "every" takes compounds, and it uses the singular; plural forms are for the base quantifiers.
     try:
         return _plural(verb)
     except KeyError:
@@ -614,7 +614,7 @@ def _order2_terms() -> list[_Term]:
             if absolute and i < 0:
                 continue  # |-a| = |a|: the first coefficient is positive
             for j in (1, -1, 0, 2, -2):
-                for c in range(-10, 11) if abs(i) == 1 and abs(j) == 1 else (0,):
+                for c in range(-10, 11) if abs(i) == 1 and abs(j) == 1 else range(-3, 4):
                     coefs = ((i, "{q}"), (j, "{p}"))
                     src, text = _linear_src(coefs, c), _linear_text(coefs, c)
                     if absolute:
@@ -935,7 +935,83 @@ def _constant_ratio(xs: Sequence[int]) -> bool:
     return all(b * xs[0] == a * xs[1] for a, b in itertools.pairwise(xs))
 
 
+_COUNTED: tuple[str, ...] = ("even", "odd", "pos", "neg", "zero", "prime", "nonneg", "nonpos", "nonzero")
+_COUNTED += ("square", *(f"mul:{k}" for k in (3, 4, 5, 10)))
+_VALUES = tuple(v for v in range(-5, 21) if v != 0)  # "is 0" is a property of the base grammar
+
+
+def _count_is(fn: IntFn, n: int) -> Predicate:
+    return lambda xs: sum(map(fn, xs)) == n
+
+
+def _count_at_least(fn: IntFn, n: int) -> Predicate:
+    return lambda xs: sum(map(fn, xs)) >= n
+
+
+def _count_at_most(fn: IntFn, n: int) -> Predicate:
+    return lambda xs: sum(map(fn, xs)) <= n
+
+
+def _counts() -> Iterator[Hypothesis]:
+    """How many items have a property, or equal a number: exactly, at least or at most ``n``."""
+    base = {p.key: p for p in _element_properties()}
+    props = [base[k] for k in _COUNTED]
+    props += [_Property(f"is:{v}", f"is {v}", f"{{x}} == {v}", _equals(v), 2) for v in _VALUES]
+    for p in props:
+        count = f"len([x for x in xs if {p.cond.format(x='x')}])"
+        plural = f"items {_plural(p.verb)}" if not p.key.startswith("is:") else f"items are {p.key[3:]}"
+        single = f"item {p.verb}"
+        for n in (2, 3):
+            yield Hypothesis(
+                f"count:eq:{n}:{p.key}",
+                FAMILY,
+                f"Exactly {n} {plural}.",
+                f"lambda xs: {count} == {n}",
+                _count_is(p.fn, n),
+                3 + p.cost,
+            )
+            yield Hypothesis(
+                f"count:ge:{n}:{p.key}",
+                FAMILY,
+                f"At least {n} {plural}.",
+                f"lambda xs: {count} >= {n}",
+                _count_at_least(p.fn, n),
+                3 + p.cost,
+            )
+            yield Hypothesis(
+                f"count:le:{n - 1}:{p.key}",
+                FAMILY,
+                f"At most {n - 1} {plural}." if n > 2 else f"At most one {single}.",
+                f"lambda xs: {count} <= {n - 1}",
+                _count_at_most(p.fn, n - 1),
+                3 + p.cost,
+            )
+    for v in _VALUES:
+        yield Hypothesis(
+            f"none:is:{v}",
+            FAMILY,
+            f"The number {v} does not appear in the list.",
+            f"lambda xs: not any(x == {v} for x in xs)",
+            lambda xs, v=v: v not in xs,  # type: ignore[misc]
+            3,
+        )
+        if v not in CONTAINS:
+            yield Hypothesis(
+                f"any:is:{v}",
+                FAMILY,
+                f"The number {v} appears in the list.",
+                f"lambda xs: any(x == {v} for x in xs)",
+                lambda xs, v=v: v in xs,  # type: ignore[misc]
+                3,
+            )
+
+
+def _equals(v: int) -> IntFn:
+    return lambda x: x == v
+
+
 def _aggregates() -> Iterator[Hypothesis]:
+    yield from _counts()
     for c in range(-10, 101):
         if c in SUM_TARGETS:
             continue
