@@ -420,8 +420,16 @@ class _Link:
     term: _Term | None = None
 
 
+_UNARY: dict[Callable[[Sequence[int], int], int | None], Term1] = {}
+"""The function of the previous item behind each one-item term (for the fast form of its recurrence)."""
+
+
 def _one(g: Term1) -> Callable[[Sequence[int], int], int | None]:
-    return lambda xs, i: g(xs[i - 1])
+    def term(xs: Sequence[int], i: int) -> int | None:
+        return g(xs[i - 1])
+
+    _UNARY[term] = g
+    return term
 
 
 def _signed_text(c: int) -> str:
@@ -813,10 +821,21 @@ def _recurrence(links: Sequence[_Link], start: int) -> Hypothesis:
     fns = [(link.fn, link.order) for link in links]
     if len(links) == 1:
         fn = links[0].fn
+        term = links[0].term
+        unary = _UNARY.get(term.fn) if term is not None else None
 
         def predicate(xs: Sequence[int]) -> bool:
             n = len(xs)
             return n <= start or all(map(fn, itertools.repeat(xs, n - start), range(start, n)))
+
+        if unary is not None:
+            g = unary
+
+            def follows(x: int, p: int) -> bool:
+                return x == g(p)
+
+            def predicate(xs: Sequence[int]) -> bool:  # the same, faster
+                return all(map(follows, xs[start:], xs[start - 1 :]))
 
         source = _zip_source(links[0].cond, order, start)
         text = f"Each item after the {_ORDINALS[start]} {links[0].text}."
@@ -940,16 +959,29 @@ _COUNTED += ("square", *(f"mul:{k}" for k in (3, 4, 5, 10)))
 _VALUES = tuple(v for v in range(-5, 21) if v != 0)  # "is 0" is a property of the base grammar
 
 
-def _count_is(fn: IntFn, n: int) -> Predicate:
-    return lambda xs: sum(map(fn, xs)) == n
+def _counter(fn: IntFn) -> Callable[[Sequence[int]], int]:
+    """How many items have the property (a set lookup per item when the items are in range)."""
+    accepted = frozenset(_DOMAIN[_table(fn)].tolist())
+    inside = accepted.__contains__
+
+    def count(xs: Sequence[int]) -> int:
+        if xs and min(xs) >= _LOW and max(xs) <= _HIGH:
+            return sum(map(inside, xs))
+        return sum(map(fn, xs))
+
+    return count
 
 
-def _count_at_least(fn: IntFn, n: int) -> Predicate:
-    return lambda xs: sum(map(fn, xs)) >= n
+def _count_is(count: Callable[[Sequence[int]], int], n: int) -> Predicate:
+    return lambda xs: count(xs) == n
 
 
-def _count_at_most(fn: IntFn, n: int) -> Predicate:
-    return lambda xs: sum(map(fn, xs)) <= n
+def _count_at_least(count: Callable[[Sequence[int]], int], n: int) -> Predicate:
+    return lambda xs: count(xs) >= n
+
+
+def _count_at_most(count: Callable[[Sequence[int]], int], n: int) -> Predicate:
+    return lambda xs: count(xs) <= n
 
 
 def _counts() -> Iterator[Hypothesis]:
@@ -958,6 +990,7 @@ def _counts() -> Iterator[Hypothesis]:
     props = [base[k] for k in _COUNTED]
     props += [_Property(f"is:{v}", f"is {v}", f"{{x}} == {v}", _equals(v), 2) for v in _VALUES]
     for p in props:
+        counter = _counter(p.fn)
         count = f"len([x for x in xs if {p.cond.format(x='x')}])"
         plural = f"items {_plural(p.verb)}" if not p.key.startswith("is:") else f"items are {p.key[3:]}"
         single = f"item {p.verb}"
@@ -967,7 +1000,7 @@ def _counts() -> Iterator[Hypothesis]:
                 FAMILY,
                 f"Exactly {n} {plural}.",
                 f"lambda xs: {count} == {n}",
-                _count_is(p.fn, n),
+                _count_is(counter, n),
                 3 + p.cost,
             )
             yield Hypothesis(
@@ -975,15 +1008,17 @@ def _counts() -> Iterator[Hypothesis]:
                 FAMILY,
                 f"At least {n} {plural}.",
                 f"lambda xs: {count} >= {n}",
-                _count_at_least(p.fn, n),
+                _count_at_least(counter, n),
                 3 + p.cost,
             )
+            if p.key.startswith("is:"):
+                continue  # "at most two items are 13" holds of nearly every list
             yield Hypothesis(
                 f"count:le:{n - 1}:{p.key}",
                 FAMILY,
                 f"At most {n - 1} {plural}." if n > 2 else f"At most one {single}.",
                 f"lambda xs: {count} <= {n - 1}",
-                _count_at_most(p.fn, n - 1),
+                _count_at_most(counter, n - 1),
                 3 + p.cost,
             )
     for v in _VALUES:
