@@ -5,9 +5,10 @@ The grammar of :mod:`.hypotheses` (``build_space``) is also the source of the ge
 is; the solver plays over :func:`solver_space`, which adds, built compositionally from small typed parts:
 
 * **Compound item properties.** Atoms (multiples, primes, squares, cubes, signs, shifted squares and cubes, the
-  parity of the binary digits, ...) joined as ``P or Q``, ``P but not R`` and ``(P or Q) but not R``, and the
-  atoms on their own under the quantifiers of :mod:`.hypotheses` ("every item", "no item", ...); digit-set
-  properties ("every digit is one of 0, 1, 2, 3, 5, 8"). De-duplicated by their truth table on the integers
+  parity of the binary digits, ...) joined as ``P or Q``, ``P or Q but not both``, ``P but not R``, ``(P or Q)
+  but not R`` and "neither digit d nor e unless digit f", and digit sets ("written only with the digits 0, 1, 2,
+  3, 5, 8"), all under "every item"; the new atoms also on their own under every quantifier of
+  :mod:`.hypotheses` ("no item", "the first item", ...). De-duplicated by their truth table on the integers
   -300..1300 (and some larger ones), against each other and against the properties of :mod:`.hypotheses`.
 * **Terms**: integer expressions of the items before the current one (``p`` the previous, ``q`` the one before
   it, ``r`` three back): ``k * p + c``, ``p * p + c``, ``p // k``, powers ``ceil(b ** p)``, digit functions (digit
@@ -19,8 +20,9 @@ is; the solver plays over :func:`solver_space`, which adds, built compositionall
 * **Recurrence rules**: "every item from position s on satisfies the link" for the least ``s`` the link allows
   and one more ("the first two items can be anything"), and the disjunction of two simple links (a link needing
   two items before is false at the second item when the rule starts at the second).
-* **Aggregates** the base grammar lacks: a sum or a product equal to a small number, one item the product of the
-  others, every prefix sum prime (or square, positive, ...), a constant ratio.
+* **Aggregates and counts** the base grammar lacks: a sum or a product equal to a small number, one item the
+  product of the others, every running total prime (or square, positive, ...), a constant ratio, exactly / at
+  least / at most ``n`` items with a property or equal to a number, "the number v does not appear".
 
 Complexities extend those of :mod:`.hypotheses` (the prior is ``2 ** -complexity``): each part costs its size,
 each connective adds a fixed cost, so the natural spelling of an idea is the simplest. Every hypothesis has
