@@ -603,6 +603,9 @@ def _linear_src(coefs: Sequence[tuple[int, str]], c: int) -> str:
 
 
 def _linear_text(coefs: Sequence[tuple[int, str]], c: int) -> str:
+    used = [k for k, _ in coefs if k]
+    if used in ([1, 1], [1, 1, 1]) and all(k for k, _ in coefs):
+        return f"the sum of the {'two' if len(used) == 2 else 'three'} items before it" + _signed_text(c)
     parts: list[str] = []
     for k, name in coefs:
         if k == 0:
