@@ -1,4 +1,5 @@
-"""The reference list solver over the list grammar, played directly with code labels (no game, store or model).
+"""The reference list solver over its space (``solver_space``: the list grammar plus compound properties,
+recurrences, digit relations and aggregates), played directly with code labels (no game, store or model).
 
 For each rule: three generated examples (``generate_examples``, seed 0), then the solver proposes five lists a
 round, the rule labels them, until the solver is ready (at most 19 rounds). Success is the stated predicate being
@@ -7,12 +8,13 @@ equivalent to the rule on the judge's probe set (``judge_list_predicate``); the 
 stated-hypothesis consistency and time per game, then every failure.
 
 Rule sets: ``generated`` (``generate_rules``, the grammar's own rules: all inside the solver's space) and
-``published`` (the 59 candidate rules, mostly outside it).
+``published`` (the 59 candidate rules).
 
     python bench/bench_list_solver.py [--rules generated|published|both|pilot|outside] [--n 60] [--seed 0]
+        [--part dev|heldout|both]
 
 ``outside`` plays ``bench/data/lists_outside.json``: 44 rules written for issue 16 before any change to the
-solver (32 dev, 12 held out, reported apart).
+solver (32 dev, 12 held out, reported apart; ``--part dev`` plays the dev rules only).
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from wason.tasks.lists.solver import ListSolver, SolverHypothesis
 
 try:
     from wason.tasks.lists.generate import generate_rules
-    from wason.tasks.lists.hypotheses import Hypothesis, build_space
+    from wason.tasks.lists.hypotheses import Hypothesis
     from wason.tasks.lists.judge import judge_list_predicate, quiz_lists
+    from wason.tasks.lists.solver_space import solver_space
 except ImportError as exc:  # the space, generator and judge are written alongside; say what is missing
     sys.exit(f"bench_list_solver needs the list grammar, generator and judge ({exc}); nothing to run yet.")
 
@@ -104,10 +107,13 @@ def main() -> None:
     )
     parser.add_argument("--n", type=int, default=60, help="how many generated rules")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated split, solver and judge")
+    parser.add_argument(
+        "--part", choices=("dev", "heldout", "both"), default="both", help="outside rules to play"
+    )
     args = parser.parse_args()
 
     start = time.perf_counter()
-    space = build_space()
+    space = solver_space()
     print(f"space: {len(space)} hypotheses, built in {time.perf_counter() - start:.2f} s")
     if args.rules in ("generated", "both"):
         rules = generate_rules(args.seed, args.n)
@@ -124,7 +130,7 @@ def main() -> None:
         report("pilot", [play(r, space, args.seed) for r in load_split("pilot")])
     if args.rules == "outside":
         data = json.loads((Path(__file__).parent / "data" / "lists_outside.json").read_text())
-        for part in ("dev", "heldout"):
+        for part in ("dev", "heldout") if args.part == "both" else (args.part,):
             rules = [
                 ListRule(split=part, id=i + 1, text=text, predicate=_predicate(text), source=text)
                 for i, text in enumerate(data[part])

@@ -12,8 +12,10 @@ import pytest
 
 from wason.tasks.lists.examples import generate_examples
 from wason.tasks.lists.hypotheses import FAMILIES, build_space
+from wason.tasks.lists.language import compile_list_predicate
 from wason.tasks.lists.rules import ListRule, get_rule, is_prime
 from wason.tasks.lists.solver import HypothesisLike, ListSolver, SolverHypothesis, play
+from wason.tasks.lists.solver_space import solver_space
 
 Predicate = Callable[[tuple[int, ...]], bool]
 
@@ -645,3 +647,64 @@ def test_identifies_rules_of_the_list_grammar() -> None:
             assert len(proposals) <= 19
             played += 1
     assert played >= 2 * len(FAMILIES)
+
+
+# ------------------------------------------------------------------------------------------ the solver's space
+
+
+def _published_game(
+    split: str, rule_id: int, seed: int = 0
+) -> tuple[ListSolver, list[list[tuple[int, ...]]]]:
+    rule = get_rule(split, rule_id)
+    return game(rule.accepts, generate_examples(rule, seed=0), space=solver_space(), seed=seed)
+
+
+@pytest.mark.parametrize(
+    ("split", "rule_id", "key"),
+    [
+        ("pilot", 3, "all:(mul:3^mul:5)"),  # a multiple of 3 or 5, but not of 15
+        ("pilot", 7, "rec:=lin:1:0|=lin2:1:1:0@1"),  # the previous item or the sum of the two before
+        ("pilot", 8, "rec:=half|lin:5:1@1"),  # Collatz-like: n / 2 or 5n + 1
+        ("pilot", 9, "rec:multof|=lin:1:13@2"),  # a multiple of the previous item or it plus 13
+        ("pilot", 10, "rec:=fnz:17@1"),  # the first non-zero digit of the previous item / 17
+        ("all", 12, "seq:aff:2:-1"),  # double, minus 1
+        ("all", 25, "seq:fib"),  # the sum of the two before
+        ("all", 38, "rec:first=last@1"),  # first digit of each item = last digit of the one before
+    ],
+)
+def test_solver_space_finds_recurrences_compounds_and_digit_rules(split: str, rule_id: int, key: str) -> None:
+    solver, proposals = _published_game(split, rule_id)
+    stated = solver.hypothesis()
+    assert (stated.key, stated.consistent) == (key, True), stated.text
+    assert len(proposals) <= 19
+    compile_list_predicate(stated.source)  # the stated source is in the guess language
+
+
+def test_double_plus_one_is_found_from_its_examples() -> None:
+    def rule(xs: tuple[int, ...]) -> bool:
+        return all(b == 2 * a + 1 for a, b in _pairs(xs))
+
+    solver, proposals = game(rule, [[3, 7, 15, 31], [0, 1, 3], [-4, -7, -13, -25, -49]], space=solver_space())
+    assert (solver.hypothesis().key, solver.hypothesis().consistent) == ("seq:aff:2:1", True)
+    assert len(proposals) <= 19
+
+
+def test_solver_space_games_are_deterministic() -> None:
+    first = _published_game("pilot", 9, seed=4)
+    second = _published_game("pilot", 9, seed=4)
+    assert repr(first[1]) == repr(second[1])
+    assert first[0].hypothesis() == second[0].hypothesis()
+
+
+def test_solver_space_spends_a_round_trying_to_break_its_hypothesis() -> None:
+    rule = get_rule("pilot", 7)
+    examples = generate_examples(rule, seed=0)
+    quick, quick_rounds = game(rule.accepts, examples, space=solver_space(), confirm_rounds=0)
+    careful, careful_rounds = game(rule.accepts, examples, space=solver_space(), confirm_rounds=2)
+    assert quick.hypothesis() == careful.hypothesis()
+    assert len(careful_rounds) == len(quick_rounds) + 2
+    # The falsification rounds test the stated hypothesis on lists it accepts and on lists it rejects.
+    stated = {h.key: h for h in solver_space()}[careful.hypothesis().key]
+    for tests in careful_rounds[-2:]:
+        verdicts = {stated.predicate(xs) for xs in tests}
+        assert verdicts == {True, False}, tests

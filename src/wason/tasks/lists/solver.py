@@ -436,7 +436,13 @@ class ListSolver:
         known = column[rows]
         missing = rows[known < 0]
         if missing.shape[0]:
-            column[missing] = [_holds(self._predicates[h], xs) for h in missing.tolist()]
+            predicates = self._predicates
+            try:
+                verdicts = [bool(predicates[h](xs)) for h in missing.tolist()]
+            except Exception:
+                # Some predicate cannot decide this list: ask each one apart, that one saying no.
+                verdicts = [_holds(predicates[h], xs) for h in missing.tolist()]
+            column[missing] = verdicts
             known = column[rows]
         out: B = known > 0
         return out

@@ -29,12 +29,12 @@ class ListSolverPlayer:
     async def act(self, observation: Any) -> Move[Any]:
         """Choose the next move after ``observation`` (a :class:`~wason.tasks.lists.game.ListsObservation`)."""
         from wason.tasks.lists.game import FinalHypothesis, PredicateAnswer, QuizAnswer, TestRound
-        from wason.tasks.lists.hypotheses import build_space
         from wason.tasks.lists.solver import ListSolver
+        from wason.tasks.lists.solver_space import solver_space
 
         if observation.kind == "start":
             self.solver = ListSolver(
-                build_space(),
+                solver_space(),
                 observation.examples,
                 seed=self.seed,
                 tests_per_round=self.tests_per_round,
