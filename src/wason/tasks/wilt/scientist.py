@@ -53,7 +53,7 @@ JOINED_SHARE = 0.25
 """A rule of two ideas joined weighs this much of a single idea of the same complexity (as in the listed
 space's prior, where conjunctions share a quarter of the mass)."""
 
-REWIDEN_EVERY = 4
+REWIDEN_EVERY = 6
 """The alternatives are gathered again after this many tests (and whenever none is left)."""
 
 DESIGNED_FOR = 8
@@ -61,6 +61,24 @@ DESIGNED_FOR = 8
 
 SOLVED_FOR = 60
 """Tests that make its equalities hold are designed for this many of the heaviest alternatives with one."""
+
+TYPICAL: tuple[Point, ...] = (
+    (1.0, 2.0, 3.0),
+    (5.0, 5.0, 5.0),
+    (2.0, 4.0, 6.0),
+    (3.0, 2.0, 1.0),
+    (3.0, 4.0, 5.0),
+    (1.0, 3.0, 5.0),
+    (10.0, 20.0, 30.0),
+    (-1.0, -2.0, -3.0),
+    (1.0, 2.0, 4.0),
+    (7.0, 8.0, 9.0),
+    (0.5, 1.5, 2.5),
+    (-3.0, 0.0, 3.0),
+)
+"""Triples a person tries first (counting, equal, progressions, doubling, a Pythagorean triple, negatives,
+halves), one of every three tests while all answers so far agree: a rule that is rarely true is more often true
+of them than of the corners that rule out most equalities at once."""
 
 _GRID: tuple[float, ...] = tuple(
     sorted(
@@ -170,6 +188,11 @@ class Scientist:
                 return _point(self.candidates[index])
             if not self.falsify and self.ideal.consistent:
                 return None
+        if len({r for _, r in self.history}) < 2 and self.tests_used % 3 == 0:
+            typical = self._typical_test()
+            if typical is not None:
+                self.last_information = 0.0
+                return typical
         for _ in range(2):
             if self._stale:
                 self._widen()
@@ -210,6 +233,13 @@ class Scientist:
                 self._stale = True
         self._exhausted = False
 
+    def _best(self) -> int | None:
+        """The heaviest surviving alternative (a listed one on a tie), if any."""
+        if not (self._alts and self._alive.any()):
+            return None
+        alive = np.flatnonzero(self._alive)
+        return min(alive.tolist(), key=lambda i: (-self._weights[i], self._alts[i].listed < 0, i))
+
     def exclude(self, point: Sequence[float]) -> None:
         """Never propose this point again (e.g. the game refused it)."""
         key = (float(point[0]), float(point[1]), float(point[2]))
@@ -223,9 +253,8 @@ class Scientist:
     def guess(self) -> str:
         """The simplest consistent hypothesis (listed first on a tie); the ideal solver's guess when nothing the
         scientist gathered is consistent."""
-        if self._alts and self._alive.any():
-            alive = np.flatnonzero(self._alive)
-            best = min(alive.tolist(), key=lambda i: (-self._weights[i], self._alts[i].listed < 0, i))
+        best = self._best()
+        if best is not None:
             return self._alts[best].text
         if self.history and not self.ideal.consistent:
             found = self._consistent_built(MAX_BUILT)
@@ -415,6 +444,14 @@ class Scientist:
         self.last_information = float(h[best])
         return _point(self._columns[best])
 
+    def _typical_test(self) -> Point | None:
+        """The first untested of TYPICAL, the triples a person tries first."""
+        tested = {p for p, _ in self.history}
+        for t in TYPICAL:
+            if t not in tested:
+                return t
+        return None
+
     def _far_test(self) -> Point | None:
         """An untested candidate far from everything tested, where the guess says the opposite of the last
         answer (alternating yes and no)."""
@@ -422,8 +459,11 @@ class Scientist:
         free = ~self.ideal._tested
         if not free.any():
             return None
-        program = compile_rule(self.guess())
-        says = program.evaluate(self.candidates)
+        best = self._best()
+        if best is not None:
+            says = self._table[best, : self.candidates.shape[0]]
+        else:
+            says = compile_rule(self.guess()).evaluate(self.candidates)
         want = not self.history[-1][1] if self.history else True
         pool = free & (says == want)
         if not pool.any():
