@@ -7,7 +7,7 @@ import pytest
 
 from wason.sandbox import compile_rule
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame
-from wason.tasks.wilt.built import BuiltSpace, _dedupe_points, formula_truth, grammar
+from wason.tasks.wilt.built import BuiltSpace, _dedupe_points, formula_truth, grammar, simplest_between
 from wason.tasks.wilt.hypotheses import build_space, candidate_tests
 from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.scientist import Scientist, label, typeable_values
@@ -147,3 +147,27 @@ def test_designed_tests_are_typeable() -> None:
             assert parse_value(label(v)) == v
         scientist.observe(test, bool(rule(*test)))
     assert scientist.tests_used == 30
+
+
+def test_when_nothing_fits_thresholds_are_fitted_to_the_observations() -> None:
+    space = BuiltSpace(0)
+    rule = compile_rule("lambda x, y, z: x * y * z > 333.5")
+    rng = np.random.default_rng(0)
+    near = [[1, 1, 334], [2, 1, 167], [1, 1, 333], [3, 1, 111], [1, 2, 250], [1, 3, 150], [7, 7, 7]]
+    points = np.concatenate([rng.integers(-10, 11, (40, 3)), np.array(near)]).astype(np.float64)
+    labels = rule.evaluate(points).tolist()
+    assert 0 < labels.count(True) < len(labels)
+    found = space.consistent(points, labels)
+    assert found, "a threshold between the observed products fits"
+    assert "x * y * z > 333.5" in [f.expr for f in found]
+    for f in found:
+        assert compile_rule(f.lambda_text).evaluate(points).tolist() == labels, f.expr
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "expected"),
+    [(-1, 2, 0.0), (3, 7, 5.0), (20.5, 21, 20.6), (-7, -3, -5.0), (250, 400, 300.0), (333, 334, 333.5)],
+)
+def test_the_simplest_constant_between_two_values(lo: float, hi: float, expected: float) -> None:
+    assert simplest_between(lo, hi) == expected
+    assert lo < expected < hi

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -525,6 +526,9 @@ class BuiltSpace:
     def __init__(self, seed: int = 0) -> None:
         self.grammar = grammar(seed)
         self.seed = seed
+        # the grammar's atoms, then thresholds fitted to observations when nothing else fitted them
+        self.atoms: list[Atom] = list(self.grammar.atoms)
+        self._fitted: dict[str, int] = {}
 
     def term_values(self, points: npt.ArrayLike) -> F:
         """Every term at every point: shape (terms, points)."""
@@ -559,8 +563,8 @@ class BuiltSpace:
         Returns:
             Formulas ordered by complexity (ties: atoms before pairs, then generation order).
         """
-        g = self.grammar
-        truth = self.atom_truth(points)
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        truth = self.atom_truth(pts)
         lab = np.asarray(labels, dtype=np.bool_)
         single = np.flatnonzero((truth == lab).all(axis=1))
         firsts = [single]
@@ -572,18 +576,84 @@ class BuiltSpace:
             seconds.append(right)
             kinds.append(np.full(left.shape[0], k, dtype=np.int8))
         first, second, kind = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(kinds)
-        complexity = g.cost[first] + np.where(kind == 0, 0, g.cost[second] + 1)
+        if first.shape[0] == 0 and lab.any() and not lab.all():
+            # nothing of the grammar fits: widen with thresholds whose constants come from the observations
+            first, second, kind = self._fitted_formulas(pts, truth, lab)
+        cost = np.array([a.cost for a in self.atoms], dtype=np.int64)
+        complexity = cost[first] + np.where(kind == 0, 0, cost[second] + 1)
         order = np.lexsort((kind, complexity))[:limit]
         out: list[Formula] = []
         for i in order.tolist():
             a, b, k = int(first[i]), int(second[i]), int(kind[i])
             if k == 0:
-                out.append(Formula((a,), "and", g.atoms[a].text, int(complexity[i])))
+                out.append(Formula((a,), "and", self.atoms[a].text, int(complexity[i])))
             else:
                 word = "and" if k == 1 else "or"
-                text = f"{g.atoms[a].text} {word} {g.atoms[b].text}"
+                text = f"{self.atoms[a].text} {word} {self.atoms[b].text}"
                 out.append(Formula((a, b), word, text, int(complexity[i])))
         return out
+
+    def _fitted_formulas(self, points: F, truth: B, lab: B) -> tuple[Index, Index, npt.NDArray[np.int8]]:
+        """Thresholds on a term at a constant between the observed values it must separate: alone, and
+        joined with the cheapest grammar atoms that fit the other part of the observations."""
+        g = self.grammar
+        numeric = np.array([t.kind == "num" for t in g.terms], dtype=np.bool_)
+        values = self.term_values(points)
+        firsts: list[int] = []
+        seconds: list[int] = []
+        kinds: list[int] = []
+        pos, neg = lab, ~lab
+        for fitted in self._separate(values, numeric, pos, neg):
+            firsts.append(fitted)
+            seconds.append(fitted)
+            kinds.append(0)
+        cheap = np.argsort(g.cost, kind="stable")
+        and_ok: B = (
+            np.all(truth[:, pos], axis=1) & np.any(truth[:, neg], axis=1) & ~np.all(truth[:, neg], axis=1)
+        )
+        or_ok: B = ~np.any(truth[:, neg], axis=1) & np.any(truth[:, pos], axis=1)
+        for k, ok in ((1, and_ok), (2, or_ok)):
+            for a in cheap[ok[cheap]][:_FITTED_PARTNERS].tolist():
+                if k == 1:  # the threshold keeps every positive and drops the negatives the atom kept
+                    keep, drop = pos, neg & truth[a]
+                else:  # the threshold takes the positives the atom missed and no negative
+                    keep, drop = pos & ~truth[a], neg
+                for fitted in self._separate(values, numeric, keep, drop):
+                    firsts.append(a)
+                    seconds.append(fitted)
+                    kinds.append(k)
+        return (
+            np.array(firsts, dtype=np.intp),
+            np.array(seconds, dtype=np.intp),
+            np.array(kinds, dtype=np.int8),
+        )
+
+    def _separate(self, values: F, numeric: B, keep: B, drop: B) -> list[int]:
+        """Fitted atoms ``t > c`` or ``t < c`` true on every ``keep`` point and false on every ``drop`` one."""
+        if not keep.any() or not drop.any():
+            return []
+        out: list[int] = []
+        with np.errstate(invalid="ignore"):
+            lo_keep, hi_keep = values[:, keep].min(axis=1), values[:, keep].max(axis=1)
+            lo_drop, hi_drop = values[:, drop].min(axis=1), values[:, drop].max(axis=1)
+        for t in np.flatnonzero(numeric & (hi_drop < lo_keep)).tolist():
+            out.append(self._fit(t, ">", float(hi_drop[t]), float(lo_keep[t])))
+        for t in np.flatnonzero(numeric & (hi_keep < lo_drop)).tolist():
+            out.append(self._fit(t, "<", float(hi_keep[t]), float(lo_drop[t])))
+        return out
+
+    def _fit(self, term: int, op: str, lo: float, hi: float) -> int:
+        """The atom ``term op c`` with the simplest c strictly between lo and hi (``>``: above lo; ``<``: below
+        hi), added to :attr:`atoms` once."""
+        c = simplest_between(lo, hi)
+        t = self.grammar.terms[term]
+        text = f"{t.text} {op} {_number_text(c)}"
+        found = self._fitted.get(text)
+        if found is None:
+            found = self._fitted[text] = len(self.atoms)
+            cost = t.cost + 1 + (_constant_cost(c) if c == int(c) else 3)
+            self.atoms.append(Atom(text, cost, term, op, -1, c))
+        return found
 
     def _pairs(self, truth: B, lab: B, connective: str) -> tuple[Index, Index]:
         """Atom pairs (cheaper first) whose conjunction or disjunction agrees with every observation."""
@@ -636,6 +706,26 @@ def _unique_rows(rows: B) -> tuple[B, Index]:
     return rows[first], inverse.reshape(-1).astype(np.intp)
 
 
+_FITTED_PARTNERS = 200  # grammar atoms a fitted threshold is joined with, the cheapest
+
+
+def simplest_between(lo: float, hi: float) -> float:
+    """The roundest number strictly between ``lo`` and ``hi``: 0, else the multiple nearest zero of the
+    coarsest of 100, 10, 5, 1, 0.5, 0.1, 0.05, 0.01 and 0.001 that has one there; the midpoint if none does."""
+    if lo < 0 < hi:
+        return 0.0
+    for step in (100.0, 10.0, 5.0, 1.0, 0.5, 0.1, 0.05, 0.01, 0.001):
+        # the multiple of step nearest zero inside the interval: just above lo, or just below hi
+        c = round((math.floor(lo / step) + 1) * step if hi > 0 else (math.ceil(hi / step) - 1) * step, 3)
+        if lo < c < hi:
+            return c
+    return (lo + hi) / 2
+
+
+def _number_text(c: float) -> str:
+    return str(int(c)) if c == int(c) else repr(c)
+
+
 _PER_PATTERN = 5  # atoms kept per truth pattern on the observations
 _MAX_PATTERNS = 1500  # patterns paired, those with the cheapest atoms
 
@@ -655,13 +745,13 @@ def formula_truth(space: BuiltSpace, formulas: Sequence[Formula], points: npt.Ar
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     used = sorted({a for f in formulas for a in f.atoms})
     where = {a: k for k, a in enumerate(used)}
-    term_ids = sorted({t for a in used for t in (g.atoms[a].left, g.atoms[a].right) if t >= 0})
+    term_ids = sorted({t for a in used for t in (space.atoms[a].left, space.atoms[a].right) if t >= 0})
     term_row = {t: k for k, t in enumerate(term_ids)}
     values = _term_values([g.terms[t] for t in term_ids], pts)
     atom_truth = np.empty((len(used), pts.shape[0]), dtype=np.bool_)
     with np.errstate(invalid="ignore"):
         for k, a in enumerate(used):
-            atom = g.atoms[a]
+            atom = space.atoms[a]
             other = values[term_row[atom.right]] if atom.right >= 0 else atom.const
             atom_truth[k] = _CMP[atom.op](values[term_row[atom.left]], other)
     first = np.array([where[f.atoms[0]] for f in formulas], dtype=np.intp)

@@ -327,7 +327,7 @@ class Scientist:
             prior = self.space.prior[[a.listed for a in alts if a.listed >= 0]]
             weights[listed] = prior / prior.sum() * (LISTED_MASS if not listed.all() else 1.0)
         if not listed.all():
-            atoms = self.built().grammar.atoms
+            atoms = self.built().atoms
             families: dict[tuple[object, ...], list[int]] = {}
             for k, a in enumerate(alts):
                 if a.formula is not None:
@@ -395,7 +395,7 @@ class Scientist:
         solved = 0
         for k in np.argsort(-self._weights, kind="stable").tolist():
             formula = self._alts[k].formula
-            if formula is None or not any(self.built().grammar.atoms[a].op == "==" for a in formula.atoms):
+            if formula is None or not any(self.built().atoms[a].op == "==" for a in formula.atoms):
                 continue
             made.append(self._solve(formula, base_array))
             solved += 1
@@ -413,7 +413,7 @@ class Scientist:
         )
         found = [seeds]
         for a in formula.atoms:
-            atom = g.atoms[a]
+            atom = self.built().atoms[a]
             if atom.op != "==":
                 continue
             pts = np.concatenate(found, axis=0)[-_SOLVED:]
