@@ -629,7 +629,9 @@ class BuiltSpace:
         )
 
     def _separate(self, values: F, numeric: B, keep: B, drop: B) -> list[int]:
-        """Fitted atoms ``t > c`` or ``t < c`` true on every ``keep`` point and false on every ``drop`` one."""
+        """Fitted atoms true on every ``keep`` point and false on every ``drop`` one: ``t > c`` with c the highest
+        dropped value of t or the roundest number above it and below the lowest kept one, ``t >= c`` with c that
+        lowest kept value; and the same for ``<`` and ``<=``."""
         if not keep.any() or not drop.any():
             return []
         out: list[int] = []
@@ -637,15 +639,23 @@ class BuiltSpace:
             lo_keep, hi_keep = values[:, keep].min(axis=1), values[:, keep].max(axis=1)
             lo_drop, hi_drop = values[:, drop].min(axis=1), values[:, drop].max(axis=1)
         for t in np.flatnonzero(numeric & (hi_drop < lo_keep)).tolist():
-            out.append(self._fit(t, ">", float(hi_drop[t]), float(lo_keep[t])))
+            lo, hi = float(hi_drop[t]), float(lo_keep[t])
+            out += [
+                self._fit(t, ">", simplest_between(lo, hi)),
+                self._fit(t, ">", lo),
+                self._fit(t, ">=", hi),
+            ]
         for t in np.flatnonzero(numeric & (hi_keep < lo_drop)).tolist():
-            out.append(self._fit(t, "<", float(hi_keep[t]), float(lo_drop[t])))
-        return out
+            lo, hi = float(hi_keep[t]), float(lo_drop[t])
+            out += [
+                self._fit(t, "<", simplest_between(lo, hi)),
+                self._fit(t, "<", hi),
+                self._fit(t, "<=", lo),
+            ]
+        return list(dict.fromkeys(out))
 
-    def _fit(self, term: int, op: str, lo: float, hi: float) -> int:
-        """The atom ``term op c`` with the simplest c strictly between lo and hi (``>``: above lo; ``<``: below
-        hi), added to :attr:`atoms` once."""
-        c = simplest_between(lo, hi)
+    def _fit(self, term: int, op: str, c: float) -> int:
+        """The atom ``term op c``, added to :attr:`atoms` once."""
         t = self.grammar.terms[term]
         text = f"{t.text} {op} {_number_text(c)}"
         found = self._fitted.get(text)

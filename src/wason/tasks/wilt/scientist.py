@@ -142,6 +142,7 @@ class Scientist:
         self._table: B = np.zeros((0, 0), dtype=np.bool_)  # alternatives x columns
         self._columns: F = np.zeros((0, 3))
         self._designed_index: dict[tuple[float, ...], int] = {}
+        self._edges: dict[int, F] = {}  # alternative -> typeable points on both sides of its boundaries
         self._weights: F = np.zeros(0)
         self._alive: B = np.zeros(0, dtype=np.bool_)
         self._tested: B = np.zeros(0, dtype=np.bool_)
@@ -364,6 +365,7 @@ class Scientist:
 
     def _design(self) -> F:
         """Tests made for the heaviest alternatives: where each holds, and both sides of its boundary."""
+        self._edges = {}
         order = np.argsort(-self._weights, kind="stable")[:DESIGNED_FOR]
         bases = list(_BASES) + [(p[1], p[2]) for p, r in self.history[-4:] if r]
         grid = np.array(_GRID, dtype=np.float64)
@@ -390,7 +392,9 @@ class Scientist:
                 pick = np.unique(li, return_index=True)[1][:_FLIPS]  # the first flip of a few lines
                 lo = line_points[li[pick] * n + fi[pick]]
                 hi = line_points[li[pick] * n + fi[pick] + 1]
-                made.append(_bisect(program, lo, hi))
+                edges = _bisect(program, lo, hi)
+                made.append(edges)
+                self._edges[k] = typeable_points(edges)
         base_array = np.array(bases, dtype=np.float64)
         solved = 0
         for k in np.argsort(-self._weights, kind="stable").tolist():
@@ -453,31 +457,52 @@ class Scientist:
         return None
 
     def _far_test(self) -> Point | None:
-        """An untested candidate far from everything tested, where the guess says the opposite of the last
-        answer (alternating yes and no)."""
+        """A test of the guess where nothing gathered disagrees with it: in turn, an untested point beside one
+        of its boundaries and an untested candidate; either way the one farthest from everything tested, taking
+        the side where the guess says the opposite of the last answer when there is one (alternating yes and
+        no)."""
         tested = np.array([p for p, _ in self.history], dtype=np.float64).reshape(-1, 3)
+        best = self._best()
+        seen = {p for p, _ in self.history}
+        if best is not None and best in self._edges and self.tests_used % 2 == 0:
+            edges = self._edges[best]
+            fresh = np.array([tuple(e) not in seen for e in edges.tolist()], dtype=np.bool_)
+            if fresh.any():
+                pool = edges[fresh]
+                says = self._truth_of(best, pool)
+                return _point(pool[_farthest(pool, tested, says, self.history)])
         free = ~self.ideal._tested
         if not free.any():
             return None
-        best = self._best()
         if best is not None:
             says = self._table[best, : self.candidates.shape[0]]
         else:
             says = compile_rule(self.guess()).evaluate(self.candidates)
-        want = not self.history[-1][1] if self.history else True
-        pool = free & (says == want)
-        if not pool.any():
-            pool = free
-        idx = np.flatnonzero(pool)
-        if tested.shape[0]:
-            scale = np.abs(tested).max(axis=0) + 1.0
-            dist = (
-                np.abs((self.candidates[idx, None, :] - tested[None, :, :]) / scale).sum(axis=2).min(axis=1)
-            )
-            choice = int(idx[int(np.argmax(dist))])
+        idx = np.flatnonzero(free)
+        return _point(self.candidates[idx[_farthest(self.candidates[idx], tested, says[idx], self.history)]])
+
+    def _truth_of(self, k: int, points: F) -> B:
+        alt = self._alts[k]
+        if alt.formula is not None:
+            table = formula_truth(self.built(), [alt.formula], points)
         else:
-            choice = int(idx[0])
-        return _point(self.candidates[choice])
+            table = self.space.evaluate(points)[[alt.listed]]
+        out: B = table[0]
+        return out
+
+
+def _farthest(pool: F, tested: F, says: B, history: Sequence[tuple[Point, bool]]) -> int:
+    """Index of the point of ``pool`` farthest from every tested point (scaled by the tested magnitudes), among
+    those where the guess says the opposite of the last answer if any."""
+    want = not history[-1][1] if history else True
+    choice = np.flatnonzero(says == want)
+    if choice.shape[0] == 0:
+        choice = np.arange(pool.shape[0])
+    if tested.shape[0] == 0:
+        return int(choice[0])
+    scale = np.abs(tested).max(axis=0) + 1.0
+    dist = np.abs((pool[choice, None, :] - tested[None, :, :]) / scale).sum(axis=2).min(axis=1)
+    return int(choice[int(np.argmax(dist))])
 
 
 def _point(row: npt.ArrayLike) -> Point:
