@@ -492,6 +492,9 @@ def _dedupe_points(seed: int) -> F:
     return np.concatenate(blocks, axis=0)
 
 
+_DEDUPE_BLOCK = 2048  # a multiple of 8
+
+
 @cache
 def grammar(seed: int = 0) -> Grammar:
     """The terms and atoms, de-duplicated by extension (cached per seed and process)."""
@@ -500,8 +503,15 @@ def grammar(seed: int = 0) -> Grammar:
     order = sorted(range(len(atoms)), key=lambda i: atoms[i].cost)  # stable: generation order breaks ties
     plan = _AtomPlan([atoms[i] for i in order])
     points = _dedupe_points(seed)
-    values = _term_values(terms, points)
-    truth = np.packbits(plan.matrix(values), axis=1)
+    # packed a block of points at a time (blocks of a multiple of eight points pack to the bytes the whole
+    # would), so the unpacked table is never whole: about 70 MB at a time instead of 290
+    truth = np.concatenate(
+        [
+            np.packbits(plan.matrix(_term_values(terms, points[start : start + _DEDUPE_BLOCK])), axis=1)
+            for start in range(0, points.shape[0], _DEDUPE_BLOCK)
+        ],
+        axis=1,
+    )
     seen: set[bytes] = set()
     keep: list[int] = []
     n_true = np.bitwise_count(truth).sum(axis=1)

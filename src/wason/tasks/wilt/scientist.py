@@ -22,6 +22,7 @@ share of the surviving weight. With ``falsify=False`` it stops when the ideal so
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,8 +41,8 @@ Point = tuple[float, float, float]
 PRIOR_DECAY = 0.7
 """Weights of the alternatives fall as exp(-PRIOR_DECAY * complexity), as in the listed space."""
 
-MAX_LISTED = 400
-"""At most this many consistent listed hypotheses join the alternatives (simplest first)."""
+MAX_LISTED = 1000
+"""At most this many consistent listed hypotheses join the alternatives (the heaviest by their prior)."""
 
 MAX_BUILT = 1500
 """At most this many consistent built formulas join the alternatives (simplest first)."""
@@ -79,6 +80,13 @@ TYPICAL: tuple[Point, ...] = (
 """Triples a person tries first (counting, equal, progressions, doubling, a Pythagorean triple, negatives,
 halves), one of every three tests while all answers so far agree: a rule that is rarely true is more often true
 of them than of the corners that rule out most equalities at once."""
+
+SCATTERED: tuple[Point, ...] = tuple(
+    (float(a), float(b), float(c))
+    for a, b, c in np.random.default_rng(16).integers(-25, 26, (12, 3)).tolist()
+)
+"""Plain triples of moderate size in no pattern (seeded), taken in turn with TYPICAL: a rule true only in some
+range (``10 < z < 20``) is more often true of them than of small or patterned triples."""
 
 _GRID: tuple[float, ...] = tuple(
     sorted(
@@ -181,6 +189,11 @@ class Scientist:
         """The next point to test, or None when it is time to guess."""
         if self.tests_used >= self.max_tests:
             return None
+        if self._hunting():
+            typical = self._typical_test()
+            if typical is not None:
+                self.last_information = 0.0
+                return typical
         if not self.falsifying:
             # the listed space holds the rule while some hypothesis agrees with everything seen
             index = self.ideal.choose() if self.ideal.consistent and not self._hand_over() else None
@@ -189,11 +202,6 @@ class Scientist:
                 return _point(self.candidates[index])
             if not self.falsify and self.ideal.consistent:
                 return None
-        if len({r for _, r in self.history}) < 2 and self.tests_used % 3 == 0:
-            typical = self._typical_test()
-            if typical is not None:
-                self.last_information = 0.0
-                return typical
         for _ in range(2):
             if self._stale:
                 self._widen()
@@ -206,15 +214,20 @@ class Scientist:
         self.last_information = 0.0
         return self._far_test()
 
+    def _hunting(self) -> bool:
+        """Whether the next test is a typical triple: one test in three once a quarter of the tests are gone
+        and every answer so far has been the same (how a rarely true rule looks)."""
+        return (
+            self.falsify
+            and 4 * self.tests_used >= self.max_tests
+            and self.tests_used % 3 == 2
+            and len({r for _, r in self.history}) < 2
+        )
+
     def _hand_over(self) -> bool:
         """Whether the listed space's search should stop before the ideal solver would: half the tests are
-        gone, or a good part of them without a single yes (or no), which is how a rarely true rule looks."""
-        if not self.falsify:
-            return False
-        if self.tests_used >= self.max_tests // 2:
-            return True
-        answers = {r for _, r in self.history}
-        return self.tests_used >= self.max_tests // 4 and len(answers) == 1
+        gone (two thirds of them: the ideal solver's own search finds most of its rules by then)."""
+        return self.falsify and 3 * self.tests_used >= 2 * self.max_tests
 
     def observe(self, point: Sequence[float], result: bool) -> None:
         """Record the rule's answer at a point."""
@@ -277,7 +290,7 @@ class Scientist:
         if self.ideal.consistent:
             listed = sorted(
                 (int(h) for h in self.ideal._alive),
-                key=lambda h: (self.space.hypotheses[h].complexity, -float(self.space.prior[h])),
+                key=lambda h: (-float(self.space.prior[h]), h),
             )[:MAX_LISTED]
             for h in listed:
                 hyp = self.space.hypotheses[h]
@@ -449,11 +462,13 @@ class Scientist:
         return _point(self._columns[best])
 
     def _typical_test(self) -> Point | None:
-        """The first untested of TYPICAL, the triples a person tries first."""
+        """The first untested triple of TYPICAL and SCATTERED taken in turn: the triples a person tries first,
+        and plain triples of moderate size in no pattern."""
         tested = {p for p, _ in self.history}
-        for t in TYPICAL:
-            if t not in tested:
-                return t
+        for pair in itertools.zip_longest(TYPICAL, SCATTERED):
+            for t in pair:
+                if t is not None and t not in tested:
+                    return t
         return None
 
     def _far_test(self) -> Point | None:
