@@ -53,7 +53,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-1"
+BUILT_VERSION = "wilt-built-2"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -98,7 +98,8 @@ class Term:
         text: the guess-language expression.
         cost: its operators.
         quantity: how to compute it (Python's semantics, in numpy).
-        kind: ``"num"``, or ``"mod"`` for a residue (compared only with ``==`` and ``!=``).
+        kind: ``"num"``; ``"mod"`` for a residue (compared only with ``==`` and ``!=`` to its remainders);
+            ``"frac"`` for a fractional part (compared with 0, 0.25, 0.5 and 0.75).
         modulus: the modulus of a residue (0 otherwise).
         simple: compared with the variables (squares, absolute values, products and extremes of variables).
     """
@@ -200,9 +201,16 @@ def _triple_extreme(kind: str) -> _Quantity:
     return _Quantity(f"{kind}(x, y, z)", compute)
 
 
+def _coefficients() -> list[tuple[int, ...]]:
+    """Coefficients of the linear forms: -2 to 2 on any variables, and -3 to 3 on two of them."""
+    out = list(itertools.product(range(-2, 3), repeat=3))
+    out += [c for c in itertools.product(range(-3, 4), repeat=3) if 3 in map(abs, c) and c.count(0) == 1]
+    return out
+
+
 def _terms() -> list[Term]:
     terms: list[Term] = [Term(v, 0, _Q[v]) for v in _VARS]
-    for coefs in itertools.product(range(-2, 3), repeat=3):
+    for coefs in _coefficients():
         nonzero = [c for c in coefs if c != 0]
         if len(nonzero) < 2 or nonzero[0] < 0:
             continue  # a variable alone is a term already; -t compares as t with the operator turned round
@@ -211,6 +219,11 @@ def _terms() -> list[Term]:
     for a, b in _PAIRS:
         terms.append(Term(f"{a} * {b}", 1, _binary(_Q[a], "*", _Q[b]), simple=True))
     terms.append(Term("x * y * z", 2, _binary(_binary(X, "*", Y), "*", Z)))
+    for (a, b), c in zip(_PAIRS, ("z", "y", "x"), strict=True):
+        for op in ("+", "-"):
+            terms.append(Term(f"{a} * {b} {op} {c}", 2, _binary(_binary(_Q[a], "*", _Q[b]), op, _Q[c])))
+    for v in _VARS:
+        terms.append(Term(f"{v} % 1", 1, _binary(_Q[v], "%", 1.0), "frac"))
     for v in _VARS:
         terms.append(Term(f"abs({v})", 1, _absolute(_Q[v]), simple=True))
         terms.append(Term(f"{v} ** 2", 1, _square(_Q[v]), simple=True))
@@ -263,6 +276,11 @@ def _atoms(terms: list[Term]) -> list[Atom]:
                 for op in ("==", "!="):
                     atoms.append(Atom(f"{t.text} {op} {r}", t.cost + 1 + (0 if r == 0 else 1), i, op, -1, r))
             continue
+        if t.kind == "frac":  # a fractional part against a fraction
+            for c in (0.0, 0.25, 0.5, 0.75):
+                for op in _OPS:
+                    atoms.append(Atom(f"{t.text} {op} {c:g}", t.cost + 2, i, op, -1, c))
+            continue
         for c in CONSTANT_POOL:
             for op in _OPS:
                 atoms.append(Atom(f"{t.text} {op} {c}", t.cost + 1 + _constant_cost(c), i, op, -1, float(c)))
@@ -273,6 +291,13 @@ def _atoms(terms: list[Term]) -> list[Atom]:
         for v in _VARS:
             for op in _OPS:
                 atoms.append(Atom(f"{t.text} {op} {v}", t.cost + 1, i, op, index[v], 0.0))
+    simple = [i for i, t in enumerate(terms) if t.simple]
+    for i, j in itertools.permutations(simple, 2):
+        for op in ("<", "<=", "==", "!="):
+            if op in ("==", "!=") and i > j:
+                continue
+            cost = terms[i].cost + terms[j].cost + 1
+            atoms.append(Atom(f"{terms[i].text} {op} {terms[j].text}", cost, i, op, j, 0.0))
     for prefix in ("abs(", ""):
         for a, b in itertools.permutations(_VARS, 2):
             ta = f"abs({a})" if prefix else f"{a} ** 2"
@@ -326,7 +351,9 @@ def _joined_atoms(terms: list[Term], term_for: Callable[[str, _Quantity, int], i
         out.append(Atom(text_any, 6, least, flip, -1, 0.0))
     absolute = [_absolute(e) for e in excess]
     closest = term_for(
-        "min(abs(x + y - z), ...)", _minimum(_minimum(absolute[0], absolute[1]), absolute[2]), 4
+        "min(abs(x + y - z), abs(y + z - x), abs(x + z - y))",
+        _minimum(_minimum(absolute[0], absolute[1]), absolute[2]),
+        4,
     )
     out.append(Atom(" or ".join(f"{a} + {b} == {c}" for a, b, c in splits), 6, closest, "==", -1, 0.0))
     return out
@@ -359,7 +386,7 @@ def _linear_equalities(terms: list[Term], index: dict[str, int]) -> list[Atom]:
             terms.append(Term(text, cost, q))
         return index[text]
 
-    for coefs in itertools.product(range(-2, 3), repeat=3):
+    for coefs in _coefficients():
         pos = [c if c > 0 else 0 for c in coefs]
         neg = [-c if c < 0 else 0 for c in coefs]
         if not any(pos) or not any(neg):
