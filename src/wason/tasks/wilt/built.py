@@ -53,7 +53,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-2"
+BUILT_VERSION = "wilt-built-3"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -251,6 +251,7 @@ def _terms() -> list[Term]:
     bases: list[tuple[str, _Quantity, int]] = [(v, _Q[v], 0) for v in _VARS]
     bases += [(f"({a} + {b})", _binary(_Q[a], "+", _Q[b]), 1) for a, b in _PAIRS]
     bases += [("(x + y + z)", _binary(_binary(X, "+", Y), "+", Z), 2)]
+    bases += [(f"({a} * {b})", _binary(_Q[a], "*", _Q[b]), 1) for a, b in _PAIRS]
     for text, q, cost in bases:
         for m in (2, 3, 4, 5, 10):
             terms.append(

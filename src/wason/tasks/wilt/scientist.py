@@ -54,6 +54,10 @@ JOINED_SHARE = 0.25
 """A rule of two ideas joined weighs this much of a single idea of the same complexity (as in the listed
 space's prior, where conjunctions share a quarter of the mass)."""
 
+PROBE_EVERY = 5
+"""Once falsifying and sure of its guess (half the surviving weight), one test in this many is a probe of the
+guess beside its boundaries or far from everything tested, chosen without asking the alternatives."""
+
 REWIDEN_EVERY = 6
 """The alternatives are gathered again after this many tests (and whenever none is left)."""
 
@@ -202,6 +206,15 @@ class Scientist:
                 return _point(self.candidates[index])
             if not self.falsify and self.ideal.consistent:
                 return None
+        if self.falsifying and self.tests_used % PROBE_EVERY == PROBE_EVERY - 1 and self._sure():
+            # a falsification probe whatever the alternatives say: beside the guess's boundaries or far from
+            # everything tested (other magnitudes, signs, decimals), for rules no alternative anticipates
+            if self._stale:
+                self._widen()
+            self.last_information = 0.0
+            probe = self._far_test()
+            if probe is not None:
+                return probe
         for _ in range(2):
             if self._stale:
                 self._widen()
@@ -213,6 +226,12 @@ class Scientist:
             self._stale = True
         self.last_information = 0.0
         return self._far_test()
+
+    def _sure(self) -> bool:
+        """Whether the guess holds at least half the surviving weight (so probing it is what is left to do)."""
+        if self._stale:
+            self._widen()
+        return bool(self._alts) and bool(self._alive.any()) and self.certainty() >= 0.5
 
     def _hunting(self) -> bool:
         """Whether the next test is a typical triple: one test in three once a quarter of the tests are gone
