@@ -18,7 +18,8 @@ got wrong with its guess. The space builds are timed apart.
 change to the solver, of the paper's kinds and ordinary mathematics; ``dev`` may be looked at while improving the
 solver, ``heldout`` is measured at the end and reported apart (it was, once: 28/36 at ed00639), ``heldout2`` (36
 rules written after that measurement and before any later change) likewise (31/36 at 7ac9670), and ``heldout3``
-(36 more, written after that: 32/36 at 30f0216), and ``heldout4`` (36 more, written after that).
+(36 more, written after that: 32/36 at 30f0216), ``heldout4`` (36 more: 31/36 at 30f0216) and ``heldout5`` (36
+more, written after that).
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
@@ -60,7 +61,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--outside",
-        choices=["none", "dev", "heldout", "heldout2", "heldout3", "heldout4", "both", "all"],
+        choices=["none", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "both", "all"],
         default="none",
         help="also play the out-of-split rules of bench/data/wilt_outside.json",
     )
@@ -94,8 +95,9 @@ def main() -> None:
         "heldout2": ["heldout2"],
         "heldout3": ["heldout3"],
         "heldout4": ["heldout4"],
+        "heldout5": ["heldout5"],
         "both": ["dev", "heldout"],
-        "all": ["dev", "heldout", "heldout2", "heldout3", "heldout4"],
+        "all": ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"],
     }[args.outside]
     splits: list[tuple[str, list[WiltRule]]] = [("full", load_split("full")), ("lite", load_split("lite"))]
     if args.generated:
