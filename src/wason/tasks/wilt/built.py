@@ -566,6 +566,7 @@ class BuiltSpace:
         self.seed = seed
         # the grammar's atoms, then thresholds fitted to observations when nothing else fitted them
         self.atoms: list[Atom] = list(self.grammar.atoms)
+        self._cost = self.grammar.cost.copy()
         self._fitted: dict[str, int] = {}
 
     def term_values(self, points: npt.ArrayLike) -> F:
@@ -589,7 +590,7 @@ class BuiltSpace:
         return out
 
     def consistent(
-        self, points: npt.ArrayLike, labels: Sequence[bool], limit: int = MAX_FORMULAS
+        self, points: npt.ArrayLike, labels: Sequence[bool], limit: int = MAX_FORMULAS, *, widen: bool = True
     ) -> list[Formula]:
         """The simplest formulas that agree with every observation (at most ``limit``), simplest first.
 
@@ -597,6 +598,7 @@ class BuiltSpace:
             points: the observed (x, y, z).
             labels: what the rule said at each.
             limit: how many to return at most.
+            widen: when no formula of the grammar fits, fit thresholds to the observations.
 
         Returns:
             Formulas ordered by complexity (ties: atoms before pairs, then generation order).
@@ -614,10 +616,10 @@ class BuiltSpace:
             seconds.append(right)
             kinds.append(np.full(left.shape[0], k, dtype=np.int8))
         first, second, kind = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(kinds)
-        if first.shape[0] == 0 and lab.any() and not lab.all():
+        if widen and first.shape[0] == 0 and lab.any() and not lab.all():
             # nothing of the grammar fits: widen with thresholds whose constants come from the observations
             first, second, kind = self._fitted_formulas(pts, truth, lab)
-        cost = np.array([a.cost for a in self.atoms], dtype=np.int64)
+        cost = self._cost
         complexity = cost[first] + np.where(kind == 0, 0, cost[second] + 1)
         order = np.lexsort((kind, complexity))[:limit]
         out: list[Formula] = []
@@ -701,6 +703,7 @@ class BuiltSpace:
             found = self._fitted[text] = len(self.atoms)
             cost = t.cost + 1 + (_constant_cost(c) if c == int(c) else 3)
             self.atoms.append(Atom(text, cost, term, op, -1, c))
+            self._cost = np.append(self._cost, cost)
         return found
 
     def _pairs(self, truth: B, lab: B, connective: str) -> tuple[Index, Index]:

@@ -298,8 +298,11 @@ class Scientist:
     # ---- widening -----------------------------------------------------------------------------------------
 
     def _consistent_built(self, limit: int) -> list[Formula]:
+        # thresholds are fitted to the observations only when the listed space has nothing consistent either
         points = np.array([p for p, _ in self.history], dtype=np.float64).reshape(-1, 3)
-        return self.built().consistent(points, [r for _, r in self.history], limit)
+        return self.built().consistent(
+            points, [r for _, r in self.history], limit, widen=not self.ideal.consistent
+        )
 
     def _widen(self) -> None:
         self.widened += 1
