@@ -1,23 +1,25 @@
 """The WILT scientist: the ideal solver's elimination, then its tests spent on trying to break its hypothesis.
 
 :class:`~wason.tasks.wilt.solver.IdealSolver` finds the rule fast when the rule is in the listed space, and is
-sure of a wrong rule when it is not. The scientist plays it until it would guess, and then, while tests remain:
+sure of a wrong rule when it is not. The scientist plays it until it would guess (or two thirds of the tests are
+gone, or no listed hypothesis fits any more), and then, while tests remain:
 
-1. **Widens.** It gathers the listed hypotheses still consistent with every observation and the formulas of the
-   built space (:mod:`wason.tasks.wilt.built`) consistent with them, simplest first: the alternatives its
-   leading hypothesis must beat. When nothing at all is consistent, the built space's pairs are searched too.
-2. **Designs tests.** Beside the listed candidate tests it makes tests for the leading alternatives: points where a
-   rarely true formula holds (solving for one variable along lines through the observations: how ``x + y == 10``
-   gets its first positive) and the two sides of each one's boundary, narrowed by bisection over typeable numbers
-   (how ``x * y > 20`` is told from ``x * y >= 21``).
-3. **Tests where they disagree.** The next test is the one whose answer is most uncertain over the alternatives,
-   weighted by simplicity (``exp(-0.7 * complexity)`` on the listed space's complexity scale). When every
-   alternative agrees on every test it can make, it widens again with the new evidence; when even that finds no
-   disagreement, it tests far from what it has tested (other magnitudes, signs and decimals) where its hypothesis
-   says yes and no in turn.
+1. **Gathers alternatives.** The listed hypotheses still consistent with every observation, and the simplest
+   formulas of the built space (:mod:`wason.tasks.wilt.built`) consistent with them; when neither space has one,
+   the built space fits thresholds to the observations. They are weighed in two levels (listed ones by their
+   prior, built ones by family and simplicity) and gathered again every few tests.
+2. **Designs tests.** Beside the listed candidate tests it makes tests for the heaviest alternatives: points
+   where each holds (an equality solved for one variable: how ``x + y == 10`` gets its first positive) and the
+   two sides of each boundary, narrowed by subdivision over typeable numbers (how ``x * y > 20`` is told from
+   ``x * y >= 21``).
+3. **Tests where they disagree**: the test whose answer is most uncertain over the surviving alternatives'
+   weight. While every answer has been the same it hunts with typical and scattered triples; once sure of its
+   guess, and whenever the alternatives agree everywhere, it probes the guess beside its boundaries and far
+   from everything tested (other magnitudes, signs and decimals).
 
-The guess is the simplest consistent hypothesis (a listed one on a tie), and :meth:`Scientist.certainty` is its
+The guess is the heaviest consistent alternative (a listed one on a tie), and :meth:`Scientist.certainty` is its
 share of the surviving weight. With ``falsify=False`` it stops when the ideal solver would, as the ideal solver.
+``docs/solver.md`` gives the numbers.
 """
 
 from __future__ import annotations
@@ -82,8 +84,8 @@ TYPICAL: tuple[Point, ...] = (
     (-3.0, 0.0, 3.0),
 )
 """Triples a person tries first (counting, equal, progressions, doubling, a Pythagorean triple, negatives,
-halves), one of every three tests while all answers so far agree: a rule that is rarely true is more often true
-of them than of the corners that rule out most equalities at once."""
+halves), one test in three from a quarter of the budget on while all answers so far agree: a rule that is rarely
+true is more often true of them than of the corners that rule out most equalities at once."""
 
 SCATTERED: tuple[Point, ...] = tuple(
     (float(a), float(b), float(c))
