@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -171,3 +173,17 @@ def test_when_nothing_fits_thresholds_are_fitted_to_the_observations() -> None:
 def test_the_simplest_constant_between_two_values(lo: float, hi: float, expected: float) -> None:
     assert simplest_between(lo, hi) == expected
     assert lo < expected < hi
+
+
+def test_a_run_stores_how_sure_the_solver_was(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from wason.cli import main
+    from wason.store import Store
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    assert main(["eval", "wilt", "--player", "solver", "--split", "lite", "--ids", "1,2", "--db", db]) == 0
+    capsys.readouterr()
+    episodes = Store(db).list_episodes(1)
+    certainties = [e.metrics["player"]["certainty"] for e in episodes]
+    assert len(certainties) == 2 and all(0 < c <= 1 for c in certainties)
+    assert main(["show", "1", "--episode", "0", "--db", db]) == 0
+    assert f"certainty {certainties[0]:.4f}" in capsys.readouterr().out

@@ -160,9 +160,20 @@ class TextProtocol(Protocol[A_co, O_contra]):
         ...
 
 
+EPISODE_METRICS = "episode_metrics"
+"""Key of :attr:`Move.meta` under which a player reports values about its episode (a dict): when the move ends
+the episode they are stored with the episode's metrics under :data:`PLAYER_METRICS`."""
+
+PLAYER_METRICS = "player"
+"""Key of an episode's metrics holding what its player reported (apart from the game's own metrics, which the
+actions alone determine)."""
+
+
 @dataclass
 class Move(Generic[A]):
-    """A player's move: the action, plus the raw text it came from when the player writes text."""
+    """A player's move: the action, plus the raw text it came from when the player writes text, and what the
+    player says about it (``meta``; ``meta[EPISODE_METRICS]`` is stored with the episode when the move ends it).
+    """
 
     action: A | Malformed
     reply: str | None = None

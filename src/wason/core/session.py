@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunReader, RunSettings
-from wason.core.game import Game, Malformed, Move, Outcome, Player, Settles
+from wason.core.game import EPISODE_METRICS, PLAYER_METRICS, Game, Malformed, Move, Outcome, Player, Settles
 from wason.core.records import EpisodeRow, TurnConflict
 
 
@@ -179,8 +179,13 @@ class Session:
         self.observation = observation
         outcome = self.outcome()
         if outcome is not None:
+            metrics = outcome.metrics
+            reported = move.meta.get(EPISODE_METRICS)
+            if isinstance(reported, dict) and reported and PLAYER_METRICS not in metrics:
+                # what the player said about its episode, apart from the game's own metrics
+                metrics = {**metrics, PLAYER_METRICS: reported}
             self.recorder.finish_episode(
-                self.episode_id, status="completed", success=outcome.success, metrics=outcome.metrics
+                self.episode_id, status="completed", success=outcome.success, metrics=metrics
             )
         return observation
 

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from wason.core.family import RunReader
+from wason.core.game import PLAYER_METRICS
 from wason.core.records import (
     CallTotals,
     EpisodeRow,
@@ -481,6 +482,11 @@ def transcript(data: dict[str, Any], run: RunRow, *, full: bool = False) -> Rend
                 Text(
                     f"agreement {v.get('agreement', 0):.4f} on {v.get('n_probes')} probes; jaccard {v.get('jaccard')}"
                 )
+            )
+        certainty = (m.get(PLAYER_METRICS) or {}).get("certainty")
+        if certainty is not None:
+            parts.append(
+                Text(f"certainty {certainty:.4f}: the guess's share of the solver's surviving weight")
             )
     else:
         parts.append(Text(f"\nstatus: {data['status']} {data['error'] or ''}", style="bold red"))

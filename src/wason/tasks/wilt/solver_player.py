@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wason.core.game import Move
+from wason.core.game import EPISODE_METRICS, Move
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltAction, WiltObservation
 from wason.tasks.wilt.hypotheses import HypothesisSpace, build_space, candidate_tests
 from wason.tasks.wilt.scientist import Scientist, label
@@ -74,6 +74,7 @@ class WiltSolverPlayer:
         if test is None:
             guess = self.solver.guess()
             meta["certainty"] = self.solver.certainty()
+            meta[EPISODE_METRICS] = {"certainty": round(meta["certainty"], 4)}  # stored with the episode
             return Move(action=FinalGuess(guess), meta=meta)
         self._pending = test
         meta["information_bits"] = self.solver.last_information
