@@ -7,26 +7,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.wilt.test_solver import play
 from wason.sandbox import compile_rule
-from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame
+from wason.tasks.wilt import WiltConfig, WiltGame
 from wason.tasks.wilt.built import BuiltSpace, _dedupe_points, formula_truth, grammar, simplest_between
 from wason.tasks.wilt.hypotheses import build_space, candidate_tests
 from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.scientist import Scientist, label, typeable_values
 from wason.tasks.wilt.solver_player import WiltSolverPlayer
 from wason.tasks.wilt.values import parse_value
-
-
-async def play(rule_text: str, player: WiltSolverPlayer | None = None) -> WiltGame:
-    game = WiltGame(compile_rule(rule_text), WiltConfig())
-    player = player or WiltSolverPlayer()
-    observation = game.start()
-    while not game.done:
-        move = await player.act(observation)
-        assert isinstance(move.action, ProposeTest | FinalGuess)
-        observation = game.step(move.action)
-    return game
-
 
 # Rules outside the listed space (or where its ideal solver is sure of a wrong rule), of the kinds the issue
 # names: sums and products against constants, squares, absolute values, disjunctions, progressions.

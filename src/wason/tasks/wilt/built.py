@@ -43,6 +43,7 @@ from wason.tasks.wilt.hypotheses import (
     _absolute,
     _binary,
     _Cols,
+    _extreme,
     _Quantity,
     _scaled,
     _square,
@@ -180,25 +181,17 @@ def _join(out: _Quantity | None, part: _Quantity, plus: bool) -> _Quantity:
     return _binary(out, "+" if plus else "-", part)
 
 
-def _pair_extreme(kind: str, a: str, b: str) -> _Quantity:
-    ufunc = np.maximum if kind == "max" else np.minimum
-    qa, qb = _Q[a], _Q[b]
-
-    def compute(k: _Cols) -> F:
-        out: F = ufunc(k.get(qa), k.get(qb))
-        return out
-
-    return _Quantity(f"{kind}({a}, {b})", compute)
-
-
-def _triple_extreme(kind: str) -> _Quantity:
+def _fold(kind: str, *parts: _Quantity) -> _Quantity:
+    """The least (``"min"``) or greatest (``"max"``) of the parts at each point."""
     ufunc = np.maximum if kind == "max" else np.minimum
 
     def compute(k: _Cols) -> F:
-        out: F = ufunc(ufunc(k.get(X), k.get(Y)), k.get(Z))
+        out: F = k.get(parts[0])
+        for p in parts[1:]:
+            out = ufunc(out, k.get(p))
         return out
 
-    return _Quantity(f"{kind}(x, y, z)", compute)
+    return _Quantity(f"{kind}({', '.join(p.key for p in parts)})", compute)
 
 
 def _coefficients() -> list[tuple[int, ...]]:
@@ -246,8 +239,8 @@ def _terms() -> list[Term]:
         terms.append(Term(f"{tx} + {ty} + {tz}", 5, total))
     for kind in ("max", "min"):
         for a, b in _PAIRS:
-            terms.append(Term(f"{kind}({a}, {b})", 1, _pair_extreme(kind, a, b), simple=True))
-        terms.append(Term(f"{kind}(x, y, z)", 1, _triple_extreme(kind), simple=True))
+            terms.append(Term(f"{kind}({a}, {b})", 1, _fold(kind, _Q[a], _Q[b]), simple=True))
+        terms.append(Term(f"{kind}(x, y, z)", 1, _extreme(kind), simple=True))
     bases: list[tuple[str, _Quantity, int]] = [(v, _Q[v], 0) for v in _VARS]
     bases += [(f"({a} + {b})", _binary(_Q[a], "+", _Q[b]), 1) for a, b in _PAIRS]
     bases += [("(x + y + z)", _binary(_binary(X, "+", Y), "+", Z), 2)]
@@ -329,18 +322,14 @@ def _joined_atoms(terms: list[Term], term_for: Callable[[str, _Quantity, int], i
     ``a + b - c == 0``."""
     out: list[Atom] = []
     for a, b, c in itertools.permutations(_VARS):
-        gap = _minimum(_binary(_Q[b], "-", _Q[a]), _binary(_Q[c], "-", _Q[b]))
+        gap = _fold("min", _binary(_Q[b], "-", _Q[a]), _binary(_Q[c], "-", _Q[b]))
         gi = term_for(f"min({b} - {a}, {c} - {b})", gap, 2)
         out.append(Atom(f"{a} < {b} < {c}", 2, gi, ">", -1, 0.0))
         out.append(Atom(f"{a} <= {b} <= {c}", 2, gi, ">=", -1, 0.0))
     splits = (("x", "y", "z"), ("y", "z", "x"), ("x", "z", "y"))
     excess = [_binary(_binary(_Q[a], "+", _Q[b]), "-", _Q[c]) for a, b, c in splits]
-    least = term_for(
-        "min(x + y - z, y + z - x, x + z - y)", _minimum(_minimum(excess[0], excess[1]), excess[2]), 4
-    )
-    most = term_for(
-        "max(x + y - z, y + z - x, x + z - y)", _maximum(_maximum(excess[0], excess[1]), excess[2]), 4
-    )
+    least = term_for("min(x + y - z, y + z - x, x + z - y)", _fold("min", *excess), 4)
+    most = term_for("max(x + y - z, y + z - x, x + z - y)", _fold("max", *excess), 4)
     for op, flip in ((">", "<"), (">=", "<=")):
         text_all = " and ".join(f"{a} + {b} {op} {c}" for a, b, c in splits)
         out.append(Atom(text_all, 5, least, op, -1, 0.0))
@@ -353,27 +342,11 @@ def _joined_atoms(terms: list[Term], term_for: Callable[[str, _Quantity, int], i
     absolute = [_absolute(e) for e in excess]
     closest = term_for(
         "min(abs(x + y - z), abs(y + z - x), abs(x + z - y))",
-        _minimum(_minimum(absolute[0], absolute[1]), absolute[2]),
+        _fold("min", *absolute),
         4,
     )
     out.append(Atom(" or ".join(f"{a} + {b} == {c}" for a, b, c in splits), 6, closest, "==", -1, 0.0))
     return out
-
-
-def _minimum(a: _Quantity, b: _Quantity) -> _Quantity:
-    def compute(k: _Cols) -> F:
-        out: F = np.minimum(k.get(a), k.get(b))
-        return out
-
-    return _Quantity(f"min({a.key}, {b.key})", compute)
-
-
-def _maximum(a: _Quantity, b: _Quantity) -> _Quantity:
-    def compute(k: _Cols) -> F:
-        out: F = np.maximum(k.get(a), k.get(b))
-        return out
-
-    return _Quantity(f"max({a.key}, {b.key})", compute)
 
 
 def _linear_equalities(terms: list[Term], index: dict[str, int]) -> list[Atom]:
@@ -678,20 +651,19 @@ class BuiltSpace:
         with np.errstate(invalid="ignore"):
             lo_keep, hi_keep = values[:, keep].min(axis=1), values[:, keep].max(axis=1)
             lo_drop, hi_drop = values[:, drop].min(axis=1), values[:, drop].max(axis=1)
-        for t in np.flatnonzero(numeric & (hi_drop < lo_keep)).tolist():
-            lo, hi = float(hi_drop[t]), float(lo_keep[t])
-            out += [
-                self._fit(t, ">", simplest_between(lo, hi)),
-                self._fit(t, ">", lo),
-                self._fit(t, ">=", hi),
-            ]
-        for t in np.flatnonzero(numeric & (hi_keep < lo_drop)).tolist():
-            lo, hi = float(hi_keep[t]), float(lo_drop[t])
-            out += [
-                self._fit(t, "<", simplest_between(lo, hi)),
-                self._fit(t, "<", hi),
-                self._fit(t, "<=", lo),
-            ]
+        # upwards: t > c with c the highest dropped value or the roundest above it, t >= the lowest kept one;
+        # downwards the same with < and <=
+        for below, above, strict, loose, upward in (
+            (hi_drop, lo_keep, ">", ">=", True),
+            (hi_keep, lo_drop, "<", "<=", False),
+        ):
+            for t in np.flatnonzero(numeric & (below < above)).tolist():
+                lo, hi = float(below[t]), float(above[t])
+                out += [
+                    self._fit(t, strict, simplest_between(lo, hi)),
+                    self._fit(t, strict, lo if upward else hi),
+                    self._fit(t, loose, hi if upward else lo),
+                ]
         return list(dict.fromkeys(out))
 
     def _fit(self, term: int, op: str, c: float) -> int:

@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from wason.sandbox import Program, compile_rule
 from wason.tasks.wilt.built import Atom, BuiltSpace, Formula, Grammar, Term, formula_truth
-from wason.tasks.wilt.hypotheses import HypothesisSpace, _Cols
+from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _Cols, _format_scaled
 from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy
 
 F = npt.NDArray[np.float64]
@@ -107,8 +107,8 @@ _BASES: tuple[tuple[float, float], ...] = ((0, 0), (1, 2), (3, 3), (-2, 5), (7, 
 
 
 def label(v: float) -> str:
-    """How a typeable value is typed (``5``, ``-0.25``)."""
-    return str(int(v)) if v == int(v) else repr(v)
+    """How a typeable value is typed (``5``, ``-0.25``), as the listed candidates' labels are written."""
+    return _format_scaled(round(v * _SCALE))
 
 
 @dataclass
