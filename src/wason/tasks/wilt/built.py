@@ -695,13 +695,14 @@ class BuiltSpace:
         patterns, inverse = _unique_rows(fails)
         # the cheapest atoms of each pattern, and only the patterns with the cheapest atoms
         order = np.lexsort((members, g.cost[members]))
+        # grouped by pattern, cheapest first within each: an atom's rank in its group is its slot
+        order = order[np.argsort(inverse[order], kind="stable")]
+        group = inverse[order]
+        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        rank = np.arange(order.shape[0]) - np.repeat(starts, np.diff(np.r_[starts, order.shape[0]]))
+        kept = rank < _PER_PATTERN
         slots = np.full((patterns.shape[0], _PER_PATTERN), -1, dtype=np.intp)
-        filled = np.zeros(patterns.shape[0], dtype=np.intp)
-        for k in order.tolist():
-            p = int(inverse[k])
-            if filled[p] < _PER_PATTERN:
-                slots[p, filled[p]] = members[k]
-                filled[p] += 1
+        slots[group[kept], rank[kept]] = members[order[kept]]
         cheapest = g.cost[slots[:, 0]]
         chosen = np.argsort(cheapest, kind="stable")[:_MAX_PATTERNS]
         slots, patterns = slots[chosen], patterns[chosen].astype(np.float32)
