@@ -97,6 +97,18 @@ def test_evaluate_is_the_same_in_chunks_and_at_once(space: HypothesisSpace) -> N
     assert np.array_equal(whole, pieces)
 
 
+def test_evaluate_rows_is_those_rows_of_evaluate(space: HypothesisSpace) -> None:
+    points = _semantic_points()
+    whole = space.evaluate(points)
+    rng = np.random.default_rng(5)
+    few = rng.choice(len(space), 12, replace=False)  # each primitive's own predicate
+    many = rng.choice(len(space), 400, replace=False)  # the plan over the whole grammar
+    conjunctions = [h for h, hyp in enumerate(space.hypotheses) if "+" in hyp.family][:10]
+    for rows in (few, many, np.array(conjunctions)):
+        assert np.array_equal(space.evaluate_rows(rows, points), whole[rows])
+    assert space.evaluate_rows([3], points[:1]).shape == (1, 1)
+
+
 @pytest.mark.parametrize("split", ["lite", "full"])
 def test_every_published_rule_has_an_equivalent_member(space: HypothesisSpace, split: str) -> None:
     points, _ = candidate_tests(0)

@@ -66,6 +66,7 @@ _CMP: dict[str, Callable[[F | float, F | float], B]] = {
 _TWO63 = 2.0**63
 # points evaluated at once, which bounds the (primitives x points) scratch matrix; a multiple of 8
 _CHUNK = 8192
+_FEW_PRIMITIVES = 64  # evaluate_rows calls each primitive's predicate up to this many, else the plan
 _ROW_BLOCK = 2048  # hypotheses computed at once
 
 
@@ -950,6 +951,35 @@ class HypothesisSpace:
             for row in range(0, out.shape[0], _ROW_BLOCK):
                 rows = slice(row, row + _ROW_BLOCK)
                 np.logical_and(block[self._left[rows]], block[self._right[rows]], out=out[rows, cols])
+        return out
+
+    def evaluate_rows(self, rows: npt.ArrayLike, points: npt.ArrayLike) -> B:
+        """The hypotheses ``rows`` at every point: ``evaluate(points)[rows]``, joining only those rows.
+
+        Args:
+            rows: hypothesis indices.
+            points: shape (N, 3).
+
+        Returns:
+            Boolean matrix of shape (len(rows), N).
+        """
+        index = np.asarray(rows, dtype=np.intp).reshape(-1)
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        out = np.empty((index.shape[0], pts.shape[0]), dtype=np.bool_)
+        left, right = self._left[index], self._right[index]
+        used = np.unique(np.concatenate([left, right]))
+        for start in range(0, pts.shape[0], _CHUNK):
+            chunk = pts[start : start + _CHUNK]
+            if used.shape[0] > _FEW_PRIMITIVES:
+                block = self._plan.matrix(chunk)
+            else:
+                # a few primitives: their own predicates, not the plan's whole grammar
+                block = np.empty((len(self._primitives), chunk.shape[0]), dtype=np.bool_)
+                cols = _Cols(chunk)
+                with np.errstate(all="ignore"):
+                    for i in used.tolist():
+                        block[i] = self._primitives[i].fn(cols)
+            np.logical_and(block[left], block[right], out=out[:, start : start + _CHUNK])
         return out
 
 

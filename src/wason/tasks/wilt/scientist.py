@@ -25,16 +25,16 @@ share of the surviving weight. With ``falsify=False`` it stops when the ideal so
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from wason.sandbox import Program, compile_rule
+from wason.sandbox import compile_rule
 from wason.tasks.wilt.built import Atom, BuiltSpace, Formula, Grammar, Term, formula_truth
 from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _Cols, _format_scaled
-from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy
+from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy, weighted_rows
 
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
@@ -394,7 +394,7 @@ class Scientist:
             if on_candidates:
                 out[listed] = self.ideal._table.rows(rows)
             else:
-                out[listed] = self.space.evaluate(points)[rows]
+                out[listed] = self.space.evaluate_rows(rows, points)
         if built:
             formulas = [self._alts[k].formula for k in built]
             out[built] = formula_truth(self.built(), [f for f in formulas if f is not None], points)
@@ -419,8 +419,8 @@ class Scientist:
         line_points = np.concatenate(lines, axis=0)
         made: list[F] = []
         for k in order.tolist():
-            program = compile_rule(self._alts[k].text)
-            truth = program.evaluate(line_points)
+            program = self._evaluator(k)
+            truth = program(line_points)
             hits = np.flatnonzero(truth)
             made.append(line_points[hits[:: max(1, hits.shape[0] // 3)][:3]])
             per_line = truth.reshape(len(lines), n)
@@ -444,6 +444,10 @@ class Scientist:
                 break
         pts = typeable_points(np.concatenate(made, axis=0)) if made else np.zeros((0, 3))
         return np.unique(pts, axis=0) if pts.shape[0] else pts
+
+    def _evaluator(self, k: int) -> Callable[[F], B]:
+        """Alternative ``k`` at given points, computed with numpy as the sandbox would (no sandbox calls)."""
+        return lambda points: self._truth_of(k, points)
 
     def _solve(self, formula: Formula, bases: F) -> F:
         """Points where the formula's equalities hold: each is solved for one variable in turn, along lines
@@ -475,7 +479,7 @@ class Scientist:
         if not self._alts or not self._alive.any():
             return None
         w = self._weights[self._alive]
-        p = (w @ self._table[self._alive]) / w.sum()
+        p = weighted_rows(self._table, np.flatnonzero(self._alive), self._weights) / w.sum()
         h = binary_entropy(p)
         h[self._tested] = -1.0
         best = int(np.argmax(h))
@@ -525,7 +529,7 @@ class Scientist:
         if alt.formula is not None:
             table = formula_truth(self.built(), [alt.formula], points)
         else:
-            table = self.space.evaluate(points)[[alt.listed]]
+            table = self.space.evaluate_rows([alt.listed], points)
         out: B = table[0]
         return out
 
@@ -597,7 +601,7 @@ def _term_row(term: Term, points: F) -> F:
     return out
 
 
-def _bisect(program: Program, lo: F, hi: F) -> F:
+def _bisect(program: Callable[[F], B], lo: F, hi: F) -> F:
     """Typeable points on both sides of each boundary between ``lo[i]`` and ``hi[i]`` (which differ in one
     coordinate and where the program's answers differ), narrowed three times by ten-step subdivision."""
     steps = np.linspace(0.0, 1.0, 11)[None, :, None]
@@ -607,7 +611,7 @@ def _bisect(program: Program, lo: F, hi: F) -> F:
         lo, hi, pts = lo[ok], hi[ok], pts[ok]
         if lo.shape[0] == 0:
             break
-        truth = program.evaluate(pts.reshape(-1, 3)).reshape(pts.shape[0], 11)
+        truth = program(pts.reshape(-1, 3)).reshape(pts.shape[0], 11)
         flip = truth[:, 1:] != truth[:, :-1]
         has = flip.any(axis=1)
         first = np.argmax(flip, axis=1)
