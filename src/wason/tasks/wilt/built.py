@@ -540,6 +540,7 @@ class BuiltSpace:
         # the grammar's atoms, then thresholds fitted to observations when nothing else fitted them
         self.atoms: list[Atom] = list(self.grammar.atoms)
         self._cost = self.grammar.cost.copy()
+        self._shape = _shape_keys(self.atoms, len(self.grammar.terms))
         self._fitted: dict[str, int] = {}
 
     def term_values(self, points: npt.ArrayLike) -> F:
@@ -676,7 +677,14 @@ class BuiltSpace:
             cost = t.cost + 1 + (_constant_cost(c) if c == int(c) else 3)
             self.atoms.append(Atom(text, cost, term, op, -1, c))
             self._cost = np.append(self._cost, cost)
+            self._shape = np.append(self._shape, _shape_keys(self.atoms[-1:], len(self.grammar.terms)))
         return found
+
+    def shapes(self, atoms: npt.ArrayLike) -> Index:
+        """Each atom's shape, its terms and operator without its constant, as a number: ``x + y == 10`` and
+        ``x + y == 12`` have one shape."""
+        out: Index = self._shape[np.asarray(atoms, dtype=np.intp)]
+        return out
 
     def _pairs(self, truth: B, lab: B, connective: str) -> tuple[Index, Index]:
         """Atom pairs (cheaper first) whose conjunction or disjunction agrees with every observation."""
@@ -714,6 +722,13 @@ class BuiltSpace:
         a, b = a[ok], b[ok]
         swap = (g.cost[b] < g.cost[a]) | ((g.cost[b] == g.cost[a]) & (b < a))
         return np.where(swap, b, a), np.where(swap, a, b)
+
+
+def _shape_keys(atoms: Sequence[Atom], n_terms: int) -> Index:
+    width = n_terms + 1
+    return np.array(
+        [((a.left + 1) * len(_OPS) + _OPS.index(a.op)) * width + a.right + 1 for a in atoms], dtype=np.intp
+    )
 
 
 def _unique_rows(rows: B) -> tuple[B, Index]:

@@ -32,8 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from wason.sandbox import compile_rule
-from wason.tasks.wilt.built import Atom, BuiltSpace, Formula, Grammar, Term, formula_truth
-from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _Cols, _format_scaled
+from wason.tasks.wilt.built import BuiltSpace, Formula, _term_values, formula_truth
+from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _format_scaled
 from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy, weighted_rows
 
 F = npt.NDArray[np.float64]
@@ -365,20 +365,24 @@ class Scientist:
             prior = self.space.prior[[a.listed for a in alts if a.listed >= 0]]
             weights[listed] = prior / prior.sum() * (LISTED_MASS if not listed.all() else 1.0)
         if not listed.all():
-            atoms = self.built().atoms
-            families: dict[tuple[object, ...], list[int]] = {}
-            for k, a in enumerate(alts):
-                if a.formula is not None:
-                    shape = tuple(
-                        sorted((atoms[i].left, atoms[i].op, atoms[i].right) for i in a.formula.atoms)
-                    )
-                    families.setdefault((a.formula.connective, *shape), []).append(k)
-            built = np.zeros(len(alts), dtype=np.float64)
-            for members in families.values():
-                raw = np.exp(-PRIOR_DECAY * np.array([alts[k].complexity for k in members], dtype=np.float64))
-                mass = raw.max() * (JOINED_SHARE if alts[members[0]].joined else 1.0)
-                built[members] = mass * raw / raw.sum()
-            weights[~listed] = built[~listed] / built.sum() * ((1.0 - LISTED_MASS) if listed.any() else 1.0)
+            built_ids = np.flatnonzero(~listed)
+            formulas = [alts[k].formula for k in built_ids.tolist()]
+            first = self.built().shapes([f.atoms[0] for f in formulas if f is not None])
+            second = self.built().shapes([f.atoms[-1] for f in formulas if f is not None])
+            kind = np.array([0 if len(f.atoms) == 1 else 1 + (f.connective == "or") for f in formulas if f])
+            # a family: the same connective and atom shapes, whatever the constants
+            keys = np.stack([kind, np.minimum(first, second), np.maximum(first, second)], axis=1)
+            _, family = np.unique(keys, axis=0, return_inverse=True)
+            family = family.reshape(-1)
+            raw = np.exp(
+                -PRIOR_DECAY * np.array([alts[k].complexity for k in built_ids.tolist()], dtype=np.float64)
+            )
+            most = np.zeros(family.max() + 1)
+            np.maximum.at(most, family, raw)
+            total = np.bincount(family, weights=raw)
+            mass = most[family] * np.where(kind > 0, JOINED_SHARE, 1.0)
+            built = mass * raw / total[family]
+            weights[~listed] = built / built.sum() * ((1.0 - LISTED_MASS) if listed.any() else 1.0)
         return weights
 
     def _truth_at(self, points: F, *, on_candidates: bool = False) -> B:
@@ -433,15 +437,15 @@ class Scientist:
                 made.append(edges)
                 self._edges[k] = typeable_points(edges)
         base_array = np.array(bases, dtype=np.float64)
-        solved = 0
+        atoms = self.built().atoms
+        with_equality: list[Formula] = []
         for k in np.argsort(-self._weights, kind="stable").tolist():
             formula = self._alts[k].formula
-            if formula is None or not any(self.built().atoms[a].op == "==" for a in formula.atoms):
-                continue
-            made.append(self._solve(formula, base_array))
-            solved += 1
-            if solved >= SOLVED_FOR:
-                break
+            if formula is not None and any(atoms[a].op == "==" for a in formula.atoms):
+                with_equality.append(formula)
+                if len(with_equality) >= SOLVED_FOR:
+                    break
+        made.extend(self._solve(with_equality, base_array))
         pts = typeable_points(np.concatenate(made, axis=0)) if made else np.zeros((0, 3))
         return np.unique(pts, axis=0) if pts.shape[0] else pts
 
@@ -449,31 +453,56 @@ class Scientist:
         """Alternative ``k`` at given points, computed with numpy as the sandbox would (no sandbox calls)."""
         return lambda points: self._truth_of(k, points)
 
-    def _solve(self, formula: Formula, bases: F) -> F:
-        """Points where the formula's equalities hold: each is solved for one variable in turn, along lines
-        through the base points (a linear side is solved exactly by its secant; others are found when close)."""
-        g = self.built().grammar
+    def _solve(self, formulas: Sequence[Formula], bases: F) -> list[F]:
+        """Points where each formula's equalities hold: each is solved for one variable in turn, along lines
+        through the base points (a linear side is solved exactly by its secant; others are found when close).
+        The formulas' first equalities are solved together."""
+        atoms = self.built().atoms
         seeds = np.concatenate(
             [np.insert(bases, k, 0.0, axis=1) for k in range(3)] + [np.array(_DECIMAL_SEEDS)], axis=0
         )
-        found = [seeds]
-        for a in formula.atoms:
-            atom = self.built().atoms[a]
-            if atom.op != "==":
+        equalities = [[a for a in f.atoms if atoms[a].op == "=="] for f in formulas]
+        firsts = sorted({e[0] for e in equalities if e})
+        at_seeds = dict(zip(firsts, self._solved(firsts, seeds[-_SOLVED:]), strict=True))
+        out: list[F] = []
+        for eqs in equalities:
+            if not eqs:
                 continue
-            pts = np.concatenate(found, axis=0)[-_SOLVED:]
-            for position in range(3):
-                at0, at1 = pts.copy(), pts.copy()
-                at0[:, position], at1[:, position] = 0.0, 1.0
-                g0 = _side_gap(g, atom, at0)
-                g1 = _side_gap(g, atom, at1)
-                with np.errstate(all="ignore"):
-                    root = -g0 / (g1 - g0)
-                ok = np.isfinite(root)
+            found = [seeds, at_seeds[eqs[0]]]
+            for a in eqs[1:]:
+                found.append(self._solved([a], np.concatenate(found, axis=0)[-_SOLVED:])[0])
+            out.append(np.concatenate(found[1:], axis=0))
+        return out
+
+    def _solved(self, equalities: Sequence[int], pts: F) -> list[F]:
+        """For each equality atom, the points ``pts`` with one coordinate (each in turn) replaced by the
+        secant's root of ``left - right`` along it."""
+        if not equalities:
+            return []
+        g = self.built().grammar
+        atoms = [self.built().atoms[a] for a in equalities]
+        term_ids = sorted({t for atom in atoms for t in (atom.left, atom.right) if t >= 0})
+        row = {t: k for k, t in enumerate(term_ids)}
+        left = np.array([row[atom.left] for atom in atoms], dtype=np.intp)
+        right = np.array([row.get(atom.right, 0) for atom in atoms], dtype=np.intp)
+        has_right = np.array([atom.right >= 0 for atom in atoms], dtype=np.bool_)[:, None]
+        const = np.array([atom.const for atom in atoms], dtype=np.float64)[:, None]
+        terms = [g.terms[t] for t in term_ids]
+        parts: list[list[F]] = [[] for _ in atoms]
+        for position in range(3):
+            at0, at1 = pts.copy(), pts.copy()
+            at0[:, position], at1[:, position] = 0.0, 1.0
+            with np.errstate(all="ignore"):
+                v0, v1 = _term_values(terms, at0), _term_values(terms, at1)
+                g0 = v0[left] - np.where(has_right, v0[right], const)
+                g1 = v1[left] - np.where(has_right, v1[right], const)
+                root = -g0 / (g1 - g0)
+            for k in range(len(atoms)):
+                ok = np.isfinite(root[k])
                 solved = pts[ok].copy()
-                solved[:, position] = root[ok]
-                found.append(solved)
-        return np.concatenate(found[1:], axis=0) if len(found) > 1 else np.zeros((0, 3))
+                solved[:, position] = root[k][ok]
+                parts[k].append(solved)
+        return [np.concatenate(p, axis=0) for p in parts]
 
     def _most_informative(self) -> Point | None:
         if not self._alts or not self._alive.any():
@@ -584,21 +613,6 @@ _DECIMAL_SEEDS = (
     (0.7, 1.1, 2.2),
     (3.3, 0.2, 1.9),
 )
-
-
-def _side_gap(g: Grammar, atom: Atom, points: F) -> F:
-    """``left - right`` of an atom at each point."""
-    left = _term_row(g.terms[atom.left], points)
-    right = _term_row(g.terms[atom.right], points) if atom.right >= 0 else atom.const
-    with np.errstate(all="ignore"):
-        out: F = left - right
-    return out
-
-
-def _term_row(term: Term, points: F) -> F:
-    with np.errstate(all="ignore"):
-        out: F = _Cols(points).get(term.quantity)
-    return out
 
 
 def _bisect(program: Callable[[F], B], lo: F, hi: F) -> F:
