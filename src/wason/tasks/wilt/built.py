@@ -475,6 +475,7 @@ class Grammar:
     atoms: tuple[Atom, ...]
     plan: _AtomPlan
     cost: npt.NDArray[np.int64]
+    shape: Index  # each atom's terms and operator, numbered (see BuiltSpace.shapes)
 
 
 def _dedupe_points(seed: int) -> F:
@@ -524,7 +525,13 @@ def grammar(seed: int = 0) -> Grammar:
             seen.add(digest)
             keep.append(order[k])
     kept = tuple(atoms[i] for i in keep)
-    return Grammar(tuple(terms), kept, _AtomPlan(kept), np.array([a.cost for a in kept], dtype=np.int64))
+    return Grammar(
+        tuple(terms),
+        kept,
+        _AtomPlan(kept),
+        np.array([a.cost for a in kept], dtype=np.int64),
+        _shape_keys(kept, len(terms)),
+    )
 
 
 class BuiltSpace:
@@ -540,7 +547,7 @@ class BuiltSpace:
         # the grammar's atoms, then thresholds fitted to observations when nothing else fitted them
         self.atoms: list[Atom] = list(self.grammar.atoms)
         self._cost = self.grammar.cost.copy()
-        self._shape = _shape_keys(self.atoms, len(self.grammar.terms))
+        self._shape = self.grammar.shape.copy()
         self._fitted: dict[str, int] = {}
 
     def term_values(self, points: npt.ArrayLike) -> F:
