@@ -60,6 +60,10 @@ PROBE_EVERY = 5
 """Once falsifying and sure of its guess (half the surviving weight), one test in this many is a probe of the
 guess beside its boundaries or far from everything tested, chosen without asking the alternatives."""
 
+SAME_HAND_OVER = 3
+"""While every answer has been the same, the listed space's search stops once 1/SAME_HAND_OVER of the tests
+are gone: a rarely true rule is more often outside it (an equality with any constant)."""
+
 REWIDEN_EVERY = 6
 """The alternatives are gathered again after this many tests (and whenever none is left)."""
 
@@ -248,7 +252,12 @@ class Scientist:
     def _hand_over(self) -> bool:
         """Whether the listed space's search should stop before the ideal solver would: half the tests are
         gone (two thirds of them: the ideal solver's own search finds most of its rules by then)."""
-        return self.falsify and 3 * self.tests_used >= 2 * self.max_tests
+        if not self.falsify:
+            return False
+        if 3 * self.tests_used >= 2 * self.max_tests:
+            return True
+        same = len({r for _, r in self.history}) < 2
+        return same and SAME_HAND_OVER * self.tests_used >= self.max_tests
 
     def observe(self, point: Sequence[float], result: bool) -> None:
         """Record the rule's answer at a point."""
