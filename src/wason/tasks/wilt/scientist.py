@@ -582,7 +582,10 @@ def _farthest(pool: F, tested: F, says: B, history: Sequence[tuple[Point, bool]]
     if tested.shape[0] == 0:
         return int(choice[0])
     scale = np.abs(tested).max(axis=0) + 1.0
-    dist = np.abs((pool[choice, None, :] - tested[None, :, :]) / scale).sum(axis=2).min(axis=1)
+    candidates = pool[choice]
+    dist = np.full(choice.shape[0], np.inf)
+    for t in tested:  # a tested point at a time: no (pool x tested x 3) array
+        np.minimum(dist, np.abs((candidates - t) / scale).sum(axis=1), out=dist)
     return int(choice[int(np.argmax(dist))])
 
 
