@@ -67,6 +67,9 @@ are gone: a rarely true rule is more often outside it (an equality with any cons
 REWIDEN_EVERY = 6
 """The alternatives are gathered again after this many tests (and whenever none is left)."""
 
+SURE_ENOUGH = 0.5
+"""...unless the guess holds this share of the surviving weight."""
+
 DESIGNED_FOR = 8
 """Tests along lines and across boundaries are designed for this many of the heaviest alternatives."""
 
@@ -273,7 +276,9 @@ class Scientist:
                 truth = self._truth_at(np.array([key]))[:, 0]
             self._alive &= truth == bool(result)
             self._since_widened += 1
-            if not self._alive.any() or self._since_widened >= REWIDEN_EVERY:
+            if not self._alive.any() or (
+                self._since_widened >= REWIDEN_EVERY and self.certainty() < SURE_ENOUGH
+            ):
                 self._stale = True
         self._exhausted = False
 
