@@ -10,7 +10,17 @@ import pytest
 from tests.wilt.test_solver import play
 from wason.sandbox import compile_rule
 from wason.tasks.wilt import WiltConfig, WiltGame
-from wason.tasks.wilt.built import BuiltSpace, _dedupe_points, formula_truth, grammar, simplest_between
+from wason.tasks.wilt.built import (
+    BuiltSpace,
+    _AtomPlan,
+    _atoms,
+    _dedupe_points,
+    _term_values,
+    _terms,
+    formula_truth,
+    grammar,
+    simplest_between,
+)
 from wason.tasks.wilt.hypotheses import build_space, candidate_tests
 from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.scientist import Scientist, label, typeable_values
@@ -121,6 +131,30 @@ def test_the_grammar_is_deduplicated_by_extension() -> None:
     assert "x < y" in texts and "x - y < 0" not in texts  # the same everywhere: the plain spelling is kept
     # spellings that Python's floats tell apart are both kept
     assert "y - x == z - y" in texts and "x + z == 2 * y" in texts
+
+
+def test_the_grammar_keeps_the_first_atom_of_each_extension_on_every_point() -> None:
+    # the sample screen is only a shortcut: the same atoms as comparing every atom on every point
+    terms = _terms()
+    atoms = _atoms(terms)
+    ordered = sorted(atoms, key=lambda a: a.cost)  # stable, as the grammar orders them
+    points = _dedupe_points(0)
+    plan = _AtomPlan(ordered)
+    rows = np.concatenate(
+        [
+            np.packbits(plan.matrix(_term_values(terms, points[i : i + 2048])), axis=1)
+            for i in range(0, len(points), 2048)
+        ],
+        axis=1,
+    )
+    n_true = np.bitwise_count(rows).sum(axis=1)
+    seen: set[bytes] = set()
+    expected = []
+    for atom, row, n in zip(ordered, rows, n_true, strict=True):
+        if 0 < n < len(points) and row.tobytes() not in seen:
+            seen.add(row.tobytes())
+            expected.append(atom.text)
+    assert [a.text for a in grammar(0).atoms] == expected
 
 
 def test_designed_tests_are_typeable() -> None:

@@ -429,28 +429,31 @@ class _AtomPlan:
 
     def __init__(self, atoms: Sequence[Atom]) -> None:
         self.n = len(atoms)
+        left = np.array([a.left for a in atoms], dtype=np.intp)
+        right = np.array([a.right for a in atoms], dtype=np.intp)
+        op = np.array([_OPS.index(a.op) for a in atoms], dtype=np.intp)
+        const = np.array([a.const for a in atoms], dtype=np.float64)
         self.by_op: list[tuple[str, bool, Index, Index, Index, F]] = []
-        for op in _OPS:
+        for code, name in enumerate(_OPS):
             for with_term in (False, True):
-                ids = [i for i, a in enumerate(atoms) if a.op == op and (a.right >= 0) == with_term]
-                if ids:
+                ids = np.flatnonzero((op == code) & ((right >= 0) == with_term))
+                if ids.shape[0]:
                     self.by_op.append(
-                        (
-                            op,
-                            with_term,
-                            np.array(ids, dtype=np.intp),
-                            np.array([atoms[i].left for i in ids], dtype=np.intp),
-                            np.array([max(atoms[i].right, 0) for i in ids], dtype=np.intp),
-                            np.array([atoms[i].const for i in ids], dtype=np.float64)[:, None],
-                        )
+                        (name, with_term, ids, left[ids], np.maximum(right[ids], 0), const[ids][:, None])
                     )
-        by_term: dict[tuple[int, str, int], list[int]] = {}
-        for i, a in enumerate(atoms):
-            by_term.setdefault((a.left, a.op, a.right), []).append(i)
-        self.by_term = [
-            (left, op, right, np.array(ids, dtype=np.intp), np.array([atoms[i].const for i in ids])[:, None])
-            for (left, op, right), ids in by_term.items()
-        ]
+        # the atoms of one term, operator and other term (or constant) together, in their order
+        _, group = np.unique(np.stack([left, op, right], axis=1), axis=0, return_inverse=True)
+        group = group.reshape(-1)
+        by_group = np.argsort(group, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(group[by_group]) != 0])
+        self.by_term = (
+            [
+                (int(left[ids[0]]), _OPS[op[ids[0]]], int(right[ids[0]]), ids, const[ids][:, None])
+                for ids in np.split(by_group, starts[1:])
+            ]
+            if self.n
+            else []
+        )
 
     def matrix(self, values: F) -> B:
         """Truth of every atom at every point, from the terms' values there."""
@@ -495,6 +498,7 @@ def _dedupe_points(seed: int) -> F:
 
 
 _DEDUPE_BLOCK = 2048  # a multiple of 8
+_SAMPLE_STRIDE = 8  # every this-many de-duplication point is in the sample every atom is first compared on
 
 
 @cache
@@ -503,10 +507,24 @@ def grammar(seed: int = 0) -> Grammar:
     terms = _terms()
     atoms = _atoms(terms)
     order = sorted(range(len(atoms)), key=lambda i: atoms[i].cost)  # stable: generation order breaks ties
-    plan = _AtomPlan([atoms[i] for i in order])
+    ordered = [atoms[i] for i in order]
     points = _dedupe_points(seed)
+    # atoms whose truth on a spread sample of the points is unlike any other's and not constant are kept
+    # without more; only the others (suspects) are compared on every point
+    sample = np.packbits(_AtomPlan(ordered).matrix(_term_values(terms, points[::_SAMPLE_STRIDE])), axis=1)
+    n_sample = np.bitwise_count(sample).sum(axis=1)
+    _, inverse, counts = np.unique(
+        sample.view(np.dtype((np.void, sample.shape[1]))).reshape(-1), return_inverse=True, return_counts=True
+    )
+    suspect = (
+        (counts[inverse.reshape(-1)] > 1) | (n_sample == 0) | (n_sample == points[::_SAMPLE_STRIDE].shape[0])
+    )
+    del sample
+    kept_k = np.flatnonzero(~suspect).tolist()
+    suspects = np.flatnonzero(suspect)
+    plan = _AtomPlan([ordered[k] for k in suspects.tolist()])
     # packed a block of points at a time (blocks of a multiple of eight points pack to the bytes the whole
-    # would), so the unpacked table is never whole: about 70 MB at a time instead of 290
+    # would), so the unpacked table is never whole
     truth = np.concatenate(
         [
             np.packbits(plan.matrix(_term_values(terms, points[start : start + _DEDUPE_BLOCK])), axis=1)
@@ -515,15 +533,15 @@ def grammar(seed: int = 0) -> Grammar:
         axis=1,
     )
     seen: set[bytes] = set()
-    keep: list[int] = []
     n_true = np.bitwise_count(truth).sum(axis=1)
-    for k, row in enumerate(truth):
-        if n_true[k] == 0 or n_true[k] == points.shape[0]:
+    for j, row in enumerate(truth):
+        if n_true[j] == 0 or n_true[j] == points.shape[0]:
             continue
         digest = hashlib.blake2b(row.data, digest_size=16).digest()
         if digest not in seen:
             seen.add(digest)
-            keep.append(order[k])
+            kept_k.append(int(suspects[j]))
+    keep = [order[k] for k in sorted(kept_k)]
     kept = tuple(atoms[i] for i in keep)
     return Grammar(
         tuple(terms),
