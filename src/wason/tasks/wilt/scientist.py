@@ -170,6 +170,7 @@ class Scientist:
         self._stale = True
         self._since_widened = 0
         self._exhausted = False  # widened on the current evidence and nothing disagreed
+        self._distance: tuple[F, int, F] | None = None  # scale, tests counted, candidates' distance to them
 
     # ---- state ----------------------------------------------------------------------------------------------
 
@@ -565,7 +566,24 @@ class Scientist:
         else:
             says = compile_rule(self.guess()).evaluate(self.candidates)
         idx = np.flatnonzero(free)
-        return _point(self.candidates[idx[_farthest(self.candidates[idx], tested, says[idx], self.history)]])
+        dist = self._candidate_distance(tested)[idx] if tested.shape[0] else None
+        return _point(
+            self.candidates[idx[_farthest(self.candidates[idx], tested, says[idx], self.history, dist)]]
+        )
+
+    def _candidate_distance(self, tested: F) -> F:
+        """Each candidate's scaled distance to the nearest tested point (see :func:`_farthest`), kept up to date
+        from the last call while the scale stays the same."""
+        scale = np.abs(tested).max(axis=0) + 1.0
+        kept = self._distance
+        if kept is not None and np.array_equal(kept[0], scale) and kept[1] <= tested.shape[0]:
+            dist, start = kept[2], kept[1]
+        else:
+            dist, start = np.full(self.candidates.shape[0], np.inf), 0
+        for t in tested[start:]:
+            np.minimum(dist, np.abs((self.candidates - t) / scale).sum(axis=1), out=dist)
+        self._distance = (scale, tested.shape[0], dist)
+        return dist
 
     def _truth_of(self, k: int, points: F) -> B:
         alt = self._alts[k]
@@ -577,15 +595,19 @@ class Scientist:
         return out
 
 
-def _farthest(pool: F, tested: F, says: B, history: Sequence[tuple[Point, bool]]) -> int:
+def _farthest(
+    pool: F, tested: F, says: B, history: Sequence[tuple[Point, bool]], distance: F | None = None
+) -> int:
     """Index of the point of ``pool`` farthest from every tested point (scaled by the tested magnitudes), among
-    those where the guess says the opposite of the last answer if any."""
+    those where the guess says the opposite of the last answer if any (``distance``: the pool's, if known)."""
     want = not history[-1][1] if history else True
     choice = np.flatnonzero(says == want)
     if choice.shape[0] == 0:
         choice = np.arange(pool.shape[0])
     if tested.shape[0] == 0:
         return int(choice[0])
+    if distance is not None:
+        return int(choice[int(np.argmax(distance[choice]))])
     scale = np.abs(tested).max(axis=0) + 1.0
     candidates = pool[choice]
     dist = np.full(choice.shape[0], np.inf)
