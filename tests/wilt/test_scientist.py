@@ -15,6 +15,8 @@ from wason.tasks.wilt.built import (
     _AtomPlan,
     _atoms,
     _dedupe_points,
+    _fingerprint,
+    _packaged_kept,
     _term_values,
     _terms,
     formula_truth,
@@ -155,6 +157,17 @@ def test_the_grammar_keeps_the_first_atom_of_each_extension_on_every_point() -> 
             seen.add(row.tobytes())
             expected.append(atom.text)
     assert [a.text for a in grammar(0).atoms] == expected
+
+
+def test_the_packaged_deduplication_is_for_this_grammar() -> None:
+    terms = _terms()
+    ordered = sorted(_atoms(terms), key=lambda a: a.cost)
+    fingerprint = _fingerprint(0, terms, ordered, _dedupe_points(0))
+    kept = _packaged_kept(0, fingerprint, len(ordered))
+    assert kept is not None, "the grammar changed: run python -m wason.tasks.wilt.built and commit its output"
+    # the test above checks the atoms it keeps; any other grammar, or another seed, computes its own
+    assert _packaged_kept(0, "another grammar", len(ordered)) is None
+    assert _packaged_kept(7, fingerprint, len(ordered)) is None
 
 
 def test_designed_tests_are_typeable() -> None:

@@ -25,12 +25,17 @@ of :mod:`wason.tasks.wilt.hypotheses`.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import itertools
+import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -499,16 +504,11 @@ def _dedupe_points(seed: int) -> F:
 
 _DEDUPE_BLOCK = 2048  # a multiple of 8
 _SAMPLE_STRIDE = 8  # every this-many de-duplication point is in the sample every atom is first compared on
+_FINGERPRINT_POINTS = 64  # de-duplication points the atoms' truth is fingerprinted at
 
 
-@cache
-def grammar(seed: int = 0) -> Grammar:
-    """The terms and atoms, de-duplicated by extension (cached per seed and process)."""
-    terms = _terms()
-    atoms = _atoms(terms)
-    order = sorted(range(len(atoms)), key=lambda i: atoms[i].cost)  # stable: generation order breaks ties
-    ordered = [atoms[i] for i in order]
-    points = _dedupe_points(seed)
+def _deduplicate(terms: Sequence[Term], ordered: Sequence[Atom], points: F) -> list[int]:
+    """Positions in ``ordered`` of the first atom of each extension on ``points`` that is not constant there."""
     # atoms whose truth on a spread sample of the points is unlike any other's and not constant are kept
     # without more; only the others (suspects) are compared on every point
     sample = np.packbits(_AtomPlan(ordered).matrix(_term_values(terms, points[::_SAMPLE_STRIDE])), axis=1)
@@ -541,7 +541,74 @@ def grammar(seed: int = 0) -> Grammar:
         if digest not in seen:
             seen.add(digest)
             kept_k.append(int(suspects[j]))
-    keep = [order[k] for k in sorted(kept_k)]
+    return sorted(kept_k)
+
+
+def _fingerprint(seed: int, terms: Sequence[Term], ordered: Sequence[Atom], points: F) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{BUILT_VERSION}\0{seed}\0{len(terms)}\n".encode())
+    for a in ordered:
+        h.update(f"{a.text}\0{a.cost}\n".encode())
+    h.update(np.ascontiguousarray(points).tobytes())
+    sample = points[:: max(1, points.shape[0] // _FINGERPRINT_POINTS)]
+    h.update(np.packbits(_AtomPlan(ordered).matrix(_term_values(terms, sample)), axis=1).tobytes())
+    return h.hexdigest()
+
+
+def _kept_path(seed: int) -> Traversable:
+    return resources.files("wason.tasks.wilt") / "data" / f"built_kept_{seed}.json"
+
+
+def _packaged_kept(seed: int, fingerprint: str, n: int) -> list[int] | None:
+    path = _kept_path(seed)
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("fingerprint") != fingerprint:
+        return None
+    mask = np.unpackbits(np.frombuffer(base64.b64decode(data["kept"]), dtype=np.uint8), count=n).astype(bool)
+    out: list[int] = np.flatnonzero(mask).tolist()
+    return out
+
+
+def write_kept(seed: int = 0) -> Path:
+    """Write which atoms the de-duplication keeps for ``seed`` into the package's data (run after changing the
+    grammar: ``python -m wason.tasks.wilt.built``; a test says when it is out of date)."""
+    terms = _terms()
+    atoms = _atoms(terms)
+    ordered = sorted(atoms, key=lambda a: a.cost)
+    points = _dedupe_points(seed)
+    mask = np.zeros(len(ordered), dtype=np.bool_)
+    mask[_deduplicate(terms, ordered, points)] = True
+    data = {
+        "version": BUILT_VERSION,
+        "seed": seed,
+        "fingerprint": _fingerprint(seed, terms, ordered, points),
+        "atoms": len(ordered),
+        "kept": base64.b64encode(np.packbits(mask).tobytes()).decode("ascii"),
+    }
+    path = Path(str(_kept_path(seed)))
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+@cache
+def grammar(seed: int = 0) -> Grammar:
+    """The terms and atoms, de-duplicated by extension (cached per seed and process).
+
+    Which atoms the de-duplication keeps is read from the package's data when it was written for this exact
+    grammar (:func:`write_kept`; the fingerprint covers the atoms, their costs, the points and the atoms' truth
+    at a sample of them), and computed otherwise.
+    """
+    terms = _terms()
+    atoms = _atoms(terms)
+    order = sorted(range(len(atoms)), key=lambda i: atoms[i].cost)  # stable: generation order breaks ties
+    ordered = [atoms[i] for i in order]
+    points = _dedupe_points(seed)
+    kept_k = _packaged_kept(seed, _fingerprint(seed, terms, ordered, points), len(ordered))
+    if kept_k is None:
+        kept_k = _deduplicate(terms, ordered, points)
+    keep = [order[k] for k in kept_k]
     kept = tuple(atoms[i] for i in keep)
     return Grammar(
         tuple(terms),
@@ -825,3 +892,7 @@ def formula_truth(space: BuiltSpace, formulas: Sequence[Formula], points: npt.Ar
         is_or[:, None], atom_truth[first] | atom_truth[second], atom_truth[first] & atom_truth[second]
     )
     return out
+
+
+if __name__ == "__main__":
+    print(write_kept(0))
