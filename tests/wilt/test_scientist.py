@@ -162,12 +162,18 @@ def test_the_grammar_keeps_the_first_atom_of_each_extension_on_every_point() -> 
 def test_the_packaged_deduplication_is_for_this_grammar() -> None:
     terms = _terms()
     ordered = sorted(_atoms(terms), key=lambda a: a.cost)
-    fingerprint = _fingerprint(0, terms, ordered, _dedupe_points(0))
-    kept = _packaged_kept(0, fingerprint, len(ordered))
-    assert kept is not None, "the grammar changed: run python -m wason.tasks.wilt.built and commit its output"
-    # the test above checks the atoms it keeps; any other grammar, or another seed, computes its own
-    assert _packaged_kept(0, "another grammar", len(ordered)) is None
-    assert _packaged_kept(7, fingerprint, len(ordered)) is None
+    points = _dedupe_points(0)
+    stored = _packaged_kept(0, len(ordered))
+    assert stored is not None
+    kept, fingerprint = stored
+    plan = _AtomPlan([ordered[k] for k in kept])
+    assert _fingerprint(0, terms, ordered, points, kept, plan) == fingerprint, (
+        "the grammar changed: run python -m wason.tasks.wilt.built and commit its output"
+    )
+    # the test above checks the atoms it keeps; another grammar, or another seed, computes its own
+    assert _fingerprint(0, terms, ordered[:-1], points, kept, plan) != fingerprint
+    assert _fingerprint(0, terms, ordered, points, kept[1:], plan) != fingerprint
+    assert _packaged_kept(7, len(ordered)) is None
 
 
 def test_designed_tests_are_typeable() -> None:

@@ -447,7 +447,8 @@ class _AtomPlan:
                         (name, with_term, ids, left[ids], np.maximum(right[ids], 0), const[ids][:, None])
                     )
         # the atoms of one term, operator and other term (or constant) together, in their order
-        _, group = np.unique(np.stack([left, op, right], axis=1), axis=0, return_inverse=True)
+        key = (left * len(_OPS) + op) * (int(right.max(initial=0)) + 2) + right + 1
+        _, group = np.unique(key, return_inverse=True)
         group = group.reshape(-1)
         by_group = np.argsort(group, kind="stable")
         starts = np.flatnonzero(np.r_[True, np.diff(group[by_group]) != 0])
@@ -544,14 +545,19 @@ def _deduplicate(terms: Sequence[Term], ordered: Sequence[Atom], points: F) -> l
     return sorted(kept_k)
 
 
-def _fingerprint(seed: int, terms: Sequence[Term], ordered: Sequence[Atom], points: F) -> str:
+def _fingerprint(
+    seed: int, terms: Sequence[Term], ordered: Sequence[Atom], points: F, kept: Sequence[int], plan: _AtomPlan
+) -> str:
+    """A digest of the grammar (version, seed, every atom's text and cost in order), the de-duplication points,
+    the atoms kept and their truth at a sample of the points (``plan``: the kept atoms')."""
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{BUILT_VERSION}\0{seed}\0{len(terms)}\n".encode())
     for a in ordered:
         h.update(f"{a.text}\0{a.cost}\n".encode())
     h.update(np.ascontiguousarray(points).tobytes())
+    h.update(np.array(kept, dtype=np.int64).tobytes())
     sample = points[:: max(1, points.shape[0] // _FINGERPRINT_POINTS)]
-    h.update(np.packbits(_AtomPlan(ordered).matrix(_term_values(terms, sample)), axis=1).tobytes())
+    h.update(np.packbits(plan.matrix(_term_values(terms, sample)), axis=1).tobytes())
     return h.hexdigest()
 
 
@@ -559,31 +565,47 @@ def _kept_path(seed: int) -> Traversable:
     return resources.files("wason.tasks.wilt") / "data" / f"built_kept_{seed}.json"
 
 
-def _packaged_kept(seed: int, fingerprint: str, n: int) -> list[int] | None:
+def _packaged_kept(seed: int, n: int) -> tuple[list[int], str] | None:
+    """The positions kept and the fingerprint written for ``seed`` (``n`` atoms), if the package has them."""
     path = _kept_path(seed)
     if not path.is_file():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("fingerprint") != fingerprint:
+    if data.get("atoms") != n:
         return None
     mask = np.unpackbits(np.frombuffer(base64.b64decode(data["kept"]), dtype=np.uint8), count=n).astype(bool)
-    out: list[int] = np.flatnonzero(mask).tolist()
-    return out
+    return np.flatnonzero(mask).tolist(), str(data["fingerprint"])
+
+
+def _kept(
+    seed: int, terms: Sequence[Term], ordered: Sequence[Atom], points: F
+) -> tuple[list[int], _AtomPlan]:
+    """The positions in ``ordered`` the de-duplication keeps, and the kept atoms' plan: from the package's data
+    when its fingerprint is this grammar's, else computed."""
+    stored = _packaged_kept(seed, len(ordered))
+    if stored is not None:
+        plan = _AtomPlan([ordered[k] for k in stored[0]])
+        if _fingerprint(seed, terms, ordered, points, stored[0], plan) == stored[1]:
+            return stored[0], plan
+    kept = _deduplicate(terms, ordered, points)
+    return kept, _AtomPlan([ordered[k] for k in kept])
 
 
 def write_kept(seed: int = 0) -> Path:
     """Write which atoms the de-duplication keeps for ``seed`` into the package's data (run after changing the
     grammar: ``python -m wason.tasks.wilt.built``; a test says when it is out of date)."""
     terms = _terms()
-    atoms = _atoms(terms)
-    ordered = sorted(atoms, key=lambda a: a.cost)
+    ordered = sorted(_atoms(terms), key=lambda a: a.cost)
     points = _dedupe_points(seed)
+    kept = _deduplicate(terms, ordered, points)
     mask = np.zeros(len(ordered), dtype=np.bool_)
-    mask[_deduplicate(terms, ordered, points)] = True
+    mask[kept] = True
     data = {
         "version": BUILT_VERSION,
         "seed": seed,
-        "fingerprint": _fingerprint(seed, terms, ordered, points),
+        "fingerprint": _fingerprint(
+            seed, terms, ordered, points, kept, _AtomPlan([ordered[k] for k in kept])
+        ),
         "atoms": len(ordered),
         "kept": base64.b64encode(np.packbits(mask).tobytes()).decode("ascii"),
     }
@@ -605,15 +627,12 @@ def grammar(seed: int = 0) -> Grammar:
     order = sorted(range(len(atoms)), key=lambda i: atoms[i].cost)  # stable: generation order breaks ties
     ordered = [atoms[i] for i in order]
     points = _dedupe_points(seed)
-    kept_k = _packaged_kept(seed, _fingerprint(seed, terms, ordered, points), len(ordered))
-    if kept_k is None:
-        kept_k = _deduplicate(terms, ordered, points)
-    keep = [order[k] for k in kept_k]
-    kept = tuple(atoms[i] for i in keep)
+    kept_k, plan = _kept(seed, terms, ordered, points)
+    kept = tuple(atoms[order[k]] for k in kept_k)
     return Grammar(
         tuple(terms),
         kept,
-        _AtomPlan(kept),
+        plan,
         np.array([a.cost for a in kept], dtype=np.int64),
         _shape_keys(kept, len(terms)),
     )
