@@ -38,6 +38,13 @@ from wason.tasks.wilt.hypotheses import HypothesisSpace, build_space, candidate_
 from wason.tasks.wilt.scientist import Scientist, label
 from wason.tasks.wilt.solver import truth_table
 
+OUTSIDE: dict[str, list[str]] = {
+    key: value
+    for key, value in json.loads((Path(__file__).parent / "data" / "wilt_outside.json").read_text()).items()
+    if isinstance(value, list)
+}
+SETS = tuple(OUTSIDE)  # dev, heldout, heldout2, ...
+
 
 def play(rule: WiltRule, space: HypothesisSpace, seed: int, falsify: bool, built: BuiltSpace) -> WiltGame:
     points, _ = candidate_tests(seed)
@@ -61,7 +68,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--outside",
-        choices=["none", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "both", "all"],
+        choices=["none", *SETS, "both", "all"],
         default="none",
         help="also play the out-of-split rules of bench/data/wilt_outside.json",
     )
@@ -87,23 +94,12 @@ def main() -> None:
         f"built space {grown_at - tabled:.2f} s"
     )
 
-    outside = json.loads((Path(__file__).parent / "data" / "wilt_outside.json").read_text())
-    parts = {
-        "none": [],
-        "dev": ["dev"],
-        "heldout": ["heldout"],
-        "heldout2": ["heldout2"],
-        "heldout3": ["heldout3"],
-        "heldout4": ["heldout4"],
-        "heldout5": ["heldout5"],
-        "both": ["dev", "heldout"],
-        "all": ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"],
-    }[args.outside]
+    parts = {"none": [], "both": ["dev", "heldout"], "all": list(SETS)}.get(args.outside, [args.outside])
     splits: list[tuple[str, list[WiltRule]]] = [("full", load_split("full")), ("lite", load_split("lite"))]
     if args.generated:
         splits.append(("generated", generate_split(seed=0, n=args.generated)))
     for part in parts:
-        splits.append((part, [WiltRule(part, i + 1, text) for i, text in enumerate(outside[part])]))
+        splits.append((part, [WiltRule(part, i + 1, text) for i, text in enumerate(OUTSIDE[part])]))
     stops = ["confident", "falsify"] if args.stop == "both" else [args.stop]
     for name, rules in splits:
         per_stop = {}
