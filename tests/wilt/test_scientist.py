@@ -126,6 +126,29 @@ def test_consistent_formulas_agree_with_the_observations_simplest_first() -> Non
         assert compile_rule(f.lambda_text).evaluate(points).tolist() == labels, f.expr
 
 
+def test_kept_atom_truth_is_the_computed_truth_whichever_atoms_came_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    space = BuiltSpace(0)
+    points, _ = candidate_tests(0)
+    rng = np.random.default_rng(7)
+    samples = [rng.integers(-20, 21, (12, 3)).astype(np.float64) for _ in range(3)]
+    rule = compile_rule("lambda x, y, z: x + y > 10 or z < 0")
+    batches = [space.consistent(p, rule.evaluate(p).tolist(), limit=300) for p in samples]
+    assert all(batches) and {f.connective for b in batches for f in b if len(f.atoms) > 1} == {"and", "or"}
+    for formulas in batches:  # each batch shares some atoms with the ones before and brings new ones
+        expected = formula_truth(space, formulas, points)
+        assert np.array_equal(formula_truth(space, formulas, points, keep=True), expected)
+    kept = space.kept_truth(points)
+    assert len(kept.row) == len({a for b in batches for f in b for a in f.atoms})
+    # when the kept table is full, new atoms are computed without being kept, with the same answer
+    monkeypatch.setattr("wason.tasks.wilt.built.KEPT_ATOMS", len(kept.row))
+    more = space.consistent(samples[0], [not r for r in rule.evaluate(samples[0]).tolist()], limit=300)
+    assert {a for f in more for a in f.atoms} - set(kept.row)
+    assert np.array_equal(formula_truth(space, more, points, keep=True), formula_truth(space, more, points))
+    assert len(kept.row) == len({a for b in batches for f in b for a in f.atoms})
+
+
 def test_the_grammar_is_deduplicated_by_extension() -> None:
     g = grammar(0)
     texts = [a.text for a in g.atoms]

@@ -653,6 +653,18 @@ class BuiltSpace:
         self._cost = self.grammar.cost.copy()
         self._shape = self.grammar.shape.copy()
         self._fitted: dict[str, int] = {}
+        self._kept: dict[bytes, _KeptTruth] = {}
+
+    def kept_truth(self, points: F) -> _KeptTruth:
+        """The atoms' truth kept for this point set (made on first use). At most two point sets are kept (a
+        player's candidate tests, and another's)."""
+        key = hashlib.blake2b(np.ascontiguousarray(points).tobytes(), digest_size=16).digest()
+        found = self._kept.get(key)
+        if found is None:
+            if len(self._kept) >= 2:
+                self._kept.pop(next(iter(self._kept)))
+            found = self._kept[key] = _KeptTruth(points.shape[0])
+        return found
 
     def term_values(self, points: npt.ArrayLike) -> F:
         """Every term at every point: shape (terms, points)."""
@@ -880,37 +892,85 @@ _PER_PATTERN = 5  # atoms kept per truth pattern on the observations
 _MAX_PATTERNS = 1500  # patterns paired, those with the cheapest atoms
 
 
-def formula_truth(space: BuiltSpace, formulas: Sequence[Formula], points: npt.ArrayLike) -> B:
+def formula_truth(
+    space: BuiltSpace, formulas: Sequence[Formula], points: npt.ArrayLike, *, keep: bool = False
+) -> B:
     """Each formula at each point, computing only the atoms and terms the formulas use.
 
     Args:
         space: the space the formulas come from.
         formulas: the formulas.
         points: shape (N, 3).
+        keep: the points are asked about again and again (a player's candidate tests): the atoms' truth there
+            is kept by the space and reused by every later call on them, so a game's alternatives cost only
+            the atoms no earlier game used.
 
     Returns:
         Boolean array of shape (formulas, N).
     """
-    g = space.grammar
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-    used = sorted({a for f in formulas for a in f.atoms})
-    where = {a: k for k, a in enumerate(used)}
-    term_ids = sorted({t for a in used for t in (space.atoms[a].left, space.atoms[a].right) if t >= 0})
+    used = np.array(sorted({a for f in formulas for a in f.atoms}), dtype=np.intp)
+    kept = space.kept_truth(pts) if keep else None
+    if kept is not None:
+        truth, row = kept.rows(used, lambda missing: _atoms_at(space, missing, pts))
+    else:
+        truth, row = _atoms_at(space, used, pts), np.arange(used.shape[0])
+    where = dict(zip(used.tolist(), row.tolist(), strict=True))
+    first = np.array([where[f.atoms[0]] for f in formulas], dtype=np.intp)
+    out: B = truth[first]
+    for connective, combine in (("and", np.logical_and), ("or", np.logical_or)):
+        ks = np.array([k for k, f in enumerate(formulas) if len(f.atoms) > 1 and f.connective == connective])
+        if ks.shape[0]:
+            second = np.array([where[formulas[k].atoms[1]] for k in ks.tolist()], dtype=np.intp)
+            out[ks] = combine(out[ks], truth[second])
+    return out
+
+
+def _atoms_at(space: BuiltSpace, atoms: Index, pts: F) -> B:
+    """The given atoms at each point: shape (atoms, points)."""
+    g = space.grammar
+    term_ids = sorted(
+        {t for a in atoms.tolist() for t in (space.atoms[a].left, space.atoms[a].right) if t >= 0}
+    )
     term_row = {t: k for k, t in enumerate(term_ids)}
     values = _term_values([g.terms[t] for t in term_ids], pts)
-    atom_truth = np.empty((len(used), pts.shape[0]), dtype=np.bool_)
+    out = np.empty((atoms.shape[0], pts.shape[0]), dtype=np.bool_)
     with np.errstate(invalid="ignore"):
-        for k, a in enumerate(used):
+        for k, a in enumerate(atoms.tolist()):
             atom = space.atoms[a]
             other = values[term_row[atom.right]] if atom.right >= 0 else atom.const
-            atom_truth[k] = _CMP[atom.op](values[term_row[atom.left]], other)
-    first = np.array([where[f.atoms[0]] for f in formulas], dtype=np.intp)
-    second = np.array([where[f.atoms[-1]] for f in formulas], dtype=np.intp)
-    is_or = np.array([len(f.atoms) > 1 and f.connective == "or" for f in formulas], dtype=np.bool_)
-    out: B = np.where(
-        is_or[:, None], atom_truth[first] | atom_truth[second], atom_truth[first] & atom_truth[second]
-    )
+            out[k] = _CMP[atom.op](values[term_row[atom.left]], other)
     return out
+
+
+class _KeptTruth:
+    """Atoms' truth at one large point set, computed once per atom (at most KEPT_ATOMS atoms are kept)."""
+
+    def __init__(self, n_points: int) -> None:
+        self.truth = np.empty((256, n_points), dtype=np.bool_)
+        self.row: dict[int, int] = {}
+
+    def rows(self, atoms: Index, compute: Callable[[Index], B]) -> tuple[B, Index]:
+        """The kept truth table and the row of each atom in it, the atoms not kept yet computed and kept (when
+        the table is full, a table of just these atoms is returned instead)."""
+        missing = np.array([a for a in atoms.tolist() if a not in self.row], dtype=np.intp)
+        if missing.shape[0]:
+            n = len(self.row)
+            if n + missing.shape[0] > KEPT_ATOMS:
+                return compute(atoms), np.arange(atoms.shape[0])
+            if n + missing.shape[0] > self.truth.shape[0]:
+                grown = np.empty(
+                    (max(2 * self.truth.shape[0], n + missing.shape[0]), self.truth.shape[1]), bool
+                )
+                grown[:n] = self.truth[:n]
+                self.truth = grown
+            self.truth[n : n + missing.shape[0]] = compute(missing)
+            self.row.update(zip(missing.tolist(), range(n, n + missing.shape[0]), strict=True))
+        return self.truth, np.array([self.row[a] for a in atoms.tolist()], dtype=np.intp)
+
+
+KEPT_ATOMS = 16384
+"""Atoms whose truth at a large point set is kept (5,632 bytes each at the candidate tests: 92 MB at most)."""
 
 
 if __name__ == "__main__":

@@ -153,6 +153,7 @@ class Scientist:
         self.ideal = IdealSolver(space, candidates, max_tests=max_tests, confidence=confidence)
         self.space = space
         self.candidates = self.ideal.candidates
+        self._candidate_columns = np.ascontiguousarray(self.candidates.T)  # x, y and z of every candidate
         self.max_tests = max_tests
         self.falsify = falsify
         self._built = built
@@ -416,7 +417,9 @@ class Scientist:
                 out[listed] = self.space.evaluate_rows(rows, points)
         if built:
             formulas = [self._alts[k].formula for k in built]
-            out[built] = formula_truth(self.built(), [f for f in formulas if f is not None], points)
+            out[built] = formula_truth(
+                self.built(), [f for f in formulas if f is not None], points, keep=on_candidates
+            )
         return out
 
     def _design(self) -> F:
@@ -580,8 +583,13 @@ class Scientist:
             dist, start = kept[2], kept[1]
         else:
             dist, start = np.full(self.candidates.shape[0], np.inf), 0
+        columns = self._candidate_columns
         for t in tested[start:]:
-            np.minimum(dist, np.abs((self.candidates - t) / scale).sum(axis=1), out=dist)
+            # the scaled distances summed x, then y, then z, as a row sum adds them
+            d = np.abs(columns[0] - t[0]) / scale[0]
+            d += np.abs(columns[1] - t[1]) / scale[1]
+            d += np.abs(columns[2] - t[2]) / scale[2]
+            np.minimum(dist, d, out=dist)
         self._distance = (scale, tested.shape[0], dist)
         return dist
 
