@@ -21,6 +21,7 @@ from wason.tasks.wilt.built import (
     _terms,
     formula_truth,
     grammar,
+    shared_space,
     simplest_between,
 )
 from wason.tasks.wilt.hypotheses import build_space, candidate_tests
@@ -147,6 +148,21 @@ def test_kept_atom_truth_is_the_computed_truth_whichever_atoms_came_first(
     assert {a for f in more for a in f.atoms} - set(kept.row)
     assert np.array_equal(formula_truth(space, more, points, keep=True), formula_truth(space, more, points))
     assert len(kept.row) == len({a for b in batches for f in b for a in f.atoms})
+
+
+def test_players_share_the_process_built_space_and_play_as_with_their_own() -> None:
+    space = build_space(0)
+    points, _ = candidate_tests(0)
+    rule = compile_rule("lambda x, y, z: x + y > 10 or z < 0")
+    games = []
+    for built in (None, BuiltSpace(0)):
+        scientist = Scientist(space, points, built=built)
+        while (test := scientist.next_test()) is not None:
+            scientist.observe(test, bool(rule(*test)))
+        games.append((scientist.history, scientist.guess()))
+        if built is None:
+            assert scientist.built() is shared_space(0)
+    assert games[0] == games[1]
 
 
 def test_the_grammar_is_deduplicated_by_extension() -> None:

@@ -194,6 +194,39 @@ def test_fallback_guesses_a_constant_when_it_fits_better() -> None:
     assert solver.guess() == ALWAYS_FALSE
 
 
+def test_answers_off_the_candidates_counted_later_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # off-candidate answers are counted for the survivors at once and for the rest only when the survivors all
+    # disagree with something: every state must be the one of counting them all at once
+    space = build_space(0)
+    points, _ = candidate_tests(0)
+    answers = np.random.default_rng(5).random(16) < 0.4  # no rule: the survivors run out
+    off = [(1.5, 2.25, 3.5), (7.5, 3.25, -1.5), (0.5, 0.5, 0.5), (-6.5, -4.25, 3.5), (9.5, 2.5, 0.25)]
+    states, deferred = [], []
+    for defer in (8, 10**9):  # 10**9: never deferred
+        monkeypatch.setattr("wason.tasks.wilt.solver._DEFER_BELOW", defer)
+        solver = IdealSolver(space, points)
+        trace, most = [], 0
+        for k, answer in enumerate(answers.tolist()):
+            if k % 3 == 2 and k // 3 < len(off):
+                point = off[k // 3]
+            else:
+                index = solver.next_test()
+                if index is None:  # nothing tells the survivors apart: any untested candidate
+                    index = int(np.flatnonzero(~solver._tested)[0])
+                point = tuple(float(v) for v in points[index])
+            solver.observe(point, answer)
+            most = max(most, len(solver._deferred))
+            trace.append((point, solver.consistent, solver._alive.tolist(), solver.guess()))
+            trace.append(solver.information().tolist())
+        solver._count_deferred()
+        states.append((trace, solver._mismatches.tolist()))
+        deferred.append(most)
+    assert states[0] == states[1]
+    assert deferred[0] > 0 and deferred[1] == 0
+    # the survivors did run out on the way (so deferred answers were counted when they were needed)
+    assert not all(consistent for _, consistent, _, _ in states[0][0][::2])
+
+
 def test_observe_rejects_a_point_without_three_values() -> None:
     solver = IdealSolver(build_space(0), candidate_tests(0)[0])
     with pytest.raises(ValueError):

@@ -30,6 +30,7 @@ import hashlib
 import itertools
 import json
 import math
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -638,6 +639,13 @@ def grammar(seed: int = 0) -> Grammar:
     )
 
 
+@cache
+def shared_space(seed: int = 0) -> BuiltSpace:
+    """The built space of a seed, one per process: what it keeps as games are played (atoms fitted to
+    observations, atoms' truth at the candidate tests) serves every later game and changes no game's answers."""
+    return BuiltSpace(seed)
+
+
 class BuiltSpace:
     """The grammar's formulas, searched on observations.
 
@@ -654,16 +662,18 @@ class BuiltSpace:
         self._shape = self.grammar.shape.copy()
         self._fitted: dict[str, int] = {}
         self._kept: dict[bytes, _KeptTruth] = {}
+        self._lock = threading.Lock()
 
     def kept_truth(self, points: F) -> _KeptTruth:
         """The atoms' truth kept for this point set (made on first use). At most two point sets are kept (a
         player's candidate tests, and another's)."""
         key = hashlib.blake2b(np.ascontiguousarray(points).tobytes(), digest_size=16).digest()
-        found = self._kept.get(key)
-        if found is None:
-            if len(self._kept) >= 2:
-                self._kept.pop(next(iter(self._kept)))
-            found = self._kept[key] = _KeptTruth(points.shape[0])
+        with self._lock:
+            found = self._kept.get(key)
+            if found is None:
+                if len(self._kept) >= 2:
+                    self._kept.pop(next(iter(self._kept)))
+                found = self._kept[key] = _KeptTruth(points.shape[0])
         return found
 
     def term_values(self, points: npt.ArrayLike) -> F:
@@ -794,13 +804,15 @@ class BuiltSpace:
         """The atom ``term op c``, added to :attr:`atoms` once."""
         t = self.grammar.terms[term]
         text = f"{t.text} {op} {_number_text(c)}"
-        found = self._fitted.get(text)
-        if found is None:
-            found = self._fitted[text] = len(self.atoms)
-            cost = t.cost + 1 + (_constant_cost(c) if c == int(c) else 3)
-            self.atoms.append(Atom(text, cost, term, op, -1, c))
-            self._cost = np.append(self._cost, cost)
-            self._shape = np.append(self._shape, _shape_keys(self.atoms[-1:], len(self.grammar.terms)))
+        with self._lock:  # one space may serve players on several threads
+            found = self._fitted.get(text)
+            if found is None:
+                found = self._fitted[text] = len(self.atoms)
+                cost = t.cost + 1 + (_constant_cost(c) if c == int(c) else 3)
+                self.atoms.append(Atom(text, cost, term, op, -1, c))
+                # new arrays, each holding every earlier one, so a reader never sees them shrink
+                self._cost = np.append(self._cost, cost)
+                self._shape = np.append(self._shape, _shape_keys(self.atoms[-1:], len(self.grammar.terms)))
         return found
 
     def shapes(self, atoms: npt.ArrayLike) -> Index:
@@ -949,24 +961,25 @@ class _KeptTruth:
     def __init__(self, n_points: int) -> None:
         self.truth = np.empty((256, n_points), dtype=np.bool_)
         self.row: dict[int, int] = {}
+        self._lock = threading.Lock()
 
     def rows(self, atoms: Index, compute: Callable[[Index], B]) -> tuple[B, Index]:
         """The kept truth table and the row of each atom in it, the atoms not kept yet computed and kept (when
         the table is full, a table of just these atoms is returned instead)."""
-        missing = np.array([a for a in atoms.tolist() if a not in self.row], dtype=np.intp)
-        if missing.shape[0]:
-            n = len(self.row)
-            if n + missing.shape[0] > KEPT_ATOMS:
-                return compute(atoms), np.arange(atoms.shape[0])
-            if n + missing.shape[0] > self.truth.shape[0]:
-                grown = np.empty(
-                    (max(2 * self.truth.shape[0], n + missing.shape[0]), self.truth.shape[1]), bool
-                )
-                grown[:n] = self.truth[:n]
-                self.truth = grown
-            self.truth[n : n + missing.shape[0]] = compute(missing)
-            self.row.update(zip(missing.tolist(), range(n, n + missing.shape[0]), strict=True))
-        return self.truth, np.array([self.row[a] for a in atoms.tolist()], dtype=np.intp)
+        with self._lock:  # rows are only ever added, and a grown table holds every earlier row
+            missing = np.array([a for a in atoms.tolist() if a not in self.row], dtype=np.intp)
+            if missing.shape[0]:
+                n = len(self.row)
+                if n + missing.shape[0] > KEPT_ATOMS:
+                    return compute(atoms), np.arange(atoms.shape[0])
+                if n + missing.shape[0] > self.truth.shape[0]:
+                    size = max(2 * self.truth.shape[0], n + missing.shape[0])
+                    grown = np.empty((size, self.truth.shape[1]), dtype=np.bool_)
+                    grown[:n] = self.truth[:n]
+                    self.truth = grown
+                self.truth[n : n + missing.shape[0]] = compute(missing)
+                self.row.update(zip(missing.tolist(), range(n, n + missing.shape[0]), strict=True))
+            return self.truth, np.array([self.row[a] for a in atoms.tolist()], dtype=np.intp)
 
 
 KEPT_ATOMS = 16384

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from wason.sandbox import compile_rule
-from wason.tasks.wilt.built import BuiltSpace, Formula, _term_values, formula_truth
+from wason.tasks.wilt.built import BuiltSpace, Formula, _term_values, formula_truth, shared_space
 from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _format_scaled
 from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy, weighted_rows
 
@@ -137,7 +137,7 @@ class Scientist:
         falsify: spend the remaining tests on trying to break the hypothesis (False: guess when the ideal
             solver would, for protocols that reward fewer tests).
         confidence: the ideal solver's stopping share.
-        built: the built space (one per process is enough; made on first use).
+        built: the built space (default: the process's one for the seed, :func:`~wason.tasks.wilt.built.shared_space`).
     """
 
     def __init__(
@@ -186,9 +186,9 @@ class Scientist:
         return self.widened > 0
 
     def built(self) -> BuiltSpace:
-        """The built space (made on first use)."""
+        """The built space (the process's one for the seed unless one was given)."""
         if self._built is None:
-            self._built = BuiltSpace(self.space.seed)
+            self._built = shared_space(self.space.seed)
         return self._built
 
     def certainty(self) -> float:

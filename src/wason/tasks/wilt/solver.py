@@ -85,6 +85,7 @@ class _Table:
 
 
 _BLOCK = 2048  # candidates evaluated, or hypotheses summed, at once (a multiple of 8)
+_DEFER_BELOW = 8  # off-candidate answers are counted for the survivors alone while they are under 1/8 of all
 
 
 # One table per (space, candidate set): the expensive part, computed once and shared by every solver.
@@ -177,6 +178,9 @@ class IdealSolver:
         self.history: list[tuple[tuple[float, float, float], bool]] = []
         self._table = _table(space, self.candidates)
         self._mismatches = np.zeros(len(space), dtype=np.int32)
+        # answers at points off the candidates counted so far only for the hypotheses then surviving: (point,
+        # answer, the rows counted); the others are counted when they are needed (see _count_deferred)
+        self._deferred: list[tuple[F, bool, Index]] = []
         self._tested = np.zeros(self.candidates.shape[0], dtype=np.bool_)
         self._alive: Index = np.arange(len(space))
         self._level = 0  # the survivors' number of disagreements with the observations
@@ -189,6 +193,7 @@ class IdealSolver:
         other = copy.copy(self)
         other.history = list(self.history)
         other._mismatches = self._mismatches.copy()
+        other._deferred = list(self._deferred)
         other._tested = self._tested.copy()
         other._true_weight = self._true_weight.copy()
         return other
@@ -269,9 +274,17 @@ class IdealSolver:
         if i is not None:
             column = self._table.column(i)
             self._tested[i] = True
+            self._mismatches += column != bool(result)
+        elif _DEFER_BELOW * self._alive.shape[0] < len(self.space):
+            # only the survivors can stay survivors while one of them agrees with everything: the others are
+            # counted if that stops being so
+            at = np.array([key], dtype=np.float64)
+            column = self.space.evaluate_rows(self._alive, at)[:, 0]
+            self._mismatches[self._alive] += column != bool(result)
+            self._deferred.append((at, bool(result), self._alive))
         else:
             column = self.space.evaluate(np.array([key], dtype=np.float64))[:, 0]
-        self._mismatches += column != bool(result)
+            self._mismatches += column != bool(result)
         self.history.append(((key[0], key[1], key[2]), bool(result)))
         self._update_survivors()
 
@@ -288,6 +301,7 @@ class IdealSolver:
             after, gone = before[keep], before[~keep]
             subset = True
         else:
+            self._count_deferred()
             self._level = int(self._mismatches.min())
             after = np.flatnonzero(self._mismatches == self._level)
             gone = np.setdiff1d(before, after, assume_unique=True)
@@ -301,6 +315,14 @@ class IdealSolver:
             self._true_weight = table.weighted(after)
             self._total = float(weights[after].sum())
         self._alive = after
+
+    def _count_deferred(self) -> None:
+        """Count the deferred answers for the hypotheses they were not counted for."""
+        for point, result, counted in self._deferred:
+            wrong = self.space.evaluate(point)[:, 0] != result
+            wrong[counted] = False
+            self._mismatches += wrong
+        self._deferred = []
 
     def guess(self) -> str:
         """The final guess: the best surviving hypothesis as a lambda.
