@@ -44,6 +44,9 @@ OUTSIDE = [
     "lambda x, y, z: x + y > z and y + z > x and x + z > y",
     "lambda x, y, z: abs(x - y) == abs(y - z)",
     "lambda x, y, z: x % 3 == 0 and y % 3 == 0",
+    "lambda x, y, z: x * y > x + y",
+    "lambda x, y, z: abs(x + y - z) < 3",
+    "lambda x, y, z: x > 0 or z > 5",  # far tests on both sides of x > 0 find z > 5
 ]
 
 
@@ -109,6 +112,24 @@ def test_every_atom_is_computed_as_python_computes_its_text() -> None:
     for i in chosen:
         expected = compile_rule(f"lambda x, y, z: {atoms[i].text}").evaluate(points)
         assert np.array_equal(truth[i], expected), atoms[i].text
+
+
+def test_products_against_sums_and_absolute_three_variable_sums_are_in_the_grammar() -> None:
+    space = BuiltSpace(0)
+    points = _dedupe_points(5)[::4]
+    texts = {a.text: i for i, a in enumerate(space.grammar.atoms)}
+    wanted = [
+        "x * y > x + y",
+        "y * z < y + z",
+        "x * y * z > x + y + z",
+        "z ** 2 > x + y",
+        "abs(x + y - z) < 3",
+    ]
+    truth = space.atom_truth(points)
+    for text in wanted:
+        assert text in texts, text
+        expected = compile_rule(f"lambda x, y, z: {text}").evaluate(points)
+        assert np.array_equal(truth[texts[text]], expected), text
 
 
 def test_consistent_formulas_agree_with_the_observations_simplest_first() -> None:

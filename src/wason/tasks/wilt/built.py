@@ -3,12 +3,14 @@
 :mod:`wason.tasks.wilt.hypotheses` lists a space once, for every game. This space is composed instead:
 
 * **Terms** (numbers at a point): the variables; integer linear forms ``a*x + b*y + c*z`` with coefficients
-  from -2 to 2; products; squares and absolute values of variables and of sums and differences; sums and
-  differences of squares or absolute values; pairwise and three-way min and max; residues ``t % m``.
+  from -2 to 2; products; squares and absolute values of variables and of sums and differences (of two
+  variables, and ``abs(x + y - z)`` and the like of three); sums and differences of squares or absolute values;
+  pairwise and three-way min and max; residues ``t % m``.
 * **Atoms** (truth values): a term compared with a constant (``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``, the
-  constants a pool of round numbers), a term compared with a variable or another term of its kind, two residues
-  compared, and equalities of linear forms written in their usual spellings (``x + y == z + 1``,
-  ``y - x == z - y``), which differ from each other on decimals the way Python's floats do.
+  constants a pool of round numbers), a term compared with a variable or another term of its kind, a product
+  against the sum of its factors (``x * y > x + y``) and a square against the sum of the other two variables
+  (``z ** 2 > x + y``), two residues compared, and equalities of linear forms written in their usual spellings
+  (``x + y == z + 1``, ``y - x == z - y``), which differ from each other on decimals the way Python's floats do.
 * **Formulas**: an atom, or two atoms joined by ``and`` or ``or``.
 
 Complexity counts operators the way the listed space does (a comparison 1, each arithmetic operator 1, a constant
@@ -60,7 +62,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-3"
+BUILT_VERSION = "wilt-built-4"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -232,6 +234,12 @@ def _terms() -> list[Term]:
             terms.append(Term(f"abs({a} {op} {b})", 2, _absolute(inner)))
             terms.append(Term(f"({a} {op} {b}) ** 2", 2, _square(inner)))
     terms.append(Term("abs(x + y + z)", 3, _absolute(_binary(_binary(X, "+", Y), "+", Z))))
+    for text, op1, op2 in (
+        ("abs(x + y - z)", "+", "-"),
+        ("abs(x - y + z)", "-", "+"),
+        ("abs(x - y - z)", "-", "-"),
+    ):
+        terms.append(Term(text, 3, _absolute(_binary(_binary(X, op1, Y), op2, Z))))
     for unary, text in ((_square, "{} ** 2"), (_absolute, "abs({})")):
         parts = {v: (text.format(v), unary(_Q[v])) for v in _VARS}
         for a, b in itertools.permutations(_VARS, 2):
@@ -317,6 +325,16 @@ def _atoms(terms: list[Term]) -> list[Atom]:
             ta, tb = f"{a} % {m}", f"{b} % {m}"
             for op in ("==", "!="):
                 atoms.append(Atom(f"{ta} {op} {tb}", 3 + (0 if m == 2 else 1), index[ta], op, index[tb], 0.0))
+    # a product against the sum of its factors (x * y > x + y), a square against the sum of the other two
+    # variables (z ** 2 > x + y)
+    products = [(f"{a} * {b}", f"{a} + {b}", 3) for a, b in _PAIRS] + [("x * y * z", "x + y + z", 5)]
+    squares = [(f"{c} ** 2", f"{a} + {b}", 3) for (a, b), c in zip(_PAIRS, ("z", "y", "x"), strict=True)]
+    for left, right, cost in products + squares:
+        if right not in index:  # x + y + z is not a term of its own yet
+            index[right] = len(terms)
+            terms.append(Term(right, 2, _binary(_binary(X, "+", Y), "+", Z)))
+        for op in ("<", "<=", ">", ">="):
+            atoms.append(Atom(f"{left} {op} {right}", cost, index[left], op, index[right], 0.0))
     atoms += _linear_equalities(terms, index)
     return atoms
 

@@ -74,6 +74,10 @@ DESIGNED_FOR = 8
 """Tests along lines and across boundaries are designed for this many of the heaviest alternatives."""
 
 SOLVED_FOR = 60
+REGATHER_AFTER_FALL = 3
+"""When the guess is refuted the alternatives are gathered again, if at least this many tests were made since they
+last were (the survivors were gathered on other evidence: the simplest rule consistent with everything may not
+be among them)."""
 """Tests that make its equalities hold are designed for this many of the heaviest alternatives with one."""
 
 TYPICAL: tuple[Point, ...] = (
@@ -171,6 +175,7 @@ class Scientist:
         self._stale = True
         self._since_widened = 0
         self._exhausted = False  # widened on the current evidence and nothing disagreed
+        self._far_side = True  # the guess's answer wanted at the next far candidate (they alternate)
         self._distance: tuple[F, int, F] | None = None  # scale, tests counted, candidates' distance to them
 
     # ---- state ----------------------------------------------------------------------------------------------
@@ -276,11 +281,20 @@ class Scientist:
                 self._tested[column] = True
             else:
                 truth = self._truth_at(np.array([key]))[:, 0]
+            guessed = self._best()
             self._alive &= truth == bool(result)
             self._since_widened += 1
-            if not self._alive.any() or (
-                self._since_widened >= REWIDEN_EVERY and self.certainty() < SURE_ENOUGH
+            if (
+                not self._alive.any()
+                or (
+                    self._since_widened >= REGATHER_AFTER_FALL
+                    and guessed is not None
+                    and not self._alive[guessed]
+                )
+                or (self._since_widened >= REWIDEN_EVERY and self.certainty() < SURE_ENOUGH)
             ):
+                # nothing is left, the guess has just been refuted (the survivors were gathered on other
+                # evidence), or it is time to look again while unsure
                 self._stale = True
         self._exhausted = False
 
@@ -548,9 +562,10 @@ class Scientist:
 
     def _far_test(self) -> Point | None:
         """A test of the guess where nothing gathered disagrees with it: in turn, an untested point beside one
-        of its boundaries and an untested candidate; either way the one farthest from everything tested, taking
-        the side where the guess says the opposite of the last answer when there is one (alternating yes and
-        no)."""
+        of its boundaries, on the side where the guess says the opposite of the last answer, and an untested
+        candidate, where the guess says yes and no in turn (not the opposite of the last answer: that would put
+        every far candidate on one side, the boundary points taking the other); either way the one farthest from
+        everything tested."""
         tested = np.array([p for p, _ in self.history], dtype=np.float64).reshape(-1, 3)
         best = self._best()
         seen = {p for p, _ in self.history}
@@ -560,7 +575,7 @@ class Scientist:
             if fresh.any():
                 pool = edges[fresh]
                 says = self._truth_of(best, pool)
-                return _point(pool[_farthest(pool, tested, says, self.history)])
+                return _point(pool[_farthest(pool, tested, says, not self.history[-1][1])])
         free = ~self.ideal._tested
         if not free.any():
             return None
@@ -569,10 +584,10 @@ class Scientist:
         else:
             says = compile_rule(self.guess()).evaluate(self.candidates)
         idx = np.flatnonzero(free)
+        want = self._far_side
+        self._far_side = not want
         dist = self._candidate_distance(tested)[idx] if tested.shape[0] else None
-        return _point(
-            self.candidates[idx[_farthest(self.candidates[idx], tested, says[idx], self.history, dist)]]
-        )
+        return _point(self.candidates[idx[_farthest(self.candidates[idx], tested, says[idx], want, dist)]])
 
     def _candidate_distance(self, tested: F) -> F:
         """Each candidate's scaled distance to the nearest tested point (see :func:`_farthest`), kept up to date
@@ -603,12 +618,9 @@ class Scientist:
         return out
 
 
-def _farthest(
-    pool: F, tested: F, says: B, history: Sequence[tuple[Point, bool]], distance: F | None = None
-) -> int:
+def _farthest(pool: F, tested: F, says: B, want: bool, distance: F | None = None) -> int:
     """Index of the point of ``pool`` farthest from every tested point (scaled by the tested magnitudes), among
-    those where the guess says the opposite of the last answer if any (``distance``: the pool's, if known)."""
-    want = not history[-1][1] if history else True
+    those where the guess says ``want`` if any (``distance``: the pool's, if known)."""
     choice = np.flatnonzero(says == want)
     if choice.shape[0] == 0:
         choice = np.arange(pool.shape[0])
