@@ -47,6 +47,8 @@ OUTSIDE = [
     "lambda x, y, z: x * y > x + y",
     "lambda x, y, z: abs(x + y - z) < 3",
     "lambda x, y, z: x > 0 or z > 5",  # far tests on both sides of x > 0 find z > 5
+    "lambda x, y, z: 2 < x < 13",  # both ends of a band are narrowed: not x <= 12
+    "lambda x, y, z: x < 1 or x > 9",  # nor x >= 10
 ]
 
 

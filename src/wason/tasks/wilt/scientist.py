@@ -462,7 +462,10 @@ class Scientist:
             per_line = truth.reshape(len(lines), n)
             li, fi = np.nonzero(per_line[:, 1:] != per_line[:, :-1])
             if li.shape[0]:
-                pick = np.unique(li, return_index=True)[1][:_FLIPS]  # the first flip of a few lines
+                # the first and the last flip of a few lines (a band, 5 < z <= 50, has a boundary at each end)
+                firsts = np.unique(li, return_index=True)[1]
+                lasts = li.shape[0] - 1 - np.unique(li[::-1], return_index=True)[1]
+                pick = np.unique(np.concatenate([firsts[:_FLIPS], lasts[:_FLIPS]]))
                 lo = line_points[li[pick] * n + fi[pick]]
                 hi = line_points[li[pick] * n + fi[pick] + 1]
                 edges = _bisect(program, lo, hi)
@@ -662,7 +665,7 @@ def typeable_points(points: F) -> F:
     return t[np.isfinite(t).all(axis=1)]
 
 
-_FLIPS = 6  # boundaries narrowed per alternative
+_FLIPS = 6  # lines per alternative whose first and last boundaries are narrowed
 _SOLVED = 40  # points an equality is solved from
 _DECIMAL_SEEDS = (
     (0.1, 0.2, 0.3),
