@@ -74,11 +74,12 @@ DESIGNED_FOR = 8
 """Tests along lines and across boundaries are designed for this many of the heaviest alternatives."""
 
 SOLVED_FOR = 60
+"""Tests that make its equalities hold are designed for this many of the heaviest alternatives with one."""
+
 REGATHER_AFTER_FALL = 3
 """When the guess is refuted the alternatives are gathered again, if at least this many tests were made since they
 last were (the survivors were gathered on other evidence: the simplest rule consistent with everything may not
 be among them)."""
-"""Tests that make its equalities hold are designed for this many of the heaviest alternatives with one."""
 
 TYPICAL: tuple[Point, ...] = (
     (1.0, 2.0, 3.0),
@@ -578,7 +579,8 @@ class Scientist:
             if fresh.any():
                 pool = edges[fresh]
                 says = self._truth_of(best, pool)
-                return _point(pool[_farthest(pool, tested, says, not self.history[-1][1])])
+                want = not self.history[-1][1] if self.history else True
+                return _point(pool[_farthest(pool, tested, says, want)])
         free = ~self.ideal._tested
         if not free.any():
             return None
