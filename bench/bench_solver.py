@@ -23,7 +23,8 @@ more, written after that: 28/36 at 30f0216). The changes after 071f7ee were chos
 together, so none of them is unseen any more. ``heldout6`` and ``heldout7`` (48 rules each) were written on
 2026-11-26 by helpers that never read the solver, each before any later change: measured once each, 40/48 at
 8191ef3 and 36/48 at e45f70b; the changes after e45f70b (b5cc753, a110809) were chosen on all the sets above,
-and ``heldout8`` (48 more, written before them) gave 36/48 at a110809, measured once.
+and ``heldout8`` (48 more, written before them) gave 36/48 at a110809, measured once; ``heldout9`` (48 more,
+written after the last change to what the solver plays) gave 36/48 at 89b4ff5, measured once.
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
