@@ -329,10 +329,7 @@ def _atoms(terms: list[Term]) -> list[Atom]:
     # variables (z ** 2 > x + y)
     products = [(f"{a} * {b}", f"{a} + {b}", 3) for a, b in _PAIRS] + [("x * y * z", "x + y + z", 5)]
     squares = [(f"{c} ** 2", f"{a} + {b}", 3) for (a, b), c in zip(_PAIRS, ("z", "y", "x"), strict=True)]
-    for left, right, cost in products + squares:
-        if right not in index:  # x + y + z is not a term of its own yet
-            index[right] = len(terms)
-            terms.append(Term(right, 2, _binary(_binary(X, "+", Y), "+", Z)))
+    for left, right, cost in products + squares:  # every side is a term already
         for op in ("<", "<=", ">", ">="):
             atoms.append(Atom(f"{left} {op} {right}", cost, index[left], op, index[right], 0.0))
     atoms += _linear_equalities(terms, index)

@@ -282,7 +282,8 @@ class Scientist:
                 self._tested[column] = True
             else:
                 truth = self._truth_at(np.array([key]))[:, 0]
-            guessed = self._best()
+            # the guess before this answer, needed only if a fall would be reason enough to gather again
+            guessed = self._best() if self._since_widened + 1 >= REGATHER_AFTER_FALL else None
             self._alive &= truth == bool(result)
             self._since_widened += 1
             if (

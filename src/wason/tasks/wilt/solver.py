@@ -318,8 +318,12 @@ class IdealSolver:
 
     def _count_deferred(self) -> None:
         """Count the deferred answers for the hypotheses they were not counted for."""
-        for point, result, counted in self._deferred:
-            wrong = self.space.evaluate(point)[:, 0] != result
+        if not self._deferred:
+            return
+        # every deferred point evaluated in one call
+        truth = self.space.evaluate(np.concatenate([point for point, _, _ in self._deferred], axis=0))
+        for k, (_, result, counted) in enumerate(self._deferred):
+            wrong = truth[:, k] != result
             wrong[counted] = False
             self._mismatches += wrong
         self._deferred = []
