@@ -13,28 +13,32 @@ gone, or no listed hypothesis fits any more), and then, while tests remain:
    two sides of each boundary, narrowed by subdivision over typeable numbers (how ``x * y > 20`` is told from
    ``x * y >= 21``).
 3. **Tests where they disagree**: the test whose answer is most uncertain over the surviving alternatives'
-   weight. While every answer has been the same it hunts with typical and scattered triples; once sure of its
-   guess, and whenever the alternatives agree everywhere, it probes the guess beside its boundaries and far
-   from everything tested (other magnitudes, signs and decimals).
+   weight. While every answer has been the same it hunts for the other one with integer triples that make the
+   most simple equalities true (:mod:`wason.tasks.wilt.hunt`); once sure of its guess, and whenever the
+   alternatives agree everywhere, it probes the guess beside its boundaries and far from everything tested
+   (other magnitudes, signs and decimals).
+4. **Tells spellings apart.** Once a positive is known, the last tests go to decimal points where the ways of
+   writing the guess's linear equalities disagree in Python's floats (:mod:`wason.tasks.wilt.spelling`).
 
-The guess is the heaviest consistent alternative (a listed one on a tie), and :meth:`Scientist.certainty` is its
-share of the surviving weight. With ``falsify=False`` it stops when the ideal solver would, as the ideal solver.
-``docs/solver.md`` gives the numbers.
+The guess is the heaviest consistent alternative (a listed one on a tie) in the spelling the answers allow, and
+:meth:`Scientist.certainty` is its share of the surviving weight. With ``falsify=False`` it stops when the ideal
+solver would, as the ideal solver. ``docs/solver.md`` gives the numbers.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from wason.sandbox import compile_rule
+from wason.sandbox import Program, compile_rule
 from wason.tasks.wilt.built import BuiltSpace, Formula, _term_values, formula_truth, shared_space
+from wason.tasks.wilt.hunt import hunting_test
 from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _format_scaled
 from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy, weighted_rows
+from wason.tasks.wilt.spelling import on_the_lines, spellings
 
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
@@ -77,34 +81,26 @@ SOLVED_FOR = 60
 """Tests that make its equalities hold are designed for this many of the heaviest alternatives with one."""
 
 REGATHER_AFTER_FALL = 3
+HUNT_FROM = 5
+"""While every answer has been the same, three tests in four from a fifth of the budget on hunt for the other
+answer (:mod:`wason.tasks.wilt.hunt`)."""
+
+SPELL_TESTS = 3
+"""The last tests, once a positive is known, tell apart the spellings of the guess's linear equalities that
+agree with every answer (:mod:`wason.tasks.wilt.spelling`)."""
+
+FIRST_HUNT: Point = (1.0, 2.0, 3.0)
+"""The first hunting test: counting, the triple a person tries first (``x + 1 == y and y + 1 == z``)."""
 """When the guess is refuted the alternatives are gathered again, if at least this many tests were made since they
 last were (the survivors were gathered on other evidence: the simplest rule consistent with everything may not
 be among them)."""
-
-TYPICAL: tuple[Point, ...] = (
-    (1.0, 2.0, 3.0),
-    (5.0, 5.0, 5.0),
-    (2.0, 4.0, 6.0),
-    (3.0, 2.0, 1.0),
-    (3.0, 4.0, 5.0),
-    (1.0, 3.0, 5.0),
-    (10.0, 20.0, 30.0),
-    (-1.0, -2.0, -3.0),
-    (1.0, 2.0, 4.0),
-    (7.0, 8.0, 9.0),
-    (0.5, 1.5, 2.5),
-    (-3.0, 0.0, 3.0),
-)
-"""Triples a person tries first (counting, equal, progressions, doubling, a Pythagorean triple, negatives,
-halves), one test in three from a quarter of the budget on while all answers so far agree: a rule that is rarely
-true is more often true of them than of the corners that rule out most equalities at once."""
 
 SCATTERED: tuple[Point, ...] = tuple(
     (float(a), float(b), float(c))
     for a, b, c in np.random.default_rng(16).integers(-25, 26, (12, 3)).tolist()
 )
-"""Plain triples of moderate size in no pattern (seeded), taken in turn with TYPICAL: a rule true only in some
-range (``10 < z < 20``) is more often true of them than of small or patterned triples."""
+"""Plain triples of moderate size in no pattern (seeded): the hunting tests once no equality hunted for is left
+(a rule true only in some range, ``10 < z < 20``, is more often true of them than of small or patterned triples)."""
 
 _GRID: tuple[float, ...] = tuple(
     sorted(
@@ -176,6 +172,8 @@ class Scientist:
         self._stale = True
         self._since_widened = 0
         self._exhausted = False  # widened on the current evidence and nothing disagreed
+        self._spelled: dict[str, list[tuple[str, Program]]] = {}
+        self._spell_base: str | None = None  # the guess whose spellings the last tests tell apart
         self._far_side = True  # the guess's answer wanted at the next far candidate (they alternate)
         self._distance: tuple[F, int, F] | None = None  # scale, tests counted, candidates' distance to them
 
@@ -211,10 +209,15 @@ class Scientist:
         if self.tests_used >= self.max_tests:
             return None
         if self._hunting():
-            typical = self._typical_test()
-            if typical is not None:
+            hunted = self._hunting_test()
+            if hunted is not None:
                 self.last_information = 0.0
-                return typical
+                return hunted
+        if self.max_tests - self.tests_used <= SPELL_TESTS and any(r for _, r in self.history):
+            spelled = self._spelling_test()
+            if spelled is not None:
+                self.last_information = 0.0
+                return spelled
         if not self.falsifying:
             # the listed space holds the rule while some hypothesis agrees with everything seen
             index = self.ideal.choose() if self.ideal.consistent and not self._hand_over() else None
@@ -251,12 +254,12 @@ class Scientist:
         return bool(self._alts) and bool(self._alive.any()) and self.certainty() >= 0.5
 
     def _hunting(self) -> bool:
-        """Whether the next test is a typical triple: one test in three once a quarter of the tests are gone
-        and every answer so far has been the same (how a rarely true rule looks)."""
+        """Whether the next test hunts for the other answer: three tests in four once a fifth of the tests are
+        gone and every answer so far has been the same (how a rarely true or rarely false rule looks)."""
         return (
             self.falsify
-            and 4 * self.tests_used >= self.max_tests
-            and self.tests_used % 3 == 2
+            and HUNT_FROM * self.tests_used >= self.max_tests
+            and self.tests_used % 4 != 0
             and len({r for _, r in self.history}) < 2
         )
 
@@ -318,6 +321,52 @@ class Scientist:
             self._tested[column] = True
 
     def guess(self) -> str:
+        """The guess, spelled the first usual way that agrees with every answer (see :mod:`.spelling`)."""
+        for base in (self._spell_base, self._guess()):
+            if base is not None:
+                alive = self._spellings_alive(base)
+                if alive:
+                    return alive[0][0]
+        return self._guess()
+
+    def _spellings_alive(self, base: str) -> list[tuple[str, Program]]:
+        """The spellings of the guess that agree with every answer (none when it has only one)."""
+        options = self._spelled.get(base)
+        if options is None:
+            texts = spellings(base)
+            if base in texts:  # its own spelling first: kept unless an answer refutes it
+                texts = [base] + [t for t in texts if t != base]
+            options = [(t, compile_rule(t)) for t in texts] if len(texts) > 1 else []
+            self._spelled[base] = options
+        if not options or not self.history:
+            return options
+        points = np.array([p for p, _ in self.history], dtype=np.float64)
+        answers = np.array([r for _, r in self.history], dtype=np.bool_)
+        return [(t, prog) for t, prog in options if np.array_equal(prog.evaluate(points), answers)]
+
+    def _spelling_test(self) -> Point | None:
+        """A decimal point on the guess's lines where the spellings that agree with every answer disagree
+        most evenly (None when they agree everywhere tried)."""
+        if self._spell_base is None:
+            # the guess before the first spelling test: those tests refute the built space's own spelling
+            self._spell_base = self._guess()
+        base = self._spell_base
+        alive = self._spellings_alive(base)
+        if len(alive) < 2:
+            return None
+        points = on_the_lines(base, seed=self.tests_used)
+        if points.shape[0] == 0:
+            return None
+        seen = {p for p, _ in self.history}
+        points = points[[tuple(p) not in seen for p in points.tolist()]]
+        if points.shape[0] == 0:
+            return None
+        p = np.mean([prog.evaluate(points) for _, prog in alive], axis=0)
+        h = binary_entropy(p)
+        best = int(np.argmax(h))
+        return _point(points[best]) if h[best] > 1e-9 else None
+
+    def _guess(self) -> str:
         """The simplest consistent hypothesis (listed first on a tie); the ideal solver's guess when nothing the
         scientist gathered is consistent."""
         best = self._best()
@@ -555,15 +604,16 @@ class Scientist:
         self.last_information = float(h[best])
         return _point(self._columns[best])
 
-    def _typical_test(self) -> Point | None:
-        """The first untested triple of TYPICAL and SCATTERED taken in turn: the triples a person tries first,
-        and plain triples of moderate size in no pattern."""
+    def _hunting_test(self) -> Point | None:
+        """:data:`FIRST_HUNT`, then the integer triple that makes true the most prior weight of the equalities
+        no test has made true (:func:`~wason.tasks.wilt.hunt.hunting_test`), then :data:`SCATTERED` in turn."""
         tested = {p for p, _ in self.history}
-        for pair in itertools.zip_longest(TYPICAL, SCATTERED):
-            for t in pair:
-                if t is not None and t not in tested:
-                    return t
-        return None
+        if FIRST_HUNT not in tested:
+            return FIRST_HUNT
+        found = hunting_test(list(tested))
+        if found is not None:
+            return found
+        return next((t for t in SCATTERED if t not in tested), None)
 
     def _far_test(self) -> Point | None:
         """A test of the guess where nothing gathered disagrees with it: in turn, an untested point beside one
@@ -588,7 +638,7 @@ class Scientist:
         if best is not None:
             says = self._table[best, : self.candidates.shape[0]]
         else:
-            says = compile_rule(self.guess()).evaluate(self.candidates)
+            says = compile_rule(self._guess()).evaluate(self.candidates)
         idx = np.flatnonzero(free)
         want = self._far_side
         self._far_side = not want

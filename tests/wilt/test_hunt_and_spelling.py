@@ -1,0 +1,104 @@
+"""Hunting for a rarely true rule's first positive, and telling apart the spellings of a found equality."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.wilt.test_solver import play
+from wason.sandbox import compile_rule
+from wason.tasks.wilt.hunt import KINDS, hunting_test
+from wason.tasks.wilt.judge import judge
+from wason.tasks.wilt.spelling import equalities, on_the_lines, spellings
+
+
+def _made_true(point: tuple[float, float, float]) -> set[tuple[str, int]]:
+    p = np.array([point])
+    return {(k.name, int(k.index(p)[0])) for k in KINDS if k.index(p)[0] >= 0}
+
+
+def test_each_hunting_test_makes_true_equalities_no_earlier_test_did() -> None:
+    tested: list[tuple[float, float, float]] = [(1.0, 1.0, 1.0), (0.0, 0.0, 0.0)]
+    covered = set().union(*(_made_true(t) for t in tested))
+    for _ in range(12):
+        point = hunting_test(tested)
+        assert point is not None and point not in tested
+        assert all(v == int(v) for v in point)
+        new = _made_true(point) - covered
+        assert len(new) >= 5, (point, new)
+        covered |= new
+        tested.append(point)
+
+
+def test_hunting_covers_small_offsets_between_every_pair_within_its_tests() -> None:
+    tested: list[tuple[float, float, float]] = []
+    for _ in range(20):
+        point = hunting_test(tested)
+        assert point is not None
+        tested.append(point)
+    a = np.array(tested)
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        offsets = set((a[:, i] - a[:, j]).tolist())
+        # twenty tests cover most of the 21 offsets from -10 to 10 for each pair
+        assert len(offsets & set(range(-10, 11))) >= 15, sorted(offsets)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "lambda x, y, z: x - y == 4",
+        "lambda x, y, z: y + z == 8",
+        "lambda x, y, z: x + y + z == 15",
+        "lambda x, y, z: y == x + 2 and z == y + 2",
+    ],
+)
+async def test_rarely_true_equalities_of_small_integers_are_found(rule: str) -> None:
+    game = await play(rule)
+    assert any(result for _, result in game.tests)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+
+
+def test_the_linear_equalities_of_a_guess_are_read_with_their_place() -> None:
+    text = "lambda x, y, z: x - y == 3 and z > 2 * x"
+    (e,) = equalities(text)
+    assert e.coefficients == (1, -1, 0) and e.constant == 3
+    assert text[e.start : e.end] == "x - y == 3"
+    assert equalities("lambda x, y, z: x == 4") == []  # one variable: nothing to spell
+    assert equalities("lambda x, y, z: x * y == 4") == []  # not linear
+
+
+def test_spellings_are_the_same_rule_over_the_reals_and_differ_in_python() -> None:
+    text = "lambda x, y, z: x - y + z == 2"
+    ways = spellings(text)
+    assert (
+        text in ways and "lambda x, y, z: x + z == y + 2" in ways and "lambda x, y, z: y == x + z - 2" in ways
+    )
+    # on integers every spelling agrees
+    grid = np.stack(np.meshgrid(*[np.arange(-6.0, 7.0)] * 3, indexing="ij"), axis=-1).reshape(-1, 3)
+    truth = np.array([compile_rule(w).evaluate(grid) for w in ways])
+    assert (truth == truth[0]).all() and truth[0].any()
+    # on decimals on the plane, some disagree: which is what a spelling test asks
+    points = on_the_lines(text)
+    assert points.shape[0] > 100
+    assert (np.round(points[:, 0] - points[:, 1] + points[:, 2], 9) == 2).all()
+    decimal = np.array([compile_rule(w).evaluate(points) for w in ways])
+    assert (decimal != decimal[0]).any()
+
+
+def test_spellings_combine_over_each_equality_of_a_conjunction() -> None:
+    ways = spellings("lambda x, y, z: y - x == 2 and z - y == 2")
+    assert "lambda x, y, z: y == x + 2 and z == y + 2" in ways
+    points = on_the_lines("lambda x, y, z: y - x == 2 and z - y == 2")
+    assert points.shape[0] > 0
+    assert np.allclose(points[:, 1] - points[:, 0], 2) and np.allclose(points[:, 2] - points[:, 1], 2)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    ["lambda x, y, z: y == x - 3", "lambda x, y, z: z == x + y + 1", "lambda x, y, z: x + z == y + 2"],
+)
+async def test_the_rules_own_spelling_is_found_by_testing_decimals(rule: str) -> None:
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+    # the spelling was told apart by a test off the integers
+    assert any(any(v != int(v) for v in point) and result for point, result in game.tests)
