@@ -102,3 +102,26 @@ async def test_the_rules_own_spelling_is_found_by_testing_decimals(rule: str) ->
     assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
     # the spelling was told apart by a test off the integers
     assert any(any(v != int(v) for v in point) and result for point, result in game.tests)
+
+
+def test_after_a_yes_at_the_origin_hunting_splits_the_multiples_left() -> None:
+    tested = [(1.0, 1.0, 1.0), (0.0, 0.0, 0.0), (-1.0, -1.0, -2.0)]
+    answers = [False, True, False]
+    point = hunting_test(tested, answers)
+    assert point is not None and point not in tested
+    # the next test is one where some multiple still possible (every one passes through the origin) holds
+    p = np.array([point])
+    ratios = [k for k in KINDS if k.name.startswith("v") and " / " in k.name]
+    assert any(k.index(p)[0] != -1 for k in ratios)
+    # a yes somewhere no hunted equality can explain leaves nothing to hunt
+    assert hunting_test([(0.3, 0.8, 0.1), (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)], [True, False, False]) is None
+
+
+@pytest.mark.parametrize(
+    "rule",
+    ["lambda x, y, z: z == 4 * x", "lambda x, y, z: y == 2 * x and z == 2 * y"],
+)
+async def test_multiples_true_at_the_origin_are_found(rule: str) -> None:
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+    assert any(result and point[0] != 0 for point, result in game.tests)

@@ -126,6 +126,9 @@ def test_products_against_sums_and_absolute_three_variable_sums_are_in_the_gramm
         "x * y * z > x + y + z",
         "z ** 2 > x + y",
         "abs(x + y - z) < 3",
+        "z == 4 * x",
+        "x == 5 * z",
+        "y != 10 * x",
     ]
     truth = space.atom_truth(points)
     for text in wanted:

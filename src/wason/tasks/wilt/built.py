@@ -62,7 +62,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-4"
+BUILT_VERSION = "wilt-built-5"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -425,6 +425,12 @@ def _linear_equalities(terms: list[Term], index: dict[str, int]) -> list[Atom]:
             si = term_for(f"{c} - {b}", second, 1)
             di = term_for(f"{k} * ({b} - {a})", _scaled(float(k), first), 2)
             out.append(Atom(f"{c} - {b} == {k} * ({b} - {a})", 5, si, "==", di, 0.0))
+    # a variable against a larger multiple of another (z == 4 * x; the multiples 2 and 3 are linear forms)
+    for a, b in itertools.permutations(_VARS, 2):
+        for k in (4, 5, 10):
+            ki = term_for(f"{k} * {b}", _scaled(float(k), _Q[b]), 1)
+            for op in ("==", "!="):
+                out.append(Atom(f"{a} {op} {k} * {b}", 4, index[a], op, ki, 0.0))
     return out
 
 

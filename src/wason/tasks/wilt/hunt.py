@@ -1,13 +1,15 @@
-"""Hunting for a first positive of a rarely true rule: integer triples chosen to cover the simple equalities.
+"""Hunting for the rarer answer of a rarely true rule: integer triples chosen over the simple equalities.
 
 While every answer has been no, the rules still possible are mostly the rarely true ones, and among the rules
 people write most of those are equalities with small integers: an offset (``x - z == 7``), a sum (``y + z == 8``,
-``x + y + z == 21``), a product (``y * z == 12``), a progression (``y == x + 2 and z == y + 2``), a variable
-against the sum of the others (``z == x + y + 1``) or against a constant. A triple makes several of them true at
-once (``(9, 2, 2)`` has an offset of 7 between x and y and between x and z, sums 11, 11, 4 and 13, products 18,
-18, 4 and 36, and so on), so the next hunting test is the untested integer triple that makes the most prior
-weight of the equalities no earlier test made true. The same choice serves a rule that is rarely false: its
-negation is one of them.
+``x + y + z == 21``), a product (``y * z == 12``), a multiple (``z == 4 * x``), a progression (``y == x + 2 and
+z == y + 2``, ``y == 2 * x and z == 2 * y``), a variable against the sum of the others (``z == x + y + 1``) or
+against a constant. A triple makes several of them true at once (``(9, 2, 2)`` has an offset of 7 between x and
+y and between x and z, sums 11, 11, 4 and 13, and so on), so the next hunting test is the untested integer
+triple that makes true the most prior weight of the equalities no earlier test made true. After a yes (at
+(0, 0, 0), which every multiple passes through), the equalities true at every yes and false at every no are
+what is left, and the next test is the triple that splits their weight most evenly. The same choice serves a
+rule that is rarely false: its negation is one of them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
+from wason.tasks.wilt.solver import binary_entropy
+
 F = npt.NDArray[np.float64]
+B = npt.NDArray[np.bool_]
 Ints = npt.NDArray[np.int64]
 
 POOL_RANGE = (-10, 25)
@@ -30,8 +35,10 @@ PAIRS = ((0, 1), (0, 2), (1, 2))
 
 @dataclass(frozen=True)
 class Kind:
-    """A family of equalities ``value(point) == c`` for the integers ``c`` from ``lo`` to ``hi``: one
-    hypothesis per constant, ``mass`` shared among them by a weight that halves ten beyond ``usual``."""
+    """A family of equalities ``value(point) == c`` for the integers ``c`` from ``lo`` to ``hi``, one hypothesis
+    per constant. Each weighs ``mass`` times 1 inside ``usual`` and 1 / (1 + d / 10) at a distance d beyond it
+    (or as ``weight_of`` says, the others then 0.2); those in ``skip`` weigh nothing. ``every`` says where every
+    constant's equality holds (``z == k * x`` at x = z = 0)."""
 
     name: str
     value: Callable[[F], F]
@@ -39,24 +46,32 @@ class Kind:
     hi: int
     mass: float
     usual: tuple[int, int] = (-10, 10)
-    skip_zero: bool = False
+    skip: tuple[int, ...] = ()
+    every: Callable[[F], B] | None = None
+    weight_of: tuple[tuple[int, float], ...] = ()  # weights of single constants, replacing the rule above
 
     def weights(self) -> F:
         c = np.arange(self.lo, self.hi + 1, dtype=np.float64)
         a, b = self.usual
         beyond = np.maximum(a - c, 0.0) + np.maximum(c - b, 0.0)
         w = 1.0 / (1.0 + beyond / 10.0)
-        if self.skip_zero:
-            w[c == 0] = 0.0
+        if self.weight_of:
+            w[:] = 0.2
+            for k, v in self.weight_of:
+                w[c == k] = v
+        w[np.isin(c, self.skip)] = 0.0
         out: F = self.mass * w
         return out
 
     def index(self, points: F) -> Ints:
-        """Each point's hypothesis (its constant's index), -1 where the value is no integer in range."""
-        with np.errstate(invalid="ignore", over="ignore"):
+        """Each point's hypothesis (its constant's index): -1 where the value is no integer in range, -2 where
+        every constant's equality holds (``y == k * x`` at x = y = 0)."""
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             v = self.value(points)
             ok = np.isfinite(v) & (v == np.round(v)) & (v >= self.lo) & (v <= self.hi)
         out: Ints = np.where(ok, np.round(np.where(ok, v, 0.0)).astype(np.int64) - self.lo, -1)
+        if self.every is not None:
+            out[self.every(points)] = -2
         return out
 
 
@@ -80,6 +95,21 @@ def _coordinate(i: int) -> Callable[[F], F]:
     return lambda p: p[:, i]
 
 
+def _ratio(i: int, j: int) -> Callable[[F], F]:
+    return lambda p: np.where(p[:, j] != 0, p[:, i] / np.where(p[:, j] != 0, p[:, j], 1.0), np.nan)
+
+
+def _zeros(*axes: int) -> Callable[[F], B]:
+    return lambda p: (p[:, list(axes)] == 0).all(axis=1)
+
+
+def _geometric(p: F) -> F:
+    """The common ratio of a geometric progression x, y, z of whole ratio (nan when it is not one)."""
+    k = np.where(p[:, 0] != 0, p[:, 1] / np.where(p[:, 0] != 0, p[:, 0], 1.0), np.nan)
+    out: F = np.where(p[:, 2] == k * p[:, 1], k, np.nan)
+    return out
+
+
 def _progression(p: F) -> F:
     """The common difference of an arithmetic progression x, y, z (nan when it is not one)."""
     d = p[:, 1] - p[:, 0]
@@ -96,24 +126,35 @@ def _steps(p: F) -> F:
     return out
 
 
+RATIO_MASS = 1.0
+RATIOS = ((2, 1.0), (3, 1.0), (4, 0.8), (5, 0.8), (-1, 0.5), (-2, 0.4), (10, 0.4), (-3, 0.3))
+"""The multiples people use (``z == 4 * x``) weigh more than the others from -5 to 10 (which weigh 0.2)."""
 KINDS: tuple[Kind, ...] = (
     *(Kind(f"v{i} - v{j}", _difference(i, j), -20, 20, 1.0) for i, j in PAIRS),
     *(Kind(f"v{i} + v{j}", _sum(i, j), -10, 40, 1.0, (0, 25)) for i, j in PAIRS),
     Kind("x + y + z", lambda p: p.sum(axis=1), -10, 60, 1.0, (0, 30)),
-    *(Kind(f"v{i} * v{j}", _product(i, j), -50, 100, 0.3, (1, 50), skip_zero=True) for i, j in PAIRS),
-    Kind("x * y * z", lambda p: p.prod(axis=1), -60, 150, 0.3, (1, 60), skip_zero=True),
+    *(Kind(f"v{i} * v{j}", _product(i, j), -50, 100, 0.3, (1, 50), (0,)) for i, j in PAIRS),
+    Kind("x * y * z", lambda p: p.prod(axis=1), -60, 150, 0.3, (1, 60), (0,)),
+    *(
+        Kind(f"v{i} / v{j}", _ratio(i, j), -5, 10, RATIO_MASS, (-3, 5), (0, 1), _zeros(i, j), RATIOS)
+        for i in range(3)
+        for j in range(3)
+        if i != j
+    ),
+    Kind("geometric", _geometric, -5, 10, RATIO_MASS, (-3, 5), (0, 1), _zeros(0, 1, 2), RATIOS),
     *(Kind(f"v{k} - others", _against_sum(k), -10, 10, 1.0) for k in range(3)),
     *(Kind(f"v{i}", _coordinate(i), -10, 30, 0.5, (0, 20)) for i in range(3)),
     Kind("progression", _progression, -10, 10, 0.5),
     Kind("steps", _steps, 0, 21 * 21 - 1, 0.1, (0, 21 * 21 - 1)),
 )
-"""The equalities hunted for, by family, with each family's share of the prior weight."""
+"""The equalities hunted for, by family: each constant weighs the family's mass, less beyond the usual range."""
 
 
 @dataclass(frozen=True)
 class _Cover:
     pool: F  # (N, 3) integer triples, smallest first
-    index: tuple[Ints, ...]  # per kind: each pool triple's hypothesis, -1 for none
+    flat: Ints  # each pool triple's place in the grid (to find tested ones)
+    index: tuple[Ints, ...]  # per kind: each pool triple's hypothesis, -1 for none, -2 for every one
     weights: tuple[F, ...]  # per kind: each hypothesis's prior weight
 
 
@@ -125,27 +166,66 @@ def _cover() -> _Cover:
     # smallest magnitude first, so that ties go to the simplest triple
     order = np.lexsort((grid[:, 2], grid[:, 1], grid[:, 0], np.abs(grid).sum(axis=1)))
     pool = np.ascontiguousarray(grid[order])
+    width = hi - lo + 1
+    flat = ((pool[:, 0] - lo) * width + (pool[:, 1] - lo)) * width + (pool[:, 2] - lo)
     return _Cover(
         pool=pool,
+        flat=flat.astype(np.int64),
         index=tuple(k.index(pool) for k in KINDS),
         weights=tuple(k.weights() for k in KINDS),
     )
 
 
-def hunting_test(tested: npt.ArrayLike) -> tuple[float, float, float] | None:
-    """The untested integer triple that makes true the most prior weight of the hunted equalities that no
-    tested point makes true (None when every one is ruled out)."""
+def hunting_test(
+    tested: npt.ArrayLike, answers: npt.ArrayLike | None = None
+) -> tuple[float, float, float] | None:
+    """The untested integer triple that makes true the most prior weight of the hunted equalities still possible
+    (None when none is): those true at every tested point where the rule gave the rarer answer and false at
+    every other (``answers``: the rule's answers, all no if not given; when yes is the commoner answer the
+    rule is read as the negation of an equality)."""
     cover = _cover()
     done = np.asarray(tested, dtype=np.float64).reshape(-1, 3)
-    score = np.zeros(cover.pool.shape[0])
+    said = np.zeros(done.shape[0], dtype=np.bool_) if answers is None else np.asarray(answers, dtype=np.bool_)
+    rare = said != (2 * int(said.sum()) > said.shape[0])  # where the rule gave the rarer answer
+    covered = np.zeros(cover.pool.shape[0])
+    total = 0.0
     for kind, index, weights in zip(KINDS, cover.index, cover.weights, strict=True):
         alive = weights.copy()
         hit = kind.index(done)
-        alive[hit[hit >= 0]] = 0.0
-        score += np.where(index >= 0, alive[np.maximum(index, 0)], 0.0)
-    # (a tested triple scores nothing: every equality it makes true is ruled out)
+        for h in hit[rare].tolist():  # the equality held there: only its constant (or every one) is left
+            if h == -1:
+                alive[:] = 0.0
+            elif h >= 0:
+                keep = alive[h]
+                alive[:] = 0.0
+                alive[h] = keep
+        common = hit[~rare]
+        if (common == -2).any():
+            alive[:] = 0.0
+        alive[common[common >= 0]] = 0.0
+        if not alive.any():
+            continue
+        total += float(alive.sum())
+        covered += np.where(index >= 0, alive[np.maximum(index, 0)], np.where(index == -2, alive.sum(), 0.0))
+    if total <= 0.0:
+        return None
+    # the answer least predictable over what is left: while nothing but no has been said, the one that makes
+    # the most weight true (it never reaches half); after a rare answer, one that splits what is left
+    score = binary_entropy(covered / total)
+    # (a tested triple scores nothing: every equality it makes true is ruled out or already known true there)
+    if done.shape[0]:
+        seen = np.zeros(cover.pool.shape[0], dtype=np.bool_)
+        lo = POOL_RANGE[0]
+        width = POOL_RANGE[1] - lo + 1
+        inside = done[
+            (done == np.round(done)).all(axis=1) & (done >= lo).all(axis=1) & (done < lo + width).all(axis=1)
+        ]
+        if inside.shape[0]:
+            flat = ((inside[:, 0] - lo) * width + (inside[:, 1] - lo)) * width + (inside[:, 2] - lo)
+            seen[np.isin(cover.flat, flat.astype(np.int64))] = True
+        score[seen] = 0.0
     best = int(np.argmax(score))
-    if score[best] <= 0.0:
+    if score[best] <= 1e-12:
         return None
     a, b, c = (float(v) for v in cover.pool[best])
     return (a, b, c)

@@ -82,8 +82,12 @@ SOLVED_FOR = 60
 
 REGATHER_AFTER_FALL = 3
 HUNT_FROM = 5
-"""While every answer has been the same, three tests in four from a fifth of the budget on hunt for the other
-answer (:mod:`wason.tasks.wilt.hunt`)."""
+"""While one answer has been given at most HUNT_MINORITY times, three tests in four from a fifth of the budget on
+hunt for it (:mod:`wason.tasks.wilt.hunt`)."""
+
+HUNT_MINORITY = 3
+"""Hunting goes on while the rarer answer has been given this often or less: ``z == 4 * x`` says yes at
+(0, 0, 0), (0, 1, 0) and (0, -1, 0) before a test with x not 0 tells which multiple it is."""
 
 SPELL_TESTS = 3
 """The last tests, once a positive is known, tell apart the spellings of the guess's linear equalities that
@@ -208,16 +212,16 @@ class Scientist:
         """The next point to test, or None when it is time to guess."""
         if self.tests_used >= self.max_tests:
             return None
-        if self._hunting():
-            hunted = self._hunting_test()
-            if hunted is not None:
-                self.last_information = 0.0
-                return hunted
         if self.max_tests - self.tests_used <= SPELL_TESTS and any(r for _, r in self.history):
             spelled = self._spelling_test()
             if spelled is not None:
                 self.last_information = 0.0
                 return spelled
+        if self._hunting():
+            hunted = self._hunting_test()
+            if hunted is not None:
+                self.last_information = 0.0
+                return hunted
         if not self.falsifying:
             # the listed space holds the rule while some hypothesis agrees with everything seen
             index = self.ideal.choose() if self.ideal.consistent and not self._hand_over() else None
@@ -254,14 +258,20 @@ class Scientist:
         return bool(self._alts) and bool(self._alive.any()) and self.certainty() >= 0.5
 
     def _hunting(self) -> bool:
-        """Whether the next test hunts for the other answer: three tests in four once a fifth of the tests are
-        gone and every answer so far has been the same (how a rarely true or rarely false rule looks)."""
+        """Whether the next test hunts for the rarer answer: three tests in four once a fifth of the tests are
+        gone while it has been given at most HUNT_MINORITY times (how a rarely true or rarely false rule
+        looks)."""
         return (
             self.falsify
             and HUNT_FROM * self.tests_used >= self.max_tests
             and self.tests_used % 4 != 0
-            and len({r for _, r in self.history}) < 2
+            and self._rarer() <= HUNT_MINORITY
         )
+
+    def _rarer(self) -> int:
+        """How many answers were the rarer one."""
+        yes = sum(1 for _, r in self.history if r)
+        return min(yes, len(self.history) - yes)
 
     def _hand_over(self) -> bool:
         """Whether the listed space's search should stop before the ideal solver would: half the tests are
@@ -605,13 +615,16 @@ class Scientist:
         return _point(self._columns[best])
 
     def _hunting_test(self) -> Point | None:
-        """:data:`FIRST_HUNT`, then the integer triple that makes true the most prior weight of the equalities
-        no test has made true (:func:`~wason.tasks.wilt.hunt.hunting_test`), then :data:`SCATTERED` in turn."""
+        """While every answer has been the same, :data:`FIRST_HUNT`, then the integer triple that makes true the
+        most prior weight of the equalities no test has made true (:func:`~wason.tasks.wilt.hunt.hunting_test`),
+        then :data:`SCATTERED` in turn; after a rarer answer, the triple that splits the weight of the
+        equalities still possible most evenly (None when none is)."""
         tested = {p for p, _ in self.history}
-        if FIRST_HUNT not in tested:
+        same = len({r for _, r in self.history}) < 2
+        if same and FIRST_HUNT not in tested:
             return FIRST_HUNT
-        found = hunting_test(list(tested))
-        if found is not None:
+        found = hunting_test([p for p, _ in self.history], [r for _, r in self.history])
+        if found is not None or not same:
             return found
         return next((t for t in SCATTERED if t not in tested), None)
 
