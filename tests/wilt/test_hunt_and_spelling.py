@@ -7,6 +7,7 @@ import pytest
 
 from tests.wilt.test_solver import play
 from wason.sandbox import compile_rule
+from wason.tasks.wilt.built import BuiltSpace, formula_truth
 from wason.tasks.wilt.hunt import KINDS, hunting_test
 from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.spelling import equalities, on_the_lines, spellings
@@ -125,3 +126,27 @@ async def test_multiples_true_at_the_origin_are_found(rule: str) -> None:
     game = await play(rule)
     assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
     assert any(result and point[0] != 0 for point, result in game.tests)
+
+
+def test_balls_off_centre_are_fitted_to_the_observations_and_computed_as_python() -> None:
+    rule = compile_rule("lambda x, y, z: (x - 2) ** 2 + (y + 1) ** 2 < 16")
+    rng = np.random.default_rng(3)
+    points = np.round(rng.uniform(-8, 10, (40, 3)), 1)
+    labels = rule.evaluate(points)
+    assert labels.any() and not labels.all()
+    space = BuiltSpace(0)
+    found = [f.lambda_text for f in space.consistent(points, labels.tolist(), 3000)]
+    balls = [t for t in found if "(x - 2) ** 2 + (y + 1) ** 2" in t]
+    assert balls, found[:5]
+    probe = np.round(rng.uniform(-10, 12, (500, 3)), 2)
+    for text in balls:
+        formula = next(f for f in space.consistent(points, labels.tolist(), 3000) if f.lambda_text == text)
+        assert np.array_equal(
+            formula_truth(space, [formula], probe)[0], compile_rule(text).evaluate(probe)
+        ), text
+
+
+async def test_a_ball_off_centre_is_found() -> None:
+    rule = "lambda x, y, z: (x - 2)**2 + (y + 1)**2 < 16"
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess

@@ -76,6 +76,14 @@ CONSTANT_POOL: tuple[int, ...] = tuple(
 """Constants of the threshold atoms: every integer from -20 to 20, round numbers, and small squares."""
 
 MAX_FORMULAS = 3000
+BALL_POSITIVES = 2
+"""Balls centred off 0 are fitted once this many positives are known."""
+BALL_CENTRE = 9
+BALL_REACH = 1
+"""How far from the positives' (or negatives') midrange and mean a fitted ball's centre may be, per coordinate."""
+BALL_CENTRES = 2
+"""Balls fitted per set of variables and side: the centres that part the positives from the negatives widest."""
+"""The largest coordinate of a fitted ball's centre."""
 """At most this many consistent formulas are kept, simplest first."""
 
 _VARS = ("x", "y", "z")
@@ -679,6 +687,9 @@ class BuiltSpace:
         self.seed = seed
         # the grammar's atoms, then thresholds fitted to observations when nothing else fitted them
         self.atoms: list[Atom] = list(self.grammar.atoms)
+        # the grammar's terms, then terms made for observations (a ball's centre taken from its positives)
+        self.terms: list[Term] = list(self.grammar.terms)
+        self._term_index: dict[str, int] = {t.text: i for i, t in enumerate(self.terms)}
         self._cost = self.grammar.cost.copy()
         self._shape = self.grammar.shape.copy()
         self._fitted: dict[str, int] = {}
@@ -747,6 +758,12 @@ class BuiltSpace:
         if widen and first.shape[0] == 0 and lab.any() and not lab.all():
             # nothing of the grammar fits: widen with thresholds whose constants come from the observations
             first, second, kind = self._fitted_formulas(pts, truth, lab)
+        # balls centred off 0, fitted to the observations (beside the grammar, which has those centred at 0)
+        balls = np.array(self._balls(pts, lab), dtype=np.intp)
+        if balls.shape[0]:
+            first = np.concatenate([first, balls])
+            second = np.concatenate([second, balls])
+            kind = np.concatenate([kind, np.zeros(balls.shape[0], dtype=np.int8)])
         cost = self._cost
         complexity = cost[first] + np.where(kind == 0, 0, cost[second] + 1)
         order = np.lexsort((kind, complexity))[:limit]
@@ -823,7 +840,7 @@ class BuiltSpace:
 
     def _fit(self, term: int, op: str, c: float) -> int:
         """The atom ``term op c``, added to :attr:`atoms` once."""
-        t = self.grammar.terms[term]
+        t = self.terms[term]
         text = f"{t.text} {op} {_number_text(c)}"
         with self._lock:  # one space may serve players on several threads
             found = self._fitted.get(text)
@@ -835,6 +852,83 @@ class BuiltSpace:
                 self._cost = np.append(self._cost, cost)
                 self._shape = np.append(self._shape, _shape_keys(self.atoms[-1:], len(self.grammar.terms)))
         return found
+
+    def _term(self, text: str, cost: int, quantity: _Quantity) -> int:
+        """The index of a term made for observations, added to :attr:`terms` once."""
+        with self._lock:
+            found = self._term_index.get(text)
+            if found is None:
+                found = self._term_index[text] = len(self.terms)
+                self.terms.append(Term(text, cost, quantity))
+        return found
+
+    def _ball_term(self, axes: tuple[int, ...], centre: tuple[int, ...]) -> int:
+        """The squared distance of the given variables from a centre, as a term (added once)."""
+        parts: list[str] = []
+        quantity: _Quantity | None = None
+        for v, c in zip(axes, centre, strict=True):
+            name = _VARS[v]
+            if c == 0:
+                parts.append(f"{name} ** 2")
+                q = _square(_Q[name])
+            else:
+                parts.append(f"({name} {'-' if c > 0 else '+'} {abs(c)}) ** 2")
+                q = _square(_binary(_Q[name], "-" if c > 0 else "+", float(abs(c))))
+            quantity = q if quantity is None else _binary(quantity, "+", q)
+        assert quantity is not None
+        cost = 2 * len(axes) + sum(1 for c in centre if c) + len(axes) - 1
+        return self._term(" + ".join(parts), cost, quantity)
+
+    def _balls(self, points: F, lab: B) -> list[int]:
+        """Thresholds on the squared distance from a centre, for two or three variables (``(x - 2) ** 2 +
+        (y + 1) ** 2 < 16``), where every positive is nearer than every negative (inside) or farther (outside).
+        The centres' coordinates are whole numbers within BALL_REACH of the midrange and the mean of the
+        positives (and of the negatives, the inside of a rule true outside a ball); of those, the BALL_CENTRES
+        that part the two sides widest for each set of variables and side. Balls centred at 0 are in the grammar
+        already."""
+        pos, neg = points[lab], points[~lab]
+        if pos.shape[0] < BALL_POSITIVES or neg.shape[0] == 0:
+            return []
+        near = []
+        for v in range(3):
+            # inside a ball the positives, outside it the negatives
+            options = set()
+            for side in (pos, neg):
+                options |= {round((side[:, v].min() + side[:, v].max()) / 2), round(float(side[:, v].mean()))}
+            near.append(
+                sorted(options | {c + d for c in options for d in range(-BALL_REACH, BALL_REACH + 1)})
+            )
+        out: list[int] = []
+        for axes in ((0, 1), (0, 2), (1, 2), (0, 1, 2)):
+            centres = [
+                c
+                for c in itertools.product(*(near[v] for v in axes))
+                if any(c) and max(map(abs, c)) <= BALL_CENTRE
+            ]
+            if not centres:
+                continue
+            sub = points[:, list(axes)]
+            d2 = ((sub[None, :, :] - np.array(centres, dtype=np.float64)[:, None, :]) ** 2).sum(axis=2)
+            inside, outside = d2[:, lab], d2[:, ~lab]
+            # how far apart the two sides are, relative to the ball: inside (the positives nearer) or outside
+            gap_in = (outside.min(axis=1) - inside.max(axis=1)) / (outside.min(axis=1) + 1.0)
+            gap_out = (inside.min(axis=1) - outside.max(axis=1)) / (inside.min(axis=1) + 1.0)
+            for gap, upward in ((gap_in, False), (gap_out, True)):
+                for k in np.argsort(-gap, kind="stable")[:BALL_CENTRES].tolist():
+                    if gap[k] <= 0:
+                        break
+                    term = self._ball_term(axes, centres[k])
+                    values = _term_values([self.terms[term]], points)[0]
+                    keep, drop = values[lab], values[~lab]
+                    if not upward and keep.max() < drop.min():
+                        lo, hi = float(keep.max()), float(drop.min())
+                        out += [self._fit(term, "<", simplest_between(lo, hi)), self._fit(term, "<=", lo)]
+                        out.append(self._fit(term, "<", hi))
+                    elif upward and keep.min() > drop.max():
+                        lo, hi = float(drop.max()), float(keep.min())
+                        out += [self._fit(term, ">", simplest_between(lo, hi)), self._fit(term, ">=", hi)]
+                        out.append(self._fit(term, ">", lo))
+        return list(dict.fromkeys(out))
 
     def shapes(self, atoms: npt.ArrayLike) -> Index:
         """Each atom's shape, its terms and operator without its constant, as a number: ``x + y == 10`` and
@@ -961,12 +1055,13 @@ def formula_truth(
 
 def _atoms_at(space: BuiltSpace, atoms: Index, pts: F) -> B:
     """The given atoms at each point: shape (atoms, points)."""
-    g = space.grammar
     term_ids = sorted(
         {t for a in atoms.tolist() for t in (space.atoms[a].left, space.atoms[a].right) if t >= 0}
     )
     term_row = {t: k for k, t in enumerate(term_ids)}
-    values = _term_values([g.terms[t] for t in term_ids], pts)
+    with space._lock:
+        terms = [space.terms[t] for t in term_ids]
+    values = _term_values(terms, pts)
     out = np.empty((atoms.shape[0], pts.shape[0]), dtype=np.bool_)
     with np.errstate(invalid="ignore"):
         for k, a in enumerate(atoms.tolist()):
