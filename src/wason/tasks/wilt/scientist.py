@@ -357,10 +357,8 @@ class Scientist:
     def _spelling_test(self) -> Point | None:
         """A decimal point on the guess's lines where the spellings that agree with every answer disagree
         most evenly (None when they agree everywhere tried)."""
-        if self._spell_base is None:
-            # the guess before the first spelling test: those tests refute the built space's own spelling
-            self._spell_base = self._guess()
-        base = self._spell_base
+        # the guess before the first spelling test (those tests refute the built space's own spelling)
+        base = self._spell_base if self._spell_base is not None else self._guess()
         alive = self._spellings_alive(base)
         if len(alive) < 2:
             return None
@@ -374,7 +372,10 @@ class Scientist:
         p = np.mean([prog.evaluate(points) for _, prog in alive], axis=0)
         h = binary_entropy(p)
         best = int(np.argmax(h))
-        return _point(points[best]) if h[best] > 1e-9 else None
+        if h[best] <= 1e-9:
+            return None
+        self._spell_base = base
+        return _point(points[best])
 
     def _guess(self) -> str:
         """The simplest consistent hypothesis (listed first on a tie); the ideal solver's guess when nothing the
