@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -107,8 +109,14 @@ def test_spellings_combine_over_each_equality_of_a_conjunction() -> None:
 async def test_the_rules_own_spelling_is_found_by_testing_decimals(rule: str) -> None:
     game = await play(rule)
     assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
-    # the spelling was told apart by a test off the integers
-    assert any(any(v != int(v) for v in point) and result for point, result in game.tests)
+    # the spelling was told apart by a test off the integers, on the line over the reals
+    (e,) = equalities(rule)
+
+    def on_line(point: tuple[float, float, float]) -> bool:
+        exact = sum(c * Fraction(repr(v)) for c, v in zip(e.coefficients, point, strict=True))
+        return exact == e.constant
+
+    assert any(any(v != int(v) for v in point) and on_line(point) for point, _ in game.tests)
 
 
 def test_after_a_yes_at_the_origin_hunting_splits_the_multiples_left() -> None:
