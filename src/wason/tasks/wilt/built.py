@@ -876,7 +876,8 @@ class BuiltSpace:
                 q = _square(_binary(_Q[name], "-" if c > 0 else "+", float(abs(c))))
             quantity = q if quantity is None else _binary(quantity, "+", q)
         assert quantity is not None
-        cost = 2 * len(axes) + sum(1 for c in centre if c) + len(axes) - 1
+        # as the grammar counts: a square each, the sums, and each shift with its constant
+        cost = 2 * len(axes) - 1 + sum(1 + _constant_cost(c) for c in centre if c)
         return self._term(" + ".join(parts), cost, quantity)
 
     def _balls(self, points: F, lab: B) -> list[int]:
