@@ -49,10 +49,10 @@ def test_hunting_covers_small_offsets_between_every_pair_within_its_tests() -> N
 @pytest.mark.parametrize(
     "rule",
     [
-        "lambda x, y, z: x - y == 4",
+        "lambda x, y, z: y - z == 6",
         "lambda x, y, z: y + z == 8",
-        "lambda x, y, z: x + y + z == 15",
-        "lambda x, y, z: y == x + 2 and z == y + 2",
+        "lambda x, y, z: x + y + z == 12",
+        "lambda x, y, z: y == x + 1 and z == y + 1",
     ],
 )
 async def test_rarely_true_equalities_of_small_integers_are_found(rule: str) -> None:
@@ -164,3 +164,11 @@ async def test_a_ball_off_centre_is_found() -> None:
     rule = "lambda x, y, z: (x - 2)**2 + (y + 1)**2 < 16"
     game = await play(rule)
     assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+
+
+def test_a_point_off_the_integers_makes_no_hunted_equality_true_by_accident() -> None:
+    # y - x = 0.5 and z - y = -9.5: no two-step chain, though 10.5 * 21 + 0.5 is a whole number
+    point = np.array([[0.0, 0.5, -9.0]])
+    steps = next(k for k in KINDS if k.name == "steps")
+    assert steps.index(point)[0] == -1
+    assert steps.index(np.array([[0.0, 1.0, 3.0]]))[0] >= 0

@@ -91,6 +91,11 @@ def _against_sum(k: int) -> Callable[[F], F]:
     return lambda p: p[:, k] - (p.sum(axis=1) - p[:, k])
 
 
+def _against_mean(k: int) -> Callable[[F], F]:
+    """Twice a variable less the other two (0 when it is their mean: ``(x + y) / 2 == z``)."""
+    return lambda p: 2 * p[:, k] - (p.sum(axis=1) - p[:, k])
+
+
 def _coordinate(i: int) -> Callable[[F], F]:
     return lambda p: p[:, i]
 
@@ -121,7 +126,7 @@ def _steps(p: F) -> F:
     """The two steps y - x and z - y, as one index into the 21 x 21 pairs from -10 to 10 (nan out of range)."""
     a = p[:, 1] - p[:, 0]
     b = p[:, 2] - p[:, 1]
-    ok = (np.abs(a) <= 10) & (np.abs(b) <= 10)
+    ok = (np.abs(a) <= 10) & (np.abs(b) <= 10) & (a == np.round(a)) & (b == np.round(b))
     out: F = np.where(ok, (a + 10) * 21 + (b + 10), np.nan)
     return out
 
@@ -143,6 +148,7 @@ KINDS: tuple[Kind, ...] = (
     ),
     Kind("geometric", _geometric, -5, 10, RATIO_MASS, (-3, 5), (0, 1), _zeros(0, 1, 2), RATIOS),
     *(Kind(f"v{k} - others", _against_sum(k), -10, 10, 1.0) for k in range(3)),
+    *(Kind(f"2 v{k} - others", _against_mean(k), -10, 10, 0.5, (0, 0)) for k in range(3)),
     *(Kind(f"v{i}", _coordinate(i), -10, 30, 0.5, (0, 20)) for i in range(3)),
     Kind("progression", _progression, -10, 10, 0.5),
     Kind("steps", _steps, 0, 21 * 21 - 1, 0.1, (0, 21 * 21 - 1)),
@@ -179,10 +185,10 @@ def _cover() -> _Cover:
 def hunting_test(
     tested: npt.ArrayLike, answers: npt.ArrayLike | None = None
 ) -> tuple[float, float, float] | None:
-    """The untested integer triple that makes true the most prior weight of the hunted equalities still possible
-    (None when none is): those true at every tested point where the rule gave the rarer answer and false at
-    every other (``answers``: the rule's answers, all no if not given; when yes is the commoner answer the
-    rule is read as the negation of an equality)."""
+    """The untested integer triple whose answer is least predictable over the prior weight of the hunted
+    equalities still possible (None when none is): those true at every tested point where the rule gave the
+    rarer answer and false at every other (``answers``: the rule's answers, all no if not given; when yes is
+    the commoner answer the rule is read as the negation of an equality)."""
     cover = _cover()
     done = np.asarray(tested, dtype=np.float64).reshape(-1, 3)
     said = np.zeros(done.shape[0], dtype=np.bool_) if answers is None else np.asarray(answers, dtype=np.bool_)
@@ -209,10 +215,10 @@ def hunting_test(
         covered += np.where(index >= 0, alive[np.maximum(index, 0)], np.where(index == -2, alive.sum(), 0.0))
     if total <= 0.0:
         return None
-    # the answer least predictable over what is left: while nothing but no has been said, the one that makes
-    # the most weight true (it never reaches half); after a rare answer, one that splits what is left
+    # the answer least predictable over what is left: while every answer has been no, the triple that makes the
+    # most weight true (as long as that is under half of it); after a rarer answer, one that splits what is left
     score = binary_entropy(covered / total)
-    # (a tested triple scores nothing: every equality it makes true is ruled out or already known true there)
+    # a tested triple is not proposed again
     if done.shape[0]:
         seen = np.zeros(cover.pool.shape[0], dtype=np.bool_)
         lo = POOL_RANGE[0]

@@ -13,8 +13,8 @@ gone, or no listed hypothesis fits any more), and then, while tests remain:
    two sides of each boundary, narrowed by subdivision over typeable numbers (how ``x * y > 20`` is told from
    ``x * y >= 21``).
 3. **Tests where they disagree**: the test whose answer is most uncertain over the surviving alternatives'
-   weight. While every answer has been the same it hunts for the other one with integer triples that make the
-   most simple equalities true (:mod:`wason.tasks.wilt.hunt`); once sure of its guess, and whenever the
+   weight. While one answer is rare (given at most three times) it hunts for it with integer triples chosen
+   over the simple equalities (:mod:`wason.tasks.wilt.hunt`); once sure of its guess, and whenever the
    alternatives agree everywhere, it probes the guess beside its boundaries and far from everything tested
    (other magnitudes, signs and decimals).
 4. **Tells spellings apart.** Once a positive is known, the last tests go to decimal points where the ways of
@@ -81,6 +81,10 @@ SOLVED_FOR = 60
 """Tests that make its equalities hold are designed for this many of the heaviest alternatives with one."""
 
 REGATHER_AFTER_FALL = 3
+"""When the guess is refuted the alternatives are gathered again, if at least this many tests were made since they
+last were (the survivors were gathered on other evidence: the simplest rule consistent with everything may not
+be among them)."""
+
 HUNT_FROM = 5
 """While one answer has been given at most HUNT_MINORITY times, three tests in four from a fifth of the budget on
 hunt for it (:mod:`wason.tasks.wilt.hunt`)."""
@@ -89,15 +93,18 @@ HUNT_MINORITY = 3
 """Hunting goes on while the rarer answer has been given this often or less: ``z == 4 * x`` says yes at
 (0, 0, 0), (0, 1, 0) and (0, -1, 0) before a test with x not 0 tells which multiple it is."""
 
+EARLY_EVERY = 2
+EARLY_BITS = 0.5
+"""Until the ideal solver hands over, while its own search still expects this many bits from a test, only one
+test in EARLY_EVERY hunts: its search tests ``(-20.5, -20.5, -20.5)`` for ``(x + y) / 2 == z and x < 0 and
+y < 0 and z < 0``, which no hunted equality is."""
+
 SPELL_TESTS = 3
 """The last tests, once a positive is known, tell apart the spellings of the guess's linear equalities that
 agree with every answer (:mod:`wason.tasks.wilt.spelling`)."""
 
 FIRST_HUNT: Point = (1.0, 2.0, 3.0)
 """The first hunting test: counting, the triple a person tries first (``x + 1 == y and y + 1 == z``)."""
-"""When the guess is refuted the alternatives are gathered again, if at least this many tests were made since they
-last were (the survivors were gathered on other evidence: the simplest rule consistent with everything may not
-be among them)."""
 
 SCATTERED: tuple[Point, ...] = tuple(
     (float(a), float(b), float(c))
@@ -261,12 +268,19 @@ class Scientist:
         """Whether the next test hunts for the rarer answer: three tests in four once a fifth of the tests are
         gone while it has been given at most HUNT_MINORITY times (how a rarely true or rarely false rule
         looks)."""
-        return (
+        if not (
             self.falsify
             and HUNT_FROM * self.tests_used >= self.max_tests
             and self.tests_used % 4 != 0
             and self._rarer() <= HUNT_MINORITY
-        )
+        ):
+            return False
+        early = not self.falsifying and not self._hand_over() and self.ideal.consistent
+        if early and self.ideal.information().max() >= EARLY_BITS:
+            # until the ideal solver hands over, its own search keeps half the tests while it still expects to
+            # learn enough from one
+            return self.tests_used % EARLY_EVERY == EARLY_EVERY - 1
+        return True
 
     def _rarer(self) -> int:
         """How many answers were the rarer one."""
