@@ -346,12 +346,13 @@ class Scientist:
 
     def guess(self) -> str:
         """The guess, spelled the first usual way that agrees with every answer (see :mod:`.spelling`)."""
-        for base in (self._spell_base, self._guess()):
-            if base is not None:
-                alive = self._spellings_alive(base)
-                if alive:
-                    return alive[0][0]
-        return self._guess()
+        if self._spell_base is not None:
+            alive = self._spellings_alive(self._spell_base)
+            if alive:
+                return alive[0][0]
+        base = self._guess()
+        alive = self._spellings_alive(base)
+        return alive[0][0] if alive else base
 
     def _spellings_alive(self, base: str) -> list[tuple[str, Program]]:
         """The spellings of the guess that agree with every answer (none when it has only one)."""

@@ -21,6 +21,8 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
+from wason.tasks.wilt.built import _number_text
+
 F = npt.NDArray[np.float64]
 
 VARIABLES = ("x", "y", "z")
@@ -96,7 +98,7 @@ def equalities(text: str) -> list[Equality]:
 
 
 def _number(v: Fraction) -> str:
-    return str(v.numerator) if v.denominator == 1 else repr(float(v))
+    return _number_text(float(v))
 
 
 def _sum(terms: list[tuple[int, str]], constant: Fraction = Fraction(0)) -> str:
