@@ -231,3 +231,34 @@ def test_observe_rejects_a_point_without_three_values() -> None:
     solver = IdealSolver(build_space(0), candidate_tests(0)[0])
     with pytest.raises(ValueError):
         solver.observe([1.0, 2.0], True)
+
+
+def test_the_true_weight_read_late_or_shared_is_the_survivors_sum() -> None:
+    # the surviving True weight is brought up to date only when the search reads it, and the first answers'
+    # states are shared by every solver of the table: every read must equal summing the survivors afresh
+    space = build_space(0)
+    points, _ = candidate_tests(0)
+    answers = np.random.default_rng(11).random(14) < 0.45
+    eager, lazy = IdealSolver(space, points), IdealSolver(space, points)
+    for k, answer in enumerate(answers.tolist()):
+        index = eager.next_test()  # the eager solver reads the weight at every test
+        if index is None:
+            index = int(np.flatnonzero(~eager._tested)[0])
+        point = tuple(float(v) for v in points[index])
+        for solver in (eager, lazy):
+            solver.observe(point, answer)
+        if k % 4 == 3:  # the lazy one only now and then
+            assert np.array_equal(lazy._true(), eager._true())
+            assert np.array_equal(lazy.information(), eager.information())
+        if k == 5:
+            twin = lazy.copy()
+        fresh = eager._table.weighted(eager._alive)
+        assert np.array_equal(eager._true(), fresh)
+    twin.observe(eager.history[6][0], eager.history[6][1])
+    assert np.array_equal(twin._true(), eager._table.weighted(twin._alive))
+    # the first answer eliminated many hypotheses, so its state is kept for every later solver of the table
+    kept = eager._table.true_after(eager.history[:1])
+    assert kept is not None and not kept.flags.writeable
+    again = IdealSolver(space, points)
+    again.observe(*eager.history[0])
+    assert again._true() is kept

@@ -39,6 +39,7 @@ from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -129,9 +130,12 @@ class Term:
     simple: bool = False
 
 
-@dataclass(frozen=True)
-class Atom:
-    """A comparison: ``left op const`` when ``right`` is -1, else ``left op right`` (term indices)."""
+class Atom(NamedTuple):
+    """A comparison: ``left op const`` when ``right`` is -1, else ``left op right`` (term indices).
+
+    A named tuple rather than a frozen dataclass: the grammar makes 70,000 of them in every process that plays,
+    and a tuple is made in a third of the time.
+    """
 
     text: str
     cost: int

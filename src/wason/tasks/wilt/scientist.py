@@ -419,10 +419,9 @@ class Scientist:
         self._since_widened = 0
         alts: list[_Alternative] = []
         if self.ideal.consistent:
-            listed = sorted(
-                (int(h) for h in self.ideal._alive),
-                key=lambda h: (-float(self.space.prior[h]), h),
-            )[:MAX_LISTED]
+            alive = self.ideal._alive
+            # the heaviest first, the first listed on a tie
+            listed = alive[np.lexsort((alive, -self.space.prior[alive]))][:MAX_LISTED].tolist()
             for h in listed:
                 hyp = self.space.hypotheses[h]
                 alts.append(_Alternative(hyp.lambda_text, hyp.complexity, h, None, "+" in hyp.family))

@@ -9,6 +9,7 @@ weights (maximum binary entropy, which for a noiseless answer is the expected in
 from __future__ import annotations
 
 import copy
+import threading
 import weakref
 from collections.abc import Sequence
 
@@ -60,6 +61,23 @@ class _Table:
         self.column_weight = self.weighted(np.arange(self.packed.shape[0]))
         self.column_weight.flags.writeable = False
         self.index = {tuple(row): i for i, row in enumerate(points.tolist())}
+        # the surviving True weight after the first answers of a game, by those answers: every game begins
+        # with the same most informative test, so the top of the tree of answers is shared, and its nodes are
+        # the costly ones (most hypotheses are eliminated there)
+        self._after: dict[tuple[tuple[tuple[float, float, float], bool], ...], F] = {}
+        self._lock = threading.Lock()
+
+    def true_after(self, history: Sequence[tuple[tuple[float, float, float], bool]]) -> F | None:
+        """The surviving True weight kept for a history of answers, if any."""
+        with self._lock:
+            return self._after.get(tuple(history))
+
+    def keep_true_after(self, history: Sequence[tuple[tuple[float, float, float], bool]], true: F) -> None:
+        """Keep the surviving True weight for a history (at most _KEPT_HISTORIES; read-only, shared)."""
+        true.flags.writeable = False
+        with self._lock:
+            if len(self._after) < _KEPT_HISTORIES:
+                self._after[tuple(history)] = true
 
     def rows(self, rows: Index) -> B:
         """The truth table's rows ``rows``, unpacked: shape (len(rows), candidates)."""
@@ -85,6 +103,7 @@ class _Table:
 
 
 _BLOCK = 2048  # candidates evaluated, or hypotheses summed, at once (a multiple of 8)
+_KEPT_HISTORIES = 256  # histories whose surviving True weight is kept (45 KB each for seed 0's candidates)
 _DEFER_BELOW = 8  # off-candidate answers are counted for the survivors alone while they are under 1/8 of all
 
 
@@ -184,9 +203,11 @@ class IdealSolver:
         self._tested = np.zeros(self.candidates.shape[0], dtype=np.bool_)
         self._alive: Index = np.arange(len(space))
         self._level = 0  # the survivors' number of disagreements with the observations
-        # surviving weight, and surviving weight that says True at each candidate (kept up to date exactly)
+        # surviving weight, and surviving weight that says True at each candidate (exact; brought up to date
+        # only when asked for, see _true)
         self._total = float(self._table.weights.sum())
-        self._true_weight: F = self._table.column_weight.copy()
+        self._true_weight: F | None = self._table.column_weight.copy()
+        self._gone: list[Index] = []  # rows eliminated since _true_weight was last brought up to date
 
     def copy(self) -> IdealSolver:
         """An independent solver in the same state (the truth table is shared, never copied)."""
@@ -195,7 +216,8 @@ class IdealSolver:
         other._mismatches = self._mismatches.copy()
         other._deferred = list(self._deferred)
         other._tested = self._tested.copy()
-        other._true_weight = self._true_weight.copy()
+        other._true_weight = None if self._true_weight is None else self._true_weight.copy()
+        other._gone = list(self._gone)
         return other
 
     # ---- state ----------------------------------------------------------------------------------------------
@@ -228,7 +250,7 @@ class IdealSolver:
 
     def information(self) -> F:
         """Expected information (bits) of testing each candidate; already tested candidates get -1."""
-        h = binary_entropy(self._true_weight / self._total)
+        h = binary_entropy(self._true() / self._total)
         h[self._tested] = -1.0
         return h
 
@@ -306,15 +328,40 @@ class IdealSolver:
             after = np.flatnonzero(self._mismatches == self._level)
             gone = np.setdiff1d(before, after, assume_unique=True)
             subset = bool(np.isin(after, before, assume_unique=True).all())
-        table, weights = self._table, self._table.weights
-        if subset and gone.shape[0] < after.shape[0]:
-            # subtract the eliminated weight (exact): cheaper than summing the survivors again
-            self._true_weight = self._true_weight - table.weighted(gone)
+        weights = self._table.weights
+        if subset:
             self._total -= float(weights[gone].sum())
+            if gone.shape[0]:
+                self._gone.append(gone)
         else:
-            self._true_weight = table.weighted(after)
             self._total = float(weights[after].sum())
+            self._true_weight, self._gone = None, []
         self._alive = after
+
+    def _true(self) -> F:
+        """The surviving weight that says True at each candidate, brought up to date.
+
+        Only the search reads it, so a player that has stopped searching (the scientist, once it falsifies)
+        never pays for it. The weights are whole numbers and their sums stay below 2**53, so subtracting the
+        eliminated rows in one go or summing the survivors again gives exactly what updating it after every
+        answer gave.
+        """
+        if self._true_weight is None or self._gone:
+            gone = np.concatenate(self._gone) if self._gone else np.zeros(0, dtype=np.intp)
+            work = min(gone.shape[0], self._alive.shape[0]) if self._true_weight is not None else 0
+            costly = max(work, self._alive.shape[0] if self._true_weight is None else 0) >= _BLOCK
+            kept = self._table.true_after(self.history) if costly else None
+            if kept is not None:
+                self._true_weight = kept
+            elif self._true_weight is not None and gone.shape[0] < self._alive.shape[0]:
+                # subtract the eliminated weight: cheaper than summing the survivors again
+                self._true_weight = self._true_weight - self._table.weighted(gone)
+            else:
+                self._true_weight = self._table.weighted(self._alive)
+            if costly and kept is None:
+                self._table.keep_true_after(self.history, self._true_weight)
+            self._gone = []
+        return self._true_weight
 
     def _count_deferred(self) -> None:
         """Count the deferred answers for the hypotheses they were not counted for."""
