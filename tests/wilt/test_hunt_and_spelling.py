@@ -12,7 +12,14 @@ from wason.sandbox import compile_rule
 from wason.tasks.wilt.built import BuiltSpace, formula_truth
 from wason.tasks.wilt.hunt import KINDS, hunting_test
 from wason.tasks.wilt.judge import judge
-from wason.tasks.wilt.spelling import equalities, on_the_lines, spellings
+from wason.tasks.wilt.spelling import (
+    beside,
+    equalities,
+    on_the_lines,
+    spellings,
+    thresholds,
+    weighted_spellings,
+)
 
 
 def _made_true(point: tuple[float, float, float]) -> set[tuple[str, int]]:
@@ -117,6 +124,46 @@ async def test_the_rules_own_spelling_is_found_by_testing_decimals(rule: str) ->
         return exact == e.constant
 
     assert any(any(v != int(v) for v in point) and on_line(point) for point, _ in game.tests)
+
+
+def test_the_thresholds_of_a_guess_are_read_either_way_round() -> None:
+    text = "lambda x, y, z: 5 < z and x * y >= -12.5 or 0 < x % 1 < 1 or x < y"
+    found = thresholds(text)
+    assert [(t.side, t.op, t.constant) for t in found] == [("z", ">", 5.0), ("x * y", ">=", -12.5)]
+    assert [text[t.start : t.end] for t in found] == ["5 < z", "x * y >= -12.5"]  # chained and x < y: not
+
+
+def test_a_thresholds_spellings_on_the_whole_numbers_weigh_most() -> None:
+    text = "lambda x, y, z: max(x, y, z) - min(x, y, z) < 5"
+    weighted = weighted_spellings(text)
+    assert weighted[0] == (text, 1.0)
+    heavy = [t for t, w in weighted if w == 1.0]
+    assert heavy == [text, "lambda x, y, z: max(x, y, z) - min(x, y, z) <= 4"]
+    assert "lambda x, y, z: max(x, y, z) - min(x, y, z) <= 5" in [t for t, w in weighted if w < 1.0]
+    grid = np.stack(np.meshgrid(*[np.arange(-6.0, 7.0)] * 3, indexing="ij"), axis=-1).reshape(-1, 3)
+    for ways, same in ((heavy, True), ([t for t, _ in weighted], False)):
+        truth = np.array([compile_rule(w).evaluate(grid) for w in ways])
+        assert bool((truth == truth[0]).all()) is same
+    # the two that agree on whole numbers disagree a step beside a tested triple
+    near = beside([(0.0, 4.0, 0.0)])
+    say = np.array([compile_rule(w).evaluate(near) for w in heavy])
+    assert (say[0] != say[1]).any()
+    # a fitted threshold between whole numbers has the whole-number ways beside it
+    fitted = [t for t, w in weighted_spellings("lambda x, y, z: x * z > 21.5") if w == 1.0]
+    assert "lambda x, y, z: x * z > 21" in fitted and "lambda x, y, z: x * z >= 22" in fitted
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "lambda x, y, z: max(x, y, z) - min(x, y, z) <= 4",
+        "lambda x, y, z: (x - 1)**2 + (y - 1)**2 + (z - 1)**2 <= 9",
+    ],
+)
+async def test_a_thresholds_own_spelling_is_found_by_testing_decimals(rule: str) -> None:
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+    assert any(any(v != int(v) for v in point) for point, _ in game.tests[-3:])
 
 
 def test_after_a_yes_at_the_origin_hunting_splits_the_multiples_left() -> None:

@@ -18,7 +18,8 @@ gone, or no listed hypothesis fits any more), and then, while tests remain:
    alternatives agree everywhere, it probes the guess beside its boundaries and far from everything tested
    (other magnitudes, signs and decimals).
 4. **Tells spellings apart.** Once a positive is known, the last tests go to decimal points where the ways of
-   writing the guess's linear equalities disagree in Python's floats (:mod:`wason.tasks.wilt.spelling`).
+   writing the guess's linear equalities disagree in Python's floats, or where its thresholds' ways of writing
+   that agree on whole numbers (``z > 6``, ``z >= 7``) do not (:mod:`wason.tasks.wilt.spelling`).
 
 The guess is the heaviest consistent alternative (a listed one on a tie) in the spelling the answers allow, and
 :meth:`Scientist.certainty` is its share of the surviving weight. With ``falsify=False`` it stops when the ideal
@@ -38,7 +39,7 @@ from wason.tasks.wilt.built import BuiltSpace, Formula, _term_values, formula_tr
 from wason.tasks.wilt.hunt import hunting_test
 from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _format_scaled
 from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy, weighted_rows
-from wason.tasks.wilt.spelling import on_the_lines, spellings
+from wason.tasks.wilt.spelling import beside, on_the_lines, weighted_spellings
 
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
@@ -100,8 +101,8 @@ test in EARLY_EVERY hunts: its search tests ``(-20.5, -20.5, -20.5)`` for ``(x +
 y < 0 and z < 0``, which no hunted equality is."""
 
 SPELL_TESTS = 3
-"""The last tests, once a positive is known, tell apart the spellings of the guess's linear equalities that
-agree with every answer (:mod:`wason.tasks.wilt.spelling`)."""
+"""The last tests, once a positive is known, tell apart the spellings of the guess's linear equalities and
+thresholds that agree with every answer (:mod:`wason.tasks.wilt.spelling`)."""
 
 FIRST_HUNT: Point = (1.0, 2.0, 3.0)
 """The first hunting test: counting, the triple a person tries first (``x + 1 == y and y + 1 == z``)."""
@@ -183,7 +184,7 @@ class Scientist:
         self._stale = True
         self._since_widened = 0
         self._exhausted = False  # widened on the current evidence and nothing disagreed
-        self._spelled: dict[str, list[tuple[str, Program]]] = {}
+        self._spelled: dict[str, list[tuple[str, Program, float]]] = {}
         self._spell_base: str | None = None  # the guess whose spellings the last tests tell apart
         self._far_side = True  # the guess's answer wanted at the next far candidate (they alternate)
         self._distance: tuple[F, int, F] | None = None  # scale, tests counted, candidates' distance to them
@@ -354,37 +355,44 @@ class Scientist:
         alive = self._spellings_alive(base)
         return alive[0][0] if alive else base
 
-    def _spellings_alive(self, base: str) -> list[tuple[str, Program]]:
-        """The spellings of the guess that agree with every answer (none when it has only one)."""
+    def _spellings_alive(self, base: str) -> list[tuple[str, Program, float]]:
+        """The spellings of the guess that agree with every answer, with their weights (none when it has only
+        one)."""
         options = self._spelled.get(base)
         if options is None:
-            texts = spellings(base)
-            if base in texts:  # its own spelling first: kept unless an answer refutes it
-                texts = [base] + [t for t in texts if t != base]
-            options = [(t, compile_rule(t)) for t in texts] if len(texts) > 1 else []
+            texts = weighted_spellings(base)
+            # its own spelling first: kept unless an answer refutes it
+            texts = [(base, 1.0)] + [(t, w) for t, w in texts if t != base]
+            options = [(t, compile_rule(t), w) for t, w in texts] if len(texts) > 1 else []
             self._spelled[base] = options
         if not options or not self.history:
             return options
         points = np.array([p for p, _ in self.history], dtype=np.float64)
         answers = np.array([r for _, r in self.history], dtype=np.bool_)
-        return [(t, prog) for t, prog in options if np.array_equal(prog.evaluate(points), answers)]
+        return [option for option in options if np.array_equal(option[1].evaluate(points), answers)]
 
     def _spelling_test(self) -> Point | None:
-        """A decimal point on the guess's lines where the spellings that agree with every answer disagree
-        most evenly (None when they agree everywhere tried)."""
+        """A decimal point on the guess's lines, or a step beside a tested point, where the spellings that agree
+        with every answer disagree most evenly by weight (None when they agree everywhere tried)."""
         # the guess before the first spelling test (those tests refute the built space's own spelling)
         base = self._spell_base if self._spell_base is not None else self._guess()
         alive = self._spellings_alive(base)
         if len(alive) < 2:
             return None
-        points = on_the_lines(base, seed=self.tests_used)
+        tested = np.array([p for p, _ in self.history], dtype=np.float64)
+        points = np.concatenate([on_the_lines(base, seed=self.tests_used), typeable_points(beside(tested))])
         if points.shape[0] == 0:
             return None
         seen = {p for p, _ in self.history}
         points = points[[tuple(p) not in seen for p in points.tolist()]]
         if points.shape[0] == 0:
             return None
-        p = np.mean([prog.evaluate(points) for _, prog in alive], axis=0)
+        weights = np.array([w for _, _, w in alive])
+        p = (
+            weights
+            @ np.array([prog.evaluate(points) for _, prog, _ in alive], dtype=np.float64)
+            / weights.sum()
+        )
         h = binary_entropy(p)
         best = int(np.argmax(h))
         if h[best] <= 1e-9:

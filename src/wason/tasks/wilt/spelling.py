@@ -1,20 +1,28 @@
-"""Spellings of a guess's linear equalities, which Python's floats can tell apart.
+"""Spellings of a guess's linear equalities and thresholds, which Python's floats can tell apart.
 
 Over the reals ``y == x - 3``, ``x - y == 3`` and ``x == y + 3`` are one rule; in Python they are three, because
 each rounds differently: ``y == x - 3`` holds at ``(-2.9, -5.9, 3.0)`` while ``x - y == 3`` does not. The judge
 follows Python, so a scientist that has found the line still has to find how the rule writes it, and it can: a
 test at a decimal point on the line where the spellings disagree tells them apart like any other test.
 
+A threshold is the same: on whole numbers ``z > 6``, ``z >= 7`` and ``z > 6.5`` are one rule, and
+``max(x, y, z) - min(x, y, z) <= 4`` is ``... < 5``, but a test at a decimal between the two whole numbers tells
+them apart, and the judge's probes have decimals. Thresholds fitted to the observations fall between the values
+tested (``x * z > 21.5``); the rule's author wrote a whole number.
+
 :func:`spellings` lists the usual ways of writing each linear equality of a guess (a variable against the rest,
-the two sides with positive terms, all terms on the left) and every combination of them over the guess's
-equalities, the most usual first. :func:`on_the_lines` makes typeable decimal points that satisfy all of the
-guess's equalities over the reals, where the spellings can disagree.
+the two sides with positive terms, all terms on the left) and each threshold against a constant (``<`` and
+``<=``, or ``>`` and ``>=``, at the whole numbers around its constant), and every combination of them over the
+guess's equalities and thresholds, the guess's own first. :func:`on_the_lines` makes typeable decimal points that
+satisfy all of the guess's equalities over the reals, and :func:`beside` points a step from the tested ones,
+where the spellings can disagree.
 """
 
 from __future__ import annotations
 
 import ast
 import itertools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -97,6 +105,99 @@ def equalities(text: str) -> list[Equality]:
     return found
 
 
+@dataclass(frozen=True)
+class Threshold:
+    """A comparison ``side op constant`` (written either way round) at ``start:end`` of the guess's text."""
+
+    side: str  # the source text of the side that is not the constant
+    op: str  # "<", "<=", ">" or ">=", with the constant on the right
+    constant: float
+    start: int
+    end: int
+
+
+_ORDER = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _constant(node: ast.expr) -> float | None:
+    """The value of a number written as a constant, with a leading minus sign or not."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant(node.operand)
+        return None if inner is None else -inner
+    value = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def thresholds(text: str) -> list[Threshold]:
+    """The comparisons of an expression with a constant in a lambda's text (a chained comparison is left
+    alone), in the order of the text."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return []
+    found: list[Threshold] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _ORDER):
+            continue
+        if node.end_col_offset is None:
+            continue
+        op = _ORDER[type(node.ops[0])]
+        left, right = node.left, node.comparators[0]
+        c, side = _constant(right), left
+        if c is None:
+            c, side, op = _constant(left), right, _MIRROR[op]
+        if c is None or _constant(side) is not None or not math.isfinite(c):
+            continue
+        source = ast.get_source_segment(text, side)
+        if source is None:
+            continue
+        found.append(Threshold(source, op, c, node.col_offset, node.end_col_offset))
+    found.sort(key=lambda t: t.start)
+    return found
+
+
+OTHER_CUT = 0.2
+"""The weight of a way of writing a threshold that differs from the guess's at a whole number (the guess's own
+way, and those that differ from it only between whole numbers, weigh 1)."""
+
+
+def _cut(op: str, c: float) -> int:
+    """The whole number at which a threshold turns: the last one below it (``<``, ``<=``) or the first above."""
+    if op == "<":
+        return math.ceil(c) - 1
+    if op == "<=":
+        return math.floor(c)
+    return math.floor(c) + 1 if op == ">" else math.ceil(c)
+
+
+def _threshold_ways(t: Threshold, own: str) -> list[tuple[str, float]]:
+    """Ways of writing a threshold with their weights, its own first: the same direction, strict or not, at its
+    constant and at the whole numbers from the one below it less one to the one above it plus one; those that
+    say what the guess says at every whole number weigh most (``z > 6`` for ``z >= 7``)."""
+    ops = ("<", "<=") if t.op in ("<", "<=") else (">", ">=")
+    low, high = math.floor(t.constant), math.ceil(t.constant)
+    constants = [t.constant] + [float(k) for k in range(low - 1, high + 2)]
+    side = t.side if _simple(t.side) else f"({t.side})"
+    cut = _cut(t.op, t.constant)
+    ways = {own: 1.0}
+    for k in dict.fromkeys(constants):
+        for op in ops:
+            ways.setdefault(f"{side} {op} {_number_text(k)}", 1.0 if _cut(op, k) == cut else OTHER_CUT)
+    return sorted(ways.items(), key=lambda way: -way[1])  # stable: the guess's own first
+
+
+def _simple(source: str) -> bool:
+    """Whether a side needs no brackets before a comparison (anything but a comparison or a boolean)."""
+    try:
+        node = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return False
+    return not isinstance(node, ast.Compare | ast.BoolOp | ast.IfExp | ast.Lambda | ast.NamedExpr)
+
+
 def _number(v: Fraction) -> str:
     return _number_text(float(v))
 
@@ -144,23 +245,32 @@ def _ways(e: Equality) -> list[str]:
 
 
 def spellings(text: str) -> list[str]:
-    """The guess written every usual way over its linear equalities (the most usual first, the guess's own
-    spelling among them; just the guess when it has none)."""
-    found = equalities(text)
-    if not found:
-        return [text]
-    options = [_ways(e) for e in found]
-    out: list[str] = []
-    for choice in itertools.islice(itertools.product(*options), MAX_SPELLINGS):
-        pieces, at = [], 0
-        for e, way in zip(found, choice, strict=True):
-            pieces += [text[at : e.start], way]
-            at = e.end
+    """The guess written every usual way over its linear equalities and its thresholds (the guess's own
+    spelling among them, each threshold's own way first; just the guess when it has neither)."""
+    return [t for t, _ in weighted_spellings(text)]
+
+
+def weighted_spellings(text: str) -> list[tuple[str, float]]:
+    """:func:`spellings` with their weights (the product of their thresholds' ways' weights), the heaviest
+    first."""
+    # the thresholds' ways vary slowest, so that every combination of the equalities' ways is made first
+    places: list[tuple[int, int, list[tuple[str, float]]]] = [
+        (t.start, t.end, _threshold_ways(t, text[t.start : t.end])) for t in thresholds(text)
+    ]
+    places += [(e.start, e.end, [(w, 1.0) for w in _ways(e)]) for e in equalities(text)]
+    if not places:
+        return [(text, 1.0)]
+    out: dict[str, float] = {}
+    for choice in itertools.islice(itertools.product(*(ways for _, _, ways in places)), MAX_SPELLINGS):
+        pieces, at, weight = [], 0, 1.0
+        for (start, end, _), (way, w) in sorted(zip(places, choice, strict=True), key=lambda c: c[0][0]):
+            pieces += [text[at:start], way]
+            at = end
+            weight *= w
         pieces.append(text[at:])
-        out.append("".join(pieces))
-    if text not in out:
-        out.append(text)
-    return out
+        out.setdefault("".join(pieces), weight)
+    out.setdefault(text, 1.0)
+    return sorted(out.items(), key=lambda item: -item[1])
 
 
 def on_the_lines(text: str, n: int = 400, seed: int = 0) -> F:
@@ -187,3 +297,29 @@ def on_the_lines(text: str, n: int = 400, seed: int = 0) -> F:
         lhs = sum(e.coefficients[j] * tenths[:, j] for j in range(3))
         ok &= lhs * e.constant.denominator == 10 * e.constant.numerator
     return np.ascontiguousarray(points[ok])
+
+
+BESIDE_STEPS = (-2.5, -1.5, -0.9, -0.7, -0.5, -0.3, -0.1, 0.1, 0.3, 0.5, 0.7, 0.9, 1.5, 2.5)
+"""How far :func:`beside` moves one coordinate of a tested point."""
+
+
+def beside(tested: npt.ArrayLike) -> F:
+    """Typeable points one coordinate of a tested point away (by :data:`BESIDE_STEPS`, or a whole step of one or
+    two in two coordinates): where a threshold between the tested values can be crossed at a decimal."""
+    done = np.asarray(tested, dtype=np.float64).reshape(-1, 3)
+    parts: list[F] = []
+    steps = np.array(BESIDE_STEPS)
+    for axis in range(3):
+        moved = np.repeat(done, steps.shape[0], axis=0)
+        moved[:, axis] += np.tile(steps, done.shape[0])
+        parts.append(moved)
+    whole = np.array([(a, b) for a in (-2, -1, 1, 2) for b in (-2, -1, 1, 2)], dtype=np.float64)
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        moved = np.repeat(done, whole.shape[0], axis=0)
+        moved[:, i] += np.tile(whole[:, 0], done.shape[0])
+        moved[:, j] += np.tile(whole[:, 1], done.shape[0])
+        parts.append(moved)
+    points = np.round(np.concatenate(parts, axis=0), 1) if parts else np.zeros((0, 3))
+    points = points[(np.abs(points) < 1000).all(axis=1)]
+    points[points == 0] = 0.0  # no negative zero
+    return np.ascontiguousarray(np.unique(points, axis=0))
