@@ -29,7 +29,9 @@ spelling changes of 2026-11-26 were chosen on all of these; ``heldout10`` (48) a
 by another helper before those changes, kept outside the project, and measured once after them: 43/48 and 37/47
 (76/95 for the commit before the changes). ``heldout12`` and ``heldout13`` (48 each), written by a sixth helper
 and kept outside the project, were measured once after the session's last change to what the solver plays: 42/48
-and 39/48 at 16612ca (75/96 for the session's starting commit).
+and 39/48 at 16612ca (75/96 for the session's starting commit). ``heldout14`` and ``heldout15`` (48 each), written
+by a seventh helper and kept outside the project, were measured once at b5d3728: 38/48 and 32/48 (71/96 for
+0123aed, the commit before the changes of that session).
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
