@@ -63,7 +63,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-5"
+BUILT_VERSION = "wilt-built-6"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -332,7 +332,7 @@ def _atoms(terms: list[Term]) -> list[Atom]:
             if op in ("==", "!=") and da > db:
                 continue
             atoms.append(Atom(f"{da} {op} {db}", 5, index[da], op, index[db], 0.0))
-    for m in (2, 3, 5):
+    for m in (2, 3, 4, 5, 10):
         for a, b in _PAIRS:
             ta, tb = f"{a} % {m}", f"{b} % {m}"
             for op in ("==", "!="):
@@ -341,6 +341,13 @@ def _atoms(terms: list[Term]) -> list[Atom]:
     # variables (z ** 2 > x + y)
     products = [(f"{a} * {b}", f"{a} + {b}", 3) for a, b in _PAIRS] + [("x * y * z", "x + y + z", 5)]
     squares = [(f"{c} ** 2", f"{a} + {b}", 3) for (a, b), c in zip(_PAIRS, ("z", "y", "x"), strict=True)]
+    # two squares against the third (x ** 2 + y ** 2 > z ** 2), and the same of absolute values
+    for unary in ("{} ** 2", "abs({})"):
+        for (a, b), v in zip(_PAIRS, ("z", "y", "x"), strict=True):
+            two, third = f"{unary.format(a)} + {unary.format(b)}", unary.format(v)
+            for op in ("<", "<=", ">", ">=", "=="):
+                cost = terms[index[two]].cost + terms[index[third]].cost + 1
+                atoms.append(Atom(f"{two} {op} {third}", cost, index[two], op, index[third], 0.0))
     for left, right, cost in products + squares:  # every side is a term already
         for op in ("<", "<=", ">", ">="):
             atoms.append(Atom(f"{left} {op} {right}", cost, index[left], op, index[right], 0.0))
