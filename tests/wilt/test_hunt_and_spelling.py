@@ -148,6 +148,10 @@ def test_a_thresholds_spellings_on_the_whole_numbers_weigh_most() -> None:
     near = beside([(0.0, 4.0, 0.0)])
     say = np.array([compile_rule(w).evaluate(near) for w in heavy])
     assert (say[0] != say[1]).any()
+    # a side that binds more loosely than a comparison keeps its brackets
+    for negated in ("lambda x, y, z: (not x) < 1", "lambda x, y, z: (x < y) + (y < z) >= 2"):
+        truth = [compile_rule(t).evaluate(grid) for t, w in weighted_spellings(negated) if w == 1.0]
+        assert len(truth) > 1 and all(np.array_equal(t, truth[0]) for t in truth), negated
     # a fitted threshold between whole numbers has the whole-number ways beside it
     fitted = [t for t, w in weighted_spellings("lambda x, y, z: x * z > 21.5") if w == 1.0]
     assert "lambda x, y, z: x * z > 21" in fitted and "lambda x, y, z: x * z >= 22" in fitted

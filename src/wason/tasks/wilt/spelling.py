@@ -190,12 +190,16 @@ def _threshold_ways(t: Threshold, own: str) -> list[tuple[str, float]]:
 
 
 def _simple(source: str) -> bool:
-    """Whether a side needs no brackets before a comparison (anything but a comparison or a boolean)."""
+    """Whether a side needs no brackets before a comparison (anything but a comparison, a boolean or a
+    ``not``)."""
     try:
         node = ast.parse(source, mode="eval").body
     except SyntaxError:
         return False
-    return not isinstance(node, ast.Compare | ast.BoolOp | ast.IfExp | ast.Lambda | ast.NamedExpr)
+    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    return not (
+        negated or isinstance(node, ast.Compare | ast.BoolOp | ast.IfExp | ast.Lambda | ast.NamedExpr)
+    )
 
 
 def _number(v: Fraction) -> str:
