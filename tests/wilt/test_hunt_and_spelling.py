@@ -14,6 +14,7 @@ from wason.tasks.wilt.hunt import KINDS, hunting_test
 from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.spelling import (
     beside,
+    conjuncts,
     equalities,
     on_the_lines,
     spellings,
@@ -217,6 +218,30 @@ def test_balls_off_centre_are_fitted_to_the_observations_and_computed_as_python(
         assert np.array_equal(
             formula_truth(space, [formula], probe)[0], compile_rule(text).evaluate(probe)
         ), text
+
+
+def test_fitted_balls_are_kept_beside_the_limit_of_the_grammars_formulas() -> None:
+    # a dozen observations around the centre: hundreds of the grammar's formulas fit them, all simpler
+    rule = compile_rule("lambda x, y, z: (x - 2) ** 2 + (y + 1) ** 2 < 16")
+    points = np.round(np.random.default_rng(3).uniform(-4, 8, (12, 3)), 1)
+    labels = rule.evaluate(points).tolist()
+    space = BuiltSpace(0)
+    every = space.consistent(points, labels, 100_000)
+    ball = "(x - 2) ** 2 + (y + 1) ** 2"
+    assert min(i for i, f in enumerate(every) if ball in f.expr) > 100
+    few = space.consistent(points, labels, 20)
+    fitted = [f for f in few if max(f.atoms) >= len(space.grammar.atoms)]
+    assert len(few) == 20 + len(fitted) and any(ball in f.expr for f in fitted)
+    assert [f.complexity for f in few] == sorted(f.complexity for f in few)
+
+
+def test_the_parts_of_a_conjunction_are_read_as_guesses_of_their_own() -> None:
+    assert conjuncts("lambda x, y, z: z ** 2 >= z and x + y - z == -1") == [
+        "lambda x, y, z: z ** 2 >= z",
+        "lambda x, y, z: x + y - z == -1",
+    ]
+    assert conjuncts("lambda x, y, z: x > 0 and (y > 0 or z < 1)")[1] == "lambda x, y, z: y > 0 or z < 1"
+    assert conjuncts("lambda x, y, z: x > 0 or y > 0") == []
 
 
 async def test_a_ball_off_centre_is_found() -> None:

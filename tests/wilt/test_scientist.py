@@ -116,7 +116,7 @@ def test_every_atom_is_computed_as_python_computes_its_text() -> None:
         assert np.array_equal(truth[i], expected), atoms[i].text
 
 
-def test_products_against_sums_residues_and_sums_of_squares_are_in_the_grammar() -> None:
+def test_products_against_sums_residues_sums_of_squares_and_whole_parts_are_in_the_grammar() -> None:
     space = BuiltSpace(0)
     points = _dedupe_points(5)[::4]
     texts = {a.text: i for i, a in enumerate(space.grammar.atoms)}
@@ -133,6 +133,10 @@ def test_products_against_sums_residues_and_sums_of_squares_are_in_the_grammar()
         "x % 10 == z % 10",
         "x ** 2 + y ** 2 > z ** 2",
         "abs(x) + abs(z) == abs(y)",
+        "x // 2 == y // 2",
+        "round(x / 3) == y",
+        "int(x / 10) == int(z / 10)",
+        "z // 5 == x",
     ]
     truth = space.atom_truth(points)
     for text in wanted:

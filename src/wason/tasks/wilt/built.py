@@ -63,7 +63,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-6"
+BUILT_VERSION = "wilt-built-7"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -214,6 +214,32 @@ def _fold(kind: str, *parts: _Quantity) -> _Quantity:
     return _Quantity(f"{kind}({', '.join(p.key for p in parts)})", compute)
 
 
+def _whole(kind: str, a: _Quantity, k: int) -> _Quantity:
+    """A whole number made of a quantity and a divisor as Python makes it: ``a // k`` (``"floor"``),
+    ``int(a / k)`` (``"int"``, towards 0) or ``round(a / k)`` (``"round"``, halves to even)."""
+
+    def compute(cols: _Cols) -> F:
+        v = cols.get(a)
+        out: F
+        if kind == "floor":
+            out = np.floor_divide(v, float(k))
+        elif kind == "int":
+            out = np.trunc(v / float(k))
+        else:
+            out = np.round(v / float(k))
+        return out
+
+    return _Quantity(f"{kind}({a.key}, {k})", compute)
+
+
+WHOLE_DIVISORS = (2, 3, 5, 10)
+"""Divisors of the whole parts: ``x // 2``, ``int(x / 10)``, ``round(x / 5)``."""
+WHOLE_EXTRA = 2
+"""What a whole part's equality costs beyond its operators: ``x // 2 == y // 2`` is true of many small triples
+(one in ten integer pairs below 20), so it must not come before the simpler ideas that fit as well."""
+_WHOLE_TEXT = {"floor": "{} // {}", "int": "int({} / {})", "round": "round({} / {})"}
+
+
 def _coefficients() -> list[tuple[int, ...]]:
     """Coefficients of the linear forms: -2 to 2 on any variables, and -3 to 3 on two of them."""
     out = list(itertools.product(range(-2, 3), repeat=3))
@@ -267,6 +293,11 @@ def _terms() -> list[Term]:
         for a, b in _PAIRS:
             terms.append(Term(f"{kind}({a}, {b})", 1, _fold(kind, _Q[a], _Q[b]), simple=True))
         terms.append(Term(f"{kind}(x, y, z)", 1, _extreme(kind), simple=True))
+    for kind, text in _WHOLE_TEXT.items():  # compared with each other and the variables only (see _atoms)
+        for k in WHOLE_DIVISORS:
+            for v in _VARS:
+                cost = (1 if kind == "floor" else 2) + (0 if k == 2 else 1)
+                terms.append(Term(text.format(v, k), cost, _whole(kind, _Q[v], k), "whole"))
     bases: list[tuple[str, _Quantity, int]] = [(v, _Q[v], 0) for v in _VARS]
     bases += [(f"({a} + {b})", _binary(_Q[a], "+", _Q[b]), 1) for a, b in _PAIRS]
     bases += [("(x + y + z)", _binary(_binary(X, "+", Y), "+", Z), 2)]
@@ -295,6 +326,8 @@ def _atoms(terms: list[Term]) -> list[Atom]:
             for r in range(t.modulus):
                 for op in ("==", "!="):
                     atoms.append(Atom(f"{t.text} {op} {r}", t.cost + 1 + (0 if r == 0 else 1), i, op, -1, r))
+            continue
+        if t.kind == "whole":  # a whole part: against another and against a variable, below
             continue
         if t.kind == "frac":  # a fractional part against a fraction
             for c in (0.0, 0.25, 0.5, 0.75):
@@ -332,6 +365,15 @@ def _atoms(terms: list[Term]) -> list[Atom]:
             if op in ("==", "!=") and da > db:
                 continue
             atoms.append(Atom(f"{da} {op} {db}", 5, index[da], op, index[db], 0.0))
+    for text in _WHOLE_TEXT.values():  # x // 2 == y // 2, round(x / 3) == y
+        for k in WHOLE_DIVISORS:
+            for a, b in itertools.permutations(_VARS, 2):
+                ta, tb = text.format(a, k), text.format(b, k)
+                if a < b:
+                    cost = terms[index[ta]].cost + terms[index[tb]].cost + 1 + WHOLE_EXTRA
+                    atoms.append(Atom(f"{ta} == {tb}", cost, index[ta], "==", index[tb], 0.0))
+                cost = terms[index[ta]].cost + 1 + WHOLE_EXTRA
+                atoms.append(Atom(f"{ta} == {b}", cost, index[ta], "==", index[b], 0.0))
     for m in (2, 3, 4, 5, 10):
         for a, b in _PAIRS:
             ta, tb = f"{a} % {m}", f"{b} % {m}"
@@ -742,12 +784,13 @@ class BuiltSpace:
     def consistent(
         self, points: npt.ArrayLike, labels: Sequence[bool], limit: int = MAX_FORMULAS, *, widen: bool = True
     ) -> list[Formula]:
-        """The simplest formulas that agree with every observation (at most ``limit``), simplest first.
+        """The simplest formulas that agree with every observation (at most ``limit`` of the grammar's, and every
+        fitted ball), simplest first.
 
         Args:
             points: the observed (x, y, z).
             labels: what the rule said at each.
-            limit: how many to return at most.
+            limit: how many of the grammar's formulas to return at most (the fitted balls come beside them).
             widen: when no formula of the grammar fits, fit thresholds to the observations.
 
         Returns:
@@ -771,13 +814,20 @@ class BuiltSpace:
             first, second, kind = self._fitted_formulas(pts, truth, lab)
         # balls centred off 0, fitted to the observations (beside the grammar, which has those centred at 0)
         balls = np.array(self._balls(pts, lab), dtype=np.intp)
+        n_grammar = first.shape[0]
         if balls.shape[0]:
             first = np.concatenate([first, balls])
             second = np.concatenate([second, balls])
             kind = np.concatenate([kind, np.zeros(balls.shape[0], dtype=np.int8)])
         cost = self._cost
         complexity = cost[first] + np.where(kind == 0, 0, cost[second] + 1)
-        order = np.lexsort((kind, complexity))[:limit]
+        order = np.lexsort((kind, complexity))
+        # the fitted balls are few and costly: kept whatever the limit, so that the many cheaper formulas of the
+        # grammar that fit a few observations do not crowd them out
+        chosen = np.zeros(order.shape[0], dtype=np.bool_)
+        chosen[order[:limit]] = True
+        chosen[n_grammar:] = True
+        order = order[chosen[order]]
         out: list[Formula] = []
         for i in order.tolist():
             a, b, k = int(first[i]), int(second[i]), int(kind[i])

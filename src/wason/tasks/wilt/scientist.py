@@ -39,7 +39,7 @@ from wason.tasks.wilt.built import BuiltSpace, Formula, _term_values, formula_tr
 from wason.tasks.wilt.hunt import hunting_test
 from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _format_scaled
 from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy, weighted_rows
-from wason.tasks.wilt.spelling import beside, on_the_lines, weighted_spellings
+from wason.tasks.wilt.spelling import beside, conjuncts, on_the_lines, weighted_spellings
 
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
@@ -348,7 +348,8 @@ class Scientist:
     def guess(self) -> str:
         """The guess, spelled the first usual way that agrees with every answer (see :mod:`.spelling`)."""
         if self._spell_base is not None:
-            alive = self._spellings_alive(self._spell_base)
+            # the spellings of the guess the spelling tests were for, those that agree with it on whole numbers
+            alive = [option for option in self._spellings_alive(self._spell_base) if option[2] >= 1.0]
             if alive:
                 return alive[0][0]
         base = self._guess()
@@ -363,6 +364,14 @@ class Scientist:
             texts = weighted_spellings(base)
             # its own spelling first: kept unless an answer refutes it
             texts = [(base, 1.0)] + [(t, w) for t, w in texts if t != base]
+            if len(texts) > 1:
+                # before it, the spellings of each part of a conjunction alone: simpler, if they agree with
+                # every answer
+                parts = [way for part in conjuncts(base) for way in weighted_spellings(part)]
+                first: dict[str, float] = {}
+                for t, w in parts + texts:
+                    first.setdefault(t, w)
+                texts = list(first.items())
             options = [(t, compile_rule(t), w) for t, w in texts] if len(texts) > 1 else []
             self._spelled[base] = options
         if not options or not self.history:

@@ -202,6 +202,25 @@ def _simple(source: str) -> bool:
     )
 
 
+def conjuncts(text: str) -> list[str]:
+    """Each part of a lambda's top-level conjunction as a lambda of its own (none when it is no conjunction):
+    a part that agrees with every answer alone is a simpler guess than the whole (``z ** 2 >= z and
+    x + y - z == -1`` is the grammar's spelling of a line patched where Python's floats put the rule off it)."""
+    try:
+        body = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return []
+    if not (
+        isinstance(body, ast.Lambda)
+        and isinstance(body.body, ast.BoolOp)
+        and isinstance(body.body.op, ast.And)
+    ):
+        return []
+    head = text[: body.body.col_offset]
+    parts = [ast.get_source_segment(text, value) for value in body.body.values]
+    return [head + part for part in parts if part is not None]
+
+
 def _number(v: Fraction) -> str:
     return _number_text(float(v))
 
