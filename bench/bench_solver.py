@@ -33,7 +33,9 @@ and 39/48 at 16612ca (75/96 for the session's starting commit). ``heldout14`` an
 by a seventh helper and kept outside the project, were measured once at b5d3728: 38/48 and 32/48 (71/96 for
 0123aed, the commit before the changes of that session); ``heldout16`` and ``heldout17`` (48 each), written by an
 eighth helper and kept outside the project, were measured once after that session's last change to what the
-solver plays: 40/48 and 32/48 at 230d5cb (69/96 for 0123aed).
+solver plays: 40/48 and 32/48 at 230d5cb (69/96 for 0123aed). ``heldout18`` and ``heldout19`` (48 each), written by
+a ninth helper and kept outside the project, were measured once after the whole parts: 42/48 and 38/48 at
+7ef21af (74/96 for 0123aed, 75/96 for 4b8fe5c).
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
