@@ -348,7 +348,8 @@ class Scientist:
     def guess(self) -> str:
         """The guess, spelled the first usual way that agrees with every answer (see :mod:`.spelling`)."""
         if self._spell_base is not None:
-            # the spellings of the guess the spelling tests were for, those that agree with it on whole numbers
+            # the spellings the spelling tests were for that weigh 1: the guess's and its parts' that agree with
+            # them on whole numbers (not a way that moves a threshold past a whole number)
             alive = [option for option in self._spellings_alive(self._spell_base) if option[2] >= 1.0]
             if alive:
                 return alive[0][0]
