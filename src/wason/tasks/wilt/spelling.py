@@ -76,16 +76,22 @@ def _linear(node: ast.expr) -> tuple[list[Fraction], Fraction] | None:
     return None
 
 
-def equalities(text: str) -> list[Equality]:
-    """The linear equalities of two or more variables with integer coefficients in a lambda's text (a chained
-    comparison is left alone)."""
+def _comparisons(text: str) -> list[ast.Compare]:
+    """The comparisons of one operator in a lambda's text, in walking order (a chained comparison is left
+    alone; none when the text does not parse)."""
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
         return []
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Compare) and len(node.ops) == 1]
+
+
+def equalities(text: str) -> list[Equality]:
+    """The linear equalities of two or more variables with integer coefficients in a lambda's text (a chained
+    comparison is left alone)."""
     found: list[Equality] = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
+    for node in _comparisons(text):
+        if not isinstance(node.ops[0], ast.Eq):
             continue
         left, right = _linear(node.left), _linear(node.comparators[0])
         if left is None or right is None or node.end_col_offset is None:
@@ -134,13 +140,9 @@ def _constant(node: ast.expr) -> float | None:
 def thresholds(text: str) -> list[Threshold]:
     """The comparisons of an expression with a constant in a lambda's text (a chained comparison is left
     alone), in the order of the text."""
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
-        return []
     found: list[Threshold] = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _ORDER):
+    for node in _comparisons(text):
+        if type(node.ops[0]) not in _ORDER:
             continue
         if node.end_col_offset is None:
             continue
