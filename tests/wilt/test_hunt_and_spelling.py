@@ -235,6 +235,55 @@ def test_fitted_balls_are_kept_beside_the_limit_of_the_grammars_formulas() -> No
     assert [f.complexity for f in few] == sorted(f.complexity for f in few)
 
 
+@pytest.mark.parametrize(
+    ("rule", "relation"),
+    [
+        ("lambda x, y, z: z == x * x + y", "x ** 2 + y == z"),
+        ("lambda x, y, z: x * y + x + y == z", "x * y + x + y == z"),
+        ("lambda x, y, z: x ** 3 == y", "x ** 3 == y"),
+        ("lambda x, y, z: x + y == z ** 2", "z ** 2 == x + y"),
+        ("lambda x, y, z: 10 * x + y == z", "10 * x + y == z"),
+        ("lambda x, y, z: x * y + z == 10 + x", "x * y + z == x + 10"),
+    ],
+)
+def test_relations_are_fitted_to_the_positives_and_computed_as_python(rule: str, relation: str) -> None:
+    program = compile_rule(rule)
+    rng = np.random.default_rng(5)
+    grid = rng.integers(-6, 7, (4000, 3)).astype(np.float64)
+    on = grid[program.evaluate(grid)]
+    assert on.shape[0] >= 5, rule
+    points = np.concatenate([on[:5], rng.integers(-9, 10, (12, 3)).astype(np.float64)])
+    labels = program.evaluate(points)
+    space = BuiltSpace(0)
+    found = {f.expr: f for f in space.consistent(points, labels.tolist(), 50)}
+    assert relation in found, sorted(found)[:10]
+    fitted = found[relation]
+    assert fitted.atoms[0] >= len(space.grammar.atoms)
+    probe = np.concatenate([np.round(rng.uniform(-12, 12, (500, 3)), 1), grid[:500]])
+    assert np.array_equal(
+        formula_truth(space, [fitted], probe)[0], compile_rule(fitted.lambda_text).evaluate(probe)
+    )
+
+
+def test_a_relation_is_fitted_only_to_enough_positives_that_are_the_rarer_answer() -> None:
+    space = BuiltSpace(0)
+    on = np.array([(1, 2, 3), (2, 5, 9), (-2, 3, 7), (0, 4, 4)], dtype=np.float64)  # x ** 2 + y == z
+    off = np.array([(5, 5, 5), (0, 1, 7), (3, 3, 3), (4, 4, 1), (1, 1, 1), (2, 0, 1)], dtype=np.float64)
+
+    def fitted(n_on: int, n_off: int) -> list[str]:
+        points = np.concatenate([on[:n_on], off[:n_off]])
+        labels = np.arange(points.shape[0]) < n_on
+        out = [space.atoms[a] for a in space._relations(points, labels)]
+        for atom in out:  # each holds at every positive and at no negative, as Python computes it
+            assert np.array_equal(compile_rule(f"lambda x, y, z: {atom.text}").evaluate(points), labels)
+        return [a.text for a in out]
+
+    assert "x ** 2 + y == z" in fitted(3, 6)
+    assert "x ** 2 + y == z" in fitted(4, 4)
+    assert fitted(2, 6) == []  # too few positives
+    assert fitted(4, 3) == []  # the positives are the commoner answer
+
+
 def test_the_parts_of_a_conjunction_are_read_as_guesses_of_their_own() -> None:
     assert conjuncts("lambda x, y, z: z ** 2 >= z and x + y - z == -1") == [
         "lambda x, y, z: z ** 2 >= z",
@@ -242,6 +291,15 @@ def test_the_parts_of_a_conjunction_are_read_as_guesses_of_their_own() -> None:
     ]
     assert conjuncts("lambda x, y, z: x > 0 and (y > 0 or z < 1)")[1] == "lambda x, y, z: y > 0 or z < 1"
     assert conjuncts("lambda x, y, z: x > 0 or y > 0") == []
+
+
+@pytest.mark.parametrize(
+    "rule",
+    ["lambda x, y, z: z == x * x + y", "lambda x, y, z: x ** 3 == y", "lambda x, y, z: x**2 == y**2 + z"],
+)
+async def test_a_relation_outside_the_grammar_is_found(rule: str) -> None:
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
 
 
 async def test_a_ball_off_centre_is_found() -> None:

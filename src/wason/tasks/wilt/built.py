@@ -721,6 +721,17 @@ def grammar(seed: int = 0) -> Grammar:
     )
 
 
+_Side = tuple[tuple[int, int], ...]
+"""One side of a fitted relation: (monomial index, positive coefficient) pairs."""
+_Relation = tuple[_Side, _Side, int, int]
+"""A fitted relation: its left side, right side, constant (on the right) and cost."""
+
+
+@cache
+def _atom_texts(seed: int) -> frozenset[str]:
+    return frozenset(a.text for a in grammar(seed).atoms)
+
+
 @cache
 def shared_space(seed: int = 0) -> BuiltSpace:
     """The built space of a seed, one per process: what it keeps as games are played (atoms fitted to
@@ -746,6 +757,7 @@ class BuiltSpace:
         self._cost = self.grammar.cost.copy()
         self._shape = self.grammar.shape.copy()
         self._fitted: dict[str, int] = {}
+        self._relation_cache: dict[bytes, list[_Relation]] = {}
         self._kept: dict[bytes, _KeptTruth] = {}
         self._lock = threading.Lock()
 
@@ -813,7 +825,10 @@ class BuiltSpace:
             # nothing of the grammar fits: widen with thresholds whose constants come from the observations
             first, second, kind = self._fitted_formulas(pts, truth, lab)
         # balls centred off 0, fitted to the observations (beside the grammar, which has those centred at 0)
-        balls = np.array(self._balls(pts, lab), dtype=np.intp)
+        # and equalities of a few monomials fitted to the positives (``x ** 2 + y == z``)
+        balls = np.array(
+            list(dict.fromkeys(self._balls(pts, lab) + self._relations(pts, lab))), dtype=np.intp
+        )
         n_grammar = first.shape[0]
         if balls.shape[0]:
             first = np.concatenate([first, balls])
@@ -992,6 +1007,59 @@ class BuiltSpace:
                         out.append(self._fit(term, ">", lo))
         return list(dict.fromkeys(out))
 
+    def _relations(self, points: F, lab: B) -> list[int]:
+        """Equalities of a few monomials with whole coefficients that every positive satisfies and no negative
+        does (``x ** 2 + y == z``, ``x * y + x + y == z``, ``10 * x + y == z``, ``x ** 3 == y``): for each set of
+        two to four of :data:`_MONOMIALS`, the relation is the one direction the positives leave free, when
+        there is exactly one and the positives are more than the unknowns (so at least one of them confirms
+        it). Only while the positives are the rarer answer and at least RELATION_POSITIVES, as an equality's
+        are."""
+        pos = points[lab]
+        n_pos = pos.shape[0]
+        if n_pos < RELATION_POSITIVES or 2 * n_pos > points.shape[0]:
+            return []
+        key = np.ascontiguousarray(pos).tobytes()
+        with self._lock:
+            found = self._relation_cache.get(key)
+        if found is None:
+            found = _fit_relations(pos)
+            with self._lock:  # the fits of the last few sets of positives (a game's next tests add negatives)
+                if len(self._relation_cache) >= _RELATION_FITS_KEPT:
+                    self._relation_cache.pop(next(iter(self._relation_cache)))
+                self._relation_cache[key] = found
+        atoms = [a for a in (self._relation(*r) for r in found) if a >= 0]
+        if not atoms:
+            return []
+        # exactly as Python computes them, at every observation (the fit was over the reals, at the positives)
+        ids = np.array(atoms, dtype=np.intp)
+        agree = (_atoms_at(self, ids, points) == lab).all(axis=1)
+        out: list[int] = ids[agree][:RELATION_MOST].tolist()
+        return out
+
+    def _relation(self, left: _Side, right: _Side, const: int, cost: int) -> int:
+        """The atom ``left == right`` (sums of coefficients times monomials, the constant on the right), added
+        to :attr:`atoms` once; -1 when the grammar has it (it is among the grammar's formulas already)."""
+        lt, lq = _polynomial(left, 0)
+        rt, rq = _polynomial(right, const)
+        assert lq is not None
+        text = f"{lt} == {rt}"
+        if text in _atom_texts(self.seed):
+            return -1
+        with self._lock:
+            found = self._fitted.get(text)
+        if found is not None:
+            return found
+        li = self._term(lt, cost, lq)
+        ri = self._term(rt, 0, rq) if rq is not None else -1
+        with self._lock:
+            found = self._fitted.get(text)
+            if found is None:
+                found = self._fitted[text] = len(self.atoms)
+                self.atoms.append(Atom(text, cost, li, "==", ri, float(const) if ri < 0 else 0.0))
+                self._cost = np.append(self._cost, cost)
+                self._shape = np.append(self._shape, _shape_keys(self.atoms[-1:], len(self.grammar.terms)))
+        return found
+
     def shapes(self, atoms: npt.ArrayLike) -> Index:
         """Each atom's shape, its terms and operator without its constant, as a number: ``x + y == 10`` and
         ``x + y == 12`` have one shape."""
@@ -1075,6 +1143,178 @@ def simplest_between(lo: float, hi: float) -> float:
 
 def _number_text(c: float) -> str:
     return str(int(c)) if c == int(c) else repr(c)
+
+
+def _cube(a: _Quantity) -> _Quantity:
+    """``a ** 3`` as Python computes it: exact for whole numbers (below 2 ** 53), the C library's ``pow`` through
+    Python for the others (nan where Python raises)."""
+
+    def compute(k: _Cols) -> F:
+        v = k.get(a)
+        out: F = v * v * v
+        frac = np.isfinite(v) & (np.floor(v) != v)
+        if frac.any():
+            distinct, inverse = np.unique(v[frac], return_inverse=True)
+            cubes = np.empty(distinct.shape, dtype=np.float64)
+            for i, u in enumerate(distinct.tolist()):
+                try:
+                    cubes[i] = u**3
+                except OverflowError:
+                    cubes[i] = math.nan
+            out[frac] = cubes[inverse.reshape(-1)]
+        return out
+
+    return _Quantity(f"({a.key} ** 3)", compute)
+
+
+class _Monomial(NamedTuple):
+    text: str
+    factors: tuple[str, ...]  # the variables multiplied, or one variable and a power
+    power: int
+    cost: int
+
+
+_MONOMIALS: tuple[_Monomial, ...] = (
+    *(_Monomial(f"{v} ** 3", (v,), 3, 1) for v in _VARS),
+    _Monomial("x * y * z", _VARS, 1, 2),
+    *(_Monomial(f"{v} ** 2", (v,), 2, 1) for v in _VARS),
+    *(_Monomial(f"{a} * {b}", (a, b), 1, 1) for a, b in _PAIRS),
+    *(_Monomial(v, (v,), 1, 0) for v in _VARS),
+)
+"""The monomials of fitted relations, in the order their terms are written (``x * y + x + y == z``)."""
+
+RELATION_POSITIVES = 3
+"""Relations are fitted once this many positives are known."""
+RELATION_MOST = 24
+"""At most this many fitted relations join the alternatives, the cheapest."""
+RELATION_EXTRA = 2
+"""What a fitted relation costs beyond its operators, as a whole part does: it is fitted to the positives."""
+RELATION_COST = 8
+"""The costliest relation fitted: ``x * y + x + y == z`` costs 7, ``x ** 3 == y`` 5."""
+_RELATION_COEFFICIENT = 12
+_RELATION_CONSTANT = 500
+_RELATION_FITS_KEPT = 64
+
+
+def _monomial_values(points: F) -> F:
+    """Each monomial at each point, then a column of ones: shape (points, monomials + 1)."""
+    cols = {v: points[:, k] for k, v in enumerate(_VARS)}
+    out = np.ones((points.shape[0], len(_MONOMIALS) + 1), dtype=np.float64)
+    for k, m in enumerate(_MONOMIALS):
+        if m.power > 1:
+            out[:, k] = cols[m.factors[0]] ** m.power
+        else:
+            for v in m.factors:
+                out[:, k] *= cols[v]
+    return out
+
+
+@cache
+def _supports(size: int) -> Index:
+    """The sets of ``size`` monomials (the constant among them) with at least one variable alone: a relation of
+    squares, products and a constant only (``x * y == 12``, ``x ** 2 + z ** 2 == 25``) is in the grammar."""
+    linear = {k for k, m in enumerate(_MONOMIALS) if m.power == 1 and len(m.factors) == 1}
+    return np.array(
+        [s for s in itertools.combinations(range(len(_MONOMIALS) + 1), size) if linear & set(s)],
+        dtype=np.intp,
+    )
+
+
+def _whole_direction(v: F) -> list[int] | None:
+    """Small whole numbers proportional to ``v`` (every entry non-zero), or None."""
+    w = v / np.abs(v).min()
+    for k in range(1, _RELATION_COEFFICIENT + 1):
+        c = w * k
+        r = np.round(c)
+        if np.all(np.abs(c - r) <= 1e-6 * np.maximum(1.0, np.abs(c))):
+            out = [int(x) for x in r.tolist()]
+            g = math.gcd(*out)
+            return [x // g for x in out]
+    return None
+
+
+def _fit_relations(pos: F) -> list[_Relation]:
+    """Relations of two to four monomials (the constant among them) with small whole coefficients that hold at
+    every positive, the only one of their monomials the positives allow, each as its left side, right side
+    (monomial index and coefficient, both sides positive), constant (on the right) and cost, cheapest first."""
+    values = _monomial_values(pos)
+    n = values.shape[0]
+    const = len(_MONOMIALS)
+    out: dict[str, _Relation] = {}
+    with np.errstate(all="ignore"):
+        norm = np.linalg.norm(values, axis=0)
+        usable = np.isfinite(norm) & (norm > 0)
+        unit = values / np.where(usable, norm, 1.0)
+        gram = unit.T @ unit
+        for size in (2, 3, 4):
+            if n < size:
+                break
+            sup = _supports(size)
+            sup = sup[usable[sup].all(axis=1)]
+            # the columns are dependent only where their Gram determinant vanishes (a cheap test of them all)
+            sup = sup[np.abs(np.linalg.det(gram[sup[:, :, None], sup[:, None, :]])) < 1e-9]
+            if not sup.shape[0]:
+                continue
+            a = np.transpose(values[:, sup], (1, 0, 2))  # (supports, points, size)
+            scale = np.abs(a).max(axis=1)
+            sv, vt = np.linalg.svd(a / scale[:, None, :], full_matrices=False)[1:]
+            one = (sv[:, -1] <= 1e-9 * sv[:, 0]) & (sv[:, -2] > 1e-6 * sv[:, 0])
+            for k in np.flatnonzero(one).tolist():
+                v = vt[k, -1, :] / scale[k]
+                if (np.abs(v) <= 1e-9 * np.abs(v).max()).any():
+                    continue  # a smaller relation
+                coefs = _whole_direction(v)
+                if coefs is None:
+                    continue
+                if coefs[0] < 0:
+                    coefs = [-c for c in coefs]
+                terms = [(int(m), c) for m, c in zip(sup[k].tolist(), coefs, strict=True) if m != const]
+                c0 = next((c for m, c in zip(sup[k].tolist(), coefs, strict=True) if m == const), 0)
+                if max(abs(c) for _, c in terms) > _RELATION_COEFFICIENT or abs(c0) > _RELATION_CONSTANT:
+                    continue
+                linear = all(_MONOMIALS[m].cost == 0 for m, _ in terms)
+                # people write ``10 * x + y == z`` and ``2 * x + 3 * y == z``, not ``2 * x ** 2 == 6 * x + z``
+                if sum(1 for _, c in terms if abs(c) != 1) > (2 if linear else 1):
+                    continue
+                left = tuple((m, c) for m, c in terms if c > 0)
+                right = tuple((m, -c) for m, c in terms if c < 0)
+                cost = (
+                    sum(_MONOMIALS[m].cost for m, _ in terms)
+                    + len(terms)  # the joins and the comparison
+                    + sum(1 for _, c in terms if abs(c) != 1)
+                    + (_constant_cost(-c0) if c0 else 0)
+                    + RELATION_EXTRA
+                )
+                if cost <= RELATION_COST:
+                    out.setdefault(repr((left, right, -c0)), (left, right, -c0, cost))
+    return sorted(out.values(), key=lambda r: r[3])
+
+
+def _polynomial(parts: Sequence[tuple[int, int]], const: int) -> tuple[str, _Quantity | None]:
+    """The text and quantity of a sum of coefficients times monomials, then the constant (as Python reads it,
+    left to right); no quantity when there are no monomials (the constant alone)."""
+    texts: list[str] = []
+    q: _Quantity | None = None
+    for m, c in parts:
+        mono = _MONOMIALS[m]
+        if mono.power > 1:
+            base = _Q[mono.factors[0]]
+            part = _square(base) if mono.power == 2 else _cube(base)
+            if c != 1:
+                part = _scaled(float(c), part)
+        else:
+            part = _Q[mono.factors[0]] if c == 1 else _scaled(float(c), _Q[mono.factors[0]])
+            for f in mono.factors[1:]:
+                part = _binary(part, "*", _Q[f])
+        texts.append(mono.text if c == 1 else f"{c} * {mono.text}")
+        q = part if q is None else _binary(q, "+", part)
+    if q is None:
+        return _number_text(const), None
+    text = " + ".join(texts)
+    if const:
+        text += f" {'+' if const > 0 else '-'} {abs(const)}"
+        q = _binary(q, "+" if const > 0 else "-", float(abs(const)))
+    return text, q
 
 
 _PER_PATTERN = 5  # atoms kept per truth pattern on the observations

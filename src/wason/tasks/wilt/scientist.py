@@ -608,15 +608,16 @@ class Scientist:
         secant's root of ``left - right`` along it."""
         if not equalities:
             return []
-        g = self.built().grammar
-        atoms = [self.built().atoms[a] for a in equalities]
+        space = self.built()
+        atoms = [space.atoms[a] for a in equalities]
         term_ids = sorted({t for atom in atoms for t in (atom.left, atom.right) if t >= 0})
         row = {t: k for k, t in enumerate(term_ids)}
         left = np.array([row[atom.left] for atom in atoms], dtype=np.intp)
         right = np.array([row.get(atom.right, 0) for atom in atoms], dtype=np.intp)
         has_right = np.array([atom.right >= 0 for atom in atoms], dtype=np.bool_)[:, None]
         const = np.array([atom.const for atom in atoms], dtype=np.float64)[:, None]
-        terms = [g.terms[t] for t in term_ids]
+        # the grammar's terms, or terms made for observations (a fitted relation's sides)
+        terms = [space.terms[t] for t in term_ids]
         parts: list[list[F]] = [[] for _ in atoms]
         for position in range(3):
             at0, at1 = pts.copy(), pts.copy()
