@@ -284,6 +284,26 @@ def test_a_relation_is_fitted_only_to_enough_positives_that_are_the_rarer_answer
     assert fitted(4, 3) == []  # the positives are the commoner answer
 
 
+def test_positives_on_a_line_leave_a_plane_of_relations_each_spelled_as_people_write_them() -> None:
+    space = BuiltSpace(0)
+    on = np.array(
+        [(1, 1, 2), (2, 2, 4), (-3, -3, -6)], dtype=np.float64
+    )  # z == 3 * x - y, on the line x == y
+    off = np.array([(5, 5, 5), (0, 1, 7), (3, 4, 3), (4, 4, 1), (1, 1, 1), (2, 0, 1)], dtype=np.float64)
+    points = np.concatenate([on, off])
+    labels = np.arange(points.shape[0]) < 3
+    found = {space.atoms[a].text for a in space._relations(points, labels)}
+    assert {"3 * x == y + z", "z == 3 * x - y", "y == 3 * x - z"} <= found, sorted(found)
+    assert "3 * x + y == 2 * z" in found  # one of the small combinations of the plane of relations
+    assert not any("12" in t for t in found)  # not its large ones
+    probe = np.round(np.random.default_rng(2).uniform(-5, 5, (400, 3)), 1)
+    probe[:, 2] = 3 * probe[:, 0] - probe[:, 1]  # on the plane, as z == 3 * x - y computes it
+    spelled = [
+        compile_rule(f"lambda x, y, z: {t}").evaluate(probe) for t in ("3 * x == y + z", "z == 3 * x - y")
+    ]
+    assert not np.array_equal(*spelled)  # Python's floats tell the two spellings apart
+
+
 def test_the_parts_of_a_conjunction_are_read_as_guesses_of_their_own() -> None:
     assert conjuncts("lambda x, y, z: z ** 2 >= z and x + y - z == -1") == [
         "lambda x, y, z: z ** 2 >= z",
@@ -295,7 +315,13 @@ def test_the_parts_of_a_conjunction_are_read_as_guesses_of_their_own() -> None:
 
 @pytest.mark.parametrize(
     "rule",
-    ["lambda x, y, z: z == x * x + y", "lambda x, y, z: x ** 3 == y", "lambda x, y, z: x**2 == y**2 + z"],
+    [
+        "lambda x, y, z: z == x * x + y",
+        "lambda x, y, z: x ** 3 == y",
+        "lambda x, y, z: x**2 == y**2 + z",
+        "lambda x, y, z: z == 3 * x - y",
+        "lambda x, y, z: x * y + x + y == z",
+    ],
 )
 async def test_a_relation_outside_the_grammar_is_found(rule: str) -> None:
     game = await play(rule)
