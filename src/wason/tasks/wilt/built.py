@@ -758,6 +758,7 @@ class BuiltSpace:
         self._shape = self.grammar.shape.copy()
         self._fitted: dict[str, int] = {}
         self._relation_cache: dict[bytes, list[_Relation]] = {}
+        self._relation_ids: dict[tuple[_Side, _Side, int], int] = {}
         self._kept: dict[bytes, _KeptTruth] = {}
         self._lock = threading.Lock()
 
@@ -1012,17 +1013,16 @@ class BuiltSpace:
         does (``x ** 2 + y == z``, ``x * y + x + y == z``, ``10 * x + y == z``, ``x ** 3 == y``): for each set of
         two to four of :data:`_MONOMIALS`, the relation is the one direction the positives leave free, when
         there is exactly one and the positives are more than the unknowns (so at least one of them confirms
-        it). Only while the positives are the rarer answer and at least RELATION_POSITIVES, as an equality's
-        are."""
+        it). Only once there are RELATION_POSITIVES positives, and while some answers are no (RELATION_SHARE)."""
         pos = points[lab]
         n_pos = pos.shape[0]
-        if n_pos < RELATION_POSITIVES or 2 * n_pos > points.shape[0]:
+        if n_pos < RELATION_POSITIVES or RELATION_SHARE * n_pos > points.shape[0]:
             return []
         key = np.ascontiguousarray(pos).tobytes()
         with self._lock:
             found = self._relation_cache.get(key)
         if found is None:
-            found = _fit_relations(pos)
+            found = _fit_relations(pos, _atom_texts(self.seed))
             with self._lock:  # the fits of the last few sets of positives (a game's next tests add negatives)
                 if len(self._relation_cache) >= _RELATION_FITS_KEPT:
                     self._relation_cache.pop(next(iter(self._relation_cache)))
@@ -1039,6 +1039,13 @@ class BuiltSpace:
     def _relation(self, left: _Side, right: _Side, const: int, cost: int) -> int:
         """The atom ``left == right`` (sums of coefficients times monomials, the constant on the right), added
         to :attr:`atoms` once; -1 when the grammar has it (it is among the grammar's formulas already)."""
+        key = (left, right, const)
+        found = self._relation_ids.get(key)
+        if found is None:
+            found = self._relation_ids[key] = self._new_relation(left, right, const, cost)
+        return found
+
+    def _new_relation(self, left: _Side, right: _Side, const: int, cost: int) -> int:
         lt, lq = _polynomial(left, 0)
         rt, rq = _polynomial(right, const)
         assert lq is not None
@@ -1169,23 +1176,48 @@ def _cube(a: _Quantity) -> _Quantity:
 
 class _Monomial(NamedTuple):
     text: str
-    factors: tuple[str, ...]  # the variables multiplied, or one variable and a power
+    factors: tuple[str, ...]  # the variables multiplied, or one variable and a power (none for a piece)
     power: int
     cost: int
+    piece: _Quantity | None = None  # an absolute value, least or greatest: how to compute it
+
+    @property
+    def straight(self) -> bool:
+        """A variable alone or a piece (linear where it is linear): spelled alone against the rest."""
+        return self.piece is not None or (self.power == 1 and len(self.factors) == 1)
+
+
+def _pieces() -> list[_Monomial]:
+    out = [_Monomial(f"abs({v})", (), 1, 1, _absolute(_Q[v])) for v in _VARS]
+    for op in ("-", "+"):
+        out += [
+            _Monomial(f"abs({a} {op} {b})", (), 1, 2, _absolute(_binary(_Q[a], op, _Q[b]))) for a, b in _PAIRS
+        ]
+    for kind in ("max", "min"):
+        out += [_Monomial(f"{kind}({a}, {b})", (), 1, 1, _fold(kind, _Q[a], _Q[b])) for a, b in _PAIRS]
+        out.append(_Monomial(f"{kind}(x, y, z)", (), 1, 1, _extreme(kind)))
+    return out
 
 
 _MONOMIALS: tuple[_Monomial, ...] = (
+    *_pieces(),
     *(_Monomial(f"{v} ** 3", (v,), 3, 1) for v in _VARS),
     _Monomial("x * y * z", _VARS, 1, 2),
     *(_Monomial(f"{v} ** 2", (v,), 2, 1) for v in _VARS),
     *(_Monomial(f"{a} * {b}", (a, b), 1, 1) for a, b in _PAIRS),
     *(_Monomial(v, (v,), 1, 0) for v in _VARS),
 )
-"""The monomials of fitted relations, in the order their terms are written (``x * y + x + y == z``)."""
+"""The monomials of fitted relations, in the order their terms are written (``x * y + x + y == z``): pieces
+(``abs(x - y)``, ``max(x, y)``), powers, products and the variables."""
+_MONOMIAL_COST = np.array([m.cost for m in _MONOMIALS] + [0])
+_STRAIGHT = np.array([m.straight for m in _MONOMIALS] + [True])
+_PIECE = np.array([m.piece is not None for m in _MONOMIALS] + [False])
 
 RELATION_POSITIVES = 3
 """Relations are fitted once this many positives are known."""
-RELATION_MOST = 24
+RELATION_SHARE = 1.25
+"""...and while at least one answer in RELATION_SHARE is no."""
+RELATION_MOST = 36
 """At most this many fitted relations join the alternatives, the cheapest."""
 RELATION_EXTRA = 2
 """What a fitted relation costs beyond its operators, as a whole part does: it is fitted to the positives."""
@@ -1197,14 +1229,18 @@ plane holds many: ``2 * x + y == 3 * z`` and ``5 * x + z == 6 * y`` for positive
 _RELATION_COEFFICIENT = 12
 _RELATION_CONSTANT = 500
 _RELATION_FITS_KEPT = 64
+_RELATIONS_TRIED = 160  # the cheapest fitted relations tried against the negatives
 
 
 def _monomial_values(points: F) -> F:
     """Each monomial at each point, then a column of ones: shape (points, monomials + 1)."""
     cols = {v: points[:, k] for k, v in enumerate(_VARS)}
+    block = _Cols(points)
     out = np.ones((points.shape[0], len(_MONOMIALS) + 1), dtype=np.float64)
     for k, m in enumerate(_MONOMIALS):
-        if m.power > 1:
+        if m.piece is not None:
+            out[:, k] = block.get(m.piece)
+        elif m.power > 1:
             out[:, k] = cols[m.factors[0]] ** m.power
         else:
             for v in m.factors:
@@ -1214,38 +1250,51 @@ def _monomial_values(points: F) -> F:
 
 @cache
 def _supports(size: int) -> Index:
-    """The sets of ``size`` monomials (the constant among them) with at least one variable alone: a relation of
-    squares, products and a constant only (``x * y == 12``, ``x ** 2 + z ** 2 == 25``) is in the grammar."""
-    linear = {k for k, m in enumerate(_MONOMIALS) if m.power == 1 and len(m.factors) == 1}
-    return np.array(
-        [s for s in itertools.combinations(range(len(_MONOMIALS) + 1), size) if linear & set(s)],
-        dtype=np.intp,
-    )
+    """The sets of ``size`` monomials (the constant among them) fitted: with a variable alone (a relation of
+    squares, products and a constant only, ``x * y == 12``, is in the grammar), or two pieces alone
+    (``abs(x - z) == abs(y)``, ``max(x, y, z) - min(x, y, z) == 2``); at most two pieces, and one among four
+    monomials, with nothing else but variables and the constant."""
+    n = len(_MONOMIALS)
+    every = np.fromiter(
+        itertools.chain.from_iterable(itertools.combinations(range(n + 1), size)), dtype=np.intp
+    ).reshape(-1, size)
+    const = every == n
+    pieces = _PIECE[every].sum(axis=1)
+    variables = (_STRAIGHT[every] & ~_PIECE[every] & ~const).sum(axis=1)
+    straight = _STRAIGHT[every].all(axis=1)
+    plain = (pieces == 0) & (variables > 0)
+    with_pieces = (pieces > 0) & (pieces <= (2 if size <= 3 else 1)) & straight
+    with_pieces &= (variables > 0) | ((pieces == 2) & (size - const.sum(axis=1) == 2))
+    out: Index = every[plain | with_pieces]
+    return out
 
 
-def _whole_direction(v: F) -> list[int] | None:
-    """Small whole numbers proportional to ``v``, or None (a zero entry gives zero, a smaller relation)."""
-    big = np.abs(v).max()
-    if (np.abs(v) <= 1e-9 * big).any():
-        return [0] * v.shape[0]
-    w = v / np.abs(v).min()
-    for k in range(1, _RELATION_COEFFICIENT + 1):
-        c = w * k
-        r = np.round(c)
-        if np.all(np.abs(c - r) <= 1e-6 * np.maximum(1.0, np.abs(c))):
-            out = [int(x) for x in r.tolist()]
-            g = math.gcd(*out)
-            return [x // g for x in out]
-    return None
+def _whole_directions(v: F) -> tuple[npt.NDArray[np.int64], B]:
+    """For each row of ``v``, the smallest whole numbers proportional to it with no common divisor (up to
+    _RELATION_COEFFICIENT times its smallest entry), and whether there are such (none for a row with a zero
+    entry: that is a smaller relation)."""
+    small = np.abs(v).min(axis=1, keepdims=True)
+    nonzero = (small[:, 0] > 1e-9 * np.abs(v).max(axis=1)) & np.isfinite(v).all(axis=1)
+    w = v / np.where(small > 0, small, 1.0)
+    k = np.arange(1, _RELATION_COEFFICIENT + 1, dtype=np.float64)[None, :, None]
+    c = w[:, None, :] * k  # (rows, multiples, entries)
+    r = np.round(c)
+    whole: B = np.asarray((np.abs(c - r) <= 1e-6 * np.maximum(1.0, np.abs(c))).all(axis=2), dtype=np.bool_)
+    first = np.argmax(whole, axis=1)
+    ok: B = whole[np.arange(v.shape[0]), first] & nonzero
+    ints = r[np.arange(v.shape[0]), first].astype(np.int64)
+    g = np.gcd.reduce(np.abs(ints), axis=1)
+    ints //= np.maximum(g, 1)[:, None]
+    return ints, ok
 
 
-def _fit_relations(pos: F) -> list[_Relation]:
+def _fit_relations(pos: F, known: frozenset[str] = frozenset()) -> list[_Relation]:
     """Relations of two to four monomials (the constant among them) with small whole coefficients that hold at
     every positive, each as its left side, right side (monomial index and coefficient, both sides positive),
     constant (on the right) and cost, cheapest first. Where the positives leave one relation of a set of
     monomials free, it is that one; where they leave two (positives on a line: ``(1, 1, 2)``, ``(2, 2, 4)``
-    for ``z == 3 * x - y``), every whole combination of them with small coefficients, for sets with at most one
-    monomial beyond the variables."""
+    for ``z == 3 * x - y``), every whole combination of them with small coefficients, for sets with no piece and
+    at most one monomial beyond the variables."""
     values = _monomial_values(pos)
     n = values.shape[0]
     out: dict[str, _Relation] = {}
@@ -1268,51 +1317,88 @@ def _fit_relations(pos: F) -> list[_Relation]:
             sv, vt = np.linalg.svd(a / scale[:, None, :], full_matrices=False)[1:]
             tiny = sv <= 1e-9 * sv[:, :1]
             # one free relation, confirmed by a positive beyond the unknowns
-            one = tiny[:, -1] & ~tiny[:, -2] & (n >= size)
-            for k in np.flatnonzero(one).tolist():
-                coefs = _whole_direction(vt[k, -1, :] / scale[k])
-                if coefs is not None:
-                    _keep_relation(out, sup[k].tolist(), coefs)
+            one = np.flatnonzero(tiny[:, -1] & ~tiny[:, -2] & (n >= size))
+            ints, ok = _whole_directions(vt[one, -1, :] / scale[one])
+            ok &= _may_keep(sup[one], ints)
+            for k, coefs in zip(one[ok].tolist(), ints[ok].tolist(), strict=True):
+                _keep_relation(out, sup[k].tolist(), coefs, known)
             if size < 3:
                 continue
-            few = np.array(
-                [sum(_MONOMIALS[m].cost > 0 for m in row if m < len(_MONOMIALS)) <= 1 for row in sup]
-            )
-            two = tiny[:, -1] & tiny[:, -2] & ~tiny[:, -3] & few & (n >= size - 1)
-            for k in np.flatnonzero(two).tolist():
-                for coefs in _whole_plane(vt[k, -1, :] / scale[k], vt[k, -2, :] / scale[k]):
-                    _keep_relation(out, sup[k].tolist(), coefs)
-    return sorted(out.values(), key=lambda r: r[3])
+            few = ((~_STRAIGHT[sup]).sum(axis=1) <= 1) & ~_PIECE[sup].any(axis=1)
+            two = np.flatnonzero(tiny[:, -1] & tiny[:, -2] & ~tiny[:, -3] & few & (n >= size - 1))
+            if two.shape[0]:
+                which, plane = _whole_planes(vt[two, -1, :] / scale[two], vt[two, -2, :] / scale[two])
+                rows = sup[two[which]]
+                ok = _may_keep(rows, plane)
+                for row, coefs in zip(rows[ok].tolist(), plane[ok].tolist(), strict=True):
+                    _keep_relation(out, row, coefs, known)
+    # cheapest first, and of one cost those without pieces (on positives with x == y, ``max(x, y) + x == z`` is
+    # ``2 * x == z`` too)
+    return sorted(out.values(), key=lambda r: (r[3], _pieces_in(r)))[:_RELATIONS_TRIED]
 
 
-def _whole_plane(u: F, v: F) -> list[list[int]]:
-    """The whole vectors with no zero entry in the plane of ``u`` and ``v`` whose two best-placed entries are
-    numbers up to PLANE_COEFFICIENT (the others follow)."""
-    m = np.stack([u, v], axis=1)  # (size, 2)
-    pairs = [(i, j) for i in range(m.shape[0]) for j in range(i + 1, m.shape[0])]
-    i, j = max(pairs, key=lambda p: abs(np.linalg.det(m[list(p)])))
-    pivot = m[[i, j]]
-    if abs(np.linalg.det(pivot)) <= 1e-12 * np.abs(m).max() ** 2:
-        return []
+def _pieces_in(relation: _Relation) -> int:
+    return sum(_MONOMIALS[m].piece is not None for m, _ in relation[0] + relation[1])
+
+
+def _whole_planes(u: F, v: F) -> tuple[Index, npt.NDArray[np.int64]]:
+    """The whole vectors with no zero entry in the plane of each row of ``u`` and ``v`` whose two best-placed
+    entries are numbers up to PLANE_COEFFICIENT (the others follow), with no common divisor: each vector's row,
+    and the vectors."""
+    m = np.stack([u, v], axis=2)  # (planes, size, 2)
+    size = m.shape[1]
+    pairs = np.array([(i, j) for i in range(size) for j in range(i + 1, size)], dtype=np.intp)
+    dets = np.abs(np.linalg.det(m[:, pairs, :]))  # (planes, pairs)
+    best = np.argmax(dets, axis=1)
+    pivot = m[np.arange(m.shape[0])[:, None], pairs[best], :]  # (planes, 2, 2)
+    ok_plane = dets[np.arange(m.shape[0]), best] > 1e-12 * np.abs(m).max(axis=(1, 2)) ** 2
     r = np.arange(-PLANE_COEFFICIENT, PLANE_COEFFICIENT + 1, dtype=np.float64)
     r = r[r != 0]
     targets = np.stack(np.meshgrid(r, r, indexing="ij"), axis=-1).reshape(-1, 2)
-    vectors = np.linalg.solve(pivot, targets.T).T @ m.T  # (targets, size)
+    safe = np.where(ok_plane[:, None, None], pivot, np.eye(2))
+    mix = np.linalg.solve(
+        safe, np.broadcast_to(targets.T, (m.shape[0], 2, targets.shape[0]))
+    )  # (planes, 2, T)
+    vectors = np.einsum("psk,pkt->pts", m, mix)  # (planes, targets, size)
     whole = np.round(vectors)
-    ok = (np.abs(vectors - whole) <= 1e-6 * np.maximum(1.0, np.abs(vectors))).all(axis=1) & (whole != 0).all(
-        axis=1
+    ok = (np.abs(vectors - whole) <= 1e-6 * np.maximum(1.0, np.abs(vectors))).all(axis=2)
+    ok &= (whole != 0).all(axis=2) & ok_plane[:, None]
+    which, _ = np.nonzero(ok)
+    ints = whole[ok].astype(np.int64)
+    ints //= np.maximum(np.gcd.reduce(np.abs(ints), axis=1), 1)[:, None]
+    if not ints.shape[0]:
+        return which, ints
+    # each plane's vectors once (a multiple of one found by its divisor)
+    _, first = np.unique(np.concatenate([which[:, None], ints], axis=1), axis=0, return_index=True)
+    first.sort()
+    return which[first], ints[first]
+
+
+def _may_keep(support: Index, coefs: npt.NDArray[np.int64]) -> B:
+    """Which relations (rows of monomial indices and whole coefficients) :func:`_keep_relation` may keep: every
+    coefficient non-zero and small enough, few of them other than 1, and not too costly before the constant's
+    cost (a quick test of many at once)."""
+    terms = support < len(_MONOMIALS)
+    size = np.abs(coefs)
+    odd = (size != 1) & terms
+    straight = np.where(terms, _STRAIGHT[support], True).all(axis=1)
+    cost = np.where(terms, _MONOMIAL_COST[support], 0).sum(axis=1) + terms.sum(axis=1) + odd.sum(axis=1)
+    ok: B = (
+        (size > 0).all(axis=1)
+        & (np.where(terms, size, 0).max(axis=1) <= _RELATION_COEFFICIENT)
+        & (np.where(terms, 0, size).max(axis=1) <= _RELATION_CONSTANT)
+        & (odd.sum(axis=1) <= np.where(straight, 2, 1))
+        & (cost + RELATION_EXTRA <= RELATION_COST)
     )
-    found: dict[tuple[int, ...], None] = {}
-    for row in whole[ok].tolist():
-        ints = [int(c) for c in row]
-        g = math.gcd(*ints)
-        found[tuple(c // g for c in ints)] = None
-    return [list(c) for c in found]
+    return ok
 
 
-def _keep_relation(out: dict[str, _Relation], support: list[int], coefs: list[int]) -> None:
+def _keep_relation(
+    out: dict[str, _Relation], support: list[int], coefs: list[int], known: frozenset[str] = frozenset()
+) -> None:
     """Keeps the relation sum(coefs * monomials) == 0 (the constant among the monomials) in ``out``, written with
-    positive coefficients on both sides, if it is the kind people write and costs at most RELATION_COST."""
+    positive coefficients on both sides and its other usual spellings, if it is the kind people write, costs at
+    most RELATION_COST and the grammar (whose atoms' texts are ``known``) writes it in none of them."""
     const = len(_MONOMIALS)
     if not all(coefs):
         return  # a smaller relation
@@ -1322,7 +1408,7 @@ def _keep_relation(out: dict[str, _Relation], support: list[int], coefs: list[in
     c0 = next((c for m, c in zip(support, coefs, strict=True) if m == const), 0)
     if not terms or max(abs(c) for _, c in terms) > _RELATION_COEFFICIENT or abs(c0) > _RELATION_CONSTANT:
         return
-    linear = all(_MONOMIALS[m].cost == 0 for m, _ in terms)
+    linear = all(_MONOMIALS[m].straight for m, _ in terms)
     # people write ``10 * x + y == z`` and ``2 * x + 3 * y == z``, not ``2 * x ** 2 == 6 * x + z``
     if sum(1 for _, c in terms if abs(c) != 1) > (2 if linear else 1):
         return
@@ -1337,16 +1423,40 @@ def _keep_relation(out: dict[str, _Relation], support: list[int], coefs: list[in
     )
     if cost > RELATION_COST:
         return
-    out.setdefault(repr((left, right, -c0)), (left, right, -c0, cost))
+    spellings: list[_Relation] = [(left, right, -c0, cost)]
     if linear:
         # Python's floats tell the spellings of a line apart, and the judge's probes have decimals: a variable
         # of coefficient 1 against the rest is written too (``z == 3 * x - y`` beside ``3 * x == y + z``)
         for v, c in terms:
-            if abs(c) == 1:
+            if abs(c) == 1 and _MONOMIALS[v].piece is None:
                 rest = [(m, -d * c) for m, d in terms if m != v]
                 rest.sort(key=lambda t: t[1] < 0)  # the added terms first, in the variables' order
-                spelled = (((v, 1),), tuple(rest), -c0 * c, cost)
-                out.setdefault(repr(spelled[:3]), spelled)
+                spellings.append((((v, 1),), tuple(rest), -c0 * c, cost))
+        if c0 and right:  # and every term against the constant: ``max(x, y, z) - min(x, y, z) == 2``
+            spellings.append((tuple(sorted(terms, key=lambda t: t[1] < 0)), (), -c0, cost))
+    # the grammar keeps one spelling of each of its lines, often every term against the constant: ``x + y - z
+    # == 0``
+    whole: _Relation = (tuple(sorted(terms, key=lambda t: t[1] < 0)), (), -c0, cost)
+    if known and any(_relation_text(r) in known for r in [*spellings, whole]):
+        return
+    for r in spellings:
+        out.setdefault(repr(r[:3]), r)
+
+
+def _relation_text(r: _Relation) -> str:
+    return f"{_side_text(r[0], 0)} == {_side_text(r[1], r[2])}"
+
+
+def _side_text(parts: Sequence[tuple[int, int]], const: int) -> str:
+    """The text :func:`_polynomial` writes (without making the quantity)."""
+    text = ""
+    for m, c in parts:
+        mono = _MONOMIALS[m]
+        body = mono.text if abs(c) == 1 else f"{abs(c)} * {mono.text}"
+        text = (body if c > 0 else f"-{body}") if not text else f"{text} {'+' if c > 0 else '-'} {body}"
+    if not text:
+        return _number_text(const)
+    return f"{text} {'+' if const > 0 else '-'} {abs(const)}" if const else text
 
 
 def _polynomial(parts: Sequence[tuple[int, int]], const: int) -> tuple[str, _Quantity | None]:
@@ -1358,7 +1468,9 @@ def _polynomial(parts: Sequence[tuple[int, int]], const: int) -> tuple[str, _Qua
     for m, c in parts:
         mono = _MONOMIALS[m]
         k = abs(c) if q is not None else c  # after the first term the sign is the operator's
-        if mono.power > 1:
+        if mono.piece is not None:
+            part = mono.piece if k == 1 else _scaled(float(k), mono.piece)
+        elif mono.power > 1:
             base = _Q[mono.factors[0]]
             part = _square(base) if mono.power == 2 else _cube(base)
             if k != 1:

@@ -557,9 +557,11 @@ class Scientist:
             li, fi = np.nonzero(per_line[:, 1:] != per_line[:, :-1])
             if li.shape[0]:
                 # the first and the last flip of a few lines (a band, 5 < z <= 50, has a boundary at each end)
-                firsts = np.unique(li, return_index=True)[1]
-                lasts = li.shape[0] - 1 - np.unique(li[::-1], return_index=True)[1]
-                pick = np.unique(np.concatenate([firsts[:_FLIPS], lasts[:_FLIPS]]))
+                # (np.nonzero gives the lines in order: a line's flips are a run, each run's ends are wanted)
+                change = li[1:] != li[:-1]
+                firsts = np.flatnonzero(np.r_[True, change])[:_FLIPS]
+                lasts = np.flatnonzero(np.r_[change, True])[:_FLIPS]
+                pick = np.union1d(firsts, lasts)
                 lo = line_points[li[pick] * n + fi[pick]]
                 hi = line_points[li[pick] * n + fi[pick] + 1]
                 edges = _bisect(program, lo, hi)
