@@ -925,9 +925,7 @@ class BuiltSpace:
                 found = self._fitted[text] = len(self.atoms)
                 cost = t.cost + 1 + (_constant_cost(c) if c == int(c) else 3)
                 self.atoms.append(Atom(text, cost, term, op, -1, c))
-                # new arrays, each holding every earlier one, so a reader never sees them shrink
-                self._cost = np.append(self._cost, cost)
-                self._shape = np.append(self._shape, _shape_keys(self.atoms[-1:], len(self.grammar.terms)))
+                self._catch_up()
         return found
 
     def _term(self, text: str, cost: int, quantity: _Quantity) -> int:
@@ -1013,7 +1011,7 @@ class BuiltSpace:
         does (``x ** 2 + y == z``, ``x * y + x + y == z``, ``10 * x + y == z``, ``x ** 3 == y``): for each set of
         two to four of :data:`_MONOMIALS`, the relation is the one direction the positives leave free, when
         there is exactly one and the positives are more than the unknowns (so at least one of them confirms
-        it). Only once there are RELATION_POSITIVES positives, and while some answers are no (RELATION_SHARE)."""
+        it). Only once there are RELATION_POSITIVES positives, and while they are few enough (RELATION_SHARE)."""
         pos = points[lab]
         n_pos = pos.shape[0]
         if n_pos < RELATION_POSITIVES or RELATION_SHARE * n_pos > points.shape[0]:
@@ -1028,6 +1026,8 @@ class BuiltSpace:
                     self._relation_cache.pop(next(iter(self._relation_cache)))
                 self._relation_cache[key] = found
         atoms = [a for a in (self._relation(*r) for r in found) if a >= 0]
+        with self._lock:
+            self._catch_up()
         if not atoms:
             return []
         # exactly as Python computes them, at every observation (the fit was over the reals, at the positives)
@@ -1062,10 +1062,18 @@ class BuiltSpace:
             found = self._fitted.get(text)
             if found is None:
                 found = self._fitted[text] = len(self.atoms)
+                # the costs and shapes follow when the fit's new atoms are all made (see _catch_up)
                 self.atoms.append(Atom(text, cost, li, "==", ri, float(const) if ri < 0 else 0.0))
-                self._cost = np.append(self._cost, cost)
-                self._shape = np.append(self._shape, _shape_keys(self.atoms[-1:], len(self.grammar.terms)))
         return found
+
+    def _catch_up(self) -> None:
+        """Extends the costs and shapes to every atom: new arrays, each holding every earlier one, so a reader
+        never sees them shrink (called with the lock held)."""
+        done = self._cost.shape[0]
+        if len(self.atoms) > done:
+            new = self.atoms[done:]
+            self._cost = np.concatenate([self._cost, np.array([a.cost for a in new], dtype=self._cost.dtype)])
+            self._shape = np.concatenate([self._shape, _shape_keys(new, len(self.grammar.terms))])
 
     def shapes(self, atoms: npt.ArrayLike) -> Index:
         """Each atom's shape, its terms and operator without its constant, as a number: ``x + y == 10`` and
@@ -1215,9 +1223,10 @@ _PIECE = np.array([m.piece is not None for m in _MONOMIALS] + [False])
 
 RELATION_POSITIVES = 3
 """Relations are fitted once this many positives are known."""
-RELATION_SHARE = 1.25
-"""...and while at least one answer in RELATION_SHARE is no."""
-RELATION_MOST = 36
+RELATION_SHARE = 2.0
+"""...and while the positives are at most one answer in RELATION_SHARE: an equality's are fewer, and fitting
+for a rule true as often as not costs time and finds nothing."""
+RELATION_MOST = 24
 """At most this many fitted relations join the alternatives, the cheapest."""
 RELATION_EXTRA = 2
 """What a fitted relation costs beyond its operators, as a whole part does: it is fitted to the positives."""
@@ -1229,7 +1238,7 @@ plane holds many: ``2 * x + y == 3 * z`` and ``5 * x + z == 6 * y`` for positive
 _RELATION_COEFFICIENT = 12
 _RELATION_CONSTANT = 500
 _RELATION_FITS_KEPT = 64
-_RELATIONS_TRIED = 160  # the cheapest fitted relations tried against the negatives
+_RELATIONS_TRIED = 64  # the cheapest fitted relations tried against the negatives
 
 
 def _monomial_values(points: F) -> F:
