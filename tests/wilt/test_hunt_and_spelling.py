@@ -321,6 +321,7 @@ def test_the_parts_of_a_conjunction_are_read_as_guesses_of_their_own() -> None:
         "lambda x, y, z: z == x * x + y",
         "lambda x, y, z: x ** 3 == y",
         "lambda x, y, z: x**2 == y**2 + z",
+        "lambda x, y, z: x * x - y * y == z",
         "lambda x, y, z: z == 3 * x - y",
         "lambda x, y, z: abs(x - z) == abs(y)",
         "lambda x, y, z: z == max(x, y) + 1",

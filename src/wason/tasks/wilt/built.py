@@ -1433,16 +1433,16 @@ def _keep_relation(
     if cost > RELATION_COST:
         return
     spellings: list[_Relation] = [(left, right, -c0, cost)]
-    if linear:
-        # Python's floats tell the spellings of a line apart, and the judge's probes have decimals: a variable
-        # of coefficient 1 against the rest is written too (``z == 3 * x - y`` beside ``3 * x == y + z``)
-        for v, c in terms:
-            if abs(c) == 1 and _MONOMIALS[v].piece is None:
-                rest = [(m, -d * c) for m, d in terms if m != v]
-                rest.sort(key=lambda t: t[1] < 0)  # the added terms first, in the variables' order
-                spellings.append((((v, 1),), tuple(rest), -c0 * c, cost))
-        if c0 and right:  # and every term against the constant: ``max(x, y, z) - min(x, y, z) == 2``
-            spellings.append((tuple(sorted(terms, key=lambda t: t[1] < 0)), (), -c0, cost))
+    # Python's floats tell the spellings of a relation apart, and the judge's probes have decimals: a variable of
+    # coefficient 1 against the rest is written too (``z == 3 * x - y`` beside ``3 * x == y + z``, ``z == x ** 2
+    # - y ** 2`` beside ``x ** 2 == y ** 2 + z``)
+    for v, c in terms:
+        if abs(c) == 1 and _MONOMIALS[v].straight and _MONOMIALS[v].piece is None:
+            rest = [(m, -d * c) for m, d in terms if m != v]
+            rest.sort(key=lambda t: t[1] < 0)  # the added terms first, in the variables' order
+            spellings.append((((v, 1),), tuple(rest), -c0 * c, cost))
+    if linear and c0 and right:  # and every term against the constant: ``max(x, y, z) - min(x, y, z) == 2``
+        spellings.append((tuple(sorted(terms, key=lambda t: t[1] < 0)), (), -c0, cost))
     # the grammar keeps one spelling of each of its lines, often every term against the constant: ``x + y - z
     # == 0``
     whole: _Relation = (tuple(sorted(terms, key=lambda t: t[1] < 0)), (), -c0, cost)
