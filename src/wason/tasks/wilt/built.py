@@ -1299,11 +1299,11 @@ def _whole_directions(v: F) -> tuple[npt.NDArray[np.int64], B]:
 
 def _fit_relations(pos: F, known: frozenset[str] = frozenset()) -> list[_Relation]:
     """Relations of two to four monomials (the constant among them) with small whole coefficients that hold at
-    every positive, each as its left side, right side (monomial index and coefficient, both sides positive),
-    constant (on the right) and cost, cheapest first. Where the positives leave one relation of a set of
-    monomials free, it is that one; where they leave two (positives on a line: ``(1, 1, 2)``, ``(2, 2, 4)``
-    for ``z == 3 * x - y``), every whole combination of them with small coefficients, for sets with no piece and
-    at most one monomial beyond the variables."""
+    every positive, in each of their usual spellings (:func:`_keep_relation`), each as its left side, right side
+    (monomial index and coefficient pairs), constant (on the right) and cost, cheapest first. Where the
+    positives leave one relation of a set of monomials free, it is that one; where they leave two (positives on
+    a line: ``(1, 1, 2)``, ``(2, 2, 4)`` for ``z == 3 * x - y``), every whole combination of them with small
+    coefficients, for sets with no piece and at most one monomial beyond the variables."""
     values = _monomial_values(pos)
     n = values.shape[0]
     out: dict[str, _Relation] = {}
