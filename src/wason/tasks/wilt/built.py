@@ -53,6 +53,7 @@ from wason.tasks.wilt.hypotheses import (
     _binary,
     _Cols,
     _extreme,
+    _power,
     _Quantity,
     _scaled,
     _square,
@@ -1160,28 +1161,6 @@ def _number_text(c: float) -> str:
     return str(int(c)) if c == int(c) else repr(c)
 
 
-def _cube(a: _Quantity) -> _Quantity:
-    """``a ** 3`` as Python computes it: exact for whole numbers (below 2 ** 53), the C library's ``pow`` through
-    Python for the others (nan where Python raises)."""
-
-    def compute(k: _Cols) -> F:
-        v = k.get(a)
-        out: F = v * v * v
-        frac = np.isfinite(v) & (np.floor(v) != v)
-        if frac.any():
-            distinct, inverse = np.unique(v[frac], return_inverse=True)
-            cubes = np.empty(distinct.shape, dtype=np.float64)
-            for i, u in enumerate(distinct.tolist()):
-                try:
-                    cubes[i] = u**3
-                except OverflowError:
-                    cubes[i] = math.nan
-            out[frac] = cubes[inverse.reshape(-1)]
-        return out
-
-    return _Quantity(f"({a.key} ** 3)", compute)
-
-
 class _Monomial(NamedTuple):
     text: str
     factors: tuple[str, ...]  # the variables multiplied, or one variable and a power (none for a piece)
@@ -1481,7 +1460,7 @@ def _polynomial(parts: Sequence[tuple[int, int]], const: int) -> tuple[str, _Qua
             part = mono.piece if k == 1 else _scaled(float(k), mono.piece)
         elif mono.power > 1:
             base = _Q[mono.factors[0]]
-            part = _square(base) if mono.power == 2 else _cube(base)
+            part = _power(base, mono.power)
             if k != 1:
                 part = _scaled(float(k), part)
         else:

@@ -180,29 +180,36 @@ def _extreme(kind: str) -> _Quantity:
 
 
 def _square(a: _Quantity) -> _Quantity:
-    """``a ** 2`` as Python computes it; nan where Python raises, so that an ``==`` on it is False there.
+    """``a ** 2`` as Python computes it (see :func:`_power`)."""
+    return _power(a, 2)
 
-    An int squares exactly. A float goes through the C library's ``pow``, which differs from ``a * a`` in the
-    last place for about one float in a thousand, so non-integral values are squared by Python itself, once
-    per distinct value (as the sandbox does); ``OverflowError`` gives nan.
+
+def _power(a: _Quantity, n: int) -> _Quantity:
+    """``a ** n`` as Python computes it; nan where Python raises, so that an ``==`` on it is False there.
+
+    An int is raised exactly (below 2 ** 53). A float goes through the C library's ``pow``, which differs from
+    ``a * a`` in the last place for about one float in a thousand, so non-integral values are raised by Python
+    itself, once per distinct value (as the sandbox does); ``OverflowError`` gives nan.
     """
 
     def compute(k: _Cols) -> F:
         v = k.get(a)
-        out: F = v * v
+        out: F = v.copy()  # never the cached column itself
+        for _ in range(n - 1):
+            out *= v
         frac = np.isfinite(v) & (np.floor(v) != v)
         if frac.any():
             distinct, inverse = np.unique(v[frac], return_inverse=True)
-            squares = np.empty(distinct.shape, dtype=np.float64)
+            powers = np.empty(distinct.shape, dtype=np.float64)
             for i, u in enumerate(distinct.tolist()):
                 try:
-                    squares[i] = u**2
+                    powers[i] = u**n
                 except OverflowError:
-                    squares[i] = math.nan
-            out[frac] = squares[inverse.reshape(-1)]
+                    powers[i] = math.nan
+            out[frac] = powers[inverse.reshape(-1)]
         return out
 
-    return _Quantity(f"({a.key} ** 2)", compute)
+    return _Quantity(f"({a.key} ** {n})", compute)
 
 
 X, Y, Z = _VAR["x"], _VAR["y"], _VAR["z"]
