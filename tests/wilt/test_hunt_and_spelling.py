@@ -179,6 +179,27 @@ async def test_a_thresholds_own_spelling_is_found_by_testing_decimals(rule: str,
     assert (compile_rule(rule).evaluate(points) != compile_rule(twin).evaluate(points)).any()
 
 
+@pytest.mark.parametrize(
+    ("rule", "rival"),
+    [
+        ("lambda x, y, z: x + y == 10", "lambda x, y, z: y == z - x - 5"),
+        ("lambda x, y, z: x + z == 10", "lambda x, y, z: z - 2 * x == -5"),
+    ],
+)
+async def test_a_single_late_positive_is_told_apart_from_its_rivals_before_spelling(
+    rule: str, rival: str
+) -> None:
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+    answers = [r for _, r in game.tests]
+    first = answers.index(True)
+    # the positive came late (while every answer is no the tests are fixed), where a rival held too; the next
+    # test is a whole-number triple that tells equalities apart, not a decimal that tells spellings apart
+    assert 20 <= first < len(game.tests) - 1
+    assert compile_rule(rival).evaluate(np.array([game.tests[first][0]])).all()
+    assert all(v == int(v) for v in game.tests[first + 1][0])
+
+
 def test_after_a_yes_at_the_origin_hunting_splits_the_multiples_left() -> None:
     tested = [(1.0, 1.0, 1.0), (0.0, 0.0, 0.0), (-1.0, -1.0, -2.0)]
     answers = [False, True, False]

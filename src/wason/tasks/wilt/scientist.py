@@ -104,6 +104,11 @@ SPELL_TESTS = 3
 """The last tests, once a positive is known, tell apart the spellings of the guess's linear equalities and
 thresholds that agree with every answer (:mod:`wason.tasks.wilt.spelling`)."""
 
+SPELL_SURE_FROM = 2
+"""While the rarer answer has come fewer times than this, the last tests spell the guess only if it holds at least
+half the surviving weight: after a single yes at (1, 9, 15) with two tests left, ``x + y == 10`` and
+``y == z - x - 5`` are still to be told apart."""
+
 FIRST_HUNT: Point = (1.0, 2.0, 3.0)
 """The first hunting test: counting, the triple a person tries first (``x + 1 == y and y + 1 == z``)."""
 
@@ -220,7 +225,7 @@ class Scientist:
         """The next point to test, or None when it is time to guess."""
         if self.tests_used >= self.max_tests:
             return None
-        if self.max_tests - self.tests_used <= SPELL_TESTS and any(r for _, r in self.history):
+        if self.max_tests - self.tests_used <= SPELL_TESTS and self._spelling_due():
             spelled = self._spelling_test()
             if spelled is not None:
                 self.last_information = 0.0
@@ -258,6 +263,14 @@ class Scientist:
             self._stale = True
         self.last_information = 0.0
         return self._far_test()
+
+    def _spelling_due(self) -> bool:
+        """Whether the last tests go to the guess's spellings: once a positive is known, unless the rarer answer
+        came only once and the guess holds less than half the surviving weight (then many equalities pass
+        through that one point, and telling them apart comes first)."""
+        if not any(r for _, r in self.history):
+            return False
+        return self._rarer() >= SPELL_SURE_FROM or self._sure()
 
     def _sure(self) -> bool:
         """Whether the guess holds at least half the surviving weight (so probing it is what is left to do)."""
