@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from tests.wilt.test_solver import play
@@ -366,3 +367,59 @@ def test_a_point_off_the_integers_makes_no_hunted_equality_true_by_accident() ->
     steps = next(k for k in KINDS if k.name == "steps")
     assert steps.index(point)[0] == -1
     assert steps.index(np.array([[0.0, 1.0, 3.0]]))[0] >= 0
+
+
+@pytest.mark.parametrize(
+    ("rule", "residue"),
+    [
+        ("lambda x, y, z: (x + y) % 3 == z % 3", "(x + y) % 3 == z % 3"),
+        ("lambda x, y, z: (x + y) % 3 == z % 3", "(x + y - z) % 3 == 0"),
+        ("lambda x, y, z: (x - y - z) % 4 == 0", "(x - y - z) % 4 == 0"),
+        ("lambda x, y, z: (y - z) % 3 == 1", "(y - z) % 3 == 1"),
+        ("lambda x, y, z: x % 7 == 3", "x % 7 == 3"),
+        ("lambda x, y, z: (x + y - z) % 6 != 0", "(x + y - z) % 6 != 0"),
+    ],
+)
+def test_residues_are_fitted_to_the_observations_and_computed_as_python(rule: str, residue: str) -> None:
+    program = compile_rule(rule)
+    rng = np.random.default_rng(3)
+    points = rng.integers(-15, 16, (40, 3)).astype(np.float64)
+    labels = program.evaluate(points)
+    assert 3 <= labels.sum() <= 37, rule
+    space = BuiltSpace(0)
+    found = {space.atoms[a].text: a for a in space._residues(points, labels)}
+    assert residue in found, sorted(found)
+    assert found[residue] >= len(space.grammar.atoms)
+    (fitted,) = (f for f in space.consistent(points, labels.tolist(), 50) if f.expr == residue)
+    # the fit was made on whole numbers; the atom is computed as Python computes its text on decimals too
+    probe = np.concatenate([np.round(rng.uniform(-12, 12, (500, 3)), 1), points])
+    assert np.array_equal(
+        formula_truth(space, [fitted], probe)[0], compile_rule(fitted.lambda_text).evaluate(probe)
+    )
+
+
+def test_a_residue_is_fitted_only_where_several_values_share_it() -> None:
+    space = BuiltSpace(0)
+    off = np.array([(5, 5, 5), (0, 1, 7), (6, 4, 3), (4, 4, 1), (1, 1, 1), (2, 0, 1)], dtype=np.float64)
+    # x == 10 at every positive: every modulus leaves one remainder, and none of them is evidence
+    same = np.array([(10, 1, 5), (10, 0, 0), (10, 11, 1), (10, 3, 3)], dtype=np.float64)
+    # x % 7 == 3 at three values of x
+    varied = np.array([(10, 1, 5), (3, 0, 0), (-4, 11, 1)], dtype=np.float64)
+
+    def fitted(on: npt.NDArray[np.float64]) -> set[str]:
+        points = np.concatenate([on, off])
+        labels = np.arange(points.shape[0]) < on.shape[0]
+        return {space.atoms[a].text for a in space._residues(points, labels)}
+
+    assert not any(t.startswith("x %") for t in fitted(same))
+    assert "x % 7 == 3" in fitted(varied)
+    assert fitted(varied[:2]) == set()  # too few
+
+
+@pytest.mark.parametrize(
+    "rule",
+    ["lambda x, y, z: (x + y) % 3 == z % 3", "lambda x, y, z: (x - y - z) % 4 == 0"],
+)
+async def test_a_residue_outside_the_grammar_is_found(rule: str) -> None:
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess

@@ -12,6 +12,9 @@
   (``z ** 2 > x + y``), two residues compared, and equalities of linear forms written in their usual spellings
   (``x + y == z + 1``, ``y - x == z - y``), which differ from each other on decimals the way Python's floats do.
 * **Formulas**: an atom, or two atoms joined by ``and`` or ``or``.
+* **Fitted atoms**, made for the observations beside the grammar's: thresholds between observed values, balls off
+  centre, relations of a few monomials (``x ** 2 + y == z``) and residues of sums and differences at any modulus
+  up to 10 (``(x + y) % 3 == z % 3``).
 
 Complexity counts operators the way the listed space does (a comparison 1, each arithmetic operator 1, a constant
 other than 0 one more, a connective 1), so the two spaces' hypotheses compete on one scale. Atoms are
@@ -829,7 +832,8 @@ class BuiltSpace:
         # balls centred off 0, fitted to the observations (beside the grammar, which has those centred at 0)
         # and equalities of a few monomials fitted to the positives (``x ** 2 + y == z``)
         balls = np.array(
-            list(dict.fromkeys(self._balls(pts, lab) + self._relations(pts, lab))), dtype=np.intp
+            list(dict.fromkeys(self._balls(pts, lab) + self._relations(pts, lab) + self._residues(pts, lab))),
+            dtype=np.intp,
         )
         n_grammar = first.shape[0]
         if balls.shape[0]:
@@ -1059,13 +1063,81 @@ class BuiltSpace:
             return found
         li = self._term(lt, cost, lq)
         ri = self._term(rt, 0, rq) if rq is not None else -1
+        return self._fitted_atom(Atom(text, cost, li, "==", ri, float(const) if ri < 0 else 0.0))
+
+    def _fitted_atom(self, atom: Atom) -> int:
+        """The index of a fitted atom, added to :attr:`atoms` once (its cost and shape follow when the fit's
+        new atoms are all made: see :meth:`_catch_up`)."""
         with self._lock:
-            found = self._fitted.get(text)
+            found = self._fitted.get(atom.text)
             if found is None:
-                found = self._fitted[text] = len(self.atoms)
-                # the costs and shapes follow when the fit's new atoms are all made (see _catch_up)
-                self.atoms.append(Atom(text, cost, li, "==", ri, float(const) if ri < 0 else 0.0))
+                found = self._fitted[atom.text] = len(self.atoms)
+                self.atoms.append(atom)
         return found
+
+    def _residues(self, points: F, lab: B) -> list[int]:
+        """Residues of sums and differences of the variables fitted to the observations: ``(x + y - z) % 3 ==
+        0`` (also written ``(x + y) % 3 == z % 3``), ``(y - z) % 3 == 1``, ``x % 7 == 3``, where every positive
+        leaves one remainder and no negative leaves it (or every negative, and no positive: ``!=``). The
+        grammar's residues are of variables, sums and products at the moduli 2, 3, 4, 5 and 10; these are of
+        any of :data:`_RESIDUE_FORMS` at every modulus from 2 to RESIDUE_MODULUS, once RESIDUE_POINTS
+        observations share the remainder."""
+        if min(int(lab.sum()), int((~lab).sum())) < 1 or points.shape[0] < RESIDUE_POINTS + 1:
+            return []
+        with np.errstate(invalid="ignore"):
+            # (points, forms): exact on whole numbers; near on decimals, which the exact check below settles
+            values = points @ _RESIDUE_FORMS.T
+        whole = (points == np.round(points)).all(axis=1)
+        known = _atom_texts(self.seed)
+        out: list[int] = []
+        for side, op in ((lab, "=="), (~lab, "!=")):
+            if int(side.sum()) < RESIDUE_POINTS:
+                continue
+            ordered = np.sort(values[side], axis=0)
+            # a remainder shared by one value many times says nothing of a modulus (x == 10 is x % 7 == 3)
+            varied = 1 + (np.diff(ordered, axis=0) != 0).sum(axis=0) >= RESIDUE_POINTS
+            for m in range(2, RESIDUE_MODULUS + 1):
+                rem = np.remainder(values, m)
+                r = np.round(rem[np.flatnonzero(side)[0]])
+                off = np.abs(rem - r)
+                near = np.minimum(off, m - off) < 1e-9
+                shared = varied & near[side].all(axis=0) & ~(near & whole[:, None])[~side].any(axis=0)
+                for f in np.flatnonzero(shared).tolist():
+                    out += self._residue_atoms(f, m, int(r[f]) % m, op, known)
+        if not out:
+            return []
+        with self._lock:
+            self._catch_up()
+        # exactly as Python computes them, at every observation
+        ids = np.array(list(dict.fromkeys(out)), dtype=np.intp)
+        agree = (_atoms_at(self, ids, points) == lab).all(axis=1)
+        kept: list[int] = ids[agree].tolist()
+        return kept
+
+    def _residue_atoms(self, form: int, m: int, r: int, op: str, known: frozenset[str]) -> list[int]:
+        """The atoms ``(form) % m op r``, and for a remainder of 0 with terms of both signs ``P % m op N % m``
+        (the positive terms against the negative ones), less those the grammar has."""
+        coefs = [int(c) for c in _RESIDUE_FORMS[form]]
+        nonzero = sum(1 for c in coefs if c)
+        inner = _linear_text(coefs)
+        body = inner if nonzero == 1 else f"({inner})"
+        base = nonzero - 1 + 1 + (0 if m <= 2 else 1)  # as the grammar counts a residue of a linear form
+        cost = base + 1 + (0 if r == 0 else 1) + RELATION_EXTRA
+        ways = [(f"{body} % {m} {op} {r}", self._term(f"{body} % {m}", base, _residue(coefs, m)), -1)]
+        if r == 0 and min(coefs) < 0 < max(coefs):
+            sides = []
+            for sign in (1, -1):
+                part = [c * sign if c * sign > 0 else 0 for c in coefs]
+                text = _linear_text(part)
+                text = text if sum(1 for c in part if c) == 1 else f"({text})"
+                sides.append((f"{text} % {m}", self._term(f"{text} % {m}", base, _residue(part, m))))
+            (lt, li), (rt, ri) = sides
+            ways.append((f"{lt} {op} {rt}", li, ri))
+        return [
+            self._fitted_atom(Atom(text, cost, li, op, ri, float(r) if ri < 0 else 0.0))
+            for text, li, ri in ways
+            if text not in known
+        ]
 
     def _catch_up(self) -> None:
         """Extends the costs and shapes to every atom: new arrays, each holding every earlier one, so a reader
@@ -1214,6 +1286,22 @@ RELATION_COST = 8
 PLANE_COEFFICIENT = 3
 """Where the positives leave two relations free, the combinations are taken with coefficients up to this (a
 plane holds many: ``2 * x + y == 3 * z`` and ``5 * x + z == 6 * y`` for positives with x, y and z equal)."""
+RESIDUE_POINTS = 3
+"""Residues are fitted once this many observations share a remainder (the positives, or the negatives)."""
+RESIDUE_MODULUS = 10
+"""The largest modulus of a fitted residue."""
+_RESIDUE_FORMS = np.array(
+    [c for c in itertools.product((-1, 0, 1), repeat=3) if any(c) and next(v for v in c if v) > 0],
+    dtype=np.float64,
+)
+"""The sums and differences whose residues are fitted: ``x``, ``x - y``, ``x + y - z`` and the like."""
+
+
+def _residue(coefs: Sequence[int], m: int) -> _Quantity:
+    """``(a * x + b * y + c * z) % m`` as Python computes it."""
+    return _binary(_linear_quantity(coefs), "%", float(m))
+
+
 _RELATION_COEFFICIENT = 12
 _RELATION_CONSTANT = 500
 _RELATION_FITS_KEPT = 64
