@@ -167,8 +167,8 @@ def test_a_thresholds_spellings_on_the_whole_numbers_weigh_most() -> None:
             "lambda x, y, z: max(x, y, z) - min(x, y, z) < 5",
         ),
         (
-            "lambda x, y, z: (x - 1)**2 + (y - 1)**2 + (z - 1)**2 <= 9",
-            "lambda x, y, z: (x - 1)**2 + (y - 1)**2 + (z - 1)**2 < 10",
+            "lambda x, y, z: (x - 1)**2 + (y + 2)**2 + z**2 < 16",
+            "lambda x, y, z: (x - 1)**2 + (y + 2)**2 + z**2 <= 15",
         ),
     ],
 )
@@ -423,3 +423,27 @@ def test_a_residue_is_fitted_only_where_several_values_share_it() -> None:
 async def test_a_residue_outside_the_grammar_is_found(rule: str) -> None:
     game = await play(rule)
     assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "lambda x, y, z: (x < 0) + (y < 0) + (z < 0) == 1",
+        "lambda x, y, z: (x % 3 == 0) != (y % 3 == 0)",
+        "lambda x, y, z: (x % 2 == 0) + (y % 2 == 0) + (z % 2 == 0) == 1",
+    ],
+)
+async def test_counted_and_compared_conditions_are_found(rule: str) -> None:
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+
+
+def test_a_count_of_conditions_is_spelled_as_a_whole_not_in_its_parts() -> None:
+    rule = "lambda x, y, z: (x < 0) + (y < 0) + (z < 0) >= 2"
+    ways = [t for t, _ in weighted_spellings(rule)]
+    # the count against its constant is spelled (>= 2, > 1); the conditions inside it are left alone
+    assert "lambda x, y, z: (x < 0) + (y < 0) + (z < 0) > 1" in ways
+    assert all(t.startswith("lambda x, y, z: (x < 0) + (y < 0) + (z < 0) ") for t in ways), ways
+    for t in ways:
+        compile_rule(t)
+    assert thresholds("lambda x, y, z: (x % 2 == 1) != (y % 2 == 1)") == []

@@ -5,11 +5,14 @@
 * **Terms** (numbers at a point): the variables; integer linear forms ``a*x + b*y + c*z`` with coefficients
   from -2 to 2; products; squares and absolute values of variables and of sums and differences (of two
   variables, and ``abs(x + y - z)`` and the like of three); sums and differences of squares or absolute values;
-  pairwise and three-way min and max; residues ``t % m``.
+  pairwise and three-way min and max and the spread ``max(x, y, z) - min(x, y, z)``; residues ``t % m``; how
+  many variables meet a condition (``(x < 0) + (y < 0) + (z < 0)``; the conditions ``> 0``, ``< 0``, even, odd
+  and a multiple of 3).
 * **Atoms** (truth values): a term compared with a constant (``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``, the
   constants a pool of round numbers), a term compared with a variable or another term of its kind, a product
   against the sum of its factors (``x * y > x + y``) and a square against the sum of the other two variables
-  (``z ** 2 > x + y``), two residues compared, and equalities of linear forms written in their usual spellings
+  (``z ** 2 > x + y``), two residues compared, a count against 0 to 3, one condition on two variables compared
+  (``(x % 3 == 0) != (y % 3 == 0)``), and equalities of linear forms written in their usual spellings
   (``x + y == z + 1``, ``y - x == z - y``), which differ from each other on decimals the way Python's floats do.
 * **Formulas**: an atom, or two atoms joined by ``and`` or ``or``.
 * **Fitted atoms**, made for the observations beside the grammar's: thresholds between observed values, balls off
@@ -67,7 +70,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-7"
+BUILT_VERSION = "wilt-built-8"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -121,7 +124,9 @@ class Term:
         cost: its operators.
         quantity: how to compute it (Python's semantics, in numpy).
         kind: ``"num"``; ``"mod"`` for a residue (compared only with ``==`` and ``!=`` to its remainders);
-            ``"frac"`` for a fractional part (compared with 0, 0.25, 0.5 and 0.75).
+            ``"frac"`` for a fractional part (compared with 0, 0.25, 0.5 and 0.75); ``"flag"`` for a condition
+            on a variable, 1 or 0 (compared with the same condition on another); ``"count"`` for how many
+            variables meet one (compared with 0 to 3).
         modulus: the modulus of a residue (0 otherwise).
         simple: compared with the variables (squares, absolute values, products and extremes of variables).
     """
@@ -218,6 +223,26 @@ def _fold(kind: str, *parts: _Quantity) -> _Quantity:
     return _Quantity(f"{kind}({', '.join(p.key for p in parts)})", compute)
 
 
+def _flag(a: _Quantity, test: str) -> _Quantity:
+    """A condition on a quantity as a number, 1 where it holds and 0 elsewhere, as Python adds and compares
+    its booleans: ``test`` is ``"> 0"``, ``"< 0"`` or ``"% m == r"``."""
+    op, _, rest = test.partition(" ")
+
+    def compute(cols: _Cols) -> F:
+        v = cols.get(a)
+        if op == ">":
+            held = v > 0
+        elif op == "<":
+            held = v < 0
+        else:
+            m, r = (float(part) for part in rest.split(" == "))
+            held = np.remainder(v, m) == r
+        out: F = held.astype(np.float64)
+        return out
+
+    return _Quantity(f"flag({a.key} {test})", compute)
+
+
 def _whole(kind: str, a: _Quantity, k: int) -> _Quantity:
     """A whole number made of a quantity and a divisor as Python makes it: ``a // k`` (``"floor"``),
     ``int(a / k)`` (``"int"``, towards 0) or ``round(a / k)`` (``"round"``, halves to even)."""
@@ -242,6 +267,20 @@ WHOLE_EXTRA = 2
 """What a whole part's equality costs beyond its operators: ``x // 2 == y // 2`` is true of many small triples
 (one in ten integer pairs below 20), so it must not come before the simpler ideas that fit as well."""
 _WHOLE_TEXT = {"floor": "{} // {}", "int": "int({} / {})", "round": "round({} / {})"}
+
+
+FLAG_TESTS: tuple[tuple[str, int], ...] = (
+    ("> 0", 1),
+    ("< 0", 1),
+    ("% 2 == 0", 2),
+    ("% 2 == 1", 2),
+    ("% 3 == 0", 2),
+)
+"""Conditions on one variable, with their costs, that rules count (``(x < 0) + (y < 0) + (z < 0) == 1``) or
+compare between two variables (``(x % 3 == 0) != (y % 3 == 0)``)."""
+FLAG_EXTRA = 2
+"""What a count or a comparison of conditions costs beyond its operators: true of many triples, as whole parts
+are, it must not come before the simpler ideas that fit as well."""
 
 
 def _coefficients() -> list[tuple[int, ...]]:
@@ -297,11 +336,20 @@ def _terms() -> list[Term]:
         for a, b in _PAIRS:
             terms.append(Term(f"{kind}({a}, {b})", 1, _fold(kind, _Q[a], _Q[b]), simple=True))
         terms.append(Term(f"{kind}(x, y, z)", 1, _extreme(kind), simple=True))
+    # the spread of the three (max(x, y, z) - min(x, y, z) <= 4)
+    terms.append(Term("max(x, y, z) - min(x, y, z)", 3, _binary(_extreme("max"), "-", _extreme("min"))))
     for kind, text in _WHOLE_TEXT.items():  # compared with each other and the variables only (see _atoms)
         for k in WHOLE_DIVISORS:
             for v in _VARS:
                 cost = (1 if kind == "floor" else 2) + (0 if k == 2 else 1)
                 terms.append(Term(text.format(v, k), cost, _whole(kind, _Q[v], k), "whole"))
+    for test, cost in FLAG_TESTS:  # conditions on each variable: two compared, three counted
+        flags = []
+        for v in _VARS:
+            flags.append(Term(f"({v} {test})", cost, _flag(_Q[v], test), "flag"))
+        terms += flags
+        total = _binary(_binary(flags[0].quantity, "+", flags[1].quantity), "+", flags[2].quantity)
+        terms.append(Term(" + ".join(f.text for f in flags), 3 * cost + 2, total, "count"))
     bases: list[tuple[str, _Quantity, int]] = [(v, _Q[v], 0) for v in _VARS]
     bases += [(f"({a} + {b})", _binary(_Q[a], "+", _Q[b]), 1) for a, b in _PAIRS]
     bases += [("(x + y + z)", _binary(_binary(X, "+", Y), "+", Z), 2)]
@@ -332,6 +380,14 @@ def _atoms(terms: list[Term]) -> list[Atom]:
                     atoms.append(Atom(f"{t.text} {op} {r}", t.cost + 1 + (0 if r == 0 else 1), i, op, -1, r))
             continue
         if t.kind == "whole":  # a whole part: against another and against a variable, below
+            continue
+        if t.kind == "flag":  # a condition on a variable: against the same condition on another, below
+            continue
+        if t.kind == "count":  # how many variables meet a condition
+            for k, ops in ((0, ("==", "!=")), (1, _OPS), (2, _OPS), (3, ("==", "!="))):
+                for op in ops:
+                    cost = t.cost + 1 + _constant_cost(k) + FLAG_EXTRA
+                    atoms.append(Atom(f"{t.text} {op} {k}", cost, i, op, -1, float(k)))
             continue
         if t.kind == "frac":  # a fractional part against a fraction
             for c in (0.0, 0.25, 0.5, 0.75):
@@ -378,6 +434,13 @@ def _atoms(terms: list[Term]) -> list[Atom]:
                     atoms.append(Atom(f"{ta} == {tb}", cost, index[ta], "==", index[tb], 0.0))
                 cost = terms[index[ta]].cost + 1 + WHOLE_EXTRA
                 atoms.append(Atom(f"{ta} == {b}", cost, index[ta], "==", index[b], 0.0))
+    for test, cost in FLAG_TESTS:  # (x % 2 == 1) != (y % 2 == 1): one of the two is odd
+        for a, b in _PAIRS:
+            ta, tb = f"({a} {test})", f"({b} {test})"
+            for op in ("==", "!="):
+                atoms.append(
+                    Atom(f"{ta} {op} {tb}", 2 * cost + 1 + FLAG_EXTRA, index[ta], op, index[tb], 0.0)
+                )
     for m in (2, 3, 4, 5, 10):
         for a, b in _PAIRS:
             ta, tb = f"{a} % {m}", f"{b} % {m}"
@@ -1081,7 +1144,7 @@ class BuiltSpace:
         leaves one remainder and no negative leaves it (or every negative, and no positive: ``!=``). The
         grammar's residues are of variables, sums and products at the moduli 2, 3, 4, 5 and 10; these are of
         any of :data:`_RESIDUE_FORMS` at every modulus from 2 to RESIDUE_MODULUS, once RESIDUE_POINTS
-        observations share the remainder."""
+        observations with RESIDUE_VALUES values of the form share the remainder."""
         if min(int(lab.sum()), int((~lab).sum())) < 1 or points.shape[0] < RESIDUE_POINTS + 1:
             return []
         with np.errstate(invalid="ignore"):
@@ -1095,7 +1158,7 @@ class BuiltSpace:
                 continue
             ordered = np.sort(values[side], axis=0)
             # a remainder shared by one value many times says nothing of a modulus (x == 10 is x % 7 == 3)
-            varied = 1 + (np.diff(ordered, axis=0) != 0).sum(axis=0) >= RESIDUE_POINTS
+            varied = 1 + (np.diff(ordered, axis=0) != 0).sum(axis=0) >= RESIDUE_VALUES
             for m in range(2, RESIDUE_MODULUS + 1):
                 rem = np.remainder(values, m)
                 r = np.round(rem[np.flatnonzero(side)[0]])
@@ -1288,6 +1351,8 @@ PLANE_COEFFICIENT = 3
 plane holds many: ``2 * x + y == 3 * z`` and ``5 * x + z == 6 * y`` for positives with x, y and z equal)."""
 RESIDUE_POINTS = 3
 """Residues are fitted once this many observations share a remainder (the positives, or the negatives)."""
+RESIDUE_VALUES = 2
+"""...of at least this many values of the sum or difference."""
 RESIDUE_MODULUS = 10
 """The largest modulus of a fitted residue."""
 _RESIDUE_FORMS = np.array(

@@ -359,7 +359,11 @@ class Scientist:
             self._tested[column] = True
 
     def guess(self) -> str:
-        """The guess, spelled the first usual way that agrees with every answer (see :mod:`.spelling`)."""
+        """The guess, spelled the first usual way that agrees with every answer (see :mod:`.spelling`), chosen
+        among alternatives gathered again if the last answers made them stale (a ball fitted only to every
+        answer beats a conjunction that survived from fewer)."""
+        if self._stale:
+            self._widen()
         if self._spell_base is not None:
             # the spellings the spelling tests were for that weigh 1: the guess's and its parts' that agree with
             # them on whole numbers (not a way that moves a threshold past a whole number)

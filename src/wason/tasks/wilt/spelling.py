@@ -78,12 +78,22 @@ def _linear(node: ast.expr) -> tuple[list[Fraction], Fraction] | None:
 
 def _comparisons(text: str) -> list[ast.Compare]:
     """The comparisons of one operator in a lambda's text, in walking order (a chained comparison is left
-    alone; none when the text does not parse)."""
+    alone, and so are the comparisons inside another, ``(x < 0) + (y < 0) + (z < 0) == 1``; none when the text
+    does not parse)."""
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
         return []
-    return [node for node in ast.walk(tree) if isinstance(node, ast.Compare) and len(node.ops) == 1]
+    found: list[ast.Compare] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, ast.Compare):
+            if len(node.ops) == 1:
+                found.append(node)
+            continue
+        todo += list(ast.iter_child_nodes(node))
+    return found
 
 
 def equalities(text: str) -> list[Equality]:
