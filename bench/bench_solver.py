@@ -37,7 +37,9 @@ solver plays: 40/48 and 32/48 at 230d5cb (69/96 for 0123aed). ``heldout18`` and 
 a ninth helper and kept outside the project, were measured once after the whole parts: 42/48 and 38/48 at
 7ef21af (74/96 for 0123aed, 75/96 for 4b8fe5c). ``heldout20`` and ``heldout21`` (48 each), written by a tenth
 helper and kept outside the project, were measured once after the fitted relations: 33/48 and 37/48 at 3e6c5da
-(69/96 for c070704, the commit before them).
+(69/96 for c070704, the commit before them). ``heldout22`` and ``heldout23`` (48 each), written by an eleventh
+helper and kept outside the project, were measured once after the residues, counts of conditions and spread:
+44/48 and 46/48 at e9de0f9 (86/96 for 2f233f9, the commit before them).
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
