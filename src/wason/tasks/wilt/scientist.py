@@ -361,8 +361,9 @@ class Scientist:
     def guess(self) -> str:
         """The guess, spelled the first usual way that agrees with every answer (see :mod:`.spelling`), chosen
         among alternatives gathered again if the last answers made them stale (a ball fitted only to every
-        answer beats a conjunction that survived from fewer)."""
-        if self._stale:
+        answer beats a conjunction that survived from fewer); the ideal solver's guess while it kept the
+        tests."""
+        if self._stale and self.falsifying:
             self._widen()
         if self._spell_base is not None:
             # the spellings the spelling tests were for that weigh 1: the guess's and its parts' that agree with
