@@ -71,6 +71,15 @@ async def test_falsification_breaks_a_hypothesis_the_ideal_solver_is_sure_of() -
     assert falsifying.tests[: len(confident.tests)] == confident.tests
 
 
+async def test_a_confident_scientists_guess_is_the_ideal_solvers() -> None:
+    # it never gathers the built space's alternatives, not even to guess
+    for rule in ("lambda x, y, z: x > 0 or y > 0", "lambda x, y, z: x < y < z"):
+        player = WiltSolverPlayer(falsify=False)
+        game = await play(rule, player)
+        assert player.solver.widened == 0
+        assert game.guess == player.solver.ideal.guess()
+
+
 async def test_a_rarely_true_equality_gets_a_positive_test() -> None:
     game = await play("lambda x, y, z: x + y == 10")
     assert any(result for _, result in game.tests)
