@@ -10,7 +10,7 @@ import pytest
 
 from tests.wilt.test_solver import play
 from wason.sandbox import compile_rule
-from wason.tasks.wilt.built import BuiltSpace, formula_truth
+from wason.tasks.wilt.built import BuiltSpace, Formula, formula_truth
 from wason.tasks.wilt.hunt import KINDS, hunting_test
 from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.spelling import (
@@ -22,6 +22,13 @@ from wason.tasks.wilt.spelling import (
     thresholds,
     weighted_spellings,
 )
+
+
+def _computed_as_python(space: BuiltSpace, fitted: Formula, probe: npt.NDArray[np.float64]) -> None:
+    """A fitted formula's truth at every probe is what Python computes from its text."""
+    assert np.array_equal(
+        formula_truth(space, [fitted], probe)[0], compile_rule(fitted.lambda_text).evaluate(probe)
+    )
 
 
 def _made_true(point: tuple[float, float, float]) -> set[tuple[str, int]]:
@@ -284,9 +291,7 @@ def test_relations_are_fitted_to_the_positives_and_computed_as_python(rule: str,
     fitted = found[relation]
     assert fitted.atoms[0] >= len(space.grammar.atoms)
     probe = np.concatenate([np.round(rng.uniform(-12, 12, (500, 3)), 1), grid[:500]])
-    assert np.array_equal(
-        formula_truth(space, [fitted], probe)[0], compile_rule(fitted.lambda_text).evaluate(probe)
-    )
+    _computed_as_python(space, fitted, probe)
 
 
 def test_a_relation_is_fitted_only_to_enough_positives_that_are_the_rarer_answer() -> None:
@@ -393,9 +398,7 @@ def test_residues_are_fitted_to_the_observations_and_computed_as_python(rule: st
     (fitted,) = (f for f in space.consistent(points, labels.tolist(), 50) if f.expr == residue)
     # the fit was made on whole numbers; the atom is computed as Python computes its text on decimals too
     probe = np.concatenate([np.round(rng.uniform(-12, 12, (500, 3)), 1), points])
-    assert np.array_equal(
-        formula_truth(space, [fitted], probe)[0], compile_rule(fitted.lambda_text).evaluate(probe)
-    )
+    _computed_as_python(space, fitted, probe)
 
 
 def test_a_residue_is_fitted_only_where_several_values_share_it() -> None:
