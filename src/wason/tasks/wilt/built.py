@@ -227,16 +227,11 @@ def _flag(a: _Quantity, test: str) -> _Quantity:
     """A condition on a quantity as a number, 1 where it holds and 0 elsewhere, as Python adds and compares
     its booleans: ``test`` is ``"> 0"``, ``"< 0"`` or ``"% m == r"``."""
     op, _, rest = test.partition(" ")
+    m, r = (float(part) for part in rest.split(" == ")) if op == "%" else (0.0, 0.0)
 
     def compute(cols: _Cols) -> F:
         v = cols.get(a)
-        if op == ">":
-            held = v > 0
-        elif op == "<":
-            held = v < 0
-        else:
-            m, r = (float(part) for part in rest.split(" == "))
-            held = np.remainder(v, m) == r
+        held = v > 0 if op == ">" else v < 0 if op == "<" else np.remainder(v, m) == r
         out: F = held.astype(np.float64)
         return out
 
@@ -893,7 +888,8 @@ class BuiltSpace:
             # nothing of the grammar fits: widen with thresholds whose constants come from the observations
             first, second, kind = self._fitted_formulas(pts, truth, lab)
         # balls centred off 0, fitted to the observations (beside the grammar, which has those centred at 0)
-        # and equalities of a few monomials fitted to the positives (``x ** 2 + y == z``)
+        # equalities of a few monomials fitted to the positives (``x ** 2 + y == z``) and residues of sums and
+        # differences fitted to the observations (``(y - z) % 3 == 1``)
         balls = np.array(
             list(dict.fromkeys(self._balls(pts, lab) + self._relations(pts, lab) + self._residues(pts, lab))),
             dtype=np.intp,
@@ -1094,14 +1090,19 @@ class BuiltSpace:
                     self._relation_cache.pop(next(iter(self._relation_cache)))
                 self._relation_cache[key] = found
         atoms = [a for a in (self._relation(*r) for r in found) if a >= 0]
+        # the fit was over the reals, at the positives
+        return self._agreeing(atoms, points, lab)[:RELATION_MOST]
+
+    def _agreeing(self, atoms: list[int], points: F, lab: B) -> list[int]:
+        """Of the fitted atoms (their costs and shapes brought up to date first), those that agree with every
+        observation computed exactly as Python computes their text, in their order."""
         with self._lock:
             self._catch_up()
         if not atoms:
             return []
-        # exactly as Python computes them, at every observation (the fit was over the reals, at the positives)
         ids = np.array(atoms, dtype=np.intp)
         agree = (_atoms_at(self, ids, points) == lab).all(axis=1)
-        out: list[int] = ids[agree][:RELATION_MOST].tolist()
+        out: list[int] = ids[agree].tolist()
         return out
 
     def _relation(self, left: _Side, right: _Side, const: int, cost: int) -> int:
@@ -1152,6 +1153,7 @@ class BuiltSpace:
             values = points @ _RESIDUE_FORMS.T
         whole = (points == np.round(points)).all(axis=1)
         known = _atom_texts(self.seed)
+        remainders = {m: np.remainder(values, m) for m in range(2, RESIDUE_MODULUS + 1)}
         out: list[int] = []
         for side, op in ((lab, "=="), (~lab, "!=")):
             if int(side.sum()) < RESIDUE_POINTS:
@@ -1159,23 +1161,14 @@ class BuiltSpace:
             ordered = np.sort(values[side], axis=0)
             # a remainder shared by one value many times says nothing of a modulus (x == 10 is x % 7 == 3)
             varied = 1 + (np.diff(ordered, axis=0) != 0).sum(axis=0) >= RESIDUE_VALUES
-            for m in range(2, RESIDUE_MODULUS + 1):
-                rem = np.remainder(values, m)
+            for m, rem in remainders.items():
                 r = np.round(rem[np.flatnonzero(side)[0]])
                 off = np.abs(rem - r)
                 near = np.minimum(off, m - off) < 1e-9
                 shared = varied & near[side].all(axis=0) & ~(near & whole[:, None])[~side].any(axis=0)
                 for f in np.flatnonzero(shared).tolist():
                     out += self._residue_atoms(f, m, int(r[f]) % m, op, known)
-        if not out:
-            return []
-        with self._lock:
-            self._catch_up()
-        # exactly as Python computes them, at every observation
-        ids = np.array(list(dict.fromkeys(out)), dtype=np.intp)
-        agree = (_atoms_at(self, ids, points) == lab).all(axis=1)
-        kept: list[int] = ids[agree].tolist()
-        return kept
+        return self._agreeing(list(dict.fromkeys(out)), points, lab)
 
     def _residue_atoms(self, form: int, m: int, r: int, op: str, known: frozenset[str]) -> list[int]:
         """The atoms ``(form) % m op r``, and for a remainder of 0 with terms of both signs ``P % m op N % m``
