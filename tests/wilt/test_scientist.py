@@ -26,7 +26,7 @@ from wason.tasks.wilt.built import (
 )
 from wason.tasks.wilt.hypotheses import build_space, candidate_tests
 from wason.tasks.wilt.judge import judge
-from wason.tasks.wilt.scientist import Scientist, label, typeable_values
+from wason.tasks.wilt.scientist import Scientist, label, typeable_points, typeable_values, unique_points
 from wason.tasks.wilt.solver_player import WiltSolverPlayer
 from wason.tasks.wilt.values import parse_value
 
@@ -191,6 +191,29 @@ def test_kept_atom_truth_is_the_computed_truth_whichever_atoms_came_first(
     assert {a for f in more for a in f.atoms} - set(kept.row)
     assert np.array_equal(formula_truth(space, more, points, keep=True), formula_truth(space, more, points))
     assert len(kept.row) == len({a for b in batches for f in b for a in f.atoms})
+
+
+def test_atoms_at_observed_points_are_kept_and_read_as_computed(monkeypatch: pytest.MonkeyPatch) -> None:
+    space = BuiltSpace(0)
+    monkeypatch.setattr("wason.tasks.wilt.built.OBSERVED_POINTS", 6)
+    rng = np.random.default_rng(9)
+    first = rng.integers(-20, 21, (4, 3)).astype(np.float64)
+    assert np.array_equal(space.observed_truth(first), space.atom_truth(first))
+    assert len(space._observed) == 4
+    # some points seen before, some new, one twice and a decimal: the oldest kept ones make way for the new
+    later = np.concatenate([first[2:], rng.integers(-20, 21, (3, 3)), first[3:], [[0.5, -1.25, 3.0]]])
+    assert np.array_equal(space.observed_truth(later), space.atom_truth(later))
+    assert len(space._observed) == 6 and tuple(first[0]) not in space._observed
+    assert space.observed_truth(np.zeros((0, 3))).shape == (len(space.grammar.atoms), 0)
+
+
+def test_unique_points_are_numpys_unique_rows() -> None:
+    rng = np.random.default_rng(5)
+    raw = np.concatenate([rng.integers(-3, 4, (200, 3)), rng.normal(0, 50, (100, 3)), [[0.0, -0.0, 1e9]]])
+    points = typeable_points(raw)  # finite, no negative zero, the row beyond 999 dropped
+    assert points.shape[0] == 300
+    assert np.array_equal(unique_points(points), np.unique(points, axis=0))
+    assert unique_points(points[:0]).shape == (0, 3)
 
 
 def test_players_share_the_process_built_space_and_play_as_with_their_own() -> None:

@@ -9,7 +9,7 @@ from wason.sandbox import compile_rule
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame, load_split
 from wason.tasks.wilt.hypotheses import build_space, candidate_tests
 from wason.tasks.wilt.judge import judge
-from wason.tasks.wilt.solver import ALWAYS_FALSE, IdealSolver, binary_entropy
+from wason.tasks.wilt.solver import ALWAYS_FALSE, IdealSolver, binary_entropy, weighted_rows
 from wason.tasks.wilt.solver_player import WiltSolverPlayer
 from wason.tasks.wilt.values import parse_value
 
@@ -262,3 +262,42 @@ def test_the_true_weight_read_late_or_shared_is_the_survivors_sum() -> None:
     again = IdealSolver(space, points)
     again.observe(*eager.history[0])
     assert again._true() is kept
+
+
+@pytest.mark.parametrize("n_rows", [5, 127, 128, 700, 2048, 2049, 5000])
+def test_weighted_sums_equal_the_sum_of_products_at_every_size(n_rows: int) -> None:
+    # under _COUNTED_FROM rows a sum of products; from there the rows of each weight are counted first, and over
+    # _BLOCK rows a block at a time: each must give exactly the sum of products in floats
+    space = build_space(0)
+    points, _ = candidate_tests(0)
+    table = IdealSolver(space, points)._table
+    rows = np.sort(np.random.default_rng(n_rows).choice(len(space), n_rows, replace=False))
+    expected = table.weights[rows] @ table.rows(rows).astype(np.float64)
+    assert np.array_equal(table.weighted(rows), expected)
+    assert len(np.unique(table.weights[rows])) > 1 or n_rows < 10
+
+
+def test_weighted_rows_of_every_row_or_some_are_the_sum_of_products() -> None:
+    rng = np.random.default_rng(4)
+    table = rng.random((300, 900)) < 0.4
+    weights = rng.random(300) * 10.0 ** rng.integers(-9, 1, 300)
+    # every row is summed from the table itself, without gathering it: the same sums to the last bit
+    for rows in (np.arange(300), np.flatnonzero(rng.random(300) < 0.6)):
+        expected = np.einsum("h,hc->c", weights[rows], table[rows].copy(), dtype=np.float64)
+        assert np.array_equal(weighted_rows(table, rows, weights), expected)
+
+
+def test_information_is_read_afresh_after_an_answer_or_an_exclusion() -> None:
+    space = build_space(0)
+    points, _ = candidate_tests(0)
+    solver = IdealSolver(space, points)
+    before = solver.information()
+    assert not before.flags.writeable and solver.information() is before  # kept between answers
+    index = int(np.argmax(before))
+    solver.exclude(index)
+    assert solver.information()[index] == -1.0
+    solver.observe(tuple(float(v) for v in points[0]), True)
+    after = solver.information()
+    expected = binary_entropy(solver._true() / solver._total)
+    expected[solver._tested] = -1.0
+    assert np.array_equal(after, expected) and not np.array_equal(after, before)

@@ -822,6 +822,9 @@ class BuiltSpace:
         self._relation_cache: dict[bytes, list[_Relation]] = {}
         self._relation_ids: dict[tuple[_Side, _Side, int], int] = {}
         self._kept: dict[bytes, _KeptTruth] = {}
+        # the grammar's atoms at observed points, a point's column packed eight atoms a byte: the first tests of
+        # most games are the same, so most observations have been searched on before (see observed_truth)
+        self._observed: dict[tuple[float, ...], npt.NDArray[np.uint8]] = {}
         self._lock = threading.Lock()
 
     def kept_truth(self, points: F) -> _KeptTruth:
@@ -843,6 +846,30 @@ class BuiltSpace:
     def atom_truth(self, points: npt.ArrayLike) -> B:
         """Every atom at every point: shape (atoms, points)."""
         return self.grammar.plan.matrix(self.term_values(points))
+
+    def observed_truth(self, points: npt.ArrayLike) -> B:
+        """:meth:`atom_truth` at observed points, each point's column computed once and kept (at most
+        OBSERVED_POINTS of them, the oldest dropped first)."""
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        keys = [tuple(p) for p in pts.tolist()]
+        with self._lock:
+            columns = [self._observed.get(k) for k in keys]
+        missing = [i for i, c in enumerate(columns) if c is None]
+        if missing:
+            fresh = np.packbits(self.atom_truth(pts[missing]), axis=0)
+            with self._lock:
+                for j, i in enumerate(missing):
+                    column = columns[i] = fresh[:, j].copy()
+                    if keys[i] not in self._observed:
+                        if len(self._observed) >= OBSERVED_POINTS:
+                            self._observed.pop(next(iter(self._observed)))
+                        self._observed[keys[i]] = column
+        n_atoms = len(self.grammar.atoms)
+        known = [c for c in columns if c is not None]
+        if not known:
+            return np.zeros((n_atoms, 0), dtype=np.bool_)
+        out: B = np.unpackbits(np.stack(known, axis=1), axis=0, count=n_atoms).view(np.bool_)
+        return out
 
     def formula_truth(self, formulas: Sequence[Formula], atom_truth: B) -> B:
         """Each formula at the points ``atom_truth`` was computed on: shape (formulas, points)."""
@@ -872,7 +899,7 @@ class BuiltSpace:
             Formulas ordered by complexity (ties: atoms before pairs, then generation order).
         """
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-        truth = self.atom_truth(pts)
+        truth = self.observed_truth(pts)
         lab = np.asarray(labels, dtype=np.bool_)
         single = np.flatnonzero((truth == lab).all(axis=1))
         firsts = [single]
@@ -1650,18 +1677,18 @@ def formula_truth(
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     used = np.array(sorted({a for f in formulas for a in f.atoms}), dtype=np.intp)
     kept = space.kept_truth(pts) if keep else None
+    # the atoms' truth packed eight points a byte, so that gathering and joining them moves an eighth as much
     if kept is not None:
-        truth, row = kept.rows(used, lambda missing: _atoms_at(space, missing, pts))
+        packed, row = kept.rows(used, lambda missing: np.packbits(_atoms_at(space, missing, pts), axis=1))
     else:
-        truth, row = _atoms_at(space, used, pts), np.arange(used.shape[0])
+        packed, row = np.packbits(_atoms_at(space, used, pts), axis=1), np.arange(used.shape[0])
     where = dict(zip(used.tolist(), row.tolist(), strict=True))
-    first = np.array([where[f.atoms[0]] for f in formulas], dtype=np.intp)
-    out: B = truth[first]
-    for connective, combine in (("and", np.logical_and), ("or", np.logical_or)):
-        ks = np.array([k for k, f in enumerate(formulas) if len(f.atoms) > 1 and f.connective == connective])
-        if ks.shape[0]:
-            second = np.array([where[formulas[k].atoms[1]] for k in ks.tolist()], dtype=np.intp)
-            out[ks] = combine(out[ks], truth[second])
+    first = packed[[where[f.atoms[0]] for f in formulas]]
+    second = packed[[where[f.atoms[-1]] for f in formulas]]  # a single atom joined with itself is itself
+    joined = np.bitwise_and(first, second)
+    either = np.array([f.connective == "or" for f in formulas], dtype=np.bool_)
+    joined[either] = np.bitwise_or(first[either], second[either])
+    out: B = np.unpackbits(joined, axis=1, count=pts.shape[0]).view(np.bool_)
     return out
 
 
@@ -1687,13 +1714,16 @@ class _KeptTruth:
     """Atoms' truth at one large point set, computed once per atom (at most KEPT_ATOMS atoms are kept)."""
 
     def __init__(self, n_points: int) -> None:
-        self.truth = np.empty((256, n_points), dtype=np.bool_)
+        self.truth = np.empty((256, -(-n_points // 8)), dtype=np.uint8)  # packed eight points a byte
         self.row: dict[int, int] = {}
         self._lock = threading.Lock()
 
-    def rows(self, atoms: Index, compute: Callable[[Index], B]) -> tuple[B, Index]:
-        """The kept truth table and the row of each atom in it, the atoms not kept yet computed and kept (when
-        the table is full, a table of just these atoms is returned instead)."""
+    def rows(
+        self, atoms: Index, compute: Callable[[Index], npt.NDArray[np.uint8]]
+    ) -> tuple[npt.NDArray[np.uint8], Index]:
+        """The kept truth table (packed: ``compute`` gives the atoms' rows packed too) and the row of each atom in
+        it, the atoms not kept yet computed and kept (when the table is full, a table of just these atoms is
+        returned instead)."""
         with self._lock:  # rows are only ever added, and a grown table holds every earlier row
             missing = np.array([a for a in atoms.tolist() if a not in self.row], dtype=np.intp)
             if missing.shape[0]:
@@ -1702,7 +1732,7 @@ class _KeptTruth:
                     return compute(atoms), np.arange(atoms.shape[0])
                 if n + missing.shape[0] > self.truth.shape[0]:
                     size = max(2 * self.truth.shape[0], n + missing.shape[0])
-                    grown = np.empty((size, self.truth.shape[1]), dtype=np.bool_)
+                    grown = np.empty((size, self.truth.shape[1]), dtype=np.uint8)
                     grown[:n] = self.truth[:n]
                     self.truth = grown
                 self.truth[n : n + missing.shape[0]] = compute(missing)
@@ -1710,8 +1740,13 @@ class _KeptTruth:
             return self.truth, np.array([self.row[a] for a in atoms.tolist()], dtype=np.intp)
 
 
+OBSERVED_POINTS = 4096
+"""Observed points whose atoms' truth is kept (6.3 KB each for the 50,635 atoms of seed 0's grammar: 26 MB at
+most)."""
+
 KEPT_ATOMS = 16384
-"""Atoms whose truth at a large point set is kept (5,632 bytes each at the candidate tests: 92 MB at most)."""
+"""Atoms whose truth at a large point set is kept (packed: 704 bytes each at the 5,632 candidate tests, 11.5 MB at
+most)."""
 
 
 if __name__ == "__main__":

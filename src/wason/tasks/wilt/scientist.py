@@ -513,9 +513,13 @@ class Scientist:
             second = self.built().shapes([f.atoms[-1] for f in formulas if f is not None])
             kind = np.array([0 if len(f.atoms) == 1 else 1 + (f.connective == "or") for f in formulas if f])
             # a family: the same connective and atom shapes, whatever the constants
-            keys = np.stack([kind, np.minimum(first, second), np.maximum(first, second)], axis=1)
-            _, family = np.unique(keys, axis=0, return_inverse=True)
-            family = family.reshape(-1)
+            # numbered in the order of (kind, lower shape, higher shape), as sorting those rows would: the shapes
+            # ranked first, so that one number per formula keeps that order and cannot overflow
+            shapes, rank = np.unique(np.concatenate([first, second]), return_inverse=True)
+            lower = np.minimum(rank[: first.shape[0]], rank[first.shape[0] :])
+            higher = np.maximum(rank[: first.shape[0]], rank[first.shape[0] :])
+            keys = (kind * shapes.shape[0] + lower) * shapes.shape[0] + higher
+            _, family = np.unique(keys, return_inverse=True)
             raw = np.exp(
                 -PRIOR_DECAY * np.array([alts[k].complexity for k in built_ids.tolist()], dtype=np.float64)
             )
@@ -596,7 +600,7 @@ class Scientist:
                     break
         made.extend(self._solve(with_equality, base_array))
         pts = typeable_points(np.concatenate(made, axis=0)) if made else np.zeros((0, 3))
-        return np.unique(pts, axis=0) if pts.shape[0] else pts
+        return unique_points(pts)
 
     def _evaluator(self, k: int) -> Callable[[F], B]:
         """Alternative ``k`` at given points, computed with numpy as the sandbox would (no sandbox calls)."""
@@ -776,6 +780,17 @@ def typeable_values(v: F) -> F:
     # an integer over a power of ten: the nearest double to the decimal, as parsing its text gives
     out[finite] = (np.round(v * scale) / scale)[finite]
     out[out == 0] = 0.0  # no negative zero
+    return out
+
+
+def unique_points(points: F) -> F:
+    """``np.unique(points, axis=0)`` for finite points without negative zeros (typeable ones), sorting the
+    columns instead of the rows as records (ten times faster)."""
+    if points.shape[0] == 0:
+        return points
+    ordered = points[np.lexsort((points[:, 2], points[:, 1], points[:, 0]))]
+    fresh = np.r_[True, (ordered[1:] != ordered[:-1]).any(axis=1)]
+    out: F = ordered[fresh]
     return out
 
 

@@ -58,6 +58,9 @@ class _Table:
             arr.flags.writeable = False
         self.weights: F = np.maximum(np.round(space.prior * _WEIGHT_SCALE), 1.0)
         self.weights.flags.writeable = False
+        # the hypotheses of one family share a weight: the distinct weights (a hundred or so), and each row's
+        # index into them
+        self._weight_values, self._weight_of = np.unique(self.weights, return_inverse=True)
         self.column_weight = self.weighted(np.arange(self.packed.shape[0]))
         self.column_weight.flags.writeable = False
         self.index = {tuple(row): i for i, row in enumerate(points.tolist())}
@@ -91,18 +94,32 @@ class _Table:
 
     def weighted(self, rows: Index) -> F:
         """``weights[rows] @ table[rows]``: the weight of the given rows that says True at each candidate."""
-        if rows.shape[0] <= _BLOCK:
+        if rows.shape[0] < _COUNTED_FROM:
             out: F = np.einsum("h,hc->c", self.weights[rows], self.rows(rows), dtype=np.float64)
             return out
+        if rows.shape[0] <= _BLOCK:
+            # the rows of each weight counted at each candidate, then the counts weighed: whole-number sums, so
+            # the same total as the sum of products (and in half its time)
+            of = self._weight_of[rows]
+            order = np.argsort(of, kind="stable")
+            table = self.rows(rows[order]).view(np.uint8)
+            starts = np.flatnonzero(np.r_[True, of[order][1:] != of[order][:-1]])
+            bounds = [*starts.tolist(), rows.shape[0]]
+            counts = np.empty((starts.shape[0], self.n_columns), dtype=np.float64)
+            for k in range(starts.shape[0]):
+                counts[k] = np.add.reduce(table[bounds[k] : bounds[k + 1]], axis=0, dtype=np.uint16)
+            total: F = self._weight_values[of[order][starts]] @ counts
+            return total
         # a block of rows at a time, so never the whole table unpacked; the partial sums are whole numbers
         # below 2**53, so the total is exact in any order
-        total: F = np.zeros(self.n_columns, dtype=np.float64)
+        total = np.zeros(self.n_columns, dtype=np.float64)
         for start in range(0, rows.shape[0], _BLOCK):
             total += self.weighted(rows[start : start + _BLOCK])
         return total
 
 
-_BLOCK = 2048  # candidates evaluated, or hypotheses summed, at once (a multiple of 8)
+_BLOCK = 2048  # candidates evaluated, or hypotheses summed, at once (a multiple of 8; counts fit in 16 bits)
+_COUNTED_FROM = 128  # rows from which a weighted sum counts the rows of each weight (see _Table.weighted)
 _KEPT_HISTORIES = 256  # histories whose surviving True weight is kept (45 KB each for seed 0's candidates)
 _DEFER_BELOW = 8  # off-candidate answers are counted for the survivors alone while they are under 1/8 of all
 
@@ -142,6 +159,9 @@ def weighted_rows(table: B, rows: Index, weights: F) -> F:
     ``einsum`` reads the boolean table as it is; a matrix product would first copy it to floats, which costs
     four times more than the sum itself.
     """
+    if rows.shape[0] == table.shape[0]:  # every row (rows are distinct and sorted): no copy of the table
+        every: F = np.einsum("h,hc->c", weights, table, dtype=np.float64)
+        return every
     out: F = np.einsum("h,hc->c", weights[rows], table[rows], dtype=np.float64)
     return out
 
@@ -149,9 +169,10 @@ def weighted_rows(table: B, rows: Index, weights: F) -> F:
 def binary_entropy(p: F) -> F:
     """Entropy in bits of a yes/no answer that is yes with probability ``p`` (0 at p = 0 or 1)."""
     q = np.clip(p, 0.0, 1.0)
+    r = 1.0 - q
     with np.errstate(divide="ignore", invalid="ignore"):
-        h = -(q * np.log2(q) + (1.0 - q) * np.log2(1.0 - q))
-    out: F = np.nan_to_num(h, nan=0.0)
+        out: F = -(q * np.log2(q) + r * np.log2(r))
+    out[np.isnan(out)] = 0.0  # 0 * log2(0)
     return out
 
 
@@ -208,6 +229,7 @@ class IdealSolver:
         self._total = float(self._table.weights.sum())
         self._true_weight: F | None = self._table.column_weight.copy()
         self._gone: list[Index] = []  # rows eliminated since _true_weight was last brought up to date
+        self._information: F | None = None  # kept until the next answer or exclusion
 
     def copy(self) -> IdealSolver:
         """An independent solver in the same state (the truth table is shared, never copied)."""
@@ -249,10 +271,14 @@ class IdealSolver:
         return self.space.hypotheses[int(self._alive[k])], float(weights[k] / self._total)
 
     def information(self) -> F:
-        """Expected information (bits) of testing each candidate; already tested candidates get -1."""
-        h = binary_entropy(self._true() / self._total)
-        h[self._tested] = -1.0
-        return h
+        """Expected information (bits) of testing each candidate; already tested candidates get -1 (read-only:
+        computed once between answers)."""
+        if self._information is None:
+            h = binary_entropy(self._true() / self._total)
+            h[self._tested] = -1.0
+            h.flags.writeable = False
+            self._information = h
+        return self._information
 
     # ---- the game -------------------------------------------------------------------------------------------
 
@@ -308,11 +334,13 @@ class IdealSolver:
             column = self.space.evaluate(np.array([key], dtype=np.float64))[:, 0]
             self._mismatches += column != bool(result)
         self.history.append(((key[0], key[1], key[2]), bool(result)))
+        self._information = None
         self._update_survivors()
 
     def exclude(self, index: int) -> None:
         """Never propose this candidate (e.g. the game refused it)."""
         self._tested[index] = True
+        self._information = None
 
     def _update_survivors(self) -> None:
         before = self._alive
