@@ -108,7 +108,8 @@ class _Table:
             counts = np.empty((starts.shape[0], self.n_columns), dtype=np.float64)
             for k in range(starts.shape[0]):
                 counts[k] = np.add.reduce(table[bounds[k] : bounds[k + 1]], axis=0, dtype=np.uint16)
-            total: F = self._weight_values[of[order][starts]] @ counts
+            # (einsum, not a matrix product: BLAS would spin up threads that busy-wait for a sum this small)
+            total: F = np.einsum("g,gc->c", self._weight_values[of[order][starts]], counts)
             return total
         # a block of rows at a time, so never the whole table unpacked; the partial sums are whole numbers
         # below 2**53, so the total is exact in any order
