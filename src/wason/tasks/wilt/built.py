@@ -1265,7 +1265,8 @@ class BuiltSpace:
         cheapest = g.cost[slots[:, 0]]
         chosen = np.argsort(cheapest, kind="stable")[:_MAX_PATTERNS]
         slots, patterns = slots[chosen], patterns[chosen].astype(np.float32)
-        ii, jj = np.nonzero(np.triu((patterns @ patterns.T) == 0))
+        # (einsum, not a matrix product: for products this small, BLAS threads cost more cpu than they save time)
+        ii, jj = np.nonzero(np.triu(np.einsum("ik,jk->ij", patterns, patterns) == 0))
         a = slots[ii][:, :, None].repeat(_PER_PATTERN, axis=2).reshape(-1)
         b = slots[jj][:, None, :].repeat(_PER_PATTERN, axis=1).reshape(-1)
         same = (ii == jj).repeat(_PER_PATTERN * _PER_PATTERN)
