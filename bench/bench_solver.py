@@ -39,7 +39,9 @@ a ninth helper and kept outside the project, were measured once after the whole 
 helper and kept outside the project, were measured once after the fitted relations: 33/48 and 37/48 at 3e6c5da
 (69/96 for c070704, the commit before them). ``heldout22`` and ``heldout23`` (48 each), written by an eleventh
 helper and kept outside the project, were measured once after the residues, counts of conditions and spread:
-44/48 and 46/48 at e9de0f9 (86/96 for 2f233f9, the commit before them).
+44/48 and 46/48 at e9de0f9 (86/96 for 2f233f9, the commit before them). ``heldout24`` and ``heldout25`` (48 each),
+written by a twelfth helper and kept outside the project, were measured once at ba6820d, whose play is e017841's
+(only its speed changed): 38/48 and 38/48.
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
