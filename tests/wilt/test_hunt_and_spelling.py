@@ -17,6 +17,7 @@ from wason.tasks.wilt.spelling import (
     beside,
     conjuncts,
     equalities,
+    inequalities,
     on_the_lines,
     spellings,
     thresholds,
@@ -164,6 +165,45 @@ def test_a_thresholds_spellings_on_the_whole_numbers_weigh_most() -> None:
     # a fitted threshold between whole numbers has the whole-number ways beside it
     fitted = [t for t, w in weighted_spellings("lambda x, y, z: x * z > 21.5") if w == 1.0]
     assert "lambda x, y, z: x * z > 21" in fitted and "lambda x, y, z: x * z >= 22" in fitted
+
+
+def test_a_linear_comparison_is_spelled_with_its_terms_on_either_side() -> None:
+    text = "lambda x, y, z: y < z - 5"
+    (q,) = inequalities(text)
+    assert (q.coefficients, q.op, q.constant) == ((0, 1, -1), "<", -5)
+    ways = spellings(text)
+    assert ways[0] == text
+    assert {"lambda x, y, z: y - z < -5", "lambda x, y, z: z > y + 5", "lambda x, y, z: z - y > 5"} <= set(
+        ways
+    )
+    grid = np.stack(np.meshgrid(*[np.arange(-8.0, 9.0)] * 3, indexing="ij"), axis=-1).reshape(-1, 3)
+    truth = np.array([compile_rule(w).evaluate(grid) for w in ways])
+    assert (truth == truth[0]).all() and truth[0].any() and not truth[0].all()
+    # the spelling tests' points include decimals on the boundary, where Python tells some of them apart
+    points = on_the_lines(text)
+    edge = points[np.round(points[:, 1] - points[:, 2], 9) == -5]
+    assert edge.shape[0] > 50
+    decimal = np.array([compile_rule(w).evaluate(edge) for w in ways])
+    assert (decimal != decimal[0]).any()
+    # against a constant, a difference is also rearranged, at the whole numbers either side of where it turns
+    ways = spellings("lambda x, y, z: x + y - z > 10")
+    assert {"lambda x, y, z: x + y > z + 10", "lambda x, y, z: x + y >= z + 11"} <= set(ways)
+    # a sum is written as it is (``y > -x + 10`` is nobody's spelling), and a chained comparison is left alone
+    assert all(" + 10" not in w for w in spellings("lambda x, y, z: x + y > 10"))
+    assert inequalities("lambda x, y, z: x < y < z") == []
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "lambda x, y, z: y - z < -5",
+        "lambda x, y, z: x + y > z + 10",
+        "lambda x, y, z: y > x + 2 and y > z + 2",
+    ],
+)
+async def test_a_linear_comparisons_own_spelling_is_found_by_testing_decimals(rule: str) -> None:
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
 
 
 @pytest.mark.parametrize(

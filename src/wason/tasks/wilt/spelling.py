@@ -1,9 +1,12 @@
-"""Spellings of a guess's linear equalities and thresholds, which Python's floats can tell apart.
+"""Spellings of a guess's linear equalities, comparisons and thresholds, which Python's floats can tell apart.
 
 Over the reals ``y == x - 3``, ``x - y == 3`` and ``x == y + 3`` are one rule; in Python they are three, because
 each rounds differently: ``y == x - 3`` holds at ``(-2.9, -5.9, 3.0)`` while ``x - y == 3`` does not. The judge
 follows Python, so a scientist that has found the line still has to find how the rule writes it, and it can: a
 test at a decimal point on the line where the spellings disagree tells them apart like any other test.
+
+A linear comparison is the same: ``y < z - 5``, ``y - z < -5`` and ``z > y + 5`` are one rule over the reals and
+three in Python, told apart at decimals on their boundary ``y - z == -5``.
 
 A threshold is the same: on whole numbers ``z > 6``, ``z >= 7`` and ``z > 6.5`` are one rule, and
 ``max(x, y, z) - min(x, y, z) <= 4`` is ``... < 5``, but a test at a decimal between the two whole numbers tells
@@ -13,9 +16,11 @@ tested (``x * z > 21.5``); the rule's author wrote a whole number.
 :func:`spellings` lists the usual ways of writing each linear equality of a guess (a variable against the rest,
 the two sides with positive terms, all terms on the left) and each threshold against a constant (``<`` and
 ``<=``, or ``>`` and ``>=``, at the whole numbers around its constant), and every combination of them over the
-guess's equalities and thresholds, the guess's own first. :func:`on_the_lines` makes typeable decimal points that
-satisfy all of the guess's equalities over the reals, and :func:`beside` points a step from the tested ones,
-where the spellings can disagree.
+guess's equalities and thresholds, the guess's own first; a linear comparison of terms of both signs is also
+written with its terms moved across (``x - y > 3`` as ``x > y + 3``; a sum, ``x + y > 10``, is written as it is).
+:func:`on_the_lines` makes typeable decimal points that satisfy all of the guess's equalities over the reals, and
+points on the boundaries of its linear comparisons; :func:`beside` makes points a step from the tested ones, where
+the spellings can disagree.
 """
 
 from __future__ import annotations
@@ -122,6 +127,44 @@ def equalities(text: str) -> list[Equality]:
 
 
 @dataclass(frozen=True)
+class Inequality:
+    """A linear comparison ``sum(coefficients[v] * v) op constant`` of two or more variables with integer
+    coefficients, found at ``start:end`` of the guess's text (``x + y > z + 10``, ``y < z - 5``)."""
+
+    coefficients: tuple[int, int, int]
+    op: str  # "<", "<=", ">" or ">="
+    constant: Fraction
+    start: int
+    end: int
+
+
+def inequalities(text: str) -> list[Inequality]:
+    """The linear comparisons of two or more variables with integer coefficients in a lambda's text (a chained
+    comparison is left alone), in the order of the text."""
+    found: list[Inequality] = []
+    for node in _comparisons(text):
+        if type(node.ops[0]) not in _ORDER or node.end_col_offset is None:
+            continue
+        left, right = _linear(node.left), _linear(node.comparators[0])
+        if left is None or right is None:
+            continue
+        coefficients = [a - b for a, b in zip(left[0], right[0], strict=True)]
+        if sum(1 for c in coefficients if c) < 2 or any(c.denominator != 1 for c in coefficients):
+            continue
+        found.append(
+            Inequality(
+                coefficients=(int(coefficients[0]), int(coefficients[1]), int(coefficients[2])),
+                op=_ORDER[type(node.ops[0])],
+                constant=right[1] - left[1],
+                start=node.col_offset,
+                end=node.end_col_offset,
+            )
+        )
+    found.sort(key=lambda q: q.start)
+    return found
+
+
+@dataclass(frozen=True)
 class Threshold:
     """A comparison ``side op constant`` (written either way round) at ``start:end`` of the guess's text."""
 
@@ -194,11 +237,32 @@ def _threshold_ways(t: Threshold, own: str) -> list[tuple[str, float]]:
     constants = [t.constant] + [float(k) for k in range(low - 1, high + 2)]
     side = t.side if _simple(t.side) else f"({t.side})"
     cut = _cut(t.op, t.constant)
+    linear = _integer_form(t.side)
     ways = {own: 1.0}
     for k in dict.fromkeys(constants):
         for op in ops:
-            ways.setdefault(f"{side} {op} {_number_text(k)}", 1.0 if _cut(op, k) == cut else OTHER_CUT)
+            weight = 1.0 if _cut(op, k) == cut else OTHER_CUT
+            ways.setdefault(f"{side} {op} {_number_text(k)}", weight)
+            if linear is not None and weight == 1.0:
+                # a side of two or more variables rearranged too (``x + y - z > 10`` is ``x + y > z + 10``),
+                # where it says what the guess says at every whole number
+                for way in _linear_ways(linear[0], op, Fraction(str(k)) - linear[1]):
+                    ways.setdefault(way, weight)
     return sorted(ways.items(), key=lambda way: -way[1])  # stable: the guess's own first
+
+
+def _integer_form(source: str) -> tuple[tuple[int, int, int], Fraction] | None:
+    """The integer coefficients of x, y and z and the constant of a linear expression with terms of both signs
+    (a difference: ``x - y`` is also written ``x > y + 3``; a sum, ``x + y > 10``, is written as it is), or
+    None."""
+    try:
+        found = _linear(ast.parse(source, mode="eval").body)
+    except SyntaxError:
+        return None
+    if found is None or not (min(found[0]) < 0 < max(found[0])) or any(c.denominator != 1 for c in found[0]):
+        return None
+    c = found[0]
+    return (int(c[0]), int(c[1]), int(c[2])), found[1]
 
 
 def _simple(source: str) -> bool:
@@ -258,14 +322,20 @@ def _ways(e: Equality) -> list[str]:
     """Ways of writing one equality, the most usual first: a variable of coefficient 1 against the rest (the
     last variable first: ``z == x + y + 1``), the positive terms against the negative ones (``x + z == y + 2``,
     either way round), and all terms on the left (``x - y + z == 2``), also negated."""
-    terms = [(c, v) for c, v in zip(e.coefficients, VARIABLES, strict=True) if c]
-    k = e.constant
+    return _linear_ways(e.coefficients, "==", e.constant)
+
+
+def _linear_ways(coefficients: tuple[int, int, int], op: str, k: Fraction) -> list[str]:
+    """Ways of writing ``sum(coefficients[v] * v) op k`` (see :func:`_ways`); a side moved to the other side of
+    a comparison mirrors it (``x - y < -5`` is ``y > x + 5``)."""
+    mirror = _MIRROR.get(op, op)
+    terms = [(c, v) for c, v in zip(coefficients, VARIABLES, strict=True) if c]
     ways: list[str] = []
     for c, v in reversed(terms):
         if abs(c) != 1:
             continue
         rest = [(-c * d, w) for d, w in terms if w != v]
-        ways.append(f"{v} == {_sum(rest, c * k)}")
+        ways.append(f"{v} {op if c > 0 else mirror} {_sum(rest, c * k)}")
     positive = [(c, v) for c, v in terms if c > 0]
     negative = [(-c, v) for c, v in terms if c < 0]
     if positive and negative:
@@ -273,9 +343,9 @@ def _ways(e: Equality) -> list[str]:
             a, b = _sum(positive), _sum(negative, k)
         else:
             a, b = _sum(positive, -k), _sum(negative)
-        ways += [f"{a} == {b}", f"{b} == {a}"]
-    ways.append(f"{_sum(terms)} == {_number(k)}")
-    ways.append(f"{_sum([(-c, v) for c, v in terms])} == {_number(-k)}")
+        ways += [f"{a} {op} {b}", f"{b} {mirror} {a}"]
+    ways.append(f"{_sum(terms)} {op} {_number(k)}")
+    ways.append(f"{_sum([(-c, v) for c, v in terms])} {mirror} {_number(-k)}")
     return list(dict.fromkeys(ways))
 
 
@@ -293,6 +363,13 @@ def weighted_spellings(text: str) -> list[tuple[str, float]]:
         (t.start, t.end, _threshold_ways(t, text[t.start : t.end])) for t in thresholds(text)
     ]
     places += [(e.start, e.end, [(w, 1.0) for w in _ways(e)]) for e in equalities(text)]
+    # linear comparisons with variables on both sides (those against a constant are thresholds, above)
+    at_thresholds = {start for start, _, _ in places}
+    for q in inequalities(text):
+        if q.start not in at_thresholds:
+            own = text[q.start : q.end]
+            ways = dict.fromkeys([own, *_linear_ways(q.coefficients, q.op, q.constant)], 1.0)
+            places.append((q.start, q.end, list(ways.items())))
     if not places:
         return [(text, 1.0)]
     out: dict[str, float] = {}
@@ -310,7 +387,8 @@ def weighted_spellings(text: str) -> list[tuple[str, float]]:
 
 def on_the_lines(text: str, n: int = 400, seed: int = 0) -> F:
     """Up to ``n`` typeable points with one decimal that satisfy every linear equality of the guess over the
-    reals (each equality solved in turn for a variable of coefficient 1 not yet set; empty when it cannot be)."""
+    reals (each equality solved in turn for a variable of coefficient 1 not yet set; empty when it cannot be),
+    then up to ``n / 4`` on each boundary of its linear comparisons (see :func:`_edges`)."""
     found = equalities(text)
     rng = np.random.default_rng(seed)
     # decimals of magnitude below 10 first (the likeliest to round differently), then up to 50
@@ -331,6 +409,46 @@ def on_the_lines(text: str, n: int = 400, seed: int = 0) -> F:
     for e in found:
         lhs = sum(e.coefficients[j] * tenths[:, j] for j in range(3))
         ok &= lhs * e.constant.denominator == 10 * e.constant.numerator
+    on_lines = np.ascontiguousarray(points[ok])
+    edges = [_on_the_edge(c, k, n // 4, rng) for c, k in _edges(text)]
+    return np.concatenate([on_lines, *edges], axis=0) if edges else on_lines
+
+
+def _edges(text: str) -> list[tuple[tuple[int, int, int], Fraction]]:
+    """The boundaries ``sum(c[v] * v) == k`` of the guess's linear comparisons (against a constant or not), at
+    each whole number where one of its ways of writing says what the guess says (see :func:`_threshold_ways`)."""
+    found: dict[tuple[tuple[int, int, int], Fraction], None] = {}
+    against_constants = thresholds(text)
+    at_thresholds = {t.start for t in against_constants}
+    for q in inequalities(text):
+        if q.start not in at_thresholds:
+            found[(q.coefficients, q.constant)] = None
+    for t in against_constants:
+        linear = _integer_form(t.side)
+        if linear is None:
+            continue
+        # the whole numbers either side of where it turns: ``> 10`` and ``>= 11``, ``< 5`` and ``<= 4``
+        cut = _cut(t.op, t.constant)
+        for k in (cut, cut + 1 if t.op in ("<", "<=") else cut - 1):
+            found[(linear[0], k - linear[1])] = None
+    return list(found)
+
+
+def _on_the_edge(coefficients: tuple[int, int, int], k: Fraction, n: int, rng: np.random.Generator) -> F:
+    """Up to ``n`` typeable points with one decimal on ``sum(coefficients[v] * v) == k`` over the reals (where
+    the ways of writing a comparison of that boundary can disagree in Python); none when no variable has a
+    coefficient of 1 or -1."""
+    free = [i for i in range(3) if abs(coefficients[i]) == 1]
+    if not free:
+        return np.zeros((0, 3))
+    i = free[-1]
+    points = np.round(rng.uniform(-9.9, 9.9, (n, 3)), 1)
+    points[n // 2 :] = np.round(rng.uniform(-49.9, 49.9, (n - n // 2, 3)), 1)
+    others = sum(coefficients[j] * points[:, j] for j in range(3) if j != i)
+    points[:, i] = np.round((float(k) - others) * coefficients[i], 1)
+    tenths = np.round(points * 10).astype(np.int64)
+    lhs = sum(coefficients[j] * tenths[:, j] for j in range(3))
+    ok = (np.abs(points) < 100).all(axis=1) & (lhs * k.denominator == 10 * k.numerator)
     return np.ascontiguousarray(points[ok])
 
 
