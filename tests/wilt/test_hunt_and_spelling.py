@@ -474,6 +474,9 @@ async def test_a_residue_outside_the_grammar_is_found(rule: str) -> None:
         "lambda x, y, z: (x < 0) + (y < 0) + (z < 0) == 1",
         "lambda x, y, z: (x % 3 == 0) != (y % 3 == 0)",
         "lambda x, y, z: (x % 2 == 0) + (y % 2 == 0) + (z % 2 == 0) == 1",
+        # pairs in order counted: two of the three round the circle (not sorted either way)
+        "lambda x, y, z: (x > y) + (y > z) + (z > x) == 2",
+        "lambda x, y, z: x // 4 == y // 4",
     ],
 )
 async def test_counted_and_compared_conditions_are_found(rule: str) -> None:

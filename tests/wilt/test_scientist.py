@@ -146,6 +146,10 @@ def test_products_against_sums_residues_sums_of_squares_and_whole_parts_are_in_t
         "round(x / 3) == y",
         "int(x / 10) == int(z / 10)",
         "z // 5 == x",
+        "x // 4 == y // 4",
+        "round(x / 4) == round(z / 4)",
+        "(x > y) + (y > z) + (z > x) > 1",
+        "(x < y) + (y < z) + (x < z) == 2",
     ]
     truth = space.atom_truth(points)
     for text in wanted:

@@ -70,7 +70,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-8"
+BUILT_VERSION = "wilt-built-9"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -256,7 +256,7 @@ def _whole(kind: str, a: _Quantity, k: int) -> _Quantity:
     return _Quantity(f"{kind}({a.key}, {k})", compute)
 
 
-WHOLE_DIVISORS = (2, 3, 5, 10)
+WHOLE_DIVISORS = (2, 3, 4, 5, 10)
 """Divisors of the whole parts: ``x // 2``, ``int(x / 10)``, ``round(x / 5)``."""
 WHOLE_EXTRA = 2
 """What a whole part's equality costs beyond its operators: ``x // 2 == y // 2`` is true of many small triples
@@ -345,6 +345,20 @@ def _terms() -> list[Term]:
         terms += flags
         total = _binary(_binary(flags[0].quantity, "+", flags[1].quantity), "+", flags[2].quantity)
         terms.append(Term(" + ".join(f.text for f in flags), 3 * cost + 2, total, "count"))
+    # how many of the pairs are in order: round the circle (two of x > y, y > z, z > x: not sorted either way),
+    # and ascending (all three of x < y, y < z, x < z: sorted)
+    for pairs in (
+        (("x", "y", ">"), ("y", "z", ">"), ("z", "x", ">")),
+        (("x", "y", "<"), ("y", "z", "<"), ("x", "z", "<")),
+    ):
+        flags = [
+            Term(
+                f"({a} {op} {b})", 1, _flag(_binary(_Q[a], "-", _Q[b]), "> 0" if op == ">" else "< 0"), "flag"
+            )
+            for a, b, op in pairs
+        ]
+        total = _binary(_binary(flags[0].quantity, "+", flags[1].quantity), "+", flags[2].quantity)
+        terms.append(Term(" + ".join(f.text for f in flags), 3 + 2, total, "count"))
     bases: list[tuple[str, _Quantity, int]] = [(v, _Q[v], 0) for v in _VARS]
     bases += [(f"({a} + {b})", _binary(_Q[a], "+", _Q[b]), 1) for a, b in _PAIRS]
     bases += [("(x + y + z)", _binary(_binary(X, "+", Y), "+", Z), 2)]
@@ -1742,7 +1756,7 @@ class _KeptTruth:
 
 
 OBSERVED_POINTS = 4096
-"""Observed points whose atoms' truth is kept (6.3 KB each for the 50,635 atoms of seed 0's grammar: 26 MB at
+"""Observed points whose atoms' truth is kept (6.3 KB each for the 50,671 atoms of seed 0's grammar: 26 MB at
 most)."""
 
 KEPT_ATOMS = 16384
