@@ -41,7 +41,9 @@ helper and kept outside the project, were measured once after the fitted relatio
 helper and kept outside the project, were measured once after the residues, counts of conditions and spread:
 44/48 and 46/48 at e9de0f9 (86/96 for 2f233f9, the commit before them). ``heldout24`` and ``heldout25`` (48 each),
 written by a twelfth helper and kept outside the project, were measured once at ba6820d, whose play is e017841's
-(only its speed changed): 38/48 and 38/48.
+(only its speed changed): 38/48 and 38/48. ``heldout26`` and ``heldout27`` (48 each), written by a thirteenth
+helper and kept outside the project, were measured once after that session's last change to what the solver plays:
+42/48 and 39/48 at b81bd9f (80/96 for e017841, the session's starting commit).
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
