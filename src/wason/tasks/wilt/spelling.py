@@ -108,22 +108,29 @@ def equalities(text: str) -> list[Equality]:
     for node in _comparisons(text):
         if not isinstance(node.ops[0], ast.Eq):
             continue
-        left, right = _linear(node.left), _linear(node.comparators[0])
-        if left is None or right is None or node.end_col_offset is None:
+        form = _integer_comparison(node)
+        if form is None or node.end_col_offset is None:
             continue
-        coefficients = [a - b for a, b in zip(left[0], right[0], strict=True)]
-        if sum(1 for c in coefficients if c) < 2 or any(c.denominator != 1 for c in coefficients):
-            continue
-        found.append(
-            Equality(
-                coefficients=(int(coefficients[0]), int(coefficients[1]), int(coefficients[2])),
-                constant=right[1] - left[1],
-                start=node.col_offset,
-                end=node.end_col_offset,
-            )
-        )
+        found.append(Equality(form[0], form[1], node.col_offset, node.end_col_offset))
     found.sort(key=lambda e: e.start)
     return found
+
+
+def _integer_comparison(node: ast.Compare) -> tuple[tuple[int, int, int], Fraction] | None:
+    """A comparison ``left op right`` of linear sides as ``sum(c[v] * v) op k``: the integer coefficients of
+    ``left - right`` and the constant of ``right - left``; None unless two or more variables are left, each with
+    a whole coefficient."""
+    left, right = _linear(node.left), _linear(node.comparators[0])
+    if left is None or right is None:
+        return None
+    return _whole([a - b for a, b in zip(left[0], right[0], strict=True)], right[1] - left[1])
+
+
+def _whole(coefficients: list[Fraction], k: Fraction) -> tuple[tuple[int, int, int], Fraction] | None:
+    """The coefficients as integers, with ``k``, when two or more are not 0 and every one is whole."""
+    if sum(1 for c in coefficients if c) < 2 or any(c.denominator != 1 for c in coefficients):
+        return None
+    return (int(coefficients[0]), int(coefficients[1]), int(coefficients[2])), k
 
 
 @dataclass(frozen=True)
@@ -145,21 +152,11 @@ def inequalities(text: str) -> list[Inequality]:
     for node in _comparisons(text):
         if type(node.ops[0]) not in _ORDER or node.end_col_offset is None:
             continue
-        left, right = _linear(node.left), _linear(node.comparators[0])
-        if left is None or right is None:
-            continue
-        coefficients = [a - b for a, b in zip(left[0], right[0], strict=True)]
-        if sum(1 for c in coefficients if c) < 2 or any(c.denominator != 1 for c in coefficients):
-            continue
-        found.append(
-            Inequality(
-                coefficients=(int(coefficients[0]), int(coefficients[1]), int(coefficients[2])),
-                op=_ORDER[type(node.ops[0])],
-                constant=right[1] - left[1],
-                start=node.col_offset,
-                end=node.end_col_offset,
+        form = _integer_comparison(node)
+        if form is not None:
+            found.append(
+                Inequality(form[0], _ORDER[type(node.ops[0])], form[1], node.col_offset, node.end_col_offset)
             )
-        )
     found.sort(key=lambda q: q.start)
     return found
 
@@ -259,10 +256,9 @@ def _integer_form(source: str) -> tuple[tuple[int, int, int], Fraction] | None:
         found = _linear(ast.parse(source, mode="eval").body)
     except SyntaxError:
         return None
-    if found is None or not (min(found[0]) < 0 < max(found[0])) or any(c.denominator != 1 for c in found[0]):
+    if found is None or not min(found[0]) < 0 < max(found[0]):
         return None
-    c = found[0]
-    return (int(c[0]), int(c[1]), int(c[2])), found[1]
+    return _whole(found[0], found[1])
 
 
 def _simple(source: str) -> bool:
