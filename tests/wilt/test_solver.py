@@ -301,3 +301,10 @@ def test_information_is_read_afresh_after_an_answer_or_an_exclusion() -> None:
     expected = binary_entropy(solver._true() / solver._total)
     expected[solver._tested] = -1.0
     assert np.array_equal(after, expected) and not np.array_equal(after, before)
+
+
+def test_binary_entropy_is_none_at_certainty_and_one_bit_at_even_odds() -> None:
+    assert float(binary_entropy(0.5)) == 1.0 and float(binary_entropy(0.0)) == 0.0  # a number as well
+    h = binary_entropy(np.array([0.0, 1.0, 0.5, 0.25, 1.0 + 1e-16, -1e-16]))
+    assert h.tolist()[:3] == [0.0, 0.0, 1.0] and not np.signbit(h).any() and np.isfinite(h).all()
+    assert h[3] == pytest.approx(0.8112781244591328)

@@ -155,7 +155,8 @@ def truth_table(space: HypothesisSpace, candidates: npt.ArrayLike) -> B:
 
 
 def weighted_rows(table: B, rows: Index, weights: F) -> F:
-    """``weights[rows] @ table[rows]``: the weight of the given rows that says True in each column.
+    """``weights[rows] @ table[rows]``: the weight of the given rows (distinct, ascending) that says True in each
+    column.
 
     ``einsum`` reads the boolean table as it is; a matrix product would first copy it to floats, which costs
     four times more than the sum itself.
@@ -172,8 +173,8 @@ def binary_entropy(p: F) -> F:
     q = np.clip(p, 0.0, 1.0)
     r = 1.0 - q
     with np.errstate(divide="ignore", invalid="ignore"):
-        out: F = -(q * np.log2(q) + r * np.log2(r))
-    out[np.isnan(out)] = 0.0  # 0 * log2(0)
+        h = -(q * np.log2(q) + r * np.log2(r))
+    out: F = np.where(np.isnan(h), 0.0, h)  # 0 * log2(0)
     return out
 
 
