@@ -43,7 +43,9 @@ helper and kept outside the project, were measured once after the residues, coun
 written by a twelfth helper and kept outside the project, were measured once at ba6820d, whose play is e017841's
 (only its speed changed): 38/48 and 38/48. ``heldout26`` and ``heldout27`` (48 each), written by a thirteenth
 helper and kept outside the project, were measured once after that session's last change to what the solver plays:
-42/48 and 39/48 at b81bd9f (80/96 for e017841, the session's starting commit).
+42/48 and 39/48 at b81bd9f (80/96 for e017841, the session's starting commit). ``heldout28`` and ``heldout29``
+(48 each), written by a fourteenth helper and kept outside the project, were measured once at 3342ae6 (whose play
+is b81bd9f's): 38/48 and 37/48.
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
