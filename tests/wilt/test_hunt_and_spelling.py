@@ -477,6 +477,8 @@ async def test_a_residue_outside_the_grammar_is_found(rule: str) -> None:
         # pairs in order counted: two of the three round the circle (not sorted either way)
         "lambda x, y, z: (x > y) + (y > z) + (z > x) == 2",
         "lambda x, y, z: x // 4 == y // 4",
+        # residues summed: on decimals not the count of odd variables
+        "lambda x, y, z: x % 2 + y % 2 + z % 2 == 1",
     ],
 )
 async def test_counted_and_compared_conditions_are_found(rule: str) -> None:

@@ -150,6 +150,7 @@ def test_products_against_sums_residues_sums_of_squares_and_whole_parts_are_in_t
         "round(x / 4) == round(z / 4)",
         "(x > y) + (y > z) + (z > x) > 1",
         "(x < y) + (y < z) + (x < z) == 2",
+        "x % 2 + y % 2 + z % 2 >= 2",
     ]
     truth = space.atom_truth(points)
     for text in wanted:
