@@ -45,7 +45,9 @@ written by a twelfth helper and kept outside the project, were measured once at 
 helper and kept outside the project, were measured once after that session's last change to what the solver plays:
 42/48 and 39/48 at b81bd9f (80/96 for e017841, the session's starting commit). ``heldout28`` and ``heldout29``
 (48 each), written by a fourteenth helper and kept outside the project, were measured once at 3342ae6 (whose play
-is b81bd9f's): 38/48 and 37/48.
+is b81bd9f's): 38/48 and 37/48 (72/96 for e017841). ``heldout30`` and ``heldout31`` (48 each), written by a
+fifteenth helper and kept outside the project, were measured once after that session's last change to what the
+solver plays: 43/48 and 40/48 at ff6143f (74/96 for e017841).
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
