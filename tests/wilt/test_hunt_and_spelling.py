@@ -191,6 +191,7 @@ def test_a_linear_comparison_is_spelled_with_its_terms_on_either_side() -> None:
     # a sum is written as it is (``y > -x + 10`` is nobody's spelling), and a chained comparison is left alone
     assert all(" + 10" not in w for w in spellings("lambda x, y, z: x + y > 10"))
     assert inequalities("lambda x, y, z: x < y < z") == []
+    assert inequalities("lambda x, y, z: x - y > 3") == []  # against a constant: a threshold
 
 
 @pytest.mark.parametrize(

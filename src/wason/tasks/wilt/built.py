@@ -223,6 +223,11 @@ def _fold(kind: str, *parts: _Quantity) -> _Quantity:
     return _Quantity(f"{kind}({', '.join(p.key for p in parts)})", compute)
 
 
+def _sum3(a: _Quantity, b: _Quantity, c: _Quantity) -> _Quantity:
+    """``a + b + c`` as Python adds it, left to right."""
+    return _binary(_binary(a, "+", b), "+", c)
+
+
 def _flag(a: _Quantity, test: str) -> _Quantity:
     """A condition on a quantity as a number, 1 where it holds and 0 elsewhere, as Python adds and compares
     its booleans: ``test`` is ``"> 0"``, ``"< 0"`` or ``"% m == r"``."""
@@ -309,7 +314,7 @@ def _terms() -> list[Term]:
             inner = _binary(_Q[a], op, _Q[b])
             terms.append(Term(f"abs({a} {op} {b})", 2, _absolute(inner)))
             terms.append(Term(f"({a} {op} {b}) ** 2", 2, _square(inner)))
-    terms.append(Term("abs(x + y + z)", 3, _absolute(_binary(_binary(X, "+", Y), "+", Z))))
+    terms.append(Term("abs(x + y + z)", 3, _absolute(_sum3(X, Y, Z))))
     for text, op1, op2 in (
         ("abs(x + y - z)", "+", "-"),
         ("abs(x - y + z)", "-", "+"),
@@ -325,7 +330,7 @@ def _terms() -> list[Term]:
                 terms.append(Term(f"{ta} + {tb}", 3, _binary(qa, "+", qb)))
             terms.append(Term(f"{ta} - {tb}", 3, _binary(qa, "-", qb)))
         tx, ty, tz = (parts[v][0] for v in _VARS)
-        total = _binary(_binary(parts["x"][1], "+", parts["y"][1]), "+", parts["z"][1])
+        total = _sum3(parts["x"][1], parts["y"][1], parts["z"][1])
         terms.append(Term(f"{tx} + {ty} + {tz}", 5, total))
     for kind in ("max", "min"):
         for a, b in _PAIRS:
@@ -343,7 +348,7 @@ def _terms() -> list[Term]:
         for v in _VARS:
             flags.append(Term(f"({v} {test})", cost, _flag(_Q[v], test), "flag"))
         terms += flags
-        total = _binary(_binary(flags[0].quantity, "+", flags[1].quantity), "+", flags[2].quantity)
+        total = _sum3(*(f.quantity for f in flags))
         terms.append(Term(" + ".join(f.text for f in flags), 3 * cost + 2, total, "count"))
     # how many of the pairs are in order: round the circle (two of x > y, y > z, z > x: not sorted either way),
     # and ascending (all three of x < y, y < z, x < z: sorted)
@@ -357,16 +362,16 @@ def _terms() -> list[Term]:
             )
             for a, b, op in pairs
         ]
-        total = _binary(_binary(flags[0].quantity, "+", flags[1].quantity), "+", flags[2].quantity)
+        total = _sum3(*(f.quantity for f in flags))
         terms.append(Term(" + ".join(f.text for f in flags), 3 + 2, total, "count"))
     # the residues by 2 summed (``x % 2 + y % 2 + z % 2 == 1``: on whole numbers how many are odd, as the count
     # of ``v % 2 == 1`` is, but not on decimals)
     odd = [_binary(_Q[v], "%", 2.0) for v in _VARS]
-    total = _binary(_binary(odd[0], "+", odd[1]), "+", odd[2])
+    total = _sum3(*odd)
     terms.append(Term("x % 2 + y % 2 + z % 2", 3 + 2, total, "count"))
     bases: list[tuple[str, _Quantity, int]] = [(v, _Q[v], 0) for v in _VARS]
     bases += [(f"({a} + {b})", _binary(_Q[a], "+", _Q[b]), 1) for a, b in _PAIRS]
-    bases += [("(x + y + z)", _binary(_binary(X, "+", Y), "+", Z), 2)]
+    bases += [("(x + y + z)", _sum3(X, Y, Z), 2)]
     bases += [(f"({a} * {b})", _binary(_Q[a], "*", _Q[b]), 1) for a, b in _PAIRS]
     for text, q, cost in bases:
         for m in (2, 3, 4, 5, 10):
@@ -541,7 +546,7 @@ def _linear_equalities(terms: list[Term], index: dict[str, int]) -> list[Atom]:
             for op in _OPS:
                 out.append(Atom(f"{lt} {op} {rtext}", cost + 1 + _constant_cost(d), li, op, ri, 0.0))
     # a sum against a multiple of one variable, or the mean against it
-    total = _binary(_binary(X, "+", Y), "+", Z)
+    total = _sum3(X, Y, Z)
     ti = term_for("x + y + z", total, 2)
     mi = term_for("(x + y + z) / 3", _binary(total, "/", 3.0), 3)
     for v in _VARS:

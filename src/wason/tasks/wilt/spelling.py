@@ -146,11 +146,14 @@ class Inequality:
 
 
 def inequalities(text: str) -> list[Inequality]:
-    """The linear comparisons of two or more variables with integer coefficients in a lambda's text (a chained
-    comparison is left alone), in the order of the text."""
+    """The linear comparisons of two or more variables with integer coefficients and variables on both sides in a
+    lambda's text (one against a constant is a threshold, see :func:`thresholds`; a chained comparison is left
+    alone), in the order of the text."""
     found: list[Inequality] = []
     for node in _comparisons(text):
         if type(node.ops[0]) not in _ORDER or node.end_col_offset is None:
+            continue
+        if _constant(node.left) is not None or _constant(node.comparators[0]) is not None:
             continue
         form = _integer_comparison(node)
         if form is not None:
@@ -360,12 +363,9 @@ def weighted_spellings(text: str) -> list[tuple[str, float]]:
     ]
     places += [(e.start, e.end, [(w, 1.0) for w in _ways(e)]) for e in equalities(text)]
     # linear comparisons with variables on both sides (those against a constant are thresholds, above)
-    at_thresholds = {start for start, _, _ in places}
     for q in inequalities(text):
-        if q.start not in at_thresholds:
-            own = text[q.start : q.end]
-            ways = dict.fromkeys([own, *_linear_ways(q.coefficients, q.op, q.constant)], 1.0)
-            places.append((q.start, q.end, list(ways.items())))
+        ways = dict.fromkeys([text[q.start : q.end], *_linear_ways(q.coefficients, q.op, q.constant)], 1.0)
+        places.append((q.start, q.end, list(ways.items())))
     if not places:
         return [(text, 1.0)]
     out: dict[str, float] = {}
@@ -413,13 +413,8 @@ def on_the_lines(text: str, n: int = 400, seed: int = 0) -> F:
 def _edges(text: str) -> list[tuple[tuple[int, int, int], Fraction]]:
     """The boundaries ``sum(c[v] * v) == k`` of the guess's linear comparisons (against a constant or not), at
     each whole number where one of its ways of writing says what the guess says (see :func:`_threshold_ways`)."""
-    found: dict[tuple[tuple[int, int, int], Fraction], None] = {}
-    against_constants = thresholds(text)
-    at_thresholds = {t.start for t in against_constants}
-    for q in inequalities(text):
-        if q.start not in at_thresholds:
-            found[(q.coefficients, q.constant)] = None
-    for t in against_constants:
+    found = dict.fromkeys((q.coefficients, q.constant) for q in inequalities(text))
+    for t in thresholds(text):
         linear = _integer_form(t.side)
         if linear is None:
             continue
