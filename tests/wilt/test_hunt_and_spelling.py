@@ -480,6 +480,9 @@ async def test_a_residue_outside_the_grammar_is_found(rule: str) -> None:
         "lambda x, y, z: x // 4 == y // 4",
         # residues summed: on decimals not the count of odd variables
         "lambda x, y, z: x % 2 + y % 2 + z % 2 == 1",
+        # the whole part of a mean against the third variable (rounded halves to even, as Python rounds)
+        "lambda x, y, z: round((x + y) / 2) == z",
+        "lambda x, y, z: (x + y + z) // 3 == y",
     ],
 )
 async def test_counted_and_compared_conditions_are_found(rule: str) -> None:

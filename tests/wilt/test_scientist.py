@@ -151,6 +151,12 @@ def test_products_against_sums_residues_sums_of_squares_and_whole_parts_are_in_t
         "(x > y) + (y > z) + (z > x) > 1",
         "(x < y) + (y < z) + (x < z) == 2",
         "x % 2 + y % 2 + z % 2 >= 2",
+        # whole parts of means against a variable
+        "(x + y) // 2 == z",
+        "round((x + z) / 2) == y",
+        "int((y + z) / 2) == x",
+        "(x + y + z) // 3 == y",
+        "round((x + y + z) / 3) == z",
     ]
     truth = space.atom_truth(points)
     for text in wanted:

@@ -70,7 +70,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-10"
+BUILT_VERSION = "wilt-built-11"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -267,6 +267,14 @@ WHOLE_EXTRA = 2
 """What a whole part's equality costs beyond its operators: ``x // 2 == y // 2`` is true of many small triples
 (one in ten integer pairs below 20), so it must not come before the simpler ideas that fit as well."""
 _WHOLE_TEXT = {"floor": "{} // {}", "int": "int({} / {})", "round": "round({} / {})"}
+_MEANS: tuple[tuple[tuple[str, ...], int], ...] = (
+    (("x", "y"), 2),
+    (("x", "z"), 2),
+    (("y", "z"), 2),
+    (("x", "y", "z"), 3),
+)
+"""The means whose whole parts are compared with a variable (``round((x + y) / 2) == z``, ``(x + y + z) // 3 ==
+y``): of two variables against the third, of all three against each."""
 
 
 FLAG_TESTS: tuple[tuple[str, int], ...] = (
@@ -343,6 +351,11 @@ def _terms() -> list[Term]:
             for v in _VARS:
                 cost = (1 if kind == "floor" else 2) + (0 if k == 2 else 1)
                 terms.append(Term(text.format(v, k), cost, _whole(kind, _Q[v], k), "whole"))
+        for sides, k in _MEANS:  # the whole part of a mean: (x + y) // 2, round((x + y + z) / 3)
+            cost = (1 if kind == "floor" else 2) + len(sides) - 1
+            q = _sum3(X, Y, Z) if len(sides) == 3 else _binary(_Q[sides[0]], "+", _Q[sides[1]])
+            inner = f"({' + '.join(sides)})"
+            terms.append(Term(text.format(inner, k), cost, _whole(kind, q, k), "whole"))
     for test, cost in FLAG_TESTS:  # conditions on each variable: two compared, three counted
         flags = []
         for v in _VARS:
@@ -453,6 +466,13 @@ def _atoms(terms: list[Term]) -> list[Atom]:
                     atoms.append(Atom(f"{ta} == {tb}", cost, index[ta], "==", index[tb], 0.0))
                 cost = terms[index[ta]].cost + 1 + WHOLE_EXTRA
                 atoms.append(Atom(f"{ta} == {b}", cost, index[ta], "==", index[b], 0.0))
+        for sides, k in _MEANS:
+            tm = text.format(f"({' + '.join(sides)})", k)
+            for v in _VARS:
+                if len(sides) == 2 and v in sides:
+                    continue
+                cost = terms[index[tm]].cost + 1 + WHOLE_EXTRA
+                atoms.append(Atom(f"{tm} == {v}", cost, index[tm], "==", index[v], 0.0))
     for test, cost in FLAG_TESTS:  # (x % 2 == 1) != (y % 2 == 1): one of the two is odd
         for a, b in _PAIRS:
             ta, tb = f"({a} {test})", f"({b} {test})"
