@@ -354,8 +354,8 @@ def _terms() -> list[Term]:
         for sides, k in _MEANS:  # the whole part of a mean: (x + y) // 2, round((x + y + z) / 3)
             cost = (1 if kind == "floor" else 2) + len(sides) - 1
             q = _sum3(X, Y, Z) if len(sides) == 3 else _binary(_Q[sides[0]], "+", _Q[sides[1]])
-            inner = f"({' + '.join(sides)})"
-            terms.append(Term(text.format(inner, k), cost, _whole(kind, q, k), "whole"))
+            mean = f"({' + '.join(sides)})"
+            terms.append(Term(text.format(mean, k), cost, _whole(kind, q, k), "whole"))
     for test, cost in FLAG_TESTS:  # conditions on each variable: two compared, three counted
         flags = []
         for v in _VARS:
