@@ -290,6 +290,32 @@ def test_balls_off_centre_are_fitted_to_the_observations_and_computed_as_python(
         ), text
 
 
+def test_planes_outside_the_grammars_coefficients_are_fitted_and_computed_as_python() -> None:
+    rule = compile_rule("lambda x, y, z: 2 * x + 3 * y > z + 4")
+    rng = np.random.default_rng(5)
+    points = np.round(rng.uniform(-10, 10, (40, 3)), 1)
+    labels = rule.evaluate(points)
+    assert labels.any() and not labels.all()
+    space = BuiltSpace(0)
+    assert not any(a.text.startswith("2 * x + 3 * y - z") for a in space.grammar.atoms)  # not the grammar's
+    found = space.consistent(points, labels.tolist(), 3000)
+    planes = [f for f in found if f.expr.startswith("2 * x + 3 * y - z ")]
+    assert planes, [f.expr for f in found[:5]]
+    probe = np.round(rng.uniform(-12, 12, (500, 3)), 2)
+    for formula in planes:
+        assert compile_rule(formula.lambda_text).evaluate(points).tolist() == labels.tolist(), formula.expr
+        assert np.array_equal(
+            formula_truth(space, [formula], probe)[0], compile_rule(formula.lambda_text).evaluate(probe)
+        ), formula.expr
+    # forms the grammar has are not fitted again: x + y > z is the grammar's
+    plain = compile_rule("lambda x, y, z: x + y > z")
+    assert not [
+        f
+        for f in space.consistent(points, plain.evaluate(points).tolist(), 3000)
+        if max(f.atoms) >= len(space.grammar.atoms) and f.expr.startswith("x + y - z ")
+    ]
+
+
 def test_fitted_balls_are_kept_beside_the_limit_of_the_grammars_formulas() -> None:
     # a dozen observations around the centre: hundreds of the grammar's formulas fit them, all simpler
     rule = compile_rule("lambda x, y, z: (x - 2) ** 2 + (y + 1) ** 2 < 16")
@@ -397,6 +423,20 @@ def test_the_parts_of_a_conjunction_are_read_as_guesses_of_their_own() -> None:
     ],
 )
 async def test_a_relation_outside_the_grammar_is_found(rule: str) -> None:
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "lambda x, y, z: 2 * x + 3 * y > z",
+        "lambda x, y, z: 3 * x - 2 * z < y",
+        "lambda x, y, z: x + 2 * y + 3 * z > 25",
+        "lambda x, y, z: 4 * x - y + z > 9",
+    ],
+)
+async def test_a_plane_with_coefficients_outside_the_grammar_is_found(rule: str) -> None:
     game = await play(rule)
     assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
 

@@ -84,6 +84,10 @@ CONSTANT_POOL: tuple[int, ...] = tuple(
 """Constants of the threshold atoms: every integer from -20 to 20, round numbers, and small squares."""
 
 MAX_FORMULAS = 3000
+PLANE_REACH = 5
+"""The largest coefficient of a fitted linear form (``4 * x + 5 * z > 13``)."""
+PLANES = 2
+"""Linear forms fitted each way: the ones that part the positives from the negatives widest."""
 BALL_POSITIVES = 2
 """Balls centred off 0 are fitted once this many positives are known."""
 BALL_CENTRE = 9
@@ -962,7 +966,14 @@ class BuiltSpace:
         # equalities of a few monomials fitted to the positives (``x ** 2 + y == z``) and residues of sums and
         # differences fitted to the observations (``(y - z) % 3 == 1``)
         balls = np.array(
-            list(dict.fromkeys(self._balls(pts, lab) + self._relations(pts, lab) + self._residues(pts, lab))),
+            list(
+                dict.fromkeys(
+                    self._balls(pts, lab)
+                    + self._planes(pts, lab)
+                    + self._relations(pts, lab)
+                    + self._residues(pts, lab)
+                )
+            ),
             dtype=np.intp,
         )
         n_grammar = first.shape[0]
@@ -1139,6 +1150,42 @@ class BuiltSpace:
                         lo, hi = float(drop.max()), float(keep.min())
                         out += [self._fit(term, ">", simplest_between(lo, hi)), self._fit(term, ">=", hi)]
                         out.append(self._fit(term, ">", lo))
+        return list(dict.fromkeys(out))
+
+    def _planes(self, points: F, lab: B) -> list[int]:
+        """Thresholds on linear forms whose coefficients the grammar does not have (``2 * x + 3 * y - z > 0``,
+        ``4 * x + 5 * z > 13``: whole coefficients up to PLANE_REACH), where every positive is on one side and
+        every negative on the other: of those, the PLANES that part the two sides widest, each way."""
+        pos, neg = points[lab], points[~lab]
+        if pos.shape[0] < BALL_POSITIVES or neg.shape[0] < BALL_POSITIVES:
+            return []
+        coefs = _plane_coefficients()
+        # einsum, not a matrix product: BLAS threads would busy-wait on the second core for these small sums
+        at_pos = np.einsum("mk,nk->mn", coefs, pos)
+        at_neg = np.einsum("mk,nk->mn", coefs, neg)
+        size = np.sqrt((coefs**2).sum(axis=1))
+        out: list[int] = []
+        for gap, upward in (
+            ((at_pos.min(axis=1) - at_neg.max(axis=1)) / size, True),
+            ((at_neg.min(axis=1) - at_pos.max(axis=1)) / size, False),
+        ):
+            for k in np.argsort(-gap, kind="stable")[:PLANES].tolist():
+                if gap[k] <= 0:
+                    break
+                c = tuple(int(v) for v in coefs[k])
+                nonzero = [v for v in c if v]
+                cost = len(nonzero) + sum(1 for v in nonzero if abs(v) > 1)
+                term = self._term(_linear_text(c), cost, _linear_quantity(c))
+                values = _term_values([self.terms[term]], points)[0]
+                keep, drop = values[lab], values[~lab]
+                if upward and keep.min() > drop.max():
+                    lo, hi = float(drop.max()), float(keep.min())
+                    out += [self._fit(term, ">", simplest_between(lo, hi)), self._fit(term, ">=", hi)]
+                    out.append(self._fit(term, ">", lo))
+                elif not upward and keep.max() < drop.min():
+                    lo, hi = float(keep.max()), float(drop.min())
+                    out += [self._fit(term, "<", simplest_between(lo, hi)), self._fit(term, "<=", lo)]
+                    out.append(self._fit(term, "<", hi))
         return list(dict.fromkeys(out))
 
     def _relations(self, points: F, lab: B) -> list[int]:
@@ -1342,6 +1389,23 @@ def _unique_rows(rows: B) -> tuple[B, Index]:
 
 
 _FITTED_PARTNERS = 200  # grammar atoms a fitted threshold is joined with, the cheapest
+
+
+@cache
+def _plane_coefficients() -> F:
+    """Whole coefficients up to PLANE_REACH on two or three variables that the grammar's linear forms do not
+    have, the first nonzero one positive and with no common divisor, fewest and smallest first."""
+    inside = set(_coefficients())
+    out = [
+        c
+        for c in itertools.product(range(-PLANE_REACH, PLANE_REACH + 1), repeat=3)
+        if sum(1 for v in c if v) >= 2
+        and next(v for v in c if v) > 0
+        and c not in inside
+        and math.gcd(*c) == 1
+    ]
+    out.sort(key=lambda c: (sum(1 for v in c if v), sum(map(abs, c))))
+    return np.array(out, dtype=np.float64)
 
 
 def simplest_between(lo: float, hi: float) -> float:
