@@ -290,6 +290,30 @@ def test_balls_off_centre_are_fitted_to_the_observations_and_computed_as_python(
         ), text
 
 
+@pytest.mark.parametrize(
+    ("rule", "distance"),
+    [
+        ("lambda x, y, z: abs(x - 2) + abs(y + 3) <= 5", "abs(x - 2) + abs(y + 3) "),
+        ("lambda x, y, z: abs(x - 5) < 3 and abs(y - 5) < 3", "max(abs(x - 5), abs(y - 5)) "),
+        ("lambda x, y, z: abs(z + 4) <= 2", "abs(z + 4) "),
+    ],
+)
+def test_diamonds_and_boxes_off_centre_are_fitted_and_computed_as_python(rule: str, distance: str) -> None:
+    truth = compile_rule(rule)
+    rng = np.random.default_rng(4)
+    points = np.round(rng.uniform(-10, 10, (80, 3)), 1)
+    labels = truth.evaluate(points)
+    assert labels.sum() >= 3 and not labels.all()
+    space = BuiltSpace(0)
+    found = [f for f in space.consistent(points, labels.tolist(), 3000) if f.expr.startswith(distance)]
+    assert found
+    probe = np.round(rng.uniform(-12, 12, (500, 3)), 2)
+    for formula in found:
+        assert np.array_equal(
+            formula_truth(space, [formula], probe)[0], compile_rule(formula.lambda_text).evaluate(probe)
+        ), formula.expr
+
+
 def test_planes_outside_the_grammars_coefficients_are_fitted_and_computed_as_python() -> None:
     rule = compile_rule("lambda x, y, z: 2 * x + 3 * y > z + 4")
     rng = np.random.default_rng(5)
@@ -441,8 +465,15 @@ async def test_a_plane_with_coefficients_outside_the_grammar_is_found(rule: str)
     assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
 
 
-async def test_a_ball_off_centre_is_found() -> None:
-    rule = "lambda x, y, z: (x - 2)**2 + (y + 1)**2 < 16"
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "lambda x, y, z: (x - 2)**2 + (y + 1)**2 < 16",
+        "lambda x, y, z: abs(x - 2) + abs(y + 3) <= 5",
+        "lambda x, y, z: abs(x - 5) <= 2",
+    ],
+)
+async def test_a_ball_off_centre_is_found(rule: str) -> None:
     game = await play(rule)
     assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
 

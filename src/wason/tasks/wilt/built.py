@@ -84,6 +84,14 @@ CONSTANT_POOL: tuple[int, ...] = tuple(
 """Constants of the threshold atoms: every integer from -20 to 20, round numbers, and small squares."""
 
 MAX_FORMULAS = 3000
+_BALL_SHAPES: tuple[tuple[str, tuple[int, ...]], ...] = (
+    *(("l2", axes) for axes in ((0, 1), (0, 2), (1, 2), (0, 1, 2))),
+    *(("l1", axes) for axes in ((0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2))),
+    *(("max", axes) for axes in ((0, 1), (0, 2), (1, 2), (0, 1, 2))),
+)
+"""The fitted balls' distances and variables: squared (``(x - 2) ** 2 + (y + 1) ** 2 < 16``), summed absolute
+(``abs(x - 2) + abs(y + 3) <= 5``, and ``abs(x - 5) <= 2`` of one variable) and greatest absolute (a box:
+``max(abs(x - 5), abs(y - 5)) < 3``)."""
 PLANE_REACH = 5
 """The largest coefficient of a fitted linear form (``4 * x + 5 * z > 13``)."""
 PLANES = 2
@@ -1083,22 +1091,29 @@ class BuiltSpace:
                 self.terms.append(Term(text, cost, quantity))
         return found
 
-    def _ball_term(self, axes: tuple[int, ...], centre: tuple[int, ...]) -> int:
-        """The squared distance of the given variables from a centre, as a term (added once)."""
+    def _ball_term(self, axes: tuple[int, ...], centre: tuple[int, ...], norm: str = "l2") -> int:
+        """The distance of the given variables from a centre, as a term (added once): squared (``"l2"``), the
+        sum of the absolute differences (``"l1"``: ``abs(x - 2) + abs(y + 3)``) or their greatest (``"max"``:
+        ``max(abs(x - 5), abs(y - 5))``)."""
         parts: list[str] = []
-        quantity: _Quantity | None = None
+        pieces: list[_Quantity] = []
         for v, c in zip(axes, centre, strict=True):
             name = _VARS[v]
-            if c == 0:
-                parts.append(f"{name} ** 2")
-                q = _square(_Q[name])
+            shifted = f"{name} {'-' if c > 0 else '+'} {abs(c)}" if c else name
+            q = _binary(_Q[name], "-" if c > 0 else "+", float(abs(c))) if c else _Q[name]
+            if norm == "l2":
+                parts.append(f"({shifted}) ** 2" if c else f"{name} ** 2")
+                pieces.append(_square(q))
             else:
-                parts.append(f"({name} {'-' if c > 0 else '+'} {abs(c)}) ** 2")
-                q = _square(_binary(_Q[name], "-" if c > 0 else "+", float(abs(c))))
-            quantity = q if quantity is None else _binary(quantity, "+", q)
-        assert quantity is not None
-        # as the grammar counts: a square each, the sums, and each shift with its constant
+                parts.append(f"abs({shifted})")
+                pieces.append(_absolute(q))
+        # as the grammar counts: a square (or absolute value) each, the sums, and each shift with its constant
         cost = 2 * len(axes) - 1 + sum(1 + _constant_cost(c) for c in centre if c)
+        if norm == "max":
+            return self._term(f"max({', '.join(parts)})", cost + 1, _fold("max", *pieces))
+        quantity = pieces[0]
+        for q in pieces[1:]:
+            quantity = _binary(quantity, "+", q)
         return self._term(" + ".join(parts), cost, quantity)
 
     def _balls(self, points: F, lab: B) -> list[int]:
@@ -1121,7 +1136,7 @@ class BuiltSpace:
                 sorted(options | {c + d for c in options for d in range(-BALL_REACH, BALL_REACH + 1)})
             )
         out: list[int] = []
-        for axes in ((0, 1), (0, 2), (1, 2), (0, 1, 2)):
+        for norm, axes in _BALL_SHAPES:
             centres = [
                 c
                 for c in itertools.product(*(near[v] for v in axes))
@@ -1130,7 +1145,10 @@ class BuiltSpace:
             if not centres:
                 continue
             sub = points[:, list(axes)]
-            d2 = ((sub[None, :, :] - np.array(centres, dtype=np.float64)[:, None, :]) ** 2).sum(axis=2)
+            off = np.abs(sub[None, :, :] - np.array(centres, dtype=np.float64)[:, None, :])
+            d2 = (
+                (off**2).sum(axis=2) if norm == "l2" else off.sum(axis=2) if norm == "l1" else off.max(axis=2)
+            )
             inside, outside = d2[:, lab], d2[:, ~lab]
             # how far apart the two sides are, relative to the ball: inside (the positives nearer) or outside
             gap_in = (outside.min(axis=1) - inside.max(axis=1)) / (outside.min(axis=1) + 1.0)
@@ -1139,7 +1157,7 @@ class BuiltSpace:
                 for k in np.argsort(-gap, kind="stable")[:BALL_CENTRES].tolist():
                     if gap[k] <= 0:
                         break
-                    term = self._ball_term(axes, centres[k])
+                    term = self._ball_term(axes, centres[k], norm)
                     values = _term_values([self.terms[term]], points)[0]
                     keep, drop = values[lab], values[~lab]
                     if not upward and keep.max() < drop.min():
