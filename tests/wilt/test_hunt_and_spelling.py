@@ -554,6 +554,9 @@ async def test_a_residue_outside_the_grammar_is_found(rule: str) -> None:
         # the whole part of a mean against the third variable (rounded halves to even, as Python rounds)
         "lambda x, y, z: round((x + y) / 2) == z",
         "lambda x, y, z: (x + y + z) // 3 == y",
+        # the path through y: its length against a constant, and y between the others as floats compute it
+        "lambda x, y, z: abs(x - y) + abs(y - z) <= 6",
+        "lambda x, y, z: abs(x - y) + abs(y - z) == abs(x - z)",
     ],
 )
 async def test_counted_and_compared_conditions_are_found(rule: str) -> None:

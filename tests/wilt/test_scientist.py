@@ -157,6 +157,11 @@ def test_products_against_sums_residues_sums_of_squares_and_whole_parts_are_in_t
         "int((y + z) / 2) == x",
         "(x + y + z) // 3 == y",
         "round((x + y + z) / 3) == z",
+        # the path through a middle variable, against a constant and against the direct distance
+        "abs(x - y) + abs(y - z) <= 6",
+        "abs(y - x) + abs(x - z) > 10",
+        "abs(x - y) + abs(y - z) == abs(x - z)",
+        "abs(x - z) + abs(z - y) != abs(x - y)",
     ]
     truth = space.atom_truth(points)
     for text in wanted:

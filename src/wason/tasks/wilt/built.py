@@ -70,7 +70,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-11"
+BUILT_VERSION = "wilt-built-12"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -279,6 +279,9 @@ WHOLE_EXTRA = 2
 """What a whole part's equality costs beyond its operators: ``x // 2 == y // 2`` is true of many small triples
 (one in ten integer pairs below 20), so it must not come before the simpler ideas that fit as well."""
 _WHOLE_TEXT = {"floor": "{} // {}", "int": "int({} / {})", "round": "round({} / {})"}
+_PATHS = (("x", "y", "z"), ("y", "x", "z"), ("x", "z", "y"))
+"""The paths through a middle variable whose lengths are terms: ``abs(x - y) + abs(y - z)``, with y, x and z in
+the middle."""
 _MEANS: tuple[tuple[tuple[str, ...], int], ...] = (
     (("x", "y"), 2),
     (("x", "z"), 2),
@@ -358,6 +361,11 @@ def _terms() -> list[Term]:
         terms.append(Term(f"{kind}(x, y, z)", 1, _extreme(kind), simple=True))
     # the spread of the three (max(x, y, z) - min(x, y, z) <= 4)
     terms.append(Term("max(x, y, z) - min(x, y, z)", 3, _binary(_extreme("max"), "-", _extreme("min"))))
+    # the path from one variable through another to the third (abs(x - y) + abs(y - z) <= 6), each variable in
+    # the middle
+    for a, mid, b in _PATHS:
+        path = _binary(_absolute(_binary(_Q[a], "-", _Q[mid])), "+", _absolute(_binary(_Q[mid], "-", _Q[b])))
+        terms.append(Term(f"abs({a} - {mid}) + abs({mid} - {b})", 5, path))
     for kind, text in _WHOLE_TEXT.items():  # compared with each other and the variables only (see _atoms)
         for k in WHOLE_DIVISORS:
             for v in _VARS:
@@ -464,6 +472,10 @@ def _atoms(terms: list[Term]) -> list[Atom]:
                     continue
                 atoms.append(Atom(f"{ta} {op} {tb}", 3, index[ta], op, index[tb], 0.0))
     distances = [f"abs({a} - {b})" for a, b in _PAIRS]
+    for a, mid, b in _PATHS:  # the middle one between the others: abs(x - y) + abs(y - z) == abs(x - z)
+        tp, td = f"abs({a} - {mid}) + abs({mid} - {b})", f"abs({min(a, b)} - {max(a, b)})"
+        for op in ("==", "!="):
+            atoms.append(Atom(f"{tp} {op} {td}", 7, index[tp], op, index[td], 0.0))
     for da, db in itertools.permutations(distances, 2):
         for op in ("<", "<=", "==", "!="):
             if op in ("==", "!=") and da > db:
