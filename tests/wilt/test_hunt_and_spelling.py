@@ -557,6 +557,10 @@ async def test_a_residue_outside_the_grammar_is_found(rule: str) -> None:
         # the path through y: its length against a constant, and y between the others as floats compute it
         "lambda x, y, z: abs(x - y) + abs(y - z) <= 6",
         "lambda x, y, z: abs(x - y) + abs(y - z) == abs(x - z)",
+        "lambda x, y, z: x + y + z - max(x, y, z) - min(x, y, z) == 0",
+        "lambda x, y, z: (x == y) + (y == z) + (x == z) == 1",
+        # the count of signs, not the middle value against 0 (which differs from it on a few decimals)
+        "lambda x, y, z: (x > 0) + (y > 0) + (z > 0) >= 2",
     ],
 )
 async def test_counted_and_compared_conditions_are_found(rule: str) -> None:

@@ -162,6 +162,9 @@ def test_products_against_sums_residues_sums_of_squares_and_whole_parts_are_in_t
         "abs(y - x) + abs(x - z) > 10",
         "abs(x - y) + abs(y - z) == abs(x - z)",
         "abs(x - z) + abs(z - y) != abs(x - y)",
+        # the middle value, and how many pairs are equal
+        "x + y + z - max(x, y, z) - min(x, y, z) > 4",
+        "(x == y) + (y == z) + (x == z) == 1",
     ]
     truth = space.atom_truth(points)
     for text in wanted:

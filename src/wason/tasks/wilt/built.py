@@ -70,7 +70,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-12"
+BUILT_VERSION = "wilt-built-13"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -242,13 +242,15 @@ def _sum3(a: _Quantity, b: _Quantity, c: _Quantity) -> _Quantity:
 
 def _flag(a: _Quantity, test: str) -> _Quantity:
     """A condition on a quantity as a number, 1 where it holds and 0 elsewhere, as Python adds and compares
-    its booleans: ``test`` is ``"> 0"``, ``"< 0"`` or ``"% m == r"``."""
+    its booleans: ``test`` is ``"> 0"``, ``"< 0"``, ``"== 0"`` or ``"% m == r"``."""
     op, _, rest = test.partition(" ")
     m, r = (float(part) for part in rest.split(" == ")) if op == "%" else (0.0, 0.0)
 
     def compute(cols: _Cols) -> F:
         v = cols.get(a)
-        held = v > 0 if op == ">" else v < 0 if op == "<" else np.remainder(v, m) == r
+        held = (
+            v > 0 if op == ">" else v < 0 if op == "<" else v == 0 if op == "==" else np.remainder(v, m) == r
+        )
         out: F = held.astype(np.float64)
         return out
 
@@ -361,6 +363,11 @@ def _terms() -> list[Term]:
         terms.append(Term(f"{kind}(x, y, z)", 1, _extreme(kind), simple=True))
     # the spread of the three (max(x, y, z) - min(x, y, z) <= 4)
     terms.append(Term("max(x, y, z) - min(x, y, z)", 3, _binary(_extreme("max"), "-", _extreme("min"))))
+    # the middle value, as it is written without sorting (x + y + z - max(x, y, z) - min(x, y, z) > 4); dear,
+    # because against 0 it is the count of signs ((x > 0) + (y > 0) + (z > 0) >= 2) on all but a few decimals,
+    # and the count is the likelier rule (cheaper, it lost both such rules of the outside sets)
+    middle = _binary(_binary(_sum3(X, Y, Z), "-", _extreme("max")), "-", _extreme("min"))
+    terms.append(Term("x + y + z - max(x, y, z) - min(x, y, z)", 9, middle))
     # the path from one variable through another to the third (abs(x - y) + abs(y - z) <= 6), each variable in
     # the middle
     for a, mid, b in _PATHS:
@@ -397,6 +404,12 @@ def _terms() -> list[Term]:
         ]
         total = _sum3(*(f.quantity for f in flags))
         terms.append(Term(" + ".join(f.text for f in flags), 3 + 2, total, "count"))
+    # how many pairs are equal ((x == y) + (y == z) + (x == z) == 1: exactly two of the three are the same)
+    same = [
+        Term(f"({a} == {b})", 1, _flag(_binary(_Q[a], "-", _Q[b]), "== 0"), "flag")
+        for a, b in (("x", "y"), ("y", "z"), ("x", "z"))
+    ]
+    terms.append(Term(" + ".join(f.text for f in same), 3 + 2, _sum3(*(f.quantity for f in same)), "count"))
     # the residues by 2 summed (``x % 2 + y % 2 + z % 2 == 1``: on whole numbers how many are odd, as the count
     # of ``v % 2 == 1`` is, but not on decimals)
     odd = [_binary(_Q[v], "%", 2.0) for v in _VARS]
