@@ -47,7 +47,11 @@ helper and kept outside the project, were measured once after that session's las
 (48 each), written by a fourteenth helper and kept outside the project, were measured once at 3342ae6 (whose play
 is b81bd9f's): 38/48 and 37/48 (72/96 for e017841). ``heldout30`` and ``heldout31`` (48 each), written by a
 fifteenth helper and kept outside the project, were measured once after that session's last change to what the
-solver plays: 43/48 and 40/48 at ff6143f (74/96 for e017841).
+solver plays: 43/48 and 40/48 at ff6143f (74/96 for e017841). ``heldout32`` and ``heldout33`` (48 each), written by
+a sixteenth helper and kept outside the project, were measured once at dbf515b, before any change of the next
+session: 42/48 and 41/48. ``heldout34`` and ``heldout35`` (48 each), written by a seventeenth helper and kept outside
+the project, were measured once after that session's last change to what the solver plays: 48/48 and 44/48 at
+b9e8a98 (89/96 for dbf515b).
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
