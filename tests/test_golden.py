@@ -45,7 +45,8 @@ CASES: dict[str, tuple[Callable[..., str], list[str]]] = {
 
 
 def _mask(text: str, db: str, port: str) -> str:
-    text = text.replace(db, "<db>").replace(port, "<port>")
+    # the port only where it is one: as digits it may also be inside a number of the report (0.9793917921...)
+    text = text.replace(db, "<db>").replace(f"127.0.0.1:{port}", "127.0.0.1:<port>")
     return re.sub(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(\+00:00)?", "<time>", text)
 
 
