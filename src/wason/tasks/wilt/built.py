@@ -84,6 +84,7 @@ CONSTANT_POOL: tuple[int, ...] = tuple(
 """Constants of the threshold atoms: every integer from -20 to 20, round numbers, and small squares."""
 
 MAX_FORMULAS = 3000
+"""At most this many consistent formulas are kept, simplest first."""
 _BALL_SHAPES: tuple[tuple[str, tuple[int, ...]], ...] = (
     *(("l2", axes) for axes in ((0, 1), (0, 2), (1, 2), (0, 1, 2))),
     *(("l1", axes) for axes in ((0,), (1,), (2,), (0, 1), (0, 2), (1, 2))),
@@ -100,12 +101,11 @@ PLANES = 2
 BALL_POSITIVES = 2
 """Balls centred off 0 are fitted once this many positives are known."""
 BALL_CENTRE = 9
+"""The largest coordinate of a fitted ball's centre."""
 BALL_REACH = 1
 """How far from the positives' (or negatives') midrange and mean a fitted ball's centre may be, per coordinate."""
 BALL_CENTRES = 2
 """Balls fitted per set of variables and side: the centres that part the positives from the negatives widest."""
-"""The largest coordinate of a fitted ball's centre."""
-"""At most this many consistent formulas are kept, simplest first."""
 
 _VARS = ("x", "y", "z")
 _Q = {"x": X, "y": Y, "z": Z}
