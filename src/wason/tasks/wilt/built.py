@@ -1183,18 +1183,30 @@ class BuiltSpace:
                 for k in np.argsort(-gap, kind="stable")[:BALL_CENTRES].tolist():
                     if gap[k] <= 0:
                         break
-                    term = self._ball_term(axes, centres[k], norm)
-                    values = _term_values([self.terms[term]], points)[0]
-                    keep, drop = values[lab], values[~lab]
-                    if not upward and keep.max() < drop.min():
-                        lo, hi = float(keep.max()), float(drop.min())
-                        out += [self._fit(term, "<", simplest_between(lo, hi)), self._fit(term, "<=", lo)]
-                        out.append(self._fit(term, "<", hi))
-                    elif upward and keep.min() > drop.max():
-                        lo, hi = float(drop.max()), float(keep.min())
-                        out += [self._fit(term, ">", simplest_between(lo, hi)), self._fit(term, ">=", hi)]
-                        out.append(self._fit(term, ">", lo))
+                    out += self._fit_apart(self._ball_term(axes, centres[k], norm), points, lab, upward)
         return list(dict.fromkeys(out))
+
+    def _fit_apart(self, term: int, points: F, lab: B, upward: bool) -> list[int]:
+        """Thresholds on a fitted term, computed as Python computes its text, that put every positive above
+        (``upward``) or below every negative: at the roundest number between the two sides and at each side's
+        nearest value (none when the sides overlap)."""
+        values = _term_values([self.terms[term]], points)[0]
+        keep, drop = values[lab], values[~lab]
+        if upward and keep.min() > drop.max():
+            lo, hi = float(drop.max()), float(keep.min())
+            return [
+                self._fit(term, ">", simplest_between(lo, hi)),
+                self._fit(term, ">=", hi),
+                self._fit(term, ">", lo),
+            ]
+        if not upward and keep.max() < drop.min():
+            lo, hi = float(keep.max()), float(drop.min())
+            return [
+                self._fit(term, "<", simplest_between(lo, hi)),
+                self._fit(term, "<=", lo),
+                self._fit(term, "<", hi),
+            ]
+        return []
 
     def _planes(self, points: F, lab: B) -> list[int]:
         """Thresholds on linear forms whose coefficients the grammar does not have (``2 * x + 3 * y - z > 0``,
@@ -1219,17 +1231,9 @@ class BuiltSpace:
                 c = tuple(int(v) for v in coefs[k])
                 nonzero = [v for v in c if v]
                 cost = len(nonzero) + sum(1 for v in nonzero if abs(v) > 1)
-                term = self._term(_linear_text(c), cost, _linear_quantity(c))
-                values = _term_values([self.terms[term]], points)[0]
-                keep, drop = values[lab], values[~lab]
-                if upward and keep.min() > drop.max():
-                    lo, hi = float(drop.max()), float(keep.min())
-                    out += [self._fit(term, ">", simplest_between(lo, hi)), self._fit(term, ">=", hi)]
-                    out.append(self._fit(term, ">", lo))
-                elif not upward and keep.max() < drop.min():
-                    lo, hi = float(keep.max()), float(drop.min())
-                    out += [self._fit(term, "<", simplest_between(lo, hi)), self._fit(term, "<=", lo)]
-                    out.append(self._fit(term, "<", hi))
+                out += self._fit_apart(
+                    self._term(_linear_text(c), cost, _linear_quantity(c)), points, lab, upward
+                )
         return list(dict.fromkeys(out))
 
     def _relations(self, points: F, lab: B) -> list[int]:
