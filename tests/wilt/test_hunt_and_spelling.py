@@ -262,9 +262,31 @@ def test_after_a_yes_at_the_origin_hunting_splits_the_multiples_left() -> None:
     assert hunting_test([(0.3, 0.8, 0.1), (1.0, 1.0, 1.0), (0.0, 0.0, 0.0)], [True, False, False]) is None
 
 
+def test_after_a_yes_at_the_origin_hunting_tries_linear_equalities_once_the_multiples_are_gone() -> None:
+    # every multiple (y == k * x, z == k * y, ...) and every plain equality through the origin is refuted, but
+    # 2 * x + 3 * y == z is not: a hunting test is a triple where some linear equality through the origin holds
+    tested = [(1.0, 1.0, 1.0), (0.0, 0.0, 0.0)]
+    answers = [False, True]
+    rule = compile_rule("lambda x, y, z: 2 * x + 3 * y == z")
+    for _ in range(40):
+        point = hunting_test(tested, answers)
+        assert point is not None and point not in tested
+        tested.append(point)
+        answers.append(bool(rule.evaluate(np.array([point]))[0]))
+        if answers[-1]:
+            break
+    assert answers[-1], tested
+    assert tested[-1] != (0.0, 0.0, 0.0)
+
+
 @pytest.mark.parametrize(
     "rule",
-    ["lambda x, y, z: z == 4 * x", "lambda x, y, z: y == 2 * x and z == 2 * y"],
+    [
+        "lambda x, y, z: z == 4 * x",
+        "lambda x, y, z: y == 2 * x and z == 2 * y",
+        # a linear equality with coefficients beyond 1, through the origin
+        "lambda x, y, z: 2 * x + 3 * y == z",
+    ],
 )
 async def test_multiples_true_at_the_origin_are_found(rule: str) -> None:
     game = await play(rule)
@@ -561,6 +583,9 @@ async def test_a_residue_outside_the_grammar_is_found(rule: str) -> None:
         "lambda x, y, z: (x == y) + (y == z) + (x == z) == 1",
         # the count of signs, not the middle value against 0 (which differs from it on a few decimals)
         "lambda x, y, z: (x > 0) + (y > 0) + (z > 0) >= 2",
+        # one variable a multiple of another
+        "lambda x, y, z: x != 0 and y % x == 0",
+        "lambda x, y, z: y != 0 and x % y == 0",
     ],
 )
 async def test_counted_and_compared_conditions_are_found(rule: str) -> None:

@@ -165,6 +165,9 @@ def test_products_against_sums_residues_sums_of_squares_and_whole_parts_are_in_t
         # the middle value, and how many pairs are equal
         "x + y + z - max(x, y, z) - min(x, y, z) > 4",
         "(x == y) + (y == z) + (x == z) == 1",
+        # one variable a multiple of another, with the guard people write (Python raises at 0)
+        "x != 0 and y % x == 0",
+        "z != 0 and x % z == 0",
     ]
     truth = space.atom_truth(points)
     for text in wanted:

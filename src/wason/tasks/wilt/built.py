@@ -7,7 +7,8 @@
   variables, and ``abs(x + y - z)`` and the like of three); sums and differences of squares or absolute values;
   pairwise and three-way min and max and the spread ``max(x, y, z) - min(x, y, z)``; residues ``t % m``; how
   many variables meet a condition (``(x < 0) + (y < 0) + (z < 0)``; the conditions ``> 0``, ``< 0``, even, odd
-  and a multiple of 3).
+  and a multiple of 3); one variable a multiple of another (``y % x``, compared with 0 behind the guard people
+  write: ``x != 0 and y % x == 0``).
 * **Atoms** (truth values): a term compared with a constant (``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``, the
   constants a pool of round numbers), a term compared with a variable or another term of its kind, a product
   against the sum of its factors (``x * y > x + y``) and a square against the sum of the other two variables
@@ -70,7 +71,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-13"
+BUILT_VERSION = "wilt-built-14"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -258,6 +259,18 @@ def _flag(a: _Quantity, test: str) -> _Quantity:
     return _Quantity(f"flag({a.key} {test})", compute)
 
 
+def _divided(a: _Quantity, b: _Quantity) -> _Quantity:
+    """``a % b`` as Python computes it, nan where ``b`` is 0 (where Python raises: an equality is then false)."""
+
+    def compute(cols: _Cols) -> F:
+        d = cols.get(b)
+        with np.errstate(all="ignore"):
+            out: F = np.where(d != 0, np.remainder(cols.get(a), np.where(d != 0, d, 1.0)), np.nan)
+        return out
+
+    return _Quantity(f"({a.key} % {b.key})", compute)
+
+
 def _whole(kind: str, a: _Quantity, k: int) -> _Quantity:
     """A whole number made of a quantity and a divisor as Python makes it: ``a // k`` (``"floor"``),
     ``int(a / k)`` (``"int"``, towards 0) or ``round(a / k)`` (``"round"``, halves to even)."""
@@ -281,6 +294,9 @@ WHOLE_DIVISORS = (2, 3, 4, 5, 10)
 WHOLE_EXTRA = 2
 """What a whole part's equality costs beyond its operators: ``x // 2 == y // 2`` is true of many small triples
 (one in ten integer pairs below 20), so it must not come before the simpler ideas that fit as well."""
+DIVIDES_COST = 4
+"""The cost of ``y % x`` (its atom ``x != 0 and y % x == 0`` costs one more): dearer than a residue by a
+constant, which people write more often."""
 _WHOLE_TEXT = {"floor": "{} // {}", "int": "int({} / {})", "round": "round({} / {})"}
 _PATHS = (("x", "y", "z"), ("y", "x", "z"), ("x", "z", "y"))
 """The paths through a middle variable whose lengths are terms: ``abs(x - y) + abs(y - z)``, with y, x and z in
@@ -416,6 +432,8 @@ def _terms() -> list[Term]:
     odd = [_binary(_Q[v], "%", 2.0) for v in _VARS]
     total = _sum3(*odd)
     terms.append(Term("x % 2 + y % 2 + z % 2", 3 + 2, total, "count"))
+    for a, b in itertools.permutations(_VARS, 2):  # one variable a multiple of another: y % x == 0
+        terms.append(Term(f"{b} % {a}", DIVIDES_COST, _divided(_Q[b], _Q[a]), "divides"))
     bases: list[tuple[str, _Quantity, int]] = [(v, _Q[v], 0) for v in _VARS]
     bases += [(f"({a} + {b})", _binary(_Q[a], "+", _Q[b]), 1) for a, b in _PAIRS]
     bases += [("(x + y + z)", _sum3(X, Y, Z), 2)]
@@ -444,6 +462,10 @@ def _atoms(terms: list[Term]) -> list[Atom]:
             for r in range(t.modulus):
                 for op in ("==", "!="):
                     atoms.append(Atom(f"{t.text} {op} {r}", t.cost + 1 + (0 if r == 0 else 1), i, op, -1, r))
+            continue
+        if t.kind == "divides":  # written as people write it, with its guard (Python raises at x == 0)
+            divisor = t.text.split(" % ")[1]
+            atoms.append(Atom(f"{divisor} != 0 and {t.text} == 0", t.cost + 1, i, "==", -1, 0.0))
             continue
         if t.kind == "whole":  # a whole part: against another and against a variable, below
             continue

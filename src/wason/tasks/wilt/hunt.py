@@ -8,12 +8,15 @@ against a constant. A triple makes several of them true at once (``(9, 2, 2)`` h
 y and between x and z, sums 11, 11, 4 and 13, and so on), so the next hunting test is the untested integer
 triple that makes true the most prior weight of the equalities no earlier test made true. After a yes (at
 (0, 0, 0), which every multiple passes through), the equalities true at every yes and false at every no are
-what is left, and the next test is the triple that splits their weight most evenly. The same choice serves a
-rule that is rarely false: its negation is one of them.
+what is left, and the next test is the triple that splits their weight most evenly (at the origin they include
+the equalities through it with larger coefficients: ``2 * x + 3 * y == z``). The same choice serves a rule that
+is rarely false: its negation is one of them.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -156,12 +159,93 @@ KINDS: tuple[Kind, ...] = (
 """The equalities hunted for, by family: each constant weighs the family's mass, less beyond the usual range."""
 
 
+THROUGH_REACH = 5
+"""The largest coefficient of a hunted linear equality through the origin (``2 * x + 3 * y == z``)."""
+THROUGH_MASS = 0.4
+"""What such an equality weighs, halved for each coefficient other than 0 and 1 in size beyond the first, and
+less the more variables and the larger its largest coefficient (see :func:`_through_weights`): about as much
+together as the multiples (``z == 4 * x``), which also pass through the origin."""
+
+
+def _through_forms() -> npt.NDArray[np.int64]:
+    """The coefficients of the hunted equalities ``a * x + b * y + c * z == 0``: whole numbers up to
+    THROUGH_REACH in size, one or two of them beyond 1 (the others are :data:`KINDS`' differences, sums and
+    means at 0), with no common divisor and the first non-zero positive (``-2 * x + y == 0`` is ``2 * x - y ==
+    0``)."""
+    r = range(-THROUGH_REACH, THROUGH_REACH + 1)
+    out = [
+        c
+        for c in itertools.product(r, repeat=3)
+        if 1 <= sum(1 for v in c if abs(v) > 1) <= 2 and math.gcd(*c) == 1 and next(v for v in c if v) > 0
+    ]
+    return np.array(out, dtype=np.int64)
+
+
+def _through_weights(forms: npt.NDArray[np.int64]) -> F:
+    """People write ``2 * x + 3 * y == z`` more often than ``5 * x - 4 * y + 3 * z == 0``."""
+    size = np.abs(forms)
+    odd = (size > 1).sum(axis=1)
+    used = (size > 0).sum(axis=1)
+    out: F = THROUGH_MASS * 0.5 ** (odd - 1) * 0.8 ** (size.max(axis=1) - 2) * 0.7 ** (used - 2)
+    return out
+
+
+@dataclass(frozen=True)
+class _Through:
+    """The hunted linear equalities through the origin: their coefficients, prior weights, and the pool triples
+    where each holds, grouped by equality (``members[starts[k]:starts[k + 1]]``)."""
+
+    forms: F  # (equalities, 3)
+    weights: F
+    members: npt.NDArray[np.int32]
+    starts: Ints
+
+    def alive(self, done: F, rare: B) -> F:
+        """The weight of each equality still possible: it holds at every tested point where the rule gave the
+        rarer answer and at none of the others."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            holds = (done @ self.forms.T) == 0.0  # (tested, equalities); exact for typeable points
+        ok = holds[rare].all(axis=0) & ~holds[~rare].any(axis=0)
+        out: F = np.where(ok, self.weights, 0.0)
+        return out
+
+    def covered(self, alive: F, n: int) -> F:
+        """The weight of the equalities still possible that each of the ``n`` pool triples makes true."""
+        kept = np.flatnonzero(alive)
+        lengths = self.starts[kept + 1] - self.starts[kept]
+        total = int(lengths.sum())
+        if total == 0:
+            return np.zeros(n)
+        ends = np.cumsum(lengths)
+        at = np.arange(total) - np.repeat(ends - lengths, lengths) + np.repeat(self.starts[kept], lengths)
+        weights = np.repeat(alive[kept], lengths)
+        out: F = np.asarray(np.bincount(self.members[at], weights=weights, minlength=n), dtype=np.float64)
+        return out
+
+
+def _through_cover(pool: F) -> _Through:
+    forms = _through_forms()
+    columns = np.ascontiguousarray(pool.T)
+    members = []
+    for k in range(forms.shape[0]):  # whole numbers: exact
+        a, b, c = forms[k].tolist()
+        members.append(np.flatnonzero(a * columns[0] + b * columns[1] + c * columns[2] == 0).astype(np.int32))
+    starts = np.concatenate([[0], np.cumsum([m.shape[0] for m in members])])
+    return _Through(
+        forms=forms.astype(np.float64),
+        weights=_through_weights(forms),
+        members=np.concatenate(members),
+        starts=starts.astype(np.int64),
+    )
+
+
 @dataclass(frozen=True)
 class _Cover:
     pool: F  # (N, 3) integer triples, smallest first
     flat: Ints  # each pool triple's place in the grid (to find tested ones)
     index: tuple[Ints, ...]  # per kind: each pool triple's hypothesis, -1 for none, -2 for every one
     weights: tuple[F, ...]  # per kind: each hypothesis's prior weight
+    through: _Through
 
 
 @cache
@@ -179,6 +263,7 @@ def _cover() -> _Cover:
         flat=flat.astype(np.int64),
         index=tuple(k.index(pool) for k in KINDS),
         weights=tuple(k.weights() for k in KINDS),
+        through=_through_cover(pool),
     )
 
 
@@ -213,6 +298,10 @@ def hunting_test(
             continue
         total += float(alive.sum())
         covered += np.where(index >= 0, alive[np.maximum(index, 0)], np.where(index == -2, alive.sum(), 0.0))
+    through = cover.through.alive(done, rare)
+    if through.any():
+        total += float(through.sum())
+        covered += cover.through.covered(through, cover.pool.shape[0])
     if total <= 0.0:
         return None
     # the answer least predictable over what is left: while every answer has been no, the triple that makes the
