@@ -136,6 +136,16 @@ async def test_the_rules_own_spelling_is_found_by_testing_decimals(rule: str) ->
     assert any(any(v != int(v) for v in point) and on_line(point) for point, _ in game.tests)
 
 
+@pytest.mark.parametrize(
+    "rule", ["lambda x, y, z: 5 <= y <= 15", "lambda x, y, z: 10 <= y <= 40", "lambda x, y, z: 2 < y - x < 8"]
+)
+async def test_both_ends_of_a_band_are_spelled(rule: str) -> None:
+    # two thresholds on one side have twice the ways (``y >= 5`` or ``y > 4``, ``y <= 15`` or ``y < 16``): with
+    # three spelling tests these were lost to a way of one end that differs between two whole numbers
+    game = await play(rule)
+    assert game.guess is not None and judge(rule, game.guess).equivalent, game.guess
+
+
 def test_the_thresholds_of_a_guess_are_read_either_way_round() -> None:
     text = "lambda x, y, z: 5 < z and x * y >= -12.5 or 0 < x % 1 < 1 or x < y"
     found = thresholds(text)

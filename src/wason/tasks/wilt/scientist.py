@@ -39,7 +39,7 @@ from wason.tasks.wilt.built import BuiltSpace, Formula, _term_values, formula_tr
 from wason.tasks.wilt.hunt import hunting_test
 from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _format_scaled
 from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy, weighted_rows
-from wason.tasks.wilt.spelling import beside, conjuncts, on_the_lines, weighted_spellings
+from wason.tasks.wilt.spelling import beside, conjuncts, on_the_lines, thresholds, weighted_spellings
 
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
@@ -103,6 +103,10 @@ y < 0 and z < 0``, which no hunted equality is."""
 SPELL_TESTS = 3
 """The last tests, once a positive is known, tell apart the spellings of the guess's linear equalities and
 thresholds that agree with every answer (:mod:`wason.tasks.wilt.spelling`)."""
+
+SPELL_BAND = 1
+"""...and this many more when two of its thresholds are on one side, a band (``y >= 5 and y <= 15``): each end
+has its own ways (``y > 4``, ``y < 16``), and three tests did not tell both ends' apart."""
 
 SPELL_SURE_FROM = 2
 """While the rarer answer has come fewer times than this, the last tests spell the guess only if it holds at least
@@ -225,7 +229,8 @@ class Scientist:
         """The next point to test, or None when it is time to guess."""
         if self.tests_used >= self.max_tests:
             return None
-        if self.max_tests - self.tests_used <= SPELL_TESTS and self._spelling_due():
+        left = self.max_tests - self.tests_used
+        if left <= SPELL_TESTS + SPELL_BAND and left <= self._spelling_tests() and self._spelling_due():
             spelled = self._spelling_test()
             if spelled is not None:
                 self.last_information = 0.0
@@ -263,6 +268,13 @@ class Scientist:
             self._stale = True
         self.last_information = 0.0
         return self._far_test()
+
+    def _spelling_tests(self) -> int:
+        """How many of the last tests go to the guess's spellings: SPELL_TESTS, and SPELL_BAND more for a band
+        (two thresholds on one side)."""
+        base = self._spell_base if self._spell_base is not None else self._guess()
+        sides = [t.side for t in thresholds(base)]
+        return SPELL_TESTS + (SPELL_BAND if len(set(sides)) < len(sides) else 0)
 
     def _spelling_due(self) -> bool:
         """Whether the last tests go to the guess's spellings: once a positive is known, unless the rarer answer
