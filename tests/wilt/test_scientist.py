@@ -49,6 +49,7 @@ OUTSIDE = [
     "lambda x, y, z: x > 0 or z > 5",  # far tests on both sides of x > 0 find z > 5
     "lambda x, y, z: 2 < x < 13",  # both ends of a band are narrowed: not x <= 12
     "lambda x, y, z: x < 1 or x > 9",  # nor x >= 10
+    "lambda x, y, z: x ** 2 + y ** 2 + z ** 2 > 300",  # a round hundred among the constants
 ]
 
 
@@ -168,6 +169,7 @@ def test_products_against_sums_residues_sums_of_squares_and_whole_parts_are_in_t
         # one variable a multiple of another, with the guard people write (Python raises at 0)
         "x != 0 and y % x == 0",
         "z != 0 and x % z == 0",
+        "x ** 2 + y ** 2 + z ** 2 > 300",
     ]
     truth = space.atom_truth(points)
     for text in wanted:
