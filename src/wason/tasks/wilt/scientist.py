@@ -106,7 +106,7 @@ thresholds that agree with every answer (:mod:`wason.tasks.wilt.spelling`)."""
 
 SPELL_BAND = 1
 """...and this many more when two of its thresholds are on one side, a band (``y >= 5 and y <= 15``): each end
-has its own ways (``y > 4``, ``y < 16``), and three tests did not tell both ends' apart."""
+has its own ways (``y > 4``, ``y < 16``), and three tests did not tell both ends' ways apart."""
 
 SPELL_SURE_FROM = 2
 """While the rarer answer has come fewer times than this, the last tests spell the guess only if it holds at least
