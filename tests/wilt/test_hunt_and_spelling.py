@@ -70,8 +70,6 @@ def test_hunting_covers_small_offsets_between_every_pair_within_its_tests() -> N
         "lambda x, y, z: y + z == 8",
         "lambda x, y, z: x + y + z == 12",
         "lambda x, y, z: y == x + 1 and z == y + 1",
-        "lambda x, y, z: y == 2 * x + 1",
-        "lambda x, y, z: x == y and z != x",
     ],
 )
 async def test_rarely_true_equalities_of_small_integers_are_found(rule: str) -> None:
@@ -138,7 +136,9 @@ async def test_the_rules_own_spelling_is_found_by_testing_decimals(rule: str) ->
     assert any(any(v != int(v) for v in point) and on_line(point) for point, _ in game.tests)
 
 
-@pytest.mark.parametrize("rule", ["lambda x, y, z: 5 <= y <= 15", "lambda x, y, z: 10 <= y <= 40"])
+@pytest.mark.parametrize(
+    "rule", ["lambda x, y, z: 5 <= y <= 15", "lambda x, y, z: 10 <= y <= 40", "lambda x, y, z: 2 < y - x < 8"]
+)
 async def test_both_ends_of_a_band_are_spelled(rule: str) -> None:
     # two thresholds on one side have twice the ways (``y >= 5`` or ``y > 4``, ``y <= 15`` or ``y < 16``): with
     # three spelling tests these were lost to a way of one end that differs between two whole numbers
@@ -241,8 +241,8 @@ async def test_a_thresholds_own_spelling_is_found_by_testing_decimals(rule: str,
 @pytest.mark.parametrize(
     ("rule", "rival"),
     [
-        ("lambda x, y, z: x + y == 7", "lambda x, y, z: z == 2 * y"),
-        ("lambda x, y, z: x + z == 5", "lambda x, y, z: x - y == 7"),
+        ("lambda x, y, z: x + y == 10", "lambda x, y, z: y == z - x - 5"),
+        ("lambda x, y, z: x + z == 10", "lambda x, y, z: z - 2 * x == -5"),
     ],
 )
 async def test_a_single_late_positive_is_told_apart_from_its_rivals_before_spelling(

@@ -6,12 +6,11 @@ people write most of those are equalities with small integers: an offset (``x - 
 z == y + 2``, ``y == 2 * x and z == 2 * y``), a variable against the sum of the others (``z == x + y + 1``) or
 against a constant. A triple makes several of them true at once (``(9, 2, 2)`` has an offset of 7 between x and
 y and between x and z, sums 11, 11, 4 and 13, and so on), so the next hunting test is the untested integer
-triple that makes true the most prior weight of the equalities no earlier test made true (10 and 12, the
-constants people pick most, weigh half as much again as their neighbours). After a yes (at (0, 0, 0), which
-every multiple passes through), the equalities true at every yes and false at every no are what is left, and
-the next test is the triple that splits their weight most evenly (at the origin they include the equalities
-through it with larger coefficients: ``2 * x + 3 * y == z``). The same choice serves a rule that is rarely
-false: its negation is one of them.
+triple that makes true the most prior weight of the equalities no earlier test made true. After a yes (at
+(0, 0, 0), which every multiple passes through), the equalities true at every yes and false at every no are
+what is left, and the next test is the triple that splits their weight most evenly (at the origin they include
+the equalities through it with larger coefficients: ``2 * x + 3 * y == z``). The same choice serves a rule that
+is rarely false: its negation is one of them.
 """
 
 from __future__ import annotations
@@ -35,13 +34,6 @@ POOL_RANGE = (-10, 25)
 """Each coordinate of a hunting triple is an integer in this range (inclusive)."""
 
 PAIRS = ((0, 1), (0, 2), (1, 2))
-
-
-ROUND_CONSTANTS = (10, 12)
-"""The constants people pick for an equality more often than their neighbours (``x + y == 10``)."""
-ROUND_WEIGHT = 1.5
-"""How much more each of them weighs than its neighbours: in the outside sets ``x + y + z == 12`` came ten times,
-``x + y == 10`` seven and ``x * y == 12`` six."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +63,6 @@ class Kind:
             for k, v in self.weight_of:
                 w[c == k] = v
         w[np.isin(c, self.skip)] = 0.0
-        w[np.isin(c, ROUND_CONSTANTS)] *= ROUND_WEIGHT
         out: F = self.mass * w
         return out
 
