@@ -182,7 +182,7 @@ def _through_forms() -> npt.NDArray[np.int64]:
 
 
 def _through_weights(forms: npt.NDArray[np.int64]) -> F:
-    """People write ``2 * x + 3 * y == z`` more often than ``5 * x - 4 * y + 3 * z == 0``."""
+    """People write ``2 * x + 3 * y == z`` more often than ``5 * x - 4 * y == z``."""
     size = np.abs(forms)
     odd = (size > 1).sum(axis=1)
     used = (size > 0).sum(axis=1)
