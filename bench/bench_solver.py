@@ -54,8 +54,8 @@ the project, were measured once after that session's last change to what the sol
 b9e8a98 (89/96 for dbf515b). ``heldout36`` and ``heldout37`` (48 each), written by an eighteenth helper and kept
 outside the project, were measured once at 23e0b64, before any change of the next session: 43/48 and 37/48.
 ``heldout38`` to ``heldout41`` (48 each), written by a nineteenth and a twentieth helper and kept outside the
-project, were measured once after that session's last change to what the solver plays: 43/48, 36/48, 40/48 and
-36/48 at 9d4271b (151/192 for 23e0b64).
+project, were measured once after that session's last addition to what the solver plays: 43/48, 36/48, 40/48 and
+36/48 at 9d4271b (151/192 for 23e0b64; 156/192 for 4a5585a, which reverted one change).
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
