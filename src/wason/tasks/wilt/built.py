@@ -260,18 +260,6 @@ def _flag(a: _Quantity, test: str) -> _Quantity:
     return _Quantity(f"flag({a.key} {test})", compute)
 
 
-def _divided(a: _Quantity, b: _Quantity) -> _Quantity:
-    """``a % b`` as Python computes it, nan where ``b`` is 0 (where Python raises: an equality is then false)."""
-
-    def compute(cols: _Cols) -> F:
-        d = cols.get(b)
-        with np.errstate(all="ignore"):
-            out: F = np.where(d != 0, np.remainder(cols.get(a), np.where(d != 0, d, 1.0)), np.nan)
-        return out
-
-    return _Quantity(f"({a.key} % {b.key})", compute)
-
-
 def _whole(kind: str, a: _Quantity, k: int) -> _Quantity:
     """A whole number made of a quantity and a divisor as Python makes it: ``a // k`` (``"floor"``),
     ``int(a / k)`` (``"int"``, towards 0) or ``round(a / k)`` (``"round"``, halves to even)."""
@@ -434,7 +422,8 @@ def _terms() -> list[Term]:
     total = _sum3(*odd)
     terms.append(Term("x % 2 + y % 2 + z % 2", 3 + 2, total, "count"))
     for a, b in itertools.permutations(_VARS, 2):  # one variable a multiple of another: y % x == 0
-        terms.append(Term(f"{b} % {a}", DIVIDES_COST, _divided(_Q[b], _Q[a]), "divides"))
+        # nan where the divisor is 0, where Python raises: the equality is then false
+        terms.append(Term(f"{b} % {a}", DIVIDES_COST, _binary(_Q[b], "%", _Q[a]), "divides"))
     bases: list[tuple[str, _Quantity, int]] = [(v, _Q[v], 0) for v in _VARS]
     bases += [(f"({a} + {b})", _binary(_Q[a], "+", _Q[b]), 1) for a, b in _PAIRS]
     bases += [("(x + y + z)", _sum3(X, Y, Z), 2)]

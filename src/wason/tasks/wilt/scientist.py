@@ -230,7 +230,9 @@ class Scientist:
         if self.tests_used >= self.max_tests:
             return None
         left = self.max_tests - self.tests_used
-        if left <= SPELL_TESTS + SPELL_BAND and left <= self._spelling_tests() and self._spelling_due():
+        # (the guess is read only where a band's extra test could begin)
+        spell = left <= SPELL_TESTS or (left <= SPELL_TESTS + SPELL_BAND and left <= self._spelling_tests())
+        if spell and self._spelling_due():
             spelled = self._spelling_test()
             if spelled is not None:
                 self.last_information = 0.0
