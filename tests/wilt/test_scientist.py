@@ -50,6 +50,11 @@ OUTSIDE = [
     "lambda x, y, z: 2 < x < 13",  # both ends of a band are narrowed: not x <= 12
     "lambda x, y, z: x < 1 or x > 9",  # nor x >= 10
     "lambda x, y, z: x ** 2 + y ** 2 + z ** 2 > 300",  # a round hundred among the constants
+    # wilt-built-16: kinds that came in several outside sets
+    "lambda x, y, z: x * y + y * z + z * x < 0",
+    "lambda x, y, z: y ** 2 - 4 * x * z >= 0",
+    "lambda x, y, z: abs(x + y) == abs(z)",
+    "lambda x, y, z: abs(x - z) > abs(y)",
 ]
 
 
@@ -170,6 +175,11 @@ def test_products_against_sums_residues_sums_of_squares_and_whole_parts_are_in_t
         "x != 0 and y % x == 0",
         "z != 0 and x % z == 0",
         "x ** 2 + y ** 2 + z ** 2 > 300",
+        # the symmetric sum of products, a discriminant, and the size of a sum against the size of the third
+        "x * y + y * z + z * x > 0",
+        "y ** 2 - 4 * x * z >= 0",
+        "abs(x + y) == abs(z)",
+        "abs(x - z) > abs(y)",
     ]
     truth = space.atom_truth(points)
     for text in wanted:

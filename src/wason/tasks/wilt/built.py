@@ -71,7 +71,7 @@ F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.intp]
 
-BUILT_VERSION = "wilt-built-15"
+BUILT_VERSION = "wilt-built-16"
 """Bump whenever the grammar, its costs or the constant pool change."""
 
 CONSTANT_POOL: tuple[int, ...] = tuple(
@@ -283,6 +283,12 @@ WHOLE_DIVISORS = (2, 3, 4, 5, 10)
 WHOLE_EXTRA = 2
 """What a whole part's equality costs beyond its operators: ``x // 2 == y // 2`` is true of many small triples
 (one in ten integer pairs below 20), so it must not come before the simpler ideas that fit as well."""
+SYMMETRIC_COST = 5
+"""The cost of the symmetric sum of products ``x * y + y * z + z * x`` and of the discriminant
+``y ** 2 - 4 * x * z``: dearer than one variable a multiple of another (at 4 they crowded out the alternatives
+of a band and of a ball)."""
+SIZES_COST = 5
+"""The cost of the size of a sum or difference of two against the size of the third (``abs(x + y) == abs(z)``)."""
 DIVIDES_COST = 4
 """The cost of ``y % x`` (its atom ``x != 0 and y % x == 0`` costs one more): dearer than a residue by a
 constant, which people write more often."""
@@ -335,6 +341,12 @@ def _terms() -> list[Term]:
     for (a, b), c in zip(_PAIRS, ("z", "y", "x"), strict=True):
         for op in ("+", "-"):
             terms.append(Term(f"{a} * {b} {op} {c}", 2, _binary(_binary(_Q[a], "*", _Q[b]), op, _Q[c])))
+    # the symmetric sum of products (x * y + y * z + z * x > 0) and a discriminant (y ** 2 - 4 * x * z >= 0: the
+    # quadratic x * t ** 2 + y * t + z has a real root)
+    products = _binary(_binary(_binary(X, "*", Y), "+", _binary(Y, "*", Z)), "+", _binary(Z, "*", X))
+    terms.append(Term("x * y + y * z + z * x", SYMMETRIC_COST, products))
+    discriminant = _binary(_square(Y), "-", _binary(_scaled(4.0, X), "*", Z))
+    terms.append(Term("y ** 2 - 4 * x * z", SYMMETRIC_COST, discriminant))
     for v in _VARS:
         terms.append(Term(f"{v} % 1", 1, _binary(_Q[v], "%", 1.0), "frac"))
     for v in _VARS:
@@ -497,6 +509,13 @@ def _atoms(terms: list[Term]) -> list[Atom]:
                 if op in ("==", "!=") and a > b:
                     continue
                 atoms.append(Atom(f"{ta} {op} {tb}", 3, index[ta], op, index[tb], 0.0))
+    # the size of a sum or difference of two against the size of the third (abs(x + y) == abs(z))
+    for (a, b), third in zip(_PAIRS, ("z", "y", "x"), strict=True):
+        right = f"abs({third})"
+        for sign in ("+", "-"):
+            left = f"abs({a} {sign} {b})"
+            for op in _OPS:
+                atoms.append(Atom(f"{left} {op} {right}", SIZES_COST, index[left], op, index[right], 0.0))
     distances = [f"abs({a} - {b})" for a, b in _PAIRS]
     for a, mid, b in _PATHS:  # the middle one between the others: abs(x - y) + abs(y - z) == abs(x - z)
         tp, td = f"abs({a} - {mid}) + abs({mid} - {b})", f"abs({min(a, b)} - {max(a, b)})"

@@ -214,6 +214,8 @@ def thresholds(text: str) -> list[Threshold]:
     return found
 
 
+BAND_REACH = 5
+"""How far beyond the whole numbers beside a band's end its other ways reach (1 for a threshold alone)."""
 OTHER_CUT = 0.2
 """The weight of a way of writing a threshold that differs from the guess's at a whole number (the guess's own
 way, and those that differ from it only between whole numbers, weigh 1)."""
@@ -228,13 +230,13 @@ def _cut(op: str, c: float) -> int:
     return math.floor(c) + 1 if op == ">" else math.ceil(c)
 
 
-def _threshold_ways(t: Threshold, own: str) -> list[tuple[str, float]]:
+def _threshold_ways(t: Threshold, own: str, reach: int = 1) -> list[tuple[str, float]]:
     """Ways of writing a threshold with their weights, its own first: the same direction, strict or not, at its
-    constant and at the whole numbers from the one below it less one to the one above it plus one; those that
-    say what the guess says at every whole number weigh most (``z > 6`` for ``z >= 7``)."""
+    constant and at the whole numbers from the one below it less ``reach`` to the one above it plus ``reach``;
+    those that say what the guess says at every whole number weigh most (``z > 6`` for ``z >= 7``)."""
     ops = ("<", "<=") if t.op in ("<", "<=") else (">", ">=")
     low, high = math.floor(t.constant), math.ceil(t.constant)
-    constants = [t.constant] + [float(k) for k in range(low - 1, high + 2)]
+    constants = [t.constant] + [float(k) for k in range(low - reach, high + reach + 1)]
     side = t.side if _simple(t.side) else f"({t.side})"
     cut = _cut(t.op, t.constant)
     linear = _integer_form(t.side)
@@ -358,8 +360,17 @@ def weighted_spellings(text: str) -> list[tuple[str, float]]:
     """:func:`spellings` with their weights (the product of their thresholds' ways' weights), the heaviest
     first."""
     # the thresholds' ways vary slowest, so that every combination of the equalities' ways is made first
+    found = thresholds(text)
+    sides = [t.side for t in found]
+    # a band's ends (two thresholds on one side) reach farther: its tests were spent on both ends, and an end
+    # is often still wide open (``y <= 36`` guessed after yes at 36 and no at 41, for ``y <= 40``)
     places: list[tuple[int, int, list[tuple[str, float]]]] = [
-        (t.start, t.end, _threshold_ways(t, text[t.start : t.end])) for t in thresholds(text)
+        (
+            t.start,
+            t.end,
+            _threshold_ways(t, text[t.start : t.end], BAND_REACH if sides.count(t.side) > 1 else 1),
+        )
+        for t in found
     ]
     places += [(e.start, e.end, [(w, 1.0) for w in _ways(e)]) for e in equalities(text)]
     # linear comparisons with variables on both sides (those against a constant are thresholds, above)
