@@ -55,7 +55,10 @@ b9e8a98 (89/96 for dbf515b). ``heldout36`` and ``heldout37`` (48 each), written 
 outside the project, were measured once at 23e0b64, before any change of the next session: 43/48 and 37/48.
 ``heldout38`` to ``heldout41`` (48 each), written by a nineteenth and a twentieth helper and kept outside the
 project, were measured once after that session's last addition to what the solver plays: 43/48, 36/48, 40/48 and
-36/48 at 9d4271b (151/192 for 23e0b64; 156/192 for 4a5585a, which reverted one change).
+36/48 at 9d4271b (151/192 for 23e0b64; 156/192 for 4a5585a, which reverted one change). ``heldout42`` to
+``heldout47`` (48 each), written by a twenty-first to a twenty-third helper and kept outside the project, were
+measured once after the next session's last change to what the solver plays: 45/48, 36/48, 38/48, 35/48, 44/48 and
+38/48 at 923e491 (236/288; 234/288 for b15f88d, the session's starting commit).
 ``--generated N`` plays the first N rules of the generated split (seed 0).
 """
 
