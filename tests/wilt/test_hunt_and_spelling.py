@@ -612,3 +612,13 @@ def test_a_count_of_conditions_is_spelled_as_a_whole_not_in_its_parts() -> None:
     for t in ways:
         compile_rule(t)
     assert thresholds("lambda x, y, z: (x % 2 == 1) != (y % 2 == 1)") == []
+
+
+def test_a_bands_ends_are_spelled_farther_than_a_threshold_alone() -> None:
+    # spelling began for 10 <= y <= 40 with the guess y >= 10 and y <= 36 (yes at 36, no at 41): the way of the
+    # rule's own end must be among the guess's
+    band = [t for t, _ in weighted_spellings("lambda x, y, z: y >= 10 and y <= 36")]
+    assert "lambda x, y, z: y >= 10 and y <= 40" in band
+    assert "lambda x, y, z: y >= 10 and y <= 42" not in band
+    alone = [t for t, _ in weighted_spellings("lambda x, y, z: y <= 36")]
+    assert "lambda x, y, z: y <= 37" in alone and "lambda x, y, z: y <= 40" not in alone
