@@ -39,7 +39,14 @@ from wason.tasks.wilt.built import BuiltSpace, Formula, _term_values, formula_tr
 from wason.tasks.wilt.hunt import hunting_test
 from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _format_scaled
 from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy, weighted_rows
-from wason.tasks.wilt.spelling import beside, conjuncts, on_the_lines, thresholds, weighted_spellings
+from wason.tasks.wilt.spelling import (
+    band_sides,
+    beside,
+    conjuncts,
+    on_the_lines,
+    thresholds,
+    weighted_spellings,
+)
 
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
@@ -275,8 +282,7 @@ class Scientist:
         """How many of the last tests go to the guess's spellings: SPELL_TESTS, and SPELL_BAND more for a band
         (two thresholds on one side)."""
         base = self._spell_base if self._spell_base is not None else self._guess()
-        sides = [t.side for t in thresholds(base)]
-        return SPELL_TESTS + (SPELL_BAND if len(set(sides)) < len(sides) else 0)
+        return SPELL_TESTS + (SPELL_BAND if band_sides(thresholds(base)) else 0)
 
     def _spelling_due(self) -> bool:
         """Whether the last tests go to the guess's spellings: once a positive is known, unless the rarer answer

@@ -214,6 +214,12 @@ def thresholds(text: str) -> list[Threshold]:
     return found
 
 
+def band_sides(found: list[Threshold]) -> set[str]:
+    """The sides that two or more of the thresholds compare, each a band (``y >= 5 and y <= 15``)."""
+    sides = [t.side for t in found]
+    return {side for side in sides if sides.count(side) > 1}
+
+
 BAND_REACH = 5
 """How far beyond the whole numbers beside a band's end its other ways reach (1 for a threshold alone)."""
 OTHER_CUT = 0.2
@@ -361,14 +367,14 @@ def weighted_spellings(text: str) -> list[tuple[str, float]]:
     first."""
     # the thresholds' ways vary slowest, so that every combination of the equalities' ways is made first
     found = thresholds(text)
-    sides = [t.side for t in found]
+    bands = band_sides(found)
     # a band's ends (two thresholds on one side) reach farther: its tests were spent on both ends, and an end
     # is often still wide open (``y <= 36`` guessed after yes at 36 and no at 41, for ``y <= 40``)
     places: list[tuple[int, int, list[tuple[str, float]]]] = [
         (
             t.start,
             t.end,
-            _threshold_ways(t, text[t.start : t.end], BAND_REACH if sides.count(t.side) > 1 else 1),
+            _threshold_ways(t, text[t.start : t.end], BAND_REACH if t.side in bands else 1),
         )
         for t in found
     ]
