@@ -373,6 +373,23 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         help="require this token for every write request: 'Authorization: Bearer TOKEN', or log in at /login "
         "in a browser (default $WASON_TOKEN; none: writes are open)",
     )
+    sv.add_argument(
+        "--model",
+        dest="models",
+        action=_AllowModel,
+        default=[],
+        metavar="SPEC",
+        help="a model a run started from the server's pages (or a configuration sent to it) may name, as a "
+        "player, judge, labeller or game master; repeatable. Its key comes from the provider's variable, read "
+        "now, and goes only to its address. The embedded model is always allowed",
+    )
+    sv.add_argument(
+        "--base-url",
+        dest="models",
+        action=_ModelAddress,
+        metavar="URL",
+        help="the address of the --model before it (default: the provider's variable, then its default)",
+    )
     sv.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     sv.add_argument(
         "--log-level",
@@ -1138,6 +1155,28 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
 
 
 # -- serve ------------------------------------------------------------------------------------------------
+class _AllowModel(argparse.Action):
+    """``wason serve --model SPEC``: one more allowed model, as a ``[spec, base_url]`` pair."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        pairs = list(getattr(namespace, self.dest) or [])
+        pairs.append([str(values), None])
+        setattr(namespace, self.dest, pairs)
+
+
+class _ModelAddress(argparse.Action):
+    """``wason serve --base-url URL``: the address of the ``--model`` just before it."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        pairs = list(getattr(namespace, self.dest) or [])
+        if not pairs or pairs[-1][1] is not None:
+            parser.error(
+                "--base-url gives the address of the --model before it: write --model SPEC --base-url URL"
+            )
+        pairs[-1] = [pairs[-1][0], str(values)]
+        setattr(namespace, self.dest, pairs)
+
+
 def _serve(args: argparse.Namespace) -> int:
     from wason.server import serve
 
@@ -1152,7 +1191,8 @@ def _serve(args: argparse.Namespace) -> int:
             "(--token protects writes)"
         )
         print(f"wason: note: serving on {args.host}: {what}", file=sys.stderr)
-    serve(_db(args), host=args.host, port=args.port, log_level=args.log_level, token=token)
+    models = [(spec, url) for spec, url in args.models]
+    serve(_db(args), host=args.host, port=args.port, log_level=args.log_level, token=token, models=models)
     return 0
 
 

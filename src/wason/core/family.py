@@ -11,7 +11,7 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,18 +26,59 @@ Item = tuple[str, dict[str, Any]]
 """One episode's item: a stable key and a JSON document holding everything needed to rebuild its game."""
 
 
+@dataclass(frozen=True)
+class ModelRef:
+    """Marks a configuration field that names a model (``PROVIDER:MODEL``): the player's, a judge's, a
+    labeller's, a game master's. ``endpoint`` is the field holding its base URL, if it has one.
+
+    Declared on the field's type (``Annotated[str | None, ModelRef("judge_base_url")]``), so code that takes a
+    configuration from outside (the server) finds every model it names without knowing the family: a request
+    may name only the models the operator allowed, and never chooses where their keys are sent.
+    """
+
+    endpoint: str | None = None
+
+
+@dataclass(frozen=True)
+class EndpointRef:
+    """Marks a configuration field that holds the base URL of the model named by field ``model``."""
+
+    model: str
+
+
+def model_fields(config_type: type[BaseModel]) -> dict[str, str | None]:
+    """The fields of a configuration that name models, each with the field of its base URL (or None)."""
+    found: dict[str, str | None] = {}
+    for name, info in config_type.model_fields.items():
+        for mark in info.metadata:
+            if isinstance(mark, ModelRef):
+                found[name] = mark.endpoint
+    return found
+
+
+def endpoint_fields(config_type: type[BaseModel]) -> dict[str, str]:
+    """The fields of a configuration that hold base URLs, each with the field of the model it serves."""
+    found: dict[str, str] = {}
+    for name, info in config_type.model_fields.items():
+        for mark in info.metadata:
+            if isinstance(mark, EndpointRef):
+                found[name] = mark.model
+    return found
+
+
 class RunSettings(BaseModel):
     """Who plays and how a model is called: the part every family's run configuration shares.
 
     A family's configuration subclasses it, adds its own fields (the single home of their defaults) and a
     ``task`` literal naming the family. Stored with the run (never the API key), so ``--resume`` rebuilds it.
+    A field naming a model is marked :class:`ModelRef`, one holding its base URL :class:`EndpointRef`.
     """
 
     model_config = ConfigDict(frozen=True)
 
     player: str = "llm"
-    model: str | None = None
-    base_url: str | None = None
+    model: Annotated[str | None, ModelRef(endpoint="base_url")] = None
+    base_url: Annotated[str | None, EndpointRef(model="model")] = None
     params: GenerationParams = Field(default_factory=GenerationParams)
     timeout: float = 120.0
     retries: int = 6

@@ -210,17 +210,24 @@ def make_client(config: RunSettings, store: Store, *, api_key: str | None = None
     return ModelClient(model=model, store=store, policy=policy, use_cache=config.use_cache)
 
 
+KeyFor = Callable[[str, str | None], str | None]
+"""The key to send to a model spec at a base URL (a server's allow-list decides; see ``wason.server.allowed``)."""
+
+
 def make_oracle_client(
     config: RunSettings,
     store: Store,
     *,
     api_key: str | None = None,
     player_client: ModelClient | None = None,
+    key_for: KeyFor | None = None,
 ) -> ModelClient | None:
     """The client of the run's oracles (LLM judges, labellers), or None when code decides everything.
 
     When the oracle is the player's own model and ``player_client`` is given, that client is shared: one
-    loaded local model, one connection pool.
+    loaded local model, one connection pool. Its key: ``key_for(spec, base_url)`` when given (a server sends
+    each key only to the endpoint it was configured with), else the player's when it is the player's model,
+    else the provider's environment variable.
     """
     spec = family_of(config).oracle(config)
     if spec is None:
@@ -228,8 +235,10 @@ def make_oracle_client(
     if spec.same_as_player and player_client is not None:
         return player_client
     update = {"model": spec.model, "base_url": spec.base_url}
-    # The same model and endpoint as the player: share its key; another provider reads its own variable.
-    key = api_key if spec.same_as_player else None
+    # without key_for: the same model and endpoint as the player share its key; another provider reads its own
+    # variable
+    shared = api_key if spec.same_as_player else None
+    key = key_for(spec.model, spec.base_url) if key_for is not None else shared
     return make_client(config.model_copy(update=update), store, api_key=key)
 
 

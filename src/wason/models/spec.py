@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from wason.models.base import ConstraintForm, GenerationParams, Model, ModelConfigError
@@ -163,6 +163,54 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return provider, model
 
 
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a model spec is served and with which key, as :func:`resolve_endpoint` found them.
+
+    Attributes:
+        spec: the normalised spec (``provider:model``; ``local:smollm2-135m`` for ``local``).
+        base_url: the URL its requests go to (None for the embedded model).
+        api_key: the key sent with them (None: none; keyless servers get a placeholder).
+    """
+
+    spec: str
+    base_url: str | None
+    api_key: str | None = field(default=None, repr=False)
+
+
+def resolve_endpoint(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    key_hint: str = " (or pass --api-key)",
+) -> Endpoint:
+    """The endpoint and key a model spec is called with: ``base_url``, else the provider's environment variable,
+    else its default; ``api_key``, else the provider's key variable. Nothing is loaded or requested. ``key_hint``
+    ends the message of a missing key.
+
+    Raises:
+        ModelConfigError: the spec is not valid, or a key the provider requires is missing (one line).
+    """
+    provider, model = parse_spec(spec)
+    if provider == "local":
+        if base_url or api_key:
+            raise ModelConfigError("--base-url and --api-key do not apply to the local model; leave them out")
+        return Endpoint(spec=f"local:{model}", base_url=None)
+    info = _PROVIDERS[provider]
+    env_url = os.environ.get(info.base_url_env or "", "").strip() or None
+    url = (base_url or "").strip() or env_url or info.default_base_url
+    key = api_key or os.environ.get(info.api_key_env or "", "").strip() or None
+    # OpenAI's own endpoint needs a real key; a compatible server elsewhere usually needs none
+    if (
+        key is None
+        and info.key_required
+        and (provider != "openai" or _same_url(url, OPENAI_DEFAULT_BASE_URL))
+    ):
+        raise ModelConfigError(f"{info.api_key_env} is not set{key_hint}")
+    return Endpoint(spec=f"{provider}:{model}", base_url=url, api_key=key)
+
+
 def load_model(
     spec: str,
     *,
@@ -192,41 +240,28 @@ def load_model(
         raise ModelConfigError(f"concurrency must be at least 1, got {max_concurrency}")
     if provider == "local":
         return _load_local(model, base_url=base_url, api_key=api_key)
-
-    info = _PROVIDERS[provider]
+    endpoint = resolve_endpoint(spec, base_url=base_url, api_key=api_key)
     concurrency = max_concurrency if max_concurrency is not None else DEFAULT_REMOTE_CONCURRENCY
-    normalised = f"{provider}:{model}"
-    env_url = os.environ.get(info.base_url_env or "", "").strip() or None
-    url = (base_url or "").strip() or env_url or info.default_base_url
-    key = api_key or os.environ.get(info.api_key_env or "", "").strip() or None
-
+    url = endpoint.base_url or ""
     if provider == "anthropic":
-        if key is None:
-            raise ModelConfigError("ANTHROPIC_API_KEY is not set (or pass --api-key)")
         from wason.models.anthropic_backend import AnthropicModel
 
         return AnthropicModel(
-            spec=normalised,
+            spec=endpoint.spec,
             model=model,
-            api_key=key,
+            api_key=endpoint.api_key or "",
             base_url=url,
             max_concurrency=concurrency,
         )
 
     from wason.models.openai_compat import OpenAICompatModel
 
-    # OpenAI's own endpoint needs a real key; a compatible server elsewhere usually needs none.
-    needs_key = info.key_required and (provider != "openai" or _same_url(url, OPENAI_DEFAULT_BASE_URL))
-    if key is None:
-        if needs_key:
-            raise ModelConfigError(f"{info.api_key_env} is not set (or pass --api-key)")
-        key = _PLACEHOLDER_KEY
     return OpenAICompatModel(
-        spec=normalised,
+        spec=endpoint.spec,
         model=model,
         base_url=url,
-        api_key=key,
-        api_key_env=info.api_key_env,
+        api_key=endpoint.api_key or _PLACEHOLDER_KEY,
+        api_key_env=_PROVIDERS[provider].api_key_env,
         max_concurrency=concurrency,
     )
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Sequence
 
+from wason.server.allowed import AllowedModels
 from wason.server.app import create_app
 
 DEFAULT_HOST = "127.0.0.1"
@@ -37,17 +39,26 @@ def serve(
     port: int = DEFAULT_PORT,
     log_level: str = "info",
     token: str | None = None,
+    models: Sequence[tuple[str, str | None]] = (),
 ) -> None:
     """Run the app with uvicorn until interrupted (the store is opened first, so a bad store fails at once).
 
-    With ``token``, every write request needs it (:mod:`wason.server.web.auth`). Open event streams are given
-    a few seconds to close when the server stops; runs still playing are then left interrupted."""
+    With ``token``, every write request needs it (:mod:`wason.server.web.auth`). ``models`` are the
+    ``(spec, base_url)`` pairs a configuration sent to the server may name besides the embedded model, each
+    resolved now with its key from the provider's environment variable (:mod:`wason.server.allowed`). Open
+    event streams are given a few seconds to close when the server stops; runs still playing are then left
+    interrupted."""
     import uvicorn
 
+    from wason.models.base import ModelConfigError
     from wason.server.web import auth
 
     check_address(host, port)
-    app = create_app(db)
+    try:
+        allowed = AllowedModels.configure(models)
+    except ModelConfigError as exc:
+        raise ServeError(str(exc)) from None
+    app = create_app(db, models=allowed)
     if token is not None:
         auth.protect(app, token)
     # keep-alive 30 s (uvicorn: 5): under load a busy loop may read a waiting request only after a short
@@ -57,4 +68,12 @@ def serve(
     )
 
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "ServeError", "check_address", "create_app", "serve"]
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "AllowedModels",
+    "ServeError",
+    "check_address",
+    "create_app",
+    "serve",
+]

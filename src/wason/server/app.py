@@ -26,6 +26,7 @@ from wason.core import registry, session
 from wason.core.family import Family, RunSettings
 from wason.core.game import ExternalFailure
 from wason.games import MAX_GUESS_CHARS, GameError, Games, NeedsModel, UnknownGame, game_apis
+from wason.server.allowed import AllowedModels, ModelNotAllowed
 from wason.store import Store, StoreError
 
 log = logging.getLogger("wason.server")
@@ -214,8 +215,17 @@ def _session_error(exc: session.SessionError) -> GameError:
     return GameError(text, "action")
 
 
-def create_app(store: Store | str | None = None) -> FastAPI:
-    """The app over ``store`` (a :class:`Store`, a URL or path; default ``$WASON_DB`` or ``wason.db``)."""
+def allowed_models(app: Any) -> AllowedModels:
+    """The models ``app`` may call for configurations it receives (the embedded model alone by default)."""
+    found = getattr(app.state, "models", None)
+    return found if isinstance(found, AllowedModels) else AllowedModels()
+
+
+def create_app(store: Store | str | None = None, *, models: AllowedModels | None = None) -> FastAPI:
+    """The app over ``store`` (a :class:`Store`, a URL or path; default ``$WASON_DB`` or ``wason.db``).
+
+    ``models`` are the models a configuration sent to it may name (default: the embedded model only); each is
+    called at the endpoint, and with the key, it was configured with (:mod:`wason.server.allowed`)."""
     games = Games(store)
     db = games.store
     app = FastAPI(
@@ -228,6 +238,7 @@ def create_app(store: Store | str | None = None) -> FastAPI:
         "guess-the-rule routes.",
     )
     app.state.games = games
+    app.state.models = models if models is not None else AllowedModels()
     app.add_exception_handler(GameError, _game_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(session.SessionDiverged, _diverged)
@@ -240,6 +251,12 @@ def create_app(store: Store | str | None = None) -> FastAPI:
     async def list_families() -> dict[str, Any]:
         """Every registered family: name, title, the configuration fields a session may set, its schema."""
         return {"families": [describe_family(f) for f in registry.families()]}
+
+    @app.get("/api/models")
+    async def list_models() -> dict[str, Any]:
+        """The models a configuration sent here may name (the operator's ``wason serve --model``; never their
+        addresses or keys)."""
+        return {"models": allowed_models(app).specs()}
 
     @app.post("/api/sessions", status_code=201)
     async def start_session(body: StartSession) -> dict[str, Any]:
@@ -257,10 +274,14 @@ def create_app(store: Store | str | None = None) -> FastAPI:
                     f"config.{key} is not a field of {family.name} (its fields: {', '.join(sorted(allowed))})",
                     f"config.{key}",
                 )
+        try:
+            config = allowed_models(app).check(family.config_type, body.config, prefix="config.")
+        except ModelNotAllowed as exc:
+            raise GameError(_one_line(str(exc)), exc.field) from None
         if body.index is not None and body.seed is not None:
             raise GameError("give index or seed, not both", "index")
         try:
-            session_id = session.start(db, family.name, body.config, index=body.index, seed=body.seed or 0)
+            session_id = session.start(db, family.name, config, index=body.index, seed=body.seed or 0)
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(["config", *map(str, first["loc"])])

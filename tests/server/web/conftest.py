@@ -15,7 +15,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from wason.server import create_app
+from wason.server import AllowedModels, create_app
 from wason.store import Store
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -50,9 +50,12 @@ class LiveServer:
         self.thread.join(timeout=15)
 
 
-def start_live_server(store: Store, *, token: str | None = None) -> LiveServer:
-    """Serve ``create_app(store)`` with uvicorn on a socket bound to 127.0.0.1:0 (no race for the port)."""
-    app = create_app(store)
+def start_live_server(
+    store: Store, *, token: str | None = None, models: Sequence[tuple[str, str | None]] = ()
+) -> LiveServer:
+    """Serve ``create_app(store)`` with uvicorn on a socket bound to 127.0.0.1:0 (no race for the port);
+    ``models`` are the ``(spec, base_url)`` pairs it allows, as ``wason serve --model SPEC --base-url URL``."""
+    app = create_app(store, models=AllowedModels.configure(models))
     if token is not None:
         from wason.server.web import auth
 
@@ -78,15 +81,16 @@ def start_live_server(store: Store, *, token: str | None = None) -> LiveServer:
 
 @pytest.fixture
 def live_server_factory(tmp_path: Path, empty_store: Path) -> Iterator[Callable[..., LiveServer]]:
-    """``make(token=None)`` starts a server over a new temporary store; every one is stopped after the test."""
+    """``make(token=None, models=())`` starts a server over a new temporary store; every one is stopped after
+    the test."""
     import shutil
 
     started: list[LiveServer] = []
 
-    def make(*, token: str | None = None) -> LiveServer:
+    def make(*, token: str | None = None, models: Sequence[tuple[str, str | None]] = ()) -> LiveServer:
         path = tmp_path / f"live{len(started)}.db"
         shutil.copyfile(empty_store, path)
-        live = start_live_server(Store(str(path)), token=token)
+        live = start_live_server(Store(str(path)), token=token, models=models)
         started.append(live)
         return live
 

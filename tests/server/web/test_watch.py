@@ -9,7 +9,7 @@ import html
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -21,6 +21,7 @@ from wason.core import registry
 from wason.server.web import watch
 
 SOLVER_GAME = {"family": "wilt", "cfg.split": "lite", "cfg.ids": "1", "player": "solver", "index": "0"}
+LISTS_GAME = {"family": "lists", "cfg.ids": "1", "cfg.labeller": "llm", "player": "solver", "index": "0"}
 
 
 @pytest.fixture
@@ -134,8 +135,11 @@ def test_no_rule_is_sent_before_the_episode_ends(live_server: LiveServer, gate: 
     assert last["status"] == "completed" and last["item"]["rule"] == rule  # the check above could fail
 
 
-def test_stopping_a_slow_model_run_leaves_it_interrupted(live_server: LiveServer, browser_page: Any) -> None:
+def test_stopping_a_slow_model_run_leaves_it_interrupted(
+    live_server_factory: Callable[..., LiveServer], browser_page: Any
+) -> None:
     with FakeOpenAIServer(fail_share=1.0, fail_kinds=["delay"], delay=30) as fake:
+        live_server = live_server_factory(models=[("openai:fake-model", fake.base_url)])
         run_id = start(
             live_server,
             {
@@ -161,8 +165,11 @@ def test_stopping_a_slow_model_run_leaves_it_interrupted(live_server: LiveServer
     assert again.status_code == 409 and "not being played" in again.json()["error"]
 
 
-def test_a_crashed_model_run_shows_as_errored(live_server: LiveServer, browser_page: Any) -> None:
+def test_a_crashed_model_run_shows_as_errored(
+    live_server_factory: Callable[..., LiveServer], browser_page: Any
+) -> None:
     with FakeOpenAIServer(fail_share=1.0, fail_kinds=[500]) as fake:
+        live_server = live_server_factory(models=[("openai:fake-model", fake.base_url)])
         run_id = start(
             live_server,
             {
@@ -184,10 +191,11 @@ def test_a_crashed_model_run_shows_as_errored(live_server: LiveServer, browser_p
     assert page.locator(f"#ep-status-{episode.id}").text_content() == "errored"
 
 
-def test_a_run_that_fails_before_playing_shows_why(live_server: LiveServer) -> None:
+def test_a_run_that_fails_before_playing_shows_why(live_server_factory: Callable[..., LiveServer]) -> None:
     """An endpoint nobody listens on: the check before the run fails; the episode says so, the stream ends."""
     with FakeOpenAIServer() as fake:
         gone = fake.base_url
+    live_server = live_server_factory(models=[("openai:fake-model", gone)])
     run_id = start(
         live_server,
         {"family": "wilt", "cfg.ids": "1", "player": "model", "model": "openai:fake-model", "base_url": gone},
@@ -209,8 +217,15 @@ def test_a_run_that_fails_before_playing_shows_why(live_server: LiveServer) -> N
         ({**SOLVER_GAME, "index": "99"}, "index: from 0 to 0"),
         ({**SOLVER_GAME, "cfg.max_tests": "many"}, "max_tests: expected a number"),
         ({**SOLVER_GAME, "player": "local-file"}, "player: one of"),
-        ({**SOLVER_GAME, "player": "model", "model": "local:/etc/passwd.gguf"}, "embedded model only"),
+        ({**SOLVER_GAME, "player": "model", "model": "local:/etc/passwd.gguf"}, "not a model this server allows"),
         ({**SOLVER_GAME, "player": "model", "model": "nosuch:thing"}, "nosuch"),
+        ({**SOLVER_GAME, "player": "model", "model": "openai:gpt-4o"}, "model: 'openai:gpt-4o' is not a model"),
+        ({**LISTS_GAME, "cfg.judge_model": "openai:gpt-x"}, "cfg.judge_model: 'openai:gpt-x' is not a model"),
+        ({**LISTS_GAME, "cfg.judge_base_url": "http://127.0.0.1:9/v1"}, "cfg.judge_base_url: an address"),
+        (
+            {**LISTS_GAME, "cfg.judge_model": "local", "cfg.judge_base_url": "http://127.0.0.1:9/v1"},
+            "cfg.judge_base_url: this server sends local:smollm2-135m only to",
+        ),
         ({**SOLVER_GAME, "pace": "99"}, "pace: from 0 to 10"),
     ],
 )

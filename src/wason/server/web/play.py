@@ -21,8 +21,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
 from wason.core import registry, session
-from wason.core.family import EpisodeContext, Family, RunSettings, WebForm
+from wason.core.family import EpisodeContext, Family, RunSettings, WebForm, endpoint_fields, model_fields
 from wason.core.game import ExternalFailure
+from wason.server.allowed import AllowedModels, ModelNotAllowed
+from wason.server.app import allowed_models
 from wason.server.web import render
 from wason.store import Store, StoreError
 
@@ -84,14 +86,16 @@ def _family(name: str) -> Family[Any]:
 
 def option_fields(family: Family[Any]) -> list[dict[str, Any]]:
     """The configuration fields a person may set on ``/play``: the family's own, not the files on the server,
-    not those ``wason play`` leaves out; each with its label, help and default (the play default)."""
+    not those ``wason play`` leaves out, not the models of judges or game masters (a person's game is judged by
+    code); each with its label, help and default (the play default)."""
     from wason.server.app import own_fields
 
     config_type = family.config_type
     defaults = config_type.with_play_defaults({})
+    models = {*model_fields(config_type), *endpoint_fields(config_type)}
     out = []
     for name in own_fields(config_type):
-        if name in config_type.not_in_play:
+        if name in config_type.not_in_play or name in models:
             continue
         info = config_type.model_fields[name]
         default = defaults.get(name, info.default)
@@ -133,15 +137,25 @@ def _shown(value: Any) -> str:
     return str(value) if isinstance(value, int | float | str) else ""
 
 
-def _config_fields(family: Family[Any], values: Mapping[str, str]) -> dict[str, Any]:
-    """The configuration's fields from the form: empty ones keep their default; lists are comma-separated."""
+def _config_fields(family: Family[Any], values: Mapping[str, str], models: AllowedModels) -> dict[str, Any]:
+    """The configuration's fields from the form: empty ones keep their default; lists are comma-separated. A
+    model (or its address) is not offered, but one sent anyway must be one the server allows."""
     fields: dict[str, Any] = {}
     for spec in option_fields(family):
         raw = values.get(f"opt_{spec['name']}", "").strip()
         if not raw:
             continue
         fields[spec["name"]] = [p.strip() for p in raw.split(",") if p.strip()] if spec["list"] else raw
-    out: dict[str, Any] = family.config_type.with_play_defaults(fields)
+    config_type = family.config_type
+    for name in (*model_fields(config_type), *endpoint_fields(config_type)):
+        raw = values.get(f"opt_{name}", "").strip()
+        if raw and name not in RunSettings.model_fields:
+            fields[name] = raw
+    try:
+        fields = models.check(config_type, fields)
+    except ModelNotAllowed as exc:
+        raise PlayError(_one_line(str(exc))) from None
+    out: dict[str, Any] = config_type.with_play_defaults(fields)
     return out
 
 
@@ -204,7 +218,7 @@ async def play_start(request: Request) -> Response:
     try:
         family = _family(name)
         who = player_name(values.get("player", ""))
-        sid = _start(_store(request), family, values, who)
+        sid = _start(_store(request), family, values, who, allowed_models(request.app))
     except PlayError as exc:
         return _index(request, name, values, str(exc), exc.status)
     try:
@@ -214,9 +228,12 @@ async def play_start(request: Request) -> Response:
     return RedirectResponse(f"/play/{sid}", status_code=303)
 
 
-def _start(store: Store, family: Family[Any], values: Mapping[str, str], who: str) -> int:
+def _start(
+    store: Store, family: Family[Any], values: Mapping[str, str], who: str, models: AllowedModels
+) -> int:
+    fields = _config_fields(family, values, models)
     try:
-        config = family.config_type.model_validate({**_config_fields(family, values), "player": HUMAN + who})
+        config = family.config_type.model_validate({**fields, "player": HUMAN + who})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"])) or "options"

@@ -11,9 +11,11 @@ What is sent of an episode before it completes: its turns (action, observation, 
 and the item's public keys. The rest of the item, the metrics (the verdict names the rule) and the outcome only
 once the episode is completed; an errored episode can be resumed, so it keeps its item hidden too.
 
-API keys come from the server's environment only; a base URL typed in the form is sent no key at all (the
-server's keys go only to the endpoints its own environment names), and the local provider plays only the
-embedded model (never a file named in the form).
+Every model the form names (the player, a judge, a labeller, a game master) must be one the operator allowed at
+start (``wason serve --model SPEC [--base-url URL]``; the embedded model always): each is called at the address,
+and with the key, it was configured with, and an address typed in the form is refused unless it is that one
+(:mod:`wason.server.allowed`). The local provider plays only the embedded model unless the operator allowed a
+model file.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response, Streamin
 from pydantic import ValidationError
 
 from wason.core import registry
-from wason.core.family import Family, Item, RunSettings
+from wason.core.family import Family, Item, RunSettings, endpoint_fields, model_fields
 from wason.core.game import Move, Player
 from wason.core.records import EpisodeRow, RunRow
 from wason.engine import (
@@ -48,15 +50,14 @@ from wason.engine import (
 from wason.models.base import GenerationParams, ModelConfigError
 from wason.models.client import ModelClient
 from wason.redaction import redact
-from wason.server.app import own_fields
+from wason.server.allowed import EMBEDDED, AllowedModels, ModelNotAllowed
+from wason.server.app import allowed_models, own_fields
 from wason.server.web import auth, render
 from wason.store import Store, StoreError
 
 log = logging.getLogger("wason.server.watch")
 
-LOCAL_SPEC = "local:smollm2-135m"
 LOCAL_MAX_TOKENS = 256  # as `wason eval` gives the local model
-NO_KEY = "EMPTY"  # what a keyless OpenAI-compatible endpoint is sent
 MAX_WATCHED = 4
 """Runs a server plays at once from this page; one more is refused (429) until one ends."""
 MAX_PACE = 10.0
@@ -125,7 +126,7 @@ class Option:
     """One configuration field as the form shows it."""
 
     name: str
-    kind: str  # "bool", "choice", "list", "int", "float", "text"
+    kind: str  # "bool", "choice", "list", "int", "float", "text", "model" (one of the allowed models)
     default: str
     choices: tuple[str, ...] = ()
     help: str = ""
@@ -141,10 +142,16 @@ def _unwrap(annotation: Any) -> tuple[Any, bool]:
 
 
 def options(family: Family[Any]) -> list[Option]:
-    """The family's own configuration fields (as the sessions API takes them: none naming a file)."""
+    """The family's own configuration fields (as the sessions API takes them: none naming a file); a field
+    naming a model is a choice among the allowed models, and the address of one is not asked (the server's
+    list has it)."""
     config_type = family.config_type
+    models = model_fields(config_type)
+    addresses = endpoint_fields(config_type)
     out = []
     for name in own_fields(config_type):
+        if name in addresses:
+            continue
         info = config_type.model_fields[name]
         kind, _ = _unwrap(info.annotation)
         default = info.get_default(call_default_factory=True)
@@ -157,7 +164,9 @@ def options(family: Family[Any]) -> list[Option]:
         )
         help_text = info.description or ""
         origin = typing.get_origin(kind)
-        if kind is bool:
+        if name in models:
+            out.append(Option(name, "model", shown, help=help_text))
+        elif kind is bool:
             out.append(Option(name, "bool", "", help=help_text, checked=bool(default)))
         elif origin is typing.Literal:
             out.append(Option(name, "choice", shown, tuple(map(str, typing.get_args(kind))), help_text))
@@ -175,9 +184,14 @@ class FormError(ValueError):
 
 
 def _config_fields(family: Family[Any], form: Mapping[str, str]) -> dict[str, Any]:
-    """The family's fields the form gave (an empty box is the default)."""
+    """The family's fields the form gave (an empty box is the default). A model's address is not in the form,
+    but one sent anyway is read, so that the allow-list refuses it rather than it being ignored."""
     fields: dict[str, Any] = {}
     annotations = family.config_type.model_fields
+    for name in endpoint_fields(family.config_type):
+        text = form.get(f"cfg.{name}", "").strip()
+        if text and name in own_fields(family.config_type):
+            fields[name] = text
     for opt in options(family):
         key = f"cfg.{opt.name}"
         if opt.kind == "bool":
@@ -215,39 +229,38 @@ def _number(form: Mapping[str, str], key: str, kind: Callable[[str], Any], what:
 
 @dataclass
 class Plan:
-    """What ``POST /watch`` will play: the configuration, the one item, the pause between moves, the key."""
+    """What ``POST /watch`` will play: the configuration, the one item, the pause between moves, and the
+    allow-list that gives each model's key."""
 
     family: Family[Any]
     config: RunSettings
     item: Item
     pace: float
-    api_key: str | None
+    models: AllowedModels
 
 
-def _plan(family: Family[Any], form: Mapping[str, str], store: Store) -> Plan:
-    fields = _config_fields(family, form)
+def _plan(family: Family[Any], form: Mapping[str, str], store: Store, models: AllowedModels) -> Plan:
+    try:
+        fields = models.check(family.config_type, _config_fields(family, form), prefix="cfg.")
+    except ModelNotAllowed as exc:
+        raise FormError(_one_line(str(exc))) from None
     player = form.get("player", "solver")
     run: dict[str, Any] = {"player": "llm"}
-    api_key: str | None = None
     if player == "solver":
         if "solver" not in family.players:
             raise FormError(f"{family.title} has no solver; choose a model")
         run = {"player": "solver"}
     elif player == "local":
-        run["model"] = LOCAL_SPEC
+        run["model"] = EMBEDDED
     elif player == "model":
         spec = form.get("model", "").strip()
         if not spec:
-            raise FormError("model: give a model spec PROVIDER:MODEL, e.g. openai:gpt-4o-mini")
-        if spec.split(":", 1)[0].strip().lower() == "local":
-            raise FormError("model: the local provider plays the embedded model only; choose 'local model'")
-        run["model"] = spec[:200]
-        base_url = form.get("base_url", "").strip()
-        if base_url:
-            if not base_url.startswith(("http://", "https://")):
-                raise FormError("base_url: an http:// or https:// address")
-            run["base_url"] = base_url[:500]
-            api_key = NO_KEY  # never the server's key to an address typed here
+            raise FormError("model: choose one of the models this server allows")
+        base_url = form.get("base_url", "").strip() or None
+        try:
+            run.update(models.check(RunSettings, {"model": spec[:200], "base_url": base_url}))
+        except ModelNotAllowed as exc:
+            raise FormError(_one_line(str(exc))) from None
     else:
         raise FormError(f"player: one of solver, local, model; got {player[:40]!r}")
     if run["player"] == "llm":
@@ -290,7 +303,7 @@ def _plan(family: Family[Any], form: Mapping[str, str], store: Store) -> Plan:
         if not 0 <= index < len(items):
             raise FormError(f"index: from 0 to {len(items) - 1} in this configuration")
         item = items[index]
-    return Plan(family, config, item, pace, api_key)
+    return Plan(family, config, item, pace, models)
 
 
 # -- playing ------------------------------------------------------------------------------------------------
@@ -365,15 +378,13 @@ async def _play(
 def _start(app: Any, store: Store, plan: Plan) -> int:
     """Create the run and its task (the client first: a bad model spec is a form error, not a run)."""
     client = None
-    oracle = None
-    if plan.config.player == "llm":
-        try:
-            client = make_client(plan.config, store, api_key=plan.api_key)
-            oracle = make_oracle_client(plan.config, store, api_key=plan.api_key, player_client=client)
-        except (ModelConfigError, ValueError) as exc:
-            raise FormError(_one_line(redact(str(exc)))) from None
-    else:
-        oracle = make_oracle_client(plan.config, store)
+    key_for = plan.models.key_for
+    try:
+        if plan.config.player == "llm" and plan.config.model is not None:
+            client = make_client(plan.config, store, api_key=key_for(plan.config.model, plan.config.base_url))
+        oracle = make_oracle_client(plan.config, store, player_client=client, key_for=key_for)
+    except (ModelConfigError, ValueError) as exc:
+        raise FormError(_one_line(redact(str(exc)))) from None
     run_id = create_run(store, plan.config, [plan.item])
     watched = Watched(run_id)
     watched.task = asyncio.create_task(
@@ -536,6 +547,8 @@ def _form_page(
         error=error,
         token_needed=auth.server_token(request.app) is not None,
         max_pace=MAX_PACE,
+        models=[m for m in allowed_models(request.app).specs() if m != EMBEDDED],
+        all_models=allowed_models(request.app).specs(),
     )
 
 
@@ -572,7 +585,7 @@ async def watch_start(request: Request) -> Response:
         )
     store = _store(request)
     try:
-        plan = await asyncio.to_thread(_plan, family, form, store)
+        plan = await asyncio.to_thread(_plan, family, form, store, allowed_models(request.app))
         run_id = _start(request.app, store, plan)
     except FormError as exc:
         return _form_page(request, family, form, str(exc), 422)

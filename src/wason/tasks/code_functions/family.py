@@ -8,7 +8,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
@@ -16,12 +16,14 @@ from rich.console import RenderableType
 from wason.core.family import (
     GIVE_UP_MOVE,
     ActionCodec,
+    EndpointRef,
     EpisodeContext,
     Family,
     FormField,
     FormMove,
     GameApi,
     Item,
+    ModelRef,
     OracleSpec,
     PlayIO,
     RunReader,
@@ -98,8 +100,12 @@ class CodeFunctionsConfig(RunSettings):
         default_factory=lambda: ["predicate", "quiz", "llm"],
         description="predicate (code, decides), quiz (held-out words), llm (the published judge, 2 of 3)",
     )
-    judge_model: str | None = Field(default=None, description="model of the LLM judge (default: --model)")
-    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
+        default=None, description="model of the LLM judge (default: --model)"
+    )
+    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
+        default=None, description="endpoint of --judge-model"
+    )
     quiz_size: int = Field(default=10, description="held-out words in the quiz")
     baseline_for: int | None = None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
@@ -13,12 +13,14 @@ from rich.console import RenderableType
 from wason.core.family import (
     GIVE_UP_MOVE,
     ActionCodec,
+    EndpointRef,
     EpisodeContext,
     Family,
     FormField,
     FormMove,
     GameApi,
     Item,
+    ModelRef,
     OracleSpec,
     RunReader,
     RunSettings,
@@ -94,10 +96,12 @@ class DynamicPicnicRunConfig(RunSettings):
     ids: list[int] | None = Field(default=None, description="only these published rule ids")
     trials: int = Field(default=1, description="episodes per rule, with seeds S, S+1, ...")
     seed: int = Field(default=0, description="seed of the first trial (word draws, probes)")
-    game_master_model: str | None = Field(
+    game_master_model: Annotated[str | None, ModelRef("game_master_base_url")] = Field(
         default=None, description="model that writes, validates and judges (default: --model)"
     )
-    game_master_base_url: str | None = Field(default=None, description="endpoint of --game-master-model")
+    game_master_base_url: Annotated[str | None, EndpointRef("game_master_model")] = Field(
+        default=None, description="endpoint of --game-master-model"
+    )
     game_master_temperature: float | None = Field(
         default=None,
         description="temperature of the game master's calls (default: --temperature); votes are independent "

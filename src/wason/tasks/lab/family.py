@@ -4,16 +4,18 @@ solver and random-experiment baselines, the report judge, the human player and t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
     ActionCodec,
+    EndpointRef,
     EpisodeContext,
     Family,
     Item,
+    ModelRef,
     OracleSpec,
     PlayIO,
     RunReader,
@@ -86,8 +88,12 @@ class LabRunConfig(RunSettings):
     report_judge: bool = Field(
         default=False, description="an LLM judge reads the player's free-text report (reported apart)"
     )
-    judge_model: str | None = Field(default=None, description="model of the report judge (default: --model)")
-    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
+        default=None, description="model of the report judge (default: --model)"
+    )
+    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
+        default=None, description="endpoint of --judge-model"
+    )
     baseline_for: int | None = None
 
     @model_validator(mode="after")

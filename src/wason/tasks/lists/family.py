@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
     ActionCodec,
+    EndpointRef,
     EpisodeContext,
     Family,
     FormField,
     FormMove,
     Item,
+    ModelRef,
     OracleSpec,
     PlayIO,
     RunReader,
@@ -77,10 +79,12 @@ class ListsRunConfig(RunSettings):
         description="which judges run, comma-separated: predicate (the model states a Python predicate, "
         "judged by code), quiz (it labels held-out lists), llm (the pilot's judge, 3 votes); default all",
     )
-    judge_model: str | None = Field(
+    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
         default=None, description="model of the LLM judge and labeller (default: --model)"
     )
-    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
+        default=None, description="endpoint of --judge-model"
+    )
     max_rounds: int = Field(default=19, description="rounds of five tests (published: 19)")
     tests_per_round: int = Field(default=5, description="test lists per round (published: 5)")
     format_error_limit: int = Field(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
@@ -14,12 +14,14 @@ from rich.console import RenderableType
 from wason.core.family import (
     GIVE_UP_MOVE,
     ActionCodec,
+    EndpointRef,
     EpisodeContext,
     Family,
     FormField,
     FormMove,
     GameApi,
     Item,
+    ModelRef,
     OracleSpec,
     PlayIO,
     RunReader,
@@ -98,8 +100,12 @@ class MathRunConfig(RunSettings):
         description="the system prompt also asks for the guess as lambda v, i: ... (not published)",
     )
     quiz_size: int = Field(default=3, description="sequences from fresh starts the player continues")
-    judge_model: str | None = Field(default=None, description="model of the LLM judge (default: --model)")
-    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
+        default=None, description="model of the LLM judge (default: --model)"
+    )
+    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
+        default=None, description="endpoint of --judge-model"
+    )
     baseline_for: int | None = None
 
     @model_validator(mode="before")

@@ -4,7 +4,7 @@ reports. See ``docs/picnic.md``."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
@@ -12,10 +12,12 @@ from rich.console import RenderableType
 from wason.core.family import (
     GIVE_UP_MOVE,
     ActionCodec,
+    EndpointRef,
     EpisodeContext,
     Family,
     GameApi,
     Item,
+    ModelRef,
     OracleSpec,
     PlayIO,
     RunReader,
@@ -95,8 +97,12 @@ class PicnicRunConfig(RunSettings):
         description="which judges run, comma-separated: code (the guess's categories by extension; decides), "
         "llm (the published judge, 3 votes, reported beside the code; left out when no model plays)",
     )
-    judge_model: str | None = Field(default=None, description="model of the LLM judge (default: --model)")
-    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
+        default=None, description="model of the LLM judge (default: --model)"
+    )
+    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
+        default=None, description="endpoint of --judge-model"
+    )
     baseline_for: int | None = None
 
     @model_validator(mode="before")
