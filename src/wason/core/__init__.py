@@ -2,10 +2,12 @@
 
 from wason.core.family import (
     ActionCodec,
+    EndpointRef,
     EpisodeContext,
     Family,
     GameApi,
     Item,
+    ModelRef,
     Oracle,
     OracleSpec,
     PlayIO,
@@ -32,6 +34,7 @@ from wason.models.base import ChatMessage, GenerationParams
 __all__ = [
     "ActionCodec",
     "ChatMessage",
+    "EndpointRef",
     "EpisodeContext",
     "EpisodeRow",
     "ExternalFailure",
@@ -43,6 +46,7 @@ __all__ = [
     "Item",
     "Malformed",
     "Matrix",
+    "ModelRef",
     "Move",
     "Oracle",
     "OracleSpec",
