@@ -92,6 +92,10 @@ class RunSettings(BaseModel):
 
     # fields of the family's own that are not command-line flags (set by the engine or derived)
     internal_fields: ClassVar[frozenset[str]] = frozenset({"task", "baseline_for"})
+    # the family's own fields that may be shown while a game of the run is not over (limits, protocols,
+    # judges): an allow-list, so that seeds, splits, ids and counts that draw the items - and any field added
+    # later - stay hidden until every game of the run is over (wason.core.public)
+    public_fields: ClassVar[frozenset[str]] = frozenset()
     # flag names that differ from the field's name (``rules_file`` -> ``--rules``)
     flag_names: ClassVar[Mapping[str, str]] = {}
     # metavars shown in ``--help``

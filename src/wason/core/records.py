@@ -91,8 +91,10 @@ def player_name(run: RunRow) -> str:
 
 
 def run_label(run: RunRow) -> str:
-    """``task:split by who``, the title of a run's tables."""
-    return f"{run.task}:{run.config.get('split', '?')} by {player_name(run)}"
+    """``task:split by who``, the title of a run's tables (``task by who`` where the split is not known, or not
+    shown while a game is on)."""
+    split = run.config.get("split")
+    return f"{run.task}{f':{split}' if split else ''} by {player_name(run)}"
 
 
 def series_names(runs: Sequence[RunRow]) -> list[str]:

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunReader, RunSettings
 from wason.core.game import EPISODE_METRICS, PLAYER_METRICS, Game, Malformed, Move, Outcome, Player, Settles
+from wason.core.public import is_over, public_item
 from wason.core.records import EpisodeRow, TurnConflict
 
 
@@ -322,11 +323,7 @@ async def summary(store: SessionStore, session_id: int) -> dict[str, Any]:
 
 
 def _view(fam: Family[Any], episode: EpisodeRow, session: Session) -> dict[str, Any]:
-    item = (
-        episode.item
-        if session.done
-        else {k: episode.item[k] for k in fam.public(episode.item) if k in episode.item}
-    )
+    item = episode.item if session.done or is_over(episode.status) else public_item(fam, episode.item)
     return {
         "session": episode.id,
         "run": episode.run_id,

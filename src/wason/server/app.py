@@ -15,6 +15,7 @@ to the server's log only).
 from __future__ import annotations
 
 import logging
+import random
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
@@ -109,6 +110,10 @@ def _error(
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())[:500]
+
+
+def _fresh_seed() -> int:
+    return random.SystemRandom().randrange(2**63)
 
 
 async def _game_error(request: Request, exc: Exception) -> JSONResponse:
@@ -281,7 +286,10 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
         if body.index is not None and body.seed is not None:
             raise GameError("give index or seed, not both", "index")
         try:
-            session_id = session.start(db, family.name, config, index=body.index, seed=body.seed or 0)
+            # with neither index nor seed the game is drawn at random (as /play and the published routes do), so
+            # that nobody can draw the same game again to learn its rule while it is played
+            seed = body.seed if body.seed is not None or body.index is not None else _fresh_seed()
+            session_id = session.start(db, family.name, config, index=body.index, seed=seed)
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(["config", *map(str, first["loc"])])

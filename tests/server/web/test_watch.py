@@ -217,9 +217,15 @@ def test_a_run_that_fails_before_playing_shows_why(live_server_factory: Callable
         ({**SOLVER_GAME, "index": "99"}, "index: from 0 to 0"),
         ({**SOLVER_GAME, "cfg.max_tests": "many"}, "max_tests: expected a number"),
         ({**SOLVER_GAME, "player": "local-file"}, "player: one of"),
-        ({**SOLVER_GAME, "player": "model", "model": "local:/etc/passwd.gguf"}, "not a model this server allows"),
+        (
+            {**SOLVER_GAME, "player": "model", "model": "local:/etc/passwd.gguf"},
+            "not a model this server allows",
+        ),
         ({**SOLVER_GAME, "player": "model", "model": "nosuch:thing"}, "nosuch"),
-        ({**SOLVER_GAME, "player": "model", "model": "openai:gpt-4o"}, "model: 'openai:gpt-4o' is not a model"),
+        (
+            {**SOLVER_GAME, "player": "model", "model": "openai:gpt-4o"},
+            "model: 'openai:gpt-4o' is not a model",
+        ),
         ({**LISTS_GAME, "cfg.judge_model": "openai:gpt-x"}, "cfg.judge_model: 'openai:gpt-x' is not a model"),
         ({**LISTS_GAME, "cfg.judge_base_url": "http://127.0.0.1:9/v1"}, "cfg.judge_base_url: an address"),
         (

@@ -4,10 +4,12 @@ The same context builders serve ``wason serve`` (links from ``/``) and the stati
 to ``.html`` files, see :mod:`wason.server.web.report`): only :class:`Links` differs. Pages reach families through
 the registry and the :class:`wason.core.Family` interface, so they show every family alike.
 
-A game that is not over (an episode pending or running) keeps its hidden item out of every page: reports are
-drawn from a :class:`PublicReader`, which hands families only the public keys of such episodes' items
-(:meth:`Family.public`), their transcripts are the turns so far (what the player saw), and their model calls are
-listed without their messages (a judge's or a game master's prompt holds the rule).
+A game that is not over (an episode pending or running) keeps its hidden item out of every page, and a run with
+such a game keeps the configuration fields that draw its items (:mod:`wason.core.public`): reports are drawn
+from a :class:`PublicReader`, which hands families only the public keys of such episodes' items
+(:meth:`Family.public`) and the public part of such runs' configurations, their transcripts are the turns so far
+(what the player saw), and their model calls are listed without their messages (a judge's or a game master's
+prompt holds the rule).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from rich.console import Console, RenderableType
 
 from wason.core import registry
 from wason.core.family import Family
+from wason.core.public import GAME_OVER, public_episode, public_run
 from wason.core.records import EpisodeRow, RunRow, run_label
 from wason.engine import baselines_of
 from wason.server.web import render
@@ -37,13 +40,12 @@ from wason.store import Store, StoreError
 router = APIRouter()
 T = TypeVar("T")
 
-FINISHED = frozenset({"completed", "errored"})
+FINISHED = GAME_OVER
 """Episode statuses of a game that is over: its whole item may be shown."""
 
 RUN_STATUSES = ("running", "completed", "incomplete", "interrupted", "failed")
 SORT_KEYS = ("id", "family", "who", "status", "created", "episodes", "accuracy")
 PER_PAGE = 100
-HIDDEN = "(hidden until the game ends)"
 CONSOLE_WIDTH = 150
 
 
@@ -97,10 +99,30 @@ class Links:
 
 
 # -- what a page may show of a game that is not over --------------------------------------------------------
+def unfinished_runs(store: Store, run_ids: Iterable[int] | None = None) -> set[int]:
+    """The runs (of ``run_ids``, default all) with a game that is not over - one query."""
+    import sqlalchemy as sa
+
+    from wason.store.db import episodes
+
+    e = episodes.c
+    query = sa.select(e.run_id).where(e.status.not_in(sorted(GAME_OVER))).group_by(e.run_id)
+    if run_ids is not None:
+        query = query.where(e.run_id.in_(list(run_ids)))
+    with store.engine.connect() as c:
+        return {int(r[0]) for r in c.execute(query)}
+
+
+def shown_run(store: Store, run: RunRow) -> RunRow:
+    """``run`` as a page shows it: its configuration reduced while one of its games is not over."""
+    return public_run(run, _family_or_none(run.task), over=not unfinished_runs(store, [run.id]))
+
+
 class PublicReader:
     """The store as reports read it (:class:`wason.core.family.RunReader`), with the episodes whose game is not
-    over reduced to the public keys of their items and their item key hidden; with ``finished_only`` such
-    episodes are left out (for reports that need every episode's hidden part)."""
+    over reduced to the public keys of their items and their item key hidden, and the runs with such games
+    reduced to the public part of their configuration; with ``finished_only`` such episodes are left out (for
+    reports that need every episode's hidden part)."""
 
     def __init__(self, store: Store, *, finished_only: bool = False) -> None:
         self.store = store
@@ -108,10 +130,14 @@ class PublicReader:
         self.finished_only = finished_only
 
     def get_run(self, run_id: int) -> RunRow:
-        return self.store.get_run(run_id)
+        return shown_run(self.store, self.store.get_run(run_id))
 
     def list_runs(self) -> list[RunRow]:
-        return self.store.list_runs()
+        unfinished = unfinished_runs(self.store)
+        return [
+            public_run(r, _family_or_none(r.task), over=r.id not in unfinished)
+            for r in self.store.list_runs()
+        ]
 
     def list_episodes(self, run_id: int) -> list[EpisodeRow]:
         episodes = self.store.list_episodes(run_id)
@@ -131,15 +157,6 @@ class PublicReader:
 
     def unreadable_counts(self, run_id: int) -> dict[str, int]:
         return self.store.unreadable_counts(run_id)
-
-
-def public_episode(episode: EpisodeRow, family: Family[Any] | None) -> EpisodeRow:
-    """The episode as a page may show it: whole once its game is over, else only its item's public keys."""
-    if episode.status in FINISHED:
-        return episode
-    keys = family.public(episode.item) if family is not None else []
-    item = {k: episode.item[k] for k in keys if k in episode.item}
-    return dataclasses.replace(episode, item=item, item_key=HIDDEN)
 
 
 def _family_or_none(name: str) -> Family[Any] | None:
@@ -203,9 +220,10 @@ def run_rows(store: Store, runs: Iterable[RunRow] | None = None) -> list[dict[st
     """One row per run: what the runs list shows and sorts by."""
     rows = []
     counts = episode_counts(store)
-    for run in store.list_runs() if runs is None else runs:
-        n, finished, correct = counts.get(run.id, (0, 0, 0))
-        fam = _family_or_none(run.task)
+    for given in store.list_runs() if runs is None else runs:
+        n, finished, correct = counts.get(given.id, (0, 0, 0))
+        fam = _family_or_none(given.task)
+        run = public_run(given, fam, over=finished == n)
         rows.append(
             {
                 "id": run.id,
@@ -323,9 +341,9 @@ PlotSource = Callable[[RunRow], list[tuple[str, str]]]
 def run_context(store: Store, run_id: int, links: Links, plots: PlotSource) -> dict[str, Any]:
     """Everything a run's page shows: the family's summary (its baselines' rows included), the episodes, the
     model calls, the plots, the configuration."""
-    run = get_run(store, run_id)
-    fam = family_of_run(run)
+    fam = family_of_run(get_run(store, run_id))
     reader = PublicReader(store)
+    run = reader.get_run(run_id)
     baselines = baselines_of(store, run_id, completed_only=True)
     unfinished_baselines = sorted(set(baselines_of(store, run_id)) - set(baselines))
     ids = [run_id, *baselines]
@@ -425,8 +443,8 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
     its model calls."""
     from wason.report.tables import episode_json
 
-    run = get_run(store, run_id)
-    fam = family_of_run(run)
+    fam = family_of_run(get_run(store, run_id))
+    run = shown_run(store, get_run(store, run_id))
     by_index = {e.index: e for e in store.list_episodes(run_id)}
     if index not in by_index:
         raise PageError(f"run {run_id} has no episode {index} (its episodes are 0..{len(by_index) - 1})", 404)
@@ -516,7 +534,7 @@ def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[
     from wason.report.compare import ComparisonView, build_comparison, comparison_view
     from wason.report.grid import grid_json
 
-    runs = [get_run(store, r) for r in run_ids]
+    runs = [shown_run(store, get_run(store, r)) for r in run_ids]
     tasks = {r.task for r in runs}
     if len(tasks) > 1:
         named = ", ".join(f"run {r.id} ({r.task})" for r in runs)
@@ -773,4 +791,6 @@ __all__ = [
     "router",
     "run_context",
     "run_rows",
+    "shown_run",
+    "unfinished_runs",
 ]

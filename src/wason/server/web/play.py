@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from wason.core import registry, session
 from wason.core.family import EpisodeContext, Family, RunSettings, WebForm, endpoint_fields, model_fields
 from wason.core.game import ExternalFailure
+from wason.core.public import is_over
 from wason.server.allowed import AllowedModels, ModelNotAllowed
 from wason.server.app import allowed_models
 from wason.server.web import render
@@ -330,7 +331,7 @@ async def _page(
         }
         for t, text in zip(turns, said, strict=True)
     ]
-    over = live.done or episode.status != "running"
+    over = live.done or is_over(episode.status)
     form: WebForm | None = None
     prompt = ""
     if not over:

@@ -7,9 +7,9 @@ other, without a solver baseline); ``GET /watch/{run}`` shows it, updated by ser
 ``GET /watch/{run}/events``, which polls the store for new turns and ends when the run ends; ``POST
 /watch/{run}/stop`` cancels the task, leaving the run interrupted and resumable (``wason eval --resume``).
 
-What is sent of an episode before it completes: its turns (action, observation, feedback, the model's reply)
-and the item's public keys. The rest of the item, the metrics (the verdict names the rule) and the outcome only
-once the episode is completed; an errored episode can be resumed, so it keeps its item hidden too.
+What is sent of an episode before its game is over (completed or errored, :mod:`wason.core.public`): its turns
+(action, observation, feedback, the model's reply) and the item's public keys. The rest of the item, the metrics
+(the verdict names the rule) and the outcome only once it is over.
 
 Every model the form names (the player, a judge, a labeller, a game master) must be one the operator allowed at
 start (``wason serve --model SPEC [--base-url URL]``; the embedded model always): each is called at the address,
@@ -38,6 +38,7 @@ from pydantic import ValidationError
 from wason.core import registry
 from wason.core.family import Family, Item, RunSettings, endpoint_fields, model_fields
 from wason.core.game import Move, Player
+from wason.core.public import is_over, public_episode
 from wason.core.records import EpisodeRow, RunRow
 from wason.engine import (
     create_run,
@@ -63,7 +64,6 @@ MAX_WATCHED = 4
 MAX_PACE = 10.0
 POLL_SECONDS = 0.25
 KEEPALIVE_SECONDS = 15.0
-FINISHED = frozenset({"completed", "errored"})
 
 
 # -- the runs this server plays ---------------------------------------------------------------------------
@@ -364,7 +364,7 @@ async def _play(
         log.warning("watched run %s failed: %s", run_id, reason, exc_info=exc)
         watched.error = reason
         for e in store.list_episodes(run_id):
-            if e.status not in FINISHED:
+            if not is_over(e.status):
                 store.finish_episode(e.id, status="errored", error=reason)
         store.set_run_status(run_id, "incomplete")
     finally:
@@ -396,18 +396,13 @@ def _start(app: Any, store: Store, plan: Plan) -> int:
 
 # -- what is sent -------------------------------------------------------------------------------------------
 def _episode_view(family: Family[Any] | None, episode: EpisodeRow, n_turns: int) -> dict[str, Any]:
-    done = episode.status == "completed"
-    if done:
-        item: dict[str, Any] = dict(episode.item)
-    else:
-        keys = family.public(episode.item) if family is not None else []
-        item = {k: episode.item[k] for k in keys if k in episode.item}
+    done = is_over(episode.status)
     return {
         "episode": episode.id,
         "index": episode.index,
         "status": episode.status,
         "done": done,
-        "item": item,
+        "item": public_episode(episode, family).item,
         "success": episode.success if done else None,
         "metrics": episode.metrics if done else None,
         "error": _first_line(episode.error) if episode.status == "errored" else None,

@@ -4,7 +4,7 @@ and plots."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
@@ -36,6 +36,10 @@ class AiwRunConfig(RunSettings):
     """
 
     model_config = ConfigDict(frozen=True)
+
+    # shown while a game of the run is not over. The seed too: it draws a generated variation's numbers, which its
+    # question shows (and its name holds), and nothing else; the answer is hidden until the end
+    public_fields: ClassVar[frozenset[str]] = frozenset({"prompt_types", "trials", "self_verify", "seed"})
 
     task: Literal["aiw"] = "aiw"
     families: list[str] | None = Field(

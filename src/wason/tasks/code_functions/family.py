@@ -61,6 +61,23 @@ class CodeFunctionsConfig(RunSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
+    public_fields: ClassVar[frozenset[str]] = frozenset(
+        {
+            "level",
+            "trials",
+            "protocol",
+            "examples",
+            "init_examples",
+            "after_wrong",
+            "max_turns",
+            "judges",
+            "judge_model",
+            "judge_base_url",
+            "quiz_size",
+        }
+    )
+
     not_in_play: ClassVar[frozenset[str]] = frozenset(
         {"n", "trials", "judges", "judge_model", "judge_base_url"}
     )
@@ -395,7 +412,8 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         return CodeFunctionsHumanPlayer(read=io.read, write=io.write)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
-        return [k for k in ("level", "trial", "seed", "vocabulary", "attempt") if k in item]
+        # not the episode's seed: it is the run's (or the published route's), which draws the rules
+        return [k for k in ("level", "trial", "vocabulary", "attempt") if k in item]
 
     def describe(self, config: CodeFunctionsConfig, n_episodes: int, n_todo: int, who: str) -> str:
         from wason.tasks.code_functions.report import protocol_text

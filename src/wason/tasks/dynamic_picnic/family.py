@@ -63,6 +63,27 @@ class DynamicPicnicRunConfig(RunSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
+    public_fields: ClassVar[frozenset[str]] = frozenset(
+        {
+            "trials",
+            "game_master_model",
+            "game_master_base_url",
+            "game_master_temperature",
+            "panel",
+            "judge_votes",
+            "init_examples",
+            "negatives",
+            "more_default",
+            "max_turns",
+            "min_positives",
+            "min_negatives",
+            "candidates",
+            "writer_rounds",
+            "format_error_limit",
+        }
+    )
+
     not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "trials"})
 
     task: Literal["dynamic-picnic"] = "dynamic-picnic"

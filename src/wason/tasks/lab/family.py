@@ -45,6 +45,27 @@ class LabRunConfig(RunSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
+    public_fields: ClassVar[frozenset[str]] = frozenset(
+        {
+            "difficulty",
+            "trials",
+            "noise",
+            "budget",
+            "per_turn",
+            "max_turns",
+            "allow_create",
+            "test_size",
+            "tolerance",
+            "pass_mark",
+            "design",
+            "curve",
+            "report_judge",
+            "judge_model",
+            "judge_base_url",
+        }
+    )
+
     not_in_play: ClassVar[frozenset[str]] = frozenset(
         {"n", "trials", "design", "report_judge", "judge_model", "judge_base_url", "curve"}
     )

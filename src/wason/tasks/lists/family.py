@@ -49,6 +49,24 @@ class ListsRunConfig(RunSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
+    public_fields: ClassVar[frozenset[str]] = frozenset(
+        {
+            "examples",
+            "trials",
+            "echo",
+            "labeller",
+            "judges",
+            "judge_model",
+            "judge_base_url",
+            "max_rounds",
+            "tests_per_round",
+            "format_error_limit",
+            "quiz_size",
+            "probe_seed",
+        }
+    )
+
     not_in_play: ClassVar[frozenset[str]] = frozenset(
         {"ids", "seed", "n", "trials", "labeller", "judges", "judge_model", "judge_base_url", "echo"}
     )
@@ -434,8 +452,9 @@ class ListsFamily(Family[ListsRunConfig]):
         raise ValueError(f"{move!r} is not a move of this game")
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
-        # the examples are shown anyway; the examples' provenance names the rule
-        return ["trial", "seed", "examples", "examples_source"]
+        # the examples are shown anyway; the examples' provenance names the rule, and so does the episode's seed
+        # (with the run's, which draws a generated split's rules)
+        return ["trial", "examples", "examples_source"]
 
     def describe(self, config: ListsRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
         rules = (

@@ -64,6 +64,23 @@ class MathRunConfig(RunSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
+    public_fields: ClassVar[frozenset[str]] = frozenset(
+        {
+            "level",
+            "init_examples",
+            "per_turn",
+            "max_turns",
+            "refill",
+            "judges",
+            "ask_expression",
+            "ask_lambda",
+            "quiz_size",
+            "judge_model",
+            "judge_base_url",
+        }
+    )
+
     not_in_play: ClassVar[frozenset[str]] = frozenset({"n", "judges", "judge_model", "judge_base_url"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["expression", "quiz"]}
 

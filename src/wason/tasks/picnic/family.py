@@ -55,6 +55,21 @@ class PicnicRunConfig(RunSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
+    public_fields: ClassVar[frozenset[str]] = frozenset(
+        {
+            "level",
+            "pool",
+            "max_turns",
+            "init_examples",
+            "negatives",
+            "examples_each_turn",
+            "judges",
+            "judge_model",
+            "judge_base_url",
+        }
+    )
+
     not_in_play: ClassVar[frozenset[str]] = frozenset(
         {"n", "draw", "judges", "judge_model", "judge_base_url"}
     )

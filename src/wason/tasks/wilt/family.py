@@ -51,6 +51,11 @@ class WiltRunConfig(RunSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
+    public_fields: ClassVar[frozenset[str]] = frozenset(
+        {"trials", "protocol", "max_tests", "format_error_limit", "probe_seed", "solver_stop"}
+    )
+
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
     flag_metavars: ClassVar[Mapping[str, str]] = {"rules_file": "FILE"}
     not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "n", "trials", "tests_from"})
