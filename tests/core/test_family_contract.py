@@ -27,7 +27,7 @@ from rich.console import Console
 
 from wason.cli import family_fields, main
 from wason.core import registry, session
-from wason.core.family import Family, Item, RunSettings
+from wason.core.family import Family, Item, RunSettings, endpoint_fields, model_fields
 from wason.core.game import PLAYER_METRICS, Player
 from wason.core.records import RunReport
 from wason.core.session import to_json
@@ -195,6 +195,21 @@ def test_config_rejects_a_wrong_type_naming_the_field(case: Case) -> None:
         error = raised.value
         where = [e["loc"][:1] for e in error.errors()] if isinstance(error, ValidationError) else []
         assert (name,) in where, f"{name}: {error}"
+
+
+def test_config_declares_what_is_public_and_where_models_go(case: Case) -> None:
+    """What a page may show of a run whose games are on names fields the configuration has, and none that draws
+    its items by name; every model it names and every address it holds is marked (the server checks them)."""
+    kind = case.family.config_type
+    assert kind.public_fields <= set(kind.model_fields), sorted(kind.public_fields - set(kind.model_fields))
+    assert not {"split", "ids", "n", "rules_file"} & kind.public_fields
+    for name, info in kind.model_fields.items():
+        if "str" in str(info.annotation) and (name == "model" or name.endswith("_model")):
+            assert name in model_fields(kind), f"{name} names a model: mark it ModelRef(its address field)"
+        if name.endswith("base_url"):
+            assert name in endpoint_fields(kind), f"{name} is an address: mark it EndpointRef(its model field)"
+    for name, address in model_fields(kind).items():
+        assert address is None or endpoint_fields(kind).get(address) == name, (name, address)
 
 
 # -- b. items ----------------------------------------------------------------------------------------------------

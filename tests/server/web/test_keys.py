@@ -217,15 +217,6 @@ def test_the_allow_list_checks_every_model_field() -> None:
     assert allowed.specs() == ["local:smollm2-135m", "vllm:qwen"]
     for family in registry.families():
         config_type = family.config_type
-        assert set(endpoint_fields(config_type).values()) <= set(model_fields(config_type)), family.name
-        # a field that looks like a model or an address is marked as one (a plugin cannot forget it silently)
-        for name, info in config_type.model_fields.items():
-            if "str" not in str(info.annotation):
-                continue
-            if name == "model" or name.endswith("_model"):
-                assert name in model_fields(config_type), f"{family.name}.{name} names a model unmarked"
-            if name.endswith(("base_url", "_endpoint")):
-                assert name in endpoint_fields(config_type), f"{family.name}.{name} is an address unmarked"
         for name, endpoint in model_fields(config_type).items():
             if endpoint is None:
                 continue
