@@ -207,7 +207,9 @@ def test_config_declares_what_is_public_and_where_models_go(case: Case) -> None:
         if "str" in str(info.annotation) and (name == "model" or name.endswith("_model")):
             assert name in model_fields(kind), f"{name} names a model: mark it ModelRef(its address field)"
         if name.endswith("base_url"):
-            assert name in endpoint_fields(kind), f"{name} is an address: mark it EndpointRef(its model field)"
+            assert name in endpoint_fields(kind), (
+                f"{name} is an address: mark it EndpointRef(its model field)"
+            )
     for name, address in model_fields(kind).items():
         assert address is None or endpoint_fields(kind).get(address) == name, (name, address)
 

@@ -18,7 +18,7 @@ import pytest
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.server.web.conftest import LiveServer
 from wason.core import registry
-from wason.core.family import endpoint_fields, model_fields
+from wason.core.family import model_fields
 from wason.server.allowed import AllowedModels, ModelNotAllowed
 
 SECRET = "sk-wason-test-secret-4711"
