@@ -14,6 +14,7 @@ to the server's log only).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Annotated, Any
 
@@ -260,7 +261,10 @@ def create_app(store: Store | str | None = None) -> FastAPI:
         if body.index is not None and body.seed is not None:
             raise GameError("give index or seed, not both", "index")
         try:
-            session_id = session.start(db, family.name, body.config, index=body.index, seed=body.seed or 0)
+            # the family's items are made and the game stored in a thread: the loop answers meanwhile
+            session_id = await asyncio.to_thread(
+                session.start, db, family.name, body.config, index=body.index, seed=body.seed or 0
+            )
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(["config", *map(str, first["loc"])])
