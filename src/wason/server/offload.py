@@ -160,11 +160,21 @@ async def build(app: Any, store: Store, key: int | None, fn: Callable[..., T], *
     shared.waiting += 1
     try:
         result: T = await asyncio.shield(shared.task)
-        return copy.copy(result)
+        return _own_copy(result)
     finally:
         shared.waiting -= 1
         if not shared.waiting and not shared.task.done():
             shared.task.cancel()
+
+
+def _own_copy(response: T) -> T:
+    """A copy of a response for one request: its headers its own (a file's are added as it is sent)."""
+    out = copy.copy(response)
+    raw = getattr(out, "raw_headers", None)
+    if isinstance(raw, list):
+        out.raw_headers = list(raw)  # type: ignore[attr-defined]
+        vars(out).pop("_headers", None)  # made from the list on first use
+    return out
 
 
 async def _run(app: Any, store: Store, key: int | None, fn: Callable[..., T], args: tuple[Any, ...]) -> T:

@@ -156,7 +156,9 @@ async def test_first_visits_at_once_draw_a_runs_figures_once(
     figures = re.findall(r'<img src="([^"]+)"', run_pages[0])
     assert f"/runs/{a}/plots/accuracy.png" in figures and f"/runs/{a}/plots/reduction.png" in figures
     assert all(re.findall(r'<img src="([^"]+)"', p) == figures for p in run_pages)
-    assert all(r.content.startswith(PNG) for r in responses[4:6])
+    for shared in responses[4:6]:  # one build, a response each: its headers once
+        assert shared.content.startswith(PNG)
+        assert shared.headers.get_list("content-length") == [str(len(shared.content))]
     for url in figures:  # every figure is there, whole
         assert (await client.get(url)).content.startswith(PNG)
     assert waiting(app) == []  # nothing left behind
