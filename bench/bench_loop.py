@@ -242,6 +242,11 @@ def run(args: argparse.Namespace) -> None:
             print(f"store: a WILT solver run of {args.episodes} episodes, made in {took:.0f} s")
         if args.keep:
             shutil.copyfile(db, args.keep)
+        from wason.store import Store
+
+        store = Store(str(db))
+        episodes = len(store.list_episodes(1))
+        store.close()
         # run 1 is the original; copies: the warm-up's, then one per page of the distinct pass
         copies = [copy_run(db, 1) for _ in range(args.pages + 1)]
         warm, distinct = copies[0], copies[1:]
@@ -278,7 +283,7 @@ def run(args: argparse.Namespace) -> None:
     print(f"{how}, the package in {args.src}")
     print(
         f"GET {args.probe} one after another ({args.gap * 1000:g} ms apart) while {n} run pages "
-        f"({args.episodes} episodes, figures not drawn yet) are requested at once; latency in ms"
+        f"({episodes} episodes, figures not drawn yet) are requested at once; latency in ms"
     )
     print(f"{'':<40}{'n':>6}{'p50':>10}{'p95':>10}{'max':>10}{'p95/idle':>9}")
     base = percentile([v * 1000 for v in idle.probes], 95)
