@@ -318,14 +318,19 @@ class Games:
         if player is not None and not isinstance(player, str):
             raise GameError("player must be a string", "player")
         meta = Meta(game_name, difficulty, n, seed, None if player is None else player[:MAX_PLAYER_CHARS])
-        try:
-            config, (_, item) = api.create(difficulty, n, seed)
-        except ValueError as exc:
-            fields = ("difficulty", "num_init_examples", "seed")
-            raise GameError(_one_line(exc), _field_of(exc, fields) or "num_init_examples") from None
-        except ExternalFailure as exc:
-            raise NeedsModel(f"{game_name} cannot be created here: {_one_line(exc)}") from None
-        session_id = session.start(self.store, family.name, config, item=(meta.key(), item))
+
+        def start() -> int:
+            try:
+                config, (_, item) = api.create(difficulty, n, seed)
+            except ValueError as exc:
+                fields = ("difficulty", "num_init_examples", "seed")
+                raise GameError(_one_line(exc), _field_of(exc, fields) or "num_init_examples") from None
+            except ExternalFailure as exc:
+                raise NeedsModel(f"{game_name} cannot be created here: {_one_line(exc)}") from None
+            return session.start(self.store, family.name, config, item=(meta.key(), item))
+
+        # the game is drawn and stored in a thread: a server's event loop answers meanwhile
+        session_id = await asyncio.to_thread(start)
         loaded = await self._load(session_id)
         return self._state(loaded)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -436,7 +437,13 @@ def _wrap(text: str, width: int) -> str:
     return "\n".join(lines)
 
 
+_DRAWING = threading.RLock()
+"""Held while a figure is drawn: matplotlib's settings (``rc_context`` changes them for the whole process) and its
+font cache are shared by every thread, so two figures drawn at once in two threads (a server's pages) could each
+be drawn in the other's settings, or in none."""
+
+
 @contextmanager
 def _style() -> Iterator[None]:
-    with matplotlib.rc_context(_STYLE):
+    with _DRAWING, matplotlib.rc_context(_STYLE):
         yield

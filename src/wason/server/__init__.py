@@ -51,6 +51,7 @@ def serve(
     import uvicorn
 
     from wason.models.base import ModelConfigError
+    from wason.server import offload
     from wason.server.web import auth
 
     check_address(host, port)
@@ -61,6 +62,9 @@ def serve(
     app = create_app(db, models=allowed)
     if token is not None:
         auth.protect(app, token)
+    # the browser's slow pages (a run's summary and figures) are built in worker processes, not in a thread
+    # that would share the GIL with the event loop (see wason.server.offload)
+    offload.use_processes(app)
     # keep-alive 30 s (uvicorn: 5): under load a busy loop may read a waiting request only after a short
     # keep-alive timer has closed its connection, and the client sees it dropped
     uvicorn.run(

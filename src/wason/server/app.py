@@ -14,6 +14,7 @@ to the server's log only).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from typing import Annotated, Any
@@ -289,7 +290,10 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
             # with neither index nor seed the game is drawn at random (as /play and the published routes do), so
             # that nobody can draw the same game again to learn its rule while it is played
             seed = body.seed if body.seed is not None or body.index is not None else _fresh_seed()
-            session_id = session.start(db, family.name, config, index=body.index, seed=seed)
+            # the family's items are made and the game stored in a thread: the loop answers meanwhile
+            session_id = await asyncio.to_thread(
+                session.start, db, family.name, config, index=body.index, seed=seed
+            )
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(["config", *map(str, first["loc"])])

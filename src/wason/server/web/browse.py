@@ -34,6 +34,7 @@ from wason.core.family import Family
 from wason.core.public import GAME_OVER, public_episode, public_run
 from wason.core.records import EpisodeRow, RunRow, run_label
 from wason.engine import baselines_of
+from wason.server import offload
 from wason.server.web import render
 from wason.store import Store, StoreError
 
@@ -625,12 +626,16 @@ def home_context(store: Store, links: Links) -> dict[str, Any]:
 
 
 # -- routes -----------------------------------------------------------------------------------------------
+# Each page is built by a function of the store and the request's parts, run off the event loop by
+# :func:`wason.server.offload.build` (in a thread, or in a worker process for `wason serve`): the route only
+# hands it over. A run's page and its plot files are built on the run's own lane, so its figures are drawn by
+# one builder at a time (a second first visit finds them drawn).
 def _store(request: Request) -> Store:
     store: Store = request.app.state.games.store
     return store
 
 
-def _page_error(request: Request, exc: PageError) -> HTMLResponse:
+def _page_error(request: Request | None, exc: PageError) -> HTMLResponse:
     return render(request, "browse/error.html", status_code=exc.status, message=str(exc), **_web())
 
 
@@ -640,14 +645,21 @@ def _web() -> dict[str, Any]:
 
 @router.get("/", response_class=HTMLResponse)
 async def home(request: Request) -> HTMLResponse:
-    return render(request, "index.html", **_web(), **home_context(_store(request), Links()))
+    return await offload.build(request.app, _store(request), None, _home)
+
+
+def _home(store: Store) -> HTMLResponse:
+    return render(None, "index.html", **_web(), **home_context(store, Links()))
 
 
 @router.get("/runs", response_class=HTMLResponse)
 async def runs_page(request: Request) -> HTMLResponse:
-    store = _store(request)
+    return await offload.build(request.app, _store(request), None, _runs_page, dict(request.query_params))
+
+
+def _runs_page(store: Store, params: dict[str, str]) -> HTMLResponse:
     links = Links()
-    filters, error = parse_filters(store, dict(request.query_params))
+    filters, error = parse_filters(store, params)
     rows: list[dict[str, Any]] = []
     total = 0
     if error is None:
@@ -679,7 +691,7 @@ async def runs_page(request: Request) -> HTMLResponse:
             }
         )
     return render(
-        request,
+        None,
         "browse/runs.html",
         status_code=400 if error else 200,
         **_web(),
@@ -698,14 +710,20 @@ async def runs_page(request: Request) -> HTMLResponse:
     )
 
 
-def _plot_dir(request: Request, run: RunRow, store: Store) -> Path:
-    """The run's plots, drawn once per state of the run (its status and how many episodes finished)."""
+def _plot_root(request: Request) -> Path:
+    """The folder of the figures this app has drawn (a temporary folder, removed when the app is collected or the
+    process exits); made on the event loop, so two first pages at once share one."""
     cache: tempfile.TemporaryDirectory[str] | None = getattr(request.app.state, "web_plots", None)
     if cache is None:
-        # removed when the app is collected or the process exits
         cache = tempfile.TemporaryDirectory(prefix="wason-plots-")
         request.app.state.web_plots = cache
-    root = Path(cache.name)
+    return Path(cache.name)
+
+
+def _plot_dir(root: Path, run: RunRow, store: Store) -> Path:
+    """The run's plots, drawn once per state of the run (its status and how many episodes finished).
+
+    Called only on the run's lane (:func:`_lane`): one builder at a time draws a run's figures."""
     done = sum(e.status in FINISHED for e in store.list_episodes(run.id))
     # a baseline that finishes later is drawn too
     baselines = "".join(f"-b{b}" for b in baselines_of(store, run.id, completed_only=True))
@@ -721,54 +739,75 @@ def _plot_dir(request: Request, run: RunRow, store: Store) -> Path:
     return directory
 
 
+def _lane(run_id: str) -> int | None:
+    """The lane of a run's page and figures: its id (none for a page with no run id)."""
+    return int(run_id) if run_id.isascii() and run_id.isdigit() and len(run_id) < 12 else None
+
+
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
 async def run_page(request: Request, run_id: str) -> HTMLResponse:
-    store = _store(request)
+    root = _plot_root(request)
+    return await offload.build(request.app, _store(request), _lane(run_id), _run_page, run_id, root)
+
+
+def _run_page(store: Store, run_id: str, root: Path) -> HTMLResponse:
     links = Links()
     try:
         rid = _number(run_id, "run")
 
         def plots(run: RunRow) -> list[tuple[str, str]]:
-            directory = _plot_dir(request, run, store)
+            directory = _plot_dir(root, run, store)
             return [(links.plot(run.id, p.name), p.name) for p in sorted(directory.iterdir()) if p.is_file()]
 
-        return render(request, "browse/run.html", **_web(), **run_context(store, rid, links, plots))
+        return render(None, "browse/run.html", **_web(), **run_context(store, rid, links, plots))
     except PageError as exc:
-        return _page_error(request, exc)
+        return _page_error(None, exc)
 
 
 @router.get("/runs/{run_id}/plots/{name}")
 async def plot_file(request: Request, run_id: str, name: str) -> Response:
-    store = _store(request)
+    root = _plot_root(request)
+    return await offload.build(request.app, _store(request), _lane(run_id), _plot_file, run_id, name, root)
+
+
+def _plot_file(store: Store, run_id: str, name: str, root: Path) -> Response:
     try:
         run = get_run(store, _number(run_id, "run"))
-        directory = _plot_dir(request, run, store)
+        directory = _plot_dir(root, run, store)
         files = {p.name: p for p in directory.iterdir() if p.is_file()}
         if name not in files:
             raise PageError(f"run {run.id} has no plot {name[:80]!r}", 404)
         return FileResponse(files[name])
     except PageError as exc:
-        return _page_error(request, exc)
+        return _page_error(None, exc)
 
 
 @router.get("/runs/{run_id}/episodes/{index}", response_class=HTMLResponse)
 async def episode_page(request: Request, run_id: str, index: str) -> HTMLResponse:
+    return await offload.build(request.app, _store(request), None, _episode_page, run_id, index)
+
+
+def _episode_page(store: Store, run_id: str, index: str) -> HTMLResponse:
     try:
-        context = episode_context(_store(request), _number(run_id, "run"), _number(index, "episode"), Links())
-        return render(request, "browse/episode.html", **_web(), **context)
+        context = episode_context(store, _number(run_id, "run"), _number(index, "episode"), Links())
+        return render(None, "browse/episode.html", **_web(), **context)
     except PageError as exc:
-        return _page_error(request, exc)
+        return _page_error(None, exc)
 
 
 @router.get("/compare", response_class=HTMLResponse)
 async def compare_page(request: Request) -> HTMLResponse:
     # ?runs=1,2 (a shared link) or ?runs=1&runs=2 (the runs list's check boxes)
     runs = ",".join(request.query_params.getlist("runs"))
+    return await offload.build(request.app, _store(request), None, _compare_page, runs)
+
+
+def _compare_page(store: Store, runs: str) -> HTMLResponse:
     try:
-        context = compare_context(_store(request), parse_run_ids(runs), Links())
-        return render(request, "browse/compare.html", **_web(), **context)
+        context = compare_context(store, parse_run_ids(runs), Links())
+        return render(None, "browse/compare.html", **_web(), **context)
     except PageError as exc:
-        return _page_error(request, exc)
+        return _page_error(None, exc)
 
 
 def _number(text: str, what: str) -> int:

@@ -9,6 +9,7 @@ Every game is a session of a human player (:mod:`wason.core.session`); its run r
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 import typing
@@ -219,7 +220,10 @@ async def play_start(request: Request) -> Response:
     try:
         family = _family(name)
         who = player_name(values.get("player", ""))
-        sid = _start(_store(request), family, values, who, allowed_models(request.app))
+        # the family's items are made and the game stored in a thread: the loop answers meanwhile
+        sid = await asyncio.to_thread(
+            _start, _store(request), family, values, who, allowed_models(request.app)
+        )
     except PlayError as exc:
         return _index(request, name, values, str(exc), exc.status)
     try:

@@ -1,0 +1,219 @@
+"""Slow work of ``wason serve`` off its event loop: the pages that read much of the store and draw.
+
+A page of the browser (a run's summary and figures, a comparison, the runs list, an episode) is built by a
+function of the store and the request's parts (never the request itself), handed over by its route with
+:func:`build`. The event loop only awaits it, so while pages are built every other request is answered.
+
+Where pages are built:
+
+- **worker processes**, for ``wason serve`` (:func:`use_processes`): :data:`PROCESS_LANES` processes, started
+  with ``spawn`` when the server starts and stopped with it, each opening the store by its URL. Measured with
+  ``bench/bench_loop.py`` (8 first visits of 500-episode run pages at once, a 2-core machine): with the pages
+  built in a thread of the server's process, a trivial GET had a p95 of 34 to 81 ms, as the page's Python holds
+  the GIL and the loop gets it back only every switch interval, several times per request; built in a worker
+  process, 10 to 14 ms (idle: 5 to 6 ms). A worker sees the families as a new process loads them (built-ins and
+  entry points), so this is for the server ``wason serve`` starts, not for an app made in code, which may have
+  registered families of its own or changed one;
+- **a thread**, for every other app (tests, an app made in code): one lane, the process's families as they
+  are. The loop is never blocked, though a trivial request may wait for the GIL while a page is built.
+
+A lane builds one page at a time. A page about one run (its page, its figures) goes to the run's lane
+(``key``), so a run's figures are drawn by one builder at a time (a second first visit finds them drawn); any
+other page goes to the lane with the fewest pages waiting. The same page asked for while it is being built
+shares that build. A page whose requests all went away before it started is dropped; one already being built is
+finished and thrown away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import functools
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from wason.store import Store
+
+T = TypeVar("T")
+
+PROCESS_LANES = max(1, min(4, (os.cpu_count() or 2) - 1))
+"""Worker processes of ``wason serve`` that build pages: a core is left to the event loop (on two cores, a
+second worker doubled the probe's p95 in ``bench/bench_loop.py``, 10 to 24 ms, and built the pages no sooner)."""
+THREAD_LANES = 1
+"""Threads that build pages in an app made in code: one, as more would only share the GIL."""
+
+
+class Lanes:
+    """Executors of one worker each: the pages of a run on its own, the others on the least busy."""
+
+    def __init__(self, kind: Literal["thread", "process"], count: int) -> None:
+        self.kind = kind
+        self._executors = [self._new() for _ in range(count)]
+        self._waiting = [0] * count
+
+    def _new(self) -> Executor:
+        if self.kind == "thread":
+            return ThreadPoolExecutor(max_workers=1, thread_name_prefix="wason-page")
+        return ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_started
+        )
+
+    def _choose(self, key: int | None) -> int:
+        if key is not None:
+            return key % len(self._executors)
+        return min(range(len(self._executors)), key=lambda i: self._waiting[i])
+
+    async def run(self, key: int | None, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the lane of ``key``; the caller awaits it without blocking the loop."""
+        lane = self._choose(key)
+        executor = self._executors[lane]
+        self._waiting[lane] += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+        except BrokenProcessPool:
+            # the worker died (killed, out of memory): the next page gets a new one; this one is a 500
+            if self._executors[lane] is executor:
+                self._executors[lane] = self._new()
+            raise
+        finally:
+            self._waiting[lane] -= 1
+
+    def warm(self) -> None:
+        """Start every worker now (a process imports the pages and the plotting once, before any request)."""
+        for executor in self._executors:
+            executor.submit(_warm)
+
+    def shutdown(self) -> None:
+        """Stop the workers: pages not started are dropped, one being built is finished first."""
+        for executor in self._executors:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+_threads: Lanes | None = None
+_guard = threading.Lock()
+
+
+def _thread_lanes() -> Lanes:
+    global _threads
+    with _guard:
+        if _threads is None:
+            _threads = Lanes("thread", THREAD_LANES)
+        return _threads
+
+
+def use_processes(app: Any, lanes: int = PROCESS_LANES) -> None:
+    """Build ``app``'s pages in ``lanes`` worker processes (``wason serve``): started when the app starts, before
+    its first request, and stopped when it stops."""
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(a: Any) -> AsyncIterator[Any]:
+        workers = Lanes("process", lanes)
+        workers.warm()
+        app.state.page_lanes = workers
+        try:
+            async with inner(a) as state:
+                yield state
+        finally:
+            app.state.page_lanes = None
+            await asyncio.to_thread(workers.shutdown)
+
+    app.router.lifespan_context = lifespan
+
+
+def in_process(url: str) -> bool:
+    """Whether a store at ``url`` can be opened by another process: not a SQLite database in memory."""
+    return not (url.startswith("sqlite") and (url.split("://", 1)[-1] in ("", "/") or ":memory:" in url))
+
+
+@dataclass
+class _Build:
+    task: asyncio.Task[Any]
+    waiting: int = 0
+
+
+async def build(app: Any, store: Store, key: int | None, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(store, *args)`` off the event loop: in a worker process when ``app`` uses them (the store opened
+    there by its URL, ``fn`` and ``args`` sent by pickle), else in a thread. ``key`` is a run id for a page
+    about one run (its lane), else None.
+
+    The same page asked again while it is being built (the same ``fn`` and ``args``: a link opened by several
+    people, a reload) waits for that build instead of queueing another; each request gets its own copy of the
+    result. The build is dropped from its queue when every request waiting for it has gone."""
+    builds: dict[tuple[Any, ...], _Build] | None = getattr(app.state, "page_builds", None)
+    if builds is None:
+        builds = app.state.page_builds = {}
+    same = (asyncio.get_running_loop(), fn, store.connect_url, repr(args))
+    shared = builds.get(same)
+    if shared is None:
+        shared = builds[same] = _Build(asyncio.ensure_future(_run(app, store, key, fn, args)))
+        shared.task.add_done_callback(lambda _: builds.pop(same, None))
+    shared.waiting += 1
+    try:
+        result: T = await asyncio.shield(shared.task)
+        return _own_copy(result)
+    finally:
+        shared.waiting -= 1
+        if not shared.waiting and not shared.task.done():
+            shared.task.cancel()
+
+
+def _own_copy(response: T) -> T:
+    """A copy of a response for one request: its headers its own (a file's are added as it is sent)."""
+    out = copy.copy(response)
+    raw = getattr(out, "raw_headers", None)
+    if isinstance(raw, list):
+        out.raw_headers = list(raw)  # type: ignore[attr-defined]
+        vars(out).pop("_headers", None)  # made from the list on first use
+    return out
+
+
+async def _run(app: Any, store: Store, key: int | None, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    lanes: Lanes | None = getattr(app.state, "page_lanes", None)
+    if lanes is not None and lanes.kind == "process" and in_process(store.connect_url):
+        return await lanes.run(key, _in_worker, fn, store.connect_url, args)
+    return await _thread_lanes().run(key, functools.partial(fn, store), *args)
+
+
+# -- in a worker process ---------------------------------------------------------------------------------------
+_stores: dict[str, Store] = {}
+
+
+def _worker_started() -> None:
+    # Ctrl-C reaches the whole process group: the server stops its workers itself, without their tracebacks
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # a server killed without stopping them (uvicorn ends by raising the signal it caught) leaves nobody to tell
+    # them; each watches its parent and ends with it
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True, name="parent-watch").start()
+
+
+def _end_with(sentinel: int) -> None:
+    multiprocessing.connection.wait([sentinel])
+    os._exit(0)
+
+
+def _warm() -> None:
+    # matplotlib is the slowest import of a first page
+    import wason.report.plots
+    import wason.server.web.browse  # noqa: F401
+
+
+def _in_worker(fn: Callable[..., T], url: str, args: tuple[Any, ...]) -> T:
+    store = _stores.get(url)
+    if store is None:
+        store = _stores[url] = Store(url)
+    return fn(store, *args)
+
+
+__all__ = ["PROCESS_LANES", "THREAD_LANES", "Lanes", "build", "in_process", "use_processes"]
