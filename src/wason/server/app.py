@@ -21,13 +21,14 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from wason.core import registry, session
 from wason.core.family import Family, RunSettings
 from wason.core.game import ExternalFailure
 from wason.games import MAX_GUESS_CHARS, GameError, Games, NeedsModel, UnknownGame, game_apis
+from wason.server import offload
 from wason.server.allowed import AllowedModels, ModelNotAllowed
 from wason.store import Store, StoreError
 
@@ -146,6 +147,27 @@ async def _diverged(request: Request, exc: Exception) -> JSONResponse:
     return _error(409, _one_line(str(exc)), None, "diverged")
 
 
+async def _busy(request: Request, exc: Exception) -> Response:
+    """Too many pages being built (:class:`wason.server.offload.Busy`): 503, a page for a browser."""
+    headers = {"Retry-After": "5"}
+    if "text/html" in request.headers.get("accept", ""):
+        from wason.server.web import browse, render
+
+        page = render(
+            request,
+            "browse/error.html",
+            status_code=503,
+            message=str(exc),
+            static_report=False,
+            links=browse.Links(),
+        )
+        page.headers.update(headers)
+        return page
+    return JSONResponse(
+        status_code=503, content={"error": str(exc), "field": None, "kind": "busy"}, headers=headers
+    )
+
+
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
     return JSONResponse(
@@ -248,6 +270,7 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
     app.add_exception_handler(GameError, _game_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(session.SessionDiverged, _diverged)
+    app.add_exception_handler(offload.Busy, _busy)
     app.add_exception_handler(Exception, _internal_error)
     from wason.server import web
 

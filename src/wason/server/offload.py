@@ -50,6 +50,14 @@ PROCESS_LANES = max(1, min(4, (os.cpu_count() or 2) - 1))
 second worker doubled the probe's p95 in ``bench/bench_loop.py``, 10 to 24 ms, and built the pages no sooner)."""
 THREAD_LANES = 1
 """Threads that build pages in an app made in code: one, as more would only share the GIL."""
+MAX_BUILDS = 32
+"""Distinct pages waiting to be built or being built at once; one more is refused (:class:`Busy`, a 503) rather
+than queued, so that no client can make the line of pages (and the requests held open for them) grow without
+bound."""
+
+
+class Busy(RuntimeError):
+    """Too many pages are waiting to be built; the request is refused (503, try again shortly)."""
 
 
 class Lanes:
@@ -154,6 +162,8 @@ async def build(app: Any, store: Store, key: int | None, fn: Callable[..., T], *
         builds = app.state.page_builds = {}
     same = (asyncio.get_running_loop(), fn, store.connect_url, repr(args))
     shared = builds.get(same)
+    if shared is None and len(builds) >= MAX_BUILDS:
+        raise Busy(f"the server is building {len(builds)} pages; try again in a few seconds")
     if shared is None:
         shared = builds[same] = _Build(asyncio.ensure_future(_run(app, store, key, fn, args)))
         shared.task.add_done_callback(lambda _: builds.pop(same, None))
@@ -216,4 +226,13 @@ def _in_worker(fn: Callable[..., T], url: str, args: tuple[Any, ...]) -> T:
     return fn(store, *args)
 
 
-__all__ = ["PROCESS_LANES", "THREAD_LANES", "Lanes", "build", "in_process", "use_processes"]
+__all__ = [
+    "MAX_BUILDS",
+    "PROCESS_LANES",
+    "THREAD_LANES",
+    "Busy",
+    "Lanes",
+    "build",
+    "in_process",
+    "use_processes",
+]

@@ -219,3 +219,33 @@ def test_wason_serve_builds_pages_in_a_worker_process(
     assert app.state.page_lanes is None
     with pytest.raises(RuntimeError):  # stopped with the app
         workers._executors[0].submit(int)
+
+
+async def test_pages_beyond_the_bound_are_refused_not_queued(
+    app: FastAPI, client: httpx.AsyncClient, runs: tuple[Path, list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Distinct pages held mid-build up to the bound; one more is a 503 at once, a page already under way is
+    shared, and all are answered once let go."""
+    release = threading.Event()
+    real = browse.episode_context
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait(timeout=30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(offload, "MAX_BUILDS", 3)
+    monkeypatch.setattr(browse, "episode_context", held)
+    run = runs[1][0]
+    # distinct pages (different episode indices: the later ones are 404 pages, built the same way)
+    pages = [asyncio.create_task(client.get(f"/runs/{run}/episodes/{i}")) for i in range(3)]
+    await until(lambda: len(waiting(app)) == 3)
+    refused = await client.get(f"/runs/{run}/episodes/7", headers={"accept": "text/html"})
+    assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+    assert "try again" in refused.text
+    assert (await client.get(f"/runs/{run}/episodes/8")).json()["kind"] == "busy"
+    shared = asyncio.create_task(client.get(f"/runs/{run}/episodes/0"))  # the same page as one under way
+    await until(lambda: waiting(app) == [1, 1, 2])
+    release.set()
+    answers = await asyncio.gather(*pages, shared)
+    assert [a.status_code for a in answers] == [200, 200, 404, 200]
+    assert (await client.get(f"/runs/{run}/episodes/7")).status_code == 404  # the line is free again
