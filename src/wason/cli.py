@@ -42,7 +42,7 @@ from wason.models.client import ModelClient
 from wason.models.spec import LOCAL_DEFAULT_MAX_TOKENS
 from wason.redaction import redact
 from wason.sandbox import GuessRejected
-from wason.store import RunBusy, Store, StoreError
+from wason.store import MAX_ID, RunBusy, Store, StoreError
 
 
 class UserError(Exception):
@@ -74,6 +74,27 @@ def _comma_list(kind: type[Any], flag: str) -> Callable[[str], list[Any]]:
             raise argparse.ArgumentTypeError(
                 f"expected a comma-separated list for {flag}, got {text!r}"
             ) from None
+
+    return parse
+
+
+def _record_id(what: str) -> Callable[[str], int]:
+    """An argument that names a stored run or session: a whole number from 1 to the store's largest id, or one
+    line saying so (a larger number is not even sent to the database)."""
+
+    def parse(text: str) -> int:
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        if not text.strip().lstrip("+-").replace("_", "").isdigit():
+            raise argparse.ArgumentTypeError(f"invalid int value: {shown!r}")  # argparse's own words
+        try:
+            value = int(text)
+        except ValueError:  # a number of more than 4300 digits
+            value = 0
+        if not 1 <= value <= MAX_ID:
+            raise argparse.ArgumentTypeError(
+                f"{shown!r} is not a {what} id (a whole number from 1 to {MAX_ID})"
+            )
+        return value
 
     return parse
 
@@ -248,7 +269,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="Run a benchmark: `wason eval NAME [flags]` (see `wason eval NAME --help`), or finish an "
         "interrupted run with `wason eval --resume RUN`.",
     )
-    ev.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
+    ev.add_argument("--resume", type=_record_id("run"), metavar="RUN", help="finish an interrupted run")
     ev.add_argument("--api-key", default=argparse.SUPPRESS, help="API key of a resumed run's model")
     ev.add_argument(
         "--base-url",
@@ -269,7 +290,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="Play a game yourself: `wason play NAME [flags]`, or go on with a session that was "
         "interrupted: `wason play --session ID`.",
     )
-    pl.add_argument("--session", type=int, metavar="ID", help="go on with a stored game")
+    pl.add_argument("--session", type=_record_id("session"), metavar="ID", help="go on with a stored game")
     pl_sub = pl.add_subparsers(dest="family", metavar="NAME", parser_class=_Parser)
     st_sub = _session_parsers(sub, store_opts)
     for name in names:  # a family this command line does not name is a choice, without its flags
@@ -335,7 +356,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     rn.add_argument("--until", metavar="DATE", help="only runs created before DATE (YYYY-MM-DD[THH:MM])")
     rn.add_argument(
         "--delete",
-        type=int,
+        type=_record_id("run"),
         nargs="+",
         metavar="RUN",
         help="delete these runs with their episodes, turns and model calls (their cached replies go too) and the "
@@ -351,7 +372,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "(runs, episodes, turns, calls), one row per record, columns documented in docs/export.md. Parquet "
         "needs `pip install 'wason[data]'`.",
     )
-    ex.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    ex.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     ex.add_argument("--to", required=True, metavar="DIR", help="the folder to write (made if missing)")
     ex.add_argument(
         "--format", choices=["csv", "jsonl", "parquet"], default="csv", help="file format (default csv)"
@@ -390,7 +411,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "guess-the-rule paper's Table 2). Runs of one player and column are pooled; each run's finished "
         "solver baseline is added as the solver's row.",
     )
-    gr.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    gr.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     gr.add_argument("--no-baselines", action="store_true", help="leave the runs' solver baselines out")
 
     rp = sub.add_parser(
@@ -402,7 +423,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "HTML files into DIR, with the assets they use: open DIR/index.html from disk, or publish DIR. "
         "See docs/web.md.",
     )
-    rp.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    rp.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     rp.add_argument(
         "-o", "--output", required=True, metavar="DIR", help="the folder to write (made if missing)"
     )
@@ -415,7 +436,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "(or --format) prints one table of runs of one family, a row per model, baseline and person, with "
         "intervals and paired comparisons; `--episode N` prints a transcript.",
     )
-    sh.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    sh.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     sh.add_argument("--episode", type=int, metavar="N", help="print episode N's transcript (one run)")
     sh.add_argument("--full", action="store_true", help="with --episode: the whole system prompt, not folded")
     cp = sub.add_parser(
@@ -423,7 +444,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         parents=[store_opts, json_opt],
         help="one table of runs of one family: a row per model, baseline and person (= show RUN RUN...)",
     )
-    cp.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    cp.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     for p in (sh, cp):
         p.add_argument(
             "--format",
@@ -453,12 +474,12 @@ def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser) -> Any:
     st = se_sub.add_parser("start", parents=[store_opts], help="start a game; prints its session id and view")
     st_sub = st.add_subparsers(dest="family", metavar="NAME", required=True, parser_class=_Parser)
     sp = se_sub.add_parser("step", parents=[store_opts], help="apply one action to a session")
-    sp.add_argument("session", type=int)
+    sp.add_argument("session", type=_record_id("session"))
     sp.add_argument("action", nargs="?", help='the action as JSON, e.g. \'{"type": "ProposeTest", ...}\'')
     sp.add_argument("--text", help="a reply as a model would write it, read by the family's protocol")
     for name, text in (("view", "what the player sees now"), ("summary", "the result (the rule once over)")):
         v = se_sub.add_parser(name, parents=[store_opts], help=text)
-        v.add_argument("session", type=int)
+        v.add_argument("session", type=_record_id("session"))
     return st_sub
 
 

@@ -171,6 +171,10 @@ class CellTaken(StoreError):
     """A sweep's cell already has its run."""
 
 
+MAX_ID = 2**31 - 1
+"""The largest id a run, episode (session), turn or model call can have: ids are INTEGER columns, 32 bits on
+PostgreSQL (64 on SQLite). A larger number names nothing, and the driver cannot even send it."""
+
 LEASE_TTL = 30.0
 """Seconds without a heartbeat after which a run's lease is free for another process (a holder on this machine
 whose process is gone frees it at once). Holders beat every third of it."""
@@ -273,6 +277,8 @@ class Store:
             c.execute(runs.update().where(runs.c.id == run_id).values(status=status, finished_at=finished))
 
     def get_run(self, run_id: int) -> RunRow:
+        if not _storable(run_id):
+            raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
         with self.engine.connect() as c:
             row = c.execute(runs.select().where(runs.c.id == run_id)).mappings().first()
         if row is None:
@@ -382,6 +388,8 @@ class Store:
             StoreError: there is no such run.
             RunBusy: a live process holds the run's lease (nothing is deleted).
         """
+        if not _storable(run_id):
+            raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
         with self.engine.begin() as c:
             row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).first()
             if row is None:
@@ -458,6 +466,8 @@ class Store:
         Raises:
             RunBusy: a live process holds the lease; the message names it.
         """
+        if not _storable(run_id):
+            raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
         with self.engine.begin() as c:
             row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).first()
             if row is None:
@@ -530,6 +540,8 @@ class Store:
     def get_episode(self, episode_id: int) -> EpisodeRow:
         """One episode by its id (a session's id)."""
         cols = [episodes.c[k] for k in EpisodeRow.__dataclass_fields__]
+        if not _storable(episode_id):
+            raise StoreError(f"no session or episode {episode_id} in {self.url}")
         with self.engine.connect() as c:
             row = c.execute(sa.select(*cols).where(episodes.c.id == episode_id)).mappings().first()
         if row is None:
@@ -821,6 +833,11 @@ def _keep_conversations(c: Any, doomed: Any) -> None:
         c.execute(
             model_calls.update().where(mc.id == call_id).values(messages=[*prefix, *messages], parent_id=None)
         )
+
+
+def _storable(record_id: int) -> bool:
+    # a number beyond the id columns' range names no record (SQLite's driver raises OverflowError on it)
+    return -MAX_ID - 1 <= record_id <= MAX_ID
 
 
 def _same_holder(holder: str | None) -> Any:
