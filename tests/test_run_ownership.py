@@ -92,6 +92,62 @@ def test_no_password_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
     assert "hunter2" not in err and "alice:***@127.0.0.1" in err and err.count("\n") == 1
 
 
+# store URLs whose password is written the way people write it, and where it goes wrong: unencoded '@' and ':',
+# no user name, '@' in the query string, percent-encoded (right), a password as a query parameter
+HOSTILE_STORES = [
+    ("postgresql+psycopg://user:pA@sS:w0Rd@127.0.0.1:5/db", "pA@sS:w0Rd"),
+    ("postgresql+psycopg://user:pA@sS@127.0.0.1:5/db", "pA@sS"),
+    ("postgresql+psycopg://user:pA@sS:99@127.0.0.1/db", "pA@sS:99"),
+    ("postgresql+psycopg://:pA@sS@127.0.0.1:5/db", "pA@sS"),
+    ("postgresql+psycopg://user:pA/sS?x@127.0.0.1:5/db", "pA/sS?x"),
+    ("postgresql+psycopg://user:pA%40sS%3Aw0Rd@127.0.0.1:5/db", "pA%40sS%3Aw0Rd"),
+    ("postgresql+psycopg://user:pA sS@127.0.0.1:5/db", "pA sS"),
+    ("postgresql+psycopg://user@127.0.0.1:5/db?password=pA:sS", "pA:sS"),
+    ("postgresql+psycopg://127.0.0.1:5/db?user=u&password=pA@sS&sslmode=disable", "pA@sS"),
+    ("postgresql+psycopg://user@127.0.0.1:5/db?password=pA@sS", "pA@sS"),
+]
+
+
+def _pieces(password: str) -> list[str]:
+    # the parts of a password a misreading parser shows on their own
+    return [p for p in password.replace("%40", "@").replace("%3A", ":").split("@") for p in p.split(":")
+            for p in p.replace("/", " ").replace("?", " ").split() if len(p) >= 2]  # fmt: skip
+
+
+@pytest.mark.parametrize(("url", "password"), HOSTILE_STORES)
+def test_no_part_of_a_store_password_is_printed(
+    url: str, password: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["runs", "--db", url]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "***" in err
+    for piece in _pieces(password):
+        assert piece not in err, (piece, err)
+
+
+@pytest.mark.parametrize(
+    ("url", "password"),
+    [
+        ("http://user:pA@sS:w0Rd@127.0.0.1:9/v1", "pA@sS:w0Rd"),
+        ("http://user:pA/sS@127.0.0.1:9/v1", "pA/sS"),
+        ("http://user:pA#sS@127.0.0.1:9/v1", "pA#sS"),
+        ("http://:pA@sS@127.0.0.1:9/v1", "pA@sS"),
+        ("http://127.0.0.1:9/v1?api_key=pA-sS", "pA-sS"),
+    ],
+)
+def test_no_part_of_an_endpoint_password_is_printed(
+    url: str, password: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'endpoint.db'}"
+    argv = ["eval", "wilt", "--ids", "1", "--model", "vllm:fake", "--base-url", url, "--retries", "0",
+            "--db", db]  # fmt: skip
+    assert main(argv) == 2  # nothing listens on port 9, or the URL cannot be read
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "***" in err
+    for piece in _pieces(password.replace("#", " ")):
+        assert piece not in err, (piece, err)
+
+
 def test_a_corrupt_or_foreign_database_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

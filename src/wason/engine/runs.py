@@ -19,7 +19,7 @@ from wason.core.runner import EpisodeJob, EpisodeResult, run_jobs
 from wason.models.base import CONSTRAINT_BODY_FIELDS, ModelConfigError
 from wason.models.client import ModelClient, RetryPolicy
 from wason.players.llm import LLMPlayer, check_constrainable
-from wason.redaction import redact
+from wason.redaction import redact_url
 from wason.store import Store
 from wason.store.db import LEASE_TTL, CellTaken, RunBusy, StoreError, new_owner
 
@@ -74,7 +74,7 @@ def stored_config(config: RunSettings) -> dict[str, Any]:
     never part of it)."""
     data: dict[str, Any] = config.model_dump(mode="json")
     if isinstance(data.get("base_url"), str):
-        data["base_url"] = redact(data["base_url"])
+        data["base_url"] = redact_url(data["base_url"])
     return data
 
 

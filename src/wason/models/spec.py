@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wason.models.base import ConstraintForm, GenerationParams, Model, ModelConfigError
+from wason.redaction import redact_url
 
 DEFAULT_MODEL = "local:smollm2-135m"
 
@@ -199,6 +200,8 @@ def load_model(
     env_url = os.environ.get(info.base_url_env or "", "").strip() or None
     url = (base_url or "").strip() or env_url or info.default_base_url
     key = api_key or os.environ.get(info.api_key_env or "", "").strip() or None
+    if url is not None:
+        _check_endpoint(url)
 
     if provider == "anthropic":
         if key is None:
@@ -229,6 +232,27 @@ def load_model(
         api_key_env=info.api_key_env,
         max_concurrency=concurrency,
     )
+
+
+def _check_endpoint(url: str) -> None:
+    """Refuse an endpoint URL the HTTP client cannot read, before it reads it: its error would quote the part
+    of the URL it took for the port, which is part of the password when the password holds a '/', '?' or '#'.
+
+    Raises:
+        ModelConfigError: one line showing the URL without its password.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        urlsplit(url).port  # noqa: B018 - reading it checks it
+        readable = url.isprintable()
+    except ValueError:  # a port that is not a number (or out of range), a broken IPv6 address
+        readable = False
+    if not readable:
+        raise ModelConfigError(
+            f"cannot read the endpoint URL {redact_url(url)} (write a '/', '?', '#' or '@' in its password as "
+            "%2F, %3F, %23 or %40; a port is a number up to 65535)"
+        )
 
 
 def check_settings(spec: str, params: GenerationParams) -> None:

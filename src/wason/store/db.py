@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError
 
 from wason.core.records import TRUNCATED_FINISH_REASONS, EpisodeRow, RunRow, TurnConflict
-from wason.redaction import redact
+from wason.redaction import redact, redact_url
 from wason.store.schema import SchemaError, ensure_schema
 
 DEFAULT_URL = "sqlite:///wason.db"
@@ -195,16 +195,36 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _check_readable(url: str, shown: str) -> None:
+    """Refuse a URL SQLAlchemy would misread: it ends a password at the first ``@`` after the user name and
+    takes the rest for the host, port and database, which the driver's errors then name (``failed to resolve
+    host 'ss'``). So an ``@`` in a password (a second ``@``), or in the query string (read as the end of a user
+    name and password), would show part of a password.
+
+    Raises:
+        StoreError: one line with the URL as :func:`~wason.redaction.redact_url` shows it.
+    """
+    rest = url.partition("://")[2]
+    if rest.startswith("/"):  # a file path (sqlite:///...): no user name, password or host to misread
+        return
+    if rest.count("@") > 1 or "@" in rest.partition("?")[2]:
+        raise StoreError(
+            f"cannot open store {shown!r}: its host cannot be told from its password; write an '@' in the "
+            "password or the query string as %40 (and ':' as %3A, '/' as %2F, '?' as %3F)"
+        )
+
+
 class Store:
     """Sync, thread-safe access to the store. Each method is its own short transaction."""
 
     def __init__(self, url: str | None = None) -> None:
         self.connect_url = resolve_url(url)
         # what is printed: the URL without its password (the connection keeps it)
-        self.url = redact(self.connect_url)
+        self.url = redact_url(self.connect_url)
+        _check_readable(self.connect_url, self.url)
         try:
             self.engine: Engine = sa.create_engine(self.connect_url, future=True)
-        except (ArgumentError, NoSuchModuleError, ImportError) as exc:
+        except (ArgumentError, NoSuchModuleError, ImportError, ValueError) as exc:  # ValueError: a bad port
             raise StoreError(f"cannot open store {self.url!r}: {redact(str(exc))}") from exc
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
