@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import os
 import random
+import re
 import sys
 import types
 import typing
@@ -485,6 +487,7 @@ def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser) -> Any:
 
 # -- main -------------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
+    _keep_undecodable_input()
     console = Console()
     if not console.is_terminal and not os.environ.get("COLUMNS"):
         # piped output without a width asked for: do not squeeze tables to 80 columns
@@ -531,6 +534,9 @@ def main(argv: list[str] | None = None) -> int:
                 args.file, db=_db(args), ray=args.ray, console=console, as_json=_as_json(args)
             )
         return registry.get(args.command).run_command(args, print)
+    except UnicodeError as exc:  # text that is not UTF-8 reached an encoder (an argument, a line read)
+        print(f"wason: error: {_not_text(exc)}", file=sys.stderr)
+        return 2
     except (
         UserError,
         ValueError,
@@ -549,6 +555,40 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `wason ... | head`: the reader left; nothing is lost
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until the interpreter exits
         return 0
+
+
+def _keep_undecodable_input() -> None:
+    """Read standard input so that bytes that are not UTF-8 reach us (as lone surrogates, which the readers
+    refuse in one line) instead of failing the read: a strict decoder drops the whole chunk it was decoding,
+    good lines with it. A closed standard input reads as empty."""
+    if sys.stdin is None:  # started with stdin closed (`<&-`): input() would fail with "lost sys.stdin"
+        sys.stdin = open(os.devnull)  # noqa: SIM115 - stays open until the interpreter exits
+    if isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
+        sys.stdin.reconfigure(errors="surrogateescape")
+
+
+# an undecodable byte read from standard input or the command line arrives as a lone surrogate (U+DC80 to
+# U+DCFF), and so does "\\ud800" written in JSON
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _undecodable(text: str) -> str | None:
+    """What in ``text`` is not UTF-8 text (``the byte 0xff``), or None."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    code = ord(found.group())
+    return f"the byte 0x{code - 0xDC00:02x}" if code >= 0xDC80 else f"U+{code:04X}, half of a UTF-16 pair"
+
+
+def _not_text(exc: UnicodeError) -> str:
+    if isinstance(exc, UnicodeEncodeError):
+        held = _undecodable(exc.object[exc.start : exc.end]) or exc.reason
+    elif isinstance(exc, UnicodeDecodeError):
+        held = " ".join(f"the byte 0x{b:02x}" for b in exc.object[exc.start : exc.end][:4])
+    else:  # e.g. a host name the IDNA codec refuses
+        return str(exc)
+    return f"the input is not UTF-8 text ({held}); give text as UTF-8"
 
 
 def _db_reason(exc: SQLAlchemyError) -> str:
@@ -1138,7 +1178,7 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
     family, config, episode, live = await session.load(store, session_id)
     if live.done or episode.status != "running":
         raise UserError(f"session {session_id} is {episode.status}; there is nothing left to play")
-    player = family.human(config, episode.item, PlayIO(read=input, write=write))
+    player = family.human(config, episode.item, PlayIO(read=_typed_lines(write), write=write))
     if player is None:
         raise UserError(f"{family.title} cannot be played at the terminal")
     if resumed:
@@ -1156,6 +1196,21 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
     for line in family.ending(episode.item, outcome.metrics if outcome else None):
         write(line)
     return 0
+
+
+def _typed_lines(write: Callable[[str], None]) -> Callable[[str], str]:
+    """``input``, except that a line that is not UTF-8 text is not played: one line says so and the next line
+    is read (the game loses nothing, and the lines after it are read as usual)."""
+
+    def read(prompt: str) -> str:
+        while True:
+            line = input(prompt)
+            held = _undecodable(line)
+            if held is None:
+                return line
+            write(f"That line is not UTF-8 text (it holds {held}); nothing was played. Type it again.")
+
+    return read
 
 
 # -- serve ------------------------------------------------------------------------------------------------
@@ -1205,6 +1260,8 @@ async def _step(store: Store, args: argparse.Namespace) -> dict[str, Any]:
     if (args.action is None) == (args.text is None):
         raise UserError("give the action as JSON or --text REPLY (one of them)")
     if args.text is not None:
+        if (held := _undecodable(args.text)) is not None:
+            raise UserError(f"--text is not UTF-8 text (it holds {held}); nothing was played")
         return await session.step(store, args.session, text=args.text)
     try:
         action = json.loads(args.action)
@@ -1212,6 +1269,8 @@ async def _step(store: Store, args: argparse.Namespace) -> dict[str, Any]:
         raise UserError(f"the action is not JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(action, dict):
         raise UserError('the action is a JSON object, e.g. {"type": "FinalGuess", "expression": "..."}')
+    if (held := _undecodable(json.dumps(action, ensure_ascii=False))) is not None:
+        raise UserError(f"the action is not UTF-8 text (it holds {held}); nothing was played")
     return await session.step(store, args.session, action)
 
 
