@@ -188,3 +188,54 @@ def test_a_password_in_the_endpoint_is_never_stored_and_resume_asks_for_it(
     store.close()
     for file in tmp_path.glob("secret.db*"):  # the database and its write-ahead log
         assert b"s3cret" not in file.read_bytes()
+
+
+def test_a_resume_holds_the_run_before_its_first_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wason import cli
+
+    db = f"sqlite:///{tmp_path / 'held.db'}"
+    with FakeOpenAIServer(slow_reply, fail_share=1.0, fail_kinds=(400,)) as server:
+        assert main(_eval(server, db, "--ids", "1", "--retries", "0")[3:]) == 1  # its one episode errored
+        server.fail_share = 0.0
+        holders: list[str | None] = []
+        checked = cli._preflight
+
+        async def watched(client: Any) -> None:
+            holders.append(Store(db).get_run(1).owner)  # who holds the run when the first request goes out
+            await checked(client)
+
+        monkeypatch.setattr(cli, "_preflight", watched)
+        assert main(["eval", "--resume", "1", "--db", db]) == 0
+    capsys.readouterr()
+    # this process: so a second resume starting now is refused before it sends anything, however close the race
+    assert holders and all(h is not None and h.startswith(f"process {os.getpid()} on ") for h in holders)
+    assert Store(db).get_run(1).owner is None  # and gave it up at the end
+
+
+def test_a_resume_refused_for_a_busy_run_or_baseline_sends_no_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wason.core import registry
+    from wason.engine import create_run
+    from wason.store.db import new_owner
+    from wason.tasks.wilt import WiltRunConfig
+
+    db = f"sqlite:///{tmp_path / 'busy.db'}"
+    store = Store(db)
+    with FakeOpenAIServer(slow_reply) as server:
+        config = WiltRunConfig(ids=[1, 2], model="vllm:fake", base_url=server.base_url, retries=0)
+        run = create_run(store, config)
+        items = [(e.item_key, e.item) for e in store.list_episodes(run)]
+        baseline = create_run(store, registry.get("wilt").baseline(config, run), items)
+        for busy, named in ((run, f"run {run} is"), (baseline, f"solver baseline (run {baseline}) is")):
+            owner = new_owner()  # another live process (this one) plays the run, then its baseline
+            store.acquire_lease(busy, owner)
+            assert main(["eval", "--resume", str(run), "--db", db]) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and named in err and "being worked on by process" in err
+            assert f"`wason eval --resume {run}`" in err
+            assert list(server.seen) == []  # not even the endpoint's pre-flight check
+            store.release_lease(busy, owner)
+    assert all(e.status == "pending" for r in (run, baseline) for e in store.list_episodes(r))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import io
 import json
 import os
@@ -27,11 +28,13 @@ from wason.core import registry, session
 from wason.core.family import Family, Item, PlayIO, RunSettings
 from wason.core.game import ExternalFailure, PlayerLeft
 from wason.engine import (
+    Lease,
     baselines_of,
     check_constrain,
     create_run,
     execute_run,
     family_of,
+    hold_run,
     llm_player_factory,
     load_config,
     make_client,
@@ -44,7 +47,7 @@ from wason.models.client import ModelClient
 from wason.models.spec import LOCAL_DEFAULT_MAX_TOKENS
 from wason.redaction import redact
 from wason.sandbox import GuessRejected
-from wason.store import MAX_ID, RunBusy, Store, StoreError
+from wason.store import MAX_ID, Store, StoreError
 
 
 class UserError(Exception):
@@ -717,6 +720,8 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
             )
         api_key = getattr(args, "api_key", None)
         no_baseline = bool(getattr(args, "no_baseline", False))
+        if config.player == "llm" and not no_baseline:
+            _refuse_busy_baseline(store, run_id)
     else:
         if args.family is None:
             names = ", ".join(registry.names())
@@ -810,6 +815,17 @@ def _eval_both(
     return max(_verdict(store, run_id) for run_id in played)
 
 
+def _refuse_busy_baseline(store: Store, run_id: int) -> None:
+    """Refuse, before any request, to resume a run whose unfinished solver baseline another process is playing
+    (the baseline is played after the run: it would be refused only then)."""
+    for baseline in baselines_of(store, run_id):
+        if (holder := store.get_run(baseline).owner) is not None:
+            raise StoreError(
+                f"run {run_id}'s solver baseline (run {baseline}) is being worked on by {holder}; wait for it to "
+                f"finish or stop it, then `wason eval --resume {run_id}`"
+            )
+
+
 def _warn_truncated(store: Store, run_ids: list[int]) -> None:
     """One line on stderr for each run many of whose replies hit the token limit."""
     from wason.report.compare import truncation_warning
@@ -848,21 +864,27 @@ async def _eval_async(
     # One event loop for the check and the run: the HTTP clients are bound to the loop they first ran on.
     resumed = state["run"] >= 0
     try:
-        if resumed and (holder := store.get_run(state["run"]).owner) is not None:
-            raise RunBusy(state["run"], holder)  # before any request; execute_run's lease is the real guard
-        await _preflight(client)
-        if oracle is not None and oracle is not client:
-            await _preflight(oracle)
-        if state["run"] < 0:
-            state["run"] = create_run(store, config, items)
-        run_id = state["run"]
-        concurrency = config.concurrency or client.model.max_concurrency
-        n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
-        if not as_json:
-            console.print(_header(config, run_id, store, n_todo, resumed=resumed))
-        await _run_with_progress(
-            store, run_id, client, config, concurrency, n_todo, quiet=as_json, oracle=oracle
-        )
+        async with contextlib.AsyncExitStack() as held:
+            lease = None
+            if resumed:
+                # the lease before anything else: a run another process is playing is refused before a single
+                # request is sent (the pre-flight check is one), and no other process can start it meanwhile
+                lease = await held.enter_async_context(hold_run(store, state["run"]))
+            left = resumed and any(e.status != "completed" for e in store.list_episodes(state["run"]))
+            if left or not resumed:  # a resumed run with nothing left to play asks the endpoint nothing
+                await _preflight(client)
+                if oracle is not None and oracle is not client:
+                    await _preflight(oracle)
+            if state["run"] < 0:
+                state["run"] = create_run(store, config, items)
+            run_id = state["run"]
+            concurrency = config.concurrency or client.model.max_concurrency
+            n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
+            if not as_json:
+                console.print(_header(config, run_id, store, n_todo, resumed=resumed))
+            await _run_with_progress(
+                store, run_id, client, config, concurrency, n_todo, quiet=as_json, oracle=oracle, lease=lease
+            )
     finally:
         await client.aclose()
         if oracle is not None and oracle is not client:
@@ -901,6 +923,7 @@ async def _run_with_progress(
     *,
     quiet: bool,
     oracle: ModelClient | None = None,
+    lease: Lease | None = None,
 ) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -924,7 +947,9 @@ async def _run_with_progress(
                 counts["correct"] += 1
             progress.update(task, advance=1, note=f"{counts['correct']} correct, {counts['errored']} errored")
 
-        await execute_run(store, run_id, factory, concurrency=concurrency, on_result=on_result, oracle=oracle)
+        await execute_run(
+            store, run_id, factory, concurrency=concurrency, on_result=on_result, oracle=oracle, lease=lease
+        )
 
 
 def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool) -> int:

@@ -1,6 +1,7 @@
 """Runs of any family: create, play concurrently, resume, solver baselines."""
 
 from wason.engine.runs import (
+    Lease,
     LeaseLost,
     PlayerFactory,
     baselines_of,
@@ -8,6 +9,7 @@ from wason.engine.runs import (
     create_run,
     execute_run,
     family_of,
+    hold_run,
     llm_player_factory,
     load_config,
     make_client,
@@ -20,6 +22,7 @@ from wason.engine.runs import (
 from wason.store.db import RunBusy
 
 __all__ = [
+    "Lease",
     "LeaseLost",
     "PlayerFactory",
     "RunBusy",
@@ -28,6 +31,7 @@ __all__ = [
     "create_run",
     "execute_run",
     "family_of",
+    "hold_run",
     "llm_player_factory",
     "load_config",
     "make_client",
