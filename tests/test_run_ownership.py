@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -239,3 +240,30 @@ def test_a_resume_refused_for_a_busy_run_or_baseline_sends_no_request(
             assert list(server.seen) == []  # not even the endpoint's pre-flight check
             store.release_lease(busy, owner)
     assert all(e.status == "pending" for r in (run, baseline) for e in store.list_episodes(r))
+
+
+def test_a_run_started_without_its_baseline_is_resumed_without_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wason.engine import baselines_of
+
+    db = f"sqlite:///{tmp_path / 'nobase.db'}"
+    with FakeOpenAIServer(slow_reply, fail_share=1.0, fail_kinds=(400,)) as server:
+        # the second run plays another rule, so that none of its replies comes from the first run's cache
+        for rule, extra in (("1", ["--no-baseline"]), ("2", [])):
+            argv = [a for a in _eval(server, db, "--ids", rule, "--retries", "0")[3:] if a != "--no-baseline"]
+            server.fail_share = 1.0
+            assert main([*argv, *extra]) == 1  # its one episode errored
+            capsys.readouterr()
+            server.fail_share = 0.0
+            run = max(r.id for r in Store(db).list_runs() if r.player == "llm")
+            assert main(["eval", "--resume", str(run), "--db", db, "--json"]) == 0
+            shown = json.loads(capsys.readouterr().out)
+            store = Store(db)
+            assert store.get_run(run).status == "completed"
+            if extra:  # stored with the run: the resume played no solver baseline, and showed none
+                assert store.get_run(run).config["no_baseline"] is True
+                assert baselines_of(store, run) == [] and shown["baselines"] == []
+            else:
+                assert "no_baseline" not in store.get_run(run).config
+                assert len(baselines_of(store, run, completed_only=True)) == 1

@@ -41,6 +41,7 @@ from wason.engine import (
     make_oracle_client,
     run_baseline,
     solve_run,
+    wants_baseline,
 )
 from wason.models.base import GenerationParams, ModelConfigError
 from wason.models.client import ModelClient
@@ -719,7 +720,8 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
                 f"run {run_id}'s endpoint had a password, which is not stored: give it again with --base-url"
             )
         api_key = getattr(args, "api_key", None)
-        no_baseline = bool(getattr(args, "no_baseline", False))
+        # a run started with --no-baseline keeps it; --no-baseline here leaves the baseline out this time
+        no_baseline = bool(getattr(args, "no_baseline", False)) or not wants_baseline(store.get_run(run_id))
         if config.player == "llm" and not no_baseline:
             _refuse_busy_baseline(store, run_id)
     else:
@@ -751,7 +753,10 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
     if getattr(args, "constrain", None) == "both" and run_id < 0:
         return _eval_both(console, store, config, items, api_key, as_json=as_json, no_baseline=no_baseline)
     state = {"run": run_id}
-    if _play_model_run(console, store, config, items, api_key, state, as_json=as_json) is not None:
+    stopped = _play_model_run(
+        console, store, config, items, api_key, state, as_json=as_json, baseline=not no_baseline
+    )
+    if stopped is not None:
         return 130
     runs = [state["run"]]
     if not no_baseline:
@@ -772,13 +777,19 @@ def _play_model_run(
     state: dict[str, int],
     *,
     as_json: bool,
+    baseline: bool,
 ) -> int | None:
     """Play (or resume, ``state["run"] >= 0``) a model run; 130 when interrupted (with the line saying how to
-    finish it), else None. ``state["run"]`` holds the run's id once it exists."""
+    finish it), else None. ``state["run"]`` holds the run's id once it exists; a new run records whether it
+    gets its solver ``baseline``."""
     client = make_client(config, store, api_key=api_key)
     oracle = make_oracle_client(config, store, api_key=api_key, player_client=client)
     try:
-        asyncio.run(_eval_async(console, store, config, client, state, oracle, items, as_json=as_json))
+        asyncio.run(
+            _eval_async(
+                console, store, config, client, state, oracle, items, as_json=as_json, baseline=baseline
+            )
+        )
     except KeyboardInterrupt:
         if state["run"] >= 0:  # the run marked itself interrupted; say how to finish it
             print(f"wason: interrupted; finish with `wason eval --resume {state['run']}`", file=sys.stderr)
@@ -804,7 +815,10 @@ def _eval_both(
     for constrain in (False, True):
         state = {"run": -1}
         run_config = config.model_copy(update={"constrain": constrain})
-        if _play_model_run(console, store, run_config, items, api_key, state, as_json=as_json) is not None:
+        stopped = _play_model_run(
+            console, store, run_config, items, api_key, state, as_json=as_json, baseline=not no_baseline
+        )
+        if stopped is not None:
             return 130
         played.append(state["run"])
     if not no_baseline:
@@ -860,6 +874,7 @@ async def _eval_async(
     items: list[Item] | None,
     *,
     as_json: bool,
+    baseline: bool,
 ) -> None:
     # One event loop for the check and the run: the HTTP clients are bound to the loop they first ran on.
     resumed = state["run"] >= 0
@@ -876,7 +891,7 @@ async def _eval_async(
                 if oracle is not None and oracle is not client:
                     await _preflight(oracle)
             if state["run"] < 0:
-                state["run"] = create_run(store, config, items)
+                state["run"] = create_run(store, config, items, baseline=baseline)
             run_id = state["run"]
             concurrency = config.concurrency or client.model.max_concurrency
             n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))

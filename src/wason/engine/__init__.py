@@ -18,6 +18,7 @@ from wason.engine.runs import (
     solve_run,
     solver_player_factory,
     stored_config,
+    wants_baseline,
 )
 from wason.store.db import RunBusy
 
@@ -40,4 +41,5 @@ __all__ = [
     "solve_run",
     "solver_player_factory",
     "stored_config",
+    "wants_baseline",
 ]

@@ -16,7 +16,7 @@ from typing import Any
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunSettings
 from wason.core.game import Player
-from wason.core.records import CallContext
+from wason.core.records import CallContext, RunRow
 from wason.core.runner import EpisodeJob, EpisodeResult, run_jobs
 from wason.models.base import CONSTRAINT_BODY_FIELDS, ModelConfigError
 from wason.models.client import ModelClient, RetryPolicy
@@ -43,23 +43,30 @@ def create_run(
     *,
     sweep: str | None = None,
     cell: str | None = None,
+    baseline: bool = True,
 ) -> int:
     """Register a run and all its episodes (pending) in the store, in one transaction; returns the run id.
 
     ``items`` defaults to the configuration's items; a baseline passes the items of the run it accompanies.
     With ``sweep`` and ``cell`` it is idempotent: the cell's existing run is returned instead of a second one
-    (a retried or repeated sweep finds its cells' runs).
+    (a retried or repeated sweep finds its cells' runs). ``baseline=False`` records with a model run that it
+    was started without its solver baseline (``--no-baseline``), so that resuming it plays none
+    (:func:`wants_baseline`).
     """
     if sweep is not None and (found := store.find_cell(sweep, cell or "")) is not None:
         return found
     family = family_of(config)
     items = family.items(config) if items is None else items
+    stored = stored_config(config)
+    if not baseline and config.player == "llm":
+        # beside the family's fields, which ignore it when the configuration is read back
+        stored[NO_BASELINE] = True
     try:
         return store.create_run(
             task=family.name,
             player=config.player,
             model=config.model,
-            config=stored_config(config),
+            config=stored,
             items=items,
             sweep=sweep,
             cell=cell,
@@ -78,6 +85,15 @@ def stored_config(config: RunSettings) -> dict[str, Any]:
     if isinstance(data.get("base_url"), str):
         data["base_url"] = redact_url(data["base_url"])
     return data
+
+
+NO_BASELINE = "no_baseline"
+"""The key of a model run's stored configuration that says it was started without its solver baseline."""
+
+
+def wants_baseline(run: RunRow) -> bool:
+    """Whether a model run was started to have its solver baseline (not with ``--no-baseline``)."""
+    return not run.config.get(NO_BASELINE, False)
 
 
 def load_config(store: Store, run_id: int) -> RunSettings:

@@ -556,7 +556,7 @@ def run_cell(
         if run_id is None:
             # completed from the store as `wason eval` does (evidence taken from another run), before it is stored
             config = registry.get(cell.task).prepare(config, store)
-            run_id = create_run(store, config, items, sweep=sweep, cell=cell.key)
+            run_id = create_run(store, config, items, sweep=sweep, cell=cell.key, baseline=cell.baseline)
         if store.get_run(run_id).status != "completed":
             # the file's current endpoint, timeouts and retries (not in the key), with the stored run's own
             # settings for everything the key holds: a moved endpoint is followed, the cell stays the same
