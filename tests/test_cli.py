@@ -214,3 +214,48 @@ def test_user_rules_file_and_generated_split(
     assert [e["text"] for e in again["episodes"]] == [e["text"] for e in generated["episodes"]]
     assert exit_code(["eval", "wilt", "--split", "generated", "--seed", "3", "--db", db]) == 2
     assert "--n N" in capsys.readouterr().err
+
+
+HUGE = "99999999999999999999999999"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["show", HUGE],
+        ["show", "1", HUGE],
+        ["compare", "1", HUGE],
+        ["runs", "--delete", HUGE, "--yes"],
+        ["export", HUGE, "--to", "out"],
+        ["report", HUGE, "-o", "out"],
+        ["grid", HUGE],
+        ["session", "view", HUGE],
+        ["session", "summary", HUGE],
+        ["session", "step", HUGE, "{}"],
+        ["play", "--session", HUGE],
+        ["eval", "--resume", HUGE],
+        ["show", "2147483648"],  # one past the store's largest id (PostgreSQL's INTEGER)
+        ["show", "0"],
+        ["show", "1" * 5000],  # more digits than int() reads
+    ],
+)
+def test_an_id_beyond_the_store_is_one_line(
+    argv: list[str], db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert exit_code([*argv, "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a " in err and "id (a whole number from 1 to 2147483647)" in err
+    assert "1" * 100 not in err  # a huge argument is not printed whole
+    if HUGE in argv:  # and in its place something that is not a number: argparse's words
+        assert exit_code([*[a if a != HUGE else "x" * 100 for a in argv], "--db", db]) == 2
+        assert f"invalid int value: '{'x' * 37}...'" in capsys.readouterr().err
+
+
+def test_an_id_that_reaches_the_store_another_way_is_not_found(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a run id in a family's own flag goes to the store as it is: the store answers "no run", not OverflowError
+    argv = ["eval", "wilt", "--protocol", "testswap", "--tests-from", HUGE, "--db", db]
+    assert exit_code(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"no run {HUGE}" in err

@@ -120,3 +120,69 @@ def test_a_person_who_leaves_a_list_game(tmp_path: Path) -> None:
     done = run_play(["--seed", "3", "--split", "second"], "1 2\nquit\n", tmp_path, task="lists")
     assert done.returncode == 0, done.stderr
     assert "Game over: player left: gave up" in done.stdout and "The rule was:" in done.stdout
+
+
+def _play_bytes(
+    args: list[str], typed: bytes, tmp_path: Path, *, encoding: str | None, closed: bool = False
+) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "WASON_DB": str(tmp_path / "play.db"), "COLUMNS": "120"}
+    env.pop("PYTHONIOENCODING", None)
+    if encoding is not None:  # strict UTF-8, as on a terminal in a UTF-8 locale
+        env["PYTHONIOENCODING"] = encoding
+    return subprocess.run(
+        [sys.executable, "-m", "wason.cli", "play", *args],
+        input=None if closed else typed,
+        stdin=subprocess.DEVNULL if closed else None,
+        preexec_fn=(lambda: os.close(0)) if closed else None,  # the child starts with stdin closed
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("encoding", [None, "utf-8:strict"])
+def test_lines_that_are_not_utf8_are_refused_one_by_one_and_lose_nothing(
+    encoding: str | None, tmp_path: Path
+) -> None:
+    # binary noise, a test and a guess holding bad bytes, then good lines after them in the same read
+    typed = b"\xff\xfe\n1 2 \xff\nguess x < y\xc3 < z\n1 2 3\nhistory\nguess x < y < z\n"
+    done = _play_bytes(["wilt", "--split", "full", "--rule", "2"], typed, tmp_path, encoding=encoding)
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0, err
+    assert err == "" and "surrogates" not in out
+    assert out.count("That line is not UTF-8 text") == 3
+    assert "(it holds the byte 0xff); nothing was played" in out and "(it holds the byte 0xc3)" in out
+    # nothing of the refused lines was played: the one test is the good line's, then the guess wins
+    assert "(1.0, 2.0, 3.0) -> True    [29 tests left]" in out
+    assert "Correct, after 1 tests." in out
+
+
+def test_a_closed_standard_input_ends_the_game_as_an_empty_one(tmp_path: Path) -> None:
+    done = _play_bytes(["wilt", "--rule", "1"], b"", tmp_path, encoding=None, closed=True)
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0 and "Traceback" not in err, err
+    assert "Game over: player left: input closed" in out and "The rule was:" in out
+
+
+def test_a_reply_or_action_that_is_not_utf8_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wason.cli import main
+
+    db = str(tmp_path / "session.db")
+    assert main(["session", "start", "wilt", "--db", db]) == 0
+    capsys.readouterr()
+    # what the command line holds after a byte that is not UTF-8 (Python reads it as a lone surrogate)
+    for argv, said in (
+        (["--text", "Test Case: ```(1, 2, 3\udcff)```"], "--text is not UTF-8 text (it holds the byte 0xff)"),
+        (['{"type": "FinalGuess", "expression": "x < y\\ud800"}'], "U+D800, half of a UTF-16 pair"),
+    ):
+        assert main(["session", "step", "1", *argv, "--db", db]) == 2
+        err = capsys.readouterr().err
+        assert said in err and "nothing was played" in err and err.count("\n") == 1
+    assert main(["session", "view", "1", "--db", db]) == 0
+    assert '"turn": 0' in capsys.readouterr().out  # the session is as it was
+    assert main(["runs", "--model", "\udcff", "--db", db]) == 2  # any other argument: one line too
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not UTF-8 text (the byte 0xff)" in err

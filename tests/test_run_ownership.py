@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -92,6 +93,62 @@ def test_no_password_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
     assert "hunter2" not in err and "alice:***@127.0.0.1" in err and err.count("\n") == 1
 
 
+# store URLs whose password is written the way people write it, and where it goes wrong: unencoded '@' and ':',
+# no user name, '@' in the query string, percent-encoded (right), a password as a query parameter
+HOSTILE_STORES = [
+    ("postgresql+psycopg://user:pA@sS:w0Rd@127.0.0.1:5/db", "pA@sS:w0Rd"),
+    ("postgresql+psycopg://user:pA@sS@127.0.0.1:5/db", "pA@sS"),
+    ("postgresql+psycopg://user:pA@sS:99@127.0.0.1/db", "pA@sS:99"),
+    ("postgresql+psycopg://:pA@sS@127.0.0.1:5/db", "pA@sS"),
+    ("postgresql+psycopg://user:pA/sS?x@127.0.0.1:5/db", "pA/sS?x"),
+    ("postgresql+psycopg://user:pA%40sS%3Aw0Rd@127.0.0.1:5/db", "pA%40sS%3Aw0Rd"),
+    ("postgresql+psycopg://user:pA sS@127.0.0.1:5/db", "pA sS"),
+    ("postgresql+psycopg://user@127.0.0.1:5/db?password=pA:sS", "pA:sS"),
+    ("postgresql+psycopg://127.0.0.1:5/db?user=u&password=pA@sS&sslmode=disable", "pA@sS"),
+    ("postgresql+psycopg://user@127.0.0.1:5/db?password=pA@sS", "pA@sS"),
+]
+
+
+def _pieces(password: str) -> list[str]:
+    # the parts of a password a misreading parser shows on their own
+    return [p for p in password.replace("%40", "@").replace("%3A", ":").split("@") for p in p.split(":")
+            for p in p.replace("/", " ").replace("?", " ").split() if len(p) >= 2]  # fmt: skip
+
+
+@pytest.mark.parametrize(("url", "password"), HOSTILE_STORES)
+def test_no_part_of_a_store_password_is_printed(
+    url: str, password: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["runs", "--db", url]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "***" in err
+    for piece in _pieces(password):
+        assert piece not in err, (piece, err)
+
+
+@pytest.mark.parametrize(
+    ("url", "password"),
+    [
+        ("http://user:pA@sS:w0Rd@127.0.0.1:9/v1", "pA@sS:w0Rd"),
+        ("http://user:pA/sS@127.0.0.1:9/v1", "pA/sS"),
+        ("http://user:pA#sS@127.0.0.1:9/v1", "pA#sS"),
+        ("http://:pA@sS@127.0.0.1:9/v1", "pA@sS"),
+        ("http://127.0.0.1:9/v1?api_key=pA-sS", "pA-sS"),
+    ],
+)
+def test_no_part_of_an_endpoint_password_is_printed(
+    url: str, password: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'endpoint.db'}"
+    argv = ["eval", "wilt", "--ids", "1", "--model", "vllm:fake", "--base-url", url, "--retries", "0",
+            "--db", db]  # fmt: skip
+    assert main(argv) == 2  # nothing listens on port 9, or the URL cannot be read
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "***" in err
+    for piece in _pieces(password.replace("#", " ")):
+        assert piece not in err, (piece, err)
+
+
 def test_a_corrupt_or_foreign_database_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -132,3 +189,81 @@ def test_a_password_in_the_endpoint_is_never_stored_and_resume_asks_for_it(
     store.close()
     for file in tmp_path.glob("secret.db*"):  # the database and its write-ahead log
         assert b"s3cret" not in file.read_bytes()
+
+
+def test_a_resume_holds_the_run_before_its_first_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wason import cli
+
+    db = f"sqlite:///{tmp_path / 'held.db'}"
+    with FakeOpenAIServer(slow_reply, fail_share=1.0, fail_kinds=(400,)) as server:
+        assert main(_eval(server, db, "--ids", "1", "--retries", "0")[3:]) == 1  # its one episode errored
+        server.fail_share = 0.0
+        holders: list[str | None] = []
+        checked = cli._preflight
+
+        async def watched(client: Any) -> None:
+            holders.append(Store(db).get_run(1).owner)  # who holds the run when the first request goes out
+            await checked(client)
+
+        monkeypatch.setattr(cli, "_preflight", watched)
+        assert main(["eval", "--resume", "1", "--db", db]) == 0
+    capsys.readouterr()
+    # this process: so a second resume starting now is refused before it sends anything, however close the race
+    assert holders and all(h is not None and h.startswith(f"process {os.getpid()} on ") for h in holders)
+    assert Store(db).get_run(1).owner is None  # and gave it up at the end
+
+
+def test_a_resume_refused_for_a_busy_run_or_baseline_sends_no_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wason.core import registry
+    from wason.engine import create_run
+    from wason.store.db import new_owner
+    from wason.tasks.wilt import WiltRunConfig
+
+    db = f"sqlite:///{tmp_path / 'busy.db'}"
+    store = Store(db)
+    with FakeOpenAIServer(slow_reply) as server:
+        config = WiltRunConfig(ids=[1, 2], model="vllm:fake", base_url=server.base_url, retries=0)
+        run = create_run(store, config)
+        items = [(e.item_key, e.item) for e in store.list_episodes(run)]
+        baseline = create_run(store, registry.get("wilt").baseline(config, run), items)
+        for busy, named in ((run, f"run {run} is"), (baseline, f"solver baseline (run {baseline}) is")):
+            owner = new_owner()  # another live process (this one) plays the run, then its baseline
+            store.acquire_lease(busy, owner)
+            assert main(["eval", "--resume", str(run), "--db", db]) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and named in err and "being worked on by process" in err
+            assert f"`wason eval --resume {run}`" in err
+            assert list(server.seen) == []  # not even the endpoint's pre-flight check
+            store.release_lease(busy, owner)
+    assert all(e.status == "pending" for r in (run, baseline) for e in store.list_episodes(r))
+
+
+def test_a_run_started_without_its_baseline_is_resumed_without_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wason.engine import baselines_of
+
+    db = f"sqlite:///{tmp_path / 'nobase.db'}"
+    with FakeOpenAIServer(slow_reply, fail_share=1.0, fail_kinds=(400,)) as server:
+        # the second run plays another rule, so that none of its replies comes from the first run's cache
+        for rule, extra in (("1", ["--no-baseline"]), ("2", [])):
+            argv = [a for a in _eval(server, db, "--ids", rule, "--retries", "0")[3:] if a != "--no-baseline"]
+            server.fail_share = 1.0
+            assert main([*argv, *extra]) == 1  # its one episode errored
+            capsys.readouterr()
+            server.fail_share = 0.0
+            run = max(r.id for r in Store(db).list_runs() if r.player == "llm")
+            assert main(["eval", "--resume", str(run), "--db", db, "--json"]) == 0
+            shown = json.loads(capsys.readouterr().out)
+            store = Store(db)
+            assert store.get_run(run).status == "completed"
+            if extra:  # stored with the run: the resume played no solver baseline, and showed none
+                assert store.get_run(run).config["no_baseline"] is True
+                assert baselines_of(store, run) == [] and shown["baselines"] == []
+            else:
+                assert "no_baseline" not in store.get_run(run).config
+                assert len(baselines_of(store, run, completed_only=True)) == 1

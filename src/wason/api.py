@@ -199,7 +199,7 @@ def evaluate(
         items = fam.items(config)
         if items:
             check_constrain(config, items[0][1])  # --constrain that cannot work: one error before the run
-        run_id = create_run(store, config, items)
+        run_id = create_run(store, config, items, baseline=baseline)
         if player == "llm":
             _off_loop(lambda: asyncio.run(_play_model(store, run_id, config, api_key)))
             if baseline:

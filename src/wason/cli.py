@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import json
 import os
 import random
+import re
 import sys
 import types
 import typing
@@ -25,24 +28,27 @@ from wason.core import registry, session
 from wason.core.family import Family, Item, PlayIO, RunSettings
 from wason.core.game import ExternalFailure, PlayerLeft
 from wason.engine import (
+    Lease,
     baselines_of,
     check_constrain,
     create_run,
     execute_run,
     family_of,
+    hold_run,
     llm_player_factory,
     load_config,
     make_client,
     make_oracle_client,
     run_baseline,
     solve_run,
+    wants_baseline,
 )
 from wason.models.base import GenerationParams, ModelConfigError
 from wason.models.client import ModelClient
 from wason.models.spec import LOCAL_DEFAULT_MAX_TOKENS
 from wason.redaction import redact
 from wason.sandbox import GuessRejected
-from wason.store import RunBusy, Store, StoreError
+from wason.store import MAX_ID, Store, StoreError
 
 
 class UserError(Exception):
@@ -74,6 +80,27 @@ def _comma_list(kind: type[Any], flag: str) -> Callable[[str], list[Any]]:
             raise argparse.ArgumentTypeError(
                 f"expected a comma-separated list for {flag}, got {text!r}"
             ) from None
+
+    return parse
+
+
+def _record_id(what: str) -> Callable[[str], int]:
+    """An argument that names a stored run or session: a whole number from 1 to the store's largest id, or one
+    line saying so (a larger number is not even sent to the database)."""
+
+    def parse(text: str) -> int:
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        if not text.strip().lstrip("+-").replace("_", "").isdigit():
+            raise argparse.ArgumentTypeError(f"invalid int value: {shown!r}")  # argparse's own words
+        try:
+            value = int(text)
+        except ValueError:  # a number of more than 4300 digits
+            value = 0
+        if not 1 <= value <= MAX_ID:
+            raise argparse.ArgumentTypeError(
+                f"{shown!r} is not a {what} id (a whole number from 1 to {MAX_ID})"
+            )
+        return value
 
     return parse
 
@@ -248,7 +275,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="Run a benchmark: `wason eval NAME [flags]` (see `wason eval NAME --help`), or finish an "
         "interrupted run with `wason eval --resume RUN`.",
     )
-    ev.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
+    ev.add_argument("--resume", type=_record_id("run"), metavar="RUN", help="finish an interrupted run")
     ev.add_argument("--api-key", default=argparse.SUPPRESS, help="API key of a resumed run's model")
     ev.add_argument(
         "--base-url",
@@ -269,7 +296,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="Play a game yourself: `wason play NAME [flags]`, or go on with a session that was "
         "interrupted: `wason play --session ID`.",
     )
-    pl.add_argument("--session", type=int, metavar="ID", help="go on with a stored game")
+    pl.add_argument("--session", type=_record_id("session"), metavar="ID", help="go on with a stored game")
     pl_sub = pl.add_subparsers(dest="family", metavar="NAME", parser_class=_Parser)
     st_sub = _session_parsers(sub, store_opts)
     for name in names:  # a family this command line does not name is a choice, without its flags
@@ -335,7 +362,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     rn.add_argument("--until", metavar="DATE", help="only runs created before DATE (YYYY-MM-DD[THH:MM])")
     rn.add_argument(
         "--delete",
-        type=int,
+        type=_record_id("run"),
         nargs="+",
         metavar="RUN",
         help="delete these runs with their episodes, turns and model calls (their cached replies go too) and the "
@@ -351,7 +378,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "(runs, episodes, turns, calls), one row per record, columns documented in docs/export.md. Parquet "
         "needs `pip install 'wason[data]'`.",
     )
-    ex.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    ex.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     ex.add_argument("--to", required=True, metavar="DIR", help="the folder to write (made if missing)")
     ex.add_argument(
         "--format", choices=["csv", "jsonl", "parquet"], default="csv", help="file format (default csv)"
@@ -407,7 +434,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "guess-the-rule paper's Table 2). Runs of one player and column are pooled; each run's finished "
         "solver baseline is added as the solver's row.",
     )
-    gr.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    gr.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     gr.add_argument("--no-baselines", action="store_true", help="leave the runs' solver baselines out")
 
     rp = sub.add_parser(
@@ -419,7 +446,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "HTML files into DIR, with the assets they use: open DIR/index.html from disk, or publish DIR. "
         "See docs/web.md.",
     )
-    rp.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    rp.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     rp.add_argument(
         "-o", "--output", required=True, metavar="DIR", help="the folder to write (made if missing)"
     )
@@ -432,7 +459,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "(or --format) prints one table of runs of one family, a row per model, baseline and person, with "
         "intervals and paired comparisons; `--episode N` prints a transcript.",
     )
-    sh.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    sh.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     sh.add_argument("--episode", type=int, metavar="N", help="print episode N's transcript (one run)")
     sh.add_argument("--full", action="store_true", help="with --episode: the whole system prompt, not folded")
     cp = sub.add_parser(
@@ -440,7 +467,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         parents=[store_opts, json_opt],
         help="one table of runs of one family: a row per model, baseline and person (= show RUN RUN...)",
     )
-    cp.add_argument("runs", type=int, nargs="+", metavar="RUN")
+    cp.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     for p in (sh, cp):
         p.add_argument(
             "--format",
@@ -470,17 +497,18 @@ def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser) -> Any:
     st = se_sub.add_parser("start", parents=[store_opts], help="start a game; prints its session id and view")
     st_sub = st.add_subparsers(dest="family", metavar="NAME", required=True, parser_class=_Parser)
     sp = se_sub.add_parser("step", parents=[store_opts], help="apply one action to a session")
-    sp.add_argument("session", type=int)
+    sp.add_argument("session", type=_record_id("session"))
     sp.add_argument("action", nargs="?", help='the action as JSON, e.g. \'{"type": "ProposeTest", ...}\'')
     sp.add_argument("--text", help="a reply as a model would write it, read by the family's protocol")
     for name, text in (("view", "what the player sees now"), ("summary", "the result (the rule once over)")):
         v = se_sub.add_parser(name, parents=[store_opts], help=text)
-        v.add_argument("session", type=int)
+        v.add_argument("session", type=_record_id("session"))
     return st_sub
 
 
 # -- main -------------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
+    _keep_undecodable_input()
     console = Console()
     if not console.is_terminal and not os.environ.get("COLUMNS"):
         # piped output without a width asked for: do not squeeze tables to 80 columns
@@ -527,6 +555,9 @@ def main(argv: list[str] | None = None) -> int:
                 args.file, db=_db(args), ray=args.ray, console=console, as_json=_as_json(args)
             )
         return registry.get(args.command).run_command(args, print)
+    except UnicodeError as exc:  # text that is not UTF-8 reached an encoder (an argument, a line read)
+        print(f"wason: error: {_not_text(exc)}", file=sys.stderr)
+        return 2
     except (
         UserError,
         ValueError,
@@ -545,6 +576,40 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `wason ... | head`: the reader left; nothing is lost
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until the interpreter exits
         return 0
+
+
+def _keep_undecodable_input() -> None:
+    """Read standard input so that bytes that are not UTF-8 reach us (as lone surrogates, which the readers
+    refuse in one line) instead of failing the read: a strict decoder drops the whole chunk it was decoding,
+    good lines with it. A closed standard input reads as empty."""
+    if sys.stdin is None:  # started with stdin closed (`<&-`): input() would fail with "lost sys.stdin"
+        sys.stdin = open(os.devnull)  # noqa: SIM115 - stays open until the interpreter exits
+    if isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
+        sys.stdin.reconfigure(errors="surrogateescape")
+
+
+# an undecodable byte read from standard input or the command line arrives as a lone surrogate (U+DC80 to
+# U+DCFF), and so does "\\ud800" written in JSON
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _undecodable(text: str) -> str | None:
+    """What in ``text`` is not UTF-8 text (``the byte 0xff``), or None."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    code = ord(found.group())
+    return f"the byte 0x{code - 0xDC00:02x}" if code >= 0xDC80 else f"U+{code:04X}, half of a UTF-16 pair"
+
+
+def _not_text(exc: UnicodeError) -> str:
+    if isinstance(exc, UnicodeEncodeError):
+        held = _undecodable(exc.object[exc.start : exc.end]) or exc.reason
+    elif isinstance(exc, UnicodeDecodeError):
+        held = " ".join(f"the byte 0x{b:02x}" for b in exc.object[exc.start : exc.end][:4])
+    else:  # e.g. a host name the IDNA codec refuses
+        return str(exc)
+    return f"the input is not UTF-8 text ({held}); give text as UTF-8"
 
 
 def _db_reason(exc: SQLAlchemyError) -> str:
@@ -672,7 +737,10 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
                 f"run {run_id}'s endpoint had a password, which is not stored: give it again with --base-url"
             )
         api_key = getattr(args, "api_key", None)
-        no_baseline = bool(getattr(args, "no_baseline", False))
+        # a run started with --no-baseline keeps it; --no-baseline here leaves the baseline out this time
+        no_baseline = bool(getattr(args, "no_baseline", False)) or not wants_baseline(store.get_run(run_id))
+        if config.player == "llm" and not no_baseline:
+            _refuse_busy_baseline(store, run_id)
     else:
         if args.family is None:
             names = ", ".join(registry.names())
@@ -702,7 +770,10 @@ def _eval(args: argparse.Namespace, console: Console) -> int:
     if getattr(args, "constrain", None) == "both" and run_id < 0:
         return _eval_both(console, store, config, items, api_key, as_json=as_json, no_baseline=no_baseline)
     state = {"run": run_id}
-    if _play_model_run(console, store, config, items, api_key, state, as_json=as_json) is not None:
+    stopped = _play_model_run(
+        console, store, config, items, api_key, state, as_json=as_json, baseline=not no_baseline
+    )
+    if stopped is not None:
         return 130
     runs = [state["run"]]
     if not no_baseline:
@@ -723,13 +794,19 @@ def _play_model_run(
     state: dict[str, int],
     *,
     as_json: bool,
+    baseline: bool,
 ) -> int | None:
     """Play (or resume, ``state["run"] >= 0``) a model run; 130 when interrupted (with the line saying how to
-    finish it), else None. ``state["run"]`` holds the run's id once it exists."""
+    finish it), else None. ``state["run"]`` holds the run's id once it exists; a new run records whether it
+    gets its solver ``baseline``."""
     client = make_client(config, store, api_key=api_key)
     oracle = make_oracle_client(config, store, api_key=api_key, player_client=client)
     try:
-        asyncio.run(_eval_async(console, store, config, client, state, oracle, items, as_json=as_json))
+        asyncio.run(
+            _eval_async(
+                console, store, config, client, state, oracle, items, as_json=as_json, baseline=baseline
+            )
+        )
     except KeyboardInterrupt:
         if state["run"] >= 0:  # the run marked itself interrupted; say how to finish it
             print(f"wason: interrupted; finish with `wason eval --resume {state['run']}`", file=sys.stderr)
@@ -755,7 +832,10 @@ def _eval_both(
     for constrain in (False, True):
         state = {"run": -1}
         run_config = config.model_copy(update={"constrain": constrain})
-        if _play_model_run(console, store, run_config, items, api_key, state, as_json=as_json) is not None:
+        stopped = _play_model_run(
+            console, store, run_config, items, api_key, state, as_json=as_json, baseline=not no_baseline
+        )
+        if stopped is not None:
             return 130
         played.append(state["run"])
     if not no_baseline:
@@ -764,6 +844,17 @@ def _eval_both(
     print_comparison(store, played, fmt="table", as_json=as_json, baselines=not no_baseline, console=console)
     _warn_truncated(store, played)
     return max(_verdict(store, run_id) for run_id in played)
+
+
+def _refuse_busy_baseline(store: Store, run_id: int) -> None:
+    """Refuse, before any request, to resume a run whose unfinished solver baseline another process is playing
+    (the baseline is played after the run: it would be refused only then)."""
+    for baseline in baselines_of(store, run_id):
+        if (holder := store.get_run(baseline).owner) is not None:
+            raise StoreError(
+                f"run {run_id}'s solver baseline (run {baseline}) is being worked on by {holder}; wait for it to "
+                f"finish or stop it, then `wason eval --resume {run_id}`"
+            )
 
 
 def _warn_truncated(store: Store, run_ids: list[int]) -> None:
@@ -800,25 +891,32 @@ async def _eval_async(
     items: list[Item] | None,
     *,
     as_json: bool,
+    baseline: bool,
 ) -> None:
     # One event loop for the check and the run: the HTTP clients are bound to the loop they first ran on.
     resumed = state["run"] >= 0
     try:
-        if resumed and (holder := store.get_run(state["run"]).owner) is not None:
-            raise RunBusy(state["run"], holder)  # before any request; execute_run's lease is the real guard
-        await _preflight(client)
-        if oracle is not None and oracle is not client:
-            await _preflight(oracle)
-        if state["run"] < 0:
-            state["run"] = create_run(store, config, items)
-        run_id = state["run"]
-        concurrency = config.concurrency or client.model.max_concurrency
-        n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
-        if not as_json:
-            console.print(_header(config, run_id, store, n_todo, resumed=resumed))
-        await _run_with_progress(
-            store, run_id, client, config, concurrency, n_todo, quiet=as_json, oracle=oracle
-        )
+        async with contextlib.AsyncExitStack() as held:
+            lease = None
+            if resumed:
+                # the lease before anything else: a run another process is playing is refused before a single
+                # request is sent (the pre-flight check is one), and no other process can start it meanwhile
+                lease = await held.enter_async_context(hold_run(store, state["run"]))
+            left = resumed and any(e.status != "completed" for e in store.list_episodes(state["run"]))
+            if left or not resumed:  # a resumed run with nothing left to play asks the endpoint nothing
+                await _preflight(client)
+                if oracle is not None and oracle is not client:
+                    await _preflight(oracle)
+            if state["run"] < 0:
+                state["run"] = create_run(store, config, items, baseline=baseline)
+            run_id = state["run"]
+            concurrency = config.concurrency or client.model.max_concurrency
+            n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
+            if not as_json:
+                console.print(_header(config, run_id, store, n_todo, resumed=resumed))
+            await _run_with_progress(
+                store, run_id, client, config, concurrency, n_todo, quiet=as_json, oracle=oracle, lease=lease
+            )
     finally:
         await client.aclose()
         if oracle is not None and oracle is not client:
@@ -857,6 +955,7 @@ async def _run_with_progress(
     *,
     quiet: bool,
     oracle: ModelClient | None = None,
+    lease: Lease | None = None,
 ) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -880,7 +979,9 @@ async def _run_with_progress(
                 counts["correct"] += 1
             progress.update(task, advance=1, note=f"{counts['correct']} correct, {counts['errored']} errored")
 
-        await execute_run(store, run_id, factory, concurrency=concurrency, on_result=on_result, oracle=oracle)
+        await execute_run(
+            store, run_id, factory, concurrency=concurrency, on_result=on_result, oracle=oracle, lease=lease
+        )
 
 
 def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool) -> int:
@@ -1134,7 +1235,7 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
     family, config, episode, live = await session.load(store, session_id)
     if live.done or episode.status != "running":
         raise UserError(f"session {session_id} is {episode.status}; there is nothing left to play")
-    player = family.human(config, episode.item, PlayIO(read=input, write=write))
+    player = family.human(config, episode.item, PlayIO(read=_typed_lines(write), write=write))
     if player is None:
         raise UserError(f"{family.title} cannot be played at the terminal")
     if resumed:
@@ -1152,6 +1253,21 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
     for line in family.ending(episode.item, outcome.metrics if outcome else None):
         write(line)
     return 0
+
+
+def _typed_lines(write: Callable[[str], None]) -> Callable[[str], str]:
+    """``input``, except that a line that is not UTF-8 text is not played: one line says so and the next line
+    is read (the game loses nothing, and the lines after it are read as usual)."""
+
+    def read(prompt: str) -> str:
+        while True:
+            line = input(prompt)
+            held = _undecodable(line)
+            if held is None:
+                return line
+            write(f"That line is not UTF-8 text (it holds {held}); nothing was played. Type it again.")
+
+    return read
 
 
 # -- serve ------------------------------------------------------------------------------------------------
@@ -1224,6 +1340,8 @@ async def _step(store: Store, args: argparse.Namespace) -> dict[str, Any]:
     if (args.action is None) == (args.text is None):
         raise UserError("give the action as JSON or --text REPLY (one of them)")
     if args.text is not None:
+        if (held := _undecodable(args.text)) is not None:
+            raise UserError(f"--text is not UTF-8 text (it holds {held}); nothing was played")
         return await session.step(store, args.session, text=args.text)
     try:
         action = json.loads(args.action)
@@ -1231,6 +1349,8 @@ async def _step(store: Store, args: argparse.Namespace) -> dict[str, Any]:
         raise UserError(f"the action is not JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(action, dict):
         raise UserError('the action is a JSON object, e.g. {"type": "FinalGuess", "expression": "..."}')
+    if (held := _undecodable(json.dumps(action, ensure_ascii=False))) is not None:
+        raise UserError(f"the action is not UTF-8 text (it holds {held}); nothing was played")
     return await session.step(store, args.session, action)
 
 

@@ -349,3 +349,27 @@ def test_a_ray_address_where_nothing_listens_is_one_line_at_once() -> None:
         SweepError, match=r"cannot reach a Ray cluster at '127\.0\.0\.1:\d+': .*ray start --head"
     ):
         _check_reachable(f"127.0.0.1:{free_port()}")
+
+
+def test_a_cell_another_process_plays_is_refused_before_any_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wason.store.db import new_owner
+
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    with FakeOpenAIServer(scripted_reply, fail_share=1.0, fail_kinds=(500,)) as down:
+        path = write(tmp_path, sweep_text(down.base_url))
+        assert main(["sweep", path, "--db", db, "--json"]) == 1  # the model cells' episodes errored
+    capsys.readouterr()
+    store = Store(db)
+    model_runs = [r.id for r in store.list_runs() if r.player == "llm" and r.status != "completed"]
+    assert len(model_runs) == 2
+    for run_id in model_runs:  # another live process (this one) is playing them
+        store.acquire_lease(run_id, new_owner())
+    with FakeOpenAIServer(scripted_reply) as up:
+        write(tmp_path, sweep_text(up.base_url))
+        assert main(["sweep", path, "--db", db, "--json"]) == 1
+        rows = json.loads(capsys.readouterr().out)
+        assert list(up.seen) == []  # not even the endpoint's pre-flight check
+    assert sorted(r["status"] for r in rows if r["run"] in model_runs) == ["busy", "busy"]
+    store.close()

@@ -100,6 +100,7 @@ class FakeOpenAIServer:
         rejected: requests refused for what they asked (a wrong key, an unknown model), not by injection.
         fault_counts: injected failures by kind (``"500"``, ``"delay"``, ``"truncated"``, ...).
         bodies: the JSON bodies received, oldest first (at most the last 10,000).
+        seen: every request received, model listings included, as ``"GET /v1/models"`` (the last 10,000).
         headers: the headers of the last request received.
         model_names: the model names served, or ``None`` for any.
     """
@@ -172,6 +173,8 @@ class FakeOpenAIServer:
         self.rejected = 0
         self.fault_counts: Counter[str] = Counter()
         self.bodies: deque[dict[str, Any]] = deque(maxlen=MAX_RECORDED_BODIES)
+        # every request that reached the server, model listings included: "GET /v1/models", ...
+        self.seen: deque[str] = deque(maxlen=MAX_RECORDED_BODIES)
         self.headers: dict[str, str] = {}
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
@@ -336,6 +339,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(404, payload)
 
     def do_GET(self) -> None:
+        self.fake.seen.append(f"GET {self.path}")
         path = self.path.split("?", 1)[0].rstrip("/")
         anthropic_shape = "anthropic-version" in {k.lower() for k in self.headers}
         if not self.fake.models_route or not (path == "/v1/models" or path.startswith("/v1/models/")):
@@ -368,6 +372,7 @@ class _Handler(BaseHTTPRequestHandler):
         return {"id": name, "object": "model", "created": 0, "owned_by": "fake"}
 
     def do_POST(self) -> None:
+        self.fake.seen.append(f"POST {self.path}")
         path = self.path.rstrip("/")
         anthropic_shape = path == "/v1/messages"
         if path not in ("/v1/chat/completions", "/v1/messages", "/v1/completions"):

@@ -58,3 +58,13 @@ async def test_sqlite_store(tmp_path: Path) -> None:
 async def test_postgres_store(postgres_url: str) -> None:
     # the server comes from tests/store/conftest.py, shared with test_migrations.py
     await _exercise(postgres_url)
+
+
+def test_an_id_beyond_the_id_columns_names_nothing(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'ids.db'}")
+    for huge in (2**31, 2**63, 10**26, -(2**63) - 1):
+        for lookup in (store.get_run, store.get_episode, store.delete_run):
+            with pytest.raises(StoreError, match=f"no (run|session or episode) {huge} in"):
+                lookup(huge)
+        with pytest.raises(StoreError, match=f"no run {huge} in"):
+            store.acquire_lease(huge, "me")

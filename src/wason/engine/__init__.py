@@ -1,6 +1,7 @@
 """Runs of any family: create, play concurrently, resume, solver baselines."""
 
 from wason.engine.runs import (
+    Lease,
     LeaseLost,
     PlayerFactory,
     baselines_of,
@@ -8,6 +9,7 @@ from wason.engine.runs import (
     create_run,
     execute_run,
     family_of,
+    hold_run,
     llm_player_factory,
     load_config,
     make_client,
@@ -16,10 +18,12 @@ from wason.engine.runs import (
     solve_run,
     solver_player_factory,
     stored_config,
+    wants_baseline,
 )
 from wason.store.db import RunBusy
 
 __all__ = [
+    "Lease",
     "LeaseLost",
     "PlayerFactory",
     "RunBusy",
@@ -28,6 +32,7 @@ __all__ = [
     "create_run",
     "execute_run",
     "family_of",
+    "hold_run",
     "llm_player_factory",
     "load_config",
     "make_client",
@@ -36,4 +41,5 @@ __all__ = [
     "solve_run",
     "solver_player_factory",
     "stored_config",
+    "wants_baseline",
 ]

@@ -6,20 +6,22 @@ family-specific comes from the family the run's ``task`` names in the registry.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunSettings
 from wason.core.game import Player
-from wason.core.records import CallContext
+from wason.core.records import CallContext, RunRow
 from wason.core.runner import EpisodeJob, EpisodeResult, run_jobs
 from wason.models.base import CONSTRAINT_BODY_FIELDS, ModelConfigError
 from wason.models.client import ModelClient, RetryPolicy
 from wason.players.llm import LLMPlayer, check_constrainable
-from wason.redaction import redact
+from wason.redaction import redact_url
 from wason.store import Store
 from wason.store.db import LEASE_TTL, CellTaken, RunBusy, StoreError, new_owner
 
@@ -41,23 +43,30 @@ def create_run(
     *,
     sweep: str | None = None,
     cell: str | None = None,
+    baseline: bool = True,
 ) -> int:
     """Register a run and all its episodes (pending) in the store, in one transaction; returns the run id.
 
     ``items`` defaults to the configuration's items; a baseline passes the items of the run it accompanies.
     With ``sweep`` and ``cell`` it is idempotent: the cell's existing run is returned instead of a second one
-    (a retried or repeated sweep finds its cells' runs).
+    (a retried or repeated sweep finds its cells' runs). ``baseline=False`` records with a model run that it
+    was started without its solver baseline (``--no-baseline``), so that resuming it plays none
+    (:func:`wants_baseline`).
     """
     if sweep is not None and (found := store.find_cell(sweep, cell or "")) is not None:
         return found
     family = family_of(config)
     items = family.items(config) if items is None else items
+    stored = stored_config(config)
+    if not baseline and config.player == "llm":
+        # beside the family's fields, which ignore it when the configuration is read back
+        stored[NO_BASELINE] = True
     try:
         return store.create_run(
             task=family.name,
             player=config.player,
             model=config.model,
-            config=stored_config(config),
+            config=stored,
             items=items,
             sweep=sweep,
             cell=cell,
@@ -74,8 +83,17 @@ def stored_config(config: RunSettings) -> dict[str, Any]:
     never part of it)."""
     data: dict[str, Any] = config.model_dump(mode="json")
     if isinstance(data.get("base_url"), str):
-        data["base_url"] = redact(data["base_url"])
+        data["base_url"] = redact_url(data["base_url"])
     return data
+
+
+NO_BASELINE = "no_baseline"
+"""The key of a model run's stored configuration that says it was started without its solver baseline."""
+
+
+def wants_baseline(run: RunRow) -> bool:
+    """Whether a model run was started to have its solver baseline (not with ``--no-baseline``)."""
+    return not run.config.get(NO_BASELINE, False)
 
 
 def load_config(store: Store, run_id: int) -> RunSettings:
@@ -242,6 +260,53 @@ def make_oracle_client(
     return make_client(config.model_copy(update=update), store, api_key=key)
 
 
+class LeaseLost(StoreError):
+    """Another process took a run over while this one was playing it."""
+
+
+@dataclass
+class Lease:
+    """A run leased to this process by :func:`hold_run` (its heartbeat beats while the lease is held)."""
+
+    run_id: int
+    owner: str
+    keeper: _LeaseKeeper
+
+    @property
+    def lost(self) -> bool:
+        """Whether another process took the run over (the heartbeat found the lease gone)."""
+        return self.keeper.lost
+
+
+@contextlib.asynccontextmanager
+async def hold_run(store: Store, run_id: int, *, lease_wait: float = 0.0) -> AsyncIterator[Lease]:
+    """Lease run ``run_id`` to this process for the block, beating its heartbeat, then give it up.
+
+    Taking the lease first is what lets a caller refuse a run another process holds *before* it does anything
+    that costs (a model endpoint's pre-flight check): pass the lease to :func:`execute_run`. ``lease_wait`` is
+    as for :func:`execute_run`.
+
+    Raises:
+        RunBusy: another live process holds the run (after ``lease_wait`` seconds).
+        LeaseLost: the lease was taken over during the block (the block's task is cancelled when it is).
+    """
+    owner = new_owner()
+    await _acquire(store, run_id, owner, lease_wait)
+    keeper = _LeaseKeeper(store, run_id, owner)
+    keeper.start()
+    try:
+        yield Lease(run_id, owner, keeper)
+    except asyncio.CancelledError:
+        if keeper.lost:
+            raise LeaseLost(
+                f"run {run_id} was taken over by another process while this one was playing it"
+            ) from None
+        raise
+    finally:
+        keeper.stop()
+        store.release_lease(run_id, owner)
+
+
 async def execute_run(
     store: Store,
     run_id: int,
@@ -251,6 +316,7 @@ async def execute_run(
     on_result: Callable[[EpisodeResult], None] | None = None,
     oracle: ModelClient | None = None,
     lease_wait: float = 0.0,
+    lease: Lease | None = None,
 ) -> list[EpisodeResult]:
     """Play every episode of the run that has not completed (all of them for a new run).
 
@@ -261,56 +327,55 @@ async def execute_run(
     The run is leased to this process while it plays (a heartbeat in the store), so two processes never play
     the same run: the second is refused with :class:`RunBusy`. A lease whose holder died is taken over; with
     ``lease_wait`` seconds this waits that long for a busy lease to be freed (a retried sweep task whose first
-    attempt died on another machine) before giving up.
+    attempt died on another machine) before giving up. ``lease`` is the run's lease when the caller already
+    holds it (:func:`hold_run`); it stays the caller's to give up.
 
     Raises:
         RunBusy: another live process holds the run.
-        LeaseLost: the lease was taken over while this process was playing (it had stopped beating); the
+        LeaseLost: the lease was taken over while this process was playing it (it had stopped beating); the
             episodes it was playing are left for the new holder.
     """
+    if lease is None:
+        async with hold_run(store, run_id, lease_wait=lease_wait) as held:
+            return await execute_run(
+                store,
+                run_id,
+                make_player,
+                concurrency=concurrency,
+                on_result=on_result,
+                oracle=oracle,
+                lease=held,
+            )
+    if lease.run_id != run_id:
+        raise ValueError(f"the lease given is run {lease.run_id}'s, not run {run_id}'s")
     config = load_config(store, run_id)
     family = family_of(config)
-    owner = new_owner()
-    await _acquire(store, run_id, owner, lease_wait)
-    keeper = _LeaseKeeper(store, run_id, owner)
-    keeper.start()
+    todo = [e for e in store.list_episodes(run_id) if e.status != "completed"]
+    store.set_run_status(run_id, "running")
+
+    def job(item: dict[str, Any], episode_id: int, index: int) -> EpisodeJob:
+        context = EpisodeContext(run_id=run_id, episode_id=episode_id, oracle=oracle)
+        return EpisodeJob(
+            episode_id=episode_id,
+            index=index,
+            make_game=lambda: family.game(config, item, context),
+            make_player=lambda: make_player(item, episode_id, index),
+            feedback=family.protocol(config, item).feedback,
+        )
+
+    jobs = [job(e.item, e.id, e.index) for e in todo]
     try:
-        todo = [e for e in store.list_episodes(run_id) if e.status != "completed"]
-        store.set_run_status(run_id, "running")
-
-        def job(item: dict[str, Any], episode_id: int, index: int) -> EpisodeJob:
-            context = EpisodeContext(run_id=run_id, episode_id=episode_id, oracle=oracle)
-            return EpisodeJob(
-                episode_id=episode_id,
-                index=index,
-                make_game=lambda: family.game(config, item, context),
-                make_player=lambda: make_player(item, episode_id, index),
-                feedback=family.protocol(config, item).feedback,
-            )
-
-        jobs = [job(e.item, e.id, e.index) for e in todo]
-        try:
-            results = await run_jobs(jobs, store, concurrency=concurrency, on_result=on_result)
-        except asyncio.CancelledError:
-            if keeper.lost:
-                raise LeaseLost(
-                    f"run {run_id} was taken over by another process while this one was playing it"
-                ) from None
+        results = await run_jobs(jobs, store, concurrency=concurrency, on_result=on_result)
+    except asyncio.CancelledError:
+        if not lease.lost:  # taken over: the run is the new holder's now, its status too
             store.set_run_status(run_id, "interrupted")
-            raise
-        except BaseException:
-            store.set_run_status(run_id, "interrupted")
-            raise
-        statuses = [e.status for e in store.list_episodes(run_id)]
-        store.set_run_status(run_id, "completed" if all(s == "completed" for s in statuses) else "incomplete")
-        return results
-    finally:
-        keeper.stop()
-        store.release_lease(run_id, owner)
-
-
-class LeaseLost(StoreError):
-    """Another process took a run over while this one was playing it."""
+        raise
+    except BaseException:
+        store.set_run_status(run_id, "interrupted")
+        raise
+    statuses = [e.status for e in store.list_episodes(run_id)]
+    store.set_run_status(run_id, "completed" if all(s == "completed" for s in statuses) else "incomplete")
+    return results
 
 
 async def _acquire(store: Store, run_id: int, owner: str, wait: float) -> None:

@@ -34,6 +34,7 @@ from wason.core.runner import EpisodeResult
 from wason.engine.runs import (
     create_run,
     execute_run,
+    hold_run,
     llm_player_factory,
     load_config,
     make_client,
@@ -485,21 +486,23 @@ async def _play(
     client = make_client(config, store)
     oracle = make_oracle_client(config, store, player_client=client)
     try:
-        for model in (client, oracle):
-            check = getattr(model.model, "check", None) if model is not None else None
-            if check is not None:  # a wrong URL, key or model name is one line, not every episode errored
-                await check()
-        if on_start is not None:
-            on_start(n_todo)
-        await execute_run(
-            store,
-            run_id,
-            llm_player_factory(client, config, run_id),
-            concurrency=config.concurrency or client.model.max_concurrency,
-            on_result=on_result,
-            oracle=oracle,
-            lease_wait=lease_wait,
-        )
+        # the lease before the checks: a cell another worker is playing is refused before any request
+        async with hold_run(store, run_id, lease_wait=lease_wait) as lease:
+            for model in (client, oracle):
+                check = getattr(model.model, "check", None) if model is not None else None
+                if check is not None:  # a wrong URL, key or model name is one line, not every episode errored
+                    await check()
+            if on_start is not None:
+                on_start(n_todo)
+            await execute_run(
+                store,
+                run_id,
+                llm_player_factory(client, config, run_id),
+                concurrency=config.concurrency or client.model.max_concurrency,
+                on_result=on_result,
+                oracle=oracle,
+                lease=lease,
+            )
     finally:
         await client.aclose()
         if oracle is not None and oracle is not client:
@@ -553,7 +556,7 @@ def run_cell(
         if run_id is None:
             # completed from the store as `wason eval` does (evidence taken from another run), before it is stored
             config = registry.get(cell.task).prepare(config, store)
-            run_id = create_run(store, config, items, sweep=sweep, cell=cell.key)
+            run_id = create_run(store, config, items, sweep=sweep, cell=cell.key, baseline=cell.baseline)
         if store.get_run(run_id).status != "completed":
             # the file's current endpoint, timeouts and retries (not in the key), with the stored run's own
             # settings for everything the key holds: a moved endpoint is followed, the cell stays the same

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from wason.models.base import CallContext, ChatMessage, GenerationParams, Model, ModelError, ModelResponse
-from wason.redaction import redact
+from wason.redaction import redact, redact_url
 
 
 class CallStore(Protocol):
@@ -148,7 +148,7 @@ class ModelClient:
             "episode_id": ctx.episode_id,
             "turn": ctx.turn,
             "model": self.model.spec,
-            "endpoint": redact(self.model.endpoint),
+            "endpoint": redact_url(self.model.endpoint),
             "params": params.model_dump(),
             "cache_key": key,
         }
@@ -200,7 +200,7 @@ class ModelClient:
                     cached=False,
                 )
                 return response
-            errors.append(_one_line(str(exc)))
+            errors.append(_one_line(redact(str(exc))))
             if not exc.transient or attempt == self.policy.retries:
                 self._record(
                     base,

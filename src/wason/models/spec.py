@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wason.models.base import ConstraintForm, GenerationParams, Model, ModelConfigError
+from wason.redaction import redact_url
 
 DEFAULT_MODEL = "local:smollm2-135m"
 
@@ -200,6 +201,8 @@ def resolve_endpoint(
     info = _PROVIDERS[provider]
     env_url = os.environ.get(info.base_url_env or "", "").strip() or None
     url = (base_url or "").strip() or env_url or info.default_base_url
+    if url is not None:
+        _check_endpoint(url)
     key = api_key or os.environ.get(info.api_key_env or "", "").strip() or None
     # OpenAI's own endpoint needs a real key; a compatible server elsewhere usually needs none
     if (
@@ -264,6 +267,27 @@ def load_model(
         api_key_env=_PROVIDERS[provider].api_key_env,
         max_concurrency=concurrency,
     )
+
+
+def _check_endpoint(url: str) -> None:
+    """Refuse an endpoint URL the HTTP client cannot read, before it reads it: its error would quote the part
+    of the URL it took for the port, which is part of the password when the password holds a '/', '?' or '#'.
+
+    Raises:
+        ModelConfigError: one line showing the URL without its password.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        urlsplit(url).port  # noqa: B018 - reading it checks it
+        readable = url.isprintable()
+    except ValueError:  # a port that is not a number (or out of range), a broken IPv6 address
+        readable = False
+    if not readable:
+        raise ModelConfigError(
+            f"cannot read the endpoint URL {redact_url(url)} (write a '/', '?', '#' or '@' in its password as "
+            "%2F, %3F, %23 or %40; a port is a number up to 65535)"
+        )
 
 
 def check_settings(spec: str, params: GenerationParams) -> None:

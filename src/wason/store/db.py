@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError
 
 from wason.core.records import TRUNCATED_FINISH_REASONS, EpisodeRow, RunRow, TurnConflict
-from wason.redaction import redact
+from wason.redaction import redact, redact_url
 from wason.store.schema import SchemaError, ensure_schema
 
 DEFAULT_URL = "sqlite:///wason.db"
@@ -171,6 +171,10 @@ class CellTaken(StoreError):
     """A sweep's cell already has its run."""
 
 
+MAX_ID = 2**31 - 1
+"""The largest id a run, episode (session), turn or model call can have: ids are INTEGER columns, 32 bits on
+PostgreSQL (64 on SQLite). A larger number names nothing, and the driver cannot even send it."""
+
 LEASE_TTL = 30.0
 """Seconds without a heartbeat after which a run's lease is free for another process (a holder on this machine
 whose process is gone frees it at once). Holders beat every third of it."""
@@ -191,16 +195,36 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _check_readable(url: str, shown: str) -> None:
+    """Refuse a URL SQLAlchemy would misread: it ends a password at the first ``@`` after the user name and
+    takes the rest for the host, port and database, which the driver's errors then name (``failed to resolve
+    host 'ss'``). So an ``@`` in a password (a second ``@``), or in the query string (read as the end of a user
+    name and password), would show part of a password.
+
+    Raises:
+        StoreError: one line with the URL as :func:`~wason.redaction.redact_url` shows it.
+    """
+    rest = url.partition("://")[2]
+    if rest.startswith("/"):  # a file path (sqlite:///...): no user name, password or host to misread
+        return
+    if rest.count("@") > 1 or "@" in rest.partition("?")[2]:
+        raise StoreError(
+            f"cannot open store {shown!r}: its host cannot be told from its password; write an '@' in the "
+            "password or the query string as %40 (and ':' as %3A, '/' as %2F, '?' as %3F)"
+        )
+
+
 class Store:
     """Sync, thread-safe access to the store. Each method is its own short transaction."""
 
     def __init__(self, url: str | None = None) -> None:
         self.connect_url = resolve_url(url)
         # what is printed: the URL without its password (the connection keeps it)
-        self.url = redact(self.connect_url)
+        self.url = redact_url(self.connect_url)
+        _check_readable(self.connect_url, self.url)
         try:
             self.engine: Engine = sa.create_engine(self.connect_url, future=True)
-        except (ArgumentError, NoSuchModuleError, ImportError) as exc:
+        except (ArgumentError, NoSuchModuleError, ImportError, ValueError) as exc:  # ValueError: a bad port
             raise StoreError(f"cannot open store {self.url!r}: {redact(str(exc))}") from exc
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -273,6 +297,8 @@ class Store:
             c.execute(runs.update().where(runs.c.id == run_id).values(status=status, finished_at=finished))
 
     def get_run(self, run_id: int) -> RunRow:
+        if not _storable(run_id):
+            raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
         with self.engine.connect() as c:
             row = c.execute(runs.select().where(runs.c.id == run_id)).mappings().first()
         if row is None:
@@ -382,6 +408,8 @@ class Store:
             StoreError: there is no such run.
             RunBusy: a live process holds the run's lease (nothing is deleted).
         """
+        if not _storable(run_id):
+            raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
         with self.engine.begin() as c:
             row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).first()
             if row is None:
@@ -458,6 +486,8 @@ class Store:
         Raises:
             RunBusy: a live process holds the lease; the message names it.
         """
+        if not _storable(run_id):
+            raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
         with self.engine.begin() as c:
             row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).first()
             if row is None:
@@ -530,6 +560,8 @@ class Store:
     def get_episode(self, episode_id: int) -> EpisodeRow:
         """One episode by its id (a session's id)."""
         cols = [episodes.c[k] for k in EpisodeRow.__dataclass_fields__]
+        if not _storable(episode_id):
+            raise StoreError(f"no session or episode {episode_id} in {self.url}")
         with self.engine.connect() as c:
             row = c.execute(sa.select(*cols).where(episodes.c.id == episode_id)).mappings().first()
         if row is None:
@@ -821,6 +853,11 @@ def _keep_conversations(c: Any, doomed: Any) -> None:
         c.execute(
             model_calls.update().where(mc.id == call_id).values(messages=[*prefix, *messages], parent_id=None)
         )
+
+
+def _storable(record_id: int) -> bool:
+    # a number beyond the id columns' range names no record (SQLite's driver raises OverflowError on it)
+    return -MAX_ID - 1 <= record_id <= MAX_ID
 
 
 def _same_holder(holder: str | None) -> Any:

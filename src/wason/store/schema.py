@@ -17,6 +17,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
+from wason.redaction import redact_url
+
 if TYPE_CHECKING:
     from alembic.config import Config
 
@@ -74,7 +76,8 @@ def ensure_schema(engine: Engine, target: str) -> None:
         SchemaError: The database cannot be reached, was written by a newer wason, holds some but not all of
             release 0.1.0's tables without a version, or a migration failed (then nothing of it is kept).
     """
-    shown = engine.url.render_as_string(hide_password=True)
+    # without its password, nor a password given as a query parameter
+    shown = redact_url(engine.url.render_as_string(hide_password=True))
     try:
         with engine.connect() as connection:
             if current_revisions(connection) == (target,):

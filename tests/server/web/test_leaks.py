@@ -71,22 +71,28 @@ def _leaves(value: Any) -> Iterable[str]:
         yield value.strip()
 
 
-async def _secrets(store: Store, family: Family[Any], episode_id: int) -> dict[str, str]:
-    """What must not be shown of an episode that is not over: ``{text: what it is}``."""
+async def _shown(store: Store, family: Family[Any], episode_id: int) -> str:
+    """What the game has shown its player so far (a game shows examples of its rule, a player writes guesses):
+    no secret, of this game or of another that happens to share a value with it."""
     episode = store.get_episode(episode_id)
     config = family.config_type.model_validate(store.get_run(episode.run_id).config)
-    # what the game has shown the player so far is no secret (a game shows examples of its rule)
-    game = family.game(config, episode.item, EpisodeContext())
-    first = game.start()
+    first = family.game(config, episode.item, EpisodeContext()).start()
     shown = [
         json.dumps(to_json(first)),
         json.dumps(public_config(family, store.get_run(episode.run_id).config)),
         family.web_form(config, episode.item, first, 0).prompt,
-        json.dumps(family.public(episode.item) and {k: episode.item[k] for k in family.public(episode.item)}),
+        json.dumps({k: episode.item[k] for k in family.public(episode.item) if k in episode.item}),
     ]
     for turn in store.list_turns(episode_id):
         shown += [json.dumps(turn["observation"]), str(turn["feedback"] or ""), json.dumps(turn["action"])]
-    seen = "\n".join(shown)
+    if episode.status in ("completed", "errored"):  # over: all of it may be shown
+        shown.append(json.dumps(episode.item))
+    return "\n".join(shown)
+
+
+def _secrets(store: Store, family: Family[Any], episode_id: int, seen: str) -> dict[str, str]:
+    """What must not be shown of an episode that is not over: ``{text: what it is}``."""
+    episode = store.get_episode(episode_id)
     out: dict[str, str] = {}
     if len(episode.item_key) >= 5:
         out[episode.item_key] = "the item key"
@@ -234,10 +240,11 @@ async def test_no_response_names_a_game_not_over(name: str, store: Store, client
     if started.status_code == 201:  # a session the server drew at random
         episodes.append(started.json()["session"])
         runs.append(started.json()["run"])
+    ongoing = [e for e in episodes if store.get_episode(e).status not in ("completed", "errored")]
+    seen = "\n".join([await _shown(store, family, e) for e in episodes])
     secrets: dict[str, str] = {}
-    for episode_id in episodes:
-        if store.get_episode(episode_id).status not in ("completed", "errored"):
-            secrets.update(await _secrets(store, family, episode_id))
+    for episode_id in ongoing:
+        secrets.update(_secrets(store, family, episode_id, seen))
     secrets = {k: v for k, v in secrets.items() if not any(k in form for form in _forms(control))}
     if api is not None:
         secrets[str(GTR_SEED)] = "the seed the published route drew its game with"

@@ -385,7 +385,7 @@ def _start(app: Any, store: Store, plan: Plan) -> int:
         oracle = make_oracle_client(plan.config, store, player_client=client, key_for=key_for)
     except (ModelConfigError, ValueError) as exc:
         raise FormError(_one_line(redact(str(exc)))) from None
-    run_id = create_run(store, plan.config, [plan.item])
+    run_id = create_run(store, plan.config, [plan.item], baseline=False)
     watched = Watched(run_id)
     watched.task = asyncio.create_task(
         _play(store, run_id, plan, client, oracle, watched), name=f"watch-{run_id}"
