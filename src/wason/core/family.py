@@ -11,7 +11,7 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,68 @@ if TYPE_CHECKING:
 Item = tuple[str, dict[str, Any]]
 """One episode's item: a stable key and a JSON document holding everything needed to rebuild its game."""
 
+# -- bounds of the run configurations ------------------------------------------------------------------------
+# Every size a user can set (flag, sweep, ``/api/sessions``, web form) is bounded where its field is declared, so
+# every way in refuses the same values. The shared bounds are here; a family declares its own beside its fields.
+# The upper bounds are generous for research and small enough that drawing a configuration's items and starting
+# one game at the largest values stays quick and small (tests/core/test_config_bounds.py, bench/bench_bounds.py).
+
+MAX_EPISODES = 100_000
+"""The most episodes one configuration draws (rules x trials x ...): 100,000 WILT items take about 0.2 s and
+40 MB to draw; a family whose items cost more to draw bounds them lower."""
+
+MAX_SEED = 2**63 - 1
+"""The largest seed (seeds are 0 to 2**63 - 1, as the guess-the-rule API's): stored and sent as 64-bit integers."""
+
+MAX_IDS = 1_000
+"""The most entries of a list of rule ids (a rule may be named more than once)."""
+
+MAX_ID = 1_000_000
+"""The largest rule id a list of ids may hold (an unknown id is refused by the family, naming it)."""
+
+MAX_NAME_CHARS = 200
+"""The longest name a configuration holds: a player, a split, a judge (a model spec may name a file: it is a
+path's length)."""
+
+MAX_URL_CHARS = 2_048
+"""The longest endpoint URL."""
+
+MAX_PATH_CHARS = 4_096
+"""The longest file path (Linux's PATH_MAX)."""
+
+MAX_FORMAT_ERRORS = 100
+"""The largest limit of consecutive unreadable replies that ends a game."""
+
+MAX_TIMEOUT = 86_400.0
+"""The longest model call attempt, in seconds (a day)."""
+
+MAX_RETRIES = 100
+"""The most retries of a failing model call."""
+
+MAX_RETRY_DELAY = 60.0
+"""The largest first backoff ceiling, in seconds: the ceiling never passes 60 s (``RetryPolicy.max_delay``)."""
+
+MAX_CONCURRENCY = 1_024
+"""The most episodes and calls in flight at once."""
+
+RuleId = Annotated[int, Field(ge=1, le=MAX_ID)]
+"""One rule id of a list of ids."""
+
+Name = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+"""One name of a list of names (judges, families, prompt types, ...)."""
+
+
+def check_episodes(episodes: int, field: str, limit: int = MAX_EPISODES, what: str = "episodes") -> None:
+    """Refuse a configuration of more than ``limit`` episodes (a product of its fields), naming the field to lower.
+
+    Raises:
+        ValueError: ``"FIELD: ..."`` with the count and the limit.
+    """
+    if episodes > limit:
+        raise ValueError(
+            f"{field}: this configuration has {episodes:,} {what}, more than the {limit:,} allowed; lower {field}"
+        )
+
 
 class RunSettings(BaseModel):
     """Who plays and how a model is called: the part every family's run configuration shares.
@@ -35,15 +97,16 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    player: str = "llm"
-    model: str | None = None
-    base_url: str | None = None
+    player: str = Field(default="llm", max_length=MAX_NAME_CHARS)
+    model: str | None = Field(default=None, max_length=MAX_PATH_CHARS)
+    base_url: str | None = Field(default=None, max_length=MAX_URL_CHARS)
     params: GenerationParams = Field(default_factory=GenerationParams)
-    timeout: float = 120.0
-    retries: int = 6
+    # seconds per model call attempt
+    timeout: float = Field(default=120.0, gt=0.0, le=MAX_TIMEOUT, allow_inf_nan=False)
+    retries: int = Field(default=6, ge=0, le=MAX_RETRIES)
     # the first backoff ceiling in seconds; each retry doubles it, up to 60 s
-    retry_delay: float = Field(default=1.0, ge=0.0)
-    concurrency: int | None = None
+    retry_delay: float = Field(default=1.0, ge=0.0, le=MAX_RETRY_DELAY, allow_inf_nan=False)
+    concurrency: int | None = Field(default=None, ge=1, le=MAX_CONCURRENCY)
     use_cache: bool = True
     system_as_user: bool = False
     # hold every reply to the protocol's reply format (its grammar, or JSON schema), ``--constrain``
