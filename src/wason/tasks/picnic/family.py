@@ -4,13 +4,16 @@ reports. See ``docs/picnic.md``."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
     GIVE_UP_MOVE,
+    MAX_PATH_CHARS,
+    MAX_SEED,
+    MAX_URL_CHARS,
     ActionCodec,
     EpisodeContext,
     Family,
@@ -21,6 +24,7 @@ from wason.core.family import (
     RunReader,
     RunSettings,
     WebForm,
+    check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import RunReport, RunRow, Score, run_footer
@@ -34,7 +38,7 @@ from wason.tasks.picnic.catalog import (
     get_rule,
     pool,
 )
-from wason.tasks.picnic.game import MAX_REQUEST, GiveUp, Guess, More, PicnicConfig, PicnicGame
+from wason.tasks.picnic.game import MAX_REQUEST, MAX_TURNS, GiveUp, Guess, More, PicnicConfig, PicnicGame
 
 GENERATOR = "wason-picnic-items"
 
@@ -42,6 +46,13 @@ GENERATOR = "wason-picnic-items"
 Judge = Literal["code", "llm"]
 JUDGES: tuple[Judge, ...] = ("code", "llm")
 """The judges of a guess: code (decides) and the published LLM judge (reported beside)."""
+
+
+MAX_N = 10_000
+"""The most games per level and turn limit (or per rule): the server's bound on a count (docs/server.md)."""
+
+MAX_TURN_LIMITS = 20
+"""The most turn limits a run compares."""
 
 
 class PicnicRunConfig(RunSettings):
@@ -60,8 +71,9 @@ class PicnicRunConfig(RunSettings):
     play_defaults: ClassVar[Mapping[str, Any]] = {"n": 100}
 
     task: Literal["picnic"] = "picnic"
-    level: list[str] = Field(
+    level: list[Annotated[str, Field(max_length=2)]] = Field(
         default_factory=lambda: [str(lv) for lv in LEVELS],
+        max_length=len(LEVELS),
         description="levels to play, comma-separated (L1,L2,L3)",
     )
     pool: Literal["distinct", "published"] = Field(
@@ -72,14 +84,23 @@ class PicnicRunConfig(RunSettings):
     draw: Literal["sample", "all"] = Field(
         default="sample", description="sample: seeded draws of rules; all: every rule of the pool"
     )
-    n: int = Field(default=10, description="games per level and turn limit (sample), or per rule (all)")
-    seed: int = Field(default=0, description="seed of the rule draws and of the examples")
-    max_turns: list[int] = Field(
+    n: int = Field(
+        default=10,
+        ge=1,
+        le=MAX_N,
+        description="games per level and turn limit (sample), or per rule (all)",
+    )
+    seed: int = Field(default=0, ge=0, le=MAX_SEED, description="seed of the rule draws and of the examples")
+    max_turns: list[Annotated[int, Field(ge=1, le=MAX_TURNS)]] = Field(
         default_factory=lambda: [10],
+        max_length=MAX_TURN_LIMITS,
         description="moves allowed per game, comma-separated (published options: 1,3,5,7,10,15)",
     )
     init_examples: int = Field(
-        default=2, description="positives (and as many negatives) shown first (published experiments: 2)"
+        default=2,
+        ge=1,
+        le=MAX_REQUEST,
+        description="positives (and as many negatives) shown first (published experiments: 2)",
     )
     negatives: Literal["random", "informative"] = Field(
         default="random",
@@ -92,11 +113,16 @@ class PicnicRunConfig(RunSettings):
     )
     judges: list[Judge] = Field(
         default_factory=lambda: list(JUDGES),
+        max_length=len(JUDGES),
         description="which judges run, comma-separated: code (the guess's categories by extension; decides), "
         "llm (the published judge, 3 votes, reported beside the code; left out when no model plays)",
     )
-    judge_model: str | None = Field(default=None, description="model of the LLM judge (default: --model)")
-    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    judge_model: str | None = Field(
+        default=None, max_length=MAX_PATH_CHARS, description="model of the LLM judge (default: --model)"
+    )
+    judge_base_url: str | None = Field(
+        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
+    )
     baseline_for: int | None = None
 
     @model_validator(mode="before")
@@ -118,20 +144,19 @@ class PicnicRunConfig(RunSettings):
             raise ValueError(f"level: name one or more of {', '.join(LEVELS)}, comma-separated")
         if len(set(self.level)) != len(self.level):
             raise ValueError("level: a level is named twice")
-        if self.n < 1:
-            raise ValueError("n must be at least 1")
-        if not self.max_turns or any(t < 1 for t in self.max_turns):
-            raise ValueError("max_turns: each limit must be at least 1")
+        if not self.max_turns:
+            raise ValueError("max_turns: name one limit or more")
         if len(set(self.max_turns)) != len(self.max_turns):
             raise ValueError("max_turns: a limit is named twice")
-        if not 1 <= self.init_examples <= MAX_REQUEST:
-            raise ValueError(f"init_examples must be between 1 and {MAX_REQUEST}")
         if "code" not in self.judges or len(set(self.judges)) != len(self.judges):
             raise ValueError(
                 "judges: the code judge decides and runs always; name each judge once (code,llm)"
             )
         if self.llm_judge and self.oracle_model is None:
             raise ValueError("judges: the llm judge needs a model (--judge-model or --model)")
+        levels = [lv for lv in LEVELS if lv in self.level]
+        rules = len(levels) if self.draw == "sample" else sum(len(pool(lv, self.pool)) for lv in levels)
+        check_episodes(rules * self.n * len(self.max_turns), "n")
         return self
 
     @property
