@@ -13,6 +13,9 @@ from rich.console import RenderableType
 
 from wason.core.family import (
     GIVE_UP_MOVE,
+    MAX_PATH_CHARS,
+    MAX_SEED,
+    MAX_URL_CHARS,
     ActionCodec,
     EpisodeContext,
     Family,
@@ -20,6 +23,7 @@ from wason.core.family import (
     FormMove,
     GameApi,
     Item,
+    Name,
     OracleSpec,
     PlayIO,
     RunReader,
@@ -31,6 +35,9 @@ from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import RunReport, RunRow, Score, run_footer
 from wason.tasks.math_rules.game import (
     JUDGES,
+    MAX_MORE,
+    MAX_QUIZ,
+    MAX_TURNS,
     ExpressionAnswer,
     GiveUp,
     Guess,
@@ -54,6 +61,10 @@ PUBLISHED_MAX_TURNS = {"L1": 10, "L2": 15, "L3": 20}
 """The published harness's turn limits (exp.py ``max_turn_dict``)."""
 
 
+MAX_N = 10_000
+"""The most games of a run: drawing an item (a rule and its first sequences) takes about 0.4 ms."""
+
+
 class MathRunConfig(RunSettings):
     """Everything that defines a math-sequence run: the level, the rules, the protocol and the judges.
 
@@ -71,20 +82,28 @@ class MathRunConfig(RunSettings):
         description="L1 one operation with a constant, L2 the same with negative values, L3 one operation "
         "for even indices and another for odd ones",
     )
-    n: int = Field(default=10, description="games, each with its own rule")
-    seed: int = Field(default=0, description="seed of the rules and the sequences")
-    init_examples: int = Field(default=5, description="sequences shown at the start (published: 5)")
-    per_turn: int = Field(default=5, description="sequences each further turn brings (published: 5)")
+    n: int = Field(default=10, ge=1, le=MAX_N, description="games, each with its own rule")
+    seed: int = Field(default=0, ge=0, le=MAX_SEED, description="seed of the rules and the sequences")
+    init_examples: int = Field(
+        default=5, ge=1, le=MAX_MORE, description="sequences shown at the start (published: 5)"
+    )
+    per_turn: int = Field(
+        default=5, ge=1, le=MAX_MORE, description="sequences each further turn brings (published: 5)"
+    )
     max_turns: int | None = Field(
-        default=None, description="turns per game (default: the published L1 10, L2 15, L3 20)"
+        default=None,
+        ge=1,
+        le=MAX_TURNS,
+        description="turns per game (default: the published L1 10, L2 15, L3 20)",
     )
     refill: bool = Field(
         default=True,
         description="every turn brings new sequences, a guess's too, as the published harness did "
         "(--no-refill: only More brings them)",
     )
-    judges: list[str] = Field(
+    judges: list[Name] = Field(
         default_factory=lambda: ["expression", "quiz", "llm"],
+        max_length=len(JUDGES),
         description="comma-separated: expression (the guess as lambda v, i: ..., judged by code; decides), "
         "quiz (the player continues fresh sequences), llm (the published judge, 3 votes)",
     )
@@ -97,9 +116,15 @@ class MathRunConfig(RunSettings):
         default=False,
         description="the system prompt also asks for the guess as lambda v, i: ... (not published)",
     )
-    quiz_size: int = Field(default=3, description="sequences from fresh starts the player continues")
-    judge_model: str | None = Field(default=None, description="model of the LLM judge (default: --model)")
-    judge_base_url: str | None = Field(default=None, description="endpoint of --judge-model")
+    quiz_size: int = Field(
+        default=3, ge=0, le=MAX_QUIZ, description="sequences from fresh starts the player continues"
+    )
+    judge_model: str | None = Field(
+        default=None, max_length=MAX_PATH_CHARS, description="model of the LLM judge (default: --model)"
+    )
+    judge_base_url: str | None = Field(
+        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
+    )
     baseline_for: int | None = None
 
     @model_validator(mode="before")
@@ -115,12 +140,6 @@ class MathRunConfig(RunSettings):
 
     @model_validator(mode="after")
     def _check(self) -> MathRunConfig:
-        if not 1 <= self.n <= 100_000:
-            raise ValueError("n: the number of games must be between 1 and 100000")
-        if not 1 <= self.init_examples <= 100:
-            raise ValueError("init_examples must be between 1 and 100")
-        if self.max_turns is not None and not 1 <= self.max_turns <= 10_000:
-            raise ValueError("max_turns must be between 1 and 10000")
         unknown = [j for j in self.judges if j not in JUDGES]
         if unknown:
             raise ValueError(f"judges: unknown judge(s) {unknown}; choose from {', '.join(JUDGES)}")
