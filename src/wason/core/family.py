@@ -31,9 +31,10 @@ Item = tuple[str, dict[str, Any]]
 # The upper bounds are generous for research and small enough that drawing a configuration's items and starting
 # one game at the largest values stays quick and small (tests/core/test_config_bounds.py, bench/bench_bounds.py).
 
-MAX_EPISODES = 100_000
-"""The most episodes one configuration draws (rules x trials x ...): 100,000 WILT items take about 0.2 s and
-40 MB to draw; a family whose items cost more to draw bounds them lower."""
+MAX_EPISODES = 50_000
+"""The most episodes one configuration draws (rules x trials x ...): far more than a model run plays, and
+drawing 50,000 items takes about a second at most (0.1 s for WILT's, 1.1 s for Static Picnic's) and tens of MB; a
+family whose items cost more to draw bounds them lower."""
 
 MAX_SEED = 2**63 - 1
 """The largest seed (seeds are 0 to 2**63 - 1, as the guess-the-rule API's): stored and sent as 64-bit integers."""
@@ -360,6 +361,17 @@ class Family(ABC, Generic[C]):
     @abstractmethod
     def items(self, config: C) -> list[Item]:
         """The run's episodes, deterministic from the configuration (and its seeds), with provenance."""
+
+    def item_count(self, config: C) -> int | None:
+        """How many items :meth:`items` gives, when the family can say so without drawing them all; then a session
+        (one game) draws only its own, with :meth:`item_at`. None (the default): a session draws them all and
+        picks one, which is right where items are cheap to draw."""
+        return None
+
+    def item_at(self, config: C, index: int) -> Item:
+        """``items(config)[index]``, drawn alone where :meth:`item_count` says how many there are (a family that
+        overrides one overrides both)."""
+        return self.items(config)[index]
 
     @abstractmethod
     def game(self, config: C, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:

@@ -184,18 +184,26 @@ class LabRunConfig(RunSettings):
             domain = generate(self.domain_params(), f"{self.seed}|{k}")
             # one domain's trials share its parts (they are only read)
             lab, hidden = public_lab(domain), hidden_part(domain)
-            for trial in range(1, self.trials + 1):
-                item = {
-                    "difficulty": self.difficulty,
-                    "seed": self.seed,
-                    "index": k,
-                    "trial": trial,
-                    "lab": lab,
-                    "domain": hidden,
-                }
-                key = f"{self.difficulty}|{self.seed}|{k}" + (f"|{trial}" if self.trials > 1 else "")
-                out.append((key, item))
+            out += [self._item(k, trial, lab, hidden) for trial in range(1, self.trials + 1)]
         return out
+
+    def item_at(self, index: int) -> Item:
+        """``items()[index]`` alone: it draws one domain, not ``n``."""
+        k, trial = divmod(index, self.trials)
+        domain = generate(self.domain_params(), f"{self.seed}|{k + 1}")
+        return self._item(k + 1, trial + 1, public_lab(domain), hidden_part(domain))
+
+    def _item(self, k: int, trial: int, lab: dict[str, Any], hidden: dict[str, Any]) -> Item:
+        item = {
+            "difficulty": self.difficulty,
+            "seed": self.seed,
+            "index": k,
+            "trial": trial,
+            "lab": lab,
+            "domain": hidden,
+        }
+        key = f"{self.difficulty}|{self.seed}|{k}" + (f"|{trial}" if self.trials > 1 else "")
+        return key, item
 
 
 HIDDEN = ("seed", "law_text")
@@ -274,6 +282,12 @@ class LabFamily(Family[LabRunConfig]):
 
     def items(self, config: LabRunConfig) -> list[Item]:
         return config.items()
+
+    def item_count(self, config: LabRunConfig) -> int:
+        return config.n * config.trials
+
+    def item_at(self, config: LabRunConfig, index: int) -> Item:
+        return config.item_at(index)
 
     def game(self, config: LabRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
         domain = domain_of(item)

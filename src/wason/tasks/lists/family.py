@@ -214,48 +214,51 @@ class ListsRunConfig(RunSettings):
 
     def items(self) -> list[Item]:
         """One episode per (rule, trial); items carry the rule's identity and text and the examples shown."""
+        return [self._item(rule, trial) for rule in self.rules() for trial in range(1, self.trials + 1)]
+
+    def item_at(self, index: int) -> Item:
+        """``items()[index]`` alone: the examples of one episode are drawn, not every episode's."""
+        rule, trial = divmod(index, self.trials)
+        return self._item(self.rules()[rule], trial + 1)
+
+    def _item(self, rule: Rule, trial: int) -> Item:
         from wason.tasks.lists.examples import generate_examples, generate_examples_with_provenance
 
-        base = self.seed or 0
         source = self.examples_source()
-        out = []
-        for rule in self.rules():
-            for trial in range(1, self.trials + 1):
-                episode_seed = base + trial - 1
-                provenance: dict[str, Any] | None = None
-                replaced: list[list[int]] = []
-                if source == "published":
-                    examples = [list(e) for e in rule.examples]
-                    # A published example the rule rejects (phase 1's [9, 14, 19]) would teach the wrong rule:
-                    # it is replaced by a drawn one, and the item says so.
-                    wrong = [e for e in examples if not rule.accepts(e)]
-                    if wrong:
-                        drawn = generate_examples(rule, seed=episode_seed, k=3 + len(wrong))
-                        spare = iter(d for d in drawn if d not in examples)
-                        examples = [e if rule.accepts(e) else next(spare) for e in examples]
-                        replaced = wrong
-                else:
-                    drawn, prov = generate_examples_with_provenance(rule, seed=episode_seed, k=3)
-                    examples, provenance = drawn, dataclasses.asdict(prov)
-                item = {
-                    "rule": {
-                        "split": rule.split,
-                        "id": rule.id,
-                        "text": rule.text,
-                        "key": rule.key,
-                        "source": rule.source,
-                        "provenance": rule.provenance,
-                    },
-                    "generated": {"seed": self.seed, "n": self.n} if rule.split == "generated" else None,
-                    "trial": trial,
-                    "seed": episode_seed,
-                    "examples": examples,
-                    "examples_source": source,
-                    "examples_provenance": provenance,
-                    "examples_replaced": replaced,
-                }
-                out.append((f"{rule.key}|{trial}", item))
-        return out
+        episode_seed = (self.seed or 0) + trial - 1
+        provenance: dict[str, Any] | None = None
+        replaced: list[list[int]] = []
+        if source == "published":
+            examples = [list(e) for e in rule.examples]
+            # A published example the rule rejects (phase 1's [9, 14, 19]) would teach the wrong rule:
+            # it is replaced by a drawn one, and the item says so.
+            wrong = [e for e in examples if not rule.accepts(e)]
+            if wrong:
+                drawn = generate_examples(rule, seed=episode_seed, k=3 + len(wrong))
+                spare = iter(d for d in drawn if d not in examples)
+                examples = [e if rule.accepts(e) else next(spare) for e in examples]
+                replaced = wrong
+        else:
+            drawn, prov = generate_examples_with_provenance(rule, seed=episode_seed, k=3)
+            examples, provenance = drawn, dataclasses.asdict(prov)
+        item = {
+            "rule": {
+                "split": rule.split,
+                "id": rule.id,
+                "text": rule.text,
+                "key": rule.key,
+                "source": rule.source,
+                "provenance": rule.provenance,
+            },
+            "generated": {"seed": self.seed, "n": self.n} if rule.split == "generated" else None,
+            "trial": trial,
+            "seed": episode_seed,
+            "examples": examples,
+            "examples_source": source,
+            "examples_provenance": provenance,
+            "examples_replaced": replaced,
+        }
+        return f"{rule.key}|{trial}", item
 
 
 def rule_from_item(item: Mapping[str, Any]) -> Rule:
@@ -347,6 +350,12 @@ class ListsFamily(Family[ListsRunConfig]):
 
     def items(self, config: ListsRunConfig) -> list[Item]:
         return config.items()
+
+    def item_count(self, config: ListsRunConfig) -> int:
+        return len(config.rules()) * config.trials
+
+    def item_at(self, config: ListsRunConfig, index: int) -> Item:
+        return config.item_at(index)
 
     def game(
         self, config: ListsRunConfig, item: Mapping[str, Any], context: EpisodeContext

@@ -259,6 +259,12 @@ class MathFamily(Family[MathRunConfig]):
     def items(self, config: MathRunConfig) -> list[Item]:
         return config.items()
 
+    def item_count(self, config: MathRunConfig) -> int:
+        return config.n
+
+    def item_at(self, config: MathRunConfig, index: int) -> Item:
+        return make_item(config.level, config.seed, index + 1, config.init_examples)
+
     def game(self, config: MathRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
         rule = rule_from_item(item)
         judge: Any = None

@@ -154,9 +154,7 @@ class PicnicRunConfig(RunSettings):
             )
         if self.llm_judge and self.oracle_model is None:
             raise ValueError("judges: the llm judge needs a model (--judge-model or --model)")
-        levels = [lv for lv in LEVELS if lv in self.level]
-        rules = len(levels) if self.draw == "sample" else sum(len(pool(lv, self.pool)) for lv in levels)
-        check_episodes(rules * self.n * len(self.max_turns), "n")
+        check_episodes(self.item_count(), "n")
         return self
 
     @property
@@ -184,18 +182,46 @@ class PicnicRunConfig(RunSettings):
             level = next(lv for lv in LEVELS if lv == name)
             if self.draw == "sample":
                 for g in range(self.n):
-                    draw_seed = derive_seed("picnic-rule", self.seed, self.pool, level, g)
-                    rule = draw_rule(level, self.pool, draw_seed)
-                    seed = derive_seed("picnic-examples", self.seed, level, g)
-                    for mt in self.max_turns:
-                        out.append(self._item(rule, level, mt, g, seed, draw_seed))
+                    out += self._games(level, None, g)
             else:
                 for rule in pool(level, self.pool):
                     for g in range(self.n):
-                        seed = derive_seed("picnic-examples", self.seed, level, rule.id, g)
-                        for mt in self.max_turns:
-                            out.append(self._item(rule, level, mt, g, seed, None))
+                        out += self._games(level, rule, g)
         return out
+
+    def item_count(self) -> int:
+        return self._rules() * self.n * len(self.max_turns)
+
+    def item_at(self, index: int) -> Item:
+        """``items()[index]`` alone (items go by level, then rule with ``draw`` all, then game, then turn limit)."""
+        per_game = len(self.max_turns)
+        for name in self.level:
+            level = next(lv for lv in LEVELS if lv == name)
+            rules = [None] if self.draw == "sample" else list(pool(level, self.pool))
+            size = len(rules) * self.n * per_game
+            if index < size:
+                rule, rest = divmod(index, self.n * per_game)
+                g, mt = divmod(rest, per_game)
+                return self._games(level, rules[rule], g, only=self.max_turns[mt])[0]
+            index -= size
+        raise IndexError("item index out of range")
+
+    def _rules(self) -> int:
+        """Rules per game number: a level's draw each (sample), or every rule of the level's pool (all)."""
+        levels = [lv for lv in LEVELS if lv in self.level]
+        return len(levels) if self.draw == "sample" else sum(len(pool(lv, self.pool)) for lv in levels)
+
+    def _games(self, level: Level, rule: PicnicRule | None, g: int, only: int | None = None) -> list[Item]:
+        """Game ``g`` of ``level`` (of ``rule`` with ``draw`` all), one item per turn limit (or just ``only``)."""
+        draw_seed: int | None = None
+        if rule is None:
+            drawn = derive_seed("picnic-rule", self.seed, self.pool, level, g)
+            rule, draw_seed = draw_rule(level, self.pool, drawn), drawn
+            seed = derive_seed("picnic-examples", self.seed, level, g)
+        else:
+            seed = derive_seed("picnic-examples", self.seed, level, rule.id, g)
+        limits = self.max_turns if only is None else [only]
+        return [self._item(rule, level, mt, g, seed, draw_seed) for mt in limits]
 
     def _item(
         self, rule: PicnicRule, level: Level, max_turns: int, game: int, seed: int, draw_seed: int | None
@@ -272,6 +298,12 @@ class PicnicFamily(Family[PicnicRunConfig]):
 
     def items(self, config: PicnicRunConfig) -> list[Item]:
         return config.items()
+
+    def item_count(self, config: PicnicRunConfig) -> int:
+        return config.item_count()
+
+    def item_at(self, config: PicnicRunConfig, index: int) -> Item:
+        return config.item_at(index)
 
     def game(
         self, config: PicnicRunConfig, item: Mapping[str, Any], context: EpisodeContext
