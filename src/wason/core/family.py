@@ -8,12 +8,15 @@ the reports and the sessions reach a family only through this interface, so they
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
 
 from wason.core.game import VOID, Game, Malformed, Player, TextProtocol
 from wason.core.records import CallContext, EpisodeRow, Figure, Matrix, RunReport, RunRow, Score
@@ -87,6 +90,38 @@ def check_episodes(episodes: int, field: str, limit: int = MAX_EPISODES, what: s
         raise ValueError(
             f"{field}: this configuration has {episodes:,} {what}, more than the {limit:,} allowed; lower {field}"
         )
+
+
+def field_range(info: FieldInfo) -> str | None:
+    """A field's declared range for help texts: ``1 to 50,000``, ``at most 1,000`` (a list: entries), or None."""
+    low = high = None
+    for m in info.metadata:
+        low = getattr(m, "ge", None) if getattr(m, "ge", None) is not None else low
+        high = getattr(m, "le", None) if getattr(m, "le", None) is not None else high
+        if (
+            getattr(m, "max_length", None) is not None
+            and typing.get_origin(_unwrapped(info.annotation)) is list
+        ):
+            return f"at most {m.max_length:,}"
+    if high is None or isinstance(high, bool):
+        return None
+    if high >= MAX_SEED:  # a seed or a run id: any 64-bit number
+        return None
+    return f"{_number(low)} to {_number(high)}" if low is not None else f"at most {_number(high)}"
+
+
+def _number(value: float) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+
+def _unwrapped(annotation: Any) -> Any:
+    """``X | None`` -> X."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return (
+        args[0]
+        if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1
+        else annotation
+    )
 
 
 class RunSettings(BaseModel):
