@@ -50,8 +50,9 @@ from wason.tasks.lists.game import (
 from wason.tasks.lists.rules import SPLITS as LIST_SPLITS
 from wason.tasks.lists.rules import ListRule as Rule
 
-MAX_GENERATED = 100
-"""The most rules of a generated split: each is drawn with an example check, about 0.1 to 0.5 s a rule."""
+MAX_GENERATED = 30
+"""The most rules of a generated split (docs/lists.md's example): each is drawn with an example check, 0.1 to 0.5 s a
+rule, so a split of 30 takes about 5 s (100 took 10 to 25 s); more rules come from more seeds."""
 
 MAX_DRAWN_EXAMPLES = 500
 """The most episodes whose examples are drawn (generated examples): about 50 ms each."""
@@ -219,6 +220,11 @@ class ListsRunConfig(RunSettings):
     def item_at(self, index: int) -> Item:
         """``items()[index]`` alone: the examples of one episode are drawn, not every episode's."""
         rule, trial = divmod(index, self.trials)
+        if self.split == "generated":
+            from wason.tasks.lists.generate import generate_rules
+
+            # a generated split's first k rules are the split of k: draw no rule after this one
+            return self._item(generate_rules(int(self.seed or 0), rule + 1)[rule], trial + 1)
         return self._item(self.rules()[rule], trial + 1)
 
     def _item(self, rule: Rule, trial: int) -> Item:
@@ -269,8 +275,8 @@ def rule_from_item(item: Mapping[str, Any]) -> Rule:
     if ref["split"] == "generated":
         from wason.tasks.lists.generate import generate_rules
 
-        gen = item["generated"]
-        rule = generate_rules(int(gen["seed"]), int(gen["n"]))[int(ref["id"]) - 1]
+        # the split's first k rules are the split of k: rule k is drawn without the ones after it
+        rule = generate_rules(int(item["generated"]["seed"]), int(ref["id"]))[-1]
     else:
         rule = get_rule(ref["split"], int(ref["id"]))
     if rule.text != ref["text"]:  # a changed generator or rule table must not silently score another rule
@@ -352,7 +358,8 @@ class ListsFamily(Family[ListsRunConfig]):
         return config.items()
 
     def item_count(self, config: ListsRunConfig) -> int:
-        return len(config.rules()) * config.trials
+        rules = int(config.n or 0) if config.split == "generated" else len(config.rules())
+        return rules * config.trials
 
     def item_at(self, config: ListsRunConfig, index: int) -> Item:
         return config.item_at(index)
