@@ -64,7 +64,7 @@ SKIP: dict[str, str] = {
     "dynamic-picnic.n": "the rules the game master writes need a model",
 }
 
-# Cases too slow for the default run (none now: the largest, the generated list split's 30 rules, takes about 5 s).
+# Cases too slow for the default run (none now: the slowest, the generated list split's 15 rules, takes about 3 s).
 SLOW: set[tuple[str, str]] = set()
 
 

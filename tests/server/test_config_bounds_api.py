@@ -28,7 +28,7 @@ BIG = 10**13
         ("wilt", {"max_tests": 10**23}, "max_tests", 1_000),
         ("lists", {"tests_per_round": BIG}, "tests_per_round", 100),
         ("lists", {"quiz_size": BIG}, "quiz_size", 100),
-        ("lists", {"split": "generated", "seed": 1, "n": 31}, "n", 30),
+        ("lists", {"split": "generated", "seed": 1, "n": 16}, "n", 15),
         ("code-functions", {"init_examples": BIG}, "init_examples", 100),
         ("code-functions", {"trials": 2_501}, "trials", 50_000),  # 20 rules x 2,501 trials
         ("picnic", {"n": 10_001}, "n", 10_000),  # docs/server.md's bound

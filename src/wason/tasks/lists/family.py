@@ -50,9 +50,10 @@ from wason.tasks.lists.game import (
 from wason.tasks.lists.rules import SPLITS as LIST_SPLITS
 from wason.tasks.lists.rules import ListRule as Rule
 
-MAX_GENERATED = 30
-"""The most rules of a generated split (docs/lists.md's example): each is drawn with an example check, 0.1 to 0.5 s a
-rule, so a split of 30 takes about 5 s (100 took 10 to 25 s); more rules come from more seeds."""
+MAX_GENERATED = 15
+"""The most rules of a generated split: each is drawn with an example check, about 0.1 s a rule once the grammar's
+space is built (2 s, once a process), so a split of 15 takes about 1.5 s (30 took 3 to 5 s, 100 took 10 to 25 s);
+more rules come from more seeds."""
 
 MAX_DRAWN_EXAMPLES = 500
 """The most episodes whose examples are drawn (generated examples): about 50 ms each."""
