@@ -262,12 +262,12 @@ def pick_item(
         items = family.items(config)
         count = len(items)
     if count == 0:
-        raise SessionError("this configuration has no items to play")
+        raise SessionError("this configuration has no games")
     if index is None:
         # randrange(n) draws as choice() of n items did, so a seed picks the item it always picked
         index = random.Random(seed).randrange(count)
     elif not 0 <= index < count:
-        raise SessionError(f"item index {index} is out of range (0..{count - 1})")
+        raise SessionError(f"index: from 0 to {count - 1} in this configuration, not {index}")
     return items[index] if items is not None else family.item_at(config, index)
 
 
