@@ -36,8 +36,8 @@ Item = tuple[str, dict[str, Any]]
 
 MAX_EPISODES = 50_000
 """The most episodes one configuration draws (rules x trials x ...): far more than a model run plays, and
-drawing 50,000 items takes about a second at most (0.1 s for WILT's, 1.1 s for Static Picnic's) and tens of MB; a
-family whose items cost more to draw bounds them lower."""
+drawing 50,000 items takes from 0.1 s to about a second and tens of MB for the built-in families; a family whose
+items cost more to draw bounds them lower."""
 
 MAX_SEED = 2**63 - 1
 """The largest seed (seeds are 0 to 2**63 - 1, as the guess-the-rule API's): stored and sent as 64-bit integers."""

@@ -276,7 +276,7 @@ def _plan(family: Family[Any], form: Mapping[str, str], store: Store) -> Plan:
         raise FormError("give the game's index or a seed, not both")
     try:
         # completed from the store as `wason eval` does (evidence taken from another run); the game's item drawn
-        # alone where the family can (one lab domain of a thousand)
+        # alone where the family can (one generated world of a thousand, not all of them)
         config = family.prepare(config, store)
         start = 0 if index is None and seed is None else index
         item = session.pick_item(family, config, index=start, seed=seed)
