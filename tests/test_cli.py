@@ -118,6 +118,43 @@ def test_user_mistakes_give_one_clear_line(
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("flags", "fields", "message"),
+    [
+        # grew until a MemoryError traceback
+        (
+            ["--trials", "10000000000000"],
+            {"trials": 10**13},
+            "trials: Input should be less than or equal to 50000",
+        ),
+        # accepted, and the solver ran on
+        (
+            ["--max-tests", str(10**23)],
+            {"max_tests": 10**23},
+            "max_tests: Input should be less than or equal to 1000",
+        ),
+        # accepted, and every episode errored
+        (["--timeout", "nan"], {"timeout": float("nan")}, "timeout: Input should be a finite number"),
+        (["--timeout", "inf"], {"timeout": float("inf")}, "timeout: Input should be a finite number"),
+        (
+            ["--retry-delay", "nan"],
+            {"retry_delay": float("nan")},
+            "retry_delay: Input should be a finite number",
+        ),
+    ],
+)
+def test_sizes_beyond_their_bounds_are_one_line(
+    flags: list[str], fields: dict[str, object], message: str, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the configuration refuses it first, so code without the bound fails here rather than fill the memory
+    with pytest.raises(ValueError):
+        WiltRunConfig(player="solver", ids=[1], **fields)  # type: ignore[arg-type]
+    argv = ["eval", "wilt", "--ids", "1", *flags, "--player", "solver", "--db", db]
+    assert exit_code(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
+
+
 def test_missing_key_names_the_variable(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, db: str
 ) -> None:
@@ -254,8 +291,13 @@ def test_an_id_beyond_the_store_is_one_line(
 def test_an_id_that_reaches_the_store_another_way_is_not_found(
     db: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # a run id in a family's own flag goes to the store as it is: the store answers "no run", not OverflowError
+    # a run id in a family's own flag is bounded by the store's ids where it is declared: one line, not an
+    # OverflowError; one within the bound that names no run is the store's "no run"
     argv = ["eval", "wilt", "--protocol", "testswap", "--tests-from", HUGE, "--db", db]
     assert exit_code(argv) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"no run {HUGE}" in err
+    assert err.count("\n") == 1 and "tests_from" in err and "2147483647" in err
+    argv = ["eval", "wilt", "--protocol", "testswap", "--tests-from", "2147483647", "--db", db]
+    assert exit_code(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no run 2147483647" in err

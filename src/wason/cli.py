@@ -25,7 +25,7 @@ from rich.table import Table
 from sqlalchemy.exc import SQLAlchemyError
 
 from wason.core import registry, session
-from wason.core.family import Family, Item, PlayIO, RunSettings
+from wason.core.family import Family, Item, PlayIO, RunSettings, field_range
 from wason.core.game import ExternalFailure, PlayerLeft
 from wason.engine import (
     Lease,
@@ -125,6 +125,8 @@ def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSetti
         if shown_default and not callable(default) and "default" not in help_text:
             shown = ",".join(map(str, default)) if isinstance(default, list) else default
             help_text += f" (default {shown})"
+        if (limits := field_range(info)) is not None:
+            help_text += f" [{limits}]"
         kw: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS, "help": help_text}
         if name in config_type.flag_metavars:
             kw["metavar"] = config_type.flag_metavars[name]

@@ -8,12 +8,15 @@ the reports and the sessions reach a family only through this interface, so they
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
 
 from wason.core.game import VOID, Game, Malformed, Player, TextProtocol
 from wason.core.records import CallContext, EpisodeRow, Figure, Matrix, RunReport, RunRow, Score
@@ -24,6 +27,104 @@ if TYPE_CHECKING:
 
 Item = tuple[str, dict[str, Any]]
 """One episode's item: a stable key and a JSON document holding everything needed to rebuild its game."""
+
+# -- bounds of the run configurations ------------------------------------------------------------------------
+# Every size a user can set (flag, sweep, ``/api/sessions``, web form) is bounded where its field is declared, so
+# every way in refuses the same values. The shared bounds are here; a family declares its own beside its fields.
+# The upper bounds are generous for research and small enough that drawing a configuration's items and starting
+# one game at the largest values stays quick and small (tests/core/test_config_bounds.py, bench/bench_bounds.py).
+
+MAX_EPISODES = 50_000
+"""The most episodes one configuration draws (rules x trials x ...): far more than a model run plays, and
+drawing 50,000 items takes from 0.1 s to about a second and tens of MB for the built-in families; a family whose
+items cost more to draw bounds them lower."""
+
+MAX_SEED = 2**63 - 1
+"""The largest seed (seeds are 0 to 2**63 - 1, as the guess-the-rule API's): stored and sent as 64-bit integers."""
+
+MAX_IDS = 1_000
+"""The most entries of a list of rule ids (a rule may be named more than once)."""
+
+MAX_ID = 1_000_000
+"""The largest rule id a list of ids may hold (an unknown id is refused by the family, naming it)."""
+
+MAX_RUN_ID = 2**31 - 1
+"""The largest run id a configuration may name (another run's evidence): the store's ids are 32-bit integers."""
+
+MAX_NAME_CHARS = 200
+"""The longest name a configuration holds: a player, a split, a judge (a model spec may name a file: it is a
+path's length)."""
+
+MAX_URL_CHARS = 2_048
+"""The longest endpoint URL."""
+
+MAX_PATH_CHARS = 4_096
+"""The longest file path (Linux's PATH_MAX)."""
+
+MAX_FORMAT_ERRORS = 100
+"""The largest limit of consecutive unreadable replies that ends a game."""
+
+MAX_TIMEOUT = 86_400.0
+"""The longest model call attempt, in seconds (a day)."""
+
+MAX_RETRIES = 100
+"""The most retries of a failing model call."""
+
+MAX_RETRY_DELAY = 60.0
+"""The largest first backoff ceiling, in seconds: the ceiling never passes 60 s (``RetryPolicy.max_delay``)."""
+
+MAX_CONCURRENCY = 1_024
+"""The most episodes and calls in flight at once."""
+
+RuleId = Annotated[int, Field(ge=1, le=MAX_ID)]
+"""One rule id of a list of ids."""
+
+Name = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+"""One name of a list of names (judges, families, prompt types, ...)."""
+
+
+def check_episodes(episodes: int, field: str, limit: int = MAX_EPISODES, what: str = "episodes") -> None:
+    """Refuse a configuration of more than ``limit`` episodes (a product of its fields), naming the field to lower.
+
+    Raises:
+        ValueError: ``"FIELD: ..."`` with the count and the limit.
+    """
+    if episodes > limit:
+        raise ValueError(
+            f"{field}: this configuration has {episodes:,} {what}, more than the {limit:,} allowed; lower {field}"
+        )
+
+
+def field_range(info: FieldInfo) -> str | None:
+    """A field's declared range for help texts: ``1 to 50,000``, ``at most 1,000`` (a list: entries), or None."""
+    low = high = None
+    for m in info.metadata:
+        low = getattr(m, "ge", None) if getattr(m, "ge", None) is not None else low
+        high = getattr(m, "le", None) if getattr(m, "le", None) is not None else high
+        if (
+            getattr(m, "max_length", None) is not None
+            and typing.get_origin(_unwrapped(info.annotation)) is list
+        ):
+            return f"at most {m.max_length:,}"
+    if high is None or isinstance(high, bool):
+        return None
+    if high >= MAX_SEED:  # a seed or a run id: any 64-bit number
+        return None
+    return f"{_number(low)} to {_number(high)}" if low is not None else f"at most {_number(high)}"
+
+
+def _number(value: float) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+
+def _unwrapped(annotation: Any) -> Any:
+    """``X | None`` -> X."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return (
+        args[0]
+        if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1
+        else annotation
+    )
 
 
 @dataclass(frozen=True)
@@ -76,15 +177,20 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    player: str = "llm"
-    model: Annotated[str | None, ModelRef(endpoint="base_url")] = None
-    base_url: Annotated[str | None, EndpointRef(model="model")] = None
+    player: str = Field(default="llm", max_length=MAX_NAME_CHARS)
+    model: Annotated[str | None, ModelRef(endpoint="base_url")] = Field(
+        default=None, max_length=MAX_PATH_CHARS
+    )
+    base_url: Annotated[str | None, EndpointRef(model="model")] = Field(
+        default=None, max_length=MAX_URL_CHARS
+    )
     params: GenerationParams = Field(default_factory=GenerationParams)
-    timeout: float = 120.0
-    retries: int = 6
+    # seconds per model call attempt
+    timeout: float = Field(default=120.0, gt=0.0, le=MAX_TIMEOUT, allow_inf_nan=False)
+    retries: int = Field(default=6, ge=0, le=MAX_RETRIES)
     # the first backoff ceiling in seconds; each retry doubles it, up to 60 s
-    retry_delay: float = Field(default=1.0, ge=0.0)
-    concurrency: int | None = None
+    retry_delay: float = Field(default=1.0, ge=0.0, le=MAX_RETRY_DELAY, allow_inf_nan=False)
+    concurrency: int | None = Field(default=None, ge=1, le=MAX_CONCURRENCY)
     use_cache: bool = True
     system_as_user: bool = False
     # hold every reply to the protocol's reply format (its grammar, or JSON schema), ``--constrain``
@@ -342,6 +448,17 @@ class Family(ABC, Generic[C]):
     @abstractmethod
     def items(self, config: C) -> list[Item]:
         """The run's episodes, deterministic from the configuration (and its seeds), with provenance."""
+
+    def item_count(self, config: C) -> int | None:
+        """How many items :meth:`items` gives, when the family can say so without drawing them all; then a session
+        (one game) draws only its own, with :meth:`item_at`. None (the default): a session draws them all and
+        picks one, which is right where items are cheap to draw."""
+        return None
+
+    def item_at(self, config: C, index: int) -> Item:
+        """``items(config)[index]``, drawn alone where :meth:`item_count` says how many there are (a family that
+        overrides one overrides both)."""
+        return self.items(config)[index]
 
     @abstractmethod
     def game(self, config: C, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:

@@ -238,13 +238,7 @@ def start(
     # validated again as the player's: a person or a script plays, no model
     cfg = fam.config_type.model_validate({**fields, "player": player, "model": None})
     if item is None:
-        items = fam.items(cfg)
-        if index is not None:
-            if not 0 <= index < len(items):
-                raise SessionError(f"item index {index} is out of range (0..{len(items) - 1})")
-            item = items[index]
-        else:
-            item = random.Random(seed).choice(items)
+        item = pick_item(fam, cfg, index=index, seed=seed)
     # the run and its one episode in one transaction: a crash in between leaves no empty run
     run_id = store.create_run(
         task=fam.name, player=player, model=None, config=cfg.model_dump(mode="json"), items=[item]
@@ -252,6 +246,30 @@ def start(
     episode = store.list_episodes(run_id)[0]
     begin(store, episode)
     return episode.id
+
+
+def pick_item(
+    family: Family[Any], config: RunSettings, *, index: int | None = None, seed: int | None = None
+) -> Item:
+    """One item of ``config``: the one at ``index``, else one drawn with ``seed``; only that one is drawn where
+    the family can count its items without drawing them (:meth:`Family.item_count`).
+
+    Raises:
+        SessionError: ``index`` out of range, or a configuration without items.
+    """
+    items: list[Item] | None = None
+    count = family.item_count(config)
+    if count is None:
+        items = family.items(config)
+        count = len(items)
+    if count == 0:
+        raise SessionError("this configuration has no games")
+    if index is None:
+        # randrange(n) draws as choice() of n items did, so a seed picks the item it always picked
+        index = random.Random(seed).randrange(count)
+    elif not 0 <= index < count:
+        raise SessionError(f"index: from 0 to {count - 1} in this configuration, not {index}")
+    return items[index] if items is not None else family.item_at(config, index)
 
 
 def begin(store: SessionStore, episode: EpisodeRow) -> Session:

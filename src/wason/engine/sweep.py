@@ -28,7 +28,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from wason.core import registry
-from wason.core.family import Family, Item, RunSettings
+from wason.core.family import (
+    MAX_CONCURRENCY,
+    MAX_RETRIES,
+    MAX_RETRY_DELAY,
+    MAX_TIMEOUT,
+    Family,
+    Item,
+    RunSettings,
+)
 from wason.core.records import Rate, RunRow
 from wason.core.runner import EpisodeResult
 from wason.engine.runs import (
@@ -48,6 +56,7 @@ from wason.store import Store
 from wason.store.db import RunBusy, StoreError
 
 __all__ = [
+    "MAX_CELLS",
     "MAX_SWEEP_BYTES",
     "Cell",
     "CellOutcome",
@@ -65,6 +74,9 @@ __all__ = [
 MAX_SWEEP_BYTES = 1 << 20
 """The largest sweep file read (1 MiB): a grid is a few dozen lines, and ``/dev/zero`` must not hang us."""
 
+MAX_CELLS = 10_000
+"""The most cells (runs) a sweep may make: a grid's axes multiply, so a short file could ask for billions."""
+
 
 class SweepError(ValueError):
     """A sweep file that cannot be used, or a sweep that cannot start; the message is one line naming the key."""
@@ -78,10 +90,11 @@ class _Strict(BaseModel):
 class RunOptions(_Strict):
     """``[run]``: how every cell's model is called, and whether model runs get their solver baseline."""
 
-    timeout: float = Field(default=120.0, gt=0)
-    retries: int = Field(default=6, ge=0)
-    retry_delay: float = Field(default=1.0, ge=0)
-    concurrency: int | None = Field(default=None, ge=1)
+    # the bounds of RunSettings, so a sweep file is refused where its cells would be
+    timeout: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT, allow_inf_nan=False)
+    retries: int = Field(default=6, ge=0, le=MAX_RETRIES)
+    retry_delay: float = Field(default=1.0, ge=0, le=MAX_RETRY_DELAY, allow_inf_nan=False)
+    concurrency: int | None = Field(default=None, ge=1, le=MAX_CONCURRENCY)
     use_cache: bool = True
     system_as_user: bool = False
     baselines: bool = True
@@ -374,9 +387,13 @@ def parse_sweep(text: str, path: str = "SWEEP.toml") -> Sweep:
         raise SweepError(f"{path}: {_file_reasons(exc)}") from None
     cells: dict[str, Cell] = {}
     notes: list[str] = []
+    made = 0
     try:
         for index, fam in enumerate(spec.families):
             for config, fields in _family_cells(index, fam, spec, notes):
+                made += 1
+                if made > MAX_CELLS:
+                    raise SweepError(f"the grid has more than {MAX_CELLS:,} cells; split the sweep")
                 key = cell_key(config, fields)
                 # the same cell from two entries (two endpoints of one model) is one run
                 cells.setdefault(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -19,6 +19,22 @@ Role = Literal["system", "user", "assistant"]
 
 MAX_STOP_SEQUENCES = 4
 """Stop sequences a request may carry: OpenAI's limit, which vLLM and llama.cpp servers do not go below."""
+
+MAX_STOP_CHARS = 1_000
+"""The longest stop sequence."""
+
+MAX_TOKENS = 1_000_000
+"""The largest ``max_tokens``: above every model's reply limit (the largest take 128k), so it never refuses a
+real setting, and a number no endpoint is sent unchecked."""
+
+MAX_MODEL_SEED = 2**63 - 1
+"""The largest sampling seed (seeds are 0 to 2**63 - 1, sent as 64-bit integers)."""
+
+MAX_BODY_CHARS = 100_000
+"""The longest ``extra_body`` or ``json_schema``, as JSON text."""
+
+MAX_CONSTRAINT_CHARS = 1_000_000
+"""The longest ``grammar`` (a protocol's reply grammar is a few kB)."""
 
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 """The values of ``reasoning_effort``: those OpenAI's API takes (its SDK's ``ReasoningEffort``). Models take
@@ -67,16 +83,18 @@ class GenerationParams(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    temperature: float | None = None
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0, allow_inf_nan=False)
     # the reply's token limit; each backend sends it under the name its API expects (``max_completion_tokens``
     # for OpenAI's own endpoint, ``max_tokens`` elsewhere)
-    max_tokens: int | None = None
-    top_p: float | None = None
-    seed: int | None = None
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
+    seed: int | None = Field(default=None, ge=0, le=MAX_MODEL_SEED)
     # sequences that end a reply where they appear (not included in it); at most MAX_STOP_SEQUENCES
-    stop: tuple[str, ...] | None = None
+    stop: tuple[Annotated[str, Field(max_length=MAX_STOP_CHARS)], ...] | None = Field(
+        default=None, max_length=MAX_STOP_SEQUENCES
+    )
     # how much a reasoning model thinks before it answers (OpenAI's ``reasoning_effort``; one of REASONING_EFFORTS)
-    reasoning_effort: str | None = None
+    reasoning_effort: str | None = Field(default=None, max_length=20)
     # fields merged into the request body as they are, for server options we do not model (vLLM, llama.cpp);
     # never one of RESERVED_BODY_FIELDS
     extra_body: dict[str, Any] | None = None
@@ -86,7 +104,7 @@ class GenerationParams(BaseModel):
     # the reply must match this grammar (GBNF, llama.cpp's notation): set per turn by a player under
     # --constrain from its protocol's reply format, for backends that take grammars (the embedded model,
     # llama.cpp and vLLM servers)
-    grammar: str | None = None
+    grammar: str | None = Field(default=None, max_length=MAX_CONSTRAINT_CHARS)
     # the reply must be JSON of this schema: set per turn like ``grammar``, for backends that take JSON schemas
     # (OpenAI and OpenAI-style servers); the player turns the JSON back into the protocol's text
     json_schema: dict[str, Any] | None = None
@@ -109,41 +127,22 @@ class GenerationParams(BaseModel):
             )
         )
 
-    @field_validator("temperature")
-    @classmethod
-    def _check_temperature(cls, v: float | None) -> float | None:
-        if v is not None and not 0.0 <= v <= 2.0:
-            raise ValueError("temperature must be between 0 and 2")
-        return v
-
-    @field_validator("max_tokens")
-    @classmethod
-    def _check_max_tokens(cls, v: int | None) -> int | None:
-        if v is not None and v < 1:
-            raise ValueError("max_tokens must be at least 1")
-        return v
-
-    @field_validator("top_p")
-    @classmethod
-    def _check_top_p(cls, v: float | None) -> float | None:
-        if v is not None and not 0.0 < v <= 1.0:
-            raise ValueError("top_p must be in (0, 1]")
-        return v
-
     @field_validator("stop", mode="before")
     @classmethod
     def _one_stop_as_a_tuple(cls, v: Any) -> Any:
-        return (v,) if isinstance(v, str) else v
+        v = (v,) if isinstance(v, str) else v
+        # counted before the field's own bound, to say whose limit it is
+        if isinstance(v, list | tuple) and len(v) > MAX_STOP_SEQUENCES:
+            raise ValueError(
+                f"stop takes at most {MAX_STOP_SEQUENCES} sequences (OpenAI's limit), got {len(v)}"
+            )
+        return v
 
     @field_validator("stop")
     @classmethod
     def _check_stop(cls, v: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if v is None or not v:
             return None  # no sequences is the same request as none given
-        if len(v) > MAX_STOP_SEQUENCES:
-            raise ValueError(
-                f"stop takes at most {MAX_STOP_SEQUENCES} sequences (OpenAI's limit), got {len(v)}"
-            )
         if any(s == "" for s in v):
             raise ValueError("stop sequences must not be empty")
         return v
@@ -184,9 +183,28 @@ class GenerationParams(BaseModel):
             raise ValueError(
                 f"extra_body must hold JSON values only (strings, finite numbers, ...): {err}"
             ) from None
+        if len(text) > MAX_BODY_CHARS:
+            raise ValueError(
+                f"extra_body must be at most {MAX_BODY_CHARS:,} characters of JSON, got {len(text):,}"
+            )
         # a copy of plain JSON: the caller's dict can change later without changing these frozen params
         body: dict[str, Any] = json.loads(text)
         return body or None
+
+    @field_validator("json_schema")
+    @classmethod
+    def _check_json_schema(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        if v is None:
+            return None
+        try:
+            size = len(json.dumps(v, allow_nan=False))
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"json_schema must hold JSON values only: {err}") from None
+        if size > MAX_BODY_CHARS:
+            raise ValueError(
+                f"json_schema must be at most {MAX_BODY_CHARS:,} characters of JSON, got {size:,}"
+            )
+        return v
 
 
 class ModelResponse(BaseModel):

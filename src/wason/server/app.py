@@ -319,8 +319,12 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
             )
         except ValidationError as exc:
             first = exc.errors()[0]
-            field = ".".join(["config", *map(str, first["loc"])])
-            raise GameError(_one_line(f"{field}: {first['msg']}"), field) from None
+            loc, msg = [str(p) for p in first["loc"]], str(first["msg"]).removeprefix("Value error, ")
+            named = msg.split(":", 1)[0]
+            if not loc and named in allowed:  # a check across fields says first which field to change
+                loc, msg = [named], msg.split(":", 1)[1].strip()
+            field = ".".join(["config", *loc])
+            raise GameError(_one_line(f"{field}: {msg}"), field) from None
         except session.SessionError as exc:
             raise GameError(_one_line(str(exc)), "index") from None
         except ExternalFailure as exc:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import types
 import typing
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -35,7 +34,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
-from wason.core import registry
+from wason.core import registry, session
 from wason.core.family import Family, Item, RunSettings, endpoint_fields, model_fields
 from wason.core.game import Move, Player
 from wason.core.public import is_over, public_episode
@@ -289,20 +288,13 @@ def _plan(family: Family[Any], form: Mapping[str, str], store: Store, models: Al
     if index is not None and seed is not None:
         raise FormError("give the game's index or a seed, not both")
     try:
-        # completed from the store as `wason eval` does (evidence taken from another run)
+        # completed from the store as `wason eval` does (evidence taken from another run); the game's item drawn
+        # alone where the family can (one generated world of a thousand, not all of them)
         config = family.prepare(config, store)
-        items = family.items(config)
+        start = 0 if index is None and seed is None else index
+        item = session.pick_item(family, config, index=start, seed=seed)
     except (ValueError, StoreError) as exc:
         raise FormError(_one_line(str(exc))) from None
-    if not items:
-        raise FormError("this configuration has no games")
-    if seed is not None:
-        item = random.Random(seed).choice(items)
-    else:
-        index = 0 if index is None else index
-        if not 0 <= index < len(items):
-            raise FormError(f"index: from 0 to {len(items) - 1} in this configuration")
-        item = items[index]
     return Plan(family, config, item, pace, models)
 
 

@@ -10,21 +10,32 @@ from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
+    MAX_EPISODES,
+    MAX_SEED,
     ActionCodec,
     EpisodeContext,
     Family,
     FormField,
     FormMove,
     Item,
+    Name,
     RunReader,
     RunSettings,
     WebForm,
+    check_episodes,
     form_value,
 )
 from wason.core.game import Game, TextProtocol
 from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
 from wason.tasks.aiw.game import AiwGame, Reply
 from wason.tasks.aiw.prompt_types import PROMPT_TYPES
+
+MAX_GENERATED = 100
+"""The most generated variations per family: drawing 100 of each of the 63 families that have so many takes
+about 1.7 s."""
+
+MAX_NAMES = 1_000
+"""The most names in a list of families or prompt types."""
 
 
 class AiwRunConfig(RunSettings):
@@ -42,18 +53,22 @@ class AiwRunConfig(RunSettings):
     public_fields: ClassVar[frozenset[str]] = frozenset({"prompt_types", "trials", "self_verify", "seed"})
 
     task: Literal["aiw"] = "aiw"
-    families: list[str] | None = Field(
-        default=None, description="family or group names, comma-separated (default: AIW variations 1-6)"
+    families: list[Name] | None = Field(
+        default=None,
+        max_length=MAX_NAMES,
+        description="family or group names, comma-separated (default: AIW variations 1-6)",
     )
-    prompt_types: list[str] = Field(
-        default_factory=lambda: ["STANDARD"], description="prompt types, comma-separated (default STANDARD)"
+    prompt_types: list[Name] = Field(
+        default_factory=lambda: ["STANDARD"],
+        max_length=MAX_NAMES,
+        description="prompt types, comma-separated (default STANDARD)",
     )
     variations: Literal["published", "generated"] = Field(
         default="published", description="which variations (default published)"
     )
-    seed: int | None = Field(default=None, description="seed of generated variations")
-    n: int | None = Field(default=None, description="generated variations per family")
-    trials: int = Field(default=30, description="trials per (variation, prompt type)")
+    seed: int | None = Field(default=None, ge=0, le=MAX_SEED, description="seed of generated variations")
+    n: int | None = Field(default=None, ge=1, le=MAX_GENERATED, description="generated variations per family")
+    trials: int = Field(default=30, ge=1, le=MAX_EPISODES, description="trials per (variation, prompt type)")
     self_verify: Literal["review", "double-check"] | None = Field(
         default=None,
         description="after the answer, ask the model to review and improve it (multi-turn, records 110-112)",
@@ -63,8 +78,6 @@ class AiwRunConfig(RunSettings):
     def _check(self) -> AiwRunConfig:
         from wason.tasks.aiw import FAMILIES, PROMPT_TYPES
 
-        if self.trials < 1:
-            raise ValueError("--trials must be at least 1")
         unknown = [p for p in self.prompt_types if p not in PROMPT_TYPES]
         if unknown or not self.prompt_types:
             raise ValueError(f"unknown prompt type(s) {unknown}; choose from: {', '.join(PROMPT_TYPES)}")
@@ -72,8 +85,13 @@ class AiwRunConfig(RunSettings):
         bad = [f for f in self.families or [] if f not in FAMILIES and f not in groups]
         if bad:
             raise ValueError(f"unknown AIW family {bad[0]!r}; see docs/aiw.md for the families")
-        if self.variations == "generated" and (self.seed is None or not self.n or self.n < 1):
+        if self.variations == "generated" and (self.seed is None or self.n is None):
             raise ValueError("generated variations need --seed S and --n K (K >= 1)")
+        if self.variations == "generated":
+            variations = len(self._family_names()) * int(self.n or 0)
+        else:
+            variations = len(self.variations_list())
+        check_episodes(variations * len(self.prompt_types) * self.trials, "trials")
         return self
 
     def _family_names(self) -> list[str]:

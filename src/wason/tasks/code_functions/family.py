@@ -15,6 +15,11 @@ from rich.console import RenderableType
 
 from wason.core.family import (
     GIVE_UP_MOVE,
+    MAX_EPISODES,
+    MAX_IDS,
+    MAX_PATH_CHARS,
+    MAX_SEED,
+    MAX_URL_CHARS,
     ActionCodec,
     EndpointRef,
     EpisodeContext,
@@ -24,16 +29,22 @@ from wason.core.family import (
     GameApi,
     Item,
     ModelRef,
+    Name,
     OracleSpec,
     PlayIO,
+    RuleId,
     RunReader,
     RunSettings,
     WebForm,
+    check_episodes,
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import RunReport, RunRow, Score, run_footer
 from wason.tasks.code_functions.game import (
+    MAX_MORE,
+    MAX_QUIZ,
+    MAX_TURNS,
     CodeFunctionsGame,
     GameSettings,
     GiveUp,
@@ -49,6 +60,13 @@ from wason.tasks.code_functions.writer import WrittenRule
 
 SPLITS = ("generated", "published", "file", "write-rules")
 RULES_FILE_LIMIT = 1 << 20
+
+
+MAX_GENERATED = 1_000
+"""The most generated rules (a level has 61 to about 4,000 balanced ones; 1,000 take about 0.3 s to draw)."""
+
+MAX_PUBLISHED = 167
+"""The translated published functions (the most rules the published split plays)."""
 
 
 class CodeFunctionsConfig(RunSettings):
@@ -94,14 +112,27 @@ class CodeFunctionsConfig(RunSettings):
     level: Literal["L1", "L2", "L3"] = Field(
         default="L1", description="L1 one property, L2 two, L3 three or xor"
     )
-    n: int = Field(default=20, description="rules in the generated split (or written in write-rules)")
-    seed: int = Field(default=0, description="seed of the generated rules and of the episodes' draws")
-    ids: list[int] | None = Field(default=None, description="only these published function indices")
+    n: int = Field(
+        default=20,
+        ge=1,
+        le=MAX_GENERATED,
+        description="rules in the generated split (or written in write-rules)",
+    )
+    seed: int = Field(
+        default=0, ge=0, le=MAX_SEED, description="seed of the generated rules and of the episodes' draws"
+    )
+    ids: list[RuleId] | None = Field(
+        default=None, max_length=MAX_IDS, description="only these published function indices"
+    )
     balanced_only: bool = Field(
         default=True, description="published split: only functions balanced on this word list"
     )
-    rules_file: str | None = Field(default=None, description="a JSONL file of rules (split file)")
-    trials: int = Field(default=1, description="episodes per rule, with seeds S, S+1, ...")
+    rules_file: str | None = Field(
+        default=None, max_length=MAX_PATH_CHARS, description="a JSONL file of rules (split file)"
+    )
+    trials: int = Field(
+        default=1, ge=1, le=MAX_EPISODES, description="episodes per rule, with seeds S, S+1, ..."
+    )
     protocol: Literal["as-run", "head", "head-fixed", "api"] = Field(
         default="as-run",
         description="as-run (the prompt behind the paper's results), head, head-fixed, api (more N / guess)",
@@ -110,20 +141,30 @@ class CodeFunctionsConfig(RunSettings):
         default="balanced",
         description="balanced (N accepted and N rejected words) or random (as the library)",
     )
-    init_examples: int = Field(default=2, description="initial examples (pairs when balanced)")
-    after_wrong: int = Field(default=1, description="examples added after a wrong guess (published: 1 pair)")
-    max_turns: int = Field(default=7, description="turns allowed (published: 1, 3, 5, 7; 0: no limit)")
-    judges: list[str] = Field(
+    init_examples: int = Field(
+        default=2, ge=1, le=MAX_MORE, description="initial examples (pairs when balanced)"
+    )
+    after_wrong: int = Field(
+        default=1,
+        ge=0,
+        le=MAX_MORE,
+        description="examples added after a wrong guess (published: 1 pair)",
+    )
+    max_turns: int = Field(
+        default=7, ge=0, le=MAX_TURNS, description="turns allowed (published: 1, 3, 5, 7; 0: no limit)"
+    )
+    judges: list[Name] = Field(
         default_factory=lambda: ["predicate", "quiz", "llm"],
+        max_length=3,
         description="predicate (code, decides), quiz (held-out words), llm (the published judge, 2 of 3)",
     )
     judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
-        default=None, description="model of the LLM judge (default: --model)"
+        default=None, max_length=MAX_PATH_CHARS, description="model of the LLM judge (default: --model)"
     )
     judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
-        default=None, description="endpoint of --judge-model"
+        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
-    quiz_size: int = Field(default=10, description="held-out words in the quiz")
+    quiz_size: int = Field(default=10, ge=2, le=MAX_QUIZ, description="held-out words in the quiz")
     baseline_for: int | None = None
 
     @model_validator(mode="before")
@@ -137,12 +178,6 @@ class CodeFunctionsConfig(RunSettings):
 
     @model_validator(mode="after")
     def _check(self) -> CodeFunctionsConfig:
-        if self.n < 1:
-            raise ValueError("n must be at least 1")
-        if self.trials < 1:
-            raise ValueError("trials must be at least 1")
-        if self.max_turns < 0:
-            raise ValueError("max_turns must be at least 1, or 0 for no limit")
         if self.split == "file" and not self.rules_file:
             raise ValueError("rules_file: the file split needs --rules FILE")
         if self.ids is not None and self.split != "published":
@@ -150,6 +185,12 @@ class CodeFunctionsConfig(RunSettings):
         self.settings(0)  # validates the game's settings
         if "llm" in self.judges and self.oracle_model is None:
             raise ValueError("judges: the llm judge needs a model (--judge-model), or leave it out")
+        # the rules a file holds are counted once read (items); a game master writing rules plays no trials
+        rules = {"generated": self.n, "published": MAX_PUBLISHED}.get(self.split)
+        if self.ids is not None:
+            rules = len(self.ids)
+        if rules is not None:
+            check_episodes(rules * self.trials, "trials")
         return self
 
     @property
@@ -194,7 +235,10 @@ class CodeFunctionsConfig(RunSettings):
 
             return writer_items(self.level, self.n, self.seed)
         out: list[Item] = []
-        for rule in self.rules():
+        rules = self.rules()
+        check_episodes(len(rules) * self.trials, "trials")
+        vocabulary = vocabulary_provenance()  # read once: it asks the package metadata for wordfreq's version
+        for rule in rules:
             for trial in range(1, self.trials + 1):
                 episode_seed = self.seed + trial - 1
                 game_seed = int(hashlib.sha256(f"{rule.key}|{episode_seed}".encode()).hexdigest()[:12], 16)
@@ -204,7 +248,7 @@ class CodeFunctionsConfig(RunSettings):
                     "trial": trial,
                     "seed": episode_seed,
                     "game_seed": game_seed,
-                    "vocabulary": vocabulary_provenance(),
+                    "vocabulary": vocabulary,
                 }
                 out.append((f"{rule.key}|{trial}", item))
         return out
@@ -593,8 +637,8 @@ class CodeFunctionsApi(GameApi):
             raise ValueError(f"difficulty must be one of {', '.join(LEVELS)}")
         if num_init_examples < 1:
             raise ValueError("num_init_examples must be at least 1")
-        if num_init_examples > 100:
-            raise ValueError("num_init_examples must be at most 100 (pairs)")
+        if num_init_examples > MAX_MORE:
+            raise ValueError(f"num_init_examples must be at most {MAX_MORE} (pairs)")
         seed = 0 if seed is None else seed
         config = CodeFunctionsConfig(
             player="human",

@@ -37,7 +37,14 @@ from wason.tasks.code_functions.vocabulary import vocabulary, vocabulary_index
 
 JUDGES = ("predicate", "quiz", "llm")
 MAX_MORE = 100
-"""The most examples (pairs, when balanced) one request may ask for; more are capped."""
+"""The most examples (pairs, when balanced) one request may ask for; more are capped. Also the most shown at the
+start, or added after a wrong guess."""
+
+MAX_TURNS = 1_000
+"""The largest turn limit (published: 1 to 7)."""
+
+MAX_QUIZ = 100
+"""The most held-out words in the quiz, all answered in one reply (default 10)."""
 
 
 @dataclass(frozen=True)
@@ -140,19 +147,19 @@ class GameSettings:
     def __post_init__(self) -> None:
         if self.examples not in ("balanced", "random"):
             raise ValueError("examples must be 'balanced' or 'random'")
-        if self.initial < 1:
-            raise ValueError("initial must be at least 1")
-        if self.after_wrong < 0:
-            raise ValueError("after_wrong must be 0 or more")
-        if self.max_turns is not None and self.max_turns < 1:
-            raise ValueError("max_turns must be at least 1 (or None)")
+        if not 1 <= self.initial <= MAX_MORE:
+            raise ValueError(f"initial must be from 1 to {MAX_MORE}")
+        if not 0 <= self.after_wrong <= MAX_MORE:
+            raise ValueError(f"after_wrong must be from 0 to {MAX_MORE}")
+        if self.max_turns is not None and not 1 <= self.max_turns <= MAX_TURNS:
+            raise ValueError(f"max_turns must be from 1 to {MAX_TURNS} (or None)")
         unknown = [j for j in self.judges if j not in JUDGES]
         if unknown:
             raise ValueError(f"judges: unknown {unknown}; choose from {', '.join(JUDGES)}")
         if "predicate" not in self.judges:
             raise ValueError("judges must include 'predicate' (code is the oracle)")
-        if self.quiz_size < 2 or self.quiz_size % 2:
-            raise ValueError("quiz_size must be an even number of at least 2")
+        if not 2 <= self.quiz_size <= MAX_QUIZ or self.quiz_size % 2:
+            raise ValueError(f"quiz_size must be an even number from 2 to {MAX_QUIZ}")
 
 
 @dataclass

@@ -12,6 +12,12 @@ from rich.console import RenderableType
 
 from wason.core.family import (
     GIVE_UP_MOVE,
+    MAX_EPISODES,
+    MAX_FORMAT_ERRORS,
+    MAX_IDS,
+    MAX_PATH_CHARS,
+    MAX_SEED,
+    MAX_URL_CHARS,
     ActionCodec,
     EndpointRef,
     EpisodeContext,
@@ -21,15 +27,24 @@ from wason.core.family import (
     GameApi,
     Item,
     ModelRef,
+    Name,
     OracleSpec,
+    RuleId,
     RunReader,
     RunSettings,
     WebForm,
+    check_episodes,
     form_value,
 )
 from wason.core.game import Game, TextProtocol
 from wason.core.records import CallContext, RunReport, RunRow, Score, run_footer
 from wason.tasks.dynamic_picnic.game import (
+    MAX_CANDIDATES,
+    MAX_INIT,
+    MAX_MORE,
+    MAX_TURNS,
+    MAX_VALIDATED,
+    MAX_WRITER_ROUNDS,
     AskItem,
     Begin,
     DynamicPicnicGame,
@@ -50,6 +65,13 @@ from wason.tasks.dynamic_picnic.rules import (
 )
 
 NAME = "dynamic-picnic"
+
+
+MAX_GENERATED = 1_000
+"""The most rules the game master writes (each costs model calls)."""
+
+MAX_VOTES = 25
+"""The most votes of the validator panel or the rule-guess judge (each a model call)."""
 
 
 class DynamicPicnicRunConfig(RunSettings):
@@ -92,15 +114,19 @@ class DynamicPicnicRunConfig(RunSettings):
         description="the published rules, or rules the game master writes with the published prompts (its "
         "level classifier says their level; a rule about spelling also needs a predicate it writes)",
     )
-    n: int = Field(default=10, description="rules the game master writes (--source generated)")
+    n: int = Field(
+        default=10, ge=1, le=MAX_GENERATED, description="rules the game master writes (--source generated)"
+    )
     level: Literal["L1", "L2", "L3"] | None = Field(default=None, description="only rules of this level")
-    types: list[str] | None = Field(
+    types: list[Name] | None = Field(
         default=None,
+        max_length=len(RULE_TYPES),
         description="only these rule types, comma-separated: attribute_based, categorical, logical, "
         "relational, semantic",
     )
-    kinds: list[str] | None = Field(
+    kinds: list[Name] | None = Field(
         default=None,
+        max_length=len(KINDS),
         description="only these rule kinds: lexical (a predicate decides), mixed, semantic (the panel "
         "decides); default all with a game-master model, lexical without one",
     )
@@ -114,43 +140,81 @@ class DynamicPicnicRunConfig(RunSettings):
         default=False,
         description="also play rules the code rejects before play (each ends at once, with why)",
     )
-    ids: list[int] | None = Field(default=None, description="only these published rule ids")
-    trials: int = Field(default=1, description="episodes per rule, with seeds S, S+1, ...")
-    seed: int = Field(default=0, description="seed of the first trial (word draws, probes)")
+    ids: list[RuleId] | None = Field(
+        default=None, max_length=MAX_IDS, description="only these published rule ids"
+    )
+    trials: int = Field(
+        default=1, ge=1, le=MAX_EPISODES, description="episodes per rule, with seeds S, S+1, ..."
+    )
+    seed: int = Field(
+        default=0, ge=0, le=MAX_SEED, description="seed of the first trial (word draws, probes)"
+    )
     game_master_model: Annotated[str | None, ModelRef("game_master_base_url")] = Field(
-        default=None, description="model that writes, validates and judges (default: --model)"
+        default=None,
+        max_length=MAX_PATH_CHARS,
+        description="model that writes, validates and judges (default: --model)",
     )
     game_master_base_url: Annotated[str | None, EndpointRef("game_master_model")] = Field(
-        default=None, description="endpoint of --game-master-model"
+        default=None, max_length=MAX_URL_CHARS, description="endpoint of --game-master-model"
     )
     game_master_temperature: float | None = Field(
         default=None,
+        ge=0.0,
+        le=2.0,
+        allow_inf_nan=False,
         description="temperature of the game master's calls (default: --temperature); votes are independent "
         "samples, so a panel of one deterministic model always agrees with itself",
     )
-    panel: int = Field(default=3, description="validator votes per item; only unanimous items are shown")
-    judge_votes: int = Field(default=3, description="votes of the published rule-guess judge (majority wins)")
-    init_examples: int = Field(default=2, description="items that fit shown at the start (published: 2)")
+    panel: int = Field(
+        default=3, ge=1, le=MAX_VOTES, description="validator votes per item; only unanimous items are shown"
+    )
+    judge_votes: int = Field(
+        default=3,
+        ge=1,
+        le=MAX_VOTES,
+        description="votes of the published rule-guess judge (majority wins)",
+    )
+    init_examples: int = Field(
+        default=2, ge=1, le=MAX_INIT, description="items that fit shown at the start (published: 2)"
+    )
     negatives: bool = Field(
         default=True, description="also show validated items that do not fit (the reference shows none)"
     )
-    more_default: int = Field(default=1, description="items per 'more examples' request without a number")
+    more_default: int = Field(
+        default=1, ge=1, le=MAX_MORE, description="items per 'more examples' request without a number"
+    )
     max_turns: int = Field(
-        default=10, description="turns allowed (published runs: 1,3,5,7,10,15; 0: no limit)"
+        default=10,
+        ge=0,
+        le=MAX_TURNS,
+        description="turns allowed (published runs: 1,3,5,7,10,15; 0: no limit)",
     )
-    min_positives: int = Field(default=4, description="validated items that fit a rule needs to be played")
+    min_positives: int = Field(
+        default=4,
+        ge=1,
+        le=MAX_VALIDATED,
+        description="validated items that fit a rule needs to be played",
+    )
     min_negatives: int = Field(
-        default=2, description="validated items that do not fit it needs (with negatives)"
+        default=2,
+        ge=0,
+        le=MAX_VALIDATED,
+        description="validated items that do not fit it needs (with negatives)",
     )
-    candidates: int = Field(default=8, description="items asked of the writer per call")
-    writer_rounds: int = Field(default=2, description="writer rounds before play")
-    format_error_limit: int = Field(default=3, description="consecutive unreadable replies that end a game")
+    candidates: int = Field(
+        default=8, ge=1, le=MAX_CANDIDATES, description="items asked of the writer per call"
+    )
+    writer_rounds: int = Field(default=2, ge=1, le=MAX_WRITER_ROUNDS, description="writer rounds before play")
+    format_error_limit: int = Field(
+        default=3,
+        ge=0,
+        le=MAX_FORMAT_ERRORS,
+        description="consecutive unreadable replies that end a game",
+    )
     baseline_for: int | None = None
 
     @model_validator(mode="after")
     def _check(self) -> DynamicPicnicRunConfig:
-        if self.trials < 1:
-            raise ValueError("trials must be at least 1")
         if self.types is not None:
             bad = [t for t in self.types if t not in RULE_TYPES]
             if bad:
@@ -166,15 +230,11 @@ class DynamicPicnicRunConfig(RunSettings):
         if self.source == "generated":
             if self.oracle_model is None:
                 raise ValueError("source: generated rules need a game-master model (--game-master-model)")
-            if self.n < 1:
-                raise ValueError("n must be at least 1")
             if self.ids is not None:
                 raise ValueError("ids select published rules; leave them out with --source generated")
-        if self.game_master_temperature is not None and not 0.0 <= self.game_master_temperature <= 2.0:
-            raise ValueError("game_master_temperature must be between 0 and 2")
-        if self.panel < 1 or self.judge_votes < 1:
-            raise ValueError("panel and judge_votes must be at least 1")
         self.settings()  # validates the game's numbers, naming the field
+        rules = self.n if self.source == "generated" else len(self.rules())
+        check_episodes(rules * self.trials, "trials")
         return self
 
     @property
@@ -538,8 +598,8 @@ class PicnicGameApi(GameApi):
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
         if difficulty not in LEVELS:
             raise ValueError(f"difficulty must be one of {', '.join(LEVELS)}")
-        if not isinstance(num_init_examples, int) or not 1 <= num_init_examples <= 20:
-            raise ValueError("num_init_examples must be from 1 to 20")
+        if not isinstance(num_init_examples, int) or not 1 <= num_init_examples <= MAX_INIT:
+            raise ValueError(f"num_init_examples must be from 1 to {MAX_INIT}")
         config = DynamicPicnicRunConfig(
             player="session",
             level=difficulty,  # type: ignore[arg-type]  # checked above

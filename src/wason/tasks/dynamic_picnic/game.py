@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from wason.core.family import MAX_FORMAT_ERRORS
 from wason.core.game import ExternalFailure, Malformed, Outcome
 from wason.sandbox.language import GuessRejected
 from wason.sandbox.words import WordProgram, compile_word_rule
@@ -76,6 +77,17 @@ class GiveUp:
 
 
 MAX_MORE = 50
+MAX_INIT = 20
+"""The most items that fit shown at the start (published: 2; the game API's bound too)."""
+MAX_TURNS = 1_000
+"""The largest turn limit (published runs: 1 to 15)."""
+MAX_VALIDATED = 50
+"""The most validated items that fit (or do not) a rule may need before play (published: 4 and 2; drawing 100
+from the word list took 1.7 s)."""
+MAX_CANDIDATES = 100
+"""The most items asked of the writer per call."""
+MAX_WRITER_ROUNDS = 20
+"""The most writer rounds before play (two model calls each)."""
 MAX_SAID = 2_000
 MAX_GUESS = 1_000
 
@@ -160,6 +172,18 @@ class PicnicSettings:
         for name in ("max_turns", "min_negatives", "format_error_limit"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be 0 or more")
+        for name, most in (
+            ("init_examples", MAX_INIT),
+            ("more_default", MAX_MORE),
+            ("max_turns", MAX_TURNS),
+            ("min_positives", MAX_VALIDATED),
+            ("min_negatives", MAX_VALIDATED),
+            ("candidates", MAX_CANDIDATES),
+            ("writer_rounds", MAX_WRITER_ROUNDS),
+            ("format_error_limit", MAX_FORMAT_ERRORS),
+        ):
+            if getattr(self, name) > most:
+                raise ValueError(f"{name} must be at most {most}")
         if self.min_positives < self.init_examples:
             raise ValueError("min_positives must be at least init_examples")
 

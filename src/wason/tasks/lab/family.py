@@ -10,6 +10,9 @@ from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
+    MAX_PATH_CHARS,
+    MAX_SEED,
+    MAX_URL_CHARS,
     ActionCodec,
     EndpointRef,
     EpisodeContext,
@@ -21,10 +24,21 @@ from wason.core.family import (
     RunReader,
     RunSettings,
     WebForm,
+    check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
-from wason.tasks.lab.game import Answer, Finish, LabConfig, LabGame, Request
+from wason.tasks.lab.game import (
+    MAX_BUDGET,
+    MAX_PER_TURN,
+    MAX_TEST_SIZE,
+    MAX_TURNS,
+    Answer,
+    Finish,
+    LabConfig,
+    LabGame,
+    Request,
+)
 from wason.tasks.lab.laws import Value
 from wason.tasks.lab.world import (
     BUDGETS,
@@ -35,6 +49,15 @@ from wason.tasks.lab.world import (
     DomainParams,
     generate,
 )
+
+MAX_N = 1_000
+"""The most domains of a run: each is drawn and checked to be identifiable, up to 0.5 s a hard one."""
+
+MAX_TRIALS = 1_000
+"""The most times a domain is played."""
+
+MAX_LAB_EPISODES = 10_000
+"""The most episodes of a run (domains x trials): an item holds its whole domain, a few kB of JSON."""
 
 
 class LabRunConfig(RunSettings):
@@ -77,24 +100,49 @@ class LabRunConfig(RunSettings):
         description="easy: 1 type, 2 operations, 2 laws; medium: 2 types, 3 operations (one on two objects), 4 "
         "laws with conditions, thresholds and interactions; hard: 3 types, 5 operations (two on two objects), 7 laws",
     )
-    n: int = Field(default=10, description="games, each on its own domain")
-    seed: int = Field(default=0, description="seed of the domains (and of each game's test)")
-    trials: int = Field(default=1, description="times each domain is played (independent samples)")
+    n: int = Field(default=10, ge=1, le=MAX_N, description="games, each on its own domain")
+    seed: int = Field(
+        default=0, ge=0, le=MAX_SEED, description="seed of the domains (and of each game's test)"
+    )
+    trials: int = Field(
+        default=1, ge=1, le=MAX_TRIALS, description="times each domain is played (independent samples)"
+    )
     noise: float | None = Field(
-        default=None, description="standard deviation of the measurement noise on numbers (default 0)"
+        default=None,
+        ge=0.0,
+        le=100.0,
+        allow_inf_nan=False,
+        description="standard deviation of the measurement noise on numbers (default 0)",
     )
     budget: int | None = Field(
-        default=None, description="experiments per game (default easy 20, medium 60, hard 160)"
+        default=None,
+        ge=1,
+        le=MAX_BUDGET,
+        description="experiments per game (default easy 20, medium 60, hard 160)",
     )
-    per_turn: int = Field(default=5, description="steps (experiments, resets, creations) per turn")
-    max_turns: int | None = Field(default=None, description="turns per game (default: the budget plus 10)")
+    per_turn: int = Field(
+        default=5, ge=1, le=MAX_PER_TURN, description="steps (experiments, resets, creations) per turn"
+    )
+    max_turns: int | None = Field(
+        default=None, ge=1, le=MAX_TURNS, description="turns per game (default: the budget plus 10)"
+    )
     allow_create: bool = Field(default=False, description="the player may create fresh objects of a type")
-    test_size: int = Field(default=20, description="test experiments on fresh objects")
+    test_size: int = Field(
+        default=20, ge=1, le=MAX_TEST_SIZE, description="test experiments on fresh objects"
+    )
     tolerance: float = Field(
-        default=0.05, description="relative error within which a predicted number is right"
+        default=0.05,
+        ge=0.0,
+        lt=1.0,
+        allow_inf_nan=False,
+        description="relative error within which a predicted number is right",
     )
     pass_mark: float = Field(
-        default=0.9, description="share of test experiments predicted right that counts as a success"
+        default=0.9,
+        gt=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description="share of test experiments predicted right that counts as a success",
     )
     design: Literal["information", "random"] = Field(
         default="information",
@@ -110,22 +158,17 @@ class LabRunConfig(RunSettings):
         default=False, description="an LLM judge reads the player's free-text report (reported apart)"
     )
     judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
-        default=None, description="model of the report judge (default: --model)"
+        default=None, max_length=MAX_PATH_CHARS, description="model of the report judge (default: --model)"
     )
     judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
-        default=None, description="endpoint of --judge-model"
+        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
     baseline_for: int | None = None
 
     @model_validator(mode="after")
     def _check(self) -> LabRunConfig:
-        if not 1 <= self.n <= 100_000:
-            raise ValueError("n: the number of games must be between 1 and 100000")
-        if not 1 <= self.trials <= 1000:
-            raise ValueError("trials: between 1 and 1000")
-        if self.noise is not None and not 0 <= self.noise <= 100:
-            raise ValueError("noise: a standard deviation from 0 to 100")
         self.game_config("0")  # validates the lab's limits
+        check_episodes(self.n * self.trials, "trials", MAX_LAB_EPISODES)
         if self.report_judge and self.oracle_model is None and self.player == "llm":
             raise ValueError("report_judge: the report judge needs a model (--judge-model)")
         return self
@@ -162,18 +205,28 @@ class LabRunConfig(RunSettings):
         out = []
         for k in range(1, self.n + 1):
             domain = generate(self.domain_params(), f"{self.seed}|{k}")
-            for trial in range(1, self.trials + 1):
-                item = {
-                    "difficulty": self.difficulty,
-                    "seed": self.seed,
-                    "index": k,
-                    "trial": trial,
-                    "lab": public_lab(domain),
-                    "domain": hidden_part(domain),
-                }
-                key = f"{self.difficulty}|{self.seed}|{k}" + (f"|{trial}" if self.trials > 1 else "")
-                out.append((key, item))
+            # one domain's trials share its parts (they are only read)
+            lab, hidden = public_lab(domain), hidden_part(domain)
+            out += [self._item(k, trial, lab, hidden) for trial in range(1, self.trials + 1)]
         return out
+
+    def item_at(self, index: int) -> Item:
+        """``items()[index]`` alone: it draws one domain, not ``n``."""
+        k, trial = divmod(index, self.trials)
+        domain = generate(self.domain_params(), f"{self.seed}|{k + 1}")
+        return self._item(k + 1, trial + 1, public_lab(domain), hidden_part(domain))
+
+    def _item(self, k: int, trial: int, lab: dict[str, Any], hidden: dict[str, Any]) -> Item:
+        item = {
+            "difficulty": self.difficulty,
+            "seed": self.seed,
+            "index": k,
+            "trial": trial,
+            "lab": lab,
+            "domain": hidden,
+        }
+        key = f"{self.difficulty}|{self.seed}|{k}" + (f"|{trial}" if self.trials > 1 else "")
+        return key, item
 
 
 HIDDEN = ("seed", "law_text")
@@ -252,6 +305,12 @@ class LabFamily(Family[LabRunConfig]):
 
     def items(self, config: LabRunConfig) -> list[Item]:
         return config.items()
+
+    def item_count(self, config: LabRunConfig) -> int:
+        return config.n * config.trials
+
+    def item_at(self, config: LabRunConfig, index: int) -> Item:
+        return config.item_at(index)
 
     def game(self, config: LabRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
         domain = domain_of(item)

@@ -156,6 +156,19 @@ class LabObservation(BaseModel):
 
 
 # -- configuration ------------------------------------------------------------------------------------------
+MAX_BUDGET = 1_000
+"""The most experiments a game allows (easy 20, medium 60, hard 160 by default)."""
+
+MAX_PER_TURN = 50
+"""The most steps one request may make."""
+
+MAX_TURNS = 2_000
+"""The most turns before the test begins."""
+
+MAX_TEST_SIZE = 500
+"""The most test experiments."""
+
+
 @dataclass(frozen=True)
 class LabConfig:
     """Episode settings.
@@ -181,14 +194,14 @@ class LabConfig:
     seed: str = "0"
 
     def __post_init__(self) -> None:
-        if not 1 <= self.budget <= 1000:
-            raise ValueError("budget: between 1 and 1000 experiments")
-        if not 1 <= self.per_turn <= 50:
-            raise ValueError("per_turn: between 1 and 50 steps")
-        if not 1 <= self.max_turns <= 2000:
-            raise ValueError("max_turns: between 1 and 2000")
-        if not 1 <= self.test_size <= 500:
-            raise ValueError("test_size: between 1 and 500 experiments")
+        if not 1 <= self.budget <= MAX_BUDGET:
+            raise ValueError(f"budget: between 1 and {MAX_BUDGET} experiments")
+        if not 1 <= self.per_turn <= MAX_PER_TURN:
+            raise ValueError(f"per_turn: between 1 and {MAX_PER_TURN} steps")
+        if not 1 <= self.max_turns <= MAX_TURNS:
+            raise ValueError(f"max_turns: between 1 and {MAX_TURNS}")
+        if not 1 <= self.test_size <= MAX_TEST_SIZE:
+            raise ValueError(f"test_size: between 1 and {MAX_TEST_SIZE} experiments")
         if not 0 <= self.tolerance < 1:
             raise ValueError("tolerance: a relative error from 0 to below 1")
         if not 0 < self.pass_mark <= 1:

@@ -11,6 +11,13 @@ from pydantic import ConfigDict, Field, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
+    MAX_EPISODES,
+    MAX_FORMAT_ERRORS,
+    MAX_IDS,
+    MAX_NAME_CHARS,
+    MAX_PATH_CHARS,
+    MAX_SEED,
+    MAX_URL_CHARS,
     ActionCodec,
     EndpointRef,
     EpisodeContext,
@@ -19,16 +26,22 @@ from wason.core.family import (
     FormMove,
     Item,
     ModelRef,
+    Name,
     OracleSpec,
     PlayIO,
+    RuleId,
     RunReader,
     RunSettings,
     WebForm,
+    check_episodes,
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
 from wason.tasks.lists.game import (
+    MAX_QUIZ,
+    MAX_ROUNDS,
+    MAX_TESTS_PER_ROUND,
     FinalHypothesis,
     ListsConfig,
     ListsGame,
@@ -38,6 +51,14 @@ from wason.tasks.lists.game import (
 )
 from wason.tasks.lists.rules import SPLITS as LIST_SPLITS
 from wason.tasks.lists.rules import ListRule as Rule
+
+MAX_GENERATED = 15
+"""The most rules of a generated split: each is drawn with an example check, about 0.1 s a rule once the grammar's
+space is built (2 s, once a process), so a split of 15 takes about 1.5 s (30 took 3 to 5 s, 100 took 10 to 25 s);
+more rules come from more seeds."""
+
+MAX_DRAWN_EXAMPLES = 500
+"""The most episodes whose examples are drawn (generated examples): about 50 ms each."""
 
 
 class ListsRunConfig(RunSettings):
@@ -74,43 +95,63 @@ class ListsRunConfig(RunSettings):
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"]}
 
     task: Literal["lists"] = "lists"
-    split: str = Field(default="pilot", description="pilot, second, all, phase1 or generated")
-    ids: list[int] | None = Field(default=None, description="only these published rule ids, e.g. 1,2,5")
-    seed: int | None = Field(
-        default=None, description="seed of the generated split and of generated examples"
+    split: str = Field(
+        default="pilot", max_length=MAX_NAME_CHARS, description="pilot, second, all, phase1 or generated"
     )
-    n: int | None = Field(default=None, description="rules in the generated split")
+    ids: list[RuleId] | None = Field(
+        default=None, max_length=MAX_IDS, description="only these published rule ids, e.g. 1,2,5"
+    )
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SEED,
+        description="seed of the generated split and of generated examples",
+    )
+    n: int | None = Field(default=None, ge=1, le=MAX_GENERATED, description="rules in the generated split")
     examples: Literal["published", "generated"] | None = Field(
         default=None,
         description="the published three examples (pilot, phase1) or examples drawn with --seed "
         "(default: published where the split has them)",
     )
-    trials: int = Field(default=1, description="episodes per rule, with seeds S, S+1, ...")
+    trials: int = Field(
+        default=1, ge=1, le=MAX_EPISODES, description="episodes per rule, with seeds S, S+1, ..."
+    )
     echo: bool = Field(default=False, description="show each tested list beside its label")
     labeller: Literal["code", "llm"] = Field(
         default="code",
         description="who labels test lists: the rule's code (default) or the judge model with the pilot's "
         "analysis prompt (disagreements with the code are recorded)",
     )
-    judges: list[str] = Field(
+    judges: list[Name] = Field(
         default_factory=lambda: ["predicate", "quiz", "llm"],
+        max_length=3,
         description="which judges run, comma-separated: predicate (the model states a Python predicate, "
         "judged by code), quiz (it labels held-out lists), llm (the pilot's judge, 3 votes); default all",
     )
     judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
-        default=None, description="model of the LLM judge and labeller (default: --model)"
+        default=None,
+        max_length=MAX_PATH_CHARS,
+        description="model of the LLM judge and labeller (default: --model)",
     )
     judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
-        default=None, description="endpoint of --judge-model"
+        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
-    max_rounds: int = Field(default=19, description="rounds of five tests (published: 19)")
-    tests_per_round: int = Field(default=5, description="test lists per round (published: 5)")
+    max_rounds: int = Field(
+        default=19, ge=1, le=MAX_ROUNDS, description="rounds of five tests (published: 19)"
+    )
+    tests_per_round: int = Field(
+        default=5, ge=1, le=MAX_TESTS_PER_ROUND, description="test lists per round (published: 5)"
+    )
     format_error_limit: int = Field(
         default=2,
+        ge=0,
+        le=MAX_FORMAT_ERRORS,
         description="end an episode after this many consecutive unreadable replies (reference: 2; 0 = never)",
     )
-    quiz_size: int = Field(default=10, description="held-out lists in the quiz")
-    probe_seed: int = Field(default=0, description="seed of the probe lists predicates are judged on")
+    quiz_size: int = Field(default=10, ge=2, le=MAX_QUIZ, description="held-out lists in the quiz")
+    probe_seed: int = Field(
+        default=0, ge=0, le=MAX_SEED, description="seed of the probe lists predicates are judged on"
+    )
     baseline_for: int | None = None
 
     @model_validator(mode="before")
@@ -131,15 +172,14 @@ class ListsRunConfig(RunSettings):
             raise ValueError(
                 f"unknown lists split {self.split!r}; choose one of: {', '.join(LIST_SPLITS)}, generated"
             )
-        if self.split == "generated" and (self.seed is None or not self.n or self.n < 1):
+        if self.split == "generated" and (self.seed is None or self.n is None):
             raise ValueError("the generated split needs --seed S and --n N (N >= 1)")
         if self.ids is not None and self.split == "generated":
             raise ValueError("rule ids select from a published split")
-        if self.trials < 1:
-            raise ValueError("--trials must be at least 1")
         self.game_config(0)  # validates the judges and the round settings
         if self.examples == "published" and self.split in ("second", "all", "generated"):
             raise ValueError(f"the {self.split} rules have no published examples; use --examples generated")
+        self._check_size()
         if not self.judges:
             raise ValueError("at least one judge is needed (predicate, quiz, llm)")
         if self.labeller == "llm" and self.oracle_model is None:
@@ -147,6 +187,20 @@ class ListsRunConfig(RunSettings):
         if "llm" in self.judges and self.oracle_model is None:
             raise ValueError("the llm judge needs a model (--judge-model), or leave it out of --judges")
         return self
+
+    def _check_size(self) -> None:
+        from wason.tasks.lists.rules import load_split
+
+        if self.ids is not None:
+            rules = len(self.ids)
+        elif self.split == "generated":
+            rules = int(self.n or 0)
+        else:
+            rules = len(load_split(self.split))
+        check_episodes(rules * self.trials, "trials")
+        if self.examples_source() == "generated":
+            # each episode's examples are drawn for it, about 50 ms each
+            check_episodes(rules * self.trials, "trials", MAX_DRAWN_EXAMPLES, "episodes with drawn examples")
 
     @property
     def oracle_model(self) -> str | None:
@@ -182,48 +236,56 @@ class ListsRunConfig(RunSettings):
 
     def items(self) -> list[Item]:
         """One episode per (rule, trial); items carry the rule's identity and text and the examples shown."""
+        return [self._item(rule, trial) for rule in self.rules() for trial in range(1, self.trials + 1)]
+
+    def item_at(self, index: int) -> Item:
+        """``items()[index]`` alone: the examples of one episode are drawn, not every episode's."""
+        rule, trial = divmod(index, self.trials)
+        if self.split == "generated":
+            from wason.tasks.lists.generate import generate_rules
+
+            # a generated split's first k rules are the split of k: draw no rule after this one
+            return self._item(generate_rules(int(self.seed or 0), rule + 1)[rule], trial + 1)
+        return self._item(self.rules()[rule], trial + 1)
+
+    def _item(self, rule: Rule, trial: int) -> Item:
         from wason.tasks.lists.examples import generate_examples, generate_examples_with_provenance
 
-        base = self.seed or 0
         source = self.examples_source()
-        out = []
-        for rule in self.rules():
-            for trial in range(1, self.trials + 1):
-                episode_seed = base + trial - 1
-                provenance: dict[str, Any] | None = None
-                replaced: list[list[int]] = []
-                if source == "published":
-                    examples = [list(e) for e in rule.examples]
-                    # A published example the rule rejects (phase 1's [9, 14, 19]) would teach the wrong rule:
-                    # it is replaced by a drawn one, and the item says so.
-                    wrong = [e for e in examples if not rule.accepts(e)]
-                    if wrong:
-                        drawn = generate_examples(rule, seed=episode_seed, k=3 + len(wrong))
-                        spare = iter(d for d in drawn if d not in examples)
-                        examples = [e if rule.accepts(e) else next(spare) for e in examples]
-                        replaced = wrong
-                else:
-                    drawn, prov = generate_examples_with_provenance(rule, seed=episode_seed, k=3)
-                    examples, provenance = drawn, dataclasses.asdict(prov)
-                item = {
-                    "rule": {
-                        "split": rule.split,
-                        "id": rule.id,
-                        "text": rule.text,
-                        "key": rule.key,
-                        "source": rule.source,
-                        "provenance": rule.provenance,
-                    },
-                    "generated": {"seed": self.seed, "n": self.n} if rule.split == "generated" else None,
-                    "trial": trial,
-                    "seed": episode_seed,
-                    "examples": examples,
-                    "examples_source": source,
-                    "examples_provenance": provenance,
-                    "examples_replaced": replaced,
-                }
-                out.append((f"{rule.key}|{trial}", item))
-        return out
+        episode_seed = (self.seed or 0) + trial - 1
+        provenance: dict[str, Any] | None = None
+        replaced: list[list[int]] = []
+        if source == "published":
+            examples = [list(e) for e in rule.examples]
+            # A published example the rule rejects (phase 1's [9, 14, 19]) would teach the wrong rule:
+            # it is replaced by a drawn one, and the item says so.
+            wrong = [e for e in examples if not rule.accepts(e)]
+            if wrong:
+                drawn = generate_examples(rule, seed=episode_seed, k=3 + len(wrong))
+                spare = iter(d for d in drawn if d not in examples)
+                examples = [e if rule.accepts(e) else next(spare) for e in examples]
+                replaced = wrong
+        else:
+            drawn, prov = generate_examples_with_provenance(rule, seed=episode_seed, k=3)
+            examples, provenance = drawn, dataclasses.asdict(prov)
+        item = {
+            "rule": {
+                "split": rule.split,
+                "id": rule.id,
+                "text": rule.text,
+                "key": rule.key,
+                "source": rule.source,
+                "provenance": rule.provenance,
+            },
+            "generated": {"seed": self.seed, "n": self.n} if rule.split == "generated" else None,
+            "trial": trial,
+            "seed": episode_seed,
+            "examples": examples,
+            "examples_source": source,
+            "examples_provenance": provenance,
+            "examples_replaced": replaced,
+        }
+        return f"{rule.key}|{trial}", item
 
 
 def rule_from_item(item: Mapping[str, Any]) -> Rule:
@@ -234,8 +296,8 @@ def rule_from_item(item: Mapping[str, Any]) -> Rule:
     if ref["split"] == "generated":
         from wason.tasks.lists.generate import generate_rules
 
-        gen = item["generated"]
-        rule = generate_rules(int(gen["seed"]), int(gen["n"]))[int(ref["id"]) - 1]
+        # the split's first k rules are the split of k: rule k is drawn without the ones after it
+        rule = generate_rules(int(item["generated"]["seed"]), int(ref["id"]))[-1]
     else:
         rule = get_rule(ref["split"], int(ref["id"]))
     if rule.text != ref["text"]:  # a changed generator or rule table must not silently score another rule
@@ -315,6 +377,13 @@ class ListsFamily(Family[ListsRunConfig]):
 
     def items(self, config: ListsRunConfig) -> list[Item]:
         return config.items()
+
+    def item_count(self, config: ListsRunConfig) -> int:
+        rules = int(config.n or 0) if config.split == "generated" else len(config.rules())
+        return rules * config.trials
+
+    def item_at(self, config: ListsRunConfig, index: int) -> Item:
+        return config.item_at(index)
 
     def game(
         self, config: ListsRunConfig, item: Mapping[str, Any], context: EpisodeContext

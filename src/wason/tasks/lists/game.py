@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from wason.core.family import MAX_FORMAT_ERRORS
 from wason.core.game import Malformed, Outcome
 from wason.tasks.lists.judge import ListVerdict, judge_list_predicate, quiz_lists
 from wason.tasks.lists.rules import ListRule, as_int_list
@@ -113,6 +114,16 @@ class ListsObservation(BaseModel):
     end_reason: EndReason | None = None
 
 
+MAX_ROUNDS = 1_000
+"""The most rounds of tests (published: 19)."""
+
+MAX_TESTS_PER_ROUND = 100
+"""The most test lists per round (published: 5)."""
+
+MAX_QUIZ = 100
+"""The most held-out lists in the quiz, all answered in one reply (default 10)."""
+
+
 @dataclass(frozen=True)
 class ListsConfig:
     """Episode settings. Defaults are the published protocol plus the code-judged follow-ups.
@@ -138,17 +149,17 @@ class ListsConfig:
     quiz_seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.tests_per_round < 1:
-            raise ValueError("tests_per_round must be at least 1")
-        if self.max_rounds < 1:
-            raise ValueError("max_rounds must be at least 1")
-        if self.format_error_limit < 0:
-            raise ValueError("format_error_limit must be 0 (never) or more")
+        if not 1 <= self.tests_per_round <= MAX_TESTS_PER_ROUND:
+            raise ValueError(f"tests_per_round must be from 1 to {MAX_TESTS_PER_ROUND}")
+        if not 1 <= self.max_rounds <= MAX_ROUNDS:
+            raise ValueError(f"max_rounds must be from 1 to {MAX_ROUNDS}")
+        if not 0 <= self.format_error_limit <= MAX_FORMAT_ERRORS:
+            raise ValueError(f"format_error_limit must be from 0 (never) to {MAX_FORMAT_ERRORS}")
         unknown = [j for j in self.judges if j not in JUDGES]
         if unknown:
             raise ValueError(f"unknown judge(s) {unknown}; choose from {', '.join(JUDGES)}")
-        if self.quiz_size < 2 or self.quiz_size % 2:
-            raise ValueError("quiz_size must be an even number of at least 2")
+        if not 2 <= self.quiz_size <= MAX_QUIZ or self.quiz_size % 2:
+            raise ValueError(f"quiz_size must be an even number from 2 to {MAX_QUIZ}")
 
     @property
     def primary(self) -> str | None:

@@ -17,10 +17,10 @@ from typing import Any
 
 from wason.core.family import GameApi, Item, RunSettings
 from wason.tasks.math_rules.expression import find_expression
-from wason.tasks.math_rules.game import MAX_MORE, GiveUp, Guess, MathObservation, More
+from wason.tasks.math_rules.game import MAX_MORE, MAX_TURNS, GiveUp, Guess, MathObservation, More
 from wason.tasks.math_rules.protocol import INCORRECT, format_sequences, load_text, parse_guess_reply
 
-API_MAX_TURNS = 10_000
+API_MAX_TURNS = MAX_TURNS
 NO_EXPRESSION = (
     "(Only a guess written as a Python expression, e.g. lambda v, i: v + 3 where v is the current value and i "
     "its index, can be checked.)"
@@ -54,8 +54,8 @@ class MathGameApi(GameApi):
             raise ValueError(f"difficulty must be one of {', '.join(self.levels)}, not {difficulty!r}")
         if isinstance(num_init_examples, bool) or not isinstance(num_init_examples, int):
             raise ValueError("num_init_examples must be a whole number")
-        if not 1 <= num_init_examples <= 100:
-            raise ValueError("num_init_examples must be between 1 and 100")
+        if not 1 <= num_init_examples <= MAX_MORE:
+            raise ValueError(f"num_init_examples must be between 1 and {MAX_MORE}")
         drawn = seed if seed is not None else random.SystemRandom().randrange(2**31)
         config = MathRunConfig(
             level=difficulty,  # type: ignore[arg-type]

@@ -13,6 +13,9 @@ from rich.console import RenderableType
 
 from wason.core.family import (
     GIVE_UP_MOVE,
+    MAX_PATH_CHARS,
+    MAX_SEED,
+    MAX_URL_CHARS,
     ActionCodec,
     EndpointRef,
     EpisodeContext,
@@ -22,6 +25,7 @@ from wason.core.family import (
     GameApi,
     Item,
     ModelRef,
+    Name,
     OracleSpec,
     PlayIO,
     RunReader,
@@ -33,6 +37,9 @@ from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import RunReport, RunRow, Score, run_footer
 from wason.tasks.math_rules.game import (
     JUDGES,
+    MAX_MORE,
+    MAX_QUIZ,
+    MAX_TURNS,
     ExpressionAnswer,
     GiveUp,
     Guess,
@@ -54,6 +61,10 @@ MAX_RULE_FILE = 100_000
 
 PUBLISHED_MAX_TURNS = {"L1": 10, "L2": 15, "L3": 20}
 """The published harness's turn limits (exp.py ``max_turn_dict``)."""
+
+
+MAX_N = 10_000
+"""The most games of a run: drawing an item (a rule and its first sequences) takes about 0.4 ms."""
 
 
 class MathRunConfig(RunSettings):
@@ -90,20 +101,28 @@ class MathRunConfig(RunSettings):
         description="L1 one operation with a constant, L2 the same with negative values, L3 one operation "
         "for even indices and another for odd ones",
     )
-    n: int = Field(default=10, description="games, each with its own rule")
-    seed: int = Field(default=0, description="seed of the rules and the sequences")
-    init_examples: int = Field(default=5, description="sequences shown at the start (published: 5)")
-    per_turn: int = Field(default=5, description="sequences each further turn brings (published: 5)")
+    n: int = Field(default=10, ge=1, le=MAX_N, description="games, each with its own rule")
+    seed: int = Field(default=0, ge=0, le=MAX_SEED, description="seed of the rules and the sequences")
+    init_examples: int = Field(
+        default=5, ge=1, le=MAX_MORE, description="sequences shown at the start (published: 5)"
+    )
+    per_turn: int = Field(
+        default=5, ge=1, le=MAX_MORE, description="sequences each further turn brings (published: 5)"
+    )
     max_turns: int | None = Field(
-        default=None, description="turns per game (default: the published L1 10, L2 15, L3 20)"
+        default=None,
+        ge=1,
+        le=MAX_TURNS,
+        description="turns per game (default: the published L1 10, L2 15, L3 20)",
     )
     refill: bool = Field(
         default=True,
         description="every turn brings new sequences, a guess's too, as the published harness did "
         "(--no-refill: only More brings them)",
     )
-    judges: list[str] = Field(
+    judges: list[Name] = Field(
         default_factory=lambda: ["expression", "quiz", "llm"],
+        max_length=len(JUDGES),
         description="comma-separated: expression (the guess as lambda v, i: ..., judged by code; decides), "
         "quiz (the player continues fresh sequences), llm (the published judge, 3 votes)",
     )
@@ -116,12 +135,14 @@ class MathRunConfig(RunSettings):
         default=False,
         description="the system prompt also asks for the guess as lambda v, i: ... (not published)",
     )
-    quiz_size: int = Field(default=3, description="sequences from fresh starts the player continues")
+    quiz_size: int = Field(
+        default=3, ge=0, le=MAX_QUIZ, description="sequences from fresh starts the player continues"
+    )
     judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
-        default=None, description="model of the LLM judge (default: --model)"
+        default=None, max_length=MAX_PATH_CHARS, description="model of the LLM judge (default: --model)"
     )
     judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
-        default=None, description="endpoint of --judge-model"
+        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
     baseline_for: int | None = None
 
@@ -138,12 +159,6 @@ class MathRunConfig(RunSettings):
 
     @model_validator(mode="after")
     def _check(self) -> MathRunConfig:
-        if not 1 <= self.n <= 100_000:
-            raise ValueError("n: the number of games must be between 1 and 100000")
-        if not 1 <= self.init_examples <= 100:
-            raise ValueError("init_examples must be between 1 and 100")
-        if self.max_turns is not None and not 1 <= self.max_turns <= 10_000:
-            raise ValueError("max_turns must be between 1 and 10000")
         unknown = [j for j in self.judges if j not in JUDGES]
         if unknown:
             raise ValueError(f"judges: unknown judge(s) {unknown}; choose from {', '.join(JUDGES)}")
@@ -262,6 +277,12 @@ class MathFamily(Family[MathRunConfig]):
 
     def items(self, config: MathRunConfig) -> list[Item]:
         return config.items()
+
+    def item_count(self, config: MathRunConfig) -> int:
+        return config.n
+
+    def item_at(self, config: MathRunConfig, index: int) -> Item:
+        return make_item(config.level, config.seed, index + 1, config.init_examples)
 
     def game(self, config: MathRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
         rule = rule_from_item(item)

@@ -104,6 +104,16 @@ class MathObservation(BaseModel):
     rule: str | None = None
 
 
+MAX_MORE = 100
+"""Most sequences one request may ask for (and shown at the start, or brought by a turn)."""
+
+MAX_TURNS = 10_000
+"""The largest turn limit (published: L1 10, L2 15, L3 20; the game API's games have this one)."""
+
+MAX_QUIZ = 20
+"""The most quiz sequences."""
+
+
 @dataclass(frozen=True)
 class MathConfig:
     """Episode settings (defaults: the published harness, with code judging).
@@ -128,26 +138,22 @@ class MathConfig:
     seed: str = "0"
 
     def __post_init__(self) -> None:
-        if self.max_turns < 1:
-            raise ValueError("max_turns must be at least 1")
-        if not 1 <= self.per_turn <= 100:
-            raise ValueError("per_turn must be between 1 and 100")
+        if not 1 <= self.max_turns <= MAX_TURNS:
+            raise ValueError(f"max_turns must be between 1 and {MAX_TURNS}")
+        if not 1 <= self.per_turn <= MAX_MORE:
+            raise ValueError(f"per_turn must be between 1 and {MAX_MORE}")
         unknown = [j for j in self.judges if j not in JUDGES]
         if unknown:
             raise ValueError(f"judges: unknown judge(s) {unknown}; choose from {', '.join(JUDGES)}")
         if not any(j in self.judges for j in ("expression", "llm")):
             raise ValueError("judges: a guess needs a judge: expression or llm")
-        if not 0 <= self.quiz_size <= 20:
-            raise ValueError("quiz_size must be between 0 and 20")
+        if not 0 <= self.quiz_size <= MAX_QUIZ:
+            raise ValueError(f"quiz_size must be between 0 and {MAX_QUIZ}")
 
     @property
     def decider(self) -> str:
         """The judge whose verdict ends the game: the code's expression verdict, else the LLM judge."""
         return "expression" if "expression" in self.judges else "llm"
-
-
-MAX_MORE = 100
-"""Most sequences one request may ask for."""
 
 
 @dataclass

@@ -11,6 +11,9 @@ from rich.console import RenderableType
 
 from wason.core.family import (
     GIVE_UP_MOVE,
+    MAX_PATH_CHARS,
+    MAX_SEED,
+    MAX_URL_CHARS,
     ActionCodec,
     EndpointRef,
     EpisodeContext,
@@ -23,6 +26,7 @@ from wason.core.family import (
     RunReader,
     RunSettings,
     WebForm,
+    check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.records import RunReport, RunRow, Score, run_footer
@@ -36,7 +40,7 @@ from wason.tasks.picnic.catalog import (
     get_rule,
     pool,
 )
-from wason.tasks.picnic.game import MAX_REQUEST, GiveUp, Guess, More, PicnicConfig, PicnicGame
+from wason.tasks.picnic.game import MAX_REQUEST, MAX_TURNS, GiveUp, Guess, More, PicnicConfig, PicnicGame
 
 GENERATOR = "wason-picnic-items"
 
@@ -44,6 +48,13 @@ GENERATOR = "wason-picnic-items"
 Judge = Literal["code", "llm"]
 JUDGES: tuple[Judge, ...] = ("code", "llm")
 """The judges of a guess: code (decides) and the published LLM judge (reported beside)."""
+
+
+MAX_N = 10_000
+"""The most games per level and turn limit (or per rule): the server's bound on a count (docs/server.md)."""
+
+MAX_TURN_LIMITS = 20
+"""The most turn limits a run compares."""
 
 
 class PicnicRunConfig(RunSettings):
@@ -77,8 +88,9 @@ class PicnicRunConfig(RunSettings):
     play_defaults: ClassVar[Mapping[str, Any]] = {"n": 100}
 
     task: Literal["picnic"] = "picnic"
-    level: list[str] = Field(
+    level: list[Annotated[str, Field(max_length=2)]] = Field(
         default_factory=lambda: [str(lv) for lv in LEVELS],
+        max_length=len(LEVELS),
         description="levels to play, comma-separated (L1,L2,L3)",
     )
     pool: Literal["distinct", "published"] = Field(
@@ -89,14 +101,23 @@ class PicnicRunConfig(RunSettings):
     draw: Literal["sample", "all"] = Field(
         default="sample", description="sample: seeded draws of rules; all: every rule of the pool"
     )
-    n: int = Field(default=10, description="games per level and turn limit (sample), or per rule (all)")
-    seed: int = Field(default=0, description="seed of the rule draws and of the examples")
-    max_turns: list[int] = Field(
+    n: int = Field(
+        default=10,
+        ge=1,
+        le=MAX_N,
+        description="games per level and turn limit (sample), or per rule (all)",
+    )
+    seed: int = Field(default=0, ge=0, le=MAX_SEED, description="seed of the rule draws and of the examples")
+    max_turns: list[Annotated[int, Field(ge=1, le=MAX_TURNS)]] = Field(
         default_factory=lambda: [10],
+        max_length=MAX_TURN_LIMITS,
         description="moves allowed per game, comma-separated (published options: 1,3,5,7,10,15)",
     )
     init_examples: int = Field(
-        default=2, description="positives (and as many negatives) shown first (published experiments: 2)"
+        default=2,
+        ge=1,
+        le=MAX_REQUEST,
+        description="positives (and as many negatives) shown first (published experiments: 2)",
     )
     negatives: Literal["random", "informative"] = Field(
         default="random",
@@ -109,14 +130,15 @@ class PicnicRunConfig(RunSettings):
     )
     judges: list[Judge] = Field(
         default_factory=lambda: list(JUDGES),
+        max_length=len(JUDGES),
         description="which judges run, comma-separated: code (the guess's categories by extension; decides), "
         "llm (the published judge, 3 votes, reported beside the code; left out when no model plays)",
     )
     judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
-        default=None, description="model of the LLM judge (default: --model)"
+        default=None, max_length=MAX_PATH_CHARS, description="model of the LLM judge (default: --model)"
     )
     judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
-        default=None, description="endpoint of --judge-model"
+        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
     baseline_for: int | None = None
 
@@ -139,20 +161,17 @@ class PicnicRunConfig(RunSettings):
             raise ValueError(f"level: name one or more of {', '.join(LEVELS)}, comma-separated")
         if len(set(self.level)) != len(self.level):
             raise ValueError("level: a level is named twice")
-        if self.n < 1:
-            raise ValueError("n must be at least 1")
-        if not self.max_turns or any(t < 1 for t in self.max_turns):
-            raise ValueError("max_turns: each limit must be at least 1")
+        if not self.max_turns:
+            raise ValueError("max_turns: name one limit or more")
         if len(set(self.max_turns)) != len(self.max_turns):
             raise ValueError("max_turns: a limit is named twice")
-        if not 1 <= self.init_examples <= MAX_REQUEST:
-            raise ValueError(f"init_examples must be between 1 and {MAX_REQUEST}")
         if "code" not in self.judges or len(set(self.judges)) != len(self.judges):
             raise ValueError(
                 "judges: the code judge decides and runs always; name each judge once (code,llm)"
             )
         if self.llm_judge and self.oracle_model is None:
             raise ValueError("judges: the llm judge needs a model (--judge-model or --model)")
+        check_episodes(self.item_count(), "n")
         return self
 
     @property
@@ -180,18 +199,46 @@ class PicnicRunConfig(RunSettings):
             level = next(lv for lv in LEVELS if lv == name)
             if self.draw == "sample":
                 for g in range(self.n):
-                    draw_seed = derive_seed("picnic-rule", self.seed, self.pool, level, g)
-                    rule = draw_rule(level, self.pool, draw_seed)
-                    seed = derive_seed("picnic-examples", self.seed, level, g)
-                    for mt in self.max_turns:
-                        out.append(self._item(rule, level, mt, g, seed, draw_seed))
+                    out += self._games(level, None, g)
             else:
                 for rule in pool(level, self.pool):
                     for g in range(self.n):
-                        seed = derive_seed("picnic-examples", self.seed, level, rule.id, g)
-                        for mt in self.max_turns:
-                            out.append(self._item(rule, level, mt, g, seed, None))
+                        out += self._games(level, rule, g)
         return out
+
+    def item_count(self) -> int:
+        return self._rules() * self.n * len(self.max_turns)
+
+    def item_at(self, index: int) -> Item:
+        """``items()[index]`` alone (items go by level, then rule with ``draw`` all, then game, then turn limit)."""
+        per_game = len(self.max_turns)
+        for name in self.level:
+            level = next(lv for lv in LEVELS if lv == name)
+            rules = [None] if self.draw == "sample" else list(pool(level, self.pool))
+            size = len(rules) * self.n * per_game
+            if index < size:
+                rule, rest = divmod(index, self.n * per_game)
+                g, mt = divmod(rest, per_game)
+                return self._games(level, rules[rule], g, only=self.max_turns[mt])[0]
+            index -= size
+        raise IndexError("item index out of range")
+
+    def _rules(self) -> int:
+        """Rules per game number: a level's draw each (sample), or every rule of the level's pool (all)."""
+        levels = [lv for lv in LEVELS if lv in self.level]
+        return len(levels) if self.draw == "sample" else sum(len(pool(lv, self.pool)) for lv in levels)
+
+    def _games(self, level: Level, rule: PicnicRule | None, g: int, only: int | None = None) -> list[Item]:
+        """Game ``g`` of ``level`` (of ``rule`` with ``draw`` all), one item per turn limit (or just ``only``)."""
+        draw_seed: int | None = None
+        if rule is None:
+            drawn = derive_seed("picnic-rule", self.seed, self.pool, level, g)
+            rule, draw_seed = draw_rule(level, self.pool, drawn), drawn
+            seed = derive_seed("picnic-examples", self.seed, level, g)
+        else:
+            seed = derive_seed("picnic-examples", self.seed, level, rule.id, g)
+        limits = self.max_turns if only is None else [only]
+        return [self._item(rule, level, mt, g, seed, draw_seed) for mt in limits]
 
     def _item(
         self, rule: PicnicRule, level: Level, max_turns: int, game: int, seed: int, draw_seed: int | None
@@ -268,6 +315,12 @@ class PicnicFamily(Family[PicnicRunConfig]):
 
     def items(self, config: PicnicRunConfig) -> list[Item]:
         return config.items()
+
+    def item_count(self, config: PicnicRunConfig) -> int:
+        return config.item_count()
+
+    def item_at(self, config: PicnicRunConfig, index: int) -> Item:
+        return config.item_at(index)
 
     def game(
         self, config: PicnicRunConfig, item: Mapping[str, Any], context: EpisodeContext

@@ -36,6 +36,8 @@ from wason.tasks.picnic.guess import judge_guess
 Negatives = Literal["random", "informative"]
 NEGATIVES: tuple[Negatives, ...] = ("random", "informative")
 MAX_REQUEST = 511
+MAX_TURNS = 1_000
+"""The largest turn limit (published options: 1 to 15)."""
 PUBLISHED_DEFAULT_MORE = 2
 """The published protocol's count for a ``more`` without a number (``llm_gameplay.py:335``)."""
 
@@ -122,8 +124,8 @@ class PicnicConfig:
     def __post_init__(self) -> None:
         if not 1 <= self.num_init_examples <= MAX_REQUEST:
             raise ValueError(f"num_init_examples must be between 1 and {MAX_REQUEST}")
-        if self.max_turns is not None and self.max_turns < 1:
-            raise ValueError("max_turns must be at least 1 (or None for no limit)")
+        if self.max_turns is not None and not 1 <= self.max_turns <= MAX_TURNS:
+            raise ValueError(f"max_turns must be from 1 to {MAX_TURNS} (or None for no limit)")
         if self.negatives not in NEGATIVES:
             raise ValueError(f"negatives must be one of {', '.join(NEGATIVES)}")
 

@@ -11,6 +11,13 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from rich.console import RenderableType
 
 from wason.core.family import (
+    MAX_EPISODES,
+    MAX_FORMAT_ERRORS,
+    MAX_IDS,
+    MAX_NAME_CHARS,
+    MAX_PATH_CHARS,
+    MAX_RUN_ID,
+    MAX_SEED,
     ActionCodec,
     EpisodeContext,
     Family,
@@ -18,14 +25,17 @@ from wason.core.family import (
     FormMove,
     Item,
     PlayIO,
+    RuleId,
     RunReader,
     RunSettings,
     WebForm,
+    check_episodes,
     form_value,
 )
 from wason.core.game import Game, Player, TextProtocol
 from wason.core.records import Figure, Matrix, RunReport, RunRow, Score, run_footer
-from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltConfig, WiltGame
+from wason.tasks.wilt.game import MAX_TESTS, FinalGuess, ProposeTest, WiltConfig, WiltGame
+from wason.tasks.wilt.generate import MAX_N as MAX_GENERATED
 from wason.tasks.wilt.protocol import (
     INSTRUCTIONS,
     WiltProtocol,
@@ -65,17 +75,24 @@ class WiltRunConfig(RunSettings):
     task: Literal["wilt"] = "wilt"
     split: str = Field(
         default="lite",
+        max_length=MAX_NAME_CHARS,
         description="lite (10 rules), full (50), generated (with --seed and --n), or single (our 12 one-variable "
         "rules, the split of --protocol single)",
     )
-    ids: list[int] | None = Field(default=None, description="only these published rule ids, e.g. 1,2,15")
-    rules_file: str | None = Field(
-        default=None, description="your own rules, one per line in the guess language"
+    ids: list[RuleId] | None = Field(
+        default=None, max_length=MAX_IDS, description="only these published rule ids, e.g. 1,2,15"
     )
-    seed: int | None = Field(default=None, description="seed of the generated split")
-    n: int | None = Field(default=None, description="rules in the generated split")
+    rules_file: str | None = Field(
+        default=None,
+        max_length=MAX_PATH_CHARS,
+        description="your own rules, one per line in the guess language",
+    )
+    seed: int | None = Field(default=None, ge=0, le=MAX_SEED, description="seed of the generated split")
+    n: int | None = Field(default=None, ge=1, le=MAX_GENERATED, description="rules in the generated split")
     trials: int = Field(
         default=1,
+        ge=1,
+        le=MAX_EPISODES,
         description="episodes per rule, each its own sample (with --model-seed S, trial t samples with seed S+t-1)",
     )
     protocol: Literal["published", "bayesian", "testswap", "single"] = Field(
@@ -86,16 +103,23 @@ class WiltRunConfig(RunSettings):
     )
     tests_from: int | None = Field(
         default=None,
+        ge=1,
+        le=MAX_RUN_ID,
         description="with --protocol testswap: the WILT run whose tests each rule's guess is made from",
     )
     # the source run's rules and their tests (filled by the family's prepare from --tests-from, then stored)
-    swap: list[dict[str, Any]] | None = None
-    max_tests: int = Field(default=30, description="tests before the guess (published: 30)")
+    swap: list[dict[str, Any]] | None = Field(default=None, max_length=MAX_EPISODES)
+    # at least 1, checked with the protocol (a test swap's game has none)
+    max_tests: int = Field(default=30, le=MAX_TESTS, description="tests before the guess (published: 30)")
     format_error_limit: int = Field(
         default=2,
+        ge=0,
+        le=MAX_FORMAT_ERRORS,
         description="end an episode after this many consecutive unreadable replies (reference: 2; 0 = never)",
     )
-    probe_seed: int = Field(default=0, description="seed of the probe set guesses are judged on")
+    probe_seed: int = Field(
+        default=0, ge=0, le=MAX_SEED, description="seed of the probe set guesses are judged on"
+    )
     solver_stop: Literal["falsify", "confident"] = Field(
         default="falsify",
         description="the solver player's stopping rule: falsify (spend every test trying to break its "
@@ -140,13 +164,6 @@ class WiltRunConfig(RunSettings):
         # stored absolute, so `--resume` from another directory finds the same file
         return None if v is None else str(Path(v).resolve())
 
-    @field_validator("trials")
-    @classmethod
-    def _check_trials(cls, v: int) -> int:
-        if v < 1:
-            raise ValueError(f"trials must be at least 1 (--trials), got {v}")
-        return v
-
     @field_validator("split")
     @classmethod
     def _check_split(cls, v: str) -> str:
@@ -158,7 +175,7 @@ class WiltRunConfig(RunSettings):
 
     @model_validator(mode="after")
     def _check_sources(self) -> WiltRunConfig:
-        if self.split == "generated" and (self.seed is None or not self.n or self.n < 1):
+        if self.split == "generated" and (self.seed is None or self.n is None):
             raise ValueError("the generated split needs --seed S and --n N (N >= 1)")
         if self.split == "file" and not self.rules_file:
             raise ValueError("split 'file' needs a rules file (--rules FILE)")
@@ -177,7 +194,23 @@ class WiltRunConfig(RunSettings):
                 "--protocol testswap and --tests-from RUN go together (the run whose tests are given)"
             )
         self.game_config()
+        rules = self._rule_count()
+        if rules is not None:
+            check_episodes(rules * self.trials, "trials")
         return self
+
+    def _rule_count(self) -> int | None:
+        """How many rules the run plays, where that is known before they are read (not a rules file's, nor a
+        test swap's source run's)."""
+        if self.protocol == "testswap" or self.split == "file":
+            return None
+        if self.ids is not None:
+            return len(self.ids)
+        if self.split == "generated":
+            return self.n
+        if self.split == "single":
+            return len(SINGLE_RULES)
+        return len(load_split(self.split))
 
     def game_config(self) -> WiltConfig:
         if self.protocol == "testswap":
@@ -202,13 +235,16 @@ class WiltRunConfig(RunSettings):
             if self.swap is None:
                 raise ValueError("a test-swap run needs its source run's tests: give --tests-from RUN")
             base = [(str(s["key"]), {**s["item"], "swap_tests": s["tests"]}) for s in self.swap]
+            check_episodes(len(base) * self.trials, "trials")
             if self.trials == 1:
                 return base
             return [(f"{k}|{t}", {**i, "trial": t}) for k, i in base for t in range(1, self.trials + 1)]
+        rules = self.rules()
+        check_episodes(len(rules) * self.trials, "trials")
         if self.trials == 1:
-            return [rule_item(r) for r in self.rules()]
+            return [rule_item(r) for r in rules]
         out: list[Item] = []
-        for rule in self.rules():
+        for rule in rules:
             key, item = rule_item(rule)
             out += [(f"{key}|{t}", {**item, "trial": t}) for t in range(1, self.trials + 1)]
         return out

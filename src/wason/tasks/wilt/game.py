@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from wason.core.family import MAX_FORMAT_ERRORS
 from wason.core.game import Malformed, Outcome
 from wason.sandbox import Program
 from wason.tasks.wilt.judge import Verdict, judge
@@ -56,6 +57,10 @@ class WiltObservation(BaseModel):
     end_reason: EndReason | None = None
 
 
+MAX_TESTS = 1_000
+"""The most tests before the guess (published: 30): each is a turn, and the solver spends every one."""
+
+
 @dataclass(frozen=True)
 class WiltConfig:
     """Episode settings. Defaults are the published protocol.
@@ -78,11 +83,11 @@ class WiltConfig:
     arity: int = 3
 
     def __post_init__(self) -> None:
-        if self.max_tests < 0:
+        if not 0 <= self.max_tests <= MAX_TESTS:
             # 0: no tests at all, the guess at once (the test swap, where the tests are given)
-            raise ValueError("max_tests must be 0 or more")
-        if self.format_error_limit < 0:
-            raise ValueError("format_error_limit must be 0 (never) or more")
+            raise ValueError(f"max_tests must be from 0 to {MAX_TESTS}")
+        if not 0 <= self.format_error_limit <= MAX_FORMAT_ERRORS:
+            raise ValueError(f"format_error_limit must be from 0 (never) to {MAX_FORMAT_ERRORS}")
         if self.arity not in (1, 3):
             raise ValueError("arity must be 3 (the published game) or 1 (the single-variable prompt)")
         if self.arity == 1 and self.integer_range is None:
