@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Sequence
 
+from wason.server import guard
 from wason.server.app import create_app
 
 DEFAULT_HOST = "127.0.0.1"
@@ -37,17 +39,26 @@ def serve(
     port: int = DEFAULT_PORT,
     log_level: str = "info",
     token: str | None = None,
+    allowed_hosts: Sequence[str] = (),
+    max_body: int = guard.DEFAULT_MAX_BODY,
 ) -> None:
     """Run the app with uvicorn until interrupted (the store is opened first, so a bad store fails at once).
 
-    With ``token``, every write request needs it (:mod:`wason.server.web.auth`). Open event streams are given
-    a few seconds to close when the server stops; runs still playing are then left interrupted."""
+    With ``token``, every write request needs it (:mod:`wason.server.web.auth`). Requests must name the server
+    as 127.0.0.1, localhost, [::1] or ``host`` (at ``port``), or one of ``allowed_hosts``, and bodies are at
+    most ``max_body`` bytes (:mod:`wason.server.guard`). Open event streams are given a few seconds to close
+    when the server stops; runs still playing are then left interrupted."""
     import uvicorn
 
     from wason.server.web import auth
 
     check_address(host, port)
+    try:
+        rules = guard.policy([*guard.LOOPBACK, guard.host_for(host), *allowed_hosts], max_body)
+    except ValueError as exc:
+        raise ServeError(str(exc)) from None
     app = create_app(db)
+    guard.configure(app, rules)
     if token is not None:
         auth.protect(app, token)
     # keep-alive 30 s (uvicorn: 5): under load a busy loop may read a waiting request only after a short

@@ -232,9 +232,10 @@ def create_app(store: Store | str | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(session.SessionDiverged, _diverged)
     app.add_exception_handler(Exception, _internal_error)
-    from wason.server import web
+    from wason.server import guard, web
 
     web.mount(app)
+    guard.install(app)  # last, so it runs first: allowed hosts and origins, the body limit
 
     @app.get("/api/families")
     async def list_families() -> dict[str, Any]:
