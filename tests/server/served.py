@@ -8,6 +8,7 @@ free port of 127.0.0.1 and waits until it answers; ``Served.stop()`` ends it.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -20,11 +21,14 @@ import httpx
 ROOT = Path(__file__).resolve().parents[2]
 
 SERVER = """
+import faulthandler
+import signal
 import sys
 from tests.server import hidden_family
 from wason.core import registry
 from wason.cli import main
 
+faulthandler.register(signal.SIGUSR1)  # a test that sees a hang asks where every thread is
 registry.register(hidden_family.FAMILY)
 sys.exit(main(["serve", "--port", sys.argv[1], "--db", sys.argv[2], "--log-level", "warning", *sys.argv[3:]]))
 """
@@ -63,6 +67,12 @@ class Served:
 
     def rss_kib(self) -> int | None:
         return rss_kib(self.proc.pid)
+
+    def dump_stacks(self) -> None:
+        """Have the server write every thread's stack to its stderr (returned by :meth:`stop`)."""
+        if self.alive():
+            os.kill(self.proc.pid, signal.SIGUSR1)
+            time.sleep(0.5)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
