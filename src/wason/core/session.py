@@ -238,6 +238,8 @@ def start(
     cfg = fam.config_type.model_validate({**fields, "player": player, "model": None})
     if item is None:
         items = fam.items(cfg)
+        if not items:
+            raise SessionError(f"this {fam.name} configuration has no items to play")
         if index is not None:
             if not 0 <= index < len(items):
                 raise SessionError(f"item index {index} is out of range (0..{len(items) - 1})")
