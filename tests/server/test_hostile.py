@@ -8,6 +8,7 @@ import json
 import httpx
 import pytest
 
+from tests.server import hidden_family
 from wason.store import Store
 
 JSON = {"content-type": "application/json"}
@@ -16,6 +17,34 @@ JSON = {"content-type": "application/json"}
 def body(value: object) -> bytes:
     """JSON as Python writes it: a lone surrogate as its ``\\u`` escape (valid JSON, not valid Unicode)."""
     return json.dumps(value).encode()
+
+
+@pytest.mark.parametrize(
+    ("sent", "field"),
+    [
+        ({"family": "wilt", "config": {"\ud800": 1}}, "config"),  # was a 500: the error message named the key
+        ({"family": "wilt", "config": {"split": "lite", "ids": ["\udfff"]}}, "config"),
+        ({"family": hidden_family.NAME, "config": {"nested": [{"\ud83d": "x"}]}}, "config"),
+    ],
+)
+async def test_text_that_is_not_unicode_is_refused(
+    client: httpx.AsyncClient, store: Store, sent: dict[str, object], field: str
+) -> None:
+    r = await client.post("/api/sessions", content=body(sent), headers=JSON)
+    assert r.status_code == 422, r.text
+    assert r.json()["field"] == field and "lone surrogate" in r.json()["error"]
+    assert store.list_runs() == []
+
+
+async def test_an_action_that_is_not_unicode_is_refused(client: httpx.AsyncClient, store: Store) -> None:
+    """Was a 500: the step was stored first, and the store could not write the text."""
+    started = await client.post("/api/sessions", json={"family": "wilt", "index": 0})
+    sid = started.json()["session"]
+    action = {"type": "ProposeTest", "values": ["\ud800", "1", "2"]}
+    r = await client.post(f"/api/sessions/{sid}/step", content=body({"action": action}), headers=JSON)
+    assert r.status_code == 422 and r.json()["field"] == "action", r.text
+    assert store.list_turns(sid) == []
+    assert (await client.get(f"/api/sessions/{sid}")).status_code == 200
 
 
 @pytest.mark.parametrize("kind", [{"a": 1}, ["ProposeTest"], 3, None, True])
