@@ -72,3 +72,26 @@ async def test_a_configuration_with_no_items_is_refused(
     assert r.status_code == 422, r.text
     assert "no items" in r.json()["error"]
     assert store.list_runs() == []
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("18446744073709551616", "judges"),  # was a 500: a list of Literal words was read with Literal(...)
+        ("code,bogus", "judges"),
+    ],
+)
+async def test_a_watch_form_list_of_words_is_read_by_the_configuration(
+    client: httpx.AsyncClient, store: Store, value: str, says: str
+) -> None:
+    form = {"family": "picnic", "player": "solver", "seed": "50", "cfg.judges": value}
+    r = await client.post("/watch", data=form, headers={"accept": "text/html"})
+    assert r.status_code == 422, r.text[-500:]
+    assert says in r.text and "Traceback" not in r.text
+    assert store.list_runs() == []
+
+
+async def test_a_watch_form_list_of_numbers_still_says_which(client: httpx.AsyncClient) -> None:
+    form = {"family": "picnic", "player": "solver", "cfg.max_turns": "3,x"}
+    r = await client.post("/watch", data=form, headers={"accept": "text/html"})
+    assert r.status_code == 422 and "max_turns: expected a comma-separated list" in r.text
