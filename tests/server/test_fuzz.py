@@ -496,7 +496,7 @@ def schema_call(target: Target, data: st.DataObject) -> Call:
 def test_every_route_of_the_schema_takes_hostile_requests(target: Target, scale: int) -> None:
     tally = Tally()
 
-    @fuzz_settings(350 * scale)
+    @fuzz_settings(300 * scale)
     @given(st.data())
     def fuzz(data: st.DataObject) -> None:
         send(target, schema_call(target, data), tally)
@@ -560,7 +560,7 @@ def action_strategy(name: str) -> st.SearchStrategy[Any]:
 def test_sessions_of_every_family_take_hostile_configurations_and_moves(target: Target, scale: int) -> None:
     tally = Tally()
 
-    @fuzz_settings(80 * scale)
+    @fuzz_settings(50 * scale)
     @given(st.data())
     def fuzz(data: st.DataObject) -> None:
         family = target.family(
@@ -584,6 +584,13 @@ def test_sessions_of_every_family_take_hostile_configurations_and_moves(target: 
                 tally,
             )
         send(target, Call("GET", f"/api/sessions/{quote(sid, safe='')}/summary"), tally)
+        if r.status_code == 201:  # the game's pages, with whatever the moves wrote in its transcript
+            send(
+                target,
+                Call("GET", f"/runs/{r.json()['run']}/episodes/0", headers={"accept": "text/html"}),
+                tally,
+            )
+            send(target, Call("GET", f"/runs/{r.json()['run']}", headers={"accept": "text/html"}), tally)
         # the published routes: a game of a listed name with a hostile count, more examples, a guess
         created = {
             "game_name": data.draw(st.one_of(st.sampled_from(target.games), texts(10))),
@@ -658,7 +665,7 @@ def watch_form(family: dict[str, Any], data: st.DataObject) -> dict[str, str]:
 def test_the_pages_forms_take_hostile_values(target: Target, scale: int) -> None:
     tally = Tally()
 
-    @fuzz_settings(220 * scale)
+    @fuzz_settings(200 * scale)
     @given(st.data())
     def fuzz(data: st.DataObject) -> None:
         family = target.family(
