@@ -421,6 +421,22 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     )
     sv.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
     sv.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="another name requests may call the server by, besides 127.0.0.1, localhost, [::1] and --host "
+        "(repeatable): NAME (at --port), NAME:PORT, or https://NAME behind a TLS proxy; other Host headers are "
+        "refused (DNS rebinding), and writes must come from these hosts' own pages",
+    )
+    sv.add_argument(
+        "--max-body",
+        type=int,
+        default=1 << 20,
+        metavar="BYTES",
+        help="the largest request body taken, 65536 to 104857600 (default 1048576, 1 MiB); larger is a 413",
+    )
+    sv.add_argument(
         "--log-level",
         choices=["critical", "error", "warning", "info", "debug"],
         default="info",
@@ -1309,8 +1325,16 @@ def _serve(args: argparse.Namespace) -> int:
             "(--token protects writes)"
         )
         print(f"wason: note: serving on {args.host}: {what}", file=sys.stderr)
-    models = [(spec, url) for spec, url in args.models]
-    serve(_db(args), host=args.host, port=args.port, log_level=args.log_level, token=token, models=models)
+    serve(
+        _db(args),
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        token=token,
+        models=[(spec, url) for spec, url in args.models],
+        allowed_hosts=args.allowed_host,
+        max_body=args.max_body,
+    )
     return 0
 
 

@@ -96,7 +96,7 @@ def test_a_client_that_speaks_only_the_published_routes_plays_to_the_end(tmp_pat
     async def play() -> dict[str, object]:
         app = server.create_app(f"sqlite:///{tmp_path / 'http.db'}")
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             body = {"game_name": "code_functions_picnic", "difficulty": "L2", "num_init_examples": "3"}
             r = await client.post("/guess-the-rule/game", json={**body, "player": "someone", "seed": 9})
             bodies.append(r.text)

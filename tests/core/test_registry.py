@@ -107,3 +107,36 @@ def test_unknown_duplicate_and_explicit_registrations() -> None:
     finally:
         registry.unregister("other-test-family")
     assert "other-test-family" not in registry.names()
+
+
+def test_families_registered_in_code_are_found_again_in_another_process() -> None:
+    """A server's page workers register what the server registered in code (a module's FAMILY), and nothing
+    else; a family that no other process can import (made inside a function) is said so (None)."""
+    from tests.server import hidden_family
+
+    registry.register(hidden_family.FAMILY, replace=True)
+    try:
+        found = registry.explicit()
+        assert found == {
+            hidden_family.NAME: "tests.server.hidden_family:FAMILY"
+        }  # the built-ins are not listed
+        code = (
+            "import json, sys; from wason.core import registry; "
+            "registry.register_from(json.loads(sys.argv[1])); "
+            f"print(registry.get({hidden_family.NAME!r}).title)"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code, json.dumps(found)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])},
+        )
+        assert out.stdout.strip() == hidden_family.FAMILY.title
+        local = type("Local", (WiltFamily,), {"name": "local_only"})()
+        registry.register(local)
+        assert registry.explicit() is None
+    finally:
+        registry.unregister(hidden_family.NAME)
+        registry.unregister("local_only")

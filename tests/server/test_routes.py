@@ -272,7 +272,9 @@ async def test_two_servers_on_one_store_give_one_conflict(store: Store, db_path:
     from wason.server import create_app
 
     apps: list[FastAPI] = [create_app(store), create_app(str(db_path))]
-    clients = [httpx.AsyncClient(transport=httpx.ASGITransport(app=a), base_url="http://test") for a in apps]
+    clients = [
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=a), base_url="http://127.0.0.1") for a in apps
+    ]
     async with clients[0] as one, clients[1] as two:
         gid = (await create(one))["game_uuid"]
         hidden_family.GATES[int(gid)] = gate = asyncio.Event()

@@ -305,7 +305,7 @@ class ActionCodec:
 
     def decode(self, data: Mapping[str, Any]) -> Any:
         kind = data.get("type")
-        if kind not in self.kinds:
+        if not isinstance(kind, str) or kind not in self.kinds:
             raise ValueError(f"unknown action type {kind!r}; expected one of: {', '.join(self.kinds)}")
         if kind in self.hooks:
             return self.hooks[str(kind)](dict(data))

@@ -110,6 +110,39 @@ def families() -> list[Family[Any]]:
     return out
 
 
+def explicit() -> dict[str, str] | None:
+    """The families known only by :func:`register` (or registered over a built-in or a plugin), each as the
+    ``module:attribute`` another process imports it from; None when one of them cannot be found so (defined in
+    ``__main__`` or inside a function). A process that builds pages for a server registers these too."""
+    out: dict[str, str] = {}
+    plugins = _plugins()
+    for name, family in _registered.items():
+        target = _builtin().get(name) or (str(plugins[name].value) if name in plugins else None)
+        if target is not None:
+            try:
+                if _load(target) is family:
+                    continue
+            except Exception:  # a broken plugin: the object registered in its place is what counts
+                pass
+        module = importlib.import_module(type(family).__module__)
+        if module.__name__ == "__main__":
+            return None
+        attr = next((a for a, v in vars(module).items() if v is family), None)
+        if attr is None:
+            return None
+        out[name] = f"{module.__name__}:{attr}"
+    return out
+
+
+def register_from(targets: dict[str, str]) -> None:
+    """Register the families :func:`explicit` found in another process (``name: "module:attribute"``)."""
+    for name, target in targets.items():
+        family = _load(target)
+        if not isinstance(family, Family) or family.name != name:
+            raise FamilyLoadError(f"task family {name!r}: {target} is not that family")
+        register(family, replace=True)
+
+
 def broken() -> dict[str, str]:
     """Families that failed to load, with the reason (after :func:`families` or :func:`get` tried them)."""
     return dict(_broken)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Sequence
 
+from wason.server import guard
 from wason.server.allowed import AllowedModels
 from wason.server.app import create_app
 
@@ -40,14 +41,17 @@ def serve(
     log_level: str = "info",
     token: str | None = None,
     models: Sequence[tuple[str, str | None]] = (),
+    allowed_hosts: Sequence[str] = (),
+    max_body: int = guard.DEFAULT_MAX_BODY,
 ) -> None:
     """Run the app with uvicorn until interrupted (the store is opened first, so a bad store fails at once).
 
     With ``token``, every write request needs it (:mod:`wason.server.web.auth`). ``models`` are the
     ``(spec, base_url)`` pairs a configuration sent to the server may name besides the embedded model, each
-    resolved now with its key from the provider's environment variable (:mod:`wason.server.allowed`). Open
-    event streams are given a few seconds to close when the server stops; runs still playing are then left
-    interrupted."""
+    resolved now with its key from the provider's environment variable (:mod:`wason.server.allowed`). Requests
+    must name the server as 127.0.0.1, localhost, [::1] or ``host`` (at ``port``), or one of ``allowed_hosts``,
+    and bodies are at most ``max_body`` bytes (:mod:`wason.server.guard`). Open event streams are given a few
+    seconds to close when the server stops; runs still playing are then left interrupted."""
     import uvicorn
 
     from wason.models.base import ModelConfigError
@@ -59,7 +63,12 @@ def serve(
         allowed = AllowedModels.configure(models)
     except ModelConfigError as exc:
         raise ServeError(str(exc)) from None
+    try:
+        rules = guard.policy([*guard.LOOPBACK, guard.host_for(host), *allowed_hosts], max_body)
+    except ValueError as exc:
+        raise ServeError(str(exc)) from None
     app = create_app(db, models=allowed)
+    guard.configure(app, rules)
     if token is not None:
         auth.protect(app, token)
     # the browser's slow pages (a run's summary and figures) are built in worker processes, not in a thread

@@ -22,7 +22,16 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
 
 from wason.core import registry, session
 from wason.core.family import Family, RunSettings
@@ -55,7 +64,28 @@ def _id(value: Any) -> Any:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+def _unicode(value: Any) -> Any:
+    """Refuse text that is not Unicode anywhere in a JSON object, its keys included: a lone surrogate, which
+    JSON's ``\\u`` escapes can carry, could be neither stored nor sent back (pydantic refuses it in a string
+    field; this is for the objects passed on as they are)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("text must be Unicode (this holds a lone surrogate)") from None
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return value
+
+
 Count = Annotated[StrictInt, BeforeValidator(_count)]
+JsonObject = Annotated[dict[str, Any], AfterValidator(_unicode)]
 GameId = Annotated[StrictStr, BeforeValidator(_id), Field(max_length=100)]
 
 
@@ -86,7 +116,7 @@ class StartSession(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     family: StrictStr = Field(max_length=100)
-    config: dict[str, Any] = Field(default_factory=dict)
+    config: JsonObject = Field(default_factory=dict)
     index: StrictInt | None = Field(default=None, ge=0)
     seed: StrictInt | None = None
 
@@ -96,7 +126,7 @@ class StepSession(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    action: dict[str, Any] | None = None
+    action: JsonObject | None = None
     text: StrictStr | None = Field(default=None, max_length=MAX_TEXT_CHARS)
 
 
@@ -272,9 +302,10 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
     app.add_exception_handler(session.SessionDiverged, _diverged)
     app.add_exception_handler(offload.Busy, _busy)
     app.add_exception_handler(Exception, _internal_error)
-    from wason.server import web
+    from wason.server import guard, web
 
     web.mount(app)
+    guard.install(app)  # last, so it runs first: allowed hosts and origins, the body limit
 
     @app.get("/api/families")
     async def list_families() -> dict[str, Any]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -44,6 +45,7 @@ from typing import Any, Literal, TypeVar
 from wason.store import Store
 
 T = TypeVar("T")
+log = logging.getLogger("wason.server")
 
 PROCESS_LANES = max(1, min(4, (os.cpu_count() or 2) - 1))
 """Worker processes of ``wason serve`` that build pages: a core is left to the event loop (on two cores, a
@@ -63,8 +65,12 @@ class Busy(RuntimeError):
 class Lanes:
     """Executors of one worker each: the pages of a run on its own, the others on the least busy."""
 
-    def __init__(self, kind: Literal["thread", "process"], count: int) -> None:
+    def __init__(
+        self, kind: Literal["thread", "process"], count: int, families: dict[str, str] | None = None
+    ) -> None:
         self.kind = kind
+        # families registered in code in the server's process, registered again in each worker
+        self.families = dict(families or {})
         self._executors = [self._new() for _ in range(count)]
         self._waiting = [0] * count
 
@@ -72,7 +78,10 @@ class Lanes:
         if self.kind == "thread":
             return ThreadPoolExecutor(max_workers=1, thread_name_prefix="wason-page")
         return ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_started
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_worker_started,
+            initargs=(self.families,),
         )
 
     def _choose(self, key: int | None) -> int:
@@ -125,7 +134,18 @@ def use_processes(app: Any, lanes: int = PROCESS_LANES) -> None:
 
     @asynccontextmanager
     async def lifespan(a: Any) -> AsyncIterator[Any]:
-        workers = Lanes("process", lanes)
+        from wason.core import registry
+
+        families = registry.explicit()
+        if families is None:
+            # a family registered in code that another process cannot import (in __main__): pages in a thread
+            log.warning(
+                "a family registered in code cannot be imported by another process: pages built in a thread"
+            )
+            async with inner(a) as state:
+                yield state
+            return
+        workers = Lanes("process", lanes, families)
         workers.warm()
         app.state.page_lanes = workers
         try:
@@ -198,7 +218,10 @@ async def _run(app: Any, store: Store, key: int | None, fn: Callable[..., T], ar
 _stores: dict[str, Store] = {}
 
 
-def _worker_started() -> None:
+def _worker_started(families: dict[str, str]) -> None:
+    from wason.core import registry
+
+    registry.register_from(families)
     # Ctrl-C reaches the whole process group: the server stops its workers itself, without their tracebacks
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # a server killed without stopping them (uvicorn ends by raising the signal it caught) leaves nobody to tell

@@ -87,7 +87,7 @@ def protected(store: Store) -> FastAPI:
 @pytest.fixture
 async def guarded(protected: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=protected, raise_app_exceptions=False)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -215,5 +215,5 @@ async def test_a_write_from_another_sites_page_is_refused(client: httpx.AsyncCli
             "/watch", data={"family": "wilt"}, headers={**headers, "accept": "text/html"}
         )
         assert page.status_code == 403 and "another site" in html.unescape(page.text)
-    same = await client.post("/api/sessions", json=body, headers={"origin": "http://test"})
+    same = await client.post("/api/sessions", json=body, headers={"origin": "http://127.0.0.1"})
     assert same.status_code == 201  # this server's own pages

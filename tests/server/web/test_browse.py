@@ -87,7 +87,7 @@ def filled(tmp_path_factory: pytest.TempPathFactory, empty_store: Path) -> Itera
 
 @pytest.fixture(scope="module")
 def web(filled: Filled) -> Iterator[TestClient]:
-    with TestClient(create_app(filled.store)) as client:
+    with TestClient(create_app(filled.store), base_url="http://127.0.0.1") as client:
         yield client
 
 

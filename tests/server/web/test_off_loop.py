@@ -55,7 +55,7 @@ def app(runs: tuple[Path, list[int]]) -> Iterator[FastAPI]:
 @pytest.fixture
 async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -206,7 +206,7 @@ def test_wason_serve_builds_pages_in_a_worker_process(
     for name in ("run_context", "plots_into", "episode_context"):
         monkeypatch.setattr(browse, name, not_here)
     a = runs[1][0]
-    with TestClient(app) as web:  # its lifespan starts the worker and stops it
+    with TestClient(app, base_url="http://127.0.0.1") as web:  # its lifespan starts the worker and stops it
         page = web.get(f"/runs/{a}")
         assert page.status_code == 200
         figures = re.findall(r'<img src="([^"]+)"', page.text)

@@ -8,8 +8,8 @@ for a browser.
 
 The check is an ASGI middleware on the method, so a route needs nothing of its own to be covered. The cookie is
 ``HttpOnly`` and ``SameSite=Strict``: another site cannot make a visitor's browser send it with a form. With or
-without a token, a write that a browser sends from another site's page (its ``Origin`` is not this server) is
-refused with 403: a page elsewhere cannot start runs on a server a visitor has at 127.0.0.1.
+without a token, a write that a browser sends from another site's page (its ``Origin`` is not this server's) is
+refused with 403 before it gets here (:mod:`wason.server.guard`, with the allowed hosts and the body limit).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from wason.server.guard import CROSS_SITE
 from wason.server.web import render
 
 COOKIE = "wason_token"
@@ -66,25 +67,6 @@ def _wants_json(path: str, headers: dict[bytes, bytes]) -> bool:
     return b"text/html" not in headers.get(b"accept", b"")
 
 
-CROSS_SITE = (
-    "a write from another site's page is refused: start and play games from this server's own pages, or "
-    "from a script (which sends no Origin header)"
-)
-
-
-def _cross_site(headers: dict[bytes, bytes]) -> bool:
-    """Whether a browser sent the request from another site's page (its ``Origin`` is not this host, or
-    ``Sec-Fetch-Site`` says so). Scripts send neither header and pass."""
-    if headers.get(b"sec-fetch-site", b"") == b"cross-site":
-        return True
-    origin = headers.get(b"origin")
-    if origin is None:
-        return False
-    host = headers.get(b"host", b"").decode("latin-1").lower()
-    _, _, rest = origin.decode("latin-1").lower().partition("://")
-    return not rest or rest.rstrip("/") != host
-
-
 def _refusal(path: str, headers: dict[bytes, bytes], status: int, message: str) -> Response:
     if _wants_json(path, headers):
         return JSONResponse(
@@ -105,10 +87,9 @@ def _refusal(path: str, headers: dict[bytes, bytes], status: int, message: str) 
 
 
 class TokenMiddleware:
-    """Guards every write request (any method but GET, HEAD and OPTIONS; ``/login`` aside): one sent by another
-    site's page is refused (403) whether or not the server has a token, so a page elsewhere cannot make a
-    visitor's browser start paid model runs on a server at 127.0.0.1; and with a token (``state.token``), one
-    without it is refused (401). Reads pass."""
+    """Guards every write request (any method but GET, HEAD and OPTIONS; ``/login`` aside): with a token
+    (``state.token``), one without it is refused (401). Reads pass. (A write sent by another site's page is
+    refused before, whether or not the server has a token: :class:`wason.server.guard.SiteGuard`.)"""
 
     def __init__(self, app: ASGIApp, state: Any) -> None:
         self.app = app
@@ -119,9 +100,6 @@ class TokenMiddleware:
             await self.app(scope, receive, send)
             return
         headers = dict(scope["headers"])
-        if _cross_site(headers):
-            await _refusal(scope["path"], headers, 403, CROSS_SITE)(scope, receive, send)
-            return
         token = getattr(self.state, "token", None)
         if not isinstance(token, str) or scope["path"] == LOGIN_PATH:
             await self.app(scope, receive, send)
@@ -190,7 +168,18 @@ async def login_page(request: Request, token: str | None = None, next: str | Non
 @router.post(LOGIN_PATH, response_class=HTMLResponse)
 async def login_form(request: Request) -> Response:
     """The form's post (``token``, ``next``): the cookie on the right token, the form again on a wrong one."""
-    fields = await read_form(request)
+    try:
+        fields = await read_form(request)
+    except FormTooLarge as exc:
+        open_server = server_token(request.app) is None
+        return render(
+            request,
+            "watch/login.html",
+            status_code=413,
+            error=str(exc),
+            next_path="/",
+            open_server=open_server,
+        )
     return _login(request, fields.get("token", "")[:MAX_TOKEN_CHARS], fields.get("next", "/"))
 
 

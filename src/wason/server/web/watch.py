@@ -201,7 +201,14 @@ def _config_fields(family: Family[Any], form: Mapping[str, str]) -> dict[str, An
             continue
         if opt.kind == "list":
             kind, _ = _unwrap(annotations[opt.name].annotation)
-            (inner,) = typing.get_args(kind) or (str,)
+            # an element type with bounds (Annotated[int, Field(...)]) is its type
+            args = [
+                typing.get_args(a)[0] if typing.get_origin(a) is typing.Annotated else a
+                for a in typing.get_args(kind)
+                if a is not Ellipsis
+            ]
+            # numbers are read here (one message for a bad one); the rest (a Literal's words...) by the config
+            inner = args[0] if len(args) == 1 and args[0] in (int, float) else str
             try:
                 fields[opt.name] = [inner(t.strip()) for t in text.split(",") if t.strip()]
             except ValueError:
