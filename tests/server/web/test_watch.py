@@ -114,6 +114,31 @@ def test_a_solver_run_is_watched_live_in_a_browser(
     assert live_server.store.get_run(run_id).status == "completed"
 
 
+def test_a_watched_run_plays_in_a_thread_of_its_own(
+    live_server: LiveServer, gate: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The solver's moves (pure Python) are made off the server's event loop: while the player is held mid-run,
+    the server answers; and Stop reaches the run in its own loop."""
+    threads: list[str] = []
+    act = watch.Paced.act
+
+    async def recorded(self: watch.Paced, observation: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return await act(self, observation)
+
+    monkeypatch.setattr(watch.Paced, "act", recorded)
+    run_id = start(live_server, {**SOLVER_GAME, "pace": "0.01"})
+    wait_for(lambda: len(threads) >= 3, "the player moved twice and waits")
+    assert set(threads) == {f"wason-watch-{run_id}"}  # never uvicorn's thread
+    assert httpx.get(f"{live_server.url}/api/families", timeout=30).status_code == 200  # answered meanwhile
+    stopped = httpx.post(f"{live_server.url}/watch/{run_id}/stop", timeout=30)
+    assert stopped.status_code == 200 and stopped.json()["status"] == "interrupted"
+    gate.set()  # the held move's worker thread ends; then the run's thread ends with its loop
+    watched = watch.watches(live_server.app).runs[run_id]
+    wait_for(lambda: not watched.active, "the run's thread ended")
+    assert live_server.store.get_run(run_id).status == "interrupted"
+
+
 def test_no_rule_is_sent_before_the_episode_ends(live_server: LiveServer, gate: threading.Event) -> None:
     run_id = start(live_server, {**SOLVER_GAME, "pace": "0.01"})
     (episode,) = live_server.store.list_episodes(run_id)

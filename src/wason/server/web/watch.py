@@ -23,9 +23,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import types
 import typing
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,16 +69,55 @@ KEEPALIVE_SECONDS = 15.0
 # -- the runs this server plays ---------------------------------------------------------------------------
 @dataclass
 class Watched:
-    """A run played by this server: its task, and why it crashed (if it did) before its episodes could say."""
+    """A run played by this server, in a thread of its own with its own event loop (a solver's moves are pure
+    Python: on the server's loop they would hold every other request), and why it crashed (if it did) before
+    its episodes could say."""
 
     run_id: int
+    thread: threading.Thread | None = None
+    loop: asyncio.AbstractEventLoop | None = None
     task: asyncio.Task[None] | None = None
     error: str | None = None
     stopped: bool = False
+    ended: threading.Event = field(default_factory=threading.Event)
 
     @property
     def active(self) -> bool:
-        return self.task is not None and not self.task.done()
+        return self.thread is not None and not self.ended.is_set()
+
+    def start(self, play: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Play ``play()`` in a new thread; :attr:`ended` is set when it is over, however it ended."""
+
+        def run() -> None:
+            try:
+                asyncio.run(self._main(play))
+            except BaseException:  # cancelled (Stop) or crashed: _play recorded what it could
+                log.debug("watched run %s ended by an exception", self.run_id, exc_info=True)
+            finally:
+                self.ended.set()
+
+        self.thread = threading.Thread(target=run, name=f"wason-watch-{self.run_id}", daemon=True)
+        self.thread.start()
+
+    async def _main(self, play: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        if (
+            self.stopped and self.task is not None
+        ):  # stopped before its loop began: cancelled at its first wait
+            self.task.cancel()
+        await play()
+
+    def cancel(self) -> None:
+        """Ask the run to stop (its task is cancelled in its own loop); see :meth:`wait`."""
+        self.stopped = True
+        loop, task = self.loop, self.task
+        if loop is not None and task is not None:
+            loop.call_soon_threadsafe(task.cancel)
+
+    async def wait(self, timeout: float) -> None:
+        """Until the run's thread has ended (at most ``timeout`` seconds), without holding the server's loop."""
+        await asyncio.to_thread(self.ended.wait, timeout)
 
 
 @dataclass
@@ -88,11 +128,10 @@ class Watches:
         return [w for w in self.runs.values() if w.active]
 
     async def stop_all(self) -> None:
-        tasks = [w.task for w in self.active() if w.task is not None]
-        for t in tasks:
-            t.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=10)
+        running = self.active()
+        for w in running:
+            w.cancel()
+        await asyncio.gather(*(w.wait(10) for w in running))
 
 
 def watches(app: Any) -> Watches:
@@ -354,7 +393,6 @@ async def _play(
 
         await execute_run(store, run_id, factory, concurrency=1, oracle=oracle)
     except asyncio.CancelledError:
-        watched.stopped = True
         if store.get_run(run_id).status == "pending":  # stopped before it began
             store.set_run_status(run_id, "interrupted")
         raise
@@ -386,10 +424,8 @@ def _start(app: Any, store: Store, plan: Plan) -> int:
         raise FormError(_one_line(redact(str(exc)))) from None
     run_id = create_run(store, plan.config, [plan.item], baseline=False)
     watched = Watched(run_id)
-    watched.task = asyncio.create_task(
-        _play(store, run_id, plan, client, oracle, watched), name=f"watch-{run_id}"
-    )
     watches(app).runs[run_id] = watched
+    watched.start(lambda: _play(store, run_id, plan, client, oracle, watched))
     return run_id
 
 
@@ -440,8 +476,8 @@ def _run_view(run: RunRow, watched: Watched | None, live: bool) -> dict[str, Any
 
 def _live(run: RunRow, watched: Watched | None) -> bool:
     """Whether the run may still change: played here, or leased by another live process."""
-    if watched is not None and watched.task is not None:
-        return not watched.task.done()
+    if watched is not None and watched.thread is not None:
+        return watched.active
     return run.status in ("pending", "running") and run.owner is not None
 
 
@@ -644,10 +680,10 @@ async def watch_stop(request: Request, run_id: str) -> Response:
     """Cancel the run's task (it is left interrupted, resumable with ``wason eval --resume``)."""
     rid = _run_id(run_id)
     watched = watches(request.app).runs.get(rid) if rid is not None else None
-    if watched is None or not watched.active or watched.task is None:
+    if watched is None or not watched.active:
         return _message(request, 409, f"run {run_id[:40]} is not being played by this server")
-    watched.task.cancel()
-    await asyncio.wait([watched.task], timeout=10)
+    watched.cancel()
+    await watched.wait(10)
     if "text/html" in request.headers.get("accept", ""):
         return RedirectResponse(f"/watch/{rid}", status_code=303)
     return JSONResponse({"run": rid, "status": _store(request).get_run(watched.run_id).status})
