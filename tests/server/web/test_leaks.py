@@ -10,18 +10,16 @@ import contextlib
 import html
 import json
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
 
 from wason.core import registry, session
 from wason.core.family import EpisodeContext, Family, RunSettings
 from wason.core.public import public_config
 from wason.core.session import to_json
-from wason.server import create_app
 from wason.store import Store
 
 SEED = 7305193
@@ -115,18 +113,6 @@ def _forms(text: str) -> list[str]:
     with contextlib.suppress(UnicodeDecodeError):
         out.append(unescaped.encode("utf-8", "backslashreplace").decode("unicode_escape"))
     return out
-
-
-@pytest.fixture
-def app(store: Store) -> FastAPI:
-    return create_app(store)
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
-        yield c
 
 
 async def _ongoing_run(store: Store, family: Family[Any], player: str, n: int) -> list[int]:
