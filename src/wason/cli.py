@@ -1325,6 +1325,12 @@ def _serve(args: argparse.Namespace) -> int:
             "(--token protects writes)"
         )
         print(f"wason: note: serving on {args.host}: {what}", file=sys.stderr)
+        if not args.allowed_host:
+            print(
+                "wason: note: requests must call the server by an allowed name: add the names or addresses other "
+                "machines use with --allowed-host NAME (docs/server.md, Security)",
+                file=sys.stderr,
+            )
     serve(
         _db(args),
         host=args.host,

@@ -79,6 +79,8 @@ class Watched:
     task: asyncio.Task[None] | None = None
     error: str | None = None
     stopped: bool = False
+    # set once the run's task is over (its outcome stored); its thread may still finish a model call it started
+    played: threading.Event = field(default_factory=threading.Event)
     ended: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -102,11 +104,12 @@ class Watched:
     async def _main(self, play: Callable[[], Coroutine[Any, Any, None]]) -> None:
         self.loop = asyncio.get_running_loop()
         self.task = asyncio.current_task()
-        if (
-            self.stopped and self.task is not None
-        ):  # stopped before its loop began: cancelled at its first wait
-            self.task.cancel()
-        await play()
+        if self.stopped and self.task is not None:
+            self.task.cancel()  # stopped before its loop began: cancelled at its first wait
+        try:
+            await play()
+        finally:
+            self.played.set()
 
     def cancel(self) -> None:
         """Ask the run to stop (its task is cancelled in its own loop); see :meth:`wait`."""
@@ -116,8 +119,10 @@ class Watched:
             loop.call_soon_threadsafe(task.cancel)
 
     async def wait(self, timeout: float) -> None:
-        """Until the run's thread has ended (at most ``timeout`` seconds), without holding the server's loop."""
-        await asyncio.to_thread(self.ended.wait, timeout)
+        """Until the run's task is over and its state stored (at most ``timeout`` seconds), without holding the
+        server's loop; a model call it had started may still be finishing in its thread (it stays
+        :attr:`active` until then)."""
+        await asyncio.to_thread(self.played.wait, timeout)
 
 
 @dataclass
