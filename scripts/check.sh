@@ -23,4 +23,5 @@ fi
 echo "== ruff check"; .venv/bin/ruff check src tests bench
 echo "== ruff format --check"; .venv/bin/ruff format --check src tests bench
 echo "== mypy --strict src/"; .venv/bin/mypy --strict src/wason
-echo "== pytest"; .venv/bin/python -m pytest -q -rs "$@"
+# two workers (pytest-xdist), as the machines have two cores; every test keeps to its own files, ports and stores
+echo "== pytest"; .venv/bin/python -m pytest -q -rs -n 2 "$@"

@@ -74,3 +74,11 @@ class FakeModel:
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     return Store(f"sqlite:///{tmp_path / 'wason.db'}")
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test sees the width of piped output (wason widens its tables when no ``COLUMNS`` is asked for),
+    whatever the runner sets: pytest-xdist's workers inherit a ``COLUMNS`` from the terminal that started them.
+    A test that wants a width sets it itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)
