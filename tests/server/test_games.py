@@ -151,7 +151,8 @@ async def test_load_in_another_games_object_goes_on_with_the_game(games: Games, 
         ({"game_name": "no_such_game"}, "game_name"),
         ({"game_name": ""}, "game_name"),
         ({"difficulty": "L4"}, "difficulty"),
-        ({"difficulty": "l1"}, "difficulty"),
+        ({"difficulty": "l 1"}, "difficulty"),
+        ({"difficulty": 1}, "difficulty"),
         ({"num_init_examples": 0}, "num_init_examples"),
         ({"num_init_examples": -2}, "num_init_examples"),
         ({"num_init_examples": "two"}, "num_init_examples"),
@@ -258,9 +259,10 @@ def test_the_reference_object(store: Store, db_path: Path) -> None:
     with pytest.raises(RuleHidden):
         game.get_game_summary(include_rule=True)
     again = GuessTheRuleGame(uuid=game.uuid, store=str(db_path))
-    loaded = again.load_game()
-    assert loaded["turns_taken"] == 2 and again.game_name == GAME
+    assert again.load_game() is again  # the game, as the reference's load_game returns it
+    assert again.game_name == GAME and again.difficulty == "L1" and again.num_init_examples == 2
     summary = again.get_game_summary()
+    assert summary["turns_taken"] == 2
     guess = solve(summary["game_history"]["positives"], summary["game_history"]["negatives"])
     assert again.validate_guess(guess)["status"] == "won"
     assert "rule" in game.get_game_summary(include_rule=True)
