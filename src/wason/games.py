@@ -738,7 +738,8 @@ def game_class(name: str) -> type[PublishedGame]:
             return made
     classes = sorted(_class_name(g, api) for g, (_, api) in known.items())
     raise GameError(
-        f"no game {str(name)[:60]!r}; known: {', '.join(classes) or 'none registered'}", "game_name"
+        f"no game class or game_name {str(name)[:60]!r}; known: {', '.join(classes) or 'none registered'}",
+        "game_name",
     )
 
 
