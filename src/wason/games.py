@@ -634,8 +634,10 @@ class GuessTheRuleGame:
             raise GameError(
                 f"this object holds game {self.uuid} already; a new game needs a new object", "game_id"
             )
-        if self.game_name is None or self.difficulty is None:
-            raise GameError("a new game needs game_name and difficulty", "game_name")
+        if self.game_name is None:
+            raise GameError("a new game needs a game_name", "game_name")
+        if self.difficulty is None:
+            raise GameError("a new game needs a difficulty", "difficulty")
         if self.num_init_examples is None:
             raise GameError("a new game needs num_init_examples", "num_init_examples")
         out = _run(

@@ -315,6 +315,10 @@ def test_the_per_game_classes(store: Store, db_path: Path, monkeypatch: pytest.M
         cls(difficulty="L9", num_init_examples=2)
     with pytest.raises(GameError, match="num_init_examples"):
         cls(difficulty="L1", num_init_examples=0)
+    with pytest.raises(GameError, match="difficulty"):
+        cls(num_init_examples=2).create_game_instance()
+    with pytest.raises(GameError, match="game_name"):
+        GuessTheRuleGame(difficulty="L1").create_game_instance()
     with pytest.raises(UnknownGame):
         cls.load_game()
     with pytest.raises(UnknownGame):
