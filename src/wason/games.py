@@ -3,7 +3,11 @@
 A game is created by its published name (``GameApi.game_name`` of a registered family), a level and a number of
 initial examples; then it is asked for more examples, sent guesses, summarised and loaded again by id, from any
 process, because it is a session in the store (:mod:`wason.core.session`). Every answer is a JSON-ready dict
-with the reference's keys (``game_uuid``, ``status``, ``system_message``...) plus the family's view fields.
+with the reference's keys (``game_uuid``, ``status``, ``system_message``...) plus the family's view fields;
+the summary's ``game_class_name``, ``domain``, ``game_gen_type``, ``rule`` object and resume ``system_message``
+are the game's (:class:`GameApi`). The reference's per-game classes (``SomeGame(uuid, difficulty,
+num_init_examples)``) are made from the registry by the class name each game declares (:func:`game_class`), so
+this module names no game.
 
 Choices where the reference is silent or wrong:
 
@@ -11,6 +15,7 @@ Choices where the reference is silent or wrong:
   and ``/api/sessions/12`` show the same game. It is not a secret; the server is for a trusted network.
 - Statuses are ``ongoing``, ``won`` and ``lost``: ongoing until the session's game is over, then won when its
   outcome is a success (a game whose episode errored is lost).
+- Levels are read in any case (``l1`` is ``L1``, as the reference upper-cases them); answers give the game's.
 - ``turns_taken`` counts creation as turn 1 and each request for examples or guess as one more, as the
   reference's static game does (its other games never counted turns).
 - The rule is in a summary only once the game is over (then always); ``include_rule`` while the game is
