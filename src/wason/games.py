@@ -3,7 +3,11 @@
 A game is created by its published name (``GameApi.game_name`` of a registered family), a level and a number of
 initial examples; then it is asked for more examples, sent guesses, summarised and loaded again by id, from any
 process, because it is a session in the store (:mod:`wason.core.session`). Every answer is a JSON-ready dict
-with the reference's keys (``game_uuid``, ``status``, ``system_message``...) plus the family's view fields.
+with the reference's keys (``game_uuid``, ``status``, ``system_message``...) plus the family's view fields;
+the summary's ``game_class_name``, ``domain``, ``game_gen_type``, ``rule`` object and resume ``system_message``
+are the game's (:class:`GameApi`). The reference's per-game classes (``SomeGame(uuid, difficulty,
+num_init_examples)``) are made from the registry by the class name each game declares (:func:`game_class`), so
+this module names no game.
 
 Choices where the reference is silent or wrong:
 
@@ -11,6 +15,7 @@ Choices where the reference is silent or wrong:
   and ``/api/sessions/12`` show the same game. It is not a secret; the server is for a trusted network.
 - Statuses are ``ongoing``, ``won`` and ``lost``: ongoing until the session's game is over, then won when its
   outcome is a success (a game whose episode errored is lost).
+- Levels are read in any case (``l1`` is ``L1``, as the reference upper-cases them); answers give the game's.
 - ``turns_taken`` counts creation as turn 1 and each request for examples or guess as one more, as the
   reference's static game does (its other games never counted turns).
 - The rule is in a summary only once the game is over (then always); ``include_rule`` while the game is
@@ -27,11 +32,12 @@ import asyncio
 import json
 import random
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 from wason.core import registry, session
 from wason.core.family import EpisodeContext, Family, GameApi, RunSettings
@@ -52,6 +58,8 @@ MAX_PLAYER_CHARS = 64
 """How much of the optional player name is kept."""
 
 STATUSES = ("ongoing", "won", "lost")
+
+T = TypeVar("T")
 
 
 class GameError(ValueError):
@@ -153,8 +161,13 @@ class Loaded:
     run: RunRow
     episode: EpisodeRow
     live: session.Session
-    observations: list[Any]
+    history: list[tuple[Any, Any]]
     turn_times: list[datetime]
+
+    @property
+    def observations(self) -> list[Any]:
+        """Every observation the game gave, in order (the start's first)."""
+        return [observation for _, observation in self.history]
 
     @property
     def status(self) -> str:
@@ -213,6 +226,17 @@ def parse_count(value: Any, field: str) -> int:
     return value
 
 
+def parse_level(api: GameApi, difficulty: Any) -> str:
+    """The game's level named by ``difficulty``, in any case (``l1`` is ``L1``, as the reference upper-cases it)."""
+    if isinstance(difficulty, str):
+        for level in api.levels:
+            if level.upper() == difficulty.upper():
+                return level
+    raise GameError(
+        f"difficulty must be one of {', '.join(api.levels)}, got {str(difficulty)[:20]!r}", "difficulty"
+    )
+
+
 def _field_of(exc: Exception, fields: tuple[str, ...]) -> str | None:
     text = str(exc)
     named = [(text.find(f), f) for f in fields if f in text]
@@ -229,11 +253,16 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 class _Recording:
-    """A game that remembers every observation it gives (the summary's history), otherwise the game itself."""
+    """A game that remembers every action it took and observation it gave (the summary's history), otherwise
+    the game itself."""
 
     def __init__(self, game: Any) -> None:
         self._game = game
-        self.observations: list[Any] = []
+        self.history: list[tuple[Any, Any]] = []
+
+    @property
+    def observations(self) -> list[Any]:
+        return [observation for _, observation in self.history]
 
     @property
     def done(self) -> bool:
@@ -241,12 +270,12 @@ class _Recording:
 
     def start(self) -> Any:
         observation = self._game.start()
-        self.observations.append(observation)
+        self.history.append((None, observation))
         return observation
 
     def step(self, action: Any) -> Any:
         observation = self._game.step(action)
-        self.observations.append(observation)
+        self.history.append((action, observation))
         return observation
 
     def outcome(self) -> Any:
@@ -305,11 +334,7 @@ class Games:
             names = ", ".join(sorted(known)) or "none registered"
             raise GameError(f"unknown game_name {str(game_name)[:60]!r}; known: {names}", "game_name")
         family, api = known[game_name]
-        if not isinstance(difficulty, str) or difficulty not in api.levels:
-            raise GameError(
-                f"difficulty must be one of {', '.join(api.levels)}, got {str(difficulty)[:20]!r}",
-                "difficulty",
-            )
+        difficulty = parse_level(api, difficulty)
         n = parse_count(num_init_examples, "num_init_examples")
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
@@ -334,12 +359,17 @@ class Games:
         loaded = await self._load(session_id)
         return self._state(loaded)
 
-    async def more(self, game_id: str | int, n_examples: int | str) -> dict[str, Any]:
-        """Ask for ``n_examples`` more examples; returns the new view."""
+    async def more(
+        self, game_id: str | int, n_examples: int | str, *, game_name: str | None = None
+    ) -> dict[str, Any]:
+        """Ask for ``n_examples`` more examples; returns the new view.
+
+        ``game_name`` (in every operation on a stored game): only a game of this published name is found.
+        """
         session_id = parse_game_id(game_id)
         n = parse_count(n_examples, "n_examples")
         async with self.lock(session_id):
-            loaded = await self._load(session_id)
+            loaded = await self._load(session_id, game_name)
             self._ongoing(loaded, "n_examples")
             try:
                 action = loaded.api.more(n)
@@ -348,7 +378,9 @@ class Games:
             await self._step(loaded, action)
             return self._state(loaded)
 
-    async def validate_guess(self, game_id: str | int, guess: str) -> dict[str, Any]:
+    async def validate_guess(
+        self, game_id: str | int, guess: str, *, game_name: str | None = None
+    ) -> dict[str, Any]:
         """Judge a guess (``give up`` included); returns ``game_uuid``, ``status``, ``guess_result``,
         ``system_message`` and ``turns_taken``."""
         session_id = parse_game_id(game_id)
@@ -359,7 +391,7 @@ class Games:
         if len(guess) > MAX_GUESS_CHARS:
             raise GameError(f"guess is longer than {MAX_GUESS_CHARS} characters", "guess")
         async with self.lock(session_id):
-            loaded = await self._load(session_id)
+            loaded = await self._load(session_id, game_name)
             self._ongoing(loaded, "guess")
             try:
                 action = loaded.api.guess(guess)
@@ -375,14 +407,17 @@ class Games:
                 "turns_taken": 1 + loaded.live.turn,
             }
 
-    async def summary(self, game_id: str | int, include_rule: bool = False) -> dict[str, Any]:
-        """The game's summary: timing, turns, examples shown, status; the rule once the game is over.
+    async def summary(
+        self, game_id: str | int, include_rule: bool = False, *, game_name: str | None = None
+    ) -> dict[str, Any]:
+        """The game's summary: timing, turns, examples shown, status, the game's resume text
+        (:meth:`GameApi.resume_message`); the rule (:meth:`GameApi.rule_object`) once the game is over.
 
         Raises:
             RuleHidden: ``include_rule`` while the game is ongoing.
         """
         session_id = parse_game_id(game_id)
-        loaded = await self._load(session_id)
+        loaded = await self._load(session_id, game_name)
         if include_rule and not loaded.done:
             raise RuleHidden("the rule is shown only once the game is over", "include_rule")
         views = [loaded.api.view(o, False) for o in loaded.observations]
@@ -405,18 +440,36 @@ class Games:
             "total_pos_examples_shown": len(positives),
             "total_neg_examples_shown": len(negatives),
             "status": loaded.status,
-            "system_message": self._view(loaded).get("system_message"),
         }
+        rule = loaded.api.rule_object(loaded.episode.item) if loaded.done else None
+        message = loaded.api.resume_message(loaded.history, loaded.status, rule)
+        out["system_message"] = self._view(loaded).get("system_message") if message is None else message
         if loaded.done:
-            out["rule"] = loaded.api.rule_text(loaded.episode.item)
+            out["rule"] = rule
         return out
 
-    async def load(self, game_id: str | int) -> dict[str, Any]:
+    async def load(self, game_id: str | int, *, game_name: str | None = None) -> dict[str, Any]:
         """A stored game's current view (as :meth:`create` and :meth:`more` return it)."""
-        return self._state(await self._load(parse_game_id(game_id)))
+        return self._state(await self._load(parse_game_id(game_id), game_name))
+
+    def game_name_of(self, game_id: str | int) -> str:
+        """The published name of a stored game, read without restoring it.
+
+        Raises:
+            UnknownGame: no such game, or a session not created as a guess-the-rule game.
+        """
+        session_id = parse_game_id(game_id)
+        try:
+            episode = self.store.get_episode(session_id)
+        except StoreError:
+            raise UnknownGame(f"no game {session_id}", "game_id") from None
+        meta = Meta.from_key(episode.item_key)
+        if meta is None or meta.game_name not in game_apis():
+            raise UnknownGame(f"session {session_id} is not a guess-the-rule game", "game_id")
+        return meta.game_name
 
     # -- helpers ------------------------------------------------------------------------------------------
-    async def _load(self, session_id: int) -> Loaded:
+    async def _load(self, session_id: int, game_name: str | None = None) -> Loaded:
         try:
             episode = self.store.get_episode(session_id)
         except StoreError:
@@ -425,6 +478,8 @@ class Games:
         known = game_apis()
         if meta is None or meta.game_name not in known:
             raise UnknownGame(f"session {session_id} is not a guess-the-rule game", "game_id")
+        if game_name is not None and meta.game_name != game_name:
+            raise UnknownGame(f"game {session_id} is a {meta.game_name} game, not {game_name}", "game_id")
         family, api = known[meta.game_name]
         run = self.store.get_run(episode.run_id)
         if run.task != family.name:
@@ -440,7 +495,7 @@ class Games:
         except ExternalFailure as exc:
             raise NeedsModel(f"game {session_id} cannot be restored here: {_one_line(exc)}") from None
         times = [t["created_at"] for t in turns]
-        return Loaded(meta, family, api, config, run, episode, live, game.observations, times)
+        return Loaded(meta, family, api, config, run, episode, live, game.history, times)
 
     def _ongoing(self, loaded: Loaded, field: str) -> None:
         if loaded.done:
@@ -469,9 +524,10 @@ class Games:
             "game_uuid": str(loaded.episode.id),
             "game_name": meta.game_name,
             "family": loaded.family.name,
-            "domain": getattr(api, "domain", None),
+            "game_class_name": api.class_name,
+            "domain": api.domain,
             "difficulty": meta.difficulty,
-            "game_gen_type": getattr(api, "game_gen_type", None),
+            "game_gen_type": api.game_gen_type,
             "num_init_examples": meta.num_init_examples,
             # the seed draws the rule (the code is public), so it is shown only once the game is over
             "seed": meta.seed if loaded.done else None,
@@ -504,57 +560,223 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:300]
 
 
+def _run(work: Coroutine[Any, Any, T]) -> T:
+    """Run one operation to its end from synchronous code, also where an event loop is running already (a
+    notebook, async code): then in a thread with its own loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, work).result()
+
+
+class _LoadGame:
+    """``load_game`` both ways the reference's code calls it: on an object (``cls(uuid=...).load_game()``, its
+    web server) and on the class (``cls.load_game(uuid)``, its test script and README); the game either way."""
+
+    def __get__(
+        self, game: GuessTheRuleGame | None, owner: type[GuessTheRuleGame]
+    ) -> Callable[..., GuessTheRuleGame]:
+        if game is not None:
+            return game._load_game
+
+        def load(uuid_str: str | int | None = None, *, store: Store | str | None = None) -> GuessTheRuleGame:
+            if uuid_str is None:
+                raise UnknownGame("load_game on the class needs the game's uuid", "game_id")
+            return owner(uuid=str(uuid_str), store=store)._load_game()
+
+        return load
+
+
 class GuessTheRuleGame:
     """One game with the reference's methods, synchronous (for scripts; async code uses :class:`Games`).
 
-    ``GuessTheRuleGame("static name", "L1", 2, seed=7)`` then :meth:`create_game_instance`; or
-    ``GuessTheRuleGame(uuid="12")`` then :meth:`load_game` to go on with a stored game.
+    ``GuessTheRuleGame("a game name", "L1", 2, seed=7)`` then :meth:`create_game_instance`; or
+    ``GuessTheRuleGame(uuid="12").load_game()`` to go on with a stored game. The reference's classes, one per
+    game (``SomeGame(difficulty="L1", num_init_examples=2)``), are made from the registered games as
+    subclasses of :class:`PublishedGame` (:func:`game_class`, or ``from wason.games import SomeGame`` with the
+    class name a game declares, ``GameApi.class_name``).
+
+    Every method returns the dict :class:`Games` returns, except :meth:`load_game`, which returns the game.
+    The store is ``store`` (a :class:`Store`, a URL or a path), else ``$WASON_DB``, else ``wason.db``.
     """
+
+    load_game = _LoadGame()
+    """``game.load_game(uuid_str=None)`` or ``Class.load_game(uuid_str)``: the stored game (this object, or a
+    new one on the class), ready for the other methods. A per-game class loads only its own game."""
 
     def __init__(
         self,
         game_name: str | None = None,
         difficulty: str | None = None,
-        num_init_examples: int = 2,
+        num_init_examples: int | str | None = 2,
         *,
         seed: int | None = None,
-        uuid: str | None = None,
+        uuid: str | int | None = None,
         store: Store | str | None = None,
+        player: str | None = None,
     ) -> None:
         self.games = Games(store)
-        self.game_name, self.difficulty = game_name, difficulty
-        self.num_init_examples, self.seed = num_init_examples, seed
-        self.uuid = uuid
+        self.game_name: str | None = game_name
+        self.difficulty: str | None = difficulty
+        self.num_init_examples: int | None = None
+        self.seed, self.player = seed, player
+        self.uuid = None if uuid is None else str(uuid)
+        # as the reference checks them when the object is made (validate_init): the level (in any case) and count
+        if game_name is not None and difficulty is not None:
+            known = game_apis()
+            if game_name not in known:
+                names = ", ".join(sorted(known)) or "none registered"
+                raise GameError(f"unknown game_name {str(game_name)[:60]!r}; known: {names}", "game_name")
+            self.difficulty = parse_level(known[game_name][1], difficulty)
+        if num_init_examples is not None:
+            self.num_init_examples = parse_count(num_init_examples, "num_init_examples")
 
     def create_game_instance(self) -> dict[str, Any]:
-        if self.game_name is None or self.difficulty is None:
-            raise GameError("a new game needs game_name and difficulty", "game_name")
-        out = asyncio.run(
-            self.games.create(self.game_name, self.difficulty, self.num_init_examples, self.seed)
+        """Create the game; its id is :attr:`uuid` from now on (an object holds one game)."""
+        if self.uuid is not None:
+            raise GameError(
+                f"this object holds game {self.uuid} already; a new game needs a new object", "game_id"
+            )
+        if self.game_name is None:
+            raise GameError("a new game needs a game_name", "game_name")
+        if self.difficulty is None:
+            raise GameError("a new game needs a difficulty", "difficulty")
+        if self.num_init_examples is None:
+            raise GameError("a new game needs num_init_examples", "num_init_examples")
+        out = _run(
+            self.games.create(
+                self.game_name, self.difficulty, self.num_init_examples, self.seed, player=self.player
+            )
         )
         self.uuid = str(out["game_uuid"])
+        self.difficulty = out["difficulty"]
         return out
 
-    def get_more_examples(self, n: int = 1) -> dict[str, Any]:
-        return asyncio.run(self.games.more(self._uuid(), n))
+    def get_more_examples(self, n: int | str = 1) -> dict[str, Any]:
+        return _run(self.games.more(self._uuid(), n, game_name=self._expected()))
 
     def validate_guess(self, guess: str) -> dict[str, Any]:
-        return asyncio.run(self.games.validate_guess(self._uuid(), guess))
+        return _run(self.games.validate_guess(self._uuid(), guess, game_name=self._expected()))
 
     def get_game_summary(self, include_rule: bool = False) -> dict[str, Any]:
-        return asyncio.run(self.games.summary(self._uuid(), include_rule))
+        """The summary; the rule once the game is over (``include_rule`` before that is :class:`RuleHidden`)."""
+        return _run(self.games.summary(self._uuid(), include_rule, game_name=self._expected()))
 
-    def load_game(self, uuid_str: str | None = None) -> dict[str, Any]:
+    def _load_game(self, uuid_str: str | int | None = None) -> GuessTheRuleGame:
         if uuid_str is not None:
-            self.uuid = uuid_str
-        out = asyncio.run(self.games.load(self._uuid()))
+            self.uuid = str(uuid_str)
+        out = _run(self.games.load(self._uuid(), game_name=self._expected()))
         self.game_name, self.difficulty = out["game_name"], out["difficulty"]
-        return out
+        self.num_init_examples = out["num_init_examples"]
+        return self
+
+    def _expected(self) -> str | None:
+        """The only game name this object's class plays (None: any)."""
+        return None
 
     def _uuid(self) -> str:
         if self.uuid is None:
             raise UnknownGame("no game yet: call create_game_instance() or load_game(uuid)", "game_id")
         return self.uuid
+
+
+class PublishedGame(GuessTheRuleGame):
+    """A class for one published game, with the reference's constructor
+    ``(uuid=None, difficulty=None, num_init_examples=None)``: the base of the classes :func:`game_class` makes.
+
+    A new game needs ``difficulty`` and ``num_init_examples``; ``uuid`` names a stored game of this kind (another
+    game's id is an :class:`UnknownGame`). ``seed``, ``store`` and ``player`` are keywords of ours.
+    """
+
+    published_name: ClassVar[str] = ""
+    """The published game name (``GameApi.game_name``) this class plays."""
+
+    def __init__(
+        self,
+        uuid: str | int | None = None,
+        difficulty: str | None = None,
+        num_init_examples: int | str | None = None,
+        *,
+        seed: int | None = None,
+        store: Store | str | None = None,
+        player: str | None = None,
+    ) -> None:
+        if not self.published_name:
+            raise TypeError("PublishedGame is the base of the per-game classes; use game_class(name)")
+        super().__init__(
+            self.published_name,
+            difficulty,
+            num_init_examples,
+            seed=seed,
+            uuid=uuid,
+            store=store,
+            player=player,
+        )
+
+    def _expected(self) -> str | None:
+        return self.published_name
+
+
+_CLASSES: dict[tuple[str, str], type[PublishedGame]] = {}
+
+
+def _class_name(game_name: str, api: GameApi) -> str:
+    return api.class_name or "".join(part[:1].upper() + part[1:] for part in game_name.split("_"))
+
+
+def game_class(name: str) -> type[PublishedGame]:
+    """The class of one registered game, by the reference's class name (``GameApi.class_name``) or the published
+    game name; the same class object on every call.
+
+    Raises:
+        GameError: no registered game by that name (``game_name``).
+    """
+    known = game_apis()
+    for game_name, (_, api) in sorted(known.items()):
+        if name in (game_name, api.class_name):
+            class_name = _class_name(game_name, api)
+            made = _CLASSES.get((class_name, game_name))
+            if made is None:
+                doc = f"The ``{game_name}`` game with the reference's constructor and methods (:class:`PublishedGame`)."
+                attrs = {"published_name": game_name, "__module__": __name__, "__doc__": doc}
+                made = _CLASSES[(class_name, game_name)] = type(class_name, (PublishedGame,), attrs)
+            return made
+    classes = sorted(_class_name(g, api) for g, (_, api) in known.items())
+    raise GameError(
+        f"no game class or game_name {str(name)[:60]!r}; known: {', '.join(classes) or 'none registered'}",
+        "game_name",
+    )
+
+
+def select_new_game(game_name: str) -> type[PublishedGame]:
+    """The class that creates games of ``game_name`` (the reference's ``lib/domain/game.py``)."""
+    known = game_apis()
+    if not isinstance(game_name, str) or game_name not in known:
+        names = ", ".join(sorted(known)) or "none registered"
+        raise GameError(f"unknown game_name {str(game_name)[:60]!r}; known: {names}", "game_name")
+    return game_class(game_name)
+
+
+def get_existing_game(uuid: str | int, store: Store | str | None = None) -> PublishedGame:
+    """A stored game as an object of its own class, to be loaded (the reference's ``lib/domain/game.py``):
+    ``get_existing_game(uuid).load_game().get_game_summary()``.
+
+    Raises:
+        UnknownGame: no such game in the store.
+    """
+    games = Games(store)
+    return game_class(games.game_name_of(uuid))(uuid=uuid, store=games.store)
+
+
+def __getattr__(name: str) -> type[PublishedGame]:
+    """``from wason.games import <a game's class name>`` (e.g. the reference's class names): its class."""
+    if not name.startswith("_"):
+        for game_name, (_, api) in game_apis().items():
+            if api.class_name == name:
+                return game_class(game_name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
@@ -567,10 +789,15 @@ __all__ = [
     "Games",
     "GuessTheRuleGame",
     "NeedsModel",
+    "PublishedGame",
     "RuleHidden",
     "UnknownGame",
     "game_apis",
+    "game_class",
     "game_status",
+    "get_existing_game",
     "parse_count",
     "parse_game_id",
+    "parse_level",
+    "select_new_game",
 ]

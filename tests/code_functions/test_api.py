@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.reference import reference
 
 from wason.tasks.code_functions.family import FAMILY, CodeFunctionsApi, rule_from_item
 from wason.tasks.code_functions.game import GiveUp, Guess, More, Observation
@@ -73,6 +74,19 @@ def test_a_game_played_through_the_python_api(tmp_path: Path) -> None:
     assert wrong["status"] == "ongoing" and wrong["guess_result"] is False
     asked = asyncio.run(games.validate_guess(game_id, "I think it is about vowels"))
     assert asked["guess_result"] is None and "lambda w" in asked["system_message"]
+    ongoing = asyncio.run(games.summary(game_id))
+    assert ongoing["game_class_name"] == "CodeFunctionsPicnic"
+    assert (ongoing["domain"], ongoing["game_gen_type"]) == ("lexical", "dynamic")
+    shown = ongoing["game_history"]
+    assert shown["positives"] == created["positive_examples"] + more["positive_examples"]
+    # the reference's resume text (function_picnic/base.py:396-414): every word shown so far
+    resume = reference("guess_the_rule", "code_functions", "api_resume_message.txt").read_text(
+        encoding="utf-8"
+    )
+    assert ongoing["system_message"] == resume.format(
+        positives_string=", ".join(shown["positives"]), negatives_string=", ".join(shown["negatives"])
+    )
+    assert "rule" not in ongoing
     # the solver's answer for this game (the generated rule of seed 3), sent as a predicate
     from wason.tasks.code_functions.grammar import generate_rules
 
@@ -80,7 +94,12 @@ def test_a_game_played_through_the_python_api(tmp_path: Path) -> None:
     won = asyncio.run(games.validate_guess(game_id, rule.source))
     assert won["status"] == "won" and won["guess_result"] is True
     summary = asyncio.run(games.summary(game_id))
-    assert summary["rule"].endswith(f"({rule.source})") and summary["total_pos_examples_shown"] == 5
+    # the reference's rule is its predicate's code
+    assert summary["rule"] == rule.source and summary["total_pos_examples_shown"] == 5
+    # base.py:417 of the reference, quoted
+    assert summary["system_message"] == (
+        f"Game is over. You won. The rule was {rule.source}.\nCheck your stats in the top panel."
+    )
     with pytest.raises(games_module.GameOver):
         asyncio.run(games.more(game_id, 1))
 

@@ -150,6 +150,27 @@ def test_the_reference_game_api_plays_a_lexical_rule_by_code(tmp_path: Path) -> 
     assert summary["status"] == "ongoing" and "rule" not in summary
     assert right["status"] == "won" and right["guess_result"] is True
     assert final["rule"] == "Only items that start with the letter 'F' can be brought to the picnic."
+    for view in (created, summary, final):
+        assert view["game_class_name"] == "DynamicGoingOnAPicnic"
+        assert (view["domain"], view["game_gen_type"]) == ("natural_language", "dynamic")
+    # the reference's resume text (base.py:37-50): the conversation so far, a user line for each guess only
+    conversation = "\n".join(
+        [
+            f"Assistant: {created['system_message']}",
+            f"Assistant: {more['system_message']}",
+            "User: items starting with f",
+            f"Assistant: {words['system_message']}",
+        ]
+    )
+    resume = reference("guess_the_rule", "dynamic_picnic", "api_resume_message.txt").read_text(
+        encoding="utf-8"
+    )
+    assert summary["system_message"] == resume.replace("{current_conversation}", conversation)
+    assert summary["game_history"]["positives"] == created["positive_examples"] + more["positive_examples"]
+    # base.py:53 of the reference, quoted
+    assert final["system_message"] == (
+        f'Game is over. You won. The rule was "{final["rule"]}".\nCheck your stats in the top panel.'
+    )
     games.store.close()
 
 

@@ -66,10 +66,32 @@ def test_a_client_plays_a_game_to_the_end_and_sees_the_rule_only_then(tmp_path: 
         wrong = await api.validate_guess(gid, "it doubles")
         assert wrong["guess_result"] is False and wrong["status"] == "ongoing"
         assert rule.text() not in str(wrong)
+        ongoing = await api.summary(gid)
+        assert ongoing["game_class_name"] == "MathGuessTheRuleGame" and "rule" not in ongoing
+        assert (ongoing["domain"], ongoing["game_gen_type"]) == ("math", "dynamic")
+        # ours, in the shape of the reference's dynamic picnic (the reference's math summary fails)
+        conversation = "\n".join(
+            [
+                f"Assistant: {created['system_message']}",
+                f"Assistant: {more['system_message']}",
+                "User: it doubles",
+                f"Assistant: {wrong['system_message']}",
+            ]
+        )
+        assert ongoing["system_message"] == (
+            "Welcome back to the game 'Find Principle Behind Math Sequence'.\n\n"
+            f"Here is the conversation from before:\n{conversation}\n\nWhat would you like to do next?"
+        )
+        assert rule.text() not in ongoing["system_message"]
         right = await api.validate_guess(gid, f"My Guess is: {rule.expression()}")
         assert right["guess_result"] is True and right["status"] == "won"
         summary = await api.summary(gid)
-        assert summary["rule"] == rule.text() and summary["total_pos_examples_shown"] >= 2
+        # the two fields the reference's saved games hold
+        assert summary["rule"] == {"rule_str": rule.text(), "rule_code": rule.code()}
+        assert summary["total_pos_examples_shown"] >= 2
+        assert summary["system_message"] == (
+            f'Game is over. You won. The rule was "{rule.text()}".\nCheck your stats in the top panel.'
+        )
 
     asyncio.run(play())
 

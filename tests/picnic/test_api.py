@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +110,124 @@ def test_give_up_and_exhaustion() -> None:
     )
     over = api.view(game.step(api.guess("give up")), True)
     assert over["system_message"] == f"Game Over! The rule was: {item['rule']['text']}"  # type: ignore[index]
+
+
+# -- the summary and the Python API as the reference's (issue 36) --------------------------------------------
+# base.py:357 of the reference (make_game_history_system_message, once the game is over), quoted
+REFERENCE_OVER = "Game is over. You {status}. The rule was {rule}.\nCheck your stats in the top panel."
+# base.py:162,192,354: the suffix when no positive examples remain
+REFERENCE_LAST_TURN = "\n(This is the last turn because there are no more examples available)"
+
+
+def reference_rule(categories: list[str]) -> dict[str, object]:
+    """The reference's rule object for these categories (``pick_rule``, ``base.py:294-321``; its saved games hold
+    the categories as a list)."""
+    if len(categories) == 1:
+        c = categories[0]
+        return {"type": "category", "rule": f"Items from the category '{c}'", "category": c}
+    if len(categories) == 2:
+        a, b = categories
+        return {"type": "pair", "rule": f"Items from the categories '{a}' and '{b}'", "categories": [a, b]}
+    a, b, c = categories
+    text = f"Items from the categories '{a}', '{b}', and '{c}'"
+    return {"type": "triplet", "rule": text, "categories": [a, b, c]}
+
+
+def test_the_rule_object_is_the_references() -> None:
+    api = FAMILY.game_api()
+    kinds = set()
+    for level in ("L1", "L2", "L3"):
+        for seed in range(12):
+            _, (_, item) = api.create(level, 2, seed)
+            rule = api.rule_object(item)
+            assert rule == reference_rule(list(item["rule"]["categories"]))  # type: ignore[index]
+            assert rule["rule"] == api.rule_text(item)
+            kinds.add(rule["type"])
+    assert kinds == {"category", "pair", "triplet"}
+
+
+def test_the_summary_is_the_references(tmp_path: Path) -> None:
+    from wason.games import Games
+    from wason.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'g.db'}")
+    games = Games(store)
+
+    async def play() -> None:
+        created = await games.create("static_picnic", "l3", 2, seed=1)  # the level in any case
+        gid = created["game_uuid"]
+        assert created["difficulty"] == "L3" and created["game_class_name"] == "StaticGoingOnAPicnic"
+        assert (created["domain"], created["game_gen_type"]) == ("natural_language", "static")
+        more = await games.more(gid, 1)
+        wrong = await games.validate_guess(gid, "Items from the category 'weapon'")
+        assert wrong["status"] == "ongoing"
+        summary = await games.summary(gid)
+        shown = {k: created[k] + more[k] for k in ("positive_examples", "negative_examples")}
+        assert summary["game_history"] == {
+            "positives": shown["positive_examples"],
+            "negatives": shown["negative_examples"],
+        }
+        # every example shown so far, in the order shown, in the reference's resume text
+        assert summary["system_message"] == pack("api_resume_message.txt").format(
+            positives_string=", ".join(shown["positive_examples"]),
+            negatives_string=", ".join(shown["negative_examples"]),
+        )
+        item = store.get_episode(int(gid)).item
+        assert "rule" not in summary and item["rule"]["text"] not in json.dumps(summary)
+        # no example left: the reference's last-turn line
+        await games.more(gid, 50)
+        assert (await games.summary(gid))["system_message"].endswith(REFERENCE_LAST_TURN)
+        await games.validate_guess(gid, "give up")
+        over = await games.summary(gid)
+        rule = reference_rule(list(item["rule"]["categories"]))
+        assert over["rule"] == rule and over["status"] == "lost"
+        assert over["system_message"] == REFERENCE_OVER.format(status="lost", rule=rule)
+        assert over["game_class_name"] == "StaticGoingOnAPicnic"
+
+    try:
+        asyncio.run(play())
+    finally:
+        store.close()
+
+
+def test_the_reference_test_script_runs_with_its_imports_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The calls of the reference's ``backend/tests/static_picnic.py``, in order, with the import changed; the
+    store is ``$WASON_DB`` (the reference's constructor has no such argument)."""
+    monkeypatch.setenv("WASON_DB", str(tmp_path / "games.db"))
+    monkeypatch.chdir(tmp_path)
+    # was: from lib.domain.picnic.static_picnic.base import StaticGoingOnAPicnic
+    from wason.games import RuleHidden, StaticGoingOnAPicnic
+
+    # Get a new object for the static picnic game
+    static_picnic_obj = StaticGoingOnAPicnic(difficulty="L1", num_init_examples=2)
+
+    # Create a new game instance
+    static_picnic_obj.create_game_instance()
+
+    # Request more examples
+    static_picnic_obj.get_more_examples(n=1)
+    static_picnic_obj.get_more_examples(n=2)
+    static_picnic_obj.get_more_examples(n=3)
+
+    # Validate guess
+    static_picnic_obj.validate_guess(guess="Items from the category kitchen appliances")
+
+    # Get game summary
+    static_picnic_obj.get_game_summary()
+
+    # Load an existing game and check its summary (the script's literal uuid names a game saved on its authors'
+    # machine; here the game above)
+    loaded_game = StaticGoingOnAPicnic.load_game(static_picnic_obj.uuid)
+    summary = loaded_game.get_game_summary()
+    if summary["status"] == "ongoing":  # ours: the rule is refused until the game is over
+        with pytest.raises(RuleHidden):
+            loaded_game.get_game_summary(include_rule=True)
+    else:
+        assert loaded_game.get_game_summary(include_rule=True)["rule"]["type"] == "category"
+
+    assert isinstance(loaded_game, StaticGoingOnAPicnic) and (tmp_path / "games.db").is_file()
+    assert not (tmp_path / "wason.db").exists()
+    assert summary["turns_taken"] == 5 and summary["game_class_name"] == "StaticGoingOnAPicnic"
+    assert len(summary["game_history"]["positives"]) == summary["total_pos_examples_shown"] > 2

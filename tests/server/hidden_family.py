@@ -23,6 +23,7 @@ from wason.core.records import RunReport, RunRow, run_header
 
 NAME = "hidden_mod"
 GAME_NAME = "hidden_mod_game"
+CLASS_NAME = "HiddenModuloGame"
 UNIVERSE = tuple(range(1, 61))
 MODULI = {"L1": (2, 3), "L2": (4, 5), "L3": (6, 7)}
 MAX_WRONG = 2
@@ -184,6 +185,7 @@ class ModProtocol:
 
 class ModApi(GameApi):
     game_name = GAME_NAME
+    class_name = CLASS_NAME
     domain = "test"
     game_gen_type = "static"
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.server import hidden_family
@@ -21,8 +22,12 @@ from wason.games import (
     NeedsModel,
     RuleHidden,
     UnknownGame,
+    game_apis,
+    game_class,
+    get_existing_game,
     parse_count,
     parse_game_id,
+    select_new_game,
 )
 from wason.store import Store
 
@@ -151,7 +156,8 @@ async def test_load_in_another_games_object_goes_on_with_the_game(games: Games, 
         ({"game_name": "no_such_game"}, "game_name"),
         ({"game_name": ""}, "game_name"),
         ({"difficulty": "L4"}, "difficulty"),
-        ({"difficulty": "l1"}, "difficulty"),
+        ({"difficulty": "l 1"}, "difficulty"),
+        ({"difficulty": 1}, "difficulty"),
         ({"num_init_examples": 0}, "num_init_examples"),
         ({"num_init_examples": -2}, "num_init_examples"),
         ({"num_init_examples": "two"}, "num_init_examples"),
@@ -258,11 +264,76 @@ def test_the_reference_object(store: Store, db_path: Path) -> None:
     with pytest.raises(RuleHidden):
         game.get_game_summary(include_rule=True)
     again = GuessTheRuleGame(uuid=game.uuid, store=str(db_path))
-    loaded = again.load_game()
-    assert loaded["turns_taken"] == 2 and again.game_name == GAME
+    assert again.load_game() is again  # the game, as the reference's load_game returns it
+    assert again.game_name == GAME and again.difficulty == "L1" and again.num_init_examples == 2
     summary = again.get_game_summary()
+    assert summary["turns_taken"] == 2
     guess = solve(summary["game_history"]["positives"], summary["game_history"]["negatives"])
     assert again.validate_guess(guess)["status"] == "won"
     assert "rule" in game.get_game_summary(include_rule=True)
     with pytest.raises(UnknownGame):
         GuessTheRuleGame(store=str(db_path)).get_more_examples(1)
+
+
+async def test_levels_are_read_in_any_case(games: Games, client: httpx.AsyncClient, db_path: Path) -> None:
+    assert (await games.create(GAME, "l2", 2, seed=1))["difficulty"] == "L2"
+    body = {"game_name": GAME, "difficulty": "l1", "num_init_examples": 2}
+    response = await client.post("/guess-the-rule/game", json=body)
+    assert response.status_code == 200 and response.json()["difficulty"] == "L1"
+    assert GuessTheRuleGame(GAME, "l3", 2, store=str(db_path)).difficulty == "L3"
+    assert game_class(GAME)(difficulty="l3", num_init_examples=2, store=str(db_path)).difficulty == "L3"
+
+
+def test_the_per_game_classes(store: Store, db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import wason.games as module
+
+    cls = game_class(GAME)
+    assert cls is game_class(hidden_family.CLASS_NAME) is select_new_game(GAME)
+    assert cls is getattr(module, hidden_family.CLASS_NAME) and cls.__name__ == hidden_family.CLASS_NAME
+    game = cls(difficulty="L1", num_init_examples=2, seed=3, store=str(db_path))
+    created = game.create_game_instance()
+    assert created["game_class_name"] == hidden_family.CLASS_NAME
+    assert (created["domain"], created["game_gen_type"]) == ("test", "static")
+    assert game.get_more_examples(n=1)["turns_taken"] == 2
+    # the reference's web server: cls(uuid=...).load_game().get_game_summary(); $WASON_DB is the store
+    monkeypatch.setenv("WASON_DB", str(db_path))
+    summary = cls(uuid=game.uuid).load_game().get_game_summary()
+    assert summary["turns_taken"] == 2 and summary["game_class_name"] == hidden_family.CLASS_NAME
+    assert "rule" not in summary
+    # its test script and README: load_game on the class
+    loaded = cls.load_game(game.uuid)
+    assert isinstance(loaded, cls) and loaded.difficulty == "L1" and loaded.num_init_examples == 2
+    existing = get_existing_game(game.uuid)  # the reference's lib/domain/game.py
+    assert type(existing) is cls and existing.load_game() is existing
+    history = summary["game_history"]
+    assert loaded.validate_guess(solve(history["positives"], history["negatives"]))["status"] == "won"
+    over = existing.get_game_summary(include_rule=True)
+    k, r = rule_of(store, game.uuid)
+    assert over["rule"] == f"x % {k} == {r}" and over["status"] == "won"  # rule_object's default: the text
+    # refusals, each naming the field
+    with pytest.raises(GameError, match="difficulty"):
+        cls(difficulty="L9", num_init_examples=2)
+    with pytest.raises(GameError, match="num_init_examples"):
+        cls(difficulty="L1", num_init_examples=0)
+    with pytest.raises(GameError, match="difficulty"):
+        cls(num_init_examples=2).create_game_instance()
+    with pytest.raises(GameError, match="game_name"):
+        GuessTheRuleGame(difficulty="L1").create_game_instance()
+    with pytest.raises(UnknownGame):
+        cls.load_game()
+    with pytest.raises(UnknownGame):
+        cls(uuid="999").load_game()
+    with pytest.raises(GameError, match="game_name"):
+        game_class("no_such_game")
+    with pytest.raises(GameError, match="game_name"):
+        select_new_game("no_such_game")
+    with pytest.raises(AttributeError):
+        module.NoSuchGameClass  # noqa: B018
+    # a class plays only its own game
+    others = sorted(set(game_apis()) - {GAME})
+    if others:
+        other = GuessTheRuleGame(others[0], "L1", 2, seed=1)
+        other.create_game_instance()
+        with pytest.raises(UnknownGame, match="not"):
+            cls(uuid=other.uuid).load_game()
+        assert type(get_existing_game(other.uuid)) is game_class(others[0])

@@ -329,11 +329,19 @@ class GameApi(ABC):
 
     Attributes:
         game_name: the published game name clients send (``game_name`` in ``POST /guess-the-rule/game``).
-        levels: the difficulties it accepts (``L1``, ``L2``, ``L3``).
+        levels: the difficulties it accepts (``L1``, ``L2``, ``L3``); clients may send them in any case (the
+            reference upper-cases them), :meth:`create` receives one of these.
+        class_name: the reference's class of the game (``game_class_name`` in the summary); ``wason.games``
+            offers a class by this name with the reference's constructor. None: no such class.
+        domain: the reference's ``domain`` (``natural_language``, ``lexical``, ``math``), or None.
+        game_gen_type: the reference's ``game_gen_type`` (``static`` or ``dynamic``), or None.
     """
 
     game_name: ClassVar[str]
     levels: ClassVar[tuple[str, ...]] = ("L1", "L2", "L3")
+    class_name: ClassVar[str | None] = None
+    domain: ClassVar[str | None] = None
+    game_gen_type: ClassVar[str | None] = None
 
     @abstractmethod
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
@@ -360,7 +368,26 @@ class GameApi(ABC):
 
     @abstractmethod
     def rule_text(self, item: Mapping[str, Any]) -> str:
-        """The hidden rule as the summary shows it once the game is over."""
+        """The hidden rule in words."""
+
+    def rule_object(self, item: Mapping[str, Any]) -> Any:
+        """The hidden rule as the summary's ``rule`` shows it once the game is over, JSON-ready: the reference's
+        object where it has one; by default :meth:`rule_text`."""
+        return self.rule_text(item)
+
+    def resume_message(self, history: Sequence[tuple[Any, Any]], status: str, rule: Any) -> str | None:
+        """The summary's ``system_message``: what a player who comes back to the game reads (the reference's
+        "Welcome back..." text, with everything shown so far, or its game-over text).
+
+        Args:
+            history: the game's (action, observation) pairs in order; the first action (the start) is None.
+            status: ``ongoing``, ``won`` or ``lost``.
+            rule: :meth:`rule_object` once the game is over, else None (the text must not name the rule then).
+
+        Returns:
+            The text, or None for the ``system_message`` of the last view.
+        """
+        return None
 
 
 @dataclass(frozen=True)

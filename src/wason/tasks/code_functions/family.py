@@ -626,11 +626,20 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
 
 
 class CodeFunctionsApi(GameApi):
-    """The reference's game API shape: games are judged by code, so a guess must carry its predicate."""
+    """The reference's game API shape: games are judged by code, so a guess must carry its predicate.
+
+    The summary is the reference's (``base.py:396-445``): ``domain`` ``lexical``, ``game_gen_type`` ``dynamic``,
+    ``game_class_name`` ``CodeFunctionsPicnic``; ``system_message`` the "Welcome back..." text with every word
+    shown so far, in the order shown, or once over its game-over text; ``rule`` the rule's code (the reference's
+    rule is the code of its predicate; here a ``lambda w: ...`` in the word language). The reference always
+    added the last-turn line to the welcome text (its count of examples available is always 0); here it is added
+    when no examples are left.
+    """
 
     game_name = "code_functions_picnic"
+    class_name = "CodeFunctionsPicnic"
     domain = "lexical"
-    game_gen_type = "grammar"
+    game_gen_type = "dynamic"
 
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
         if difficulty not in LEVELS:
@@ -704,6 +713,20 @@ class CodeFunctionsApi(GameApi):
     def rule_text(self, item: Mapping[str, Any]) -> str:
         rule = item.get("rule") or {}
         return f"{rule.get('text')} ({rule.get('source')})"
+
+    def rule_object(self, item: Mapping[str, Any]) -> str:
+        return str((item.get("rule") or {}).get("source"))
+
+    def resume_message(self, history: Sequence[tuple[Any, Any]], status: str, rule: Any) -> str:
+        from wason.tasks.code_functions.protocol import api_message, short_message
+
+        if status != "ongoing":
+            return short_message("base.py:417").format(status=status, rule=rule)
+        last: Observation = history[-1][1]
+        message = api_message("api_resume_message.txt", last.all_positives, last.all_negatives)
+        if last.available is not None and last.available <= 0:  # base.py:413-414
+            message += "\n(This is the last turn because there are no more examples available)"
+        return message
 
 
 API_PREDICATE_REQUEST = (

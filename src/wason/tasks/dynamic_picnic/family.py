@@ -590,10 +590,19 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
 class PicnicGameApi(GameApi):
     """The reference's game API. Games created here have no model (the API judges by code), so they draw from
     the lexical rules: items from a word list decided by the rule's predicate; a rule guess is judged when it
-    carries a predicate (``lambda w: ...``)."""
+    carries a predicate (``lambda w: ...``).
+
+    The summary is the reference's (``base.py:37-85``): ``domain`` ``natural_language``, ``game_gen_type``
+    ``dynamic``; ``system_message`` the "Welcome back..." text with the conversation so far (``Assistant:``
+    lines for what the game said, ``User:`` lines for what the player sent as a guess; requests for examples
+    add no user line, as in the reference), or once over its game-over text; ``rule`` the rule's text (the
+    reference's rule is its text)."""
 
     game_name: ClassVar[str] = "dynamic_picnic"
     levels: ClassVar[tuple[str, ...]] = LEVELS
+    class_name: ClassVar[str | None] = "DynamicGoingOnAPicnic"
+    domain: ClassVar[str | None] = "natural_language"
+    game_gen_type: ClassVar[str | None] = "dynamic"
 
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
         if difficulty not in LEVELS:
@@ -659,6 +668,21 @@ class PicnicGameApi(GameApi):
 
     def rule_text(self, item: Mapping[str, Any]) -> str:
         return str(item["rule"]["text"])
+
+    def resume_message(self, history: Sequence[tuple[Any, Any]], status: str, rule: Any) -> str:
+        from wason.tasks.dynamic_picnic import prompts
+
+        if status != "ongoing":
+            return prompts.short("base.py:53", status=status, rule=rule)
+        conversation: list[tuple[str, str]] = []
+        for action, observation in history:
+            if action is not None and not isinstance(action, MoreExamples):
+                said = (
+                    getattr(action, "said", "") or getattr(action, "text", "") or getattr(action, "item", "")
+                )
+                conversation.append(("User", str(said)))
+            conversation.append(("Assistant", str(self.view(observation, False)["system_message"])))
+        return prompts.api_resume(conversation)
 
 
 FAMILY = DynamicPicnicFamily()

@@ -6,13 +6,21 @@ reference asked a model to write Python and exec'd it); a guess is judged by cod
 ``lambda v, i: ...`` (words alone are judged by the LLM judge when the game has one, else they are a wrong guess
 whose message says how to write the expression); a judged guess's ``guess_result`` is a real boolean; there is no
 turn limit (as in the reference's API) and no quiz.
+
+The summary: ``domain`` ``math``, ``game_gen_type`` ``dynamic``, ``game_class_name`` ``MathGuessTheRuleGame``
+(the reference's, ``math_game/base.py:178-182``). The reference's summary of this game fails (it calls a method
+the class does not have and reads a ``rule`` it never sets, ``base.py:192-216``), so two things are ours, in the
+shape of its dynamic picnic game, whose history is a conversation like this game's: ``system_message`` is
+:data:`RESUME` with the conversation so far (``Assistant:`` lines for what the game said, ``User:`` lines for
+the guesses) or, once over, :data:`RESUME_OVER`; ``rule`` is ``{"rule_str": text, "rule_code": code}``, the
+two fields the reference's saved games hold (``base.py:246-247``).
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wason.core.family import GameApi, Item, RunSettings
@@ -26,6 +34,15 @@ NO_EXPRESSION = (
     "its index, can be checked.)"
 )
 _GIVE_UP = re.compile(r"^\W*give\s+up\W*$", re.IGNORECASE)
+RESUME = (
+    "Welcome back to the game 'Find Principle Behind Math Sequence'.\n\n"
+    "Here is the conversation from before:\n"
+    "{conversation}\n\n"
+    "What would you like to do next?"
+)
+"""Ours (the reference has none for this game): the summary's text while the game is ongoing."""
+RESUME_OVER = 'Game is over. You {status}. The rule was "{rule_str}".\nCheck your stats in the top panel.'
+"""Ours, as the dynamic picnic game's (``dynamic_picnic/base.py:53``): the summary's text once the game is over."""
 
 
 def short_messages() -> dict[str, str]:
@@ -44,8 +61,9 @@ class MathGameApi(GameApi):
     """Create, more, guess and view for the math game (``game_name`` ``math``)."""
 
     game_name = "math"
+    class_name = "MathGuessTheRuleGame"
     domain = "math"
-    game_gen_type = "grammar"
+    game_gen_type = "dynamic"
 
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
         from wason.tasks.math_rules.family import MathRunConfig, make_item
@@ -119,3 +137,17 @@ class MathGameApi(GameApi):
 
     def rule_text(self, item: Mapping[str, Any]) -> str:
         return str(item["rule"]["text"])
+
+    def rule_object(self, item: Mapping[str, Any]) -> dict[str, str]:
+        return {"rule_str": str(item["rule"]["text"]), "rule_code": str(item["rule"]["code"])}
+
+    def resume_message(self, history: Sequence[tuple[Any, Any]], status: str, rule: Any) -> str:
+        if status != "ongoing":
+            return RESUME_OVER.replace("{status}", status).replace("{rule_str}", str(rule["rule_str"]))
+        lines: list[str] = []
+        for action, observation in history:
+            if isinstance(action, Guess | GiveUp):
+                said = action.text if isinstance(action, Guess) else "give up"
+                lines.append(f"User: {said}")
+            lines.append(f"Assistant: {self.view(observation, False)['system_message']}")
+        return RESUME.replace("{conversation}", "\n".join(lines))

@@ -6,12 +6,19 @@ texts are the reference's (``api_init_message.txt``, ``api_more_examples_message
 ``gm_short_messages.txt``). A request larger than what is left is capped and says so, where the reference refused
 it and still counted a turn (``base.py:214-228``). ``total_examples_available`` is what is left now
 (``min(unseen positives, unseen negatives)``); the reference reported its value at creation.
+
+The summary is the reference's (``base.py:336-385``): ``domain`` ``natural_language``, ``game_gen_type``
+``static``, ``game_class_name`` ``StaticGoingOnAPicnic``; its ``system_message`` the "Welcome back..." text
+(``api_resume_message.txt``) with every example shown so far, in the order shown (the reference joined sets, in
+no order), or once over ``Game is over. You {status}. The rule was {rule}.`` with the rule object as Python
+prints it (``base.py:357``); ``rule`` the reference's object (``{"type", "rule", "category"|"categories"}``,
+``base.py:294-321``, its categories a list as its saved games hold them).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -52,6 +59,9 @@ CORRECT = "base.py:205"
 WRONG_OVER = "base.py:207"
 WRONG_GO_ON = "base.py:209"
 GAVE_UP = "llm_gameplay.py:341"
+RESUME_OVER = "base.py:357"
+RULE_TYPES = {"single": "category", "pair": "pair", "triplet": "triplet"}
+"""The reference's ``type`` of a rule of each kind (``base.py:297-321``)."""
 
 
 def _give_up_text(text: str) -> bool:
@@ -63,6 +73,9 @@ class PicnicGameApi(GameApi):
 
     game_name = "static_picnic"
     levels = LEVELS
+    class_name = "StaticGoingOnAPicnic"
+    domain = "natural_language"
+    game_gen_type = "static"
 
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
         from wason.tasks.picnic.family import PicnicRunConfig, make_item
@@ -143,3 +156,28 @@ class PicnicGameApi(GameApi):
 
     def rule_text(self, item: Mapping[str, Any]) -> str:
         return str(item["rule"]["text"])
+
+    def rule_object(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        """The reference's rule: ``{"type": "category", "rule": text, "category": c}`` for one category, else
+        ``{"type": "pair" | "triplet", "rule": text, "categories": [...]}`` (``base.py:294-321``)."""
+        rule = item["rule"]
+        categories = [str(c) for c in rule["categories"]]
+        out: dict[str, Any] = {"type": RULE_TYPES[str(rule["kind"])], "rule": str(rule["text"])}
+        if len(categories) == 1:
+            out["category"] = categories[0]
+        else:
+            out["categories"] = categories
+        return out
+
+    def resume_message(self, history: Sequence[tuple[Any, Any]], status: str, rule: Any) -> str:
+        if status != "ongoing":
+            return short(RESUME_OVER).format(status=status, rule=rule)
+        observations: list[PicnicObservation] = [obs for _, obs in history]
+        positives = [x for obs in observations for x in obs.positives]
+        negatives = [x for obs in observations for x in obs.negatives]
+        message = load_text("api_resume_message.txt").format(
+            positives_string=join_items(positives), negatives_string=join_items(negatives)
+        )
+        if observations and observations[-1].remaining <= 0:
+            message += short(LAST_TURN)
+        return message
