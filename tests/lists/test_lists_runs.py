@@ -139,9 +139,8 @@ def test_every_call_samples_at_the_pilots_temperature_unless_the_user_sets_one(
         assert main(_eval(server, db, *common)) == 0
         header = " ".join(capsys.readouterr().out.split("; store")[0].split())  # the line, unwrapped
         assert "temperature=0.0" in header and "temperature 0, as the pilot" in header
-        assert {b.get("temperature") for b in bodies} == {0} and len(
-            bodies
-        ) == 7  # 4 player, 1 label, 3 votes
+        # 3 player calls (tests, final hypothesis, predicate), 1 labelling, 3 judge votes
+        assert {b.get("temperature") for b in bodies} == {0} and len(bodies) == 7
         labeller = [b for b in bodies if b["messages"][0]["content"].lstrip().startswith(LABELLER_OPENING)]
         # {test_cases} as the pilot's tester.py filled it: the parsed list's text
         assert (
