@@ -154,6 +154,28 @@ def test_every_call_samples_at_the_pilots_temperature_unless_the_user_sets_one(
         assert {b.get("temperature") for b in bodies} == {0.7}
 
 
+def test_a_run_stored_without_a_temperature_resumes_without_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a run stored before the pilot's default (params without a temperature) keeps the model's default
+    from wason.engine.runs import create_run
+    from wason.tasks.lists.family import ListsRunConfig
+
+    bodies: list[dict[str, Any]] = []
+
+    def recorded(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        bodies.append(body)
+        return scientist(messages, body)
+
+    db = f"sqlite:///{tmp_path / 'old.db'}"
+    with FakeOpenAIServer(recorded) as server:
+        config = ListsRunConfig(model="vllm:fake", base_url=server.base_url, ids=[1], judges=["predicate"])
+        run = create_run(Store(db), config, config.items())
+        assert main(["eval", "--resume", str(run), "--db", db, "--no-baseline"]) == 0
+    assert "the model's default temperature (the pilot's: 0)" in " ".join(capsys.readouterr().out.split())
+    assert bodies and all("temperature" not in b for b in bodies)
+
+
 def test_a_run_that_calls_no_model_gets_no_temperature(tmp_path: Path) -> None:
     from wason.tasks.lists.family import FAMILY, ListsRunConfig
 
