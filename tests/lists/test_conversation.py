@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.reference import reference
@@ -15,6 +17,7 @@ from wason.tasks.lists.protocol import (
     load_analysis_prompt,
     load_judgment_prompt,
     parse_predicate_reply,
+    parse_reply,
 )
 
 EXAMPLES = [[2, 5, 7, 14], [11, 14, 20, 21], [7, 16, 44]]
@@ -30,7 +33,35 @@ def test_the_labeller_and_judge_prompts_are_the_pilots_byte_for_byte() -> None:
     filled = load_judgment_prompt().format(real_rule="R", model_hypothesis="H")
     assert "1. R\n2. H" in filled and '{\n  "explanation"' in filled
     text = load_analysis_prompt().format(rule="R", test_cases=format_cases_for_labeller([(1, 2), (1.5,)]))
-    assert "following rule: R" in text and "1. [1, 2]\n2. [1.5]" in text
+    assert "following rule: R" in text and "analyze:\n[[1, 2], [1.5]]\n\nTake" in text
+
+
+# Replies' JSON as models wrote it, including what the labeller is told fails (non-integers).
+PILOT_CASES = [
+    "[[1, 2, 3], [3, 2, 1], [5, 5, 6], [-4, 0, 9], [2, 1.5]]",
+    r'[[1e16, 2.50, -0.0], ["7", "a \\ \"q\" b"], [true, false, null], [[1, 2], []], ["\u00e9\u4e2d"]]',
+    '[["it\'s", "x"]]',
+    "[[123456789012345678901234567890], [1E400, -1e-7]]",
+    "[]",
+]
+
+
+@pytest.mark.parametrize("cases", PILOT_CASES)
+def test_the_labeller_reads_the_test_cases_as_the_pilot_formatted_them(cases: str) -> None:
+    # The pilot's tester.py: parse_response takes json.loads(response).get("test_cases"), and
+    # analyze_test_cases fills self.analysis_prompt.format(rule=self.rule, test_cases=test_cases) with that value,
+    # so {test_cases} is str() of the parsed list. The same reply goes through wason's parser here.
+    reply = f'thinking\n<response>\n{{"leading_hypothesis": "h", "test_cases": {cases}}}'
+    parsed = parse_reply(reply)
+    assert not isinstance(parsed, Malformed)
+    pilot_value = json.loads(reply.split("<response>\n", 1)[1])["test_cases"]
+    template = reference("numberwang", "analysis_prompt.txt").read_text(encoding="utf-8")
+    pilots = template.format(rule="List items must be in strictly increasing order", test_cases=pilot_value)
+    ours = load_analysis_prompt().format(
+        rule="List items must be in strictly increasing order",
+        test_cases=format_cases_for_labeller(parsed.test_cases),
+    )
+    assert ours == pilots
 
 
 def test_the_first_message_is_the_users_and_has_the_examples() -> None:

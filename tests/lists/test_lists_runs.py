@@ -123,6 +123,68 @@ def test_the_llm_labeller_reproduces_the_pilot_and_keeps_every_disagreement(
     assert {tuple(d["list"]) for d in metrics["label_disagreements"]} == {(3, 2, 1), (5, 5, 6), (2, 1.5)}
 
 
+def test_every_call_samples_at_the_pilots_temperature_unless_the_user_sets_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the pilot's api.py sends temperature=0 on every call: the player's, the labeller's and the judge's
+    bodies: list[dict[str, Any]] = []
+
+    def recorded(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        bodies.append(body)
+        return scientist(messages, body)
+
+    db = f"sqlite:///{tmp_path / 'temperature.db'}"
+    common = ("--ids", "1", "--labeller", "llm", "--judges", "predicate,llm", "--no-baseline")
+    with FakeOpenAIServer(recorded) as server:
+        assert main(_eval(server, db, *common)) == 0
+        header = " ".join(capsys.readouterr().out.split("; store")[0].split())  # the line, unwrapped
+        assert "temperature=0.0" in header and "temperature 0, as the pilot" in header
+        # 3 player calls (tests, final hypothesis, predicate), 1 labelling, 3 judge votes
+        assert {b.get("temperature") for b in bodies} == {0} and len(bodies) == 7
+        labeller = [b for b in bodies if b["messages"][0]["content"].lstrip().startswith(LABELLER_OPENING)]
+        # {test_cases} as the pilot's tester.py filled it: the parsed list's text
+        assert (
+            "analyze:\n[[1, 2, 3], [3, 2, 1], [5, 5, 6], [-4, 0, 9], [2, 1.5]]\n"
+            in (labeller[0]["messages"][0]["content"])
+        )
+        bodies.clear()
+        assert main(_eval(server, db, *common, "--temperature", "0.7")) == 0
+        header = " ".join(capsys.readouterr().out.split("; store")[0].split())  # the line, unwrapped
+        assert "temperature=0.7" in header and "temperature 0.7 (the pilot's: 0)" in header
+        assert {b.get("temperature") for b in bodies} == {0.7}
+
+
+def test_a_run_stored_without_a_temperature_resumes_without_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a run stored before the pilot's default (params without a temperature) keeps the model's default
+    from wason.engine.runs import create_run
+    from wason.tasks.lists.family import ListsRunConfig
+
+    bodies: list[dict[str, Any]] = []
+
+    def recorded(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        bodies.append(body)
+        return scientist(messages, body)
+
+    db = f"sqlite:///{tmp_path / 'old.db'}"
+    with FakeOpenAIServer(recorded) as server:
+        config = ListsRunConfig(model="vllm:fake", base_url=server.base_url, ids=[1], judges=["predicate"])
+        run = create_run(Store(db), config, config.items())
+        assert main(["eval", "--resume", str(run), "--db", db, "--no-baseline"]) == 0
+    assert "the model's default temperature (the pilot's: 0)" in " ".join(capsys.readouterr().out.split())
+    assert bodies and all("temperature" not in b for b in bodies)
+
+
+def test_a_run_that_calls_no_model_gets_no_temperature(tmp_path: Path) -> None:
+    from wason.tasks.lists.family import FAMILY, ListsRunConfig
+
+    store = Store(f"sqlite:///{tmp_path / 'solver.db'}")
+    assert FAMILY.prepare(ListsRunConfig(player="solver"), store).params.temperature is None
+    judged = ListsRunConfig(player="solver", judge_model="vllm:judge", judge_base_url="http://127.0.0.1:9/v1")
+    assert FAMILY.prepare(judged, store).params.temperature == 0.0
+
+
 def test_user_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "e.db")
     assert main(["eval", "lists", "--split", "all", "--examples", "published", "--db", db]) == 2

@@ -57,6 +57,10 @@ MAX_GENERATED = 15
 space is built (2 s, once a process), so a split of 15 takes about 1.5 s (30 took 3 to 5 s, 100 took 10 to 25 s);
 more rules come from more seeds."""
 
+PILOT_TEMPERATURE = 0.0
+"""The temperature of every call the pilot made (its ``api.py``): a new run's default (see
+:meth:`ListsFamily.prepare`)."""
+
 MAX_DRAWN_EXAMPLES = 500
 """The most episodes whose examples are drawn (generated examples): about 50 ms each."""
 
@@ -385,6 +389,16 @@ class ListsFamily(Family[ListsRunConfig]):
     def item_at(self, config: ListsRunConfig, index: int) -> Item:
         return config.item_at(index)
 
+    def prepare(self, config: ListsRunConfig, reader: RunReader) -> ListsRunConfig:
+        """A new run that calls a model and sets no temperature samples at the pilot's: its ``api.py`` sends
+        ``temperature=0`` on every call (player, labeller and judge). Stored with the run, so a resumed run keeps
+        what it started with, and a run stored before this default keeps the model's default."""
+        calls_a_model = config.player == "llm" or config.labeller == "llm" or "llm" in config.judges
+        if config.params.temperature is not None or not calls_a_model:
+            return config
+        params = config.params.model_copy(update={"temperature": PILOT_TEMPERATURE})
+        return config.model_copy(update={"params": params})
+
     def game(
         self, config: ListsRunConfig, item: Mapping[str, Any], context: EpisodeContext
     ) -> Game[Any, Any]:
@@ -547,7 +561,7 @@ class ListsFamily(Family[ListsRunConfig]):
             f"lists {rules}, {n_episodes // config.trials} rules x {config.trials} trial(s) = {n_episodes} "
             f"episodes ({n_todo} to play) with {who}; examples {examples}; up to {config.max_rounds} rounds of "
             f"{config.tests_per_round} tests{', echoed' if config.echo else ''}; labels by {labels}; "
-            f"judges: {judges}"
+            f"judges: {judges}{_temperature_note(config)}"
         )
 
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
@@ -609,6 +623,17 @@ class ListsFamily(Family[ListsRunConfig]):
             lines.append(f"Quiz: {round(m['quiz_accuracy'] * len(m['quiz']))} of {len(m['quiz'])} right.")
         lines.append(f"{m['rounds']} rounds, {m['lists_tested']} lists tested.")
         return lines
+
+
+def _temperature_note(config: ListsRunConfig) -> str:
+    """The run header's word on sampling, where a model is called: the pilot's temperature 0, or what differs."""
+    if config.player != "llm" and config.labeller != "llm" and "llm" not in config.judges:
+        return ""
+    temperature = config.params.temperature
+    if temperature == PILOT_TEMPERATURE:
+        return "; temperature 0, as the pilot"
+    shown = "the model's default temperature" if temperature is None else f"temperature {temperature:g}"
+    return f"; {shown} (the pilot's: 0)"
 
 
 async def _unavailable(rule_text: str, arg: Any) -> Any:

@@ -503,12 +503,21 @@ def render_quiz(lists: Sequence[Sequence[int]]) -> str:
 
 
 def format_cases_for_labeller(cases: Sequence[object]) -> str:
-    """The ``{test_cases}`` of the pilot's ``analysis_prompt.txt``: one numbered case per line.
+    """The ``{test_cases}`` of the pilot's ``analysis_prompt.txt``, as the pilot's ``tester.py`` filled it.
 
-    The pilot's repository does not show how the cases were formatted; numbered lines match the prompt's
-    numbered answer format.
+    ``analyze_test_cases`` formats the prompt with the reply's parsed ``test_cases`` value itself, so the labeller
+    read Python's text of the parsed JSON list: ``[[1, 2, 3], [3, 2, 1], [1.5, 'a', True, None]]``. A case holding
+    a JSON object (kept here as its key-value pairs) is shown as a list of pairs, where the pilot showed a dict.
     """
-    return "\n".join(f"{i}. {format_case(case)}" for i, case in enumerate(cases, 1))
+    return python_text(tuple(cases))
+
+
+def python_text(value: object) -> str:
+    """``str()`` of the value ``json.loads`` would have given: tuples (and lists) as lists, strings quoted as
+    Python quotes them, ``True``/``False``/``None``, floats as Python writes them (``1e+16``, ``inf``)."""
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(python_text(item) for item in value) + "]"
+    return repr(value)
 
 
 def load_analysis_prompt() -> str:
