@@ -25,7 +25,9 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.openai_server import FakeOpenAIServer
 from tests.server.web.conftest import LiveServer
+from wason.server.gameplay import MAX_TURNS
 
 APP_DIR = Path(__file__).parent / "gtr_app"
 GAMES = ["static_picnic", "dynamic_picnic", "code_functions_picnic", "math"]
@@ -158,3 +160,26 @@ def test_the_reference_app_plays_from_another_origin(
     assert _status(page) == "Lost"
     assert page.locator("#toast").is_hidden()
     assert failed == []  # no request was blocked (CORS) or dropped
+
+
+def test_the_reference_app_watches_the_operators_model_play(
+    live_server_factory: Callable[..., LiveServer], app_origin: str, browser_page: Any
+) -> None:
+    """The app's "GPT-4o" player: the stream is parsed line by line, the status ends Lost at the turn limit."""
+    with FakeOpenAIServer(reply=lambda messages, body: "more 1") as fake:
+        live = live_server_factory(models=[("openai:fake-model", fake.base_url)], allow_origins=[app_origin])
+        page = browser_page
+        page.goto(f"{app_origin}/index.html?api={live.url}/guess-the-rule")
+        page.click("#new-game")
+        page.select_option("#game", value="static_picnic")
+        page.select_option("#difficulty", index=1)  # l1: the route reads levels in any case
+        page.select_option("#player", value="gpt-4o")
+        page.click("#start")
+        page.wait_for_function("document.getElementById('d-status').textContent === 'Lost'", timeout=60_000)
+    messages = page.locator("#messages .message")
+    users = page.locator("#messages .message.user")
+    assert users.count() == MAX_TURNS and users.nth(0).text_content() == "more 1"
+    assert page.locator("#d-turns").text_content() == str(MAX_TURNS)
+    last = str(messages.nth(messages.count() - 1).text_content())
+    assert last.startswith("Game over! The rule was: Items from the categor")
+    assert fake.requests == MAX_TURNS
