@@ -430,6 +430,15 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "refused (DNS rebinding), and writes must come from these hosts' own pages",
     )
     sv.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let pages of ORIGIN (SCHEME://NAME[:PORT], or * for any, the reference backend's setting) use the "
+        "published /guess-the-rule/ routes from their own site (CORS), as the reference's web app does; "
+        "repeatable, at most 32. /api/ and the pages stay same-origin (docs/server.md, Security)",
+    )
+    sv.add_argument(
         "--max-body",
         type=int,
         default=1 << 20,
@@ -1340,6 +1349,7 @@ def _serve(args: argparse.Namespace) -> int:
         models=[(spec, url) for spec, url in args.models],
         allowed_hosts=args.allowed_host,
         max_body=args.max_body,
+        allow_origins=args.allow_origin,
     )
     return 0
 

@@ -43,6 +43,7 @@ def serve(
     models: Sequence[tuple[str, str | None]] = (),
     allowed_hosts: Sequence[str] = (),
     max_body: int = guard.DEFAULT_MAX_BODY,
+    allow_origins: Sequence[str] = (),
 ) -> None:
     """Run the app with uvicorn until interrupted (the store is opened first, so a bad store fails at once).
 
@@ -50,7 +51,8 @@ def serve(
     ``(spec, base_url)`` pairs a configuration sent to the server may name besides the embedded model, each
     resolved now with its key from the provider's environment variable (:mod:`wason.server.allowed`). Requests
     must name the server as 127.0.0.1, localhost, [::1] or ``host`` (at ``port``), or one of ``allowed_hosts``,
-    and bodies are at most ``max_body`` bytes (:mod:`wason.server.guard`). Open event streams are given a few
+    and bodies are at most ``max_body`` bytes; pages of ``allow_origins`` (``*``: any) may use the published routes
+    from their own origin (CORS, :mod:`wason.server.guard`). Open event streams are given a few
     seconds to close when the server stops; runs still playing are then left interrupted."""
     import uvicorn
 
@@ -64,7 +66,7 @@ def serve(
     except ModelConfigError as exc:
         raise ServeError(str(exc)) from None
     try:
-        rules = guard.policy([*guard.LOOPBACK, guard.host_for(host), *allowed_hosts], max_body)
+        rules = guard.policy([*guard.LOOPBACK, guard.host_for(host), *allowed_hosts], max_body, allow_origins)
     except ValueError as exc:
         raise ServeError(str(exc)) from None
     app = create_app(db, models=allowed)

@@ -6,6 +6,10 @@ Every game is a session in the store (:mod:`wason.core.session`), so a game star
     {"error": "n_examples must be at least 1, got -3", "field": "n_examples", "kind": "invalid",
      "detail": [{"loc": ["n_examples"], "msg": "...", "type": "invalid"}]}
 
+On the published routes (``/guess-the-rule/...``) ``detail`` is the message itself, a string, as the reference
+backend's ``HTTPException(detail=str(e))`` gives it and its web app shows it; ``error``, ``field`` and ``kind`` are
+the same there.
+
 422 for bad input (FastAPI's own validation errors have the same ``error``/``field`` keys added), 404 for an
 unknown game or session, 409 for acting on a finished game or a step another request stored first, 424 when an
 action needs a model and none is attached (games here are judged by code), 500 with one line (the traceback goes
@@ -39,6 +43,7 @@ from wason.core.game import ExternalFailure
 from wason.games import MAX_GUESS_CHARS, GameError, Games, NeedsModel, UnknownGame, game_apis
 from wason.server import offload
 from wason.server.allowed import AllowedModels, ModelNotAllowed
+from wason.server.guard import is_published_error
 from wason.store import Store, StoreError
 
 log = logging.getLogger("wason.server")
@@ -132,9 +137,20 @@ class StepSession(BaseModel):
 
 # -- errors -----------------------------------------------------------------------------------------------
 def _error(
-    status: int, message: str, field: str | None, kind: str, loc: list[Any] | None = None
+    request: Request,
+    status: int,
+    message: str,
+    field: str | None,
+    kind: str,
+    loc: list[Any] | None = None,
 ) -> JSONResponse:
-    detail = [{"loc": loc if loc is not None else ([field] if field else []), "msg": message, "type": kind}]
+    detail: Any = [
+        {"loc": loc if loc is not None else ([field] if field else []), "msg": message, "type": kind}
+    ]
+    if is_published_error(request.url.path):
+        # the reference's shape, text its web app shows; it names the field when the message does not
+        named = field is None or field.split(".")[-1] in message
+        detail = message if named else f"{field}: {message}"
     return JSONResponse(
         status_code=status, content={"error": message, "field": field, "kind": kind, "detail": detail}
     )
@@ -150,7 +166,7 @@ def _fresh_seed() -> int:
 
 async def _game_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, GameError)  # registered for GameError only
-    return _error(exc.status, _one_line(str(exc)), exc.field, exc.kind)
+    return _error(request, exc.status, _one_line(str(exc)), exc.field, exc.kind)
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -167,14 +183,15 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
         f"{'.'.join(str(p) for p in d['loc'] if p not in ('body', 'query', 'path')) or 'body'}: {d['msg']}"
         for d in detail
     )
+    shown: Any = _one_line(message) if is_published_error(request.url.path) else detail
     return JSONResponse(
         status_code=422,
-        content={"error": _one_line(message), "field": field, "kind": "invalid", "detail": detail},
+        content={"error": _one_line(message), "field": field, "kind": "invalid", "detail": shown},
     )
 
 
 async def _diverged(request: Request, exc: Exception) -> JSONResponse:
-    return _error(409, _one_line(str(exc)), None, "diverged")
+    return _error(request, 409, _one_line(str(exc)), None, "diverged")
 
 
 async def _busy(request: Request, exc: Exception) -> Response:
@@ -193,17 +210,19 @@ async def _busy(request: Request, exc: Exception) -> Response:
         )
         page.headers.update(headers)
         return page
-    return JSONResponse(
-        status_code=503, content={"error": str(exc), "field": None, "kind": "busy"}, headers=headers
-    )
+    content: dict[str, Any] = {"error": str(exc), "field": None, "kind": "busy"}
+    if is_published_error(request.url.path):
+        content["detail"] = str(exc)
+    return JSONResponse(status_code=503, content=content, headers=headers)
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
-    return JSONResponse(
-        status_code=500,
-        content={"error": "internal server error (the server's log has the details)", "kind": "internal"},
-    )
+    message = "internal server error (the server's log has the details)"
+    content: dict[str, Any] = {"error": message, "kind": "internal"}
+    if is_published_error(request.url.path):
+        content["detail"] = message
+    return JSONResponse(status_code=500, content=content)
 
 
 # -- the generic sessions API -----------------------------------------------------------------------------
@@ -302,9 +321,10 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
     app.add_exception_handler(session.SessionDiverged, _diverged)
     app.add_exception_handler(offload.Busy, _busy)
     app.add_exception_handler(Exception, _internal_error)
-    from wason.server import guard, web
+    from wason.server import gameplay, guard, web
 
     web.mount(app)
+    gameplay.install(app)
     guard.install(app)  # last, so it runs first: allowed hosts and origins, the body limit
 
     @app.get("/api/families")

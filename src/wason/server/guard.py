@@ -9,6 +9,16 @@ when it writes, and small.
   allowed origin exactly - scheme, name and port, ``http://`` and an allowed host - and one that says
   ``Sec-Fetch-Site: cross-site`` is refused too (403): a page elsewhere cannot make a visitor's browser start
   games or paid model runs here. Scripts send neither header.
+- **Published routes from other sites (CORS).** ``wason serve --allow-origin ORIGIN`` (repeatable; ``*`` for
+  any origin, the reference backend's own setting) lets pages of those origins use the published routes
+  (``/guess-the-rule/...``) as the reference's web app does: their preflights (``OPTIONS`` with
+  ``Access-Control-Request-Method``) are answered here, the answers carry ``Access-Control-Allow-Origin``, and
+  their writes pass the Origin check. Only there: ``/api/``, the pages and their forms stay same-origin. The one
+  request header allowed cross-origin is ``Content-Type`` (what the app sends); no credentials (cookies) are
+  allowed cross-origin. The ``Host`` check still applies to every request.
+- **Spending reads.** ``GET /guess-the-rule/llm-gameplay`` makes model calls, so it is checked as a write is:
+  a browser's request from another site's page (``Sec-Fetch-Site: cross-site``, or an ``Origin`` that is not
+  allowed) is refused unless its origin is one of ``--allow-origin``'s. An ``<img>`` on any page cannot start it.
 - **Body.** A request body over the limit (1 MiB by default) is a 413, answered before the body is read: at
   once when ``Content-Length`` says so, and as soon as the bytes received pass the limit for a body sent in
   chunks; the app is then told the client is gone and whatever it answers is dropped.
@@ -41,6 +51,17 @@ LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 """The names every server answers to (at its own port)."""
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+PUBLISHED = "/guess-the-rule/"
+"""The routes other origins may use when the operator allows them (``--allow-origin``)."""
+SPENDING = frozenset({"/guess-the-rule/llm-gameplay"})
+"""Reads that call a model (they cost money): checked for their origin as writes are."""
+MAX_ALLOWED_ORIGINS = 32
+MAX_ORIGIN_CHARS = 300
+"""The bounds of ``--allow-origin``: how many, and how long each (a web origin is a scheme, a name, a port)."""
+CORS_METHODS = "GET, POST, OPTIONS"
+CORS_HEADERS = "Content-Type"
+CORS_MAX_AGE = "600"
+ANY_ORIGIN = "*"
 DEFAULT_MAX_BODY = 1 << 20
 MIN_MAX_BODY = 64 << 10
 MAX_MAX_BODY = 100 << 20
@@ -73,10 +94,13 @@ class AllowedHost:
 
 @dataclass(frozen=True)
 class Policy:
-    """The allowed hosts and the largest body, as :class:`SiteGuard` applies them."""
+    """The allowed hosts, the largest body and the origins allowed on the published routes (``any_origin``:
+    ``--allow-origin '*'``), as :class:`SiteGuard` applies them."""
 
     hosts: tuple[AllowedHost, ...]
     max_body: int
+    origins: frozenset[tuple[str, str, int]] = frozenset()
+    any_origin: bool = False
 
 
 def _split(text: str) -> tuple[str, int | None] | None:
@@ -137,6 +161,37 @@ def parse_allowed_host(text: str) -> AllowedHost:
     return AllowedHost(scheme, name, port)
 
 
+def _origin(text: str) -> tuple[str, str, int] | None:
+    """A web origin (``SCHEME://NAME[:PORT]``, lower case) as (scheme, name, port); None when it is not one."""
+    scheme, sep, rest = text.strip().lower().partition("://")
+    if not sep or scheme not in DEFAULT_PORTS:
+        return None  # "null" (a sandboxed frame, a file), or not a web origin
+    split = _split(rest)
+    if split is None:
+        return None
+    name, port = split
+    return scheme, name, port if port is not None else DEFAULT_PORTS[scheme]
+
+
+def parse_allowed_origin(text: str) -> tuple[str, str, int] | None:
+    """An origin as written for ``--allow-origin``: ``*`` (any: None), or ``SCHEME://NAME[:PORT]`` exactly as a
+    browser sends it in ``Origin`` (no path). Raises ``ValueError`` with one line for anything else."""
+    if not isinstance(text, str):
+        raise ValueError(f"--allow-origin must be text, got {type(text).__name__}")
+    if len(text) > MAX_ORIGIN_CHARS:
+        raise ValueError(f"--allow-origin {text[:40]!r}...: longer than {MAX_ORIGIN_CHARS} characters")
+    spec = text.strip()
+    if spec == ANY_ORIGIN:
+        return None
+    found = _origin(spec)
+    if found is None:
+        raise ValueError(
+            f"--allow-origin {text!r} is not an origin: write SCHEME://NAME[:PORT] (http or https, no path), "
+            "e.g. http://localhost:8080, or * for any"
+        )
+    return found
+
+
 def _max_body(max_body: int) -> int:
     if isinstance(max_body, bool) or not isinstance(max_body, int):
         raise ValueError(f"--max-body must be a whole number of bytes, got {max_body!r}")
@@ -147,12 +202,26 @@ def _max_body(max_body: int) -> int:
     return max_body
 
 
-def policy(allowed_hosts: Iterable[str] = LOOPBACK, max_body: int = DEFAULT_MAX_BODY) -> Policy:
-    """The rules for these hosts and this body limit (each checked: ``ValueError`` with one line)."""
+def policy(
+    allowed_hosts: Iterable[str] = LOOPBACK,
+    max_body: int = DEFAULT_MAX_BODY,
+    allow_origins: Iterable[str] = (),
+) -> Policy:
+    """The rules for these hosts, this body limit and these origins of other sites allowed on the published
+    routes (each checked: ``ValueError`` with one line)."""
     hosts = tuple(dict.fromkeys(parse_allowed_host(h) for h in allowed_hosts))
     if not hosts:
         raise ValueError("no allowed host: the server would refuse every request")
-    return Policy(hosts=hosts, max_body=_max_body(max_body))
+    given = list(allow_origins)
+    if len(given) > MAX_ALLOWED_ORIGINS:
+        raise ValueError(f"--allow-origin is given {len(given)} times; at most {MAX_ALLOWED_ORIGINS}")
+    parsed = [parse_allowed_origin(o) for o in given]
+    return Policy(
+        hosts=hosts,
+        max_body=_max_body(max_body),
+        origins=frozenset(o for o in parsed if o is not None),
+        any_origin=any(o is None for o in parsed),
+    )
 
 
 def install(app: FastAPI) -> None:
@@ -203,18 +272,47 @@ def host_allowed(rules: Policy, host: bytes, server_port: int) -> bool:
 
 def origin_allowed(rules: Policy, origin: bytes, server_port: int) -> bool:
     """Whether ``origin`` (the ``Origin`` header) is an allowed host's own: its scheme, name and port."""
-    scheme, sep, rest = origin.decode("latin-1").strip().lower().partition("://")
-    if not sep or scheme not in DEFAULT_PORTS:
-        return False  # "null" (a sandboxed frame, a file), or not a web origin
-    split = _split(rest)
-    if split is None:
+    found = _origin(origin.decode("latin-1"))
+    if found is None:
         return False
-    name, port = split
-    port = port if port is not None else DEFAULT_PORTS[scheme]
+    scheme, name, port = found
     return any(
         allowed.scheme == scheme and allowed.name == name and allowed.port_at(server_port) == port
         for allowed in rules.hosts
     )
+
+
+def cors_allowed(rules: Policy, origin: bytes) -> bool:
+    """Whether a page of ``origin`` (the ``Origin`` header) may use the published routes (``--allow-origin``)."""
+    if rules.any_origin:
+        return _origin(origin.decode("latin-1")) is not None or origin.strip() == b"null"
+    found = _origin(origin.decode("latin-1"))
+    return found is not None and found in rules.origins
+
+
+def _cors_headers(rules: Policy, origin: bytes) -> list[tuple[bytes, bytes]]:
+    allow = b"*" if rules.any_origin else origin.strip()
+    out = [(b"access-control-allow-origin", allow)]
+    if not rules.any_origin:
+        out.append((b"vary", b"Origin"))
+    return out
+
+
+def _preflight(rules: Policy, origin: bytes) -> Response:
+    """The answer to a preflight from an allowed origin: the methods and the one header the published routes
+    take, for ten minutes."""
+    response = Response(status_code=204)
+    for name, value in _cors_headers(rules, origin):
+        response.headers[name.decode()] = value.decode("latin-1")
+    response.headers["access-control-allow-methods"] = CORS_METHODS
+    response.headers["access-control-allow-headers"] = CORS_HEADERS
+    response.headers["access-control-max-age"] = CORS_MAX_AGE
+    return response
+
+
+def is_published_error(path: str) -> bool:
+    """Whether an error at ``path`` is answered in the reference's shape (a string ``detail``)."""
+    return path.startswith(PUBLISHED) or path == PUBLISHED.rstrip("/")
 
 
 def _wants_json(scope: Scope, headers: dict[bytes, bytes]) -> bool:
@@ -231,7 +329,9 @@ def refusal(scope: Scope, headers: dict[bytes, bytes], status: int, kind: str, m
             "error": message,
             "field": None,
             "kind": kind,
-            "detail": [{"loc": [], "msg": message, "type": kind}],
+            "detail": message
+            if is_published_error(scope["path"])
+            else [{"loc": [], "msg": message, "type": kind}],
         }
         return JSONResponse(status_code=status, content=content, headers=extra)
     from wason.server.web import render
@@ -256,6 +356,23 @@ class SiteGuard:
         rules: Policy = self.state.site_policy
         headers = dict(scope["headers"])
         server_port = _server_port(scope)
+        origins = [value for name, value in scope["headers"] if name == b"origin"]
+        path = scope["path"]
+        # a page of another site the operator allowed (--allow-origin), on the published routes only
+        cors = (
+            scope["type"] == "http"
+            and path.startswith(PUBLISHED)
+            and len(origins) == 1
+            and (rules.any_origin or bool(rules.origins))
+            and cors_allowed(rules, origins[0])
+        )
+        if cors and scope["method"] == "OPTIONS" and b"access-control-request-method" in headers:
+            # answered whatever the Host (it carries nothing): the request itself then gets the Host refusal
+            # in a form the page can read, not a bare network error
+            await _preflight(rules, origins[0])(scope, receive, send)
+            return
+        if cors:
+            send = _with_headers(send, _cors_headers(rules, origins[0]))
         hosts = [value for name, value in scope["headers"] if name == b"host"]
         if len(hosts) != 1 or not host_allowed(rules, hosts[0], server_port):
             if scope["type"] == "websocket":
@@ -268,14 +385,31 @@ class SiteGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["method"] not in SAFE_METHODS:
-            origins = [value for name, value in scope["headers"] if name == b"origin"]
-            if headers.get(b"sec-fetch-site", b"") == b"cross-site" or not all(
-                origin_allowed(rules, origin, server_port) for origin in origins
+        if scope["method"] not in SAFE_METHODS or path in SPENDING:
+            site = headers.get(b"sec-fetch-site", b"")
+            if not cors and (
+                site == b"cross-site"
+                or (site == b"same-site" and path in SPENDING)
+                or not all(origin_allowed(rules, origin, server_port) for origin in origins)
             ):
                 await refusal(scope, headers, 403, "forbidden", CROSS_SITE)(scope, receive, send)
                 return
         await _limited(self.app, rules.max_body, scope, receive, send, headers)
+
+
+def _with_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
+    """``send`` adding ``extra`` headers to the response's start (the CORS headers of an allowed origin)."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            # one Access-Control-Allow-Origin (ours); a Vary the app sent stays beside ours
+            kept = [
+                (n, v) for n, v in message.get("headers", []) if n.lower() != b"access-control-allow-origin"
+            ]
+            message = {**message, "headers": [*kept, *extra]}
+        await send(message)
+
+    return sending
 
 
 def _too_large(limit: int) -> str:
@@ -333,20 +467,28 @@ async def _limited(
 
 
 __all__ = [
+    "ANY_ORIGIN",
     "CROSS_SITE",
     "DEFAULT_MAX_BODY",
     "LOOPBACK",
+    "MAX_ALLOWED_ORIGINS",
     "MAX_MAX_BODY",
+    "MAX_ORIGIN_CHARS",
     "MIN_MAX_BODY",
+    "PUBLISHED",
+    "SPENDING",
     "AllowedHost",
     "Policy",
     "SiteGuard",
     "configure",
+    "cors_allowed",
     "host_allowed",
     "host_for",
     "install",
+    "is_published_error",
     "origin_allowed",
     "parse_allowed_host",
+    "parse_allowed_origin",
     "policy",
     "refusal",
 ]

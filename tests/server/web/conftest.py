@@ -3,7 +3,8 @@
 - ``live_server``: the app served by a real uvicorn on 127.0.0.1 (a free port, in a thread of this process)
   over a temporary SQLite store; yields a :class:`LiveServer` (``.url`` the base URL without a trailing slash,
   ``.store`` the same :class:`Store` the server writes, ``.app``).
-- ``live_server_factory``: the same, for a test that needs its own options (``token=...``).
+- ``live_server_factory``: the same, for a test that needs its own options (``token=...``, ``models=...``,
+  ``allow_origins=...`` as ``wason serve --allow-origin``).
 - ``browser_page``: a Playwright page in Debian's Chromium (headless); skips loudly when Chromium is missing.
   On a failed test the page's screenshot is saved under the test's ``tmp_path`` (its path is printed).
 
@@ -24,7 +25,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from wason.server import AllowedModels, create_app
+from wason.server import AllowedModels, create_app, guard
 from wason.store import Store
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -51,11 +52,18 @@ class LiveServer:
 
 
 def start_live_server(
-    store: Store, *, token: str | None = None, models: Sequence[tuple[str, str | None]] = ()
+    store: Store,
+    *,
+    token: str | None = None,
+    models: Sequence[tuple[str, str | None]] = (),
+    allow_origins: Sequence[str] = (),
 ) -> LiveServer:
     """Serve ``create_app(store)`` with uvicorn on a socket bound to 127.0.0.1:0 (no race for the port);
-    ``models`` are the ``(spec, base_url)`` pairs it allows, as ``wason serve --model SPEC --base-url URL``."""
+    ``models`` are the ``(spec, base_url)`` pairs it allows, as ``wason serve --model SPEC --base-url URL``, and
+    ``allow_origins`` the origins of ``--allow-origin``."""
     app = create_app(store, models=AllowedModels.configure(models))
+    if allow_origins:
+        guard.configure(app, guard.policy(guard.LOOPBACK, guard.DEFAULT_MAX_BODY, allow_origins))
     if token is not None:
         from wason.server.web import auth
 
@@ -81,16 +89,21 @@ def start_live_server(
 
 @pytest.fixture
 def live_server_factory(tmp_path: Path, empty_store: Path) -> Iterator[Callable[..., LiveServer]]:
-    """``make(token=None, models=())`` starts a server over a new temporary store; every one is stopped after
-    the test."""
+    """``make(token=None, models=(), allow_origins=())`` starts a server over a new temporary store; every one
+    is stopped after the test."""
     import shutil
 
     started: list[LiveServer] = []
 
-    def make(*, token: str | None = None, models: Sequence[tuple[str, str | None]] = ()) -> LiveServer:
+    def make(
+        *,
+        token: str | None = None,
+        models: Sequence[tuple[str, str | None]] = (),
+        allow_origins: Sequence[str] = (),
+    ) -> LiveServer:
         path = tmp_path / f"live{len(started)}.db"
         shutil.copyfile(empty_store, path)
-        live = start_live_server(Store(str(path)), token=token, models=models)
+        live = start_live_server(Store(str(path)), token=token, models=models, allow_origins=allow_origins)
         started.append(live)
         return live
 

@@ -22,7 +22,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from wason.server.guard import CROSS_SITE
+from wason.server.guard import CROSS_SITE, is_published_error
 from wason.server.web import render
 
 COOKIE = "wason_token"
@@ -61,6 +61,11 @@ def _cookie(headers: dict[bytes, bytes]) -> str | None:
     return None
 
 
+def given_token(headers: dict[bytes, bytes]) -> str | None:
+    """The token a request carries: ``Authorization: Bearer TOKEN``, else the login cookie."""
+    return _bearer(headers) or _cookie(headers)
+
+
 def _wants_json(path: str, headers: dict[bytes, bytes]) -> bool:
     if path.startswith(("/api/", "/guess-the-rule")):
         return True
@@ -75,9 +80,9 @@ def _refusal(path: str, headers: dict[bytes, bytes], status: int, message: str) 
                 "error": message,
                 "field": None,
                 "kind": "unauthorized" if status == 401 else "forbidden",
-                "detail": [
-                    {"loc": [], "msg": message, "type": "unauthorized" if status == 401 else "forbidden"}
-                ],
+                "detail": message
+                if is_published_error(path)
+                else [{"loc": [], "msg": message, "type": "unauthorized" if status == 401 else "forbidden"}],
             },
             headers={"WWW-Authenticate": "Bearer"} if status == 401 else None,
         )

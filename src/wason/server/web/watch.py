@@ -287,6 +287,8 @@ class Plan:
     item: Item
     pace: float
     models: AllowedModels
+    # wraps each episode's player (the published llm-gameplay route narrates and bounds its moves)
+    wrap: Callable[[Player[Any, Any], dict[str, Any]], Player[Any, Any]] | None = None
 
 
 def _plan(family: Family[Any], form: Mapping[str, str], store: Store, models: AllowedModels) -> Plan:
@@ -391,10 +393,13 @@ async def _play(
             else solver_player_factory(plan.config)
         )
         factory = make
-        if plan.pace > 0:
+        if plan.pace > 0 or plan.wrap is not None:
 
             def factory(item: dict[str, Any], episode_id: int, index: int) -> Player[Any, Any]:
-                return Paced(make(item, episode_id, index), plan.pace)
+                player = make(item, episode_id, index)
+                if plan.wrap is not None:
+                    player = plan.wrap(player, item)
+                return Paced(player, plan.pace) if plan.pace > 0 else player
 
         await execute_run(store, run_id, factory, concurrency=1, oracle=oracle)
     except asyncio.CancelledError:
@@ -417,7 +422,7 @@ async def _play(
                 log.debug("closing a client failed", exc_info=True)
 
 
-def _start(app: Any, store: Store, plan: Plan) -> int:
+def start_run(app: Any, store: Store, plan: Plan) -> int:
     """Create the run and its task (the client first: a bad model spec is a form error, not a run)."""
     client = None
     key_for = plan.models.key_for
@@ -621,7 +626,7 @@ async def watch_start(request: Request) -> Response:
     store = _store(request)
     try:
         plan = await asyncio.to_thread(_plan, family, form, store, allowed_models(request.app))
-        run_id = _start(request.app, store, plan)
+        run_id = start_run(request.app, store, plan)
     except FormError as exc:
         return _form_page(request, family, form, str(exc), 422)
     return RedirectResponse(f"/watch/{run_id}", status_code=303)
@@ -694,4 +699,17 @@ async def watch_stop(request: Request, run_id: str) -> Response:
     return JSONResponse({"run": rid, "status": _store(request).get_run(watched.run_id).status})
 
 
-__all__ = ["MAX_WATCHED", "Option", "Paced", "Watched", "Watches", "install", "options", "router", "watches"]
+__all__ = [
+    "MAX_WATCHED",
+    "FormError",
+    "Option",
+    "Paced",
+    "Plan",
+    "Watched",
+    "Watches",
+    "install",
+    "options",
+    "router",
+    "start_run",
+    "watches",
+]
