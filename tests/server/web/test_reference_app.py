@@ -7,11 +7,9 @@ The app is ``gtr_app/`` here: plain HTML and JavaScript making the same requests
 Game showing the summary's ``system_message``). It is served from another origin (another port of 127.0.0.1) than
 the server, which allows that origin, so every request is a cross-origin one, preflighted as the browser decides.
 
-Each game is played from the app's form: a wrong guess, Load Existing Game in a fresh page, give up (Lost),
-Load again. The reference's own run (``reference=True``: the level ``l1``, and the loaded game showing the examples
-again under "Welcome back...", with its dataset type) waits for branch ``gtrapi`` (case-insensitive levels, the
-reference's summary fields); the other run plays the same with ``L1``, an option of this app only, and checks what
-holds without that branch.
+Each game is played from the app's form with the level ``l1`` as the app sends it: a wrong guess, Load Existing
+Game in a fresh page (the examples shown again under "Welcome back...", the reference's dataset type), give up
+(Lost), Load again.
 """
 
 from __future__ import annotations
@@ -32,10 +30,6 @@ from wason.server.gameplay import MAX_TURNS
 APP_DIR = Path(__file__).parent / "gtr_app"
 GAMES = ["static_picnic", "dynamic_picnic", "code_functions_picnic", "math"]
 DYNAMIC = {"dynamic_picnic", "code_functions_picnic", "math"}  # the reference's game_gen_type "dynamic"
-WAITS_FOR_GTRAPI = (
-    "waits for branch gtrapi: levels case-insensitive (the app sends 'l1'), and the summary's 'Welcome back...' "
-    "system_message listing the examples shown, and game_gen_type"
-)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -83,17 +77,11 @@ def _load(page: Any, app_url: str, game_id: str) -> str:
 
 
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize(
-    "reference",
-    [pytest.param(True, marks=pytest.mark.xfail(reason=WAITS_FOR_GTRAPI, strict=False)), False],
-    ids=["l1", "L1"],
-)
 def test_the_reference_app_plays_from_another_origin(
     live_server_factory: Callable[..., LiveServer],
     app_origin: str,
     browser_page: Any,
     game: str,
-    reference: bool,
 ) -> None:
     live = live_server_factory(allow_origins=[app_origin])
     assert app_origin != live.url
@@ -115,10 +103,9 @@ def test_the_reference_app_plays_from_another_origin(
     page.goto(app_url)
     page.click("#new-game")
     page.select_option("#game", value=game)
-    level = "l1" if reference else "L1"
-    # by position: Playwright matches option values without regard to case, and both are there
-    page.select_option("#difficulty", index=1 if reference else 4)
-    assert page.eval_on_selector("#difficulty", "e => e.value") == level
+    # by position: Playwright matches option values without regard to case
+    page.select_option("#difficulty", index=1)
+    assert page.eval_on_selector("#difficulty", "e => e.value") == "l1"  # as the reference app sends it
     page.select_option("#player", value="user")
     with page.expect_response(
         lambda r: r.url.endswith("/guess-the-rule/game") and r.request.method == "POST"
@@ -140,11 +127,11 @@ def test_the_reference_app_plays_from_another_origin(
     # Load Existing Game (a fresh page) shows the ongoing game
     loaded = _load(page, app_url, game_id)
     assert _status(page) == "Ongoing" and loaded
-    if reference:  # waits for gtrapi: the resume message lists the examples shown so far
-        assert "welcome back" in loaded.lower()
-        for example in created.get("positive_examples") or []:
-            assert str(example) in loaded
-        assert page.locator("#d-type").text_content() == ("Dynamic" if game in DYNAMIC else "Static")
+    # the resume message lists the examples shown so far; the dataset type is the reference's
+    assert "welcome back" in loaded.lower()
+    for example in created.get("positive_examples") or []:
+        assert str(example) in loaded
+    assert page.locator("#d-type").text_content() == ("Dynamic" if game in DYNAMIC else "Static")
 
     # give up: Lost (a game asking for the guess as a predicate reads the first "give up" as one)
     count = 1
