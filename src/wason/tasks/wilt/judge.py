@@ -7,6 +7,8 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from wason.sandbox import GuessRejected, Program, compile_rule
+from wason.sandbox.evaluate import collect_fragile, stop_collecting
+from wason.sandbox.exact import Inexact, evaluate_exact, exact_point
 from wason.tasks.wilt.probes import PROBE_VERSION, ProbeSet, probe_set
 
 APPROX_JACCARD_THRESHOLD = 0.5
@@ -19,6 +21,12 @@ threshold would miss), while different rules sharing only a corner score far bel
 x == y: 0.31, x < y < z against x < y: 0.32, disjoint rules: 0).
 """
 MAX_COUNTEREXAMPLES = 5
+JUDGE_VERSION = "exact-1"
+"""Stored with every verdict. ``exact-1``: the float verdict is re-decided in exact arithmetic on every probe
+where the two programs disagree or either one's float result is near a decision boundary
+(:mod:`wason.sandbox.exact`). Verdicts stored without a version were judged in float64 (``float-1``)."""
+MAX_EXACT_POINTS = 200_000
+"""Most probes re-decided exactly per judgement; beyond it the remaining ones keep their float result."""
 
 Point = tuple[float, float, float]
 
@@ -44,6 +52,7 @@ class Verdict(BaseModel):
             fractions, then smallest magnitude, then probe order).
         probe_seed: seed of the probe set.
         probe_version: version of the probe-set code.
+        judge_version: version of the judge (:data:`JUDGE_VERSION`); ``float-1`` for verdicts stored before.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -62,6 +71,7 @@ class Verdict(BaseModel):
     counterexamples: list[tuple[Point, bool, bool]]
     probe_seed: int
     probe_version: str
+    judge_version: str = "float-1"
 
     @classmethod
     def rejected(cls, rule: str, guess: str, reason: str, *, probe_seed: int, probe_version: str) -> Verdict:
@@ -81,6 +91,7 @@ class Verdict(BaseModel):
             counterexamples=[],
             probe_seed=probe_seed,
             probe_version=probe_version,
+            judge_version=JUDGE_VERSION,
         )
 
 
@@ -107,7 +118,13 @@ def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
             rule_program.source, guess_text, exc.reason, probe_seed=seed, probe_version=PROBE_VERSION
         )
     probes = probe_set(seed, _with_negations(rule_program.constants + guess_program.constants))
-    (r, _), (g, _) = rule_program.evaluate_together([guess_program], probes.inputs)
+    masks: list[npt.NDArray[np.bool_]] = []
+    token = collect_fragile(masks)
+    try:
+        (r, _), (g, _) = rule_program.evaluate_together([guess_program], probes.inputs)
+    finally:
+        stop_collecting(token)
+    _decide_exactly(rule_program, guess_program, probes, r, g, masks)
     disagree = r != g
     n_disagree = int(np.count_nonzero(disagree))
     equivalent = n_disagree == 0
@@ -129,7 +146,35 @@ def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
         counterexamples=_counterexamples(probes, disagree, r, g),
         probe_seed=probes.seed,
         probe_version=probes.version,
+        judge_version=JUDGE_VERSION,
     )
+
+
+def _decide_exactly(
+    rule: Program,
+    guess: Program,
+    probes: ProbeSet,
+    r: npt.NDArray[np.bool_],
+    g: npt.NDArray[np.bool_],
+    fragile: list[npt.NDArray[np.bool_]],
+) -> None:
+    """Re-decide, in place, the probes where float arithmetic may have decided differently from exact."""
+    suspect = r != g
+    for mask in fragile:
+        suspect |= np.broadcast_to(mask, suspect.shape)
+    idx = np.flatnonzero(suspect)[:MAX_EXACT_POINTS]
+    if idx.size == 0:
+        return
+    points = probes.points[idx].tolist()
+    shared: dict[int, object] = {}
+    for i, (x, y, z) in zip(idx.tolist(), points, strict=True):
+        point = exact_point(x, y, z)
+        try:
+            rv = evaluate_exact(rule.root, point, shared)  # type: ignore[arg-type]
+            gv = evaluate_exact(guess.root, point, shared)  # type: ignore[arg-type]
+        except Inexact:
+            continue
+        r[i], g[i] = rv, gv
 
 
 def _with_negations(constants: tuple[float, ...]) -> list[float]:
