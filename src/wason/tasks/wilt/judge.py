@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
@@ -25,6 +27,8 @@ JUDGE_VERSION = "exact-1"
 """Stored with every verdict. ``exact-1``: the float verdict is re-decided in exact arithmetic on every probe
 where the two programs disagree or either one's float result is near a decision boundary
 (:mod:`wason.sandbox.exact`). Verdicts stored without a version were judged in float64 (``float-1``)."""
+BARE_EXPRESSION = "Invalid lambda function."
+"""The reference's reply to a final guess that is not a lambda (its ``eval`` of ``x > y`` raises NameError)."""
 MAX_EXACT_POINTS = 200_000
 """Most probes re-decided exactly per judgement; beyond it the remaining ones keep their float result."""
 
@@ -148,6 +152,15 @@ def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
         probe_version=probes.version,
         judge_version=JUDGE_VERSION,
     )
+
+
+def is_lambda(guess: str) -> bool:
+    """Whether the guess text is a lambda expression (the reference's form), not a bare expression."""
+    try:
+        tree = ast.parse(guess.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # not Python at all: the sandbox says why
+    return isinstance(tree.body, ast.Lambda)
 
 
 def _decide_exactly(
