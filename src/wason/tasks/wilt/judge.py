@@ -9,7 +9,6 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from wason.sandbox import GuessRejected, Program, compile_rule
-from wason.sandbox.evaluate import collect_fragile, stop_collecting
 from wason.sandbox.exact import Inexact, evaluate_exact, exact_point
 from wason.tasks.wilt.probes import PROBE_VERSION, ProbeSet, probe_set
 
@@ -24,13 +23,16 @@ x == y: 0.31, x < y < z against x < y: 0.32, disjoint rules: 0).
 """
 MAX_COUNTEREXAMPLES = 5
 JUDGE_VERSION = "exact-1"
-"""Stored with every verdict. ``exact-1``: the float verdict is re-decided in exact arithmetic on every probe
-where the two programs disagree or either one's float result is near a decision boundary
-(:mod:`wason.sandbox.exact`). Verdicts stored without a version were judged in float64 (``float-1``)."""
+"""Stored with every verdict. ``exact-1``: the float verdict is re-decided in exact arithmetic on the probes
+where the two programs disagree in floats (:func:`_decide_exactly`, :mod:`wason.sandbox.exact`). Verdicts
+stored without a version were judged in float64 (``float-1``)."""
 BARE_EXPRESSION = "Invalid lambda function."
 """The reference's reply to a final guess that is not a lambda (its ``eval`` of ``x > y`` raises NameError)."""
 MAX_EXACT_POINTS = 200_000
 """Most probes re-decided exactly per judgement; beyond it the remaining ones keep their float result."""
+CONFIRMED_ENOUGH = 64
+"""Re-deciding stops once this many float disagreements still disagree in exact arithmetic (the verdict is
+settled, and the counterexamples, the simplest five, are among them)."""
 
 Point = tuple[float, float, float]
 
@@ -122,13 +124,8 @@ def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
             rule_program.source, guess_text, exc.reason, probe_seed=seed, probe_version=PROBE_VERSION
         )
     probes = probe_set(seed, _with_negations(rule_program.constants + guess_program.constants))
-    masks: list[npt.NDArray[np.bool_]] = []
-    token = collect_fragile(masks)
-    try:
-        (r, _), (g, _) = rule_program.evaluate_together([guess_program], probes.inputs)
-    finally:
-        stop_collecting(token)
-    _decide_exactly(rule_program, guess_program, probes, r, g, masks)
+    (r, _), (g, _) = rule_program.evaluate_together([guess_program], probes.inputs)
+    _decide_exactly(rule_program, guess_program, probes, r, g)
     disagree = r != g
     n_disagree = int(np.count_nonzero(disagree))
     equivalent = n_disagree == 0
@@ -164,30 +161,37 @@ def is_lambda(guess: str) -> bool:
 
 
 def _decide_exactly(
-    rule: Program,
-    guess: Program,
-    probes: ProbeSet,
-    r: npt.NDArray[np.bool_],
-    g: npt.NDArray[np.bool_],
-    fragile: list[npt.NDArray[np.bool_]],
+    rule: Program, guess: Program, probes: ProbeSet, r: npt.NDArray[np.bool_], g: npt.NDArray[np.bool_]
 ) -> None:
-    """Re-decide, in place, the probes where float arithmetic may have decided differently from exact."""
-    suspect = r != g
-    for mask in fragile:
-        suspect |= np.broadcast_to(mask, suspect.shape)
-    idx = np.flatnonzero(suspect)[:MAX_EXACT_POINTS]
+    """Re-decide, in place and in exact arithmetic, the probes where rule and guess disagree in floats.
+
+    Only a disagreement can make a wrong verdict that exactness corrects (a float artifact), so only those are
+    re-decided, simplest points first. Once :data:`CONFIRMED_ENOUGH` of them still disagree exactly, the verdict
+    is settled (not equivalent) and the rest keep their float values: the agreement and Jaccard figures are then
+    float figures corrected on the points re-decided, and the counterexamples, drawn simplest first, are exact
+    ones. At most :data:`MAX_EXACT_POINTS` probes are re-decided; a point whose value is irrational or too large
+    (:class:`Inexact`) keeps its float result.
+    """
+    idx = np.flatnonzero(r != g)
     if idx.size == 0:
         return
+    idx = idx[np.lexsort((idx, probes.simplicity[idx]))][:MAX_EXACT_POINTS]
     points = probes.points[idx].tolist()
     shared: dict[int, object] = {}
+    confirmed = 0
     for i, (x, y, z) in zip(idx.tolist(), points, strict=True):
         point = exact_point(x, y, z)
         try:
             rv = evaluate_exact(rule.root, point, shared)  # type: ignore[arg-type]
             gv = evaluate_exact(guess.root, point, shared)  # type: ignore[arg-type]
         except Inexact:
+            confirmed += 1
             continue
         r[i], g[i] = rv, gv
+        if rv != gv:
+            confirmed += 1
+        if confirmed >= CONFIRMED_ENOUGH:
+            return
 
 
 def _with_negations(constants: tuple[float, ...]) -> list[float]:
