@@ -28,6 +28,11 @@ class Program:
     _root: Node = field(repr=False)
     _operators: int = field(repr=False)
 
+    @property
+    def root(self) -> Node:
+        """The compiled IR (for the exact evaluator, :mod:`wason.sandbox.exact`)."""
+        return self._root
+
     def __repr__(self) -> str:
         return f"Program({self.source!r})"
 

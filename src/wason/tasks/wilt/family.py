@@ -36,6 +36,7 @@ from wason.core.game import Game, Player, TextProtocol
 from wason.core.records import Figure, Matrix, RunReport, RunRow, Score, run_footer
 from wason.tasks.wilt.game import MAX_TESTS, FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.generate import MAX_N as MAX_GENERATED
+from wason.tasks.wilt.judge import is_lambda
 from wason.tasks.wilt.protocol import (
     INSTRUCTIONS,
     WiltProtocol,
@@ -63,7 +64,15 @@ class WiltRunConfig(RunSettings):
 
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
-        {"trials", "protocol", "max_tests", "format_error_limit", "probe_seed", "solver_stop"}
+        {
+            "trials",
+            "protocol",
+            "max_tests",
+            "format_error_limit",
+            "probe_seed",
+            "solver_stop",
+            "lenient_guess",
+        }
     )
 
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
@@ -119,6 +128,11 @@ class WiltRunConfig(RunSettings):
     )
     probe_seed: int = Field(
         default=0, ge=0, le=MAX_SEED, description="seed of the probe set guesses are judged on"
+    )
+    lenient_guess: bool = Field(
+        default=False,
+        description="accept a bare-expression final guess (x > y > z) as a lambda of x, y, z; the reference "
+        "answers 'Invalid lambda function.' and scores it 0",
     )
     solver_stop: Literal["falsify", "confident"] = Field(
         default="falsify",
@@ -215,8 +229,14 @@ class WiltRunConfig(RunSettings):
     def game_config(self) -> WiltConfig:
         if self.protocol == "testswap":
             # one turn: the guess from the tests given; a reply that is no guess ends the episode
-            return WiltConfig(max_tests=0, format_error_limit=1, probe_seed=self.probe_seed)
+            return WiltConfig(
+                max_tests=0,
+                format_error_limit=1,
+                probe_seed=self.probe_seed,
+                lenient_guess=self.lenient_guess,
+            )
         return WiltConfig(
+            lenient_guess=self.lenient_guess,
             max_tests=self.max_tests,
             format_error_limit=self.format_error_limit,
             probe_seed=self.probe_seed,
@@ -523,8 +543,8 @@ class WiltFamily(Family[WiltRunConfig]):
             return self._codec.encode(ProposeTest(values_in))
         if move == "guess":
             text = form_value(values, "expression")
-            if single and not text.strip().startswith("lambda"):
-                text = f"lambda x: {text}"  # as at the terminal: the lambda may be left out
+            if not is_lambda(text):  # as at the terminal: a person may leave out the lambda
+                text = f"lambda x: {text}" if single else f"lambda x, y, z: {text}"
             return self._codec.encode(FinalGuess(text))
         raise ValueError(f"{move!r} is not a move of WILT")
 

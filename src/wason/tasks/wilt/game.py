@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from wason.core.family import MAX_FORMAT_ERRORS
 from wason.core.game import Malformed, Outcome
 from wason.sandbox import Program
-from wason.tasks.wilt.judge import Verdict, judge
+from wason.tasks.wilt.judge import BARE_EXPRESSION, Verdict, is_lambda, judge
+from wason.tasks.wilt.probes import PROBE_VERSION
 from wason.tasks.wilt.values import InvalidValue, parse_value
 
 
@@ -74,6 +75,8 @@ class WiltConfig:
             100); None: any number of at most three digits (the published prompt).
         arity: numbers per test and parameters of the guess: 3, or 1 for the single-variable prompt (whose
             guesses are judged on every whole number of ``integer_range``, :mod:`wason.tasks.wilt.single`).
+        lenient_guess: accept a final guess that is a bare expression (``x > y > z``) as the lambda of x, y and
+            z; False (the reference): it is an invalid guess, scored 0, with the reference's message.
     """
 
     max_tests: int = 30
@@ -81,6 +84,7 @@ class WiltConfig:
     probe_seed: int = 0
     integer_range: tuple[int, int] | None = None
     arity: int = 3
+    lenient_guess: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.max_tests <= MAX_TESTS:
@@ -196,7 +200,15 @@ class WiltGame:
 
     def _guess(self, expression: str) -> WiltObservation:
         self.guess = expression
-        if self.config.arity == 1:
+        if not self.config.lenient_guess and not is_lambda(expression):
+            self.verdict = Verdict.rejected(
+                self.rule.source,
+                expression,
+                BARE_EXPRESSION,
+                probe_seed=self.config.probe_seed,
+                probe_version=PROBE_VERSION,
+            )
+        elif self.config.arity == 1:
             from wason.tasks.wilt.single import judge_single
 
             self.verdict = judge_single(self.rule, expression)

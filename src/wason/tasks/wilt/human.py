@@ -9,6 +9,7 @@ from typing import Any
 
 from wason.core.game import Move, PlayerLeft
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltObservation
+from wason.tasks.wilt.judge import is_lambda
 from wason.tasks.wilt.values import format_value
 
 HELP = """\
@@ -100,8 +101,8 @@ class HumanPlayer:
                 self.write("Say the rule after 'guess', e.g.  guess x < y < z")
                 return None
             guess = rest.strip()
-            if self.arity == 1 and not guess.startswith("lambda"):
-                guess = f"lambda x: {guess}"  # a person may leave out the lambda, as in the three-number game
+            if not is_lambda(guess):  # a person may leave out the lambda (the model protocol may not)
+                guess = f"lambda x: {guess}" if self.arity == 1 else f"lambda x, y, z: {guess}"
             return Move(action=FinalGuess(guess), reply=line)
         tokens = tuple(t for t in _SPLIT.split(line) if t)
         if len(tokens) == self.arity:

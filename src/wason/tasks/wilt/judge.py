@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from wason.sandbox import GuessRejected, Program, compile_rule
+from wason.sandbox.exact import Inexact, evaluate_exact, exact_point
 from wason.tasks.wilt.probes import PROBE_VERSION, ProbeSet, probe_set
 
 APPROX_JACCARD_THRESHOLD = 0.5
@@ -19,6 +22,17 @@ threshold would miss), while different rules sharing only a corner score far bel
 x == y: 0.31, x < y < z against x < y: 0.32, disjoint rules: 0).
 """
 MAX_COUNTEREXAMPLES = 5
+JUDGE_VERSION = "exact-1"
+"""Stored with every verdict. ``exact-1``: the float verdict is re-decided in exact arithmetic on the probes
+where the two programs disagree in floats (:func:`_decide_exactly`, :mod:`wason.sandbox.exact`). Verdicts
+stored without a version were judged in float64 (``float-1``)."""
+BARE_EXPRESSION = "Invalid lambda function."
+"""The reference's reply to a final guess that is not a lambda (its ``eval`` of ``x > y`` raises NameError)."""
+MAX_EXACT_POINTS = 200_000
+"""Most probes re-decided exactly per judgement; beyond it the remaining ones keep their float result."""
+CONFIRMED_ENOUGH = 64
+"""Re-deciding stops once this many float disagreements still disagree in exact arithmetic (the verdict is
+settled, and the counterexamples, the simplest five, are among them)."""
 
 Point = tuple[float, float, float]
 
@@ -44,6 +58,7 @@ class Verdict(BaseModel):
             fractions, then smallest magnitude, then probe order).
         probe_seed: seed of the probe set.
         probe_version: version of the probe-set code.
+        judge_version: version of the judge (:data:`JUDGE_VERSION`); ``float-1`` for verdicts stored before.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -62,6 +77,7 @@ class Verdict(BaseModel):
     counterexamples: list[tuple[Point, bool, bool]]
     probe_seed: int
     probe_version: str
+    judge_version: str = "float-1"
 
     @classmethod
     def rejected(cls, rule: str, guess: str, reason: str, *, probe_seed: int, probe_version: str) -> Verdict:
@@ -81,6 +97,7 @@ class Verdict(BaseModel):
             counterexamples=[],
             probe_seed=probe_seed,
             probe_version=probe_version,
+            judge_version=JUDGE_VERSION,
         )
 
 
@@ -108,6 +125,7 @@ def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
         )
     probes = probe_set(seed, _with_negations(rule_program.constants + guess_program.constants))
     (r, _), (g, _) = rule_program.evaluate_together([guess_program], probes.inputs)
+    _decide_exactly(rule_program, guess_program, probes, r, g)
     disagree = r != g
     n_disagree = int(np.count_nonzero(disagree))
     equivalent = n_disagree == 0
@@ -129,7 +147,51 @@ def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
         counterexamples=_counterexamples(probes, disagree, r, g),
         probe_seed=probes.seed,
         probe_version=probes.version,
+        judge_version=JUDGE_VERSION,
     )
+
+
+def is_lambda(guess: str) -> bool:
+    """Whether the guess text is a lambda expression (the reference's form), not a bare expression."""
+    try:
+        tree = ast.parse(guess.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # not Python at all: the sandbox says why
+    return isinstance(tree.body, ast.Lambda)
+
+
+def _decide_exactly(
+    rule: Program, guess: Program, probes: ProbeSet, r: npt.NDArray[np.bool_], g: npt.NDArray[np.bool_]
+) -> None:
+    """Re-decide, in place and in exact arithmetic, the probes where rule and guess disagree in floats.
+
+    Only a disagreement can make a wrong verdict that exactness corrects (a float artifact), so only those are
+    re-decided, simplest points first. Once :data:`CONFIRMED_ENOUGH` of them still disagree exactly, the verdict
+    is settled (not equivalent) and the rest keep their float values: the agreement and Jaccard figures are then
+    float figures corrected on the points re-decided, and the counterexamples, drawn simplest first, are exact
+    ones. At most :data:`MAX_EXACT_POINTS` probes are re-decided; a point whose value is irrational or too large
+    (:class:`Inexact`) keeps its float result.
+    """
+    idx = np.flatnonzero(r != g)
+    if idx.size == 0:
+        return
+    idx = idx[np.lexsort((idx, probes.simplicity[idx]))][:MAX_EXACT_POINTS]
+    points = probes.points[idx].tolist()
+    shared: dict[int, object] = {}
+    confirmed = 0
+    for i, (x, y, z) in zip(idx.tolist(), points, strict=True):
+        point = exact_point(x, y, z)
+        try:
+            rv = evaluate_exact(rule.root, point, shared)  # type: ignore[arg-type]
+            gv = evaluate_exact(guess.root, point, shared)  # type: ignore[arg-type]
+        except Inexact:
+            confirmed += 1
+            continue
+        r[i], g[i] = rv, gv
+        if rv != gv:
+            confirmed += 1
+        if confirmed >= CONFIRMED_ENOUGH:
+            return
 
 
 def _with_negations(constants: tuple[float, ...]) -> list[float]:
