@@ -18,7 +18,7 @@ ESCAPES = [
     "self.rule",
     "lambda x, y, z: self.rule(x, y, z)",
     "__import__('os').system('x')",
-    "(lambda: 1)()",
+    "(lambda f: f(f))(lambda f: f(f))",  # lambdas are inlined, a bounded number of times
     "().__class__",
     "().__class__.__bases__[0].__subclasses__()",
     "open('f')",

@@ -7,9 +7,8 @@ when its own path ran once, by hand, on this machine: ``LLMReasoningHarness._han
 ``correct`` (1000 points), ``wrong``, ``invalid`` ("Invalid lambda function.", 0 points) or ``timeout``. The
 reference is never run here: its ``eval`` is the defect (docs/fidelity.md, "WILT").
 
-Every pair where wason and the reference differ must be one listed below, with the reason the reference is wrong,
-or one of the guesses the sandbox still refuses though they are pure Python (``STILL_REFUSED``: issue 36's open
-part, where wason is wrong); any other difference fails, as does a listed one that no longer differs.
+Every pair where wason and the reference differ must be one listed below, with the reason the reference is wrong;
+any other difference fails, as does a listed one that no longer differs.
 """
 
 from __future__ import annotations
@@ -56,25 +55,6 @@ REFERENCE_WRONG: dict[tuple[str, str], str] = {
 }
 
 
-STILL_REFUSED = {
-    # valid, pure Python the reference accepts and wason's guess language does not accept yet (issue 36, open):
-    # each is a false "wrong" today. test_pure_python_the_reference_accepts_is_judged fails once one is accepted.
-    ("x != y and y != z and x != z", "lambda x, y, z: len({x, y, z}) == 3"),
-    ("x != y and y != z and x != z", "lambda x, y, z: len(set([x, y, z])) == 3"),
-    ("x == y and y == z", "lambda x, y, z: len({x, y, z}) == 1"),
-    ("x <= y <= z", "lambda x, y, z: sorted([x, y, z]) == [x, y, z]"),
-    ("x >= y >= z", "lambda x, y, z: sorted([x, y, z], reverse=True) == [x, y, z]"),
-    ("x < y < z", "lambda x, y, z: sorted([x, y, z]) == [x, y, z] and len({x, y, z}) == 3"),
-    ("max(x, y, z) == z", "lambda x, y, z: sorted([x, y, z])[-1] == z"),
-    ("x**2 + y**2 == z**2", "lambda x, y, z: math.hypot(x, y) == abs(z)"),
-    ("(x + y) / 2 == z", "lambda x, y, z, k=2: x + y == k * z"),
-    ("x < y < z", "lambda *a: a[0] < a[1] < a[2]"),
-    ("(x + y + z) == 0", "lambda *v: sum(v) == 0"),
-    ("x < y < z", "lambda x, y, z: (lambda a, b: a < b)(x, y) and (lambda a, b: a < b)(y, z)"),
-    ("x > y > z", "lambda x, y, z: (lambda f: f(x, y) and f(y, z))(lambda a, b: a > b)"),
-}
-
-
 def _corpus() -> list[dict[str, str]]:
     return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
 
@@ -116,11 +96,9 @@ def test_every_disagreement_is_one_where_the_reference_is_wrong(
         for p, ours in verdicts
         if (p["reference"] == "correct") != (ours == "correct")
     }
-    unexplained = {
-        pair: v for pair, v in differ.items() if pair not in REFERENCE_WRONG and pair not in STILL_REFUSED
-    }
+    unexplained = {pair: v for pair, v in differ.items() if pair not in REFERENCE_WRONG}
     assert unexplained == {}
-    assert set(differ) == set(REFERENCE_WRONG) | STILL_REFUSED  # each listed pair still differs
+    assert set(differ) == set(REFERENCE_WRONG)  # each listed pair still differs
     for p, _ in verdicts:
         if p["kind"] == "reference-wrong":
             assert (_body(p["rule"]), p["guess"]) in REFERENCE_WRONG
@@ -129,6 +107,7 @@ def test_every_disagreement_is_one_where_the_reference_is_wrong(
 def test_the_issues_cases(verdicts: list[tuple[dict[str, str], str]]) -> None:
     by_pair = {(_body(p["rule"]), p["guess"]): ours for p, ours in verdicts}
     assert by_pair[("x + y == z", "lambda x, y, z: z - x == y")] == "correct"
+    assert by_pair[("x <= y <= z", "lambda x, y, z: sorted([x, y, z]) == [x, y, z]")] == "correct"
     assert by_pair[("x > y > z", "x > y > z")] == "invalid"  # a bare expression, as the reference
     assert by_pair[("x > y > z", "self.rule")] == "invalid"
     assert by_pair[("x < y < z", "lambda x, y, z: x < y < z and z < 500")] == "wrong"
@@ -136,10 +115,8 @@ def test_the_issues_cases(verdicts: list[tuple[dict[str, str], str]]) -> None:
     assert wrong and all(v == "wrong" for v in wrong)  # the near misses stay wrong
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36, open: the guess language does not accept these yet")
 def test_pure_python_the_reference_accepts_is_judged(verdicts: list[tuple[dict[str, str], str]]) -> None:
     refused = {
         (_body(p["rule"]), p["guess"]) for p, ours in verdicts if p["kind"] == "sandbox" and ours != "correct"
     }
-    assert ("x <= y <= z", "lambda x, y, z: sorted([x, y, z]) == [x, y, z]") not in refused
     assert refused == set()

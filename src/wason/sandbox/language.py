@@ -172,7 +172,11 @@ def compile_rule(text: str) -> Program:
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
         raise GuessRejected(f"the guess could not be parsed: {_one_line(type(exc).__name__)}") from None
     _check_ast_depth(tree.body)
-    params, body = _split_lambda(tree.body)
+    from wason.sandbox.desugar import desugar  # it raises this module's GuessRejected
+
+    expanded = desugar(tree.body)
+    _check_ast_depth(expanded)
+    params, body = _split_lambda(expanded)
     compiler = _Compiler()
     root = compiler.expr(body, {name: compiler.var(i) for i, name in enumerate(params)})
     return Program(
