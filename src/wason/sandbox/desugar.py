@@ -295,9 +295,36 @@ class _Desugar:
 
 
 def desugar(node: ast.expr) -> ast.expr:
-    """The guess's tree with the forms listed in the module's docstring rewritten (a new tree)."""
+    """The guess's tree with the forms listed in the module's docstring rewritten (a new tree; the tree itself
+    when it holds none of them, the common case, which costs one walk)."""
+    if not _needs_rewrite(node):
+        return node
     out = _Desugar().top(node)
     return ast.fix_missing_locations(out)
+
+
+_SEQUENCE_CALLS = frozenset({"len", "sorted", "set", "list", "tuple"})
+
+
+def _needs_rewrite(root: ast.expr) -> bool:
+    if isinstance(root, ast.Lambda) and (root.args.vararg or root.args.defaults):
+        return True
+    body = root.body if isinstance(root, ast.Lambda) else root
+    for node in ast.walk(body):
+        if isinstance(node, ast.Lambda | ast.Subscript | ast.Set):
+            return True
+        if isinstance(node, ast.Call) and (
+            (isinstance(node.func, ast.Name) and node.func.id in _SEQUENCE_CALLS)
+            or _is_math_call(node.func, "hypot")
+        ):
+            return True
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            for i, operand in enumerate(operands):
+                after_in = i > 0 and isinstance(node.ops[i - 1], ast.In | ast.NotIn)
+                if isinstance(operand, ast.Tuple | ast.List) and not after_in:
+                    return True
+    return False
 
 
 def _sequences_equal(left: _Seq, right: _Seq) -> ast.expr:
