@@ -60,59 +60,6 @@ Beyond it the remaining such points evaluate as errors; only deliberately hostil
 """
 _budget: ContextVar[list[int]] = ContextVar("_budget")
 
-FRAGILE_TOLERANCE = 1e-9
-"""Relative distance to a decision boundary under which a float result may differ from the exact one."""
-_fragile: ContextVar[list[B] | None] = ContextVar("_fragile", default=None)
-
-
-def collect_fragile(masks: list[B]) -> object:
-    """Record, while the returned token is set, the points whose float result may differ from exact arithmetic.
-
-    Each evaluation appends boolean masks to ``masks``: points near a comparison tie, near an integer for
-    floor/ceil/int/round/``//``/``%``, near zero for truthiness, or with integers beyond 2**53. Pass the
-    token to :func:`stop_collecting` afterwards.
-    """
-    return _fragile.set(masks)
-
-
-def stop_collecting(token: object) -> None:
-    """End a :func:`collect_fragile`."""
-    _fragile.reset(token)  # type: ignore[arg-type]
-
-
-def _near(a: npt.NDArray[Any], b: npt.NDArray[Any] | float) -> B:
-    a, bb = _num(np.asarray(a)), _num(np.asarray(b))
-    out: B = np.abs(a - bb) <= FRAGILE_TOLERANCE * np.maximum(1.0, np.maximum(np.abs(a), np.abs(bb)))
-    return out
-
-
-def _note(mask: B) -> None:
-    masks = _fragile.get()
-    if masks is not None and bool(np.any(mask)):
-        masks.append(mask)
-
-
-def _note_big(v: F, i: B) -> None:
-    if _fragile.get() is not None:
-        _note(i & (np.abs(v) >= _TWO53))
-
-
-def _note_near_int(v: F, i: B, half: bool = False) -> None:
-    if _fragile.get() is not None:
-        shifted = v - 0.5 if half else v
-        _note(~i & _near(shifted, np.round(shifted)))
-
-
-_FAITHFUL = (VAR, CONST)
-
-
-def _faithful(node: Node) -> bool:
-    """A value that is the float of a typed decimal (or its negation): comparing two of these is exact."""
-    if node.kind == UNARY and node.op in ("neg", "pos"):
-        node = node.args[0]
-    return node.kind in _FAITHFUL
-
-
 _TRUE: B = np.ones((), dtype=np.bool_)
 _FALSE: B = np.zeros((), dtype=np.bool_)
 
@@ -288,15 +235,7 @@ class _Evaluator:
         sub.inputs, sub.memo, sub.pending = self.inputs, {}, {}
         for arg, val in zip(node.args, small, strict=True):
             sub.memo[id(arg)] = val
-        outer = _fragile.get()
-        local: list[B] = []
-        token = _fragile.set(local if outer is not None else None)
-        try:
-            out = _HANDLERS[node.kind](sub, node)
-        finally:
-            _fragile.reset(token)
-        if outer is not None:
-            outer.extend(_take(m, inverse) for m in local)
+        out = _HANDLERS[node.kind](sub, node)
         return Val(
             _take(out.v, inverse), _take(out.i, inverse), None if out.e is None else _take(out.e, inverse)
         )
@@ -333,8 +272,6 @@ def _truthy(a: Val) -> B:
         return a.v
     # nan is truthy in Python, and nan != 0 is True
     out: B = a.v != 0
-    if _fragile.get() is not None:
-        _note((np.abs(a.v) <= FRAGILE_TOLERANCE) & ~a.i)
     return out
 
 
@@ -514,7 +451,6 @@ def _binary(ev: _Evaluator, node: Node) -> Val:
             v = a.v - b.v
         else:
             v = a.v * b.v
-        _note_big(v, tag)
         return Val(v, tag, _any_err(a.e, b.e, _mixed_err(a, b)))
     if op in ("div", "floordiv", "mod"):
         zero = b.v == 0
@@ -523,10 +459,6 @@ def _binary(ev: _Evaluator, node: Node) -> Val:
         if op == "div":
             # int / int with ints beyond the float range is approximated (documented), not an error
             return Val(a.v / safe, _FALSE, err)
-        if _fragile.get() is not None:
-            both = a.i & b.i
-            _note(both & ((np.abs(a.v) >= _TWO53) | (np.abs(b.v) >= _TWO53)))
-            _note_near_int(a.v / safe, both)
         return Val(_floor_mod(a.v, safe, op == "floordiv"), a.i & b.i, err)
     if op == "pow":
         return _pow(a, b)
@@ -583,11 +515,7 @@ def _pow(a: Val, b: Val, force_float: bool = False) -> Val:
     int_path = np.broadcast_to(_FALSE if force_float else a.i & b.i & (b.v >= 0), shape)
     n_int = int(np.count_nonzero(int_path))
     if n_int == int_path.size:
-        out = _int_pow(a.v, b.v)
-        _note_big(out, np.broadcast_to(_TRUE, out.shape))
-        return Val(out, _TRUE, err)
-    if n_int and _fragile.get() is not None:
-        _note(int_path)
+        return Val(_int_pow(a.v, b.v), _TRUE, err)
     # Python converts both operands to float for everything but int ** non-negative int.
     conv = _any_err(_to_float_err(a), _to_float_err(b))
     if n_int == 0:
@@ -817,15 +745,11 @@ def _compare(ev: _Evaluator, node: Node) -> Val:
                     found = found | np.ones((), dtype=np.bool_)
                 else:
                     found = found | (left.v == el.v)
-                    if _fragile.get() is not None and not (_faithful(left_node) and _faithful(el_node)):
-                        _note(_near(left.v, el.v) & ~(left.i & el.i))
             t = found if op == "in" else ~found
         else:
             right = ev.run(right_node)
             right_err = right.e
             t = _CMP[op](left.v, right.v)
-            if _fragile.get() is not None and not (_faithful(left_node) and _faithful(right_node)):
-                _note(_near(left.v, right.v) & ~(left.i & right.i))
             left, left_node = right, right_node
         # the right operand is evaluated only while the chain so far is True
         err = _any_err(err, right_err if result is None else _masked(result, right_err))
@@ -952,7 +876,6 @@ def _abs(args: list[Val]) -> Val:
 def _int(args: list[Val]) -> Val:
     a = args[0]
     bad = ~a.i & ~np.isfinite(a.v)  # int(inf): OverflowError, int(nan): ValueError
-    _note_near_int(a.v, a.i)
     return Val(np.where(a.i, a.v, np.trunc(a.v)), _TRUE, _any_err(a.e, bad))
 
 
@@ -969,7 +892,6 @@ def _bool_call(args: list[Val]) -> Val:
 def _round1(args: list[Val]) -> Val:
     a = args[0]
     bad = ~a.i & ~np.isfinite(a.v)
-    _note_near_int(a.v, a.i, half=True)
     # np.rint rounds half to even, like Python's round() of a float
     return Val(np.where(a.i, a.v, np.rint(a.v)), _TRUE, _any_err(a.e, bad))
 
@@ -977,8 +899,6 @@ def _round1(args: list[Val]) -> Val:
 def _round2(args: list[Val]) -> Val:
     a, nd = args
     n = int(nd.v)
-    if _fragile.get() is not None:
-        _note(~a.i | (n < 0))
     if bool(np.all(a.i)):
         return Val(_round_int(a.v, n), _TRUE, a.e)
     fv, ferr = _round_float(a.v, ~a.i, n)
@@ -1082,7 +1002,6 @@ def _rounding(func: Callable[[F], F]) -> Callable[[list[Val]], Val]:
     def apply(args: list[Val]) -> Val:
         a = args[0]
         bad = ~a.i & ~np.isfinite(a.v)  # math.floor(inf): OverflowError, math.floor(nan): ValueError
-        _note_near_int(a.v, a.i)
         return Val(np.where(a.i, a.v, func(a.v)), _TRUE, _any_err(a.e, bad))
 
     return apply
@@ -1187,7 +1106,6 @@ def _is_integer(args: list[Val]) -> Val:
     a = args[0]
     # int.is_integer() exists from Python 3.12 and is always True; float.is_integer() needs a finite integral value
     kind = a.i | (np.isfinite(a.v) & (np.floor(a.v) == a.v))
-    _note_near_int(a.v, a.i)
     return Val(kind, _TRUE, a.e)
 
 
