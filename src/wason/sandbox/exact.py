@@ -5,8 +5,8 @@ decimal). Integers are Python ints and float-typed values are Fractions, so ``+ 
 ``abs``, ``min``, ``max``, ``round``, ``floor`` and integer powers are exact; irrational functions (``sqrt`` of a
 non-square, log/exp/trig, fractional powers) give floats, and a comparison involving such a float counts
 values within :data:`TOLERANCE` (relative) as equal. A value beyond :data:`MAX_EXACT_BITS` bits gives up
-(:class:`Inexact`), and the caller keeps the float result. Used by the judge on the points where rule and guess
-disagree in floats (:func:`wason.tasks.wilt.judge._decide_exactly`).
+(:class:`Inexact`), and the caller keeps the float result. A family's judge uses it on the points where a rule and
+a guess disagree in floats.
 """
 
 from __future__ import annotations
