@@ -8,22 +8,42 @@ the reports and the sessions reach a family only through this interface, so they
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
 from wason.core.game import VOID, Game, Malformed, Player, TextProtocol
-from wason.core.records import CallContext, EpisodeRow, Figure, Matrix, RunReport, RunRow, Score
+from wason.core.records import (
+    CallContext,
+    EpisodeRow,
+    Figure,
+    Matrix,
+    RunReport,
+    RunRow,
+    Score,
+    run_header,
+    series_names,
+)
+from wason.core.results import (
+    Message,
+    Results,
+    ResultsReport,
+    Transcript,
+    episode_outcome,
+    episode_summary,
+    episode_title,
+    results_title,
+    run_notes,
+    score_table,
+)
 from wason.models.base import ChatMessage, GenerationParams, Model, ModelResponse
-
-if TYPE_CHECKING:
-    from rich.console import RenderableType
 
 Item = tuple[str, dict[str, Any]]
 """One episode's item: a stable key and a JSON document holding everything needed to rebuild its game."""
@@ -545,20 +565,67 @@ class Family(ABC, Generic[C]):
     def describe(self, config: C, n_episodes: int, n_todo: int, who: str) -> str:
         """What a run of ``config`` plays and who plays it, for the line printed when it starts."""
 
-    @abstractmethod
+    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
+        """The run's results as data (:mod:`wason.core.results`): its paper's tables, the first run with its
+        baselines beside it, which the shared renderers draw for ``wason show``, the web viewer and papers. By
+        default one table: a row per run, a column per :meth:`scores`."""
+        runs = [store.get_run(r) for r in run_ids]
+        rows = [
+            (name, run.id, self.scores(store, run.id))
+            for name, run in zip(series_names(runs), runs, strict=True)
+        ]
+        table = score_table("scores", self.title, "Player", rows)
+        return Results(title=results_title(runs[0]), tables=[table], notes=run_notes(store, run_ids[0]))
+
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
-        """The typed report of ``wason show RUN --json`` (and later the web pages): the first run, with its
-        baselines after it where the family has them."""
+        """The typed report of ``wason show RUN --json`` (and the web pages): the first run's header, its
+        results, its episodes, then its baselines' reports. By default built from :meth:`results`; a family
+        whose JSON report has a published shape overrides it."""
+        results = self.results(store, run_ids)
+        reports = [
+            ResultsReport.model_validate(
+                {
+                    **run_header(store.get_run(r)),
+                    "episodes": [episode_summary(e) for e in store.list_episodes(r)],
+                }
+            )
+            for r in run_ids
+        ]
+        first = reports[0].model_copy(update={"results": results, "baselines": reports[1:]})
+        return first
 
-    @abstractmethod
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        """The tables of ``wason show RUN``: the first run, with a row per baseline."""
+    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
+        """One episode as a conversation (:class:`wason.core.results.Transcript`) from its JSON record
+        (``wason show RUN --episode N --json``): by default the system prompt the model read, each move as the
+        player wrote it (or :meth:`describe_action` of a move that wrote no text) with the game's answer, and how
+        it ended. A family adds its own annotations (verdicts, a judge's reasoning) by overriding it."""
+        messages: list[Message] = []
+        if run.player == "llm":
+            system = self.system_prompt(run, data)
+            if system:
+                messages.append(Message(role="system", name="system", text=system))
+        who = "model" if run.player == "llm" else run.player
+        for t in data.get("turns") or []:
+            action = t.get("action") or {}
+            text = t.get("reply")
+            if text is None:
+                text = self.describe_action(action) or json.dumps(action)
+            messages.append(
+                Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=str(text), turn=t["index"])
+            )
+            if t.get("feedback"):
+                messages.append(Message(role="game", name="game", text=str(t["feedback"]), turn=t["index"]))
+        messages.append(episode_outcome(data))
+        return Transcript(title=episode_title(data), messages=messages, success=data.get("success"))
 
-    @abstractmethod
-    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-        """One episode's transcript from its JSON record (``wason show RUN --episode N --json``). Long system
-        prompts are folded to their first lines (:func:`wason.core.records.fold_text`) unless ``full``
-        (``wason show RUN --episode N --full``)."""
+    def system_prompt(self, run: RunRow, data: Mapping[str, Any]) -> str | None:
+        """The system prompt a model read in an episode (None when the run's configuration or item cannot be
+        read: an older run)."""
+        try:
+            config = self.config_type.model_validate(run.config)
+            return self.protocol(config, data.get("item") or {}).system_prompt()
+        except (KeyError, TypeError, ValueError):
+            return None
 
     def scores(self, store: RunReader, run_id: int) -> list[Score]:
         """The run's numbers as columns of a comparison table (``wason show RUN RUN...``, ``--format``), in the

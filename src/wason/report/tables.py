@@ -1,15 +1,18 @@
-"""Reports of any family: one episode's record, and a run's tables and JSON, which each family
-renders for itself (:meth:`wason.core.Family.report`)."""
+"""Reports of any family: one episode's record, and a run's tables, transcripts and JSON. The family declares
+its results and transcripts as data (:meth:`wason.core.Family.results`, :meth:`~wason.core.Family.messages`);
+:mod:`wason.report.render` draws them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.console import RenderableType
+from rich.text import Text
 
 from wason.core import registry
-from wason.core.family import RunReader
-from wason.core.records import run_header, run_label
+from wason.core.family import Family, RunReader
+from wason.core.records import run_footer, run_header, run_label
+from wason.report.render import results_terminal, transcript_terminal
 from wason.store import Store, StoreError
 
 __all__ = [
@@ -34,6 +37,7 @@ def episode_json(store: Store, run_id: int, index: int) -> dict[str, Any]:
         "rule_text": e.item.get("rule"),
         "item": e.item,
         "status": e.status,
+        "success": e.success,
         "error": e.error,
         "metrics": e.metrics,
         "turns": [
@@ -50,10 +54,15 @@ def episode_json(store: Store, run_id: int, index: int) -> dict[str, Any]:
 
 
 def transcript(store: Store, run_id: int, index: int, *, full: bool = False) -> RenderableType:
-    """One episode's transcript, rendered by its run's family (``full``: system prompts not folded)."""
+    """One episode's transcript as its run's family declares it (``full``: system prompts not folded)."""
     data = episode_json(store, run_id, index)
     run = store.get_run(run_id)
-    return registry.get(run.task).transcript(data, run, full=full)
+    family = registry.get(run.task)
+    legacy = getattr(family, "transcript", None)  # TRANSITION: a family not yet declaring its messages
+    if legacy is not None:
+        return legacy(data, run, full=full)  # type: ignore[no-any-return]
+    hint = f"the whole prompt: wason show {run_id} --episode {index} --full"
+    return transcript_terminal(family.messages(data, run), full=full, hint=hint)
 
 
 def report_json(store: RunReader, run_ids: list[int]) -> dict[str, Any]:
@@ -63,5 +72,11 @@ def report_json(store: RunReader, run_ids: list[int]) -> dict[str, Any]:
 
 
 def report_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:
-    """``wason show RUN``: the first run's family draws its tables, a row per baseline."""
-    return registry.get(store.get_run(run_ids[0]).task).report(store, run_ids)
+    """``wason show RUN``: the first run's results as its family declares them, a row per baseline, then how
+    to see more."""
+    family = registry.get(store.get_run(run_ids[0]).task)
+    legacy = getattr(family, "report", None)  # TRANSITION: a family not yet declaring its results
+    if legacy is not None:
+        return legacy(store, run_ids)  # type: ignore[no-any-return]
+    more = ["--plots DIR"] if type(family).figures is not Family.figures else []
+    return [*results_terminal(family.results(store, run_ids)), Text(run_footer(run_ids[0], *more))]

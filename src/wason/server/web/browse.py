@@ -34,6 +34,8 @@ from wason.core.family import Family
 from wason.core.public import GAME_OVER, public_episode, public_run
 from wason.core.records import EpisodeRow, RunRow, run_label
 from wason.engine import baselines_of
+from wason.report.render import results_html
+from wason.report.render import transcript_html as transcript_html_of
 from wason.server import offload
 from wason.server.web import render
 from wason.store import Store, StoreError
@@ -348,7 +350,7 @@ def run_context(store: Store, run_id: int, links: Links, plots: PlotSource) -> d
     baselines = baselines_of(store, run_id, completed_only=True)
     unfinished_baselines = sorted(set(baselines_of(store, run_id)) - set(baselines))
     ids = [run_id, *baselines]
-    summary_html, summary_note = _summary(fam, store, ids)
+    summary_html, summary_note = _summary(fam, store, ids, links)
     report_data = _report_json(fam, store, ids)
     episodes = []
     for e in reader.list_episodes(run_id):
@@ -418,8 +420,20 @@ def _report_json(fam: Family[Any], store: Store, ids: list[int]) -> dict[str, An
     return _report_of(store, make)[0]
 
 
-def _summary(fam: Family[Any], store: Store, ids: list[int]) -> tuple[str | None, str | None]:
-    return _report_of(store, lambda reader: rich_html(fam.report(reader, ids)))
+def _summary(fam: Family[Any], store: Store, ids: list[int], links: Links) -> tuple[str | None, str | None]:
+    legacy = getattr(fam, "report", None)  # TRANSITION: a family not yet declaring its results
+    if legacy is not None:
+        return _report_of(store, lambda reader: rich_html(legacy(reader, ids)))
+    run_id = ids[0]
+
+    def draw(reader: PublicReader) -> str:
+        return results_html(
+            fam.results(reader, ids),
+            episode_href=lambda index: links.episode(run_id, index),
+            run_href=links.run,
+        )
+
+    return _report_of(store, draw)
 
 
 def plots_into(store: Store, run: RunRow, directory: Path) -> list[Path]:
@@ -457,7 +471,11 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
     if over:
         data = episode_json(store, run_id, index)
         try:
-            transcript_html = rich_html([fam.transcript(data, run)])
+            legacy = getattr(fam, "transcript", None)  # TRANSITION: a family not yet declaring messages
+            if legacy is not None:
+                transcript_html = rich_html([legacy(data, run)])
+            else:
+                transcript_html = transcript_html_of(fam.messages(data, run))
         except REPORT_ERRORS:  # a record the family cannot draw (an old or cut-short episode): its turns
             transcript_html = None
     calls = []
@@ -545,7 +563,7 @@ def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[
     columns = []
     reports: list[dict[str, Any]] = []
     for run in runs:
-        html, note = _summary(fam, store, [run.id])
+        html, note = _summary(fam, store, [run.id], links)
         columns.append(
             {"run": run, "label": run_label(run), "href": links.run(run.id), "html": html, "note": note}
         )

@@ -1,0 +1,297 @@
+"""Results as data: what a family declares it measures, for the shared renderers to draw everywhere.
+
+A family never draws a table. It fills a :class:`Results` (its paper's tables: columns with their kind and legend,
+then rows of cells) and a :class:`Transcript` per episode (structured messages with annotations), and
+:mod:`wason.report.render` draws them in one style for the terminal (fitting 80 columns), the web viewer (HTML
+tables, sortable, rows linking to episodes), papers (markdown, LaTeX, CSV) and JSON. Figures and matrices are
+data already (:class:`wason.core.records.Figure`, :class:`~wason.core.records.Matrix`).
+
+A cell is typed by its column's kind:
+
+- ``rate``: a :class:`~wason.core.records.Rate` (``k`` of ``n`` with its 95% Wilson interval);
+- ``mean``: a :class:`Mean` (a value with its interval and sample size), or a bare number;
+- ``count``: a whole number;
+- ``text``: a string.
+
+None (or a missing key) is an empty cell, drawn ``-``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from wason.core.records import EpisodeRow, Rate, RunReport, RunRow, Score, calls_note, run_label
+
+__all__ = [
+    "Cell",
+    "Column",
+    "Mean",
+    "Message",
+    "Results",
+    "ResultsReport",
+    "Table",
+    "Transcript",
+    "episode_outcome",
+    "episode_summary",
+    "episode_title",
+    "mean_cell",
+    "results_title",
+    "rows_of",
+    "run_notes",
+    "score_table",
+]
+
+ColumnKind = Literal["rate", "mean", "count", "text"]
+
+
+class Mean(BaseModel):
+    """A mean with its 95% interval (None when not known) and how many values it is over."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: float | None
+    interval: tuple[float, float] | None = None
+    n: int | None = None
+
+
+Cell = Rate | Mean | int | float | str | None
+"""One cell of a :class:`Table` (its column's kind says how it reads)."""
+
+
+def mean_cell(values: Iterable[float | int | None]) -> Mean:
+    """The mean of per-episode values (None left out) with its 95% Student t interval."""
+    from wason.metrics.rates import t_interval
+
+    present = [float(v) for v in values if v is not None]
+    return Mean(
+        value=sum(present) / len(present) if present else None,
+        interval=t_interval(present) if len(present) > 1 else None,
+        n=len(present),
+    )
+
+
+class Column(BaseModel):
+    """One column of a table.
+
+    Attributes:
+        key: the key of its cells in each row.
+        name: its header, in the paper's words; short, so the table fits 80 columns (the legend says more).
+        kind: ``rate``, ``mean``, ``count`` or ``text`` (see the module's docstring).
+        legend: what it means, one short clause for the legend under the table ("" for a self-explaining name).
+        digits: the decimals of a mean (None: by its size).
+        higher_is_better: which way is better (the viewer's sort starts with the best).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str = Field(pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
+    name: str
+    kind: ColumnKind = "text"
+    legend: str = ""
+    digits: int | None = Field(default=None, ge=0, le=6)
+    higher_is_better: bool = True
+
+
+class Table(BaseModel):
+    """One table of a run's results: a header row of columns and one row per group (a level, a variation, a run).
+
+    Attributes:
+        name: a stable key (``levels``, ``per-run``), for exports and links.
+        title: its title, one short line (the run it is about is said once, by :attr:`Results.title`).
+        columns: the columns, left to right; the first names the row.
+        rows: each row's cells by column key; a row may also hold ``episode`` (an episode's index) or ``run`` (a
+            run id), which the web viewer links the row to.
+        legend: said under the table after the columns' legends (what the rows are, how errored games count).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    title: str
+    columns: list[Column]
+    rows: list[dict[str, Cell]]
+    legend: str = ""
+
+    @field_validator("columns")
+    @classmethod
+    def _unique_keys(cls, columns: list[Column]) -> list[Column]:
+        keys = [c.key for c in columns]
+        if len(set(keys)) != len(keys) or not keys:
+            raise ValueError(f"columns: at least one, keys unique (got {keys})")
+        return columns
+
+    def cells(self, row: Mapping[str, Cell]) -> list[Cell]:
+        """A row's cells in column order."""
+        return [row.get(c.key) for c in self.columns]
+
+
+class Results(BaseModel):
+    """A run's results as a family declares them (its baselines' rows beside its own where it has them).
+
+    Attributes:
+        title: what the tables are about: the run, what was played and by whom (``Run 3: game:L1 by gpt-4o``).
+        protocol: which protocol and options were used (every report states it), or "".
+        tables: the paper's tables, in order.
+        notes: lines under the tables (model calls, errored episodes, what was left out).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str
+    protocol: str = ""
+    tables: list[Table] = []
+    notes: list[str] = []
+
+
+def score_table(
+    name: str, title: str, label: str, rows: Sequence[tuple[str, int | None, Sequence[Score]]]
+) -> Table:
+    """A table of :class:`~wason.core.records.Score` lists (one per run): a column per score, in order.
+
+    Args:
+        name: the table's key.
+        title: its title.
+        label: the header of the first column (``Player``).
+        rows: each run's label, id (None: no link) and scores; every run has the same scores in the same order.
+    """
+    first = rows[0][2] if rows else []
+    columns = [Column(key="label", name=label)]
+    columns += [
+        Column(
+            key=f"s{i}",
+            name=s.name,
+            kind=s.kind,
+            legend=s.legend,
+            higher_is_better=s.higher_is_better,
+        )
+        for i, s in enumerate(first)
+    ]
+    body: list[dict[str, Cell]] = []
+    for text, run_id, scores in rows:
+        row: dict[str, Cell] = {"label": text}
+        if run_id is not None:
+            row["run"] = run_id
+        for i, s in enumerate(scores):
+            row[f"s{i}"] = _score_cell(s)
+        body.append(row)
+    return Table(name=name, title=title, columns=columns, rows=body)
+
+
+def _score_cell(score: Score) -> Cell:
+    if score.kind == "rate":
+        return Rate.of(score.k or 0, score.n or 0) if score.n else None
+    if score.kind == "mean":
+        return Mean(value=score.value, interval=score.interval, n=score.n)
+    return None if score.value is None else int(score.value)
+
+
+Role = Literal["system", "player", "game", "note", "outcome"]
+
+
+class Message(BaseModel):
+    """One message of an episode's transcript.
+
+    Attributes:
+        role: ``system`` (the prompt the player read; folded in views unless asked in full), ``player`` (a move, as
+            the player wrote it), ``game`` (what the game answered), ``note`` (what the harness records beside the
+            conversation: a judge's reasoning, a verdict on a guess) or ``outcome`` (how the episode ended).
+        text: the message.
+        name: who speaks, as the transcript names them (``model, turn 3``, ``host``, ``harness``).
+        turn: the turn it belongs to (0-based), or None.
+        annotations: short labelled facts shown beside the message (``verdict: correct``, ``tokens: 120``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    text: str
+    name: str = ""
+    turn: int | None = None
+    annotations: dict[str, str] = {}
+
+
+class Transcript(BaseModel):
+    """One episode as a conversation.
+
+    Attributes:
+        title: the episode: run, index and the hidden item (shown only once the episode is over).
+        messages: the messages in order.
+        success: how it ended (None: not over, or no verdict).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str
+    messages: list[Message]
+    success: bool | None = None
+
+
+def rows_of(columns: Sequence[Column], rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Cell]]:
+    """Rows holding only the columns' keys (and the link keys ``episode``, ``run``), from wider dicts."""
+    keys = {c.key for c in columns} | {"episode", "run"}
+    return [{k: v for k, v in row.items() if k in keys} for row in rows]
+
+
+class _Reader(Protocol):
+    def list_episodes(self, run_id: int) -> list[EpisodeRow]: ...
+
+    def call_totals(self, run_id: int) -> dict[str, int]: ...
+
+
+def results_title(run: RunRow) -> str:
+    """The line every run's results open with: ``Run 3: game:L1 by gpt-4o [completed]``."""
+    return f"Run {run.id}: {run_label(run)} [{run.status}]"
+
+
+def run_notes(store: _Reader, run_id: int) -> list[str]:
+    """The notes every run's results end with: episodes errored or not finished, then the model calls."""
+    episodes = store.list_episodes(run_id)
+    errored = sum(e.status == "errored" for e in episodes)
+    unfinished = sum(e.status not in ("completed", "errored") for e in episodes)
+    notes = []
+    if errored or unfinished:
+        notes.append(f"episodes: {errored} errored (counted as failures), {unfinished} not finished")
+    calls = store.call_totals(run_id)
+    if calls.get("calls") or calls.get("cached_calls"):
+        notes.append(calls_note(calls))
+    return notes
+
+
+def episode_summary(episode: EpisodeRow) -> dict[str, Any]:
+    """An episode's line in a default JSON report: its index, item key, status, success, metrics and error."""
+    return {
+        "index": episode.index,
+        "key": episode.item_key,
+        "status": episode.status,
+        "success": episode.success,
+        "metrics": episode.metrics,
+        "error": episode.error,
+    }
+
+
+def episode_title(data: Mapping[str, Any]) -> str:
+    """A transcript's title from an episode's JSON record: ``Run 1, episode 0: KEY``."""
+    return f"Run {data.get('run')}, episode {data.get('index')}: {data.get('rule')}"
+
+
+def episode_outcome(data: Mapping[str, Any]) -> Message:
+    """How an episode ended, as the last message of its transcript."""
+    status = str(data.get("status"))
+    if status != "completed":
+        error = data.get("error")
+        return Message(role="outcome", name="ended", text=f"{status}{f': {error}' if error else ''}")
+    success = data.get("success")
+    said = "succeeded" if success else "did not succeed" if success is not None else "completed"
+    return Message(role="outcome", name="ended", text=said)
+
+
+class ResultsReport(RunReport):
+    """``wason show RUN --json`` of a family that declares no JSON report of its own: the run's header, its
+    results (the first run's only, its baselines' rows included), its episodes and its baselines' reports."""
+
+    results: Results | None = None
+    episodes: list[dict[str, Any]] = Field(default_factory=list)
+    baselines: list[ResultsReport] | None = None
