@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
@@ -29,6 +28,16 @@ from wason.core.family import RunReader, RunSettings
 from wason.core.game import VOID
 from wason.core.records import EpisodeRow, Matrix, Rate, RunRow, Score, series_names
 from wason.metrics.paired import BOOTSTRAP_RESAMPLES, compare_paired, pair_outcomes
+from wason.report.render import (
+    LABEL_WIDTH,
+    Grid,
+    latex_comment,
+    latex_escape,
+    latex_table,
+    md_table,
+    number,
+    wrap_label,
+)
 
 __all__ = [
     "FORMATS",
@@ -40,6 +49,7 @@ __all__ = [
     "build_comparison",
     "comparison_runs",
     "format_comparison",
+    "latex_escape",
     "print_comparison",
     "truncation_warning",
 ]
@@ -361,12 +371,6 @@ def _by_name(row: ComparisonRow) -> dict[str, Score]:
     return {s.name: s for s in row.scores}
 
 
-def _num(value: float) -> str:
-    # a mean's digits: the same decimals down a column of similar numbers, never scientific notation
-    size = abs(value)
-    return f"{value:.2f}" if size < 100 else f"{value:.1f}" if size < 1000 else f"{value:.0f}"
-
-
 def _terminal_cell(score: Score | None) -> str:
     if score is None or score.value is None:
         return "-"
@@ -375,9 +379,9 @@ def _terminal_cell(score: Score | None) -> str:
         return f"{100 * score.value:.0f}% [{100 * low:.0f}-{100 * high:.0f}]\n{score.k}/{score.n}"
     if score.kind == "mean":
         if score.interval is None:
-            return _num(score.value)
+            return number(score.value)
         low, high = score.interval
-        return f"{_num(score.value)}\n[{_num(low)}-{_num(high)}]"
+        return f"{number(score.value)}\n[{number(low)}-{number(high)}]"
     return str(int(score.value))
 
 
@@ -389,9 +393,9 @@ def _paper_cell(score: Score | None) -> str:
         return f"{score.value:.2f} [{low:.2f}, {high:.2f}] ({score.k}/{score.n})"
     if score.kind == "mean":
         if score.interval is None:
-            return _num(score.value)
+            return number(score.value)
         low, high = score.interval
-        return f"{_num(score.value)} [{_num(low)}, {_num(high)}]"
+        return f"{number(score.value)} [{number(low)}, {number(high)}]"
     return str(int(score.value))
 
 
@@ -513,31 +517,14 @@ def _legend_lines(data: Comparison, *, short: bool) -> list[str]:
 
 
 # -- the terminal ---------------------------------------------------------------------------------------------
-_LABEL_WIDTH = 24  # a long model name folds within this many columns rather than push numbers off the screen
-
-
-def _wrap_label(label: str, width: int = _LABEL_WIDTH) -> str:
-    """A long label in lines of at most ``width`` characters, broken after ``:``, ``/``, ``-``, ``_``, ``.`` or a
-    space (where a reader expects a break of a model's name); a piece longer than ``width`` is left for the
-    column to fold."""
-    if len(label) <= width:
-        return label
-    lines = [""]
-    for piece in re.findall(r"[^:/_. -]*[:/_. -]|[^:/_. -]+", label):
-        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
-            lines.append("")
-        lines[-1] += piece
-    return "\n".join(line.rstrip() for line in lines)
-
-
 def _rich_table(grid: _Grid, columns: Sequence[int], *, short: bool, title: str | None) -> Table:
     table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title_justify="left")
-    table.add_column(grid.headers[0], overflow="fold", max_width=_LABEL_WIDTH)
+    table.add_column(grid.headers[0], overflow="fold", max_width=LABEL_WIDTH)
     for i in columns:
         header = grid.shorts[i] if short else grid.headers[i]
         table.add_column(header, justify="right", no_wrap=True)
     for row in grid.rows:
-        table.add_row(_wrap_label(row[0]), *(row[i] for i in columns))
+        table.add_row(wrap_label(row[0]), *(row[i] for i in columns))
     return table
 
 
@@ -600,86 +587,53 @@ def _print_table(data: Comparison, console: Console) -> None:
 
 
 # -- markdown, LaTeX, CSV -------------------------------------------------------------------------------------
-def _md_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def _md_table(grid: _Grid) -> list[str]:
-    lines = [
-        "| " + " | ".join(_md_escape(h) for h in grid.headers) + " |",
-        "|" + "|".join([":---", *(["---:"] * (len(grid.headers) - 1))]) + "|",
-    ]
-    lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in grid.rows]
-    return lines
+def _plain(grid: _Grid) -> Grid:
+    # the label column left-aligned, the numbers right, as every paper table of the shared renderers
+    return Grid(grid.headers, [True, *([False] * (len(grid.headers) - 1))], grid.rows)
 
 
 def to_markdown(data: Comparison) -> str:
     """The comparison as GitHub markdown: the table, its legend, the paired comparisons and the notes."""
-    lines = _md_table(_main_grid(data, _paper_cell, compact=False))
+    lines = md_table(_plain(_main_grid(data, _paper_cell, compact=False)))
     lines += ["", "Rates: proportion [95% Wilson interval] (k/n); means: mean [95% interval].", ""]
     lines += [f"- {line}" for line in _legend_lines(data, short=False)]
     paired = _paired_grid(data, terminal=False)
     if paired is not None:
-        lines += ["", f"{_paired_title(data)}:", "", *_md_table(paired), "", _paired_caption(terminal=False)]
+        lines += [
+            "",
+            f"{_paired_title(data)}:",
+            "",
+            *md_table(_plain(paired)),
+            "",
+            _paired_caption(terminal=False),
+        ]
     if data.notes:
         lines += ["", *data.notes]
     for matrix in data.matrices:
-        lines += ["", f"{_matrix_title(matrix)}:", "", *_md_table(_matrix_grid(matrix, _paper_cell))]
+        lines += ["", f"{_matrix_title(matrix)}:", "", *md_table(_plain(_matrix_grid(matrix, _paper_cell)))]
         if matrix.notes:
             lines += ["", *matrix.notes]
     return "\n".join(lines) + "\n"
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped, for a table cell."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
-
-
-def _latex_table(grid: _Grid) -> list[str]:
-    spec = "l" + "r" * (len(grid.headers) - 1)
-    lines = [f"\\begin{{tabular}}{{{spec}}}", r"\toprule"]
-    lines.append(" & ".join(latex_escape(h) for h in grid.headers) + r" \\")
-    lines.append(r"\midrule")
-    for row in grid.rows:
-        line = " & ".join(latex_escape(c.replace("\n", " ")) for c in row) + r" \\"
-        # a row opening with "[" would be read as the optional argument of the previous row's "\\"
-        lines.append("{}" + line if line.startswith("[") else line)
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return lines
-
-
-def _latex_comment(text: str) -> str:
-    return "% " + text.replace("\n", " ")
-
-
 def to_latex(data: Comparison) -> str:
     """The comparison as LaTeX ``tabular`` environments with ``booktabs`` rules (``\\usepackage{booktabs}``);
     the legend and notes as comments under them."""
-    lines = _latex_table(_main_grid(data, _paper_cell, compact=False))
-    lines.append(_latex_comment("Rates: proportion [95% Wilson interval] (k/n); means: mean [95% interval]."))
-    lines += [_latex_comment(line) for line in _legend_lines(data, short=False)]
+    lines = latex_table(_plain(_main_grid(data, _paper_cell, compact=False)))
+    lines.append(latex_comment("Rates: proportion [95% Wilson interval] (k/n); means: mean [95% interval]."))
+    lines += [latex_comment(line) for line in _legend_lines(data, short=False)]
     paired = _paired_grid(data, terminal=False)
     if paired is not None:
-        lines += ["", _latex_comment(_paired_title(data))]
-        lines += [*_latex_table(paired), _latex_comment(_paired_caption(terminal=False))]
-    lines += [_latex_comment(note) for note in data.notes]
+        lines += ["", latex_comment(_paired_title(data))]
+        lines += [*latex_table(_plain(paired)), latex_comment(_paired_caption(terminal=False))]
+    lines += [latex_comment(note) for note in data.notes]
     for matrix in data.matrices:
-        lines += ["", _latex_comment(_matrix_title(matrix)), *_latex_table(_matrix_grid(matrix, _paper_cell))]
-        lines += [_latex_comment(note) for note in matrix.notes]
+        lines += [
+            "",
+            latex_comment(_matrix_title(matrix)),
+            *latex_table(_plain(_matrix_grid(matrix, _paper_cell))),
+        ]
+        lines += [latex_comment(note) for note in matrix.notes]
     return "\n".join(lines) + "\n"
 
 

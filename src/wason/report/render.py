@@ -33,9 +33,11 @@ __all__ = [
     "Grid",
     "cell_text",
     "fit_tables",
+    "latex_comment",
     "latex_escape",
     "latex_table",
     "md_table",
+    "number",
     "results_csv",
     "results_html",
     "results_latex",
@@ -400,21 +402,22 @@ def latex_table(g: Grid) -> list[str]:
     return lines
 
 
-def _latex_comment(text: str) -> str:
+def latex_comment(text: str) -> str:
+    """A line of text as a LaTeX comment."""
     return "% " + text.replace("\n", " ")
 
 
 def results_latex(results: Results) -> str:
     """A run's results as LaTeX tables (``\\usepackage{booktabs}``), titles and legends as comments."""
-    lines = [_latex_comment(results.title)]
+    lines = [latex_comment(results.title)]
     if results.protocol:
-        lines.append(_latex_comment(f"protocol: {results.protocol}"))
+        lines.append(latex_comment(f"protocol: {results.protocol}"))
     for table in results.tables:
-        lines += ["", _latex_comment(table.title), *latex_table(grid(table, paper=True))]
+        lines += ["", latex_comment(table.title), *latex_table(grid(table, paper=True))]
         legend = _legend_text(table)
         if legend:
-            lines.append(_latex_comment(legend))
-    lines += [_latex_comment(n) for n in results.notes]
+            lines.append(latex_comment(legend))
+    lines += [latex_comment(n) for n in results.notes]
     return "\n".join(lines) + "\n"
 
 
