@@ -200,13 +200,17 @@ def fit_tables(g: Grid, title: str | None, width: int = WIDTH) -> list[RichTable
     return [_rich(g, chunk, title if n == 0 else None) for n, chunk in enumerate(chunks)]
 
 
-def _legend_text(table: Table) -> str:
+def _legend_text(table: Table, *, paper: bool = False) -> str:
     parts = [f"{c.name}: {c.legend}" for c in table.columns if c.legend]
-    text = "; ".join(parts)
     if any(c.kind == "rate" for c in table.columns):
-        text = (text + "; " if text else "") + "rates: percent [95% Wilson interval] over k/n"
+        parts.append(
+            "rates: proportion [95% Wilson interval] (k/n)"
+            if paper
+            else "rates: percent [95% Wilson interval] over k/n"
+        )
     if any(isinstance(v, Mean) and v.interval for r in table.rows for v in r.values()):
-        text += "; means over [95% interval]"
+        parts.append("means: mean [95% interval]" if paper else "means over [95% interval]")
+    text = "; ".join(parts)
     if text:
         text += "."
     if table.legend:
@@ -297,7 +301,7 @@ def table_html(
             out.append(f'<td class="{cls}" data-sort="{_esc(sort_key(c, v))}">{text}</td>')
         out.append("</tr>")
     out.append("</tbody></table>")
-    legend = _legend_text(table)
+    legend = _legend_text(table, paper=True)
     if legend:
         out.append(f'<p class="legend">{_esc(legend)}</p>')
     return "".join(out)
@@ -362,7 +366,7 @@ def results_markdown(results: Results) -> str:
         lines += [f"Protocol: {_md_escape(results.protocol)}", ""]
     for table in results.tables:
         lines += [f"**{_md_escape(table.title)}**", "", *md_table(grid(table, paper=True)), ""]
-        legend = _legend_text(table)
+        legend = _legend_text(table, paper=True)
         if legend:
             lines += [f"*{_md_escape(legend)}*", ""]
     lines += [f"- {_md_escape(n)}" for n in results.notes]
@@ -414,7 +418,7 @@ def results_latex(results: Results) -> str:
         lines.append(latex_comment(f"protocol: {results.protocol}"))
     for table in results.tables:
         lines += ["", latex_comment(table.title), *latex_table(grid(table, paper=True))]
-        legend = _legend_text(table)
+        legend = _legend_text(table, paper=True)
         if legend:
             lines.append(latex_comment(legend))
     lines += [latex_comment(n) for n in results.notes]
