@@ -580,7 +580,10 @@ class Family(ABC, Generic[C]):
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
         """The typed report of ``wason show RUN --json`` (and the web pages): the first run's header, its
         results, its episodes, then its baselines' reports. By default built from :meth:`results`; a family
-        whose JSON report has a published shape overrides it."""
+        whose JSON report has a shape of its own gives it by :meth:`run_json`."""
+        own = self.run_json(store, run_ids[0])
+        if own is not None:
+            return own.model_copy(update={"baselines": [self.run_json(store, r) for r in run_ids[1:]]})
         results = self.results(store, run_ids)
         reports = [
             ResultsReport.model_validate(
@@ -593,6 +596,12 @@ class Family(ABC, Generic[C]):
         ]
         first = reports[0].model_copy(update={"results": results, "baselines": reports[1:]})
         return first
+
+    def run_json(self, store: RunReader, run_id: int) -> RunReport | None:
+        """One run's typed JSON report, for a family whose report has a shape of its own (a subclass of
+        :class:`~wason.core.records.RunReport` with a ``baselines`` field, which :meth:`report_json` fills with
+        the baselines' reports); None (the default): the report is built from :meth:`results`."""
+        return None
 
     def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
         """One episode as a conversation (:class:`wason.core.results.Transcript`) from its JSON record
