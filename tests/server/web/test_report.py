@@ -16,6 +16,7 @@ import pytest
 from tests.server.web.test_browse import Filled, fill_store, hidden_texts
 from wason.cli import main
 from wason.core import registry
+from wason.core.results import Results
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +75,20 @@ def test_report_of_runs_of_one_family_has_a_comparison(filled: Filled, tmp_path:
     assert "SP L1" in compare and "SP L2" in compare and compare.count('<pre class="rich">') == 2
     index = (out / "index.html").read_text()
     assert f'href="./runs/{a}.html"' in index and 'href="./compare.html"' in index
+    # each run's results for papers and as data, the same tables in every format
+    results = Results.model_validate_json((out / "runs" / str(a) / "results.json").read_text())
+    assert results.title.startswith(f"Run {a}:") and results.tables
+    first = results.tables[0]
+    markdown = (out / "runs" / str(a) / "results.md").read_text()
+    assert (
+        f"**{first.title}**" in markdown
+        and "| " + " | ".join(c.name for c in first.columns) + " |" in markdown
+    )
+    assert r"\begin{tabular}" in (out / "runs" / str(a) / "results.tex").read_text()
+    csv_lines = (out / "runs" / str(a) / "results.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("table,") and len(csv_lines) == 1 + sum(
+        len(t.rows) for t in results.tables
+    )
     assert "<form" not in index  # no filters, no compare form: nothing on disk answers them
 
 
@@ -101,7 +116,8 @@ def test_report_with_baselines_plots_and_an_ongoing_game(filled: Filled, tmp_pat
     assert secrets
     own = [p for p in pages if f"runs/{ongoing.run_id}" in p.relative_to(out).as_posix()]
     assert len(own) == 2
-    for page in [out / "index.html", *own]:
+    own_files = [p for p in (out / "runs" / str(ongoing.run_id)).glob("results.*")]
+    for page in [out / "index.html", *own, *own_files]:
         text = page.read_text()
         for secret in secrets:
             assert secret not in html.unescape(text), (page, secret)

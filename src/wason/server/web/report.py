@@ -11,6 +11,7 @@ DIR/compare.html                    the runs given side by side, when there are 
 DIR/runs/N.html                     a run: the summary, its baselines, plots, model calls, episodes
 DIR/runs/N/episodes/I.html          an episode: transcript, verdict, model calls
 DIR/runs/N/plots/*.png              a run's plots (families that draw them)
+DIR/runs/N/results.{md,tex,csv,json} a run's results tables for papers (markdown, LaTeX, CSV) and as data
 DIR/static/wason.css, wason.js      the assets
 ```
 """
@@ -25,6 +26,7 @@ from typing import Any
 
 from wason.core.records import RunRow
 from wason.engine import baselines_of
+from wason.report.render import results_csv, results_latex, results_markdown
 from wason.server.web import browse, environment
 from wason.store import Store
 
@@ -43,6 +45,29 @@ def _write(path: Path, template: str, root: str, **context: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(_FOLDER_LINK.sub(r'href="\1index.html"', page), encoding="utf-8")
     return path
+
+
+def _results_files(store: Store, run_ids: list[int], directory: Path) -> list[Path]:
+    """A run's results (its finished baselines' rows beside it) as markdown, LaTeX, CSV and JSON files, from
+    their public part (nothing for a family that cannot be loaded, or results that need a game not over)."""
+    family = browse.family_of_run(store.get_run(run_ids[0]))
+    try:
+        results = family.results(browse.PublicReader(store), run_ids)
+    except browse.REPORT_ERRORS:
+        return []
+    directory.mkdir(parents=True, exist_ok=True)
+    files = {
+        "results.md": results_markdown(results),
+        "results.tex": results_latex(results),
+        "results.csv": results_csv(results),
+        "results.json": results.model_dump_json(indent=2) + "\n",
+    }
+    written = []
+    for name, text in files.items():
+        path = directory / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
 
 
 def write_report(store: Store, run_ids: Sequence[int], directory: Path) -> list[Path]:
@@ -114,6 +139,9 @@ def write_report(store: Store, run_ids: Sequence[int], directory: Path) -> list[
             written.extend(files)
             return [(links("../").plot(r.id, p.name), p.name) for p in sorted(files)]
 
+        written += _results_files(
+            store, [run.id, *baselines_of(store, run.id, completed_only=True)], plot_dir.parent
+        )
         context = browse.run_context(store, run.id, links("../"), plots)
         written.append(
             _write(
