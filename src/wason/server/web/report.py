@@ -139,8 +139,10 @@ def write_report(store: Store, run_ids: Sequence[int], directory: Path) -> list[
             written.extend(files)
             return [(links("../").plot(r.id, p.name), p.name) for p in sorted(files)]
 
-        written += _results_files(
-            store, [run.id, *baselines_of(store, run.id, completed_only=True)], plot_dir.parent
+        written.extend(
+            _results_files(
+                store, [run.id, *baselines_of(store, run.id, completed_only=True)], plot_dir.parent
+            )
         )
         context = browse.run_context(store, run.id, links("../"), plots)
         written.append(
