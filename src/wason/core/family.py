@@ -486,10 +486,15 @@ class Family(ABC, Generic[C]):
     title: ClassVar[str]
     config_type: type[C]
     summary: ClassVar[str] = ""
-    players: ClassVar[tuple[str, ...]] = ("llm",)
     playable: ClassVar[bool] = False
     commands: ClassVar[str] = ""
     own_rules: ClassVar[str] = ""
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The ``--player`` values ``wason eval NAME`` accepts: ``llm``, and ``solver`` where the family has a
+        :meth:`solver`."""
+        return ("llm", "solver") if type(self).solver is not Family.solver else ("llm",)
 
     # -- items and games ---------------------------------------------------------------------------------
     @abstractmethod
@@ -519,10 +524,18 @@ class Family(ABC, Generic[C]):
     def sample_key(self, config: C, item: Mapping[str, Any]) -> str:
         """What keeps the cached replies of different episodes apart (the item, the trial)."""
 
+    action_types: ClassVar[tuple[type[Any], ...]] = ()
+    """The family's actions, one dataclass per kind of move, for the default :attr:`actions`."""
+
     @property
-    @abstractmethod
     def actions(self) -> ActionCodec:
-        """The codec of the family's actions."""
+        """The codec of the family's actions: by default of its :attr:`action_types` (a family whose actions
+        need hand-made decoding overrides it)."""
+        codec = type(self).__dict__.get("_default_codec")
+        if codec is None:
+            codec = ActionCodec(*self.action_types)
+            setattr(type(self), "_default_codec", codec)  # noqa: B010 - one codec per family class
+        return codec
 
     def generation_params(self, config: C, item: Mapping[str, Any]) -> GenerationParams:
         """The sampling parameters of one episode's model player: by default the run's (``config.params``); a
@@ -561,9 +574,10 @@ class Family(ABC, Generic[C]):
         return None
 
     # -- describing and reporting ------------------------------------------------------------------------
-    @abstractmethod
     def describe(self, config: C, n_episodes: int, n_todo: int, who: str) -> str:
-        """What a run of ``config`` plays and who plays it, for the line printed when it starts."""
+        """What a run of ``config`` plays and who plays it, for the line printed when it starts. By default its
+        title, the episodes and the player; a family adds what sets its runs apart (levels, limits, judges)."""
+        return f"{self.title}: {n_episodes} episodes ({n_todo} to play) with {who}"
 
     def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
         """The run's results as data (:mod:`wason.core.results`): its paper's tables, the first run with its
