@@ -14,6 +14,7 @@ from rich.console import Console
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from wason.cli import main
+from wason.report.render import results_terminal
 from wason.store import Store
 from wason.tasks.math_rules.family import FAMILY
 
@@ -77,7 +78,7 @@ def test_a_model_run_with_its_judges_and_its_solver_baseline(
     assert baseline["player"] == "solver" and baseline["summary"]["wins"]["k"] == 4
     assert main(["show", "1", "--db", db]) == 0
     text = capsys.readouterr().out
-    assert "wins" in text and "(baseline)" in text
+    assert "Wins" in text and "(baseline)" in text
     assert main(["show", "1", "--db", db, "--episode", "0"]) == 0
     transcript = capsys.readouterr().out
     assert "My Guess is" in transcript
@@ -88,11 +89,12 @@ def test_a_model_run_with_its_judges_and_its_solver_baseline(
     # the tables of the run and its baseline fit an 80-column terminal without cutting a word
     store = Store(db)
     console = Console(width=80, record=True)
-    for part in FAMILY.report(store, [1, baseline["run"]]):
+    for part in results_terminal(FAMILY.results(store, [1, baseline["run"]])):
         console.print(part)
     shown = console.export_text()
-    assert "wins [95% CI]" in shown and "4/4 [.51,1]" in shown and "quiz acc." in shown
-    assert "seconds" in shown and "up to 10 turns" in shown  # no column or word cropped
+    # the baseline's row: 4 of 4 won, 100% with its Wilson interval
+    assert "Wins" in shown and "100% [51-100]" in shown and "4/4" in shown and "Quiz acc." in shown
+    assert "Seconds" in shown and "up to 10 turns" in " ".join(shown.split())  # no column or word cropped
     assert all(len(line) <= 80 for line in shown.splitlines()) and "…" not in shown
     # the comparison's columns: the code's win rate (Wilson), what the games took, the LLM judge apart
     scores = FAMILY.scores(store, 1)

@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from wason.core.records import EpisodeRow, Rate, RunReport, RunRow, Score, calls_note, run_label
+from wason.core.records import EpisodeRow, Rate, RunReport, RunRow, Score, calls_note, run_label, series_names
 
 __all__ = [
     "Cell",
@@ -38,6 +38,7 @@ __all__ = [
     "episode_summary",
     "episode_title",
     "mean_cell",
+    "named_runs",
     "results_title",
     "rows_of",
     "run_notes",
@@ -236,9 +237,18 @@ def rows_of(columns: Sequence[Column], rows: Iterable[Mapping[str, Any]]) -> lis
 
 
 class _Reader(Protocol):
+    def get_run(self, run_id: int) -> RunRow: ...
+
     def list_episodes(self, run_id: int) -> list[EpisodeRow]: ...
 
     def call_totals(self, run_id: int) -> dict[str, int]: ...
+
+
+def named_runs(store: _Reader, run_ids: Sequence[int]) -> list[tuple[str, RunRow]]:
+    """The runs of a results table with the names their rows take (:func:`~wason.core.records.series_names`:
+    the model or player, ``(baseline)``, the settings that tell two apart)."""
+    runs = [store.get_run(r) for r in run_ids]
+    return list(zip(series_names(runs), runs, strict=True))
 
 
 def results_title(run: RunRow) -> str:

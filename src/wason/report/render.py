@@ -232,13 +232,16 @@ def results_terminal(results: Results) -> list[RenderableType]:
         parts.append(_wrapped(f"protocol: {results.protocol}"))
     for table in results.tables:
         parts.append(Text(""))
-        parts += fit_tables(grid(table), table.title)
+        # the title above the table rather than in it: rich would wrap it to the table's width
+        parts.append(_wrapped(table.title, style="bold"))
+        parts += fit_tables(grid(table), None)
         legend = _legend_text(table)
         if legend:
             parts.append(_wrapped(legend))
     if results.notes:
         parts.append(Text(""))
         parts += [_wrapped(note, style="") for note in results.notes]
+    parts.append(Text(""))
     return parts
 
 

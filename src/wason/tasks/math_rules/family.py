@@ -9,7 +9,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
-from rich.console import RenderableType
 
 from wason.core.family import (
     GIVE_UP_MOVE,
@@ -34,7 +33,8 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow, Score, run_footer
+from wason.core.records import RunReport, RunRow, Score
+from wason.core.results import Results, Transcript
 from wason.tasks.math_rules.game import (
     JUDGES,
     MAX_MORE,
@@ -354,34 +354,20 @@ class MathFamily(Family[MathRunConfig]):
         # the paper's Table 2 columns: "Math L1", "Math L2", "Math L3"
         return f"Math {config.level}"
 
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
+    def run_json(self, store: RunReader, run_id: int) -> RunReport:
         from wason.tasks.math_rules.report import math_json
 
-        report = math_json(store, run_ids[0])
-        report.baselines = [math_json(store, r) for r in run_ids[1:]]
-        return report
+        return math_json(store, run_id)
 
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        from wason.tasks.math_rules.report import math_tables
+    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
+        from wason.tasks.math_rules.report import math_results
 
-        return [
-            *math_tables(store, run_ids),
-            run_footer(run_ids[0]),
-        ]
+        return math_results(store, run_ids)
 
-    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-        from wason.tasks.math_rules.report import math_transcript
+    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
+        from wason.tasks.math_rules.report import math_messages
 
-        system = self._system_prompt(run, data) if run.player == "llm" else None
-        return math_transcript(data, run.player, system, full=full)
-
-    def _system_prompt(self, run: RunRow, data: Mapping[str, Any]) -> str | None:
-        # the system prompt the model read (None for a run whose configuration or item cannot be read)
-        try:
-            config = MathRunConfig.model_validate(run.config)
-            return self.protocol(config, data.get("item") or {}).system_prompt()
-        except (KeyError, TypeError, ValueError):
-            return None
+        return math_messages(data, run.player, self.system_prompt(run, data) if run.player == "llm" else None)
 
     def scores(self, store: RunReader, run_id: int) -> list[Score]:
         from wason.tasks.math_rules.report import math_scores

@@ -1,24 +1,35 @@
-"""Math-sequence reports: wins with 95% Wilson intervals, each judge beside the code's verdict, turns and
-sequences seen, per run (a model's run, then its solver baseline)."""
+"""Math-sequence results, as data the shared renderers draw: wins with 95% Wilson intervals, each judge beside
+the code's verdict, turns and sequences seen, per run (a model's run, then its solver baseline)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from rich.console import Group, RenderableType
-from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
-from wason.core.views import legend as _legend
-from wason.core.views import narrow_table as _table
-from wason.core.views import wrap_name
+from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, calls_note, run_header
+from wason.core.results import (
+    Column,
+    Mean,
+    Message,
+    Results,
+    Table,
+    Transcript,
+    episode_outcome,
+    named_runs,
+    results_title,
+)
 from wason.metrics.rates import mean_present
 
 JUDGE_NAMES = {"expression": "expression (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
-JUDGE_SHORT = {"expression": "code", "quiz": "quiz", "llm": "LLM judge"}
+JUDGE_SHORT = {"expression": "Code", "quiz": "Quiz", "llm": "LLM judge"}
+JUDGE_LEGENDS = {
+    "expression": "the guess's expression agrees with the rule (decides)",
+    "quiz": "every quiz answer right",
+    "llm": "the published judge, 2 of 3 votes (reported apart)",
+}
 
 
 class MathNumbers(BaseModel):
@@ -148,94 +159,85 @@ def math_json(store: RunReader, run_id: int) -> MathRunReport:
     )
 
 
-def _share(x: float) -> str:
-    """0.25 as ``.25``, 1 as ``1``: the short form intervals take in narrow tables."""
-    text = f"{x:.2f}"
-    return {"0.00": "0", "1.00": "1"}.get(text, text.lstrip("0"))
-
-
-def _cell(rate: dict[str, Any] | None) -> str:
-    """``k/n [low,high]``: a rate with its 95% Wilson interval, narrow enough for an 80-column table."""
-    if not rate or not rate["n"]:
-        return "-"
-    low, high = rate["interval"]
-    return f"{rate['k']}/{rate['n']} [{_share(low)},{_share(high)}]"
-
-
-def _num(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _who(data: dict[str, Any]) -> str:
-    who = str(data["model"]) if data["player"] == "llm" and data["model"] else str(data["player"])
-    return who + (" (baseline)" if data["config"].get("baseline_for") else "")
-
-
-def math_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-    """One row per run: wins (decided by code) with 95% Wilson intervals, turns, sequences; then each judge
-    beside the code's verdict. Each fits 80 columns, its abbreviations in a legend under it."""
-    runs = [math_json(store, r).model_dump() for r in run_ids]
+def math_results(store: RunReader, run_ids: Sequence[int]) -> Results:
+    """One row per run (a model's, then its solver baseline): wins (decided by code) with their 95% Wilson
+    intervals, turns and sequences; then each judge beside the code's verdict; then what went wrong."""
+    named = named_runs(store, run_ids)
+    runs = [math_json(store, run.id) for _, run in named]
     first = runs[0]
-    table = _table(f"Run {first['run']}: math sequences {first['config'].get('level')} ({first['protocol']})")
-    judges = _table("Judges of the last guess, beside the code's verdict (the expression decides)")
-    for t in (table, judges):
-        t.add_column("run", justify="right")
-        t.add_column("player", overflow="fold")
-    table.add_column("wins [95% CI]", justify="right", no_wrap=True)
-    for col in ("turns", "to solve", "seqs", "seconds"):
-        table.add_column(col, justify="right", no_wrap=True)
-    for name in ("expression", "quiz", "llm"):
-        judges.add_column(JUDGE_SHORT[name], justify="right", no_wrap=True)
-    judges.add_column("quiz acc.", justify="right", no_wrap=True)
+    games = Table(
+        name="games",
+        title=f"Math sequences {first.config.get('level')}: games won and what they took",
+        columns=[
+            Column(key="player", name="Player"),
+            Column(key="wins", name="Wins", kind="rate", legend="games won (errored games count as losses)"),
+            Column(key="turns", name="Turns", kind="mean", digits=1, legend="turns played"),
+            Column(key="to_solve", name="To solve", kind="mean", digits=1, legend="turns of the games won"),
+            Column(key="seqs", name="Seqs", kind="mean", digits=1, legend="sequences seen"),
+            Column(key="seconds", name="Seconds", kind="mean", digits=2, legend="per game"),
+        ],
+        rows=[
+            {
+                "player": name,
+                "run": data.run,
+                "wins": data.summary.wins,
+                "turns": Mean(value=data.summary.turns),
+                "to_solve": Mean(value=data.summary.turns_to_solution),
+                "seqs": Mean(value=data.summary.sequences_seen),
+                "seconds": Mean(value=data.summary.seconds),
+            }
+            for (name, _), data in zip(named, runs, strict=True)
+        ],
+        legend="Means over finished games.",
+    )
+    judges = Table(
+        name="judges",
+        title="Judges of the last guess, beside the code's verdict (the expression decides)",
+        columns=[
+            Column(key="player", name="Player"),
+            *(
+                Column(key=j, name=JUDGE_SHORT[j], kind="rate", legend=JUDGE_LEGENDS[j])
+                for j in ("expression", "quiz", "llm")
+            ),
+            Column(
+                key="quiz_acc",
+                name="Quiz acc.",
+                kind="mean",
+                digits=2,
+                legend="the share of quiz answers right",
+            ),
+        ],
+        rows=[
+            {
+                "player": name,
+                "run": data.run,
+                **{j: data.summary.judges.get(j) for j in ("expression", "quiz", "llm")},
+                "quiz_acc": Mean(value=data.summary.quiz_accuracy),
+            }
+            for (name, _), data in zip(named, runs, strict=True)
+        ],
+    )
+    notes = []
     for data in runs:
-        s = data["summary"]
-        table.add_row(
-            str(data["run"]),
-            wrap_name(_who(data)),
-            _cell(s["wins"]),
-            _num(s["turns"]),
-            _num(s["turns_to_solution"]),
-            _num(s["sequences_seen"]),
-            _num(s["seconds"], 2),
-        )
-        judges.add_row(
-            str(data["run"]),
-            wrap_name(_who(data)),
-            *(_cell(s["judges"].get(j)) for j in ("expression", "quiz", "llm")),
-            _num(s["quiz_accuracy"], 2),
-        )
-    notes: list[RenderableType] = [
-        _legend(
-            "wins: games won, k/n [95% Wilson interval] (errored games count as losses); to solve: turns of the "
-            "games won; seqs: sequences seen; seconds: per game."
-        ),
-        judges,
-        _legend(
-            "k/n [95% Wilson interval]. code: the guess's expression agrees with the rule (decides); quiz: every "
-            "quiz answer right; LLM judge: the published judge, 2 of 3 votes (reported apart); quiz acc.: the "
-            "share of quiz answers right."
-        ),
-    ]
-    for data in runs:
-        s = data["summary"]
-        if s["errored"] or s["format_errors"] or s["truncated"]:
+        s = data.summary
+        if s.errored or s.format_errors or s.truncated:
             notes.append(
-                Text(
-                    f"run {data['run']}: {s['errored']} games errored; {s['format_errors']} replies were neither "
-                    f"More nor a guess (format errors), {s['truncated']} were cut off at the token limit "
-                    "(--max-tokens; counted apart); each cost a turn"
-                )
+                f"run {data.run}: {s.errored} games errored; {s.format_errors} replies were neither More nor a "
+                f"guess (format errors), {s.truncated} were cut off at the token limit (--max-tokens; counted "
+                "apart); each cost a turn"
             )
-    s = first["summary"]
-    if s["guesses_without_expression"]:
+    s = first.summary
+    if s.guesses_without_expression:
         notes.append(
-            Text(
-                f"{s['guesses_without_expression']} of {s['guesses']} guesses had no lambda v, i: ... expression"
-            )
+            f"{s.guesses_without_expression} of {s.guesses} guesses had no lambda v, i: ... expression"
         )
-    if s["llm_disagreements"]:
-        notes.append(Text(f"the LLM judge disagreed with the code on {s['llm_disagreements']} guesses"))
-    return [table, *notes]
+    if s.llm_disagreements:
+        notes.append(f"the LLM judge disagreed with the code on {s.llm_disagreements} guesses")
+    if first.calls.calls or first.calls.cached_calls:
+        notes.append(calls_note(first.calls.model_dump()))
+    return Results(
+        title=results_title(named[0][1]), protocol=first.protocol, tables=[games, judges], notes=notes
+    )
 
 
 def _mean_score(name: str, short: str, values: Sequence[float | int | None], legend: str) -> Score:
@@ -279,35 +281,25 @@ def math_scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def math_transcript(
-    data: dict[str, Any], player: str, system: str | None = None, *, full: bool = False
-) -> RenderableType:
-    """One episode: the system prompt the player read (folded unless ``full``), the sequences, each reply and
-    what the game answered, and the verdicts."""
+def math_messages(data: Mapping[str, Any], player: str, system: str | None = None) -> Transcript:
+    """One episode: the system prompt the player read, the sequences, each reply and what the game answered,
+    and the verdicts."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
-    parts: list[RenderableType] = [
-        Text(
-            f"Run {data['run']}, episode {data['index']}: {item.get('level')} rule {rule.get('text')} "
-            f"({rule.get('expression')})",
-            style="bold",
-        ),
-    ]
+    messages: list[Message] = []
     if system:
-        hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
-        parts.append(Text(f"[system]\n{fold_text(system, full=full, hint=hint)}", style="dim"))
-    parts.append(Text(f"[sequences] {item.get('examples')}", style="dim"))
+        messages.append(Message(role="system", name="system", text=system))
+    messages.append(Message(role="game", name="sequences", text=str(item.get("examples"))))
     who = "model" if player == "llm" else player
     for t in data["turns"]:
-        parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))
-        parts.append(Text(t["reply"] if t["reply"] is not None else _describe(t["action"])))
+        text = t["reply"] if t["reply"] is not None else _describe(t["action"])
+        messages.append(
+            Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=text, turn=t["index"])
+        )
         if t["feedback"]:
-            parts.append(Text(f"[game] {t['feedback']}", style="green"))
+            messages.append(Message(role="game", name="game", text=t["feedback"], turn=t["index"]))
     m = data.get("metrics") or {}
     if data["status"] == "completed":
-        parts.append(Text(f"\nend: {m.get('end_reason')}; turns {m.get('turns')}", style="bold"))
-        for name, ok in (m.get("judges") or {}).items():
-            parts.append(Text(f"{JUDGE_NAMES.get(name, name)}: {'right' if ok else 'wrong'}"))
         for g in m.get("guesses") or []:
             verdict = g.get("verdict") or {}
             line = f"guess {g.get('text')!r}: expression {g.get('expression')!r}"
@@ -319,10 +311,26 @@ def math_transcript(
                 )
             if g.get("llm"):
                 line += f"; LLM judge {g['llm'].get('verdict')} (votes {g['llm'].get('votes')})"
-            parts.append(Text(line))
+            messages.append(Message(role="note", name="judges", text=line))
+        verdicts = {
+            JUDGE_NAMES.get(name, name): "right" if ok else "wrong"
+            for name, ok in (m.get("judges") or {}).items()
+        }
+        messages.append(
+            Message(
+                role="outcome",
+                name="ended",
+                text=f"end: {m.get('end_reason')}; turns {m.get('turns')}",
+                annotations=verdicts,
+            )
+        )
     else:
-        parts.append(Text(f"\nstatus: {data['status']} {data.get('error') or ''}", style="bold red"))
-    return Group(*parts)
+        messages.append(episode_outcome(data))
+    title = (
+        f"Run {data['run']}, episode {data['index']}: {item.get('level')} rule {rule.get('text')} "
+        f"({rule.get('expression')})"
+    )
+    return Transcript(title=title, messages=messages, success=data.get("success"))
 
 
 def _describe(action: dict[str, Any]) -> str:
