@@ -15,6 +15,7 @@ from rich.console import Console
 from tests.fakes.openai_server import FakeOpenAIServer
 
 from wason.cli import main
+from wason.report.render import results_terminal
 from wason.store import Store
 from wason.tasks.code_functions.family import FAMILY
 from wason.tasks.code_functions.protocol import PREDICATE_REQUEST, load_text
@@ -109,7 +110,14 @@ def test_a_model_run_with_the_published_judge_and_the_solver_baseline(
 
     assert main(["show", str(data["run"]), "--db", db]) == 0
     out = capsys.readouterr().out
-    assert "code *" in out and "LLM judge" in out and "(baseline)" in out and "2/2 [.34,1]" in out
+    # the baseline won both games: 2/2, 100% with its Wilson interval
+    assert (
+        "Code *" in out
+        and "LLM judge" in out
+        and "(baseline)" in out
+        and "100% [34-100]" in out
+        and "2/2" in out
+    )
     assert main(["show", str(data["run"]), "--db", db, "--episode", "0"]) == 0
     shown = capsys.readouterr().out
     out = " ".join(shown.split())
@@ -118,10 +126,10 @@ def test_a_model_run_with_the_published_judge_and_the_solver_baseline(
 
     # the tables of the run and its baseline fit an 80-column terminal without cutting a word
     console = Console(width=80, record=True)
-    for part in FAMILY.report(store, [data["run"], baseline["run"]]):
+    for part in results_terminal(FAMILY.results(store, [data["run"], baseline["run"]])):
         console.print(part)
     text = console.export_text()
-    assert "won in" in text and "vllm:fake" in text and "solver (baseline)" in text
+    assert "Won in" in text and "vllm:fake" in text and "solver (baseline)" in text
     assert all(len(line) <= 80 for line in text.splitlines()) and "…" not in text
     # the comparison's columns: the code's win rate (Wilson), what the games took, the LLM judge apart
     scores = FAMILY.scores(store, data["run"])

@@ -33,6 +33,7 @@ __all__ = [
     "Grid",
     "cell_text",
     "fit_tables",
+    "fold_repeated",
     "latex_comment",
     "latex_escape",
     "latex_table",
@@ -252,8 +253,14 @@ def transcript_terminal(transcript: Transcript, *, full: bool = False, hint: str
     """An episode's conversation for the terminal: the system prompt folded to its first lines (unless
     ``full``; ``hint`` says how to see it all), each move and answer, the notes and how it ended."""
     parts: list[RenderableType] = [Text(transcript.title, style="bold")]
+    previous: str | None = None
     for m in transcript.messages:
-        text = fold_text(m.text, full=full, hint=hint) if m.role == "system" else m.text
+        text = m.text
+        if m.role == "system":
+            text = fold_text(m.text, full=full, hint=hint)
+        elif m.role == "game":
+            text = fold_repeated(m.text, previous, full=full, hint=hint)
+            previous = m.text
         head = f"[{m.name or m.role}]"
         if m.role == "player":
             parts.append(Text(f"\n{head}", style="bold cyan"))
@@ -266,6 +273,21 @@ def transcript_terminal(transcript: Transcript, *, full: bool = False, hint: str
             said = "; ".join(f"{k}: {v}" for k, v in m.annotations.items())
             parts.append(Text(f"  ({said})", style="yellow"))
     return Group(*parts)
+
+
+def fold_repeated(text: str, previous: str | None, *, full: bool, hint: str) -> str:
+    """``text`` with the lines it ends with that the previous message ended with too (the instructions a game
+    repeats every turn) folded to one line, unless ``full``; a line or two in common is not a repeated text."""
+    if full or previous is None:
+        return text
+    lines, before = text.splitlines(), previous.splitlines()
+    same = 0
+    while same < min(len(lines), len(before)) and lines[-1 - same] == before[-1 - same]:
+        same += 1
+    if same < 3:
+        return text
+    folded = fold_text("\n".join(lines[-same:]), lines=0, hint=f"as in the previous turn; {hint}")
+    return "\n".join([*lines[:-same], folded])
 
 
 # -- HTML -----------------------------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
-from rich.console import RenderableType
 
 from wason.core.family import (
     GIVE_UP_MOVE,
@@ -40,7 +39,8 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow, Score, run_footer
+from wason.core.records import RunReport, RunRow, Score
+from wason.core.results import Results, Transcript
 from wason.tasks.code_functions.game import (
     MAX_MORE,
     MAX_QUIZ,
@@ -480,43 +480,30 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         return f"CF {item.get('level', config.level)}"
 
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
-        run = store.get_run(run_ids[0])
-        if run.config.get("split") == "write-rules":
+        if store.get_run(run_ids[0]).config.get("split") == "write-rules":
             from wason.tasks.code_functions.writer import writer_report
 
-            return writer_report(store, run_ids[0])
+            return writer_report(store, run_ids[0])  # a game master's run: no baseline
+        return super().report_json(store, run_ids)
+
+    def run_json(self, store: RunReader, run_id: int) -> RunReport:
         from wason.tasks.code_functions.report import report_json
 
-        report = report_json(store, run_ids[0])
-        report.baselines = [report_json(store, r) for r in run_ids[1:]]
-        return report
+        return report_json(store, run_id)
 
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        run = store.get_run(run_ids[0])
-        if run.config.get("split") == "write-rules":
-            from wason.tasks.code_functions.writer import writer_tables
+    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
+        if store.get_run(run_ids[0]).config.get("split") == "write-rules":
+            from wason.tasks.code_functions.writer import writer_results
 
-            return [*writer_tables(store, run_ids[0]), f"run id: {run_ids[0]}"]
-        from wason.tasks.code_functions.report import tables
+            return writer_results(store, run_ids[0])
+        from wason.tasks.code_functions.report import results
 
-        return [
-            *tables(store, run_ids),
-            run_footer(run_ids[0]),
-        ]
+        return results(store, run_ids)
 
-    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-        from wason.tasks.code_functions.report import transcript
+    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
+        from wason.tasks.code_functions.report import messages
 
-        system = self._system_prompt(run, data) if run.player == "llm" else None
-        return transcript(data, run.player, system, full=full)
-
-    def _system_prompt(self, run: RunRow, data: Mapping[str, Any]) -> str | None:
-        # the system prompt the model read (None for a run whose configuration or item cannot be read)
-        try:
-            config = CodeFunctionsConfig.model_validate(run.config)
-            return self.protocol(config, data.get("item") or {}).system_prompt()
-        except (KeyError, TypeError, ValueError):
-            return None
+        return messages(data, run.player, self.system_prompt(run, data) if run.player == "llm" else None)
 
     def scores(self, store: RunReader, run_id: int) -> list[Score]:
         if store.get_run(run_id).config.get("split") == "write-rules":

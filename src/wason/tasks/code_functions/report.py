@@ -1,24 +1,35 @@
-"""Code Functions Picnic reports: win rates with Wilson intervals per level and per judge, turns, examples seen
-(positive and negative) and time, the model's run beside its solver baseline."""
+"""Code Functions Picnic results, as data the shared renderers draw: win rates with Wilson intervals per level and
+per judge, turns, examples seen (positive and negative) and time, the model's run beside its solver baseline."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import mean
 from typing import Any
 
 from pydantic import BaseModel
-from rich.console import Group, RenderableType
-from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
-from wason.core.views import legend as _legend
-from wason.core.views import narrow_table as _table
-from wason.core.views import wrap_name
+from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, calls_note, run_header
+from wason.core.results import (
+    Cell,
+    Column,
+    Message,
+    Results,
+    Table,
+    Transcript,
+    episode_outcome,
+    named_runs,
+    results_title,
+)
 
-JUDGE_NAMES = {"predicate": "code *", "quiz": "quiz", "llm": "LLM judge"}
+JUDGE_NAMES = {"predicate": "Code *", "quiz": "Quiz", "llm": "LLM judge"}
+JUDGE_LEGENDS = {
+    "predicate": "the code's verdict (the predicate on every unseen word) decides won/lost",
+    "quiz": "all held-out words labelled right",
+    "llm": "the published judge, 2 of 3 votes (reported apart)",
+}
 
 
 class Numbers(BaseModel):
@@ -152,89 +163,89 @@ def report_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
     )
 
 
-def _share(x: float) -> str:
-    """0.25 as ``.25``, 1 as ``1``: the short form intervals take in narrow tables."""
-    text = f"{x:.2f}"
-    return {"0.00": "0", "1.00": "1"}.get(text, text.lstrip("0"))
-
-
-def _cell(rate: Rate | None) -> str:
-    """``k/n [low,high]``: a rate with its 95% Wilson interval, narrow enough for an 80-column table."""
-    if rate is None or not rate.n:
-        return "-"
-    low, high = rate.interval
-    return f"{rate.k}/{rate.n} [{_share(low)},{_share(high)}]"
-
-
-def _num(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _who(report: CodeFunctionsReport) -> str:
-    who = str(report.model) if report.player == "llm" and report.model else report.player
-    return who + (" (baseline)" if report.config.get("baseline_for") else "")
-
-
-def tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-    """The judges' verdicts per run and level (k/n with 95% Wilson intervals), then what the games took; each
-    fits 80 columns, its abbreviations in a legend under it."""
-    reports = [report_json(store, r) for r in run_ids]
+def results(store: RunReader, run_ids: Sequence[int]) -> Results:
+    """The judges' verdicts per run and level (k/n with 95% Wilson intervals), then what the games took."""
+    named = named_runs(store, run_ids)
+    reports = [report_json(store, run.id) for _, run in named]
     first = reports[0]
-    judges = list(first.config.get("judges") or ["predicate"])
     shown = [
         j for j in ("predicate", "quiz", "llm") if any(j in (r.config.get("judges") or []) for r in reports)
     ]
-    verdicts = _table(f"Run {first.run}: Code Functions Picnic ({first.protocol})")
-    took = _table("What the games took (means over finished games)")
-    for t in (verdicts, took):
-        t.add_column("run", justify="right")
-    verdicts.add_column("player", overflow="fold")
-    for t in (verdicts, took):
-        t.add_column("level")
-    for j in shown:
-        verdicts.add_column(JUDGE_NAMES[j], justify="right", no_wrap=True)
-    for col in ("turns", "won in", "pos.", "neg.", "quiz", "acc.", "seconds", "format", "cut"):
-        took.add_column(col, justify="right", no_wrap=True)
-    for report in reports:
+    verdicts: list[dict[str, Cell]] = []
+    took: list[dict[str, Cell]] = []
+    for (name, _), report in zip(named, reports, strict=True):
         rows = [("all", report.summary)] + (list(report.levels.items()) if len(report.levels) > 1 else [])
         for level, s in rows:
-            name = (
-                level if level != "all" else (next(iter(report.levels)) if len(report.levels) == 1 else "all")
+            level = level if level != "all" or len(report.levels) != 1 else next(iter(report.levels))
+            verdicts.append(
+                {"player": name, "run": report.run, "level": level, **{j: s.judges.get(j) for j in shown}}
             )
-            verdicts.add_row(
-                str(report.run), wrap_name(_who(report)), name, *(_cell(s.judges.get(j)) for j in shown)
+            took.append(
+                {
+                    "player": name,
+                    "run": report.run,
+                    "level": level,
+                    "turns": s.turns,
+                    "won_in": s.turns_to_win,
+                    "pos": s.positives_seen,
+                    "neg": s.negatives_seen,
+                    "quiz": s.quiz_accuracy,
+                    "acc": s.final_accuracy,
+                    "seconds": s.seconds,
+                    "format": s.format_errors,
+                    "cut": s.truncated,
+                }
             )
-            took.add_row(
-                str(report.run),
-                name,
-                _num(s.turns),
-                _num(s.turns_to_win),
-                _num(s.positives_seen),
-                _num(s.negatives_seen),
-                _num(s.quiz_accuracy, 2),
-                _num(s.final_accuracy, 3),
-                _num(s.seconds),
-                str(s.format_errors),
-                str(s.truncated),
-            )
-    notes: list[RenderableType] = [
-        _legend(
-            "k/n [95% Wilson interval] of the games. code *: the code's verdict (the predicate on every unseen "
-            "word) decides won/lost; quiz: all held-out words labelled right; LLM judge: the published judge, "
-            "2 of 3 votes (reported apart)."
+    player_column, level_column = Column(key="player", name="Player"), Column(key="level", name="Level")
+    tables = [
+        Table(
+            name="verdicts",
+            title="Code Functions Picnic: the judges' verdicts per level",
+            columns=[
+                player_column,
+                level_column,
+                *(Column(key=j, name=JUDGE_NAMES[j], kind="rate", legend=JUDGE_LEGENDS[j]) for j in shown),
+            ],
+            rows=verdicts,
         ),
-        took,
-        _legend(
-            "won in: turns of the games won; pos., neg.: positive and negative examples seen; quiz: quiz "
-            "accuracy; acc.: the last predicate's accuracy on unseen words; format: unreadable replies; cut: "
-            "replies cut off at the token limit (--max-tokens; each costs what a format error costs)."
+        Table(
+            name="took",
+            title="What the games took (means over finished games)",
+            columns=[
+                player_column,
+                level_column,
+                Column(key="turns", name="Turns", kind="mean", digits=1),
+                Column(key="won_in", name="Won in", kind="mean", digits=1, legend="turns of the games won"),
+                Column(key="pos", name="Pos.", kind="mean", digits=1, legend="positive examples seen"),
+                Column(key="neg", name="Neg.", kind="mean", digits=1, legend="negative examples seen"),
+                Column(key="quiz", name="Quiz", kind="mean", digits=2, legend="quiz accuracy"),
+                Column(
+                    key="acc",
+                    name="Acc.",
+                    kind="mean",
+                    digits=3,
+                    legend="the last predicate's accuracy on unseen words",
+                ),
+                Column(key="seconds", name="Seconds", kind="mean", digits=1),
+                Column(key="format", name="Format", kind="count", legend="unreadable replies"),
+                Column(
+                    key="cut",
+                    name="Cut",
+                    kind="count",
+                    legend="replies cut off at the token limit (--max-tokens; each costs what a format error costs)",
+                ),
+            ],
+            rows=took,
         ),
     ]
-    if "llm" not in judges:
-        notes.append(Text("the LLM judge was off for this run"))
+    notes = []
+    if "llm" not in (first.config.get("judges") or ["predicate"]):
+        notes.append("the LLM judge was off for this run")
     if first.summary.errored:
-        notes.append(Text(f"{first.summary.errored} episodes errored (counted as losses)"))
-    return [verdicts, *notes]
+        notes.append(f"{first.summary.errored} episodes errored (counted as losses)")
+    if first.calls.calls or first.calls.cached_calls:
+        notes.append(calls_note(first.calls.model_dump()))
+    return Results(title=results_title(named[0][1]), protocol=first.protocol, tables=tables, notes=notes)
 
 
 def _mean_score(
@@ -295,75 +306,47 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def fold_repeated(text: str, previous: str | None, *, full: bool, hint: str) -> str:
-    """``text`` with the lines it ends with that the previous message ended with too (the instructions the game
-    repeats every turn) folded to one line, unless ``full``."""
-    if full or previous is None:
-        return text
-    lines, before = text.splitlines(), previous.splitlines()
-    same = 0
-    while same < min(len(lines), len(before)) and lines[-1 - same] == before[-1 - same]:
-        same += 1
-    if same < 3:  # a line or two in common is not a repeated text
-        return text
-    folded = fold_text("\n".join(lines[-same:]), lines=0, hint=f"as in the previous turn; {hint}")
-    return "\n".join([*lines[:-same], folded])
-
-
-def transcript(
-    data: dict[str, Any], player: str, system: str | None = None, *, full: bool = False
-) -> RenderableType:
-    """One episode: the system prompt the player read (folded unless ``full``), each turn with the game's answer
-    (the instructions it repeats every turn folded too), then the guesses and their verdicts."""
+def messages(data: Mapping[str, Any], player: str, system: str | None = None) -> Transcript:
+    """One episode: the system prompt the player read, each turn with the game's answer, then the guesses and
+    their verdicts."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
-    parts: list[RenderableType] = (
-        [
-            Text(f"Run {data['run']}, episode {data['index']}: rule {rule.get('key')}", style="bold"),
-            Text(f"{rule.get('text')}  {rule.get('source')}"),
-        ]
-        if rule
-        else [  # a game master writing a rule (write-rules): no hidden rule
-            Text(
-                f"Run {data['run']}, episode {data['index']}: a rule written for level {item.get('level')}",
-                style="bold",
-            )
-        ]
-    )
-    hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
-    if system:
-        parts.append(Text(f"[system]\n{fold_text(system, full=full, hint=hint)}", style="dim"))
+    if rule:
+        head = f"Run {data['run']}, episode {data['index']}: rule {rule.get('key')}"
+        title = f"{head}\n{rule.get('text')}  {rule.get('source')}"
+    else:  # a game master writing a rule (write-rules): no hidden rule
+        title = f"Run {data['run']}, episode {data['index']}: a rule written for level {item.get('level')}"
+    out: list[Message] = [Message(role="system", name="system", text=system)] if system else []
     who = "model" if player == "llm" else player
-    previous: str | None = None
     for t in data.get("turns") or []:
-        parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))
-        parts.append(Text(t["reply"] if t.get("reply") is not None else _describe(t["action"])))
+        text = t["reply"] if t.get("reply") is not None else _describe(t["action"])
+        out.append(Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=text, turn=t["index"]))
         if t.get("feedback"):
-            said = fold_repeated(t["feedback"], previous, full=full, hint=hint)
-            parts.append(Text(f"[game] {said}", style="green"))
-            previous = t["feedback"]
+            out.append(Message(role="game", name="game", text=t["feedback"], turn=t["index"]))
     m = data.get("metrics") or {}
-    if data.get("status") == "completed":
-        parts.append(
-            Text(f"\n{m.get('status')} ({m.get('end_reason')}); turns {m.get('turns')}", style="bold")
+    if data.get("status") != "completed":
+        out.append(episode_outcome(data))
+        return Transcript(title=title, messages=out, success=data.get("success"))
+    for g in m.get("history") or []:
+        verdict = g.get("verdict") or {}
+        line = f"guess at turn {g['turn']}: {g['text'][:200]!r} -> predicate {g.get('predicate')!r}"
+        if verdict.get("rejection"):
+            line += f" rejected: {verdict['rejection']}"
+        elif verdict:
+            line += f" accuracy {verdict.get('accuracy', 0):.4f} on {verdict.get('heldout')} held-out words"
+        if g.get("llm") is not None:
+            line += f"; LLM judge {g['llm'].get('verdict')}"
+        out.append(Message(role="note", name="judges", text=line))
+    quiz = {"quiz accuracy": f"{m['quiz_accuracy']:.2f}"} if m.get("quiz_accuracy") is not None else {}
+    out.append(
+        Message(
+            role="outcome",
+            name="ended",
+            text=f"{m.get('status')} ({m.get('end_reason')}); turns {m.get('turns')}",
+            annotations=quiz,
         )
-        for g in m.get("history") or []:
-            verdict = g.get("verdict") or {}
-            line = f"guess at turn {g['turn']}: {g['text'][:200]!r} -> predicate {g.get('predicate')!r}"
-            if verdict.get("rejection"):
-                line += f" rejected: {verdict['rejection']}"
-            elif verdict:
-                line += (
-                    f" accuracy {verdict.get('accuracy', 0):.4f} on {verdict.get('heldout')} held-out words"
-                )
-            if g.get("llm") is not None:
-                line += f"; LLM judge {g['llm'].get('verdict')}"
-            parts.append(Text(line))
-        if m.get("quiz_accuracy") is not None:
-            parts.append(Text(f"quiz accuracy: {m['quiz_accuracy']:.2f}"))
-    else:
-        parts.append(Text(f"\nstatus: {data.get('status')} {data.get('error') or ''}", style="bold red"))
-    return Group(*parts)
+    )
+    return Transcript(title=title, messages=out, success=data.get("success"))
 
 
 def _describe(action: dict[str, Any]) -> str:

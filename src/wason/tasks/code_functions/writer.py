@@ -17,17 +17,15 @@ turns them into a rules file for ``--split file``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from rich.console import RenderableType
-from rich.table import Table
 
 from wason.core.family import Item, RunReader
 from wason.core.game import Malformed, Outcome
 from wason.core.records import RunReport, run_header
+from wason.core.results import Cell, Column, Results, Table, results_title
 from wason.tasks.code_functions.grammar import balance
 from wason.tasks.code_functions.protocol import load_text
 from wason.tasks.code_functions.translate import split_functions, translate_function
@@ -197,16 +195,30 @@ def writer_report(store: RunReader, run_id: int) -> WriterReport:
     )
 
 
-def writer_tables(store: RunReader, run_id: int) -> Sequence[RenderableType]:
+def writer_results(store: RunReader, run_id: int) -> Results:
+    """The rules a game master wrote: each accepted rule's code, each rejection's reason."""
     report = writer_report(store, run_id)
+    rows: list[dict[str, Cell]] = [
+        {"episode": row["index"], "index": row["index"], "accepted": "yes", "what": str(row["source"])}
+        for row in report.rules
+    ]
+    rows += [
+        {
+            "episode": row["index"],
+            "index": row["index"],
+            "accepted": "no",
+            "what": str(row.get("reason") or row.get("error")),
+        }
+        for row in report.rejections
+    ]
     table = Table(
-        title=f"Run {run_id}: rules written by {report.model}: {report.accepted} accepted, {report.rejected} rejected"
+        name="rules",
+        title=f"Rules written by {report.model}: {report.accepted} accepted, {report.rejected} rejected",
+        columns=[
+            Column(key="index", name="Episode", kind="count"),
+            Column(key="accepted", name="Accepted"),
+            Column(key="what", name="Predicate / reason"),
+        ],
+        rows=rows,
     )
-    table.add_column("episode", justify="right")
-    table.add_column("accepted")
-    table.add_column("predicate / reason", overflow="fold")
-    for row in report.rules:
-        table.add_row(str(row["index"]), "yes", str(row["source"]))
-    for row in report.rejections:
-        table.add_row(str(row["index"]), "no", str(row.get("reason") or row.get("error")))
-    return [table]
+    return Results(title=results_title(store.get_run(run_id)), tables=[table])
