@@ -19,7 +19,8 @@ from wason.core.records import EpisodeRow, RunRow
 from wason.engine import create_run, execute_run
 from wason.metrics import t_interval, t_quantile
 from wason.players.scripted import ScriptedPlayer
-from wason.report.tables import episode_json
+from wason.report.render import results_terminal, transcript_terminal
+from wason.report.tables import episode_json, report_tables
 from wason.store import Store
 from wason.tasks.lab.family import FAMILY, LabRunConfig, domain_of
 from wason.tasks.lab.game import Answer, Finish, Request, Step
@@ -28,8 +29,7 @@ from wason.tasks.lab.report import (
     curve_points,
     lab_ending,
     lab_json,
-    lab_tables,
-    lab_transcript,
+    lab_messages,
     mean_interval,
     summarize,
     value_at,
@@ -84,6 +84,16 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, int]:
     return store, scripted_run(store)
 
 
+def lab_tables(store: Any, run_ids: list[int]) -> list[Any]:
+    """The run's results as ``wason show`` draws them."""
+    return results_terminal(FAMILY.results(store, run_ids))
+
+
+def lab_transcript(data: dict[str, Any], player: str) -> Any:
+    """One game's transcript as ``wason show --episode`` draws it."""
+    return transcript_terminal(lab_messages(data, player))
+
+
 def render(parts: Any, width: int = 200) -> list[str]:
     console = Console(width=width, record=True, color_system=None)
     for p in parts if isinstance(parts, list) else [parts]:
@@ -135,14 +145,14 @@ def test_the_json_report_of_a_played_run(played: tuple[Store, int]) -> None:
 
 def test_the_tables_fit_80_columns(played: tuple[Store, int]) -> None:
     store, rid = played
-    parts = FAMILY.report(store, [rid])
+    parts = report_tables(store, [rid])
     for width in (200, 80):
         lines = render(parts, width)
         long = [line for line in lines if len(line) > 80]
         assert not long, long
     text = "\n".join(render(parts))
-    assert "acc [95% CI]" in text and "succ: games with at least 90%" in text
-    assert "No curves: the ideal learner was not run" in text and "game by game" in text
+    assert "Acc" in text and "Succ: games with at least 90%" in text
+    assert "No curves: the ideal learner was not run" in text and "Game by game" in text
     assert f"run id: {rid}" in text
     assert "1/3" in text  # the success rate in its row
 
@@ -321,12 +331,12 @@ def test_model_and_solver_rows_with_a_long_model_name_fit_80_columns() -> None:
         lines = render(parts, width)
         assert not [line for line in lines if len(line) > 80], [line for line in lines if len(line) > 80]
     text = "\n".join(render(parts))
-    assert "solver (base)" in text and "ideal on " in text and "…" not in "\n".join(render(parts, 80))
+    assert "solver (baseline)" in text and "ideal on " in text and "…" not in "\n".join(render(parts, 80))
     # the long name is wrapped where a reader expects a break, not in the middle of a word
     narrow = render(parts, 80)
-    assert any(line.split()[1:2] == ["openrouter:some-"] for line in narrow)
+    assert any(line.split()[0:1] == ["openrouter:some-"] for line in narrow)
     assert any(line.strip() == "model-name-v2" for line in narrow)
-    assert any(line.startswith("a-rather-long-model-name-v2's") for line in narrow)
+    assert any(line.startswith("long-model-name-v2's") for line in narrow)
     # the comparison's columns: success (Wilson), test accuracy (t), exact theories, experiments
     scores = FAMILY.scores(store, 1)
     assert [s.short for s in scores] == ["Success", "Acc", "Exact", "Exp"]
@@ -357,10 +367,10 @@ def test_a_transcript_of_a_judged_game_and_of_an_errored_one(played: tuple[Store
     }
     text = "\n".join(render(lab_transcript(data, "llm"), 120))
     assert "verdict: unreadable (line 1: expected ':')" in text
-    assert "report judge: no (1 of 2 votes yes)" in text
+    assert "[report judge] no (1 of 2 votes yes)" in text
     assert "ideal learner on these experiments 0.50; on as many random ones 0.25" in text
     errored = {**data, "status": "errored", "error": "HTTP 500", "metrics": None}
-    assert "status: errored HTTP 500" in "\n".join(render(lab_transcript(errored, "llm"), 120))
+    assert "errored: HTTP 500" in "\n".join(render(lab_transcript(errored, "llm"), 120))
     ending = lab_ending(data["item"], data["metrics"])
     assert "Your theory could not be read: line 1: expected ':'" in ending
     assert "An ideal learner on your experiments would have predicted 50% right." in ending
@@ -391,7 +401,7 @@ def test_a_run_with_curves_places_the_player_between_random_and_ideal(tmp_path: 
     assert s["random_accuracy_budget"] == pytest.approx(sum(lasts) / 2)
     assert s["ideal_accuracy"] is not None and s["random_accuracy_same"] is not None
     lines = render(lab_tables(store, [rid]))
-    assert any(line.startswith("ideal on scripted's experiments") for line in lines)
+    assert any(line.startswith("ideal on scripted's") for line in lines)
     assert any(line.startswith("random experiments") for line in lines)
     assert all(len(line) <= 80 for line in lines)
 
@@ -413,11 +423,10 @@ def test_a_run_beside_its_solver_baseline(tmp_path: Path) -> None:
     assert s["completed"] == 2 and s["theories"] == 2
     # the solver writes the laws it identified: at least as good as the scripted player
     assert s["prediction_accuracy"]["mean"] >= report["summary"]["prediction_accuracy"]["mean"]
-    lines = render(FAMILY.report(store, [rid, bid]))
+    lines = render(report_tables(store, [rid, bid]))
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
-    rows = [line.split() for line in lines if line.lstrip().startswith(str(bid))]
-    assert rows and rows[0][1:3] == ["solver", "(base)"]
-    assert any(line.startswith("solver (base)") for line in lines)  # its curve
+    # the baseline's row in each table and its curve
+    assert sum(line.startswith("solver (baseline)") for line in lines) >= 3
 
 
 def test_a_counterexample_reads_as_the_experiment_and_what_differs() -> None:
@@ -448,11 +457,16 @@ def test_a_model_game_shows_its_system_prompt_folded(played: tuple[Store, int]) 
     )
     config = LabRunConfig.model_validate(as_model.config)
     prompt = FAMILY.protocol(config, data["item"]).system_prompt()
-    folded = "\n".join(render(FAMILY.transcript(data, as_model), 200))
+    hint = f"the whole prompt: wason show {rid} --episode 0 --full"  # as wason show adds it
+
+    def transcript(run: RunRow, *, full: bool = False) -> Any:
+        return transcript_terminal(FAMILY.messages(data, run), full=full, hint=hint)
+
+    folded = "\n".join(render(transcript(as_model), 200))
     assert f"[system]\n{prompt.splitlines()[0][:60]}" in folded
     assert f"more lines; the whole prompt: wason show {rid} --episode 0 --full]" in folded
     assert prompt.splitlines()[-1] not in folded
-    whole = "\n".join(render(FAMILY.transcript(data, as_model, full=True), 200))
+    whole = "\n".join(render(transcript(as_model, full=True), 200))
     assert " ".join(prompt.split()) in " ".join(whole.split()) and "more lines;" not in whole
     # a scripted player read no prompt: none is shown
-    assert "[system]" not in "\n".join(render(FAMILY.transcript(data, run), 200))
+    assert "[system]" not in "\n".join(render(transcript(run), 200))

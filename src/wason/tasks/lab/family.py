@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
-from rich.console import RenderableType
 
 from wason.core.family import (
     MAX_PATH_CHARS,
@@ -27,7 +26,8 @@ from wason.core.family import (
     check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
+from wason.core.records import Figure, RunReport, RunRow, Score
+from wason.core.results import Results, Transcript
 from wason.tasks.lab.game import (
     MAX_BUDGET,
     MAX_PER_TURN,
@@ -379,31 +379,20 @@ class LabFamily(Family[LabRunConfig]):
     def column(self, config: LabRunConfig, item: Mapping[str, Any]) -> str:
         return f"Lab {config.difficulty}"
 
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
+    def run_json(self, store: RunReader, run_id: int) -> RunReport:
         from wason.tasks.lab.report import lab_json
 
-        report = lab_json(store, run_ids[0])
-        report.baselines = [lab_json(store, r) for r in run_ids[1:]]
-        return report
+        return lab_json(store, run_id)
 
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        from wason.tasks.lab.report import lab_tables
+    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
+        from wason.tasks.lab.report import lab_results
 
-        return [*lab_tables(store, run_ids), run_footer(run_ids[0])]
+        return lab_results(store, run_ids)
 
-    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-        from wason.tasks.lab.report import lab_transcript
+    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
+        from wason.tasks.lab.report import lab_messages
 
-        system = self._system_prompt(run, data) if run.player == "llm" else None
-        return lab_transcript(data, run.player, system, full=full)
-
-    def _system_prompt(self, run: RunRow, data: Mapping[str, Any]) -> str | None:
-        # the system prompt the model read (None for a run whose configuration or item cannot be read)
-        try:
-            config = LabRunConfig.model_validate(run.config)
-            return self.protocol(config, data.get("item") or {}).system_prompt()
-        except (KeyError, TypeError, ValueError):
-            return None
+        return lab_messages(data, run.player, self.system_prompt(run, data) if run.player == "llm" else None)
 
     def scores(self, store: RunReader, run_id: int) -> list[Score]:
         from wason.tasks.lab.report import lab_scores

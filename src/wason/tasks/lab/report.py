@@ -1,7 +1,7 @@
 """Lab reports: prediction accuracy with intervals, the theory's verdicts, experiments used, and where a player
 stands between random experiments and an ideal learner on its own experiments; per run (a model's run, then its
-solver baseline), as JSON (:func:`lab_json`), tables (:func:`lab_tables`) and one game's transcript
-(:func:`lab_transcript`).
+solver baseline), as JSON (:func:`lab_json`), results the shared renderers draw (:func:`lab_results`) and one
+game's transcript (:func:`lab_messages`).
 
 Rates are k/n with the 95% Wilson interval; a game that errored counts in ``n`` of the success rate as a loss
 (and apart), a void one in nothing. Means over games (prediction accuracy) carry a 95% Student t interval over
@@ -16,14 +16,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from rich.console import Group, RenderableType
-from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.game import VOID
-from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
-from wason.core.views import legend, wrap_name
-from wason.core.views import narrow_table as _table
+from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, calls_note, run_header
+from wason.core.results import (
+    Cell,
+    Column,
+    Message,
+    Results,
+    Table,
+    Transcript,
+    episode_outcome,
+    results_title,
+)
+from wason.core.results import Mean as ResultMean
 from wason.metrics.rates import mean_present, t_quantile
 from wason.tasks.lab.laws import Value, format_value
 
@@ -273,38 +280,22 @@ def _who(data: Mapping[str, Any]) -> str:
         who = "solver" if data["design"] == "information" else f"solver ({data['design']})"
     else:
         who = str(data["player"])
-    return who + (" (base)" if data["config"].get("baseline_for") else "")
+    return who + (" (baseline)" if data["config"].get("baseline_for") else "")
 
 
 def _f(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _share(x: float) -> str:
-    """0.25 as ``.25``, 1 as ``1``: the short form intervals take in narrow tables."""
-    text = f"{x:.2f}"
-    return {"0.00": "0", "1.00": "1"}.get(text, text.lstrip("0"))
+def _ratio(rate: Mapping[str, Any] | None) -> str:
+    """``k/n``: a rate in a sentence (tables show its interval)."""
+    return "-" if not rate or not rate["n"] else f"{rate['k']}/{rate['n']}"
 
 
-def _rate(rate: Mapping[str, Any] | None) -> str:
-    """``k/n [low,high]``: a rate with its 95% Wilson interval, narrow enough for an 80-column table."""
-    if not rate or not rate["n"]:
-        return "-"
-    low, high = rate["interval"]
-    return f"{rate['k']}/{rate['n']} [{_share(low)},{_share(high)}]"
-
-
-def _acc(mean: Mapping[str, Any]) -> str:
-    if mean["mean"] is None:
-        return "-"
-    if mean["low"] is None:
-        return f"{mean['mean']:.2f}"
-    return f"{mean['mean']:.2f} [{_share(mean['low'])},{_share(mean['high'])}]"
-
-
-def _text(text: str, style: str = "") -> Text:
-    """A paragraph wrapped at 80 columns, whatever the console's width."""
-    return legend(text, style)
+def _mean(mean: Mapping[str, Any]) -> ResultMean:
+    low, high = mean.get("low"), mean.get("high")
+    interval = (float(low), float(high)) if low is not None and high is not None else None
+    return ResultMean(value=mean.get("mean"), interval=interval, n=mean.get("n"))
 
 
 def _budget(data: Mapping[str, Any]) -> int:
@@ -316,96 +307,144 @@ def _budget(data: Mapping[str, Any]) -> int:
     return int(BUDGETS.get(str(data["config"].get("difficulty", "easy")), 20))
 
 
-def lab_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-    """Table 1: a row per run (the model's, then its baselines); table 2: the curves, so a player is placed
-    between random experiments and an ideal learner; and, for a small run, a row per game. Each fits 80
-    columns, its abbreviations in a legend under it."""
+def lab_results(store: RunReader, run_ids: Sequence[int]) -> Results:
+    """Table 1: a row per run (the model's, then its baselines); then what is beside the score; then the curves,
+    so a player is placed between random experiments and an ideal learner; and, for a small run, a row per
+    game."""
     runs = [lab_json(store, r).model_dump() for r in run_ids]
     first = runs[0]
     cfg = first["config"]
     budget = _budget(first)
-    main = _table(
-        f"Run {first['run']}: lab {cfg.get('difficulty', '?')}, seed {cfg.get('seed', 0)}, "
-        f"{first['summary']['episodes']} games, budget {budget}"
+    player = Column(key="player", name="Player")
+    main = Table(
+        name="scores",
+        title=(
+            f"Lab {cfg.get('difficulty', '?')}, seed {cfg.get('seed', 0)}, {first['summary']['episodes']} games, "
+            f"budget {budget}"
+        ),
+        columns=[
+            player,
+            Column(
+                key="succ",
+                name="Succ",
+                kind="rate",
+                legend=f"games with at least {cfg.get('pass_mark', 0.9):.0%} of the test predicted right "
+                "(errored games count as losses)",
+            ),
+            Column(
+                key="acc",
+                name="Acc",
+                kind="mean",
+                digits=2,
+                legend="share of test experiments predicted right",
+            ),
+            Column(
+                key="thy",
+                name="Thy≡",
+                kind="rate",
+                legend="theories exactly equivalent to the hidden laws, of those given",
+            ),
+            Column(key="exp", name="Exp", kind="mean", digits=1, legend="experiments used"),
+        ],
+        rows=[
+            {
+                "player": _who(data),
+                "run": data["run"],
+                "succ": Rate.model_validate(data["summary"]["success"]),
+                "acc": _mean(data["summary"]["prediction_accuracy"]),
+                "thy": Rate.model_validate(data["summary"]["theory_equivalent"]),
+                "exp": data["summary"]["experiments"],
+            }
+            for data in runs
+        ],
+        legend="Means over games.",
     )
-    main.add_column("run", justify="right", no_wrap=True)
-    main.add_column("player", overflow="fold")
-    for col in ("succ [95% CI]", "acc [95% CI]", "thy≡ [95% CI]", "exp"):
-        main.add_column(col, justify="right", no_wrap=True)
-    more = _table("Beside the score")
-    more.add_column("run", justify="right", no_wrap=True)
-    for col in ("chg", "ideal", "rand", "refused", "format", "cut"):
-        more.add_column(col, justify="right", no_wrap=True)
-    for data in runs:
-        s = data["summary"]
-        main.add_row(
-            str(data["run"]),
-            wrap_name(_who(data), 16),
-            _rate(s["success"]),
-            _acc(s["prediction_accuracy"]),
-            _rate(s["theory_equivalent"]),
-            _f(s["experiments"], 1),
-        )
-        more.add_row(
-            str(data["run"]),
-            _f(s["changed_accuracy"]),
-            _f(s["ideal_accuracy"]),
-            _f(s["random_accuracy_same"]),
-            str(s["invalid_requests"]),
-            str(s["format_errors"]),
-            str(s["truncated"]),
-        )
-    legend = _text(
-        f"succ: games with at least {cfg.get('pass_mark', 0.9):.0%} of the test predicted right (k/n [95% "
-        "Wilson interval]; errored games count as losses). acc: share of test experiments predicted right, "
-        "mean over games [95% t interval]. thy≡: theories exactly equivalent to the hidden laws, of those "
-        "given. exp: experiments used, mean over games.",
-        style="dim",
+    more = Table(
+        name="beside",
+        title="Beside the score",
+        columns=[
+            player,
+            Column(key="chg", name="Chg", kind="mean", digits=2, legend="changed properties predicted right"),
+            Column(
+                key="ideal",
+                name="Ideal",
+                kind="mean",
+                digits=2,
+                legend="an ideal learner on the player's experiments",
+            ),
+            Column(
+                key="rand",
+                name="Rand",
+                kind="mean",
+                digits=2,
+                legend="an ideal learner on as many random experiments",
+            ),
+            Column(key="refused", name="Refused", kind="count", legend="requests the lab refused"),
+            Column(key="format", name="Format", kind="count", legend="replies that could not be read"),
+            Column(
+                key="cut",
+                name="Cut",
+                kind="count",
+                legend="replies cut off at the token limit (--max-tokens; counted apart)",
+            ),
+        ],
+        rows=[
+            {
+                "player": _who(data),
+                "run": data["run"],
+                "chg": data["summary"]["changed_accuracy"],
+                "ideal": data["summary"]["ideal_accuracy"],
+                "rand": data["summary"]["random_accuracy_same"],
+                "refused": data["summary"]["invalid_requests"],
+                "format": data["summary"]["format_errors"],
+                "cut": data["summary"]["truncated"],
+            }
+            for data in runs
+        ],
+        legend="Each refused or unreadable reply cost its turn.",
     )
-    more_legend = _text(
-        "chg: changed properties predicted right. ideal: an ideal learner on the player's experiments. rand: "
-        "an ideal learner on as many random experiments. refused: requests the lab refused; format: replies "
-        "that could not be read; cut: replies cut off at the token limit (--max-tokens; counted apart). Each "
-        "cost its turn.",
-        style="dim",
-    )
-    parts: list[RenderableType] = [main, legend, more, more_legend]
+    tables = [main, more]
+    notes = []
     if any(d["summary"]["curves"]["ideal"] or d["summary"]["curves"]["random"] for d in runs):
-        parts.append(_curve_table(runs, budget))
+        tables.append(_curve_table(runs, budget))
     elif cfg.get("curve") is False:
-        parts.append(_text("No curves: the ideal learner was not run (--no-curve).", "dim"))
-    notes = _notes(runs)
-    parts += [_text(n) for n in notes]
+        notes.append("No curves: the ideal learner was not run (--no-curve).")
+    notes += _notes(runs)
     if first["summary"]["episodes"] <= SMALL_RUN:
-        parts.append(_episode_table(first))
-    return parts
+        tables.append(_episode_table(first))
+    calls = first["calls"]
+    if calls["calls"] or calls["cached_calls"]:
+        notes.append(calls_note(calls))
+    return Results(title=results_title(store.get_run(run_ids[0])), tables=tables, notes=notes)
 
 
-def _curve_table(runs: Sequence[Mapping[str, Any]], budget: int) -> RenderableType:
+def _curve_table(runs: Sequence[Mapping[str, Any]], budget: int) -> Table:
     points = sorted({k for k in CURVE_POINTS if k < budget} | {budget})
-    table = _table("Test accuracy after k experiments (mean over games)")
-    table.add_column("learner", overflow="fold")
-    for k in points:
-        table.add_column(f"k={k}", justify="right", no_wrap=True)
+    rows: list[dict[str, Cell]] = []
 
     def row(label: str, curve: Sequence[float]) -> None:
-        cells = [_f(curve[min(k, len(curve) - 1)]) if curve else "-" for k in points]
-        table.add_row(label, *cells)
+        rows.append(
+            {"learner": label, **{f"k{k}": curve[min(k, len(curve) - 1)] if curve else None for k in points}}
+        )
 
     for data in runs:
         ideal = data["summary"]["curves"]["ideal"]
-        label = _who(data) if data["player"] == "solver" else f"ideal on {_who(data)}'s experiments"
-        row(wrap_name(label, 34), ideal)
+        row(_who(data) if data["player"] == "solver" else f"ideal on {_who(data)}'s experiments", ideal)
     row("random experiments", runs[0]["summary"]["curves"]["random"])
     null = runs[0]["summary"]["null_accuracy"]
     if null is not None:
         row("'nothing changes'", [null])
-    return Group(
-        table,
-        _text(
-            "Each row: what an ideal learner predicts after k experiments of that design (a player that "
-            "stopped early counts at its last point); 'nothing changes': predicting no change at all.",
-            style="dim",
+    return Table(
+        name="curves",
+        title="Test accuracy after k experiments (mean over games)",
+        columns=[
+            Column(key="learner", name="Learner"),
+            *(Column(key=f"k{k}", name=f"k={k}", kind="mean", digits=2) for k in points),
+        ],
+        rows=rows,
+        legend=(
+            "Each row: what an ideal learner predicts after k experiments of that design (a player that stopped "
+            "early counts at its last point); 'nothing changes': predicting no change at all."
         ),
     )
 
@@ -422,12 +461,13 @@ def _notes(runs: Sequence[Mapping[str, Any]]) -> list[str]:
             eq_all = s["theory_equivalent_all"]
             notes.append(
                 f"{who}: {s['theories']} theories given, {s['theory_errors']} unreadable; equivalent "
-                f"{_rate(s['theory_equivalent'])} of those given, {_rate(eq_all)} of all games; "
+                f"{_ratio(s['theory_equivalent'])} of those given, {_ratio(eq_all)} of all games; "
                 f"their test accuracy {_f(s['theory_accuracy'])}"
             )
         if s["report_judge"]:
-            rj = s["report_judge"]
-            notes.append(f"{who}: the report judge said yes to {_rate(rj)} reports (decides nothing)")
+            notes.append(
+                f"{who}: the report judge said yes to {_ratio(s['report_judge'])} reports (decides nothing)"
+            )
         if s["errored"] or s["void"] or s["unfinished"]:
             notes.append(
                 f"{who}: {s['errored']} errored, {s['void']} void, {s['unfinished']} not finished "
@@ -436,25 +476,39 @@ def _notes(runs: Sequence[Mapping[str, Any]]) -> list[str]:
     return notes
 
 
-def _episode_table(data: Mapping[str, Any]) -> RenderableType:
-    table = _table(f"Run {data['run']}, game by game")
-    for col in ("#", "domain", "acc", "theory", "exp", "ideal", "status"):
-        table.add_column(col, justify="left" if col in ("theory", "status") else "right")
+def _episode_table(data: Mapping[str, Any]) -> Table:
+    rows: list[dict[str, Cell]] = []
     for e in data["episodes"]:
         domain = "-" if e["domain"] is None else str(e["domain"])
         if e["trial"] and e["trial"] > 1:
             domain += f".{e['trial']}"
         status = e["status"] if e["status"] != "completed" else ("passed" if e["success"] else "failed")
-        table.add_row(
-            str(e["index"]),
-            domain,
-            _f(e["prediction_accuracy"]),
-            e["theory"],
-            "-" if e["experiments"] is None else str(e["experiments"]),
-            _f(e["ideal_accuracy"]),
-            status,
+        rows.append(
+            {
+                "index": e["index"],
+                "episode": e["index"],
+                "domain": domain,
+                "acc": e["prediction_accuracy"],
+                "theory": e["theory"],
+                "exp": e["experiments"],
+                "ideal": e["ideal_accuracy"],
+                "status": status,
+            }
         )
-    return table
+    return Table(
+        name="games",
+        title="Game by game",
+        columns=[
+            Column(key="index", name="#", kind="count"),
+            Column(key="domain", name="Domain"),
+            Column(key="acc", name="Acc", kind="mean", digits=2),
+            Column(key="theory", name="Theory"),
+            Column(key="exp", name="Exp", kind="count"),
+            Column(key="ideal", name="Ideal", kind="mean", digits=2),
+            Column(key="status", name="Status"),
+        ],
+        rows=rows,
+    )
 
 
 # -- one game ------------------------------------------------------------------------------------------------
@@ -514,87 +568,76 @@ def _truths(domain_json: Any, trials: Sequence[Mapping[str, Any]]) -> list[str |
     return out
 
 
-def lab_transcript(
-    data: dict[str, Any], player: str, system: str | None = None, *, full: bool = False
-) -> RenderableType:
-    """One game: the system prompt the player read (folded unless ``full``), the lab, each request and the lab
-    assistant's report, the test with the answer against the truth, the theory beside the hidden laws, and the
-    scores."""
+def lab_messages(data: Mapping[str, Any], player: str, system: str | None = None) -> Transcript:
+    """One game: the system prompt the player read, the lab, each request and the lab assistant's report, the
+    test with the answer against the truth, the theory beside the hidden laws, and the scores."""
     item = data.get("item") or {}
     domain = {**(item.get("lab") or {}), **(item.get("domain") or {})}
     m = data.get("metrics") or {}
-    parts: list[RenderableType] = [
-        Text(
-            f"Run {data['run']}, game {data['index']}: lab {item.get('difficulty')}, domain {item.get('index')} "
-            f"(seed {domain.get('seed')}), trial {item.get('trial', 1)}",
-            style="bold",
-        )
-    ]
-    if system:
-        hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
-        parts.append(Text(f"[system]\n{fold_text(system, full=full, hint=hint)}", style="dim"))
+    title = (
+        f"Run {data['run']}, game {data['index']}: lab {item.get('difficulty')}, domain {item.get('index')} "
+        f"(seed {domain.get('seed')}), trial {item.get('trial', 1)}"
+    )
+    out: list[Message] = [Message(role="system", name="system", text=system)] if system else []
     lab = ["The lab:"]
     for o in domain.get("objects") or []:
         lab.append(f"  {o.get('name')} ({o.get('type')}): {_values(o.get('values') or {})}")
     for op in domain.get("operations") or []:
         args = "X" if op.get("arity") == 1 else "X, Y"
         lab.append(f"  operation {op.get('name')}({args})")
-    parts.append(Text("\n".join(lab), style="dim"))
+    out.append(Message(role="game", name="lab", text="\n".join(lab)))
     who = "model" if player == "llm" else player
     trials: list[Mapping[str, Any]] = []
     answer: Mapping[str, Any] | None = None
     for t in data.get("turns") or []:
         action = t.get("action") or {}
-        parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))
-        parts.append(Text(t["reply"] if t.get("reply") is not None else _describe(action)))
+        text = t["reply"] if t.get("reply") is not None else _describe(action)
+        out.append(Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=text, turn=t["index"]))
         if t.get("feedback"):
-            parts.append(Text(f"[lab] {t['feedback']}", style="green"))
+            out.append(Message(role="game", name="lab", text=t["feedback"], turn=t["index"]))
         obs = t.get("observation") or {}
         if obs.get("trials"):
             trials = list(obs["trials"])
         if action.get("type") == "Answer":
             answer = action
     if trials:
-        parts.append(Text("\nThe test (prediction / truth):", style="bold"))
         predictions = list((answer or {}).get("predictions") or [])
         right = m.get("predicted") or []
         truths = _truths(domain, trials)
+        lines = []
         for k, trial in enumerate(trials):
             names = ", ".join(str(o.get("name")) for o in trial.get("objects") or [])
             where = "; ".join(
                 f"{o.get('name')}: {_values(o.get('values') or {})}" for o in trial.get("objects") or []
             )
             pred = _prediction(predictions[k]) if k < len(predictions) and answer is not None else "(none)"
-            mark = ""
-            if k < len(right):
-                mark = "right" if right[k] else "WRONG"
-            line = Text(f"{k + 1}. {trial.get('op')}({names}) where {where}\n   predicted: {pred}")
+            line = f"{k + 1}. {trial.get('op')}({names}) where {where}\n   predicted: {pred}"
             if truths[k] is not None:
-                line.append(f"\n   truth: {truths[k]}")
-            if mark:
-                line.append(f"   {mark}", style="green" if mark == "right" else "bold red")
-            parts.append(line)
-    if data.get("status") == "completed":
-        parts.append(Text("\nTheory:", style="bold"))
-        parts.append(Text(str(m.get("theory") or "(none)")))
-        said = f"verdict: {theory_verdict(m)}"
-        if m.get("theory_error"):
-            said += f" ({m['theory_error']})"
-        if m.get("theory_accuracy") is not None:
-            said += f"; its test accuracy {m['theory_accuracy']:.2f}"
-        parts.append(Text(said))
-        if m.get("counterexample"):
-            parts.append(Text(f"counterexample: {_counterexample(m['counterexample'])}"))
-        laws = m.get("laws") or domain.get("law_text") or []
-        parts.append(Text("Hidden laws:\n" + "\n".join(f"  {law}" for law in laws), style="bold"))
-        parts.append(Text("\n".join(_score_lines(m)), style="bold"))
-        if m.get("report"):
-            parts.append(Text(f"report: {m['report']}"))
-        if isinstance(m.get("report_judge"), Mapping):
-            parts.append(Text(f"report judge: {_judge_line(m['report_judge'])}"))
-    else:
-        parts.append(Text(f"\nstatus: {data.get('status')} {data.get('error') or ''}", style="bold red"))
-    return Group(*parts)
+                line += f"\n   truth: {truths[k]}"
+            if k < len(right):
+                line += "   right" if right[k] else "   WRONG"
+            lines.append(line)
+        out.append(Message(role="note", name="the test (prediction / truth)", text="\n".join(lines)))
+    if data.get("status") != "completed":
+        out.append(episode_outcome(data))
+        return Transcript(title=title, messages=out, success=data.get("success"))
+    said = f"verdict: {theory_verdict(m)}"
+    if m.get("theory_error"):
+        said += f" ({m['theory_error']})"
+    if m.get("theory_accuracy") is not None:
+        said += f"; its test accuracy {m['theory_accuracy']:.2f}"
+    theory = [str(m.get("theory") or "(none)"), said]
+    if m.get("counterexample"):
+        theory.append(f"counterexample: {_counterexample(m['counterexample'])}")
+    out.append(Message(role="note", name="theory", text="\n".join(theory)))
+    laws = m.get("laws") or domain.get("law_text") or []
+    out.append(Message(role="note", name="hidden laws", text="\n".join(f"  {law}" for law in laws)))
+    if m.get("report"):
+        out.append(Message(role="note", name="report", text=str(m["report"])))
+    if isinstance(m.get("report_judge"), Mapping):
+        out.append(Message(role="note", name="report judge", text=_judge_line(m["report_judge"])))
+    out.append(Message(role="outcome", name="score", text="\n".join(_score_lines(m))))
+    return Transcript(title=title, messages=out, success=data.get("success"))
 
 
 def _counterexample(ce: Any) -> str:
