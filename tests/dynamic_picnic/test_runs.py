@@ -17,6 +17,7 @@ from tests.reference import reference
 from wason.cli import main
 from wason.core import session
 from wason.games import Games
+from wason.report.render import results_terminal
 from wason.store import Store
 from wason.tasks.dynamic_picnic.family import FAMILY
 from wason.tasks.dynamic_picnic.rules import published_rules
@@ -101,11 +102,11 @@ def test_a_model_plays_against_a_validating_game_master(
 
     assert main(["show", str(run.id), "--db", db]) == 0
     shown = capsys.readouterr().out
-    assert "rules rejected by validation (not counted): 0" in shown and "seconds" in shown
+    assert "rules rejected by validation (not counted): 0" in shown and "Seconds" in shown
     assert total["seconds"] >= 0.0
     assert main(["show", str(run.id), "--db", db, "--episode", "0"]) == 0
     out = capsys.readouterr().out
-    assert "Player: Can I bring a stapler?" in out and "No, you cannot bring stapler." in out
+    assert "[Player]\nCan I bring a stapler?" in out and "[Game Master] No, you cannot bring stapler." in out
     # the published prompt, sent every turn, is shown once and folded; --full shows it whole
     assert f"more lines; the whole prompt: wason show {run.id} --episode 0 --full]" in out
     assert main(["show", str(run.id), "--db", db, "--episode", "0", "--full"]) == 0
@@ -113,10 +114,11 @@ def test_a_model_plays_against_a_validating_game_master(
     assert "more lines; the whole prompt" not in whole and len(whole.splitlines()) > len(out.splitlines())
     # the tables fit an 80-column terminal without cutting a word
     console = Console(width=80, record=True)
-    for part in FAMILY.report(store, [run.id]):
+    for part in results_terminal(FAMILY.results(store, [run.id])):
         console.print(part)
     text = console.export_text()
-    assert "won [95% CI]" in text and "1/1 [.21,1]" in text
+    # the one game, won: 1/1, 100% with its Wilson interval
+    assert "Won" in text and "100% [21-100]" in text and "1/1" in text
     assert all(len(line) <= 80 for line in text.splitlines()) and "…" not in text
     # the comparison's columns: the win rate with its Wilson interval first, then what the games took
     scores = FAMILY.scores(store, run.id)

@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
-from rich.console import RenderableType
 
 from wason.core.family import (
     GIVE_UP_MOVE,
@@ -37,7 +36,8 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, TextProtocol
-from wason.core.records import CallContext, RunReport, RunRow, Score, run_footer
+from wason.core.records import CallContext, RunReport, RunRow, Score
+from wason.core.results import Results, Transcript
 from wason.tasks.dynamic_picnic.game import (
     MAX_CANDIDATES,
     MAX_INIT,
@@ -476,18 +476,15 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
         report.baselines = [picnic_json(store, r) for r in run_ids[1:]] or None
         return report
 
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        from wason.tasks.dynamic_picnic.report import picnic_tables
+    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
+        from wason.tasks.dynamic_picnic.report import picnic_results
 
-        return [
-            *picnic_tables(store, list(run_ids)),
-            run_footer(run_ids[0]),
-        ]
+        return picnic_results(store, list(run_ids))
 
-    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-        from wason.tasks.dynamic_picnic.report import picnic_transcript
+    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
+        from wason.tasks.dynamic_picnic.report import picnic_messages
 
-        return picnic_transcript(data, full=full)
+        return picnic_messages(data)
 
     def scores(self, store: RunReader, run_id: int) -> list[Score]:
         from wason.tasks.dynamic_picnic.report import picnic_scores

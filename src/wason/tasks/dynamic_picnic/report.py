@@ -1,19 +1,26 @@
-"""Dynamic Picnic reports: win rates per level with Wilson intervals (rules the validation rejected counted
-apart, never as losses), turns, examples seen, the judges side by side; one episode's transcript."""
+"""Dynamic Picnic results, as data the shared renderers draw: win rates per level with Wilson intervals (rules
+the validation rejected counted apart, never as losses), turns, examples seen, the judges side by side; one
+episode's transcript."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Any
-
-from rich.console import Group, RenderableType
-from rich.text import Text
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, Rate, RunReport, Score, calls_note, fold_text, run_header
-from wason.core.views import legend as _legend
-from wason.core.views import narrow_table as _table
+from wason.core.records import CallTotals, Rate, RunReport, Score, calls_note, run_header
+from wason.core.results import (
+    Cell,
+    Column,
+    Message,
+    Results,
+    Table,
+    Transcript,
+    episode_outcome,
+    named_runs,
+    results_title,
+)
 
 
 class PicnicRunReport(RunReport):
@@ -98,82 +105,107 @@ def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
     )
 
 
-def _share(x: float) -> str:
-    """0.25 as ``.25``, 1 as ``1``: the short form intervals take in narrow tables."""
-    text = f"{x:.2f}"
-    return {"0.00": "0", "1.00": "1"}.get(text, text.lstrip("0"))
-
-
-def _cell(rate: Rate | None) -> str:
-    """``k/n [low,high]``: a rate with its 95% Wilson interval, narrow enough for an 80-column table."""
-    if rate is None or not rate.n:
-        return "-"
-    low, high = rate.interval
-    return f"{rate.k}/{rate.n} [{_share(low)},{_share(high)}]"
-
-
-def _num(x: float | None) -> str:
-    return "-" if x is None else f"{x:.1f}"
-
-
-def picnic_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:
-    """Per run: how its games ended per level (win rate and the judges, with 95% Wilson intervals), then what
-    they took; each fits 80 columns, its abbreviations in a legend under it."""
-    out: list[RenderableType] = []
-    for run_id in run_ids:
-        report = picnic_json(store, run_id)
-        who = report.model if report.player == "llm" and report.model else report.player
-        if report.config.get("baseline_for"):
-            who += " (baseline)"
-        ended = _table(f"Dynamic Picnic, run {run_id}: {who}")
-        for column in ("level", "games", "won [95% CI]", "LLM judge", "code check", "gave up", "no turns"):
-            ended.add_column(column, justify="left" if column == "level" else "right", no_wrap=True)
-        took = _table(f"Run {run_id}: what the games took (means over games)")
-        for column in ("level", "turns", "pos.", "neg.", "asked", "seconds", "format", "cut"):
-            took.add_column(column, justify="left" if column == "level" else "right", no_wrap=True)
+def picnic_results(store: RunReader, run_ids: list[int]) -> Results:
+    """How the games ended per level (win rate and the judges, with 95% Wilson intervals), then what they took;
+    a row per run and level; the rules the validation rejected in the notes."""
+    named = named_runs(store, run_ids)
+    ended: list[dict[str, Cell]] = []
+    took: list[dict[str, Cell]] = []
+    notes: list[str] = []
+    for name, run in named:
+        report = picnic_json(store, run.id)
         for row in report.levels:
-            ended.add_row(
-                row["level"],
-                str(row["games"]),
-                _cell(Rate.model_validate(row["wins"])),
-                _cell(Rate.model_validate(row["llm_judge"]) if row["llm_judge"] else None),
-                _cell(Rate.model_validate(row["code_check"]) if row["code_check"] else None),
-                str(row["gave_up"]),
-                str(row["out_of_turns"]),
+            key = {"player": name, "run": run.id, "level": row["level"]}
+            ended.append(
+                key
+                | {
+                    "games": row["games"],
+                    "won": Rate.model_validate(row["wins"]),
+                    "llm": Rate.model_validate(row["llm_judge"]) if row["llm_judge"] else None,
+                    "code": Rate.model_validate(row["code_check"]) if row["code_check"] else None,
+                    "gave_up": row["gave_up"],
+                    "no_turns": row["out_of_turns"],
+                }
             )
-            took.add_row(
-                row["level"],
-                _num(row["turns"]),
-                _num(row["positives_seen"]),
-                _num(row["negatives_seen"]),
-                _num(row["questions"]),
-                _num(row["seconds"]),
-                str(row["format_errors"]),
-                str(row["truncated"]),
+            took.append(
+                key
+                | {
+                    "turns": row["turns"],
+                    "pos": row["positives_seen"],
+                    "neg": row["negatives_seen"],
+                    "asked": row["questions"],
+                    "seconds": row["seconds"],
+                    "format": row["format_errors"],
+                    "cut": row["truncated"],
+                }
             )
-        out += [
-            ended,
-            _legend(
-                "won: games won, k/n [95% Wilson interval]; LLM judge, code check: the last guess accepted, of "
-                "the games each judged; no turns: games that ran out of turns."
-            ),
-            took,
-            _legend(
-                "pos., neg.: examples seen that can and cannot be brought; asked: questions asked; format: "
-                "replies the game master could not read; cut: replies cut off at the token limit (--max-tokens; "
-                "each costs what a format error costs)."
-            ),
-        ]
-        notes = [f"rules rejected by validation (not counted): {len(report.rejected)}"]
+        who = f"run {run.id}: " if len(named) > 1 else ""
+        notes.append(f"{who}rules rejected by validation (not counted): {len(report.rejected)}")
         reasons: dict[str, int] = defaultdict(int)
         for r in report.rejected:
             reasons[str(r["reason"])] += 1
         notes += [f"  {n} x {reason}" for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:5]]
         if report.errored or report.pending:
-            notes.append(f"errored {report.errored}, not played {report.pending}")
+            notes.append(f"{who}errored {report.errored}, not played {report.pending}")
         notes.append(calls_note(report.calls.model_dump()))
-        out.append(Text("\n".join(notes)))
-    return out
+    key_columns = [Column(key="player", name="Player"), Column(key="level", name="Level")]
+    tables = [
+        Table(
+            name="ended",
+            title="Dynamic Picnic: how the games ended",
+            columns=[
+                *key_columns,
+                Column(key="games", name="Games", kind="count"),
+                Column(key="won", name="Won", kind="rate", legend="games won"),
+                Column(
+                    key="llm",
+                    name="LLM judge",
+                    kind="rate",
+                    legend="the last guess accepted, of the games it judged",
+                ),
+                Column(
+                    key="code",
+                    name="Code check",
+                    kind="rate",
+                    legend="the last guess accepted, of the games it judged",
+                ),
+                Column(key="gave_up", name="Gave up", kind="count"),
+                Column(key="no_turns", name="No turns", kind="count", legend="games that ran out of turns"),
+            ],
+            rows=ended,
+        ),
+        Table(
+            name="took",
+            title="What the games took (means over games)",
+            columns=[
+                *key_columns,
+                Column(key="turns", name="Turns", kind="mean", digits=1),
+                Column(
+                    key="pos", name="Pos.", kind="mean", digits=1, legend="examples seen that can be brought"
+                ),
+                Column(
+                    key="neg",
+                    name="Neg.",
+                    kind="mean",
+                    digits=1,
+                    legend="examples seen that cannot be brought",
+                ),
+                Column(key="asked", name="Asked", kind="mean", digits=1, legend="questions asked"),
+                Column(key="seconds", name="Seconds", kind="mean", digits=1),
+                Column(
+                    key="format", name="Format", kind="count", legend="replies the game master could not read"
+                ),
+                Column(
+                    key="cut",
+                    name="Cut",
+                    kind="count",
+                    legend="replies cut off at the token limit (--max-tokens; each costs what a format error costs)",
+                ),
+            ],
+            rows=took,
+        ),
+    ]
+    return Results(title=results_title(named[0][1]), tables=tables, notes=notes)
 
 
 def _mean_score(name: str, short: str, values: Sequence[float], legend: str) -> Score:
@@ -220,39 +252,40 @@ def picnic_scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def picnic_transcript(data: dict[str, Any], *, full: bool = False) -> RenderableType:
-    """One episode: the published prompt the player read each turn (its first, folded unless ``full``), the
-    conversation as the player saw it, then the result and the judges."""
+def picnic_messages(data: Mapping[str, Any]) -> Transcript:
+    """One episode: the published prompt the player read each turn (its first), the conversation as the player
+    saw it, then the result and the judges."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     m = data.get("metrics") or {}
-    text = rule.get("text") or m.get("rule_text")
-    kind = m.get("kind") or rule.get("kind")
-    parts: list[RenderableType] = [
-        Text(f"Run {data['run']}, episode {data['index']}: {text} ({kind})", style="bold")
-    ]
+    text, kind = rule.get("text") or m.get("rule_text"), m.get("kind") or rule.get("kind")
+    title = f"Run {data['run']}, episode {data['index']}: {text} ({kind})"
+    out: list[Message] = []
     turns = data.get("turns") or []
     if turns and turns[0].get("feedback"):
-        hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
-        parts.append(
-            Text("[the published prompt, sent every turn with the conversation so far]", style="dim")
+        out.append(
+            Message(
+                role="system",
+                name="the published prompt, sent every turn with the conversation so far",
+                text=str(turns[0]["feedback"]),
+            )
         )
-        parts.append(Text(fold_text(str(turns[0]["feedback"]), full=full, hint=hint), style="dim"))
     history: list[Any] = []
     for turn in turns:
         history = (turn.get("observation") or {}).get("history") or history
     for speaker, said in history:
-        parts.append(Text(f"{speaker}: {said}"))
-    if m:
-        parts.append(
-            Text(
-                f"\nend: {m.get('end_reason')}; turns {m.get('turns')}; LLM judge {m.get('llm_verdict')}; "
-                f"code check {m.get('code_check')} (decided by {m.get('decided_by')})",
-                style="bold",
-            )
+        role: Literal["player", "game"] = (
+            "game" if str(speaker).lower().startswith(("game", "host", "master")) else "player"
         )
+        out.append(Message(role=role, name=str(speaker), text=str(said)))
+    if m:
+        said = (
+            f"end: {m.get('end_reason')}; turns {m.get('turns')}; LLM judge {m.get('llm_verdict')}; "
+            f"code check {m.get('code_check')} (decided by {m.get('decided_by')})"
+        )
+        out.append(Message(role="outcome", name="ended", text=said))
         if m.get("rejection"):
-            parts.append(Text(f"rejected: {m['rejection']}", style="bold red"))
+            out.append(Message(role="note", name="rejected", text=str(m["rejection"])))
     if data.get("status") not in (None, "completed"):
-        parts.append(Text(f"status: {data['status']} {data.get('error') or ''}", style="bold red"))
-    return Group(*parts)
+        out.append(episode_outcome(data))
+    return Transcript(title=title, messages=out, success=data.get("success"))
