@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wason.core import registry
-from wason.core.family import EpisodeContext, Family, Item, RunSettings, endpoint_fields, model_fields
+from wason.core.family import Family, Item, RunSettings, endpoint_fields, model_fields
 from wason.core.game import PLAYER_METRICS
 
 if TYPE_CHECKING:
@@ -117,6 +117,41 @@ class FamilyReport:
         lines += [f"  FAIL  {name}: {message}" for name, message in self.failed]
         lines += [f"  skip  {name}: {reason}" for name, reason in self.skipped]
         return "\n".join(lines)
+
+
+class _PublicReader:
+    """The store as the server hands it to a family's reports (a :class:`~wason.core.family.RunReader`): an
+    episode whose game is not over reduced to its item's public keys, its item key hidden, and a run with such a
+    game reduced to the public part of its configuration (:mod:`wason.core.public`)."""
+
+    def __init__(self, store: Store, family: Family[Any]) -> None:
+        self.store, self.family, self.url = store, family, store.url
+
+    def get_run(self, run_id: int) -> Any:
+        from wason.core.public import is_over, public_run
+
+        over = all(is_over(e.status) for e in self.store.list_episodes(run_id))
+        return public_run(self.store.get_run(run_id), self.family, over=over)
+
+    def list_runs(self) -> list[Any]:
+        return [self.get_run(r.id) for r in self.store.list_runs()]
+
+    def list_episodes(self, run_id: int) -> list[Any]:
+        from wason.core.public import public_episode
+
+        return [public_episode(e, self.family) for e in self.store.list_episodes(run_id)]
+
+    def list_turns(self, episode_id: int) -> list[dict[str, Any]]:
+        return self.store.list_turns(episode_id)
+
+    def call_totals(self, run_id: int) -> dict[str, int]:
+        return self.store.call_totals(run_id)
+
+    def finish_reasons(self, run_id: int) -> dict[str, int]:
+        return self.store.finish_reasons(run_id)
+
+    def unreadable_counts(self, run_id: int) -> dict[str, int]:
+        return self.store.unreadable_counts(run_id)
 
 
 class _Skip(Exception):
@@ -229,6 +264,14 @@ def _forms(text: str) -> list[str]:
     return out
 
 
+def _render(renderable: Any) -> str:
+    from rich.console import Console
+
+    out = io.StringIO()
+    Console(file=out, width=160).print(renderable)
+    return out.getvalue()
+
+
 def _flags(config_type: type[RunSettings], *, play: bool = False) -> set[str]:
     """The flags the command line derives from a configuration's own fields."""
     from wason.cli import family_fields
@@ -276,6 +319,10 @@ class _Checker:
         self.run_id: int | None = None
         self.sessions: list[tuple[int, Any]] = []  # (session id, the run's episode it replays)
         self.views: dict[int, list[dict[str, Any]]] = {}  # what a client read of each session, in order
+        self.rest: list[tuple[int, list[dict[str, Any]]]] = []  # what the other process plays of each session
+        self.first_forms: dict[int, str] = {}  # the web form of each session at its start
+        self.mid_game: dict[int, list[str]] = {}  # what the family's own code shows of each session half-way
+        self.unreadable: list[str] = []
         self.worker: dict[str, Any] | None = None
 
     # -- running the checks --------------------------------------------------------------------------------
@@ -288,7 +335,8 @@ class _Checker:
             ("items: deterministic JSON with unique keys", self.items_are_deterministic_json),
             ("run: played in one go, completes", self.play_in_one_go),
             ("actions: decode and encode to the same JSON", self.actions_round_trip),
-            ("sessions: stepped across processes equal the run", self.sessions_across_processes),
+            ("sessions: started and played half-way here", self.sessions_half_here),
+            ("sessions: finished in another process equal the run", self.sessions_across_processes),
             ("items: the same in another process", self.items_in_another_process),
             ("leaks: nothing read before the end names the hidden item", self.no_leaks),
             ("report: the run report and transcripts render", self.reports_render),
@@ -494,13 +542,12 @@ class _Checker:
         )
         return f"{module.__name__}:{attr}"
 
-    def sessions_across_processes(self) -> None:
+    def sessions_half_here(self) -> None:
         from wason.core import session
 
         self.need("run")
         family, store, config = self.family, self.store, self.config
         assert store is not None and self.run_id is not None and config is not None
-        rest: list[tuple[int, list[dict[str, Any]]]] = []
         for e in store.list_episodes(self.run_id):
             public = set(family.public(e.item))
             assert public <= set(e.item), (
@@ -513,7 +560,7 @@ class _Checker:
             actions = [t["action"] for t in store.list_turns(e.id)]
             sid = session.start(store, family.name, config, item=(e.item_key, e.item))
             views = self.views[sid] = [asyncio.run(session.view(store, sid))]
-            views.append(asyncio.run(session.summary(store, sid)))
+            self.first_forms[sid] = self._read_now(sid)[0]
             assert not views[0]["done"] and views[0]["item"] == shown, (
                 f"{e.item_key}: a new session shows {sorted(views[0]['item'])}, not the public keys {sorted(shown)}"
             )
@@ -524,11 +571,52 @@ class _Checker:
                 f"{e.item_key}: after {half} of {len(actions)} moves the session shows {sorted(views[-1]['item'])}"
                 f" (done: {views[-1]['done']})"
             )
-            rest.append((sid, actions[half:]))
+            self.rest.append((sid, actions[half:]))
             self.sessions.append((sid, e))
+        for sid, _ in self.sessions:  # every game on: what a client reads of them now
+            self.mid_game[sid] = self._read_now(sid)[1]
 
-        self.worker = self._other_process(rest)  # the rest in another process, as JSON
+    def _read_now(self, session_id: int) -> tuple[str, list[str]]:
+        """What a client reads of a session now through the family's own code: the play page's form (at the
+        start it is the game's instructions, which count as shown), its history, and the run's reports as the
+        server draws them while a game is on (from the public part of its episodes and configuration)."""
+        from wason.core import session
 
+        family, store = self.family, self.store
+        assert store is not None
+        texts: list[str] = []
+        _, config, episode, live = asyncio.run(session.load(store, session_id))
+        turns = store.list_turns(session_id)
+        public, run_id = _PublicReader(store, family), episode.run_id
+        readers: list[tuple[str, Callable[[], list[str]]]] = [
+            ("web_form", lambda: [family.web_form(config, episode.item, live.observation, live.turn).prompt]),
+            ("web_history", lambda: family.web_history(config, episode.item, turns)),
+            (
+                "report_json",
+                lambda: [json.dumps(family.report_json(public, [run_id]).model_dump(mode="json"))],
+            ),
+            ("report", lambda: [_render(r) for r in family.report(public, [run_id])]),
+        ]
+        for what, read in readers:
+            try:
+                texts += read()
+            except Exception as exc:
+                if what.startswith("report"):
+                    # the server then draws the report of the games over alone: nothing of these is read
+                    continue
+                # the play page of a game on would fail the same way
+                self.unreadable.append(f"{what} of a game not over raises {type(exc).__name__}: {exc}")
+                texts.append("")
+        return texts[0], texts[1:]
+
+    def sessions_across_processes(self) -> None:
+        from wason.core import session
+
+        self.need("run")
+        assert self.sessions, "no session was played half-way"
+        store = self.store
+        assert store is not None
+        self.worker = self._other_process(self.rest)  # the rest in another process, as JSON
         for sid, e in self.sessions:
             self.views[sid] += self.worker["views"][str(sid)]
             assert _kept(store.list_turns(sid)) == _kept(store.list_turns(e.id)), (
@@ -581,42 +669,30 @@ class _Checker:
     # -- e. leaks -----------------------------------------------------------------------------------------------
     def no_leaks(self) -> None:
         from wason.core.public import public_config
-        from wason.core.session import to_json
 
         self.need("sessions")
-        family, store, config = self.family, self.store, self.config
-        assert store is not None and config is not None
-        # what the games showed their players (examples of the rule, the player's own guesses): no secret, of
-        # this game or of another that happens to share a value with it
+        family, store = self.family, self.store
+        assert store is not None
+        # what the games showed their players (examples of the rule, the player's own guesses, the instructions):
+        # no secret, of this game or of another that happens to share a value with it
         seen: list[str] = []
-        read: dict[str, list[str]] = {}  # what a client read of each game before its end: {item key: texts}
         for sid, e in self.sessions:
             run_config = store.get_run(store.get_episode(sid).run_id).config
             seen.append(json.dumps(public_config(family, run_config)))
             seen.append(json.dumps({k: e.item[k] for k in family.public(e.item) if k in e.item}))
-            turns = store.list_turns(sid)
-            for turn in turns:
+            seen += [json.dumps(self.views[sid][0]["observation"]), self.first_forms[sid]]
+            for turn in store.list_turns(sid):
                 seen += [
                     json.dumps(turn["observation"]),
                     str(turn["feedback"] or ""),
                     json.dumps(turn["action"]),
                 ]
-            game = family.game(config, e.item, EpisodeContext())
-            observation = game.start()
-            seen += [json.dumps(to_json(observation)), family.web_form(config, e.item, observation, 0).prompt]
-            texts = read.setdefault(e.item_key, [])
-            texts += [json.dumps(v) for v in self.views[sid] if not v["done"]]
-            for index, turn in enumerate(turns):  # the play page at each point before the end
-                observation = game.step(family.actions.decode(turn["action"]))
-                if game.done:
-                    break
-                texts.append(family.web_form(config, e.item, observation, index + 1).prompt)
-                texts += family.web_history(config, e.item, turns[: index + 1])
         everything_seen = "\n".join(seen)
         leaks = []
         for sid, e in self.sessions:
             secrets = self._secrets(sid, everything_seen)
-            for text in read[e.item_key]:
+            read = [json.dumps(v) for v in self.views[sid] if not v["done"]] + self.mid_game[sid]
+            for text in read:
                 forms = _forms(text)
                 leaks += [
                     f"{e.item_key}: {what} ({secret!r})"
@@ -625,6 +701,7 @@ class _Checker:
                 ]
         leaks = sorted(set(leaks))
         assert not leaks, "a client reads, before the game ends: " + "; ".join(leaks[:10])
+        assert not self.unreadable, "; ".join(sorted(set(self.unreadable))[:5])
 
     def _secrets(self, session_id: int, seen: str) -> dict[str, str]:
         """What must not be read of a game that is not over: ``{text: what it is}``."""
@@ -648,15 +725,8 @@ class _Checker:
 
     # -- f. reports -------------------------------------------------------------------------------------------
     def reports_render(self) -> None:
-        from rich.console import Console
-
         from wason.core.records import RunReport
         from wason.report.tables import episode_json, report_json
-
-        def render(renderable: Any) -> str:
-            out = io.StringIO()
-            Console(file=out, width=160).print(renderable)
-            return out.getvalue()
 
         self.need("run")
         family, store, run_id = self.family, self.store, self.run_id
@@ -667,7 +737,7 @@ class _Checker:
             "report_json: wrong run"
         )
         assert json.dumps(report_json(store, [run_id])), "`wason show RUN --json` gives nothing"
-        texts = [render(r) for r in family.report(store, [run_id])]
+        texts = [_render(r) for r in family.report(store, [run_id])]
         assert texts and all(t.strip() for t in texts), "report() renders nothing"
         # it says which run it is: "run 3", "Run 3", "run id: 3"
         assert re.search(rf"\brun\W*(id\W*)?{run_id}\b", "".join(texts), re.IGNORECASE), (
@@ -676,7 +746,7 @@ class _Checker:
         run = store.get_run(run_id)
         for e in store.list_episodes(run_id):
             record = episode_json(store, run_id, e.index)
-            text = render(family.transcript(record, run))
+            text = _render(family.transcript(record, run))
             # something only the store knows: what a turn's action carried or the feedback it got
             said = [
                 str(v)
