@@ -177,8 +177,9 @@ def check_family(
     - the run plays through the engine in one go and completes; stored actions decode and encode to the same JSON;
     - each game, played as a session half here and finished in another process (which imports the family as the
       registry imports a plugin, by ``module:attribute``), stores the same turns and outcome as the run;
-    - nothing a client reads of a session before its game ends (views, summary, the web form and history) names
-      the hidden item: its key, the hidden values the game has not shown, a seed the public configuration hides;
+    - nothing a client reads of a session before its game ends (its views and summary, the play page's form and
+      history, the run's reports drawn from its public part) names the hidden item: its key, the hidden values
+      the game has not shown, a seed the public configuration hides;
     - the run report and every episode's transcript render;
     - the command line's flags are the configuration's own (``command_line=False`` skips it).
 
@@ -560,6 +561,7 @@ class _Checker:
             actions = [t["action"] for t in store.list_turns(e.id)]
             sid = session.start(store, family.name, config, item=(e.item_key, e.item))
             views = self.views[sid] = [asyncio.run(session.view(store, sid))]
+            views.append(asyncio.run(session.summary(store, sid)))  # what the API's summary says of a game on
             self.first_forms[sid] = self._read_now(sid)[0]
             assert not views[0]["done"] and views[0]["item"] == shown, (
                 f"{e.item_key}: a new session shows {sorted(views[0]['item'])}, not the public keys {sorted(shown)}"
