@@ -1,5 +1,6 @@
-"""The toy family's own tests: its parser under hostile replies, its game's rules, its solver, its items, and
-that registering it is all ``wason eval``, ``wason show`` and ``wason play`` need."""
+"""The toy family's own tests: the family contract (``wason.testing.check_family``), its parser under hostile
+replies, its game's rules, its solver, its items, and that registering it is all ``wason eval``, ``wason show``
+and ``wason play`` need."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from wason.cli import main
 from wason.core import registry
 from wason.core.family import EpisodeContext
 from wason.core.game import Malformed, Outcome
+from wason.testing import check_family
 
 
 @pytest.fixture
@@ -199,6 +201,12 @@ def test_family_imports_only_the_core() -> None:
     ]
     wason = {m for m in modules if m and m.split(".")[0] == "wason"}
     assert wason and all(m.startswith("wason.core.") for m in wason), wason
+
+
+# -- the contract, as a plugin author proves it -------------------------------------------------------------------
+def test_the_toy_honours_the_family_contract() -> None:
+    report = check_family(FAMILY)
+    assert not report.skipped and report.player == "solver", report
 
 
 # -- nothing else needed: the CLI takes it once it is registered ---------------------------------------------------
