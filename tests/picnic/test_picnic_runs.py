@@ -12,6 +12,7 @@ from rich.console import Console
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from wason.cli import main
+from wason.report.render import results_terminal
 from wason.store import Store
 from wason.tasks.picnic.family import FAMILY
 from wason.tasks.picnic.protocol import load_text
@@ -71,10 +72,13 @@ def test_a_model_run_with_the_llm_judge_beside_the_code(
     # the tables of the run and its baseline fit an 80-column terminal without cutting a word
     store = Store(db)
     console = Console(width=80, record=True)
-    for part in FAMILY.report(store, [1, 2]):
+    for part in results_terminal(FAMILY.results(store, [1, 2])):
         console.print(part)
     text = console.export_text()
-    assert "SP L1" in text and "4/4 [.51,1]" in text and "agree" in text and "limit" in text  # none cropped
+    # the baseline won all 4 (100% with its Wilson interval); no column cropped
+    assert (
+        "SP L1" in text and "100% [51-100]" in text and "4/4" in text and "Agree" in text and "Limit" in text
+    )
     assert all(len(line) <= 80 for line in text.splitlines()) and "…" not in text
     # the comparison's columns: the win rate first (Wilson), what the games took, the judges' agreement apart
     scores = FAMILY.scores(store, 1)

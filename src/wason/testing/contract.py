@@ -265,11 +265,11 @@ def _forms(text: str) -> list[str]:
     return out
 
 
-def _render(renderable: Any) -> str:
+def _render(renderable: Any, width: int = 160) -> str:
     from rich.console import Console
 
     out = io.StringIO()
-    Console(file=out, width=160).print(renderable)
+    Console(file=out, width=width).print(renderable)
     return out.getvalue()
 
 
@@ -597,13 +597,13 @@ class _Checker:
                 "report_json",
                 lambda: [json.dumps(family.report_json(public, [run_id]).model_dump(mode="json"))],
             ),
-            ("report", lambda: [_render(r) for r in family.report(public, [run_id])]),
+            ("results", lambda: [family.results(public, [run_id]).model_dump_json()]),
         ]
         for what, read in readers:
             try:
                 texts += read()
             except Exception as exc:
-                if what.startswith("report"):
+                if what.startswith(("report", "results")):
                     # the server then draws the report of the games over alone: nothing of these is read
                     continue
                 # the play page of a game on would fail the same way
@@ -728,7 +728,9 @@ class _Checker:
     # -- f. reports -------------------------------------------------------------------------------------------
     def reports_render(self) -> None:
         from wason.core.records import RunReport
-        from wason.report.tables import episode_json, report_json
+        from wason.core.results import Results, Transcript
+        from wason.report.render import transcript_terminal
+        from wason.report.tables import episode_json, report_json, report_tables
 
         self.need("run")
         family, store, run_id = self.family, self.store, self.run_id
@@ -739,8 +741,15 @@ class _Checker:
             "report_json: wrong run"
         )
         assert json.dumps(report_json(store, [run_id])), "`wason show RUN --json` gives nothing"
-        texts = [_render(r) for r in family.report(store, [run_id])]
-        assert texts and all(t.strip() for t in texts), "report() renders nothing"
+        results = family.results(store, [run_id])
+        assert isinstance(results, Results), f"results gives a {type(results).__name__}, not a Results"
+        # what `wason show RUN` prints: the results drawn by the shared renderer, every line within 80 columns
+        texts = [_render(r, width=80) for r in report_tables(store, [run_id])]
+        assert "".join(texts).strip(), "`wason show RUN` prints nothing"
+        wide = [line for t in texts for line in t.splitlines() if len(line.rstrip()) > 80]
+        assert not wide, f"`wason show RUN` passes 80 columns: {wide[:3]}"
+        # and nothing was cut to get there (rich marks a cell it had to crop with an ellipsis)
+        assert "…" not in "".join(texts), "`wason show RUN` crops a cell at 80 columns"
         # it says which run it is: "run 3", "Run 3", "run id: 3"
         assert re.search(rf"\brun\W*(id\W*)?{run_id}\b", "".join(texts), re.IGNORECASE), (
             f"the report does not say which run it is (run {run_id}): {''.join(texts)[:300]}"
@@ -748,7 +757,9 @@ class _Checker:
         run = store.get_run(run_id)
         for e in store.list_episodes(run_id):
             record = episode_json(store, run_id, e.index)
-            text = _render(family.transcript(record, run))
+            messages = family.messages(record, run)
+            assert isinstance(messages, Transcript), f"messages gives a {type(messages).__name__}"
+            text = _render(transcript_terminal(messages, full=True))
             # something only the store knows: what a turn's action carried or the feedback it got
             said = [
                 str(v)

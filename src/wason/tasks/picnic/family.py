@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
-from rich.console import RenderableType
 
 from wason.core.family import (
     GIVE_UP_MOVE,
@@ -29,7 +28,8 @@ from wason.core.family import (
     check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import RunReport, RunRow, Score, run_footer
+from wason.core.records import RunReport, RunRow, Score
+from wason.core.results import Results, Transcript
 from wason.tasks.picnic.catalog import (
     DRAW_VERSION,
     LEVELS,
@@ -387,34 +387,22 @@ class PicnicFamily(Family[PicnicRunConfig]):
         # the paper's Table 2 columns: "SP L1", "SP L2", "SP L3" (a run may play several levels)
         return f"SP {item['level']}"
 
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
+    def run_json(self, store: RunReader, run_id: int) -> RunReport:
         from wason.tasks.picnic.report import picnic_json
 
-        report = picnic_json(store, run_ids[0])
-        report.baselines = [picnic_json(store, r) for r in run_ids[1:]]
-        return report
+        return picnic_json(store, run_id)
 
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        from wason.tasks.picnic.report import picnic_tables
+    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
+        from wason.tasks.picnic.report import picnic_results
 
-        return [
-            *picnic_tables(store, run_ids),
-            run_footer(run_ids[0]),
-        ]
+        return picnic_results(store, run_ids)
 
-    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-        from wason.tasks.picnic.report import picnic_transcript
+    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
+        from wason.tasks.picnic.report import picnic_messages
 
-        system = self._system_prompt(run, data) if run.player == "llm" else None
-        return picnic_transcript(data, run.player, system, full=full)
-
-    def _system_prompt(self, run: RunRow, data: Mapping[str, Any]) -> str | None:
-        # the system prompt the model read (None for a run whose configuration or item cannot be read)
-        try:
-            config = PicnicRunConfig.model_validate(run.config)
-            return self.protocol(config, data.get("item") or {}).system_prompt()
-        except (KeyError, TypeError, ValueError):
-            return None
+        return picnic_messages(
+            data, run.player, self.system_prompt(run, data) if run.player == "llm" else None
+        )
 
     def scores(self, store: RunReader, run_id: int) -> list[Score]:
         from wason.tasks.picnic.report import picnic_scores

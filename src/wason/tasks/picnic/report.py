@@ -1,29 +1,25 @@
-"""Static Picnic reports: win rates with Wilson intervals per level (and turn limit), turns, examples seen, the
-code's and the LLM judge's verdicts side by side, and the paper's Table 2 layout (one row per run, one column
-per level)."""
+"""Static Picnic results, as data the shared renderers draw: win rates with Wilson intervals per level (and turn
+limit), turns, examples seen, the code's and the LLM judge's verdicts side by side, and the paper's Table 2 layout
+(one row per run, one column per level)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Group, RenderableType
-from rich.text import Text
-
 from wason.core.family import RunReader
-from wason.core.records import (
-    CallTotals,
-    EpisodeRow,
-    Rate,
-    RunReport,
-    Score,
-    calls_note,
-    fold_text,
-    run_header,
+from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, calls_note, run_header
+from wason.core.results import (
+    Cell,
+    Column,
+    Message,
+    Results,
+    Table,
+    Transcript,
+    episode_outcome,
+    named_runs,
+    results_title,
 )
-from wason.core.views import legend as _legend
-from wason.core.views import narrow_table as _table
-from wason.core.views import wrap_name
 from wason.metrics.rates import mean_present
 
 
@@ -131,122 +127,114 @@ def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
     )
 
 
-def _share(x: float) -> str:
-    """0.25 as ``.25``, 1 as ``1``: the short form intervals take in narrow tables."""
-    text = f"{x:.2f}"
-    return {"0.00": "0", "1.00": "1"}.get(text, text.lstrip("0"))
-
-
-def _cell(rate: dict[str, Any] | None) -> str:
-    """``k/n [low,high]``: a rate with its 95% Wilson interval, narrow enough for an 80-column table."""
-    if not rate or not rate["n"]:
-        return "-"
-    low, high = rate["interval"]
-    return f"{rate['k']}/{rate['n']} [{_share(low)},{_share(high)}]"
-
-
-def _num(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _who(data: dict[str, Any]) -> str:
-    who = str(data["model"]) if data["player"] == "llm" and data["model"] else str(data["player"])
-    return who + (" (baseline)" if data["config"].get("baseline_for") else "")
-
-
-def picnic_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-    """The first run's games per (level, turn limit): how they ended, then what they took; then the Table 2
-    layout: a row per run (the model's, then its solver baseline), the win rate per level with its 95% Wilson
-    interval. Each fits 80 columns, its abbreviations in a legend under it."""
-    runs = [picnic_json(store, r).model_dump() for r in run_ids]
+def picnic_results(store: RunReader, run_ids: Sequence[int]) -> Results:
+    """The first run's games per (level, turn limit): how they ended, then what they took; then the paper's
+    Table 2 layout: a row per run (the model's, then its solver baseline), the win rate per level."""
+    named = named_runs(store, run_ids)
+    runs = [picnic_json(store, run.id).model_dump() for _, run in named]
     first = runs[0]
     cells = first["cells"]
     llm_ran = any(c["llm_judge"] for c in cells)
     # the code's verdict decides, so its column repeats "won" unless the LLM judge decided a game
     code_differs = any(c["code_judge"]["k"] != c["wins"]["k"] for c in cells)
-    ended = _table(f"Run {first['run']}: {_who(first)} on Static Picnic ({first['protocol']})")
-    heads = ["level", "turns≤", "won [95% CI]"]
-    heads += ["code"] if code_differs else []
-    heads += ["LLM said", "agree"] if llm_ran else []
-    for col in heads:
-        ended.add_column(col, justify="left" if col == "level" else "right", no_wrap=True)
-    took = _table("What the games took (means over finished games)")
-    for col in ("level", "turns≤", "turns", "won in", "pos.", "neg.", "seconds", "gave up", "limit"):
-        took.add_column(col, justify="left" if col == "level" else "right", no_wrap=True)
+    level = Column(key="level", name="Level")
+    limit = Column(key="limit", name="Turns≤", kind="count", legend="the turn limit")
+    won = Column(key="won", name="Won", kind="rate", legend="games won (errored games count as losses)")
+    ended_columns = [level, limit, won]
+    if code_differs:
+        ended_columns.append(Column(key="code", name="Code", kind="rate", legend="the code judge said right"))
+    if llm_ran:
+        ended_columns += [
+            Column(
+                key="llm",
+                name="LLM said",
+                kind="rate",
+                legend="the published LLM judge said right, of the games it judged",
+            ),
+            Column(key="agree", name="Agree", kind="rate", legend="the LLM judge agreed with the code"),
+        ]
+    ended: list[dict[str, Cell]] = []
+    took: list[dict[str, Cell]] = []
     for c in cells:
-        limit = "-" if c["max_turns"] is None else str(c["max_turns"])
-        ended.add_row(
-            c["level"],
-            limit,
-            _cell(c["wins"]),
-            *([_cell(c["code_judge"])] if code_differs else []),
-            *([_cell(c["llm_judge"]), _cell(c["judges_agree"])] if llm_ran else []),
+        key: dict[str, Cell] = {"level": c["level"], "limit": c["max_turns"]}
+        ended.append(
+            key
+            | {
+                "won": _rate(c["wins"]),
+                "code": _rate(c["code_judge"]),
+                "llm": _rate(c["llm_judge"]),
+                "agree": _rate(c["judges_agree"]),
+            }
         )
-        took.add_row(
-            c["level"],
-            limit,
-            _num(c["turns"]),
-            _num(c["turns_won"]),
-            _num(c["positives_seen"]),
-            _num(c["negatives_seen"]),
-            _num(c["seconds"]),
-            str(c["gave_up"]),
-            str(c["turn_limit"]),
+        took.append(
+            key
+            | {
+                "turns": c["turns"],
+                "won_in": c["turns_won"],
+                "pos": c["positives_seen"],
+                "neg": c["negatives_seen"],
+                "seconds": c["seconds"],
+                "gave_up": c["gave_up"],
+                "limit_hit": c["turn_limit"],
+            }
         )
-    ended_legend = (
-        "turns≤: the turn limit. won: games won, k/n [95% Wilson interval] (errored games count as losses). "
-        + ("code: the code judge said right. " if code_differs else "")
-        + (
-            "LLM said: the published LLM judge said right, of the games it judged; agree: it agreed with the "
-            "code. "
-            if llm_ran
-            else ""
-        )
-    )
-    took_legend = (
-        "turns: turns played; won in: turns of the games won; pos., neg.: positive and negative examples seen; "
-        "seconds: per game; gave up, limit: games given up, and that ran out of turns."
-    )
     levels = sorted({lv for data in runs for lv in data["levels"]})
-    table2 = _table("Win rate per level (the paper's Table 2 layout): k/n [95% Wilson interval]")
-    table2.add_column("run", justify="right")
-    table2.add_column("player", overflow="fold")
-    for lv in levels:
-        table2.add_column(f"SP {lv}", justify="right", no_wrap=True)
+    per_level: list[dict[str, Cell]] = []
+    for (name, run), data in zip(named, runs, strict=True):
+        row: dict[str, Cell] = {"player": name, "run": run.id}
+        row |= {lv: _rate((data["levels"].get(lv) or {}).get("wins")) for lv in levels}
+        row["all"] = _rate(data["summary"]["wins"])
+        per_level.append(row)
+    table2_columns = [Column(key="player", name="Player")]
+    table2_columns += [Column(key=lv, name=f"SP {lv}", kind="rate") for lv in levels]
     if len(levels) > 1:
-        table2.add_column("all", justify="right", no_wrap=True)
-    for data in runs:
-        table2.add_row(
-            str(data["run"]),
-            wrap_name(_who(data)),
-            *(_cell(data["levels"].get(lv, {}).get("wins")) for lv in levels),
-            *([_cell(data["summary"]["wins"])] if len(levels) > 1 else []),
-        )
-    notes = (
-        [Text(calls_note(first["calls"]))]
-        if first["calls"]["calls"] or first["calls"]["cached_calls"]
-        else []
-    )
+        table2_columns.append(Column(key="all", name="All", kind="rate"))
+    tables = [
+        Table(name="ended", title="Static Picnic: how the games ended", columns=ended_columns, rows=ended),
+        Table(
+            name="took",
+            title="What the games took (means over finished games)",
+            columns=[
+                level,
+                limit,
+                Column(key="turns", name="Turns", kind="mean", digits=1, legend="turns played"),
+                Column(key="won_in", name="Won in", kind="mean", digits=1, legend="turns of the games won"),
+                Column(key="pos", name="Pos.", kind="mean", digits=1, legend="positive examples seen"),
+                Column(key="neg", name="Neg.", kind="mean", digits=1, legend="negative examples seen"),
+                Column(key="seconds", name="Seconds", kind="mean", digits=1, legend="per game"),
+                Column(key="gave_up", name="Gave up", kind="count", legend="games given up"),
+                Column(key="limit_hit", name="Limit", kind="count", legend="games that ran out of turns"),
+            ],
+            rows=took,
+        ),
+        Table(
+            name="table2",
+            title="Win rate per level (the paper's Table 2 layout)",
+            columns=table2_columns,
+            rows=per_level,
+        ),
+    ]
+    notes = []
     s = first["summary"]
     if s["errored"] or s["unfinished"]:
-        notes.append(
-            Text(f"{s['errored']} games errored (counted as losses), {s['unfinished']} not finished")
-        )
+        notes.append(f"{s['errored']} games errored (counted as losses), {s['unfinished']} not finished")
     if s["unreadable_guesses"] or s["llm_decided"]:
         notes.append(
-            Text(
-                f"{s['unreadable_guesses']} guesses named no known category and had no LLM verdict (wrong); "
-                f"{s['llm_decided']} games had a guess decided by the LLM judge (flagged)"
-            )
+            f"{s['unreadable_guesses']} guesses named no known category and had no LLM verdict (wrong); "
+            f"{s['llm_decided']} games had a guess decided by the LLM judge (flagged)"
         )
     if s["format_errors"] or s["truncated"]:
         notes.append(
-            Text(
-                f"{s['format_errors']} replies could not be read (format errors); {s['truncated']} more were cut "
-                "off at the token limit (--max-tokens; counted apart). Each cost a turn."
-            )
+            f"{s['format_errors']} replies could not be read (format errors); {s['truncated']} more were cut off "
+            "at the token limit (--max-tokens; counted apart). Each cost a turn."
         )
-    return [ended, _legend(ended_legend), took, _legend(took_legend), table2, *notes]
+    if first["calls"]["calls"] or first["calls"]["cached_calls"]:
+        notes.append(calls_note(first["calls"]))
+    return Results(title=results_title(named[0][1]), protocol=first["protocol"], tables=tables, notes=notes)
+
+
+def _rate(rate: Any) -> Rate | None:
+    return None if not rate else Rate.model_validate(rate)
 
 
 def _mean(name: str, short: str, values: Sequence[float | int | None], legend: str) -> Score:
@@ -279,75 +267,46 @@ def picnic_scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def picnic_transcript(
-    data: dict[str, Any], player: str, system: str | None = None, *, full: bool = False
-) -> RenderableType:
-    """One game: the system prompt the player read (folded unless ``full``), the first examples, each move with
-    what the host answered, and both judges' verdicts."""
+def picnic_messages(data: Mapping[str, Any], player: str, system: str | None = None) -> Transcript:
+    """One game: the system prompt the player read, the first examples, each move with what the host answered,
+    and both judges' verdicts."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     m = data.get("metrics") or {}
-    parts: list[RenderableType] = [
-        Text(
-            f"Run {data['run']}, episode {data['index']}: {item.get('level')} rule {rule.get('text')} "
-            f"({rule.get('positives')} items), max turns {item.get('max_turns')}",
-            style="bold",
-        )
-    ]
-    if system:
-        hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
-        parts.append(Text(f"[system]\n{fold_text(system, full=full, hint=hint)}", style="dim"))
+    title = (
+        f"Run {data['run']}, episode {data['index']}: {item.get('level')} rule {rule.get('text')} "
+        f"({rule.get('positives')} items), max turns {item.get('max_turns')}"
+    )
+    out: list[Message] = [Message(role="system", name="system", text=system)] if system else []
     initial = m.get("initial") or {}
     if initial:
-        parts.append(Text(f"[host] can bring: {', '.join(initial.get('positives') or [])}", style="green"))
-        parts.append(Text(f"[host] cannot bring: {', '.join(initial.get('negatives') or [])}", style="green"))
+        for what, key in (("can bring", "positives"), ("cannot bring", "negatives")):
+            out.append(Message(role="game", name="host", text=f"{what}: {', '.join(initial.get(key) or [])}"))
     who = "model" if player == "llm" else player
-    hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
-    previous: str | None = None
     for t in data["turns"]:
-        parts.append(Text(f"\n[{who}, move {t['index'] + 1}]", style="bold cyan"))
-        parts.append(Text(t["reply"] if t["reply"] is not None else _describe(t["action"])))
+        text = t["reply"] if t["reply"] is not None else _describe(t["action"])
+        out.append(Message(role="player", name=f"{who}, move {t['index'] + 1}", text=text, turn=t["index"]))
         if t.get("feedback"):
-            said = fold_repeated(t["feedback"], previous, full=full, hint=hint)
-            parts.append(Text(f"[host] {said}", style="green"))
-            previous = t["feedback"]
+            out.append(Message(role="game", name="host", text=t["feedback"], turn=t["index"]))
     for i, h in enumerate(m.get("history") or [], 1):
         if h["action"].get("type") == "Guess":
             code = h.get("code") or {}
             llm = h.get("llm") or {}
-            parts.append(
-                Text(
-                    f"guess {i}: {h['action'].get('text')!r} -> categories {code.get('categories')}"
-                    f"{' (or)' if code.get('combine') == 'any' else ''}; code: {code.get('equivalent')}; "
-                    f"LLM judge: {llm.get('verdict', '-')} {llm.get('votes', '')}; decided by {h.get('decided_by')}"
-                )
+            said = (
+                f"guess {i}: {h['action'].get('text')!r} -> categories {code.get('categories')}"
+                f"{' (or)' if code.get('combine') == 'any' else ''}; code: {code.get('equivalent')}; "
+                f"LLM judge: {llm.get('verdict', '-')} {llm.get('votes', '')}; decided by {h.get('decided_by')}"
             )
+            out.append(Message(role="note", name="judges", text=said))
     if data["status"] == "completed":
-        parts.append(
-            Text(
-                f"\n{m.get('status')} ({m.get('end_reason')}); turns {m.get('turns')}, "
-                f"{m.get('positives_seen')} positives and {m.get('negatives_seen')} negatives seen",
-                style="bold",
-            )
+        said = (
+            f"{m.get('status')} ({m.get('end_reason')}); turns {m.get('turns')}, {m.get('positives_seen')} "
+            f"positives and {m.get('negatives_seen')} negatives seen"
         )
+        out.append(Message(role="outcome", name="ended", text=said))
     else:
-        parts.append(Text(f"\nstatus: {data['status']} {data.get('error') or ''}", style="bold red"))
-    return Group(*parts)
-
-
-def fold_repeated(text: str, previous: str | None, *, full: bool, hint: str) -> str:
-    """``text`` with the lines it ends with that the previous message ended with too (the instructions the host
-    repeats every turn) folded to one line, unless ``full``."""
-    if full or previous is None:
-        return text
-    lines, before = text.splitlines(), previous.splitlines()
-    same = 0
-    while same < min(len(lines), len(before)) and lines[-1 - same] == before[-1 - same]:
-        same += 1
-    if same < 3:  # a line or two in common is not a repeated text
-        return text
-    folded = fold_text("\n".join(lines[-same:]), lines=0, hint=f"as in the previous turn; {hint}")
-    return "\n".join([*lines[:-same], folded])
+        out.append(episode_outcome(data))
+    return Transcript(title=title, messages=out, success=data.get("success"))
 
 
 def _describe(action: dict[str, Any]) -> str:
