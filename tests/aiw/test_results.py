@@ -14,11 +14,13 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from wason.cli import main
 from wason.core.game import Malformed
 from wason.metrics import robustness, wilson_interval
+from wason.report.render import transcript_terminal
+from wason.report.tables import report_tables
 from wason.store import Store
 from wason.tasks.aiw.family import FAMILY
 from wason.tasks.aiw.game import AiwGame, Reply
 from wason.tasks.aiw.protocol import AiwProtocol
-from wason.tasks.aiw.report import aiw_transcript
+from wason.tasks.aiw.report import aiw_messages
 
 
 def _run(db: str, *extra: str) -> None:
@@ -63,14 +65,14 @@ def test_scores(run: tuple[Store, int]) -> None:
 def test_the_tables_fit_80_columns_without_cutting_text(run: tuple[Store, int]) -> None:
     store, rid = run
     console = Console(width=80, record=True)
-    for part in FAMILY.report(store, [rid]):
+    for part in report_tables(store, [rid]):
         console.print(part)
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "…" not in text
     low, high = wilson_interval(2, 12)
-    assert "prompt type STANDARD" in text and "prompt type THINKING" in text and "AIW variation 6" in text
-    assert "2/12" in text and f"[{low:.2f}, {high:.2f}]" in text and "truncated 0" in text
+    assert "Prompt type STANDARD" in text and "Prompt type THINKING" in text and "AIW variation 6" in text
+    assert "2/12" in text and f"[{100 * low:.0f}-{100 * high:.0f}]" in text and "truncated 0" in text
 
 
 def test_a_reply_cut_off_before_its_answer_is_counted_as_truncated(tmp_path: Path) -> None:
@@ -83,6 +85,9 @@ def test_a_reply_cut_off_before_its_answer_is_counted_as_truncated(tmp_path: Pat
     assert sum(c["truncated"] for c in report["cells"]) == 6
     assert sum(c["unparseable"] for c in report["cells"]) == 0 and report["correct"]["k"] == 0
     assert store.unreadable_counts(only.id) == {"unreadable": 0, "truncated": 6}
+    # the answers column says no answer was read, and does not call it unparseable: Unp. says 0 of them were
+    cells = [row for table in FAMILY.results(store, [only.id]).tables[:-1] for row in table.rows]
+    assert len(cells) == 6 and all(row["unp"] == 0 and row["top"] == "no answer: 1" for row in cells)
 
 
 def test_the_game_scores_a_truncated_reply_as_a_reply_without_an_answer() -> None:
@@ -110,10 +115,11 @@ def test_a_long_prompt_is_folded_unless_full() -> None:
         "error": None,
     }
     console = Console(width=120, record=True)
-    console.print(aiw_transcript(data))
+    hint = "the whole prompt: wason show 3 --episode 5 --full"  # as wason show adds it
+    console.print(transcript_terminal(aiw_messages(data), hint=hint))
     folded = console.export_text()
     assert "line 6" in folded and "line 20" not in folded
     assert "the whole prompt: wason show 3 --episode 5 --full" in folded
     console = Console(width=120, record=True)
-    console.print(aiw_transcript(data, full=True))
+    console.print(transcript_terminal(aiw_messages(data), full=True))
     assert "line 20" in console.export_text()

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
-from rich.console import RenderableType
 
 from wason.core.family import (
     MAX_EPISODES,
@@ -26,7 +25,8 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, TextProtocol
-from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
+from wason.core.records import Figure, RunReport, RunRow, Score
+from wason.core.results import Results, Transcript
 from wason.tasks.aiw.game import AiwGame, Reply
 from wason.tasks.aiw.prompt_types import PROMPT_TYPES
 
@@ -232,18 +232,15 @@ class AiwFamily(Family[AiwRunConfig]):
 
         return aiw_json(store, run_ids[0])
 
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        from wason.tasks.aiw.report import aiw_table
+    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
+        from wason.tasks.aiw.report import aiw_results
 
-        return [
-            aiw_table(store, run_ids[0]),
-            run_footer(run_ids[0], "--plots DIR"),
-        ]
+        return aiw_results(store, run_ids[0])
 
-    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-        from wason.tasks.aiw.report import aiw_transcript
+    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
+        from wason.tasks.aiw.report import aiw_messages
 
-        return aiw_transcript(data, full=full)
+        return aiw_messages(data)
 
     def scores(self, store: RunReader, run_id: int) -> list[Score]:
         from wason.tasks.aiw.report import aiw_scores

@@ -1,19 +1,28 @@
-"""AIW results: per (variation, prompt type) correct rates with their spreads, averages, robustness R, answer
-distributions -- the paper's tables, from the stored episodes."""
+"""AIW results, as data the shared renderers draw: per (variation, prompt type) correct rates with their spreads,
+averages, robustness R, answer distributions -- the paper's tables, from the stored episodes."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
 from pydantic import BaseModel
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, Rate, RunReport, Score, calls_note, fold_text, run_header
+from wason.core.records import CallTotals, Rate, RunReport, Score, calls_note, run_header
+from wason.core.results import (
+    Cell,
+    Column,
+    Message,
+    Results,
+    Table,
+    Transcript,
+    episode_outcome,
+    results_title,
+)
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
 from wason.metrics.rates import NearMissMass
 
@@ -145,79 +154,102 @@ def aiw_json(store: RunReader, run_id: int) -> AiwRunReport:
     )
 
 
-def _rate_cell(k: int, n: int, low: float, high: float) -> str:
-    # two lines, so the tables fit 80 columns
-    return f"{k}/{n}\n[{low:.2f}, {high:.2f}]" if n else "-"
-
-
-def aiw_table(store: RunReader, run_id: int) -> RenderableType:
+def aiw_results(store: RunReader, run_id: int) -> Results:
     """A table of cells per prompt type (correct rate with its Wilson interval, spread, answers), a summary
-    per prompt type (pooled rate, mean over variations, robustness R) and notes; within 80 columns."""
+    per prompt type (pooled rate, mean over variations, robustness R) and notes."""
     data = aiw_json(store, run_id).model_dump()
     params = data["config"].get("params", {})
-    tables: list[RenderableType] = []
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in data["cells"]:
         by_type[r["prompt_type"]].append(r)
+    variation = Column(key="variation", name="Variation")
+    columns = [
+        variation,
+        Column(key="right", name="Right", legend="the right answer"),
+        Column(key="correct", name="Correct", kind="rate", legend="correct trials"),
+        Column(
+            key="sd", name="Beta sd", kind="mean", digits=3, legend="the spread of the rate (Beta posterior)"
+        ),
+        Column(
+            key="unp",
+            name="Unp.",
+            kind="count",
+            legend="answers that could not be read (no marker, or nothing after it)",
+        ),
+        Column(
+            key="top",
+            name="Top answers",
+            legend="the three most given, with their counts ('no answer': none read, whether unreadable, "
+            "ambiguous or cut off)",
+        ),
+    ]
+    tables = []
     for prompt_type, cells in by_type.items():
-        table = Table(title=Text(f"Run {run_id}: AIW by {data['model']}, prompt type {prompt_type}"))
-        table.add_column("Variation", overflow="fold")
-        table.add_column("Right", justify="right", overflow="fold")
-        table.add_column("Correct", justify="right")
-        table.add_column("Beta sd", justify="right")
-        table.add_column("Unp.", justify="right")
-        table.add_column("Top answers (count)", overflow="fold")
+        rows: list[dict[str, Cell]] = []
         for r in cells:
             top = sorted(r["distribution"].items(), key=lambda kv: -kv[1])[:3]
-            table.add_row(
-                r["variation"],
-                str(r["expected"]),
-                _rate_cell(r["k"], r["n"], r["wilson_low"], r["wilson_high"]),
-                f"{r['beta_sd']:.3f}",
-                str(r["unparseable"]),
-                ", ".join(f"{a}: {c}" for a, c in top if c)
-                + (
-                    f" (first answer right {r['initially_correct']}/{r['n']}, changed {r['revised']})"
-                    if r["initially_correct"] is not None
-                    else ""
-                ),
+            said = ", ".join(f"{'no answer' if a == 'unparseable' else a}: {c}" for a, c in top if c)
+            if r["initially_correct"] is not None:
+                said += f" (first answer right {r['initially_correct']}/{r['n']}, changed {r['revised']})"
+            rows.append(
+                {
+                    "variation": r["variation"],
+                    "right": str(r["expected"]),
+                    "correct": Rate.of(r["k"], r["n"]),
+                    "sd": r["beta_sd"],
+                    "unp": r["unparseable"],
+                    "top": said,
+                }
             )
-        tables.append(table)
-    summary = Table(title="Per prompt type (paper 3.4.2): trials pooled, mean over variations, robustness R")
-    summary.add_column("Prompt type", overflow="fold")
-    for col in ("Vars", "Correct", "Mean", "R", "H norm"):
-        summary.add_column(col, justify="right")
-    for prompt_type, a in data["by_prompt_type"].items():
-        c = a["correct"]
-        summary.add_row(
-            prompt_type,
-            str(a["variations"]),
-            _rate_cell(c["k"], c["n"], *c["interval"]),
-            f"{a['mean_rate']:.3f}",
-            f"{a['robustness']:.3f}",
-            f"{a['normalized_entropy']:.3f}",
+        tables.append(
+            Table(name=_key(prompt_type), title=f"Prompt type {prompt_type}", columns=columns, rows=rows)
         )
-    calls = data["calls"]
+    tables.append(
+        Table(
+            name="per-prompt-type",
+            title="Per prompt type (paper 3.4.2): trials pooled, mean over variations, robustness R",
+            columns=[
+                Column(key="type", name="Prompt type"),
+                Column(key="vars", name="Vars", kind="count", legend="variations"),
+                Column(key="correct", name="Correct", kind="rate", legend="correct trials, pooled"),
+                Column(
+                    key="mean", name="Mean", kind="mean", digits=3, legend="mean correct rate over variations"
+                ),
+                Column(key="r", name="R", kind="mean", digits=3, legend="robustness"),
+                Column(
+                    key="h", name="H norm", kind="mean", digits=3, legend="normalised entropy of the rates"
+                ),
+            ],
+            rows=[
+                {
+                    "type": prompt_type,
+                    "vars": a["variations"],
+                    "correct": Rate.model_validate(a["correct"]),
+                    "mean": a["mean_rate"],
+                    "r": a["robustness"],
+                    "h": a["normalized_entropy"],
+                }
+                for prompt_type, a in data["by_prompt_type"].items()
+            ],
+        )
+    )
     truncated = sum(r["truncated"] for r in data["cells"])
     ambiguous = sum(r["ambiguous"] for r in data["cells"])
     notes = [
-        Text(
-            "Right: the right answer; Correct: correct trials, k/n [95% Wilson interval]; Beta sd: the spread "
-            "of the rate (Beta posterior); Unp.: answers that could not be read (no marker, or nothing after "
-            "it); Vars: variations; Mean: mean correct rate over variations; R: robustness; H norm: normalised "
-            "entropy of the rates"
-        ),
-        Text(
-            f"temperature {params.get('temperature')}, max_tokens {params.get('max_tokens')}; "
-            f"errored {data['errored']}; truncated {truncated} (replies cut off at the token limit before an "
-            f"answer, not counted in Unp.); ambiguous {ambiguous} (a range or a list of different numbers after "
-            "the marker: never right, not counted in Unp.)"
-        ),
-        Text(calls_note(calls)),
+        f"temperature {params.get('temperature')}, max_tokens {params.get('max_tokens')}; errored {data['errored']}; "
+        f"truncated {truncated} (replies cut off at the token limit before an answer, not counted in Unp.); "
+        f"ambiguous {ambiguous} (a range or a list of different numbers after the marker: never right, not counted "
+        "in Unp.)",
+        calls_note(data["calls"]),
     ]
     if data["pending"]:
-        notes.append(Text(f"{data['pending']} trial(s) not finished: `wason eval --resume {run_id}`"))
-    return Group(*tables, summary, *notes)
+        notes.append(f"{data['pending']} trial(s) not finished: `wason eval --resume {run_id}`")
+    return Results(title=results_title(store.get_run(run_id)), tables=tables, notes=notes)
+
+
+def _key(text: str) -> str:
+    """A table key from a prompt type's name."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", text)[:64] or "cells"
 
 
 def aiw_scores(store: RunReader, run_id: int) -> list[Score]:
@@ -251,28 +283,24 @@ def aiw_scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def aiw_transcript(data: dict[str, Any], *, full: bool = False) -> RenderableType:
-    """One trial: the prompt (a long one folded unless ``full``), the model's replies and how its answer was
-    read."""
-    eps_item = data.get("item") or {}
-    parts: list[RenderableType] = [
-        Text(f"Run {data['run']}, trial {data['index']}: {data['rule']}", style="bold")
-    ]
-    if eps_item.get("prompt"):
-        hint = f"the whole prompt: wason show {data['run']} --episode {data['index']} --full"
-        parts.append(Text(f"[user] {fold_text(eps_item['prompt'], full=full, hint=hint)}"))
+def aiw_messages(data: Mapping[str, Any]) -> Transcript:
+    """One trial: the prompt, the model's replies and how its answer was read."""
+    item = data.get("item") or {}
+    out: list[Message] = []
+    if item.get("prompt"):
+        out.append(Message(role="system", name="user", text=str(item["prompt"])))
     for t in data["turns"]:
         # a player that writes no text (a script, a session stepped with JSON) answered in the action itself
         reply = t["reply"] if t["reply"] is not None else t["action"].get("text")
-        parts.append(Text(f"\n[model] {reply}"))
-    m = data["metrics"] or {}
-    verdict = "correct" if m.get("correct") else "wrong"
-    parts.append(
-        Text(
-            f"\nanswer read: {m.get('answer')} ({m.get('status')}); right answer {m.get('expected')}: {verdict}",
-            style="bold",
-        )
-    )
+        out.append(Message(role="player", name="model", text=str(reply), turn=t["index"]))
+    m = data.get("metrics") or {}
     if data["status"] != "completed":
-        parts.append(Text(f"status: {data['status']} {data['error'] or ''}", style="bold red"))
-    return Group(*parts)
+        out.append(episode_outcome(data))
+    else:
+        verdict = "correct" if m.get("correct") else "wrong"
+        said = (
+            f"answer read: {m.get('answer')} ({m.get('status')}); right answer {m.get('expected')}: {verdict}"
+        )
+        out.append(Message(role="outcome", name="ended", text=said))
+    title = f"Run {data['run']}, trial {data['index']}: {data['rule']}"
+    return Transcript(title=title, messages=out, success=data.get("success"))
