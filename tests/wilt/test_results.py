@@ -16,6 +16,8 @@ from wason.engine import create_run, execute_run, llm_player_factory, run_baseli
 from wason.metrics import wilson_interval
 from wason.models.base import ChatMessage, GenerationParams, ModelResponse
 from wason.models.client import ModelClient, RetryPolicy
+from wason.report.render import transcript_terminal
+from wason.report.tables import report_tables
 from wason.store import Store
 from wason.tasks.wilt import WiltRunConfig
 from wason.tasks.wilt.family import FAMILY
@@ -76,11 +78,12 @@ def test_pooled_accuracy_over_all_trials_with_a_per_rule_line(
         data["baselines"][0]["table"]["accuracy"]["k"] == data["baselines"][0]["table"]["accuracy"]["n"] == 6
     )
     console = Console(width=80, record=True)
-    for part in FAMILY.report(store, [rid, baseline]):
+    for part in report_tables(store, [rid, baseline]):
         console.print(part)
     text = console.export_text()
     assert "Per rule" in text and "lite/1" in text and "0/3" in text and "3/3" in text
-    assert "3/6" in text and f"[{wilson_interval(3, 6)[0]:.2f}, {wilson_interval(3, 6)[1]:.2f}]" in text
+    low, high = wilson_interval(3, 6)
+    assert "3/6" in text and f"50% [{100 * low:.0f}-{100 * high:.0f}]" in text
 
 
 def test_the_tables_fit_80_columns_without_cutting_text(
@@ -88,12 +91,12 @@ def test_the_tables_fit_80_columns_without_cutting_text(
 ) -> None:
     store, rid, baseline, _ = trial_runs
     console = Console(width=80, record=True)
-    for part in FAMILY.report(store, [rid, baseline]):
+    for part in report_tables(store, [rid, baseline]):
         console.print(part)
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "…" not in text
-    assert f"Run {rid}: wilt:lite by fake:scripted  [completed]" in text
+    assert f"Run {rid}: wilt:lite by fake:scripted [completed]" in text
     assert "fake:scripted" in text and "(baseline, run" in text
 
 
@@ -177,7 +180,7 @@ def test_truncated_replies_are_counted_apart_and_cost_what_format_errors_cost(tm
     report = show_json(store, rid)
     assert (report.table.truncated, report.table.format_errors) == (2, 0)
     console = Console(width=80, record=True)
-    for part in FAMILY.report(store, [rid]):
+    for part in report_tables(store, [rid]):
         console.print(part)
     text = " ".join(console.export_text().split())
     assert "Format errors: 0 unreadable replies; Truncated: 2 replies cut off at the token limit" in text
@@ -200,7 +203,10 @@ def test_the_transcript_folds_the_published_prompt_unless_full(
         "metrics": episode.metrics,
         "turns": store.list_turns(episode.id),
     }
-    folded, full = (_text(FAMILY.transcript(data, run, full=f)) for f in (False, True))
+    hint = f"the whole prompt: wason show {rid} --episode 4 --full"  # as wason show adds it
+    folded, full = (
+        _text(transcript_terminal(FAMILY.messages(data, run), full=f, hint=hint)) for f in (False, True)
+    )
     assert f"the whole prompt: wason show {rid} --episode 4 --full" in folded
     assert load_instruction().splitlines()[-1].strip() not in folded
     assert load_instruction().splitlines()[-1].strip() in full and "--full]" not in full

@@ -367,4 +367,4 @@ def test_a_run_stores_how_sure_the_solver_was(tmp_path: Path, capsys: pytest.Cap
     certainties = [e.metrics["player"]["certainty"] for e in episodes]
     assert len(certainties) == 2 and all(0 < c <= 1 for c in certainties)
     assert main(["show", "1", "--episode", "0", "--db", db]) == 0
-    assert f"certainty {certainties[0]:.4f}" in capsys.readouterr().out
+    assert f"certainty: {certainties[0]:.4f}" in capsys.readouterr().out

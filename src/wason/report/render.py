@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -159,6 +159,38 @@ def wrap_label(label: str, width: int = LABEL_WIDTH) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
+HEADER_MIN = 8
+"""A number column's header of at most this many characters is never broken."""
+
+TEXT_MIN = 12
+"""The narrowest a text column other than the first is squeezed to (its cells wrap within it)."""
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def _header(g: Grid, i: int) -> str:
+    """A number column's header broken at its spaces where it is wider than the numbers under it (``Approx.
+    Correct`` over two lines), so a long header does not widen the table."""
+    header = g.headers[i]
+    if g.text[i]:
+        return header
+    cells = max((len(line) for row in g.rows for line in _lines(row[i])), default=1)
+    width = max(cells, HEADER_MIN, *(len(word) for word in header.split()))
+    return textwrap.fill(header, width=width, break_long_words=False) if len(header) > width else header
+
+
+def _needed(g: Grid, i: int) -> int:
+    """The width column ``i`` needs: a number column its widest cell or header line; the first (the row's
+    name) its wrapped label; another text column its longest line up to :data:`TEXT_MIN`, as it may wrap."""
+    cells = [line for row in g.rows for line in _lines(wrap_label(row[i]) if i == 0 else row[i])]
+    widest = max([len(line) for line in [*cells, *_lines(_header(g, i))]], default=1)
+    if g.text[i] and i > 0:
+        return min(widest, max(TEXT_MIN, *(len(w) for w in _header(g, i).split())))
+    return min(widest, LABEL_WIDTH) if g.text[i] else widest
+
+
 def _rich(g: Grid, columns: Sequence[int], title: str | None) -> RichTable:
     table = RichTable(
         title=title,
@@ -171,33 +203,41 @@ def _rich(g: Grid, columns: Sequence[int], title: str | None) -> RichTable:
     )
     for i in columns:
         if g.text[i]:
-            table.add_column(g.headers[i], overflow="fold", max_width=LABEL_WIDTH if i == 0 else 40)
+            table.add_column(_header(g, i), overflow="fold", max_width=LABEL_WIDTH if i == 0 else None)
         else:
-            table.add_column(g.headers[i], justify="right", no_wrap=True)
+            table.add_column(_header(g, i), justify="right", no_wrap=True)
     for row in g.rows:
-        table.add_row(*(wrap_label(row[i]) if g.text[i] else row[i] for i in columns))
+        table.add_row(*(wrap_label(row[i]) if i == 0 and g.text[i] else row[i] for i in columns))
+    # whatever the console's width, the table takes at most 80 columns: its text columns wrap to fit
+    natural = sum(_natural(g, i) for i in columns) + len(columns) - 1
+    if natural > WIDTH:
+        table.width = WIDTH
     return table
 
 
-def _width(console: Console, table: RichTable) -> int:
-    return console.measure(table, options=console.options.update_width(10_000)).maximum
+def _natural(g: Grid, i: int) -> int:
+    cells = [line for row in g.rows for line in _lines(wrap_label(row[i]) if i == 0 else row[i])]
+    return max([len(line) for line in [*cells, *_lines(_header(g, i))]], default=1)
+
+
+def _fits(g: Grid, columns: Sequence[int], width: int) -> bool:
+    # each column its width, and one space after every column but the last
+    return sum(_needed(g, i) for i in columns) + len(columns) - 1 <= width
 
 
 def fit_tables(g: Grid, title: str | None, width: int = WIDTH) -> list[RichTable]:
-    """Tables that fit ``width`` columns without cutting a number: the whole table, else its columns split over
-    several tables, each repeating the first column (the row's name)."""
-    console = Console(width=width, file=io.StringIO())
+    """Tables that fit ``width`` columns without cutting a number: the whole table (its text columns wrapping
+    where they must), else its columns split over several tables, each repeating the first column (the row's
+    name)."""
     everything = list(range(len(g.headers)))
-    whole = _rich(g, everything, title)
-    if _width(console, whole) <= width or len(everything) <= 2:
-        return [whole]
+    if _fits(g, everything, width) or len(everything) <= 2:
+        return [_rich(g, everything, title)]
     chunks: list[list[int]] = [[0]]
     for i in everything[1:]:
-        trial = [*chunks[-1], i]
-        if len(chunks[-1]) > 1 and _width(console, _rich(g, trial, None)) > width:
+        if len(chunks[-1]) > 1 and not _fits(g, [*chunks[-1], i], width):
             chunks.append([0, i])
         else:
-            chunks[-1] = trial
+            chunks[-1].append(i)
     return [_rich(g, chunk, title if n == 0 else None) for n, chunk in enumerate(chunks)]
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
-from rich.console import RenderableType
 
 from wason.core.family import (
     MAX_EPISODES,
@@ -33,7 +32,8 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, Player, TextProtocol
-from wason.core.records import Figure, Matrix, RunReport, RunRow, Score, run_footer
+from wason.core.records import Figure, Matrix, RunReport, RunRow, Score
+from wason.core.results import Results, Transcript
 from wason.tasks.wilt.game import MAX_TESTS, FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.generate import MAX_N as MAX_GENERATED
 from wason.tasks.wilt.judge import is_lambda
@@ -415,33 +415,25 @@ class WiltFamily(Family[WiltRunConfig]):
             f"WILT {source} ({played}, {n_todo} to play) with {who}; {config.max_tests} tests then one guess"
         )
 
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
+    def run_json(self, store: RunReader, run_id: int) -> RunReport:
         from wason.tasks.wilt.report import show_json
 
-        report = show_json(store, run_ids[0])
-        report.baselines = [show_json(store, r) for r in run_ids[1:]]
-        return report
+        return show_json(store, run_id)
 
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        from wason.tasks.wilt.report import episodes_table, rules_table, show_table
+    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
+        from wason.tasks.wilt.report import wilt_results
 
-        trials = int(store.get_run(run_ids[0]).config.get("trials") or 1)
-        return [
-            episodes_table(store, run_ids[0]),
-            *([rules_table(store, run_ids[0])] if trials > 1 else []),
-            show_table(store, list(run_ids)),
-            run_footer(run_ids[0]),
-        ]
+        return wilt_results(store, run_ids)
 
     def scores(self, store: RunReader, run_id: int) -> list[Score]:
         from wason.tasks.wilt.report import wilt_scores
 
         return wilt_scores(store, run_id)
 
-    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-        from wason.tasks.wilt.report import transcript
+    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
+        from wason.tasks.wilt.report import wilt_messages
 
-        return transcript(data, run, full=full)
+        return wilt_messages(data, run)
 
     def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
         from wason.tasks.wilt.plots import figures

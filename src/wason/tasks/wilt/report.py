@@ -1,14 +1,12 @@
-"""WILT reports: the paper's Table 1 columns, the hypothesis-space reduction, episodes and transcripts."""
+"""WILT results, as data the shared renderers draw: the paper's Table 1 columns, the hypothesis-space reduction,
+episodes and transcripts."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
 
 from wason.core.family import RunReader
 from wason.core.game import PLAYER_METRICS
@@ -20,10 +18,18 @@ from wason.core.records import (
     RunRow,
     Score,
     calls_note,
-    fold_text,
     player_name,
     run_header,
-    run_label,
+)
+from wason.core.results import (
+    Cell,
+    Column,
+    Message,
+    Results,
+    Table,
+    Transcript,
+    episode_outcome,
+    results_title,
 )
 from wason.tasks.wilt.complexity import RunComplexity, run_complexity
 from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD
@@ -275,75 +281,103 @@ def _protocol_name(config: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _fmt(value: float | None, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def rate_cell(rate: Rate) -> str:
-    """A rate in a table: ``k/n`` over its 95% Wilson interval (two lines, so the table fits 80 columns)."""
-    if not rate.n:
-        return "-"
-    low, high = rate.interval
-    return f"{rate.k}/{rate.n}\n[{low:.2f}, {high:.2f}]"
-
-
 def _who(run: RunRow) -> str:
     who = player_name(run)
     return f"{who} (baseline, run {run.id})" if run.config.get("baseline_for") is not None else str(who)
 
 
-TABLE_LEGEND = (
-    "Accuracy: correct final guesses, Approx. Correct: approximately correct (not equivalent, Jaccard >= "
-    f"{APPROX_JACCARD_THRESHOLD} on the probes), of the episodes played, k/n [95% Wilson interval]; Avg. Guesses: "
-    "mean attempts used before the guess; Repeats: tests asked again; Invalid tests: tests with bad values"
-)
-
-
-def show_table(store: RunReader, run_ids: int | list[int]) -> RenderableType:
-    """The paper's Table 1 columns, one row per run (a model run, then its solver baseline); trials pooled."""
-    ids = [run_ids] if isinstance(run_ids, int) else run_ids
-    first = store.get_run(ids[0])
-    # a Text title: the status in brackets is not read as markup
-    table = Table(title=Text(f"Run {first.id}: {run_label(first)}  [{first.status}]"))
-    table.add_column("Player", overflow="fold")
-    # the paper's headers, wrapped within the width of the numbers under them
-    for col in ("Accuracy", "Approx.\nCorrect", "Avg.\nGuesses", "Repeats", "Invalid\ntests"):
-        table.add_column(col, justify="right")
-    reduction = Table(title="Hypothesis-space reduction (paper 4.1): share of the space ruled out")
-    reduction.add_column("Player", overflow="fold")
-    for col in ("after 1 test", "5", "10", "20", "30", "Tests ruling out nothing new"):
-        reduction.add_column(col, justify="right")
-    notes: list[Text] = [Text(TABLE_LEGEND)]
+def wilt_results(store: RunReader, run_ids: Sequence[int]) -> Results:
+    """The episodes of the first run (and its rules, with trials); the paper's Table 1 columns, one row per run
+    (a model run, then its solver baseline; trials pooled); the hypothesis-space reduction curve."""
+    first = store.get_run(run_ids[0])
+    tables = [_episodes_table(store, first.id)]
+    if int(first.config.get("trials") or 1) > 1:
+        tables.append(_rules_table(store, first.id))
+    table1: list[dict[str, Cell]] = []
+    reduction: list[dict[str, Cell]] = []
+    notes: list[str] = []
     space: str | None = None
-    for run_id in ids:
+    for run_id in run_ids:
         run, _, s, calls = run_summary(store, run_id)
         who = _who(run)
-        curve = [f"{s.reduction[k]:.3f}" for k in sorted(s.reduction)] if s.reduction else ["-"] * 5
-        share = "-" if s.uninformative_share is None else f"{s.uninformative_share:.0%}"
-        reduction.add_row(who, *curve, share)
-        table.add_row(
-            who,
-            rate_cell(s.accuracy),
-            rate_cell(s.approx),
-            _fmt(s.avg_guesses),
-            str(s.repeats),
-            str(s.invalid_tests),
+        table1.append(
+            {
+                "player": who,
+                "run": run.id,
+                "accuracy": s.accuracy,
+                "approx": s.approx,
+                "guesses": s.avg_guesses,
+                "repeats": s.repeats,
+                "invalid": s.invalid_tests,
+            }
         )
-        if run_id == ids[0]:
+        row: dict[str, Cell] = {"player": who, "run": run.id}
+        row |= {f"r{k}": v for k, v in sorted((s.reduction or {}).items())}
+        row["share"] = s.uninformative_share
+        reduction.append(row)
+        if run_id == run_ids[0]:
             notes += _notes(run, s, calls, store.list_episodes(run_id))
             space = s.hypothesis_space
-    if not any(run_summary(store, r)[2].reduction for r in ids):
-        # no run has a curve (the one-variable game, or runs that made no test): no table of dashes
-        return Group(table, *notes)
-    notes.insert(
-        2,
-        Text(
-            "reduction: mean share of the hypothesis space"
-            + (f" ({space})" if space else "")
-            + " ruled out after that many tests (an episode that stopped earlier keeps its last value)"
-        ),
+    tables.append(
+        Table(
+            name="table1",
+            title="The paper's Table 1",
+            columns=[
+                Column(key="player", name="Player"),
+                Column(key="accuracy", name="Accuracy", kind="rate", legend="correct final guesses"),
+                Column(
+                    key="approx",
+                    name="Approx. Correct",
+                    kind="rate",
+                    legend=f"approximately correct (not equivalent, Jaccard >= {APPROX_JACCARD_THRESHOLD} on the "
+                    "probes)",
+                ),
+                Column(
+                    key="guesses",
+                    name="Avg. Guesses",
+                    kind="mean",
+                    digits=2,
+                    legend="mean attempts used before the guess",
+                ),
+                Column(key="repeats", name="Repeats", kind="count", legend="tests asked again"),
+                Column(key="invalid", name="Invalid tests", kind="count", legend="tests with bad values"),
+            ],
+            rows=table1,
+            legend="Rates are of the episodes played.",
+        )
     )
-    return Group(table, reduction, *notes)
+    if any(len(r) > 3 for r in reduction):  # a curve: the three-variable game made some test
+        points = sorted({int(k[1:]) for r in reduction for k in r if k.startswith("r") and k[1:].isdigit()})
+        tables.append(
+            Table(
+                name="reduction",
+                title="Hypothesis-space reduction (paper 4.1): share of the space ruled out after k tests",
+                columns=[
+                    Column(key="player", name="Player"),
+                    *(Column(key=f"r{k}", name=f"k={k}", kind="mean", digits=3) for k in points),
+                    Column(
+                        key="share",
+                        name="Nothing new",
+                        kind="mean",
+                        digits=2,
+                        legend="share of the tests that ruled out nothing new",
+                    ),
+                ],
+                rows=reduction,
+                legend=(
+                    "Each column: the mean share of the hypothesis space"
+                    + (f" ({space})" if space else "")
+                    + " ruled out after that many tests (an episode that stopped earlier keeps its last value)."
+                ),
+            )
+        )
+    return Results(title=results_title(first), protocol=_protocol_line(first), tables=tables, notes=notes)
+
+
+def _protocol_line(run: RunRow) -> str:
+    seed = run.config.get("probe_seed", 0)
+    judged = "" if run.config.get("protocol") == "single" else f"; guesses judged on probe set seed {seed}"
+    return f"{protocol_name(run.config)}{judged}"
 
 
 def _complexity(eps: Sequence[EpisodeRow]) -> RunComplexity:
@@ -361,58 +395,50 @@ def _complexity_note(c: RunComplexity) -> str:
     )
 
 
-def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int], eps: Sequence[EpisodeRow] = ()) -> list[Text]:
-    seed = run.config.get("probe_seed", 0)
+def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int], eps: Sequence[EpisodeRow] = ()) -> list[str]:
     trials = int(run.config.get("trials") or 1)
-    judged = "" if run.config.get("protocol") == "single" else f"; guesses judged on probe set seed {seed}"
-    lines = [Text(f"protocol: {protocol_name(run.config)}{judged}")]
+    lines = []
     if eps:
-        lines.append(Text(_complexity_note(_complexity(eps))))
+        lines.append(_complexity_note(_complexity(eps)))
     if trials > 1:
         lines.append(
-            Text(f"{trials} trials per rule: the rates pool every trial played (per rule: k of its trials)")
+            f"{trials} trials per rule: the rates pool every trial played (per rule: k of its trials)"
         )
     lines.append(
-        Text(
-            f"Format errors: {s.format_errors} unreadable replies; Truncated: {s.truncated} replies cut off at "
-            f"the token limit (each cost an attempt, as a format error does); Errored: {s.errored} episode(s)"
-        )
+        f"Format errors: {s.format_errors} unreadable replies; Truncated: {s.truncated} replies cut off at the "
+        f"token limit (each cost an attempt, as a format error does); Errored: {s.errored} episode(s)"
     )
     if calls["calls"] or calls["cached_calls"]:
-        lines.append(Text(calls_note(calls)))
+        lines.append(calls_note(calls))
     if s.pending:
-        lines.append(
-            Text(f"{s.pending} episode(s) not finished: `wason eval --resume {run.id}` finishes them")
-        )
+        lines.append(f"{s.pending} episode(s) not finished: `wason eval --resume {run.id}` finishes them")
     if s.no_guess:
-        lines.append(Text(f"{s.no_guess} episode(s) ended without a final guess"))
+        lines.append(f"{s.no_guess} episode(s) ended without a final guess")
     return lines
 
 
-def rules_table(store: RunReader, run_id: int) -> Table:
+def _rules_table(store: RunReader, run_id: int) -> Table:
     """A row per rule of a run with trials: correct (and approximately correct) guesses of its trials."""
-    table = Table(title="Per rule: correct of the trials played (k/T)")
-    table.add_column("rule")
-    table.add_column("text", overflow="fold")
-    table.add_column("correct", justify="right")
-    table.add_column("approx.", justify="right")
-    for row in rule_rows(store.list_episodes(run_id)):
-        table.add_row(
-            row.rule,
-            row.text or "",
-            f"{row.correct.k}/{row.correct.n}",
-            f"{row.approximately_correct.k}/{row.approximately_correct.n}",
-        )
-    return table
+    return Table(
+        name="rules",
+        title="Per rule: correct of the trials played",
+        columns=[
+            Column(key="rule", name="Rule"),
+            Column(key="text", name="Text"),
+            Column(key="correct", name="Correct", kind="rate"),
+            Column(key="approx", name="Approx.", kind="rate"),
+        ],
+        rows=[
+            {"rule": r.rule, "text": r.text or "", "correct": r.correct, "approx": r.approximately_correct}
+            for r in rule_rows(store.list_episodes(run_id))
+        ],
+    )
 
 
-def episodes_table(store: RunReader, run_id: int) -> Table:
+def _episodes_table(store: RunReader, run_id: int) -> Table:
     eps = store.list_episodes(run_id)
     trials = any(trial_of(e) > 1 for e in eps)
-    table = Table(title="Episodes")
-    for col in ("#", "rule", *(("trial",) if trials else ()), "status", "result", "tests", "rep."):
-        table.add_column(col, overflow="fold")
-    table.add_column("guess / error", overflow="fold")
+    rows: list[dict[str, Cell]] = []
     for e in eps:
         m = e.metrics or {}
         if e.status == "completed":
@@ -422,75 +448,79 @@ def episodes_table(store: RunReader, run_id: int) -> Table:
             detail = m.get("guess") or f"(no guess: {m.get('end_reason')})"
         else:
             result, detail = "-", (e.error or "").splitlines()[0] if e.error else ""
-        table.add_row(
-            str(e.index),
-            f"{rule_key(e)}: {e.item.get('rule', '')}",
-            *((str(trial_of(e)),) if trials else ()),
-            e.status,
-            result,
-            str(m.get("attempts", "-")),
-            str(m.get("repeats", "-")),
-            Text(str(detail)[:200]),
+        rows.append(
+            {
+                "index": e.index,
+                "episode": e.index,
+                "rule": f"{rule_key(e)}: {e.item.get('rule', '')}",
+                "trial": trial_of(e),
+                "status": e.status,
+                "result": result,
+                "tests": m.get("attempts"),
+                "repeats": m.get("repeats"),
+                "detail": str(detail)[:200],
+            }
         )
-    table.caption = "tests: attempts used before the guess; rep.: tests asked again"
-    return table
+    return Table(
+        name="episodes",
+        title="Episodes",
+        columns=[
+            Column(key="index", name="#", kind="count"),
+            Column(key="rule", name="Rule"),
+            *((Column(key="trial", name="Trial", kind="count"),) if trials else ()),
+            Column(key="status", name="Status"),
+            Column(key="result", name="Result"),
+            Column(key="tests", name="Tests", kind="count", legend="attempts used before the guess"),
+            Column(key="repeats", name="Rep.", kind="count", legend="tests asked again"),
+            Column(key="detail", name="Guess / error"),
+        ],
+        rows=rows,
+    )
 
 
-def transcript(data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-    """One episode's transcript from its JSON record; the published prompt folded unless ``full``."""
-    run_id, index = data["run"], data["index"]
+def wilt_messages(data: Mapping[str, Any], run: RunRow) -> Transcript:
+    """One episode's transcript from its JSON record: the published prompt, each turn, the verdict."""
     trial = (data.get("item") or {}).get("trial")
-    parts: list[RenderableType] = [
-        Text(
-            f"Run {run_id}, episode {index}: rule {data['rule']}  {data['rule_text']}"
-            + (f"  (trial {trial})" if trial else ""),
-            style="bold",
-        ),
-        Text(
-            "[system] "
-            + fold_text(
-                load_instruction(str(run.config.get("protocol") or "published")),
-                full=full,
-                hint=f"the whole prompt: wason show {run_id} --episode {index} --full",
-            ),
-            style="dim",
-        ),
+    title = f"Run {data['run']}, episode {data['index']}: rule {data['rule']}  {data['rule_text']}" + (
+        f"  (trial {trial})" if trial else ""
+    )
+    out = [
+        Message(
+            role="system",
+            name="system",
+            text=load_instruction(str(run.config.get("protocol") or "published")),
+        )
     ]
+    who = "model" if run.player == "llm" else run.player
     for t in data["turns"]:
-        who = "model" if run.player == "llm" else run.player
         reply = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))
-        parts.append(Text(reply))
-        parts.append(Text(f"[harness] {t['feedback']}", style="green"))
+        out.append(Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=reply, turn=t["index"]))
+        out.append(Message(role="game", name="harness", text=str(t["feedback"]), turn=t["index"]))
     m = data["metrics"] or {}
-    if data["status"] == "completed":
-        v = m.get("verdict") or {}
-        verdict = (
-            "correct"
-            if m.get("correct")
-            else "approximately correct"
-            if m.get("approximately_correct")
-            else "wrong"
+    if data["status"] != "completed":
+        out.append(episode_outcome(data))
+        return Transcript(title=title, messages=out, success=data.get("success"))
+    v = m.get("verdict") or {}
+    verdict = (
+        "correct"
+        if m.get("correct")
+        else "approximately correct"
+        if m.get("approximately_correct")
+        else "wrong"
+    )
+    notes: dict[str, str] = {}
+    if v.get("rejection"):
+        notes["guess rejected by the sandbox"] = str(v["rejection"])
+    elif v:
+        notes["agreement"] = (
+            f"{v.get('agreement', 0):.4f} on {v.get('n_probes')} probes; jaccard {v.get('jaccard')}"
         )
-        parts.append(
-            Text(f"\nresult: {verdict}; guess: {m.get('guess')}; end: {m.get('end_reason')}", style="bold")
-        )
-        if v.get("rejection"):
-            parts.append(Text(f"guess rejected by the sandbox: {v['rejection']}"))
-        elif v:
-            parts.append(
-                Text(
-                    f"agreement {v.get('agreement', 0):.4f} on {v.get('n_probes')} probes; jaccard {v.get('jaccard')}"
-                )
-            )
-        certainty = (m.get(PLAYER_METRICS) or {}).get("certainty")
-        if certainty is not None:
-            parts.append(
-                Text(f"certainty {certainty:.4f}: the guess's share of the solver's surviving weight")
-            )
-    else:
-        parts.append(Text(f"\nstatus: {data['status']} {data['error'] or ''}", style="bold red"))
-    return Group(*parts)
+    certainty = (m.get(PLAYER_METRICS) or {}).get("certainty")
+    if certainty is not None:
+        notes["certainty"] = f"{certainty:.4f} (the guess's share of the solver's surviving weight)"
+    said = f"result: {verdict}; guess: {m.get('guess')}; end: {m.get('end_reason')}"
+    out.append(Message(role="outcome", name="ended", text=said, annotations=notes))
+    return Transcript(title=title, messages=out, success=data.get("success"))
 
 
 def _describe(action: dict[str, Any]) -> str:
