@@ -260,7 +260,7 @@ def test_compare_runs_of_one_family(web: TestClient, filled: Filled) -> None:
     assert page.status_code == 200
     text = page.text
     assert "2 runs side by side" in text
-    assert text.count('<pre class="rich">') == 2  # each run's summary
+    assert text.count('<div class="results">') == 2  # each run's summary, as HTML tables
     # the table across runs names the columns of the two levels, and the differing settings are listed
     assert "SP L1" in text and "SP L2" in text and 'id="grid"' in text
     assert "<th>level.0</th>" not in text and "level" in text
@@ -362,7 +362,14 @@ def test_browse_and_the_static_report_in_chromium(filled: Filled, browser_page: 
         page.goto(f"{live.url}/runs?family=wilt")
         page.click(f'tr[data-run="{run_id}"] td.num a')
         page.wait_for_url(f"**/runs/{run_id}")
-        assert page.locator("pre.rich").first.is_visible()
+        table = page.locator("table.results").first
+        assert table.is_visible()
+        # a click on a number column's header sorts the rows, best first; a second click reverses them
+        header = page.locator('table.results th[data-kind="rate"]').first
+        header.click()
+        assert header.get_attribute("aria-sort") == "descending"
+        header.click()
+        assert header.get_attribute("aria-sort") == "ascending"
         page.click("#episodes a >> nth=0")
         page.wait_for_url(f"**/runs/{run_id}/episodes/0")
         assert page.locator("#calls").is_visible()
@@ -372,7 +379,7 @@ def test_browse_and_the_static_report_in_chromium(filled: Filled, browser_page: 
             page.check(f'input[name=runs][value="{filled.runs[key]}"]')
         page.click("text=Compare selected")
         page.wait_for_url("**/compare?*")
-        assert page.locator("#grid").is_visible() and page.locator("pre.rich").count() == 2
+        assert page.locator("#grid").is_visible() and page.locator("div.results").count() == 2
     finally:
         live.stop()
     out = tmp_path / "report"
@@ -424,7 +431,7 @@ def test_a_run_under_way_is_summarised_from_its_finished_games(web: TestClient, 
     waiting = filled.store.list_episodes(run_id)[1]
     assert waiting.status == "pending" and waiting.item["rule"]["text"] != first.item["rule"]["text"]
     page = web.get(f"/runs/{run_id}").text
-    assert "This summary counts only the episodes that are over" in page and '<pre class="rich">' in page
+    assert "This summary counts only the episodes that are over" in page and '<div class="results">' in page
     assert first.item["rule"]["text"] in html.unescape(page)  # the finished game's rule is its result
     for secret in hidden_texts(filled.store, waiting.id):
         assert secret not in html.unescape(page), secret
@@ -439,7 +446,7 @@ def test_a_transcript_the_family_cannot_draw_shows_the_turns(
     def broken(data: dict[str, Any], run: Any) -> Any:
         raise KeyError("a key an old record does not have")
 
-    monkeypatch.setattr(fam, "transcript", broken)
+    monkeypatch.setattr(fam, "messages", broken)
     run_id = filled.runs["wilt_solver"]
     r = web.get(f"/runs/{run_id}/episodes/0")
     assert r.status_code == 200

@@ -72,7 +72,7 @@ def test_report_of_runs_of_one_family_has_a_comparison(filled: Filled, tmp_path:
     assert names == expected
     assert (out / "static" / "wason.css").read_bytes()[:10] == b"/* wason's"
     compare = (out / "compare.html").read_text()
-    assert "SP L1" in compare and "SP L2" in compare and compare.count('<pre class="rich">') == 2
+    assert "SP L1" in compare and "SP L2" in compare and compare.count('<div class="results">') == 2
     index = (out / "index.html").read_text()
     assert f'href="./runs/{a}.html"' in index and 'href="./compare.html"' in index
     # each run's results for papers and as data, the same tables in every format
