@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from wason.core.family import PlayIO
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltObservation
-from wason.tasks.wilt.human import HumanPlayer
+from wason.tasks.wilt.family import FAMILY, WiltRunConfig
 
 
 def run_play(
@@ -33,8 +34,11 @@ def test_a_person_finds_rule_2(tmp_path: Path) -> None:
     done = run_play(["--split", "full", "--rule", "2"], typed, tmp_path)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "(1.0, 2.0, 3.0) -> True" in out and "(3.0, 2.0, 1.0) -> False" in out
-    assert "Not a valid test: 1000 has more than 3 digits" in out
+    # what the web page shows after each test
+    assert (
+        "Result for input (1.0, 2.0, 3.0): True." in out and "Result for input (3.0, 2.0, 1.0): False." in out
+    )
+    assert "Invalid test case: 1000 has more than 3 digits" in out
     assert "Correct, after 4 tests." in out
     assert "The rule was: lambda x, y, z: x < y < z" in out
 
@@ -61,15 +65,19 @@ def test_seed_draws_the_same_rule_and_input_end_is_handled(tmp_path: Path) -> No
 async def test_human_player_reads_tests_and_guesses() -> None:
     lines = iter(["", "nonsense words", "4 5 6", "g lambda x, y, z: True"])
     shown: list[str] = []
-    player = HumanPlayer(read=lambda _prompt: next(lines), write=shown.append)
+    config = WiltRunConfig(player="human")
+    player = FAMILY.human(
+        config, FAMILY.items(config)[0][1], PlayIO(lambda _prompt: next(lines), shown.append)
+    )
+    assert player is not None
     first = await player.act(WiltObservation(kind="start", remaining=30))
     assert first.action == ProposeTest(("4", "5", "6"))
-    assert any("Type three numbers" in s for s in shown)
+    assert any("'nonsense words' is not a move here; type 1 2 3 (3 values)" in s for s in shown)
     second = await player.act(
         WiltObservation(kind="result", remaining=29, values=(4.0, 5.0, 6.0), result=True)
     )
     assert second.action == FinalGuess("lambda x, y, z: True")
-    assert any("(4.0, 5.0, 6.0) -> True" in s for s in shown)
+    assert any("Result for input (4.0, 5.0, 6.0): True." in s for s in shown)
 
 
 @pytest.mark.parametrize("args", [["--rule", "99"], ["--rule", "1", "--seed", "2"], ["--split", "nope"]])
@@ -154,7 +162,7 @@ def test_lines_that_are_not_utf8_are_refused_one_by_one_and_lose_nothing(
     assert out.count("That line is not UTF-8 text") == 3
     assert "(it holds the byte 0xff); nothing was played" in out and "(it holds the byte 0xc3)" in out
     # nothing of the refused lines was played: the one test is the good line's, then the guess wins
-    assert "(1.0, 2.0, 3.0) -> True    [29 tests left]" in out
+    assert "Result for input (1.0, 2.0, 3.0): True. Attempts Remaining: 29" in out
     assert "Correct, after 1 tests." in out
 
 

@@ -656,7 +656,8 @@ class Family(ABC, Generic[C]):
     def web_form(self, config: C, item: Mapping[str, Any], observation: Any, turn: int) -> WebForm:
         """The form of the web page at ``observation`` (after ``turn`` moves): what the player reads and the
         moves open. By default the protocol's text (its system prompt at the start) and the moves open now
-        (:meth:`moves`), or where the family declares none one free-text reply read by the protocol."""
+        (:meth:`moves`); where the family declares no moves of its own, after the game API's a free-text reply
+        read by the protocol."""
         protocol = self.protocol(config, item)
         if turn == 0:
             parts = [protocol.system_prompt()]
@@ -666,9 +667,10 @@ class Family(ABC, Generic[C]):
             prompt = "\n\n".join(p for p in parts if p)
         else:
             prompt = protocol.feedback(observation)
-        return WebForm(
-            prompt=prompt, moves=form_moves(self.moves(config, item, observation)) or (REPLY_MOVE,)
-        )
+        moves = form_moves(self.moves(config, item, observation))
+        if type(self).moves is Family.moves:  # no moves of its own: a reply read by its protocol too
+            moves = (*moves, REPLY_MOVE)
+        return WebForm(prompt=prompt, moves=moves)
 
     def web_history(
         self, config: C, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]

@@ -133,19 +133,24 @@ def read_command(commands: Sequence[Command], line: str) -> tuple[Command, dict[
     if best is not None:
         _, command, rest = best
     elif bare is not None:
-        command, rest = bare, text
+        try:
+            return bare, _values(bare, text, split=True)
+        except ValueError:
+            raise ValueError(f"{text[:40]!r} is not a move here; {_choices(commands)}") from None
     else:
         raise ValueError(f"{_first_word(text)!r} is not a move here; {_choices(commands)}")
     return command, _values(command, rest)
 
 
-def _values(command: Command, rest: str) -> dict[str, str]:
+def _values(command: Command, rest: str, *, split: bool = False) -> dict[str, str]:
+    """The field values of a typed command: one field takes the rest of the line (unless ``split``: values
+    alone, one a field), several take one word each."""
     fields = command.fields
     if not fields:
         if rest:
             raise ValueError(f"{command.usage} takes nothing after it")
         return {}
-    if len(fields) == 1:
+    if len(fields) == 1 and not split:
         return {fields[0].name: rest or fields[0].value}
     tokens = [t for t in _SPLIT.split(rest) if t]
     if len(tokens) != len(fields):
@@ -159,7 +164,11 @@ def _first_word(text: str) -> str:
 
 
 def _choices(commands: Sequence[Command]) -> str:
-    return "type " + ", ".join(c.usage for c in commands) + " or help"
+    shown = [
+        c.usage + (f" ({len(c.fields)} values)" if "" in c.typed and len(c.fields) > 1 else "")
+        for c in commands
+    ]
+    return "type " + ", ".join(shown) + " or help"
 
 
 def help_text(commands: Sequence[Command]) -> str:
