@@ -536,15 +536,15 @@ class Family(ABC, Generic[C]):
 
     def human(self, config: C, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
         """A person playing one item at the terminal, or None when the family cannot be played so. By default,
-        for a :attr:`playable` family, the generic player of its declared moves (:meth:`moves`): it shows what
-        the web page shows (:meth:`web_form`) and reads the moves as typed commands."""
+        for a :attr:`playable` family, the generic player of its declared moves (:meth:`moves`): it shows
+        :meth:`terminal_text` and reads the moves as typed commands."""
         if not self.playable or not self.moves(config, item, None):
             return None
         from wason.core.moves import TerminalPlayer
 
         return TerminalPlayer(
             lambda observation, turn: self.moves(config, item, observation),
-            lambda observation, turn: self.web_form(config, item, observation, turn).prompt,
+            lambda observation, turn: self.terminal_text(config, item, observation, turn),
             io,
             turn=io.turn,
         )
@@ -645,6 +645,11 @@ class Family(ABC, Generic[C]):
                 action=type(api.guess("x")).__name__,
             ),
         )
+
+    def terminal_text(self, config: C, item: Mapping[str, Any], observation: Any, turn: int) -> str:
+        """What a person at the terminal reads at ``observation`` (after ``turn`` moves); by default what the web
+        page shows (:meth:`web_form`'s prompt)."""
+        return self.web_form(config, item, observation, turn).prompt
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         """Keys of an item a player may see before the game ends; the rest (the hidden rule, and whatever

@@ -96,14 +96,15 @@ class Command:
         return FormMove(self.name, self.label, self.fields, self.hint)
 
 
-def give_up(make: Callable[[], Any]) -> Command:
-    """The give-up move of the games that have one: typed ``give up``, a button on the web page."""
+def give_up(kind: type[Any], **fields: Any) -> Command:
+    """The give-up move of the games that have one (the action ``kind(**fields)``): typed ``give up``, a button
+    on the web page."""
     return Command(
         name="give_up",
         label="Give up",
-        make=lambda values: make(),
+        make=lambda values: kind(**fields),
         hint="end the game and see the rule",
-        action=getattr(make, "__name__", ""),
+        action=kind.__name__,
     )
 
 
@@ -143,14 +144,14 @@ def read_command(commands: Sequence[Command], line: str) -> tuple[Command, dict[
 
 
 def _values(command: Command, rest: str, *, split: bool = False) -> dict[str, str]:
-    """The field values of a typed command: one field takes the rest of the line (unless ``split``: values
-    alone, one a field), several take one word each."""
+    """The field values of a typed command: one field takes the rest of the line (but a number typed alone,
+    ``split``, is one word), several take one word each."""
     fields = command.fields
     if not fields:
         if rest:
             raise ValueError(f"{command.usage} takes nothing after it")
         return {}
-    if len(fields) == 1 and not split:
+    if len(fields) == 1 and not (split and fields[0].kind == "number"):
         return {fields[0].name: rest or fields[0].value}
     tokens = [t for t in _SPLIT.split(rest) if t]
     if len(tokens) != len(fields):

@@ -539,7 +539,7 @@ class WiltFamily(Family[WiltRunConfig]):
             label="Test",
             make=lambda values: ProposeTest(tuple(form_value(values, n) for n in names)),
             fields=tuple(
-                FormField(n, n, placeholder=p)
+                FormField(n, n, kind="number" if single else "text", placeholder=p)
                 for n, p in zip(names, ("1", "2", "3") if not single else ("42",), strict=True)
             ),
             words=("", "test"),
