@@ -114,7 +114,9 @@ def test_a_person_plays_a_list_rule(tmp_path: Path) -> None:
     out = done.stdout
     assert "Example lists that follow the rule:\n  [2, 5, 7, 14]" in out
     assert "[1, 2, 3] -> Yes" in out and "[3, 2, 1] -> No" in out
-    assert "Type a list of integers" in out  # a typo costs nothing
+    assert (
+        "list 3: integers separated by commas, not 'abc'. Nothing was played" in out
+    )  # a typo costs nothing
     assert "[2, 5, 7, 14] -> Yes  (tested or shown before)" in out
     # the second round ran by itself at the fifth queued list
     assert "[] -> Yes" in out and "[2, 1] -> No" in out and "[7] -> Yes" in out

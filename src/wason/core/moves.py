@@ -59,9 +59,13 @@ class Command:
         hint: one line on what the move does.
         action: the action kind it makes (the ``type`` of its JSON), for the session help.
         ask: at the terminal, ask each field on its own line (``label > ``) instead of reading a command: for a
-            move that is the only one open (a predicate to write, a quiz to answer).
+            move that is the only one open (a predicate to write, a quiz to answer); its ``hint`` is then what the
+            person reads (the web page's text is the request a model reads).
         info: a terminal command that only shows something (``make`` returns the text) and plays nothing; the
             web form leaves it out.
+        collect: at the terminal, its fields are typed one a line (a list to test, say) and queued; the move is
+            made when every field is filled, or earlier by typing one of ``words`` (``run``), with the fields
+            filled so far (``make`` then receives only those). Each line is checked when it is queued.
     """
 
     name: str
@@ -74,6 +78,7 @@ class Command:
     action: str = ""
     ask: bool = False
     info: bool = False
+    collect: bool = False
 
     @property
     def typed(self) -> tuple[str, ...]:
@@ -124,6 +129,8 @@ def read_command(commands: Sequence[Command], line: str) -> tuple[Command, dict[
     best: tuple[int, Command, str] | None = None
     bare: Command | None = None
     for command in commands:
+        if command.collect:  # read line by line by the terminal player
+            continue
         for word in command.typed:
             if word == "":
                 bare = command
@@ -165,16 +172,30 @@ def _first_word(text: str) -> str:
 
 
 def _choices(commands: Sequence[Command]) -> str:
-    shown = [
-        c.usage + (f" ({len(c.fields)} values)" if "" in c.typed and len(c.fields) > 1 else "")
-        for c in commands
-    ]
+    shown = [_usage(c) for c in commands]
     return "type " + ", ".join(shown) + " or help"
+
+
+def _usage(command: Command) -> str:
+    if command.collect:
+        return f"{command.fields[0].placeholder if command.fields else 'VALUE'}, {command.typed[0]}"
+    if "" in command.typed and len(command.fields) > 1:
+        return f"{command.usage} ({len(command.fields)} values)"
+    return command.usage
 
 
 def help_text(commands: Sequence[Command]) -> str:
     """The typed commands open now, one a line, with what each does."""
-    rows = [(c.usage, c.hint or c.label) for c in commands]
+    rows: list[tuple[str, str]] = []
+    for c in commands:
+        if c.collect:
+            example = c.fields[0].placeholder if c.fields else "VALUE"
+            rows.append(
+                (example, f"queue one ({len(c.fields)} make a move; {c.hint})" if c.hint else "queue one")
+            )
+            rows.append((c.typed[0], f"send the queued ones now ({c.label.lower()})"))
+        else:
+            rows.append((c.usage, c.hint or c.label))
     rows += [("history", "everything shown so far"), ("help", "this text"), ("quit", "leave the game")]
     width = max(len(u) for u, _ in rows) + 2
     return "\n".join(f"  {u.ljust(width)}{h}" for u, h in rows)
@@ -211,18 +232,24 @@ class TerminalPlayer:
         self._turn = turn
         self._played = 0
         self._shown: list[str] = []
+        self._queue: list[str] = []
 
     async def act(self, observation: Any) -> Move[Any]:
         turn = self._turn() if self._turn is not None else self._played
-        text = self._show(observation, turn).strip()
+        commands = list(self._moves(observation, turn))
+        asked = len(commands) == 1 and commands[0].ask
+        # a question asked field by field (a predicate, a quiz) is put in the move's own words: the page's text
+        # is the request a model reads, with the reply format it must follow
+        text = (
+            commands[0].hint + ":" if asked and commands[0].hint else self._show(observation, turn)
+        ).strip()
         if text:
             self._shown.append(text)
             self._io.write(text)
-        commands = list(self._moves(observation, turn))
-        if turn == 0 or not commands:
+        if turn == 0 and not asked:
             self._io.write(help_text(commands))
         while True:
-            if len(commands) == 1 and commands[0].ask:
+            if asked:
                 move = await self._ask(commands[0])
             else:
                 move = await self._typed(commands)
@@ -249,6 +276,11 @@ class TerminalPlayer:
             return None
         if lowered in _QUIT_WORDS:
             raise PlayerLeft("gave up")
+        collect = next((c for c in commands if c.collect), None)
+        if collect is not None:
+            move = self._collect(collect, commands, line)
+            if move is not False:
+                return move
         try:
             command, values = read_command(commands, line)
             action = command.make(values)
@@ -259,6 +291,39 @@ class TerminalPlayer:
             self._io.write(str(action))
             return None
         return Move(action=action, reply=line)
+
+    def _collect(self, command: Command, commands: Sequence[Command], line: str) -> Move[Any] | bool | None:
+        """A line for a collecting command: queued, or the queue sent; False: the line is another command's."""
+        lowered = " ".join(line.lower().split())
+        if lowered in command.words:
+            if not self._queue:
+                self._io.write(
+                    f"Nothing queued yet; type {command.fields[0].placeholder or 'a value'} first."
+                )
+                return None
+            return self._send(command, line)
+        others = [c for c in commands if c is not command and not c.collect]
+        if any(lowered == w or lowered.startswith(w + " ") for c in others for w in c.typed if w):
+            return False
+        try:
+            command.make(self._filled(command, [*self._queue, line]))
+        except ValueError as exc:
+            self._io.write(f"{_one_line(exc)}. Nothing was played; {_choices(commands)}.")
+            return None
+        self._queue.append(line)
+        if len(self._queue) >= len(command.fields):
+            return self._send(command, line)
+        word = command.words[0] if command.words else "run"
+        self._io.write(f"queued {len(self._queue)} of {len(command.fields)}; '{word}' sends them now")
+        return None
+
+    def _send(self, command: Command, line: str) -> Move[Any]:
+        queued, self._queue = self._queue, []
+        return Move(action=command.make(self._filled(command, queued)), reply="; ".join(queued))
+
+    @staticmethod
+    def _filled(command: Command, lines: Sequence[str]) -> dict[str, str]:
+        return {f.name: text for f, text in zip(command.fields, lines, strict=False)}
 
     async def _ask(self, command: Command) -> Move[Any] | None:
         values: dict[str, str] = {}

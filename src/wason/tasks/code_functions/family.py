@@ -557,7 +557,12 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         kind = getattr(observation, "kind", "")
         if kind == "ask_predicate":
             field = FormField("source", "Predicate", placeholder="lambda w: w[0] in 'aeiou'")
-            return (Command(name="predicate", label="Send", make=_predicate, fields=(field,), ask=True),)
+            hint = "write your rule as a Python predicate over the word w"
+            return (
+                Command(
+                    name="predicate", label="Send", make=_predicate, fields=(field,), hint=hint, ask=True
+                ),
+            )
         if kind == "ask_quiz":
             quiz = getattr(observation, "quiz", ())
             labels = tuple(
@@ -565,7 +570,7 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
                 for i, word in enumerate(quiz, start=1)
             )
             make = lambda values: _quiz_answer(values, len(quiz))  # noqa: E731
-            hint = "can it be brought?"
+            hint = "the game is decided; can each word be brought? answer y or n"
             return (Command(name="quiz", label="Send", make=make, fields=labels, hint=hint, ask=True),)
         words = Command(
             name="words",

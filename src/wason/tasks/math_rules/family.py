@@ -466,7 +466,10 @@ class MathFamily(Family[MathRunConfig]):
         if kind == "ask_expression":
             field = FormField("source", "Expression", placeholder="lambda v, i: v + 3")
             make = lambda values: ExpressionAnswer(form_value(values, "source"))  # noqa: E731
-            return (Command(name="expression", label="Send", make=make, fields=(field,), ask=True),)
+            hint = "write your rule as a Python expression of the value v and the index i"
+            return (
+                Command(name="expression", label="Send", make=make, fields=(field,), hint=hint, ask=True),
+            )
         if kind == "ask_quiz":
             from wason.tasks.math_rules.game import QUIZ_ASKED
 
@@ -475,7 +478,7 @@ class MathFamily(Family[MathRunConfig]):
                 FormField(f"seq{k}", f"{k}. {', '.join(map(str, shown))}, ...", placeholder="1, 2, 3, 4, 5")
                 for k, shown in enumerate(quiz, start=1)
             )
-            hint = f"the next {QUIZ_ASKED} terms of each sequence"
+            hint = f"continue each sequence: its next {QUIZ_ASKED} terms"
             make_quiz = lambda values: _quiz_answer(values, len(quiz))  # noqa: E731
             return (Command(name="quiz", label="Send", make=make_quiz, fields=terms, hint=hint, ask=True),)
         more = Command(
