@@ -278,9 +278,9 @@ class TerminalPlayer:
             raise PlayerLeft("gave up")
         collect = next((c for c in commands if c.collect), None)
         if collect is not None:
-            move = self._collect(collect, commands, line)
-            if move is not False:
-                return move
+            queued = self._collect(collect, commands, line)
+            if queued is not False:
+                return queued if isinstance(queued, Move) else None
         try:
             command, values = read_command(commands, line)
             action = command.make(values)

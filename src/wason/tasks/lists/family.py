@@ -488,9 +488,9 @@ class ListsFamily(Family[ListsRunConfig]):
                 FormField(f"label{i}", f"{i}. {list(case)}  y/n", placeholder="yes / no")
                 for i, case in enumerate(quiz, start=1)
             )
-            make = lambda values: _quiz_answer(values, len(quiz))  # noqa: E731
+            answers = lambda values: _quiz_answer(values, len(quiz))  # noqa: E731
             hint = "does each list follow the rule? answer y or n"
-            return (Command(name="quiz", label="Send", make=make, fields=labels, hint=hint, ask=True),)
+            return (Command(name="quiz", label="Send", make=answers, fields=labels, hint=hint, ask=True),)
         final = Command(
             name="final",
             label="Final hypothesis",
