@@ -196,3 +196,31 @@ def test_a_reply_or_action_that_is_not_utf8_is_refused(
     assert main(["runs", "--model", "\udcff", "--db", db]) == 2  # any other argument: one line too
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not UTF-8 text (the byte 0xff)" in err
+
+
+def test_session_moves_lists_the_actions_and_a_bad_one_names_its_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wason.cli import main
+
+    db = str(tmp_path / "session.db")
+    assert main(["session", "start", "wilt", "--db", db]) == 0
+    assert main(["session", "moves", "1", "--db", db]) == 0
+    listed = capsys.readouterr().out
+    assert (
+        "1 2 3: test the triple" in listed and '  {"type": "ProposeTest", "values": [string, ...]}' in listed
+    )
+    assert "guess EXPR: " in listed and '  {"type": "FinalGuess", "expression": string}' in listed
+    assert main(["session", "moves", "wilt", "--db", db]) == 0 and "FinalGuess" in capsys.readouterr().out
+    for action, said in (
+        (
+            '{"type": "FinalGuess", "expression": 3}',
+            "FinalGuess.expression: should be a valid string (given 3)",
+        ),
+        ('{"type": "ProposeTest"}', "ProposeTest.values: missing"),
+    ):
+        assert main(["session", "step", "1", action, "--db", db]) == 2
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1 and "pydantic" not in err
+    assert main(["session", "moves", "nothing", "--db", db]) == 2
+    assert "neither a session id nor a game" in capsys.readouterr().err

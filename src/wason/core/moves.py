@@ -404,7 +404,9 @@ def action_error(exc: Exception) -> str:
             loc = ".".join(str(p) for p in first.get("loc", ()) if not str(p).startswith("tagged-union"))
             what = str(first.get("msg", "not valid")).replace("Input should be", "should be")
             given = first.get("input")
-            shown = "" if first.get("type") == "missing" else f" (given {_short(given)})"
+            missing = first.get("type") == "missing"
+            what = "missing" if missing else what
+            shown = "" if missing else f" (given {_short(given)})"
             more = f"; {len(found) - 1} more" if len(found) > 1 else ""
             return f"{loc or 'the action'}: {what}{shown}{more}"
     return _one_line(exc)
