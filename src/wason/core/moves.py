@@ -246,7 +246,7 @@ class TerminalPlayer:
         if text:
             self._shown.append(text)
             self._io.write(text)
-        if turn == 0 and not asked:
+        if self._played == 0 and not asked:  # the commands, once (a game gone on with too)
             self._io.write(help_text(commands))
         while True:
             if asked:
@@ -354,7 +354,7 @@ def describe_moves(commands: Sequence[Command], codec: ActionCodec) -> list[str]
     for c in commands:
         if c.info:
             continue
-        lines.append(f"{c.usage}: {c.hint or c.label}")
+        lines.append(f"{_usage(c)}: {c.hint or c.label}")
         if c.action and c.action in codec.kinds:
             named.add(c.action)
             lines.append(f"  {action_shape(codec.kinds[c.action])}")
