@@ -205,11 +205,11 @@ def test_session_moves_lists_the_actions_and_a_bad_one_names_its_field(
 
     db = str(tmp_path / "session.db")
     assert main(["session", "start", "wilt", "--db", db]) == 0
+    capsys.readouterr()
     assert main(["session", "moves", "1", "--db", db]) == 0
     listed = capsys.readouterr().out
-    assert (
-        "1 2 3: test the triple" in listed and '  {"type": "ProposeTest", "values": [string, ...]}' in listed
-    )
+    assert listed.startswith("session 1 (WILT), turn 0\n1 2 3 (3 values): test the triple")
+    assert '  {"type": "ProposeTest", "values": [string, ...]}' in listed
     assert "guess EXPR: " in listed and '  {"type": "FinalGuess", "expression": string}' in listed
     assert main(["session", "moves", "wilt", "--db", db]) == 0 and "FinalGuess" in capsys.readouterr().out
     for action, said in (

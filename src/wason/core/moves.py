@@ -6,7 +6,8 @@ A family lists the moves open at each point of a game as :class:`Command` object
 - :class:`TerminalPlayer` reads typed commands (``more 3``, ``guess TEXT``, ``give up``, ``1 2 3``), lists them
   with ``help``, refuses a bad one at no cost (one line, asked again, nothing stored) and shows what the web page
   shows after each move;
-- :func:`web_form` and :func:`web_move` build the web page's form and read what it sends;
+- :meth:`Family.web_form <wason.core.family.Family.web_form>` and ``web_move`` build the web page's form from
+  it (:func:`form_moves`) and read what it sends with the same ``make``;
 - :func:`describe_moves` lists the moves and the action JSON each makes, for ``wason session moves``.
 """
 
@@ -137,17 +138,23 @@ def read_command(commands: Sequence[Command], line: str) -> tuple[Command, dict[
             elif (lowered == word or lowered.startswith(word + " ")) and (
                 best is None or len(word) > best[0]
             ):
-                best = (len(word), command, text[len(word) :].strip())
+                best = (len(word), command, _after(line, len(word.split())))
     if best is not None:
         _, command, rest = best
     elif bare is not None:
         try:
-            return bare, _values(bare, text, split=True)
+            return bare, _values(bare, line.strip(), split=True)
         except ValueError:
             raise ValueError(f"{text[:40]!r} is not a move here; {_choices(commands)}") from None
     else:
         raise ValueError(f"{_first_word(text)!r} is not a move here; {_choices(commands)}")
     return command, _values(command, rest)
+
+
+def _after(line: str, words: int) -> str:
+    """``line`` after its first ``words`` words, as typed (the spaces inside a rule are kept)."""
+    parts = line.strip().split(None, words)
+    return parts[words].strip() if len(parts) > words else ""
 
 
 def _values(command: Command, rest: str, *, split: bool = False) -> dict[str, str]:
@@ -255,6 +262,7 @@ class TerminalPlayer:
                 move = await self._typed(commands)
             if move is not None:
                 self._played += 1
+                self._queue.clear()  # what was queued for a move not made is dropped with it
                 return move
 
     async def _line(self, prompt: str) -> str:
