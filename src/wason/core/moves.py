@@ -417,7 +417,7 @@ def action_error(exc: Exception) -> str:
             shown = "" if missing else f" (given {_short(given)})"
             more = f"; {len(found) - 1} more" if len(found) > 1 else ""
             return f"{loc or 'the action'}: {what}{shown}{more}"
-    return _one_line(exc)
+    return " ".join(str(exc).split())[:300]
 
 
 def _short(value: Any) -> str:

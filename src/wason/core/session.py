@@ -395,10 +395,6 @@ def _build(
     return fam, cfg, game, fam.protocol(cfg, episode.item).feedback
 
 
-def _first_line(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:300]
-
-
 __all__ = [
     "EpisodeRecorder",
     "Session",
