@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from wason.core.family import PlayIO
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltObservation
-from wason.tasks.wilt.human import HumanPlayer
+from wason.tasks.wilt.family import FAMILY, WiltRunConfig
 
 
 def run_play(
@@ -33,8 +34,11 @@ def test_a_person_finds_rule_2(tmp_path: Path) -> None:
     done = run_play(["--split", "full", "--rule", "2"], typed, tmp_path)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "(1.0, 2.0, 3.0) -> True" in out and "(3.0, 2.0, 1.0) -> False" in out
-    assert "Not a valid test: 1000 has more than 3 digits" in out
+    # what the web page shows after each test
+    assert (
+        "Result for input (1.0, 2.0, 3.0): True." in out and "Result for input (3.0, 2.0, 1.0): False." in out
+    )
+    assert "Invalid test case: 1000 has more than 3 digits" in out
     assert "Correct, after 4 tests." in out
     assert "The rule was: lambda x, y, z: x < y < z" in out
 
@@ -61,15 +65,19 @@ def test_seed_draws_the_same_rule_and_input_end_is_handled(tmp_path: Path) -> No
 async def test_human_player_reads_tests_and_guesses() -> None:
     lines = iter(["", "nonsense words", "4 5 6", "g lambda x, y, z: True"])
     shown: list[str] = []
-    player = HumanPlayer(read=lambda _prompt: next(lines), write=shown.append)
+    config = WiltRunConfig(player="human")
+    player = FAMILY.human(
+        config, FAMILY.items(config)[0][1], PlayIO(lambda _prompt: next(lines), shown.append)
+    )
+    assert player is not None
     first = await player.act(WiltObservation(kind="start", remaining=30))
     assert first.action == ProposeTest(("4", "5", "6"))
-    assert any("Type three numbers" in s for s in shown)
+    assert any("'nonsense words' is not a move here; type 1 2 3 (3 values)" in s for s in shown)
     second = await player.act(
         WiltObservation(kind="result", remaining=29, values=(4.0, 5.0, 6.0), result=True)
     )
     assert second.action == FinalGuess("lambda x, y, z: True")
-    assert any("(4.0, 5.0, 6.0) -> True" in s for s in shown)
+    assert any("Result for input (4.0, 5.0, 6.0): True." in s for s in shown)
 
 
 @pytest.mark.parametrize("args", [["--rule", "99"], ["--rule", "1", "--seed", "2"], ["--split", "nope"]])
@@ -106,7 +114,9 @@ def test_a_person_plays_a_list_rule(tmp_path: Path) -> None:
     out = done.stdout
     assert "Example lists that follow the rule:\n  [2, 5, 7, 14]" in out
     assert "[1, 2, 3] -> Yes" in out and "[3, 2, 1] -> No" in out
-    assert "Type a list of integers" in out  # a typo costs nothing
+    assert (
+        "list 3: integers separated by commas, not 'abc'. Nothing was played" in out
+    )  # a typo costs nothing
     assert "[2, 5, 7, 14] -> Yes  (tested or shown before)" in out
     # the second round ran by itself at the fifth queued list
     assert "[] -> Yes" in out and "[2, 1] -> No" in out and "[7] -> Yes" in out
@@ -154,7 +164,7 @@ def test_lines_that_are_not_utf8_are_refused_one_by_one_and_lose_nothing(
     assert out.count("That line is not UTF-8 text") == 3
     assert "(it holds the byte 0xff); nothing was played" in out and "(it holds the byte 0xc3)" in out
     # nothing of the refused lines was played: the one test is the good line's, then the guess wins
-    assert "(1.0, 2.0, 3.0) -> True    [29 tests left]" in out
+    assert "Result for input (1.0, 2.0, 3.0): True. Attempts Remaining: 29" in out
     assert "Correct, after 1 tests." in out
 
 
@@ -186,3 +196,31 @@ def test_a_reply_or_action_that_is_not_utf8_is_refused(
     assert main(["runs", "--model", "\udcff", "--db", db]) == 2  # any other argument: one line too
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not UTF-8 text (the byte 0xff)" in err
+
+
+def test_session_moves_lists_the_actions_and_a_bad_one_names_its_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wason.cli import main
+
+    db = str(tmp_path / "session.db")
+    assert main(["session", "start", "wilt", "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["session", "moves", "1", "--db", db]) == 0
+    listed = capsys.readouterr().out
+    assert listed.startswith("session 1 (WILT), turn 0\n1 2 3 (3 values): test the triple")
+    assert '  {"type": "ProposeTest", "values": [string, ...]}' in listed
+    assert "guess EXPR: " in listed and '  {"type": "FinalGuess", "expression": string}' in listed
+    assert main(["session", "moves", "wilt", "--db", db]) == 0 and "FinalGuess" in capsys.readouterr().out
+    for action, said in (
+        (
+            '{"type": "FinalGuess", "expression": 3}',
+            "FinalGuess.expression: should be a valid string (given 3)",
+        ),
+        ('{"type": "ProposeTest"}', "ProposeTest.values: missing"),
+    ):
+        assert main(["session", "step", "1", action, "--db", db]) == 2
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1 and "pydantic" not in err
+    assert main(["session", "moves", "nothing", "--db", db]) == 2
+    assert "neither a session id nor a game" in capsys.readouterr().err

@@ -525,8 +525,14 @@ def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser) -> Any:
     st_sub = st.add_subparsers(dest="family", metavar="NAME", required=True, parser_class=_Parser)
     sp = se_sub.add_parser("step", parents=[store_opts], help="apply one action to a session")
     sp.add_argument("session", type=_record_id("session"))
-    sp.add_argument("action", nargs="?", help='the action as JSON, e.g. \'{"type": "ProposeTest", ...}\'')
+    sp.add_argument(
+        "action", nargs="?", help="the action as JSON; `wason session moves ID` lists the actions of the game"
+    )
     sp.add_argument("--text", help="a reply as a model would write it, read by the family's protocol")
+    mv = se_sub.add_parser(
+        "moves", parents=[store_opts], help="the moves a game takes and the action JSON of each"
+    )
+    mv.add_argument("target", metavar="SESSION|NAME", help="a session id, or a game's name")
     for name, text in (("view", "what the player sees now"), ("summary", "the result (the rule once over)")):
         v = se_sub.add_parser(name, parents=[store_opts], help=text)
         v.add_argument("session", type=_record_id("session"))
@@ -1262,7 +1268,7 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
     family, config, episode, live = await session.load(store, session_id)
     if live.done or episode.status != "running":
         raise UserError(f"session {session_id} is {episode.status}; there is nothing left to play")
-    player = family.human(config, episode.item, PlayIO(read=_typed_lines(write), write=write))
+    player = family.human(config, episode.item, PlayIO(_typed_lines(write), write, lambda: live.turn))
     if player is None:
         raise UserError(f"{family.title} cannot be played at the terminal")
     if resumed:
@@ -1370,6 +1376,9 @@ def _session(args: argparse.Namespace) -> int:
         out = asyncio.run(session.view(store, sid))
     elif args.session_command == "step":
         out = asyncio.run(_step(store, args))
+    elif args.session_command == "moves":
+        print("\n".join(asyncio.run(session.moves(store, args.target))))
+        return 0
     elif args.session_command == "view":
         out = asyncio.run(session.view(store, args.session))
     else:

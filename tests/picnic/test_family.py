@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from wason.core.family import EpisodeContext
+from wason.core.family import EpisodeContext, PlayIO
 from wason.tasks.picnic.catalog import pool
 from wason.tasks.picnic.family import FAMILY, PicnicRunConfig, rule_from_item
 from wason.tasks.picnic.game import GiveUp, Guess, More, PicnicObservation
-from wason.tasks.picnic.human import PicnicHumanPlayer
 
 
 def test_items_are_seeded_paired_across_turn_limits_and_carry_provenance() -> None:
@@ -92,7 +91,10 @@ def test_a_person_plays_at_the_terminal() -> None:
         ["", "help", "more lots", "categories", "more 3", "history", "guess fruit and food", "give up"]
     )
     written: list[str] = []
-    player = PicnicHumanPlayer(read=lambda prompt: next(lines), write=written.append)
+    config = PicnicRunConfig(**PicnicRunConfig.with_play_defaults({}), player="human")
+    item = FAMILY.items(config)[0][1]
+    player = FAMILY.human(config, item, PlayIO(read=lambda prompt: next(lines), write=written.append))
+    assert player is not None
     start = PicnicObservation(
         kind="start", turn=1, turns_left=10, positives=("apple",), negatives=("dog",), remaining=5
     )
@@ -102,7 +104,9 @@ def test_a_person_plays_at_the_terminal() -> None:
 
     assert asyncio.run(moves()) == [More(3), Guess("fruit and food"), GiveUp()]
     text = "\n".join(written)
-    assert "Can come:    apple" in text and "Type 'more N'" in text and "animal" in text
+    # the web page's text, the typed commands, a typo refused at no cost, the categories
+    assert "I can bring: apple" in text and "  more N " in text and "  give up " in text
+    assert "n: a whole number, not 'lots'. Nothing was played." in text and "animal" in text
 
 
 def test_games_not_played_yet_are_in_no_rate(tmp_path: Path) -> None:

@@ -255,19 +255,20 @@ def test_constrained_single_replies_are_one_number_or_a_lambda_of_x() -> None:
 
 
 def test_a_person_plays_it_at_the_terminal_and_on_the_web() -> None:
-    from wason.tasks.wilt.human import HumanPlayer
+    from wason.core.family import PlayIO
 
     lines = iter(["1 2", "42", "guess x > 50"])
     shown: list[str] = []
-    player = HumanPlayer(max_tests=5, read=lambda _: next(lines), write=shown.append, arity=1)
-    config = WiltRunConfig(protocol="single")
+    config = WiltRunConfig(protocol="single", max_tests=5)
+    player = FAMILY.human(config, FAMILY.items(config)[0][1], PlayIO(lambda _: next(lines), shown.append))
+    assert player is not None
     game = WiltGame(compile_single("lambda x: x > 50"), config.game_config())
     seen = game.start()
     while not game.done:
         seen = game.step(asyncio.run(player.act(seen)).action)
     assert "one whole number x from 1 to 100" in shown[0]
-    assert "Type a number to test" in shown[1]  # "1 2" is asked again, not counted
-    assert any(line.startswith("(42.0) -> False") for line in shown)
+    assert "'1 2' is not a move here; type 42, guess EXPR" in shown[2]  # asked again, not counted
+    assert any(line.startswith("Result for input (42.0): False.") for line in shown)
     assert game.guess == "lambda x: x > 50" and game.verdict is not None and game.verdict.equivalent
 
     item = FAMILY.items(config)[0][1]

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
 from wason.core.game import VOID, Game, Malformed, Player, TextProtocol
+from wason.core.moves import Command, form_moves
 from wason.core.records import (
     CallContext,
     EpisodeRow,
@@ -295,6 +296,8 @@ class PlayIO:
 
     read: Callable[[str], str]
     write: Callable[[str], None]
+    turn: Callable[[], int] | None = None
+    """The game's turn now (the moves a game makes by itself count), where the caller knows it."""
 
 
 class ActionCodec:
@@ -565,8 +568,19 @@ class Family(ABC, Generic[C]):
         return None
 
     def human(self, config: C, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
-        """A person playing one item at the terminal, or None when the family cannot be played so."""
-        return None
+        """A person playing one item at the terminal, or None when the family cannot be played so. By default,
+        for a :attr:`playable` family, the generic player of its declared moves (:meth:`moves`): it shows
+        :meth:`terminal_text` and reads the moves as typed commands."""
+        if not self.playable or not self.moves(config, item, None):
+            return None
+        from wason.core.moves import TerminalPlayer
+
+        return TerminalPlayer(
+            lambda observation, turn: self.moves(config, item, observation),
+            lambda observation, turn: self.terminal_text(config, item, observation, turn),
+            io,
+            turn=io.turn,
+        )
 
     def sample_actions(self, config: C, item: Mapping[str, Any]) -> list[Any] | None:
         """A short scripted game (actions that end it), for contract tests and docs; None when the family has
@@ -693,6 +707,40 @@ class Family(ABC, Generic[C]):
         when the game did not finish."""
         return []
 
+    def moves(self, config: C, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
+        """The moves a person can make at ``observation`` (None: every move of the game, for help), declared once
+        for the terminal (:meth:`human`), the web form (:meth:`web_form`, :meth:`web_move`) and ``wason session
+        moves``. By default "more examples" and "guess" where the family has a game API, else none."""
+        api = self.game_api()
+        if api is None:
+            return ()
+        return (
+            Command(
+                name="more",
+                label="More examples",
+                make=lambda v: api.more(form_number(v, "n")),
+                fields=(FormField("n", "How many", kind="number", value="1"),),
+                syntax="more N",
+                hint="N more examples",
+                action=type(api.more(1)).__name__,
+            ),
+            Command(
+                name="guess",
+                label="Guess",
+                make=lambda v: api.guess(form_value(v, "text")),
+                fields=(FormField("text", "The rule", placeholder="give up"),),
+                words=("guess", "g"),
+                syntax="guess TEXT",
+                hint="your guess of the rule",
+                action=type(api.guess("x")).__name__,
+            ),
+        )
+
+    def terminal_text(self, config: C, item: Mapping[str, Any], observation: Any, turn: int) -> str:
+        """What a person at the terminal reads at ``observation`` (after ``turn`` moves); by default what the web
+        page shows (:meth:`web_form`'s prompt)."""
+        return self.web_form(config, item, observation, turn).prompt
+
     def public(self, item: Mapping[str, Any]) -> list[str]:
         """Keys of an item a player may see before the game ends; the rest (the hidden rule, and whatever
         names or derives it: ids, provenance, answers) is shown only once the game is over. An allow-list, so
@@ -702,8 +750,9 @@ class Family(ABC, Generic[C]):
     # -- playing in a browser ----------------------------------------------------------------------------
     def web_form(self, config: C, item: Mapping[str, Any], observation: Any, turn: int) -> WebForm:
         """The form of the web page at ``observation`` (after ``turn`` moves): what the player reads and the
-        moves open. By default the protocol's text (its system prompt at the start) and one free-text reply read
-        by the protocol, after "more examples" and "guess" where the family has a game API."""
+        moves open. By default the protocol's text (its system prompt at the start) and the moves open now
+        (:meth:`moves`); where the family declares no moves of its own, after the game API's a free-text reply
+        read by the protocol."""
         protocol = self.protocol(config, item)
         if turn == 0:
             parts = [protocol.system_prompt()]
@@ -713,13 +762,10 @@ class Family(ABC, Generic[C]):
             prompt = "\n\n".join(p for p in parts if p)
         else:
             prompt = protocol.feedback(observation)
-        moves: list[FormMove] = []
-        if self.game_api() is not None:
-            moves += [
-                FormMove("more", "More examples", (FormField("n", "How many", kind="number", value="1"),)),
-                FormMove("guess", "Guess", (FormField("text", "The rule", placeholder="give up"),)),
-            ]
-        return WebForm(prompt=prompt, moves=(*moves, REPLY_MOVE))
+        moves = form_moves(self.moves(config, item, observation))
+        if type(self).moves is Family.moves:  # no moves of its own: a reply read by its protocol too
+            moves = (*moves, REPLY_MOVE)
+        return WebForm(prompt=prompt, moves=moves)
 
     def web_history(
         self, config: C, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
@@ -747,13 +793,11 @@ class Family(ABC, Generic[C]):
         Raises:
             ValueError: a move that is not offered or a value that cannot be read, in one line for the player.
         """
-        api = self.game_api()
         if move == "reply":
             return form_value(values, "text")
-        if api is not None and move == "more":
-            return self.actions.encode(api.more(form_number(values, "n")))
-        if api is not None and move == "guess":
-            return self.actions.encode(api.guess(form_value(values, "text")))
+        for command in self.moves(config, item, observation):
+            if command.name == move:
+                return self.actions.encode(command.make(values))
         raise ValueError(f"{move!r} is not a move of this game")
 
     def own_rule(self, config: C, text: str) -> Item:

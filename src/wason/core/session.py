@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunReader, RunSettings
 from wason.core.game import EPISODE_METRICS, PLAYER_METRICS, Game, Malformed, Move, Outcome, Player, Settles
+from wason.core.moves import action_error, describe_moves
 from wason.core.public import is_over, public_item
 from wason.core.records import EpisodeRow, TurnConflict
 
@@ -313,7 +314,7 @@ async def step(
         try:
             action = fam.actions.decode(action)
         except ValueError as exc:
-            raise SessionError(f"not a {fam.name} action: {_first_line(exc)}") from None
+            raise SessionError(f"not a {fam.name} action: {action_error(exc)}") from None
     try:
         await session.step(Move(action=action, reply=text))
     except TurnConflict:
@@ -321,6 +322,33 @@ async def step(
             f"session {session_id} moved on: another step was stored first; read it again and retry"
         ) from None
     return _view(fam, store.get_episode(session_id), session)
+
+
+async def moves(store: SessionStore, target: str) -> list[str]:
+    """``wason session moves``: the moves a game takes and the action JSON each makes, for a stored session (its
+    moves open now first) or a family by name (every move of a game of its default configuration).
+
+    Raises:
+        SessionError: ``target`` is neither a session id nor a family's name.
+    """
+    if target.isdigit():
+        fam, cfg, episode, session = await load(store, int(target))
+        observation = None if session.done else session.observation
+        head = f"session {target} ({fam.title}), turn {session.turn}" + (", over" if session.done else "")
+        listed = describe_moves(fam.moves(cfg, episode.item, observation), fam.actions)
+    else:
+        if target not in registry.names():
+            raise SessionError(
+                f"{target!r} is neither a session id nor a game ({', '.join(registry.names())})"
+            )
+        fam = registry.get(target)
+        cfg = fam.config_type(**fam.config_type.with_play_defaults({}), player="session")
+        count = fam.item_count(cfg)
+        item = fam.item_at(cfg, 0)[1] if count else fam.items(cfg)[0][1]
+        head = f"{fam.title}: the moves of its games"
+        listed = describe_moves(fam.moves(cfg, item, None), fam.actions)
+    usage = "send one with  wason session step ID 'JSON'  (or --text REPLY, read like a model's reply)"
+    return [head, *listed, usage]
 
 
 async def view(store: SessionStore, session_id: int) -> dict[str, Any]:
@@ -365,10 +393,6 @@ def _build(
     cfg = fam.config_type.model_validate(run.config)
     game = fam.game(cfg, episode.item, EpisodeContext(run_id=episode.run_id, episode_id=episode.id))
     return fam, cfg, game, fam.protocol(cfg, episode.item).feedback
-
-
-def _first_line(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:300]
 
 
 __all__ = [

@@ -18,8 +18,18 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from rich.console import RenderableType
 from rich.table import Table
 
-from wason.core.family import ActionCodec, EpisodeContext, Family, Item, PlayIO, RunReader, RunSettings
-from wason.core.game import Malformed, Move, Outcome, PlayerLeft
+from wason.core.family import (
+    ActionCodec,
+    EpisodeContext,
+    Family,
+    FormField,
+    Item,
+    RunReader,
+    RunSettings,
+    form_number,
+)
+from wason.core.game import Malformed, Move, Outcome
+from wason.core.moves import Command
 from wason.core.records import RunReport, RunRow, run_header
 
 GENERATOR = "toy.threshold"
@@ -180,24 +190,6 @@ class ToySolver:
         return Move(action=Probe((self.low + self.high) // 2))
 
 
-class ToyHuman:
-    """A person typing the protocol's commands."""
-
-    def __init__(self, protocol: ToyProtocol, io: PlayIO) -> None:
-        self.protocol, self.io = protocol, io
-
-    async def act(self, observation: ToyObservation) -> Move[Probe | Guess]:
-        if observation.kind == "start":
-            self.io.write(self.protocol.system_prompt())
-        else:
-            self.io.write(self.protocol.feedback(observation))
-        try:
-            text = self.io.read("> ")
-        except EOFError:
-            raise PlayerLeft("the input closed") from None
-        return Move(action=self.protocol.parse(text), reply=text)
-
-
 class ToyEpisodeRow(BaseModel):
     """One episode of a report; the threshold and the guess are None until the episode is over."""
 
@@ -285,8 +277,12 @@ class ToyFamily(Family[ToyRunConfig]):
     def baseline(self, config: ToyRunConfig, run_id: int) -> ToyRunConfig:
         return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
 
-    def human(self, config: ToyRunConfig, item: Mapping[str, Any], io: PlayIO) -> ToyHuman:
-        return ToyHuman(self.protocol(config, item), io)
+    def moves(self, config: ToyRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
+        x, t = FormField("x", "x", kind="number", placeholder="50"), FormField("t", "t", kind="number")
+        return (
+            Command(name="probe", label="Probe", make=lambda v: Probe(form_number(v, "x")), fields=(x,)),
+            Command(name="guess", label="Guess", make=lambda v: Guess(form_number(v, "t")), fields=(t,)),
+        )
 
     def item_id(self, item: Mapping[str, Any]) -> int | None:
         return int(item["id"])

@@ -15,16 +15,15 @@ from wason.core.family import (
     EpisodeContext,
     Family,
     FormField,
-    FormMove,
     Item,
     Name,
     RunReader,
     RunSettings,
-    WebForm,
     check_episodes,
     form_value,
 )
 from wason.core.game import Game, TextProtocol
+from wason.core.moves import Command
 from wason.core.records import Figure, RunReport, RunRow, Score
 from wason.core.results import Results, Transcript
 from wason.tasks.aiw.game import AiwGame, Reply
@@ -198,23 +197,19 @@ class AiwFamily(Family[AiwRunConfig]):
         reply = Reply(f"### Answer: {item['expected']}")
         return [reply] * (1 + len(item.get("followups", ())))
 
-    def web_form(self, config: AiwRunConfig, item: Mapping[str, Any], observation: Any, turn: int) -> WebForm:
-        form = super().web_form(config, item, observation, turn)
-        answer = FormMove("answer", "Answer", (FormField("answer", "Your answer", placeholder="a number"),))
-        return WebForm(prompt=form.prompt, moves=(answer,))
-
-    def web_move(
-        self,
-        config: AiwRunConfig,
-        item: Mapping[str, Any],
-        observation: Any,
-        move: str,
-        values: Mapping[str, str],
-    ) -> Mapping[str, Any] | str:
-        if move == "answer":
-            # the answer as the prompt asks for it, so the game reads it as it reads a model's
-            return self._codec.encode(Reply(f"### Answer: {form_value(values, 'answer')}"))
-        return super().web_move(config, item, observation, move, values)
+    def moves(self, config: AiwRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
+        return (
+            Command(
+                name="answer",
+                label="Answer",
+                # the answer as the prompt asks for it, so the game reads it as it reads a model's
+                make=lambda values: Reply(f"### Answer: {form_value(values, 'answer')}"),
+                fields=(FormField("answer", "Your answer", placeholder="a number"),),
+                syntax="answer NUMBER",
+                hint="your answer",
+                action="Reply",
+            ),
+        )
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the question and how it is asked; the right answer is not shown before the end

@@ -13,7 +13,6 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from wason.core.family import (
-    GIVE_UP_MOVE,
     MAX_EPISODES,
     MAX_IDS,
     MAX_PATH_CHARS,
@@ -24,7 +23,6 @@ from wason.core.family import (
     EpisodeContext,
     Family,
     FormField,
-    FormMove,
     GameApi,
     Item,
     ModelRef,
@@ -34,11 +32,11 @@ from wason.core.family import (
     RuleId,
     RunReader,
     RunSettings,
-    WebForm,
     check_episodes,
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.moves import Command, give_up
 from wason.core.records import RunReport, RunRow, Score
 from wason.core.results import Results, Transcript
 from wason.tasks.code_functions.game import (
@@ -449,11 +447,8 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
     def human(
         self, config: CodeFunctionsConfig, item: Mapping[str, Any], io: PlayIO
     ) -> Player[Any, Any] | None:
-        if config.split == "write-rules":
-            return None
-        from wason.tasks.code_functions.human import CodeFunctionsHumanPlayer
-
-        return CodeFunctionsHumanPlayer(read=io.read, write=io.write)
+        # a game of writing rules is played by models only
+        return None if config.split == "write-rules" else super().human(config, item, io)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # not the episode's seed: it is the run's (or the published route's), which draws the rules
@@ -543,48 +538,40 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         return lines
 
     # -- playing in a browser ----------------------------------------------------------------------------
-    def web_form(
-        self, config: CodeFunctionsConfig, item: Mapping[str, Any], observation: Any, turn: int
-    ) -> WebForm:
-        form = super().web_form(config, item, observation, turn)
+    def moves(
+        self, config: CodeFunctionsConfig, item: Mapping[str, Any], observation: Any
+    ) -> Sequence[Command]:
         kind = getattr(observation, "kind", "")
         if kind == "ask_predicate":
             field = FormField("source", "Predicate", placeholder="lambda w: w[0] in 'aeiou'")
-            return WebForm(prompt=form.prompt, moves=(FormMove("predicate", "Send", (field,)),))
+            hint = "write your rule as a Python predicate over the word w"
+            return (
+                Command(
+                    name="predicate", label="Send", make=_predicate, fields=(field,), hint=hint, ask=True
+                ),
+            )
         if kind == "ask_quiz":
+            quiz = getattr(observation, "quiz", ())
             labels = tuple(
-                FormField(f"label{i}", word, placeholder="yes / no")
-                for i, word in enumerate(getattr(observation, "quiz", ()), start=1)
+                FormField(f"label{i}", f"{i}. {word}?", placeholder="yes / no")
+                for i, word in enumerate(quiz, start=1)
             )
-            return WebForm(
-                prompt=form.prompt, moves=(FormMove("quiz", "Send", labels, "can it be brought?"),)
-            )
-        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], GIVE_UP_MOVE))
-
-    def web_move(
-        self,
-        config: CodeFunctionsConfig,
-        item: Mapping[str, Any],
-        observation: Any,
-        move: str,
-        values: Mapping[str, str],
-    ) -> Mapping[str, Any] | str:
-        if move == "predicate":
-            from wason.tasks.code_functions.protocol import find_predicate
-
-            text = form_value(values, "source")
-            return self._codec.encode(PredicateAnswer(find_predicate(text) or text))
-        if move == "quiz":
-            answers: list[bool | None] = []
-            for i in range(1, len(getattr(observation, "quiz", ())) + 1):
-                said = values.get(f"label{i}", "").strip().lower()
-                if said not in ("y", "yes", "n", "no"):
-                    raise ValueError(f"word {i}: answer yes or no, not {said[:20]!r}")
-                answers.append(said.startswith("y"))
-            return self._codec.encode(QuizAnswer(tuple(answers)))
-        if move == "give_up":
-            return self._codec.encode(GiveUp())
-        return super().web_move(config, item, observation, move, values)
+            make = lambda values: _quiz_answer(values, len(quiz))  # noqa: E731
+            hint = "the game is decided; can each word be brought? answer y or n"
+            return (Command(name="quiz", label="Send", make=make, fields=labels, hint=hint, ask=True),)
+        words = Command(
+            name="words",
+            label="Words",
+            make=lambda values: (
+                "I can bring: "
+                + ", ".join(getattr(observation, "all_positives", ()))
+                + "\nI cannot bring: "
+                + ", ".join(getattr(observation, "all_negatives", ()))
+            ),
+            hint="every word shown so far",
+            info=True,
+        )
+        return (*super().moves(config, item, observation), give_up(GiveUp), words)
 
     def game_api(self) -> GameApi | None:
         return CodeFunctionsApi()
@@ -723,3 +710,20 @@ API_PREDICATE_REQUEST = (
 
 
 FAMILY = CodeFunctionsFamily()
+
+
+def _predicate(values: Mapping[str, str]) -> PredicateAnswer:
+    from wason.tasks.code_functions.protocol import find_predicate
+
+    text = form_value(values, "source")
+    return PredicateAnswer(find_predicate(text) or text)
+
+
+def _quiz_answer(values: Mapping[str, str], count: int) -> QuizAnswer:
+    answers: list[bool | None] = []
+    for i in range(1, count + 1):
+        said = values.get(f"label{i}", "").strip().lower()
+        if said not in ("y", "yes", "n", "no"):
+            raise ValueError(f"word {i}: answer yes or no, not {said[:20]!r}")
+        answers.append(said.startswith("y"))
+    return QuizAnswer(tuple(answers))

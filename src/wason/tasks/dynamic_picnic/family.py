@@ -10,7 +10,6 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from wason.core.family import (
-    GIVE_UP_MOVE,
     MAX_EPISODES,
     MAX_FORMAT_ERRORS,
     MAX_IDS,
@@ -22,7 +21,6 @@ from wason.core.family import (
     EpisodeContext,
     Family,
     FormField,
-    FormMove,
     GameApi,
     Item,
     ModelRef,
@@ -33,12 +31,15 @@ from wason.core.family import (
     RunSettings,
     WebForm,
     check_episodes,
+    form_number,
     form_value,
 )
-from wason.core.game import Game, TextProtocol
+from wason.core.game import Game, Malformed, TextProtocol
+from wason.core.moves import Command, form_moves, give_up
 from wason.core.records import CallContext, RunReport, RunRow, Score
 from wason.core.results import Results, Transcript
 from wason.tasks.dynamic_picnic.game import (
+    GM,
     MAX_CANDIDATES,
     MAX_INIT,
     MAX_MORE,
@@ -418,11 +419,6 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
             same_as_player=same,
         )
 
-    def human(self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], io: Any) -> Any:
-        from wason.tasks.dynamic_picnic.human import PicnicHumanPlayer
-
-        return PicnicHumanPlayer(read=io.read, write=io.write, more_default=config.more_default)
-
     def sample_actions(self, config: DynamicPicnicRunConfig, item: Mapping[str, Any]) -> list[Any]:
         rule = item["rule"]
         actions: list[Any] = [] if config.oracle_model is None else [Begin()]
@@ -507,8 +503,90 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
             form = WebForm(prompt=f"{intro}\n\n{said}", moves=form.moves)
         elif turn:
             form = WebForm(prompt="", moves=form.moves)  # the page shows what each turn added
-        ask = FormMove("ask", "Can I bring it?", (FormField("item", "Can I bring", placeholder="an apple"),))
-        return WebForm(prompt=form.prompt, moves=(ask, *form.moves[:2], GIVE_UP_MOVE))
+        return WebForm(prompt=form.prompt, moves=form_moves(self.moves(config, item, observation)))
+
+    def moves(
+        self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], observation: Any
+    ) -> Sequence[Command]:
+        from wason.tasks.dynamic_picnic.protocol import read_reply
+
+        def ask(values: Mapping[str, str]) -> AskItem:
+            thing = form_value(values, "item").rstrip("?").strip()
+            return AskItem(item=thing, said=f"Can I bring {thing}?")
+
+        def more(values: Mapping[str, str]) -> MoreExamples:
+            given = values.get("n", "").strip()
+            return MoreExamples(n=form_number(values, "n") if given else config.more_default)
+
+        def say(values: Mapping[str, str]) -> Any:
+            action = read_reply(
+                form_value(values, "text"),
+                final=bool(getattr(observation, "final", False)),
+                more_default=config.more_default,
+            )
+            if isinstance(action, Malformed):
+                raise ValueError(f"not understood: {action.reason}")
+            return action
+
+        guess = self.game_api().guess
+        return (
+            Command(
+                name="ask",
+                label="Can I bring it?",
+                make=ask,
+                fields=(FormField("item", "Can I bring", placeholder="an apple"),),
+                words=("ask", "can i bring"),
+                syntax="Can I bring ITEM?",
+                hint="whether an item fits the rule",
+                action="AskItem",
+            ),
+            Command(
+                name="more",
+                label="More examples",
+                make=more,
+                fields=(
+                    FormField("n", "How many (empty: the game's number)", kind="number", placeholder="3"),
+                ),
+                words=("more examples", "more"),
+                syntax="more [N]",
+                hint="more examples",
+                action="MoreExamples",
+            ),
+            Command(
+                name="guess",
+                label="Guess",
+                make=lambda values: guess(form_value(values, "text")),
+                fields=(FormField("text", "The rule", placeholder="things that are red"),),
+                words=("guess", "g"),
+                syntax="guess TEXT",
+                hint="your guess of the rule (add  lambda w: ...  to have it checked by code)",
+                action="GuessRule",
+            ),
+            give_up(GiveUp, said="I give up"),
+            Command(
+                name="say",
+                label="Say",
+                make=say,
+                fields=(FormField("text", "Anything", placeholder="Can I bring a kite?"),),
+                words=("",),
+                syntax="TEXT",
+                hint="anything else, read as the game reads a model's reply",
+            ),
+        )
+
+    def terminal_text(
+        self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> str:
+        if turn == 0 or not isinstance(observation, PicnicObservation):
+            return self.web_form(config, item, observation, turn).prompt
+        # the web page shows each turn's lines apart (web_history); here: what the game master said last
+        history = list(observation.history)
+        last = max((i for i, (who, _) in enumerate(history) if who != GM), default=-1)
+        said = [f"{who}: {text}" for who, text in history[last + 1 :]]
+        left = observation.turns_left
+        return "\n".join(
+            [*said, *([] if left is None else [f"({left} turn{'s' if left != 1 else ''} left)"])]
+        )
 
     def web_history(
         self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
@@ -523,21 +601,6 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
             out.append(added or str(turn.get("feedback") or ""))
             seen = len(history)
         return out
-
-    def web_move(
-        self,
-        config: DynamicPicnicRunConfig,
-        item: Mapping[str, Any],
-        observation: Any,
-        move: str,
-        values: Mapping[str, str],
-    ) -> Mapping[str, Any] | str:
-        if move == "ask":
-            thing = form_value(values, "item")
-            return self._codec.encode(AskItem(item=thing, said=f"Can I bring {thing}?"))
-        if move == "give_up":
-            return self._codec.encode(GiveUp(said="I give up"))
-        return super().web_move(config, item, observation, move, values)
 
     def add_commands(self, parser: Any) -> None:
         sub = parser.add_subparsers(dest="family_command", required=True, parser_class=type(parser))

@@ -7,6 +7,13 @@ browser): ``OPERATION OBJECT`` or ``OPERATION ACTOR TARGET`` (also ``OPERATION(A
 ``-`` (or nothing) when nothing does. Only syntactically valid requests are sent: the game judges the names, and
 a typo at the terminal costs no turn. Predictions are checked against the test experiment's objects before they
 are sent, so a misspelt property does not use up an answer.
+
+Why the lab keeps its own terminal player instead of the generic one of its declared moves
+(:class:`wason.core.moves.TerminalPlayer`): its test is answered one experiment at a time, each prediction
+checked against that experiment's objects as soon as it is typed (only the wrong one is asked again, with the
+experiment's table shown before it), then a theory of any number of lines (an empty line ends it) and a report.
+The generic player asks a move's fields one line each and checks them together, so a typo in the eighth
+prediction would have all of them typed again, and a theory could hold one law only.
 """
 
 from __future__ import annotations

@@ -23,12 +23,10 @@ from wason.core.family import (
     EpisodeContext,
     Family,
     FormField,
-    FormMove,
     Item,
     ModelRef,
     Name,
     OracleSpec,
-    PlayIO,
     RuleId,
     RunReader,
     RunSettings,
@@ -37,6 +35,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.moves import Command, form_moves
 from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
 from wason.tasks.lists.game import (
     MAX_QUIZ,
@@ -451,88 +450,73 @@ class ListsFamily(Family[ListsRunConfig]):
             update["judges"] = [j for j in config.judges if j != "llm"]
         return config.model_copy(update=update)
 
-    def human(self, config: ListsRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
-        from wason.tasks.lists.human import ListsHumanPlayer
-
-        return ListsHumanPlayer(
-            per_round=config.tests_per_round,
-            max_rounds=config.max_rounds,
-            quiz=config.quiz_size,
-            read=io.read,
-            write=io.write,
-        )
-
     def web_form(
         self, config: ListsRunConfig, item: Mapping[str, Any], observation: Any, turn: int
     ) -> WebForm:
-        from wason.tasks.lists.human import LISTS_HELP
+        moves = form_moves(self.moves(config, item, observation))
+        if turn:
+            return WebForm(prompt=self.protocol(config, item).feedback(observation), moves=moves)
+        return WebForm(prompt=_opening(config, observation), moves=moves)
 
-        kind = getattr(observation, "kind", "")
-        if turn == 0:
-            examples = "\n".join(f"  {list(e)}" for e in getattr(observation, "examples", None) or ())
-            rules = LISTS_HELP.split("\n")[0] + (
-                f"\nYou have {config.max_rounds} rounds of up to {config.tests_per_round} lists; then state your "
-                "rule in words (Final hypothesis). You may then be asked to write it as a Python predicate "
-                "(lambda xs: ...) and to label new lists."
+    def terminal_text(
+        self, config: ListsRunConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> str:
+        # the protocol answers "1. Yes, 2. No" (the page shows the lists beside it); a person reads the lists
+        if getattr(observation, "kind", "") != "labels":
+            return self.web_form(config, item, observation, turn).prompt
+        lines = [
+            f"{list(case)} -> {'Yes' if label else 'No'}" + ("  (tested or shown before)" if repeat else "")
+            for case, label, repeat in zip(
+                observation.cases, observation.labels, observation.repeats, strict=True
             )
-            prompt = f"Example lists that follow the rule:\n{examples}\n\n{rules}" if examples else rules
-        else:
-            prompt = self.protocol(config, item).feedback(observation)
+        ]
+        lines.append(f"[{observation.rounds_left} rounds left]")
+        if observation.must_finalize:
+            lines.append("No rounds left: state your rule with  final TEXT")
+        return "\n".join(lines)
+
+    def moves(self, config: ListsRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
+        kind = getattr(observation, "kind", "")
         if kind == "ask_predicate":
             field = FormField("source", "Predicate", placeholder="lambda xs: all(x % 2 == 0 for x in xs)")
-            return WebForm(prompt=prompt, moves=(FormMove("predicate", "Send", (field,)),))
+            make = lambda values: PredicateAnswer(form_value(values, "source"))  # noqa: E731
+            hint = "write your rule as a Python predicate over the list xs"
+            return (Command(name="predicate", label="Send", make=make, fields=(field,), hint=hint, ask=True),)
         if kind == "ask_quiz":
+            quiz = getattr(observation, "quiz", ())
             labels = tuple(
-                FormField(f"label{i}", f"{list(case)}", placeholder="yes / no")
-                for i, case in enumerate(getattr(observation, "quiz", ()), start=1)
+                FormField(f"label{i}", f"{i}. {list(case)}  y/n", placeholder="yes / no")
+                for i, case in enumerate(quiz, start=1)
             )
-            return WebForm(
-                prompt=prompt, moves=(FormMove("quiz", "Send", labels, "does each list follow it?"),)
-            )
-        final = FormMove("final", "Final hypothesis", (FormField("text", "The rule", placeholder="..."),))
+            answers = lambda values: _quiz_answer(values, len(quiz))  # noqa: E731
+            hint = "does each list follow the rule? answer y or n"
+            return (Command(name="quiz", label="Send", make=answers, fields=labels, hint=hint, ask=True),)
+        final = Command(
+            name="final",
+            label="Final hypothesis",
+            make=lambda values: FinalHypothesis(form_value(values, "text")),
+            fields=(FormField("text", "The rule", placeholder="..."),),
+            words=("final", "f", "guess"),
+            syntax="final TEXT",
+            hint="your final rule in words, e.g. final the items increase",
+            action="FinalHypothesis",
+        )
         if getattr(observation, "must_finalize", False):
-            return WebForm(prompt=prompt, moves=(final,))
-        tests = FormMove(
-            "tests",
-            "Test these lists",
-            tuple(
+            return (final,)
+        tests = Command(
+            name="tests",
+            label="Test these lists",
+            make=_test_round,
+            fields=tuple(
                 FormField(f"list{i}", f"list {i}", placeholder="1, 2, 3")
                 for i in range(1, config.tests_per_round + 1)
             ),
-            "integers separated by commas; an empty field is the empty list",
+            words=("run", "test", "go"),
+            hint="integers separated by commas; an empty field is the empty list",
+            action="TestRound",
+            collect=True,
         )
-        return WebForm(prompt=prompt, moves=(tests, final))
-
-    def web_move(
-        self,
-        config: ListsRunConfig,
-        item: Mapping[str, Any],
-        observation: Any,
-        move: str,
-        values: Mapping[str, str],
-    ) -> Mapping[str, Any] | str:
-        if move == "tests":
-            cases = []
-            for i in range(1, config.tests_per_round + 1):
-                text = values.get(f"list{i}", "").strip().strip("[]")
-                try:
-                    cases.append([int(p) for p in text.replace(",", " ").split()])
-                except ValueError:
-                    raise ValueError(f"list {i}: integers separated by commas, not {text[:40]!r}") from None
-            return self._codec.encode(TestRound(cases=tuple(tuple(c) for c in cases)))
-        if move == "final":
-            return self._codec.encode(FinalHypothesis(form_value(values, "text")))
-        if move == "predicate":
-            return self._codec.encode(PredicateAnswer(form_value(values, "source")))
-        if move == "quiz":
-            answers: list[bool | None] = []
-            for i in range(1, len(getattr(observation, "quiz", ())) + 1):
-                said = values.get(f"label{i}", "").strip().lower()
-                if said not in _YES_NO:
-                    raise ValueError(f"list {i}: answer yes or no, not {said[:20]!r}")
-                answers.append(_YES_NO[said])
-            return self._codec.encode(QuizAnswer(tuple(answers)))
-        raise ValueError(f"{move!r} is not a move of this game")
+        return (tests, final)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the examples are shown anyway; the examples' provenance names the rule, and so does the episode's seed
@@ -680,3 +664,39 @@ def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str,
 
 
 FAMILY = ListsFamily()
+
+
+def _opening(config: ListsRunConfig, observation: Any) -> str:
+    """What the player reads first: the examples and how the game goes."""
+    examples = "\n".join(f"  {list(e)}" for e in getattr(observation, "examples", None) or ())
+    rules = (
+        "Find the hidden rule: it says Yes or No to lists of integers. The examples above all say Yes.\n"
+        f"You have {config.max_rounds} rounds of up to {config.tests_per_round} lists; then state your "
+        "rule in words (Final hypothesis). You may then be asked to write it as a Python predicate "
+        "(lambda xs: ...) and to label new lists."
+    )
+    return f"Example lists that follow the rule:\n{examples}\n\n{rules}" if examples else rules
+
+
+def _test_round(values: Mapping[str, str]) -> TestRound:
+    """A round of tests: the lists of the fields given, in order (an empty field: the empty list)."""
+    cases = []
+    for i in range(1, len(values) + 1):
+        if f"list{i}" not in values:
+            break
+        text = values[f"list{i}"].strip().strip("[]")
+        try:
+            cases.append(tuple(int(p) for p in text.replace(",", " ").split()))
+        except ValueError:
+            raise ValueError(f"list {i}: integers separated by commas, not {text[:40]!r}") from None
+    return TestRound(cases=tuple(cases))
+
+
+def _quiz_answer(values: Mapping[str, str], count: int) -> QuizAnswer:
+    answers: list[bool | None] = []
+    for i in range(1, count + 1):
+        said = values.get(f"label{i}", "").strip().lower()
+        if said not in _YES_NO:
+            raise ValueError(f"list {i}: answer yes or no, not {said[:20]!r}")
+        answers.append(_YES_NO[said])
+    return QuizAnswer(tuple(answers))

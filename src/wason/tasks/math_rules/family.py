@@ -11,7 +11,6 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from wason.core.family import (
-    GIVE_UP_MOVE,
     MAX_PATH_CHARS,
     MAX_SEED,
     MAX_URL_CHARS,
@@ -20,19 +19,18 @@ from wason.core.family import (
     EpisodeContext,
     Family,
     FormField,
-    FormMove,
     GameApi,
     Item,
     ModelRef,
     Name,
     OracleSpec,
-    PlayIO,
     RunReader,
     RunSettings,
-    WebForm,
+    form_number,
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.moves import Command, give_up
 from wason.core.records import RunReport, RunRow, Score
 from wason.core.results import Results, Transcript
 from wason.tasks.math_rules.game import (
@@ -328,11 +326,6 @@ class MathFamily(Family[MathRunConfig]):
             update["judges"] = [j for j in config.judges if j != "llm"]
         return config.model_copy(update=update)
 
-    def human(self, config: MathRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
-        from wason.tasks.math_rules.human import MathHumanPlayer
-
-        return MathHumanPlayer(read=io.read, write=io.write)
-
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the seed draws the rule, so it stays hidden with it; so does the game's index, which with the run's
         # configuration names the rule (items are a public function of it)
@@ -454,50 +447,36 @@ class MathFamily(Family[MathRunConfig]):
 
     # -- the guess-the-rule game API ---------------------------------------------------------------------
     # -- playing in a browser ----------------------------------------------------------------------------
-    def web_form(
-        self, config: MathRunConfig, item: Mapping[str, Any], observation: Any, turn: int
-    ) -> WebForm:
-        form = super().web_form(config, item, observation, turn)
+    def moves(self, config: MathRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         kind = getattr(observation, "kind", "")
         if kind == "ask_expression":
             field = FormField("source", "Expression", placeholder="lambda v, i: v + 3")
-            return WebForm(prompt=form.prompt, moves=(FormMove("expression", "Send", (field,)),))
+            make = lambda values: ExpressionAnswer(form_value(values, "source"))  # noqa: E731
+            hint = "write your rule as a Python expression of the value v and the index i"
+            return (
+                Command(name="expression", label="Send", make=make, fields=(field,), hint=hint, ask=True),
+            )
         if kind == "ask_quiz":
             from wason.tasks.math_rules.game import QUIZ_ASKED
 
+            quiz = getattr(observation, "quiz", ())
             terms = tuple(
-                FormField(f"seq{k}", f"{', '.join(map(str, shown))}, ...", placeholder="1, 2, 3, 4, 5")
-                for k, shown in enumerate(getattr(observation, "quiz", ()), start=1)
+                FormField(f"seq{k}", f"{k}. {', '.join(map(str, shown))}, ...", placeholder="1, 2, 3, 4, 5")
+                for k, shown in enumerate(quiz, start=1)
             )
-            hint = f"the next {QUIZ_ASKED} terms of each sequence"
-            return WebForm(prompt=form.prompt, moves=(FormMove("quiz", "Send", terms, hint),))
-        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], GIVE_UP_MOVE))
-
-    def web_move(
-        self,
-        config: MathRunConfig,
-        item: Mapping[str, Any],
-        observation: Any,
-        move: str,
-        values: Mapping[str, str],
-    ) -> Mapping[str, Any] | str:
-        if move == "expression":
-            return self._codec.encode(ExpressionAnswer(form_value(values, "source")))
-        if move == "quiz":
-            from wason.tasks.math_rules.game import QUIZ_ASKED
-
-            answers: list[tuple[int, ...] | None] = []
-            for k in range(1, len(getattr(observation, "quiz", ())) + 1):
-                text = values.get(f"seq{k}", "")
-                try:
-                    numbers = tuple(int(t) for t in text.replace(",", " ").split())[:QUIZ_ASKED]
-                except ValueError:
-                    raise ValueError(f"sequence {k}: whole numbers separated by commas") from None
-                answers.append(numbers or None)
-            return self._codec.encode(QuizAnswer(tuple(answers)))
-        if move == "give_up":
-            return self._codec.encode(GiveUp())
-        return super().web_move(config, item, observation, move, values)
+            hint = f"continue each sequence: its next {QUIZ_ASKED} terms"
+            make_quiz = lambda values: _quiz_answer(values, len(quiz))  # noqa: E731
+            return (Command(name="quiz", label="Send", make=make_quiz, fields=terms, hint=hint, ask=True),)
+        more = Command(
+            name="more",
+            label="More sequences",
+            make=lambda values: More(form_number(values, "n") if values.get("n", "").strip() else None),
+            fields=(FormField("n", "How many (empty: the game's number)", kind="number", placeholder="3"),),
+            syntax="more [N]",
+            hint="N more sequences (by default the game's number per turn)",
+            action="More",
+        )
+        return (more, *super().moves(config, item, observation)[1:], give_up(GiveUp))
 
     def game_api(self) -> GameApi:
         from wason.tasks.math_rules.api import MathGameApi
@@ -522,3 +501,18 @@ def _judge(config: MathRunConfig, context: EpisodeContext, item: Mapping[str, An
 
 
 FAMILY = MathFamily()
+
+
+def _quiz_answer(values: Mapping[str, str], count: int) -> QuizAnswer:
+    """The quiz's answers: the next terms of each sequence (an empty field: no answer)."""
+    from wason.tasks.math_rules.game import QUIZ_ASKED
+
+    answers: list[tuple[int, ...] | None] = []
+    for k in range(1, count + 1):
+        text = values.get(f"seq{k}", "")
+        try:
+            numbers = tuple(int(t) for t in text.replace(",", " ").split())[:QUIZ_ASKED]
+        except ValueError:
+            raise ValueError(f"sequence {k}: whole numbers separated by commas") from None
+        answers.append(numbers or None)
+    return QuizAnswer(tuple(answers))

@@ -9,7 +9,6 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from wason.core.family import (
-    GIVE_UP_MOVE,
     MAX_PATH_CHARS,
     MAX_SEED,
     MAX_URL_CHARS,
@@ -21,13 +20,12 @@ from wason.core.family import (
     Item,
     ModelRef,
     OracleSpec,
-    PlayIO,
     RunReader,
     RunSettings,
-    WebForm,
     check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.moves import Command, give_up
 from wason.core.records import RunReport, RunRow, Score
 from wason.core.results import Results, Transcript
 from wason.tasks.picnic.catalog import (
@@ -364,11 +362,6 @@ class PicnicFamily(Family[PicnicRunConfig]):
             update["judges"] = [j for j in config.judges if j != "llm"]
         return config.model_copy(update=update)
 
-    def human(self, config: PicnicRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
-        from wason.tasks.picnic.human import PicnicHumanPlayer
-
-        return PicnicHumanPlayer(read=io.read, write=io.write)
-
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the rule, the seed and the provenance (its draw seed) name or derive the rule, and so does the game's
         # number with the run's configuration (items are a public function of it)
@@ -441,23 +434,18 @@ class PicnicFamily(Family[PicnicRunConfig]):
         return lines
 
     # -- playing in a browser ----------------------------------------------------------------------------
-    def web_form(
-        self, config: PicnicRunConfig, item: Mapping[str, Any], observation: Any, turn: int
-    ) -> WebForm:
-        form = super().web_form(config, item, observation, turn)
-        return WebForm(prompt=form.prompt, moves=(*form.moves[:2], GIVE_UP_MOVE))
+    def moves(self, config: PicnicRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
+        from wason.tasks.picnic.catalog import catalog
 
-    def web_move(
-        self,
-        config: PicnicRunConfig,
-        item: Mapping[str, Any],
-        observation: Any,
-        move: str,
-        values: Mapping[str, str],
-    ) -> Mapping[str, Any] | str:
-        if move == "give_up":
-            return self.actions.encode(GiveUp())
-        return super().web_move(config, item, observation, move, values)
+        names = Command(
+            name="categories",
+            label="Categories",
+            make=lambda values: ", ".join(catalog().tags),
+            words=("categories", "cats"),
+            hint="the category names",
+            info=True,
+        )
+        return (*super().moves(config, item, observation), give_up(GiveUp), names)
 
     # -- the guess-the-rule game API ---------------------------------------------------------------------
     def game_api(self) -> GameApi:

@@ -21,9 +21,7 @@ from wason.core.family import (
     EpisodeContext,
     Family,
     FormField,
-    FormMove,
     Item,
-    PlayIO,
     RuleId,
     RunReader,
     RunSettings,
@@ -32,6 +30,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, Player, TextProtocol
+from wason.core.moves import Command, form_moves
 from wason.core.records import Figure, Matrix, RunReport, RunRow, Score
 from wason.core.results import Results, Transcript
 from wason.tasks.wilt.game import MAX_TESTS, FinalGuess, ProposeTest, WiltConfig, WiltGame
@@ -390,13 +389,6 @@ class WiltFamily(Family[WiltRunConfig]):
         # played (a baseline plays exactly its run's items), so both rows pool the same episodes
         return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
 
-    def human(self, config: WiltRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
-        from wason.tasks.wilt.human import HumanPlayer
-
-        if config.protocol == "single":
-            return HumanPlayer(max_tests=config.max_tests, read=io.read, write=io.write, arity=1)
-        return HumanPlayer(max_tests=config.max_tests, read=io.read, write=io.write)
-
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the id of a published rule (or a generated rule's provenance) would name the rule; the trial does not
         return ["split", *(["trial"] if "trial" in item else [])]
@@ -484,61 +476,74 @@ class WiltFamily(Family[WiltRunConfig]):
     def web_form(
         self, config: WiltRunConfig, item: Mapping[str, Any], observation: Any, turn: int
     ) -> WebForm:
-        from wason.tasks.wilt.human import HELP, HELP_SINGLE
         from wason.tasks.wilt.protocol import render_feedback
 
         single = config.protocol == "single"
-        example = "x > 50 or x % 3 == 0" if single else "x < y < z or x + y == z"
-        prompt = (HELP_SINGLE if single else HELP).split("\n")[0] + (
-            f"\nYou have {config.max_tests} tests, then one final guess in the guess language (Python-like: "
-            "+ - * / // % **, comparisons, and/or/not, abs min max round int, math.floor/ceil/sqrt/gcd), "
-            f"e.g. {example}."
-            if turn == 0
-            else ""
-        )
+        moves = form_moves(self.moves(config, item, observation))
         if turn:
             prompt = render_feedback(
                 observation,
                 arity=1 if single else 3,
                 whole_1_100=config.protocol in ("bayesian", "single"),
             )
-        guess = FormMove(
-            "guess",
-            "Final guess",
-            (FormField("expression", "Rule", placeholder="x > 50" if single else "x < y < z"),),
-            "ends the game",
+            return WebForm(prompt=prompt, moves=moves)
+        example = "x > 50 or x % 3 == 0" if single else "x < y < z or x + y == z"
+        takes = (
+            "one whole number x from 1 to 100"
+            if single
+            else "three numbers x, y, z (each typed with at most three digits, not counting sign and decimal "
+            "point: -11.3, .005, 250)"
+        )
+        prompt = (
+            f"Find the hidden rule: it takes {takes} and answers True or False.\n"
+            f"You have {config.max_tests} tests, then one final guess in the guess language (Python-like: "
+            "+ - * / // % **, comparisons, and/or/not, abs min max round int, math.floor/ceil/sqrt/gcd), "
+            f"e.g. {example}."
+        )
+        return WebForm(prompt=prompt, moves=moves)
+
+    def moves(self, config: WiltRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
+        single = config.protocol == "single"
+        names = ("x",) if single else ("x", "y", "z")
+
+        def final_guess(values: Mapping[str, str]) -> FinalGuess:
+            text = form_value(values, "expression")
+            if not is_lambda(text):  # a person may leave out the lambda (the model protocol may not)
+                text = f"lambda x: {text}" if single else f"lambda x, y, z: {text}"
+            return FinalGuess(text)
+
+        guess = Command(
+            name="guess",
+            label="Final guess",
+            make=final_guess,
+            fields=(FormField("expression", "Rule", placeholder="x > 50" if single else "x < y < z"),),
+            words=("guess", "g", "final"),
+            syntax="guess EXPR",
+            hint="your one final guess, e.g. guess "
+            + ("x > 50" if single else "x < y < z")
+            + "; ends the game",
+            action="FinalGuess",
         )
         if getattr(observation, "must_guess", False):
-            return WebForm(prompt=prompt, moves=(guess,))
-        fields = (("x", "42"),) if single else (("x", "1"), ("y", "2"), ("z", "3"))
-        test = FormMove(
-            "test",
-            "Test",
-            tuple(FormField(n, n, placeholder=p) for n, p in fields),
-            "a whole number from 1 to 100"
-            if single
-            else "numbers of at most three digits, e.g. -11.3, .005, 250",
+            return (guess,)
+        test = Command(
+            name="test",
+            label="Test",
+            make=lambda values: ProposeTest(tuple(form_value(values, n) for n in names)),
+            fields=tuple(
+                FormField(n, n, kind="number" if single else "text", placeholder=p)
+                for n, p in zip(names, ("1", "2", "3") if not single else ("42",), strict=True)
+            ),
+            words=("", "test"),
+            syntax="42" if single else "1 2 3",
+            hint=(
+                "test the number 42: a whole number from 1 to 100"
+                if single
+                else "test the triple (1, 2, 3): numbers of at most three digits, e.g. -11.3, .005, 250"
+            ),
+            action="ProposeTest",
         )
-        return WebForm(prompt=prompt, moves=(test, guess))
-
-    def web_move(
-        self,
-        config: WiltRunConfig,
-        item: Mapping[str, Any],
-        observation: Any,
-        move: str,
-        values: Mapping[str, str],
-    ) -> Mapping[str, Any] | str:
-        single = config.protocol == "single"
-        if move == "test":
-            values_in = tuple(form_value(values, n) for n in (("x",) if single else ("x", "y", "z")))
-            return self._codec.encode(ProposeTest(values_in))
-        if move == "guess":
-            text = form_value(values, "expression")
-            if not is_lambda(text):  # as at the terminal: a person may leave out the lambda
-                text = f"lambda x: {text}" if single else f"lambda x, y, z: {text}"
-            return self._codec.encode(FinalGuess(text))
-        raise ValueError(f"{move!r} is not a move of WILT")
+        return (test, guess)
 
     def own_rule(self, config: WiltRunConfig, text: str) -> Item:
         from wason.sandbox import compile_rule
