@@ -129,8 +129,9 @@ def test_a_person_plays_at_the_terminal(tmp_path: Path, capsys: pytest.CaptureFi
         monkey.undo()
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "Type more, guess RULE, give up or help." in out and "Say how many" in out
-    assert "Wrong guess" in out and f"The rule was: {rule.text()}" in out
+    # the typos cost nothing (one line each, nothing played); the wrong guess let the game go on to a third turn
+    assert "'hello' is not a move here" in out and "n: a whole number, not 'x'. Nothing was played." in out
+    assert "3 turns, 12 sequences seen." in out and f"The rule was: {rule.text()}" in out
     assert "Your expression is the rule" in out
 
 
