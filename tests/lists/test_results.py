@@ -14,6 +14,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.lists.test_lists_runs import scientist
 from wason.cli import main
 from wason.metrics import wilson_interval
+from wason.report.tables import report_tables
 from wason.store import Store
 from wason.tasks.lists.family import FAMILY
 
@@ -69,14 +70,18 @@ def test_json_rates_are_numbers(runs: tuple[str, int, int]) -> None:
 def test_the_tables_fit_80_columns_without_cutting_text(runs: tuple[str, int, int]) -> None:
     db, rid, baseline = runs
     console = Console(width=80, record=True)
-    for part in FAMILY.report(Store(db), [rid, baseline]):
+    for part in report_tables(Store(db), [rid, baseline]):
         console.print(part)
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "…" not in text
     low, high = wilson_interval(2, 4)
-    assert "2/4" in text and f"[{low:.2f}, {high:.2f}]" in text and "vllm:fake" in text
-    assert "(baseline)" in text and "truncated" in text and "format errors" in text
+    assert "2/4" in text and f"50% [{100 * low:.0f}-{100 * high:.0f}]" in text and "vllm:fake" in text
+    assert "(baseline)" in text and "Trunc." in text and "format errors" in text
+    results = FAMILY.results(Store(db), [rid, baseline])
+    summary = next(t for t in results.tables if t.name == "summary")
+    assert [r["run"] for r in summary.rows] == [rid, baseline]
+    assert [r["truncated"] for r in summary.rows] == [0, 0]
 
 
 def test_the_first_prompt_is_folded_with_its_examples_in_view(

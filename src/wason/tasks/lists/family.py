@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
-from rich.console import RenderableType
 
 from wason.core.family import (
     MAX_EPISODES,
@@ -36,7 +35,8 @@ from wason.core.family import (
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.moves import Command, form_moves
-from wason.core.records import Figure, RunReport, RunRow, Score, run_footer
+from wason.core.records import Figure, RunReport, RunRow, Score
+from wason.core.results import Results, Transcript
 from wason.tasks.lists.game import (
     MAX_QUIZ,
     MAX_ROUNDS,
@@ -555,18 +555,15 @@ class ListsFamily(Family[ListsRunConfig]):
         report.baselines = [lists_json(store, r) for r in run_ids[1:]]
         return report
 
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        from wason.tasks.lists.report import lists_tables
+    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
+        from wason.tasks.lists.report import lists_results
 
-        return [
-            *lists_tables(store, run_ids),
-            run_footer(run_ids[0]),
-        ]
+        return lists_results(store, run_ids)
 
-    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-        from wason.tasks.lists.report import lists_transcript
+    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
+        from wason.tasks.lists.report import lists_messages
 
-        return lists_transcript(data, run.player, full=full)
+        return lists_messages(data, run.player)
 
     def scores(self, store: RunReader, run_id: int) -> list[Score]:
         from wason.tasks.lists.report import lists_scores

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, fold_text, run_header
+from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, run_header, series_names
+from wason.core.results import (
+    Cell,
+    Column,
+    Message,
+    Results,
+    Table,
+    Transcript,
+    results_title,
+    run_notes,
+)
 from wason.metrics.rates import mean_present
 from wason.tasks.lists.game import PRIMARY_ORDER
 
@@ -185,97 +192,145 @@ def lists_json(store: RunReader, run_id: int) -> ListsRunReport:
     )
 
 
-def _cell(rate: dict[str, Any] | None) -> str:
-    """A rate in a table: ``k/n`` over its 95% Wilson interval (two lines, so the tables fit 80 columns)."""
-    if not rate or not rate["n"]:
-        return "-"
-    low, high = rate["interval"]
-    return f"{rate['k']}/{rate['n']}\n[{low:.2f}, {high:.2f}]"
-
-
-def _num(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _who(data: dict[str, Any]) -> str:
-    return str(data["model"]) if data["player"] == "llm" and data["model"] else str(data["player"])
-
-
 SHORT_JUDGES = {"predicate": "Pred.", "quiz": "Quiz", "llm": "LLM"}
 
-LEGEND = (
-    "Pred.: the stated Python predicate is the rule (code, on probe lists); Quiz: every held-out list "
-    "labelled right; LLM: the pilot's LLM judge (2 of 3 votes); * the primary judge, which decides success; "
-    "rates are k/n [95% Wilson interval], errored episodes counted as failures"
-)
+JUDGE_LEGENDS = {
+    "predicate": "the stated Python predicate is the rule (code, on probe lists)",
+    "quiz": "every held-out list labelled right",
+    "llm": "the pilot's LLM judge (2 of 3 votes)",
+}
+
+LEGEND = "* the primary judge, which decides success; errored episodes counted as failures"
 
 
-def lists_tables(store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-    """A table per rule for the first run (its judges' successes with 95% Wilson intervals across trials), then
-    a summary with a column per run (the model's, then its solver baseline); within 80 columns."""
-    runs = [lists_json(store, r).model_dump() for r in run_ids]
-    first = runs[0]
-    judges, primary = _run_judges(first["config"])
-    trials = int(first["config"].get("trials") or 1)
-    per_rule = Table(title=f"Run {first['run']}: {_who(first)} on list rules, {trials} trial(s) per rule")
-    per_rule.add_column("Rule", overflow="fold", min_width=16)
-    for j in judges:
-        per_rule.add_column(SHORT_JUDGES[j] + (" *" if j == primary else ""), justify="right")
-    for col in ("Q.acc", "Rnds"):
-        per_rule.add_column(col, justify="right")
-    for row in first["rules"]:
-        per_rule.add_row(
-            f"{row['rule']}: {row['text']}",
-            *(_cell(row["judges"][j]) for j in judges),
-            _num(row["quiz_accuracy"], 2),
-            _num(row["rounds"]),
+def _judge_columns(judges: Sequence[str], primary: str | None) -> list[Column]:
+    return [
+        Column(
+            key=j,
+            name=SHORT_JUDGES[j] + (" *" if j == primary else ""),
+            kind="rate",
+            legend=JUDGE_LEGENDS[j],
         )
-    per_rule.caption = "Q.acc: mean share of quiz lists labelled right; Rnds: mean rounds of tests"
-    # a column per run: the rows are the measures, so two or three runs fit 80 columns with their intervals
-    summary = Table(title="Summary (all episodes of each run)")
-    summary.add_column("")
-    for data in runs:
-        baseline = data["config"].get("baseline_for") is not None
-        summary.add_column(
-            f"{_who(data)}{' (baseline)' if baseline else ''}\nrun {data['run']}",
-            justify="right",
-            overflow="fold",
-        )
-    measures: list[tuple[str, Any]] = [
-        *(
-            (JUDGE_NAMES[j] + (" *" if j == primary else ""), lambda s, j=j: _cell(s["judges"].get(j)))
-            for j in ("predicate", "quiz", "llm")
-            if any(j in d["summary"]["judges"] for d in runs)
-        ),
-        ("quiz accuracy", lambda s: _num(s["quiz_accuracy"], 2)),
-        ("rounds", lambda s: _num(s["rounds"])),
-        ("rounds to solve", lambda s: _num(s["rounds_to_solution"])),
-        ("lists tested", lambda s: _num(s["lists_tested"])),
-        ("repeats", lambda s: _num(s["repeats"])),
-        ("format errors", lambda s: str(s["format_errors"])),
-        ("truncated", lambda s: str(s["truncated"])),
-        ("errored", lambda s: str(s["errored"])),
+        for j in judges
     ]
-    for label, value in measures:
-        summary.add_row(label, *(value(d["summary"]) for d in runs))
-    notes = [Text(LEGEND), Text(f"protocol: {first['protocol']}")]
-    s = first["summary"]
-    notes.append(
-        Text(
-            "rounds and lists are means per episode; rounds to solve over solved episodes; format errors: "
-            "unreadable replies; truncated: replies cut off at the token limit (each cost a round)"
-        )
+
+
+def lists_results(store: RunReader, run_ids: Sequence[int]) -> Results:
+    """A row per rule of the first run (its judges' successes with 95% Wilson intervals across trials), then a
+    summary with a row per run (the model's, then its solver baseline's)."""
+    reports = [lists_json(store, r) for r in run_ids]
+    runs = [store.get_run(r) for r in run_ids]
+    first = reports[0]
+    judges, primary = _run_judges(first.config)
+    trials = int(first.config.get("trials") or 1)
+    per_rule_columns = [
+        Column(key="rule", name="Rule"),
+        *_judge_columns(judges, primary),
+        Column(
+            key="quiz_accuracy",
+            name="Q.acc",
+            kind="mean",
+            digits=2,
+            legend="mean share of quiz lists labelled right",
+        ),
+        Column(
+            key="rounds",
+            name="Rnds",
+            kind="mean",
+            digits=1,
+            legend="mean rounds of tests",
+            higher_is_better=False,
+        ),
+    ]
+    per_rule = Table(
+        name="rules",
+        title=f"Per rule, {trials} trial(s) per rule",
+        columns=per_rule_columns,
+        rows=[
+            {
+                "rule": f"{row.rule}: {row.text}",
+                **{j: row.judges.get(j) for j in judges},
+                "quiz_accuracy": row.quiz_accuracy,
+                "rounds": row.rounds,
+            }
+            for row in first.rules
+        ],
+        legend=LEGEND,
     )
-    if s["non_integer_lists"]:
-        notes.append(Text(f"{s['non_integer_lists']} non-integer lists tested (labelled No)"))
-    if s["llm_labels"]:
-        notes.append(
-            Text(
-                f"LLM labeller: {s['label_disagreements']} of {s['llm_labels']} labels disagreed with the code "
-                "(the player saw the LLM's)"
-            )
+    all_judges = [j for j in ("predicate", "quiz", "llm") if any(j in r.summary.judges for r in reports)]
+    summary_columns = [
+        Column(key="label", name="Player"),
+        *_judge_columns(all_judges, primary),
+        Column(key="quiz_accuracy", name="Q.acc", kind="mean", digits=2, legend="quiz accuracy"),
+        Column(key="rounds", name="Rnds", kind="mean", digits=1, legend="rounds", higher_is_better=False),
+        Column(
+            key="to_solve",
+            name="ToSolve",
+            kind="mean",
+            digits=1,
+            legend="rounds to solve, over solved episodes",
+            higher_is_better=False,
+        ),
+        Column(
+            key="lists", name="Lists", kind="mean", digits=1, legend="lists tested", higher_is_better=False
+        ),
+        Column(key="repeats", name="Rep.", kind="mean", digits=1, legend="repeats", higher_is_better=False),
+        Column(
+            key="format_errors",
+            name="Fmt",
+            kind="count",
+            legend="format errors (unreadable replies)",
+            higher_is_better=False,
+        ),
+        Column(
+            key="truncated",
+            name="Trunc.",
+            kind="count",
+            legend="replies cut off at the token limit (each cost a round)",
+            higher_is_better=False,
+        ),
+        Column(key="errored", name="Err.", kind="count", legend="errored episodes", higher_is_better=False),
+    ]
+    rows: list[dict[str, Cell]] = []
+    for name, report in zip(series_names(runs), reports, strict=True):
+        s = report.summary
+        rows.append(
+            {
+                "label": name,
+                "run": report.run,
+                **{j: s.judges.get(j) for j in all_judges},
+                "quiz_accuracy": s.quiz_accuracy,
+                "rounds": s.rounds,
+                "to_solve": s.rounds_to_solution,
+                "lists": s.lists_tested,
+                "repeats": s.repeats,
+                "format_errors": s.format_errors,
+                "truncated": s.truncated,
+                "errored": s.errored,
+            }
         )
-    return [per_rule, summary, *notes]
+    summary = Table(
+        name="summary",
+        title="Summary (all episodes of each run)",
+        columns=summary_columns,
+        rows=rows,
+        legend="rounds, lists and repeats are means per episode; " + LEGEND,
+    )
+    s = first.summary
+    notes = []
+    if s.non_integer_lists:
+        notes.append(f"{s.non_integer_lists} non-integer lists tested (labelled No)")
+    if s.llm_labels:
+        notes.append(
+            f"LLM labeller: {s.label_disagreements} of {s.llm_labels} labels disagreed with the code "
+            "(the player saw the LLM's)"
+        )
+    return Results(
+        title=results_title(runs[0]),
+        protocol=first.protocol,
+        tables=[per_rule, summary],
+        notes=notes + run_notes(store, run_ids[0]),
+    )
 
 
 def _mean_score(name: str, short: str, values: list[Any], legend: str, *, higher: bool) -> Score:
@@ -343,69 +398,85 @@ def lists_scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def lists_transcript(data: dict[str, Any], player: str, *, full: bool = False) -> RenderableType:
-    """One episode as a conversation: the first message (folded unless ``full``; the examples it shows stay in
-    view), each reply and what the harness said."""
+def lists_messages(data: Mapping[str, Any], player: str) -> Transcript:
+    """One episode as a conversation: the first message (whole: the renderer folds it; its example lists stay in
+    view as a note), each reply and what the harness said, the judges' verdicts and how it ended."""
     from wason.tasks.lists.protocol import render_initial_prompt
 
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     examples = item.get("examples") or []
-    prompt = render_initial_prompt(examples)
-    shown = fold_text(
-        prompt.strip("\n"),
-        full=full,
-        hint=f"the whole prompt: wason show {data['run']} --episode {data['index']} --full",
-    )
-    if shown != prompt.strip("\n"):
-        shown += "\n... example lists: " + ", ".join(str(list(e)) for e in examples)
-    parts: list[RenderableType] = [
-        Text(
-            f"Run {data['run']}, episode {data['index']}: rule {rule.get('key')}  {rule.get('text')}",
-            style="bold",
+    messages = [
+        Message(role="system", name="user", text=render_initial_prompt(examples).strip("\n")),
+        Message(
+            role="note", name="prompt", text="example lists: " + ", ".join(str(list(e)) for e in examples)
         ),
-        Text(f"[user] {shown}", style="dim"),
     ]
     who = "model" if player == "llm" else player
     for t in data["turns"]:
-        parts.append(Text(f"\n[{who}, turn {t['index'] + 1}]", style="bold cyan"))
-        parts.append(Text(t["reply"] if t["reply"] is not None else _describe(t["action"])))
+        text = t["reply"] if t["reply"] is not None else _describe(t["action"])
+        messages.append(
+            Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=text, turn=t["index"])
+        )
         if t["feedback"]:
-            parts.append(Text(f"[harness] {t['feedback']}", style="green"))
-    m = data["metrics"] or {}
+            messages.append(Message(role="game", name="harness", text=str(t["feedback"]), turn=t["index"]))
+    m = data.get("metrics") or {}
     if data["status"] == "completed":
-        parts.append(Text(f"\nfinal hypothesis: {m.get('final_hypothesis')}", style="bold"))
-        for name, ok in (m.get("judges") or {}).items():
-            mark = " (primary)" if name == m.get("primary_judge") else ""
-            parts.append(Text(f"{JUDGE_NAMES.get(name, name)}{mark}: {'right' if ok else 'wrong'}"))
+        verdicts = {
+            JUDGE_NAMES.get(name, name) + (" (primary)" if name == m.get("primary_judge") else ""): (
+                "right" if ok else "wrong"
+            )
+            for name, ok in (m.get("judges") or {}).items()
+        }
         verdict = m.get("predicate_verdict") or {}
         if verdict.get("rejection"):
-            parts.append(Text(f"predicate {m.get('predicate')!r} rejected: {verdict['rejection']}"))
+            messages.append(
+                Message(
+                    role="note",
+                    name="judge",
+                    text=f"predicate {m.get('predicate')!r} rejected: {verdict['rejection']}",
+                )
+            )
         elif verdict:
-            parts.append(
-                Text(
-                    f"predicate {m.get('predicate')}: agreement {verdict.get('agreement', 0):.4f} "
-                    f"on {verdict.get('probes')} probes"
-                )
-            )
-            for ce in (verdict.get("counterexamples") or [])[:3]:
-                parts.append(
-                    Text(f"  e.g. {ce['list']}: the rule says {ce['rule']}, the predicate says {ce['guess']}")
-                )
+            lines = [
+                f"predicate {m.get('predicate')}: agreement {verdict.get('agreement', 0):.4f} "
+                f"on {verdict.get('probes')} probes"
+            ]
+            lines += [
+                f"  e.g. {ce['list']}: the rule says {ce['rule']}, the predicate says {ce['guess']}"
+                for ce in (verdict.get("counterexamples") or [])[:3]
+            ]
+            messages.append(Message(role="note", name="judge", text="\n".join(lines)))
         if m.get("quiz_accuracy") is not None:
-            parts.append(Text(f"quiz accuracy: {m['quiz_accuracy']:.2f}"))
+            verdicts["quiz accuracy"] = f"{m['quiz_accuracy']:.2f}"
         for d in m.get("label_disagreements") or []:
-            parts.append(
-                Text(
-                    f"LLM label disagreed in round {d['round']}: {d['list']} code {d['code']}, LLM {d['llm']}"
+            messages.append(
+                Message(
+                    role="note",
+                    name="labeller",
+                    text=f"LLM label disagreed in round {d['round']}: {d['list']} code {d['code']}, LLM {d['llm']}",
                 )
             )
-        parts.append(
-            Text(f"end: {m.get('end_reason')}; rounds {m.get('rounds')}; lists {m.get('lists_tested')}")
+        verdicts["end"] = f"{m.get('end_reason')}; rounds {m.get('rounds')}; lists {m.get('lists_tested')}"
+        messages.append(
+            Message(
+                role="outcome",
+                name="final hypothesis",
+                text=str(m.get("final_hypothesis")),
+                annotations=verdicts,
+            )
         )
     else:
-        parts.append(Text(f"\nstatus: {data['status']} {data['error'] or ''}", style="bold red"))
-    return Group(*parts)
+        messages.append(
+            Message(
+                role="outcome", name="status", text=f"{data['status']} {data.get('error') or ''}".rstrip()
+            )
+        )
+    return Transcript(
+        title=f"Run {data['run']}, episode {data['index']}: rule {rule.get('key')}  {rule.get('text')}",
+        messages=messages,
+        success=data.get("success"),
+    )
 
 
 def _describe(action: dict[str, Any]) -> str:
