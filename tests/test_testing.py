@@ -18,6 +18,7 @@ import pytest
 from tests.families.toy import ToyFamily, ToyRunConfig
 from wason.core import registry
 from wason.core.family import RunReader
+from wason.core.results import Cell, Column, Results, Table
 from wason.testing import FamilyCheckFailed, check_family
 
 SEED = 7305193
@@ -29,8 +30,8 @@ class LeakyConfig(ToyRunConfig):
 
 
 class LeakyToy(ToyFamily):
-    """The toy with two faults: its play page's history names how its hidden threshold was drawn, and its report
-    does not say which run it is."""
+    """The toy with two faults: its play page's history names how its hidden threshold was drawn, and its results
+    have a number too wide for an 80-column terminal."""
 
     name = "leaky-toy"
     config_type = LeakyConfig
@@ -44,8 +45,12 @@ class LeakyToy(ToyFamily):
             f"drawn by {drawn['generator']}, seed {drawn['seed']}",
         ]
 
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[Any]:
-        return ["thresholds found"]
+    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
+        wide = Column(key="n", name="Probes", kind="count")
+        rows: list[dict[str, Cell]] = [{"n": 10**90}]
+        return Results(
+            title="thresholds found", tables=[Table(name="t", title="t", columns=[wide], rows=rows)]
+        )
 
 
 LEAKY = LeakyToy()  # another process imports it from here (tests.test_testing:LEAKY)
@@ -75,7 +80,7 @@ def test_every_failed_check_is_listed_and_the_others_run() -> None:
     assert [name.split(":")[0] for name, _ in failed.failures] == ["leaks", "report"]
     leaks = dict(failed.failures)["leaks: nothing read before the end names the hidden item"]
     assert "a hidden value of the item ('toy.threshold')" in leaks and f"({str(SEED)!r})" in leaks
-    assert "does not say which run it is" in str(failed)
+    assert "crops a cell at 80 columns" in str(failed)
     report = failed.report
     assert report.player == "solver" and report.items == [f"toy-{SEED}-1", f"toy-{SEED}-2"]
     assert "sessions: finished in another process equal the run" in report.passed and not report.skipped

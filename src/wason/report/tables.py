@@ -58,9 +58,6 @@ def transcript(store: Store, run_id: int, index: int, *, full: bool = False) -> 
     data = episode_json(store, run_id, index)
     run = store.get_run(run_id)
     family = registry.get(run.task)
-    legacy = getattr(family, "transcript", None)  # TRANSITION: a family not yet declaring its messages
-    if legacy is not None:
-        return legacy(data, run, full=full)  # type: ignore[no-any-return]
     hint = f"the whole prompt: wason show {run_id} --episode {index} --full"
     return transcript_terminal(family.messages(data, run), full=full, hint=hint)
 
@@ -75,8 +72,5 @@ def report_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:
     """``wason show RUN``: the first run's results as its family declares them, a row per baseline, then how
     to see more."""
     family = registry.get(store.get_run(run_ids[0]).task)
-    legacy = getattr(family, "report", None)  # TRANSITION: a family not yet declaring its results
-    if legacy is not None:
-        return legacy(store, run_ids)  # type: ignore[no-any-return]
     more = ["--plots DIR"] if type(family).figures is not Family.figures else []
     return [*results_terminal(family.results(store, run_ids)), Text(run_footer(run_ids[0], *more))]

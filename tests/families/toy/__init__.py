@@ -15,22 +15,17 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from rich.console import RenderableType
-from rich.table import Table
 
 from wason.core.family import (
-    ActionCodec,
     EpisodeContext,
     Family,
     FormField,
     Item,
-    RunReader,
     RunSettings,
     form_number,
 )
 from wason.core.game import Malformed, Move, Outcome
 from wason.core.moves import Command
-from wason.core.records import RunReport, RunRow, run_header
 
 GENERATOR = "toy.threshold"
 GENERATOR_VERSION = 1
@@ -190,45 +185,6 @@ class ToySolver:
         return Move(action=Probe((self.low + self.high) // 2))
 
 
-class ToyEpisodeRow(BaseModel):
-    """One episode of a report; the threshold and the guess are None until the episode is over."""
-
-    index: int
-    item: str
-    status: str
-    success: bool | None
-    threshold: int | None
-    guess: int | None
-    probes: int | None
-
-
-class ToyRunReport(RunReport):
-    """``wason show RUN --json`` of a toy run: how many thresholds were found, every episode, the baselines."""
-
-    successes: int
-    episodes: list[ToyEpisodeRow]
-    baselines: list[ToyRunReport] = Field(default_factory=list)
-
-
-def _run_report(store: RunReader, run_id: int) -> ToyRunReport:
-    rows = []
-    for e in store.list_episodes(run_id):
-        m = e.metrics or {}
-        rows.append(
-            ToyEpisodeRow(
-                index=e.index,
-                item=e.item_key,
-                status=e.status,
-                success=e.success,
-                threshold=m.get("threshold"),
-                guess=m.get("guess"),
-                probes=m.get("probes"),
-            )
-        )
-    successes = sum(bool(r.success) for r in rows)
-    return ToyRunReport(**run_header(store.get_run(run_id)), successes=successes, episodes=rows)
-
-
 class ToyFamily(Family[ToyRunConfig]):
     """Find the hidden threshold: probes answered True/False, then one guess."""
 
@@ -236,14 +192,8 @@ class ToyFamily(Family[ToyRunConfig]):
     title = "Toy threshold"
     summary = "find the hidden threshold t of x >= t: probes, then one guess"
     config_type = ToyRunConfig
-    players = ("llm", "solver")
     playable = True
-
-    _codec = ActionCodec(Probe, Guess)
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
+    action_types = (Probe, Guess)
 
     def items(self, config: ToyRunConfig) -> list[Item]:
         rng = random.Random(config.seed)
@@ -293,40 +243,6 @@ class ToyFamily(Family[ToyRunConfig]):
     def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
         verdict = "" if metrics is None else (" You found it." if metrics["correct"] else " Not found.")
         return [f"The threshold was {item['threshold']}.{verdict}"]
-
-    def describe(self, config: ToyRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
-        return (
-            f"toy thresholds, seed {config.seed} ({n_episodes} items, {n_todo} to play) with {who}; "
-            f"{config.max_probes} probes then one guess"
-        )
-
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> ToyRunReport:
-        report = _run_report(store, run_ids[0])
-        report.baselines = [_run_report(store, r) for r in run_ids[1:]]
-        return report
-
-    def report(self, store: RunReader, run_ids: Sequence[int]) -> list[RenderableType]:
-        table = Table(title=f"Toy thresholds in {store.url}")
-        for col in ("run", "player", "episode", "threshold", "guess", "probes", "correct"):
-            table.add_column(col)
-        runs = [_run_report(store, run_id) for run_id in run_ids]
-        for run in runs:
-            for row in run.episodes:
-                cells = (row.index, row.threshold or "?", row.guess, row.probes, row.success)
-                table.add_row(str(run.run), run.player, *map(str, cells))
-        first = runs[0]
-        return [table, f"run id: {first.run}   ({first.successes}/{len(first.episodes)} correct)"]
-
-    def transcript(self, data: dict[str, Any], run: RunRow, *, full: bool = False) -> RenderableType:
-        # the threshold is shown only once the game is over: a transcript of a running session must not leak it
-        hidden = data["item"]["threshold"] if data["status"] == "completed" else "hidden"
-        table = Table(title=f"Toy run {run.id}, episode {data['index']} (threshold {hidden})")
-        for col in ("turn", "action", "feedback"):
-            table.add_column(col)
-        for turn in data["turns"]:
-            action = " ".join(f"{k}={v}" for k, v in turn["action"].items())
-            table.add_row(str(turn["index"]), action, turn["feedback"] or "")
-        return table
 
 
 FAMILY = ToyFamily()

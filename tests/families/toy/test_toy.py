@@ -217,16 +217,21 @@ def test_wason_eval_and_show_play_the_toy_once_registered(
     assert main(["eval", "toy", "--player", "solver", "--n", "4", "--seed", "3", "--db", db, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     expected = {key: item["threshold"] for key, item in FAMILY.items(ToyRunConfig(seed=3, n=4))}
-    assert {row["item"]: row["guess"] for row in report["episodes"]} == expected
-    assert report["successes"] == len(expected) and report["player"] == "solver"
+    # the default JSON report: every episode with its metrics
+    assert {row["key"]: row["metrics"]["guess"] for row in report["episodes"]} == expected
+    assert all(row["success"] for row in report["episodes"]) and report["player"] == "solver"
 
+    # the default results: a row per run, the share of games won
     assert main(["show", str(report["run"]), "--db", db]) == 0
     shown = capsys.readouterr().out
-    assert f"run id: {report['run']}" in shown and "Toy thresholds" in shown
-    assert all(f" {t} " in shown for t in expected.values())
+    assert f"run id: {report['run']}" in shown and "Toy threshold" in shown
+    assert "Success" in shown and "4/4" in shown
 
+    # the default transcript: each move (the solver writes none: its action) and the game's answer
     assert main(["show", str(report["run"]), "--episode", "0", "--db", db]) == 0
-    assert "Guess t=" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    first = dict(FAMILY.items(ToyRunConfig(seed=3, n=4)))["toy-3-1"]["threshold"]
+    assert '"type": "Guess"' in out and f'"t": {first}' in out and "succeeded" in out
 
 
 def test_wason_play_toy_reads_a_person_at_the_terminal(

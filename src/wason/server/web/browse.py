@@ -15,7 +15,6 @@ prompt holds the rule).
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import shutil
 import tempfile
@@ -27,7 +26,6 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
-from rich.console import Console, RenderableType
 
 from wason.core import registry
 from wason.core.family import Family
@@ -183,17 +181,6 @@ def get_run(store: Store, run_id: int) -> RunRow:
         return store.get_run(run_id)
     except StoreError:
         raise PageError(f"there is no run {run_id} in this store", 404) from None
-
-
-def rich_html(renderables: Iterable[RenderableType]) -> str:
-    """Rich renderables (a family's tables and transcripts, as ``wason show`` prints them) as an HTML fragment:
-    a ``<pre>`` with inline styles, no links and nothing loaded from anywhere."""
-    console = Console(
-        record=True, width=CONSOLE_WIDTH, file=io.StringIO(), force_terminal=True, color_system="truecolor"
-    )
-    for part in renderables:
-        console.print(part)
-    return console.export_html(inline_styles=True, code_format='<pre class="rich">{code}</pre>')
 
 
 # -- the runs list ----------------------------------------------------------------------------------------
@@ -421,9 +408,6 @@ def _report_json(fam: Family[Any], store: Store, ids: list[int]) -> dict[str, An
 
 
 def _summary(fam: Family[Any], store: Store, ids: list[int], links: Links) -> tuple[str | None, str | None]:
-    legacy = getattr(fam, "report", None)  # TRANSITION: a family not yet declaring its results
-    if legacy is not None:
-        return _report_of(store, lambda reader: rich_html(legacy(reader, ids)))
     run_id = ids[0]
 
     def draw(reader: PublicReader) -> str:
@@ -471,11 +455,7 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
     if over:
         data = episode_json(store, run_id, index)
         try:
-            legacy = getattr(fam, "transcript", None)  # TRANSITION: a family not yet declaring messages
-            if legacy is not None:
-                transcript_html = rich_html([legacy(data, run)])
-            else:
-                transcript_html = transcript_html_of(fam.messages(data, run))
+            transcript_html = transcript_html_of(fam.messages(data, run))
         except REPORT_ERRORS:  # a record the family cannot draw (an old or cut-short episode): its turns
             transcript_html = None
     calls = []
@@ -844,7 +824,6 @@ __all__ = [
     "home_context",
     "parse_filters",
     "public_episode",
-    "rich_html",
     "router",
     "run_context",
     "run_rows",
