@@ -321,7 +321,8 @@ class _Progress(RunObserver):
     def __init__(self, console: Console, store: Store, *, quiet: bool) -> None:
         self.console, self.store, self.quiet = console, store, quiet
         self.run: int | None = None
-        self.bar: Any = None
+        self.bar: Any = None  # a rich Progress while a model run plays
+        self.task: Any = None
         self.counts = {"correct": 0, "errored": 0}
 
     def started(self, run_id: int, n_todo: int, *, resumed: bool) -> None:

@@ -170,6 +170,7 @@ async def play_run(
     Raises:
         RunBusy: another live process holds the run.
         ModelConfigError: the model cannot be reached or refuses the settings (before any episode).
+        ValueError: ``both`` with a stored run or clients given (it makes two new runs, each with its own).
     """
     observer = observer or RunObserver()
     if both:
