@@ -26,10 +26,13 @@ __all__ = [
     "TurnConflict",
     "calls_note",
     "fold_text",
+    "played",
+    "played_settings",
     "player_name",
     "run_header",
     "run_label",
     "series_names",
+    "setting_text",
 ]
 
 
@@ -90,11 +93,47 @@ def player_name(run: RunRow) -> str:
     return run.player
 
 
+PLAYED_FALLBACK = ("split", "variations", "level", "difficulty", "source")
+"""For a run whose family cannot be loaded: the configuration fields that may name what it plays, the first one
+it holds is shown (a loaded family declares its own: ``RunSettings.label_fields``)."""
+
+
+def setting_text(value: Any) -> str:
+    """A configuration value as a label shows it: a list joined with ``,`` (``L1,L2,L3``), never Python's
+    ``repr``; empty for None."""
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return ",".join(setting_text(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, default=str)
+    return str(value)
+
+
+def played_settings(run: RunRow) -> list[tuple[str, str]]:
+    """The settings that name what ``run`` played, as ``(field, text)``: its family's
+    ``RunSettings.label_fields`` the configuration holds (a field hidden while a game is on is left out)."""
+    from wason.core.registry import FamilyLoadError, UnknownFamily, get
+
+    try:
+        names: Sequence[str] = get(run.task).config_type.label_fields
+    except (UnknownFamily, FamilyLoadError):
+        names = [n for n in PLAYED_FALLBACK if setting_text(run.config.get(n))][:1]
+    texts = [(name, setting_text(run.config.get(name))) for name in names]
+    return [(name, text) for name, text in texts if text]
+
+
+def played(run: RunRow) -> str:
+    """What ``run`` played, as its label names it (``L3``, ``L1,L2,L3``, ``generated:L1``); empty when not
+    known or not shown."""
+    return ":".join(text for _, text in played_settings(run))
+
+
 def run_label(run: RunRow) -> str:
-    """``task:split by who``, the title of a run's tables (``task by who`` where the split is not known, or not
-    shown while a game is on)."""
-    split = run.config.get("split")
-    return f"{run.task}{f':{split}' if split else ''} by {player_name(run)}"
+    """``task:what by who``, the title of a run's tables (:func:`played`; ``task by who`` where what it played
+    is not known, or not shown while a game is on)."""
+    what = played(run)
+    return f"{run.task}{f':{what}' if what else ''} by {player_name(run)}"
 
 
 def series_names(runs: Sequence[RunRow]) -> list[str]:
