@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 from wason.models.base import CallContext
 
 __all__ = [
+    "HUMAN",
+    "PERSON_NAME",
     "CallContext",
     "CallTotals",
     "EpisodeRow",
@@ -26,6 +29,7 @@ __all__ = [
     "TurnConflict",
     "calls_note",
     "fold_text",
+    "person_name",
     "played",
     "played_settings",
     "player_name",
@@ -127,6 +131,28 @@ def played(run: RunRow) -> str:
     """What ``run`` played, as its label names it (``L3``, ``L1,L2,L3``, ``generated:L1``); empty when not
     known or not shown."""
     return ":".join(text for _, text in played_settings(run))
+
+
+HUMAN = "human:"
+"""The prefix of a person's player name in the store (``human:ada``), on the web and at the terminal alike."""
+
+PERSON_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
+"""A person's name: 1 to 40 letters, digits, spaces, ``.``, ``_`` or ``-``, starting with a letter or digit
+(short enough for a table's column; with :data:`HUMAN` well within a player's ``MAX_NAME_CHARS``)."""
+
+
+def person_name(text: str) -> str:
+    """``text`` stripped, checked as a person's name (:data:`PERSON_NAME`).
+
+    Raises:
+        ValueError: not such a name, in one line saying what a name may hold.
+    """
+    name = text.strip()
+    if not PERSON_NAME.fullmatch(name):
+        raise ValueError(
+            "a name of 1 to 40 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit"
+        )
+    return name
 
 
 def run_label(run: RunRow) -> str:
