@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import getpass
 import random
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +26,7 @@ from wason.cli.common import (
 from wason.core import registry, session
 from wason.core.family import Family, Item, PlayIO, RunSettings
 from wason.core.game import PlayerLeft
+from wason.core.records import HUMAN, person_name
 from wason.store import Store
 
 
@@ -44,6 +48,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
             fp = pl_sub.add_parser(fam.name, parents=[ctx.store_opts], help=f"{fam.title}: {fam.summary}")
             add_config_flags(fp, fam.config_type, play=True)
             fp.add_argument("--rule", type=int, metavar="ID", help="the item (rule) id to play")
+            fp.add_argument("--name", help="your name: you play as human:NAME (asked once when not given)")
             fp.add_argument(
                 "--seed", type=int, help="draw the item with this seed (default: a random seed, printed)"
             )
@@ -77,14 +82,34 @@ def _play(args: argparse.Namespace, console: Console) -> int:
     if args.family is None:
         raise UserError(f"name a game ({', '.join(registry.names())}) or --session ID")
     family = registry.get(args.family)
-    config = family.config_type(**_given(args, family.config_type, play=True), player="human")
+    player = HUMAN + _person(args.name)
+    config = family.config_type(**_given(args, family.config_type, play=True), player=player)
     config = family.prepare(config, store)  # evidence from another run, as `wason eval` takes it
     items = family.items(config)
     (key, item), origin = _pick(family, args, items, _where(config))
-    session_id = session.start(store, family.name, config, item=(key, item), player="human")
+    session_id = session.start(store, family.name, config, item=(key, item), player=player)
     run_id = store.get_episode(session_id).run_id
     write(f"{family.intro(config, item, origin)} Run {run_id} in {store.url}.")
     return asyncio.run(_play_session(store, session_id, write, resumed=False))
+
+
+def _person(given: str | None) -> str:
+    """Who plays at the terminal, as on the web: ``--name``, else asked once (the login name on Enter), or the
+    login name when no one is at a terminal to ask (input piped in)."""
+    login = getpass.getuser()
+    if given is None and sys.stdin.isatty():
+        try:
+            given = input(f"Your name [{login}]: ").strip() or login
+        except EOFError:
+            raise UserError("no name given (type one, or pass --name NAME)") from None
+    if given is None:
+        with contextlib.suppress(ValueError):
+            return person_name(login)
+        return "player"  # a login name a person's name cannot hold: the player is still a person
+    try:
+        return person_name(given)
+    except ValueError as exc:
+        raise UserError(f"--name: {exc}") from None
 
 
 def _where(config: RunSettings) -> str:
@@ -108,10 +133,12 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
             await live.play_turn(player)
     except PlayerLeft as exc:
         live.fail(f"{exc.what}: {exc}")
+        session.close(store, session_id)
         write(f"Game over: {exc.what}: {exc}")
         for line in family.ending(episode.item, None):
             write(line)
         return 0
+    session.close(store, session_id)
     outcome = live.outcome()
     for line in family.ending(episode.item, outcome.metrics if outcome else None):
         write(line)
