@@ -304,3 +304,31 @@ def test_an_id_that_reaches_the_store_another_way_is_not_found(
     assert exit_code(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no run 2147483647" in err
+
+
+def test_constrain_both_plays_free_then_constrained_with_one_baseline(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    def reply(messages: list[dict[str, object]], body: dict[str, object]) -> str:
+        turn = sum(m.get("role") == "assistant" for m in messages)
+        return (
+            f"Test Case: ```({turn}, {turn * 2}, {turn + 7})```"
+            if turn < 2
+            else "Final Guess: ```x < y < z```"
+        )
+
+    with FakeOpenAIServer(reply) as server:
+        argv = ["eval", "wilt", "--split", "lite", "--ids", "1,2", "--model", "vllm:fake", "--db", db]
+        assert main([*argv, "--base-url", server.base_url, "--constrain", "both"]) == 0
+    out = capsys.readouterr().out
+    runs = Store(db).list_runs()
+    # the same items free, then constrained; the solver once, as the first run's baseline
+    assert [(r.player, r.config["constrain"], r.config.get("baseline_for")) for r in runs] == [
+        ("llm", False, None),
+        ("llm", True, None),
+        ("solver", False, runs[0].id),
+    ]
+    assert all(r.status == "completed" for r in runs)
+    assert "Running run 1" in out and "Running run 2" in out and f"Paired with run {runs[0].id}" in out

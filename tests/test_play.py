@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
 import subprocess
 import sys
@@ -224,3 +227,46 @@ def test_session_moves_lists_the_actions_and_a_bad_one_names_its_field(
         assert said in err and err.count("\n") == 1 and "pydantic" not in err
     assert main(["session", "moves", "nothing", "--db", db]) == 2
     assert "neither a session id nor a game" in capsys.readouterr().err
+
+
+def _runs(tmp_path: Path, *flags: str) -> list[dict[str, object]]:
+    from wason.cli import main
+
+    db = f"sqlite:///{tmp_path / 'play.db'}"
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(["runs", "--json", "--db", db, *flags]) == 0
+    runs: list[dict[str, object]] = json.loads(buffer.getvalue())
+    return runs
+
+
+def test_a_game_at_the_terminal_or_by_session_closes_its_run_under_the_players_name(tmp_path: Path) -> None:
+    from wason.cli import main
+
+    won = run_play(["--split", "full", "--rule", "2", "--name", "ada"], "1 2 3\nguess x < y < z\n", tmp_path)
+    left = run_play(["--seed", "3", "--split", "second", "--name", "bo"], "1 2\nquit\n", tmp_path, "lists")
+    assert won.returncode == 0 and left.returncode == 0, won.stderr + left.stderr
+    db = f"sqlite:///{tmp_path / 'play.db'}"
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(["session", "start", "wilt", "--split", "full", "--rule", "2", "--db", db]) == 0
+    sid = str(json.loads(buffer.getvalue())["session"])
+    assert [r["status"] for r in _runs(tmp_path)] == ["completed", "incomplete", "running"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert (
+            main(["session", "step", sid, "--text", "Final Guess: lambda x, y, z: x < y < z", "--db", db])
+            == 0
+        )
+    done = _runs(tmp_path, "--status", "completed")
+    assert [(r["player"], r["family"], r["split"]) for r in done] == [
+        ("human:ada", "wilt", "full"),
+        ("session", "wilt", "full"),
+    ]
+    assert [r["player"] for r in _runs(tmp_path, "--status", "incomplete")] == ["human:bo"]
+
+
+def test_a_name_a_person_cannot_have_is_one_line(tmp_path: Path) -> None:
+    done = run_play(["--name", "[ada]"], "", tmp_path)
+    assert (
+        done.returncode == 2 and done.stderr.count("\n") == 1 and "--name: a name of 1 to 40" in done.stderr
+    )

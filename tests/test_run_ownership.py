@@ -194,20 +194,20 @@ def test_a_password_in_the_endpoint_is_never_stored_and_resume_asks_for_it(
 def test_a_resume_holds_the_run_before_its_first_request(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from wason import cli
+    from wason.engine import play
 
     db = f"sqlite:///{tmp_path / 'held.db'}"
     with FakeOpenAIServer(slow_reply, fail_share=1.0, fail_kinds=(400,)) as server:
         assert main(_eval(server, db, "--ids", "1", "--retries", "0")[3:]) == 1  # its one episode errored
         server.fail_share = 0.0
         holders: list[str | None] = []
-        checked = cli._preflight
+        checked = play.preflight
 
         async def watched(client: Any) -> None:
             holders.append(Store(db).get_run(1).owner)  # who holds the run when the first request goes out
             await checked(client)
 
-        monkeypatch.setattr(cli, "_preflight", watched)
+        monkeypatch.setattr(play, "preflight", watched)
         assert main(["eval", "--resume", "1", "--db", db]) == 0
     capsys.readouterr()
     # this process: so a second resume starting now is refused before it sends anything, however close the race

@@ -20,17 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from wason.core import registry
 from wason.core.family import RunSettings
-from wason.engine import (
-    baselines_of,
-    check_constrain,
-    create_run,
-    execute_run,
-    llm_player_factory,
-    make_client,
-    make_oracle_client,
-    run_baseline,
-    solve_run,
-)
+from wason.engine import baselines_of, check_constrain, play_run
 from wason.models.base import GenerationParams
 from wason.models.spec import DEFAULT_MODEL, LOCAL_DEFAULT_MAX_TOKENS
 from wason.report.export import frame, table_rows
@@ -199,33 +189,12 @@ def evaluate(
         items = fam.items(config)
         if items:
             check_constrain(config, items[0][1])  # --constrain that cannot work: one error before the run
-        run_id = create_run(store, config, items, baseline=baseline)
-        if player == "llm":
-            _off_loop(lambda: asyncio.run(_play_model(store, run_id, config, api_key)))
-            if baseline:
-                _off_loop(lambda: run_baseline(store, run_id))
-        else:
-            _off_loop(lambda: asyncio.run(solve_run(store, run_id, config)))
+        play = play_run(store, config, items=items, baseline=baseline, api_key=api_key)
+        (run_id,) = _off_loop(lambda: asyncio.run(play))
         return run_id
     finally:
         if not isinstance(db, Store):
             store.close()
-
-
-async def _play_model(store: Store, run_id: int, config: RunSettings, api_key: str | None) -> None:
-    client = make_client(config, store, api_key=api_key)
-    oracle = make_oracle_client(config, store, api_key=api_key, player_client=client)
-    try:
-        check = getattr(client.model, "check", None)
-        if check is not None:  # an unreachable model or endpoint fails here, before any episode
-            await check()
-        concurrency = config.concurrency or client.model.max_concurrency
-        factory = llm_player_factory(client, config, run_id)
-        await execute_run(store, run_id, factory, concurrency=concurrency, oracle=oracle)
-    finally:
-        await client.aclose()
-        if oracle is not None and oracle is not client:
-            await oracle.aclose()
 
 
 # -- DataFrames -------------------------------------------------------------------------------------------

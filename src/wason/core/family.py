@@ -216,6 +216,11 @@ class RunSettings(BaseModel):
     system_as_user: bool = False
     # hold every reply to the protocol's reply format (its grammar, or JSON schema), ``--constrain``
     constrain: bool = False
+    # set by the engine on a solver run made as another run's baseline (``Family.baseline``), read by the
+    # engine, the reports and the web: declared here so that no family can drop it
+    baseline_for: int | None = Field(
+        default=None, ge=1, le=MAX_RUN_ID, description="the model run this solver run is the baseline of"
+    )
 
     # fields of the family's own that are not command-line flags (set by the engine or derived)
     internal_fields: ClassVar[frozenset[str]] = frozenset({"task", "baseline_for"})
@@ -223,6 +228,9 @@ class RunSettings(BaseModel):
     # judges): an allow-list, so that seeds, splits, ids and counts that draw the items - and any field added
     # later - stay hidden until every game of the run is over (wason.core.public)
     public_fields: ClassVar[frozenset[str]] = frozenset()
+    # the fields that name what a run plays, shown in its label after the family's name (``picnic:L3``; a list
+    # joined with ``,``, several fields with ``:``; wason.core.records.run_label)
+    label_fields: ClassVar[tuple[str, ...]] = ("split",)
     # flag names that differ from the field's name (``rules_file`` -> ``--rules``)
     flag_names: ClassVar[Mapping[str, str]] = {}
     # metavars shown in ``--help``
@@ -564,8 +572,15 @@ class Family(ABC, Generic[C]):
         return None
 
     def baseline(self, config: C, run_id: int) -> C | None:
-        """The configuration of the solver baseline that accompanies model run ``run_id``, or None."""
-        return None
+        """The configuration of the solver baseline that accompanies model run ``run_id``, or None.
+
+        The default: with a solver (``"solver"`` in :attr:`players`), the run's configuration played by the
+        solver, no model, marked ``baseline_for=run_id``; without one, None. A family overrides it only where
+        its baseline must drop more (an LLM judge without its judge model) or has none for some runs.
+        """
+        if "solver" not in self.players:
+            return None
+        return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
 
     def human(self, config: C, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
         """A person playing one item at the terminal, or None when the family cannot be played so. By default,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 from wason.models.base import CallContext
 
 __all__ = [
+    "HUMAN",
+    "PERSON_NAME",
     "CallContext",
     "CallTotals",
     "EpisodeRow",
@@ -26,10 +29,14 @@ __all__ = [
     "TurnConflict",
     "calls_note",
     "fold_text",
+    "person_name",
+    "played",
+    "played_settings",
     "player_name",
     "run_header",
     "run_label",
     "series_names",
+    "setting_text",
 ]
 
 
@@ -90,11 +97,69 @@ def player_name(run: RunRow) -> str:
     return run.player
 
 
+PLAYED_FALLBACK = ("split", "variations", "level", "difficulty", "source")
+"""For a run whose family cannot be loaded: the configuration fields that may name what it plays, the first one
+it holds is shown (a loaded family declares its own: ``RunSettings.label_fields``)."""
+
+
+def setting_text(value: Any) -> str:
+    """A configuration value as a label shows it: a list joined with ``,`` (``L1,L2,L3``), never Python's
+    ``repr``; empty for None."""
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return ",".join(setting_text(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, default=str)
+    return str(value)
+
+
+def played_settings(run: RunRow) -> list[tuple[str, str]]:
+    """The settings that name what ``run`` played, as ``(field, text)``: its family's
+    ``RunSettings.label_fields`` the configuration holds (a field hidden while a game is on is left out)."""
+    from wason.core.registry import FamilyLoadError, UnknownFamily, get
+
+    try:
+        names: Sequence[str] = get(run.task).config_type.label_fields
+    except (UnknownFamily, FamilyLoadError):
+        names = [n for n in PLAYED_FALLBACK if setting_text(run.config.get(n))][:1]
+    texts = [(name, setting_text(run.config.get(name))) for name in names]
+    return [(name, text) for name, text in texts if text]
+
+
+def played(run: RunRow) -> str:
+    """What ``run`` played, as its label names it (``L3``, ``L1,L2,L3``, ``generated:L1``); empty when not
+    known or not shown."""
+    return ":".join(text for _, text in played_settings(run))
+
+
+HUMAN = "human:"
+"""The prefix of a person's player name in the store (``human:ada``), on the web and at the terminal alike."""
+
+PERSON_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}")
+"""A person's name: 1 to 40 letters, digits, spaces, ``.``, ``_`` or ``-``, starting with a letter or digit
+(short enough for a table's column; with :data:`HUMAN` well within a player's ``MAX_NAME_CHARS``)."""
+
+
+def person_name(text: str) -> str:
+    """``text`` stripped, checked as a person's name (:data:`PERSON_NAME`).
+
+    Raises:
+        ValueError: not such a name, in one line saying what a name may hold.
+    """
+    name = text.strip()
+    if not PERSON_NAME.fullmatch(name):
+        raise ValueError(
+            "a name of 1 to 40 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit"
+        )
+    return name
+
+
 def run_label(run: RunRow) -> str:
-    """``task:split by who``, the title of a run's tables (``task by who`` where the split is not known, or not
-    shown while a game is on)."""
-    split = run.config.get("split")
-    return f"{run.task}{f':{split}' if split else ''} by {player_name(run)}"
+    """``task:what by who``, the title of a run's tables (:func:`played`; ``task by who`` where what it played
+    is not known, or not shown while a game is on)."""
+    what = played(run)
+    return f"{run.task}{f':{what}' if what else ''} by {player_name(run)}"
 
 
 def series_names(runs: Sequence[RunRow]) -> list[str]:

@@ -77,6 +77,8 @@ class SessionStore(EpisodeRecorder, RunReader, Protocol):
 
     def get_episode(self, episode_id: int) -> EpisodeRow: ...
 
+    def set_run_status(self, run_id: int, status: str) -> None: ...
+
 
 def to_json(value: Any) -> dict[str, Any]:
     """The stored record of an action or observation: pydantic models and dataclasses, tagged with their type."""
@@ -321,6 +323,8 @@ async def step(
         raise SessionError(
             f"session {session_id} moved on: another step was stored first; read it again and retry"
         ) from None
+    if session.done:
+        close(store, session_id)
     return _view(fam, store.get_episode(session_id), session)
 
 
@@ -349,6 +353,23 @@ async def moves(store: SessionStore, target: str) -> list[str]:
         listed = describe_moves(fam.moves(cfg, item, None), fam.actions)
     usage = "send one with  wason session step ID 'JSON'  (or --text REPLY, read like a model's reply)"
     return [head, *listed, usage]
+
+
+def close(store: SessionStore, session_id: int) -> str | None:
+    """End the run of session ``session_id`` once its game is over, and return the run's status; None (nothing
+    changed) while the game is on.
+
+    A session's run is its one game, so it ends with it, as a run the engine played ends: ``completed`` when the
+    game completed, ``incomplete`` when it errored (a player who left). Without this, a game played at the
+    terminal or step by step stayed ``running`` and ``wason runs --status completed`` missed it.
+    """
+    run_id = store.get_episode(session_id).run_id
+    statuses = [e.status for e in store.list_episodes(run_id)]
+    if not all(is_over(s) for s in statuses):
+        return None
+    status = "completed" if all(s == "completed" for s in statuses) else "incomplete"
+    store.set_run_status(run_id, status)
+    return status
 
 
 async def view(store: SessionStore, session_id: int) -> dict[str, Any]:
@@ -402,6 +423,7 @@ __all__ = [
     "SessionError",
     "SessionStore",
     "begin",
+    "close",
     "load",
     "start",
     "step",

@@ -1,5 +1,7 @@
-"""Runs of any family: create, play concurrently, resume, solver baselines."""
+"""Runs of any family: create, play (:func:`play_run`: pre-flight, clients, resume, baselines), solver
+baselines, sweeps."""
 
+from wason.engine.play import Clients, RunObserver, play_baseline, play_run, run_baseline
 from wason.engine.runs import (
     Lease,
     LeaseLost,
@@ -14,8 +16,6 @@ from wason.engine.runs import (
     load_config,
     make_client,
     make_oracle_client,
-    run_baseline,
-    solve_run,
     solver_player_factory,
     stored_config,
     wants_baseline,
@@ -23,10 +23,12 @@ from wason.engine.runs import (
 from wason.store.db import RunBusy
 
 __all__ = [
+    "Clients",
     "Lease",
     "LeaseLost",
     "PlayerFactory",
     "RunBusy",
+    "RunObserver",
     "baselines_of",
     "check_constrain",
     "create_run",
@@ -37,8 +39,9 @@ __all__ = [
     "load_config",
     "make_client",
     "make_oracle_client",
+    "play_baseline",
+    "play_run",
     "run_baseline",
-    "solve_run",
     "solver_player_factory",
     "stored_config",
     "wants_baseline",

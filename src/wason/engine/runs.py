@@ -150,58 +150,6 @@ def solver_player_factory(config: RunSettings) -> PlayerFactory:
     return make
 
 
-async def solve_run(store: Store, run_id: int, config: RunSettings) -> None:
-    """Play a stored run with the family's reference solver (one episode at a time: it is code, on this CPU),
-    with the run's oracles where its games need them."""
-    oracle = make_oracle_client(config, store)
-    try:
-        await execute_run(store, run_id, solver_player_factory(config), concurrency=1, oracle=oracle)
-    finally:
-        if oracle is not None:
-            await oracle.aclose()
-
-
-def run_baseline(store: Store, run_id: int, *, lease_wait: float = 0.0) -> int | None:
-    """Play the solver on exactly the items of run ``run_id``, as its own run marked as that run's baseline;
-    None when the family has no solver baseline.
-
-    A baseline belongs to its run: when the run already has one it is reused if complete and finished if not
-    (it was interrupted with its run), never made again. ``lease_wait`` is as for :func:`execute_run`.
-    """
-    config = load_config(store, run_id)
-    existing = baselines_of(store, run_id)
-    if existing:
-        baseline_id = existing[-1]
-        baseline = load_config(store, baseline_id)
-        if store.get_run(baseline_id).status == "completed":
-            return baseline_id
-    else:
-        made = family_of(config).baseline(config, run_id)
-        if made is None:
-            return None
-        baseline = made
-        items = [(e.item_key, e.item) for e in store.list_episodes(run_id)]
-        baseline_id = create_run(store, baseline, items)
-    oracle = make_oracle_client(baseline, store)
-
-    async def play() -> None:
-        try:
-            await execute_run(
-                store,
-                baseline_id,
-                solver_player_factory(baseline),
-                concurrency=1,
-                oracle=oracle,
-                lease_wait=lease_wait,
-            )
-        finally:
-            if oracle is not None:
-                await oracle.aclose()
-
-    asyncio.run(play())
-    return baseline_id
-
-
 def baselines_of(store: Store, run_id: int, *, completed_only: bool = False) -> list[int]:
     """Solver runs made as baselines of ``run_id`` (the newest last); ``completed_only`` keeps those that
     finished every episode, the only ones shown as results."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import time
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -39,17 +38,8 @@ from wason.core.family import (
 )
 from wason.core.records import Rate, RunRow
 from wason.core.runner import EpisodeResult
-from wason.engine.runs import (
-    create_run,
-    execute_run,
-    hold_run,
-    llm_player_factory,
-    load_config,
-    make_client,
-    make_oracle_client,
-    run_baseline,
-    solver_player_factory,
-)
+from wason.engine.play import RunObserver, play_run
+from wason.engine.runs import create_run, load_config
 from wason.models.base import GenerationParams
 from wason.redaction import redact
 from wason.store import Store
@@ -472,72 +462,23 @@ def family_has_no_baseline(config: RunSettings, run_id: int) -> bool:
     return registry.get(str(getattr(config, "task", ""))).baseline(config, run_id) is None
 
 
-async def _play(
-    store: Store,
-    run_id: int,
-    config: RunSettings,
-    *,
-    lease_wait: float,
-    on_start: Callable[[int], None] | None,
-    on_result: Callable[[EpisodeResult], None] | None,
-) -> None:
-    n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
-    if config.player == "solver":
-        oracle = make_oracle_client(config, store)
-        try:
-            if on_start is not None:
-                on_start(n_todo)
-            await execute_run(
-                store,
-                run_id,
-                solver_player_factory(config),
-                concurrency=1,
-                on_result=on_result,
-                oracle=oracle,
-                lease_wait=lease_wait,
-            )
-        finally:
-            if oracle is not None:
-                await oracle.aclose()
-        return
-    client = make_client(config, store)
-    oracle = make_oracle_client(config, store, player_client=client)
-    try:
-        # the lease before the checks: a cell another worker is playing is refused before any request
-        async with hold_run(store, run_id, lease_wait=lease_wait) as lease:
-            for model in (client, oracle):
-                check = getattr(model.model, "check", None) if model is not None else None
-                if check is not None:  # a wrong URL, key or model name is one line, not every episode errored
-                    await check()
-            if on_start is not None:
-                on_start(n_todo)
-            await execute_run(
-                store,
-                run_id,
-                llm_player_factory(client, config, run_id),
-                concurrency=config.concurrency or client.model.max_concurrency,
-                on_result=on_result,
-                oracle=oracle,
-                lease=lease,
-            )
-    finally:
-        await client.aclose()
-        if oracle is not None and oracle is not client:
-            await oracle.aclose()
+class _CellObserver(RunObserver):
+    """A cell's run told to the sweep's episodes bar."""
 
+    def __init__(
+        self,
+        on_start: Callable[[int], None] | None,
+        on_result: Callable[[EpisodeResult], None] | None,
+    ) -> None:
+        self.on_start, self.on_result = on_start, on_result
 
-def _baseline(store: Store, run_id: int, lease_wait: float) -> None:
-    """The run's solver baseline, made or finished; a baseline leased by a worker that died elsewhere is waited
-    for up to ``lease_wait`` seconds, as the run itself is."""
-    deadline = time.monotonic() + lease_wait
-    while True:
-        try:
-            run_baseline(store, run_id)
-            return
-        except RunBusy:
-            if time.monotonic() >= deadline:
-                raise
-            time.sleep(1.0)
+    def started(self, run_id: int, n_todo: int, *, resumed: bool) -> None:
+        if self.on_start is not None:
+            self.on_start(n_todo)
+
+    def result(self, result: EpisodeResult) -> None:
+        if self.on_result is not None:
+            self.on_result(result)
 
 
 _HOW_A_CELL_RUNS = ("base_url", "timeout", "retries", "retry_delay", "concurrency", "use_cache")
@@ -574,23 +515,20 @@ def run_cell(
             # completed from the store as `wason eval` does (evidence taken from another run), before it is stored
             config = registry.get(cell.task).prepare(config, store)
             run_id = create_run(store, config, items, sweep=sweep, cell=cell.key, baseline=cell.baseline)
-        if store.get_run(run_id).status != "completed":
-            # the file's current endpoint, timeouts and retries (not in the key), with the stored run's own
-            # settings for everything the key holds: a moved endpoint is followed, the cell stays the same
-            asyncio.run(
-                _play(
-                    store,
-                    run_id,
-                    _current(load_config(store, run_id), config),
-                    lease_wait=lease_wait,
-                    on_start=on_start,
-                    on_result=on_result,
-                )
+        # the file's current endpoint, timeouts and retries (not in the key), with the stored run's own settings
+        # for everything the key holds: a moved endpoint is followed, the cell stays the same; a completed run is
+        # not played again, its baseline is made or finished if it has none
+        asyncio.run(
+            play_run(
+                store,
+                _current(load_config(store, run_id), config),
+                run_id=run_id,
+                baseline=cell.baseline,
+                baseline_if_completed=True,
+                lease_wait=lease_wait,
+                observer=_CellObserver(on_start, on_result),
             )
-        elif on_start is not None:
-            on_start(0)
-        if cell.baseline and store.get_run(run_id).status == "completed":
-            _baseline(store, run_id, lease_wait)
+        )
     except RunBusy as exc:
         return CellOutcome(key=cell.key, run=run_id, status="busy", reason=_one_line(str(exc)))
     except Exception as exc:  # a cell's failure is reported in its row; the sweep goes on

@@ -73,8 +73,10 @@ RUN_COLUMNS = (
     _c("created_at", "datetime", "when the run was created (UTC)"),
     _c("finished_at", "datetime", "when it completed or failed; empty otherwise"),
     _c("duration_s", "float", "finished_at - created_at in seconds; empty while unfinished"),
-    _c("split", "str", "the family's key setting: its split, or its variations, level, difficulty or source"),
-    _c("split_setting", "str", "which setting `split` holds (split, variations, level, difficulty, source)"),
+    _c(
+        "split", "str", "what the run played, as its label names it (a list joined with `,`, fields with `:`)"
+    ),
+    _c("split_setting", "str", "which settings `split` holds (the family's label fields: split, level, ...)"),
     _c("baseline_for", "int", "for a solver baseline: the run it was made for"),
     _c("sweep", "str", "the sweep the run is a cell of (`wason sweep`)"),
     _c("cell", "str", "the sweep cell's key"),
@@ -204,7 +206,7 @@ def _runs(store: Store, run_ids: Sequence[int]) -> ExportTable:
         cfg = run.config
         params = cfg.get("params") or {}
         created, finished = _utc(run.created_at), _utc(run.finished_at)
-        setting, value = key_setting(cfg)
+        setting, value = key_setting(run)
         eps, spent = counts[run_id], calls[run_id]
         rows.append(
             {

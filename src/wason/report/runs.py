@@ -15,11 +15,10 @@ from rich.table import Table
 from rich.text import Text
 
 from wason.core import registry
-from wason.core.records import Rate, RunRow, player_name
+from wason.core.records import Rate, RunRow, played, played_settings, player_name
 from wason.store import RunBusy, Store, StoreError
 
 __all__ = [
-    "KEY_SETTINGS",
     "RUN_STATUSES",
     "RunFilter",
     "RunLine",
@@ -35,18 +34,14 @@ RUN_STATUSES = ("running", "completed", "incomplete", "interrupted", "failed")
 """What a run's status can be: playing now, every episode completed, ended with some episodes errored,
 stopped before its end (Ctrl-C, a killed process: ``wason eval --resume RUN`` finishes it), failed."""
 
-KEY_SETTINGS = ("split", "variations", "level", "difficulty", "source")
-"""The configuration fields that name what a run plays, in the order looked for: a family's split, or for a family
-without splits its variations, level, difficulty or item source."""
 
-
-def key_setting(config: dict[str, Any]) -> tuple[str | None, str | None]:
-    """The field naming what a run plays (:data:`KEY_SETTINGS`) and its value, or ``(None, None)``."""
-    for name in KEY_SETTINGS:
-        value = config.get(name)
-        if value is not None:
-            return name, str(value)
-    return None, None
+def key_setting(run: RunRow) -> tuple[str | None, str | None]:
+    """The fields naming what a run plays (its family's ``label_fields``, joined with ``,``) and their values as
+    its label shows them (``L1,L2,L3``; several fields joined with ``:``), or ``(None, None)``."""
+    settings = played_settings(run)
+    if not settings:
+        return None, None
+    return ",".join(n for n, _ in settings), ":".join(t for _, t in settings)
 
 
 def _aware(moment: datetime | None) -> datetime | None:
@@ -136,8 +131,8 @@ class RunLine:
     @property
     def what(self) -> str:
         """``family:split`` (or the family's key setting)."""
-        _, value = key_setting(self.run.config)
-        return f"{self.run.task}:{value}" if value is not None else self.run.task
+        what = played(self.run)
+        return f"{self.run.task}:{what}" if what else self.run.task
 
     @property
     def duration_s(self) -> float | None:
@@ -182,7 +177,7 @@ def runs_json(store: Store, wanted: RunFilter | None = None) -> list[dict[str, A
     for line in run_lines(store, wanted):
         run = line.run
         created, finished = _aware(run.created_at), _aware(run.finished_at)
-        setting, value = key_setting(run.config)
+        setting, value = key_setting(run)
         out.append(
             {
                 "id": run.id,

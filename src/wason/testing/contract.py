@@ -752,7 +752,9 @@ class _Checker:
         assert "…" not in "".join(texts), "`wason show RUN` crops a cell at 80 columns"
         # the results' rows are the run's: a table that links a row to a run names this one
         named = {row.get("run") for t in results.tables for row in t.rows} - {None}
-        assert not named or run_id in named, f"the results' rows name runs {sorted(map(str, named))}, not run {run_id}"
+        assert not named or run_id in named, (
+            f"the results' rows name runs {sorted(map(str, named))}, not run {run_id}"
+        )
         run = store.get_run(run_id)
         for e in store.list_episodes(run_id):
             record = episode_json(store, run_id, e.index)

@@ -70,7 +70,6 @@ class ToyRunConfig(RunSettings):
     seed: int = Field(default=0, description="seed the hidden thresholds are drawn with")
     n: int = Field(default=5, description="hidden thresholds (episodes) in the run")
     max_probes: int = Field(default=10, description="probes before the guess is forced")
-    baseline_for: int | None = Field(default=None, description="the model run this solver run accompanies")
 
     @field_validator("n", "max_probes")
     @classmethod
@@ -223,9 +222,6 @@ class ToyFamily(Family[ToyRunConfig]):
 
     def solver(self, config: ToyRunConfig, item: Mapping[str, Any]) -> ToySolver:
         return ToySolver()
-
-    def baseline(self, config: ToyRunConfig, run_id: int) -> ToyRunConfig:
-        return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
 
     def moves(self, config: ToyRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         x, t = FormField("x", "x", kind="number", placeholder="50"), FormField("t", "t", kind="number")

@@ -25,6 +25,7 @@ from wason.core import registry, session
 from wason.core.family import EpisodeContext, Family, RunSettings, WebForm, endpoint_fields, model_fields
 from wason.core.game import ExternalFailure
 from wason.core.public import is_over
+from wason.core.records import HUMAN, person_name
 from wason.server.allowed import AllowedModels, ModelNotAllowed
 from wason.server.app import allowed_models
 from wason.server.web import render
@@ -32,10 +33,6 @@ from wason.store import Store, StoreError
 
 router = APIRouter()
 
-HUMAN = "human:"
-"""The prefix of a person's player name in the store (``human:ada``)."""
-
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$")
 MAX_BODY = 64_000
 MAX_VALUE = 10_000
 
@@ -162,12 +159,10 @@ def _config_fields(family: Family[Any], values: Mapping[str, str], models: Allow
 
 
 def player_name(text: str) -> str:
-    name = text.strip()
-    if not NAME.match(name):
-        raise PlayError(
-            "player: a name of 1 to 40 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit"
-        )
-    return name
+    try:
+        return person_name(text)
+    except ValueError as exc:
+        raise PlayError(f"player: {exc}") from None
 
 
 async def _automatic(store: Store, session_id: int) -> None:
@@ -443,8 +438,8 @@ async def _move(store: Store, sid: int, values: Mapping[str, str]) -> None:
 
 
 def _close(store: Store, session_id: int) -> None:
-    """A game that is over closes its run (a person's run is one game), as a run that played its episodes."""
-    store.set_run_status(store.get_episode(session_id).run_id, "completed")
+    """A game that is over closes its run (a person's run is one game), as the terminal's does."""
+    session.close(store, session_id)
 
 
 @router.post("/play/{session_id}/quit")

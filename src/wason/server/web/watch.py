@@ -1,8 +1,8 @@
 """Watch: start a model (or the solver) on a chosen game and see each turn as it is stored.
 
 ``GET /watch`` is the form (a family, its own configuration fields, the player, the game by index or seed);
-``POST /watch`` creates a run of that one game and plays it in a background task of the server process, the way
-``wason eval`` plays a run (``execute_run`` with the family's players and oracles; the run is stored like any
+``POST /watch`` creates a run of that one game and plays it in a background task of the server process with
+:func:`wason.engine.play_run`, as ``wason eval`` does (the family's players and oracles; the run is stored like any
 other, without a solver baseline); ``GET /watch/{run}`` shows it, updated by server-sent events from
 ``GET /watch/{run}/events``, which polls the store for new turns and ends when the run ends; ``POST
 /watch/{run}/stop`` cancels the task, leaving the run interrupted and resumable (``wason eval --resume``).
@@ -40,16 +40,8 @@ from wason.core.family import Family, Item, RunSettings, endpoint_fields, model_
 from wason.core.game import Move, Player
 from wason.core.public import is_over, public_episode
 from wason.core.records import EpisodeRow, RunRow
-from wason.engine import (
-    create_run,
-    execute_run,
-    llm_player_factory,
-    make_client,
-    make_oracle_client,
-    solver_player_factory,
-)
+from wason.engine import Clients, create_run, play_run
 from wason.models.base import GenerationParams, ModelConfigError
-from wason.models.client import ModelClient
 from wason.redaction import redact
 from wason.server.allowed import EMBEDDED, AllowedModels, ModelNotAllowed
 from wason.server.app import allowed_models, own_fields
@@ -373,35 +365,22 @@ def _first_line(error: str | None) -> str | None:
     return _one_line(redact(error.split("Traceback (most recent call last)")[0]))
 
 
-async def _play(
-    store: Store,
-    run_id: int,
-    plan: Plan,
-    client: ModelClient | None,
-    oracle: ModelClient | None,
-    watched: Watched,
-) -> None:
+async def _play(store: Store, run_id: int, plan: Plan, clients: Clients, watched: Watched) -> None:
     """Play the run as ``wason eval`` does; a failure before the episodes could record it marks them errored."""
+
+    def wrap(player: Player[Any, Any], item: dict[str, Any]) -> Player[Any, Any]:
+        if plan.wrap is not None:
+            player = plan.wrap(player, item)
+        return Paced(player, plan.pace) if plan.pace > 0 else player
+
     try:
-        for c in {id(x): x for x in (client, oracle) if x is not None}.values():
-            check = getattr(c.model, "check", None)
-            if check is not None:
-                await check()
-        make = (
-            llm_player_factory(client, plan.config, run_id)
-            if client is not None
-            else solver_player_factory(plan.config)
+        await play_run(
+            store,
+            plan.config,
+            run_id=run_id,
+            clients=clients,
+            wrap=wrap if plan.pace > 0 or plan.wrap is not None else None,
         )
-        factory = make
-        if plan.pace > 0 or plan.wrap is not None:
-
-            def factory(item: dict[str, Any], episode_id: int, index: int) -> Player[Any, Any]:
-                player = make(item, episode_id, index)
-                if plan.wrap is not None:
-                    player = plan.wrap(player, item)
-                return Paced(player, plan.pace) if plan.pace > 0 else player
-
-        await execute_run(store, run_id, factory, concurrency=1, oracle=oracle)
     except asyncio.CancelledError:
         if store.get_run(run_id).status == "pending":  # stopped before it began
             store.set_run_status(run_id, "interrupted")
@@ -414,28 +393,18 @@ async def _play(
             if not is_over(e.status):
                 store.finish_episode(e.id, status="errored", error=reason)
         store.set_run_status(run_id, "incomplete")
-    finally:
-        for c in {id(x): x for x in (client, oracle) if x is not None}.values():
-            try:
-                await c.aclose()
-            except Exception:  # closing a client that failed to open; nothing to keep
-                log.debug("closing a client failed", exc_info=True)
 
 
 def start_run(app: Any, store: Store, plan: Plan) -> int:
-    """Create the run and its task (the client first: a bad model spec is a form error, not a run)."""
-    client = None
-    key_for = plan.models.key_for
+    """Create the run and its task (the clients first: a bad model spec is a form error, not a run)."""
     try:
-        if plan.config.player == "llm" and plan.config.model is not None:
-            client = make_client(plan.config, store, api_key=key_for(plan.config.model, plan.config.base_url))
-        oracle = make_oracle_client(plan.config, store, player_client=client, key_for=key_for)
+        clients = Clients.open(plan.config, store, key_for=plan.models.key_for)
     except (ModelConfigError, ValueError) as exc:
         raise FormError(_one_line(redact(str(exc)))) from None
     run_id = create_run(store, plan.config, [plan.item], baseline=False)
     watched = Watched(run_id)
     watches(app).runs[run_id] = watched
-    watched.start(lambda: _play(store, run_id, plan, client, oracle, watched))
+    watched.start(lambda: _play(store, run_id, plan, clients, watched))
     return run_id
 
 

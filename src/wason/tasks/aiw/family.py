@@ -51,6 +51,7 @@ class AiwRunConfig(RunSettings):
     # question shows (and its name holds), and nothing else; the answer is hidden until the end
     public_fields: ClassVar[frozenset[str]] = frozenset({"prompt_types", "trials", "self_verify", "seed"})
 
+    label_fields: ClassVar[tuple[str, ...]] = ("variations",)
     task: Literal["aiw"] = "aiw"
     families: list[Name] | None = Field(
         default=None,

@@ -100,6 +100,7 @@ class CodeFunctionsConfig(RunSettings):
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"], "max_turns": 0}
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
 
+    label_fields: ClassVar[tuple[str, ...]] = ("split", "level")
     task: Literal["code-functions"] = "code-functions"
     split: Literal["generated", "published", "file", "write-rules"] = Field(
         default="generated",
@@ -163,7 +164,6 @@ class CodeFunctionsConfig(RunSettings):
         default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
     quiz_size: int = Field(default=10, ge=2, le=MAX_QUIZ, description="held-out words in the quiz")
-    baseline_for: int | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -109,6 +109,7 @@ class DynamicPicnicRunConfig(RunSettings):
 
     not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "trials"})
 
+    label_fields: ClassVar[tuple[str, ...]] = ("source", "level")
     task: Literal["dynamic-picnic"] = "dynamic-picnic"
     source: Literal["published", "generated"] = Field(
         default="published",
@@ -212,7 +213,6 @@ class DynamicPicnicRunConfig(RunSettings):
         le=MAX_FORMAT_ERRORS,
         description="consecutive unreadable replies that end a game",
     )
-    baseline_for: int | None = None
 
     @model_validator(mode="after")
     def _check(self) -> DynamicPicnicRunConfig:

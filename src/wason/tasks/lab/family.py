@@ -94,6 +94,7 @@ class LabRunConfig(RunSettings):
     )
     flag_names: ClassVar[Mapping[str, str]] = {"allow_create": "create"}
 
+    label_fields: ClassVar[tuple[str, ...]] = ("difficulty",)
     task: Literal["lab"] = "lab"
     difficulty: Literal["easy", "medium", "hard"] = Field(
         default="easy",
@@ -163,7 +164,6 @@ class LabRunConfig(RunSettings):
     judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
         default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
-    baseline_for: int | None = None
 
     @model_validator(mode="after")
     def _check(self) -> LabRunConfig:

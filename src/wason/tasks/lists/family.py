@@ -155,7 +155,6 @@ class ListsRunConfig(RunSettings):
     probe_seed: int = Field(
         default=0, ge=0, le=MAX_SEED, description="seed of the probe lists predicates are judged on"
     )
-    baseline_for: int | None = None
 
     @model_validator(mode="before")
     @classmethod

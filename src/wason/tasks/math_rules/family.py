@@ -93,6 +93,7 @@ class MathRunConfig(RunSettings):
     not_in_play: ClassVar[frozenset[str]] = frozenset({"n", "judges", "judge_model", "judge_base_url"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["expression", "quiz"]}
 
+    label_fields: ClassVar[tuple[str, ...]] = ("level",)
     task: Literal["math"] = "math"
     level: Literal["L1", "L2", "L3"] = Field(
         default="L1",
@@ -142,7 +143,6 @@ class MathRunConfig(RunSettings):
     judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
         default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
-    baseline_for: int | None = None
 
     @model_validator(mode="before")
     @classmethod

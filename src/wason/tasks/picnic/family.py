@@ -85,6 +85,7 @@ class PicnicRunConfig(RunSettings):
     # a person is drawn one game from many rules
     play_defaults: ClassVar[Mapping[str, Any]] = {"n": 100}
 
+    label_fields: ClassVar[tuple[str, ...]] = ("level",)
     task: Literal["picnic"] = "picnic"
     level: list[Annotated[str, Field(max_length=2)]] = Field(
         default_factory=lambda: [str(lv) for lv in LEVELS],
@@ -138,7 +139,6 @@ class PicnicRunConfig(RunSettings):
     judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
         default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
-    baseline_for: int | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -139,9 +139,6 @@ class WiltRunConfig(RunSettings):
         "hypothesis, then guess) or confident (guess once one hypothesis holds 99%% of the weight, for scores "
         "that reward fewer tests)",
     )
-    baseline_for: int | None = Field(
-        default=None, description="the model run this solver run is the baseline of"
-    )
 
     @classmethod
     def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -383,11 +380,6 @@ class WiltFamily(Family[WiltRunConfig]):
                 player.solver.observe((float(a), float(b), float(c)), bool(result))
             return player
         return WiltSolverPlayer(max_tests=config.max_tests, falsify=config.solver_stop == "falsify")
-
-    def baseline(self, config: WiltRunConfig, run_id: int) -> WiltRunConfig:
-        # the solver is deterministic, so its trials of a rule agree; it still plays every trial the model
-        # played (a baseline plays exactly its run's items), so both rows pool the same episodes
-        return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the id of a published rule (or a generated rule's provenance) would name the rule; the trial does not

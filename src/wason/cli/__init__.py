@@ -1,0 +1,145 @@
+"""The ``wason`` command. Its family subcommands and their flags are derived from the registry: ``wason eval
+NAME --help`` lists exactly that family's flags (from its configuration's fields) and the shared model flags.
+
+One module per command (:mod:`wason.cli.eval`, :mod:`wason.cli.play`, ...), each with ``add_arguments(sub, ctx)``
+and ``run(args, console)``; :data:`COMMANDS` lists them, and a family's own commands (``wason NAME ...``) come
+from the family."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from sqlalchemy.exc import SQLAlchemyError
+
+from wason.cli import eval as eval_command
+from wason.cli import export, grid, play, report, runs, serve, session, show, sweep
+from wason.cli.common import (
+    ParserContext,
+    UserError,
+    _db_reason,
+    _families_for,
+    _keep_undecodable_input,
+    _not_text,
+    _one_line,
+    _Parser,
+    _reasons,
+    _version,
+    add_config_flags,
+    family_fields,
+)
+from wason.core import registry
+from wason.core import session as sessions
+from wason.core.game import ExternalFailure
+from wason.models.base import ModelConfigError
+from wason.redaction import redact
+from wason.sandbox import GuessRejected
+from wason.store import StoreError
+
+__all__ = ["COMMANDS", "Command", "UserError", "add_config_flags", "build_parser", "family_fields", "main"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A ``wason`` command: how its parser is made (given the subparsers and the shared context), and how it
+    runs (its exit status)."""
+
+    add_arguments: Callable[[Any, ParserContext], None]
+    run: Callable[[argparse.Namespace, Console], int]
+
+
+COMMANDS: dict[str, Command] = {
+    "eval": Command(eval_command.add_arguments, eval_command.run),
+    "play": Command(play.add_arguments, play.run),
+    "session": Command(session.add_arguments, session.run),
+    "sweep": Command(sweep.add_arguments, sweep.run),
+    "runs": Command(runs.add_arguments, runs.run),
+    "export": Command(export.add_arguments, export.run),
+    "serve": Command(serve.add_arguments, serve.run),
+    "grid": Command(grid.add_arguments, grid.run),
+    "report": Command(report.add_arguments, report.run),
+    "show": Command(show.add_arguments, show.run),
+    "compare": Command(show.add_compare_arguments, show.run),  # = show RUN RUN...
+}
+"""The built-in commands, in the order ``wason --help`` lists them (a family's own commands after ``session``)."""
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``wason`` parser; a family's flags are added only when ``argv`` names the family (or asks for help)."""
+    parser = _Parser(prog="wason", description="Measure whether language models can do science.")
+    parser.add_argument("--version", action="version", version=f"wason {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    store_opts = _Parser(add_help=False)
+    store_opts.add_argument(
+        "--db",
+        default=argparse.SUPPRESS,
+        help="store: a SQLite path or SQLAlchemy URL (default $WASON_DB or wason.db)",
+    )
+    json_opt = _Parser(add_help=False)
+    json_opt.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+
+    names, loaded = _families_for(sys.argv[1:] if argv is None else argv)
+    ctx = ParserContext(store_opts=store_opts, json_opt=json_opt, names=names, loaded=loaded)
+    for name, command in COMMANDS.items():
+        command.add_arguments(sub, ctx)
+        if name == "session":
+            for fam in ctx.families:
+                if fam.commands:
+                    fam.add_commands(sub.add_parser(fam.name, help=fam.commands))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    _keep_undecodable_input()
+    console = Console()
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        # piped output without a width asked for: do not squeeze tables to 80 columns
+        console = Console(width=max(console.width, 160))
+    try:
+        parser = build_parser(argv)
+        try:
+            args, unknown = parser.parse_known_args(argv)
+        except SystemExit as done:  # --help, or a bad flag already reported in one line
+            return done.code if isinstance(done.code, int) else 2
+        if unknown:
+            where = " ".join(
+                ["wason", args.command, *([args.family] if getattr(args, "family", None) else [])]
+            )
+            flags = " ".join(
+                [t for t in unknown if t.startswith("-")] or unknown
+            )  # the flags, not their values
+            print(
+                f"{where}: error: {flags}: not a flag of this command (see `{where} --help`)", file=sys.stderr
+            )
+            return 2
+        command = COMMANDS.get(args.command)
+        if command is not None:
+            return command.run(args, console)
+        return registry.get(args.command).run_command(args, print)  # a family's own command
+    except UnicodeError as exc:  # text that is not UTF-8 reached an encoder (an argument, a line read)
+        print(f"wason: error: {_not_text(exc)}", file=sys.stderr)
+        return 2
+    except (
+        UserError,
+        ValueError,
+        ModelConfigError,
+        StoreError,
+        GuessRejected,
+        sessions.SessionDiverged,
+        ExternalFailure,
+    ) as exc:
+        reason = getattr(exc, "reason", None) or _reasons(exc)
+        print(f"wason: error: {_one_line(redact(reason))}", file=sys.stderr)
+        return 2
+    except SQLAlchemyError as exc:  # the store failed under us (a corrupt page, a lost server)
+        print(f"wason: error: the store failed: {_one_line(redact(_db_reason(exc)))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `wason ... | head`: the reader left; nothing is lost
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until the interpreter exits
+        return 0

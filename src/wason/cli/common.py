@@ -1,0 +1,277 @@
+"""What the commands share: the parser class, flags derived from a family's configuration, record ids, the store
+and JSON flags, one-line errors, and the results printed after a run."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import re
+import sys
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from pydantic import ValidationError
+from pydantic.fields import FieldInfo
+from rich.console import Console
+from sqlalchemy.exc import SQLAlchemyError
+
+from wason.core import registry
+from wason.core.family import Family, RunSettings, field_range
+from wason.store import MAX_ID, Store
+
+
+@dataclass
+class ParserContext:
+    """What every command's ``add_arguments`` is given: the shared ``--db`` and ``--json`` flags (as parents),
+    and the families: every name, and the ones this command line needs loaded (the ones it names)."""
+
+    store_opts: argparse.ArgumentParser
+    json_opt: argparse.ArgumentParser
+    names: list[str]
+    loaded: dict[str, Family[Any]]
+
+    @property
+    def families(self) -> list[Family[Any]]:
+        return list(self.loaded.values())
+
+    @property
+    def unloaded(self) -> list[str]:
+        """The families this command line does not name: choices, without their flags."""
+        return [n for n in self.names if n not in self.loaded and n not in registry.broken()]
+
+
+class UserError(Exception):
+    """A mistake the user can fix; shown as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One clear line instead of argparse's usage dump.
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """``X | None`` -> (X, True)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+def _comma_list(kind: type[Any], flag: str) -> Callable[[str], list[Any]]:
+    def parse(text: str) -> list[Any]:
+        parts = [t.strip() for t in text.split(",") if t.strip()]
+        try:
+            return [kind(p) for p in parts]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected a comma-separated list for {flag}, got {text!r}"
+            ) from None
+
+    return parse
+
+
+def _record_id(what: str) -> Callable[[str], int]:
+    """An argument that names a stored run or session: a whole number from 1 to the store's largest id, or one
+    line saying so (a larger number is not even sent to the database)."""
+
+    def parse(text: str) -> int:
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        if not text.strip().lstrip("+-").replace("_", "").isdigit():
+            raise argparse.ArgumentTypeError(f"invalid int value: {shown!r}")  # argparse's own words
+        try:
+            value = int(text)
+        except ValueError:  # a number of more than 4300 digits
+            value = 0
+        if not 1 <= value <= MAX_ID:
+            raise argparse.ArgumentTypeError(
+                f"{shown!r} is not a {what} id (a whole number from 1 to {MAX_ID})"
+            )
+        return value
+
+    return parse
+
+
+def family_fields(config_type: type[RunSettings], *, play: bool = False) -> dict[str, FieldInfo]:
+    """The fields of a family's configuration that are its own command-line flags."""
+    shared = set(RunSettings.model_fields)
+    # in `wason play` and `wason session start`, --seed draws the item to play
+    skip = set(config_type.internal_fields) | ({"seed", *config_type.not_in_play} if play else set())
+    return {n: f for n, f in config_type.model_fields.items() if n not in shared and n not in skip}
+
+
+def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSettings], *, play: bool) -> None:
+    """One flag per field; every default is left to the configuration (flags not given are not passed)."""
+    for name, info in family_fields(config_type, play=play).items():
+        flag = "--" + config_type.flag_names.get(name, name).replace("_", "-")
+        kind, _ = _unwrap(info.annotation)
+        own_default = info.get_default(call_default_factory=True)
+        default = config_type.play_defaults.get(name, own_default) if play else own_default
+        help_text = info.description or ""
+        shown_default = default is not None and default is not False and default != []
+        if shown_default and not callable(default) and "default" not in help_text:
+            shown = ",".join(map(str, default)) if isinstance(default, list) else default
+            help_text += f" (default {shown})"
+        if (limits := field_range(info)) is not None:
+            help_text += f" [{limits}]"
+        kw: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS, "help": help_text}
+        if name in config_type.flag_metavars:
+            kw["metavar"] = config_type.flag_metavars[name]
+        origin = typing.get_origin(kind)
+        if kind is bool:
+            if info.default is True:
+                parser.add_argument("--no-" + flag[2:], action="store_false", **kw)
+            else:
+                parser.add_argument(flag, action="store_true", **kw)
+        elif origin is typing.Literal:
+            parser.add_argument(flag, choices=list(typing.get_args(kind)), **kw)
+        elif origin is list:
+            (inner,) = typing.get_args(kind) or (str,)
+            parser.add_argument(flag, type=_comma_list(inner, flag), **kw)
+        elif kind in (int, float, str):
+            parser.add_argument(flag, type=kind, **kw)
+        else:  # pragma: no cover - a family with a field type the command line cannot take
+            raise TypeError(f"{config_type.__name__}.{name}: no command-line flag for {kind!r}")
+
+
+def _families_for(argv: list[str]) -> tuple[list[str], dict[str, Family[Any]]]:
+    """Every family name, and the families this command line needs loaded: the ones it names (all of them for
+    ``--help``). Importing a family is most of wason's start-up, so ``wason runs`` or ``wason eval NAME`` do
+    not pay for the others."""
+    names = registry.names()
+    wanted = names if {"-h", "--help"} & set(argv) else [n for n in names if n in argv]
+    loaded = {}
+    for name in wanted:
+        try:
+            loaded[name] = registry.get(name)
+        except registry.FamilyLoadError:
+            continue
+    for reason in registry.broken().values():
+        print(f"wason: warning: {reason}", file=sys.stderr)
+    return names, loaded
+
+
+def _keep_undecodable_input() -> None:
+    """Read standard input so that bytes that are not UTF-8 reach us (as lone surrogates, which the readers
+    refuse in one line) instead of failing the read: a strict decoder drops the whole chunk it was decoding,
+    good lines with it. A closed standard input reads as empty."""
+    if sys.stdin is None:  # started with stdin closed (`<&-`): input() would fail with "lost sys.stdin"
+        sys.stdin = open(os.devnull)  # noqa: SIM115 - stays open until the interpreter exits
+    if isinstance(sys.stdin, io.TextIOWrapper) and sys.stdin.errors == "strict":
+        sys.stdin.reconfigure(errors="surrogateescape")
+
+
+# an undecodable byte read from standard input or the command line arrives as a lone surrogate (U+DC80 to
+# U+DCFF), and so does "\\ud800" written in JSON
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _undecodable(text: str) -> str | None:
+    """What in ``text`` is not UTF-8 text (``the byte 0xff``), or None."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    code = ord(found.group())
+    return f"the byte 0x{code - 0xDC00:02x}" if code >= 0xDC80 else f"U+{code:04X}, half of a UTF-16 pair"
+
+
+def _not_text(exc: UnicodeError) -> str:
+    if isinstance(exc, UnicodeEncodeError):
+        held = _undecodable(exc.object[exc.start : exc.end]) or exc.reason
+    elif isinstance(exc, UnicodeDecodeError):
+        held = " ".join(f"the byte 0x{b:02x}" for b in exc.object[exc.start : exc.end][:4])
+    else:  # e.g. a host name the IDNA codec refuses
+        return str(exc)
+    return f"the input is not UTF-8 text ({held}); give text as UTF-8"
+
+
+def _db_reason(exc: SQLAlchemyError) -> str:
+    # the driver's own message, without SQLAlchemy's statement and parameters
+    orig = getattr(exc, "orig", None)
+    lines = str(orig if orig is not None else exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _reasons(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):  # keep only the reasons, naming the field
+        return "; ".join(
+            f"{'.'.join(map(str, e['loc']))}: {_msg(e['msg'])}" if e["loc"] else _msg(e["msg"])
+            for e in exc.errors()
+        )
+    return str(exc)
+
+
+def _msg(text: object) -> str:
+    # pydantic prefixes the message of a ValueError raised by a validator; the user reads only the message
+    return str(text).removeprefix("Value error, ")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _db(args: argparse.Namespace) -> str | None:
+    return getattr(args, "db", None)
+
+
+def _as_json(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "json", False))
+
+
+def _given(args: argparse.Namespace, config_type: type[RunSettings], *, play: bool) -> dict[str, Any]:
+    """The family's own fields the user gave (play: with the play defaults under them)."""
+    given = {n: getattr(args, n) for n in family_fields(config_type, play=play) if hasattr(args, n)}
+    return config_type.with_play_defaults(given) if play else given
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("wason")
+    except PackageNotFoundError:  # run from a source tree that was not installed
+        from wason import __version__
+
+        return __version__
+
+
+def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool) -> int:
+    """The first run, then its baselines: the family's JSON, or its tables."""
+    from wason.report.tables import report_json, report_tables
+
+    if as_json:
+        print(json.dumps(report_json(store, run_ids), indent=2, default=str))
+    else:
+        for part in report_tables(store, run_ids):
+            console.print(part)
+    return 0
+
+
+def _warn_truncated(store: Store, run_ids: list[int]) -> None:
+    """One line on stderr for each run many of whose replies hit the token limit."""
+    from wason.report.compare import truncation_warning
+
+    for run_id in run_ids:
+        if (warning := truncation_warning(store, run_id)) is not None:
+            print(f"wason: warning: {warning}", file=sys.stderr)
+
+
+def _verdict(store: Store, run_id: int) -> int:
+    """The exit status of a finished run: 1, with one line, when not one episode completed."""
+    episodes = store.list_episodes(run_id)
+    errored = [e for e in episodes if e.status == "errored"]
+    if episodes and len(errored) == len(episodes):
+        first = _one_line(errored[0].error or "no reason recorded").split(" Traceback")[0]
+        print(
+            f"wason: error: every episode of run {run_id} errored (the first: {first[:300]}); "
+            f"fix the cause, then `wason eval --resume {run_id}`",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

@@ -1,0 +1,390 @@
+"""``wason eval NAME`` (or ``--resume RUN``): run a benchmark and print its results table. The run itself is
+played by :func:`wason.engine.play_run`; this module reads the flags, draws the progress and prints the results."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+from rich.console import Console
+
+from wason.cli.common import (
+    ParserContext,
+    UserError,
+    _as_json,
+    _db,
+    _given,
+    _Parser,
+    _record_id,
+    _report,
+    _verdict,
+    _warn_truncated,
+    add_config_flags,
+)
+from wason.core import registry
+from wason.core.family import Family, Item, RunSettings
+from wason.core.runner import EpisodeResult
+from wason.engine import (
+    RunObserver,
+    baselines_of,
+    check_constrain,
+    family_of,
+    load_config,
+    play_run,
+    wants_baseline,
+)
+from wason.models.base import GenerationParams
+from wason.models.spec import LOCAL_DEFAULT_MAX_TOKENS
+from wason.store import Store, StoreError
+
+
+def add_arguments(sub: Any, ctx: ParserContext) -> None:
+    """The ``eval`` command, with a choice per family (its flags when the command line names it)."""
+    ev = sub.add_parser(
+        "eval",
+        parents=[ctx.store_opts, ctx.json_opt],
+        help="run a benchmark and print its results table",
+        description="Run a benchmark: `wason eval NAME [flags]` (see `wason eval NAME --help`), or finish an "
+        "interrupted run with `wason eval --resume RUN`.",
+    )
+    ev.add_argument("--resume", type=_record_id("run"), metavar="RUN", help="finish an interrupted run")
+    ev.add_argument("--api-key", default=argparse.SUPPRESS, help="API key of a resumed run's model")
+    ev.add_argument(
+        "--base-url",
+        default=argparse.SUPPRESS,
+        help="endpoint of a resumed run's model, when it moved or its URL holds a password (never stored)",
+    )
+    ev.add_argument(
+        "--no-baseline",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="do not run the solver baseline after the resumed run",
+    )
+    ev_sub = ev.add_subparsers(dest="family", metavar="NAME", parser_class=_Parser)
+    for name in ctx.unloaded:  # a family this command line does not name is a choice, without its flags
+        ev_sub.add_parser(name)
+    for fam in ctx.families:
+        fe = ev_sub.add_parser(
+            fam.name,
+            parents=[ctx.store_opts, ctx.json_opt],
+            help=fam.summary,
+            description=f"{fam.title}: {fam.summary}",
+        )
+        add_config_flags(fe, fam.config_type, play=False)
+        _add_model_flags(fe, fam)
+
+
+def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> None:
+    from wason.models.spec import DEFAULT_MODEL
+
+    players = family.players
+    parser.add_argument(
+        "--player",
+        choices=list(players),
+        default="llm",
+        help="llm: the model plays through the family's protocol (default)"
+        + ("; solver: the reference solver" if "solver" in players else ""),
+    )
+    parser.add_argument(
+        "--model", default=DEFAULT_MODEL, help=f"model spec PROVIDER:MODEL (default {DEFAULT_MODEL})"
+    )
+    parser.add_argument("--base-url", help="endpoint for OpenAI-compatible or Anthropic providers")
+    parser.add_argument("--api-key", help="API key (default: the provider's environment variable)")
+    parser.add_argument("--temperature", type=float, help="sampling temperature (default: the model's)")
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        help=f"max tokens per reply (local model default {LOCAL_DEFAULT_MAX_TOKENS}); OpenAI's own endpoint gets "
+        "it as max_completion_tokens",
+    )
+    parser.add_argument("--top-p", type=float, help="nucleus sampling")
+    parser.add_argument(
+        "--reasoning-effort",
+        metavar="EFFORT",
+        help="how much a reasoning model thinks: none, minimal, low, medium, high, xhigh or max (sent as "
+        "reasoning_effort; Anthropic: output_config.effort, low to max)",
+    )
+    parser.add_argument(
+        "--extra-body",
+        metavar="JSON",
+        help="a JSON object merged into every request's body as is, for server options such as vLLM's or "
+        "llama.cpp's (e.g. '{\"top_k\": 20}')",
+    )
+    parser.add_argument(
+        "--stop",
+        action="append",
+        metavar="TEXT",
+        help="a sequence that ends a reply where it appears (repeat the flag for up to 4)",
+    )
+    parser.add_argument("--model-seed", type=int, help="sampling seed, where the backend supports it")
+    parser.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds per model call attempt (default 120)"
+    )
+    parser.add_argument("--retries", type=int, default=6, help="retries of a failing call (default 6)")
+    parser.add_argument(
+        "--retry-delay",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="first backoff ceiling; each retry doubles it, up to 60 s (default 1)",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, help="episodes/calls in flight (default: 1 local, 8 remote)"
+    )
+    parser.add_argument(
+        "--system-as-user",
+        action="store_true",
+        help="send the instructions as the first user message (for models that refuse system messages)",
+    )
+    parser.add_argument(
+        "--constrain",
+        nargs="?",
+        const="on",
+        choices=["on", "both"],
+        help="hold every reply to the protocol's reply format: free reasoning, then the action in its required "
+        "form (a GBNF grammar for the embedded model, llama.cpp and vLLM servers; a JSON schema for OpenAI-style "
+        "APIs), so that format failures and reasoning failures can be told apart; `--constrain both` plays the "
+        "items twice, free then constrained, and shows the two runs side by side",
+    )
+    parser.add_argument(
+        "--completions",
+        action="store_true",
+        help="send the prompt as raw text to the completions API (/v1/completions; the embedded model in raw "
+        "mode), for base models; the protocol must send one message",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="do not answer identical requests from the cache"
+    )
+    if "solver" in players:
+        parser.add_argument(
+            "--no-baseline",
+            action="store_true",
+            help="do not also run the solver on the same items (its row is printed beside the model's)",
+        )
+
+
+def _params(args: argparse.Namespace) -> GenerationParams:
+    from wason.models.spec import check_settings
+
+    # the flag that sets each field, for error messages
+    flags = {
+        "temperature": "--temperature",
+        "max_tokens": "--max-tokens",
+        "top_p": "--top-p",
+        "seed": "--model-seed",
+        "stop": "--stop",
+        "reasoning_effort": "--reasoning-effort",
+        "extra_body": "--extra-body",
+    }
+    max_tokens = args.max_tokens
+    if max_tokens is None and args.model.split(":", 1)[0] == "local":
+        max_tokens = LOCAL_DEFAULT_MAX_TOKENS
+    extra_body: Any = None
+    if args.extra_body is not None:
+        try:
+            extra_body = json.loads(args.extra_body)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"--extra-body is not JSON: {exc.msg} (column {exc.colno})") from None
+        if not isinstance(extra_body, dict):
+            raise UserError("--extra-body is a JSON object, e.g. '{\"top_k\": 20}'")
+    try:
+        params = GenerationParams(
+            temperature=args.temperature,
+            max_tokens=max_tokens,
+            top_p=args.top_p,
+            seed=args.model_seed,
+            stop=tuple(args.stop) if args.stop else None,
+            reasoning_effort=args.reasoning_effort,
+            extra_body=extra_body,
+            api="completions" if getattr(args, "completions", False) else None,
+        )
+    except ValidationError as exc:  # name the flag, not the field
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        reason = str(first["msg"]).removeprefix("Value error, ")
+        raise UserError(f"{flags.get(field, field)}: {reason}") from None
+    if getattr(args, "player", "llm") == "llm":
+        # settings the model's backend cannot send: one line now, not an error in every episode
+        check_settings(args.model, params)
+    return params
+
+
+def _eval_config(args: argparse.Namespace, family: Family[Any]) -> RunSettings:
+    fields = _given(args, family.config_type, play=False)
+    config: RunSettings = family.config_type(
+        **fields,
+        player=args.player,
+        model=args.model if args.player == "llm" else None,
+        base_url=args.base_url,
+        params=_params(args),
+        timeout=args.timeout,
+        retries=args.retries,
+        retry_delay=args.retry_delay,
+        concurrency=args.concurrency,
+        use_cache=not args.no_cache,
+        system_as_user=args.system_as_user,
+        constrain=getattr(args, "constrain", None) is not None,
+    )
+    return config
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    store = Store(_db(args))
+    as_json = _as_json(args)
+    items: list[Item] | None = None
+    run_id: int | None
+    if args.resume is not None:
+        if args.family is not None:
+            raise UserError("--resume RUN finishes a stored run with its own settings; leave out the family")
+        config = load_config(store, args.resume)
+        if config.player not in ("llm", "solver"):
+            raise UserError(
+                f"run {args.resume} was played by {config.player}; only model and solver runs can be resumed "
+                "(a game played by hand goes on with `wason play --session ID`)"
+            )
+        run_id = args.resume
+        if getattr(args, "base_url", None):
+            config = config.model_copy(update={"base_url": args.base_url})
+        elif "***" in (config.base_url or ""):
+            raise UserError(
+                f"run {run_id}'s endpoint had a password, which is not stored: give it again with --base-url"
+            )
+        api_key = getattr(args, "api_key", None)
+        # a run started with --no-baseline keeps it; --no-baseline here leaves the baseline out this time
+        no_baseline = bool(getattr(args, "no_baseline", False)) or not wants_baseline(store.get_run(run_id))
+        if config.player == "llm" and not no_baseline:
+            _refuse_busy_baseline(store, run_id)
+    else:
+        if args.family is None:
+            names = ", ".join(registry.names())
+            raise UserError(f"name a task family ({names}) or --resume RUN; see `wason eval --help`")
+        family = registry.get(args.family)
+        config = family.prepare(_eval_config(args, family), store)
+        # unknown rule ids and bad rules files fail here, before anything is written; drawing the items once
+        # matters for generated rules and examples, which take seconds
+        items = family.items(config)
+        if items:
+            check_constrain(config, items[0][1])
+        run_id = None
+        api_key = args.api_key
+        no_baseline = bool(getattr(args, "no_baseline", False))
+    if config.player == "solver" and getattr(args, "constrain", None) is not None:
+        raise UserError("--constrain holds a model's replies to a format; the solver writes none")
+    both = getattr(args, "constrain", None) == "both" and run_id is None
+    progress = _Progress(console, store, quiet=as_json)
+    try:
+        played = asyncio.run(
+            play_run(
+                store,
+                config,
+                run_id=run_id,
+                items=items,
+                baseline=not no_baseline,
+                both=both,
+                api_key=api_key,
+                observer=progress,
+            )
+        )
+    except KeyboardInterrupt:
+        if progress.run is not None:  # the run marked itself interrupted; say how to finish it
+            print(f"wason: interrupted; finish with `wason eval --resume {progress.run}`", file=sys.stderr)
+        return 130
+    if both:
+        from wason.report.compare import print_comparison
+
+        # the two runs compared in one table (--json: the comparison's JSON), the solver's row once
+        print_comparison(
+            store, played, fmt="table", as_json=as_json, baselines=not no_baseline, console=console
+        )
+        _warn_truncated(store, played)
+        return max(_verdict(store, played_id) for played_id in played)
+    (run_id,) = played
+    runs = [run_id]
+    if config.player == "llm" and not no_baseline:
+        made = baselines_of(store, run_id)
+        if made and store.get_run(made[-1]).status == "completed":
+            runs.append(made[-1])
+    _report(store, runs, console, as_json=as_json)
+    if config.player == "llm":
+        _warn_truncated(store, [run_id])
+    return _verdict(store, run_id)
+
+
+class _Progress(RunObserver):
+    """A run as ``wason eval`` shows it: a header line, then a bar of episodes for a model run (none with
+    ``--json``); remembers the run, to say how to finish it when interrupted."""
+
+    def __init__(self, console: Console, store: Store, *, quiet: bool) -> None:
+        self.console, self.store, self.quiet = console, store, quiet
+        self.run: int | None = None
+        self.bar: Any = None  # a rich Progress while a model run plays
+        self.task: Any = None
+        self.counts = {"correct": 0, "errored": 0}
+
+    def started(self, run_id: int, n_todo: int, *, resumed: bool) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.run = run_id
+        config = load_config(self.store, run_id)
+        if not self.quiet:
+            self.console.print(_header(config, run_id, self.store, n_todo, resumed=resumed))
+        if config.player != "llm":
+            return
+        self.bar = Progress(
+            TextColumn("episodes"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[note]}"),
+            TimeElapsedColumn(),
+            disable=self.quiet,
+            transient=False,
+        )
+        self.bar.start()
+        self.task = self.bar.add_task("episodes", total=n_todo, note="")
+        self.counts = {"correct": 0, "errored": 0}
+
+    def result(self, result: EpisodeResult) -> None:
+        if self.bar is None:
+            return
+        if result.status == "errored":
+            self.counts["errored"] += 1
+        elif result.outcome is not None and result.outcome.success:
+            self.counts["correct"] += 1
+        note = f"{self.counts['correct']} correct, {self.counts['errored']} errored"
+        self.bar.update(self.task, advance=1, note=note)
+
+    def ended(self, run_id: int) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def _refuse_busy_baseline(store: Store, run_id: int) -> None:
+    """Refuse, before any request, to resume a run whose unfinished solver baseline another process is playing
+    (the baseline is played after the run: it would be refused only then)."""
+    for baseline in baselines_of(store, run_id):
+        if (holder := store.get_run(baseline).owner) is not None:
+            raise StoreError(
+                f"run {run_id}'s solver baseline (run {baseline}) is being worked on by {holder}; wait for it to "
+                f"finish or stop it, then `wason eval --resume {run_id}`"
+            )
+
+
+def _header(config: RunSettings, run_id: int, store: Store, n_todo: int, *, resumed: bool) -> str:
+    from wason.models.spec import describe_params
+
+    n = len(store.list_episodes(run_id))  # the stored episodes: no need to rebuild a generated split
+    shown = describe_params(config.params)
+    verb = "Resuming" if resumed else "Running"
+    held = ", replies constrained to the protocol's format" if config.constrain else ""
+    who = (
+        f"{config.model} ({shown or 'model defaults'}{held})"
+        if config.player == "llm"
+        else f"the {config.player}"
+    )
+    what = family_of(config).describe(config, n, n_todo, who)
+    return f"{verb} run {run_id}: {what}; store {store.url}"

@@ -1,0 +1,45 @@
+"""``wason export RUN... --to DIR``: runs, episodes, turns and model calls as tidy tables."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from wason.cli.common import ParserContext, UserError, _db, _record_id
+from wason.store import Store
+
+
+def add_arguments(sub: Any, ctx: ParserContext) -> None:
+    """The ``export`` command and its flags."""
+    store_opts = ctx.store_opts
+    ex = sub.add_parser(
+        "export",
+        parents=[store_opts],
+        help="write runs, episodes, turns and model calls as tidy tables (CSV, JSON lines, Parquet)",
+        description="Write the runs given, their episodes, turns and model calls as four tables into DIR "
+        "(runs, episodes, turns, calls), one row per record, columns documented in docs/export.md. Parquet "
+        "needs `pip install 'wason[data]'`.",
+    )
+    ex.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
+    ex.add_argument("--to", required=True, metavar="DIR", help="the folder to write (made if missing)")
+    ex.add_argument(
+        "--format", choices=["csv", "jsonl", "parquet"], default="csv", help="file format (default csv)"
+    )
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    from wason.report.export import export_runs
+
+    store = Store(_db(args))
+    for run_id in args.runs:
+        store.get_run(run_id)  # an unknown run is one line, before anything is written
+    out = Path(args.to)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--to {out}: not a folder")
+    written = export_runs(store, args.runs, out, args.format)
+    for path in written:
+        print(path)
+    return 0
