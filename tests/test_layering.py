@@ -13,7 +13,7 @@ from wason.core import registry
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "wason"
 TASKS = SRC / "tasks"
-# what tasks must never import (DESIGN.md: dependencies point downward only)
+# what tasks must never import (docs/design.md: dependencies point downward only)
 ABOVE_TASKS = ("wason.players", "wason.models", "wason.engine", "wason.store", "wason.server", "wason.report")
 ABOVE_TASKS += ("wason.cli",)
 

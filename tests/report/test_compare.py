@@ -15,6 +15,7 @@ from rich.console import Console
 from tests.conftest import FakeModel, wilt_script_reply
 from wason.cli import main
 from wason.core import registry
+from wason.core.records import SOLVER_LEGEND
 from wason.engine import create_run, execute_run, llm_player_factory, run_baseline, solver_player_factory
 from wason.models.base import ChatMessage, GenerationParams, ModelResponse
 from wason.models.client import ModelClient
@@ -117,8 +118,12 @@ def test_two_models_and_the_solver_in_one_markdown_table(
         "Tokens in/out",
         "Run",
     ]
-    assert [r[0] for r in rows] == ["fake:scripted", ODD_MODEL.replace("|", "\\|"), "solver (baseline)"]
+    assert [r[0] for r in rows] == ["fake:scripted", ODD_MODEL.replace("|", "\\|"), "solver (reference)"]
     assert [r[-1] for r in rows] == [str(first), str(second), str(baselines[0])]
+    # the solver's row says what it is, once: a strong reference, not a ceiling
+    assert out.count(SOLVER_LEGEND) == 1
+    assert main(["show", str(first), str(second), "--no-baselines", "--format", "markdown", "--db", db]) == 0
+    assert SOLVER_LEGEND not in capsys.readouterr().out
     # the model run's accuracy: 1 of 10 with its Wilson interval; the solver's 10 of 10
     accuracy = header.index("Accuracy")
     assert rows[0][accuracy] == "0.10 [0.02, 0.40] (1/10)"
@@ -157,7 +162,7 @@ def test_csv_reads_back_one_row_per_run(
     db, first, second, _ = runs
     assert main(["show", str(first), str(second), "--format", "csv", "--db", db]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    assert [r["label"] for r in rows] == ["fake:scripted", ODD_MODEL, "solver (baseline)"]
+    assert [r["label"] for r in rows] == ["fake:scripted", ODD_MODEL, "solver (reference)"]
     expected = {s.name: s for s in registry.get("wilt").scores(Store(db), first)}
     accuracy = expected["Accuracy"]
     assert accuracy.interval is not None
@@ -248,9 +253,11 @@ def test_runs_without_common_items_say_so(tmp_path: Path) -> None:
     b = asyncio.run(_solver_run(db, [3, 4]))
     data = build_comparison(Store(db), [a, b])
     # two runs of one player: each label names its run
-    assert [r.label for r in data.rows] == [f"solver (run {a})", f"solver (run {b})"]
+    assert [r.label for r in data.rows] == [f"solver (reference) (run {a})", f"solver (reference) (run {b})"]
     assert data.rows[1].paired is None
-    assert data.notes == [f"run {b} (solver (run {b})) shares no items with run {a}: no paired comparison"]
+    assert data.notes == [
+        f"run {b} (solver (reference) (run {b})) shares no items with run {a}: no paired comparison"
+    ]
     for fmt in ("table", "markdown", "latex"):
         out = io.StringIO()
         print_comparison(Store(db), [a, b], fmt=fmt, as_json=False, baselines=True, console=Console(file=out))
@@ -259,7 +266,7 @@ def test_runs_without_common_items_say_so(tmp_path: Path) -> None:
     unplayed = create_run(Store(db), WiltRunConfig(player="solver", split="lite", ids=[1, 2]))
     notes = build_comparison(Store(db), [a, unplayed]).notes
     assert notes == [
-        f"run {unplayed} (solver (run {unplayed})) finished none of the items it shares with run {a}: "
+        f"run {unplayed} (solver (reference) (run {unplayed})) finished none of the items it shares with run {a}: "
         "no paired comparison"
     ]
 

@@ -32,7 +32,7 @@ def test_runs_of_one_model_are_named_by_the_settings_that_differ() -> None:
         _row(3, "openai:other", {"temperature": 0.8}),
         _row(4, None, {}, baseline_for=1),
     ]
-    assert series_names(runs) == ["openai:m", "openai:m T=0.8 seed=3", "openai:other", "solver (baseline)"]
+    assert series_names(runs) == ["openai:m", "openai:m T=0.8 seed=3", "openai:other", "solver (reference)"]
 
 
 def test_runs_alike_in_every_setting_fall_back_to_their_ids() -> None:

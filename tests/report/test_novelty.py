@@ -100,7 +100,7 @@ def test_a_looping_models_repeats_have_no_novelty_and_the_solvers_tests_some(
     store = Store(db)
     report = novelty_report(store, [model_run, solver], store)
     loop, ideal = report.runs
-    assert (loop.label, ideal.label) == ("fake:loop", "solver")
+    assert (loop.label, ideal.label) == ("fake:loop", "solver (reference)")
     assert loop.messages == 12 and loop.episodes == 2  # 5 tests and a guess per rule
     # the repeated test is no novelty at all; only the guess differs, so each episode's least novel message is 0
     assert loop.by_turn[:4] == pytest.approx([0.0] * 4, abs=1e-6) and loop.by_turn[4] > 0.1
@@ -139,7 +139,7 @@ def test_show_novelty_prints_table_3_and_draws_figure_6(
     )
     out = capsys.readouterr()
     assert "| Model | Avg. Novelty | Avg. Min. Novelty | Episodes | Messages | Run |" in out.out
-    assert "| fake:loop | " in out.out and "| solver | " in out.out
+    assert "| fake:loop | " in out.out and "| solver (reference) | " in out.out
     assert "embedded" in out.err and (plots / "novelty-by-turn.png").stat().st_size > 0
     assert main(["show", str(model_run), "--novelty", "--json", "--db", db]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -197,7 +197,7 @@ def test_show_novelty_of_a_run_against_an_endpoint_and_its_solver_baseline(
     out = capsys.readouterr()
     data = json.loads(out.out)
     model, solver = data["runs"]  # the run, then its solver baseline
-    assert (model["run"], model["label"], solver["label"]) == (run, "vllm:fake-model", "solver (baseline)")
+    assert (model["run"], model["label"], solver["label"]) == (run, "vllm:fake-model", "solver (reference)")
     assert model["episodes"] == 3 and model["messages"] == 21 and model["by_turn_n"] == [3] * 6
     encoder = SentenceEncoder()
     a, b, guess = encoder.encode([A, B, GUESS])

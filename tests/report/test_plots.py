@@ -107,7 +107,7 @@ def test_wilt_reduction_curves_and_accuracy(runs: Runs, tmp_path: Path) -> None:
     reduction = _figures(runs, "wilt_model", "wilt_baseline")["reduction"]
     assert reduction.kind == "lines" and reduction.x[0] == 1 and len(reduction.x) == 30
     model, solver = reduction.series
-    assert model.name == "vllm:fake-model (3 games)" and solver.name == "solver (baseline) (3 games)"
+    assert model.name == "vllm:fake-model (3 games)" and solver.name == "solver (reference) (3 games)"
     for s in (model, solver):
         values = [v for v in s.values if v is not None]
         assert len(values) == 30 and all(0 <= a <= b <= 1 for a, b in itertools.pairwise(values))
@@ -123,7 +123,7 @@ def test_the_accuracy_figure_is_every_rate_of_the_scores(runs: Runs) -> None:
     fam = registry.get("wilt")
     rows = [runs.store.get_run(runs.ids[n]) for n in ("wilt_model", "wilt_baseline")]
     figure = accuracy_figure(runs.store, fam, rows)
-    assert figure.categories == ["vllm:fake-model", "solver (baseline)"]
+    assert figure.categories == ["vllm:fake-model", "solver (reference)"]
     rates = [s for s in fam.scores(runs.store, rows[1].id) if s.kind == "rate"]
     assert [s.name for s in figure.series] == [s.name for s in rates]
     first = figure.series[0]
@@ -254,7 +254,7 @@ def test_show_plots_writes_and_prints_each_path(runs: Runs, tmp_path: Path) -> N
     ]
     assert all(Path(p).is_file() for p in printed)
     # the baseline is drawn with the model's run
-    assert "solver (baseline)" in (tmp_path / "p" / "reduction.svg").read_text()
+    assert "solver (reference)" in (tmp_path / "p" / "reduction.svg").read_text()
 
 
 # -- one style ---------------------------------------------------------------------------------------------

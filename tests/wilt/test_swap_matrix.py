@@ -69,19 +69,22 @@ def test_the_matrix_has_a_row_per_guesser_and_a_column_per_source(runs: tuple[st
     swaps = [r["fake_on_solver"], r["fake_on_model"], r["solver_on_solver"], r["solver_on_model"]]
     matrix = swap_matrix(store, swaps)
     assert matrix is not None
-    assert matrix.rows == ["fake:guesser", "solver"]
-    assert matrix.columns == [f"solver (run {r['src_solver']})", f"fake:tester (run {r['src_model']})"]
+    assert matrix.rows == ["fake:guesser", "solver (reference)"]
+    assert matrix.columns == [
+        f"solver (reference) (run {r['src_solver']})",
+        f"fake:tester (run {r['src_model']})",
+    ]
     # the guess x < y < z is right on lite/2 alone, whatever the tests
     assert _rate(matrix.cell("fake:guesser", matrix.columns[0])) == (1, 3)
     assert _rate(matrix.cell("fake:guesser", matrix.columns[1])) == (1, 3)
     # the solver reads its own tests right on every rule; four ordered triples do not pin the other rules
-    assert _rate(matrix.cell("solver", matrix.columns[0])) == (3, 3)
-    k, n = _rate(matrix.cell("solver", matrix.columns[1]))
+    assert _rate(matrix.cell("solver (reference)", matrix.columns[0])) == (3, 3)
+    k, n = _rate(matrix.cell("solver (reference)", matrix.columns[1]))
     assert n == 3 and k is not None and k < 3
     # each cell is that run's own accuracy
     for rid, (row, col) in (
         (r["fake_on_model"], ("fake:guesser", 1)),
-        (r["solver_on_model"], ("solver", 1)),
+        (r["solver_on_model"], ("solver (reference)", 1)),
     ):
         acc = FAMILY.scores(store, rid)[0]
         assert (acc.k, acc.n) == _rate(matrix.cell(row, matrix.columns[col]))
@@ -99,10 +102,10 @@ def test_two_runs_of_one_guesser_on_one_source_are_pooled(
     db, r = runs
     again = _solver(db, capsys, "--protocol", "testswap", "--tests-from", str(r["src_solver"]))
     matrix = swap_matrix(Store(db), [r["solver_on_solver"], again])
-    assert matrix is not None and matrix.rows == ["solver"]
+    assert matrix is not None and matrix.rows == ["solver (reference)"]
     assert _rate(matrix.cells[0][0]) == (6, 6)
     assert matrix.notes == [
-        f"solver on the tests of run {r['src_solver']}: runs {r['solver_on_solver']}, {again} pooled"
+        f"solver (reference) on the tests of run {r['src_solver']}: runs {r['solver_on_solver']}, {again} pooled"
     ]
 
 
@@ -115,19 +118,19 @@ def test_show_prints_the_matrix_in_every_format(
     assert main(["show", *ids, "--format", "markdown", "--db", db]) == 0
     md = capsys.readouterr().out
     assert "WILT test swap (appendix A.2)" in md
-    header = f"| Guessing model | solver (run {r['src_solver']}) | fake:tester (run {r['src_model']}) |"
+    header = f"| Guessing model | solver (reference) (run {r['src_solver']}) | fake:tester (run {r['src_model']}) |"
     assert header in md
     assert "| fake:guesser | 0.33 [0.06, 0.79] (1/3) | 0.33 [0.06, 0.79] (1/3) |" in md
-    assert "| solver | 1.00 [0.44, 1.00] (3/3) |" in md
+    assert "| solver (reference) | 1.00 [0.44, 1.00] (3/3) |" in md
 
     assert main(["show", *ids, "--format", "latex", "--db", db]) == 0
     latex = capsys.readouterr().out
-    assert "Guessing model & solver (run" in latex and latex.count(r"\begin{tabular}") >= 2
+    assert "Guessing model & solver (reference) (run" in latex and latex.count(r"\begin{tabular}") >= 2
 
     assert main(["show", *ids, "--json", "--db", db]) == 0
     data = json.loads(capsys.readouterr().out)
     (matrix,) = data["matrices"]
-    assert matrix["rows"] == ["fake:guesser", "solver"] and matrix["cells"][0][0]["k"] == 1
+    assert matrix["rows"] == ["fake:guesser", "solver (reference)"] and matrix["cells"][0][0]["k"] == 1
 
     assert main(["show", *ids, "--db", db]) == 0
     table = capsys.readouterr().out
@@ -146,8 +149,11 @@ def test_the_web_comparison_carries_the_matrix(runs: tuple[str, dict[str, int]])
     db, r = runs
     view = comparison_view(build_comparison(Store(db), [r["fake_on_solver"], r["solver_on_solver"]]))
     (matrix,) = view.matrices
-    assert matrix.headers == ["Guessing model", f"solver (run {r['src_solver']})"]
-    assert matrix.rows == [["fake:guesser", "0.33 [0.06, 0.79] (1/3)"], ["solver", "1.00 [0.44, 1.00] (3/3)"]]
+    assert matrix.headers == ["Guessing model", f"solver (reference) (run {r['src_solver']})"]
+    assert matrix.rows == [
+        ["fake:guesser", "0.33 [0.06, 0.79] (1/3)"],
+        ["solver (reference)", "1.00 [0.44, 1.00] (3/3)"],
+    ]
 
 
 def test_a_constrained_guesser_is_a_row_of_its_own() -> None:

@@ -228,7 +228,7 @@ class RunSettings(BaseModel):
     # judges): an allow-list, so that seeds, splits, ids and counts that draw the items - and any field added
     # later - stay hidden until every game of the run is over (wason.core.public)
     public_fields: ClassVar[frozenset[str]] = frozenset()
-    # the fields that name what a run plays, shown in its label after the family's name (``picnic:L3``; a list
+    # the fields that name what a run plays, shown in its label after the family's name (``game:L3``; a list
     # joined with ``,``, several fields with ``:``; wason.core.records.run_label)
     label_fields: ClassVar[tuple[str, ...]] = ("split",)
     # flag names that differ from the field's name (``rules_file`` -> ``--rules``)

@@ -16,6 +16,8 @@ from wason.models.base import CallContext
 __all__ = [
     "HUMAN",
     "PERSON_NAME",
+    "SOLVER_LABEL",
+    "SOLVER_LEGEND",
     "CallContext",
     "CallTotals",
     "EpisodeRow",
@@ -33,10 +35,12 @@ __all__ = [
     "played",
     "played_settings",
     "player_name",
+    "row_name",
     "run_header",
     "run_label",
     "series_names",
     "setting_text",
+    "solver_legend",
 ]
 
 
@@ -95,6 +99,27 @@ def player_name(run: RunRow) -> str:
     if run.player == "llm" and run.model:
         return f"{run.model} constrained" if run.config.get("constrain") else run.model
     return run.player
+
+
+SOLVER_LABEL = "solver (reference)"
+"""How a row of the solver (``--player solver``, a baseline) is labelled: a strong reference, not a ceiling."""
+
+SOLVER_LEGEND = (
+    f"{SOLVER_LABEL}: the family's own solver, a strong reference and not a ceiling; e.g. the solver of "
+    "docs/solver.md wins 82% of unseen rules written by others (1,802 of 2,195)."
+)
+"""The one legend sentence of every table with a solver's row (:func:`solver_legend`)."""
+
+
+def row_name(run: RunRow) -> str:
+    """How a table's row names the run's player: :func:`player_name`, the solver as :data:`SOLVER_LABEL`."""
+    return SOLVER_LABEL if run.player == "solver" else player_name(run)
+
+
+def solver_legend(runs: Sequence[RunRow]) -> list[str]:
+    """The legend line a table showing ``runs`` adds: :data:`SOLVER_LEGEND` when one of them is the solver's,
+    else none."""
+    return [SOLVER_LEGEND] if any(r.player == "solver" for r in runs) else []
 
 
 PLAYED_FALLBACK = ("split", "variations", "level", "difficulty", "source")
@@ -163,13 +188,15 @@ def run_label(run: RunRow) -> str:
 
 
 def series_names(runs: Sequence[RunRow]) -> list[str]:
-    """How tables and figures name runs: the model (or the player), ``(baseline)`` for a run made as another's
-    baseline; where two runs would share a name, the model settings that tell them apart (``T=0.8 seed=3``), and
-    ``(run N)`` where even those do not."""
+    """How tables and figures name runs: the model (or the player, the solver as ``solver (reference)``:
+    :func:`row_name`), ``(baseline)`` for another player's run made as another's baseline; where two runs would
+    share a name, the model settings that tell them apart (``T=0.8 seed=3``), and ``(run N)`` where even those
+    do not."""
     names = []
     for run in runs:
-        who = player_name(run)
-        names.append(f"{who} (baseline)" if run.config.get("baseline_for") is not None else who)
+        who = row_name(run)
+        baseline = run.config.get("baseline_for") is not None and who != SOLVER_LABEL
+        names.append(f"{who} (baseline)" if baseline else who)
     settings = [
         _settings_label(run, [r for r, n in zip(runs, names, strict=True) if n == name])
         for run, name in zip(runs, names, strict=True)

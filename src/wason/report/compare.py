@@ -26,7 +26,7 @@ from rich.table import Table
 from wason.core import registry
 from wason.core.family import RunReader, RunSettings
 from wason.core.game import VOID
-from wason.core.records import EpisodeRow, Matrix, Rate, RunRow, Score, series_names
+from wason.core.records import SOLVER_LEGEND, EpisodeRow, Matrix, Rate, RunRow, Score, series_names
 from wason.metrics.paired import BOOTSTRAP_RESAMPLES, compare_paired, pair_outcomes
 from wason.report.render import (
     LABEL_WIDTH,
@@ -189,8 +189,8 @@ class ComparisonRow(BaseModel):
 
     Attributes:
         run: its id.
-        label: the model (a model's run) or the player (``solver``, ``human``, ``scripted``), ``(baseline)``
-            for a baseline, ``(run N)`` where two rows would share a label.
+        label: the model (a model's run) or the player (``solver (reference)``, ``human:NAME``, ``scripted``;
+            :func:`wason.core.records.series_names`), ``(run N)`` where two rows would share a label.
         player, model, status: the run's.
         baseline_for: the run it is a baseline of, or None.
         scores: the family's numbers, in the family's order.
@@ -513,7 +513,12 @@ def _legend_lines(data: Comparison, *, short: bool) -> list[str]:
             continue
         head = f"{abbrev} = {name}" if short else name
         lines.append(f"{head}: {meaning}" if meaning else head)
-    return lines
+    return lines + _solver_legend(data)
+
+
+def _solver_legend(data: Comparison) -> list[str]:
+    """What a solver's row is (a strong reference, not a ceiling), when the table has one."""
+    return [SOLVER_LEGEND] if any(r.player == "solver" for r in data.rows) else []
 
 
 # -- the terminal ---------------------------------------------------------------------------------------------
@@ -566,7 +571,7 @@ def _print_table(data: Comparison, console: Console) -> None:
         console.print(table)
         console.print()
     say("Rates: percent [95% Wilson interval] over k/n; means over [95% interval].")
-    for line in _legend_lines(data, short=True) if short else []:
+    for line in _legend_lines(data, short=True) if short else _solver_legend(data):
         say(line)
     paired = _paired_grid(data, terminal=True)
     if paired is not None:

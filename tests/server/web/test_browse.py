@@ -176,7 +176,7 @@ def test_plots_are_drawn_and_served(web: TestClient, filled: Filled) -> None:
     wilt = web.get(f"/runs/{filled.runs['wilt_model']}").text
     reduction = next(s for s in re.findall(r'<img src="([^"]+)"', wilt) if s.endswith("/reduction.png"))
     svg_text = web.get(reduction.removesuffix(".png") + ".svg").text
-    assert "solver (baseline)" in svg_text and "vllm:fake-model" in svg_text
+    assert "solver (reference)" in svg_text and "vllm:fake-model" in svg_text
 
 
 # -- the runs list: filters, sorting, errors -------------------------------------------------------------
@@ -269,7 +269,10 @@ def test_compare_runs_of_one_family(web: TestClient, filled: Filled) -> None:
     assert table.count("<tr>") == 3 and "<th>Win rate</th>" in table and "<th>Truncated</th>" in table
     assert f'<td class="num">{a}</td>' in table and f'<td class="num">{b}</td>' in table
     # the two runs played different levels: no items in common, and the page says so instead of a pairing
-    assert 'id="paired"' not in text and f"run {b} (solver (run {b})) shares no items with run {a}" in text
+    assert (
+        'id="paired"' not in text
+        and f"run {b} (solver (reference) (run {b})) shares no items with run {a}" in text
+    )
     # the check boxes of the runs list send runs=1&runs=2: the same page
     assert web.get(f"/compare?runs={a}&runs={b}").text == text
 
