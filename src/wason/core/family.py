@@ -501,13 +501,13 @@ class Family(ABC, Generic[C]):
     commands: ClassVar[str] = ""
     own_rules: ClassVar[str] = ""
 
+    # -- definition: what the family plays (its runs' items, games, protocol, actions, solver) -------------------
     @property
     def players(self) -> tuple[str, ...]:
         """The ``--player`` values ``wason eval NAME`` accepts: ``llm``, and ``solver`` where the family has a
         :meth:`solver`."""
         return ("llm", "solver") if type(self).solver is not Family.solver else ("llm",)
 
-    # -- items and games ---------------------------------------------------------------------------------
     @abstractmethod
     def items(self, config: C) -> list[Item]:
         """The run's episodes, deterministic from the configuration (and its seeds), with provenance."""
@@ -553,56 +553,22 @@ class Family(ABC, Generic[C]):
         family with trials may move a given seed on per trial, so each trial samples with its own seed."""
         return config.params
 
-    def prepare(self, config: C, reader: RunReader) -> C:
-        """The configuration completed from the store before its items are drawn, for a run built on another
-        run's results (a family never reads the store itself); stored with the run, so resuming needs nothing
-        more. By default unchanged.
-
-        Raises:
-            ValueError: the other run cannot be used, in one line naming it.
-        """
-        return config
-
-    def oracle(self, config: C) -> OracleSpec | None:
-        """The model the run's games need for LLM judges or labellers, or None when code decides."""
-        return None
-
     def solver(self, config: C, item: Mapping[str, Any]) -> Player[Any, Any] | None:
         """The reference solver for one item, or None when the family has none."""
         return None
-
-    def baseline(self, config: C, run_id: int) -> C | None:
-        """The configuration of the solver baseline that accompanies model run ``run_id``, or None.
-
-        The default: with a solver (``"solver"`` in :attr:`players`), the run's configuration played by the
-        solver, no model, marked ``baseline_for=run_id``; without one, None. A family overrides it only where
-        its baseline must drop more (an LLM judge without its judge model) or has none for some runs.
-        """
-        if "solver" not in self.players:
-            return None
-        return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
-
-    def human(self, config: C, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
-        """A person playing one item at the terminal, or None when the family cannot be played so. By default,
-        for a :attr:`playable` family, the generic player of its declared moves (:meth:`moves`): it shows
-        :meth:`terminal_text` and reads the moves as typed commands."""
-        if not self.playable or not self.moves(config, item, None):
-            return None
-        from wason.core.moves import TerminalPlayer
-
-        return TerminalPlayer(
-            lambda observation, turn: self.moves(config, item, observation),
-            lambda observation, turn: self.terminal_text(config, item, observation, turn),
-            io,
-            turn=io.turn,
-        )
 
     def sample_actions(self, config: C, item: Mapping[str, Any]) -> list[Any] | None:
         """A short scripted game (actions that end it), for contract tests and docs; None when the family has
         a solver to play it."""
         return None
 
-    # -- describing and reporting ------------------------------------------------------------------------
+    def public(self, item: Mapping[str, Any]) -> list[str]:
+        """Keys of an item a player may see before the game ends; the rest (the hidden rule, and whatever
+        names or derives it: ids, provenance, answers) is shown only once the game is over. An allow-list, so
+        a key a family adds later stays hidden until it is named here."""
+        return []
+
+    # -- presentation: what it measures, declared as data for the shared renderers -------------------------------
     def describe(self, config: C, n_episodes: int, n_todo: int, who: str) -> str:
         """What a run of ``config`` plays and who plays it, for the line printed when it starts. By default its
         title, the episodes and the player; a family adds what sets its runs apart (levels, limits, judges)."""
@@ -708,19 +674,32 @@ class Family(ABC, Generic[C]):
         player, one column per game and level, as the guess-the-rule paper's Table 2); by default the title."""
         return self.title
 
-    # -- playing in a terminal ---------------------------------------------------------------------------
-    def item_id(self, item: Mapping[str, Any]) -> int | None:
-        """The id ``wason play NAME --rule ID`` selects an item by, or None."""
+    def describe_action(self, action: Mapping[str, Any]) -> str | None:
+        """A stored action (its JSON) in the player's words, for the web page's history; None: the page writes
+        its kind and values."""
         return None
 
-    def intro(self, config: C, item: Mapping[str, Any], origin: str) -> str:
-        """The line ``wason play`` prints before a game."""
-        return f"{self.title}: {origin}."
+    def action_message(self, action: Mapping[str, Any]) -> str | None:
+        """A stored action (its JSON) as the message that makes it under the family's published protocol, for
+        players that write no text (the solver): ``wason show --novelty`` measures these messages beside the
+        replies models wrote. None: its :meth:`describe_action`, else its JSON."""
+        return None
 
-    def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
-        """What ``wason play`` prints after a game (the hidden rule, how the player did); ``metrics`` is None
-        when the game did not finish."""
-        return []
+    # -- play: a person at the terminal or in a browser ----------------------------------------------------------
+    def human(self, config: C, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
+        """A person playing one item at the terminal, or None when the family cannot be played so. By default,
+        for a :attr:`playable` family, the generic player of its declared moves (:meth:`moves`): it shows
+        :meth:`terminal_text` and reads the moves as typed commands."""
+        if not self.playable or not self.moves(config, item, None):
+            return None
+        from wason.core.moves import TerminalPlayer
+
+        return TerminalPlayer(
+            lambda observation, turn: self.moves(config, item, observation),
+            lambda observation, turn: self.terminal_text(config, item, observation, turn),
+            io,
+            turn=io.turn,
+        )
 
     def moves(self, config: C, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         """The moves a person can make at ``observation`` (None: every move of the game, for help), declared once
@@ -756,13 +735,19 @@ class Family(ABC, Generic[C]):
         page shows (:meth:`web_form`'s prompt)."""
         return self.web_form(config, item, observation, turn).prompt
 
-    def public(self, item: Mapping[str, Any]) -> list[str]:
-        """Keys of an item a player may see before the game ends; the rest (the hidden rule, and whatever
-        names or derives it: ids, provenance, answers) is shown only once the game is over. An allow-list, so
-        a key a family adds later stays hidden until it is named here."""
+    def item_id(self, item: Mapping[str, Any]) -> int | None:
+        """The id ``wason play NAME --rule ID`` selects an item by, or None."""
+        return None
+
+    def intro(self, config: C, item: Mapping[str, Any], origin: str) -> str:
+        """The line ``wason play`` prints before a game."""
+        return f"{self.title}: {origin}."
+
+    def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
+        """What ``wason play`` prints after a game (the hidden rule, how the player did); ``metrics`` is None
+        when the game did not finish."""
         return []
 
-    # -- playing in a browser ----------------------------------------------------------------------------
     def web_form(self, config: C, item: Mapping[str, Any], observation: Any, turn: int) -> WebForm:
         """The form of the web page at ``observation`` (after ``turn`` moves): what the player reads and the
         moves open. By default the protocol's text (its system prompt at the start) and the moves open now
@@ -789,17 +774,6 @@ class Family(ABC, Generic[C]):
         text per turn for the web page; by default the feedback the protocol wrote for it."""
         return [str(t.get("feedback") or "") for t in turns]
 
-    def describe_action(self, action: Mapping[str, Any]) -> str | None:
-        """A stored action (its JSON) in the player's words, for the web page's history; None: the page writes
-        its kind and values."""
-        return None
-
-    def action_message(self, action: Mapping[str, Any]) -> str | None:
-        """A stored action (its JSON) as the message that makes it under the family's published protocol, for
-        players that write no text (the solver): ``wason show --novelty`` measures these messages beside the
-        replies models wrote. None: its :meth:`describe_action`, else its JSON."""
-        return None
-
     def web_move(
         self, config: C, item: Mapping[str, Any], observation: Any, move: str, values: Mapping[str, str]
     ) -> Mapping[str, Any] | str:
@@ -824,12 +798,36 @@ class Family(ABC, Generic[C]):
         """
         raise ValueError(f"{self.title} takes no rules of your own")
 
-    # -- the guess-the-rule game API ---------------------------------------------------------------------
+    # -- integration: other runs, models, the game API and the family's own commands -----------------------------
+    def prepare(self, config: C, reader: RunReader) -> C:
+        """The configuration completed from the store before its items are drawn, for a run built on another
+        run's results (a family never reads the store itself); stored with the run, so resuming needs nothing
+        more. By default unchanged.
+
+        Raises:
+            ValueError: the other run cannot be used, in one line naming it.
+        """
+        return config
+
+    def oracle(self, config: C) -> OracleSpec | None:
+        """The model the run's games need for LLM judges or labellers, or None when code decides."""
+        return None
+
+    def baseline(self, config: C, run_id: int) -> C | None:
+        """The configuration of the solver baseline that accompanies model run ``run_id``, or None.
+
+        The default: with a solver (``"solver"`` in :attr:`players`), the run's configuration played by the
+        solver, no model, marked ``baseline_for=run_id``; without one, None. A family overrides it only where
+        its baseline must drop more (an LLM judge without its judge model) or has none for some runs.
+        """
+        if "solver" not in self.players:
+            return None
+        return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
+
     def game_api(self) -> GameApi | None:
         """How the family is played through the guess-the-rule game API, or None when it is not."""
         return None
 
-    # -- the family's own commands -----------------------------------------------------------------------
     def add_commands(self, parser: Any) -> None:
         """Add the family's own commands to ``parser``, the argparse parser of ``wason NAME``."""
 
