@@ -4,6 +4,7 @@ its results and transcripts as data (:meth:`wason.core.Family.results`, :meth:`~
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import RenderableType
@@ -11,7 +12,8 @@ from rich.text import Text
 
 from wason.core import registry
 from wason.core.family import Family, RunReader
-from wason.core.records import run_footer, run_header, run_label
+from wason.core.records import run_footer, run_header, run_label, solver_legend
+from wason.core.results import Results
 from wason.report.render import results_terminal, transcript_terminal
 from wason.store import Store, StoreError
 
@@ -19,6 +21,7 @@ __all__ = [
     "episode_json",
     "report_json",
     "report_tables",
+    "results_of",
     "run_header",
     "run_label",
     "transcript",
@@ -73,4 +76,12 @@ def report_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:
     to see more."""
     family = registry.get(store.get_run(run_ids[0]).task)
     more = ["--plots DIR"] if type(family).figures is not Family.figures else []
-    return [*results_terminal(family.results(store, run_ids)), Text(run_footer(run_ids[0], *more))]
+    return [*results_terminal(results_of(family, store, run_ids)), Text(run_footer(run_ids[0], *more))]
+
+
+def results_of(family: Family[Any], store: RunReader, run_ids: Sequence[int]) -> Results:
+    """The runs' results as their family declares them, with the one legend sentence every table with a solver's
+    row carries (:data:`wason.core.records.SOLVER_LEGEND`): the solver is a strong reference, not a ceiling."""
+    results = family.results(store, run_ids)
+    legend = solver_legend([store.get_run(r) for r in run_ids])
+    return results.model_copy(update={"notes": [*results.notes, *legend]}) if legend else results

@@ -34,6 +34,7 @@ from wason.core.records import EpisodeRow, RunRow, run_label
 from wason.engine import baselines_of
 from wason.report.render import results_html
 from wason.report.render import transcript_html as transcript_html_of
+from wason.report.tables import results_of
 from wason.server import offload
 from wason.server.web import render
 from wason.store import Store, StoreError
@@ -412,7 +413,7 @@ def _summary(fam: Family[Any], store: Store, ids: list[int], links: Links) -> tu
 
     def draw(reader: PublicReader) -> str:
         return results_html(
-            fam.results(reader, ids),
+            results_of(fam, reader, ids),
             episode_href=lambda index: links.episode(run_id, index),
             run_href=links.run,
         )

@@ -27,6 +27,7 @@ from typing import Any
 from wason.core.records import RunRow
 from wason.engine import baselines_of
 from wason.report.render import results_csv, results_latex, results_markdown
+from wason.report.tables import results_of
 from wason.server.web import browse, environment
 from wason.store import Store
 
@@ -52,7 +53,7 @@ def _results_files(store: Store, run_ids: list[int], directory: Path) -> list[Pa
     their public part (nothing for a family that cannot be loaded, or results that need a game not over)."""
     family = browse.family_of_run(store.get_run(run_ids[0]))
     try:
-        results = family.results(browse.PublicReader(store), run_ids)
+        results = results_of(family, browse.PublicReader(store), run_ids)
     except browse.REPORT_ERRORS:
         return []
     directory.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,16 @@ from pydantic import BaseModel
 
 from wason.core.family import RunReader
 from wason.core.game import VOID
-from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, calls_note, run_header
+from wason.core.records import (
+    SOLVER_LABEL,
+    CallTotals,
+    EpisodeRow,
+    Rate,
+    RunReport,
+    Score,
+    calls_note,
+    run_header,
+)
 from wason.core.results import (
     Cell,
     Column,
@@ -277,7 +286,8 @@ def _who(data: Mapping[str, Any]) -> str:
     if data["player"] == "llm" and data["model"]:
         who = str(data["model"])
     elif data["player"] == "solver":
-        who = "solver" if data["design"] == "information" else f"solver ({data['design']})"
+        # the solver is a strong reference (SOLVER_LABEL), with its design where it is not the ideal one
+        return SOLVER_LABEL if data["design"] == "information" else f"{SOLVER_LABEL[:-1]}, {data['design']})"
     else:
         who = str(data["player"])
     return who + (" (baseline)" if data["config"].get("baseline_for") else "")

@@ -18,8 +18,8 @@ from wason.core.records import (
     RunRow,
     Score,
     calls_note,
-    player_name,
     run_header,
+    series_names,
 )
 from wason.core.results import (
     Cell,
@@ -281,11 +281,6 @@ def _protocol_name(config: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _who(run: RunRow) -> str:
-    who = player_name(run)
-    return f"{who} (baseline, run {run.id})" if run.config.get("baseline_for") is not None else str(who)
-
-
 def wilt_results(store: RunReader, run_ids: Sequence[int]) -> Results:
     """The episodes of the first run (and its rules, with trials); the paper's Table 1 columns, one row per run
     (a model run, then its solver baseline; trials pooled); the hypothesis-space reduction curve."""
@@ -293,13 +288,14 @@ def wilt_results(store: RunReader, run_ids: Sequence[int]) -> Results:
     tables = [_episodes_table(store, first.id)]
     if int(first.config.get("trials") or 1) > 1:
         tables.append(_rules_table(store, first.id))
+    names = dict(zip(run_ids, series_names([store.get_run(r) for r in run_ids]), strict=True))
     table1: list[dict[str, Cell]] = []
     reduction: list[dict[str, Cell]] = []
     notes: list[str] = []
     space: str | None = None
     for run_id in run_ids:
         run, _, s, calls = run_summary(store, run_id)
-        who = _who(run)
+        who = names[run_id]
         table1.append(
             {
                 "player": who,
