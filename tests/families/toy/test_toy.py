@@ -246,3 +246,44 @@ def test_wason_play_toy_reads_a_person_at_the_terminal(
     assert "'what' is not a move here; type probe X, guess T or help" in out  # asked again, at no cost
     assert f"50 >= t is {threshold <= 50}" in out
     assert f"The threshold was {threshold}." in out
+
+
+def test_the_toy_plays_on_the_web_page_and_by_session_with_nothing_of_its_own(
+    toy: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The web play page's form and `wason session` come from the toy's declared moves; `wason show` reads the
+    runs they close."""
+    from fastapi.testclient import TestClient
+
+    from wason.server import create_app
+    from wason.store import Store
+
+    db = str(tmp_path / "toy.db")
+    store = Store(f"sqlite:///{db}")
+    with TestClient(create_app(store), base_url="http://127.0.0.1") as web:
+        started = web.post(
+            "/play", data={"family": "toy", "player": "ada", "seed": "1"}, follow_redirects=False
+        )
+        assert started.status_code == 303, started.text[-500:]
+        sid = int(started.headers["location"].rsplit("/", 1)[1])
+        threshold = int(store.get_episode(sid).item["threshold"])
+        page = web.get(f"/play/{sid}").text
+        assert 'name="f_x"' in page and 'name="f_t"' in page and str(threshold) not in page.split("<main")[-1]
+        probe = web.post(f"/play/{sid}", data={"move": "probe", "turn": "0", "f_x": "50"})
+        assert probe.status_code == 200 and f"50 &gt;= t is {threshold <= 50}" in probe.text
+        over = web.post(f"/play/{sid}", data={"move": "guess", "turn": "1", "f_t": str(threshold)})
+        assert over.status_code == 200 and f"The threshold was {threshold}. You found it." in over.text
+    web_run = store.get_episode(sid).run_id
+    assert store.get_run(web_run).status == "completed" and store.get_run(web_run).player == "human:ada"
+
+    assert main(["session", "start", "toy", "--seed", "1", "--db", db]) == 0
+    started_session = json.loads(capsys.readouterr().out)["session"]
+    assert main(["session", "moves", str(started_session), "--db", db]) == 0
+    assert '{"type": "Probe", "x": integer}' in capsys.readouterr().out
+    guess = json.dumps({"type": "Guess", "t": threshold})
+    assert main(["session", "step", str(started_session), guess, "--db", db]) == 0
+    capsys.readouterr()
+    session_run = store.get_episode(started_session).run_id
+    assert store.get_run(session_run).status == "completed"
+    assert main(["show", str(session_run), "--db", db]) == 0
+    assert "1/1" in capsys.readouterr().out
