@@ -220,7 +220,7 @@ def test_model_runs_get_a_solver_baseline_row(db: str, capsys: pytest.CaptureFix
     assert [b["player"] for b in shown["baselines"]] == ["solver"]
     assert _kn(shown["baselines"][0]["table"]["accuracy"]) == (10, 10)
     assert main(["show", str(rid), "--db", db]) == 0
-    assert f"solver (baseline, run {baseline})" in capsys.readouterr().out
+    assert "solver (reference)" in capsys.readouterr().out
 
 
 def test_user_rules_file_and_generated_split(

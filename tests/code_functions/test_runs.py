@@ -114,7 +114,7 @@ def test_a_model_run_with_the_published_judge_and_the_solver_baseline(
     assert (
         "Code *" in out
         and "LLM judge" in out
-        and "(baseline)" in out
+        and "solver (reference)" in out
         and "100% [34-100]" in out
         and "2/2" in out
     )
@@ -129,7 +129,7 @@ def test_a_model_run_with_the_published_judge_and_the_solver_baseline(
     for part in results_terminal(FAMILY.results(store, [data["run"], baseline["run"]])):
         console.print(part)
     text = console.export_text()
-    assert "Won in" in text and "vllm:fake" in text and "solver (baseline)" in text
+    assert "Won in" in text and "vllm:fake" in text and "solver (reference)" in text
     assert all(len(line) <= 80 for line in text.splitlines()) and "…" not in text
     # the comparison's columns: the code's win rate (Wilson), what the games took, the LLM judge apart
     scores = FAMILY.scores(store, data["run"])

@@ -331,7 +331,7 @@ def test_model_and_solver_rows_with_a_long_model_name_fit_80_columns() -> None:
         lines = render(parts, width)
         assert not [line for line in lines if len(line) > 80], [line for line in lines if len(line) > 80]
     text = "\n".join(render(parts))
-    assert "solver (baseline)" in text and "ideal on " in text and "…" not in "\n".join(render(parts, 80))
+    assert "solver (reference)" in text and "ideal on " in text and "…" not in "\n".join(render(parts, 80))
     # the long name is wrapped where a reader expects a break, not in the middle of a word
     narrow = render(parts, 80)
     assert any(line.split()[0:1] == ["openrouter:some-"] for line in narrow)
@@ -426,7 +426,7 @@ def test_a_run_beside_its_solver_baseline(tmp_path: Path) -> None:
     lines = render(report_tables(store, [rid, bid]))
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
     # the baseline's row in each table and its curve
-    assert sum(line.startswith("solver (baseline)") for line in lines) >= 3
+    assert sum(line.startswith("solver (reference)") for line in lines) >= 3
 
 
 def test_a_counterexample_reads_as_the_experiment_and_what_differs() -> None:

@@ -93,4 +93,4 @@ def test_a_model_run_with_its_judge_and_the_solver_beside_it(
     assert solver["player"] == "solver" and solver["summary"]["theory_equivalent"]["k"] == N
     assert main(["show", str(data["run"]), "--db", db]) == 0
     text = capsys.readouterr().out
-    assert "solver (baseline)" in text and "vllm:fake" in text
+    assert "solver (reference)" in text and "vllm:fake" in text

@@ -100,7 +100,7 @@ def test_a_model_run_with_all_three_judges_and_its_solver_baseline(
 
     assert main(["show", str(data["run"]), "--db", db]) == 0
     out = capsys.readouterr().out
-    assert "pilot/1" in out and "Pred. *" in out and "(baseline)" in out
+    assert "pilot/1" in out and "Pred. *" in out and "solver (reference)" in out
     assert "Pred. *: the stated Python predicate is the rule" in " ".join(out.split())
     assert main(["show", str(data["run"]), "--db", db, "--episode", "0"]) == 0
     out = capsys.readouterr().out

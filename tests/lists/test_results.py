@@ -77,7 +77,7 @@ def test_the_tables_fit_80_columns_without_cutting_text(runs: tuple[str, int, in
     assert "…" not in text
     low, high = wilson_interval(2, 4)
     assert "2/4" in text and f"50% [{100 * low:.0f}-{100 * high:.0f}]" in text and "vllm:fake" in text
-    assert "(baseline)" in text and "Trunc." in text and "format errors" in text
+    assert "solver (reference)" in text and "Trunc." in text and "format errors" in text
     results = FAMILY.results(Store(db), [rid, baseline])
     summary = next(t for t in results.tables if t.name == "summary")
     assert [r["run"] for r in summary.rows] == [rid, baseline]

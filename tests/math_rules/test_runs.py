@@ -78,7 +78,7 @@ def test_a_model_run_with_its_judges_and_its_solver_baseline(
     assert baseline["player"] == "solver" and baseline["summary"]["wins"]["k"] == 4
     assert main(["show", "1", "--db", db]) == 0
     text = capsys.readouterr().out
-    assert "Wins" in text and "(baseline)" in text
+    assert "Wins" in text and "solver (reference)" in text
     assert main(["show", "1", "--db", db, "--episode", "0"]) == 0
     transcript = capsys.readouterr().out
     assert "My Guess is" in transcript

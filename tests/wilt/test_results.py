@@ -97,7 +97,7 @@ def test_the_tables_fit_80_columns_without_cutting_text(
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "…" not in text
     assert f"Run {rid}: wilt:lite by fake:scripted [completed]" in text
-    assert "fake:scripted" in text and "(baseline, run" in text
+    assert "fake:scripted" in text and "solver (reference)" in text
 
 
 def test_scores_are_the_paper_table_1_columns_in_order(trial_runs: tuple[Store, int, int, FakeModel]) -> None:

@@ -268,7 +268,7 @@ def _wrapped(text: str, style: str = "dim") -> Text:
 def results_terminal(results: Results) -> list[RenderableType]:
     """A run's results for the terminal: its title and protocol, each table with its legend, then the notes;
     every line fits 80 columns."""
-    parts: list[RenderableType] = [Text(results.title, style="bold")]
+    parts: list[RenderableType] = [_wrapped(results.title, style="bold")]
     if results.protocol:
         parts.append(_wrapped(f"protocol: {results.protocol}"))
     for table in results.tables:

@@ -134,7 +134,7 @@ def test_a_finished_run_shows_its_summary_baseline_transcripts_and_calls(
     run_id, baseline = filled.runs["wilt_model"], filled.runs["wilt_baseline"]
     page = web.get(f"/runs/{run_id}").text
     # the family's own tables, as `wason show` prints them: the model's row and the baseline's
-    assert "Accuracy" in page and f"solver (baseline, run {baseline})" in page
+    assert "Accuracy" in page and "solver (reference)" in page
     assert f'href="/runs/{baseline}"' in page and f"/compare?runs={run_id}%2C{baseline}" in page
     calls = filled.store.call_totals(run_id)
     assert calls["calls"] > 0
