@@ -63,7 +63,14 @@ def test_flaky_endpoint_run_completes_and_loses_nothing(
     assert len(calls) == 10 * 6 and all(c["response"] for c in calls)
     retried = [c for c in calls if c["attempts"] > 1]
     assert retried and all(len(c["errors"]) == c["attempts"] - 1 for c in retried)
-    assert sum(len(c["errors"] or ()) for c in calls) == flaky.failed
+    errors = [str(e) for c in calls for e in (c["errors"] or ())]
+    timeouts = [e for e in errors if "timed out" in e]
+    # every injected failure is on record: none is lost. A reply the busy machine sent later than the 0.5 s
+    # timeout (a normal one, or an injected status) is on record as a timeout, so there may be more errors than
+    # injected failures, all of them timeouts, and never a status the server did not send (no wall-clock limit
+    # decides the test)
+    assert len(errors) >= flaky.failed
+    assert len(errors) - len(timeouts) <= flaky.failed - flaky.fault_counts["delay"]
 
 
 def full_split_args(server: FakeOpenAIServer, db: str, *extra: str) -> list[str]:
