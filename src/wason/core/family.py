@@ -8,6 +8,7 @@ the reports and the sessions reach a family only through this interface, so they
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -473,10 +474,6 @@ REPLY_MOVE = FormMove(
 )
 
 
-GIVE_UP_MOVE = FormMove("give_up", "Give up", hint="ends the game")
-"""The web page's give-up button, for the games that have one."""
-
-
 class Family(ABC, Generic[C]):
     """One task family. Subclasses set the class attributes and implement the abstract methods; the optional
     methods default to "this family has none".
@@ -542,11 +539,7 @@ class Family(ABC, Generic[C]):
     def actions(self) -> ActionCodec:
         """The codec of the family's actions: by default of its :attr:`action_types` (a family whose actions
         need hand-made decoding overrides it)."""
-        codec = type(self).__dict__.get("_default_codec")
-        if codec is None:
-            codec = ActionCodec(*self.action_types)
-            setattr(type(self), "_default_codec", codec)  # noqa: B010 - one codec per family class
-        return codec
+        return _codec_of(self.action_types)
 
     def generation_params(self, config: C, item: Mapping[str, Any]) -> GenerationParams:
         """The sampling parameters of one episode's model player: by default the run's (``config.params``); a
@@ -834,6 +827,12 @@ class Family(ABC, Generic[C]):
     def run_command(self, args: Any, write: Callable[[str], None]) -> int:
         """Run one of the family's own commands."""
         raise ValueError(f"{self.name} has no commands")
+
+
+@functools.cache
+def _codec_of(kinds: tuple[type[Any], ...]) -> ActionCodec:
+    """One codec per set of action types (building one builds a pydantic adapter)."""
+    return ActionCodec(*kinds)
 
 
 def form_value(values: Mapping[str, str], name: str) -> str:

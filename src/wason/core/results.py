@@ -40,7 +40,6 @@ __all__ = [
     "mean_cell",
     "named_runs",
     "results_title",
-    "rows_of",
     "run_notes",
     "score_table",
 ]
@@ -228,12 +227,6 @@ class Transcript(BaseModel):
     title: str
     messages: list[Message]
     success: bool | None = None
-
-
-def rows_of(columns: Sequence[Column], rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Cell]]:
-    """Rows holding only the columns' keys (and the link keys ``episode``, ``run``), from wider dicts."""
-    keys = {c.key for c in columns} | {"episode", "run"}
-    return [{k: v for k, v in row.items() if k in keys} for row in rows]
 
 
 class _Reader(Protocol):

@@ -181,11 +181,18 @@ def _header(g: Grid, i: int) -> str:
     return textwrap.fill(header, width=width, break_long_words=False) if len(header) > width else header
 
 
-def _needed(g: Grid, i: int) -> int:
-    """The width column ``i`` needs: a number column its widest cell or header line; the first (the row's
-    name) its wrapped label; another text column its longest line up to :data:`TEXT_MIN`, as it may wrap."""
+def _natural(g: Grid, i: int) -> int:
+    """The width column ``i`` takes unwrapped: its widest cell or header line (the first column's label
+    wrapped where a reader expects a break)."""
     cells = [line for row in g.rows for line in _lines(wrap_label(row[i]) if i == 0 else row[i])]
-    widest = max([len(line) for line in [*cells, *_lines(_header(g, i))]], default=1)
+    return max([len(line) for line in [*cells, *_lines(_header(g, i))]], default=1)
+
+
+def _needed(g: Grid, i: int) -> int:
+    """The width column ``i`` needs: a number column its natural width; the first (the row's name) at most
+    :data:`LABEL_WIDTH`; another text column at most :data:`TEXT_MIN` (or its longest header word), as it may
+    wrap."""
+    widest = _natural(g, i)
     if g.text[i] and i > 0:
         return min(widest, max(TEXT_MIN, *(len(w) for w in _header(g, i).split())))
     return min(widest, LABEL_WIDTH) if g.text[i] else widest
@@ -213,11 +220,6 @@ def _rich(g: Grid, columns: Sequence[int], title: str | None) -> RichTable:
     if natural > WIDTH:
         table.width = WIDTH
     return table
-
-
-def _natural(g: Grid, i: int) -> int:
-    cells = [line for row in g.rows for line in _lines(wrap_label(row[i]) if i == 0 else row[i])]
-    return max([len(line) for line in [*cells, *_lines(_header(g, i))]], default=1)
 
 
 def _fits(g: Grid, columns: Sequence[int], width: int) -> bool:

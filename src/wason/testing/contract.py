@@ -119,39 +119,12 @@ class FamilyReport:
         return "\n".join(lines)
 
 
-class _PublicReader:
-    """The store as the server hands it to a family's reports (a :class:`~wason.core.family.RunReader`): an
-    episode whose game is not over reduced to its item's public keys, its item key hidden, and a run with such a
-    game reduced to the public part of its configuration (:mod:`wason.core.public`)."""
+def _public_reader(store: Store) -> Any:
+    """The store as the server hands it to a family's reports (``wason serve``'s own reader): an episode whose
+    game is not over reduced to its item's public keys, a run with such a game to its public configuration."""
+    from wason.server.web.browse import PublicReader
 
-    def __init__(self, store: Store, family: Family[Any]) -> None:
-        self.store, self.family, self.url = store, family, store.url
-
-    def get_run(self, run_id: int) -> Any:
-        from wason.core.public import is_over, public_run
-
-        over = all(is_over(e.status) for e in self.store.list_episodes(run_id))
-        return public_run(self.store.get_run(run_id), self.family, over=over)
-
-    def list_runs(self) -> list[Any]:
-        return [self.get_run(r.id) for r in self.store.list_runs()]
-
-    def list_episodes(self, run_id: int) -> list[Any]:
-        from wason.core.public import public_episode
-
-        return [public_episode(e, self.family) for e in self.store.list_episodes(run_id)]
-
-    def list_turns(self, episode_id: int) -> list[dict[str, Any]]:
-        return self.store.list_turns(episode_id)
-
-    def call_totals(self, run_id: int) -> dict[str, int]:
-        return self.store.call_totals(run_id)
-
-    def finish_reasons(self, run_id: int) -> dict[str, int]:
-        return self.store.finish_reasons(run_id)
-
-    def unreadable_counts(self, run_id: int) -> dict[str, int]:
-        return self.store.unreadable_counts(run_id)
+    return PublicReader(store)
 
 
 class _Skip(Exception):
@@ -239,14 +212,14 @@ def _kept(turns: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     return [(t["index"], t["action"], t["observation"], t["feedback"]) for t in turns]
 
 
-def _leaves(value: Any) -> Iterable[str]:
+def leaves(value: Any) -> Iterable[str]:
     """The strings and large numbers in a JSON value, as text."""
     if isinstance(value, dict):
         for v in value.values():
-            yield from _leaves(v)
+            yield from leaves(v)
     elif isinstance(value, list | tuple):
         for v in value:
-            yield from _leaves(v)
+            yield from leaves(v)
     elif isinstance(value, bool) or value is None:
         return
     elif isinstance(value, int | float):
@@ -589,7 +562,7 @@ class _Checker:
         texts: list[str] = []
         _, config, episode, live = asyncio.run(session.load(store, session_id))
         turns = store.list_turns(session_id)
-        public, run_id = _PublicReader(store, family), episode.run_id
+        public, run_id = _public_reader(store), episode.run_id
         readers: list[tuple[str, Callable[[], list[str]]]] = [
             ("web_form", lambda: [family.web_form(config, episode.item, live.observation, live.turn).prompt]),
             ("web_history", lambda: family.web_history(config, episode.item, turns)),
@@ -715,7 +688,7 @@ class _Checker:
         if len(episode.item_key) >= 5:
             out[episode.item_key] = "the item key"
         hidden = {k: v for k, v in episode.item.items() if k not in self.family.public(episode.item)}
-        for text in _leaves(hidden):
+        for text in leaves(hidden):
             if text not in seen and json.dumps(text)[1:-1] not in seen:
                 out[text] = "a hidden value of the item"
         run_config = self.store.get_run(episode.run_id).config

@@ -10,7 +10,6 @@ import contextlib
 import html
 import json
 import re
-from collections.abc import Iterable
 from typing import Any
 
 import httpx
@@ -21,6 +20,7 @@ from wason.core.family import EpisodeContext, Family, RunSettings
 from wason.core.public import public_config
 from wason.core.session import to_json
 from wason.store import Store
+from wason.testing.contract import MAX_TEXT, leaves
 
 SEED = 7305193
 """A seed no page shows by chance."""
@@ -38,7 +38,7 @@ DRAWN: dict[str, dict[str, Any]] = {
     "dynamic-picnic": {},
     "lab": {"n": 3},
 }
-MIN_TEXT = 8
+MIN_TEXT = MAX_TEXT
 """Hidden strings shorter than this are not looked for (``L1``, ``7``: they appear everywhere by chance)."""
 MIN_NUMBER = 100_000
 """Hidden numbers smaller than this are not looked for either."""
@@ -50,23 +50,6 @@ def _config(family: Family[Any], player: str) -> RunSettings:
         fields["seed"] = SEED
     config: RunSettings = family.config_type.model_validate({**fields, "player": player})
     return config
-
-
-def _leaves(value: Any) -> Iterable[str]:
-    """The strings and large numbers in a JSON value, as text."""
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _leaves(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _leaves(v)
-    elif isinstance(value, bool) or value is None:
-        return
-    elif isinstance(value, int | float):
-        if abs(value) >= MIN_NUMBER:
-            yield str(value)
-    elif isinstance(value, str) and len(value.strip()) >= MIN_TEXT:
-        yield value.strip()
 
 
 async def _shown(store: Store, family: Family[Any], episode_id: int) -> str:
@@ -95,7 +78,7 @@ def _secrets(store: Store, family: Family[Any], episode_id: int, seen: str) -> d
     if len(episode.item_key) >= 5:
         out[episode.item_key] = "the item key"
     hidden = {k: v for k, v in episode.item.items() if k not in family.public(episode.item)}
-    for text in _leaves(hidden):
+    for text in leaves(hidden):
         if text not in seen and json.dumps(text)[1:-1] not in seen:
             out[text] = "a hidden value of the item"
     run_config = store.get_run(episode.run_id).config
