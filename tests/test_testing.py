@@ -73,6 +73,25 @@ class NoPlayerToy(ToyFamily):
 NO_PLAYER = NoPlayerToy()
 
 
+class MiswiredConfig(ToyRunConfig):
+    task: Literal["miswired-toy"] = "miswired-toy"  # type: ignore[assignment]
+
+
+class MiswiredToy(ToyFamily):
+    """The toy presenting its transcripts by a reports module (this one) whose ``messages`` takes too little."""
+
+    name = "miswired-toy"
+    config_type = MiswiredConfig
+    reports = ("tests.test_testing",)
+
+
+def messages(data: Mapping[str, Any]) -> None:
+    """MiswiredToy's transcript, wrongly declared: a reports module's ``messages`` takes (data, run, system)."""
+
+
+MISWIRED = MiswiredToy()
+
+
 def test_every_failed_check_is_listed_and_the_others_run() -> None:
     with pytest.raises(FamilyCheckFailed) as raised:
         check_family(LEAKY, config={"seed": SEED, "n": 3}, command_line=False)
@@ -85,6 +104,16 @@ def test_every_failed_check_is_listed_and_the_others_run() -> None:
     assert report.player == "solver" and report.items == [f"toy-{SEED}-1", f"toy-{SEED}-2"]
     assert "sessions: finished in another process equal the run" in report.passed and not report.skipped
     assert "leaky-toy" not in registry.names()  # registered only while checked
+
+
+def test_a_reports_function_that_cannot_take_its_arguments_is_named() -> None:
+    with pytest.raises(FamilyCheckFailed) as raised:
+        check_family(MISWIRED, command_line=False)
+    failed = dict(raised.value.failures)
+    assert failed["report: the run report and transcripts render"] == (
+        "messages(data: 'Mapping[str, Any]') -> 'None' in tests.test_testing cannot take (data, run, system)"
+    )
+    assert MISWIRED.presents("messages") and not MISWIRED.presents("matrices")
 
 
 def test_a_family_nobody_can_play_is_told_what_to_implement() -> None:

@@ -4,6 +4,7 @@ truncated replies apart from unreadable ones, folded prompts, 80-column tables."
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from tests.aiw.test_aiw_runs import alice_reply
 from tests.fakes.openai_server import FakeOpenAIServer
 from wason.cli import main
 from wason.core.game import Malformed
+from wason.core.records import RunRow
 from wason.metrics import robustness, wilson_interval
 from wason.report.render import transcript_terminal
 from wason.report.tables import report_tables
@@ -20,7 +22,9 @@ from wason.store import Store
 from wason.tasks.aiw.family import FAMILY
 from wason.tasks.aiw.game import AiwGame, Reply
 from wason.tasks.aiw.protocol import AiwProtocol
-from wason.tasks.aiw.report import aiw_messages
+from wason.tasks.aiw.report import messages
+
+RUN = RunRow(3, "aiw", "llm", "fake:m", {}, "completed", datetime.now(UTC), None)
 
 
 def _run(db: str, *extra: str) -> None:
@@ -116,10 +120,10 @@ def test_a_long_prompt_is_folded_unless_full() -> None:
     }
     console = Console(width=120, record=True)
     hint = "the whole prompt: wason show 3 --episode 5 --full"  # as wason show adds it
-    console.print(transcript_terminal(aiw_messages(data), hint=hint))
+    console.print(transcript_terminal(messages(data, RUN), hint=hint))
     folded = console.export_text()
     assert "line 6" in folded and "line 20" not in folded
     assert "the whole prompt: wason show 3 --episode 5 --full" in folded
     console = Console(width=120, record=True)
-    console.print(transcript_terminal(aiw_messages(data), full=True))
+    console.print(transcript_terminal(messages(data, RUN), full=True))
     assert "line 20" in console.export_text()

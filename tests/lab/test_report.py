@@ -28,9 +28,9 @@ from wason.tasks.lab.laws import same_value
 from wason.tasks.lab.report import (
     curve_points,
     lab_ending,
-    lab_json,
-    lab_messages,
     mean_interval,
+    messages,
+    run_json,
     summarize,
     value_at,
 )
@@ -91,7 +91,7 @@ def lab_tables(store: Any, run_ids: list[int]) -> list[Any]:
 
 def lab_transcript(data: dict[str, Any], player: str) -> Any:
     """One game's transcript as ``wason show --episode`` draws it."""
-    return transcript_terminal(lab_messages(data, player))
+    return transcript_terminal(messages(data, run_row(1, player, None)))
 
 
 def render(parts: Any, width: int = 200) -> list[str]:
@@ -349,7 +349,7 @@ def test_model_and_solver_rows_with_a_long_model_name_fit_80_columns() -> None:
     # the model's row in the curve table: 0.30 at k=0, its last point (0.54 after 12 experiments) from k=20 on
     curve_row = next(line for line in render(parts) if line.startswith("ideal on"))
     assert curve_row.split()[-5:] == ["0.30", "0.40", "0.50", "0.54", "0.54"]
-    parsed = lab_json(store, 1).model_dump()
+    parsed = run_json(store, 1).model_dump()
     assert parsed["summary"]["random_accuracy_same"] == pytest.approx(0.42)
 
 
@@ -393,7 +393,7 @@ def test_a_run_with_curves_places_the_player_between_random_and_ideal(tmp_path: 
     asyncio.run(execute_run(store, rid, factory, concurrency=1))
     eps = store.list_episodes(rid)
     assert [e.status for e in eps] == ["completed"] * 2, [e.error for e in eps]
-    s = lab_json(store, rid).model_dump()["summary"]
+    s = run_json(store, rid).model_dump()["summary"]
     assert_numbers(s)
     ideal, rand = s["curves"]["ideal"], s["curves"]["random"]
     assert ideal and rand and all(0.0 <= v <= 1.0 for v in ideal + rand)

@@ -22,7 +22,7 @@ from wason.store import Store
 from wason.tasks.wilt import WiltRunConfig
 from wason.tasks.wilt.family import FAMILY
 from wason.tasks.wilt.protocol import load_instruction
-from wason.tasks.wilt.report import show_json
+from wason.tasks.wilt.report import run_json
 from wason.tasks.wilt.rules import get_rule
 
 
@@ -66,7 +66,7 @@ def test_pooled_accuracy_over_all_trials_with_a_per_rule_line(
     trial_runs: tuple[Store, int, int, FakeModel],
 ) -> None:
     store, rid, baseline, _ = trial_runs
-    report = show_json(store, rid)
+    report = run_json(store, rid)
     # the script always guesses x < y < z: right for rule 2 (x < y < z), wrong for rule 1 (x > y > z)
     assert (report.table.accuracy.k, report.table.accuracy.n) == (3, 6)
     assert report.table.accuracy.interval == pytest.approx(wilson_interval(3, 6))
@@ -177,7 +177,7 @@ def test_truncated_replies_are_counted_apart_and_cost_what_format_errors_cost(tm
     m = episode.metrics or {}
     # one test, then two cut-off replies: the second ends the episode as two format errors would
     assert (m["truncated"], m["format_errors"], m["attempts"], m["end_reason"]) == (2, 0, 3, "format_errors")
-    report = show_json(store, rid)
+    report = run_json(store, rid)
     assert (report.table.truncated, report.table.format_errors) == (2, 0)
     console = Console(width=80, record=True)
     for part in report_tables(store, [rid]):
@@ -222,7 +222,7 @@ def _text(renderable: object) -> str:
 def test_episodes_not_played_yet_are_in_no_rate(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'pending.db'}")
     rid = create_run(store, WiltRunConfig(model="fake:scripted", ids=[1, 2], trials=2))
-    report = show_json(store, rid)
+    report = run_json(store, rid)
     assert report.summary.pending == 4 and (report.table.accuracy.k, report.table.accuracy.n) == (0, 0)
     assert report.table.accuracy.rate is None and [r.correct.n for r in report.rules] == [0, 0]
     assert FAMILY.scores(store, rid)[0].n == 0

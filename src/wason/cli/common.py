@@ -21,7 +21,7 @@ from rich.console import Console
 from sqlalchemy.exc import SQLAlchemyError
 
 from wason.core import registry
-from wason.core.family import Family, RunSettings, field_range
+from wason.core.family import Family, RunSettings, field_range, own_fields
 from wason.store import MAX_ID, Store
 
 
@@ -100,10 +100,9 @@ def _record_id(what: str) -> Callable[[str], int]:
 
 def family_fields(config_type: type[RunSettings], *, play: bool = False) -> dict[str, FieldInfo]:
     """The fields of a family's configuration that are its own command-line flags."""
-    shared = set(RunSettings.model_fields)
     # in `wason play` and `wason session start`, --seed draws the item to play
-    skip = set(config_type.internal_fields) | ({"seed", *config_type.not_in_play} if play else set())
-    return {n: f for n, f in config_type.model_fields.items() if n not in shared and n not in skip}
+    skip = {"seed", *config_type.not_in_play} if play else set()
+    return {n: config_type.model_fields[n] for n in own_fields(config_type) if n not in skip}
 
 
 def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSettings], *, play: bool) -> None:

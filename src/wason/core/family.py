@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import json
 import types
 import typing
@@ -290,6 +291,51 @@ class OracleSpec:
     same_as_player: bool
 
 
+class JudgedSettings(RunSettings):
+    """The settings of a family whose games may ask an LLM judge (or labeller): its model and endpoint, by
+    default the player's. The family's :meth:`Family.oracle` is then ``config.judge_oracle(used, what)``."""
+
+    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
+        default=None, max_length=MAX_PATH_CHARS, description="model of the LLM judge (default: --model)"
+    )
+    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
+        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
+    )
+
+    @property
+    def oracle_model(self) -> str | None:
+        """The judge's model: ``judge_model``, else the player's."""
+        return self.judge_model or self.model
+
+    def judge_oracle(self, used: bool, what: str = "the LLM judge") -> OracleSpec | None:
+        """The oracle of a run whose games ask ``what`` (when ``used``): the judge's model, at its own endpoint
+        when one is given, else the player's; a run that asks it without any model is refused, naming the flag."""
+        if not used:
+            return None
+        if self.oracle_model is None:
+            raise ValueError(f"{what} needs a model (--judge-model)")
+        same = self.judge_model is None
+        return OracleSpec(
+            model=self.oracle_model,
+            base_url=self.base_url if same else self.judge_base_url,
+            same_as_player=same,
+        )
+
+
+def own_fields(config_type: type[RunSettings]) -> list[str]:
+    """The fields of a family's configuration beyond :class:`RunSettings`' and its internal ones: those the
+    family declares, in its order, then those of the settings it takes from core (:class:`JudgedSettings`' judge),
+    so that its flags, forms and sweeps list its own first."""
+    shared = set(RunSettings.model_fields) | set(config_type.internal_fields)
+    from_core = {
+        name
+        for klass in config_type.__mro__
+        if klass.__module__ == __name__
+        for name in getattr(klass, "__annotations__", {})
+    }
+    return sorted((n for n in config_type.model_fields if n not in shared), key=lambda n: n in from_core)
+
+
 @dataclass(frozen=True)
 class EpisodeContext:
     """Who an episode's game belongs to: for its oracles' call records and cache keys."""
@@ -474,6 +520,20 @@ REPLY_MOVE = FormMove(
 )
 
 
+REPORT_HOOKS: Mapping[str, tuple[str, ...]] = {
+    "results": ("store", "run_ids"),
+    "report_json": ("store", "run_ids"),
+    "run_json": ("store", "run_id"),
+    "scores": ("store", "run_id"),
+    "messages": ("data", "run", "system"),
+    "figures": ("store", "run_ids"),
+    "matrices": ("store", "run_ids"),
+}
+"""The presentation methods a family's :attr:`Family.reports` modules may give as plain functions, with the
+arguments each is called with (those of the method it replaces; ``system`` is the system prompt a model read,
+or None)."""
+
+
 class Family(ABC, Generic[C]):
     """One task family. Subclasses set the class attributes and implement the abstract methods; the optional
     methods default to "this family has none".
@@ -488,6 +548,7 @@ class Family(ABC, Generic[C]):
         commands: help of the family's own ``wason NAME ...`` commands, or empty (see :meth:`add_commands`).
         own_rules: how to write a rule of one's own for :meth:`own_rule` (shown by the web page's field), or
             empty when the family takes none.
+        reports: the modules that present its results (see :data:`REPORT_HOOKS`).
     """
 
     name: ClassVar[str]
@@ -497,6 +558,24 @@ class Family(ABC, Generic[C]):
     playable: ClassVar[bool] = False
     commands: ClassVar[str] = ""
     own_rules: ClassVar[str] = ""
+    reports: ClassVar[tuple[str, ...]] = ()
+    """Dotted names of the modules that present the family's results, imported when first needed (listing the
+    families imports none of them). A function one of them defines under a name of :data:`REPORT_HOOKS` replaces
+    the default method of that name, with the method's arguments (``messages`` takes ``(data, run, system)``,
+    ``system`` being the system prompt a model read, or None); the first module that defines it wins."""
+
+    def report_hook(self, name: str) -> Callable[..., Any] | None:
+        """The function named ``name`` of the first :attr:`reports` module that defines one, or None."""
+        for module in self.reports:
+            hook = getattr(importlib.import_module(module), name, None)
+            if hook is not None:
+                return typing.cast(Callable[..., Any], hook)
+        return None
+
+    def presents(self, name: str) -> bool:
+        """Whether the family gives its own ``name`` (one of :data:`REPORT_HOOKS`), by a method or a function of
+        its :attr:`reports` modules, rather than the default."""
+        return getattr(type(self), name) is not getattr(Family, name) or self.report_hook(name) is not None
 
     # -- definition: what the family plays (its runs' items, games, protocol, actions, solver) -------------------
     @property
@@ -571,6 +650,9 @@ class Family(ABC, Generic[C]):
         """The run's results as data (:mod:`wason.core.results`): its paper's tables, the first run with its
         baselines beside it, which the shared renderers draw for ``wason show``, the web viewer and papers. By
         default one table: a row per run, a column per :meth:`scores`."""
+        hook = self.report_hook("results")
+        if hook is not None:
+            return typing.cast(Results, hook(store, run_ids))
         runs = [store.get_run(r) for r in run_ids]
         rows = [
             (name, run.id, self.scores(store, run.id))
@@ -583,6 +665,9 @@ class Family(ABC, Generic[C]):
         """The typed report of ``wason show RUN --json`` (and the web pages): the first run's header, its
         results, its episodes, then its baselines' reports. By default built from :meth:`results`; a family
         whose JSON report has a shape of its own gives it by :meth:`run_json`."""
+        hook = self.report_hook("report_json")
+        if hook is not None:
+            return typing.cast(RunReport, hook(store, run_ids))
         own = self.run_json(store, run_ids[0])
         if own is not None:
             return own.model_copy(update={"baselines": [self.run_json(store, r) for r in run_ids[1:]]})
@@ -603,18 +688,21 @@ class Family(ABC, Generic[C]):
         """One run's typed JSON report, for a family whose report has a shape of its own (a subclass of
         :class:`~wason.core.records.RunReport` with a ``baselines`` field, which :meth:`report_json` fills with
         the baselines' reports); None (the default): the report is built from :meth:`results`."""
-        return None
+        hook = self.report_hook("run_json")
+        return typing.cast(RunReport, hook(store, run_id)) if hook is not None else None
 
     def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
         """One episode as a conversation (:class:`wason.core.results.Transcript`) from its JSON record
         (``wason show RUN --episode N --json``): by default the system prompt the model read, each move as the
         player wrote it (or :meth:`describe_action` of a move that wrote no text) with the game's answer, and how
         it ended. A family adds its own annotations (verdicts, a judge's reasoning) by overriding it."""
+        system = self.system_prompt(run, data) if run.player == "llm" else None
+        hook = self.report_hook("messages")
+        if hook is not None:
+            return typing.cast(Transcript, hook(data, run, system))
         messages: list[Message] = []
-        if run.player == "llm":
-            system = self.system_prompt(run, data)
-            if system:
-                messages.append(Message(role="system", name="system", text=system))
+        if system:
+            messages.append(Message(role="system", name="system", text=system))
         who = "model" if run.player == "llm" else run.player
         for t in data.get("turns") or []:
             action = t.get("action") or {}
@@ -643,6 +731,9 @@ class Family(ABC, Generic[C]):
         paper's column order: rates with their counts and Wilson intervals, means with their intervals, counts.
         The comparison adds the columns every family shares after them (format errors and truncated replies,
         errored episodes, tokens). By default: the share of finished games that succeeded."""
+        hook = self.report_hook("scores")
+        if hook is not None:
+            return typing.cast(list[Score], hook(store, run_id))
         games = wins = 0
         for e in store.list_episodes(run_id):
             if e.status == "completed" and not (e.metrics or {}).get(VOID):
@@ -654,13 +745,15 @@ class Family(ABC, Generic[C]):
         """The family's own figures of these runs (one series per run, named for its model or player), as data
         that :mod:`wason.report.plots` draws; every family also gets the comparison's accuracy figure. By
         default none."""
-        return []
+        hook = self.report_hook("figures")
+        return typing.cast(list[Figure], hook(store, run_ids)) if hook is not None else []
 
     def matrices(self, store: RunReader, run_ids: Sequence[int]) -> list[Matrix]:
         """Tables of one score over two factors that these runs fill together (guessing models x the runs
         whose evidence they read), printed under the comparison in every format and drawn by the plots. By
         default none."""
-        return []
+        hook = self.report_hook("matrices")
+        return typing.cast(list[Matrix], hook(store, run_ids)) if hook is not None else []
 
     def column(self, config: C, item: Mapping[str, Any]) -> str:
         """The column an episode of ``item`` fills in a table across families (``wason grid``: one row per

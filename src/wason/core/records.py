@@ -81,6 +81,20 @@ class EpisodeRow:
         return (self.finished_at - self.started_at).total_seconds()
 
 
+def episode_line(e: EpisodeRow, metrics: Sequence[str] = (), **fields: Any) -> dict[str, Any]:
+    """An episode's line in a family's JSON report: its index, the ``fields`` its caller read from the item, its
+    status and success, the named ``metrics`` (None where it has none) and its error, in that order."""
+    m = e.metrics or {}
+    return {
+        "index": e.index,
+        **fields,
+        "status": e.status,
+        "success": e.success,
+        **{k: m.get(k) for k in metrics},
+        "error": e.error,
+    }
+
+
 def run_header(run: RunRow) -> dict[str, Any]:
     """The fields every JSON report of a run starts with, whatever its family."""
     return {

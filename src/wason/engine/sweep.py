@@ -35,6 +35,7 @@ from wason.core.family import (
     Family,
     Item,
     RunSettings,
+    own_fields,
 )
 from wason.core.records import Rate, RunRow
 from wason.core.runner import EpisodeResult
@@ -254,8 +255,7 @@ def cell_key(config: RunSettings, fields: Iterable[str]) -> str:
 def _own_fields(family: Family[Any]) -> set[str]:
     """The settings of a family's configuration a sweep may set (not the shared model settings, not the ones the
     engine sets)."""
-    config_type = family.config_type
-    return set(config_type.model_fields) - set(RunSettings.model_fields) - set(config_type.internal_fields)
+    return set(own_fields(family.config_type))
 
 
 def _where(index: int, spec: FamilySpec) -> str:

@@ -75,7 +75,7 @@ def report_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:
     """``wason show RUN``: the first run's results as its family declares them, a row per baseline, then how
     to see more."""
     family = registry.get(store.get_run(run_ids[0]).task)
-    more = ["--plots DIR"] if type(family).figures is not Family.figures else []
+    more = ["--plots DIR"] if family.presents("figures") else []
     return [*results_terminal(results_of(family, store, run_ids)), Text(run_footer(run_ids[0], *more))]
 
 

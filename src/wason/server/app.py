@@ -39,6 +39,7 @@ from pydantic import (
 
 from wason.core import registry, session
 from wason.core.family import Family, RunSettings
+from wason.core.family import own_fields as family_own_fields
 from wason.core.game import ExternalFailure
 from wason.games import MAX_GUESS_CHARS, GameError, Games, NeedsModel, UnknownGame, game_apis
 from wason.server import offload
@@ -240,8 +241,7 @@ def names_a_file(config_type: type[RunSettings], name: str) -> bool:
 def own_fields(config_type: type[RunSettings]) -> list[str]:
     """The fields of a family's configuration a client may set: not the model or run settings, and none that
     names a file on the server."""
-    shared = set(RunSettings.model_fields) | set(config_type.internal_fields)
-    return [n for n in config_type.model_fields if n not in shared and not names_a_file(config_type, n)]
+    return [n for n in family_own_fields(config_type) if not names_a_file(config_type, n)]
 
 
 def describe_family(family: Family[Any]) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import importlib
+import inspect
 import io
 import json
 import os
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wason.core import registry
-from wason.core.family import Family, Item, RunSettings, endpoint_fields, model_fields
+from wason.core.family import REPORT_HOOKS, Family, Item, RunSettings, endpoint_fields, model_fields
 from wason.core.game import PLAYER_METRICS
 
 if TYPE_CHECKING:
@@ -708,6 +710,18 @@ class _Checker:
         self.need("run")
         family, store, run_id = self.family, self.store, self.run_id
         assert store is not None and run_id is not None
+        for module in family.reports:
+            importlib.import_module(module)
+        for name, wanted in REPORT_HOOKS.items():  # a reports module's function takes what its method takes
+            hook = family.report_hook(name)
+            if hook is None:
+                continue
+            try:
+                inspect.signature(hook).bind(*wanted)
+            except TypeError:
+                raise AssertionError(
+                    f"{name}{inspect.signature(hook)} in {hook.__module__} cannot take ({', '.join(wanted)})"
+                ) from None
         report = family.report_json(store, [run_id])
         assert isinstance(report, RunReport), f"report_json gives a {type(report).__name__}, not a RunReport"
         assert json.loads(json.dumps(report.model_dump(mode="json")))["run"] == run_id, (

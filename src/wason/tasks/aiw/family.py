@@ -17,15 +17,12 @@ from wason.core.family import (
     FormField,
     Item,
     Name,
-    RunReader,
     RunSettings,
     check_episodes,
     form_value,
 )
 from wason.core.game import Game, TextProtocol
 from wason.core.moves import Command
-from wason.core.records import Figure, RunReport, RunRow, Score
-from wason.core.results import Results, Transcript
 from wason.tasks.aiw.game import AiwGame, Reply
 from wason.tasks.aiw.prompt_types import PROMPT_TYPES
 
@@ -161,6 +158,7 @@ class AiwFamily(Family[AiwRunConfig]):
     title = "AIW"
     summary = "Alice in Wonderland problems: variations x prompt types x trials, correct rates, robustness"
     config_type = AiwRunConfig
+    reports = ("wason.tasks.aiw.report", "wason.tasks.aiw.plots")
 
     _codec = ActionCodec(Reply)
 
@@ -222,31 +220,6 @@ class AiwFamily(Family[AiwRunConfig]):
             f" type(s) x {config.trials} trials"
         )
         return f"AIW, {shape} = {n_episodes} episodes ({n_todo} to play) with {who}"
-
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
-        from wason.tasks.aiw.report import aiw_json
-
-        return aiw_json(store, run_ids[0])
-
-    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
-        from wason.tasks.aiw.report import aiw_results
-
-        return aiw_results(store, run_ids[0])
-
-    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
-        from wason.tasks.aiw.report import aiw_messages
-
-        return aiw_messages(data)
-
-    def scores(self, store: RunReader, run_id: int) -> list[Score]:
-        from wason.tasks.aiw.report import aiw_scores
-
-        return aiw_scores(store, run_id)
-
-    def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
-        from wason.tasks.aiw.plots import figures
-
-        return figures(store, run_ids)
 
 
 FAMILY = AiwFamily()

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from pydantic import BaseModel
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, Rate, RunReport, Score, calls_note, run_header
+from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
 from wason.core.results import (
     Cell,
     Column,
@@ -154,9 +154,15 @@ def aiw_json(store: RunReader, run_id: int) -> AiwRunReport:
     )
 
 
-def aiw_results(store: RunReader, run_id: int) -> Results:
+def report_json(store: RunReader, run_ids: Sequence[int]) -> AiwRunReport:
+    """The run's JSON report (an AIW run has no baselines)."""
+    return aiw_json(store, run_ids[0])
+
+
+def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     """A table of cells per prompt type (correct rate with its Wilson interval, spread, answers), a summary
     per prompt type (pooled rate, mean over variations, robustness R) and notes."""
+    run_id = run_ids[0]
     data = aiw_json(store, run_id).model_dump()
     params = data["config"].get("params", {})
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -252,7 +258,7 @@ def _key(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", text)[:64] or "cells"
 
 
-def aiw_scores(store: RunReader, run_id: int) -> list[Score]:
+def scores(store: RunReader, run_id: int) -> list[Score]:
     """A run's columns: the correct response rate over every finished trial (Wilson interval), the mean of the
     (variation, prompt type) cells' rates, and the robustness R over those cells."""
     data = aiw_json(store, run_id)
@@ -283,7 +289,7 @@ def aiw_scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def aiw_messages(data: Mapping[str, Any]) -> Transcript:
+def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
     """One trial: the prompt, the model's replies and how its answer was read."""
     item = data.get("item") or {}
     out: list[Message] = []

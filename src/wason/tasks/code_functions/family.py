@@ -8,7 +8,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -17,15 +17,13 @@ from wason.core.family import (
     MAX_IDS,
     MAX_PATH_CHARS,
     MAX_SEED,
-    MAX_URL_CHARS,
     ActionCodec,
-    EndpointRef,
     EpisodeContext,
     Family,
     FormField,
     GameApi,
     Item,
-    ModelRef,
+    JudgedSettings,
     Name,
     OracleSpec,
     PlayIO,
@@ -37,8 +35,7 @@ from wason.core.family import (
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.moves import Command, give_up
-from wason.core.records import RunReport, RunRow, Score
-from wason.core.results import Results, Transcript
+from wason.core.records import RunReport
 from wason.tasks.code_functions.game import (
     MAX_MORE,
     MAX_QUIZ,
@@ -67,7 +64,7 @@ MAX_PUBLISHED = 167
 """The translated published functions (the most rules the published split plays)."""
 
 
-class CodeFunctionsConfig(RunSettings):
+class CodeFunctionsConfig(JudgedSettings):
     """Everything that defines a Code Functions Picnic run: which rules, how examples are shown, the protocol,
     the turn limit and the judges.
 
@@ -157,12 +154,6 @@ class CodeFunctionsConfig(RunSettings):
         max_length=3,
         description="predicate (code, decides), quiz (held-out words), llm (the published judge, 2 of 3)",
     )
-    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
-        default=None, max_length=MAX_PATH_CHARS, description="model of the LLM judge (default: --model)"
-    )
-    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
-        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
-    )
     quiz_size: int = Field(default=10, ge=2, le=MAX_QUIZ, description="held-out words in the quiz")
 
     @model_validator(mode="before")
@@ -190,10 +181,6 @@ class CodeFunctionsConfig(RunSettings):
         if rules is not None:
             check_episodes(rules * self.trials, "trials")
         return self
-
-    @property
-    def oracle_model(self) -> str | None:
-        return self.judge_model or self.model
 
     def settings(self, seed: int) -> GameSettings:
         try:
@@ -367,6 +354,7 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
     title = "Code Functions Picnic"
     summary = "hidden rules over words (the guess-the-rule functions game): a predicate judged by code"
     config_type = CodeFunctionsConfig
+    reports = ("wason.tasks.code_functions.report",)
     players = ("llm", "solver")
     playable = True
     commands = "tools: the published functions' translation, checking rule files, listing generated rules"
@@ -412,16 +400,7 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         return _sample(item)
 
     def oracle(self, config: CodeFunctionsConfig) -> OracleSpec | None:
-        if "llm" not in config.judges or config.split == "write-rules":
-            return None
-        if config.oracle_model is None:
-            raise ValueError("the llm judge needs a model (--judge-model)")
-        same = config.judge_model is None
-        return OracleSpec(
-            model=config.oracle_model,
-            base_url=config.base_url if same else config.judge_base_url,
-            same_as_player=same,
-        )
+        return config.judge_oracle("llm" in config.judges and config.split != "write-rules", "the llm judge")
 
     def solver(self, config: CodeFunctionsConfig, item: Mapping[str, Any]) -> Player[Any, Any] | None:
         if config.split == "write-rules":
@@ -480,36 +459,6 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
 
             return writer_report(store, run_ids[0])  # a game master's run: no baseline
         return super().report_json(store, run_ids)
-
-    def run_json(self, store: RunReader, run_id: int) -> RunReport:
-        from wason.tasks.code_functions.report import report_json
-
-        return report_json(store, run_id)
-
-    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
-        if store.get_run(run_ids[0]).config.get("split") == "write-rules":
-            from wason.tasks.code_functions.writer import writer_results
-
-            return writer_results(store, run_ids[0])
-        from wason.tasks.code_functions.report import results
-
-        return results(store, run_ids)
-
-    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
-        from wason.tasks.code_functions.report import messages
-
-        return messages(data, run.player, self.system_prompt(run, data) if run.player == "llm" else None)
-
-    def scores(self, store: RunReader, run_id: int) -> list[Score]:
-        if store.get_run(run_id).config.get("split") == "write-rules":
-            eps = [e for e in store.list_episodes(run_id) if e.status in ("completed", "errored")]
-            accepted = sum(bool((e.metrics or {}).get("accepted")) for e in eps)
-            return [
-                Score.rate("Accepted", "Accepted", accepted, len(eps), "rules written that were accepted")
-            ]
-        from wason.tasks.code_functions.report import scores
-
-        return scores(store, run_id)
 
     def item_id(self, item: Mapping[str, Any]) -> int | None:
         rule = item.get("rule") or {}

@@ -11,7 +11,17 @@ from typing import Any
 from pydantic import BaseModel
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, calls_note, run_header
+from wason.core.records import (
+    CallTotals,
+    EpisodeRow,
+    Rate,
+    RunReport,
+    RunRow,
+    Score,
+    calls_note,
+    episode_line,
+    run_header,
+)
 from wason.core.results import (
     Cell,
     Column,
@@ -127,7 +137,7 @@ def _seconds(store: RunReader, eps: Sequence[EpisodeRow]) -> dict[int, float]:
     return {e.id: s for e in eps if (s := e.seconds) is not None}
 
 
-def report_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
+def run_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
     judges = list(run.config.get("judges") or ["predicate"])
@@ -143,30 +153,39 @@ def report_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
             "levels": {k: numbers(v, judges, seconds).model_dump() for k, v in sorted(by_level.items())},
             "calls": store.call_totals(run_id),
             "episodes": [
-                {
-                    "index": e.index,
-                    "rule": (e.item.get("rule") or {}).get("key", "?"),
-                    "level": (e.item.get("rule") or {}).get("level"),
-                    "status": e.status,
-                    "game_status": (e.metrics or {}).get("status"),
-                    "turns": (e.metrics or {}).get("turns"),
-                    "examples_seen": (e.metrics or {}).get("examples_seen"),
-                    "final_guess": (e.metrics or {}).get("final_guess"),
-                    "final_predicate": (e.metrics or {}).get("final_predicate"),
-                    "final_accuracy": (e.metrics or {}).get("final_accuracy"),
-                    "judges": (e.metrics or {}).get("judges"),
-                    "error": e.error,
-                }
+                episode_line(
+                    e,
+                    (
+                        "turns",
+                        "examples_seen",
+                        "final_guess",
+                        "final_predicate",
+                        "final_accuracy",
+                        "judges",
+                    ),
+                    rule=(e.item.get("rule") or {}).get("key", "?"),
+                    level=(e.item.get("rule") or {}).get("level"),
+                    game_status=(e.metrics or {}).get("status"),
+                )
                 for e in eps
             ],
         }
     )
 
 
+def _writes_rules(store: RunReader, run_id: int) -> bool:
+    return store.get_run(run_id).config.get("split") == "write-rules"
+
+
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """The judges' verdicts per run and level (k/n with 95% Wilson intervals), then what the games took."""
+    """The judges' verdicts per run and level (k/n with 95% Wilson intervals), then what the games took; a game
+    master's run (write-rules) shows the rules it wrote."""
+    if _writes_rules(store, run_ids[0]):
+        from wason.tasks.code_functions.writer import writer_results
+
+        return writer_results(store, run_ids[0])
     named = named_runs(store, run_ids)
-    reports = [report_json(store, run.id) for _, run in named]
+    reports = [run_json(store, run.id) for _, run in named]
     first = reports[0]
     shown = [
         j for j in ("predicate", "quiz", "llm") if any(j in (r.config.get("judges") or []) for r in reports)
@@ -248,16 +267,14 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     return Results(title=results_title(named[0][1]), protocol=first.protocol, tables=tables, notes=notes)
 
 
-def _mean_score(
-    name: str, short: str, values: Sequence[float | int | None], legend: str, *, higher_is_better: bool
-) -> Score:
-    return Score.mean_of(name, short, values, legend, higher_is_better=higher_is_better)
-
-
 def scores(store: RunReader, run_id: int) -> list[Score]:
     """The run's columns of a comparison table, in the paper's Table 2 order: the win rate (the code's
     verdict), what the games took, the last predicate's accuracy, and how often the LLM judge agreed with the
-    code where it ran (reported apart)."""
+    code where it ran (reported apart). A game master's run (write-rules): the share of its rules accepted."""
+    if _writes_rules(store, run_id):
+        eps = [e for e in store.list_episodes(run_id) if e.status in ("completed", "errored")]
+        accepted = sum(bool((e.metrics or {}).get("accepted")) for e in eps)
+        return [Score.rate("Accepted", "Accepted", accepted, len(eps), "rules written that were accepted")]
     eps = store.list_episodes(run_id)
     ms = [e.metrics or {} for e in eps if e.status == "completed"]
     won = sum(m.get("status") == "won" for m in ms)
@@ -275,21 +292,21 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
             sum(e.status in ("completed", "errored") for e in eps),
             "games won (errored games count as losses)",
         ),
-        _mean_score(
+        Score.mean_of(
             "Turns",
             "Turns",
             [m.get("turns") for m in ms],
             "turns played, mean over games [95% t]",
             higher_is_better=False,
         ),
-        _mean_score(
+        Score.mean_of(
             "Examples seen",
             "Examples",
             [m.get("examples_seen") for m in ms],
             "positive and negative examples seen, mean over games [95% t]",
             higher_is_better=False,
         ),
-        _mean_score(
+        Score.mean_of(
             "Predicate accuracy",
             "Acc",
             [m.get("final_accuracy") for m in ms],
@@ -306,7 +323,7 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def messages(data: Mapping[str, Any], player: str, system: str | None = None) -> Transcript:
+def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
     """One episode: the system prompt the player read, each turn with the game's answer, then the guesses and
     their verdicts."""
     item = data.get("item") or {}
@@ -317,7 +334,7 @@ def messages(data: Mapping[str, Any], player: str, system: str | None = None) ->
     else:  # a game master writing a rule (write-rules): no hidden rule
         title = f"Run {data['run']}, episode {data['index']}: a rule written for level {item.get('level')}"
     out: list[Message] = [Message(role="system", name="system", text=system)] if system else []
-    who = "model" if player == "llm" else player
+    who = "model" if run.player == "llm" else run.player
     for t in data.get("turns") or []:
         text = t["reply"] if t.get("reply") is not None else _describe(t["action"])
         out.append(Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=text, turn=t["index"]))

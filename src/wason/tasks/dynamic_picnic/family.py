@@ -27,7 +27,6 @@ from wason.core.family import (
     Name,
     OracleSpec,
     RuleId,
-    RunReader,
     RunSettings,
     WebForm,
     check_episodes,
@@ -36,8 +35,7 @@ from wason.core.family import (
 )
 from wason.core.game import Game, Malformed, TextProtocol
 from wason.core.moves import Command, form_moves, give_up
-from wason.core.records import CallContext, RunReport, RunRow, Score
-from wason.core.results import Results, Transcript
+from wason.core.records import CallContext
 from wason.tasks.dynamic_picnic.game import (
     GM,
     MAX_CANDIDATES,
@@ -381,6 +379,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
     title = "Dynamic Picnic"
     summary = "guess the rule of a picnic; every item validated by a predicate or a unanimous panel"
     config_type = DynamicPicnicRunConfig
+    reports = ("wason.tasks.dynamic_picnic.report",)
     players = ("llm",)
     playable = True
 
@@ -464,28 +463,6 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
     def column(self, config: DynamicPicnicRunConfig, item: Mapping[str, Any]) -> str:
         # the paper's Table 2 columns: "DP L1", "DP L2", "DP L3" (a run may play several levels)
         return f"DP {item['rule']['level']}"
-
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
-        from wason.tasks.dynamic_picnic.report import picnic_json
-
-        report = picnic_json(store, run_ids[0])
-        report.baselines = [picnic_json(store, r) for r in run_ids[1:]] or None
-        return report
-
-    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
-        from wason.tasks.dynamic_picnic.report import picnic_results
-
-        return picnic_results(store, list(run_ids))
-
-    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
-        from wason.tasks.dynamic_picnic.report import picnic_messages
-
-        return picnic_messages(data)
-
-    def scores(self, store: RunReader, run_id: int) -> list[Score]:
-        from wason.tasks.dynamic_picnic.report import picnic_scores
-
-        return picnic_scores(store, run_id)
 
     def game_api(self) -> GameApi:
         return PicnicGameApi()

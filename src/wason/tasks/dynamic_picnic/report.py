@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, Rate, RunReport, Score, calls_note, run_header
+from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
 from wason.core.results import (
     Cell,
     Column,
@@ -62,7 +62,7 @@ def _played(store: RunReader, run_id: int) -> tuple[list[dict[str, Any]], list[d
     return played, rejected, errored, pending
 
 
-def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
+def run_json(store: RunReader, run_id: int) -> PicnicRunReport:
     run = store.get_run(run_id)
     everything, rejected, errored, pending = _played(store, run_id)
     played: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -105,7 +105,7 @@ def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
     )
 
 
-def picnic_results(store: RunReader, run_ids: list[int]) -> Results:
+def results(store: RunReader, run_ids: list[int]) -> Results:
     """How the games ended per level (win rate and the judges, with 95% Wilson intervals), then what they took;
     a row per run and level; the rules the validation rejected in the notes."""
     named = named_runs(store, run_ids)
@@ -113,7 +113,7 @@ def picnic_results(store: RunReader, run_ids: list[int]) -> Results:
     took: list[dict[str, Cell]] = []
     notes: list[str] = []
     for name, run in named:
-        report = picnic_json(store, run.id)
+        report = run_json(store, run.id)
         for row in report.levels:
             key = {"player": name, "run": run.id, "level": row["level"]}
             ended.append(
@@ -212,7 +212,7 @@ def _mean_score(name: str, short: str, values: Sequence[float], legend: str) -> 
     return Score.mean_of(name, short, values, legend, higher_is_better=False)
 
 
-def picnic_scores(store: RunReader, run_id: int) -> list[Score]:
+def scores(store: RunReader, run_id: int) -> list[Score]:
     """The run's columns of a comparison table, in the paper's Table 2 order: the win rate over the games
     played (rejected rules left out, errored games counted as losses), then what they took, and how often the
     LLM judge and the code check agreed where both judged (reported apart)."""
@@ -252,7 +252,7 @@ def picnic_scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def picnic_messages(data: Mapping[str, Any]) -> Transcript:
+def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
     """One episode: the published prompt the player read each turn (its first), the conversation as the player
     saw it, then the result and the judges."""
     item = data.get("item") or {}

@@ -3,31 +3,24 @@ solver and random-experiment baselines, the report judge, the human player and t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, ClassVar, Literal
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
 from wason.core.family import (
-    MAX_PATH_CHARS,
     MAX_SEED,
-    MAX_URL_CHARS,
     ActionCodec,
-    EndpointRef,
     EpisodeContext,
     Family,
     Item,
-    ModelRef,
+    JudgedSettings,
     OracleSpec,
     PlayIO,
-    RunReader,
-    RunSettings,
     WebForm,
     check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.records import Figure, RunReport, RunRow, Score
-from wason.core.results import Results, Transcript
 from wason.tasks.lab.game import (
     MAX_BUDGET,
     MAX_PER_TURN,
@@ -60,7 +53,7 @@ MAX_LAB_EPISODES = 10_000
 """The most episodes of a run (domains x trials): an item holds its whole domain, a few kB of JSON."""
 
 
-class LabRunConfig(RunSettings):
+class LabRunConfig(JudgedSettings):
     """Everything that defines a lab run: the difficulty, the domains, the lab's limits and the test.
 
     Game ``k`` (1..n) plays the domain drawn with seed ``"{seed}|{k}"`` at the run's difficulty, ``trials`` times.
@@ -158,12 +151,6 @@ class LabRunConfig(RunSettings):
     report_judge: bool = Field(
         default=False, description="an LLM judge reads the player's free-text report (reported apart)"
     )
-    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
-        default=None, max_length=MAX_PATH_CHARS, description="model of the report judge (default: --model)"
-    )
-    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
-        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
-    )
 
     @model_validator(mode="after")
     def _check(self) -> LabRunConfig:
@@ -172,10 +159,6 @@ class LabRunConfig(RunSettings):
         if self.report_judge and self.oracle_model is None and self.player == "llm":
             raise ValueError("report_judge: the report judge needs a model (--judge-model)")
         return self
-
-    @property
-    def oracle_model(self) -> str | None:
-        return self.judge_model or self.model
 
     @property
     def experiments(self) -> int:
@@ -293,6 +276,7 @@ class LabFamily(Family[LabRunConfig]):
     title = "Lab domains"
     summary = "random quasi-physical domains: run experiments, then predict new ones (scored by code)"
     config_type = LabRunConfig
+    reports = ("wason.tasks.lab.report", "wason.tasks.lab.plots")
     players = ("llm", "solver")
     playable = True
     commands = "lab domain tools"
@@ -326,16 +310,7 @@ class LabFamily(Family[LabRunConfig]):
         return _sample(item)
 
     def oracle(self, config: LabRunConfig) -> OracleSpec | None:
-        if not config.report_judge:
-            return None
-        if config.oracle_model is None:
-            raise ValueError("the report judge needs a model (--judge-model)")
-        same = config.judge_model is None
-        return OracleSpec(
-            model=config.oracle_model,
-            base_url=config.base_url if same else config.judge_base_url,
-            same_as_player=same,
-        )
+        return config.judge_oracle(config.report_judge, "the report judge")
 
     def solver(self, config: LabRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.lab.solver import LabSolverPlayer
@@ -378,31 +353,6 @@ class LabFamily(Family[LabRunConfig]):
 
     def column(self, config: LabRunConfig, item: Mapping[str, Any]) -> str:
         return f"Lab {config.difficulty}"
-
-    def run_json(self, store: RunReader, run_id: int) -> RunReport:
-        from wason.tasks.lab.report import lab_json
-
-        return lab_json(store, run_id)
-
-    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
-        from wason.tasks.lab.report import lab_results
-
-        return lab_results(store, run_ids)
-
-    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
-        from wason.tasks.lab.report import lab_messages
-
-        return lab_messages(data, run.player, self.system_prompt(run, data) if run.player == "llm" else None)
-
-    def scores(self, store: RunReader, run_id: int) -> list[Score]:
-        from wason.tasks.lab.report import lab_scores
-
-        return lab_scores(store, run_id)
-
-    def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
-        from wason.tasks.lab.plots import figures
-
-        return figures(store, run_ids)
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

@@ -1,7 +1,7 @@
 """Lab reports: prediction accuracy with intervals, the theory's verdicts, experiments used, and where a player
 stands between random experiments and an ideal learner on its own experiments; per run (a model's run, then its
-solver baseline), as JSON (:func:`lab_json`), results the shared renderers draw (:func:`lab_results`) and one
-game's transcript (:func:`lab_messages`).
+solver baseline), as JSON (:func:`run_json`), results the shared renderers draw (:func:`results`) and one
+game's transcript (:func:`messages`).
 
 Rates are k/n with the 95% Wilson interval; a game that errored counts in ``n`` of the success rate as a loss
 (and apart), a void one in nothing. Means over games (prediction accuracy) carry a 95% Student t interval over
@@ -25,6 +25,7 @@ from wason.core.records import (
     EpisodeRow,
     Rate,
     RunReport,
+    RunRow,
     Score,
     calls_note,
     run_header,
@@ -265,7 +266,7 @@ def _episode(e: EpisodeRow) -> dict[str, Any]:
     }
 
 
-def lab_json(store: RunReader, run_id: int) -> LabRunReport:
+def run_json(store: RunReader, run_id: int) -> LabRunReport:
     """A run's numbers and its games."""
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
@@ -317,11 +318,11 @@ def _budget(data: Mapping[str, Any]) -> int:
     return int(BUDGETS.get(str(data["config"].get("difficulty", "easy")), 20))
 
 
-def lab_results(store: RunReader, run_ids: Sequence[int]) -> Results:
+def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     """Table 1: a row per run (the model's, then its baselines); then what is beside the score; then the curves,
     so a player is placed between random experiments and an ideal learner; and, for a small run, a row per
     game."""
-    runs = [lab_json(store, r).model_dump() for r in run_ids]
+    runs = [run_json(store, r).model_dump() for r in run_ids]
     first = runs[0]
     cfg = first["config"]
     budget = _budget(first)
@@ -578,7 +579,7 @@ def _truths(domain_json: Any, trials: Sequence[Mapping[str, Any]]) -> list[str |
     return out
 
 
-def lab_messages(data: Mapping[str, Any], player: str, system: str | None = None) -> Transcript:
+def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
     """One game: the system prompt the player read, the lab, each request and the lab assistant's report, the
     test with the answer against the truth, the theory beside the hidden laws, and the scores."""
     item = data.get("item") or {}
@@ -596,7 +597,7 @@ def lab_messages(data: Mapping[str, Any], player: str, system: str | None = None
         args = "X" if op.get("arity") == 1 else "X, Y"
         lab.append(f"  operation {op.get('name')}({args})")
     out.append(Message(role="game", name="lab", text="\n".join(lab)))
-    who = "model" if player == "llm" else player
+    who = "model" if run.player == "llm" else run.player
     trials: list[Mapping[str, Any]] = []
     answer: Mapping[str, Any] | None = None
     for t in data.get("turns") or []:
@@ -743,7 +744,7 @@ def lab_ending(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> li
     return lines
 
 
-def lab_scores(store: RunReader, run_id: int) -> list[Score]:
+def scores(store: RunReader, run_id: int) -> list[Score]:
     """The run's columns of a comparison table, in the order of the lab's main table: the success rate (Wilson),
     mean test accuracy (95% t interval), exact theories (a rate over the finished games: a game without a
     theory has none) and the experiments used."""

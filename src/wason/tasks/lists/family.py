@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -14,29 +14,23 @@ from wason.core.family import (
     MAX_FORMAT_ERRORS,
     MAX_IDS,
     MAX_NAME_CHARS,
-    MAX_PATH_CHARS,
     MAX_SEED,
-    MAX_URL_CHARS,
     ActionCodec,
-    EndpointRef,
     EpisodeContext,
     Family,
     FormField,
     Item,
-    ModelRef,
+    JudgedSettings,
     Name,
     OracleSpec,
     RuleId,
     RunReader,
-    RunSettings,
     WebForm,
     check_episodes,
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.moves import Command, form_moves
-from wason.core.records import Figure, RunReport, RunRow, Score
-from wason.core.results import Results, Transcript
 from wason.tasks.lists.game import (
     MAX_QUIZ,
     MAX_ROUNDS,
@@ -64,7 +58,7 @@ MAX_DRAWN_EXAMPLES = 500
 """The most episodes whose examples are drawn (generated examples): about 50 ms each."""
 
 
-class ListsRunConfig(RunSettings):
+class ListsRunConfig(JudgedSettings):
     """Everything that defines a list-rules (Numberwang) run: rules, examples, trials, labeller and judges.
 
     Each rule is played ``trials`` times; trial ``t`` has the episode seed ``seed + t - 1`` (``seed`` defaults to
@@ -131,14 +125,6 @@ class ListsRunConfig(RunSettings):
         description="which judges run, comma-separated: predicate (the model states a Python predicate, "
         "judged by code), quiz (it labels held-out lists), llm (the pilot's judge, 3 votes); default all",
     )
-    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
-        default=None,
-        max_length=MAX_PATH_CHARS,
-        description="model of the LLM judge and labeller (default: --model)",
-    )
-    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
-        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
-    )
     max_rounds: int = Field(
         default=19, ge=1, le=MAX_ROUNDS, description="rounds of five tests (published: 19)"
     )
@@ -203,11 +189,6 @@ class ListsRunConfig(RunSettings):
         if self.examples_source() == "generated":
             # each episode's examples are drawn for it, about 50 ms each
             check_episodes(rules * self.trials, "trials", MAX_DRAWN_EXAMPLES, "episodes with drawn examples")
-
-    @property
-    def oracle_model(self) -> str | None:
-        """The model of the LLM judge and labeller."""
-        return self.judge_model or self.model
 
     def examples_source(self) -> str:
         if self.examples is not None:
@@ -366,6 +347,7 @@ class ListsFamily(Family[ListsRunConfig]):
     title = "List rules"
     summary = "hidden rules over integer lists (the Numberwang pilot): rounds of five test lists"
     config_type = ListsRunConfig
+    reports = ("wason.tasks.lists.report", "wason.tasks.lists.plots")
     players = ("llm", "solver")
     playable = True
 
@@ -423,15 +405,8 @@ class ListsFamily(Family[ListsRunConfig]):
         return _sample(item)
 
     def oracle(self, config: ListsRunConfig) -> OracleSpec | None:
-        if config.labeller != "llm" and "llm" not in config.judges:
-            return None
-        if config.oracle_model is None:
-            raise ValueError("the llm judge or labeller needs a model (--judge-model)")
-        same = config.judge_model is None
-        return OracleSpec(
-            model=config.oracle_model,
-            base_url=config.base_url if same else config.judge_base_url,
-            same_as_player=same,
+        return config.judge_oracle(
+            config.labeller == "llm" or "llm" in config.judges, "the llm judge or labeller"
         )
 
     def solver(self, config: ListsRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
@@ -546,33 +521,6 @@ class ListsFamily(Family[ListsRunConfig]):
             f"{config.tests_per_round} tests{', echoed' if config.echo else ''}; labels by {labels}; "
             f"judges: {judges}{_temperature_note(config)}"
         )
-
-    def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
-        from wason.tasks.lists.report import lists_json
-
-        report = lists_json(store, run_ids[0])
-        report.baselines = [lists_json(store, r) for r in run_ids[1:]]
-        return report
-
-    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
-        from wason.tasks.lists.report import lists_results
-
-        return lists_results(store, run_ids)
-
-    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
-        from wason.tasks.lists.report import lists_messages
-
-        return lists_messages(data, run.player)
-
-    def scores(self, store: RunReader, run_id: int) -> list[Score]:
-        from wason.tasks.lists.report import lists_scores
-
-        return lists_scores(store, run_id)
-
-    def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
-        from wason.tasks.lists.plots import figures
-
-        return figures(store, run_ids)
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

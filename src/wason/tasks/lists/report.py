@@ -8,7 +8,17 @@ from typing import Any
 from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, run_header, series_names
+from wason.core.records import (
+    CallTotals,
+    EpisodeRow,
+    Rate,
+    RunReport,
+    RunRow,
+    Score,
+    episode_line,
+    run_header,
+    series_names,
+)
 from wason.core.results import (
     Cell,
     Column,
@@ -149,7 +159,7 @@ def _run_judges(config: dict[str, Any]) -> tuple[list[str], str | None]:
     return judges, next((j for j in PRIMARY_ORDER if j in judges), None)
 
 
-def lists_json(store: RunReader, run_id: int) -> ListsRunReport:
+def run_json(store: RunReader, run_id: int) -> ListsRunReport:
     """A run's summary, its rows per rule and its episodes."""
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
@@ -169,23 +179,22 @@ def lists_json(store: RunReader, run_id: int) -> ListsRunReport:
             "calls": store.call_totals(run_id),
             "rules": rules,
             "episodes": [
-                {
-                    "index": e.index,
-                    "rule": e.item["rule"]["key"],
-                    "trial": e.item.get("trial"),
-                    "seed": e.item.get("seed"),
-                    "status": e.status,
-                    "success": e.success,
-                    "judges": (e.metrics or {}).get("judges"),
-                    "final_hypothesis": (e.metrics or {}).get("final_hypothesis"),
-                    "predicate": (e.metrics or {}).get("predicate"),
-                    "quiz_accuracy": (e.metrics or {}).get("quiz_accuracy"),
-                    "rounds": (e.metrics or {}).get("rounds"),
-                    "lists_tested": (e.metrics or {}).get("lists_tested"),
-                    "repeats": (e.metrics or {}).get("repeats"),
-                    "end_reason": (e.metrics or {}).get("end_reason"),
-                    "error": e.error,
-                }
+                episode_line(
+                    e,
+                    (
+                        "judges",
+                        "final_hypothesis",
+                        "predicate",
+                        "quiz_accuracy",
+                        "rounds",
+                        "lists_tested",
+                        "repeats",
+                        "end_reason",
+                    ),
+                    rule=e.item["rule"]["key"],
+                    trial=e.item.get("trial"),
+                    seed=e.item.get("seed"),
+                )
                 for e in eps
             ],
         }
@@ -215,10 +224,10 @@ def _judge_columns(judges: Sequence[str], primary: str | None) -> list[Column]:
     ]
 
 
-def lists_results(store: RunReader, run_ids: Sequence[int]) -> Results:
+def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     """A row per rule of the first run (its judges' successes with 95% Wilson intervals across trials), then a
     summary with a row per run (the model's, then its solver baseline's)."""
-    reports = [lists_json(store, r) for r in run_ids]
+    reports = [run_json(store, r) for r in run_ids]
     runs = [store.get_run(r) for r in run_ids]
     first = reports[0]
     judges, primary = _run_judges(first.config)
@@ -337,7 +346,7 @@ def _mean_score(name: str, short: str, values: list[Any], legend: str, *, higher
     return Score.mean_of(name, short, values, f"{legend} [95% t]", higher_is_better=higher)
 
 
-def lists_scores(store: RunReader, run_id: int) -> list[Score]:
+def scores(store: RunReader, run_id: int) -> list[Score]:
     """A run's columns in its report's order: each judge's success rate (over every episode played, errored
     ones as failures, with its Wilson interval), then the means of quiz accuracy, rounds, rounds to a solution,
     lists tested and repeats."""
@@ -398,7 +407,7 @@ def lists_scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def lists_messages(data: Mapping[str, Any], player: str) -> Transcript:
+def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
     """One episode as a conversation: the first message (whole: the renderer folds it; its example lists stay in
     view as a note), each reply and what the harness said, the judges' verdicts and how it ended."""
     from wason.tasks.lists.protocol import render_initial_prompt
@@ -412,7 +421,7 @@ def lists_messages(data: Mapping[str, Any], player: str) -> Transcript:
             role="note", name="prompt", text="example lists: " + ", ".join(str(list(e)) for e in examples)
         ),
     ]
-    who = "model" if player == "llm" else player
+    who = "model" if run.player == "llm" else run.player
     for t in data["turns"]:
         text = t["reply"] if t["reply"] is not None else _describe(t["action"])
         messages.append(

@@ -6,33 +6,26 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
 from wason.core.family import (
-    MAX_PATH_CHARS,
     MAX_SEED,
-    MAX_URL_CHARS,
     ActionCodec,
-    EndpointRef,
     EpisodeContext,
     Family,
     FormField,
     GameApi,
     Item,
-    ModelRef,
+    JudgedSettings,
     Name,
     OracleSpec,
-    RunReader,
-    RunSettings,
     form_number,
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.moves import Command, give_up
-from wason.core.records import RunReport, RunRow, Score
-from wason.core.results import Results, Transcript
 from wason.tasks.math_rules.game import (
     JUDGES,
     MAX_MORE,
@@ -65,7 +58,7 @@ MAX_N = 10_000
 """The most games of a run: drawing an item (a rule and its first sequences) takes about 0.4 ms."""
 
 
-class MathRunConfig(RunSettings):
+class MathRunConfig(JudgedSettings):
     """Everything that defines a math-sequence run: the level, the rules, the protocol and the judges.
 
     Game ``k`` (1..n) of a run plays the rule drawn with seed ``"{seed}|{k}"`` at the run's level.
@@ -137,12 +130,6 @@ class MathRunConfig(RunSettings):
     quiz_size: int = Field(
         default=3, ge=0, le=MAX_QUIZ, description="sequences from fresh starts the player continues"
     )
-    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
-        default=None, max_length=MAX_PATH_CHARS, description="model of the LLM judge (default: --model)"
-    )
-    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
-        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
-    )
 
     @model_validator(mode="before")
     @classmethod
@@ -164,10 +151,6 @@ class MathRunConfig(RunSettings):
         if "llm" in self.judges and self.oracle_model is None:
             raise ValueError("judges: the llm judge needs a model (--judge-model), or leave it out")
         return self
-
-    @property
-    def oracle_model(self) -> str | None:
-        return self.judge_model or self.model
 
     @property
     def turns(self) -> int:
@@ -261,6 +244,7 @@ class MathFamily(Family[MathRunConfig]):
     title = "Math sequences"
     summary = "hidden rules next = f(current, index) over integer sequences (the guess-the-rule math game)"
     config_type = MathRunConfig
+    reports = ("wason.tasks.math_rules.report",)
     players = ("llm", "solver")
     playable = True
     commands = "math sequence tools"
@@ -304,16 +288,7 @@ class MathFamily(Family[MathRunConfig]):
         return _sample(item)
 
     def oracle(self, config: MathRunConfig) -> OracleSpec | None:
-        if "llm" not in config.judges:
-            return None
-        if config.oracle_model is None:
-            raise ValueError("the llm judge needs a model (--judge-model)")
-        same = config.judge_model is None
-        return OracleSpec(
-            model=config.oracle_model,
-            base_url=config.base_url if same else config.judge_base_url,
-            same_as_player=same,
-        )
+        return config.judge_oracle("llm" in config.judges, "the llm judge")
 
     def solver(self, config: MathRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.math_rules.solver import MathSolverPlayer
@@ -346,26 +321,6 @@ class MathFamily(Family[MathRunConfig]):
     def column(self, config: MathRunConfig, item: Mapping[str, Any]) -> str:
         # the paper's Table 2 columns: "Math L1", "Math L2", "Math L3"
         return f"Math {config.level}"
-
-    def run_json(self, store: RunReader, run_id: int) -> RunReport:
-        from wason.tasks.math_rules.report import math_json
-
-        return math_json(store, run_id)
-
-    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
-        from wason.tasks.math_rules.report import math_results
-
-        return math_results(store, run_ids)
-
-    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
-        from wason.tasks.math_rules.report import math_messages
-
-        return math_messages(data, run.player, self.system_prompt(run, data) if run.player == "llm" else None)
-
-    def scores(self, store: RunReader, run_id: int) -> list[Score]:
-        from wason.tasks.math_rules.report import math_scores
-
-        return math_scores(store, run_id)
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

@@ -9,7 +9,17 @@ from typing import Any
 from pydantic import BaseModel
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, calls_note, run_header
+from wason.core.records import (
+    CallTotals,
+    EpisodeRow,
+    Rate,
+    RunReport,
+    RunRow,
+    Score,
+    calls_note,
+    episode_line,
+    run_header,
+)
 from wason.core.results import (
     Column,
     Mean,
@@ -128,7 +138,7 @@ def summarize(
     }
 
 
-def math_json(store: RunReader, run_id: int) -> MathRunReport:
+def run_json(store: RunReader, run_id: int) -> MathRunReport:
     """A run's summary and its episodes."""
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
@@ -140,30 +150,29 @@ def math_json(store: RunReader, run_id: int) -> MathRunReport:
             "summary": summarize(eps, judges, [_seconds(store, e) for e in eps if e.status == "completed"]),
             "calls": store.call_totals(run_id),
             "episodes": [
-                {
-                    "index": e.index,
-                    "level": (e.item or {}).get("level"),
-                    "rule": ((e.item or {}).get("rule") or {}).get("text"),
-                    "status": e.status,
-                    "success": e.success,
-                    "judges": (e.metrics or {}).get("judges"),
-                    "final_guess": (e.metrics or {}).get("final_guess"),
-                    "final_expression": (e.metrics or {}).get("final_expression"),
-                    "turns": (e.metrics or {}).get("turns"),
-                    "end_reason": (e.metrics or {}).get("end_reason"),
-                    "error": e.error,
-                }
+                episode_line(
+                    e,
+                    (
+                        "judges",
+                        "final_guess",
+                        "final_expression",
+                        "turns",
+                        "end_reason",
+                    ),
+                    level=(e.item or {}).get("level"),
+                    rule=((e.item or {}).get("rule") or {}).get("text"),
+                )
                 for e in eps
             ],
         }
     )
 
 
-def math_results(store: RunReader, run_ids: Sequence[int]) -> Results:
+def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     """One row per run (a model's, then its solver baseline): wins (decided by code) with their 95% Wilson
     intervals, turns and sequences; then each judge beside the code's verdict; then what went wrong."""
     named = named_runs(store, run_ids)
-    runs = [math_json(store, run.id) for _, run in named]
+    runs = [run_json(store, run.id) for _, run in named]
     first = runs[0]
     games = Table(
         name="games",
@@ -244,7 +253,7 @@ def _mean_score(name: str, short: str, values: Sequence[float | int | None], leg
     return Score.mean_of(name, short, values, legend, higher_is_better=False)
 
 
-def math_scores(store: RunReader, run_id: int) -> list[Score]:
+def scores(store: RunReader, run_id: int) -> list[Score]:
     """The run's columns of a comparison table, in the paper's Table 2 order: the win rate (the code's
     verdict), what the games took, and how often the LLM judge agreed with the code where it ran (apart)."""
     eps = store.list_episodes(run_id)
@@ -281,7 +290,7 @@ def math_scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def math_messages(data: Mapping[str, Any], player: str, system: str | None = None) -> Transcript:
+def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
     """One episode: the system prompt the player read, the sequences, each reply and what the game answered,
     and the verdicts."""
     item = data.get("item") or {}
@@ -290,7 +299,7 @@ def math_messages(data: Mapping[str, Any], player: str, system: str | None = Non
     if system:
         messages.append(Message(role="system", name="system", text=system))
     messages.append(Message(role="game", name="sequences", text=str(item.get("examples"))))
-    who = "model" if player == "llm" else player
+    who = "model" if run.player == "llm" else run.player
     for t in data["turns"]:
         text = t["reply"] if t["reply"] is not None else _describe(t["action"])
         messages.append(

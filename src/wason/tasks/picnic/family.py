@@ -9,25 +9,18 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from wason.core.family import (
-    MAX_PATH_CHARS,
     MAX_SEED,
-    MAX_URL_CHARS,
     ActionCodec,
-    EndpointRef,
     EpisodeContext,
     Family,
     GameApi,
     Item,
-    ModelRef,
+    JudgedSettings,
     OracleSpec,
-    RunReader,
-    RunSettings,
     check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.moves import Command, give_up
-from wason.core.records import RunReport, RunRow, Score
-from wason.core.results import Results, Transcript
 from wason.tasks.picnic.catalog import (
     DRAW_VERSION,
     LEVELS,
@@ -55,7 +48,7 @@ MAX_TURN_LIMITS = 20
 """The most turn limits a run compares."""
 
 
-class PicnicRunConfig(RunSettings):
+class PicnicRunConfig(JudgedSettings):
     """Everything that defines a Static Picnic run: levels, pool, draws, turn limits, examples and judges.
 
     Games of one level share their rules and example seeds across the turn limits (a paired design): game ``g``
@@ -133,12 +126,6 @@ class PicnicRunConfig(RunSettings):
         description="which judges run, comma-separated: code (the guess's categories by extension; decides), "
         "llm (the published judge, 3 votes, reported beside the code; left out when no model plays)",
     )
-    judge_model: Annotated[str | None, ModelRef("judge_base_url")] = Field(
-        default=None, max_length=MAX_PATH_CHARS, description="model of the LLM judge (default: --model)"
-    )
-    judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
-        default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
-    )
 
     @model_validator(mode="before")
     @classmethod
@@ -176,10 +163,6 @@ class PicnicRunConfig(RunSettings):
     def llm_judge(self) -> bool:
         """Whether the published LLM judge runs beside the code."""
         return "llm" in self.judges
-
-    @property
-    def oracle_model(self) -> str | None:
-        return self.judge_model or self.model
 
     def game_config(self, item: Mapping[str, Any]) -> PicnicConfig:
         mt = item.get("max_turns")
@@ -302,6 +285,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
     title = "Static Picnic"
     summary = "guess-the-rule over 511 items and 76 categories (GuessTheRuleBench's Static Picnic)"
     config_type = PicnicRunConfig
+    reports = ("wason.tasks.picnic.report",)
     players = ("llm", "solver")
     playable = True
 
@@ -340,16 +324,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
         return _sample(item)
 
     def oracle(self, config: PicnicRunConfig) -> OracleSpec | None:
-        if not config.llm_judge:
-            return None
-        if config.oracle_model is None:
-            raise ValueError("the LLM judge needs a model (--judge-model)")
-        same = config.judge_model is None
-        return OracleSpec(
-            model=config.oracle_model,
-            base_url=config.base_url if same else config.judge_base_url,
-            same_as_player=same,
-        )
+        return config.judge_oracle(config.llm_judge, "the LLM judge")
 
     def solver(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.picnic.solver import PicnicSolverPlayer
@@ -379,28 +354,6 @@ class PicnicFamily(Family[PicnicRunConfig]):
     def column(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> str:
         # the paper's Table 2 columns: "SP L1", "SP L2", "SP L3" (a run may play several levels)
         return f"SP {item['level']}"
-
-    def run_json(self, store: RunReader, run_id: int) -> RunReport:
-        from wason.tasks.picnic.report import picnic_json
-
-        return picnic_json(store, run_id)
-
-    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
-        from wason.tasks.picnic.report import picnic_results
-
-        return picnic_results(store, run_ids)
-
-    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
-        from wason.tasks.picnic.report import picnic_messages
-
-        return picnic_messages(
-            data, run.player, self.system_prompt(run, data) if run.player == "llm" else None
-        )
-
-    def scores(self, store: RunReader, run_id: int) -> list[Score]:
-        from wason.tasks.picnic.report import picnic_scores
-
-        return picnic_scores(store, run_id)
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

@@ -8,7 +8,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wason.core.family import RunReader
-from wason.core.records import CallTotals, EpisodeRow, Rate, RunReport, Score, calls_note, run_header
+from wason.core.records import (
+    CallTotals,
+    EpisodeRow,
+    Rate,
+    RunReport,
+    RunRow,
+    Score,
+    calls_note,
+    episode_line,
+    run_header,
+)
 from wason.core.results import (
     Cell,
     Column,
@@ -85,7 +95,7 @@ def picnic_protocol(config: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
+def run_json(store: RunReader, run_id: int) -> PicnicRunReport:
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
     levels: dict[str, list[EpisodeRow]] = {}
@@ -105,33 +115,32 @@ def picnic_json(store: RunReader, run_id: int) -> PicnicRunReport:
             ],
             "calls": store.call_totals(run_id),
             "episodes": [
-                {
-                    "index": e.index,
-                    "level": e.item["level"],
-                    "max_turns": e.item.get("max_turns"),
-                    "rule": e.item["rule"]["text"],
-                    "status": e.status,
-                    "success": e.success,
-                    "judges": (e.metrics or {}).get("judges"),
-                    "decided_by": (e.metrics or {}).get("decided_by"),
-                    "final_guess": (e.metrics or {}).get("final_guess"),
-                    "end_reason": (e.metrics or {}).get("end_reason"),
-                    "turns": (e.metrics or {}).get("turns"),
-                    "positives_seen": (e.metrics or {}).get("positives_seen"),
-                    "negatives_seen": (e.metrics or {}).get("negatives_seen"),
-                    "error": e.error,
-                }
+                episode_line(
+                    e,
+                    (
+                        "judges",
+                        "decided_by",
+                        "final_guess",
+                        "end_reason",
+                        "turns",
+                        "positives_seen",
+                        "negatives_seen",
+                    ),
+                    level=e.item["level"],
+                    max_turns=e.item.get("max_turns"),
+                    rule=e.item["rule"]["text"],
+                )
                 for e in eps
             ],
         }
     )
 
 
-def picnic_results(store: RunReader, run_ids: Sequence[int]) -> Results:
+def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     """The first run's games per (level, turn limit): how they ended, then what they took; then the paper's
     Table 2 layout: a row per run (the model's, then its solver baseline), the win rate per level."""
     named = named_runs(store, run_ids)
-    runs = [picnic_json(store, run.id).model_dump() for _, run in named]
+    runs = [run_json(store, run.id).model_dump() for _, run in named]
     first = runs[0]
     cells = first["cells"]
     llm_ran = any(c["llm_judge"] for c in cells)
@@ -241,7 +250,7 @@ def _mean(name: str, short: str, values: Sequence[float | int | None], legend: s
     return Score.mean_of(name, short, values, legend, higher_is_better=False)
 
 
-def picnic_scores(store: RunReader, run_id: int) -> list[Score]:
+def scores(store: RunReader, run_id: int) -> list[Score]:
     """The run's columns of a comparison table, in the paper's Table 2 order: the win rate, then what the games
     took (turns, examples seen) and, where the LLM judge ran beside the code, how often they agreed."""
     eps = store.list_episodes(run_id)
@@ -267,7 +276,7 @@ def picnic_scores(store: RunReader, run_id: int) -> list[Score]:
     ]
 
 
-def picnic_messages(data: Mapping[str, Any], player: str, system: str | None = None) -> Transcript:
+def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
     """One game: the system prompt the player read, the first examples, each move with what the host answered,
     and both judges' verdicts."""
     item = data.get("item") or {}
@@ -282,7 +291,7 @@ def picnic_messages(data: Mapping[str, Any], player: str, system: str | None = N
     if initial:
         for what, key in (("can bring", "positives"), ("cannot bring", "negatives")):
             out.append(Message(role="game", name="host", text=f"{what}: {', '.join(initial.get(key) or [])}"))
-    who = "model" if player == "llm" else player
+    who = "model" if run.player == "llm" else run.player
     for t in data["turns"]:
         text = t["reply"] if t["reply"] is not None else _describe(t["action"])
         out.append(Message(role="player", name=f"{who}, move {t['index'] + 1}", text=text, turn=t["index"]))

@@ -31,8 +31,6 @@ from wason.core.family import (
 )
 from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, form_moves
-from wason.core.records import Figure, Matrix, RunReport, RunRow, Score
-from wason.core.results import Results, Transcript
 from wason.tasks.wilt.game import MAX_TESTS, FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.generate import MAX_N as MAX_GENERATED
 from wason.tasks.wilt.judge import is_lambda
@@ -294,6 +292,7 @@ class WiltFamily(Family[WiltRunConfig]):
     title = "WILT"
     summary = "three numbers in, True/False out; 30 tests, then one lambda guess"
     config_type = WiltRunConfig
+    reports = ("wason.tasks.wilt.report", "wason.tasks.wilt.plots", "wason.tasks.wilt.swap")
     players = ("llm", "solver")
     playable = True
     commands = "WILT tools"
@@ -398,37 +397,6 @@ class WiltFamily(Family[WiltRunConfig]):
         return (
             f"WILT {source} ({played}, {n_todo} to play) with {who}; {config.max_tests} tests then one guess"
         )
-
-    def run_json(self, store: RunReader, run_id: int) -> RunReport:
-        from wason.tasks.wilt.report import show_json
-
-        return show_json(store, run_id)
-
-    def results(self, store: RunReader, run_ids: Sequence[int]) -> Results:
-        from wason.tasks.wilt.report import wilt_results
-
-        return wilt_results(store, run_ids)
-
-    def scores(self, store: RunReader, run_id: int) -> list[Score]:
-        from wason.tasks.wilt.report import wilt_scores
-
-        return wilt_scores(store, run_id)
-
-    def messages(self, data: Mapping[str, Any], run: RunRow) -> Transcript:
-        from wason.tasks.wilt.report import wilt_messages
-
-        return wilt_messages(data, run)
-
-    def figures(self, store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
-        from wason.tasks.wilt.plots import figures
-
-        return figures(store, run_ids)
-
-    def matrices(self, store: RunReader, run_ids: Sequence[int]) -> list[Matrix]:
-        from wason.tasks.wilt.swap import swap_matrix
-
-        matrix = swap_matrix(store, run_ids)
-        return [matrix] if matrix is not None else []
 
     # -- playing in a terminal ---------------------------------------------------------------------------
     def item_id(self, item: Mapping[str, Any]) -> int | None:

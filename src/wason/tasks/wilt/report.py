@@ -141,7 +141,7 @@ def rule_rows(eps: list[EpisodeRow]) -> list[WiltRuleRow]:
     return rows
 
 
-def show_json(store: RunReader, run_id: int) -> WiltRunReport:
+def run_json(store: RunReader, run_id: int) -> WiltRunReport:
     run, eps, s, calls = run_summary(store, run_id)
     return WiltRunReport(
         **run_header(run),
@@ -184,7 +184,7 @@ def show_json(store: RunReader, run_id: int) -> WiltRunReport:
     )
 
 
-def wilt_scores(store: RunReader, run_id: int) -> list[Score]:
+def scores(store: RunReader, run_id: int) -> list[Score]:
     """The paper's Table 1 columns of one run, in its order: Accuracy, Approx. Correct (rates over every
     episode, trials pooled, with Wilson intervals), Avg. Guesses (a mean over finished episodes, with its t
     interval), Repeats and Invalid tests (counts)."""
@@ -281,7 +281,7 @@ def _protocol_name(config: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def wilt_results(store: RunReader, run_ids: Sequence[int]) -> Results:
+def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     """The episodes of the first run (and its rules, with trials); the paper's Table 1 columns, one row per run
     (a model run, then its solver baseline; trials pooled); the hypothesis-space reduction curve."""
     first = store.get_run(run_ids[0])
@@ -474,8 +474,9 @@ def _episodes_table(store: RunReader, run_id: int) -> Table:
     )
 
 
-def wilt_messages(data: Mapping[str, Any], run: RunRow) -> Transcript:
-    """One episode's transcript from its JSON record: the published prompt, each turn, the verdict."""
+def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
+    """One episode's transcript from its JSON record: the published prompt, each turn, the verdict. The prompt
+    is the run's protocol's instruction, shown whoever played (``system``, what a model read, is the same)."""
     trial = (data.get("item") or {}).get("trial")
     title = f"Run {data['run']}, episode {data['index']}: rule {data['rule']}  {data['rule_text']}" + (
         f"  (trial {trial})" if trial else ""

@@ -30,6 +30,12 @@ def _accuracy(store: RunReader, run_id: int) -> tuple[int, int]:
     return s.correct, s.n
 
 
+def matrices(store: RunReader, run_ids: Sequence[int]) -> list[Matrix]:
+    """The family's matrices: the test-swap matrix, where ``run_ids`` hold test-swap runs."""
+    matrix = swap_matrix(store, run_ids)
+    return [matrix] if matrix is not None else []
+
+
 def swap_matrix(store: RunReader, run_ids: Sequence[int]) -> Matrix | None:
     """The guessing models x test sources matrix of the test-swap runs among ``run_ids`` (None without any).
 
