@@ -19,6 +19,7 @@ from wason.core.moves import (
     form_moves,
     give_up,
     read_command,
+    yes_no_quiz,
 )
 
 
@@ -196,3 +197,18 @@ def test_a_move_asked_field_by_field_reads_its_hint_and_asks_again_when_wrong() 
     assert (
         out[0] == "name three things:" and "i2: letters only, not 'b2'. Nothing was played; once more." in out
     )
+
+
+@dataclass(frozen=True)
+class Labels:
+    labels: tuple[bool, ...]
+
+
+def test_a_yes_no_quiz_reads_every_answer_and_names_the_one_it_cannot() -> None:
+    quiz = yes_no_quiz(Labels, ["apple?", "pear?", "fig?"], "word", "answer y or n")
+    assert [f.label for f in quiz.fields] == ["1. apple?", "2. pear?", "3. fig?"]
+    assert quiz.make({"label1": " Yes", "label2": "n", "label3": "TRUE"}) == Labels((True, False, True))
+    with pytest.raises(ValueError, match=r"^word 2: answer yes or no, not 'maybe'$"):
+        quiz.make({"label1": "y", "label2": "maybe", "label3": "n"})
+    with pytest.raises(ValueError, match=r"^word 3: answer yes or no, not ''$"):
+        quiz.make({"label1": "y", "label2": "no"})

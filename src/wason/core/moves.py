@@ -114,6 +114,42 @@ def give_up(kind: type[Any], **fields: Any) -> Command:
     )
 
 
+YES_NO = {
+    "y": True,
+    "yes": True,
+    "true": True,
+    "1": True,
+    "n": False,
+    "no": False,
+    "false": False,
+    "0": False,
+}
+"""The answers a yes/no quiz reads (any case)."""
+
+
+def yes_no_quiz(
+    kind: Callable[[tuple[bool, ...]], Any], labels: Sequence[str], what: str, hint: str
+) -> Command:
+    """The move of a quiz that asks yes or no of each of ``labels`` (a field each); its action is ``kind`` of
+    the answers, and an answer it cannot read names its ``what`` and number ("word 2: answer yes or no")."""
+    from wason.core.family import FormField
+
+    def make(values: Mapping[str, str]) -> Any:
+        answers: list[bool] = []
+        for i in range(1, len(labels) + 1):
+            said = values.get(f"label{i}", "").strip().lower()
+            if said not in YES_NO:
+                raise ValueError(f"{what} {i}: answer yes or no, not {said[:20]!r}")
+            answers.append(YES_NO[said])
+        return kind(tuple(answers))
+
+    fields = tuple(
+        FormField(f"label{i}", f"{i}. {label}", placeholder="yes / no")
+        for i, label in enumerate(labels, start=1)
+    )
+    return Command(name="quiz", label="Send", make=make, fields=fields, hint=hint, ask=True)
+
+
 def form_moves(commands: Sequence[Command]) -> tuple[FormMove, ...]:
     """The web form's moves of ``commands``."""
     return tuple(c.form() for c in commands if not c.info)

@@ -34,7 +34,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.moves import Command, give_up
+from wason.core.moves import Command, give_up, yes_no_quiz
 from wason.core.records import RunReport
 from wason.tasks.code_functions.game import (
     MAX_MORE,
@@ -355,7 +355,6 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
     summary = "hidden rules over words (the guess-the-rule functions game): a predicate judged by code"
     config_type = CodeFunctionsConfig
     reports = ("wason.tasks.code_functions.report",)
-    players = ("llm", "solver")
     playable = True
     commands = "tools: the published functions' translation, checking rule files, listing generated rules"
 
@@ -501,13 +500,8 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
             )
         if kind == "ask_quiz":
             quiz = getattr(observation, "quiz", ())
-            labels = tuple(
-                FormField(f"label{i}", f"{i}. {word}?", placeholder="yes / no")
-                for i, word in enumerate(quiz, start=1)
-            )
-            make = lambda values: _quiz_answer(values, len(quiz))  # noqa: E731
             hint = "the game is decided; can each word be brought? answer y or n"
-            return (Command(name="quiz", label="Send", make=make, fields=labels, hint=hint, ask=True),)
+            return (yes_no_quiz(QuizAnswer, [f"{word}?" for word in quiz], "word", hint),)
         words = Command(
             name="words",
             label="Words",
@@ -666,13 +660,3 @@ def _predicate(values: Mapping[str, str]) -> PredicateAnswer:
 
     text = form_value(values, "source")
     return PredicateAnswer(find_predicate(text) or text)
-
-
-def _quiz_answer(values: Mapping[str, str], count: int) -> QuizAnswer:
-    answers: list[bool | None] = []
-    for i in range(1, count + 1):
-        said = values.get(f"label{i}", "").strip().lower()
-        if said not in ("y", "yes", "n", "no"):
-            raise ValueError(f"word {i}: answer yes or no, not {said[:20]!r}")
-        answers.append(said.startswith("y"))
-    return QuizAnswer(tuple(answers))

@@ -380,7 +380,6 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
     summary = "guess the rule of a picnic; every item validated by a predicate or a unanimous panel"
     config_type = DynamicPicnicRunConfig
     reports = ("wason.tasks.dynamic_picnic.report",)
-    players = ("llm",)
     playable = True
 
     commands = "Dynamic Picnic tools"

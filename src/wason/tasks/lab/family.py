@@ -277,7 +277,6 @@ class LabFamily(Family[LabRunConfig]):
     summary = "random quasi-physical domains: run experiments, then predict new ones (scored by code)"
     config_type = LabRunConfig
     reports = ("wason.tasks.lab.report", "wason.tasks.lab.plots")
-    players = ("llm", "solver")
     playable = True
     commands = "lab domain tools"
 

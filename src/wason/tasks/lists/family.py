@@ -30,7 +30,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.moves import Command, form_moves
+from wason.core.moves import Command, form_moves, yes_no_quiz
 from wason.tasks.lists.game import (
     MAX_QUIZ,
     MAX_ROUNDS,
@@ -328,18 +328,6 @@ def _decode_round(data: dict[str, Any]) -> TestRound:
     )
 
 
-_YES_NO = {
-    "y": True,
-    "yes": True,
-    "true": True,
-    "1": True,
-    "n": False,
-    "no": False,
-    "false": False,
-    "0": False,
-}
-
-
 class ListsFamily(Family[ListsRunConfig]):
     """Hidden rules over integer lists: rounds of five test lists labelled by code, then a final hypothesis."""
 
@@ -348,7 +336,6 @@ class ListsFamily(Family[ListsRunConfig]):
     summary = "hidden rules over integer lists (the Numberwang pilot): rounds of five test lists"
     config_type = ListsRunConfig
     reports = ("wason.tasks.lists.report", "wason.tasks.lists.plots")
-    players = ("llm", "solver")
     playable = True
 
     _codec = ActionCodec(
@@ -458,13 +445,8 @@ class ListsFamily(Family[ListsRunConfig]):
             return (Command(name="predicate", label="Send", make=make, fields=(field,), hint=hint, ask=True),)
         if kind == "ask_quiz":
             quiz = getattr(observation, "quiz", ())
-            labels = tuple(
-                FormField(f"label{i}", f"{i}. {list(case)}  y/n", placeholder="yes / no")
-                for i, case in enumerate(quiz, start=1)
-            )
-            answers = lambda values: _quiz_answer(values, len(quiz))  # noqa: E731
             hint = "does each list follow the rule? answer y or n"
-            return (Command(name="quiz", label="Send", make=answers, fields=labels, hint=hint, ask=True),)
+            return (yes_no_quiz(QuizAnswer, [f"{list(case)}  y/n" for case in quiz], "list", hint),)
         final = Command(
             name="final",
             label="Final hypothesis",
@@ -634,13 +616,3 @@ def _test_round(values: Mapping[str, str]) -> TestRound:
         except ValueError:
             raise ValueError(f"list {i}: integers separated by commas, not {text[:40]!r}") from None
     return TestRound(cases=tuple(cases))
-
-
-def _quiz_answer(values: Mapping[str, str], count: int) -> QuizAnswer:
-    answers: list[bool | None] = []
-    for i in range(1, count + 1):
-        said = values.get(f"label{i}", "").strip().lower()
-        if said not in _YES_NO:
-            raise ValueError(f"list {i}: answer yes or no, not {said[:20]!r}")
-        answers.append(_YES_NO[said])
-    return QuizAnswer(tuple(answers))

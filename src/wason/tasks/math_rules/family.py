@@ -245,7 +245,6 @@ class MathFamily(Family[MathRunConfig]):
     summary = "hidden rules next = f(current, index) over integer sequences (the guess-the-rule math game)"
     config_type = MathRunConfig
     reports = ("wason.tasks.math_rules.report",)
-    players = ("llm", "solver")
     playable = True
     commands = "math sequence tools"
 

@@ -286,7 +286,6 @@ class PicnicFamily(Family[PicnicRunConfig]):
     summary = "guess-the-rule over 511 items and 76 categories (GuessTheRuleBench's Static Picnic)"
     config_type = PicnicRunConfig
     reports = ("wason.tasks.picnic.report",)
-    players = ("llm", "solver")
     playable = True
 
     _codec = ActionCodec(More, Guess, GiveUp)

@@ -293,7 +293,6 @@ class WiltFamily(Family[WiltRunConfig]):
     summary = "three numbers in, True/False out; 30 tests, then one lambda guess"
     config_type = WiltRunConfig
     reports = ("wason.tasks.wilt.report", "wason.tasks.wilt.plots", "wason.tasks.wilt.swap")
-    players = ("llm", "solver")
     playable = True
     commands = "WILT tools"
     own_rules = "a rule in the guess language, e.g. lambda x, y, z: x + y > z"
