@@ -86,6 +86,23 @@ async def test_a_hung_call_times_out_and_is_retried(store: Store) -> None:
     assert call["attempts"] == 2 and "timed out" in call["errors"][0]
 
 
+async def test_a_backend_bounded_by_tokens_gets_no_wall_clock_limit(store: Store) -> None:
+    # the embedded model on a busy machine: a call far slower than --timeout is slow, not failed
+    class SlowLocal(FakeModel):
+        wall_clock = False
+
+        async def generate(self, messages, params, *, timeout):  # type: ignore[no-untyped-def]
+            await asyncio.sleep(timeout * 4)
+            return await super().generate(messages, params, timeout=timeout)
+
+    model = SlowLocal()
+    c = ModelClient(model=model, store=store, policy=RetryPolicy(timeout=0.05, retries=0), sleep=Sleeps())
+    response = await c.complete(MESSAGES, GenerationParams(), CallContext(run_id=5))
+    assert response.text and model.calls == 1
+    (call,) = store.list_calls(run_id=5)
+    assert call["attempts"] == 1 and not call["errors"] and call["error"] is None
+
+
 async def test_identical_requests_are_answered_from_the_cache(store: Store) -> None:
     model = FakeModel()
     c = client(model, store, Sleeps())

@@ -116,3 +116,18 @@ async def test_replies_cut_at_the_token_limit_are_counted_apart_from_format_erro
 
 def test_a_malformed_action_read_from_an_old_store_is_not_truncated() -> None:
     assert Malformed("no marker").truncated is False
+
+
+def test_the_calls_note_names_retries_only_when_there_were_any() -> None:
+    base = {"calls": 15, "failed_calls": 0, "cached_calls": 4, "input_tokens": 1200, "output_tokens": 300}
+    replayed = {"cached_input_tokens": 80, "cached_output_tokens": 20}
+    none = calls_note({**base, **replayed, "attempts": 15})
+    assert none == (
+        "model calls: 15 made, 0 failed, 4 replayed from the cache; tokens spent 1200 in, 300 out "
+        "(replayed 80 in, 20 out)"
+    )
+    assert calls_note({**base, **replayed, "attempts": 16}).startswith(
+        "model calls: 15 made (1 retry), 0 failed"
+    )
+    two = calls_note({**base, **replayed, "attempts": 17, "failed_calls": 1})
+    assert two.startswith("model calls: 15 made (2 retries), 1 failed, 4 replayed")

@@ -122,7 +122,10 @@ def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> No
     )
     parser.add_argument("--model-seed", type=int, help="sampling seed, where the backend supports it")
     parser.add_argument(
-        "--timeout", type=float, default=120.0, help="seconds per model call attempt (default 120)"
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds per call attempt to a model server (default 120); the embedded model has none",
     )
     parser.add_argument("--retries", type=int, default=6, help="retries of a failing call (default 6)")
     parser.add_argument(

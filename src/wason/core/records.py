@@ -296,12 +296,15 @@ class CallTotals(BaseModel):
 def calls_note(calls: dict[str, int]) -> str:
     """One line on a run's model calls for its table's notes: what was spent apart from what was replayed.
 
-    ``model calls: 15 made (17 attempts, 0 failed after retries), 4 replayed from the cache; tokens spent
-    1200 in, 300 out (replayed 80 in, 20 out)``
+    ``model calls: 15 made (2 retries), 0 failed, 4 replayed from the cache; tokens spent 1200 in, 300 out
+    (replayed 80 in, 20 out)``: retries are named only when there were any (a failed call may have had none:
+    a refused request is not retried).
     """
+    retries = calls["attempts"] - calls["calls"]
+    tried = f" ({retries} retr{'y' if retries == 1 else 'ies'})" if retries > 0 else ""
     made = (
-        f"model calls: {calls['calls']} made ({calls['attempts']} attempts, "
-        f"{calls['failed_calls']} failed after retries), {calls['cached_calls']} replayed from the cache"
+        f"model calls: {calls['calls']} made{tried}, {calls['failed_calls']} failed, "
+        f"{calls['cached_calls']} replayed from the cache"
     )
     spent = f"tokens spent {calls['input_tokens']} in, {calls['output_tokens']} out"
     if calls["cached_calls"]:

@@ -311,7 +311,9 @@ class Model(Protocol):
         max_concurrency: how many calls may be in flight at once against this backend.
 
     A backend may also have ``constraint`` (:data:`ConstraintForm`): the form of ``--constrain`` it sends
-    (:func:`constraint_form` reads it; without it, the backend cannot constrain replies).
+    (:func:`constraint_form` reads it; without it, the backend cannot constrain replies), and ``wall_clock =
+    False`` when its replies are bounded by tokens rather than wall time, so that ``--timeout`` does not apply
+    (the embedded model: a busy machine makes its calls slower, never failed).
     """
 
     spec: str

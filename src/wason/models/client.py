@@ -130,6 +130,12 @@ class ModelClient:
             self._semaphore = asyncio.Semaphore(max(1, self.model.max_concurrency))
         return self._semaphore
 
+    @property
+    def _guard(self) -> float | None:
+        """The client's own limit on one attempt: half again the backend's timeout, or none for a backend
+        bounded by tokens rather than wall time."""
+        return self.policy.timeout * 1.5 if getattr(self.model, "wall_clock", True) else None
+
     async def complete(
         self, messages: list[ChatMessage], params: GenerationParams, context: CallContext | None = None
     ) -> ModelResponse:
@@ -174,9 +180,11 @@ class ModelClient:
         started = time.perf_counter()
         for attempt in range(self.policy.retries + 1):
             try:
-                # backends enforce the timeout themselves; this guard catches one that hangs anyway.
+                # Backends enforce the timeout themselves; this guard catches one that hangs anyway. It starts
+                # once the call may go (waiting for a slot is no part of an attempt), and a backend bounded by
+                # tokens rather than wall time (the embedded model: ``wall_clock = False``) gets none.
                 # (asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation.)
-                async with self.semaphore, asyncio.timeout(self.policy.timeout * 1.5):
+                async with self.semaphore, asyncio.timeout(self._guard):
                     response = await self.model.generate(messages, params, timeout=self.policy.timeout)
             except TimeoutError:
                 exc: ModelError = ModelError(f"timed out after {self.policy.timeout:g}s", transient=True)

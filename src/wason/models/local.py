@@ -100,6 +100,9 @@ class LocalModel:
 
     endpoint = "embedded"
     constraint = "grammar"  # --constrain: the protocol's GBNF grammar, enforced by llama.cpp's sampler
+    # no wall-clock limit: a reply is bounded by its tokens (max_tokens, the context window), so a busy machine
+    # makes a call slower, never a failure (ModelClient then sets no timeout of its own either)
+    wall_clock = False
 
     def __init__(
         self,
@@ -144,7 +147,6 @@ class LocalModel:
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._context_lock = threading.Lock()
         # Read by llama.cpp's stopping check on every generated token, set by the call that owns the lock.
-        self._deadline = float("inf")
         self._cancelled = threading.Event()
         self._grammars: dict[str, Any] = {}  # compiled GBNF grammars by their text
         self._stopped_early = False  # the stopping check ended the last raw completion
@@ -185,16 +187,16 @@ class LocalModel:
         Args:
             messages: the conversation so far.
             params: generation parameters.
-            timeout: seconds allowed for generation; checked after every token, so prompt evaluation itself is
-                not interrupted.
+            timeout: not applied: the embedded model's replies are bounded by tokens, not wall time (a loaded
+                machine must not fail a call), as :attr:`wall_clock` says to :class:`~wason.models.client.
+                ModelClient`.
 
         Returns:
             The reply with exact token counts from llama.cpp.
 
         Raises:
-            ModelError: the prompt plus ``max_tokens`` does not fit the context window, generation ran past
-                ``timeout``, or a setting :meth:`check_settings` refuses (none is transient: retrying would fail
-                the same way).
+            ModelError: the prompt plus ``max_tokens`` does not fit the context window, or a setting
+                :meth:`check_settings` refuses (neither is transient: retrying would fail the same way).
             ModelConfigError: the model cannot be loaded.
         """
         try:
@@ -203,7 +205,7 @@ class LocalModel:
             raise ModelError(str(err), transient=False) from None
         async with self._async_lock():
             self._cancelled.clear()
-            work = self._in_model_thread(functools.partial(self._generate_sync, messages, params, timeout))
+            work = self._in_model_thread(functools.partial(self._generate_sync, messages, params))
             try:
                 return await asyncio.shield(work)
             except asyncio.CancelledError:
@@ -279,7 +281,7 @@ class LocalModel:
         )
         # Our own handler around the same template llama-cpp-python would use: counting the prompt's tokens
         # beforehand then goes through exactly the formatting that generation uses, and the extra stopping
-        # check lets a timeout or a cancelled call end generation at the next token.
+        # check lets a cancelled call end generation at the next token.
         self._formatter = _StoppableFormatter(jinja, self._should_stop, llama_chat_format, llama_cpp)
         llama.chat_handler = llama_chat_format.chat_formatter_to_chat_completion_handler(self._formatter)
 
@@ -290,7 +292,7 @@ class LocalModel:
         return False
 
     def _should_stop(self) -> bool:
-        return self._cancelled.is_set() or time.monotonic() > self._deadline
+        return self._cancelled.is_set()
 
     def prompt_tokens(self, messages: list[ChatMessage]) -> list[int]:
         """The tokens llama.cpp will evaluate for ``messages`` (chat template applied); loads the model.
@@ -315,11 +317,9 @@ class LocalModel:
         )
         return tokens
 
-    def _generate_sync(
-        self, messages: list[ChatMessage], params: GenerationParams, timeout: float
-    ) -> ModelResponse:
+    def _generate_sync(self, messages: list[ChatMessage], params: GenerationParams) -> ModelResponse:
         with self._context_lock:
-            return self._generate_locked(messages, params, timeout)
+            return self._generate_locked(messages, params)
 
     def _grammar(self, text: str | None) -> Any:
         """The compiled grammar of ``text`` (None for none), compiled once per text."""
@@ -341,9 +341,7 @@ class LocalModel:
         tokens: list[int] = self._llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
         return tokens
 
-    def _generate_locked(
-        self, messages: list[ChatMessage], params: GenerationParams, timeout: float
-    ) -> ModelResponse:
+    def _generate_locked(self, messages: list[ChatMessage], params: GenerationParams) -> ModelResponse:
         raw = params.api == "completions"
         prompt = raw_prompt(messages) if raw else ""
         tokens = self._raw_tokens(prompt) if raw else self._prompt_tokens(messages)
@@ -376,7 +374,6 @@ class LocalModel:
         grammar = self._grammar(params.grammar)
         if grammar is not None:
             kwargs["grammar"] = grammar
-        self._deadline = time.monotonic() + timeout
         self._stopped_early = False
         try:
             if raw:
@@ -399,12 +396,8 @@ class LocalModel:
         except ValueError as err:
             # llama-cpp-python reports prompt and context problems as ValueError.
             raise ModelError(f"llama.cpp rejected the request: {err}", transient=False) from err
-        finally:
-            self._deadline = float("inf")
-        if self._cancelled.is_set():
+        if self._cancelled.is_set() or self._stopped_early or (not raw and self._formatter.stopped_early):
             raise ModelError("generation cancelled", transient=False)
-        if self._stopped_early or (not raw and self._formatter.stopped_early):
-            raise ModelError(f"generation timed out after {timeout:g}s", transient=False)
         choice = result["choices"][0]
         usage = result.get("usage") or {}
         text = choice.get("text") if raw else choice["message"].get("content")

@@ -92,7 +92,7 @@ RUN_COLUMNS = (
     _c("episodes_completed", "int", "episodes that finished their game"),
     _c("episodes_errored", "int", "episodes that ended in an error (a failed model call, a crash)"),
     _c("successes", "int", "episodes whose game was won (the family's success)"),
-    _c("calls", "int", "model calls made (answered or failed after retries), not from the cache"),
+    _c("calls", "int", "model calls made (answered, or failed after any retries), not from the cache"),
     _c("cached_calls", "int", "model calls replayed from the cache"),
     _c("failed_calls", "int", "model calls that failed after their retries"),
     _c("input_tokens", "int", "prompt tokens spent (replayed calls cost nothing and are not counted)"),

@@ -802,7 +802,7 @@ CALL_TOTALS = (
     "cached_output_tokens",
     "truncated",
 )
-"""The keys of :meth:`Store.call_totals`: calls made (answered or failed after retries, not from the cache),
+"""The keys of :meth:`Store.call_totals`: calls made (answered, or failed after any retries; not from the cache),
 calls replayed from the cache, calls failed after their retries, attempts made (retries included), tokens spent,
 tokens replayed from the cache, replies (made or replayed) cut off at the token limit."""
 

@@ -22,6 +22,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.server.web.conftest import start_live_server
 from wason.cli import main
 from wason.core import registry, session
+from wason.core.records import calls_note
 from wason.server import create_app
 from wason.store import Store
 
@@ -138,7 +139,10 @@ def test_a_finished_run_shows_its_summary_baseline_transcripts_and_calls(
     assert f'href="/runs/{baseline}"' in page and f"/compare?runs={run_id}%2C{baseline}" in page
     calls = filled.store.call_totals(run_id)
     assert calls["calls"] > 0
-    assert f"model calls: {calls['calls']} made ({calls['attempts']} attempts" in page
+    assert (
+        html.escape(calls_note(calls)) in page
+    )  # the sentence `wason show` prints, retries named only if any
+    assert f"model calls: {calls['calls']} made, 0 failed" in page  # the fake server never failed a call
     rule = filled.store.list_episodes(run_id)[0].item["rule"]
     assert html.escape(rule) in page  # the games are over: their rules are the results
     episode = web.get(f"/runs/{run_id}/episodes/0").text

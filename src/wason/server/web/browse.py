@@ -30,7 +30,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from wason.core import registry
 from wason.core.family import Family
 from wason.core.public import GAME_OVER, public_episode, public_run
-from wason.core.records import EpisodeRow, RunRow, run_label
+from wason.core.records import EpisodeRow, RunRow, calls_note, run_label
 from wason.engine import baselines_of
 from wason.report.render import results_html
 from wason.report.render import transcript_html as transcript_html_of
@@ -362,7 +362,7 @@ def run_context(store: Store, run_id: int, links: Links, plots: PlotSource) -> d
         "summary_note": summary_note,
         "report_json": json.dumps(report_data, indent=2, default=str) if report_data is not None else None,
         "episodes": episodes,
-        "calls": store.call_totals(run_id),
+        "calls": calls_note(store.call_totals(run_id)),
         "baselines": [{"id": b, "href": links.run(b)} for b in baselines],
         "unfinished_baselines": [{"id": b, "href": links.run(b)} for b in unfinished_baselines],
         "baseline_for": _baseline_for(run, links),
