@@ -188,8 +188,7 @@ class LocalModel:
             messages: the conversation so far.
             params: generation parameters.
             timeout: not applied: the embedded model's replies are bounded by tokens, not wall time (a loaded
-                machine must not fail a call), as :attr:`wall_clock` says to :class:`~wason.models.client.
-                ModelClient`.
+                machine must not fail a call); :attr:`wall_clock` tells the client so.
 
         Returns:
             The reply with exact token counts from llama.cpp.
