@@ -42,6 +42,7 @@ from wason.core.results import (
     episode_outcome,
     episode_summary,
     episode_title,
+    player_message,
     results_title,
     run_notes,
     score_table,
@@ -703,15 +704,12 @@ class Family(ABC, Generic[C]):
         messages: list[Message] = []
         if system:
             messages.append(Message(role="system", name="system", text=system))
-        who = "model" if run.player == "llm" else run.player
         for t in data.get("turns") or []:
             action = t.get("action") or {}
             text = t.get("reply")
             if text is None:
                 text = self.describe_action(action) or json.dumps(action)
-            messages.append(
-                Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=str(text), turn=t["index"])
-            )
+            messages.append(player_message(run, t["index"], str(text)))
             if t.get("feedback"):
                 messages.append(Message(role="game", name="game", text=str(t["feedback"]), turn=t["index"]))
         messages.append(episode_outcome(data))

@@ -280,6 +280,13 @@ def episode_title(data: Mapping[str, Any]) -> str:
     return f"Run {data.get('run')}, episode {data.get('index')}: {data.get('rule')}"
 
 
+def player_message(run: RunRow, index: int, text: str, step: str = "turn") -> Message:
+    """What the player wrote at turn ``index`` of an episode of ``run``, named for who played (``model`` for a
+    model run, else the player: ``solver``, ``human:NAME``) and the turn (``model, turn 3``)."""
+    who = "model" if run.player == "llm" else run.player
+    return Message(role="player", name=f"{who}, {step} {index + 1}", text=text, turn=index)
+
+
 def episode_outcome(data: Mapping[str, Any]) -> Message:
     """How an episode ended, as the last message of its transcript."""
     status = str(data.get("status"))

@@ -31,6 +31,7 @@ from wason.core.results import (
     Transcript,
     episode_outcome,
     named_runs,
+    player_message,
     results_title,
 )
 
@@ -334,10 +335,9 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     else:  # a game master writing a rule (write-rules): no hidden rule
         title = f"Run {data['run']}, episode {data['index']}: a rule written for level {item.get('level')}"
     out: list[Message] = [Message(role="system", name="system", text=system)] if system else []
-    who = "model" if run.player == "llm" else run.player
     for t in data.get("turns") or []:
         text = t["reply"] if t.get("reply") is not None else _describe(t["action"])
-        out.append(Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=text, turn=t["index"]))
+        out.append(player_message(run, t["index"], text))
         if t.get("feedback"):
             out.append(Message(role="game", name="game", text=t["feedback"], turn=t["index"]))
     m = data.get("metrics") or {}

@@ -38,6 +38,7 @@ from wason.core.results import (
     Table,
     Transcript,
     episode_outcome,
+    player_message,
     results_title,
 )
 from wason.core.results import Mean as ResultMean
@@ -597,13 +598,12 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
         args = "X" if op.get("arity") == 1 else "X, Y"
         lab.append(f"  operation {op.get('name')}({args})")
     out.append(Message(role="game", name="lab", text="\n".join(lab)))
-    who = "model" if run.player == "llm" else run.player
     trials: list[Mapping[str, Any]] = []
     answer: Mapping[str, Any] | None = None
     for t in data.get("turns") or []:
         action = t.get("action") or {}
         text = t["reply"] if t.get("reply") is not None else _describe(action)
-        out.append(Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=text, turn=t["index"]))
+        out.append(player_message(run, t["index"], text))
         if t.get("feedback"):
             out.append(Message(role="game", name="lab", text=t["feedback"], turn=t["index"]))
         obs = t.get("observation") or {}

@@ -26,6 +26,7 @@ from wason.core.results import (
     Results,
     Table,
     Transcript,
+    player_message,
     results_title,
     run_notes,
 )
@@ -421,12 +422,9 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
             role="note", name="prompt", text="example lists: " + ", ".join(str(list(e)) for e in examples)
         ),
     ]
-    who = "model" if run.player == "llm" else run.player
     for t in data["turns"]:
         text = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        messages.append(
-            Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=text, turn=t["index"])
-        )
+        messages.append(player_message(run, t["index"], text))
         if t["feedback"]:
             messages.append(Message(role="game", name="harness", text=str(t["feedback"]), turn=t["index"]))
     m = data.get("metrics") or {}

@@ -29,6 +29,7 @@ from wason.core.results import (
     Transcript,
     episode_outcome,
     named_runs,
+    player_message,
     results_title,
 )
 from wason.metrics.rates import mean_present
@@ -299,12 +300,9 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     if system:
         messages.append(Message(role="system", name="system", text=system))
     messages.append(Message(role="game", name="sequences", text=str(item.get("examples"))))
-    who = "model" if run.player == "llm" else run.player
     for t in data["turns"]:
         text = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        messages.append(
-            Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=text, turn=t["index"])
-        )
+        messages.append(player_message(run, t["index"], text))
         if t["feedback"]:
             messages.append(Message(role="game", name="game", text=t["feedback"], turn=t["index"]))
     m = data.get("metrics") or {}

@@ -28,6 +28,7 @@ from wason.core.results import (
     Transcript,
     episode_outcome,
     named_runs,
+    player_message,
     results_title,
 )
 from wason.metrics.rates import mean_present
@@ -291,10 +292,9 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     if initial:
         for what, key in (("can bring", "positives"), ("cannot bring", "negatives")):
             out.append(Message(role="game", name="host", text=f"{what}: {', '.join(initial.get(key) or [])}"))
-    who = "model" if run.player == "llm" else run.player
     for t in data["turns"]:
         text = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        out.append(Message(role="player", name=f"{who}, move {t['index'] + 1}", text=text, turn=t["index"]))
+        out.append(player_message(run, t["index"], text, "move"))
         if t.get("feedback"):
             out.append(Message(role="game", name="host", text=t["feedback"], turn=t["index"]))
     for i, h in enumerate(m.get("history") or [], 1):

@@ -29,6 +29,7 @@ from wason.core.results import (
     Table,
     Transcript,
     episode_outcome,
+    player_message,
     results_title,
 )
 from wason.tasks.wilt.complexity import RunComplexity, run_complexity
@@ -488,10 +489,9 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
             text=load_instruction(str(run.config.get("protocol") or "published")),
         )
     ]
-    who = "model" if run.player == "llm" else run.player
     for t in data["turns"]:
         reply = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        out.append(Message(role="player", name=f"{who}, turn {t['index'] + 1}", text=reply, turn=t["index"]))
+        out.append(player_message(run, t["index"], reply))
         out.append(Message(role="game", name="harness", text=str(t["feedback"]), turn=t["index"]))
     m = data["metrics"] or {}
     if data["status"] != "completed":
