@@ -18,28 +18,42 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     ex = sub.add_parser(
         "export",
         parents=[store_opts],
-        help="write runs, episodes, turns and model calls as tidy tables (CSV, JSON lines, Parquet)",
+        help="write runs, episodes, turns and model calls as tidy tables (CSV, JSON lines, Parquet) or "
+        "Inspect logs",
         description="Write the runs given, their episodes, turns and model calls as four tables into DIR "
         "(runs, episodes, turns, calls), one row per record, columns documented in docs/export.md. Parquet "
-        "needs `pip install 'wason[data]'`.",
+        "needs `pip install 'wason[data]'`. `--format inspect` writes one Inspect log (.eval) per run instead "
+        "(samples = episodes), for `inspect view`; it needs `pip install 'wason[inspect]'`.",
     )
     ex.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     ex.add_argument("--to", required=True, metavar="DIR", help="the folder to write (made if missing)")
     ex.add_argument(
-        "--format", choices=["csv", "jsonl", "parquet"], default="csv", help="file format (default csv)"
+        "--format",
+        choices=["csv", "jsonl", "parquet", "inspect"],
+        default="csv",
+        help="file format (default csv); inspect: one Inspect log per run",
     )
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
     from wason.report.export import export_runs
 
+    if args.format == "inspect":
+        from wason.report.inspect_log import require_inspect
+
+        require_inspect()  # one line saying what to install, before the store is opened
     store = Store(_db(args))
     for run_id in args.runs:
         store.get_run(run_id)  # an unknown run is one line, before anything is written
     out = Path(args.to)
     if out.exists() and not out.is_dir():
         raise UserError(f"--to {out}: not a folder")
-    written = export_runs(store, args.runs, out, args.format)
+    if args.format == "inspect":
+        from wason.report.inspect_log import export_inspect
+
+        written = export_inspect(store, args.runs, out)
+    else:
+        written = export_runs(store, args.runs, out, args.format)
     for path in written:
         print(path)
     return 0
