@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import dataclasses
 import json
 import sys
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -37,6 +42,7 @@ from wason.engine import (
     play_run,
     wants_baseline,
 )
+from wason.engine.progress import SUMMARY_EVERY, Standing, Tracker, duration
 from wason.models.base import GenerationParams
 from wason.models.spec import LOCAL_DEFAULT_MAX_TOKENS
 from wason.store import Store, StoreError
@@ -44,9 +50,17 @@ from wason.store import Store, StoreError
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``eval`` command, with a choice per family (its flags when the command line names it)."""
+    quiet = _Parser(add_help=False)
+    quiet.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print only the results: no header line, no live progress",
+    )
     ev = sub.add_parser(
         "eval",
-        parents=[ctx.store_opts, ctx.json_opt],
+        parents=[ctx.store_opts, ctx.json_opt, quiet],
         help="run a benchmark and print its results table",
         description="Run a benchmark: `wason eval NAME [flags]` (see `wason eval NAME --help`), or finish an "
         "interrupted run with `wason eval --resume RUN`.",
@@ -70,7 +84,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     for fam in ctx.families:
         fe = ev_sub.add_parser(
             fam.name,
-            parents=[ctx.store_opts, ctx.json_opt],
+            parents=[ctx.store_opts, ctx.json_opt, quiet],
             help=fam.summary,
             description=f"{fam.title}: {fam.summary}",
         )
@@ -278,7 +292,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if config.player == "solver" and getattr(args, "constrain", None) is not None:
         raise UserError("--constrain holds a model's replies to a format; the solver writes none")
     both = getattr(args, "constrain", None) == "both" and run_id is None
-    progress = _Progress(console, store, quiet=as_json)
+    quiet = as_json or bool(getattr(args, "quiet", False))
+    progress = _Progress(console, store, quiet=quiet)
     try:
         played = asyncio.run(
             play_run(
@@ -318,52 +333,122 @@ def run(args: argparse.Namespace, console: Console) -> int:
 
 
 class _Progress(RunObserver):
-    """A run as ``wason eval`` shows it: a header line, then a bar of episodes for a model run (none with
-    ``--json``); remembers the run, to say how to finish it when interrupted."""
+    """A run as ``wason eval`` shows it: a header line, then live progress on standard error: episodes done
+    and running, turns, model calls, tokens, retries and failures, pace and ETA (:mod:`wason.engine.progress`).
 
-    def __init__(self, console: Console, store: Store, *, quiet: bool) -> None:
-        self.console, self.store, self.quiet = console, store, quiet
+    On a terminal that is a bar, refreshed every second; otherwise (output to a file or a pipe) one line per
+    episode and a summary line every 30 s. ``quiet`` (``--quiet``, ``--json``) shows none of it. Remembers the
+    run, to say how to finish it when interrupted."""
+
+    def __init__(self, console: Console, store: Store, *, quiet: bool, of_baseline: bool = False) -> None:
+        self.console, self.store, self.quiet, self.of_baseline = console, store, quiet, of_baseline
+        self.err = Console(stderr=True, highlight=False)
         self.run: int | None = None
-        self.bar: Any = None  # a rich Progress while a model run plays
-        self.task: Any = None
-        self.counts = {"correct": 0, "errored": 0}
+        self.tracker: Tracker | None = None
+        self.bar: Any = None  # a rich Progress while a run plays on a terminal
+        self.latest: Standing | None = None  # what the bar shows, read again every second
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+
+    def baseline(self) -> RunObserver | None:
+        """The solver baseline's progress, on standard error only (its row is in the table)."""
+        return _Progress(self.console, self.store, quiet=self.quiet, of_baseline=True)
 
     def started(self, run_id: int, n_todo: int, *, resumed: bool) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
         self.run = run_id
         config = load_config(self.store, run_id)
-        if not self.quiet:
+        if not self.quiet and not self.of_baseline:
             self.console.print(_header(config, run_id, self.store, n_todo, resumed=resumed))
-        if config.player != "llm":
+        if self.quiet or n_todo == 0:
             return
-        self.bar = Progress(
-            TextColumn("episodes"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[note]}"),
-            TimeElapsedColumn(),
-            disable=self.quiet,
-            transient=False,
+        self.tracker = Tracker(self.store, run_id, n_todo, model=config.player == "llm")
+        self._stop.clear()
+        if self.err.is_terminal:
+            from rich.live import Live
+
+            self.latest = self.tracker.standing()
+            self.bar = Live(
+                get_renderable=self._view, console=self.err, refresh_per_second=4, transient=False
+            )
+            self.bar.start()
+            self._tick(1.0, self._refresh)
+        else:
+            self._tick(SUMMARY_EVERY, lambda: self._say(f"{self._who()}: {self._standing().summary()}"))
+
+    def _standing(self) -> Standing:
+        assert self.tracker is not None
+        return self.tracker.standing()
+
+    def _refresh(self) -> None:
+        if self.tracker is not None:
+            self.latest = self.tracker.standing()
+
+    def _view(self) -> Any:
+        """Two lines: the episodes' bar with counts, time and ETA; then turns, model calls and tokens."""
+        from rich.console import Group
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+        from rich.text import Text
+
+        s, tracker = self.latest, self.tracker
+        if s is None or tracker is None:
+            return Text("")
+        started = tracker.started
+        grid = Table.grid(padding=(0, 1))
+        grid.add_row(
+            f"{self._who()}:",
+            ProgressBar(total=max(s.todo, 1), completed=s.done, width=16),
+            f"{s.done}/{s.todo} episodes ({s.correct} correct, {s.errored} errored), {s.running} running",
+            duration(time.monotonic() - started),
+            s.eta_text(),
         )
-        self.bar.start()
-        self.task = self.bar.add_task("episodes", total=n_todo, note="")
-        self.counts = {"correct": 0, "errored": 0}
+        work = Text(f"  {s.turns:,} turns; {s.calls_text()}", no_wrap=True, overflow="ellipsis")
+        return Group(grid, work)
+
+    def _who(self) -> str:
+        return f"{'solver baseline ' if self.of_baseline else ''}run {self.run}"
+
+    def _say(self, line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    def _tick(self, period: float, job: Callable[[], None]) -> None:
+        def loop() -> None:
+            while not self._stop.wait(period):
+                with contextlib.suppress(Exception):  # a store briefly busy: the next tick reads again
+                    job()
+
+        self._ticker = threading.Thread(target=loop, name="wason-progress", daemon=True)
+        self._ticker.start()
 
     def result(self, result: EpisodeResult) -> None:
-        if self.bar is None:
+        if self.tracker is None:
             return
-        if result.status == "errored":
-            self.counts["errored"] += 1
-        elif result.outcome is not None and result.outcome.success:
-            self.counts["correct"] += 1
-        note = f"{self.counts['correct']} correct, {self.counts['errored']} errored"
-        self.bar.update(self.task, advance=1, note=note)
+        self.tracker.finished(result)
+        if self.bar is not None and self.latest is not None:
+            self.latest = dataclasses.replace(
+                self.latest,
+                done=self.tracker.done,
+                correct=self.tracker.correct,
+                errored=self.tracker.errored,
+            )
+        else:
+            turns = len(self.store.list_turns(result.episode_id))
+            self._say(f"{self._who()}: {self.tracker.episode_line(result, turns)}")
 
     def ended(self, run_id: int) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join(timeout=5)
+            self._ticker = None
         if self.bar is not None:
+            self._refresh()
             self.bar.stop()
             self.bar = None
+        elif self.tracker is not None:
+            standing = self._standing()
+            ended = "played" if standing.done >= standing.todo else "stopped"
+            self._say(f"{self._who()} {ended}: {standing.summary()}")
+        self.tracker = None
 
 
 def _refuse_busy_baseline(store: Store, run_id: int) -> None:

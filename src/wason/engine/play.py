@@ -50,9 +50,13 @@ __all__ = [
 class RunObserver:
     """What a caller is told while a run plays (every hook does nothing here; override the ones needed).
 
-    The CLI draws its progress bar from these, a sweep its episodes bar; the baseline played after a model run
-    is not reported (it is the solver, on this CPU, in seconds).
+    The CLI draws its live progress from these, a sweep its episodes bar. The solver baseline played after a
+    model run is told to the observer :meth:`baseline` gives, if any.
     """
+
+    def baseline(self) -> RunObserver | None:
+        """The observer of the solver baseline played after the run (None: it plays unreported)."""
+        return None
 
     def started(self, run_id: int, n_todo: int, *, resumed: bool) -> None:
         """The run exists (it was made now unless ``resumed``) and ``n_todo`` episodes are about to play."""
@@ -200,7 +204,7 @@ async def play_run(
     first = played[0]
     finished = not baseline_if_completed or store.get_run(first).status == "completed"
     if baseline and config.player == "llm" and finished:
-        await play_baseline(store, first, lease_wait=lease_wait)
+        await play_baseline(store, first, lease_wait=lease_wait, observer=observer.baseline())
     return played
 
 
@@ -277,13 +281,17 @@ def _concurrency(config: RunSettings, clients: Clients) -> int:
     return config.concurrency or clients.player.model.max_concurrency
 
 
-async def play_baseline(store: Store, run_id: int, *, lease_wait: float = 0.0) -> int | None:
+async def play_baseline(
+    store: Store, run_id: int, *, lease_wait: float = 0.0, observer: RunObserver | None = None
+) -> int | None:
     """Play the solver on exactly the items of run ``run_id``, as its own run marked as that run's baseline;
     None when the family has no solver baseline.
 
     A baseline belongs to its run: when the run already has one it is reused if complete and finished if not
-    (it was interrupted with its run), never made again. ``lease_wait`` is as for :func:`execute_run`.
+    (it was interrupted with its run), never made again. ``lease_wait`` is as for :func:`execute_run`;
+    ``observer`` is told of the baseline as of any run.
     """
+    observer = observer or RunObserver()
     config = load_config(store, run_id)
     existing = baselines_of(store, run_id)
     if existing:
@@ -299,16 +307,23 @@ async def play_baseline(store: Store, run_id: int, *, lease_wait: float = 0.0) -
         items = [(e.item_key, e.item) for e in store.list_episodes(run_id)]
         baseline_id = create_run(store, baseline, items)
     clients = Clients(None, make_oracle_client(baseline, store))
+    observer.started(
+        baseline_id,
+        sum(e.status != "completed" for e in store.list_episodes(baseline_id)),
+        resumed=bool(existing),
+    )
     try:
         await execute_run(
             store,
             baseline_id,
             solver_player_factory(baseline),
             concurrency=1,
+            on_result=observer.result,
             oracle=clients.oracle,
             lease_wait=lease_wait,
         )
     finally:
+        observer.ended(baseline_id)
         await clients.aclose()
     return baseline_id
 

@@ -364,6 +364,29 @@ class Store:
                 }
         return out
 
+    def play_counts(self, run_id: int) -> dict[str, int]:
+        """Where a run being played stands, in two indexed queries (no row is read whole): its episodes by
+        status (``pending``, ``running``, ``completed``, ``errored``), those that ``succeeded``, and the
+        ``turns`` stored so far; what live progress shows beside :meth:`call_totals`."""
+        e, t = episodes.c, turns.c
+        out = dict.fromkeys(("pending", "running", "completed", "errored", "succeeded", "turns"), 0)
+        by_status = (
+            sa.select(e.status, sa.func.count(), sa.func.sum(sa.case((e.success.is_(True), 1), else_=0)))
+            .where(e.run_id == run_id)
+            .group_by(e.status)
+        )
+        n_turns = (
+            sa.select(sa.func.count())
+            .select_from(turns.join(episodes, t.episode_id == e.id))
+            .where(e.run_id == run_id)
+        )
+        with self.engine.connect() as c:
+            for status, n, succeeded in c.execute(by_status):
+                out[str(status)] = out.get(str(status), 0) + int(n)
+                out["succeeded"] += int(succeeded or 0)
+            out["turns"] = int(c.execute(n_turns).scalar_one())
+        return out
+
     def call_totals_of(self, run_ids: Sequence[int]) -> dict[int, dict[str, int]]:
         """:meth:`call_totals` of several runs in one query (a run without calls has zeros)."""
         mc = model_calls.c
