@@ -161,3 +161,25 @@ async def test_every_call_runs_on_the_same_dedicated_thread(
     ((ident, name),) = threads
     assert ident != threading.get_ident()
     assert name.startswith("wason-llama")
+
+
+@pytest.mark.parametrize(
+    ("given", "seen"),
+    [({}, "1000"), ({"GOMP_SPINCOUNT": "50"}, "50"), ({"OMP_WAIT_POLICY": "ACTIVE"}, None)],
+)
+def test_llama_cpp_loads_with_a_short_openmp_spin_unless_the_user_set_one(
+    given: dict[str, str], seen: str | None
+) -> None:
+    """libgomp reads its spin count once, when llama.cpp's library loads: it is set before, in the process
+    that loads it, and a user's own setting wins."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")} | given
+    code = (
+        "import os; from wason.models.local import import_llama_cpp; m = import_llama_cpp(); "
+        "print(m.__name__, os.environ.get('GOMP_SPINCOUNT'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["llama_cpp", str(seen)]

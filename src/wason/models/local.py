@@ -68,6 +68,23 @@ def find_embedded_gguf() -> Path:
     )
 
 
+SPIN_COUNT = "1000"
+"""How long llama.cpp's OpenMP threads spin between tokens before they sleep (``GOMP_SPINCOUNT``). libgomp's
+default spins for about a fifth of a second, so on a busy machine the two threads burn the cores the other
+thread and other processes need: with two other CPU-bound processes decoding went from about 10 ms a token to
+70-140 ms by default and 23-61 ms with 1,000 spins (10.3-10.5 ms idle either way; ``/tmp`` measurement in issue
+38's note). A user's own ``GOMP_SPINCOUNT`` or ``OMP_WAIT_POLICY`` is kept."""
+
+
+def import_llama_cpp() -> Any:
+    """``llama_cpp``, imported with the OpenMP spin count set first (libgomp reads it once, when it loads)."""
+    if "OMP_WAIT_POLICY" not in os.environ:
+        os.environ.setdefault("GOMP_SPINCOUNT", SPIN_COUNT)
+    import llama_cpp
+
+    return llama_cpp
+
+
 def _default_threads() -> int:
     # Affinity, not cpu_count: in a container or under taskset only the allowed cores are of any use.
     try:
@@ -245,7 +262,7 @@ class LocalModel:
 
     def _load(self) -> None:
         try:
-            import llama_cpp
+            llama_cpp = import_llama_cpp()
             from llama_cpp import llama_chat_format
         except ImportError as err:
             raise ModelConfigError(f"llama-cpp-python cannot be imported ({err}); {_INSTALL_HINT}") from err
