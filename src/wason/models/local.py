@@ -69,11 +69,11 @@ def find_embedded_gguf() -> Path:
 
 
 SPIN_COUNT = "1000"
-"""How long llama.cpp's OpenMP threads spin between tokens before they sleep (``GOMP_SPINCOUNT``). libgomp's
-default spins for about a fifth of a second, so on a busy machine the two threads burn the cores the other
-thread and other processes need: with two other CPU-bound processes decoding went from about 10 ms a token to
-70-140 ms by default and 23-61 ms with 1,000 spins (10.3-10.5 ms idle either way; ``/tmp`` measurement in issue
-38's note). A user's own ``GOMP_SPINCOUNT`` or ``OMP_WAIT_POLICY`` is kept."""
+"""How long llama.cpp's OpenMP threads spin between tokens before they sleep (``GOMP_SPINCOUNT``). With libgomp's
+default they spin for a long while, so on a busy machine the two threads burn the cores that the other thread
+and other processes need: beside two CPU-bound processes decoding took 70-140 ms a token by default and 23-61 ms
+with 1,000 spins, against 10.3-10.5 ms idle either way (``bench/bench_busy_decode.py``). A user's own
+``GOMP_SPINCOUNT`` or ``OMP_WAIT_POLICY`` is kept."""
 
 
 def import_llama_cpp() -> Any:
