@@ -11,7 +11,7 @@ import secrets
 import socket
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,12 +21,13 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError
 
 from wason.core.records import TRUNCATED_FINISH_REASONS, EpisodeRow, RunRow, TurnConflict
 from wason.redaction import redact, redact_url
+from wason.store import search
 from wason.store.schema import SchemaError, ensure_schema
 
 DEFAULT_URL = "sqlite:///wason.db"
 # The Alembic revision (src/wason/store/migrations/versions) that the tables below describe; opening a store
 # migrates it to this one.
-SCHEMA_VERSION = "0005"
+SCHEMA_VERSION = "0006"
 
 metadata = sa.MetaData()
 
@@ -662,6 +663,134 @@ class Store:
                 .all()
             )
         return [dict(r) for r in rows]
+
+    def episode_table(
+        self,
+        run_id: int,
+        *,
+        statuses: Collection[str] | None = None,
+        success: bool | None = None,
+        errored: bool | None = None,
+        truncated: bool | None = None,
+        min_turns: int | None = None,
+        max_turns: int | None = None,
+        item: str | None = None,
+        text: str | None = None,
+        reveal: Collection[str] = (),
+    ) -> list[dict[str, Any]]:
+        """A run's episodes as its page lists them, filtered in the database; by index.
+
+        Each row: ``id``, ``index``, ``item_key``, ``status``, ``success``, ``error``, ``started_at``,
+        ``finished_at``, ``turns`` (stored so far), ``calls``, ``input_tokens``, ``output_tokens``, ``truncated``
+        (replies cut off at the token limit) and ``hit`` (with ``text``: where the words were found,
+        :class:`wason.store.search.Hit`).
+
+        Args:
+            statuses: keep episodes with one of these statuses.
+            success: keep those that succeeded (True) or have a verdict other than success (False).
+            errored: keep those with an error (True) or without (False).
+            truncated: keep those with a reply cut off at the token limit (True) or without (False).
+            min_turns, max_turns: keep those with that many turns stored, bounds included.
+            item: keep those whose item key holds this text (any case) - among the episodes whose status is in
+                ``reveal`` only (a game not over keeps its item key hidden).
+            text: keep those whose transcript holds every word (:func:`wason.store.search.find`, which matches
+                model calls only of episodes with a status in ``reveal``); must pass
+                :func:`wason.store.search.check_query`.
+        """
+        e, t, mc = episodes.c, turns.c, model_calls.c
+        n_turns = (
+            sa.select(t.episode_id, sa.func.count().label("n"))
+            .join(episodes, e.id == t.episode_id)
+            .where(e.run_id == run_id)
+            .group_by(t.episode_id)
+            .subquery()
+        )
+        calls = (
+            sa.select(
+                mc.episode_id,
+                sa.func.count().label("n"),
+                sa.func.coalesce(sa.func.sum(mc.input_tokens), 0).label("tin"),
+                sa.func.coalesce(sa.func.sum(mc.output_tokens), 0).label("tout"),
+                sa.func.sum(
+                    sa.case((mc.finish_reason.in_(sorted(TRUNCATED_FINISH_REASONS)), 1), else_=0)
+                ).label("cut"),
+            )
+            .where(mc.run_id == run_id)
+            .group_by(mc.episode_id)
+            .subquery()
+        )
+        turn_count = sa.func.coalesce(n_turns.c.n, 0)
+        cut = sa.func.coalesce(calls.c.cut, 0)
+        query = (
+            sa.select(
+                e.id,
+                e.index,
+                e.item_key,
+                e.status,
+                e.success,
+                e.error,
+                e.started_at,
+                e.finished_at,
+                turn_count.label("turns"),
+                sa.func.coalesce(calls.c.n, 0).label("calls"),
+                sa.func.coalesce(calls.c.tin, 0).label("input_tokens"),
+                sa.func.coalesce(calls.c.tout, 0).label("output_tokens"),
+                cut.label("truncated"),
+            )
+            .select_from(
+                episodes.outerjoin(n_turns, n_turns.c.episode_id == e.id).outerjoin(
+                    calls, calls.c.episode_id == e.id
+                )
+            )
+            .where(e.run_id == run_id)
+            .order_by(e.index)
+        )
+        if statuses is not None:
+            query = query.where(e.status.in_(sorted(statuses)))
+        if success is True:
+            query = query.where(e.success.is_(True))
+        elif success is False:
+            query = query.where(e.success.is_(False))
+        if errored is not None:
+            query = query.where(e.error.is_not(None) if errored else e.error.is_(None))
+        if truncated is not None:
+            query = query.where(cut > 0 if truncated else cut == 0)
+        if min_turns is not None:
+            query = query.where(turn_count >= min_turns)
+        if max_turns is not None:
+            query = query.where(turn_count <= max_turns)
+        if item:
+            query = query.where(e.status.in_(sorted(reveal)), e.item_key.icontains(item, autoescape=True))
+        with self.engine.connect() as c:
+            hits: dict[int, search.Hit] | None = None
+            if text is not None:
+                found = search.find(c, text, run_ids=[run_id], reveal=reveal)
+                hits = {h.episode_id: h for h in found}
+            rows = [dict(r) for r in c.execute(query).mappings()]
+        if hits is not None:
+            rows = [r for r in rows if r["id"] in hits]
+        for r in rows:
+            r["hit"] = hits.get(r["id"]) if hits is not None else None
+        return rows
+
+    def search(
+        self, text: str, *, reveal: Collection[str], limit: int = 100, run_ids: Sequence[int] | None = None
+    ) -> list[dict[str, Any]]:
+        """The episodes (of ``run_ids``, else every run) whose transcript holds every word of ``text``, newest
+        first, at most ``limit``: each with ``run_id``, ``index``, ``status``, ``success``, ``item_key`` and
+        ``hit`` (:func:`wason.store.search.find`; model calls are searched only for statuses in ``reveal``)."""
+        e = episodes.c
+        with self.engine.connect() as c:
+            found = search.find(c, text, run_ids=run_ids, reveal=reveal)
+            found = sorted(found, key=lambda h: h.episode_id, reverse=True)[:limit]
+            by_id = {h.episode_id: h for h in found}
+            rows = c.execute(
+                sa.select(e.id, e.run_id, e.index, e.status, e.success, e.item_key).where(
+                    e.id.in_(list(by_id))
+                )
+            ).mappings()
+            out = [{**dict(r), "hit": by_id[r["id"]]} for r in rows]
+        return sorted(out, key=lambda r: r["id"], reverse=True)
 
     def unreadable_counts(self, run_id: int) -> dict[str, int]:
         """A run's replies that could not be read as any action, apart by cause: ``unreadable`` (a format error
