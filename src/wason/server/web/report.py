@@ -31,7 +31,7 @@ from wason.report.tables import results_of
 from wason.server.web import browse, environment
 from wason.store import Store
 
-ASSETS = ("wason.css", "wason.js")
+ASSETS = ("wason.css", "wason.js", "favicon.svg")
 
 # a link to a folder ("./", "../../") is its index page: from disk, a browser would list the folder instead
 _FOLDER_LINK = re.compile(r'href="((?:\./)|(?:\.\./)+)"')
