@@ -1,10 +1,12 @@
-"""``wason session start|step|view|summary``: any game one step per command, JSON in and out."""
+"""``wason session start|step|view|summary|moves|actions``: any game one step per command, JSON in and out."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -53,20 +55,54 @@ def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser) -> Any:
     sp = se_sub.add_parser("step", parents=[store_opts], help="apply one action to a session")
     sp.add_argument("session", type=_record_id("session"))
     sp.add_argument(
-        "action", nargs="?", help="the action as JSON; `wason session moves ID` lists the actions of the game"
+        "action",
+        nargs="?",
+        help="the action as JSON; `wason session moves ID` lists the moves open now, `wason session actions NAME` "
+        "every action of a game with an example",
     )
     sp.add_argument("--text", help="a reply as a model would write it, read by the family's protocol")
     mv = se_sub.add_parser(
         "moves", parents=[store_opts], help="the moves a game takes and the action JSON of each"
     )
-    mv.add_argument("target", metavar="SESSION|NAME", help="a session id, or a game's name")
+    mv.add_argument(
+        "target",
+        metavar="SESSION|NAME",
+        help="a session id (the moves open now), or a game's name (as `actions`)",
+    )
+    ac = se_sub.add_parser(
+        "actions",
+        help="every action of a game: its JSON schema and an example `wason session step` accepts",
+        description="Every kind of action a game's `wason session step` takes: its JSON with each field's type "
+        "and one example, found by playing a game of item 0 of the default configuration in a scratch store "
+        "(the reference solver's moves, then giving up) and sending each example as `wason session step` does.",
+    )
+    ac.add_argument("family", metavar="NAME", help="the game's name (wilt, lists, aiw, ...)")
     for name, text in (("view", "what the player sees now"), ("summary", "the result (the rule once over)")):
         v = se_sub.add_parser(name, parents=[store_opts], help=text)
         v.add_argument("session", type=_record_id("session"))
     return st_sub
 
 
+def _actions(family: str) -> list[str]:
+    """``wason session actions NAME``: its examples are found in games played in a scratch store, never the
+    user's."""
+    if family not in registry.names():
+        raise UserError(f"{family!r} is not a game ({', '.join(registry.names())})")
+    with tempfile.TemporaryDirectory(prefix="wason-actions-") as scratch:
+        store = Store(f"sqlite:///{Path(scratch) / 'actions.db'}")
+        try:
+            examples = asyncio.run(session.action_examples(store, family))
+        finally:
+            store.close()
+    return session.describe_actions(family, examples)
+
+
 def _session(args: argparse.Namespace) -> int:
+    if args.session_command == "actions" or (
+        args.session_command == "moves" and not args.target.isdigit() and args.target in registry.names()
+    ):
+        print("\n".join(_actions(args.family if args.session_command == "actions" else args.target)))
+        return 0
     store = Store(_db(args))
     out: dict[str, Any]
     if args.session_command == "start":

@@ -451,7 +451,8 @@ def action_error(exc: Exception) -> str:
             missing = first.get("type") == "missing"
             what = "missing" if missing else what
             shown = "" if missing else f" (given {_short(given)})"
-            more = f"; {len(found) - 1} more" if len(found) > 1 else ""
+            extra = len(found) - 1
+            more = f"; {extra} more error{'s' if extra > 1 else ''}" if extra else ""
             return f"{loc or 'the action'}: {what}{shown}{more}"
     return " ".join(str(exc).split())[:300]
 

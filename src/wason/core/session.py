@@ -10,8 +10,10 @@ games through :class:`Session`, so there is one way to play.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -19,7 +21,7 @@ from pydantic import BaseModel
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunReader, RunSettings
 from wason.core.game import EPISODE_METRICS, PLAYER_METRICS, Game, Malformed, Move, Outcome, Player, Settles
-from wason.core.moves import action_error, describe_moves
+from wason.core.moves import action_error, action_shape, describe_moves
 from wason.core.public import is_over, public_item
 from wason.core.records import EpisodeRow, TurnConflict
 
@@ -313,10 +315,7 @@ async def step(
         if isinstance(action, Malformed):
             raise SessionError(f"the reply cannot be read: {action.reason}")
     elif isinstance(action, Mapping):
-        try:
-            action = fam.actions.decode(action)
-        except ValueError as exc:
-            raise SessionError(f"not a {fam.name} action: {action_error(exc)}") from None
+        action = decode_action(fam, action)
     try:
         await session.step(Move(action=action, reply=text))
     except TurnConflict:
@@ -353,6 +352,183 @@ async def moves(store: SessionStore, target: str) -> list[str]:
         listed = describe_moves(fam.moves(cfg, item, None), fam.actions)
     usage = "send one with  wason session step ID 'JSON'  (or --text REPLY, read like a model's reply)"
     return [head, *listed, usage]
+
+
+def decode_action(fam: Family[Any], data: Mapping[str, Any]) -> Any:
+    """An action's JSON as the family's action, or one line saying what is wrong: the field and what it should
+    be, then the action's whole expected shape (``expected {"type": "FinalGuess", "expression": string}``).
+
+    Raises:
+        SessionError: an unknown type, an unknown or missing field, a value of the wrong type.
+    """
+    kind = fam.actions.kinds.get(str(data.get("type")))
+    expected = (
+        f"; expected {action_shape(kind)}" if kind is not None and dataclasses.is_dataclass(kind) else ""
+    )
+    if expected and str(data.get("type")) not in fam.actions.hooks:
+        known = {f.name for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
+        unknown = [k for k in data if k != "type" and k not in known]
+        if unknown:
+            names = ", ".join(repr(k) for k in unknown)
+            raise SessionError(f"not a {fam.name} action: {kind.__name__} has no field {names}{expected}")  # type: ignore[union-attr]
+    if not expected:
+        expected = f" (each with an example: wason session actions {fam.name})"
+    try:
+        return fam.actions.decode(data)
+    except ValueError as exc:
+        raise SessionError(f"not a {fam.name} action: {action_error(exc)}{expected}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionExample:
+    """One kind of action of a family, for ``wason session actions``.
+
+    Attributes:
+        kind: its ``type``.
+        shape: its JSON with each field's type (``{"type": "More", "n": integer}``; ``?``: may be left out).
+        hint: what the move making it does, and how it is typed at the terminal ("" when no move makes it).
+        example: an action of this kind that :func:`step` accepted in a game of the family's default
+            configuration (item 0), as JSON; None when none was found.
+        turn: the turn it was accepted at (0: as a game's first move).
+        source: where it came from: ``solver`` (the reference solver's game), ``script`` (the family's sample
+            game), ``move`` (a move without values, such as giving up) or ``types`` (made from the field types).
+    """
+
+    kind: str
+    shape: str
+    hint: str
+    example: dict[str, Any] | None
+    turn: int | None
+    source: str
+
+
+_PLACEHOLDER: dict[str, Any] = {"integer": 1, "number": 1.0, "boolean": True, "string": "x"}
+
+
+def _from_types(kind: type[Any]) -> dict[str, Any] | None:
+    """An action of ``kind`` with a plain value of each field's type (an optional field's too, where it is a
+    string, number or flag), or None when a required field is not one (a list, an object)."""
+    out: dict[str, Any] = {"type": kind.__name__}
+    shape = action_shape(kind)
+    for f in dataclasses.fields(kind):
+        optional = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+        typed = shape.split(f'"{f.name}"{"?" if optional else ""}: ', 1)[1]
+        first = re.split(r", \"|\}$| \| ", typed, maxsplit=1)[0]
+        if first in _PLACEHOLDER:
+            out[f.name] = _PLACEHOLDER[first]
+        elif not optional:
+            return None
+    return out
+
+
+async def _accepted(store: SessionStore, fam: Family[Any], cfg: RunSettings, data: dict[str, Any]) -> bool:
+    """Whether :func:`step` takes ``data`` as the first move of a new game of item 0."""
+    sid = start(store, fam.name, cfg, index=0)
+    try:
+        await step(store, sid, data)
+    except ValueError:  # a SessionError, or a value the game refused
+        return False
+    return True
+
+
+async def action_examples(store: SessionStore, family: str, *, max_turns: int = 200) -> list[ActionExample]:
+    """Every kind of action of ``family`` with its JSON shape and an example :func:`step` accepted.
+
+    The examples come from one game of the family's default configuration (item 0) that its reference solver
+    (or its sample game) plays through :func:`step`, each action sent as JSON, as ``wason session step`` sends
+    it; the first action of each kind is kept with its turn. A kind the game did not use gets the action of a
+    move without values (giving up), else one made from its field types, kept only if :func:`step` accepts it
+    as a new game's first move. ``store`` is where these games are played: give a scratch store.
+
+    Raises:
+        SessionError: ``family`` is not a game.
+    """
+    if family not in registry.names():
+        raise SessionError(f"{family!r} is not a game ({', '.join(registry.names())})")
+    fam = registry.get(family)
+    cfg = fam.config_type(**fam.config_type.with_play_defaults({}), player="session")
+    found: dict[str, tuple[dict[str, Any], int, str]] = {}
+    sid = start(store, fam.name, cfg, index=0)
+    _, played_cfg, episode, live = await load(store, sid)
+    solver = fam.solver(played_cfg, episode.item)
+    script = [] if solver is not None else list(fam.sample_actions(played_cfg, episode.item) or [])
+    source = "solver" if solver is not None else "script"
+    try:
+        for turn in range(max_turns):
+            if live.done:
+                break
+            automatic = getattr(live.game, "automatic_action", None)
+            own = automatic() if callable(automatic) else None
+            if own is not None:
+                action, by = own, "game"
+            elif solver is not None:
+                action, by = (await solver.act(live.observation)).action, source
+            elif script:
+                action, by = script.pop(0), source
+            else:
+                break
+            data = json.loads(json.dumps(fam.actions.encode(action)))
+            await step(store, sid, data)
+            if by != "game":
+                found.setdefault(data["type"], (data, turn, by))
+            _, _, _, live = await load(store, sid)
+    except ValueError:  # the game refused a move (a session error): keep what was found
+        pass
+    commands = fam.moves(played_cfg, episode.item, None)
+    hints: dict[str, str] = {}
+    for c in commands:
+        if c.action and not c.info:
+            hints.setdefault(c.action, f"{c.hint or c.label} (typed: {c.usage})")
+    for c in commands:
+        if c.action in fam.actions.kinds and c.action not in found and not c.fields and not c.info:
+            data = json.loads(json.dumps(fam.actions.encode(c.make({}))))
+            if await _accepted(store, fam, cfg, data):
+                found[c.action] = (data, 0, "move")
+    out = []
+    for name, kind in fam.actions.kinds.items():
+        if name == "Malformed" or not dataclasses.is_dataclass(kind):
+            continue
+        if name not in found:
+            made = _from_types(kind)
+            if made is not None and await _accepted(store, fam, cfg, made):
+                found[name] = (made, 0, "types")
+        hint = hints.get(name, "")
+        if name in found:
+            data, turn, by = found[name]
+            out.append(ActionExample(name, action_shape(kind), hint, data, turn, by))
+        else:
+            out.append(ActionExample(name, action_shape(kind), hint, None, None, ""))
+    return out
+
+
+_SOURCES = {
+    "solver": "the reference solver's move",
+    "script": "the family's sample game's move",
+    "move": "a move without values",
+    "types": "made from the field types",
+}
+
+
+def describe_actions(family: str, examples: Sequence[ActionExample]) -> list[str]:
+    """``wason session actions``: each kind of action, its JSON shape and its example, as lines of text."""
+    fam = registry.get(family)
+    lines = [
+        f"{fam.title}: the actions `wason session step SESSION 'JSON'` takes, each with an example it accepted",
+        "(sent as JSON to a game of item 0 of the default configuration; a field marked ? may be left out)",
+    ]
+    for e in examples:
+        lines.append(f"{e.kind}: {e.hint}" if e.hint else e.kind)
+        lines.append(f"  schema:  {e.shape}")
+        if e.example is None:
+            lines.append(
+                "  example: none found in a game of the default configuration (its settings open it)"
+            )
+        else:
+            when = "as a first move" if e.turn == 0 else f"at turn {(e.turn or 0) + 1}"
+            shown = json.dumps(e.example, ensure_ascii=False)
+            lines.append(f"  example: {shown}  ({_SOURCES.get(e.source, e.source)}, {when})")
+    lines.append("send one with  wason session step ID 'JSON'  (or --text REPLY, read like a model's reply)")
+    return lines
 
 
 def close(store: SessionStore, session_id: int) -> str | None:
@@ -417,13 +593,17 @@ def _build(
 
 
 __all__ = [
+    "ActionExample",
     "EpisodeRecorder",
     "Session",
     "SessionDiverged",
     "SessionError",
     "SessionStore",
+    "action_examples",
     "begin",
     "close",
+    "decode_action",
+    "describe_actions",
     "load",
     "start",
     "step",
