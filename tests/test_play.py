@@ -41,8 +41,10 @@ def test_a_person_finds_rule_2(tmp_path: Path) -> None:
     assert (
         "Result for input (1.0, 2.0, 3.0): True." in out and "Result for input (3.0, 2.0, 1.0): False." in out
     )
-    assert "Invalid test case: 1000 has more than 3 digits" in out
-    assert "Correct, after 4 tests." in out
+    # a value the game cannot test is refused before it is played, naming its field, and costs no attempt
+    assert "y: 1000 has more than 3 digits. Nothing was played." in out
+    assert "Invalid test case" not in out
+    assert "Correct, after 3 tests." in out
     assert "The rule was: lambda x, y, z: x < y < z" in out
 
 
@@ -168,7 +170,7 @@ def test_lines_that_are_not_utf8_are_refused_one_by_one_and_lose_nothing(
     assert "(it holds the byte 0xff); nothing was played" in out and "(it holds the byte 0xc3)" in out
     # nothing of the refused lines was played: the one test is the good line's, then the guess wins
     assert "Result for input (1.0, 2.0, 3.0): True. Attempts Remaining: 29" in out
-    assert "Correct, after 1 tests." in out
+    assert "Correct, after 1 test." in out
 
 
 def test_a_closed_standard_input_ends_the_game_as_an_empty_one(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ def test_a_person_asks_for_more_guesses_and_answers_the_quiz() -> None:
     assert "n: a whole number, not 'x'. Nothing was played." in text
     assert "text: write something first. Nothing was played." in text
     assert "word 1: answer yes or no, not 'maybe'. Nothing was played; once more." in text
-    assert text.count("I can bring: ") >= 3 and game.outcome().metrics["requests"] == 1
+    assert text.count("You can bring: ") >= 3 and game.outcome().metrics["requests"] == 1
     assert game.outcome().success and game.outcome().metrics["turns"] == 2
 
 

@@ -239,7 +239,8 @@ def test_the_web_form_follows_the_phases() -> None:
     g = game()
     start = g.start()
     form = web_form(CONFIG, start, 0)
-    assert [m.name for m in form.moves] == ["run", "done", "reply"] and form.moves[-1] == REPLY_MOVE
+    # a person is never offered the free-text reply read as a model's (its JSON)
+    assert [m.name for m in form.moves] == ["run", "done"] and REPLY_MOVE not in form.moves
     assert "splorf(X): done to one object" in form.prompt and "zib * 2" not in form.prompt
     # the example request uses the lab's own names, and runs
     example = form.moves[0].fields[0].placeholder
@@ -255,15 +256,22 @@ def test_the_web_form_follows_the_phases() -> None:
     test = g.step(web_action(refused, "done", {}))
     assert test.kind == "test"
     tform = web_form(CONFIG, test, 3)
-    assert [m.name for m in tform.moves] == ["answer", "reply"]
+    assert [m.name for m in tform.moves] == ["answer"]
+    assert len(tform.moves[0].columns) == 3  # the test is a table: experiment, its objects, the prediction
     fields = tform.moves[0].fields
     assert [f.name for f in fields] == ["test1", "test2", "test3", "theory", "report"]
     trial = test.trials[0]
     assert fields[0].label == f"1. {trial.op}({', '.join(o.name for o in trial.objects)})"
+    assert all(f.cells for f in fields[:3]) and not fields[3].cells and not fields[4].cells
+    assert trial.objects[0].name + ": " in fields[0].cells[0]
     assert "obj.prop=value" in tform.prompt and " where " not in tform.prompt
     again = g.step(Answer(({},)))  # one prediction for three experiments: not read, one more try
     assert again.kind == "test_invalid"
-    assert "1. " in web_form(CONFIG, again, 4).prompt and " where " in web_form(CONFIG, again, 4).prompt
+    # the experiments are the table's rows again (with their objects), not a list in the text
+    retry = web_form(CONFIG, again, 4)
+    assert "could not be read" in retry.prompt and [f.cells for f in retry.moves[0].fields[:3]] == [
+        f.cells for f in fields[:3]
+    ]
     # the placeholders are an answer the game takes ("-": nothing changes)
     values = {f.name: f.placeholder for f in fields[:3]}
     answer = web_action(test, "answer", values)
@@ -309,12 +317,14 @@ def test_the_family_encodes_the_forms_moves_and_reads_a_reply() -> None:
     g = FAMILY.game(config, item, None)  # type: ignore[arg-type]
     start = g.start()
     form = FAMILY.web_form(config, item, start, 0)
-    assert [m.name for m in form.moves] == ["run", "done", "reply"]
+    assert [m.name for m in form.moves] == ["run", "done"]
     step = form.moves[0].fields[0].placeholder
     encoded = FAMILY.web_move(config, item, start, "run", {"steps": step})
     action = FAMILY.actions.decode(dict(encoded))  # type: ignore[arg-type]
     assert isinstance(action, Request) and len(action.steps) == 1
-    assert FAMILY.web_move(config, item, start, "reply", {"text": '{"done": true}'}) == '{"done": true}'
+    # the model's JSON reply is no move of a person's page
+    with pytest.raises(ValueError, match="'reply' is not a move"):
+        FAMILY.web_move(config, item, start, "reply", {"text": '{"done": true}'})
 
 
 def test_wason_play_lab_at_the_terminal(

@@ -105,7 +105,7 @@ def test_a_person_plays_at_the_terminal() -> None:
     assert asyncio.run(moves()) == [More(3), Guess("fruit and food"), GiveUp()]
     text = "\n".join(written)
     # the web page's text, the typed commands, a typo refused at no cost, the categories
-    assert "I can bring: apple" in text and "  more N " in text and "  give up " in text
+    assert "You can bring: apple" in text and "  more N " in text and "  give up " in text
     assert "n: a whole number, not 'lots'. Nothing was played." in text and "animal" in text
 
 

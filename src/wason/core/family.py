@@ -240,6 +240,10 @@ class RunSettings(BaseModel):
     flag_metavars: ClassVar[Mapping[str, str]] = {}
     # fields that ``wason play NAME`` does not offer (``--seed`` there draws the item)
     not_in_play: ClassVar[frozenset[str]] = frozenset()
+    # fields that matter only to a model or a solver (a reply format's limits, a prompt variant, a solver's
+    # stopping rule, a game master's sampling): the Play page never offers them to a person (the command line
+    # keeps them: ``wason session start`` may drive a game with a model's text replies)
+    model_only: ClassVar[frozenset[str]] = frozenset()
     # defaults that differ in ``wason play NAME`` (e.g. a person plays a larger split than a model's default)
     play_defaults: ClassVar[Mapping[str, Any]] = {}
 
@@ -480,6 +484,8 @@ class FormField:
             Shift+Enter starts a new line).
         placeholder: an example value shown greyed out.
         value: the value the field starts with.
+        cells: in a move shown as a table (:attr:`FormMove.columns`), the row's cells between the label (the
+            first column) and the input (the last); a field without cells is shown under the table.
     """
 
     name: str
@@ -487,16 +493,19 @@ class FormField:
     kind: Literal["text", "number", "textarea"] = "text"
     placeholder: str = ""
     value: str = ""
+    cells: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class FormMove:
-    """One kind of move a person can make on the web page: its fields and its button."""
+    """One kind of move a person can make on the web page: its fields and its button. With ``columns`` (the
+    table's headings: the label's, the cells', the input's) the fields that have cells are rows of a table."""
 
     name: str
     label: str
     fields: tuple[FormField, ...] = ()
     hint: str = ""
+    columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -796,7 +805,7 @@ class Family(ABC, Generic[C]):
             Command(
                 name="more",
                 label="More examples",
-                make=lambda v: api.more(form_number(v, "n")),
+                make=lambda v: _api_more(api, v),
                 fields=(FormField("n", "How many", kind="number", value="1"),),
                 syntax="more N",
                 hint="N more examples",
@@ -806,7 +815,7 @@ class Family(ABC, Generic[C]):
                 name="guess",
                 label="Guess",
                 make=lambda v: api.guess(form_value(v, "text")),
-                fields=(FormField("text", "The rule", placeholder="give up"),),
+                fields=(FormField("text", "The rule", placeholder="your rule in words"),),
                 words=("guess", "g"),
                 syntax="guess TEXT",
                 hint="your guess of the rule",
@@ -924,6 +933,15 @@ class Family(ABC, Generic[C]):
 def _codec_of(kinds: tuple[type[Any], ...]) -> ActionCodec:
     """One codec per set of action types (building one builds a pydantic adapter)."""
     return ActionCodec(*kinds)
+
+
+def _api_more(api: GameApi, values: Mapping[str, str]) -> Any:
+    """The game API's "more N" of a form, an error naming the form's field (the API names its own)."""
+    n = form_number(values, "n")
+    try:
+        return api.more(n)
+    except ValueError as exc:
+        raise ValueError(f"n: {' '.join(str(exc).split())[:200]}") from None
 
 
 def form_value(values: Mapping[str, str], name: str) -> str:

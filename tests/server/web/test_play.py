@@ -343,7 +343,7 @@ def test_a_rule_of_ones_own_is_hidden_until_the_end(web: TestClient, store: Stor
     )
     values = {"move": "guess", "turn": str(live.turn), f"f_{guess.fields[0].name}": "x + y - z > 7"}
     end = web.post(f"/play/{sid}", data=values, follow_redirects=True)
-    assert "you found the rule" in end.text and rule in html.unescape(end.text)
+    assert "you solved it" in end.text and rule in html.unescape(end.text)
 
 
 ENDING_MOVES = ("give_up", "guess", "final", "predicate", "quiz", "answer")

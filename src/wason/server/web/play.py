@@ -85,8 +85,9 @@ def _family(name: str) -> Family[Any]:
 
 def option_fields(family: Family[Any]) -> list[dict[str, Any]]:
     """The configuration fields a person may set on ``/play``: the family's own, not the files on the server,
-    not those ``wason play`` leaves out, not the models of judges or game masters (a person's game is judged by
-    code); each with its label, help and default (the play default)."""
+    not those ``wason play`` leaves out, not those that matter only to a model or a solver
+    (:attr:`~wason.core.family.RunSettings.model_only`), not the models of judges or game masters (a person's
+    game is judged by code); each with its label, help and default (the play default)."""
     from wason.server.app import own_fields
 
     config_type = family.config_type
@@ -94,7 +95,7 @@ def option_fields(family: Family[Any]) -> list[dict[str, Any]]:
     models = {*model_fields(config_type), *endpoint_fields(config_type)}
     out = []
     for name in own_fields(config_type):
-        if name in config_type.not_in_play or name in models:
+        if name in config_type.not_in_play or name in config_type.model_only or name in models:
             continue
         info = config_type.model_fields[name]
         default = defaults.get(name, info.default)
@@ -103,7 +104,8 @@ def option_fields(family: Family[Any]) -> list[dict[str, Any]]:
             {
                 "name": name,
                 "label": name.replace("_", " "),
-                "help": info.description or "",
+                # descriptions are also argparse help, where a percent sign is written twice
+                "help": (info.description or "").replace("%%", "%"),
                 "value": _shown(default),
                 "choices": choices,
                 "list": _is_list(info.annotation),
@@ -324,7 +326,7 @@ async def _page(
     said = fam.web_history(cfg, episode.item, turns)
     history = [
         {
-            "move": fam.describe_action(t["action"]) or describe_action(t["action"]),
+            "move": action_words(fam, t["action"]),
             "feedback": text,
             "reply": t["reply"],
         }
@@ -370,6 +372,13 @@ async def _page(
 def _start_observation(fam: Family[Any], cfg: RunSettings, episode: Any) -> Any:
     """What the player saw at the start: a new game's first observation (games are deterministic)."""
     return fam.game(cfg, episode.item, EpisodeContext(run_id=episode.run_id, episode_id=episode.id)).start()
+
+
+def action_words(family: Family[Any] | None, action: Mapping[str, Any]) -> str:
+    """A stored move in the player's words, as the Play and Watch pages both show it: the family's own wording
+    (:meth:`Family.describe_action`), else its kind and values."""
+    said = family.describe_action(action) if family is not None else None
+    return said or describe_action(action)
 
 
 def describe_action(action: Mapping[str, Any]) -> str:
@@ -459,4 +468,4 @@ async def play_quit(request: Request, session_id: str) -> Response:
     return RedirectResponse(f"/play/{sid}", status_code=303)
 
 
-__all__ = ["HUMAN", "describe_action", "option_fields", "player_name", "router"]
+__all__ = ["HUMAN", "action_words", "describe_action", "option_fields", "player_name", "router"]

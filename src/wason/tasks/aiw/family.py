@@ -18,11 +18,12 @@ from wason.core.family import (
     Item,
     Name,
     RunSettings,
+    WebForm,
     check_episodes,
     form_value,
 )
 from wason.core.game import Game, TextProtocol
-from wason.core.moves import Command
+from wason.core.moves import Command, form_moves
 from wason.tasks.aiw.game import AiwGame, Reply
 from wason.tasks.aiw.prompt_types import PROMPT_TYPES
 
@@ -47,6 +48,8 @@ class AiwRunConfig(RunSettings):
     # shown while a game of the run is not over. The seed too: it draws a generated variation's numbers, which its
     # question shows (and its name holds), and nothing else; the answer is hidden until the end
     public_fields: ClassVar[frozenset[str]] = frozenset({"prompt_types", "trials", "self_verify", "seed"})
+    # how a model is asked (the prompt's instructions, follow-ups): a person reads the problem alone
+    model_only: ClassVar[frozenset[str]] = frozenset({"prompt_types", "self_verify"})
 
     label_fields: ClassVar[tuple[str, ...]] = ("variations",)
     task: Literal["aiw"] = "aiw"
@@ -196,14 +199,30 @@ class AiwFamily(Family[AiwRunConfig]):
         reply = Reply(f"### Answer: {item['expected']}")
         return [reply] * (1 + len(item.get("followups", ())))
 
+    def web_form(self, config: AiwRunConfig, item: Mapping[str, Any], observation: Any, turn: int) -> WebForm:
+        # a person reads the problem without the instructions wrapped around it for a model
+        kind = PROMPT_TYPES.get(str(item.get("prompt_type")))
+        problem = str(item["prompt"])
+        if kind is not None and problem.startswith(kind.prefix) and problem.endswith(kind.suffix):
+            problem = problem[len(kind.prefix) : len(problem) - len(kind.suffix)].strip()
+        prompt = f"{problem}\n\nAnswer with a number." if turn == 0 else ""
+        return WebForm(prompt=prompt, moves=form_moves(self.moves(config, item, observation)))
+
+    def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
+        lines = [f"The answer was {item.get('expected')}."]
+        if metrics is not None and metrics.get("answer") is not None:
+            verdict = "right" if metrics.get("correct") else "wrong"
+            lines.append(f"You answered {metrics['answer']}: {verdict}.")
+        return lines
+
     def moves(self, config: AiwRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         return (
             Command(
                 name="answer",
                 label="Answer",
                 # the answer as the prompt asks for it, so the game reads it as it reads a model's
-                make=lambda values: Reply(f"### Answer: {form_value(values, 'answer')}"),
-                fields=(FormField("answer", "Your answer", placeholder="a number"),),
+                make=lambda values: Reply(f"### Answer: {_answer(values, item)}"),
+                fields=(FormField("answer", "Your answer", placeholder="42"),),
                 syntax="answer NUMBER",
                 hint="your answer",
                 action="Reply",
@@ -220,6 +239,14 @@ class AiwFamily(Family[AiwRunConfig]):
             f" type(s) x {config.trials} trials"
         )
         return f"AIW, {shape} = {n_episodes} episodes ({n_todo} to play) with {who}"
+
+
+def _answer(values: Mapping[str, str], item: Mapping[str, Any]) -> str:
+    """A person's answer, refused before it is played when the question wants a number and it is none."""
+    text = form_value(values, "answer")
+    if str(item.get("expected", "")).lstrip("-").isdigit() and not text.lstrip("-").isdigit():
+        raise ValueError(f"answer: a whole number, not {text[:20]!r}")
+    return text
 
 
 FAMILY = AiwFamily()

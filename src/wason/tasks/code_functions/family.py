@@ -30,11 +30,12 @@ from wason.core.family import (
     RuleId,
     RunReader,
     RunSettings,
+    WebForm,
     check_episodes,
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.moves import Command, give_up, yes_no_quiz
+from wason.core.moves import Command, form_moves, give_up, yes_no_quiz
 from wason.core.records import RunReport
 from wason.tasks.code_functions.game import (
     MAX_MORE,
@@ -94,6 +95,7 @@ class CodeFunctionsConfig(JudgedSettings):
     not_in_play: ClassVar[frozenset[str]] = frozenset(
         {"n", "trials", "judges", "judge_model", "judge_base_url"}
     )
+    model_only: ClassVar[frozenset[str]] = frozenset({"protocol"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"], "max_turns": 0}
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
 
@@ -486,6 +488,23 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         return lines
 
     # -- playing in a browser ----------------------------------------------------------------------------
+    def web_form(
+        self, config: CodeFunctionsConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> WebForm:
+        # a person reads plain words, not the published model texts (which say nothing after a wrong guess)
+        from wason.tasks.code_functions import web
+
+        seen = observation.model_dump(mode="json")
+        prompt = web.intro(seen) if turn == 0 else web.answer(seen)
+        return WebForm(prompt=prompt, moves=form_moves(self.moves(config, item, observation)))
+
+    def web_history(
+        self, config: CodeFunctionsConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
+    ) -> list[str]:
+        from wason.tasks.code_functions import web
+
+        return web.history(turns)
+
     def moves(
         self, config: CodeFunctionsConfig, item: Mapping[str, Any], observation: Any
     ) -> Sequence[Command]:
@@ -506,9 +525,9 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
             name="words",
             label="Words",
             make=lambda values: (
-                "I can bring: "
+                "You can bring: "
                 + ", ".join(getattr(observation, "all_positives", ()))
-                + "\nI cannot bring: "
+                + "\nYou cannot bring: "
                 + ", ".join(getattr(observation, "all_negatives", ()))
             ),
             hint="every word shown so far",

@@ -106,6 +106,17 @@ class DynamicPicnicRunConfig(RunSettings):
     )
 
     not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "trials"})
+    # the game master's and the judges' model calls, and a model's unreadable replies
+    model_only: ClassVar[frozenset[str]] = frozenset(
+        {
+            "game_master_temperature",
+            "panel",
+            "judge_votes",
+            "candidates",
+            "writer_rounds",
+            "format_error_limit",
+        }
+    )
 
     label_fields: ClassVar[tuple[str, ...]] = ("source", "level")
     task: Literal["dynamic-picnic"] = "dynamic-picnic"

@@ -3,7 +3,7 @@ solver and random-experiment baselines, the report judge, the human player and t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
@@ -381,9 +381,24 @@ class LabFamily(Family[LabRunConfig]):
     ) -> Mapping[str, Any] | str:
         from wason.tasks.lab.human import web_action
 
-        if move == "reply":
-            return super().web_move(config, item, observation, move, values)
         return self._codec.encode(web_action(observation, move, values))
+
+    def web_history(
+        self, config: LabRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
+    ) -> list[str]:
+        # what the page showed after each move (the protocol's feedback asks a model for JSON)
+        from wason.tasks.lab.game import LabObservation
+        from wason.tasks.lab.human import web_form
+
+        game = config.game_config("0")
+        out = []
+        for k, t in enumerate(turns, start=1):
+            seen = {key: v for key, v in (t.get("observation") or {}).items() if key != "type"}
+            try:
+                out.append(web_form(game, LabObservation.model_validate(seen), k).prompt)
+            except ValueError:  # an observation of an older shape: what the protocol said then
+                out.append(str(t.get("feedback") or ""))
+        return out
 
     def describe_action(self, action: Mapping[str, Any]) -> str | None:
         try:

@@ -24,7 +24,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from wason.core.family import REPLY_MOVE, FormField, FormMove, WebForm, form_value
+from wason.core.family import FormField, FormMove, WebForm, form_value
 from wason.core.game import Move, PlayerLeft
 from wason.tasks.lab.game import (
     MAX_TEXT,
@@ -38,7 +38,14 @@ from wason.tasks.lab.game import (
     TrialView,
 )
 from wason.tasks.lab.laws import Value, format_value
-from wason.tasks.lab.protocol import MAX_STEPS, describe_lab, render, render_results, render_trials
+from wason.tasks.lab.protocol import (
+    MAX_STEPS,
+    describe_lab,
+    format_values,
+    render,
+    render_results,
+    render_trials,
+)
 
 MAX_LINE = 10_000
 """Characters of one typed line (or one form field) read."""
@@ -305,9 +312,9 @@ def _example_steps(observation: LabObservation) -> str:
 
 
 def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebForm:
-    """The lab's web form: Run (steps) and Done while experimenting; the test's Answer (a prediction per
-    experiment, the theory, a report) after; nothing once the game is over. The free-text reply read by the
-    protocol (its JSON) is open whenever a move is."""
+    """The lab's web form: Run (steps) and Done while experimenting; the test's Answer (a table: a prediction
+    per experiment; the theory, a report) after; nothing once the game is over. No free-text reply: a person
+    is never asked for the JSON a model writes."""
     kind = observation.kind
     if kind == "ended":
         return WebForm(prompt=render(observation, config), moves=())
@@ -319,10 +326,14 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
         if observation.results:
             lines += ["Results:", *render_results(observation.results)]
         lines.append(WEB_TEST.format(tolerance=config.tolerance * 100))
-        if kind == "test_invalid":  # the experiments were listed a move ago (the page shows it above)
-            lines += render_trials(observation.trials)
+        # the test as a table: a row per experiment, its objects as they are before it, the prediction's input
         fields = [
-            FormField(f"test{k}", f"{k}. {t.op}({', '.join(o.name for o in t.objects)})", placeholder="-")
+            FormField(
+                f"test{k}",
+                f"{k}. {t.op}({', '.join(o.name for o in t.objects)})",
+                placeholder="-",
+                cells=("; ".join(f"{o.name}: {format_values(o.values)}" for o in t.objects),),
+            )
             for k, t in enumerate(observation.trials, start=1)
         ]
         fields.append(
@@ -343,8 +354,9 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
             else ""
         )
         hint = f"{example}- for nothing changes"
-        answer = FormMove("answer", "Answer", tuple(fields), hint)
-        return WebForm(prompt="\n".join(lines), moves=(answer, REPLY_MOVE))
+        columns = ("Experiment", "The objects before it", "What changes (your prediction)")
+        answer = FormMove("answer", "Answer", tuple(fields), hint, columns)
+        return WebForm(prompt="\n".join(lines), moves=(answer,))
     if kind == "start":
         create = "; create TYPE makes a fresh object" if config.allow_create else ""
         intro = WEB_INTRO.format(
@@ -362,7 +374,7 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
     create = ", create TYPE" if config.allow_create else ""
     run = FormMove("run", "Run", (steps,), f"OPERATION OBJECT [TARGET], reset OBJECT{create}")
     done = FormMove("done", "Done", hint="no more experiments: the test begins")
-    return WebForm(prompt=prompt, moves=(run, done, REPLY_MOVE))
+    return WebForm(prompt=prompt, moves=(run, done))
 
 
 def web_action(observation: LabObservation, move: str, values: Mapping[str, str]) -> LabAction:

@@ -119,6 +119,11 @@ def _values(values: dict[str, Value]) -> str:
     return ", ".join(f"{k}={format_value(v)}" for k, v in values.items())
 
 
+def format_values(values: dict[str, Value]) -> str:
+    """An object's properties as the player reads them: ``prop=value, prop=value``."""
+    return _values(values)
+
+
 def _object_line(o: ObjectView) -> str:
     return f"{o.name} ({o.type}): {_values(o.values)}"
 

@@ -88,6 +88,7 @@ class ListsRunConfig(JudgedSettings):
     not_in_play: ClassVar[frozenset[str]] = frozenset(
         {"ids", "seed", "n", "trials", "labeller", "judges", "judge_model", "judge_base_url", "echo"}
     )
+    model_only: ClassVar[frozenset[str]] = frozenset({"format_error_limit"})
     # a person is scored by code: the predicate and the quiz, no LLM judge
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"]}
 

@@ -21,11 +21,12 @@ from wason.core.family import (
     JudgedSettings,
     Name,
     OracleSpec,
+    WebForm,
     form_number,
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.moves import Command, give_up
+from wason.core.moves import Command, form_moves, give_up
 from wason.tasks.math_rules.game import (
     JUDGES,
     MAX_MORE,
@@ -84,6 +85,7 @@ class MathRunConfig(JudgedSettings):
     )
 
     not_in_play: ClassVar[frozenset[str]] = frozenset({"n", "judges", "judge_model", "judge_base_url"})
+    model_only: ClassVar[frozenset[str]] = frozenset({"ask_lambda"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["expression", "quiz"]}
 
     label_fields: ClassVar[tuple[str, ...]] = ("level",)
@@ -401,6 +403,23 @@ class MathFamily(Family[MathRunConfig]):
 
     # -- the guess-the-rule game API ---------------------------------------------------------------------
     # -- playing in a browser ----------------------------------------------------------------------------
+    def web_form(
+        self, config: MathRunConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> WebForm:
+        # a person reads plain words, not the published model texts ("reply with My Guess is: ...")
+        from wason.tasks.math_rules import web
+
+        seen = observation.model_dump(mode="json")
+        prompt = web.intro(seen) if turn == 0 else web.answer(seen)
+        return WebForm(prompt=prompt, moves=form_moves(self.moves(config, item, observation)))
+
+    def web_history(
+        self, config: MathRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
+    ) -> list[str]:
+        from wason.tasks.math_rules import web
+
+        return web.history(turns)
+
     def moves(self, config: MathRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         kind = getattr(observation, "kind", "")
         if kind == "ask_expression":

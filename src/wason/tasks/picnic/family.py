@@ -17,10 +17,11 @@ from wason.core.family import (
     Item,
     JudgedSettings,
     OracleSpec,
+    WebForm,
     check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.moves import Command, give_up
+from wason.core.moves import Command, form_moves, give_up
 from wason.tasks.picnic.catalog import (
     DRAW_VERSION,
     LEVELS,
@@ -75,6 +76,8 @@ class PicnicRunConfig(JudgedSettings):
     not_in_play: ClassVar[frozenset[str]] = frozenset(
         {"n", "draw", "judges", "judge_model", "judge_base_url"}
     )
+    # the published LLM protocol's host hands out examples after a wrong guess; a person's game keeps the default
+    model_only: ClassVar[frozenset[str]] = frozenset({"examples_each_turn"})
     # a person is drawn one game from many rules
     play_defaults: ClassVar[Mapping[str, Any]] = {"n": 100}
 
@@ -386,6 +389,23 @@ class PicnicFamily(Family[PicnicRunConfig]):
         return lines
 
     # -- playing in a browser ----------------------------------------------------------------------------
+    def web_form(
+        self, config: PicnicRunConfig, item: Mapping[str, Any], observation: Any, turn: int
+    ) -> WebForm:
+        # a person reads plain words, not the published model texts ("type 'more N'", no word on a wrong guess)
+        from wason.tasks.picnic import web
+
+        seen = observation.model_dump(mode="json")
+        prompt = web.intro(seen) if turn == 0 else web.answer(seen)
+        return WebForm(prompt=prompt, moves=form_moves(self.moves(config, item, observation)))
+
+    def web_history(
+        self, config: PicnicRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
+    ) -> list[str]:
+        from wason.tasks.picnic import web
+
+        return web.history(turns)
+
     def moves(self, config: PicnicRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         from wason.tasks.picnic.catalog import catalog
 

@@ -75,6 +75,7 @@ class WiltRunConfig(RunSettings):
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
     flag_metavars: ClassVar[Mapping[str, str]] = {"rules_file": "FILE"}
     not_in_play: ClassVar[frozenset[str]] = frozenset({"ids", "seed", "n", "trials", "tests_from"})
+    model_only: ClassVar[frozenset[str]] = frozenset({"format_error_limit", "lenient_guess", "solver_stop"})
     internal_fields: ClassVar[frozenset[str]] = RunSettings.internal_fields | {"swap"}
     play_defaults: ClassVar[Mapping[str, Any]] = {"split": "full"}
 
@@ -414,20 +415,28 @@ class WiltFamily(Family[WiltRunConfig]):
         if metrics is None:
             return lines
         m = metrics
+        tests = m.get("tests", m["attempts"])
+        spent = m["attempts"] - tests  # tests the game refused and unreadable replies used attempts too
+        after = f"after {tests} test{'' if tests == 1 else 's'}" + (
+            f" (and {spent} attempt{'' if spent == 1 else 's'} that tested nothing)" if spent > 0 else ""
+        )
         if m["correct"]:
-            lines.append(f"Correct, after {m['attempts']} tests.")
+            lines.append(f"Correct, {after}.")
         elif m["approximately_correct"]:
-            lines.append("Not quite: approximately correct (right idea, wrong edge cases).")
+            lines.append(f"Not quite, {after}: approximately correct (right idea, wrong edge cases).")
+        elif m.get("guessed"):
+            lines.append(f"Not the rule, {after}.")
         else:
-            lines.append("Not the rule.")
+            lines.append(f"No final guess, {after}.")
         verdict = m.get("verdict") or {}
         for point, truth, said in verdict.get("counterexamples", [])[:3]:
             lines.append(f"  e.g. {tuple(point)}: the rule says {truth}, your guess says {said}")
         if m.get("reduction"):
             curve = m["reduction"]
             lines.append(
-                f"Your {len(curve)} tests ruled out {curve[-1]:.1%} of {m['hypothesis_space']}'s candidate "
-                f"rules; {m['uninformative_tests']} of them ruled out nothing new."
+                f"Your {len(curve)} test{'' if len(curve) == 1 else 's'} ruled out {curve[-1]:.1%} of "
+                f"{m['hypothesis_space']}'s candidate rules; {m['uninformative_tests']} of them ruled out nothing "
+                "new."
             )
         return lines
 
@@ -464,6 +473,7 @@ class WiltFamily(Family[WiltRunConfig]):
     def moves(self, config: WiltRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         single = config.protocol == "single"
         names = ("x",) if single else ("x", "y", "z")
+        whole = config.protocol in ("bayesian", "single")
 
         def final_guess(values: Mapping[str, str]) -> FinalGuess:
             text = form_value(values, "expression")
@@ -488,7 +498,7 @@ class WiltFamily(Family[WiltRunConfig]):
         test = Command(
             name="test",
             label="Test",
-            make=lambda values: ProposeTest(tuple(form_value(values, n) for n in names)),
+            make=lambda values: ProposeTest(tuple(_test_value(values, n, whole) for n in names)),
             fields=tuple(
                 FormField(n, n, kind="number" if single else "text", placeholder=p)
                 for n, p in zip(names, ("1", "2", "3") if not single else ("42",), strict=True)
@@ -533,6 +543,21 @@ class WiltFamily(Family[WiltRunConfig]):
         verdict = judge(args.rule, args.guess, seed=args.seed)
         write(verdict.model_dump_json(indent=2) if args.json else format_verdict(verdict))
         return 0
+
+
+def _test_value(values: Mapping[str, str], name: str, whole: bool) -> str:
+    """A person's test value, checked before it is played: a value the game would count as an invalid test is
+    refused naming its field, and costs nothing."""
+    from wason.tasks.wilt.values import InvalidValue, parse_value
+
+    text = form_value(values, name)
+    try:
+        value = parse_value(text)
+    except InvalidValue as exc:
+        raise ValueError(f"{name}: {exc}") from None
+    if whole and not (value.is_integer() and 1 <= value <= 100):
+        raise ValueError(f"{name}: {text[:20]} is not a whole number from 1 to 100")
+    return text
 
 
 def _trial(item: Mapping[str, Any]) -> int:
