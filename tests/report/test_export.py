@@ -161,6 +161,12 @@ def test_parquet_without_pyarrow_is_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install 'wason[data]'" in err
     assert not out.exists()
+    # before any work: not even a store is opened (or made)
+    never = tmp_path / "never.db"
+    assert main(["export", "1", "--to", str(out), "--format", "parquet", "--db", f"sqlite:///{never}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'wason[data]'" in err
+    assert not never.exists() and not out.exists()
 
 
 def test_an_unknown_run_writes_nothing(

@@ -38,10 +38,15 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
 def run(args: argparse.Namespace, console: Console) -> int:
     from wason.report.export import export_runs
 
+    # a missing extra is one line saying what to install, before the store is opened
     if args.format == "inspect":
         from wason.report.inspect_log import require_inspect
 
-        require_inspect()  # one line saying what to install, before the store is opened
+        require_inspect()
+    elif args.format == "parquet":
+        from wason.report.export import require_pyarrow
+
+        require_pyarrow()
     store = Store(_db(args))
     for run_id in args.runs:
         store.get_run(run_id)  # an unknown run is one line, before anything is written

@@ -35,6 +35,7 @@ __all__ = [
     "read_export",
     "read_table",
     "require_pandas",
+    "require_pyarrow",
     "table_rows",
 ]
 
@@ -465,10 +466,7 @@ def export_runs(store: Store, run_ids: Sequence[int], directory: Path | str, fmt
     if fmt not in FORMATS:
         raise ValueError(f"format {fmt!r}: not one of {', '.join(FORMATS)}")
     if fmt == "parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise ValueError(PYARROW_MISSING) from None
+        require_pyarrow()
     tables = export_tables(store, run_ids)
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
@@ -482,6 +480,18 @@ def export_runs(store: Store, run_ids: Sequence[int], directory: Path | str, fmt
     columns.write_text(json.dumps(_columns_doc(tables), indent=2) + "\n", encoding="utf-8")
     written.append(columns)
     return written
+
+
+def require_pyarrow() -> None:
+    """Check that pyarrow, which Parquet needs, can be imported.
+
+    Raises:
+        ValueError: it is not installed; the message is one line with the pip command.
+    """
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ValueError(PYARROW_MISSING) from None
 
 
 # -- pandas -----------------------------------------------------------------------------------------------
