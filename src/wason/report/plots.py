@@ -36,7 +36,7 @@ from wason.core import registry
 from wason.core.family import Family, RunReader
 from wason.core.records import Figure, Matrix, RunRow, Score, Series, series_names
 
-__all__ = ["PALETTE", "REFERENCE_COLOR", "accuracy_figure", "draw", "render", "write_plots"]
+__all__ = ["PALETTE", "REFERENCE_COLOR", "accuracy_figure", "draw", "figures_of", "render", "write_plots"]
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
 """Okabe and Ito's colour-blind-safe palette, the yellow late (it is faint on white)."""
@@ -95,6 +95,23 @@ def write_plots(store: RunReader, run_ids: Sequence[int], directory: Path) -> li
         ValueError: runs of different families, or a family's figure that is malformed (its message names the
             figure and the field).
     """
+    if not run_ids:
+        return []
+    figures = figures_of(store, run_ids)
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for figure in figures:
+        written += draw(figure, directory)
+    return written
+
+
+def figures_of(store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
+    """The figures :func:`write_plots` draws for ``run_ids``, as data, checked, those with nothing to show left
+    out: what a page lists before anything is drawn (``NAME.png`` and ``NAME.svg`` of each).
+
+    Raises:
+        ValueError: as :func:`write_plots`.
+    """
     ids = list(dict.fromkeys(run_ids))
     if not ids:
         return []
@@ -114,12 +131,7 @@ def write_plots(store: RunReader, run_ids: Sequence[int], directory: Path) -> li
         raise ValueError(f"figure names must differ; {', '.join(doubled)} is used twice")
     for figure in figures:
         _check(figure)  # all of them before any file is written
-    directory.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    for figure in figures:
-        if has_data(figure):
-            written += draw(figure, directory)
-    return written
+    return [f for f in figures if has_data(f)]
 
 
 def accuracy_figure(store: RunReader, family: Family[Any], runs: Sequence[RunRow]) -> Figure:

@@ -17,6 +17,9 @@ Where pages are built:
 - **a thread**, for every other app (tests, an app made in code): one lane, the process's families as they
   are. The loop is never blocked, though a trivial request may wait for the GIL while a page is built.
 
+Figures are drawn on lanes of their own (:data:`FIGURE_LANES`, a process for ``wason serve``, else a thread;
+``build(..., figures=True)``), so that no page waits behind matplotlib.
+
 A lane builds one page at a time. A page about one run (its page, its figures) goes to the run's lane
 (``key``), so a run's figures are drawn by one builder at a time (a second first visit finds them drawn); any
 other page goes to the lane with the fewest pages waiting. The same page asked for while it is being built
@@ -52,6 +55,9 @@ PROCESS_LANES = max(1, min(4, (os.cpu_count() or 2) - 1))
 second worker doubled the probe's p95 in ``bench/bench_loop.py``, 10 to 24 ms, and built the pages no sooner)."""
 THREAD_LANES = 1
 """Threads that build pages in an app made in code: one, as more would only share the GIL."""
+FIGURE_LANES = 1
+"""Workers that draw figures (a process for ``wason serve``, else a thread): apart from the pages' lanes, so a
+page is never queued behind a drawing."""
 MAX_BUILDS = 32
 """Distinct pages waiting to be built or being built at once; one more is refused (:class:`Busy`, a 503) rather
 than queued, so that no client can make the line of pages (and the requests held open for them) grow without
@@ -116,12 +122,17 @@ class Lanes:
 
 
 _threads: Lanes | None = None
+_figure_threads: Lanes | None = None
 _guard = threading.Lock()
 
 
-def _thread_lanes() -> Lanes:
-    global _threads
+def _thread_lanes(figures: bool = False) -> Lanes:
+    global _threads, _figure_threads
     with _guard:
+        if figures:
+            if _figure_threads is None:
+                _figure_threads = Lanes("thread", FIGURE_LANES)
+            return _figure_threads
         if _threads is None:
             _threads = Lanes("thread", THREAD_LANES)
         return _threads
@@ -147,13 +158,18 @@ def use_processes(app: Any, lanes: int = PROCESS_LANES) -> None:
             return
         workers = Lanes("process", lanes, families)
         workers.warm()
+        drawers = Lanes("process", FIGURE_LANES, families)
+        drawers.warm()
         app.state.page_lanes = workers
+        app.state.figure_lanes = drawers
         try:
             async with inner(a) as state:
                 yield state
         finally:
             app.state.page_lanes = None
+            app.state.figure_lanes = None
             await asyncio.to_thread(workers.shutdown)
+            await asyncio.to_thread(drawers.shutdown)
 
     app.router.lifespan_context = lifespan
 
@@ -169,10 +185,12 @@ class _Build:
     waiting: int = 0
 
 
-async def build(app: Any, store: Store, key: int | None, fn: Callable[..., T], *args: Any) -> T:
+async def build(
+    app: Any, store: Store, key: int | None, fn: Callable[..., T], *args: Any, figures: bool = False
+) -> T:
     """``fn(store, *args)`` off the event loop: in a worker process when ``app`` uses them (the store opened
     there by its URL, ``fn`` and ``args`` sent by pickle), else in a thread. ``key`` is a run id for a page
-    about one run (its lane), else None.
+    about one run (its lane), else None; ``figures``: on the lanes that draw figures, not the pages'.
 
     The same page asked again while it is being built (the same ``fn`` and ``args``: a link opened by several
     people, a reload) waits for that build instead of queueing another; each request gets its own copy of the
@@ -185,7 +203,7 @@ async def build(app: Any, store: Store, key: int | None, fn: Callable[..., T], *
     if shared is None and len(builds) >= MAX_BUILDS:
         raise Busy(f"the server is building {len(builds)} pages; try again in a few seconds")
     if shared is None:
-        shared = builds[same] = _Build(asyncio.ensure_future(_run(app, store, key, fn, args)))
+        shared = builds[same] = _Build(asyncio.ensure_future(_run(app, store, key, fn, args, figures)))
         shared.task.add_done_callback(lambda _: builds.pop(same, None))
     shared.waiting += 1
     try:
@@ -207,11 +225,18 @@ def _own_copy(response: T) -> T:
     return out
 
 
-async def _run(app: Any, store: Store, key: int | None, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-    lanes: Lanes | None = getattr(app.state, "page_lanes", None)
+async def _run(
+    app: Any,
+    store: Store,
+    key: int | None,
+    fn: Callable[..., T],
+    args: tuple[Any, ...],
+    figures: bool = False,
+) -> T:
+    lanes: Lanes | None = getattr(app.state, "figure_lanes" if figures else "page_lanes", None)
     if lanes is not None and lanes.kind == "process" and in_process(store.connect_url):
         return await lanes.run(key, _in_worker, fn, store.connect_url, args)
-    return await _thread_lanes().run(key, functools.partial(fn, store), *args)
+    return await _thread_lanes(figures).run(key, functools.partial(fn, store), *args)
 
 
 # -- in a worker process ---------------------------------------------------------------------------------------
@@ -250,6 +275,7 @@ def _in_worker(fn: Callable[..., T], url: str, args: tuple[Any, ...]) -> T:
 
 
 __all__ = [
+    "FIGURE_LANES",
     "MAX_BUILDS",
     "PROCESS_LANES",
     "THREAD_LANES",

@@ -150,6 +150,8 @@ async def test_first_visits_at_once_draw_a_runs_figures_once(
     release.set()
     responses = await asyncio.gather(*sent)
     assert [r.status_code for r in responses] == [200] * len(visits)
+    # a page's figures are drawn after it is sent, on their own lane: wait for the drawings under way
+    await until(lambda: not getattr(app.state, "web_drawings", None))
     assert sum(name == "plots_into" for name, _ in calls) == 2  # once for each run
     assert sorted(run for name, run in calls if name == "run_context") == [a, b]  # one build of each page
     run_pages = [r.text for r in responses[:4]]

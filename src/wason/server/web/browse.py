@@ -14,12 +14,14 @@ prompt holds the rule).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
+from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -29,7 +31,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from wason.core import registry
 from wason.core.family import Family
-from wason.core.public import GAME_OVER, public_episode, public_run
+from wason.core.public import GAME_OVER, HIDDEN, public_episode, public_run
 from wason.core.records import EpisodeRow, RunRow, calls_note, run_label
 from wason.engine import baselines_of
 from wason.report.render import results_html
@@ -38,6 +40,7 @@ from wason.report.tables import results_of
 from wason.server import offload
 from wason.server.web import render
 from wason.store import Store, StoreError
+from wason.store.search import MAX_QUERY_CHARS, check_query
 
 router = APIRouter()
 T = TypeVar("T")
@@ -329,9 +332,11 @@ PlotSource = Callable[[RunRow], list[tuple[str, str]]]
 """A run's plots as (link, file name) pairs; empty for a family without plots."""
 
 
-def run_context(store: Store, run_id: int, links: Links, plots: PlotSource) -> dict[str, Any]:
-    """Everything a run's page shows: the family's summary (its baselines' rows included), the episodes, the
-    model calls, the plots, the configuration."""
+def run_context(
+    store: Store, run_id: int, links: Links, plots: PlotSource, filters: EpisodeFilters | None = None
+) -> dict[str, Any]:
+    """Everything a run's page shows: the family's summary (its baselines' rows included), the episodes (those
+    ``filters`` keep), the model calls, the plots, the configuration."""
     fam = family_of_run(get_run(store, run_id))
     reader = PublicReader(store)
     run = reader.get_run(run_id)
@@ -340,19 +345,12 @@ def run_context(store: Store, run_id: int, links: Links, plots: PlotSource) -> d
     ids = [run_id, *baselines]
     summary_html, summary_note = _summary(fam, store, ids, links)
     report_data = _report_json(fam, store, ids)
-    episodes = []
-    for e in reader.list_episodes(run_id):
-        episodes.append(
-            {
-                "index": e.index,
-                "key": e.item_key,
-                "status": e.status,
-                "success": e.success,
-                "error": e.error,
-                "seconds": e.seconds,
-                "href": links.episode(run_id, e.index),
-            }
-        )
+    filters = filters or EpisodeFilters()
+    every = store.episode_table(run_id, reveal=FINISHED)
+    shown = (
+        store.episode_table(run_id, reveal=FINISHED, **filters.store_args()) if filters.active() else every
+    )
+    episodes = [_episode_row(run_id, e, links) for e in shown]
     return {
         "run": run,
         "title": fam.title,
@@ -362,6 +360,12 @@ def run_context(store: Store, run_id: int, links: Links, plots: PlotSource) -> d
         "summary_note": summary_note,
         "report_json": json.dumps(report_data, indent=2, default=str) if report_data is not None else None,
         "episodes": episodes,
+        "episode_count": len(every),
+        "filters": filters,
+        "quick": _quick_filters(run_id, every, filters, links),
+        "outcomes": OUTCOMES,
+        "limits": {"item": MAX_ITEM_CHARS, "q": MAX_QUERY_CHARS, "turns": MAX_TURNS},
+        "filter_error": None,
         "calls": calls_note(store.call_totals(run_id)),
         "baselines": [{"id": b, "href": links.run(b)} for b in baselines],
         "unfinished_baselines": [{"id": b, "href": links.run(b)} for b in unfinished_baselines],
@@ -372,6 +376,165 @@ def run_context(store: Store, run_id: int, links: Links, plots: PlotSource) -> d
         if baselines and not links.static_report
         else None,
     }
+
+
+# -- a run's episodes: filters and search ----------------------------------------------------------------------
+OUTCOMES = ("succeeded", "failed", "errored", "unfinished")
+"""The outcomes a run's episodes are filtered by: succeeded, over without success (a wrong answer), ended by an
+error, not over yet."""
+EPISODE_PARAMS = ("outcome", "error", "truncated", "turns_min", "turns_max", "item", "q")
+MAX_ITEM_CHARS = 100
+"""The longest item filter (part of an item key)."""
+MAX_TURNS = 1_000_000
+"""The largest turn count a filter takes."""
+_YES_NO = {"yes": True, "no": False}
+
+
+@dataclasses.dataclass
+class EpisodeFilters:
+    """A run page's episode filters (its query parameters): outcome, error, truncation, length in turns, item
+    and words of the transcripts."""
+
+    outcome: str = ""
+    error: str = ""
+    truncated: str = ""
+    turns_min: int | None = None
+    turns_max: int | None = None
+    item: str = ""
+    q: str = ""
+
+    def active(self) -> bool:
+        return any(v not in ("", None) for v in dataclasses.asdict(self).values())
+
+    def query(self, **changes: Any) -> dict[str, Any]:
+        values = {**dataclasses.asdict(self), **changes}
+        return {k: v for k, v in values.items() if v not in ("", None)}
+
+    def store_args(self) -> dict[str, Any]:
+        """The filters as :meth:`wason.store.Store.episode_table` takes them."""
+        out: dict[str, Any] = {
+            "errored": _YES_NO.get(self.error),
+            "truncated": _YES_NO.get(self.truncated),
+            "min_turns": self.turns_min,
+            "max_turns": self.turns_max,
+            "item": self.item or None,
+            "text": self.q or None,
+        }
+        if self.outcome == "succeeded":
+            out["success"] = True
+        elif self.outcome == "failed":
+            out.update(statuses=["completed"], success=False)
+        elif self.outcome == "errored":
+            out["statuses"] = ["errored"]
+        elif self.outcome == "unfinished":
+            out["statuses"] = sorted({"pending", "running"})
+        return out
+
+
+def parse_episode_filters(params: Mapping[str, str]) -> EpisodeFilters:
+    """A run page's query parameters, checked.
+
+    Raises:
+        PageError: (400) the first bad parameter, named, and why.
+    """
+    unknown = sorted(set(params) - set(EPISODE_PARAMS))
+    if unknown:
+        raise PageError(
+            f"{unknown[0][:40]}: not a filter of a run's episodes (filters: {', '.join(EPISODE_PARAMS)})"
+        )
+    f = EpisodeFilters()
+    outcome = params.get("outcome", "").strip()
+    if outcome and outcome not in OUTCOMES:
+        raise PageError(f"outcome: {outcome[:40]!r} is not an outcome (one of: {', '.join(OUTCOMES)})")
+    f.outcome = outcome
+    for name in ("error", "truncated"):
+        value = params.get(name, "").strip()
+        if value and value not in _YES_NO:
+            raise PageError(f"{name}: {value[:40]!r} is neither yes nor no")
+        setattr(f, name, value)
+    for name in ("turns_min", "turns_max"):
+        value = params.get(name, "").strip()
+        if not value:
+            continue
+        if not (value.isascii() and value.isdigit() and len(value) <= 7 and int(value) <= MAX_TURNS):
+            raise PageError(f"{name}: {value[:40]!r} is not a number of turns (0 to {MAX_TURNS})")
+        setattr(f, name, int(value))
+    if f.turns_min is not None and f.turns_max is not None and f.turns_min > f.turns_max:
+        raise PageError(f"turns_min: {f.turns_min} is more than turns_max: {f.turns_max}")
+    item = params.get("item", "").strip()
+    if len(item) > MAX_ITEM_CHARS:
+        raise PageError(f"item: at most {MAX_ITEM_CHARS} characters (got {len(item)})")
+    if any(ord(ch) < 32 for ch in item):
+        raise PageError("item: a control character cannot be searched for")
+    f.item = item
+    q = params.get("q", "")
+    if q.strip():
+        try:
+            f.q = check_query(q)
+        except ValueError as exc:
+            raise PageError(f"q: {exc}") from None
+    return f
+
+
+def _episode_row(run_id: int, e: Mapping[str, Any], links: Links) -> dict[str, Any]:
+    over = e["status"] in FINISHED
+    href = links.episode(run_id, e["index"])
+    hit = e.get("hit")
+    if href is not None and hit is not None and hit.turn is not None:
+        href += f"#turn-{hit.turn}"
+    started, finished = e["started_at"], e["finished_at"]
+    return {
+        "index": e["index"],
+        "key": e["item_key"] if over else HIDDEN,
+        "status": e["status"],
+        "success": e["success"],
+        "error": e["error"],
+        "turns": e["turns"],
+        "calls": e["calls"],
+        "tokens": int(e["input_tokens"]) + int(e["output_tokens"]),
+        "truncated": e["truncated"],
+        "seconds": (finished - started).total_seconds() if started and finished else None,
+        "href": href,
+        "hit": hit,
+    }
+
+
+def _quick_filters(
+    run_id: int, rows: Sequence[Mapping[str, Any]], current: EpisodeFilters, links: Links
+) -> list[dict[str, Any]]:
+    """One-click filters with their counts: all, each outcome, with an error, truncated."""
+    if links.static_report:
+        return []
+    counts = {
+        "succeeded": sum(r["success"] is True for r in rows),
+        "failed": sum(r["status"] == "completed" and r["success"] is False for r in rows),
+        "errored": sum(r["status"] == "errored" for r in rows),
+        "unfinished": sum(r["status"] not in FINISHED for r in rows),
+    }
+    base = links.run(run_id) or ""
+    out = [{"label": "all", "n": len(rows), "href": base, "on": not current.active(), "key": "all"}]
+    for outcome in OUTCOMES:
+        query = urlencode(EpisodeFilters(outcome=outcome).query())
+        out.append(
+            {
+                "label": outcome,
+                "n": counts[outcome],
+                "href": f"{base}?{query}#episodes",
+                "on": current == EpisodeFilters(outcome=outcome),
+                "key": outcome,
+            }
+        )
+    truncated = sum(int(r["truncated"]) > 0 for r in rows)
+    out.append(
+        {
+            "label": "truncated",
+            "n": truncated,
+            "href": f"{base}?truncated=yes#episodes",
+            "on": current == EpisodeFilters(truncated="yes"),
+            "key": "truncated",
+        }
+    )
+    return out
 
 
 def _baseline_for(run: RunRow, links: Links) -> dict[str, Any] | None:
@@ -719,14 +882,22 @@ def _plot_root(request: Request) -> Path:
     return Path(cache.name)
 
 
-def _plot_dir(root: Path, run: RunRow, store: Store) -> Path:
-    """The run's plots, drawn once per state of the run (its status and how many episodes finished).
-
-    Called only on the run's lane (:func:`_lane`): one builder at a time draws a run's figures."""
-    done = sum(e.status in FINISHED for e in store.list_episodes(run.id))
+def _plot_state(root: Path, run: RunRow, store: Store) -> Path:
+    """The folder of the run's figures in its present state (its status, how many episodes are over, its
+    finished baselines): a run that moves on is drawn again. Two indexed queries, no episode read whole."""
+    counts = store.episode_counts([run.id])[run.id]
+    done = counts["completed"] + counts["errored"]
     # a baseline that finishes later is drawn too
     baselines = "".join(f"-b{b}" for b in baselines_of(store, run.id, completed_only=True))
-    directory = root / f"run{run.id}-{run.status}-{done}{baselines}"
+    return root / f"run{run.id}-{run.status}-{done}{baselines}"
+
+
+def _plot_dir(root: Path, run: RunRow, store: Store) -> Path:
+    """The run's figures, drawn once per state of the run (:func:`_plot_state`).
+
+    Called only on the figures' lane (:func:`wason.server.offload.build` with ``figures=True``): one drawer at
+    a time draws a run's figures, never a page's builder."""
+    directory = _plot_state(root, run, store)
     if not directory.exists():
         for old in root.glob(f"run{run.id}-*"):
             shutil.rmtree(old, ignore_errors=True)
@@ -738,27 +909,89 @@ def _plot_dir(root: Path, run: RunRow, store: Store) -> Path:
     return directory
 
 
+def planned_plots(store: Store, run: RunRow) -> list[str]:
+    """The files of a run's figures (``NAME.png``, ``NAME.svg``) as data says they will be drawn, without
+    drawing them: what its page links to at once."""
+    if _family_or_none(run.task) is None:
+        return []
+    from wason.report.plots import figures_of
+
+    try:
+        figures = figures_of(PublicReader(store), [run.id, *baselines_of(store, run.id, completed_only=True)])
+    except REPORT_ERRORS:
+        return []
+    return [f"{f.name}{ext}" for f in figures for ext in (".png", ".svg")]
+
+
 def _lane(run_id: str) -> int | None:
     """The lane of a run's page and figures: its id (none for a page with no run id)."""
     return int(run_id) if run_id.isascii() and run_id.isdigit() and len(run_id) < 12 else None
 
 
+PLOT_WAIT = 20.0
+"""Seconds a figure's request waits for its drawing before it is answered 202 ("still drawing", try again)."""
+
+
 @router.get("/runs/{run_id}", response_class=HTMLResponse)
 async def run_page(request: Request, run_id: str) -> HTMLResponse:
     root = _plot_root(request)
-    return await offload.build(request.app, _store(request), _lane(run_id), _run_page, run_id, root)
+    store = _store(request)
+    params = dict(request.query_params)
+    page = await offload.build(request.app, store, _lane(run_id), _run_page, run_id, root, params)
+    lane = _lane(run_id)
+    if page.status_code == 200 and lane is not None:
+        # the figures are drawn after the page is sent, on their own lane; the page never waits for them
+        _draw_soon(request, store, run_id, root)
+    return page
 
 
-def _run_page(store: Store, run_id: str, root: Path) -> HTMLResponse:
+def _draw_soon(request: Request, store: Store, run_id: str, root: Path) -> None:
+    tasks: set[asyncio.Task[Any]] = getattr(request.app.state, "web_drawings", None) or set()
+    request.app.state.web_drawings = tasks
+    task = asyncio.ensure_future(
+        offload.build(request.app, store, _lane(run_id), _draw_plots, run_id, root, figures=True)
+    )
+    tasks.add(task)
+    task.add_done_callback(_drawn)
+    task.add_done_callback(tasks.discard)
+
+
+def _drawn(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        import logging
+
+        logging.getLogger("wason.server").warning("drawing a run's figures failed: %s", task.exception())
+
+
+def _draw_plots(store: Store, run_id: str, root: Path) -> None:
+    try:
+        _plot_dir(root, get_run(store, _number(run_id, "run")), store)
+    except PageError:
+        return
+
+
+def _run_page(store: Store, run_id: str, root: Path, params: dict[str, str] | None = None) -> HTMLResponse:
     links = Links()
     try:
         rid = _number(run_id, "run")
+        try:
+            filters = parse_episode_filters(params or {})
+            error = None
+        except PageError as exc:
+            filters, error = EpisodeFilters(), str(exc)
 
         def plots(run: RunRow) -> list[tuple[str, str]]:
-            directory = _plot_dir(root, run, store)
-            return [(links.plot(run.id, p.name), p.name) for p in sorted(directory.iterdir()) if p.is_file()]
+            drawn = _plot_state(root, run, store)
+            if drawn.is_dir():
+                names = sorted(p.name for p in drawn.iterdir() if p.is_file())
+            else:
+                names = sorted(planned_plots(store, run))
+            return [(links.plot(run.id, name), name) for name in names]
 
-        return render(None, "browse/run.html", **_web(), **run_context(store, rid, links, plots))
+        context = run_context(store, rid, links, plots, filters)
+        if error is not None:
+            context.update(episodes=[], filter_error=error)
+        return render(None, "browse/run.html", status_code=400 if error else 200, **_web(), **context)
     except PageError as exc:
         return _page_error(None, exc)
 
@@ -766,7 +999,18 @@ def _run_page(store: Store, run_id: str, root: Path) -> HTMLResponse:
 @router.get("/runs/{run_id}/plots/{name}")
 async def plot_file(request: Request, run_id: str, name: str) -> Response:
     root = _plot_root(request)
-    return await offload.build(request.app, _store(request), _lane(run_id), _plot_file, run_id, name, root)
+    build = offload.build(
+        request.app, _store(request), _lane(run_id), _plot_file, run_id, name, root, figures=True
+    )
+    try:
+        return await asyncio.wait_for(asyncio.shield(build), PLOT_WAIT)
+    except TimeoutError:
+        return Response(
+            f"run {run_id[:12]}'s figures are still being drawn; try again in a few seconds\n",
+            status_code=202,
+            media_type="text/plain",
+            headers={"Retry-After": "2", "Cache-Control": "no-store"},
+        )
 
 
 def _plot_file(store: Store, run_id: str, name: str, root: Path) -> Response:
@@ -779,6 +1023,13 @@ def _plot_file(store: Store, run_id: str, name: str, root: Path) -> Response:
         return FileResponse(files[name])
     except PageError as exc:
         return _page_error(None, exc)
+
+
+@router.get("/favicon.ico")
+async def favicon() -> Response:
+    """The packaged icon, for clients that ask for /favicon.ico (the pages link the SVG itself)."""
+    icon = resources.files("wason.server").joinpath("static", "favicon.svg").read_bytes()
+    return Response(icon, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
 
 
 @router.get("/runs/{run_id}/episodes/{index}", response_class=HTMLResponse)
