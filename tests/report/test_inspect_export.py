@@ -251,8 +251,8 @@ def inspect_view(made: tuple[Made, int], inspect_log: Any, tmp_path: Path) -> It
 
 
 def test_inspect_view_shows_the_log_offline(
+    browser_page: Any,  # noqa: F811 - the web tests' fixture; first, so a missing Chromium skips at once
     inspect_view: str,
-    browser_page: Any,  # noqa: F811 - the web tests' fixture
     made: tuple[Made, int],
 ) -> None:
     wilt, _ = made
