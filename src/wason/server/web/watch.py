@@ -197,7 +197,7 @@ def options(family: Family[Any]) -> list[Option]:
             if isinstance(default, list)
             else str(default)
         )
-        help_text = info.description or ""
+        help_text = (info.description or "").replace("%%", "%")  # argparse help writes a percent sign twice
         origin = typing.get_origin(kind)
         if name in models:
             out.append(Option(name, "model", shown, help=help_text))
@@ -424,11 +424,15 @@ def _episode_view(family: Family[Any] | None, episode: EpisodeRow, n_turns: int)
     }
 
 
-def _turn_view(turn: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored turn as the page shows it (never its oracle work: a judge's messages may name the rule)."""
+def _turn_view(family: Family[Any] | None, turn: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored turn as the page shows it (never its oracle work: a judge's messages may name the rule); the
+    move in words as the Play page words it, and as stored."""
+    from wason.server.web.play import action_words
+
     return {
         "episode": turn["episode_id"],
         "index": turn["index"],
+        "move": action_words(family, turn["action"]),
         "action": turn["action"],
         "observation": turn["observation"],
         "feedback": turn["feedback"],
@@ -443,11 +447,17 @@ def _family(name: str) -> Family[Any] | None:
         return None
 
 
+def _own(watched: Watched | None) -> bool:
+    """Whether this server plays the run now (only then can it stop it)."""
+    return watched is not None and watched.active
+
+
 def _run_view(run: RunRow, watched: Watched | None, live: bool) -> dict[str, Any]:
     return {
         "run": run.id,
         "status": run.status,
         "live": live,
+        "own": _own(watched),
         "error": watched.error if watched is not None else None,
         "stopped": watched.stopped if watched is not None else False,
     }
@@ -501,7 +511,7 @@ async def _events(request: Request, store: Store, run_id: int) -> AsyncIterator[
                 out.append(_sse("episode", view, n))
             for t in stored[sent_turns.get(e.id, 0) :]:
                 n += 1
-                out.append(_sse("turn", _turn_view(t), n))
+                out.append(_sse("turn", _turn_view(family, t), n))
             sent_turns[e.id] = len(stored)
         run_view = _run_view(run, watched, live)
         run_key = json.dumps(run_view, sort_keys=True)
@@ -561,9 +571,18 @@ def _form_page(
     )
 
 
-def _message(request: Request, status: int, message: str) -> Response:
-    if "text/html" in request.headers.get("accept", ""):
-        return render(request, "watch/message.html", status_code=status, message=message)
+def _from_a_page(request: Request) -> bool:
+    """A request a browser sends from a page (it reads HTML, or posts a page's form): it is answered with a
+    page; a script gets JSON."""
+    form = request.headers.get("content-type", "").startswith(
+        ("application/x-www-form-urlencoded", "multipart/form-data")
+    )
+    return form or "text/html" in request.headers.get("accept", "")
+
+
+def _message(request: Request, status: int, message: str, back: str | None = None) -> Response:
+    if _from_a_page(request):
+        return render(request, "watch/message.html", status_code=status, message=message, back=back)
     return JSONResponse(status_code=status, content={"error": message, "field": None, "kind": "invalid"})
 
 
@@ -621,7 +640,7 @@ async def watch_page(request: Request, run_id: str) -> Response:
     views = [
         {
             "episode": _episode_view(family, e, len(turns.get(e.id, []))),
-            "turns": [_turn_view(t) for t in turns.get(e.id, [])],
+            "turns": [_turn_view(family, t) for t in turns.get(e.id, [])],
         }
         for e in episodes
     ]
@@ -660,10 +679,14 @@ async def watch_stop(request: Request, run_id: str) -> Response:
     rid = _run_id(run_id)
     watched = watches(request.app).runs.get(rid) if rid is not None else None
     if watched is None or not watched.active:
-        return _message(request, 409, f"run {run_id[:40]} is not being played by this server")
+        message = (
+            f"run {run_id[:40]} is not being played by this server: a run that `wason eval` plays is stopped "
+            "where it plays (Ctrl-C), and a run that is over needs no stopping"
+        )
+        return _message(request, 409, message, f"/watch/{rid}" if rid is not None else None)
     watched.cancel()
     await watched.wait(10)
-    if "text/html" in request.headers.get("accept", ""):
+    if _from_a_page(request):
         return RedirectResponse(f"/watch/{rid}", status_code=303)
     return JSONResponse({"run": rid, "status": _store(request).get_run(watched.run_id).status})
 
