@@ -389,10 +389,10 @@ def describe_action(action: Mapping[str, Any]) -> str:
     for key, value in action.items():
         if key == "type" or value in (None, "", [], ()):
             continue
-        if isinstance(value, list | tuple):
-            parts.append(", ".join("?" if v is None else str(v) for v in value))
-        else:
-            parts.append(str(value))
+        listed = isinstance(value, list | tuple)
+        part = ", ".join("?" if v is None else str(v) for v in value) if listed else str(value)
+        if part not in parts:  # a move that keeps its text twice (as typed and as read) says it once
+            parts.append(part)
     return f"{words}: {'; '.join(parts)}" if parts else words
 
 

@@ -557,7 +557,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
                 fields=(FormField("text", "Anything", placeholder="Can I bring a kite?"),),
                 words=("",),
                 syntax="TEXT",
-                hint="anything else, read as the game reads a model's reply",
+                hint="anything else to the game master, in your words (Can I bring a kite? The rule is: ...)",
             ),
         )
 
@@ -585,7 +585,9 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
         for turn in turns:
             history = turn.get("observation", {}).get("history") or []
             added = "\n".join(f"{who}: {text}" for who, text in history[seen:])
-            out.append(added or str(turn.get("feedback") or ""))
+            # a move that added no line (a guess in words that no model can judge here) says why in its message
+            said = turn.get("observation", {}).get("message")
+            out.append(added or str(said or turn.get("feedback") or ""))
             seen = len(history)
         return out
 

@@ -417,25 +417,15 @@ class ListsFamily(Family[ListsRunConfig]):
     ) -> WebForm:
         moves = form_moves(self.moves(config, item, observation))
         if turn:
-            return WebForm(prompt=self.protocol(config, item).feedback(observation), moves=moves)
+            return WebForm(prompt=_person_text(observation.model_dump(mode="json")), moves=moves)
         return WebForm(prompt=_opening(config, observation), moves=moves)
 
-    def terminal_text(
-        self, config: ListsRunConfig, item: Mapping[str, Any], observation: Any, turn: int
-    ) -> str:
-        # the protocol answers "1. Yes, 2. No" (the page shows the lists beside it); a person reads the lists
-        if getattr(observation, "kind", "") != "labels":
-            return self.web_form(config, item, observation, turn).prompt
-        lines = [
-            f"{list(case)} -> {'Yes' if label else 'No'}" + ("  (tested or shown before)" if repeat else "")
-            for case, label, repeat in zip(
-                observation.cases, observation.labels, observation.repeats, strict=True
-            )
-        ]
-        lines.append(f"[{observation.rounds_left} rounds left]")
-        if observation.must_finalize:
-            lines.append("No rounds left: state your rule with  final TEXT")
-        return "\n".join(lines)
+    def web_history(
+        self, config: ListsRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
+    ) -> list[str]:
+        # a person reads the lists beside their answers, and the follow-ups in plain words (the protocol's
+        # feedback asks a model for a reply format)
+        return [_person_text(t.get("observation") or {}) for t in turns]
 
     def moves(self, config: ListsRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         kind = getattr(observation, "kind", "")
@@ -534,6 +524,37 @@ class ListsFamily(Family[ListsRunConfig]):
             lines.append(f"Quiz: {round(m['quiz_accuracy'] * len(m['quiz']))} of {len(m['quiz'])} right.")
         lines.append(f"{m['rounds']} rounds, {m['lists_tested']} lists tested.")
         return lines
+
+
+def _person_text(observation: Mapping[str, Any]) -> str:
+    """What a person reads after a move (an observation's JSON): each tested list with its answer, the rounds
+    left, or the follow-up asked in plain words."""
+    kind = observation.get("kind")
+    if kind == "ask_predicate":
+        return (
+            "Now write your rule as a Python predicate over the list xs, e.g. "
+            "lambda xs: len(xs) > 2 and xs[0] < xs[-1]."
+        )
+    if kind == "ask_quiz":
+        return "Last: does each of these lists follow the rule? Answer yes or no for each."
+    if kind == "ended":
+        return ""
+    lines = []
+    if kind == "format_error":
+        lines.append(f"That move could not be read ({observation.get('reason') or 'unreadable'}).")
+    cases = observation.get("cases") or []
+    labels = observation.get("labels") or []
+    repeats = observation.get("repeats") or [False] * len(cases)
+    for case, label, repeat in zip(cases, labels, repeats, strict=False):
+        lines.append(
+            f"{case} -> {'Yes' if label else 'No'}" + ("  (tested or shown before)" if repeat else "")
+        )
+    left = observation.get("rounds_left")
+    if left is not None:
+        lines.append(f"[{left} round{'' if left == 1 else 's'} left]")
+    if observation.get("must_finalize"):
+        lines.append("No rounds left: state your rule.")
+    return "\n".join(lines)
 
 
 def _temperature_note(config: ListsRunConfig) -> str:
