@@ -33,9 +33,9 @@ from wason.core import registry
 from wason.core.family import Family
 from wason.core.public import GAME_OVER, HIDDEN, public_episode, public_run
 from wason.core.records import EpisodeRow, RunRow, calls_note, run_label
+from wason.core.results import Transcript
 from wason.engine import baselines_of
 from wason.report.render import results_html
-from wason.report.render import transcript_html as transcript_html_of
 from wason.report.tables import results_of
 from wason.server import offload
 from wason.server.web import render
@@ -49,7 +49,7 @@ FINISHED = GAME_OVER
 """Episode statuses of a game that is over: its whole item may be shown."""
 
 RUN_STATUSES = ("running", "completed", "incomplete", "interrupted", "failed")
-SORT_KEYS = ("id", "family", "who", "status", "created", "episodes", "accuracy")
+SORT_KEYS = ("id", "family", "who", "status", "created", "duration", "episodes", "accuracy", "tokens")
 PER_PAGE = 100
 CONSOLE_WIDTH = 150
 
@@ -214,10 +214,15 @@ def run_rows(store: Store, runs: Iterable[RunRow] | None = None) -> list[dict[st
     """One row per run: what the runs list shows and sorts by."""
     rows = []
     counts = episode_counts(store)
-    for given in store.list_runs() if runs is None else runs:
+    listed = store.list_runs() if runs is None else list(runs)
+    calls = store.call_totals_of([r.id for r in listed]) if listed else {}
+    for given in listed:
         n, finished, correct = counts.get(given.id, (0, 0, 0))
         fam = _family_or_none(given.task)
         run = public_run(given, fam, over=finished == n)
+        spent = calls.get(given.id, {})
+        tokens_in, tokens_out = int(spent.get("input_tokens", 0)), int(spent.get("output_tokens", 0))
+        seconds = _seconds(run.created_at, run.finished_at)
         rows.append(
             {
                 "id": run.id,
@@ -234,9 +239,44 @@ def run_rows(store: Store, runs: Iterable[RunRow] | None = None) -> list[dict[st
                 "correct": correct,
                 "accuracy": correct / n if n else None,
                 "baseline_for": run.config.get("baseline_for"),
+                "duration": seconds,
+                "duration_text": _took(seconds)
+                if seconds is not None
+                else ("running" if run.status == "running" else "-"),
+                "tokens": tokens_in + tokens_out if tokens_in + tokens_out else None,
+                "tokens_text": f"{_count(tokens_in)} in, {_count(tokens_out)} out"
+                if tokens_in + tokens_out
+                else "-",
             }
         )
     return rows
+
+
+def _seconds(start: Any, end: Any) -> float | None:
+    if start is None or end is None:
+        return None
+    if (start.tzinfo is None) != (end.tzinfo is None):  # SQLite gives naive UTC back
+        start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
+    return float((end - start).total_seconds())
+
+
+def _took(seconds: float) -> str:
+    """A duration as ``wason runs`` writes it: ``4.2s``, ``37s``, ``3m05s``, ``2h04m``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{seconds:.1f}s" if seconds < 10 else f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
+
+
+def _count(n: int) -> str:
+    """A token count as ``wason runs`` writes it: ``950``, ``12.3k``, ``1.2M``."""
+    if n < 10_000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k" if n < 100_000 else f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
 
 
 @dataclasses.dataclass
@@ -615,13 +655,13 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
     over = episode.status in FINISHED
     shown = public_episode(episode, fam)
     turns = store.list_turns(episode.id)
-    transcript_html = None
+    transcript = None
     if over:
         data = episode_json(store, run_id, index)
         try:
-            transcript_html = transcript_html_of(fam.messages(data, run))
+            transcript = fam.messages(data, run)
         except REPORT_ERRORS:  # a record the family cannot draw (an old or cut-short episode): its turns
-            transcript_html = None
+            transcript = None
     calls = []
     for c in store.list_calls(episode_id=episode.id):
         calls.append(
@@ -651,7 +691,7 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
         "episode": shown,
         "over": over,
         "item_json": json.dumps(shown.item, indent=2, default=str),
-        "transcript_html": transcript_html,
+        "chat": _chat(transcript, calls) if transcript is not None else None,
         "turns": [
             {
                 "index": t["index"],
@@ -667,6 +707,36 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
         "prev_href": links.episode(run_id, index - 1) if index - 1 in by_index else None,
         "next_href": links.episode(run_id, index + 1) if index + 1 in by_index else None,
     }
+
+
+def _chat(transcript: Transcript, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The transcript's messages as the episode page's chat: the system prompt folded, each turn's first message
+    an anchor (``#turn-N``), the model calls of a turn beside the player's message of that turn (tokens,
+    latency, finish reason, attempts, cache), calls outside any turn beside the last message."""
+    by_turn: dict[int | None, list[dict[str, Any]]] = {}
+    for call in calls:
+        by_turn.setdefault(call["turn"], []).append(call)
+    out: list[dict[str, Any]] = []
+    anchored: set[int] = set()
+    for m in transcript.messages:
+        entry: dict[str, Any] = {
+            "role": m.role,
+            "who": m.name or m.role,
+            "text": m.text,
+            "annotations": list(m.annotations.items()),
+            "anchor": None,
+            "calls": [],
+        }
+        if m.turn is not None and m.turn not in anchored:
+            anchored.add(m.turn)
+            entry["anchor"] = f"turn-{m.turn}"
+        if m.role == "player" and m.turn is not None:
+            entry["calls"] = by_turn.pop(m.turn, [])
+        out.append(entry)
+    rest = [c for turn_calls in by_turn.values() for c in turn_calls]
+    if rest and out:
+        out[-1]["calls"] = sorted([*out[-1]["calls"], *rest], key=lambda c: c["id"])
+    return out
 
 
 def _short(value: Any) -> str:
@@ -839,8 +909,10 @@ def _runs_page(store: Store, params: dict[str, str]) -> HTMLResponse:
         ("who", "player / model"),
         ("status", "status"),
         ("created", "created"),
+        ("duration", "took"),
         ("episodes", "episodes"),
         ("accuracy", "accuracy"),
+        ("tokens", "tokens"),
     ):
         order = "asc" if filters.sort == key and filters.order == "desc" else "desc"
         mark = ("▼" if filters.order == "desc" else "▲") if filters.sort == key else ""
@@ -868,7 +940,7 @@ def _runs_page(store: Store, params: dict[str, str]) -> HTMLResponse:
         pages=pages,
         prev_href=links.runs(**filters.query(page=filters.page - 1)) if filters.page > 1 else None,
         next_href=links.runs(**filters.query(page=filters.page + 1)) if filters.page < pages else None,
-        numeric={"id", "episodes", "accuracy"},
+        numeric={"id", "duration", "episodes", "accuracy", "tokens"},
     )
 
 
@@ -1023,6 +1095,66 @@ def _plot_file(store: Store, run_id: str, name: str, root: Path) -> Response:
         return FileResponse(files[name])
     except PageError as exc:
         return _page_error(None, exc)
+
+
+SEARCH_LIMIT = 100
+"""Episodes a search of the whole store lists (the newest)."""
+
+
+@router.get("/search", response_class=HTMLResponse)
+async def search_page(request: Request) -> HTMLResponse:
+    return await offload.build(request.app, _store(request), None, _search_page, dict(request.query_params))
+
+
+def _search_page(store: Store, params: dict[str, str]) -> HTMLResponse:
+    links = Links()
+    unknown = sorted(set(params) - {"q"})
+    error = (
+        f"{unknown[0][:40]}: not a parameter of the search (give q: the words to find)" if unknown else None
+    )
+    q, hits = "", []
+    if error is None and params.get("q", "").strip():
+        try:
+            q = check_query(params["q"])
+        except ValueError as exc:
+            error = f"q: {exc}"
+    if error is None and q:
+        found = store.search(q, reveal=FINISHED, limit=SEARCH_LIMIT + 1)
+        runs = {r.id: r for r in store.list_runs()}
+        for row in found[:SEARCH_LIMIT]:
+            run = runs.get(row["run_id"])
+            if run is None:
+                continue
+            href = links.episode(run.id, row["index"])
+            if href is not None and row["hit"].turn is not None:
+                href += f"#turn-{row['hit'].turn}"
+            fam = _family_or_none(run.task)
+            hits.append(
+                {
+                    "run": run.id,
+                    "run_href": links.run(run.id),
+                    "title": fam.title if fam is not None else run.task,
+                    "who": who(run),
+                    "index": row["index"],
+                    "href": href,
+                    "status": row["status"],
+                    "success": row["success"],
+                    "turn": row["hit"].turn,
+                    "in_call": row["hit"].in_call,
+                }
+            )
+    return render(
+        None,
+        "browse/search.html",
+        status_code=400 if error else 200,
+        **_web(),
+        q=params.get("q", "")[:MAX_QUERY_CHARS] if error else q,
+        error=error,
+        hits=hits,
+        more=len(hits) == SEARCH_LIMIT,
+        limit=SEARCH_LIMIT,
+        max_chars=MAX_QUERY_CHARS,
+    )
 
 
 @router.get("/favicon.ico")

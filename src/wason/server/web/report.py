@@ -119,8 +119,10 @@ def write_report(store: Store, run_ids: Sequence[int], directory: Path) -> list[
                     ("who", "player / model"),
                     ("status", "status"),
                     ("created", "created"),
+                    ("duration", "took"),
                     ("episodes", "episodes"),
                     ("accuracy", "accuracy"),
+                    ("tokens", "tokens"),
                 )
             ],
             families=[],
@@ -129,7 +131,7 @@ def write_report(store: Store, run_ids: Sequence[int], directory: Path) -> list[
             pages=1,
             prev_href=None,
             next_href=None,
-            numeric={"id", "episodes", "accuracy"},
+            numeric={"id", "duration", "episodes", "accuracy", "tokens"},
         )
     )
     for run in runs:
