@@ -226,3 +226,18 @@ async def test_no_response_names_a_game_not_over(name: str, store: Store, client
         if any(secret in form for form in _forms(body))
     ]
     assert not leaks, "\n".join(leaks[:20])
+    # nor do the filters and the search of the run pages answer anything about them: a hidden text matches no
+    # game that is not over (its item key, its model calls' messages)
+    for secret in sorted(secrets)[:3]:
+        words = " ".join(secret.split()[:12])[:200]
+        for run_id in runs:
+            for query in ({"item": secret[:100]}, {"q": words}):
+                r = await client.get(f"/runs/{run_id}", params=query)
+                assert r.status_code < 500, (run_id, query, r.text[-300:])
+                found = re.findall(r'<tr data-episode="\d+" data-status="(\w+)"', r.text)
+                assert not {"pending", "running"} & set(found), (name, run_id, query, found)
+        r = await client.get("/search", params={"q": words})
+        assert r.status_code < 500
+        for run_id, index in re.findall(r'href="/runs/(\d+)/episodes/(\d+)', r.text):
+            status = next(e.status for e in store.list_episodes(int(run_id)) if e.index == int(index))
+            assert status in ("completed", "errored"), (name, words, run_id, index)
