@@ -42,7 +42,7 @@ class Wilt50:
     run: int
 
 
-def _play(store: Store, run_id: int, config: Any, episode: Any, fam: Any) -> None:
+def _play(store: Store, run_id: int, config: Any, episode: Any, fam: Any, right: int = 2) -> None:
     """One WILT game of a model: a few tests, then a guess (right on even indexes), each reply a model call;
     or an errored episode (its endpoint failed after its retries), or one whose replies were cut off."""
     i = episode.index
@@ -53,7 +53,7 @@ def _play(store: Store, run_id: int, config: Any, episode: Any, fam: Any) -> Non
     for t in range(n_tests + 1):
         guess = t == n_tests
         if guess:
-            expression = episode.item["rule"] if i % 2 == 0 else "lambda x, y, z: x == 7"
+            expression = episode.item["rule"] if i % right == 0 else "lambda x, y, z: x == 7"
             action = {"type": "FinalGuess", "expression": expression}
             reply = f"Final guess: {expression}"
         else:
@@ -111,7 +111,7 @@ def _call(
     }
 
 
-def fill(store: Store) -> int:
+def fill(store: Store, right: int = 2) -> int:
     fam = registry.get("wilt")
     fields = fam.config_type.with_play_defaults({})
     config = fam.config_type.model_validate({**fields, "player": "llm", "model": "vllm:fake-model"})
@@ -121,7 +121,7 @@ def fill(store: Store) -> int:
         task="wilt", player="llm", model="vllm:fake-model", config=config.model_dump(mode="json"), items=items
     )
     for episode in store.list_episodes(run_id):
-        _play(store, run_id, config, episode, fam)
+        _play(store, run_id, config, episode, fam, right)
     store.set_run_status(run_id, "incomplete")
     return run_id
 
@@ -325,6 +325,27 @@ def test_no_page_waits_for_its_figures(
         monkeypatch.setattr(browse, "PLOT_WAIT", 60.0)
         png = client.get(figures[0])
         assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
+
+
+# -- compare ----------------------------------------------------------------------------------------------
+def test_compare_labels_its_numbers_and_says_what_the_paired_test_means(
+    web: TestClient, wilt50: Wilt50
+) -> None:
+    other = fill(wilt50.store, right=1)  # every guess right
+    try:
+        page = web.get(f"/compare?runs={wilt50.run},{other}")
+        assert page.status_code == 200
+        numbers = html.unescape(page.text.split('id="numbers"')[1].split("</table>")[0])
+        for raw in ("table.", "summary.", ".k<", ".n<", "accuracy.k"):
+            assert raw not in numbers, raw
+        labels = re.findall(r"<tr[^>]*><th>([^<]+)<", numbers)
+        assert "Accuracy" in labels and "Errored episodes" in labels and "Tokens in" in labels
+        assert re.search(r"<td class=\"num\">\d+\.\d% \(\d+ of \d+\), 95% interval", numbers)
+        words = html.unescape(page.text.split('id="paired-words"')[1].split("</ul>")[0])
+        assert f"run {other}" in words and "succeeded on" in words and "McNemar" in words
+        assert "percentage points more" in words and "the runs differ" in words
+    finally:
+        wilt50.store.delete_run(other)
 
 
 # -- small things -----------------------------------------------------------------------------------------

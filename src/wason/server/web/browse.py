@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
@@ -41,6 +41,9 @@ from wason.server import offload
 from wason.server.web import render
 from wason.store import Store, StoreError
 from wason.store.search import MAX_QUERY_CHARS, check_query
+
+if TYPE_CHECKING:
+    from wason.report.compare import Comparison
 
 router = APIRouter()
 T = TypeVar("T")
@@ -775,38 +778,101 @@ def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[
     fam = family_of_run(runs[0])
     reader = PublicReader(store)
     columns = []
-    reports: list[dict[str, Any]] = []
     for run in runs:
         html, note = _summary(fam, store, [run.id], links)
         columns.append(
             {"run": run, "label": run_label(run), "href": links.run(run.id), "html": html, "note": note}
         )
-        reports.append(_report_json(fam, store, [run.id]) or {})
     try:
         grid: dict[str, Any] | None = grid_json(reader, [r.id for r in runs])
     except REPORT_ERRORS:
         grid = None
     try:
         # the runs given only: their baselines have pages of their own and would repeat the columns here
-        comparison: ComparisonView | None = comparison_view(
-            build_comparison(reader, [r.id for r in runs], baselines=False)
-        )
+        data: Comparison | None = build_comparison(reader, [r.id for r in runs], baselines=False)
+        comparison: ComparisonView | None = comparison_view(data) if data is not None else None
     except REPORT_ERRORS:
-        comparison = None
+        data, comparison = None, None
     return {
         "title": fam.title,
         "columns": columns,
         "config_rows": _side_by_side([r.config for r in runs], only_differences=True),
-        "number_rows": _side_by_side(
-            [
-                {k: v for k, v in rep.items() if k not in {"config", "baselines", "run", "task"}}
-                for rep in reports
-            ],
-            only_differences=False,
-        ),
+        "number_rows": _numbers(data) if data is not None else [],
+        "paired_words": [_paired_words(data, row) for row in data.rows if row.paired] if data else [],
         "grid": grid,
         "comparison": comparison,
     }
+
+
+def _numbers(data: Comparison) -> list[dict[str, Any]]:
+    """The runs' numbers in rows, each labelled in words with what it means: the family's scores (a rate as
+    ``k of n``, its share and 95% interval), then replies unreadable and cut off, errored episodes, tokens."""
+    rows: list[dict[str, Any]] = []
+    for column in data.columns:
+        values = []
+        for run in data.rows:
+            score = next((sc for sc in run.scores if sc.name == column.name), None)
+            values.append(_score_text(score))
+        rows.append({"key": column.name, "legend": column.legend, "values": values})
+    for key, label, legend in (
+        ("errored", "Errored episodes", "episodes that ended in an error after their retries"),
+        ("unreadable", "Unreadable replies", "replies that could not be read as a move (format errors)"),
+        ("truncated", "Truncated replies", "replies cut off at the token limit"),
+        ("input_tokens", "Tokens in", "tokens of the prompts sent (not those replayed from the cache)"),
+        ("output_tokens", "Tokens out", "tokens of the replies"),
+    ):
+        values = [getattr(run, key) for run in data.rows]
+        rows.append(
+            {"key": label, "legend": legend, "values": ["-" if v is None else f"{v:,}" for v in values]}
+        )
+    for row in rows:
+        row["differ"] = len(set(row["values"])) > 1
+    return rows
+
+
+def _score_text(score: Any) -> str:
+    if score is None or score.value is None:
+        return "-"
+    if score.kind == "rate":
+        text = f"{100 * score.value:.1f}% ({score.k} of {score.n})"
+    elif score.kind == "count":
+        return f"{int(score.value):,}"
+    else:
+        text = f"{score.value:.3g}"
+    if score.interval:
+        low, high = score.interval
+        scale = 100 if score.kind == "rate" else 1
+        text += f", 95% interval {scale * low:.3g} to {scale * high:.3g}{'%' if scale == 100 else ''}"
+    return text
+
+
+def _paired_words(data: Comparison, row: Any) -> str:
+    """One paired comparison in words: on what items, who won which, the difference and whether it is more
+    than chance would give."""
+    first = data.rows[0]
+    p = row.paired
+    diff = 100 * p.difference
+    low, high = (100 * x for x in p.interval)
+    significant = p.mcnemar_p < 0.05
+    way = "more" if diff > 0 else "fewer"
+    return (
+        f"On the {p.n} item{'s' if p.n != 1 else ''} both played, run {row.run} ({row.label}) succeeded on "
+        f"{p.this.k} and run {first.run} ({first.label}) on {p.first.k}; only run {row.run} on {p.c}, only run "
+        f"{first.run} on {p.b}. "
+        + (
+            f"Run {row.run} succeeded on {abs(diff):.1f} percentage points {way} of them (95% paired bootstrap "
+            f"interval {low:+.1f} to {high:+.1f}). "
+            if diff
+            else "Both succeeded equally often on them. "
+        )
+        + (
+            f"A difference this large would arise by chance less than 5% of the time (exact McNemar test: "
+            f"p = {p.mcnemar_p:.3g}): the runs differ."
+            if significant
+            else f"Chance alone could give this difference (exact McNemar test: p = {p.mcnemar_p:.3g}, not below "
+            "0.05): these items do not show the runs differ."
+        )
+    )
 
 
 def _flatten(data: Any, prefix: str = "", depth: int = 0) -> dict[str, Any]:
@@ -831,7 +897,11 @@ def _side_by_side(docs: list[dict[str, Any]], *, only_differences: bool) -> list
         differ = len({json.dumps(v, default=str) for v in values}) > 1
         if only_differences and not differ:
             continue
-        rows.append({"key": k, "values": ["-" if v is None else _short(v) for v in values], "differ": differ})
+        # a setting by its words (params > max tokens), not a dotted key
+        label = " > ".join(part.replace("_", " ") for part in k.split("."))
+        rows.append(
+            {"key": label, "values": ["-" if v is None else _short(v) for v in values], "differ": differ}
+        )
     return rows
 
 
