@@ -308,7 +308,8 @@ class TerminalPlayer:
             raise PlayerLeft("input closed") from exc
 
     async def _typed(self, commands: Sequence[Command]) -> Move[Any] | None:
-        line = await self._line("> ")
+        # the prompt says which move this is, where the caller knows the game's turn: a person's progress
+        line = await self._line(f"move {self._io.turn() + 1}> " if self._io.turn is not None else "> ")
         lowered = line.lower()
         if not line:
             return None
