@@ -9,8 +9,9 @@ occurs only in a few model replies), and one run of ``big`` episodes whose pages
 Measured: the two runs' figures are drawn first (after their pages' first visits, off the pages; waited for
 here so that matplotlib does not share the machine with the timed visits), then each page is visited once (a
 warm-up: imports, first-use caches) and ``repeat`` times; last, ``repeat`` first visits of run pages never
-visited (each of another run, its figures then drawn meanwhile in this process); printed per page: the median and the slowest in ms, and the median as a ratio of
-the home page's in the same run. Numbers are printed, never asserted. Goal: no page over 200 ms.
+visited (each of another run, its figures then drawn meanwhile in this process). Printed per page: the median and
+the slowest in ms, and the median as a ratio of the home page's in the same run. Numbers are printed, never
+asserted. Goal: no page over 200 ms.
 
     python bench/bench_viewer.py [--runs 300] [--episodes 10] [--big 50] [--repeat 10] [--db STORE]
 """
@@ -55,7 +56,9 @@ def _play(store: Any, run_id: int, config: Any, episode: Any, fam: Any) -> None:
             "turn": t,
             "model": "vllm:fake-model",
             "endpoint": "http://127.0.0.1:9/v1",
-            "messages": [{"role": "user", "content": f"Turn {t}: the game answered. Propose a test or guess."}],
+            "messages": [
+                {"role": "user", "content": f"Turn {t}: the game answered. Propose a test or guess."}
+            ],
             "parent_id": parent,
             "params": {},
             "response": reply,
@@ -68,12 +71,19 @@ def _play(store: Any, run_id: int, config: Any, episode: Any, fam: Any) -> None:
         }
         if i % 7 == 3 and t == 1:
             error = "endpoint failed after 6 attempts: HTTP 503"
-            store.record_call({**call, "response": None, "finish_reason": None, "error": error, "attempts": 6})
+            store.record_call(
+                {**call, "response": None, "finish_reason": None, "error": error, "attempts": 6}
+            )
             store.finish_episode(episode.id, status="errored", error=error)
             return
         observation = game.step(fam.actions.decode(action))
         store.add_turn(
-            episode.id, t, action=action, observation=to_json(observation), reply=reply, feedback=str(t % 2 == 1)
+            episode.id,
+            t,
+            action=action,
+            observation=to_json(observation),
+            reply=reply,
+            feedback=str(t % 2 == 1),
         )
         parent = store.record_call(call)
     outcome = game.outcome()
@@ -93,7 +103,11 @@ def build(store: Any, runs: int, episodes: int, big: int) -> list[int]:
         n = big if r == 0 else episodes
         chosen = [items[(r + k) % len(items)] for k in range(n)]
         run_id = store.create_run(
-            task="wilt", player="llm", model="vllm:fake-model", config=config.model_dump(mode="json"), items=chosen
+            task="wilt",
+            player="llm",
+            model="vllm:fake-model",
+            config=config.model_dump(mode="json"),
+            items=chosen,
         )
         for episode in store.list_episodes(run_id):
             _play(store, run_id, config, episode, fam)
@@ -126,7 +140,9 @@ def main() -> int:
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--big", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=10)
-    parser.add_argument("--db", help="use (and keep) this store file: built when missing, reused when present")
+    parser.add_argument(
+        "--db", help="use (and keep) this store file: built when missing, reused when present"
+    )
     args = parser.parse_args()
 
     from fastapi.testclient import TestClient
