@@ -384,6 +384,39 @@ def rows_of(page: str) -> list[int]:
     return [int(x) for x in re.findall(r'<tr data-run="(\d+)">', page)]
 
 
+# -- PostgreSQL ---------------------------------------------------------------------------------------------
+def test_the_viewer_filters_and_searches_a_postgres_store() -> None:
+    """The same pages over PostgreSQL (its full-text search, GIN indexes): a throwaway server of this machine."""
+    from tests.postgres import PostgresUnavailable, ThrowawayPostgres
+
+    server = ThrowawayPostgres()
+    try:
+        url = server.start()
+    except PostgresUnavailable as exc:
+        pytest.skip(str(exc))
+    try:
+        store = Store(url)
+        run = fill(store)
+        with TestClient(create_app(store), base_url="http://127.0.0.1") as client:
+            assert shown(client.get(f"/runs/{run}?q={WORD}").text) == list(WITH_WORD)
+            assert shown(client.get(f"/runs/{run}?q={WORD.upper()}&outcome=succeeded").text) == [
+                i for i in WITH_WORD if i % 2 == 0
+            ]
+            assert shown(client.get(f"/runs/{run}?outcome=errored").text) == list(ERRORED)
+            assert shown(client.get(f"/runs/{run}?truncated=yes").text) == list(TRUNCATED)
+            assert shown(client.get(f"/runs/{run}?item=FULL/12").text) == [11]
+            for q in ('"', "a & b", "!x", "x:*", "(", "<->", "'"):
+                r = client.get(f"/runs/{run}", params={"q": q})
+                assert r.status_code == 200 and "Traceback" not in r.text, q
+            found = client.get(f"/search?q={WORD}").text
+            assert sorted(int(x) for x in re.findall(rf"/runs/{run}/episodes/(\d+)#", found)) == list(
+                WITH_WORD
+            )
+        store.close()
+    finally:
+        server.stop()
+
+
 # -- in Chromium ------------------------------------------------------------------------------------------
 def test_an_errored_episode_is_two_clicks_away_and_search_finds_a_reply(
     wilt50: Wilt50, browser_page: Any
