@@ -29,12 +29,13 @@ from wason.players.scripted import ScriptedPlayer
 from wason.store import Store
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltRunConfig
 
-# a short game: four tests (one of them invalid, one repeated), then the guess
+# a short game: four tests (one repeated, one invalid: sent as action JSON, as a model's reply may hold one; a
+# person's terminal refuses it before it is played), then the guess
 ACTIONS = [
     ProposeTest(("1", "2", "3")),
     ProposeTest(("3", "2", "1")),
-    ProposeTest(("1000", "1", "1")),
     ProposeTest(("1", "2", "3")),
+    ProposeTest(("1000", "1", "1")),
     FinalGuess("lambda x, y, z: x < y and y < z"),
 ]
 
@@ -95,7 +96,8 @@ async def test_a_game_played_one_step_per_process_with_a_kill_in_between_is_the_
     assert person.stdin is not None and person.stdout is not None
     first = person.stdout.readline()
     assert f"Going on with session {sid}" in first
-    person.stdin.write("1000 1 1\n")  # the third action, typed by the person
+    # a value the game cannot test is refused at the terminal (nothing stored); then the third action
+    person.stdin.write("1000 1 1\n1 2 3\n")
     person.stdin.flush()
     store = Store(db)
     deadline = time.monotonic() + 60  # a hang guard, not a timing claim
