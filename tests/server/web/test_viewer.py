@@ -426,7 +426,7 @@ def test_an_errored_episode_is_two_clicks_away_and_search_finds_a_reply(
     try:
         page.goto(f"{live.url}/runs/{wilt50.run}")
         clicks = 0
-        page.click('nav.quick a[data-filter="errored"]')
+        page.click('nav.quick.top a[data-filter="errored"]')  # at the top of the page, beside the run's name
         clicks += 1
         page.wait_for_url("**outcome=errored*")
         rows = page.locator("#episodes tbody tr")

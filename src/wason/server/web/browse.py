@@ -562,7 +562,7 @@ def _quick_filters(
             {
                 "label": outcome,
                 "n": counts[outcome],
-                "href": f"{base}?{query}#episodes",
+                "href": f"{base}?{query}#episodes-title",
                 "on": current == EpisodeFilters(outcome=outcome),
                 "key": outcome,
             }
@@ -572,7 +572,7 @@ def _quick_filters(
         {
             "label": "truncated",
             "n": truncated,
-            "href": f"{base}?truncated=yes#episodes",
+            "href": f"{base}?truncated=yes#episodes-title",
             "on": current == EpisodeFilters(truncated="yes"),
             "key": "truncated",
         }
