@@ -311,6 +311,11 @@ class Store:
             rows = c.execute(runs.select().order_by(runs.c.id)).mappings().all()
         return [_run_row(r) for r in rows]
 
+    def run_tasks(self) -> list[str]:
+        """The families the store has runs of, by name (one query; no run read whole)."""
+        with self.engine.connect() as c:
+            return sorted(str(t) for t in c.execute(sa.select(runs.c.task).distinct()).scalars())
+
     def find_runs(
         self,
         *,

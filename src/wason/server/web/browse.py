@@ -322,7 +322,7 @@ def parse_filters(store: Store, params: dict[str, str]) -> tuple[RunFilters, str
     unknown = sorted(set(params) - {"family", "model", "status", "from", "to", "sort", "order", "page"})
     if unknown:
         return f, f"{unknown[0]}: not a filter of the runs list (filters: family, model, status, from, to)"
-    families = set(registry.names()) | {r.task for r in store.list_runs()}
+    families = set(registry.names()) | set(store.run_tasks())
     if f.family and f.family not in families:
         return f, f"family: no family named {f.family[:80]!r} (families: {', '.join(sorted(families))})"
     if f.status and f.status not in RUN_STATUSES:
@@ -1004,7 +1004,7 @@ def _runs_page(store: Store, params: dict[str, str]) -> HTMLResponse:
         rows=rows,
         total=total,
         headers=headers,
-        families=sorted(set(registry.names()) | {r.task for r in store.list_runs()}),
+        families=sorted(set(registry.names()) | set(store.run_tasks())),
         statuses=RUN_STATUSES,
         page=filters.page,
         pages=pages,
@@ -1190,7 +1190,7 @@ def _search_page(store: Store, params: dict[str, str]) -> HTMLResponse:
             error = f"q: {exc}"
     if error is None and q:
         found = store.search(q, reveal=FINISHED, limit=SEARCH_LIMIT + 1)
-        runs = {r.id: r for r in store.list_runs()}
+        runs = {r: store.get_run(r) for r in {row["run_id"] for row in found[:SEARCH_LIMIT]}}
         for row in found[:SEARCH_LIMIT]:
             run = runs.get(row["run_id"])
             if run is None:
