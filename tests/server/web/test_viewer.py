@@ -320,11 +320,15 @@ def test_no_page_waits_for_its_figures(
             waiting = client.get(figures[0])
             assert waiting.status_code == 202 and waiting.headers["retry-after"] == "2"
             assert "still being drawn" in waiting.text
+            assert (
+                client.head(figures[0]).status_code == 202
+            )  # what the page's script asks before trying again
         finally:
             release.set()
         monkeypatch.setattr(browse, "PLOT_WAIT", 60.0)
         png = client.get(figures[0])
         assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
+        assert client.head(figures[0]).status_code == 200
 
 
 # -- compare ----------------------------------------------------------------------------------------------
@@ -457,6 +461,38 @@ def test_an_errored_episode_is_two_clicks_away_and_search_finds_a_reply(
         page.press("#search", "Enter")
         assert page.locator("#hits tr").count() == 1 + len(WITH_WORD)
     finally:
+        live.stop()
+
+
+def test_a_figure_appears_once_drawn_without_a_reload(
+    wilt50: Wilt50, browser_page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The drawing is held: the page is shown at once with its figures still missing, and each appears when it
+    is drawn (the page's script asks again while the server answers 202)."""
+    release = threading.Event()
+    real = browse.plots_into
+
+    def held(store: Store, run: Any, directory: Path) -> list[Path]:
+        release.wait(timeout=60)
+        return real(store, run, directory)
+
+    monkeypatch.setattr(browse, "plots_into", held)
+    monkeypatch.setattr(browse, "PLOT_WAIT", 0.3)
+    live = start_live_server(wilt50.store)
+    page = browser_page
+    try:
+        page.goto(f"{live.url}/runs/{wilt50.run}")
+        assert page.locator("#episodes").is_visible()  # the page is there, its figures are not
+        figure = page.locator('img[alt="accuracy"]')
+        figure.scroll_into_view_if_needed()
+        page.wait_for_timeout(800)  # the figure's request was answered 202 meanwhile
+        assert figure.evaluate("img => img.naturalWidth") == 0
+        release.set()
+        page.wait_for_function(
+            "() => document.querySelector('img[alt=accuracy]').naturalWidth > 0", timeout=30_000
+        )
+    finally:
+        release.set()
         live.stop()
 
 

@@ -1138,7 +1138,7 @@ def _run_page(store: Store, run_id: str, root: Path, params: dict[str, str] | No
         return _page_error(None, exc)
 
 
-@router.get("/runs/{run_id}/plots/{name}")
+@router.api_route("/runs/{run_id}/plots/{name}", methods=["GET", "HEAD"])
 async def plot_file(request: Request, run_id: str, name: str) -> Response:
     root = _plot_root(request)
     build = offload.build(
