@@ -474,8 +474,9 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         lines = [f"\nThe rule was: {rule.get('text')}  ({rule.get('source')})"]
         if metrics is None:
             return lines
+        turns = metrics.get("turns")
         lines.append(
-            f"You {metrics.get('status')} in {metrics.get('turns')} turns, "
+            f"You {metrics.get('status')} in {turns} turn{'' if turns == 1 else 's'}, "
             f"after {metrics.get('examples_seen')} examples."
         )
         if metrics.get("final_accuracy") is not None:

@@ -467,7 +467,15 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
         text = (metrics or {}).get("rule_text") or item["rule"]["text"]
         lines = [f"\nThe rule was: {text}"]
         if metrics:
-            lines.append(f"{metrics.get('end_reason')} after {metrics.get('turns')} turns.")
+            turns = metrics.get("turns")
+            how = {
+                "won": "You found it",
+                "gave_up": "You gave up",
+                "turns": "No turns were left",
+                "rule_rejected": "The rule could not be played",
+                "format_errors": "Too many replies could not be read",
+            }.get(str(metrics.get("end_reason")), str(metrics.get("end_reason")))
+            lines.append(f"{how}, after {turns} turn{'' if turns == 1 else 's'}.")
         return lines
 
     def column(self, config: DynamicPicnicRunConfig, item: Mapping[str, Any]) -> str:

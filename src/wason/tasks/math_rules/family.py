@@ -350,7 +350,8 @@ class MathFamily(Family[MathRunConfig]):
         if metrics.get("quiz_accuracy") is not None:
             n = len(metrics.get("quiz") or [])
             lines.append(f"Quiz: {round(metrics['quiz_accuracy'] * n)} of {n} continuations right.")
-        lines.append(f"{metrics['turns']} turns, {metrics['sequences_seen']} sequences seen.")
+        turns = metrics["turns"]
+        lines.append(f"{turns} turn{'' if turns == 1 else 's'}, {metrics['sequences_seen']} sequences seen.")
         return lines
 
     # -- the family's own commands -----------------------------------------------------------------------

@@ -382,9 +382,15 @@ class PicnicFamily(Family[PicnicRunConfig]):
                 f"{', '.join(verdict.get('missing') or []) or 'none'} and wrongly takes "
                 f"{', '.join(verdict.get('extra') or []) or 'none'}."
             )
+        moves = metrics.get("moves")
+        # the published turn count starts at 1 with the game's creation: say the moves the player made too
+        played = (
+            f"{moves} move{'' if moves == 1 else 's'} ({metrics['turns']} turns as published, the start counted)"
+            if isinstance(moves, int)
+            else f"{metrics['turns']} turns"
+        )
         lines.append(
-            f"{metrics['turns']} turns, {metrics['positives_seen']} positives and "
-            f"{metrics['negatives_seen']} negatives seen."
+            f"{played}, {metrics['positives_seen']} positives and {metrics['negatives_seen']} negatives seen."
         )
         return lines
 
