@@ -285,8 +285,8 @@ def test_the_episode_page_is_a_chat_with_each_calls_numbers(web: TestClient, wil
         assert f"tokens {c['input_tokens']} in, {c['output_tokens']} out" in block
         assert f"{c['latency_s']:.2f} s" in block and f"finish {c['finish_reason']}" in block
         assert "1 attempt" in block and ("cache hit" if c["cached"] else "cache miss") in block
-    # the game is over: its rule is shown
-    assert html.escape(episode.item["rule"]) in page
+    # the game is over: its rule is shown, in the transcript's title above the chat
+    assert html.escape(episode.item["rule"]) in page.split('id="chat-title"')[1].split("</p>")[0]
     errored = web.get(f"/runs/{run}/episodes/{ERRORED[0]}").text
     reason = errored.split('id="error-reason"')[1].split("</p>")[0]
     assert html.escape(ERROR) in reason

@@ -695,6 +695,8 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
         "over": over,
         "item_json": json.dumps(shown.item, indent=2, default=str),
         "chat": _chat(transcript, calls) if transcript is not None else None,
+        # the family's title of a game that is over: it names the hidden item (the rule)
+        "chat_title": transcript.title if transcript is not None else None,
         "turns": [
             {
                 "index": t["index"],
