@@ -198,6 +198,16 @@ def test_search_and_filters_on_sqlite(sqlite_store: Store, tmp_path: Path) -> No
     assert tables == {"search_turns", "search_calls"}
 
 
+def test_without_fts5_the_search_reads_the_columns_in_the_database(sqlite_store: Store) -> None:
+    """A SQLite built without FTS5 gets no index tables (the migration skips them): LIKE, in SQL, finds the same."""
+    from wason.store.search import drop_statements
+
+    with sqlite_store.engine.begin() as c:
+        for statement in drop_statements(c):
+            c.exec_driver_sql(statement)
+    _exercise(sqlite_store)
+
+
 def test_search_uses_the_fts_index_on_sqlite(sqlite_store: Store) -> None:
     with sqlite_store.engine.connect() as c:
         plan = " ".join(

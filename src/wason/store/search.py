@@ -202,10 +202,13 @@ def find(
             f"(t.reply LIKE :w{i} ESCAPE '\\' OR t.feedback LIKE :w{i} ESCAPE '\\')"
             for i in range(len(words))
         )
-        call_match = " AND ".join(
-            f"(m.response LIKE :w{i} ESCAPE '\\' OR CAST(m.messages AS TEXT) LIKE :w{i} ESCAPE '\\')"
-            for i in range(len(words))
+        # SQLite: the messages' content, as the index has it; elsewhere their JSON text
+        body = (
+            f"({_call_body('m')})"
+            if dialect == "sqlite"
+            else "(coalesce(m.response, '') || ' ' || CAST(m.messages AS TEXT))"
         )
+        call_match = " AND ".join(f"{body} LIKE :w{i} ESCAPE '\\'" for i in range(len(words)))
         turn_from, call_from = "turns t", "model_calls m"
     query = (
         f"SELECT t.episode_id AS episode_id, min(t.{_q('index')}) AS turn, 0 AS in_call "
