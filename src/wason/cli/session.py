@@ -28,7 +28,7 @@ from wason.store import Store
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """``wason session start|step|view|summary``, with a choice of ``start`` per family."""
-    st_sub = _session_parsers(sub, ctx.store_opts)
+    st_sub = _session_parsers(sub, ctx.store_opts, ctx.names)
     for name in ctx.unloaded:  # a family this command line does not name is a choice, without its flags
         st_sub.add_parser(name)
     for fam in ctx.families:
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     return _session(args)
 
 
-def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser) -> Any:
+def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser, names: list[str]) -> Any:
     """``wason session start|step|view|summary``; returns the choices of ``start`` (one per family)."""
     se = sub.add_parser(
         "session",
@@ -76,7 +76,7 @@ def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser) -> Any:
         "and one example, found by playing a game of item 0 of the default configuration in a scratch store "
         "(the reference solver's moves, then giving up) and sending each example as `wason session step` does.",
     )
-    ac.add_argument("family", metavar="NAME", help="the game's name (wilt, lists, aiw, ...)")
+    ac.add_argument("family", metavar="NAME", help=f"the game's name ({', '.join(names)})")
     for name, text in (("view", "what the player sees now"), ("summary", "the result (the rule once over)")):
         v = se_sub.add_parser(name, parents=[store_opts], help=text)
         v.add_argument("session", type=_record_id("session"))
