@@ -292,6 +292,38 @@ def test_the_episode_page_is_a_chat_with_each_calls_numbers(web: TestClient, wil
     assert html.escape(ERROR) in reason
 
 
+def test_a_finished_runs_report_is_kept_until_the_run_changes(
+    web: TestClient, wilt50: Wilt50, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn: list[int] = []
+    real = browse.results_of
+
+    def counted(fam: Any, reader: Any, ids: Any) -> Any:
+        drawn.append(ids[0])
+        return real(fam, reader, ids)
+
+    monkeypatch.setattr(browse, "results_of", counted)
+    other = fill(wilt50.store, right=3)
+    wilt50.store.set_run_status(other, "completed")
+    try:
+        first = web.get(f"/runs/{other}").text
+        assert web.get(f"/runs/{other}?outcome=errored").status_code == 200
+        assert drawn == [other]  # the second page used the kept report
+        wilt50.store.set_run_status(other, "running")  # resumed: its report follows it again
+        web.get(f"/runs/{other}")
+        web.get(f"/runs/{other}")
+        assert drawn == [other] * 3
+        wilt50.store.set_run_status(other, "completed")  # over again, at another time: a new report, kept
+        assert (
+            web.get(f"/runs/{other}").text.split('<div class="summary">')[1]
+            == first.split('<div class="summary">')[1]
+        )
+        web.get(f"/runs/{other}")
+        assert drawn == [other] * 4
+    finally:
+        wilt50.store.delete_run(other)
+
+
 # -- figures never hold a page ------------------------------------------------------------------------------
 def test_no_page_waits_for_its_figures(
     wilt50: Wilt50, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, empty_store: Path

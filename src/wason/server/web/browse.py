@@ -15,10 +15,13 @@ prompt holds the rule).
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import json
 import shutil
 import tempfile
+import threading
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from importlib import resources
@@ -606,12 +609,53 @@ def _report_of(store: Store, make: Callable[[PublicReader], T]) -> tuple[T | Non
         return None, "The summary is shown once this run's games are over."
 
 
+REPORTS_KEPT = 32
+"""Family reports of finished runs kept by a page builder (:func:`_kept`): the most recently used."""
+_reports: collections.OrderedDict[tuple[Any, ...], Any] = collections.OrderedDict()
+_reports_guard = threading.Lock()
+
+
+def _kept(kind: str, fam: Family[Any], store: Store, ids: list[int], extra: Any, make: Callable[[], T]) -> T:
+    """``make()``, kept for the next page while the runs stay as they are.
+
+    A family's report of a run (its summary, its JSON) is the slowest part of a run's page (a WILT run of 500
+    episodes: 0.1 to 0.3 s each), and a run whose games are all over no longer changes. Kept only for such runs,
+    under a key of everything that would change it: the store, the family, each run's id, creation, status and
+    end, and its episodes by status (a run resumed, or deleted and made again under the same id, is a new key)."""
+    runs = [store.get_run(r) for r in ids]
+    counts = store.episode_counts(ids)
+    if any(
+        r.status == "running" or counts[r.id]["completed"] + counts[r.id]["errored"] < counts[r.id]["total"]
+        for r in runs
+    ):
+        return make()
+    key = (
+        kind,
+        store.connect_url,
+        id(fam),
+        extra,
+        tuple(
+            (r.id, r.created_at, r.status, r.finished_at, tuple(sorted(counts[r.id].items()))) for r in runs
+        ),
+    )
+    with _reports_guard:
+        if key in _reports:
+            _reports.move_to_end(key)
+            return typing.cast(T, _reports[key])
+    value = make()
+    with _reports_guard:
+        _reports[key] = value
+        while len(_reports) > REPORTS_KEPT:
+            _reports.popitem(last=False)
+    return value
+
+
 def _report_json(fam: Family[Any], store: Store, ids: list[int]) -> dict[str, Any] | None:
     def make(reader: PublicReader) -> dict[str, Any]:
         data: dict[str, Any] = fam.report_json(reader, ids).model_dump(mode="json")
         return data
 
-    return _report_of(store, make)[0]
+    return _kept("json", fam, store, ids, None, lambda: _report_of(store, make)[0])
 
 
 def _summary(fam: Family[Any], store: Store, ids: list[int], links: Links) -> tuple[str | None, str | None]:
@@ -624,7 +668,7 @@ def _summary(fam: Family[Any], store: Store, ids: list[int], links: Links) -> tu
             run_href=links.run,
         )
 
-    return _report_of(store, draw)
+    return _kept("summary", fam, store, ids, links, lambda: _report_of(store, draw))
 
 
 def plots_into(store: Store, run: RunRow, directory: Path) -> list[Path]:
