@@ -695,10 +695,10 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
 
     fam = family_of_run(get_run(store, run_id))
     run = shown_run(store, get_run(store, run_id))
-    by_index = {e.index: e for e in store.list_episodes(run_id)}
+    by_index = _episode_ids(store, run_id)  # one indexed query, no item read
     if index not in by_index:
         raise PageError(f"run {run_id} has no episode {index} (its episodes are 0..{len(by_index) - 1})", 404)
-    episode = by_index[index]
+    episode = store.get_episode(by_index[index])
     over = episode.status in FINISHED
     shown = public_episode(episode, fam)
     turns = store.list_turns(episode.id)
@@ -756,6 +756,17 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
         "prev_href": links.episode(run_id, index - 1) if index - 1 in by_index else None,
         "next_href": links.episode(run_id, index + 1) if index + 1 in by_index else None,
     }
+
+
+def _episode_ids(store: Store, run_id: int) -> dict[int, int]:
+    """A run's episodes: index -> id."""
+    import sqlalchemy as sa
+
+    from wason.store.db import episodes
+
+    e = episodes.c
+    with store.engine.connect() as c:
+        return {int(i): int(k) for i, k in c.execute(sa.select(e.index, e.id).where(e.run_id == run_id))}
 
 
 def _chat(transcript: Transcript, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -829,13 +840,16 @@ def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[
         columns.append(
             {"run": run, "label": run_label(run), "href": links.run(run.id), "html": html, "note": note}
         )
+    ids = [r.id for r in runs]
     try:
-        grid: dict[str, Any] | None = grid_json(reader, [r.id for r in runs])
+        grid: dict[str, Any] | None = _kept("grid", fam, store, ids, None, lambda: grid_json(reader, ids))
     except REPORT_ERRORS:
         grid = None
     try:
         # the runs given only: their baselines have pages of their own and would repeat the columns here
-        data: Comparison | None = build_comparison(reader, [r.id for r in runs], baselines=False)
+        data: Comparison | None = _kept(
+            "comparison", fam, store, ids, None, lambda: build_comparison(reader, ids, baselines=False)
+        )
         comparison: ComparisonView | None = comparison_view(data) if data is not None else None
     except REPORT_ERRORS:
         data, comparison = None, None
