@@ -158,6 +158,11 @@ def _exercise(store: Store) -> None:
     ]:
         assert table(text=check_query(hostile)) in ([], [0]), hostile
     assert table(text="zanzibar*") == [0] or table(text="zanzibar*") == []
+    for bad in ("", "a\x00b", "x" * 201):  # what cannot be searched is a ValueError, never a database error
+        with pytest.raises(ValueError):
+            store.episode_table(run, reveal=OVER, text=bad)
+        with pytest.raises(ValueError):
+            store.search(bad, reveal=OVER)
     # the whole store, and combined with other filters
     found = store.search("quokka", reveal=OVER)
     assert [(r["run_id"], r["index"]) for r in found] == [(run, 1)]

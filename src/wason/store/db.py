@@ -699,8 +699,11 @@ class Store:
             item: keep those whose item key holds this text (any case) - among the episodes whose status is in
                 ``reveal`` only (a game not over keeps its item key hidden).
             text: keep those whose transcript holds every word (:func:`wason.store.search.find`, which matches
-                model calls only of episodes with a status in ``reveal``); must pass
-                :func:`wason.store.search.check_query`.
+                model calls only of episodes with a status in ``reveal``).
+
+        Raises:
+            ValueError: ``text`` cannot be searched (empty, too long, a control character:
+                :func:`wason.store.search.check_query`).
         """
         e, t, mc = episodes.c, turns.c, model_calls.c
         n_turns = (

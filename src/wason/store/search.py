@@ -167,8 +167,12 @@ def find(
     """The episodes (of ``run_ids``, else all) whose turns hold every word of ``text`` - or whose model calls do,
     for episodes with a status in ``reveal`` (a call's messages may hold what a game not over keeps hidden).
 
-    ``text`` must have passed :func:`check_query`. Episodes by id, newest last; at most ``limit``.
+    Episodes by id, newest last; at most ``limit``.
+
+    Raises:
+        ValueError: ``text`` cannot be searched (:func:`check_query`).
     """
+    text = check_query(text)
     dialect = connection.dialect.name
     params: dict[str, Any] = {}
     scope = ""
