@@ -188,6 +188,17 @@ def test_the_episode_table_filters(web: TestClient, wilt50: Wilt50) -> None:
     assert '<td class="num" data-sort="1">1</td>' in row  # one reply cut off
 
 
+def test_the_table_shows_an_errors_first_line_and_its_page_all_of_it() -> None:
+    assert browse._first_line("one line") == "one line"
+    assert (
+        browse._first_line("Traceback (most recent call last):\n  File x")
+        == "Traceback (most recent call last): …"
+    )
+    long = "y" * (browse.ERROR_CHARS + 50)
+    assert browse._first_line(long) == "y" * browse.ERROR_CHARS + " …"
+    assert browse._first_line(None) is None
+
+
 def test_search_finds_words_of_model_replies_in_the_database(web: TestClient, wilt50: Wilt50) -> None:
     run = wilt50.run
     page = web.get(f"/runs/{run}?q={WORD}").text

@@ -534,7 +534,7 @@ def _episode_row(run_id: int, e: Mapping[str, Any], links: Links) -> dict[str, A
         "key": e["item_key"] if over else HIDDEN,
         "status": e["status"],
         "success": e["success"],
-        "error": e["error"],
+        "error": _first_line(e["error"]),
         "turns": e["turns"],
         "calls": e["calls"],
         "tokens": int(e["input_tokens"]) + int(e["output_tokens"]),
@@ -543,6 +543,19 @@ def _episode_row(run_id: int, e: Mapping[str, Any], links: Links) -> dict[str, A
         "href": href,
         "hit": hit,
     }
+
+
+ERROR_CHARS = 300
+"""An error as the episode table shows it: its first line, cut to this many characters (the episode's page shows it
+whole)."""
+
+
+def _first_line(error: str | None) -> str | None:
+    whole = (error or "").strip()
+    if not whole:
+        return error
+    line = whole.splitlines()[0]
+    return line if line == whole and len(line) <= ERROR_CHARS else line[:ERROR_CHARS].rstrip() + " …"
 
 
 def _quick_filters(
