@@ -631,7 +631,7 @@ _reports_guard = threading.Lock()
 def _kept(kind: str, fam: Family[Any], store: Store, ids: list[int], extra: Any, make: Callable[[], T]) -> T:
     """``make()``, kept for the next page while the runs stay as they are.
 
-    A family's report of a run (its summary, its JSON) is the slowest part of a run's page (a WILT run of 500
+    A family's report of a run (its summary, its JSON) is the slowest part of a run's page (a run of 500
     episodes: 0.1 to 0.3 s each), and a run whose games are all over no longer changes. Kept only for such runs,
     under a key of everything that would change it: the store, the family, each run's id, creation, status and
     end, and its episodes by status (a run resumed, or deleted and made again under the same id, is a new key)."""
@@ -1211,7 +1211,7 @@ def _run_page(store: Store, run_id: str, root: Path, params: dict[str, str] | No
         return _page_error(None, exc)
 
 
-@router.api_route("/runs/{run_id}/plots/{name}", methods=["GET", "HEAD"])
+@router.api_route("/runs/{run_id}/plots/{name}", methods=["GET", "HEAD"], include_in_schema=False)
 async def plot_file(request: Request, run_id: str, name: str) -> Response:
     root = _plot_root(request)
     build = offload.build(
