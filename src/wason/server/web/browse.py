@@ -397,6 +397,7 @@ def run_context(
         store.episode_table(run_id, reveal=FINISHED, **filters.store_args()) if filters.active() else every
     )
     episodes = [_episode_row(run_id, e, links) for e in shown]
+    calls = calls_note(store.call_totals(run_id))
     return {
         "run": run,
         "title": fam.title,
@@ -412,7 +413,8 @@ def run_context(
         "outcomes": OUTCOMES,
         "limits": {"item": MAX_ITEM_CHARS, "q": MAX_QUERY_CHARS, "turns": MAX_TURNS},
         "filter_error": None,
-        "calls": calls_note(store.call_totals(run_id)),
+        # the family's summary says it in its notes; the page says it only where the summary did not
+        "calls": None if summary_html and calls in summary_html else calls,
         "baselines": [{"id": b, "href": links.run(b)} for b in baselines],
         "unfinished_baselines": [{"id": b, "href": links.run(b)} for b in unfinished_baselines],
         "baseline_for": _baseline_for(run, links),
