@@ -574,6 +574,12 @@ class Family(ABC, Generic[C]):
     the default method of that name, with the method's arguments (``messages`` takes ``(data, run, system)``,
     ``system`` being the system prompt a model read, or None); the first module that defines it wins."""
 
+    wording: ClassVar[str | None] = None
+    """Dotted name of the module that words the game for a person on the web page, where the protocol's texts
+    are written for a model: its ``intro(observation)`` is the page's text at the start and its
+    ``answer(observation)`` what the game answered a move (the observation as JSON, in both). None: the protocol's
+    texts (:meth:`web_form`)."""
+
     def report_hook(self, name: str) -> Callable[..., Any] | None:
         """The function named ``name`` of the first :attr:`reports` module that defines one, or None."""
         for module in self.reports:
@@ -846,6 +852,13 @@ class Family(ABC, Generic[C]):
         moves open. By default the protocol's text (its system prompt at the start) and the moves open now
         (:meth:`moves`); where the family declares no moves of its own, after the game API's a free-text reply
         read by the protocol."""
+        if self.wording is not None:  # a person reads plain words, not the published model texts
+            from wason.core.session import to_json  # the observation as it is stored
+
+            words = importlib.import_module(self.wording)
+            seen = to_json(observation)
+            prompt = words.intro(seen) if turn == 0 else words.answer(seen)
+            return WebForm(prompt=str(prompt), moves=form_moves(self.moves(config, item, observation)))
         protocol = self.protocol(config, item)
         if turn == 0:
             parts = [protocol.system_prompt()]
@@ -864,7 +877,11 @@ class Family(ABC, Generic[C]):
         self, config: C, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
     ) -> list[str]:
         """What the player read after each stored turn (``action``, ``observation`` as JSON, ``feedback``), one
-        text per turn for the web page; by default the feedback the protocol wrote for it."""
+        text per turn for the web page; by default the feedback the protocol wrote for it, or the answer of the
+        :attr:`wording` module."""
+        if self.wording is not None:
+            answer = importlib.import_module(self.wording).answer
+            return [str(answer(t.get("observation") or {})) for t in turns]
         return [str(t.get("feedback") or "") for t in turns]
 
     def web_move(

@@ -722,6 +722,19 @@ class _Checker:
                 raise AssertionError(
                     f"{name}{inspect.signature(hook)} in {hook.__module__} cannot take ({', '.join(wanted)})"
                 ) from None
+        if (
+            family.wording is not None
+        ):  # the web page's words for a person: intro and answer of an observation
+            words = importlib.import_module(family.wording)
+            for name in ("intro", "answer"):
+                fn = getattr(words, name, None)
+                assert callable(fn), f"{family.wording} (the family's wording) defines no {name}(observation)"
+                try:
+                    inspect.signature(fn).bind({})
+                except TypeError:
+                    raise AssertionError(
+                        f"{name}{inspect.signature(fn)} in {family.wording} cannot take (observation)"
+                    ) from None
         report = family.report_json(store, [run_id])
         assert isinstance(report, RunReport), f"report_json gives a {type(report).__name__}, not a RunReport"
         assert json.loads(json.dumps(report.model_dump(mode="json")))["run"] == run_id, (

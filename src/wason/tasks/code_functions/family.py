@@ -30,12 +30,11 @@ from wason.core.family import (
     RuleId,
     RunReader,
     RunSettings,
-    WebForm,
     check_episodes,
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.moves import Command, form_moves, give_up, yes_no_quiz
+from wason.core.moves import Command, give_up, yes_no_quiz
 from wason.core.records import RunReport
 from wason.tasks.code_functions.game import (
     MAX_MORE,
@@ -356,6 +355,7 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
     title = "Code Functions Picnic"
     summary = "hidden rules over words (the guess-the-rule functions game): a predicate judged by code"
     config_type = CodeFunctionsConfig
+    wording = "wason.tasks.code_functions.web"
     reports = ("wason.tasks.code_functions.report",)
     playable = True
     commands = "tools: the published functions' translation, checking rule files, listing generated rules"
@@ -489,23 +489,6 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         return lines
 
     # -- playing in a browser ----------------------------------------------------------------------------
-    def web_form(
-        self, config: CodeFunctionsConfig, item: Mapping[str, Any], observation: Any, turn: int
-    ) -> WebForm:
-        # a person reads plain words, not the published model texts (which say nothing after a wrong guess)
-        from wason.tasks.code_functions import web
-
-        seen = observation.model_dump(mode="json")
-        prompt = web.intro(seen) if turn == 0 else web.answer(seen)
-        return WebForm(prompt=prompt, moves=form_moves(self.moves(config, item, observation)))
-
-    def web_history(
-        self, config: CodeFunctionsConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
-    ) -> list[str]:
-        from wason.tasks.code_functions import web
-
-        return web.history(turns)
-
     def moves(
         self, config: CodeFunctionsConfig, item: Mapping[str, Any], observation: Any
     ) -> Sequence[Command]:

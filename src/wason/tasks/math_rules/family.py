@@ -21,12 +21,11 @@ from wason.core.family import (
     JudgedSettings,
     Name,
     OracleSpec,
-    WebForm,
     form_number,
     form_value,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.moves import Command, form_moves, give_up
+from wason.core.moves import Command, give_up
 from wason.tasks.math_rules.game import (
     JUDGES,
     MAX_MORE,
@@ -246,6 +245,7 @@ class MathFamily(Family[MathRunConfig]):
     title = "Math sequences"
     summary = "hidden rules next = f(current, index) over integer sequences (the guess-the-rule math game)"
     config_type = MathRunConfig
+    wording = "wason.tasks.math_rules.web"
     reports = ("wason.tasks.math_rules.report",)
     playable = True
     commands = "math sequence tools"
@@ -404,23 +404,6 @@ class MathFamily(Family[MathRunConfig]):
 
     # -- the guess-the-rule game API ---------------------------------------------------------------------
     # -- playing in a browser ----------------------------------------------------------------------------
-    def web_form(
-        self, config: MathRunConfig, item: Mapping[str, Any], observation: Any, turn: int
-    ) -> WebForm:
-        # a person reads plain words, not the published model texts ("reply with My Guess is: ...")
-        from wason.tasks.math_rules import web
-
-        seen = observation.model_dump(mode="json")
-        prompt = web.intro(seen) if turn == 0 else web.answer(seen)
-        return WebForm(prompt=prompt, moves=form_moves(self.moves(config, item, observation)))
-
-    def web_history(
-        self, config: MathRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
-    ) -> list[str]:
-        from wason.tasks.math_rules import web
-
-        return web.history(turns)
-
     def moves(self, config: MathRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         kind = getattr(observation, "kind", "")
         if kind == "ask_expression":

@@ -6,7 +6,7 @@ sequences; a person reads what each move did, from the observation alone (its JS
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 EXPRESSION_REQUEST = (
@@ -53,11 +53,6 @@ def answer(observation: Mapping[str, Any]) -> str:
     if left is not None:
         lines.append(f"{left} move{'' if left == 1 else 's'} left.")
     return "\n".join(lines)
-
-
-def history(turns: Sequence[Mapping[str, Any]]) -> list[str]:
-    """What the player read after each stored turn."""
-    return [answer(t.get("observation") or {}) for t in turns]
 
 
 def _sequences(observation: Mapping[str, Any]) -> list[str]:

@@ -17,11 +17,10 @@ from wason.core.family import (
     Item,
     JudgedSettings,
     OracleSpec,
-    WebForm,
     check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.core.moves import Command, form_moves, give_up
+from wason.core.moves import Command, give_up
 from wason.tasks.picnic.catalog import (
     DRAW_VERSION,
     LEVELS,
@@ -288,6 +287,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
     title = "Static Picnic"
     summary = "guess-the-rule over 511 items and 76 categories (GuessTheRuleBench's Static Picnic)"
     config_type = PicnicRunConfig
+    wording = "wason.tasks.picnic.web"
     reports = ("wason.tasks.picnic.report",)
     playable = True
 
@@ -395,23 +395,6 @@ class PicnicFamily(Family[PicnicRunConfig]):
         return lines
 
     # -- playing in a browser ----------------------------------------------------------------------------
-    def web_form(
-        self, config: PicnicRunConfig, item: Mapping[str, Any], observation: Any, turn: int
-    ) -> WebForm:
-        # a person reads plain words, not the published model texts ("type 'more N'", no word on a wrong guess)
-        from wason.tasks.picnic import web
-
-        seen = observation.model_dump(mode="json")
-        prompt = web.intro(seen) if turn == 0 else web.answer(seen)
-        return WebForm(prompt=prompt, moves=form_moves(self.moves(config, item, observation)))
-
-    def web_history(
-        self, config: PicnicRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
-    ) -> list[str]:
-        from wason.tasks.picnic import web
-
-        return web.history(turns)
-
     def moves(self, config: PicnicRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         from wason.tasks.picnic.catalog import catalog
 

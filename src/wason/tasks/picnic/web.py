@@ -7,7 +7,7 @@ alone (its JSON too, for the stored turns), so the page and the history say the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -49,11 +49,6 @@ def answer(observation: Mapping[str, Any]) -> str:
             f"{left} move{'' if left == 1 else 's'} left" + (": this is your last." if left == 1 else ".")
         )
     return "\n".join(lines)
-
-
-def history(turns: Sequence[Mapping[str, Any]]) -> list[str]:
-    """What the player read after each stored turn."""
-    return [answer(t.get("observation") or {}) for t in turns]
 
 
 def _examples(observation: Mapping[str, Any]) -> list[str]:
