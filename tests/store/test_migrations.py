@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -401,3 +402,54 @@ def test_a_reply_cached_by_release_0_1_0_is_still_served(old_store: Path) -> Non
     with store.engine.begin() as c:
         c.execute(sa.text("DELETE FROM model_calls"))
     assert store.cache_get(key) == expected  # and from the old cache table alone
+
+
+def _runs_at_0006(url: str) -> None:
+    """A store at revision 0006 with a model run (1), its two baselines (2 and 4, the first completed) and an
+    unrelated run (3) whose configuration holds a flag, not a run id, as ``baseline_for``."""
+    _migrate(url, lambda cfg: command.upgrade(cfg, "0006"))
+    engine = sa.create_engine(url)
+    runs = sa.table(
+        "runs", sa.column("task"), sa.column("player"), sa.column("config", sa.JSON), sa.column("status"),
+        sa.column("created_at", sa.DateTime(timezone=True)),
+    )  # fmt: skip
+    configs = [({}, "completed"), ({"baseline_for": 1}, "completed"), ({"baseline_for": True}, "completed"),
+               ({"baseline_for": 1}, "running")]  # fmt: skip
+    with engine.begin() as c:
+        for config, status in configs:
+            c.execute(
+                runs.insert().values(
+                    task="wilt", player="solver", config=config, status=status, created_at=datetime.now(UTC)
+                )
+            )
+    engine.dispose()
+
+
+def _check_baselines_column(url: str) -> None:
+    store = Store(url)
+    assert _revision(url) == [SCHEMA_VERSION]
+    assert _schema_diff(url) == []
+    assert store.baselines_of(1) == [2, 4]
+    assert store.baselines_of(1, completed_only=True) == [2]
+    assert store.baselines_of(3) == []
+    assert store.get_run(2).config == {"baseline_for": 1}  # the configuration is kept as it was
+    made = store.create_run(task="wilt", player="solver", model=None, config={"baseline_for": 3})
+    assert store.baselines_of(3) == [made]
+    store.close()
+
+
+def test_0007_fills_the_baseline_column_from_the_stored_configurations(tmp_path: Path) -> None:
+    url = _sqlite_url(tmp_path / "baselines.db")
+    _runs_at_0006(url)
+    _check_baselines_column(url)
+    _migrate(url, lambda cfg: command.downgrade(cfg, "0006"))
+    engine = sa.create_engine(url)
+    with engine.connect() as c:
+        assert "baseline_for" not in {col["name"] for col in sa.inspect(c).get_columns("runs")}
+    engine.dispose()
+
+
+def test_postgres_0007_fills_the_baseline_column(new_postgres_database: Callable[[], str]) -> None:
+    url = new_postgres_database()
+    _runs_at_0006(url)
+    _check_baselines_column(url)

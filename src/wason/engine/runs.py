@@ -152,7 +152,13 @@ def solver_player_factory(config: RunSettings) -> PlayerFactory:
 
 def baselines_of(store: Store, run_id: int, *, completed_only: bool = False) -> list[int]:
     """Solver runs made as baselines of ``run_id`` (the newest last); ``completed_only`` keeps those that
-    finished every episode, the only ones shown as results."""
+    finished every episode, the only ones shown as results.
+
+    One indexed query on the store (:meth:`wason.store.Store.baselines_of`); a reader without that method (a
+    report's own :class:`wason.core.family.RunReader`) is searched through its runs."""
+    finder = getattr(store, "baselines_of", None)
+    if finder is not None:
+        return list(finder(run_id, completed_only=completed_only))
     return [
         r.id
         for r in store.list_runs()

@@ -27,7 +27,7 @@ from wason.store.schema import SchemaError, ensure_schema
 DEFAULT_URL = "sqlite:///wason.db"
 # The Alembic revision (src/wason/store/migrations/versions) that the tables below describe; opening a store
 # migrates it to this one.
-SCHEMA_VERSION = "0006"
+SCHEMA_VERSION = "0007"
 
 metadata = sa.MetaData()
 
@@ -49,6 +49,9 @@ runs = sa.Table(
     sa.Column("sweep", sa.String(256)),
     sa.Column("cell", sa.String(1024)),
     sa.Index("uq_runs_sweep_cell", "sweep", "cell", unique=True),
+    # the run a solver baseline was made for, as its config's ``baseline_for`` says (0007): found by index
+    sa.Column("baseline_for", sa.Integer),
+    sa.Index("ix_runs_baseline_for", "baseline_for"),
 )
 
 episodes = sa.Table(
@@ -270,6 +273,7 @@ class Store:
                         created_at=_now(),
                         sweep=sweep,
                         cell=cell,
+                        baseline_for=_baseline_for(config),
                     )
                 )
                 key = result.inserted_primary_key
@@ -310,6 +314,15 @@ class Store:
         with self.engine.connect() as c:
             rows = c.execute(runs.select().order_by(runs.c.id)).mappings().all()
         return [_run_row(r) for r in rows]
+
+    def baselines_of(self, run_id: int, *, completed_only: bool = False) -> list[int]:
+        """The runs made as baselines of ``run_id`` (their config's ``baseline_for``), oldest first; with
+        ``completed_only`` those completed. One indexed query: no other run is read."""
+        query = sa.select(runs.c.id).where(runs.c.baseline_for == run_id).order_by(runs.c.id)
+        if completed_only:
+            query = query.where(runs.c.status == "completed")
+        with self.engine.connect() as c:
+            return [int(i) for i in c.execute(query).scalars()]
 
     def run_tasks(self) -> list[str]:
         """The families the store has runs of, by name (one query; no run read whole)."""
@@ -974,8 +987,15 @@ def _episode_rows(run_id: int, items: list[tuple[str, dict[str, Any]]]) -> list[
     ]
 
 
+def _baseline_for(config: Mapping[str, Any]) -> int | None:
+    """The run a configuration is a baseline of (its ``baseline_for``), or None; a flag is never a run id."""
+    made_for = config.get("baseline_for")
+    return made_for if isinstance(made_for, int) and not isinstance(made_for, bool) else None
+
+
 def _run_row(row: Any) -> RunRow:
     data = dict(row)
+    data.pop("baseline_for", None)  # the config holds it too, as the run was created
     owner, beat = data.pop("owner"), data.pop("heartbeat_at")
     live = owner is not None and lease_alive(owner, beat, LEASE_TTL)
     if data["status"] == "running" and owner is not None and not live:

@@ -150,6 +150,9 @@ class PublicReader:
             for r in self.store.list_runs()
         ]
 
+    def baselines_of(self, run_id: int, *, completed_only: bool = False) -> list[int]:
+        return self.store.baselines_of(run_id, completed_only=completed_only)
+
     def list_episodes(self, run_id: int) -> list[EpisodeRow]:
         episodes = self.store.list_episodes(run_id)
         if self.finished_only:

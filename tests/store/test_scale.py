@@ -1,0 +1,98 @@
+"""A store that scales: showing runs reads them and their baselines by index, never every run of the store
+(issue 39). Checked on SQLite's query plans (no statement scans the runs table) and on the statements run (as many
+for a store of 3 runs as for one of 60), so a report's cost does not grow with the runs it does not show."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from wason.cli import main
+from wason.engine import baselines_of
+from wason.store import Store
+
+
+@pytest.fixture
+def statements() -> Iterator[list[tuple[str, Any]]]:
+    """Every SQL statement (with its parameters) any engine runs while the test runs."""
+    seen: list[tuple[str, Any]] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, many: bool) -> None:
+        if not many:
+            seen.append((statement, parameters))
+
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(sa.engine.Engine, "before_cursor_execute", record)
+
+
+def _store(path: Path, unrelated: int) -> tuple[str, int, int]:
+    """A store with a solver run, a baseline made for it, and ``unrelated`` other runs; its URL and the ids."""
+    url = f"sqlite:///{path}"
+    assert main(["eval", "wilt", "--split", "lite", "--ids", "1", "--player", "solver", "--db", url]) == 0
+    store = Store(url)
+    (run,) = store.list_runs()
+    baseline = store.create_run(
+        task=run.task, player="solver", model=None, config={**run.config, "baseline_for": run.id}
+    )
+    store.set_run_status(baseline, "completed")
+    for _ in range(unrelated):
+        store.create_run(
+            task=run.task, player="solver", model=None, config={**run.config, "baseline_for": 999}
+        )
+    store.close()
+    return url, run.id, baseline
+
+
+def _scans_of_runs(path: Path, seen: list[tuple[str, Any]]) -> list[str]:
+    """The statements that read the whole runs table (SQLite's plan says ``SCAN runs``)."""
+    scans = []
+    with sqlite3.connect(path) as db:
+        for statement, parameters in seen:
+            if not statement.lstrip().upper().startswith("SELECT") or "runs" not in statement:
+                continue
+            plan = db.execute(f"EXPLAIN QUERY PLAN {statement}", parameters or ()).fetchall()
+            if any(
+                str(step[-1]).split(" USING")[0].strip() in ("SCAN runs", "SCAN TABLE runs") for step in plan
+            ):
+                scans.append(statement)
+    return scans
+
+
+def test_a_runs_baselines_are_found_by_index(tmp_path: Path, statements: list[tuple[str, Any]]) -> None:
+    url, run_id, baseline = _store(tmp_path / "w.db", unrelated=3)
+    store = Store(url)
+    statements.clear()
+    assert baselines_of(store, run_id) == [baseline]
+    assert baselines_of(store, run_id, completed_only=True) == [baseline]
+    assert baselines_of(store, baseline) == []
+    assert statements, "the listener saw nothing"
+    assert _scans_of_runs(tmp_path / "w.db", statements) == []
+    store.close()
+
+
+def _show(
+    path: Path, unrelated: int, seen: list[tuple[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> list[str]:
+    url, run_id, _baseline = _store(path, unrelated)
+    seen.clear()
+    assert main(["show", str(run_id), "--db", url, "--format", "markdown"]) == 0
+    assert "solver" in capsys.readouterr().out
+    return [s for s, _ in seen]
+
+
+def test_show_reads_no_run_it_does_not_show(
+    tmp_path: Path, statements: list[tuple[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    few = _show(tmp_path / "few.db", 2, statements, capsys)
+    assert _scans_of_runs(tmp_path / "few.db", statements) == []
+    many = _show(tmp_path / "many.db", 60, statements, capsys)
+    assert _scans_of_runs(tmp_path / "many.db", statements) == []
+    assert len(many) == len(few)  # no statement per stored run
