@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -44,6 +45,8 @@ Format = Literal["csv", "jsonl", "parquet"]
 FORMATS: tuple[Format, ...] = ("csv", "jsonl", "parquet")
 PANDAS_MISSING = "pandas is needed for DataFrames: pip install 'wason[data]'"
 PYARROW_MISSING = "Parquet needs pyarrow: pip install 'wason[data]'"
+BATCH = 1000
+"""Rows built and written at a time by an export (and runs read at a time for the runs table)."""
 
 
 @dataclass(frozen=True)
@@ -198,10 +201,14 @@ def _float(value: Any) -> float | None:
     return float(value)
 
 
-def _runs(store: Store, run_ids: Sequence[int]) -> ExportTable:
+def _run_rows(store: Store, run_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
+    for start in range(0, len(run_ids), BATCH):
+        yield from _run_rows_of(store, run_ids[start : start + BATCH])
+
+
+def _run_rows_of(store: Store, run_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
     counts = store.episode_counts(run_ids)
     calls = store.call_totals_of(run_ids)
-    rows = []
     for run_id in run_ids:
         run = store.get_run(run_id)
         cfg = run.config
@@ -209,7 +216,7 @@ def _runs(store: Store, run_ids: Sequence[int]) -> ExportTable:
         created, finished = _utc(run.created_at), _utc(run.finished_at)
         setting, value = key_setting(run)
         eps, spent = counts[run_id], calls[run_id]
-        rows.append(
+        yield (
             {
                 "run_id": run.id,
                 "family": run.task,
@@ -247,18 +254,42 @@ def _runs(store: Store, run_ids: Sequence[int]) -> ExportTable:
                 "config": _json(cfg),
             }
         )
-    return ExportTable("runs", RUN_COLUMNS, rows)
 
 
-def _metric_kind(values: list[Any]) -> Kind:
-    present = [v for v in values if v is not None]
-    if present and all(isinstance(v, bool) for v in present):
-        return "bool"
-    if any(isinstance(v, bool) for v in present) or any(isinstance(v, str) for v in present):
-        return "str"
-    if all(isinstance(v, int) for v in present):
-        return "int"
-    return "float"
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, bool | int | float | str)
+
+
+class _MetricKinds:
+    """The type of each scalar metric's column, learnt one episode at a time: a flag when every value given is
+    one, text when flags mix with numbers or any value is text, an integer when every value is, else a float."""
+
+    def __init__(self) -> None:
+        # per key, in the order first met: values present, flags, texts, integers (flags included)
+        self.counts: dict[str, list[int]] = {}
+
+    def add(self, metrics: Mapping[str, Any] | None) -> None:
+        for key, value in (metrics or {}).items():
+            if not _is_scalar(value):
+                continue
+            seen = self.counts.setdefault(key, [0, 0, 0, 0])
+            if value is None:
+                continue
+            seen[0] += 1
+            seen[1] += isinstance(value, bool)
+            seen[2] += isinstance(value, str)
+            seen[3] += isinstance(value, int)
+
+    def kinds(self) -> dict[str, Kind]:
+        out: dict[str, Kind] = {}
+        for key, (present, flags, texts, ints) in self.counts.items():
+            if present and flags == present:
+                out[key] = "bool"
+            elif flags or texts:
+                out[key] = "str"
+            else:
+                out[key] = "int" if ints == present else "float"
+        return out
 
 
 def _metric_value(kind: Kind, value: Any) -> Any:
@@ -271,25 +302,25 @@ def _metric_value(kind: Kind, value: Any) -> Any:
     return value
 
 
-def _episodes(store: Store, run_ids: Sequence[int]) -> ExportTable:
-    episodes = store.export_episodes(run_ids)
-    # the metrics' scalar keys, in the order first met: a column each
-    scalars: dict[str, list[Any]] = {}
-    for e in episodes:
-        for key, value in (e.metrics or {}).items():
-            if value is None or isinstance(value, bool | int | float | str):
-                scalars.setdefault(key, [])
-    for e in episodes:
-        metrics = e.metrics or {}
-        for key, seen in scalars.items():
-            value = metrics.get(key)
-            seen.append(value if value is None or isinstance(value, bool | int | float | str) else None)
-    kinds = {key: _metric_kind(values) for key, values in scalars.items()}
-    metric_columns = tuple(
-        _c(f"metric_{key}", kinds[key], f"the metric {key!r} of the episode's game") for key in scalars
+def _metric_columns(store: Store, run_ids: Sequence[int]) -> dict[str, Kind]:
+    """The episodes' scalar metrics, in the order first met, each with its column's type (one pass over the
+    metrics only)."""
+    learnt = _MetricKinds()
+    for metrics in store.stream_episode_metrics(run_ids):
+        learnt.add(metrics)
+    return learnt.kinds()
+
+
+def _episode_columns(kinds: Mapping[str, Kind]) -> tuple[Column, ...]:
+    return EPISODE_COLUMNS + tuple(
+        _c(f"metric_{key}", kind, f"the metric {key!r} of the episode's game") for key, kind in kinds.items()
     )
-    rows = []
-    for i, e in enumerate(episodes):
+
+
+def _episode_rows(
+    store: Store, run_ids: Sequence[int], kinds: Mapping[str, Kind]
+) -> Iterator[dict[str, Any]]:
+    for e in store.stream_episodes(run_ids):
         started, finished = _utc(e.started_at), _utc(e.finished_at)
         row: dict[str, Any] = {
             "run_id": e.run_id,
@@ -305,17 +336,17 @@ def _episodes(store: Store, run_ids: Sequence[int]) -> ExportTable:
             "item": _json(e.item),
             "metrics": _json(e.metrics),
         }
-        for key, values in scalars.items():
-            row[f"metric_{key}"] = _metric_value(kinds[key], values[i])
-        rows.append(row)
-    return ExportTable("episodes", EPISODE_COLUMNS + metric_columns, rows)
+        metrics = e.metrics or {}
+        for key, kind in kinds.items():
+            value = metrics.get(key)
+            row[f"metric_{key}"] = _metric_value(kind, value if _is_scalar(value) else None)
+        yield row
 
 
-def _turns(store: Store, run_ids: Sequence[int]) -> ExportTable:
-    rows = []
-    for t in store.export_turns(run_ids):
+def _turn_rows(store: Store, run_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
+    for t in store.stream_turns(run_ids):
         action = t["action"]
-        rows.append(
+        yield (
             {
                 "run_id": t["run_id"],
                 "episode": t["episode_index"],
@@ -329,13 +360,11 @@ def _turns(store: Store, run_ids: Sequence[int]) -> ExportTable:
                 "oracle": _json(t["oracle"]),
             }
         )
-    return ExportTable("turns", TURN_COLUMNS, rows)
 
 
-def _calls(store: Store, run_ids: Sequence[int]) -> ExportTable:
-    rows = []
-    for m in store.export_calls(run_ids):
-        rows.append(
+def _call_rows(store: Store, run_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
+    for m in store.stream_calls(run_ids):
+        yield (
             {
                 "call_id": m["id"],
                 "run_id": m["run_id"],
@@ -360,10 +389,20 @@ def _calls(store: Store, run_ids: Sequence[int]) -> ExportTable:
                 "cache_key": m["cache_key"],
             }
         )
-    return ExportTable("calls", CALL_COLUMNS, rows)
 
 
-_BUILDERS = {"runs": _runs, "episodes": _episodes, "turns": _turns, "calls": _calls}
+def _stream(
+    store: Store, name: str, run_ids: Sequence[int]
+) -> tuple[tuple[Column, ...], Iterator[dict[str, Any]]]:
+    """One table's columns and its rows, built as they are read (``run_ids`` known and without repeats)."""
+    if name == "runs":
+        return RUN_COLUMNS, _run_rows(store, run_ids)
+    if name == "episodes":
+        kinds = _metric_columns(store, run_ids)
+        return _episode_columns(kinds), _episode_rows(store, run_ids, kinds)
+    if name == "turns":
+        return TURN_COLUMNS, _turn_rows(store, run_ids)
+    return CALL_COLUMNS, _call_rows(store, run_ids)
 
 
 def table_rows(store: Store, name: str, run_ids: Sequence[int]) -> ExportTable:
@@ -373,12 +412,13 @@ def table_rows(store: Store, name: str, run_ids: Sequence[int]) -> ExportTable:
         StoreError: an unknown run.
         ValueError: an unknown table.
     """
-    if name not in _BUILDERS:
+    if name not in TABLES:
         raise ValueError(f"no table {name!r} (tables: {', '.join(TABLES)})")
     ids = list(dict.fromkeys(run_ids))
     for run_id in ids:
         store.get_run(run_id)  # an unknown run is one line
-    return _BUILDERS[name](store, ids)
+    columns, rows = _stream(store, name, ids)
+    return ExportTable(name, columns, list(rows))
 
 
 def export_tables(store: Store, run_ids: Sequence[int]) -> list[ExportTable]:
@@ -409,19 +449,29 @@ def _plain(kind: Kind, value: Any) -> Any:
     return value
 
 
-def _write_csv(table: ExportTable, path: Path) -> None:
+def _batches(rows: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """Rows :data:`BATCH` at a time."""
+    it = iter(rows)
+    while batch := list(islice(it, BATCH)):
+        yield batch
+
+
+def _write_csv(columns: Sequence[Column], rows: Iterable[dict[str, Any]], path: Path) -> None:
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow([c.name for c in table.columns])
-        for row in table.rows:
-            writer.writerow([_text(c.kind, row[c.name]) for c in table.columns])
+        writer.writerow([c.name for c in columns])
+        for batch in _batches(rows):
+            writer.writerows([_text(c.kind, row[c.name]) for c in columns] for row in batch)
 
 
-def _write_jsonl(table: ExportTable, path: Path) -> None:
+def _write_jsonl(columns: Sequence[Column], rows: Iterable[dict[str, Any]], path: Path) -> None:
     with path.open("w", encoding="utf-8") as f:
-        for row in table.rows:
-            record = {c.name: _plain(c.kind, row[c.name]) for c in table.columns}
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+        for batch in _batches(rows):
+            lines = (
+                json.dumps({c.name: _plain(c.kind, row[c.name]) for c in columns}, ensure_ascii=False)
+                for row in batch
+            )
+            f.write("".join(line + "\n" for line in lines))
 
 
 def _arrow_type(kind: Kind) -> Any:
@@ -437,17 +487,31 @@ def _arrow_type(kind: Kind) -> Any:
     }[kind]
 
 
-def _write_parquet(table: ExportTable, path: Path) -> None:
+def _write_parquet(columns: Sequence[Column], rows: Iterable[dict[str, Any]], path: Path) -> None:
+    """One row group per batch of rows, written as it is built (a table without rows is one empty group)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = pa.schema([pa.field(c.name, _arrow_type(c.kind)) for c in table.columns])
-    arrays = [pa.array([row[c.name] for row in table.rows], type=_arrow_type(c.kind)) for c in table.columns]
-    pq.write_table(pa.Table.from_arrays(arrays, schema=schema), path)
+    schema = pa.schema([pa.field(c.name, _arrow_type(c.kind)) for c in columns])
+
+    def group(batch: list[dict[str, Any]]) -> Any:
+        arrays = [pa.array([row[c.name] for row in batch], type=_arrow_type(c.kind)) for c in columns]
+        return pa.Table.from_arrays(arrays, schema=schema)
+
+    with pq.ParquetWriter(path, schema) as writer:
+        empty = True
+        for batch in _batches(rows):
+            writer.write_table(group(batch))
+            empty = False
+        if empty:
+            writer.write_table(group([]))
 
 
-def _columns_doc(tables: Iterable[ExportTable]) -> dict[str, list[dict[str, str]]]:
-    return {t.name: [{"name": c.name, "type": c.kind, "doc": c.doc} for c in t.columns] for t in tables}
+def _columns_doc(tables: Mapping[str, Sequence[Column]]) -> dict[str, list[dict[str, str]]]:
+    return {
+        name: [{"name": c.name, "type": c.kind, "doc": c.doc} for c in columns]
+        for name, columns in tables.items()
+    }
 
 
 def export_runs(store: Store, run_ids: Sequence[int], directory: Path | str, fmt: str = "csv") -> list[Path]:
@@ -467,18 +531,24 @@ def export_runs(store: Store, run_ids: Sequence[int], directory: Path | str, fmt
         raise ValueError(f"format {fmt!r}: not one of {', '.join(FORMATS)}")
     if fmt == "parquet":
         require_pyarrow()
-    tables = export_tables(store, run_ids)
+    ids = list(dict.fromkeys(run_ids))
+    for run_id in ids:
+        store.get_run(run_id)  # an unknown run is one line, before anything is written
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     writer = {"csv": _write_csv, "jsonl": _write_jsonl, "parquet": _write_parquet}[fmt]
     written = []
-    for table in tables:
-        path = out / f"{table.name}.{fmt}"
-        writer(table, path)
+    tables: dict[str, tuple[Column, ...]] = {}
+    # one table at a time, written a batch of rows at a time: memory does not grow with the store
+    for name in TABLES:
+        columns, rows = _stream(store, name, ids)
+        path = out / f"{name}.{fmt}"
+        writer(columns, rows, path)
+        tables[name] = columns
         written.append(path)
-    columns = out / "columns.json"
-    columns.write_text(json.dumps(_columns_doc(tables), indent=2) + "\n", encoding="utf-8")
-    written.append(columns)
+    columns_json = out / "columns.json"
+    columns_json.write_text(json.dumps(_columns_doc(tables), indent=2) + "\n", encoding="utf-8")
+    written.append(columns_json)
     return written
 
 

@@ -11,7 +11,7 @@ import secrets
 import socket
 import sqlite3
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,6 +28,9 @@ DEFAULT_URL = "sqlite:///wason.db"
 # The Alembic revision (src/wason/store/migrations/versions) that the tables below describe; opening a store
 # migrates it to this one.
 SCHEMA_VERSION = "0007"
+
+STREAM_BATCH = 1000
+"""Rows read from the database at a time when a table is streamed (an export)."""
 
 metadata = sa.MetaData()
 
@@ -482,40 +485,66 @@ class Store:
         return {"episodes": int(n_episodes), "turns": int(n_turns), "calls": int(calls)}
 
     def export_episodes(self, run_ids: Sequence[int]) -> list[EpisodeRow]:
-        """The episodes of several runs in one query, by run (in the order given) and index."""
-        cols = [episodes.c[k] for k in EpisodeRow.__dataclass_fields__]
-        query = sa.select(*cols).where(episodes.c.run_id.in_(list(run_ids)))
-        with self.engine.connect() as c:
-            rows = [EpisodeRow(**dict(r)) for r in c.execute(query).mappings()]
-        order = {r: i for i, r in enumerate(run_ids)}
-        return sorted(rows, key=lambda e: (order[e.run_id], e.index))
+        """The episodes of several runs, by run (in the order given) and index."""
+        return list(self.stream_episodes(run_ids))
 
     def export_turns(self, run_ids: Sequence[int]) -> list[dict[str, Any]]:
-        """The turns of several runs' episodes in one query, each with its episode's ``run_id`` and
-        ``episode_index``; by run (in the order given), episode and turn."""
-        query = (
-            sa.select(turns, episodes.c.run_id, episodes.c.index.label("episode_index"))
-            .join(episodes, episodes.c.id == turns.c.episode_id)
-            .where(episodes.c.run_id.in_(list(run_ids)))
-        )
-        with self.engine.connect() as c:
-            rows = [dict(r) for r in c.execute(query).mappings()]
-        order = {r: i for i, r in enumerate(run_ids)}
-        return sorted(rows, key=lambda t: (order[t["run_id"]], t["episode_index"], t["index"]))
+        """The turns of several runs' episodes, each with its episode's ``run_id`` and ``episode_index``; by run
+        (in the order given), episode and turn."""
+        return list(self.stream_turns(run_ids))
 
     def export_calls(self, run_ids: Sequence[int]) -> list[dict[str, Any]]:
-        """The model calls of several runs in one query, each as stored (``messages``: those new since the call
+        """The model calls of several runs, each as stored (``messages``: those new since the call
         ``parent_id``) with its episode's index as ``episode_index`` (None for a call outside an episode);
         by run (in the order given), then oldest first."""
-        query = (
+        return list(self.stream_calls(run_ids))
+
+    def _stream(self, queries: Iterator[Any]) -> Iterator[dict[str, Any]]:
+        """The rows of each query in turn, fetched :data:`STREAM_BATCH` at a time (a server-side cursor on
+        PostgreSQL), so that no more than a batch is held in memory however large the result."""
+        with self.engine.connect() as c:
+            streaming = c.execution_options(yield_per=STREAM_BATCH)
+            for query in queries:
+                for part in streaming.execute(query).mappings().partitions():
+                    yield from (dict(r) for r in part)
+
+    def stream_episodes(self, run_ids: Sequence[int]) -> Iterator[EpisodeRow]:
+        """The episodes of several runs as :meth:`export_episodes` orders them, read a batch at a time."""
+        cols = [episodes.c[k] for k in EpisodeRow.__dataclass_fields__]
+        queries = (
+            sa.select(*cols).where(episodes.c.run_id == r).order_by(episodes.c.index, episodes.c.id)
+            for r in dict.fromkeys(run_ids)
+        )
+        return (EpisodeRow(**row) for row in self._stream(queries))
+
+    def stream_episode_metrics(self, run_ids: Sequence[int]) -> Iterator[dict[str, Any] | None]:
+        """The metrics of several runs' episodes (only them), read a batch at a time."""
+        queries = (
+            sa.select(episodes.c.metrics).where(episodes.c.run_id == r) for r in dict.fromkeys(run_ids)
+        )
+        return (row["metrics"] for row in self._stream(queries))
+
+    def stream_turns(self, run_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
+        """The turns of several runs as :meth:`export_turns` orders them, read a batch at a time."""
+        queries = (
+            sa.select(turns, episodes.c.run_id, episodes.c.index.label("episode_index"))
+            .join(episodes, episodes.c.id == turns.c.episode_id)
+            .where(episodes.c.run_id == r)
+            .order_by(episodes.c.index, turns.c.index)
+            for r in dict.fromkeys(run_ids)
+        )
+        return self._stream(queries)
+
+    def stream_calls(self, run_ids: Sequence[int]) -> Iterator[dict[str, Any]]:
+        """The model calls of several runs as :meth:`export_calls` orders them, read a batch at a time."""
+        queries = (
             sa.select(model_calls, episodes.c.index.label("episode_index"))
             .join(episodes, episodes.c.id == model_calls.c.episode_id, isouter=True)
-            .where(model_calls.c.run_id.in_(list(run_ids)))
+            .where(model_calls.c.run_id == r)
+            .order_by(model_calls.c.id)
+            for r in dict.fromkeys(run_ids)
         )
-        with self.engine.connect() as c:
-            rows = [dict(r) for r in c.execute(query).mappings()]
-        order = {r: i for i, r in enumerate(run_ids)}
-        return sorted(rows, key=lambda m: (order[m["run_id"]], m["id"]))
+        return self._stream(queries)
 
     # leases -----------------------------------------------------------------------------------------------
     def acquire_lease(self, run_id: int, owner: str, *, ttl: float = LEASE_TTL) -> None:
