@@ -423,25 +423,32 @@ def _one_line(text: str) -> str:
 
 
 class _Runs:
-    """The store's runs read once, with each run's baselines: a sweep's checks and summary look at every cell,
-    and asking the store per cell would read all its runs once per cell."""
+    """The runs a sweep's checks and summary look at, each read once when first asked for (by id; a run's
+    baselines by the store's index): never every run of the store, however many it holds."""
 
     def __init__(self, store: Store) -> None:
-        runs = store.list_runs()
-        self.by_id: dict[int, RunRow] = {r.id: r for r in runs}
+        self.store = store
+        self.runs: dict[int, RunRow | None] = {}
         self.baselines: dict[int, list[int]] = {}
-        for r in runs:  # as baselines_of finds them: the solver runs whose config names the run, newest last
-            made_for = r.config.get("baseline_for")
-            if isinstance(made_for, int):
-                self.baselines.setdefault(made_for, []).append(r.id)
+
+    def get(self, run_id: int) -> RunRow | None:
+        if run_id not in self.runs:
+            try:
+                self.runs[run_id] = self.store.get_run(run_id)
+            except StoreError:  # deleted since its cell named it
+                self.runs[run_id] = None
+        return self.runs[run_id]
 
     def baseline(self, run_id: int) -> RunRow | None:
-        found = self.baselines.get(run_id)
-        return self.by_id[found[-1]] if found else None
+        """The newest baseline of the run, as baselines_of finds them."""
+        if run_id not in self.baselines:
+            self.baselines[run_id] = self.store.baselines_of(run_id)
+        found = self.baselines[run_id]
+        return self.get(found[-1]) if found else None
 
     def complete(self, run_id: int, baseline: bool) -> bool:
         """Whether the run completed and, when it should have one, its baseline too."""
-        run = self.by_id.get(run_id)
+        run = self.get(run_id)
         if run is None or run.status != "completed":
             return False
         if not baseline:
@@ -588,7 +595,7 @@ def cell_rows(store: Store, sweep: Sweep, outcomes: dict[str, CellOutcome] | Non
         b_run = b_correct = None
         b_score = None
         b_interval: tuple[float, float] | None = None
-        run = None if run_id is None else runs.by_id.get(run_id)
+        run = None if run_id is None else runs.get(run_id)
         if run is not None:
             n, done, correct, errored = _counts(store, run.id)
             status = run.status
