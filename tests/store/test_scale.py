@@ -5,7 +5,7 @@ for a store of 3 runs as for one of 60), so a report's cost does not grow with t
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +96,45 @@ def test_show_reads_no_run_it_does_not_show(
     many = _show(tmp_path / "many.db", 60, statements, capsys)
     assert _scans_of_runs(tmp_path / "many.db", statements) == []
     assert len(many) == len(few)  # no statement per stored run
+
+
+def _streamed(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows streamed a few at a time come back whole and in the export's order, across runs and batches."""
+    import wason.store.db as db
+
+    monkeypatch.setattr(db, "STREAM_BATCH", 2)
+    store = Store(url)
+    made = []
+    for r in range(3):
+        run = store.create_run(
+            task="t", player="p", model=None, config={}, items=[(f"k{i}", {}) for i in range(3)]
+        )
+        for e in store.list_episodes(run):
+            for t in range(2):
+                store.add_turn(
+                    e.id, t, action={"r": r, "e": e.index, "t": t}, observation={}, reply=None, feedback=None
+                )
+        store.record_call(
+            {"run_id": run, "episode_id": None, "turn": None, "model": "m", "endpoint": "e", "messages": [],
+             "params": {}, "response": str(r), "attempts": 1, "cached": False}
+        )  # fmt: skip
+        made.append(run)
+    order = [made[2], made[0], made[1], made[0]]  # a repeated run is exported once
+    expected = [(r, e, t) for r in (2, 0, 1) for e in range(3) for t in range(2)]
+    assert [(t["action"]["r"], t["episode_index"], t["index"]) for t in store.stream_turns(order)] == expected
+    assert [(e.run_id, e.index) for e in store.stream_episodes(order)] == [
+        (made[r], i) for r in (2, 0, 1) for i in range(3)
+    ]
+    assert [c["response"] for c in store.stream_calls(order)] == ["2", "0", "1"]
+    assert store.export_turns(order) == list(store.stream_turns(order))
+    store.close()
+
+
+def test_tables_stream_a_batch_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _streamed(f"sqlite:///{tmp_path / 's.db'}", monkeypatch)
+
+
+def test_postgres_tables_stream_a_batch_at_a_time(
+    new_postgres_database: Callable[[], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _streamed(new_postgres_database(), monkeypatch)
