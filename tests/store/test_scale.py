@@ -138,3 +138,28 @@ def test_postgres_tables_stream_a_batch_at_a_time(
     new_postgres_database: Callable[[], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _streamed(new_postgres_database(), monkeypatch)
+
+
+def test_the_home_page_reads_only_the_newest_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from wason.server.web.browse import Links, home_context
+
+    url, _run_id, _baseline = _store(tmp_path / "home.db", unrelated=12)
+    store = Store(url)
+    read: list[int] = []
+    real = Store.latest_runs
+
+    def latest(self: Store, limit: int) -> list[Any]:
+        runs = real(self, limit)
+        read.extend(r.id for r in runs)
+        return runs
+
+    def refused(*_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("every run of the store was read")
+
+    monkeypatch.setattr(Store, "latest_runs", latest)
+    monkeypatch.setattr(Store, "list_runs", refused)
+    home = home_context(store, Links())
+    assert home["n_runs"] == 14
+    assert next(f["runs"] for f in home["families"] if f["name"] == "wilt") == 14
+    assert [r["id"] for r in home["recent"]] == read == list(range(14, 4, -1))
+    store.close()

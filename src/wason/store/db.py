@@ -327,6 +327,18 @@ class Store:
         with self.engine.connect() as c:
             return [int(i) for i in c.execute(query).scalars()]
 
+    def run_counts(self) -> dict[str, int]:
+        """How many runs the store has of each family, by name (one query; no run read whole)."""
+        with self.engine.connect() as c:
+            query = sa.select(runs.c.task, sa.func.count()).group_by(runs.c.task)
+            return {str(task): int(n) for task, n in c.execute(query)}
+
+    def latest_runs(self, limit: int) -> list[RunRow]:
+        """The ``limit`` newest runs, newest first (by index: no other run is read)."""
+        with self.engine.connect() as c:
+            rows = c.execute(runs.select().order_by(runs.c.id.desc()).limit(limit)).mappings().all()
+        return [_run_row(r) for r in rows]
+
     def run_tasks(self) -> list[str]:
         """The families the store has runs of, by name (one query; no run read whole)."""
         with self.engine.connect() as c:

@@ -201,9 +201,9 @@ def who(run: RunRow) -> str:
     return str(run.model) if run.player == "llm" and run.model else str(run.player)
 
 
-def episode_counts(store: Store) -> dict[int, tuple[int, int, int]]:
-    """Per run: its episodes, those over, those that succeeded - one query for the whole list (reading every
-    episode's item to count them cost a second for a few hundred runs)."""
+def episode_counts(store: Store, run_ids: Iterable[int] | None = None) -> dict[int, tuple[int, int, int]]:
+    """Per run (of ``run_ids``, default all): its episodes, those over, those that succeeded - one query for the
+    whole list (reading every episode's item to count them cost a second for a few hundred runs)."""
     import sqlalchemy as sa
 
     from wason.store.db import episodes
@@ -215,6 +215,8 @@ def episode_counts(store: Store) -> dict[int, tuple[int, int, int]]:
         sa.func.sum(sa.case((e.status.in_(sorted(FINISHED)), 1), else_=0)),
         sa.func.sum(sa.case((e.success.is_(True), 1), else_=0)),
     ).group_by(e.run_id)
+    if run_ids is not None:
+        query = query.where(e.run_id.in_(list(run_ids)))
     with store.engine.connect() as c:
         return {int(r[0]): (int(r[1]), int(r[2] or 0), int(r[3] or 0)) for r in c.execute(query)}
 
@@ -222,8 +224,9 @@ def episode_counts(store: Store) -> dict[int, tuple[int, int, int]]:
 def run_rows(store: Store, runs: Iterable[RunRow] | None = None) -> list[dict[str, Any]]:
     """One row per run: what the runs list shows and sorts by."""
     rows = []
-    counts = episode_counts(store)
     listed = store.list_runs() if runs is None else list(runs)
+    # the runs given only: a page of a few runs does not count the episodes of the whole store
+    counts = episode_counts(store, None if runs is None else [r.id for r in listed])
     calls = store.call_totals_of([r.id for r in listed]) if listed else {}
     for given in listed:
         n, finished, correct = counts.get(given.id, (0, 0, 0))
@@ -985,10 +988,8 @@ def _side_by_side(docs: list[dict[str, Any]], *, only_differences: bool) -> list
 
 # -- the home page ----------------------------------------------------------------------------------------
 def home_context(store: Store, links: Links) -> dict[str, Any]:
-    runs = store.list_runs()
-    counts: dict[str, int] = {}
-    for r in runs:
-        counts[r.task] = counts.get(r.task, 0) + 1
+    # counted in the database and the newest read by index: the home page reads no other run
+    counts = store.run_counts()
     families = [
         {
             "name": f.name,
@@ -999,10 +1000,10 @@ def home_context(store: Store, links: Links) -> dict[str, Any]:
         }
         for f in registry.families()
     ]
-    recent = run_rows(store, sorted(runs, key=lambda r: r.id, reverse=True)[:10])
+    recent = run_rows(store, store.latest_runs(10))
     for row in recent:
         row["href"] = links.run(row["id"])
-    return {"families": families, "recent": recent, "n_runs": len(runs), "runs_href": links.runs()}
+    return {"families": families, "recent": recent, "n_runs": sum(counts.values()), "runs_href": links.runs()}
 
 
 # -- routes -----------------------------------------------------------------------------------------------
