@@ -5,7 +5,15 @@ same order, with the same parameters (greedy, a few hundred tokens). Each wall t
 prompt, as a benchmark run would. What wason adds is the hop to its model thread, counting the prompt's
 tokens beforehand (chat template plus tokenizer) and a stopping check per token.
 
-Run: ``python bench/bench_local_model.py [--max-tokens 256] [--reps 3]``.
+Then the same for grammar-constrained play, as in ``wason eval wilt --constrain``: a WILT conversation of
+``--turns`` turns (each turn the model's own reply plus a fixed observation, so every turn reuses the previous
+prompt from llama.cpp's KV cache), every reply held to WILT's reply grammar, at llama-cpp-python's default
+temperature with a seed per turn, three ways: llama-cpp-python alone (its sampler chain masks the whole vocabulary
+with the grammar on every token), wason with that same chain (``check_first_grammar = False``, wason before issue
+39) and wason as shipped (the best tokens checked first, ``wason.models.llama_sampling``). Each way's time is split
+with llama.cpp's own counters into prompt evaluation, decoding, and the rest (sampling, the grammar, Python).
+
+Run: ``python bench/bench_local_model.py [--max-tokens 256] [--reps 3] [--turns 12]``.
 """
 
 from __future__ import annotations
@@ -19,6 +27,19 @@ from typing import Any
 
 from wason.models.base import ChatMessage, GenerationParams
 from wason.models.local import DEFAULT_N_CTX, LocalModel, find_embedded_gguf
+from wason.tasks.wilt.grammar import reply_format
+
+WILT_SYSTEM = (
+    "You are an AI tasked with discovering a hidden rule that takes three numbers as input and returns a boolean. "
+    "In each response, you will provide your step-by-step reasoning for your future plans on this task, and then "
+    'you will take one of two actions:\n\n1. Provide a single test case to observe the output of a rule (e.g. "Test '
+    'Case: ```(1, 2, 3)```" which corresponds to x=1, y=2, z=3.\n2. Provide a final "guess" in the form of a '
+    'python lambda function (e.g. "Final Guess: ```lambda x,y,z: x < y < z```"). You only get to select this '
+    "action one time, so don't use it unless you are confident or are forced to.\n\nYou will have up to 30 "
+    "attempts at test cases. Make sure all of the tests you provide are unique from other ones you have already "
+    "tried."
+)
+WILT_GRAMMAR = reply_format(tests=True).grammar
 
 CONVERSATIONS: list[list[ChatMessage]] = [
     [
@@ -81,10 +102,131 @@ async def wason_phase(max_tokens: int) -> tuple[list[tuple[int, float, str]], fl
     return results, model.load_seconds or 0.0
 
 
+class Split:
+    """Wall time of a side's constrained calls, split by llama.cpp's counters."""
+
+    def __init__(self) -> None:
+        self.wall = self.prompt = self.decode = 0.0
+        self.tokens_in = self.tokens_new = self.tokens_out = 0
+        self.replies: list[str] = []
+        self.checked = self.masked = 0
+
+    def add(self, llama: Any, wall: float, reply: str, tokens_in: int, tokens_out: int) -> None:
+        import llama_cpp
+
+        perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
+        self.wall += wall
+        self.prompt += perf.t_p_eval_ms / 1000
+        self.decode += perf.t_eval_ms / 1000
+        self.tokens_new += perf.n_p_eval
+        self.tokens_in += tokens_in
+        self.tokens_out += tokens_out
+        self.replies.append(reply)
+
+    def line(self, label: str) -> str:
+        rest = self.wall - self.prompt - self.decode
+        return (
+            f"{label}: {self.tokens_out / self.wall:6.1f} tokens/s; {self.wall:6.2f} s = prompt {self.prompt:5.2f} s "
+            f"({self.tokens_new} of {self.tokens_in} tokens evaluated, the rest from the KV cache) + decode "
+            f"{self.decode:5.2f} s ({1000 * self.decode / max(1, self.tokens_out):.1f} ms a token) + sampling, "
+            f"grammar and Python {rest:5.2f} s ({1000 * rest / max(1, self.tokens_out):.1f} ms a token)"
+        )
+
+
+def _observation(reply: str, turn: int) -> str:
+    return (
+        f"({turn}, {turn + 1}, {turn + 2}): {'True' if turn % 2 else 'False'}. Your next test or final guess?"
+    )
+
+
+def constrained_raw(llama: Any, turns: int, max_tokens: int) -> Split:
+    import llama_cpp
+
+    grammar = llama_cpp.LlamaGrammar.from_string(WILT_GRAMMAR, verbose=False)
+    split = Split()
+    messages: list[dict[str, str]] = [{"role": "system", "content": WILT_SYSTEM}]
+    messages.append({"role": "user", "content": "Propose your first test."})
+    llama.reset()  # a cold KV cache, as the wason side starts with
+    for turn in range(turns):
+        llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
+        start = time.perf_counter()
+        result = llama.create_chat_completion(
+            messages=messages, max_tokens=max_tokens, seed=turn, grammar=grammar
+        )
+        wall = time.perf_counter() - start
+        reply = str(result["choices"][0]["message"]["content"])
+        usage = result["usage"]
+        split.add(llama, wall, reply, int(usage["prompt_tokens"]), int(usage["completion_tokens"]))
+        messages += [
+            {"role": "assistant", "content": reply},
+            {"role": "user", "content": _observation(reply, turn)},
+        ]
+    return split
+
+
+async def constrained_wason(turns: int, max_tokens: int, *, check_first: bool) -> Split:
+    import llama_cpp
+
+    model = LocalModel(spec="local:smollm2-135m", model_path=find_embedded_gguf())
+    model.check_first_grammar = check_first
+    split = Split()
+    messages = [
+        ChatMessage(role="system", content=WILT_SYSTEM),
+        ChatMessage(role="user", content="Propose your first test."),
+    ]
+    try:
+        # loads the model on its thread without generating: the KV cache starts empty, as on the other side
+        await model._in_model_thread(lambda: model.prompt_tokens(messages))
+        for turn in range(turns):
+            llama_cpp.llama_perf_context_reset(model._llama._ctx.ctx)
+            params = GenerationParams(max_tokens=max_tokens, seed=turn, grammar=WILT_GRAMMAR)
+            start = time.perf_counter()
+            response = await model.generate(messages, params, timeout=600)
+            wall = time.perf_counter() - start
+            split.add(
+                model._llama, wall, response.text, response.input_tokens or 0, response.output_tokens or 0
+            )
+            messages = [
+                *messages,
+                ChatMessage(role="assistant", content=response.text),
+                ChatMessage(role="user", content=_observation(response.text, turn)),
+            ]
+        split.checked = model.grammar_tokens_checked
+        split.masked = model.grammar_tokens_masked
+    finally:
+        await model.aclose()
+    return split
+
+
+async def constrained(raw: Any, turns: int, max_tokens: int) -> None:
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        raw_split = pool.submit(constrained_raw, raw, turns, max_tokens).result()
+    old = await constrained_wason(turns, max_tokens, check_first=False)
+    new = await constrained_wason(turns, max_tokens, check_first=True)
+    print(
+        f"\nconstrained: a WILT conversation of {turns} turns, WILT's grammar, temperature 0.2 (the default), seeded"
+    )
+    print(raw_split.line("llama-cpp-python alone       "))
+    print(old.line("wason, llama-cpp-python chain"))
+    print(new.line("wason, check-first grammar   "))
+    print(
+        f"check-first: {new.checked} tokens settled by the best tokens, {new.masked} by masking the whole vocabulary"
+    )
+    rate = {label: s.tokens_out / s.wall for label, s in (("raw", raw_split), ("old", old), ("new", new))}
+    print(f"ratio wason (check-first) / llama-cpp-python alone, tokens/s: {rate['new'] / rate['raw']:.3f}")
+    print(
+        f"ratio wason (check-first) / wason (llama-cpp-python chain), tokens/s: {rate['new'] / rate['old']:.3f}"
+    )
+    print(f"identical replies all three ways: {raw_split.replies == old.replies == new.replies}")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument(
+        "--turns", type=int, default=12, help="turns of the constrained conversation (0: none)"
+    )
     args = parser.parse_args()
 
     n_threads = LocalModel(spec="local:smollm2-135m", model_path=find_embedded_gguf()).n_threads
@@ -111,7 +253,6 @@ async def main() -> None:
             raw_tokens += r_tokens
             wason_tokens += w_tokens
             same_text = same_text and r_text == w_text
-    raw.close()
 
     raw_median = statistics.median(raw_rates)
     wason_median = statistics.median(wason_rates)
@@ -133,6 +274,9 @@ async def main() -> None:
         )
     print(f"ratio wason / llama-cpp-python (medians): {wason_median / raw_median:.3f}")
     print(f"identical replies on both sides: {same_text}")
+    if args.turns:
+        await constrained(raw, args.turns, args.max_tokens)
+    raw.close()
 
 
 if __name__ == "__main__":

@@ -113,6 +113,11 @@ class LocalModel:
         n_ctx: the context window in tokens (prompt plus reply).
         load_seconds: how long loading the model took, once it is loaded.
         last_cached_prompt_tokens: how many prompt tokens of the last call were already in the KV cache.
+        check_first_grammar: sample grammar-constrained replies by checking the best tokens against the grammar
+            before masking the whole vocabulary (:mod:`wason.models.llama_sampling`; the same replies, faster).
+            False keeps llama-cpp-python's own sampler chain (for comparisons).
+        grammar_tokens_checked: constrained tokens settled by checking the best tokens only, over all calls.
+        grammar_tokens_masked: constrained tokens for which the whole vocabulary was masked, over all calls.
     """
 
     endpoint = "embedded"
@@ -152,6 +157,10 @@ class LocalModel:
         self.load_seed = load_seed
         self.load_seconds: float | None = None
         self.last_cached_prompt_tokens = 0
+        self.check_first_grammar = True
+        self.grammar_tokens_checked = 0
+        self.grammar_tokens_masked = 0
+        self._sampler: Any = None  # the check-first sampler of the current generation, if any
         self._llama: Any = None
         self._formatter: Any = None
         # All llama.cpp work runs on this one thread. llama.cpp's OpenMP build keeps a team of busy-waiting
@@ -282,6 +291,9 @@ class LocalModel:
             raise ModelConfigError(f"cannot load GGUF file {self.model_path}: {err}") from err
         self._llama = llama
         self.load_seconds = time.perf_counter() - start
+        from wason.models import llama_sampling  # numpy: imported with llama.cpp, not with wason
+
+        llama_sampling.install(llama, llama_cpp, lambda: self.check_first_grammar, self._use_sampler)
         template = llama.metadata.get("tokenizer.chat_template")
         if not template:
             # a base model: raw completions (--completions) work, chat calls say what to do
@@ -300,6 +312,9 @@ class LocalModel:
         # check lets a cancelled call end generation at the next token.
         self._formatter = _StoppableFormatter(jinja, self._should_stop, llama_chat_format, llama_cpp)
         llama.chat_handler = llama_chat_format.chat_formatter_to_chat_completion_handler(self._formatter)
+
+    def _use_sampler(self, sampler: Any) -> None:
+        self._sampler = sampler
 
     def _raw_check(self, input_ids: Any, logits: Any) -> bool:
         if self._should_stop():
@@ -391,6 +406,7 @@ class LocalModel:
         if grammar is not None:
             kwargs["grammar"] = grammar
         self._stopped_early = False
+        self._sampler = None
         try:
             if raw:
                 import llama_cpp
@@ -412,6 +428,11 @@ class LocalModel:
         except ValueError as err:
             # llama-cpp-python reports prompt and context problems as ValueError.
             raise ModelError(f"llama.cpp rejected the request: {err}", transient=False) from err
+        finally:
+            if self._sampler is not None:
+                self.grammar_tokens_checked += self._sampler.checked
+                self.grammar_tokens_masked += self._sampler.masked
+                self._sampler = None
         if self._cancelled.is_set() or self._stopped_early or (not raw and self._formatter.stopped_early):
             raise ModelError("generation cancelled", transient=False)
         choice = result["choices"][0]
