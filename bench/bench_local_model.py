@@ -109,7 +109,7 @@ class Split:
         self.wall = self.prompt = self.decode = 0.0
         self.tokens_in = self.tokens_new = self.tokens_out = 0
         self.replies: list[str] = []
-        self.checked = self.masked = 0
+        self.checked = self.masked = self.reused = 0
 
     def add(self, llama: Any, wall: float, reply: str, tokens_in: int, tokens_out: int) -> None:
         import llama_cpp
@@ -193,6 +193,7 @@ async def constrained_wason(turns: int, max_tokens: int, *, check_first: bool) -
             ]
         split.checked = model.grammar_tokens_checked
         split.masked = model.grammar_tokens_masked
+        split.reused = model.grammar_masks_reused
     finally:
         await model.aclose()
     return split
@@ -210,7 +211,8 @@ async def constrained(raw: Any, turns: int, max_tokens: int) -> None:
     print(old.line("wason, llama-cpp-python chain"))
     print(new.line("wason, check-first grammar   "))
     print(
-        f"check-first: {new.checked} tokens settled by the best tokens, {new.masked} by masking the whole vocabulary"
+        f"check-first: {new.checked} tokens settled by the best tokens, {new.masked} by masking the whole vocabulary "
+        f"({new.reused} of these masks kept from an earlier reply)"
     )
     rate = {label: s.tokens_out / s.wall for label, s in (("raw", raw_split), ("old", old), ("new", new))}
     print(f"ratio wason (check-first) / llama-cpp-python alone, tokens/s: {rate['new'] / rate['raw']:.3f}")

@@ -82,6 +82,7 @@ async def test_constrained_replies_are_those_of_llama_cpp_pythons_own_chain(smol
     # both ways of the new path ran: settled by the best tokens, and masked over the whole vocabulary
     assert smollm.grammar_tokens_checked > 0
     assert smollm.grammar_tokens_masked > 0
+    assert smollm.grammar_masks_reused > 0  # every conversation ran twice with the same grammar
 
 
 async def test_unconstrained_calls_keep_llama_cpp_pythons_chain(smollm: LocalModel) -> None:

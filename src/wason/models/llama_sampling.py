@@ -33,6 +33,11 @@ import numpy as np
 CANDIDATES = 128
 """How many of the best tokens top-k sampling checks against the grammar before masking the whole vocabulary."""
 
+MASKS_KEPT = 20_000
+"""How many full masks a model keeps (by grammar and reply so far) before it forgets them all."""
+MASK_TOKENS_KEPT = 4096
+"""A full mask is kept only when the grammar allows at most this many tokens (a small array of their ids)."""
+
 _TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])  # llama_token_data
 
 
@@ -45,7 +50,15 @@ class CheckFirstSampler:
     """
 
     def __init__(
-        self, llama_cpp: Any, grammar: Any, rest: Any, n_vocab: int, *, greedy: bool, top_k: int
+        self,
+        llama_cpp: Any,
+        grammar: Any,
+        rest: Any,
+        n_vocab: int,
+        *,
+        greedy: bool,
+        top_k: int,
+        masks: dict[tuple[int, ...], np.ndarray[Any, Any]] | None = None,
     ) -> None:
         """Args:
         llama_cpp: the ``llama_cpp`` module.
@@ -54,6 +67,8 @@ class CheckFirstSampler:
         n_vocab: the vocabulary's size.
         greedy: the chain ends in greedy selection (temperature 0).
         top_k: the chain's top-k (used when not greedy; must be positive).
+        masks: full masks already made with this grammar: the ids the grammar allowed, by the reply's tokens
+            before them (the grammar's state follows from those alone, as each generation starts it afresh).
         """
         self._lib = llama_cpp
         self._grammar = grammar
@@ -62,8 +77,11 @@ class CheckFirstSampler:
         self._greedy = greedy
         self._top_k = top_k
         self._ids = np.arange(n_vocab, dtype=np.int32)
+        self._masks = masks if masks is not None else {}
+        self._reply: list[int] = []
         self.checked = 0
         self.masked = 0
+        self.reused = 0
 
     def sample(self, ctx: Any, idx: int = -1) -> int:
         """The next token from the logits at ``idx``, accepted by the grammar and the rest of the chain."""
@@ -77,6 +95,7 @@ class CheckFirstSampler:
             self.checked += 1
         lib.llama_sampler_accept(self._grammar.sampler, token)
         lib.llama_sampler_accept(self._rest.sampler, token)
+        self._reply.append(token)
         return token
 
     def close(self) -> None:
@@ -132,9 +151,22 @@ class CheckFirstSampler:
     def _masked_token(self, logits: np.ndarray[Any, Any]) -> int:
         data = np.empty(self._n_vocab, dtype=_TOKEN_DATA)
         data["id"] = self._ids
-        data["logit"] = logits
         data["p"] = 0.0
+        key = tuple(self._reply)
+        allowed = self._masks.get(key)
+        if allowed is not None:  # the grammar's own output: refused tokens at -inf, the others untouched
+            self.reused += 1
+            data["logit"] = -np.inf
+            data["logit"][allowed] = logits[allowed]
+            array = self._apply(self._rest, data)
+            return self._selected(array)
+        data["logit"] = logits
         array = self._apply(self._grammar, data)
+        allowed = np.flatnonzero(data["logit"] != -np.inf).astype(np.int32)
+        if len(allowed) <= MASK_TOKENS_KEPT:
+            if len(self._masks) >= MASKS_KEPT:
+                self._masks.clear()
+            self._masks[key] = allowed
         self._lib.llama_sampler_apply(self._rest.sampler, ctypes.byref(array))
         return self._selected(array)
 
@@ -161,6 +193,7 @@ def install(
 
     sampler_type: Any = getattr(_internals, "LlamaSampler")  # noqa: B009 - untyped in the library
     original = llama._init_sampler
+    masks: dict[str, dict[tuple[int, ...], np.ndarray[Any, Any]]] = {}  # by the grammar's text
 
     @functools.wraps(original)
     def init_sampler(**kwargs: Any) -> Any:
@@ -186,7 +219,13 @@ def install(
         grammar_sampler = sampler_type()
         grammar_sampler.add_grammar(llama._model, grammar)
         sampler = CheckFirstSampler(
-            llama_cpp, grammar_sampler, rest, llama.n_vocab(), greedy=greedy, top_k=top_k
+            llama_cpp,
+            grammar_sampler,
+            rest,
+            llama.n_vocab(),
+            greedy=greedy,
+            top_k=top_k,
+            masks=masks.setdefault(grammar._grammar + "\0" + grammar._root, {}),
         )
         on_sampler(sampler)
         return sampler

@@ -118,6 +118,8 @@ class LocalModel:
             False keeps llama-cpp-python's own sampler chain (for comparisons).
         grammar_tokens_checked: constrained tokens settled by checking the best tokens only, over all calls.
         grammar_tokens_masked: constrained tokens for which the whole vocabulary was masked, over all calls.
+        grammar_masks_reused: of those, the tokens whose mask was kept from an earlier reply with the same grammar
+            and the same tokens before it.
     """
 
     endpoint = "embedded"
@@ -160,6 +162,7 @@ class LocalModel:
         self.check_first_grammar = True
         self.grammar_tokens_checked = 0
         self.grammar_tokens_masked = 0
+        self.grammar_masks_reused = 0
         self._sampler: Any = None  # the check-first sampler of the current generation, if any
         self._llama: Any = None
         self._formatter: Any = None
@@ -432,6 +435,7 @@ class LocalModel:
             if self._sampler is not None:
                 self.grammar_tokens_checked += self._sampler.checked
                 self.grammar_tokens_masked += self._sampler.masked
+                self.grammar_masks_reused += self._sampler.reused
                 self._sampler = None
         if self._cancelled.is_set() or self._stopped_early or (not raw and self._formatter.stopped_early):
             raise ModelError("generation cancelled", transient=False)
