@@ -35,7 +35,7 @@ CANDIDATES = 128
 
 MASKS_KEPT = 4096
 """How many full masks a model keeps (by grammar and reply so far) before it forgets them all: at most
-4,096 x 4,096 token ids of 4 bytes (64 MiB) and their keys, far less in practice (a WILT reply's action part allows
+4,096 x 4,096 token ids of 4 bytes (64 MiB) and their keys, far less in practice (a game reply's action part allows
 under 40 tokens)."""
 MASK_TOKENS_KEPT = 4096
 """A full mask is kept only when the grammar allows at most this many tokens (a small array of their ids)."""
