@@ -68,9 +68,19 @@ async def _reply(
     return r.text, r.input_tokens, r.output_tokens, r.finish_reason
 
 
-async def test_constrained_replies_are_those_of_llama_cpp_pythons_own_chain(smollm: LocalModel) -> None:
-    for params in PARAMS:
-        for messages in CONVERSATIONS:
+# the default run checks greedy and the default chain on two conversations; `-m slow` every setting on all three
+@pytest.mark.parametrize(
+    ("settings", "conversations"),
+    [
+        pytest.param(PARAMS[:2], CONVERSATIONS[:2], id="greedy-and-default"),
+        pytest.param(PARAMS, CONVERSATIONS, id="every-setting", marks=pytest.mark.slow),
+    ],
+)
+async def test_constrained_replies_are_those_of_llama_cpp_pythons_own_chain(
+    smollm: LocalModel, settings: list[GenerationParams], conversations: list[list[ChatMessage]]
+) -> None:
+    for params in settings:
+        for messages in conversations:
             before = (smollm.grammar_tokens_checked, smollm.grammar_tokens_masked)
             old = await _reply(smollm, messages, params, fast=False)
             assert (
