@@ -10,37 +10,43 @@ opens a store, and :func:`runs_frame`, :func:`episodes_frame`, :func:`turns_fram
 ``docs/families.md``, ``docs/python.md``, ``docs/export.md`` and ``docs/server.md``.
 """
 
-from wason.api import (
-    calls_frame,
-    episodes_frame,
-    evaluate,
-    open_store,
-    runs_frame,
-    scores_frame,
-    turns_frame,
-)
-from wason.core import (
-    ActionCodec,
-    EpisodeContext,
-    ExternalFailure,
-    Family,
-    Game,
-    Malformed,
-    Move,
-    Outcome,
-    Player,
-    PlayIO,
-    RunSettings,
-    TextProtocol,
-    registry,
-    session,
-)
-from wason.core.records import CallContext, RunReport
-from wason.games import Games, GuessTheRuleGame
-from wason.models.base import ChatMessage, GenerationParams, Model, ModelError, ModelResponse
-from wason.models.client import ModelClient, RetryPolicy
-from wason.report.export import read_export
-from wason.store import Store
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wason.api import (
+        calls_frame,
+        episodes_frame,
+        evaluate,
+        open_store,
+        runs_frame,
+        scores_frame,
+        turns_frame,
+    )
+    from wason.core import (
+        ActionCodec,
+        EpisodeContext,
+        ExternalFailure,
+        Family,
+        Game,
+        Malformed,
+        Move,
+        Outcome,
+        Player,
+        PlayIO,
+        RunSettings,
+        TextProtocol,
+        registry,
+        session,
+    )
+    from wason.core.records import CallContext, RunReport
+    from wason.games import Games, GuessTheRuleGame
+    from wason.models.base import ChatMessage, GenerationParams, Model, ModelError, ModelResponse
+    from wason.models.client import ModelClient, RetryPolicy
+    from wason.report.export import read_export
+    from wason.store import Store
 
 __version__ = "0.1.0"
 
@@ -81,3 +87,56 @@ __all__ = [
     "session",
     "turns_frame",
 ]
+
+# Each public name and the module it lives in, imported on first use (PEP 562): `import wason` and the CLI's
+# start-up pay only for what a command touches - not for the store, the SDKs or the server (issue 39).
+_WHERE: dict[str, str] = {
+    "calls_frame": "wason.api",
+    "episodes_frame": "wason.api",
+    "evaluate": "wason.api",
+    "open_store": "wason.api",
+    "runs_frame": "wason.api",
+    "scores_frame": "wason.api",
+    "turns_frame": "wason.api",
+    "ActionCodec": "wason.core",
+    "EpisodeContext": "wason.core",
+    "ExternalFailure": "wason.core",
+    "Family": "wason.core",
+    "Game": "wason.core",
+    "Malformed": "wason.core",
+    "Move": "wason.core",
+    "Outcome": "wason.core",
+    "Player": "wason.core",
+    "PlayIO": "wason.core",
+    "RunSettings": "wason.core",
+    "TextProtocol": "wason.core",
+    "CallContext": "wason.core.records",
+    "RunReport": "wason.core.records",
+    "Games": "wason.games",
+    "GuessTheRuleGame": "wason.games",
+    "ChatMessage": "wason.models.base",
+    "GenerationParams": "wason.models.base",
+    "Model": "wason.models.base",
+    "ModelError": "wason.models.base",
+    "ModelResponse": "wason.models.base",
+    "ModelClient": "wason.models.client",
+    "RetryPolicy": "wason.models.client",
+    "read_export": "wason.report.export",
+    "Store": "wason.store",
+}
+_SUBMODULES = {"registry": "wason.core.registry", "session": "wason.core.session"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        value: Any = importlib.import_module(_SUBMODULES[name])
+    elif name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+    else:
+        raise AttributeError(f"module 'wason' has no attribute {name!r}")
+    globals()[name] = value  # found once; later lookups do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -8,17 +8,13 @@ from the family."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from sqlalchemy.exc import SQLAlchemyError
-
-from wason.cli import eval as eval_command
-from wason.cli import export, grid, play, report, runs, serve, session, show, sweep
 from wason.cli.common import (
     ParserContext,
     UserError,
@@ -33,13 +29,11 @@ from wason.cli.common import (
     add_config_flags,
     family_fields,
 )
-from wason.core import registry
-from wason.core import session as sessions
-from wason.core.game import ExternalFailure
-from wason.models.base import ModelConfigError
+from wason.failures import ExternalFailure
 from wason.redaction import redact
-from wason.sandbox import GuessRejected
-from wason.store import StoreError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["COMMANDS", "Command", "UserError", "add_config_flags", "build_parser", "family_fields", "main"]
 
@@ -53,18 +47,34 @@ class Command:
     run: Callable[[argparse.Namespace, Console], int]
 
 
+def _lazy(module: str, name: str) -> Callable[..., Any]:
+    """``wason.cli.MODULE.NAME``, its module imported on first call: a command's imports (the store, the
+    engine, the server) are paid only by the command that runs, not by ``wason --version`` (issue 39)."""
+
+    def call(*args: Any) -> Any:
+        return getattr(importlib.import_module(f"wason.cli.{module}"), name)(*args)
+
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = f"wason.cli.{module}"
+    return call
+
+
+def _command(module: str, add: str = "add_arguments", *, flags: str | None = None) -> Command:
+    return Command(_lazy(flags or module, add), _lazy(module, "run"))
+
+
 COMMANDS: dict[str, Command] = {
-    "eval": Command(eval_command.add_arguments, eval_command.run),
-    "play": Command(play.add_arguments, play.run),
-    "session": Command(session.add_arguments, session.run),
-    "sweep": Command(sweep.add_arguments, sweep.run),
-    "runs": Command(runs.add_arguments, runs.run),
-    "export": Command(export.add_arguments, export.run),
-    "serve": Command(serve.add_arguments, serve.run),
-    "grid": Command(grid.add_arguments, grid.run),
-    "report": Command(report.add_arguments, report.run),
-    "show": Command(show.add_arguments, show.run),
-    "compare": Command(show.add_compare_arguments, show.run),  # = show RUN RUN...
+    "eval": _command("eval", flags="eval_flags"),
+    "play": _command("play"),
+    "session": _command("session"),
+    "sweep": _command("sweep"),
+    "runs": _command("runs"),
+    "export": _command("export"),
+    "serve": _command("serve"),
+    "grid": _command("grid"),
+    "report": _command("report"),
+    "show": _command("show"),
+    "compare": _command("show", "add_compare_arguments"),  # = show RUN RUN...
 }
 """The built-in commands, in the order ``wason --help`` lists them (a family's own commands after ``session``)."""
 
@@ -95,12 +105,38 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    _keep_undecodable_input()
+def _loaded(module: str, name: str) -> tuple[type[BaseException], ...]:
+    """``module.name`` if that module was imported, else nothing: an exception of a module nobody imported
+    cannot have been raised, so catching it never imports the store or the sandbox."""
+    found = getattr(sys.modules.get(module), name, None)
+    return (found,) if isinstance(found, type) and issubclass(found, BaseException) else ()
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions shown as one line ``wason: error: ...``."""
+    return (
+        UserError,
+        ValueError,
+        ExternalFailure,
+        *_loaded("wason.models.base", "ModelConfigError"),
+        *_loaded("wason.store", "StoreError"),
+        *_loaded("wason.sandbox", "GuessRejected"),
+        *_loaded("wason.core.session", "SessionDiverged"),
+    )
+
+
+def _console() -> Console:
+    from rich.console import Console
+
     console = Console()
     if not console.is_terminal and not os.environ.get("COLUMNS"):
         # piped output without a width asked for: do not squeeze tables to 80 columns
         console = Console(width=max(console.width, 160))
+    return console
+
+
+def main(argv: list[str] | None = None) -> int:
+    _keep_undecodable_input()
     try:
         parser = build_parser(argv)
         try:
@@ -120,26 +156,23 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         command = COMMANDS.get(args.command)
         if command is not None:
-            return command.run(args, console)
+            return command.run(args, _console())
+        from wason.core import registry
+
         return registry.get(args.command).run_command(args, print)  # a family's own command
     except UnicodeError as exc:  # text that is not UTF-8 reached an encoder (an argument, a line read)
         print(f"wason: error: {_not_text(exc)}", file=sys.stderr)
         return 2
-    except (
-        UserError,
-        ValueError,
-        ModelConfigError,
-        StoreError,
-        GuessRejected,
-        sessions.SessionDiverged,
-        ExternalFailure,
-    ) as exc:
-        reason = getattr(exc, "reason", None) or _reasons(exc)
-        print(f"wason: error: {_one_line(redact(reason))}", file=sys.stderr)
-        return 2
-    except SQLAlchemyError as exc:  # the store failed under us (a corrupt page, a lost server)
-        print(f"wason: error: the store failed: {_one_line(redact(_db_reason(exc)))}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # `wason ... | head`: the reader left; nothing is lost
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until the interpreter exits
         return 0
+    except Exception as exc:
+        if isinstance(exc, _user_errors()):
+            reason = getattr(exc, "reason", None) or _reasons(exc)
+            print(f"wason: error: {_one_line(redact(reason))}", file=sys.stderr)
+            return 2
+        if isinstance(exc, _loaded("sqlalchemy.exc", "SQLAlchemyError")):
+            # the store failed under us (a corrupt page, a lost server)
+            print(f"wason: error: the store failed: {_one_line(redact(_db_reason(exc)))}", file=sys.stderr)
+            return 2
+        raise

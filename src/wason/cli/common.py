@@ -13,16 +13,16 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
-
-from pydantic import ValidationError
-from pydantic.fields import FieldInfo
-from rich.console import Console
-from sqlalchemy.exc import SQLAlchemyError
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from wason.core import registry
 from wason.core.family import Family, RunSettings, field_range, own_fields
-from wason.store import MAX_ID, Store
+
+if TYPE_CHECKING:  # the store, rich and pydantic's errors are imported where used (start-up, issue 39)
+    from pydantic.fields import FieldInfo
+    from rich.console import Console
+
+    from wason.store import Store
 
 
 @dataclass
@@ -89,6 +89,8 @@ def _record_id(what: str) -> Callable[[str], int]:
             value = int(text)
         except ValueError:  # a number of more than 4300 digits
             value = 0
+        from wason.store import MAX_ID
+
         if not 1 <= value <= MAX_ID:
             raise argparse.ArgumentTypeError(
                 f"{shown!r} is not a {what} id (a whole number from 1 to {MAX_ID})"
@@ -190,7 +192,7 @@ def _not_text(exc: UnicodeError) -> str:
     return f"the input is not UTF-8 text ({held}); give text as UTF-8"
 
 
-def _db_reason(exc: SQLAlchemyError) -> str:
+def _db_reason(exc: Exception) -> str:
     # the driver's own message, without SQLAlchemy's statement and parameters
     orig = getattr(exc, "orig", None)
     lines = str(orig if orig is not None else exc).strip().splitlines()
@@ -198,6 +200,8 @@ def _db_reason(exc: SQLAlchemyError) -> str:
 
 
 def _reasons(exc: Exception) -> str:
+    from pydantic import ValidationError
+
     if isinstance(exc, ValidationError):  # keep only the reasons, naming the field
         return "; ".join(
             f"{'.'.join(map(str, e['loc']))}: {_msg(e['msg'])}" if e["loc"] else _msg(e["msg"])

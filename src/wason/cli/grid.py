@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli.common import ParserContext, _as_json, _db, _record_id
-from wason.engine import baselines_of
-from wason.store import Store
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
@@ -31,7 +30,9 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    from wason.engine import baselines_of
     from wason.report.grid import grid_json, grid_table
+    from wason.store import Store
 
     store = Store(_db(args))
     run_ids: list[int] = []

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli.common import ParserContext, UserError, _db, _record_id
-from wason.store import Store
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
@@ -32,6 +32,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
 
 def run(args: argparse.Namespace, console: Console) -> int:
     from wason.server.web.report import write_report
+    from wason.store import Store
 
     store = Store(_db(args))
     for run_id in args.runs:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli.common import ParserContext, _as_json, _db, _record_id
-from wason.store import Store
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
@@ -44,6 +44,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
 
 def run(args: argparse.Namespace, console: Console) -> int:
     from wason.report.runs import RunFilter, delete_command, runs_json, runs_table
+    from wason.store import Store
 
     store = Store(_db(args))
     if args.delete:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli.common import ParserContext, UserError, _db
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class _AllowModel(argparse.Action):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli.common import ParserContext, _as_json, _db
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:

@@ -13,7 +13,6 @@ A family lists the moves open at each point of a game as :class:`Command` object
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import re
 import typing
@@ -303,6 +302,8 @@ class TerminalPlayer:
 
     async def _line(self, prompt: str) -> str:
         try:
+            import asyncio  # imported where a person plays, not by every command (issue 39)
+
             return (await asyncio.to_thread(self._io.read, prompt)).strip()
         except (EOFError, KeyboardInterrupt) as exc:
             raise PlayerLeft("input closed") from exc

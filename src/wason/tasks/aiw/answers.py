@@ -55,8 +55,6 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import sympy
-
 Kind = Literal["number", "sex", "symbolic"]
 Status = Literal["ok", "unparseable", "no_marker", "ambiguous"]
 
@@ -361,10 +359,17 @@ class _ExprParser:
         if token.isdigit():
             if len(token) > MAX_DIGITS:
                 raise ValueError("number too long")
-            return sympy.Integer(int(token))
+            return _sympy().Integer(int(token))
         if token.isalpha():
-            return sympy.Symbol(token)
+            return _sympy().Symbol(token)
         raise ValueError(f"unexpected token {token!r}")
+
+
+def _sympy() -> Any:
+    # imported on first use: sympy alone costs more start-up than the rest of wason (issue 39)
+    import sympy
+
+    return sympy
 
 
 def _expression_runs(segment: str) -> list[tuple[int, int, list[str]]]:
@@ -501,9 +506,9 @@ def _number_literal(text: str) -> int | float | None:
 def _as_sympy(value: Any) -> Any:
     # Python numbers become sympy numbers directly; expressions were built by the parser above.
     if isinstance(value, int):
-        return sympy.Integer(value)
+        return _sympy().Integer(value)
     if isinstance(value, float):
-        return sympy.Float(value)
+        return _sympy().Float(value)
     return value
 
 
@@ -539,4 +544,4 @@ def answers_match(parsed: ParsedAnswer, expected: int | float | str) -> bool:
     got = parsed.value
     if isinstance(got, int | float) and isinstance(want, int | float):
         return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9)
-    return bool(sympy.expand(_as_sympy(got) - _as_sympy(want)) == 0)
+    return bool(_sympy().expand(_as_sympy(got) - _as_sympy(want)) == 0)
