@@ -18,26 +18,13 @@ from wason.core.runner import EpisodeResult
 from wason.engine import play_run
 from wason.engine.progress import Standing, Tracker, duration
 from wason.store import Store
+from wason.store.db import CALL_TOTALS
 
 CHEAP: dict[str, dict[str, Any]] = {"wilt": {"ids": [1, 2]}, "lists": {"ids": [1, 2]}, "aiw": {"trials": 1}}
 
 
 def _calls(**given: int) -> dict[str, int]:
-    base = dict.fromkeys(
-        (
-            "calls",
-            "cached_calls",
-            "failed_calls",
-            "attempts",
-            "input_tokens",
-            "output_tokens",
-            "cached_input_tokens",
-            "cached_output_tokens",
-            "truncated",
-        ),
-        0,
-    )
-    return {**base, **given}
+    return {**dict.fromkeys(CALL_TOTALS, 0), **given}
 
 
 def test_a_standing_says_turns_tokens_pace_and_eta() -> None:
