@@ -40,7 +40,8 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def api_key_of(model: OpenAICompatModel | AnthropicModel) -> str:
-    key: str = model._client.api_key
+    # the key each backend sends: the SDK client's (Anthropic), or the bearer token of the lean HTTP path
+    key: str = model._api_key if isinstance(model, OpenAICompatModel) else model._client.api_key
     return key
 
 

@@ -415,8 +415,8 @@ def test_cli_runs_against_a_server_without_a_models_route(
 
 
 async def test_error_status_whose_body_breaks_off_is_transient() -> None:
-    # The SDK reads an error reply's body outside its own error mapping; a body cut short there must still
-    # come out as a ModelError, not as the HTTP layer's exception.
+    # An error reply's body is read for its message; a body cut short there must still come out as a transient
+    # ModelError (a network failure), not as the HTTP layer's exception or a rejection of the request.
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
@@ -454,6 +454,7 @@ async def test_error_status_whose_body_breaks_off_is_transient() -> None:
             await model.aclose()
         server.join(timeout=5)
     assert caught.value.transient is True
-    assert str(caught.value).startswith("connection failed: RemoteProtocolError") and "\n" not in str(
+    assert str(caught.value).startswith("connection failed: ClientPayloadError") and "\n" not in str(
         caught.value
     )
+    assert caught.value.status is None

@@ -1,30 +1,25 @@
 """Backend for OpenAI and every server that speaks the OpenAI chat-completions API (vLLM, Ollama, llama.cpp
-server, OpenRouter, ...), through the official ``openai`` SDK.
+server, OpenRouter, ...), over wason's lean HTTP path (:mod:`wason.models.http`).
 
-The SDK sends the request and maps HTTP statuses, timeouts and lost connections to its errors; the reply's body
-is read here (:mod:`wason.models.replies`), capped at :data:`~wason.models.replies.MAX_REPLY_BYTES` and checked
-against the few fields we use, so a broken 200 reply is a transient :class:`ModelError` like a 503.
+Each request is one JSON body built once and posted over pooled keep-alive connections; the reply's body is read
+within :data:`~wason.models.replies.MAX_REPLY_BYTES` and checked against the few fields we use
+(:mod:`wason.models.replies`), so a broken 200 reply is a transient :class:`ModelError` like a 503.
+
+The ``openai`` SDK was the transport until issue 39: it cost 5-8 ms of CPU a call (its typed request building,
+response wrapping and HTTP stack), more than the rest of a call, and wason used none of what it adds over the
+HTTP API (its retries were off, its reply parsing was replaced by ours, and Azure's own routes were never
+offered). Everything the backend sends is written here.
 """
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 import json
+import os
 import time
 from collections.abc import Mapping
-from contextlib import AbstractAsyncContextManager
-from typing import Any, Literal, TypeVar, cast
+from typing import Literal
 from urllib.parse import urlsplit
 
-import openai
-from openai.types import ReasoningEffort
-from openai.types.chat import (
-    ChatCompletionAssistantMessageParam,
-    ChatCompletionMessageParam,
-    ChatCompletionSystemMessageParam,
-    ChatCompletionUserMessageParam,
-)
 from pydantic import Field, StrictStr
 
 from wason.models.base import (
@@ -34,22 +29,21 @@ from wason.models.base import (
     ModelConfigError,
     ModelError,
     ModelResponse,
-    map_sdk_error,
     raw_prompt,
 )
+from wason.models.http import JsonHttp, bearer_headers, dumps, split_credentials
 from wason.models.preflight import confirm_model
 from wason.models.replies import (
     MAX_REPLY_BYTES,
     Count,
     ReplyModel,
     checked_text,
-    is_transport_error,
     parse_json,
-    read_capped,
     validate,
 )
 
-_T = TypeVar("_T")
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+"""Where requests go when no base URL is given and ``OPENAI_BASE_URL`` is not set (as in the ``openai`` SDK)."""
 
 
 TokenLimitField = Literal["max_tokens", "max_completion_tokens"]
@@ -112,10 +106,6 @@ def constraint_for(provider: str) -> ConstraintForm:
     return "grammar" if provider in GRAMMAR_FIELDS else "json_schema"
 
 
-POOL_SIZE = 32
-"""Concurrent calls per connection pool (see :class:`OpenAICompatModel`)."""
-
-
 class _ReplyMessage(ReplyModel):
     content: StrictStr | None = None
 
@@ -159,37 +149,15 @@ class _ModelList(ReplyModel):
     data: list[_ListedModel]
 
 
-def to_openai_messages(messages: list[ChatMessage]) -> list[ChatCompletionMessageParam]:
-    """Turn our messages into the SDK's typed message dicts, in order and unchanged."""
-    out: list[ChatCompletionMessageParam] = []
-    for m in messages:
-        if m.role == "system":
-            out.append(ChatCompletionSystemMessageParam(role="system", content=m.content))
-        elif m.role == "user":
-            out.append(ChatCompletionUserMessageParam(role="user", content=m.content))
-        else:
-            out.append(ChatCompletionAssistantMessageParam(role="assistant", content=m.content))
-    return out
-
-
-def map_openai_error(err: openai.OpenAIError, *, api_key_env: str | None = None) -> ModelError:
-    """Translate an SDK exception into a :class:`ModelError`, deciding whether it is worth retrying.
-
-    Args:
-        err: the exception the SDK raised.
-        api_key_env: the environment variable the key came from, named in the message of a 401.
-
-    Returns:
-        The error to raise; transient for 408, 429, 5xx, timeouts and connection failures.
-    """
-    return map_sdk_error(err, openai, api_key_env=api_key_env)
+def _request_messages(messages: list[ChatMessage]) -> list[dict[str, str]]:
+    """Our messages as the request's ``messages``, in order and unchanged."""
+    return [{"role": m.role, "content": m.content} for m in messages]
 
 
 class OpenAICompatModel:
     """A model behind an OpenAI-compatible ``/chat/completions`` endpoint.
 
-    The SDK's own retries are switched off: :class:`wason.models.client.ModelClient` retries every backend the
-    same way, and two layers of retries would multiply waiting and hide failures from the record.
+    It makes one attempt per call: :class:`wason.models.client.ModelClient` retries every backend the same way.
 
     Attributes:
         spec: normalised model spec, e.g. ``openai:gpt-4o-mini`` or ``vllm:Qwen/Qwen2.5-7B-Instruct``.
@@ -207,7 +175,6 @@ class OpenAICompatModel:
         api_key: str,
         api_key_env: str | None = None,
         max_concurrency: int = 8,
-        timeout: float = 120.0,
         max_reply_bytes: int = MAX_REPLY_BYTES,
         token_limit_field: TokenLimitField | None = None,
     ) -> None:
@@ -216,11 +183,11 @@ class OpenAICompatModel:
         Args:
             spec: normalised model spec (part of the cache key).
             model: the model name as the server knows it.
-            base_url: the API base URL ending in ``/v1``; ``None`` for the SDK's default (OpenAI itself).
+            base_url: the API base URL ending in ``/v1``; ``None`` (or empty) for ``OPENAI_BASE_URL`` if set, else
+                OpenAI's own API.
             api_key: the key sent as a bearer token; servers that need none accept any string.
             api_key_env: the environment variable the key is read from, named in authentication errors.
             max_concurrency: how many calls may be in flight at once.
-            timeout: default seconds per request; each :meth:`generate` call passes its own.
             max_reply_bytes: the largest reply body read; a larger one is a transient error.
             token_limit_field: the name ``max_tokens`` is sent under; by default ``max_completion_tokens`` for
                 OpenAI's own endpoint and ``max_tokens`` elsewhere (:func:`token_limit_field_for`). A server
@@ -232,18 +199,19 @@ class OpenAICompatModel:
         if max_reply_bytes < 1:
             raise ValueError("max_reply_bytes must be at least 1")
         self.max_reply_bytes = max_reply_bytes
-        # One SDK client (one connection pool) per POOL_SIZE concurrent calls: the HTTP layer's pool scans all
-        # its connections on every request and every release, which at 256 connections costs more than the
-        # rest of the call. Calls take the clients in turn; the first also serves the pre-flight check.
-        self._clients = [
-            openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout)
-            for _ in range(max(1, -(-max_concurrency // POOL_SIZE)))
-        ]
-        self._client = self._clients[0]
-        self._turn = itertools.cycle(self._clients)
+        url, has_credentials = split_credentials(
+            base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+        )
+        self._http = JsonHttp(
+            url,
+            headers=bearer_headers(api_key, url_has_credentials=has_credentials),
+            max_connections=max_concurrency,
+            max_reply_bytes=max_reply_bytes,
+        )
+        self._api_key = api_key
         self.spec = spec
         self.model = model
-        self.endpoint = str(self._client.base_url).rstrip("/")
+        self.endpoint = self._http.base_url
         self.max_concurrency = max_concurrency
         self._api_key_env = api_key_env
         self.token_limit_field: TokenLimitField = token_limit_field or token_limit_field_for(self.endpoint)
@@ -335,77 +303,30 @@ class OpenAICompatModel:
         self, messages: list[ChatMessage], params: GenerationParams, field: TokenLimitField, *, timeout: float
     ) -> bytes:
         """One request with ``max_tokens`` under ``field``; the reply's body, read within the cap."""
-        # the extra body's own fields first: GenerationParams refuses any that wason sets itself
-        extra: dict[str, object] = {**(params.extra_body or {}), **self._constraint_fields(params)}
-        if params.max_tokens is not None:
-            extra[field] = params.max_tokens
+        body: dict[str, object] = {"model": self.model}
         if params.api == "completions":
-            extra["prompt"] = raw_prompt(messages)
-            return await self._send_raw(extra, params, timeout=timeout)
-        extra["messages"] = to_openai_messages(messages)
-        # The streaming form hands over the body unread: the SDK would read any size into memory and let a broken
-        # body escape as a JSONDecodeError or an AttributeError.
-        request = next(self._turn).chat.completions.with_streaming_response.create(
-            model=self.model,
-            # The SDK walks every message of every request through its typed transform, about 0.5 ms a message:
-            # 14 ms a call 30 turns into a 30-test game, the main cost of a run. Our messages are role/content
-            # strings it sends unchanged, so they go in the body as they are (the extra body's list takes the
-            # empty list's place), with the token limit under its name.
-            messages=[],
-            extra_body=extra,
-            temperature=_given(params.temperature),
-            top_p=_given(params.top_p),
-            seed=_given(params.seed),
-            stop=_given(list(params.stop) if params.stop is not None else None),
-            reasoning_effort=_given(cast("ReasoningEffort", params.reasoning_effort)),
-            timeout=timeout,
+            body["prompt"] = raw_prompt(messages)
+        else:
+            body["messages"] = _request_messages(messages)
+        # the extra body's own fields: GenerationParams refuses any that wason sets itself
+        body.update(params.extra_body or {})
+        body.update(self._constraint_fields(params))
+        if params.max_tokens is not None:
+            # the completions API has only max_tokens
+            body["max_tokens" if params.api == "completions" else field] = params.max_tokens
+        for name in ("temperature", "top_p", "seed"):
+            value = getattr(params, name)
+            if value is not None:
+                body[name] = value
+        if params.stop is not None:
+            body["stop"] = list(params.stop)
+        if params.reasoning_effort is not None and params.api != "completions":
+            body["reasoning_effort"] = params.reasoning_effort
+        path = "/completions" if params.api == "completions" else "/chat/completions"
+        data, _ = await self._http.request(
+            "POST", path, dumps(body), timeout=timeout, api_key_env=self._api_key_env
         )
-        return await self._read(request, timeout=timeout)
-
-    async def _send_raw(self, body: dict[str, object], params: GenerationParams, *, timeout: float) -> bytes:
-        """A raw completion request (``/completions``, ``--completions``) whose body holds the prompt (and any
-        constraint); the reply's body, read within the cap."""
-        extra = dict(body)
-        # the completions API has only max_tokens, sent below as its own field
-        extra.pop("max_completion_tokens", None)
-        extra.pop("max_tokens", None)
-        prompt = str(extra.pop("prompt"))
-        request = next(self._turn).completions.with_streaming_response.create(
-            model=self.model,
-            prompt=prompt,
-            extra_body=extra,
-            max_tokens=_given(params.max_tokens),
-            temperature=_given(params.temperature),
-            top_p=_given(params.top_p),
-            seed=_given(params.seed),
-            stop=_given(list(params.stop) if params.stop is not None else None),
-            timeout=timeout,
-        )
-        return await self._read(request, timeout=timeout)
-
-    async def _read(self, request: AbstractAsyncContextManager[Any], *, timeout: float) -> bytes:
-        """Send ``request`` (an SDK streaming response, not yet entered) and read its body within the cap; the
-        SDK's and the transport's failures become :class:`ModelError`."""
-        try:
-            # The SDK's timeout bounds each network phase separately; the outer one bounds the whole call,
-            # reading the body included, so a server trickling bytes cannot hold a slot for longer than asked.
-            async with asyncio.timeout(timeout), request as response:
-                return await read_capped(
-                    response.iter_bytes(),
-                    limit=self.max_reply_bytes,
-                    declared_length=response.headers.get("content-length"),
-                )
-        except TimeoutError as err:
-            raise ModelError(f"request timed out after {timeout:g}s", transient=True) from err
-        except openai.OpenAIError as err:
-            raise map_openai_error(err, api_key_env=self._api_key_env) from err
-        except ModelError:
-            raise
-        except Exception as err:
-            # e.g. an error status whose body broke off: the SDK reads it outside its own error mapping
-            if not is_transport_error(err):
-                raise
-            raise ModelError(f"connection failed: {type(err).__name__}: {err}", transient=True) from err
+        return data
 
     async def check(self) -> None:
         """Fail fast, before a run starts, when the endpoint cannot be reached, rejects the key, or does not
@@ -438,30 +359,20 @@ class OpenAICompatModel:
             ModelConfigError: the endpoint cannot be reached, or it rejects the key.
         """
         try:
-            async with (
-                asyncio.timeout(15),
-                self._client.models.with_streaming_response.list(timeout=10) as response,
-            ):
-                body = await read_capped(
-                    response.iter_bytes(),
-                    limit=self.max_reply_bytes,
-                    declared_length=response.headers.get("content-length"),
-                )
-        except (TimeoutError, openai.APITimeoutError):
-            raise ModelConfigError(f"cannot reach {self.endpoint}: no answer within 10 s") from None
-        except openai.APIConnectionError as err:
-            cause = err.__cause__ or err
-            raise ModelConfigError(f"cannot reach {self.endpoint}: {cause}") from None
-        except openai.AuthenticationError:
-            raise self._key_rejected() from None
-        except openai.APIStatusError:
-            return None  # e.g. no /models route: the server answers, and chat completions may well work
-        except ModelError:
+            body, _ = await self._http.request(
+                "GET", "/models", None, timeout=10, api_key_env=self._api_key_env
+            )
+        except ModelError as err:
+            if err.status == 401:
+                raise self._key_rejected() from None
+            if err.status is not None:
+                return None  # e.g. no /models route: the server answers, and chat completions may well work
+            if str(err).startswith("request timed out"):
+                raise ModelConfigError(f"cannot reach {self.endpoint}: no answer within 10 s") from None
+            if str(err).startswith("connection failed"):
+                cause = err.__cause__ or err
+                raise ModelConfigError(f"cannot reach {self.endpoint}: {cause}") from None
             return None  # a list too large or cut off: the one-token request decides
-        except Exception as err:
-            if not is_transport_error(err):
-                raise
-            return None
         try:
             listed = validate(_ModelList, parse_json(body))
         except ModelError:
@@ -473,11 +384,5 @@ class OpenAICompatModel:
         return ModelConfigError(f"{self.endpoint} rejected the API key ({hint})")
 
     async def aclose(self) -> None:
-        """Close the HTTP connection pools."""
-        for client in self._clients:
-            await client.close()
-
-
-def _given(value: _T | None) -> _T | openai.Omit:
-    # The SDK leaves omitted fields out of the JSON body entirely, unlike None which it would send as null.
-    return openai.omit if value is None else value
+        """Close the pooled connections."""
+        await self._http.aclose()

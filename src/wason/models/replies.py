@@ -54,11 +54,17 @@ def is_transport_error(err: BaseException) -> bool:
     body included); they are network failures, worth a retry.
     """
     root = type(err).__module__.split(".")[0]
-    return root in {"httpx", "httpx2", "httpcore", "httpcore2", "h11", "anyio"} or isinstance(err, OSError)
+    return root in {"httpx", "httpx2", "httpcore", "httpcore2", "h11", "anyio", "aiohttp"} or isinstance(
+        err, OSError
+    )
 
 
 async def read_capped(
-    chunks: AsyncIterator[bytes], *, limit: int = MAX_REPLY_BYTES, declared_length: str | None = None
+    chunks: AsyncIterator[bytes],
+    *,
+    limit: int = MAX_REPLY_BYTES,
+    declared_length: str | None = None,
+    cut: bool = False,
 ) -> bytes:
     """Read a reply body, stopping as soon as it grows past ``limit`` bytes.
 
@@ -67,6 +73,8 @@ async def read_capped(
         limit: the most bytes accepted.
         declared_length: the ``Content-Length`` header, if the server sent one: a body declared too large is
             refused before any of it is read.
+        cut: return the first ``limit`` bytes of a longer body instead of refusing it (an error reply's start
+            is enough to name the error).
 
     Returns:
         The whole body.
@@ -83,6 +91,9 @@ async def read_capped(
         async for chunk in iterator:
             body += chunk
             if len(body) > limit:
+                if cut:
+                    del body[limit:]
+                    break
                 raise malformed(f"reply larger than {limit} bytes")
     except ModelError:
         raise
