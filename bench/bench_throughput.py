@@ -44,6 +44,7 @@ import argparse
 import asyncio
 import math
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -63,24 +64,48 @@ def ideal_seconds(episodes: int, concurrency: int, latency: float) -> float:
 
 
 # -- (a) the plain clients ----------------------------------------------------------------------------------
-PLAIN_KINDS = ("httpx", "sdk")
+PLAIN_KINDS = ("aiohttp", "httpx", "sdk", "inspect")
+KINDS = (*PLAIN_KINDS, "wason")
 
 
-async def plain_run(base_url: str, episodes: int, concurrency: int, kind: str = "sdk") -> tuple[float, int]:
-    """Seconds and calls for ``episodes`` conversations through a bare client: ``sdk`` is ``AsyncOpenAI``,
-    ``httpx`` posts the JSON body with the HTTP client the SDK uses (httpx2) and reads the reply's JSON."""
+async def plain_run(
+    base_url: str, episodes: int, concurrency: int, kind: str = "sdk"
+) -> tuple[float, int, float]:
+    """Seconds, calls and CPU seconds (this process's) for ``episodes`` conversations through a bare client.
+
+    ``aiohttp``: an ``aiohttp.ClientSession`` posting the JSON body and reading the reply's JSON; ``httpx``: the
+    same with the HTTP client the SDK uses (httpx2); ``sdk``: the openai SDK's ``AsyncOpenAI``; ``inspect``:
+    inspect_ai's OpenAI provider (chat completions) asked through ``Model.generate``. Every pool is sized to the
+    concurrency, and no client retries.
+    """
+    import aiohttp
     import httpx2
     import openai
 
     from wason.tasks.wilt.protocol import load_instruction  # the prompt text only, read once
 
     system = load_instruction()
+    cpu = time.process_time()
     sdk = openai.AsyncOpenAI(base_url=base_url, api_key="EMPTY", max_retries=0)
     # a careful user sizes the pool to the concurrency (httpx2 keeps 20 connections alive by default)
     limits = httpx2.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     http = httpx2.AsyncClient(
         base_url=base_url, headers={"authorization": "Bearer EMPTY"}, timeout=60.0, limits=limits
     )
+    session = aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=concurrency), headers={"authorization": "Bearer EMPTY"}
+    )
+    inspect_model = None
+    if kind == "inspect":
+        from inspect_ai.model import GenerateConfig, get_model
+
+        inspect_model = get_model(
+            f"openai/{MODEL}",
+            base_url=base_url,
+            api_key="EMPTY",
+            config=GenerateConfig(max_retries=0, max_connections=concurrency, timeout=60),
+            responses_api=False,
+        )
     gate = asyncio.Semaphore(concurrency)
     calls = 0
 
@@ -88,6 +113,16 @@ async def plain_run(base_url: str, episodes: int, concurrency: int, kind: str = 
         if kind == "sdk":
             reply = await sdk.chat.completions.create(model=MODEL, messages=messages)  # type: ignore[arg-type]
             return reply.choices[0].message.content or ""
+        if kind == "inspect":
+            assert inspect_model is not None
+            out = await inspect_model.generate(_inspect_messages(messages))
+            return out.completion
+        if kind == "aiohttp":
+            async with session.post(
+                base_url + "/chat/completions", json={"model": MODEL, "messages": messages}
+            ) as answer:
+                answer.raise_for_status()
+                return str((await answer.json())["choices"][0]["message"]["content"])
         response = await http.post("/chat/completions", json={"model": MODEL, "messages": messages})
         response.raise_for_status()
         return str(response.json()["choices"][0]["message"]["content"])
@@ -115,7 +150,15 @@ async def plain_run(base_url: str, episodes: int, concurrency: int, kind: str = 
         elapsed = time.perf_counter() - start
         await sdk.close()
         await http.aclose()
-    return elapsed, calls
+        await session.close()
+    return elapsed, calls, time.process_time() - cpu
+
+
+def _inspect_messages(messages: list[dict[str, str]]) -> list[object]:
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+
+    kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+    return [kinds[m["role"]](content=m["content"]) for m in messages]
 
 
 # -- (b) wason ----------------------------------------------------------------------------------------------
@@ -135,21 +178,27 @@ def wason_config(base_url: str, episodes: int, concurrency: int, seed: int = SEE
     )
 
 
-def wason_run(base_url: str, episodes: int, concurrency: int, db: Path) -> tuple[float, int, int]:
-    """Seconds of ``execute_run``, calls recorded and episodes errored, for a fresh store at ``db``."""
+def wason_run(base_url: str, episodes: int, concurrency: int, db: Path) -> tuple[float, int, int, float]:
+    """Seconds of ``execute_run``, calls recorded, episodes errored and CPU seconds (this process's, from the
+    client's creation to the run's end), for a fresh store at ``db``."""
     from wason.engine import create_run, execute_run, llm_player_factory, make_client
     from wason.store import Store
 
     store = Store(f"sqlite:///{db}")
     config = wason_config(base_url, episodes, concurrency)
     run_id = create_run(store, config)
+    cpu = time.process_time()
     client = make_client(config, store)
 
     async def play() -> float:
         start = time.perf_counter()
         try:
             await execute_run(
-                store, run_id, llm_player_factory(client, config, run_id), concurrency=concurrency
+                store,
+                run_id,
+                llm_player_factory(client, config, run_id),
+                concurrency=concurrency,
+                group_writes=True,
             )
         finally:
             elapsed = time.perf_counter() - start
@@ -157,10 +206,11 @@ def wason_run(base_url: str, episodes: int, concurrency: int, db: Path) -> tuple
         return elapsed
 
     elapsed = asyncio.run(play())
+    cpu = time.process_time() - cpu
     calls = store.call_totals(run_id)["calls"]
     errored = sum(e.status != "completed" for e in store.list_episodes(run_id))
     store.close()
-    return elapsed, calls, errored
+    return elapsed, calls, errored, cpu
 
 
 # -- fresh-process measurements ------------------------------------------------------------------------------
@@ -175,7 +225,7 @@ def _child_generate(episodes: int) -> None:
 
 def _child_memory(base_url: str, episodes: int, concurrency: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        elapsed, calls, errored = wason_run(base_url, episodes, concurrency, Path(tmp) / "mem.db")
+        elapsed, calls, errored, _ = wason_run(base_url, episodes, concurrency, Path(tmp) / "mem.db")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     print(f"{peak:.1f} {elapsed:.3f} {calls} {errored}")
 
@@ -194,10 +244,10 @@ def _ceiling(episodes: int, c: int, skip: set[str], tmp: Path) -> None:
     with FakeEndpoint(latency=0.0) as ep:
         for kind in PLAIN_KINDS:
             if kind not in skip:
-                seconds, _ = asyncio.run(plain_run(ep.base_url, episodes, c, kind))
+                seconds, _, _ = asyncio.run(plain_run(ep.base_url, episodes, c, kind))
                 rates.append(f"{kind} {total / seconds:,.0f}")
         if "wason" not in skip:
-            seconds, _, _ = wason_run(ep.base_url, episodes, c, tmp / "ceiling.db")
+            seconds, _, _, _ = wason_run(ep.base_url, episodes, c, tmp / "ceiling.db")
             rates.append(f"wason {total / seconds:,.0f}")
     print(f"ceiling, no latency, c={c}: calls/s " + ", ".join(rates), flush=True)
 
@@ -215,7 +265,7 @@ def main() -> None:
     parser.add_argument(
         "--skip",
         default="",
-        help="comma-separated parts to skip: httpx, sdk, wason, generate, ceiling, memory",
+        help="comma-separated parts to skip: aiohttp, httpx, sdk, inspect, wason, generate, ceiling, memory",
     )
     parser.add_argument("--child-generate", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child-memory", metavar="BASE_URL", help=argparse.SUPPRESS)
@@ -238,8 +288,8 @@ def main() -> None:
         print(
             f"endpoint latency {args.latency * 1000:g} ms, {args.episodes} episodes x {CALLS_PER_EPISODE} calls"
         )
-        print("achieved/ideal (seconds):")
-        print(f"{'c':>5} {'ideal':>7}  {'httpx':>15}  {'sdk':>15}  {'wason':>15}")
+        print("achieved/ideal and median CPU per call, by client")
+        print(f"{'c':>5} {'ideal':>7}  " + "  ".join(f"{k:>15}" for k in KINDS))
         for c in levels:
             _cell(ep.base_url, args.episodes, c, args.latency, args.repeat, skip, Path(tmp))
         if "ceiling" not in skip:
@@ -262,22 +312,29 @@ def main() -> None:
 def _cell(
     base_url: str, episodes: int, c: int, latency: float, repeat: int, skip: set[str], tmp: Path
 ) -> None:
-    """One row of the table: each client's best of ``repeat`` runs at concurrency ``c``."""
+    """One row of the table: each client's best of ``repeat`` runs at concurrency ``c`` (achieved/ideal, and the
+    median CPU per call over the repeats), the clients alternating within each repeat."""
     total = episodes * CALLS_PER_EPISODE
     ideal = ideal_seconds(episodes, c, latency)
-    best = dict.fromkeys(("httpx", "sdk", "wason"), math.inf)
+    best = dict.fromkeys(KINDS, math.inf)
+    cpu: dict[str, list[float]] = {k: [] for k in KINDS}
     for r in range(repeat):
         for kind in PLAIN_KINDS:
             if kind not in skip:
-                seconds, calls = asyncio.run(plain_run(base_url, episodes, c, kind))
+                seconds, calls, used = asyncio.run(plain_run(base_url, episodes, c, kind))
                 assert calls == total, calls
                 best[kind] = min(best[kind], seconds)
+                cpu[kind].append(used / calls)
         if "wason" not in skip:
-            seconds, calls, errored = wason_run(base_url, episodes, c, tmp / f"{c}-{r}.db")
+            seconds, calls, errored, used = wason_run(base_url, episodes, c, tmp / f"{c}-{r}.db")
             if errored or calls != total:
                 raise SystemExit(f"wason run at c={c}: {errored} episodes errored, {calls} calls")
             best["wason"] = min(best["wason"], seconds)
-    cells = "  ".join(f"{_ratio(ideal, best[k])} ({best[k]:>6.2f})" for k in best)
+            cpu["wason"].append(used / calls)
+    cells = "  ".join(
+        f"{_ratio(ideal, best[k])} {statistics.median(cpu[k]) * 1000:>5.2f}ms" if cpu[k] else f"{'-':>15}"
+        for k in KINDS
+    )
     print(f"{c:>5} {ideal:>7.2f}  {cells}", flush=True)
 
 

@@ -189,7 +189,7 @@ def evaluate(
         items = fam.items(config)
         if items:
             check_constrain(config, items[0][1])  # --constrain that cannot work: one error before the run
-        play = play_run(store, config, items=items, baseline=baseline, api_key=api_key)
+        play = play_run(store, config, items=items, baseline=baseline, api_key=api_key, group_writes=True)
         (run_id,) = _off_loop(lambda: asyncio.run(play))
         return run_id
     finally:

@@ -166,6 +166,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
                 both=both,
                 api_key=api_key,
                 observer=progress,
+                group_writes=True,
             )
         )
     except KeyboardInterrupt:

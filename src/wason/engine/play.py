@@ -143,6 +143,7 @@ async def play_run(
     lease_wait: float = 0.0,
     wrap: PlayerWrap | None = None,
     observer: RunObserver | None = None,
+    group_writes: bool = False,
 ) -> list[int]:
     """Play a run of ``config`` to its end: a new one, or what stored run ``run_id`` has not finished.
 
@@ -167,6 +168,10 @@ async def play_run(
         lease_wait: seconds to wait for the lease of a run (or baseline) whose holder may have died.
         wrap: wraps each episode's player.
         observer: told when the run starts, of each episode, and when it stops.
+        group_writes: group the runs' writes (:meth:`wason.store.Store.group_writes`, as ``wason eval`` and
+            sweeps do): a fraction of the store's cost per model call, and a kill loses up to
+            :data:`~wason.store.db.GROUP_SECONDS` of play. Not for a server, whose other requests expect each
+            write to be in the store when the request that made it returns.
 
     Returns:
         The runs played (two with ``both``), without the baseline (:func:`wason.engine.baselines_of`).
@@ -198,13 +203,16 @@ async def play_run(
                 lease_wait=lease_wait,
                 wrap=wrap,
                 observer=observer,
+                group_writes=group_writes,
             )
         )
     # the solver asks no model: with ``both``, one baseline serves both runs, which play the same items
     first = played[0]
     finished = not baseline_if_completed or store.get_run(first).status == "completed"
     if baseline and config.player == "llm" and finished:
-        await play_baseline(store, first, lease_wait=lease_wait, observer=observer.baseline())
+        await play_baseline(
+            store, first, lease_wait=lease_wait, observer=observer.baseline(), group_writes=group_writes
+        )
     return played
 
 
@@ -221,6 +229,7 @@ async def _play_one(
     lease_wait: float,
     wrap: PlayerWrap | None,
     observer: RunObserver,
+    group_writes: bool,
 ) -> int:
     resumed = run_id is not None
     if run_id is not None and store.get_run(run_id).status == "completed":  # nothing to play, nothing to ask
@@ -252,6 +261,7 @@ async def _play_one(
                     on_result=observer.result,
                     oracle=clients.oracle,
                     lease=lease,
+                    group_writes=group_writes,
                 )
             finally:
                 observer.ended(run_id)
@@ -282,14 +292,19 @@ def _concurrency(config: RunSettings, clients: Clients) -> int:
 
 
 async def play_baseline(
-    store: Store, run_id: int, *, lease_wait: float = 0.0, observer: RunObserver | None = None
+    store: Store,
+    run_id: int,
+    *,
+    lease_wait: float = 0.0,
+    observer: RunObserver | None = None,
+    group_writes: bool = False,
 ) -> int | None:
     """Play the solver on exactly the items of run ``run_id``, as its own run marked as that run's baseline;
     None when the family has no solver baseline.
 
     A baseline belongs to its run: when the run already has one it is reused if complete and finished if not
     (it was interrupted with its run), never made again. ``lease_wait`` is as for :func:`execute_run`;
-    ``observer`` is told of the baseline as of any run.
+    ``observer`` is told of the baseline as of any run; ``group_writes`` is as for :func:`play_run`.
     """
     observer = observer or RunObserver()
     config = load_config(store, run_id)
@@ -321,6 +336,7 @@ async def play_baseline(
             on_result=observer.result,
             oracle=clients.oracle,
             lease_wait=lease_wait,
+            group_writes=group_writes,
         )
     finally:
         observer.ended(baseline_id)

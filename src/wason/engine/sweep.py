@@ -534,6 +534,7 @@ def run_cell(
                 baseline_if_completed=True,
                 lease_wait=lease_wait,
                 observer=_CellObserver(on_start, on_result),
+                group_writes=True,
             )
         )
     except RunBusy as exc:

@@ -21,7 +21,10 @@ from wason.redaction import redact, redact_url
 class CallStore(Protocol):
     """Where calls are recorded and cached (implemented by :class:`wason.store.Store`)."""
 
-    def record_call(self, record: dict[str, Any]) -> int: ...
+    def record_call(self, record: dict[str, Any]) -> object:
+        """Record a call; returns what a later call of the conversation names as ``parent_id`` (its id, or a
+        reference to a record not yet written)."""
+        ...
 
     def cache_get(self, key: str) -> dict[str, Any] | None: ...
 
@@ -103,7 +106,7 @@ THREADS_KEPT = 4096
 
 @dataclass
 class _Thread:
-    call_id: int
+    call_id: object  # what the store returned for the call (see CallStore.record_call)
     messages: list[ChatMessage]
     hashed: Any  # the cache key's hash state over these messages (see cache_key)
 

@@ -1,7 +1,10 @@
 """The store: SQLite by default (a file), any SQLAlchemy URL (e.g. PostgreSQL) for teams.
 
 Everything is written as it happens, one short transaction per record, so killing the process loses at most the
-turn in flight. The store knows nothing of tasks: actions, observations and results are JSON documents.
+turn in flight. A run played by ``wason eval`` or a sweep groups its writes instead (:meth:`Store.group_writes`):
+its calls, turns and episode updates are kept in memory and written together, in one short transaction at least
+every :data:`GROUP_SECONDS`, so killing the process loses at most that much of its play, which a resumed run plays
+again. The store knows nothing of tasks: actions, observations and results are JSON documents.
 """
 
 from __future__ import annotations
@@ -10,10 +13,13 @@ import os
 import secrets
 import socket
 import sqlite3
+import threading
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -31,6 +37,13 @@ SCHEMA_VERSION = "0007"
 
 STREAM_BATCH = 1000
 """Rows read from the database at a time when a table is streamed (an export)."""
+
+GROUP_SECONDS = 0.1
+"""The longest a grouped write waits in memory (:meth:`Store.group_writes`) before it is written, when the writer
+has other writes to make; the engine also writes them every this many seconds while a run plays."""
+
+GROUP_WRITES = 2000
+"""Grouped writes kept in memory at most: one more is written with them at once."""
 
 metadata = sa.MetaData()
 
@@ -221,8 +234,36 @@ def _check_readable(url: str, shown: str) -> None:
         )
 
 
+class CallRef:
+    """The id of a model call whose record waits in memory (:meth:`Store.group_writes`): ``id`` is None until it
+    is written. A later call of the same conversation names it as its parent, and the store writes the parent's
+    id when it writes the child."""
+
+    __slots__ = ("id",)
+
+    def __init__(self) -> None:
+        self.id: int | None = None
+
+
+_Op = tuple[Literal["call", "turn", "start", "finish"], dict[str, Any], CallRef | None]
+
+
+@dataclass
+class _Group:
+    """The writes of one thread waiting to be written together (see :meth:`Store.group_writes`)."""
+
+    thread: int
+    users: int = 1
+    ops: list[_Op] = field(default_factory=list)
+    since: float = 0.0  # when the oldest waiting write was made (time.monotonic)
+    replies: dict[str, dict[str, Any]] = field(default_factory=dict)  # cache key -> a waiting call's reply
+    conflicts: set[int] = field(default_factory=set)  # episodes whose waiting turn was refused when written
+    reader: sa.Connection | None = None  # the cache's lookups, on one connection rather than one each
+
+
 class Store:
-    """Sync, thread-safe access to the store. Each method is its own short transaction."""
+    """Sync, thread-safe access to the store. Each method is its own short transaction, except the writes that a
+    thread groups (:meth:`group_writes`)."""
 
     def __init__(self, url: str | None = None) -> None:
         self.connect_url = resolve_url(url)
@@ -239,9 +280,167 @@ class Store:
             ensure_schema(self.engine, SCHEMA_VERSION)
         except SchemaError as exc:
             raise StoreError(str(exc)) from exc
+        self._group: _Group | None = None
+        # Replies were also kept in call_cache before revision 0004; nothing writes there since, so a store
+        # opened with none there never has any, and a cache lookup asks one table, not two.
+        with self.engine.connect() as c:
+            self._old_cache = c.execute(sa.select(call_cache.c.key).limit(1)).first() is not None
 
     def close(self) -> None:
+        self.flush_writes()
         self.engine.dispose()
+
+    # grouped writes ----------------------------------------------------------------------------------------
+    @contextmanager
+    def group_writes(self) -> Iterator[None]:
+        """Group this thread's records of play in the block: model calls, turns, and episodes started and
+        finished are kept in memory and written together, in one transaction, once the oldest has waited
+        :data:`GROUP_SECONDS` (at this thread's next write, or at :meth:`flush_writes`, which the engine calls
+        that often), once :data:`GROUP_WRITES` wait, before this thread reads or makes any other write, and when
+        the block ends. Other threads and processes see them once written.
+
+        Each record costs a fraction of its own transaction (three for a model call and its turn before), and
+        killing the process loses at most the grouped writes not yet written, which a resumed run plays again.
+        A turn refused when written (another process stepped the episode meanwhile, which a run's lease rules
+        out) makes that episode's next write raise :class:`TurnConflict`. Blocks may nest; only one thread groups
+        at a time (another thread's block writes each record at once).
+        """
+        me = threading.get_ident()
+        group = self._group
+        if group is not None and group.thread == me:
+            group.users += 1
+        elif group is None:
+            self._group = _Group(thread=me)
+        else:  # another thread groups: this one writes as it goes
+            yield
+            return
+        try:
+            yield
+        finally:
+            group = self._group
+            assert group is not None and group.thread == me
+            group.users -= 1
+            if group.users == 0:
+                try:
+                    self.flush_writes()
+                finally:
+                    self._group = None
+                    if group.reader is not None:
+                        group.reader.close()
+
+    def flush_writes(self) -> None:
+        """Write this thread's grouped writes now (nothing if it groups none).
+
+        Raises:
+            StoreError: the store refused them; they stay in memory and the next flush tries again.
+        """
+        group = self._mine()
+        if group is None or not group.ops:
+            return
+        ops = group.ops
+        try:
+            with self.engine.begin() as c:
+                self._write_ops(c, ops)
+        except IntegrityError:
+            self._unresolve(ops)
+            # a turn another writer stored first: write them one by one, leaving out the refused turns
+            for op in ops:
+                try:
+                    with self.engine.begin() as c:
+                        self._write_ops(c, [op])
+                except IntegrityError:
+                    if op[0] != "turn":
+                        raise
+                    group.conflicts.add(int(op[1]["episode_id"]))
+        except BaseException:
+            self._unresolve(ops)
+            raise
+        group.ops = []
+        group.replies.clear()
+
+    def _mine(self) -> _Group | None:
+        group = self._group
+        return group if group is not None and group.thread == threading.get_ident() else None
+
+    def _grouped(self, op: _Op) -> bool:
+        """Keep ``op`` with this thread's grouped writes, if it groups them (writing them when due)."""
+        group = self._mine()
+        if group is None:
+            return False
+        episode = op[1].get("episode_id")
+        if episode in group.conflicts:
+            group.conflicts.discard(episode)
+            raise TurnConflict(f"episode {episode} was stepped from elsewhere (a turn of it was refused)")
+        if not group.ops:
+            group.since = time.monotonic()
+        group.ops.append(op)
+        if len(group.ops) >= GROUP_WRITES or time.monotonic() - group.since >= GROUP_SECONDS:
+            self.flush_writes()
+        return True
+
+    def _write_ops(self, c: sa.Connection, ops: list[_Op]) -> None:
+        """Write grouped writes: the calls in their order (a parent before its child), then the turns and
+        episode updates in theirs (an episode's earlier turns are dropped when it starts again), runs of turns as
+        one statement each. Calls and turns do not refer to each other, so their relative order is free."""
+        calls = [op for op in ops if op[0] == "call"]
+        if calls:
+            self._write_calls(c, calls)
+        rest = [op for op in ops if op[0] != "call"]
+        i = 0
+        while i < len(rest):
+            j = i + 1
+            if rest[i][0] == "turn":
+                while j < len(rest) and rest[j][0] == "turn":
+                    j += 1
+                c.execute(_INSERT_TURN, [row for _, row, _ in rest[i:j]])
+            else:
+                _write_episode(c, rest[i][0], rest[i][1])
+            i = j
+
+    @staticmethod
+    def _write_calls(c: sa.Connection, run: list[_Op]) -> None:
+        # as many at once as name no parent waiting in the same statement: a child needs its parent's id
+        start = 0
+        while start < len(run):
+            end = start
+            pending: set[int] = set()
+            while end < len(run):
+                parent = run[end][1].get("parent_id")
+                if isinstance(parent, CallRef) and id(parent) in pending:
+                    break
+                ref = run[end][2]
+                if ref is not None:
+                    pending.add(id(ref))
+                end += 1
+            rows = []
+            for _, record, _ in run[start:end]:
+                parent = record.get("parent_id")
+                rows.append({**record, "parent_id": parent.id if isinstance(parent, CallRef) else parent})
+            ids = c.execute(
+                _INSERT_CALL.returning(model_calls.c.id, sort_by_parameter_order=True), rows
+            ).scalars()
+            for (_, _, ref), new_id in zip(run[start:end], ids, strict=True):
+                if ref is not None:
+                    ref.id = int(new_id)
+            start = end
+
+    @staticmethod
+    def _unresolve(ops: list[_Op]) -> None:
+        for _, _, ref in ops:  # ids given in a transaction that was rolled back
+            if ref is not None:
+                ref.id = None
+
+    @contextmanager
+    def _begin(self) -> Iterator[sa.Connection]:
+        self.flush_writes()
+        with self.engine.begin() as c:
+            yield c
+
+    @contextmanager
+    def _connect(self) -> Iterator[sa.Connection]:
+        self.flush_writes()
+        with self.engine.connect() as c:
+            yield c
 
     # runs -------------------------------------------------------------------------------------------------
     def create_run(
@@ -265,7 +464,7 @@ class Store:
             CellTaken: the sweep already has a run for this cell (another process made it first).
         """
         try:
-            with self.engine.begin() as c:
+            with self._begin() as c:
                 result = c.execute(
                     runs.insert().values(
                         task=task,
@@ -293,7 +492,7 @@ class Store:
 
     def find_cell(self, sweep: str, cell: str) -> int | None:
         """The run of a sweep's cell, if it has one."""
-        with self.engine.connect() as c:
+        with self._connect() as c:
             found = c.execute(
                 sa.select(runs.c.id).where(runs.c.sweep == sweep, runs.c.cell == cell)
             ).scalar_one_or_none()
@@ -301,20 +500,20 @@ class Store:
 
     def set_run_status(self, run_id: int, status: str) -> None:
         finished = _now() if status in {"completed", "failed"} else None
-        with self.engine.begin() as c:
+        with self._begin() as c:
             c.execute(runs.update().where(runs.c.id == run_id).values(status=status, finished_at=finished))
 
     def get_run(self, run_id: int) -> RunRow:
         if not _storable(run_id):
             raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(runs.select().where(runs.c.id == run_id)).mappings().first()
         if row is None:
             raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
         return _run_row(row)
 
     def list_runs(self) -> list[RunRow]:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(runs.select().order_by(runs.c.id)).mappings().all()
         return [_run_row(r) for r in rows]
 
@@ -324,24 +523,24 @@ class Store:
         query = sa.select(runs.c.id).where(runs.c.baseline_for == run_id).order_by(runs.c.id)
         if completed_only:
             query = query.where(runs.c.status == "completed")
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return [int(i) for i in c.execute(query).scalars()]
 
     def run_counts(self) -> dict[str, int]:
         """How many runs the store has of each family, by name (one query; no run read whole)."""
-        with self.engine.connect() as c:
+        with self._connect() as c:
             query = sa.select(runs.c.task, sa.func.count()).group_by(runs.c.task)
             return {str(task): int(n) for task, n in c.execute(query)}
 
     def latest_runs(self, limit: int) -> list[RunRow]:
         """The ``limit`` newest runs, newest first (by index: no other run is read)."""
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(runs.select().order_by(runs.c.id.desc()).limit(limit)).mappings().all()
         return [_run_row(r) for r in rows]
 
     def run_tasks(self) -> list[str]:
         """The families the store has runs of, by name (one query; no run read whole)."""
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return sorted(str(t) for t in c.execute(sa.select(runs.c.task).distinct()).scalars())
 
     def find_runs(
@@ -368,7 +567,7 @@ class Store:
             query = query.where(runs.c.created_at >= _stored_time(self.engine, since))
         if until is not None:
             query = query.where(runs.c.created_at < _stored_time(self.engine, until))
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(query).mappings().all()
         return [_run_row(r) for r in rows]
 
@@ -388,7 +587,7 @@ class Store:
             .group_by(e.run_id)
         )
         out = {r: {"total": 0, "completed": 0, "errored": 0, "succeeded": 0} for r in run_ids}
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for run_id, total, completed, errored, succeeded in c.execute(query):
                 out[int(run_id)] = {
                     "total": int(total),
@@ -414,7 +613,7 @@ class Store:
             .select_from(turns.join(episodes, t.episode_id == e.id))
             .where(e.run_id == run_id)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for status, n, succeeded in c.execute(by_status):
                 out[str(status)] = out.get(str(status), 0) + int(n)
                 out["succeeded"] += int(succeeded or 0)
@@ -449,7 +648,7 @@ class Store:
             .group_by(mc.run_id)
         )
         out = {r: dict.fromkeys(CALL_TOTALS, 0) for r in run_ids}
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for run_id, *values in c.execute(query):
                 out[int(run_id)] = {k: int(v) for k, v in zip(CALL_TOTALS, values, strict=True)}
         return out
@@ -467,7 +666,7 @@ class Store:
         """
         if not _storable(run_id):
             raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
-        with self.engine.begin() as c:
+        with self._begin() as c:
             row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).first()
             if row is None:
                 raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
@@ -514,7 +713,7 @@ class Store:
     def _stream(self, queries: Iterator[Any]) -> Iterator[dict[str, Any]]:
         """The rows of each query in turn, fetched :data:`STREAM_BATCH` at a time (a server-side cursor on
         PostgreSQL), so that no more than a batch is held in memory however large the result."""
-        with self.engine.connect() as c:
+        with self._connect() as c:
             streaming = c.execution_options(yield_per=STREAM_BATCH)
             for query in queries:
                 for part in streaming.execute(query).mappings().partitions():
@@ -571,7 +770,7 @@ class Store:
         """
         if not _storable(run_id):
             raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
-        with self.engine.begin() as c:
+        with self._begin() as c:
             row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).first()
             if row is None:
                 raise StoreError(f"no run {run_id} in {self.url} (see `wason runs`)")
@@ -589,7 +788,7 @@ class Store:
 
     def heartbeat(self, run_id: int, owner: str) -> bool:
         """Refresh ``owner``'s lease; False when it no longer holds it (it was taken over)."""
-        with self.engine.begin() as c:
+        with self._begin() as c:
             done = c.execute(
                 runs.update().where(runs.c.id == run_id, runs.c.owner == owner).values(heartbeat_at=_now())
             )
@@ -597,7 +796,7 @@ class Store:
 
     def release_lease(self, run_id: int, owner: str) -> None:
         """Give the lease up (only if ``owner`` still holds it)."""
-        with self.engine.begin() as c:
+        with self._begin() as c:
             c.execute(
                 runs.update()
                 .where(runs.c.id == run_id, runs.c.owner == owner)
@@ -605,18 +804,18 @@ class Store:
             )
 
     def _holder(self, run_id: int) -> tuple[str | None, datetime | None]:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(sa.select(runs.c.owner, runs.c.heartbeat_at).where(runs.c.id == run_id)).one()
         return row.owner, row.heartbeat_at
 
     # episodes ---------------------------------------------------------------------------------------------
     def add_episodes(self, run_id: int, items: list[tuple[str, dict[str, Any]]]) -> None:
         """Register the run's episodes up front (status ``pending``), so a resumed run knows what is left."""
-        with self.engine.begin() as c:
+        with self._begin() as c:
             c.execute(episodes.insert(), _episode_rows(run_id, items))
 
     def list_episodes(self, run_id: int) -> list[EpisodeRow]:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = (
                 c.execute(
                     sa.select(
@@ -645,7 +844,7 @@ class Store:
         cols = [episodes.c[k] for k in EpisodeRow.__dataclass_fields__]
         if not _storable(episode_id):
             raise StoreError(f"no session or episode {episode_id} in {self.url}")
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(sa.select(*cols).where(episodes.c.id == episode_id)).mappings().first()
         if row is None:
             raise StoreError(f"no session or episode {episode_id} in {self.url}")
@@ -654,13 +853,10 @@ class Store:
     def start_episode(self, episode_id: int) -> None:
         """Mark an episode running, dropping turns left by an interrupted earlier attempt (it replays from the
         cache)."""
-        with self.engine.begin() as c:
-            c.execute(turns.delete().where(turns.c.episode_id == episode_id))
-            c.execute(
-                episodes.update()
-                .where(episodes.c.id == episode_id)
-                .values(status="running", started_at=_now(), error=None, success=None, metrics=None)
-            )
+        row = {"episode_id": episode_id, "started_at": _now()}
+        if not self._grouped(("start", row, None)):
+            with self._begin() as c:
+                _write_episode(c, "start", row)
 
     def finish_episode(
         self,
@@ -671,12 +867,17 @@ class Store:
         metrics: dict[str, Any] | None = None,
         error: str | None = None,
     ) -> None:
-        with self.engine.begin() as c:
-            c.execute(
-                episodes.update()
-                .where(episodes.c.id == episode_id)
-                .values(status=status, success=success, metrics=metrics, error=error, finished_at=_now())
-            )
+        row = {
+            "episode_id": episode_id,
+            "status": status,
+            "success": success,
+            "metrics": metrics,
+            "error": error,
+            "finished_at": _now(),
+        }
+        if not self._grouped(("finish", row, None)):
+            with self._begin() as c:
+                _write_episode(c, "finish", row)
 
     # turns ------------------------------------------------------------------------------------------------
     def add_turn(
@@ -696,26 +897,26 @@ class Store:
         Raises:
             TurnConflict: the episode already has a turn ``index`` (it was stepped from elsewhere meanwhile).
         """
+        row = {
+            "episode_id": episode_id,
+            "index": index,
+            "action": action,
+            "observation": observation,
+            "reply": reply,
+            "feedback": feedback,
+            "oracle": oracle,
+            "created_at": _now(),
+        }
+        if self._grouped(("turn", row, None)):
+            return
         try:
-            with self.engine.begin() as c:
-                c.execute(
-                    _INSERT_TURN,
-                    {
-                        "episode_id": episode_id,
-                        "index": index,
-                        "action": action,
-                        "observation": observation,
-                        "reply": reply,
-                        "feedback": feedback,
-                        "oracle": oracle,
-                        "created_at": _now(),
-                    },
-                )
+            with self._begin() as c:
+                c.execute(_INSERT_TURN, row)
         except IntegrityError as exc:
             raise TurnConflict(f"episode {episode_id} already has a turn {index}") from exc
 
     def list_turns(self, episode_id: int) -> list[dict[str, Any]]:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = (
                 c.execute(turns.select().where(turns.c.episode_id == episode_id).order_by(turns.c.index))
                 .mappings()
@@ -823,7 +1024,7 @@ class Store:
             query = query.where(turn_count <= max_turns)
         if item:
             query = query.where(e.status.in_(sorted(reveal)), e.item_key.icontains(item, autoescape=True))
-        with self.engine.connect() as c:
+        with self._connect() as c:
             hits: dict[int, search.Hit] | None = None
             if text is not None:
                 found = search.find(c, text, run_ids=[run_id], reveal=reveal)
@@ -842,7 +1043,7 @@ class Store:
         first, at most ``limit``: each with ``run_id``, ``index``, ``status``, ``success``, ``item_key`` and
         ``hit`` (:func:`wason.store.search.find`; model calls are searched only for statuses in ``reveal``)."""
         e = episodes.c
-        with self.engine.connect() as c:
+        with self._connect() as c:
             found = search.find(c, text, run_ids=run_ids, reveal=reveal)
             found = sorted(found, key=lambda h: h.episode_id, reverse=True)[:limit]
             by_id = {h.episode_id: h for h in found}
@@ -863,21 +1064,37 @@ class Store:
             .where(episodes.c.run_id == run_id)
         )
         out = {"unreadable": 0, "truncated": 0}
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for (action,) in c.execute(query):
                 if isinstance(action, dict) and action.get("type") == "Malformed":
                     out["truncated" if action.get("truncated") else "unreadable"] += 1
         return out
 
     # model calls and the cache -----------------------------------------------------------------------------
-    def record_call(self, record: dict[str, Any]) -> int:
-        """Record one model call; returns its id (a later call of the same conversation names it as parent).
+    def record_call(self, record: dict[str, Any]) -> int | CallRef:
+        """Record one model call; returns its id (a later call of the same conversation names it as parent), or
+        a :class:`CallRef` to it when this thread groups its writes (:meth:`group_writes`).
 
         ``record["messages"]`` holds the messages new since the request of ``record["parent_id"]`` (all of them
         when it has no parent): a conversation's text is stored once, not again with every turn.
         """
-        with self.engine.begin() as c:
-            result = c.execute(_INSERT_CALL, {"created_at": _now(), **record})
+        row = {"created_at": _now(), **record}
+        parent = row.get("parent_id")
+        if isinstance(parent, CallRef) and parent.id is not None:
+            row["parent_id"] = parent.id
+        ref = CallRef()
+        if self._grouped(("call", row, ref)):
+            group = self._group
+            key = row.get("cache_key")
+            if group is not None and row.get("response") is not None and key and key not in group.replies:
+                group.replies[key] = _reply_of(row)
+            return ref
+        if isinstance(
+            row.get("parent_id"), CallRef
+        ):  # a parent grouped by a thread that has not written it yet
+            row["parent_id"] = None
+        with self._begin() as c:
+            result = c.execute(_INSERT_CALL, row)
             key = result.inserted_primary_key
         if key is None:  # pragma: no cover - every dialect we support returns the new id
             raise StoreError("the store did not return the new call's id")
@@ -891,7 +1108,7 @@ class Store:
             query = query.where(model_calls.c.run_id == run_id)
         if episode_id is not None:
             query = query.where(model_calls.c.episode_id == episode_id)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = [dict(r) for r in c.execute(query).mappings().all()]
             stored = {r["id"]: r["messages"] for r in rows}
             parents = {r["id"]: r["parent_id"] for r in rows}
@@ -932,7 +1149,7 @@ class Store:
         never stored are left out."""
         found: dict[str, bytes] = {}
         wanted = list(dict.fromkeys(digests))
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for start in range(0, len(wanted), 500):  # bounded IN lists
                 chunk = wanted[start : start + 500]
                 rows = c.execute(
@@ -955,12 +1172,12 @@ class Store:
         if not rows:
             return
         try:
-            with self.engine.begin() as c:
+            with self._begin() as c:
                 c.execute(embeddings.insert(), rows)
         except sa.exc.IntegrityError:  # a concurrent writer stored some of them first: keep theirs
             for row in rows:
                 try:
-                    with self.engine.begin() as c:
+                    with self._begin() as c:
                         c.execute(embeddings.insert(), [row])
                 except sa.exc.IntegrityError:
                     continue
@@ -981,7 +1198,7 @@ class Store:
             .group_by(mc.finish_reason)
             .order_by(mc.finish_reason)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(query).all()
         return {str(reason or "none"): int(n) for reason, n in rows}
 
@@ -991,18 +1208,55 @@ class Store:
         A call's record is its cache entry: the oldest answered call with the key gives the reply. Stores written
         before revision 0004 also kept replies in ``call_cache``, which is read when no call has one.
         """
-        with self.engine.connect() as c:
-            row = c.execute(_CACHED_REPLY, {"key": key}).first()
-            if row is not None:
-                return {
-                    "text": row.response,
-                    "input_tokens": row.input_tokens,
-                    "output_tokens": row.output_tokens,
-                    "finish_reason": row.finish_reason,
-                    "model": row.served_model,
-                }
-            old = c.execute(_OLD_CACHED_REPLY, {"key": key}).first()
-        return None if old is None else dict(old[0])
+        # grouped writes not yet written are younger than every written call: looked up after them, and without
+        # writing them first (the lookup comes before every model call)
+        group = self._mine()
+        if group is None:
+            with self.engine.connect() as c:
+                row, old = self._cached(c, key)
+        else:
+            if group.reader is None:
+                group.reader = self.engine.connect()
+            try:
+                row, old = self._cached(group.reader, key)
+            finally:
+                group.reader.rollback()  # ends the read: the next lookup sees what was written since
+        if row is not None:
+            return _reply_of(dict(row._mapping))
+        if old is not None:
+            return dict(old[0])
+        return group.replies.get(key) if group is not None else None
+
+    def _cached(self, c: sa.Connection, key: str) -> tuple[Any, Any]:
+        row = c.execute(_CACHED_REPLY, {"key": key}).first()
+        old = c.execute(_OLD_CACHED_REPLY, {"key": key}).first() if row is None and self._old_cache else None
+        return row, old
+
+
+def _reply_of(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A recorded call's reply as the cache gives it."""
+    return {
+        "text": row["response"],
+        "input_tokens": row["input_tokens"],
+        "output_tokens": row["output_tokens"],
+        "finish_reason": row["finish_reason"],
+        "model": row["served_model"],
+    }
+
+
+def _write_episode(c: sa.Connection, kind: str, row: Mapping[str, Any]) -> None:
+    """An episode started (its turns from an earlier attempt dropped) or finished."""
+    episode = episodes.c.id == row["episode_id"]
+    if kind == "start":
+        c.execute(turns.delete().where(turns.c.episode_id == row["episode_id"]))
+        c.execute(
+            episodes.update()
+            .where(episode)
+            .values(status="running", started_at=row["started_at"], error=None, success=None, metrics=None)
+        )
+    else:
+        values = {k: row[k] for k in ("status", "success", "metrics", "error", "finished_at")}
+        c.execute(episodes.update().where(episode).values(**values))
 
 
 CALL_TOTALS = (
