@@ -458,3 +458,59 @@ async def test_error_status_whose_body_breaks_off_is_transient() -> None:
         caught.value
     )
     assert caught.value.status is None
+
+
+# -- the lean HTTP path ---------------------------------------------------------------------------------------
+
+
+async def test_the_proxy_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The fake server stands in for a forward proxy: a proxied request names the whole URL in its request line.
+    with FakeOpenAIServer() as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.base_url.removesuffix("/v1"))
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        model = OpenAICompatModel(
+            spec="vllm:m", model="m", base_url="http://wason-proxied.invalid/v1", api_key="k"
+        )
+        try:
+            with pytest.raises(ModelError) as caught:  # the fake answers a proxied request with 404
+                await model.generate(CONVERSATION, GenerationParams(), timeout=10)
+        finally:
+            await model.aclose()
+        assert proxy.seen[-1] == "POST http://wason-proxied.invalid/v1/chat/completions"
+    assert caught.value.status == 404 and not caught.value.transient
+    # NO_PROXY names the host: the request goes there directly (and finds no such host)
+    monkeypatch.setenv("NO_PROXY", "wason-proxied.invalid")
+    model = OpenAICompatModel(
+        spec="vllm:m", model="m", base_url="http://wason-proxied.invalid/v1", api_key="k"
+    )
+    try:
+        with pytest.raises(ModelError, match="^connection failed") as caught:
+            await model.generate(CONVERSATION, GenerationParams(), timeout=10)
+    finally:
+        await model.aclose()
+    assert caught.value.transient
+
+
+async def test_a_call_stays_on_the_event_loop(
+    fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # aiohttp reading the proxy settings and ~/.netrc for every request sent each call through two worker
+    # threads, which cost more than the rest of the call; they are read once
+    model = make_model(fake_openai)
+    try:
+        await model.generate(CONVERSATION, GenerationParams(), timeout=10)  # the pool is made here
+        hops: list[object] = []
+        loop = asyncio.get_running_loop()
+        original = loop.run_in_executor
+
+        def counted(*args: Any) -> Any:
+            hops.append(args[1])
+            return original(*args)
+
+        monkeypatch.setattr(loop, "run_in_executor", counted)
+        for _ in range(3):
+            await model.generate(CONVERSATION, GenerationParams(), timeout=10)
+    finally:
+        await model.aclose()
+    assert hops == []
