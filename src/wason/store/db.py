@@ -281,6 +281,7 @@ class Store:
         except SchemaError as exc:
             raise StoreError(str(exc)) from exc
         self._group: _Group | None = None
+        self._group_lock = threading.Lock()
         # Replies were also kept in call_cache before revision 0004; nothing writes there since, so a store
         # opened with none there never has any, and a cache lookup asks one table, not two.
         with self.engine.connect() as c:
@@ -306,25 +307,26 @@ class Store:
         at a time (another thread's block writes each record at once).
         """
         me = threading.get_ident()
-        group = self._group
-        if group is not None and group.thread == me:
-            group.users += 1
-        elif group is None:
-            self._group = _Group(thread=me)
-        else:  # another thread groups: this one writes as it goes
+        with self._group_lock:
+            group = self._group
+            if group is None:
+                self._group = group = _Group(thread=me, users=0)
+            mine = group.thread == me
+            if mine:
+                group.users += 1
+        if not mine:  # another thread groups: this one writes as it goes
             yield
             return
         try:
             yield
         finally:
-            group = self._group
-            assert group is not None and group.thread == me
             group.users -= 1
             if group.users == 0:
                 try:
                     self.flush_writes()
                 finally:
-                    self._group = None
+                    with self._group_lock:
+                        self._group = None
                     if group.reader is not None:
                         group.reader.close()
 
