@@ -485,7 +485,7 @@ async def test_the_proxy_comes_from_the_environment(monkeypatch: pytest.MonkeyPa
         spec="vllm:m", model="m", base_url="http://wason-proxied.invalid/v1", api_key="k"
     )
     try:
-        with pytest.raises(ModelError, match="^connection failed") as caught:
+        with pytest.raises(ModelError, match=r"^connection failed") as caught:
             await model.generate(CONVERSATION, GenerationParams(), timeout=10)
     finally:
         await model.aclose()
@@ -514,3 +514,61 @@ async def test_a_call_stays_on_the_event_loop(
     finally:
         await model.aclose()
     assert hops == []
+
+
+async def test_a_kept_alive_connection_the_server_closed_is_replaced_not_failed() -> None:
+    # A server may close an idle kept-alive connection at any moment, saying so only by closing it; a request
+    # that meets such a connection is sent again on a new one instead of failing (and waiting a retry's backoff).
+    reply = json.dumps(
+        {"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}
+    ).encode()
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
+        len(reply),
+        reply,
+    )
+
+    def read_request(conn: socket.socket) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += conn.recv(65536)
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        while len(body) < length:
+            body += conn.recv(65536)
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(2)
+        port = listener.getsockname()[1]
+        connections: list[int] = []
+
+        def serve() -> None:
+            first, _ = listener.accept()
+            connections.append(1)
+            with first:
+                read_request(first)
+                first.sendall(answer)
+                first.recv(1)  # the second request arrives on the kept-alive connection: close it unanswered
+            second, _ = listener.accept()
+            connections.append(2)
+            with second:
+                read_request(second)
+                second.sendall(answer)
+
+        server = threading.Thread(target=serve, daemon=True)
+        server.start()
+        model = OpenAICompatModel(
+            spec="vllm:m", model="m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k"
+        )
+        try:
+            first = await model.generate(CONVERSATION, GenerationParams(), timeout=10)
+            second = await model.generate(CONVERSATION, GenerationParams(), timeout=10)
+        finally:
+            await model.aclose()
+        server.join(timeout=10)
+    assert first.text == second.text == "hi"
+    assert connections == [1, 2]

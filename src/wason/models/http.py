@@ -27,6 +27,14 @@ from wason.models.replies import is_transport_error, read_capped
 ERROR_BODY_BYTES = 64 * 1024
 """The most of an error reply's body read for its message."""
 
+KEEPALIVE_SECONDS = 4.0
+"""How long an idle connection is kept for the next request: under the 5 s after which uvicorn (vLLM,
+llama-cpp-python's server) and llama.cpp's own server close one, so a request seldom meets a connection the
+server is closing."""
+
+# Failures of a request on a kept-alive connection that the server closed before the request reached it whole
+_STALE = (aiohttp.ClientOSError, aiohttp.ServerDisconnectedError)
+
 
 class HTTPStatusError(Exception):
     """An answer with an error status: the cause of the :class:`ModelError` it becomes, carrying the server's
@@ -110,7 +118,10 @@ class JsonHttp:
         loop = asyncio.get_running_loop()
         if self._session is None or self._loop is not loop or self._session.closed:
             connector = aiohttp.TCPConnector(
-                limit=self._max_connections, limit_per_host=0, ttl_dns_cache=300, enable_cleanup_closed=False
+                limit=self._max_connections,
+                limit_per_host=0,
+                ttl_dns_cache=300,
+                keepalive_timeout=KEEPALIVE_SECONDS,
             )
             # The proxy from HTTP(S)_PROXY and NO_PROXY, as the SDK's HTTP layer read them, looked up once: with
             # trust_env, aiohttp looks it up (and reads ~/.netrc) in a worker thread for every request, two
@@ -146,41 +157,12 @@ class JsonHttp:
         """
         session = self._pool()
         try:
-            async with (
-                asyncio.timeout(timeout),
-                session.request(
-                    method,
-                    self.base_url + path,
-                    data=body,
-                    timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout),
-                    allow_redirects=False,
-                    proxy=self._proxy,
-                    proxy_auth=self._proxy_auth,
-                ) as response,
-            ):
-                if response.status >= 300:
-                    try:
-                        head = await read_capped(
-                            response.content.iter_any(), limit=ERROR_BODY_BYTES, cut=True
-                        )
-                    except ModelError as err:  # the error's body broke off: a network failure, worth a retry
-                        cause = err.__cause__
-                        if cause is None or isinstance(cause, TimeoutError):
-                            raise
-                        raise ModelError(f"connection failed: {_one_line(cause)}", transient=True) from cause
-                    finally:
-                        response.close()  # the body may be longer than what was read: never reuse the connection
-                    raise status_error(response.status, head, api_key_env=api_key_env)
+            async with asyncio.timeout(timeout):
+                response = await self._send(session, method, path, body, timeout)
                 try:
-                    data = await read_capped(
-                        response.content.iter_any(),
-                        limit=self.max_reply_bytes,
-                        declared_length=response.headers.get("content-length"),
-                    )
-                except ModelError:
-                    response.close()
-                    raise
-                return data, response.headers.get("content-type")
+                    return await self._read(response, api_key_env)
+                finally:
+                    response.release()
         except TimeoutError as err:
             raise ModelError(f"request timed out after {timeout:g}s", transient=True) from err
         except ModelError:
@@ -191,6 +173,55 @@ class JsonHttp:
             if not is_transport_error(err):
                 raise
             raise ModelError(f"connection failed: {_one_line(err)}", transient=True) from err
+
+    async def _send(
+        self, session: aiohttp.ClientSession, method: str, path: str, body: bytes | None, timeout: float
+    ) -> aiohttp.ClientResponse:
+        """The answer's status and headers. A kept-alive connection the server closed meanwhile (it may, and
+        says so only by closing) fails before any answer: the request is sent once more on a new connection, as
+        the server never had it whole."""
+        for attempt in (1, 2):
+            try:
+                return await session.request(
+                    method,
+                    self.base_url + path,
+                    data=body,
+                    timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout),
+                    allow_redirects=False,
+                    proxy=self._proxy,
+                    proxy_auth=self._proxy_auth,
+                )
+            except _STALE as err:
+                if attempt == 2 or isinstance(
+                    err, aiohttp.ClientConnectorError
+                ):  # no connection at all: say so
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _read(
+        self, response: aiohttp.ClientResponse, api_key_env: str | None
+    ) -> tuple[bytes, str | None]:
+        if response.status >= 300:
+            try:
+                head = await read_capped(response.content.iter_any(), limit=ERROR_BODY_BYTES, cut=True)
+            except ModelError as err:  # the error's body broke off: a network failure, worth a retry
+                cause = err.__cause__
+                if cause is None or isinstance(cause, TimeoutError):
+                    raise
+                raise ModelError(f"connection failed: {_one_line(cause)}", transient=True) from cause
+            finally:
+                response.close()  # the body may be longer than what was read: never reuse the connection
+            raise status_error(response.status, head, api_key_env=api_key_env)
+        try:
+            data = await read_capped(
+                response.content.iter_any(),
+                limit=self.max_reply_bytes,
+                declared_length=response.headers.get("content-length"),
+            )
+        except ModelError:
+            response.close()
+            raise
+        return data, response.headers.get("content-type")
 
     async def aclose(self) -> None:
         """Close the pooled connections (of the current event loop's session)."""
