@@ -8,6 +8,7 @@ understood is rejected with a one-line reason, and the accepted subset is compil
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
@@ -160,6 +161,17 @@ def compile_rule(text: str) -> Program:
     """
     if not isinstance(text, str):
         raise GuessRejected(f"a guess must be text, not {type(text).__name__}")
+    return _compile(text)
+
+
+COMPILED_KEPT = 1024
+"""Compiled programs kept by their text (:func:`compile_rule`): a run compiles each guess at least twice (the
+judge, the complexity figures) and a model repeats its guesses; compiling one takes milliseconds."""
+
+
+@functools.lru_cache(maxsize=COMPILED_KEPT)
+def _compile(text: str) -> Program:
+    """:func:`compile_rule` for a text (a refused text raises again each time: only programs are kept)."""
     if len(text) > MAX_SOURCE_CHARS:
         raise GuessRejected(f"the guess is {len(text)} characters long; the limit is {MAX_SOURCE_CHARS}")
     stripped = text.strip()
