@@ -414,6 +414,21 @@ def test_cli_runs_against_a_server_without_a_models_route(
     assert summary["status"] == "completed" and summary["table"]["errored"] == 0
 
 
+def read_request(conn: socket.socket) -> None:
+    """Read one whole HTTP request (head and Content-Length body) from a raw connection."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += conn.recv(65536)
+
+
 async def test_error_status_whose_body_breaks_off_is_transient() -> None:
     # An error reply's body is read for its message; a body cut short there must still come out as a transient
     # ModelError (a network failure), not as the HTTP layer's exception or a rejection of the request.
@@ -427,17 +442,7 @@ async def test_error_status_whose_body_breaks_off_is_transient() -> None:
             with conn:
                 # read the whole request first: closing on unread bytes would reset the connection, and the
                 # client would see a reset instead of a body that breaks off
-                request = b""
-                while b"\r\n\r\n" not in request:
-                    request += conn.recv(65536)
-                head, _, body = request.partition(b"\r\n\r\n")
-                length = next(
-                    int(line.split(b":", 1)[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                )
-                while len(body) < length:
-                    body += conn.recv(65536)
+                read_request(conn)
                 conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
                              b"Content-Length: 500\r\n\r\n{\"error\": {\"mess")  # fmt: skip
                 conn.shutdown(socket.SHUT_WR)  # the body ends here, 485 bytes short
@@ -526,19 +531,6 @@ async def test_a_kept_alive_connection_the_server_closed_is_replaced_not_failed(
         len(reply),
         reply,
     )
-
-    def read_request(conn: socket.socket) -> None:
-        data = b""
-        while b"\r\n\r\n" not in data:
-            data += conn.recv(65536)
-        head, _, body = data.partition(b"\r\n\r\n")
-        length = next(
-            int(line.split(b":", 1)[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        while len(body) < length:
-            body += conn.recv(65536)
 
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
