@@ -15,25 +15,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wason.cli.common import (
-    ParserContext,
-    UserError,
-    _db_reason,
-    _families_for,
-    _keep_undecodable_input,
-    _not_text,
-    _one_line,
-    _Parser,
-    _reasons,
-    _version,
-    add_config_flags,
-    family_fields,
-)
 from wason.failures import ExternalFailure
-from wason.redaction import redact
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from wason.cli.common import ParserContext, UserError, add_config_flags, family_fields
+
+_REEXPORTED = ("UserError", "add_config_flags", "family_fields")
+
+
+def __getattr__(name: str) -> Any:
+    # wason.cli.common (and with it pydantic and the family machinery) is imported on first use, so that
+    # `wason --version` pays for none of it (issue 39)
+    if name in _REEXPORTED:
+        from wason.cli import common
+
+        return getattr(common, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["COMMANDS", "Command", "UserError", "add_config_flags", "build_parser", "family_fields", "main"]
 
@@ -81,6 +81,8 @@ COMMANDS: dict[str, Command] = {
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The ``wason`` parser; a family's flags are added only when ``argv`` names the family (or asks for help)."""
+    from wason.cli.common import ParserContext, _families_for, _Parser, _version
+
     parser = _Parser(prog="wason", description="Measure whether language models can do science.")
     parser.add_argument("--version", action="version", version=f"wason {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -114,6 +116,8 @@ def _loaded(module: str, name: str) -> tuple[type[BaseException], ...]:
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     """The exceptions shown as one line ``wason: error: ...``."""
+    from wason.cli.common import UserError
+
     return (
         UserError,
         ValueError,
@@ -136,6 +140,15 @@ def _console() -> Console:
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if given == ["--version"]:  # answered before anything is imported (the parser says the same)
+        from wason.cli.version import version_line
+
+        print(version_line())
+        return 0
+    from wason.cli.common import _db_reason, _keep_undecodable_input, _not_text, _one_line, _reasons
+    from wason.redaction import redact
+
     _keep_undecodable_input()
     try:
         parser = build_parser(argv)

@@ -234,14 +234,9 @@ def _given(args: argparse.Namespace, config_type: type[RunSettings], *, play: bo
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from wason.cli.version import version
 
-    try:
-        return version("wason")
-    except PackageNotFoundError:  # run from a source tree that was not installed
-        from wason import __version__
-
-        return __version__
+    return version()
 
 
 def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool) -> int:
