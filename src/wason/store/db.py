@@ -346,14 +346,21 @@ class Store:
         except IntegrityError:
             self._unresolve(ops)
             # a turn another writer stored first: write them one by one, leaving out the refused turns
-            for op in ops:
-                try:
-                    with self.engine.begin() as c:
-                        self._write_ops(c, [op])
-                except IntegrityError:
-                    if op[0] != "turn":
-                        raise
-                    group.conflicts.add(int(op[1]["episode_id"]))
+            done = 0
+            try:
+                for op in ops:
+                    try:
+                        with self.engine.begin() as c:
+                            self._write_ops(c, [op])
+                    except IntegrityError:
+                        if op[0] != "turn":
+                            raise
+                        group.conflicts.add(int(op[1]["episode_id"]))
+                    done += 1
+            except BaseException:
+                group.ops = ops[done:]  # what was written stays written; the rest waits for the next flush
+                self._unresolve(group.ops)
+                raise
         except BaseException:
             self._unresolve(ops)
             raise
