@@ -143,8 +143,8 @@ def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSetti
 
 def _families_for(argv: list[str]) -> tuple[list[str], dict[str, Family[Any]]]:
     """Every family name, and the families this command line needs loaded: the ones it names (all of them for a
-    ``--help`` that names none). Importing a family is most of wason's start-up, so ``wason runs`` or ``wason eval NAME`` do
-    not pay for the others."""
+    ``--help`` that names none). Importing a family is most of wason's start-up, so ``wason runs`` or ``wason eval
+    NAME`` do not pay for the others."""
     names = registry.names()
     named = [n for n in names if n in argv]
     # help for a family's command (`wason eval NAME --help`) needs that family only; help that lists every
