@@ -153,16 +153,3 @@ def test_too_few_rules_is_an_error_naming_n(n: int) -> None:
 def test_more_rules_than_the_grammar_has_is_an_error_naming_n() -> None:
     with pytest.raises(ValueError, match=r"n=100000 is more than"):
         generate_rules(1, 100_000)
-
-
-def test_the_bound_of_n_is_the_number_of_rules_the_generator_draws_from() -> None:
-    from wason.tasks.lists.family import MAX_GENERATED, SERVED_GENERATED, ListsRunConfig
-
-    assert len(build_space()) == MAX_GENERATED
-    assert SERVED_GENERATED < MAX_GENERATED
-    # a run's episodes with drawn examples are bounded too (500: each draw costs), which comes first here
-    assert ListsRunConfig(split="generated", seed=1, n=500, judges=["predicate"]).n == 500
-    with pytest.raises(ValueError, match=f"less than or equal to {MAX_GENERATED}"):
-        ListsRunConfig(split="generated", seed=1, n=MAX_GENERATED + 1)
-    with pytest.raises(ValueError, match=f"n={MAX_GENERATED + 1} is more than the {MAX_GENERATED} rules"):
-        generate_rules(1, MAX_GENERATED + 1)

@@ -45,16 +45,10 @@ from wason.tasks.lists.game import (
 from wason.tasks.lists.rules import SPLITS as LIST_SPLITS
 from wason.tasks.lists.rules import ListRule as Rule
 
-MAX_GENERATED = 1_802
-"""The most rules of a generated split (``--n``): the rules of the list grammar, which the generator draws from
-(``tests/lists/test_generate.py`` counts them). A seed yields fewer playable ones (about 1,740 pass the example
-check); asking for more than it yields stops with one line saying how many. Drawing takes about 0.1-0.2 s a
-rule, and a run's episodes with drawn examples are bounded apart (500), which a generated split meets first."""
-
-SERVED_GENERATED = 15
-"""The most rules of a generated split asked for over HTTP (``wason serve``): each is drawn with an example check,
-about 0.1 s a rule once the grammar's space is built (2 s, once a process), so a split of 15 takes about 1.5 s (30
-took 3 to 5 s, 100 took 10 to 25 s) and any game or run a request asks for starts within seconds."""
+MAX_GENERATED = 15
+"""The most rules of a generated split: each is drawn with an example check, about 0.1 s a rule once the grammar's
+space is built (2 s, once a process), so a split of 15 takes about 1.5 s (30 took 3 to 5 s, 100 took 10 to 25 s);
+more rules come from more seeds."""
 
 PILOT_TEMPERATURE = 0.0
 """The temperature of every call the pilot made (its ``api.py``): a new run's default (see
@@ -97,7 +91,6 @@ class ListsRunConfig(JudgedSettings):
     model_only: ClassVar[frozenset[str]] = frozenset({"format_error_limit"})
     # a person is scored by code: the predicate and the quiz, no LLM judge
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"]}
-    served_bounds: ClassVar[Mapping[str, int]] = {"n": SERVED_GENERATED}
 
     task: Literal["lists"] = "lists"
     split: str = Field(

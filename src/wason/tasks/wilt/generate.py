@@ -41,16 +41,9 @@ GENERATOR = "wilt-grammar"
 GENERATOR_VERSION = "1"
 TIERS = ("easy", "medium", "hard")
 MIN_SHARE = 0.005
-MAX_N = 10_470
-"""The most rules of a generated split (``--n``): the rules the generator draws from, the grammar's hypotheses whose
-share of True is neither tiny nor overwhelming (``tests/wilt/test_generate_bound.py`` counts them). A seed yields
-fewer usable ones (about 9,500: identifiable, and no two with the same extension on the probe set); asking for
-more than it yields stops with one line saying how many. Drawing takes about 6 ms a rule, and the first ``k``
-rules of a split are the same whatever its ``n``."""
-
-SERVED_N = 200
-"""The most rules of a generated split asked for over HTTP (``wason serve``): about a second to draw, so that any
-game or run a request asks for starts within seconds; four times the published full split."""
+MAX_N = 200
+"""The most rules of a generated split (``--n``): drawing 200 takes about a second on a 2-core machine (500 took
+2.5 to 6 s), and a split of 200 is four times the published full split."""
 
 
 def tier_of(complexity: int, cuts: tuple[float, float]) -> str:
