@@ -237,7 +237,7 @@ def _given(args: argparse.Namespace, config_type: type[RunSettings], *, play: bo
 
 
 def _version() -> str:
-    from wason.cli.version import version
+    from wason.version import version
 
     return version()
 

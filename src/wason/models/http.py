@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 from collections.abc import Mapping
-from importlib import metadata
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -23,6 +22,7 @@ from yarl import URL
 
 from wason.models.base import TRANSIENT_4XX, ModelError
 from wason.models.replies import is_transport_error, read_capped
+from wason.version import version
 
 ERROR_BODY_BYTES = 64 * 1024
 """The most of an error reply's body read for its message."""
@@ -45,13 +45,6 @@ class HTTPStatusError(Exception):
         self.status = status
         self.body = body
         self.message = message
-
-
-def _version() -> str:
-    try:
-        return metadata.version("wason")
-    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
-        return "0"
 
 
 def status_error(status: int, body: bytes, *, api_key_env: str | None = None) -> ModelError:
@@ -104,7 +97,7 @@ class JsonHttp:
         self._headers = {
             "accept": "application/json",
             "content-type": "application/json",
-            "user-agent": f"wason/{_version()}",
+            "user-agent": f"wason/{version()}",
             **headers,
         }
         self._max_connections = max(1, max_connections)
