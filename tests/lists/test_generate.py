@@ -153,3 +153,15 @@ def test_too_few_rules_is_an_error_naming_n(n: int) -> None:
 def test_more_rules_than_the_grammar_has_is_an_error_naming_n() -> None:
     with pytest.raises(ValueError, match=r"n=100000 is more than"):
         generate_rules(1, 100_000)
+
+
+def test_the_bound_of_n_is_the_runs_bound_on_drawn_examples_which_the_grammar_exceeds() -> None:
+    from wason.tasks.lists.family import MAX_DRAWN_EXAMPLES, MAX_GENERATED, SERVED_GENERATED, ListsRunConfig
+
+    # every episode of a generated rule draws its examples, and a run draws them for at most 500 episodes: that
+    # bound comes first (the grammar's rules are more; a slow test in tests/core/test_config_bounds.py draws 500)
+    assert MAX_GENERATED == MAX_DRAWN_EXAMPLES < len(build_space())
+    assert SERVED_GENERATED < MAX_GENERATED
+    assert ListsRunConfig(split="generated", seed=1, n=MAX_GENERATED, judges=["predicate"]).n == MAX_GENERATED
+    with pytest.raises(ValueError, match=f"less than or equal to {MAX_GENERATED}"):
+        ListsRunConfig(split="generated", seed=1, n=MAX_GENERATED + 1, judges=["predicate"])

@@ -246,6 +246,10 @@ class RunSettings(BaseModel):
     model_only: ClassVar[frozenset[str]] = frozenset()
     # defaults that differ in ``wason play NAME`` (e.g. a person plays a larger split than a model's default)
     play_defaults: ClassVar[Mapping[str, Any]] = {}
+    # tighter upper bounds of integer fields for a game or run that arrives over HTTP (``wason serve``): a bound
+    # the command line may exceed because it only costs the user's own time (e.g. drawing thousands of generated
+    # rules), while a request must start within seconds whatever it asks
+    served_bounds: ClassVar[Mapping[str, int]] = {}
 
     @classmethod
     def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -187,3 +187,35 @@ class AllowedModels:
 
 
 __all__ = ["EMBEDDED", "NO_KEY", "AllowedModels", "ModelNotAllowed", "normalised"]
+
+
+class OverServedBound(ValueError):
+    """A field of a game or run asked for over HTTP is above the bound the server keeps for it."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def check_served_bounds(config_type: type[BaseModel], fields: Mapping[str, Any], *, prefix: str = "") -> None:
+    """Refuse a field of ``fields`` above its family's bound for requests (``RunSettings.served_bounds``): what a
+    request may ask the server to draw is smaller than what the command line may (a value that is no whole
+    number is left to the configuration's own check).
+
+    Raises:
+        OverServedBound: naming the field (with ``prefix``) and its bound here.
+    """
+    bounds: Mapping[str, int] = getattr(config_type, "served_bounds", {})
+    for name, most in bounds.items():
+        value = fields.get(name)
+        if isinstance(value, bool) or value is None:
+            continue
+        try:
+            number = int(value)
+        except (TypeError, ValueError, OverflowError):
+            continue
+        if number > most:
+            raise OverServedBound(
+                f"{prefix}{name}: at most {most} here (the command line takes more: `wason eval ... --{name} N`)",
+                prefix + name,
+            )

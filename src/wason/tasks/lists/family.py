@@ -45,17 +45,23 @@ from wason.tasks.lists.game import (
 from wason.tasks.lists.rules import SPLITS as LIST_SPLITS
 from wason.tasks.lists.rules import ListRule as Rule
 
-MAX_GENERATED = 15
-"""The most rules of a generated split: each is drawn with an example check, about 0.1 s a rule once the grammar's
-space is built (2 s, once a process), so a split of 15 takes about 1.5 s (30 took 3 to 5 s, 100 took 10 to 25 s);
-more rules come from more seeds."""
+MAX_DRAWN_EXAMPLES = 500
+"""The most episodes whose examples are drawn (generated examples): about 50 ms each."""
+
+MAX_GENERATED = MAX_DRAWN_EXAMPLES
+"""The most rules of a generated split (``--n``). The generator yields more: about 1,740 of the list grammar's
+1,802 rules pass its example check; but a generated rule has no published examples, so each
+of its episodes draws them, and a run draws them for at most ``MAX_DRAWN_EXAMPLES`` episodes. Drawing a rule
+takes about 0.1-0.2 s (500 rules about 40 s; a ``slow`` test draws them)."""
+
+SERVED_GENERATED = 15
+"""The most rules of a generated split asked for over HTTP (``wason serve``): each is drawn with an example check,
+about 0.1 s a rule once the grammar's space is built (2 s, once a process), so a split of 15 takes about 1.5 s (30
+took 3 to 5 s, 100 took 10 to 25 s) and any game or run a request asks for starts within seconds."""
 
 PILOT_TEMPERATURE = 0.0
 """The temperature of every call the pilot made (its ``api.py``): a new run's default (see
 :meth:`ListsFamily.prepare`)."""
-
-MAX_DRAWN_EXAMPLES = 500
-"""The most episodes whose examples are drawn (generated examples): about 50 ms each."""
 
 
 class ListsRunConfig(JudgedSettings):
@@ -91,6 +97,7 @@ class ListsRunConfig(JudgedSettings):
     model_only: ClassVar[frozenset[str]] = frozenset({"format_error_limit"})
     # a person is scored by code: the predicate and the quiz, no LLM judge
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"]}
+    served_bounds: ClassVar[Mapping[str, int]] = {"n": SERVED_GENERATED}
 
     task: Literal["lists"] = "lists"
     split: str = Field(

@@ -33,6 +33,7 @@ from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, form_moves
 from wason.tasks.wilt.game import MAX_TESTS, FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.generate import MAX_N as MAX_GENERATED
+from wason.tasks.wilt.generate import SERVED_N
 from wason.tasks.wilt.judge import is_lambda
 from wason.tasks.wilt.protocol import (
     INSTRUCTIONS,
@@ -78,6 +79,7 @@ class WiltRunConfig(RunSettings):
     model_only: ClassVar[frozenset[str]] = frozenset({"format_error_limit", "lenient_guess", "solver_stop"})
     internal_fields: ClassVar[frozenset[str]] = RunSettings.internal_fields | {"swap"}
     play_defaults: ClassVar[Mapping[str, Any]] = {"split": "full"}
+    served_bounds: ClassVar[Mapping[str, int]] = {"n": SERVED_N}
 
     task: Literal["wilt"] = "wilt"
     split: str = Field(
