@@ -62,8 +62,12 @@ def test_nothing_outside_tasks_names_a_family() -> None:
             if pattern.search(line):
                 found.append(f"{rel}:{number}: {line.strip()}")
         for name in _imports(path):
-            # the registry reads the list of built-in families; nothing else outside tasks imports from there
-            if name.startswith("wason.tasks.") and (rel, name) != ("core/registry.py", "wason.tasks.BUILTIN"):
+            # the registry reads the list of built-in families and their commands' help lines; nothing else
+            # outside tasks imports from there
+            if name.startswith("wason.tasks.") and (rel, name) not in {
+                ("core/registry.py", "wason.tasks.BUILTIN"),
+                ("core/registry.py", "wason.tasks.COMMANDS"),
+            }:
                 found.append(f"{rel}: imports {name}")
     assert not found, "family names outside wason.tasks:\n" + "\n".join(found)
 

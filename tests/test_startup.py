@@ -1,4 +1,5 @@
-"""`import wason` stays light: the SDKs, sympy and the server are imported only where used (issue 39)."""
+"""`import wason` stays light: the SDKs, sympy and the server are imported only where used; `wason --version` and
+`wason --help` import no family (issue 39)."""
 
 from __future__ import annotations
 
@@ -57,3 +58,76 @@ def test_the_early_version_line_is_the_parsers(capsys: pytest.CaptureFixture[str
         build_parser(["--version"]).parse_args(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out == early != ""
+
+
+def test_wason_help_loads_no_family_and_prints_the_parsers_help() -> None:
+    # `wason --help` answers from the commands' and the built-in families' help lines: the same text as the
+    # parser with every family loaded, without importing pydantic, numpy or any family
+    probe = (
+        "import sys, json\n"
+        "from wason.cli import main\n"
+        "code = main(['--help'])\n"
+        "heavy = ('pydantic', 'numpy', 'rich', 'wason.core.family', *" + repr(HEAVY) + ")\n"
+        "loaded = [m for m in heavy if m in sys.modules]\n"
+        "loaded += [m for m in sys.modules if m.startswith('wason.tasks.') and m.endswith('.family')]\n"
+        "print(json.dumps([code, sorted(loaded)]))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    *text, last = out.stdout.splitlines(keepends=True)
+    assert json.loads(last) == [0, []]
+    full = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from wason.core import registry; from wason.cli import build_parser; registry.families(); "
+            "print(build_parser(['--help']).format_help(), end='')",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "".join(text) == full.stdout
+    assert "code-functions" in full.stdout and "compare" in full.stdout
+
+
+def test_the_built_in_table_of_family_commands_is_the_families_own() -> None:
+    from wason.core import registry
+    from wason.tasks import BUILTIN, COMMANDS
+
+    own = {name: registry.get(name).commands for name in BUILTIN}
+    assert {name: text for name, text in own.items() if text} == COMMANDS
+    assert list(COMMANDS) == [name for name in BUILTIN if name in COMMANDS]
+
+
+def test_wason_help_lists_a_family_registered_beside_the_built_in_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from wason.cli import main
+    from wason.core import registry
+    from wason.tasks.wilt.family import WiltFamily
+
+    class Tools(WiltFamily):
+        name = "tools-test-family"
+        commands = "the test family's own tools"
+
+    registry.register(Tools())
+    try:
+        assert not registry.only_builtin()
+        assert main(["--help"]) == 0
+        assert "tools-test-family" in capsys.readouterr().out
+    finally:
+        registry.unregister("tools-test-family")
+    assert registry.only_builtin()
+    wilt = registry.get("wilt")
+
+    class Over(WiltFamily):
+        commands = "not the built-in line"
+
+    registry.register(Over(), replace=True)  # registered over a built-in: its own line counts
+    try:
+        assert not registry.only_builtin()
+        assert main(["--help"]) == 0
+        assert "not the built-in line" in capsys.readouterr().out
+    finally:
+        registry.register(wilt, replace=True)
+    assert registry.only_builtin()

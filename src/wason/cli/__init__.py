@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from wason.failures import ExternalFailure
 
@@ -45,6 +45,7 @@ class Command:
 
     add_arguments: Callable[[Any, ParserContext], None]
     run: Callable[[argparse.Namespace, Console], int]
+    help: str  # its line in ``wason --help`` (the parser ``add_arguments`` makes uses this)
 
 
 def _lazy(module: str, name: str) -> Callable[..., Any]:
@@ -59,33 +60,81 @@ def _lazy(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
-def _command(module: str, add: str = "add_arguments", *, flags: str | None = None) -> Command:
-    return Command(_lazy(flags or module, add), _lazy(module, "run"))
+def _command(module: str, help: str, add: str = "add_arguments", *, flags: str | None = None) -> Command:
+    return Command(_lazy(flags or module, add), _lazy(module, "run"), help)
 
 
 COMMANDS: dict[str, Command] = {
-    "eval": _command("eval", flags="eval_flags"),
-    "play": _command("play"),
-    "session": _command("session"),
-    "sweep": _command("sweep"),
-    "runs": _command("runs"),
-    "export": _command("export"),
-    "serve": _command("serve"),
-    "grid": _command("grid"),
-    "report": _command("report"),
-    "show": _command("show"),
-    "compare": _command("show", "add_compare_arguments"),  # = show RUN RUN...
+    "eval": _command("eval", "run a benchmark and print its results table", flags="eval_flags"),
+    "play": _command("play", "play a game yourself in the terminal"),
+    "session": _command(
+        "session",
+        "play any game one step per command (JSON in, JSON out), e.g. from a script in another process",
+    ),
+    "sweep": _command("sweep", "run a grid of runs from a TOML file, here or on a Ray cluster"),
+    "runs": _command("runs", "list runs (filter by family, model, status, date), or delete runs"),
+    "export": _command(
+        "export",
+        "write runs, episodes, turns and model calls as tidy tables (CSV, JSON lines, Parquet) or Inspect logs",
+    ),
+    "serve": _command(
+        "serve", "serve the HTTP API (sessions of every game, the published guess-the-rule routes)"
+    ),
+    "grid": _command(
+        "grid", "one table across games: a row per player, a column per game and level, win rates"
+    ),
+    "report": _command(
+        "report", "write a static HTML report of runs (opens from disk, no server, no network)"
+    ),
+    "show": _command("show", "a run's results, several runs in one table, or one transcript"),
+    # = show RUN RUN...
+    "compare": _command(
+        "show",
+        "one table of runs of one family: a row per model, baseline and person (= show RUN RUN...)",
+        "add_compare_arguments",
+    ),
 }
 """The built-in commands, in the order ``wason --help`` lists them (a family's own commands after ``session``)."""
 
 
-def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """The ``wason`` parser; a family's flags are added only when ``argv`` names the family (or asks for help)."""
-    from wason.cli.common import ParserContext, _families_for, _Parser, _version
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One clear line instead of argparse's usage dump.
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _top_parser() -> tuple[_Parser, Any]:
+    """The ``wason`` parser without its commands, and the subparsers they are added to."""
+    from wason.cli.version import version_line
 
     parser = _Parser(prog="wason", description="Measure whether language models can do science.")
-    parser.add_argument("--version", action="version", version=f"wason {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser.add_argument("--version", action="version", version=version_line())
+    return parser, parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+
+def _top_help() -> str | None:
+    """What ``wason --help`` prints, from the commands' and the built-in families' help lines alone (0.05 s,
+    where building every command's parser imports every family, 0.8 s); None when a family outside
+    :mod:`wason.tasks` is known (a plugin, or one registered in this process), whose line needs it loaded."""
+    from wason.core import registry
+
+    family_commands = registry.command_lines()
+    if family_commands is None:
+        return None
+    parser, sub = _top_parser()
+    for name, command in COMMANDS.items():
+        sub.add_parser(name, help=command.help)
+        if name == "session":
+            for family, text in family_commands.items():
+                sub.add_parser(family, help=text)
+    return parser.format_help()
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``wason`` parser; a family's flags are added only when ``argv`` names the family (or asks for help)."""
+    from wason.cli.common import ParserContext, _families_for
+
+    parser, sub = _top_parser()
 
     store_opts = _Parser(add_help=False)
     store_opts.add_argument(
@@ -145,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         from wason.cli.version import version_line
 
         print(version_line())
+        return 0
+    if given in (["--help"], ["-h"]) and (text := _top_help()) is not None:  # the same, without the families
+        sys.stdout.write(text)
         return 0
     from wason.cli.common import _db_reason, _keep_undecodable_input, _not_text, _one_line, _reasons
     from wason.redaction import redact

@@ -13,7 +13,7 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from wason.core import registry
 from wason.core.family import Family, RunSettings, field_range, own_fields
@@ -47,12 +47,6 @@ class ParserContext:
 
 class UserError(Exception):
     """A mistake the user can fix; shown as one line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        # One clear line instead of argparse's usage dump.
-        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -234,12 +228,6 @@ def _given(args: argparse.Namespace, config_type: type[RunSettings], *, play: bo
     """The family's own fields the user gave (play: with the play defaults under them)."""
     given = {n: getattr(args, n) for n in family_fields(config_type, play=play) if hasattr(args, n)}
     return config_type.with_play_defaults(given) if play else given
-
-
-def _version() -> str:
-    from wason.version import version
-
-    return version()
 
 
 def _report(store: Store, run_ids: list[int], console: Console, *, as_json: bool) -> int:

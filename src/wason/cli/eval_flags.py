@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from wason.cli.common import ParserContext, _Parser, _record_id, add_config_flags
+from wason.cli import COMMANDS, _Parser
+from wason.cli.common import ParserContext, _record_id, add_config_flags
 from wason.core.family import Family
 from wason.models.spec import LOCAL_DEFAULT_MAX_TOKENS
 
@@ -24,7 +25,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     ev = sub.add_parser(
         "eval",
         parents=[ctx.store_opts, ctx.json_opt, quiet],
-        help="run a benchmark and print its results table",
+        help=COMMANDS["eval"].help,
         description="Run a benchmark: `wason eval NAME [flags]` (see `wason eval NAME --help`), or finish an "
         "interrupted run with `wason eval --resume RUN`.",
     )

@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console
 
+from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _db, _record_id
 from wason.store import Store
 
@@ -18,8 +19,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     ex = sub.add_parser(
         "export",
         parents=[store_opts],
-        help="write runs, episodes, turns and model calls as tidy tables (CSV, JSON lines, Parquet) or "
-        "Inspect logs",
+        help=COMMANDS["export"].help,
         description="Write the runs given, their episodes, turns and model calls as four tables into DIR "
         "(runs, episodes, turns, calls), one row per record, columns documented in docs/export.md. Parquet "
         "needs `pip install 'wason[data]'`. `--format inspect` writes one Inspect log (.eval) per run instead "

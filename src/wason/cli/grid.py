@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, _as_json, _db, _record_id
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     gr = sub.add_parser(
         "grid",
         parents=[store_opts, json_opt],
-        help="one table across games: a row per player, a column per game and level, win rates",
+        help=COMMANDS["grid"].help,
         description="One table of runs of any games: a row per player (model, solver, human), a column per "
         "game and level, each cell the win rate with its 95%% Wilson interval (the layout of the "
         "guess-the-rule paper's Table 2). Runs of one player and column are pooled; each run's finished "

@@ -13,12 +13,12 @@ from typing import Any
 
 from rich.console import Console
 
+from wason.cli import COMMANDS, _Parser
 from wason.cli.common import (
     ParserContext,
     UserError,
     _db,
     _given,
-    _Parser,
     _record_id,
     _undecodable,
     add_config_flags,
@@ -35,7 +35,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     pl = sub.add_parser(
         "play",
         parents=[ctx.store_opts],
-        help="play a game yourself in the terminal",
+        help=COMMANDS["play"].help,
         description="Play a game yourself: `wason play NAME [flags]`, or go on with a session that was "
         "interrupted: `wason play --session ID`.",
     )

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _db, _record_id
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     rp = sub.add_parser(
         "report",
         parents=[store_opts],
-        help="write a static HTML report of runs (opens from disk, no server, no network)",
+        help=COMMANDS["report"].help,
         description="Write the web pages of the runs (their summaries, baselines, plots, every episode's "
         "transcript and model calls, and a comparison when several runs of one family are given) as static "
         "HTML files into DIR, with the assets they use: open DIR/index.html from disk, or publish DIR. "

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, _as_json, _db, _record_id
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     rn = sub.add_parser(
         "runs",
         parents=[store_opts, json_opt],
-        help="list runs (filter by family, model, status, date), or delete runs",
+        help=COMMANDS["runs"].help,
         description="List the runs in the store, newest last, with their duration, tokens spent and key "
         "settings; filters combine. `wason runs --delete RUN...` deletes runs with their episodes, turns and "
         "model calls (and the solver baselines made for them).",

@@ -7,6 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _db
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     sv = sub.add_parser(
         "serve",
         parents=[store_opts],
-        help="serve the HTTP API (sessions of every game, the published guess-the-rule routes)",
+        help=COMMANDS["serve"].help,
         description="Start the HTTP API on HOST:PORT (uvicorn). Games are sessions in the store and are judged "
         "by code only; routes and examples: docs/server.md. With --token (or $WASON_TOKEN) every write "
         "(play, start or stop a run) needs the token and reads stay open; without one nothing is asked, so keep "

@@ -11,12 +11,12 @@ from typing import Any
 
 from rich.console import Console
 
+from wason.cli import COMMANDS, _Parser
 from wason.cli.common import (
     ParserContext,
     UserError,
     _db,
     _given,
-    _Parser,
     _record_id,
     _undecodable,
     add_config_flags,
@@ -47,7 +47,7 @@ def _session_parsers(sub: Any, store_opts: argparse.ArgumentParser, names: list[
     """``wason session start|step|view|summary``; returns the choices of ``start`` (one per family)."""
     se = sub.add_parser(
         "session",
-        help="play any game one step per command (JSON in, JSON out), e.g. from a script in another process",
+        help=COMMANDS["session"].help,
     )
     se_sub = se.add_subparsers(dest="session_command", required=True, parser_class=_Parser)
     st = se_sub.add_parser("start", parents=[store_opts], help="start a game; prints its session id and view")

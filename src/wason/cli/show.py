@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _as_json, _db, _record_id, _report, _warn_truncated
 from wason.engine import baselines_of
 from wason.store import Store
@@ -24,7 +25,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     sh = sub.add_parser(
         "show",
         parents=[store_opts, json_opt],
-        help="a run's results, several runs in one table, or one transcript",
+        help=COMMANDS["show"].help,
         description="`wason show RUN` prints a run's tables (with its solver baseline); `wason show RUN RUN...` "
         "(or --format) prints one table of runs of one family, a row per model, baseline and person, with "
         "intervals and paired comparisons; `--episode N` prints a transcript.",
@@ -40,7 +41,7 @@ def add_compare_arguments(sub: Any, ctx: ParserContext) -> None:
     cp = sub.add_parser(
         "compare",
         parents=[ctx.store_opts, ctx.json_opt],
-        help="one table of runs of one family: a row per model, baseline and person (= show RUN RUN...)",
+        help=COMMANDS["compare"].help,
     )
     cp.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     _add_table_flags(cp)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, _as_json, _db
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     sw = sub.add_parser(
         "sweep",
         parents=[store_opts, json_opt],
-        help="run a grid of runs from a TOML file, here or on a Ray cluster",
+        help=COMMANDS["sweep"].help,
         description="Run every cell of a sweep file (families x their settings x models x generation settings) "
         "as one run per cell, then print a row per cell; run it again to finish what did not complete. "
         "The file format and running on a cluster: docs/scale.md.",

@@ -16,10 +16,12 @@ where ``FAMILY`` is a :class:`~wason.core.family.Family` instance whose ``name``
 from __future__ import annotations
 
 import importlib
+import sys
 from importlib.metadata import entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wason.core.family import Family
+if TYPE_CHECKING:
+    from wason.core.family import Family
 
 ENTRY_POINT_GROUP = "wason.tasks"
 
@@ -73,6 +75,8 @@ def names() -> list[str]:
 
 def get(name: str) -> Family[Any]:
     """The family registered as ``name``, imported on first use."""
+    from wason.core.family import Family
+
     if name in _registered:
         return _registered[name]
     target: str | None = _builtin().get(name)
@@ -134,8 +138,35 @@ def explicit() -> dict[str, str] | None:
     return out
 
 
+def only_builtin() -> bool:
+    """Whether every family known is the built-in one of its name: no plugin is installed and nothing was
+    registered beside or over a built-in family. What :mod:`wason.tasks` says of the families then holds
+    without importing any of them (``wason --help``)."""
+    builtin = _builtin()
+    if names() != list(builtin):
+        return False
+    for name, family in _registered.items():
+        module, _, attr = builtin[name].partition(":")
+        if getattr(sys.modules.get(module), attr, None) is not family:
+            return False
+    return True
+
+
+def command_lines() -> dict[str, str] | None:
+    """The help line of each family's own command (``wason NAME ...``, its ``Family.commands``), in order, without
+    importing a family: :mod:`wason.tasks`' table when :func:`only_builtin`; None otherwise (the families must be
+    loaded to say)."""
+    if not only_builtin():
+        return None
+    from wason.tasks import COMMANDS
+
+    return dict(COMMANDS)
+
+
 def register_from(targets: dict[str, str]) -> None:
     """Register the families :func:`explicit` found in another process (``name: "module:attribute"``)."""
+    from wason.core.family import Family
+
     for name, target in targets.items():
         family = _load(target)
         if not isinstance(family, Family) or family.name != name:
