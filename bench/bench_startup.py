@@ -1,12 +1,17 @@
-"""Start-up CPU of wason (issue 39): user+sys seconds of each command, and its ratio to `python -c pass`,
-measured in one run. Run: `.venv/bin/python bench/bench_startup.py [repeats]`."""
+"""Start-up of wason (issue 39): user+sys seconds of each command, and its ratio to `python -c pass`, measured in
+one run; then the wall time from starting `wason serve` to its first answer of `/` (the home page, built by a
+page worker) and of `/api/families`. Run: `.venv/bin/python bench/bench_startup.py [repeats]`."""
 
 from __future__ import annotations
 
 import os
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 WASON = str(Path(sys.executable).with_name("wason"))
@@ -24,6 +29,29 @@ def cpu(argv: list[str], cwd: str) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def first_answer(path: str, db: str) -> float:
+    """Seconds from starting ``wason serve`` to its first 200 for ``path``."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    begun = time.perf_counter()
+    server = subprocess.Popen([WASON, "serve", "--db", db, "--port", str(port), "--log-level", "warning"])
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as reply:
+                    reply.read()
+                    if reply.status == 200:
+                        return time.perf_counter() - begun
+            except OSError:
+                if server.poll() is not None:
+                    raise RuntimeError("wason serve ended") from None
+                time.sleep(0.01)
+    finally:
+        server.terminate()
+        server.wait()
+
+
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     with tempfile.TemporaryDirectory() as tmp:
@@ -39,10 +67,14 @@ def main() -> None:
         times = {
             name: statistics.median(cpu(argv, tmp) for _ in range(repeats)) for name, argv in cases.items()
         }
+        served = {path: [first_answer(path, db) for _ in range(repeats)] for path in ("/", "/api/families")}
     base = times["python -c pass"] or 1e-9
     print(f"{'command':28} {'CPU s':>7} {'x python':>9}")
     for name, t in times.items():
         print(f"{name:28} {t:7.3f} {t / base:9.1f}")
+    print(f"{'wason serve, first answer of':28} {'median s':>9} {'max s':>7}")
+    for path, seconds in served.items():
+        print(f"{path:28} {statistics.median(seconds):9.2f} {max(seconds):7.2f}")
 
 
 if __name__ == "__main__":

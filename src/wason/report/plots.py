@@ -22,19 +22,18 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
-
-import matplotlib
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure as MplFigure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator
+from typing import TYPE_CHECKING, Any, Literal
 
 from wason.core import registry
 from wason.core.family import Family, RunReader
 from wason.core.records import Figure, Matrix, RunRow, Score, Series, series_names
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
+
+# matplotlib (0.4 s to import) is imported by the functions that draw: what figures a run has is data, which a
+# page that only links to them asks for without it
 
 __all__ = ["PALETTE", "REFERENCE_COLOR", "accuracy_figure", "draw", "figures_of", "render", "write_plots"]
 
@@ -236,6 +235,10 @@ def _render(figure: Figure) -> MplFigure:
     else:
         width = 7.2
     width += LEGEND_INCHES  # the legend, beside the axes
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+    from matplotlib.ticker import MaxNLocator
+
     fig = MplFigure(figsize=(width, 4.4), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -271,6 +274,8 @@ def _render(figure: Figure) -> MplFigure:
 
 
 def _bars(ax: Axes, figure: Figure, width: float) -> list[Any]:
+    from matplotlib.patches import Patch
+
     n = len(figure.series)
     groups = len(figure.categories)
     slot = min(0.8 / n, 0.5)  # a lone series's bars are not slabs
@@ -364,6 +369,9 @@ def _alone(values: list[float], i: int) -> bool:
 
 
 def _lines(ax: Axes, figure: Figure) -> list[Any]:
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
     handles: list[Any] = []
     dense = len(figure.x) > 12
     for j, series in enumerate(figure.series):
@@ -457,5 +465,7 @@ be drawn in the other's settings, or in none."""
 
 @contextmanager
 def _style() -> Iterator[None]:
+    import matplotlib
+
     with _DRAWING, matplotlib.rc_context(_STYLE):
         yield

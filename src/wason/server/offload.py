@@ -7,8 +7,9 @@ function of the store and the request's parts (never the request itself), handed
 Where pages are built:
 
 - **worker processes**, for ``wason serve`` (:func:`use_processes`): :data:`PROCESS_LANES` processes, started
-  with ``spawn`` when the server starts and stopped with it, each opening the store by its URL. Measured with
-  ``bench/bench_loop.py`` (8 first visits of 500-episode run pages at once, a 2-core machine): with the pages
+  with ``spawn`` when the server starts and stopped with it, each opening the store by its URL. Until a lane's
+  process has started and imported the pages (about a second), its pages are built in a thread, so that the
+  first page does not wait for it (2.0-2.7 s after start, now 1.2 s). Measured with ``bench/bench_loop.py`` (8 first visits of 500-episode run pages at once, a 2-core machine): with the pages
   built in a thread of the server's process, a trivial GET had a p95 of 34 to 81 ms, as the page's Python holds
   the GIL and the loop gets it back only every switch interval, several times per request; built in a worker
   process, 10 to 14 ms (idle: 5 to 6 ms). A worker sees the families as a new process loads them (built-ins and
@@ -39,7 +40,7 @@ import os
 import signal
 import threading
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -79,6 +80,7 @@ class Lanes:
         self.families = dict(families or {})
         self._executors = [self._new() for _ in range(count)]
         self._waiting = [0] * count
+        self._warming: list[Future[None]] | None = None  # until warm() is called
 
     def _new(self) -> Executor:
         if self.kind == "thread":
@@ -110,10 +112,17 @@ class Lanes:
         finally:
             self._waiting[lane] -= 1
 
-    def warm(self) -> None:
-        """Start every worker now (a process imports the pages and the plotting once, before any request)."""
-        for executor in self._executors:
-            executor.submit(_warm)
+    def warm(self, *, figures: bool = False) -> list[Future[None]]:
+        """Start every worker now: a process imports the pages (and matplotlib, for ``figures``) before any
+        request asks for one."""
+        self._warming = [executor.submit(_warm, figures) for executor in self._executors]
+        return list(self._warming)
+
+    @property
+    def warm_now(self) -> bool:
+        """Whether every worker has started and imported what it builds with (pages asked for before are built
+        in a thread of the server, so that its first page does not wait for a process to start)."""
+        return self._warming is not None and all(future.done() for future in self._warming)
 
     def shutdown(self) -> None:
         """Stop the workers: pages not started are dropped, one being built is finished first."""
@@ -157,9 +166,21 @@ def use_processes(app: Any, lanes: int = PROCESS_LANES) -> None:
                 yield state
             return
         workers = Lanes("process", lanes, families)
-        workers.warm()
         drawers = Lanes("process", FIGURE_LANES, families)
-        drawers.warm()
+        # the drawing process starts once the page workers are ready: on two cores, three processes importing
+        # at once put off the first page (a first request 2.2 s after start, against 1.5 s)
+        ready = workers.warm()
+        remaining = [len(ready)]
+
+        def page_worker_ready(_: Future[None]) -> None:
+            with _guard:
+                remaining[0] -= 1
+                last = remaining[0] == 0
+            if last:
+                drawers.warm(figures=True)
+
+        for future in ready:
+            future.add_done_callback(page_worker_ready)
         app.state.page_lanes = workers
         app.state.figure_lanes = drawers
         try:
@@ -234,7 +255,7 @@ async def _run(
     figures: bool = False,
 ) -> T:
     lanes: Lanes | None = getattr(app.state, "figure_lanes" if figures else "page_lanes", None)
-    if lanes is not None and lanes.kind == "process" and in_process(store.connect_url):
+    if lanes is not None and lanes.kind == "process" and lanes.warm_now and in_process(store.connect_url):
         return await lanes.run(key, _in_worker, fn, store.connect_url, args)
     return await _thread_lanes(figures).run(key, functools.partial(fn, store), *args)
 
@@ -261,10 +282,12 @@ def _end_with(sentinel: int) -> None:
     os._exit(0)
 
 
-def _warm() -> None:
-    # matplotlib is the slowest import of a first page
-    import wason.report.plots
+def _warm(figures: bool) -> None:
     import wason.server.web.browse  # noqa: F401
+
+    if figures:  # matplotlib is the slowest import of a first figure
+        import matplotlib.backends.backend_agg
+        import matplotlib.figure  # noqa: F401
 
 
 def _in_worker(fn: Callable[..., T], url: str, args: tuple[Any, ...]) -> T:

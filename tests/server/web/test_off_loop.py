@@ -12,7 +12,9 @@ import json
 import re
 import shutil
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -209,6 +211,7 @@ def test_wason_serve_builds_pages_in_a_worker_process(
         monkeypatch.setattr(browse, name, not_here)
     a = runs[1][0]
     with TestClient(app, base_url="http://127.0.0.1") as web:  # its lifespan starts the worker and stops it
+        _wait_until_warm(app)
         page = web.get(f"/runs/{a}")
         assert page.status_code == 200
         figures = re.findall(r'<img src="([^"]+)"', page.text)
@@ -221,6 +224,43 @@ def test_wason_serve_builds_pages_in_a_worker_process(
     assert app.state.page_lanes is None
     with pytest.raises(RuntimeError):  # stopped with the app
         workers._executors[0].submit(int)
+
+
+def _wait_until_warm(app: Any) -> None:
+    """Until the page and figure workers have started and imported what they build with (a hang guard, not a
+    timing check: a busy machine takes longer)."""
+    deadline = time.monotonic() + 300
+    while not (app.state.page_lanes.warm_now and app.state.figure_lanes.warm_now):
+        assert time.monotonic() < deadline, "the workers did not start"
+        time.sleep(0.05)
+
+
+def test_pages_asked_for_while_the_workers_start_are_built_in_a_thread(
+    runs: tuple[Path, list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first page after start does not wait for a worker process to start and import the pages."""
+    app = create_app(str(runs[0]))
+    offload.use_processes(app, lanes=1)
+    where: list[str] = []
+    real = browse.episode_context
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        where.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(browse, "episode_context", recorded)
+    a = runs[1][0]
+    with TestClient(app, base_url="http://127.0.0.1") as web:
+        lanes = app.state.page_lanes
+        starting: Future[None] = Future()  # a worker still starting, however fast this machine is
+        real_warming, lanes._warming = lanes._warming, [starting]
+        assert not lanes.warm_now
+        assert web.get(f"/runs/{a}/episodes/0").status_code == 200
+        assert where and where[0].startswith("wason-page")  # built here, in a thread of the server
+        lanes._warming = real_warming
+        _wait_until_warm(app)
+        assert web.get(f"/runs/{a}/episodes/1").status_code == 200
+        assert len(where) == 1  # once started, the worker builds the pages (the patch is not there)
 
 
 async def test_pages_beyond_the_bound_are_refused_not_queued(
