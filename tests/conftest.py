@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,21 @@ def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
     whatever the runner sets: pytest-xdist's workers inherit a ``COLUMNS`` from the terminal that started them.
     A test that wants a width sets it itself."""
     monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_model_thread_per_worker() -> Iterator[None]:
+    """Under pytest-xdist (two workers on two cores), each worker's embedded model decodes with one thread: two
+    models of two threads each on two cores wait for each other's OpenMP threads (issue 39: -n 4 made the suite
+    slower for the same reason). A test that asks for a number of threads gets it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    from wason.models import local
+
+    default = local._default_threads
+    local._default_threads = lambda: 1
+    try:
+        yield
+    finally:
+        local._default_threads = default
