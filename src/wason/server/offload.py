@@ -8,13 +8,14 @@ Where pages are built:
 
 - **worker processes**, for ``wason serve`` (:func:`use_processes`): :data:`PROCESS_LANES` processes, started
   with ``spawn`` when the server starts and stopped with it, each opening the store by its URL. Until a lane's
-  process has started and imported the pages (about a second), its pages are built in a thread, so that the
-  first page does not wait for it (2.0-2.7 s after start, now 1.2 s). Measured with ``bench/bench_loop.py`` (8 first visits of 500-episode run pages at once, a 2-core machine): with the pages
-  built in a thread of the server's process, a trivial GET had a p95 of 34 to 81 ms, as the page's Python holds
-  the GIL and the loop gets it back only every switch interval, several times per request; built in a worker
-  process, 10 to 14 ms (idle: 5 to 6 ms). A worker sees the families as a new process loads them (built-ins and
-  entry points), so this is for the server ``wason serve`` starts, not for an app made in code, which may have
-  registered families of its own or changed one;
+  process has started and imported the pages (about a second), its pages are built in a thread, so that the first
+  page does not wait for it (2.0-2.7 s after start, now 1.2 s). Measured with ``bench/bench_loop.py`` (8 first
+  visits of 500-episode run pages at once, a 2-core machine): with the pages built in a thread of the server's
+  process, a trivial GET had a p95 of 34 to 81 ms, as the page's Python holds the GIL and the loop gets it back
+  only every switch interval, several times per request; built in a worker process, 10 to 14 ms (idle: 5 to 6
+  ms). A worker sees the families as a new process loads them (built-ins and entry points), so this is for the
+  server ``wason serve`` starts, not for an app made in code, which may have registered families of its own or
+  changed one;
 - **a thread**, for every other app (tests, an app made in code): one lane, the process's families as they
   are. The loop is never blocked, though a trivial request may wait for the GIL while a page is built.
 
