@@ -32,6 +32,7 @@ finished and thrown away.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import functools
 import logging
@@ -173,12 +174,13 @@ def use_processes(app: Any, lanes: int = PROCESS_LANES) -> None:
         ready = workers.warm()
         remaining = [len(ready)]
 
-        def page_worker_ready(_: Future[None]) -> None:
+        def page_worker_ready(done: Future[None]) -> None:
             with _guard:
                 remaining[0] -= 1
                 last = remaining[0] == 0
-            if last:
-                drawers.warm(figures=True)
+            if last and not done.cancelled():  # cancelled: the server stopped before its workers were ready
+                with contextlib.suppress(RuntimeError):  # it stopped meanwhile: nothing more is started
+                    drawers.warm(figures=True)
 
         for future in ready:
             future.add_done_callback(page_worker_ready)
