@@ -72,3 +72,16 @@ async def test_a_generated_split_above_the_servers_bound_is_a_422_though_the_com
     body = assert_error(response, 422, "config.n")
     assert f"at most {limit} here" in body["error"], body
     assert store.list_runs() == []
+
+
+@pytest.mark.parametrize("prefix", ["config.", "cfg.", ""])
+def test_the_servers_check_of_a_requested_configuration_keeps_the_served_bounds(prefix: str) -> None:
+    # the API, the Watch page (cfg.) and the Play page ("") all check a requested configuration with this
+    from wason.server.allowed import AllowedModels, OverServedBound, Refused
+
+    config_type = registry.get("wilt").config_type
+    fields = {"split": "generated", "seed": 1, "n": 201}
+    with pytest.raises(OverServedBound, match=f"{prefix}n: at most 200 here") as refused:
+        AllowedModels().check(config_type, fields, prefix=prefix)
+    assert isinstance(refused.value, Refused) and refused.value.field == f"{prefix}n"
+    assert AllowedModels().check(config_type, {**fields, "n": 200}, prefix=prefix)["n"] == 200

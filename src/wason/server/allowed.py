@@ -30,13 +30,45 @@ MAX_ALLOWED = 100
 """Models one server may allow."""
 
 
-class ModelNotAllowed(ValueError):
-    """A configuration names a model, or an address for one, that the server does not allow; one line naming
-    ``field``."""
+class Refused(ValueError):
+    """A field of a configuration that arrived over HTTP that this server refuses; one line naming ``field``."""
 
     def __init__(self, message: str, field: str) -> None:
         super().__init__(message)
         self.field = field
+
+
+class ModelNotAllowed(Refused):
+    """A configuration names a model, or an address for one, that the server does not allow."""
+
+
+class OverServedBound(Refused):
+    """A field of a game or run asked for over HTTP is above the bound the server keeps for it
+    (``RunSettings.served_bounds``)."""
+
+
+def _within_served_bounds(config_type: type[BaseModel], fields: Mapping[str, Any], prefix: str) -> None:
+    """Refuse a field of ``fields`` above its family's bound for requests (``RunSettings.served_bounds``): what a
+    request may ask the server to draw is smaller than what the command line may (a value that is no whole
+    number is left to the configuration's own check).
+
+    Raises:
+        OverServedBound: naming the field (with ``prefix``) and its bound here.
+    """
+    bounds: Mapping[str, int] = getattr(config_type, "served_bounds", {})
+    for name, most in bounds.items():
+        value = fields.get(name)
+        if isinstance(value, bool) or value is None:
+            continue
+        try:
+            number = int(value)
+        except (TypeError, ValueError, OverflowError):
+            continue
+        if number > most:
+            raise OverServedBound(
+                f"{prefix}{name}: at most {most} here (the command line takes more: `wason eval ... --{name} N`)",
+                prefix + name,
+            )
 
 
 def normalised(spec: str) -> str:
@@ -143,14 +175,17 @@ class AllowedModels:
     def check(
         self, config_type: type[BaseModel], fields: Mapping[str, Any], *, prefix: str = ""
     ) -> dict[str, Any]:
-        """``fields`` of a ``config_type`` that arrived over HTTP, with each model field checked against the
-        allow-list and its endpoint field set to the configured address (so nothing else decides where a request
-        goes). ``prefix`` is put before field names in messages (``config.``).
+        """``fields`` of a ``config_type`` that arrived over HTTP, within the bounds the server keeps for requests
+        (``RunSettings.served_bounds``), with each model field checked against the allow-list and its endpoint
+        field set to the configured address (so nothing else decides where a request goes). ``prefix`` is put
+        before field names in messages (``config.``).
 
         Raises:
+            OverServedBound: a field is above the server's bound for it; naming the field.
             ModelNotAllowed: a model field names a model not allowed, an endpoint field another address, or an
                 endpoint field is given without its model; naming the field.
         """
+        _within_served_bounds(config_type, fields, prefix)
         out = dict(fields)
         models = model_fields(config_type)
         for name, model in endpoint_fields(config_type).items():
@@ -186,36 +221,12 @@ class AllowedModels:
         return out
 
 
-__all__ = ["EMBEDDED", "NO_KEY", "AllowedModels", "ModelNotAllowed", "normalised"]
-
-
-class OverServedBound(ValueError):
-    """A field of a game or run asked for over HTTP is above the bound the server keeps for it."""
-
-    def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-def check_served_bounds(config_type: type[BaseModel], fields: Mapping[str, Any], *, prefix: str = "") -> None:
-    """Refuse a field of ``fields`` above its family's bound for requests (``RunSettings.served_bounds``): what a
-    request may ask the server to draw is smaller than what the command line may (a value that is no whole
-    number is left to the configuration's own check).
-
-    Raises:
-        OverServedBound: naming the field (with ``prefix``) and its bound here.
-    """
-    bounds: Mapping[str, int] = getattr(config_type, "served_bounds", {})
-    for name, most in bounds.items():
-        value = fields.get(name)
-        if isinstance(value, bool) or value is None:
-            continue
-        try:
-            number = int(value)
-        except (TypeError, ValueError, OverflowError):
-            continue
-        if number > most:
-            raise OverServedBound(
-                f"{prefix}{name}: at most {most} here (the command line takes more: `wason eval ... --{name} N`)",
-                prefix + name,
-            )
+__all__ = [
+    "EMBEDDED",
+    "NO_KEY",
+    "AllowedModels",
+    "ModelNotAllowed",
+    "OverServedBound",
+    "Refused",
+    "normalised",
+]

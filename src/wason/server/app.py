@@ -43,7 +43,7 @@ from wason.core.family import own_fields as family_own_fields
 from wason.core.game import ExternalFailure
 from wason.games import MAX_GUESS_CHARS, GameError, Games, NeedsModel, UnknownGame, game_apis
 from wason.server import offload
-from wason.server.allowed import AllowedModels, ModelNotAllowed, OverServedBound, check_served_bounds
+from wason.server.allowed import AllowedModels, Refused
 from wason.server.guard import is_published_error
 from wason.store import Store, StoreError
 
@@ -355,9 +355,8 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
                     f"config.{key}",
                 )
         try:
-            check_served_bounds(family.config_type, body.config, prefix="config.")
             config = allowed_models(app).check(family.config_type, body.config, prefix="config.")
-        except (ModelNotAllowed, OverServedBound) as exc:
+        except Refused as exc:
             raise GameError(_one_line(str(exc)), exc.field) from None
         if body.index is not None and body.seed is not None:
             raise GameError("give index or seed, not both", "index")

@@ -26,7 +26,7 @@ from wason.core.family import EpisodeContext, Family, RunSettings, WebForm, endp
 from wason.core.game import ExternalFailure
 from wason.core.public import is_over
 from wason.core.records import HUMAN, person_name
-from wason.server.allowed import AllowedModels, ModelNotAllowed, check_served_bounds
+from wason.server.allowed import AllowedModels, Refused
 from wason.server.app import allowed_models
 from wason.server.web import render
 from wason.store import Store, StoreError
@@ -154,7 +154,7 @@ def _config_fields(family: Family[Any], values: Mapping[str, str], models: Allow
             fields[name] = raw
     try:
         fields = models.check(config_type, fields)
-    except ModelNotAllowed as exc:
+    except Refused as exc:
         raise PlayError(_one_line(str(exc))) from None
     out: dict[str, Any] = config_type.with_play_defaults(fields)
     return out
@@ -235,7 +235,6 @@ def _start(
 ) -> int:
     fields = _config_fields(family, values, models)
     try:
-        check_served_bounds(family.config_type, fields)
         config = family.config_type.model_validate({**fields, "player": HUMAN + who})
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -43,13 +43,7 @@ from wason.core.records import EpisodeRow, RunRow
 from wason.engine import Clients, create_run, play_run
 from wason.models.base import GenerationParams, ModelConfigError
 from wason.redaction import redact
-from wason.server.allowed import (
-    EMBEDDED,
-    AllowedModels,
-    ModelNotAllowed,
-    OverServedBound,
-    check_served_bounds,
-)
+from wason.server.allowed import EMBEDDED, AllowedModels, ModelNotAllowed, Refused
 from wason.server.app import allowed_models, own_fields
 from wason.server.web import auth, render
 from wason.store import Store, StoreError
@@ -291,10 +285,8 @@ class Plan:
 
 def _plan(family: Family[Any], form: Mapping[str, str], store: Store, models: AllowedModels) -> Plan:
     try:
-        given = _config_fields(family, form)
-        check_served_bounds(family.config_type, given, prefix="cfg.")
-        fields = models.check(family.config_type, given, prefix="cfg.")
-    except (ModelNotAllowed, OverServedBound) as exc:
+        fields = models.check(family.config_type, _config_fields(family, form), prefix="cfg.")
+    except Refused as exc:
         raise FormError(_one_line(str(exc))) from None
     player = form.get("player", "solver")
     run: dict[str, Any] = {"player": "llm"}
