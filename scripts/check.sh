@@ -20,8 +20,15 @@ if [[ ! -x /usr/bin/chromium ]]; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
     fi
 fi
+# Python may keep compiled modules (even where PYTHONDONTWRITEBYTECODE is set): pytest then keeps its rewritten
+# test modules too, and each worker's collection takes about 8 s instead of 18. A collection run in the
+# background compiles them once, while the linters run, instead of once in each worker.
+export PYTHONDONTWRITEBYTECODE=
+.venv/bin/python -m pytest -q --collect-only -p no:cacheprovider >/dev/null 2>&1 &
+compiling=$!
 echo "== ruff check"; .venv/bin/ruff check src tests bench
 echo "== ruff format --check"; .venv/bin/ruff format --check src tests bench
 echo "== mypy --strict src/"; .venv/bin/mypy --strict src/wason
 # two workers (pytest-xdist), as the machines have two cores; every test keeps to its own files, ports and stores
+wait "$compiling" || true  # a test module that does not compile is reported by the run below
 echo "== pytest"; .venv/bin/python -m pytest -q -rs -n 2 "$@"

@@ -50,7 +50,14 @@ def test_flaky_endpoint_run_completes_and_loses_nothing(
     with FakeOpenAIServer(
         scripted_http_reply, fail_share=0.3, fail_kinds=(500, 429, 503, "delay"), delay=1.5, seed=11
     ) as flaky:
-        assert main(eval_args(flaky, flaky_db, "--json", "--timeout", "0.5", "--retries", "10")) == 0
+        assert (
+            main(
+                eval_args(
+                    flaky, flaky_db, "--json", "--timeout", "0.5", "--retries", "10", "--retry-delay", "0.1"
+                )
+            )
+            == 0
+        )
         got = json.loads(capsys.readouterr().out)
         assert flaky.failed > 10  # the run really met failures
 

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,3 +141,34 @@ def test_families_registered_in_code_are_found_again_in_another_process() -> Non
     finally:
         registry.unregister(hidden_family.NAME)
         registry.unregister("local_only")
+
+
+def test_installed_plugins_are_read_once_and_again_when_the_path_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server asks for the families on every page: the installed packages are scanned once, not per call,
+    and a directory put on the path is scanned when it appears."""
+    scans = 0
+    real = registry.entry_points
+
+    def counted(**kwargs: Any) -> Any:
+        nonlocal scans
+        scans += 1
+        return real(**kwargs)
+
+    monkeypatch.setattr(registry, "entry_points", counted)
+    monkeypatch.setattr(registry, "_scanned", None)
+    for _ in range(5):
+        assert "labgame" not in registry.names()
+    assert scans == 1
+
+    site = tmp_path / "site"
+    site.mkdir()
+    _install_plugin(site)
+    monkeypatch.syspath_prepend(str(site))
+    assert "labgame" in registry.names() and "labbroken" in registry.names()
+    assert scans == 2
+    registry.names()
+    assert scans == 2
+    monkeypatch.undo()
+    assert "labgame" not in registry.names()

@@ -25,14 +25,34 @@ from wason.tasks.wilt.probes import probe_set
 PUBLISHED = [(f"{split}/{rule.id}", rule.text) for split in ("lite", "full") for rule in load_split(split)]
 
 
-def _python_value(v: float) -> float:
-    return int(v) if v.is_integer() else v
+def _python_rows(points: npt.NDArray[np.float64]) -> list[tuple[float, ...]]:
+    """The points as Python sees a tested triple: a whole number is an ``int``, any other value a ``float``.
+
+    Converted a column at a time (a point at a time cost half of this module's run)."""
+    columns: list[list[float]] = []
+    for column in points.T:
+        values: list[float] = column.tolist()
+        whole = np.isfinite(column) & (column == np.floor(column))
+        small = whole & (np.abs(column) < 2.0**62)
+        for k, v in zip(np.flatnonzero(small).tolist(), column[small].astype(np.int64).tolist(), strict=True):
+            values[k] = v
+        for k in np.flatnonzero(whole & ~small).tolist():
+            values[k] = int(values[k])
+        columns.append(values)
+    return list(zip(*columns, strict=True))
 
 
 @cache
 def _python_points(constants: tuple[float, ...]) -> tuple[npt.NDArray[np.float64], list[tuple[float, ...]]]:
     points = probe_set(0, constants).points
-    return points, [tuple(_python_value(v) for v in row) for row in points.tolist()]
+    return points, _python_rows(points)
+
+
+def test_points_reach_python_as_python_would_read_them() -> None:
+    points = np.array([[1.0, -2.5, 3.0], [2.0**70, 0.5, -0.0]])
+    rows = _python_rows(points)
+    assert rows == [(1, -2.5, 3), (2**70, 0.5, 0)]
+    assert [type(v) for row in rows for v in row] == [int, float, int, int, float, int]
 
 
 def _python_truth(fn: Callable[..., object], points: list[tuple[float, ...]]) -> npt.NDArray[np.bool_]:
