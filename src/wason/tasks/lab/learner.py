@@ -208,8 +208,10 @@ class _Slot:
         """The distinct values the surviving hypotheses predict, and their posterior shares."""
         idx = self._alive
         pred = self.predict(idx, x, vals, avail, post)
-        w = self.prior[idx]
         key = np.round(pred, 6)
+        if len(key) == 1:  # one surviving hypothesis (most slots, once identified): one value, all the weight
+            return key, np.ones(1)
+        w = self.prior[idx]
         values, inverse = np.unique(key, return_inverse=True)
         share = np.bincount(inverse.ravel(), weights=w)
         return values, share / share.sum()
@@ -311,13 +313,14 @@ class Learner:
         """Per slot the distinct predicted values and their shares (thresholds read the majority numbers)."""
         before = [t.values for t in things]
         after = [dict(t.values) for t in things]
+        before_key = tuple(tuple(sorted(v.items())) for v in before)  # the same for every slot
         out = []
         for slot in self.slots_for(op, [t.type for t in things]):
             arg, prop = slot.key[1], slot.key[2]
             x = float(before[arg][prop])
             state = (
                 slot.version,
-                tuple(tuple(sorted(v.items())) for v in before),
+                before_key,
                 tuple(tuple(sorted(v.items())) for v in after) if slot.is_bool else (),
             )
             hit = slot.cache.get(state)
@@ -329,7 +332,7 @@ class Learner:
                 slot.cache[state] = hit
             values, share = hit
             out.append((slot, values, share))
-            best = float(values[int(np.argmax(share))])
+            best = float(values[int(share.argmax())])
             after[arg][prop] = (best > 0.5) if slot.is_bool else best
         return out
 
@@ -338,7 +341,7 @@ class Learner:
         after = [t.copy() for t in things]
         for slot, values, share in self._outcomes(op, things):
             arg, prop = slot.key[1], slot.key[2]
-            best = float(values[int(np.argmax(share))])
+            best = float(values[int(share.argmax())])
             after[arg].values[prop] = (best > 0.5) if slot.is_bool else _clean(best)
         return after
 
