@@ -145,6 +145,86 @@ def test_final_number(reply: str, expected: float) -> None:
     assert type(value) is type(expected)
 
 
+def test_a_worked_sum_in_words_reads_its_result_not_its_first_term() -> None:
+    # issue 48: these read 6 (the classic wrong answer M, sisters without Alice), 3 and 2, all with status ok
+    for reply, result, first_term in (
+        ("### Answer: 6 sisters + Alice = 7", 7, 6),
+        ("### Answer: 3 + Alice = 4", 4, 3),
+        ("### Answer: 2 brothers + 1 (Alice) = 3 sisters", 3, 2),
+    ):
+        parsed = parse_answer(reply)
+        assert (parsed.status, parsed.value) == ("ok", result), reply
+        assert answers_match(parsed, result) and not answers_match(parsed, first_term)
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("### Answer: 6 sisters + Alice = 7 sisters for each of her 3 brothers", 7),
+        ("### Answer: 4 + 1 = 5. Alice has 4 sisters and 2 brothers.", 5),
+        ("### Answer: 6 sisters + Alice = 7 sisters, which is 1 more than her brothers' 6", 7),
+        ("### Answer: 6 + 1 = 7 = 8", 7),
+        ("### Answer: 7 = 6 + 1", 7),
+        ("### Answer: 7 sisters, which is 6 + 1", 7),
+        ("### Answer: Total: 6 sisters + Alice = 7", 7),
+        ("### Answer: So the brother has 6 + 1 = 7", 7),
+        ("### Answer: 6 \\times 1 + 1 = 7", 7),
+        ("### Answer: 3 + 1 \\rightarrow 4", 4),
+    ],
+)
+def test_a_worked_sum_reads_the_result_it_states(reply: str, expected: int) -> None:
+    # the result of the sum, not a number of the prose after it; the first side after the last operation
+    assert _value(reply) == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        # a dash before a word is punctuation, not "minus": the value before it stands
+        ("### Answer: 7 - Alice is one of them", 7),
+        # a link with no number after it joins nothing
+        ("### Answer: 7 sisters, so her 3 brothers have 7 each", 7),
+        ("### Answer: 7, which makes sense", 7),
+        # a value, then a heading and working (published replies had their newlines replaced by spaces)
+        ("### Answer: 4 ### Explanation: 4 sisters + 1 sister = 5 sisters", 4),
+        # an equation with no operation is not a worked sum: the other rules read it, as before
+        ("### Answer: x = −2", -2),
+        ("### Answer: 3, so 3 sisters", 3),
+    ],
+)
+def test_what_is_not_a_worked_sum_reads_as_before(reply: str, expected: int) -> None:
+    assert _value(reply) == expected
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "### Answer: 14/2",
+        "### Answer: 6/7 sisters",
+        "### Answer: 6 + 1",
+        "### Answer: 2 × 3",
+        "### Answer: 7 - 2",
+    ],
+)
+def test_an_operation_left_unworked_is_ambiguous(reply: str) -> None:
+    # "a/b" is written for "a or b" as often as for a fraction (docs/aiw.md); a sum is not its result
+    parsed = parse_answer(reply)
+    assert (parsed.status, parsed.value) == ("ambiguous", None)
+    assert not any(answers_match(parsed, n) for n in range(0, 20))
+
+
+def test_a_chain_of_operations_with_no_result_is_ambiguous() -> None:
+    assert parse_answer("### Answer: 6 + 1 = 3 + 4").status == "ambiguous"
+    assert _value("### Answer: 14/2 = 7") == 7
+
+
+def test_a_worked_sum_is_read_from_a_bounded_number_of_tokens() -> None:
+    # past MAX_SUM_TOKENS the segment is prose and the other rules read it: the final number here
+    sides = answers._sum_sides("1 + " * 50_000 + "1 = 2")
+    assert len(sides) == 1 and len(sides[0].values) <= answers.MAX_SUM_TOKENS
+    assert _value("### Answer: " + "1 + " * 50_000 + "1 = 50001") == 50001
+
+
 @pytest.mark.parametrize(
     ("reply", "expected"),
     [

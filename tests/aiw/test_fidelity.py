@@ -153,6 +153,31 @@ def test_paper_variations_are_named_instances(record_id: int, variation: int) ->
     assert _same_answer(_records()[record_id]["right_answer"], str(solve(family, slots)))
 
 
+def test_the_default_variations_are_published_texts_except_variation_6_in_the_main_prompt_types() -> None:
+    # docs/aiw.md, "Default prompts": variation 6 was published with THINKING v2 (458) and formatting-only
+    # (802) instructions, not with STANDARD, THINKING or RESTRICTED, so those three prompts are composed
+    published: dict[str, list[int]] = {}
+    for rid, record in _records().items():
+        if isinstance(record["prompt"], str):
+            published.setdefault(record["prompt"], []).append(rid)
+    found = {
+        (variation, ptype): sorted(published.get(render(family, slots, ptype), []))
+        for variation, (family, slots) in ORIGINAL_VARIATIONS.items()
+        for ptype in ("STANDARD", "THINKING", "RESTRICTED")
+    }
+    assert {key for key, ids in found.items() if not ids} == {
+        (6, "STANDARD"),
+        (6, "THINKING"),
+        (6, "RESTRICTED"),
+    }
+    assert (
+        found[(5, "STANDARD")] == [45] and found[(5, "THINKING")] == [47] and found[(5, "RESTRICTED")] == [49]
+    )
+    family, slots = ORIGINAL_VARIATIONS[6]
+    assert published[render(family, slots, "THINKING_V2")] == [458]
+    assert published[render(family, slots, "FORMATTING_ONLY")] == [802]
+
+
 def test_prompt_types_match_the_main_paper_records() -> None:
     records = _records()
     family, slots = ORIGINAL_VARIATIONS[1]

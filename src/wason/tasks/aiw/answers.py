@@ -13,12 +13,25 @@ Rules, in order:
    numbers elsewhere in the reply are restated problem numbers or working as often as they are answers.
 2. **Segment.** The text after the marker up to the end of that line is read; if that holds no letter or
    digit (``"### Answer:"`` then a new line), the next line that does is read instead.
-3. **Leading value.** When the segment opens with numbers before any prose, that opening decides:
+3. **Worked sum, then leading value.** A segment that opens with a worked sum -- terms with or without words,
+   joined by operators (``+ - * × x / ÷``, plus, and, with, minus, times), then ``=``, an arrow (``→``, ``->``,
+   ``=>``) or a word link ("makes", "equals", "gives", "which is", "that's", "so the answer is", "for a total
+   of", ...) and a number -- reads the sum's result: the first side after the last operation that names one
+   number and no operator. ``"6 sisters + Alice = 7"`` and ``"3 + Alice = 4"`` read 7 and 4 (not their first
+   terms), ``"2 brothers + 1 (Alice) = 3 sisters"`` reads 3, ``"M + 1 = 3 + 1 = 4"`` reads 4; what follows the
+   result is not read (``"6 + 1 = 7 sisters for each of her 3 brothers"`` is 7); when the operation comes last,
+   the side before it counts (``"7 = 6 + 1"`` is 7). The sum ends where prose begins: punctuation, a second
+   number in one term, a dash before a word, an explanation or a hedge (because, which includes, or, but, ...).
+   A chain whose every side is an operation (``"6 + 1 = 3 + 4"``) is **ambiguous**. The arithmetic is not
+   checked: the answer given is the result the reply states.
+   Otherwise, when the segment opens with numbers before any prose, that opening decides:
    ``"7  Alice has 3 sisters, so..."`` reads 7 (the value right after the marker wins over numbers in the prose
    that follows), and the same number repeated (``"7, 7"``, ``"5 (5 sisters)"``) is that number. An opening
    that names several different numbers without an ``=`` is **ambiguous** -- a range (``"4-6"``, ``"4 to 6"``,
-   ``"between 4 and 6"``) or a list (``"3, 4 or 5"``, ``"3,4"``): its own status, never a right answer. An
-   opening with ``=`` is a worked sum, and a segment that opens with words is read by the next rules.
+   ``"between 4 and 6"``), a list (``"3, 4 or 5"``, ``"3,4"``) or an operation whose result the reply does not
+   state (``"14/2"``, ``"6/7"``, ``"6 + 1"``): its own status, never a right answer. ``a/b`` is written for
+   "a or b" (``"6/7 sisters"``) as often as for a fraction, and the prompt asks for the final answer, not a sum
+   to work out. A segment that opens with words is read by the next rules.
 4. **Explanation cut.** Once the segment has produced a number (an expression for symbolic answers), an
    explanation that follows is dropped: from the words because, since, where (whereas, whereby), as, which,
    include and count in any of their forms (includes, including, counted, ...), means, consists or
@@ -52,7 +65,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Kind = Literal["number", "sex", "symbolic"]
@@ -146,7 +159,8 @@ class ParsedAnswer:
     Attributes:
         value: the answer -- an int or float for ``"number"``, ``"female"``/``"male"`` for ``"sex"``, a sympy
             expression for ``"symbolic"``; ``None`` unless ``status == "ok"``.
-        status: ``"ok"``; ``"unparseable"`` (a marker with nothing readable after it); ``"no_marker"``.
+        status: ``"ok"``; ``"unparseable"`` (a marker with nothing readable after it); ``"no_marker"``;
+            ``"ambiguous"`` (several different numbers and no single answer: a range, a list, ``14/2``).
         raw: the text after the marker that was read (the segment, before the explanation cut); ``""``
             without a marker.
         kind: the kind of answer that was looked for.
@@ -224,12 +238,157 @@ def _word_value(m: re.Match[str]) -> int:
     return value + (below_100(m.group("rest")) if m.group("rest") else 0)
 
 
+# --- worked sums: "6 sisters + Alice = 7", "3 + 1 = 4", "2 brothers + 1 (Alice) = 3 sisters" -----------------
+
+#: A worked sum is read from at most this many tokens (numbers, words, operators, links): past it the segment is
+#: prose, and the other rules read it.
+MAX_SUM_TOKENS = 64
+
+_AFTER_WORD = r"(?![\w'’])"
+_SUM_TAIL = rf"(?:[ \t]+(?:a[ \t]+total[ \t]+of|in[ \t]+total|altogether|total){_AFTER_WORD})?"
+_SUM_VERB = (
+    r"(?:is[ \t]+equal[ \t]+to|equals?|makes?|making|gives?|giving|yields?|comes?[ \t]+to|adds?[ \t]+up[ \t]+to"
+    r"|totals?|totall?ing|results?[ \t]+in|resulting[ \t]+in|means?|brings?[ \t]+(?:it|us|the[ \t]+total)[ \t]+to)"
+)
+_SUM_RESULT_IS = r"the[ \t]+(?:final[ \t]+)?(?:answer|total|result|sum)[ \t]+is"
+# What joins a sum to its result. "is" alone is not one ("3 sisters and Alice is one of them"), nor is a bare
+# comma; a word link takes the comma before it ("6 sisters plus Alice, which makes 7").
+_SUM_LINK = (
+    r"=+>?|-+>|→|⟶|⇒|⟹|\\(?:to|rightarrow|Rightarrow|implies)(?![a-zA-Z])"
+    rf"|(?:,[ \t]*)?(?<![\w'’])(?:"
+    rf"(?:(?:which|that|this|it)[ \t]+)?{_SUM_VERB}"
+    rf"|(?:which|that|this|it)(?:[ \t]+is|['’]s)"
+    rf"|(?:so|thus|hence|therefore)(?:,?[ \t]+(?:{_SUM_RESULT_IS}|(?:it|that)(?:[ \t]+is|['’]s)|we[ \t]+get))?"
+    rf"|{_SUM_RESULT_IS}|for[ \t]+a[ \t]+total[ \t]+of"
+    rf"){_AFTER_WORD}"
+)
+_SUM_TOKEN = re.compile(
+    r"(?P<skip>\*\*|__|\s+|\\(?:boxed|text|mathrm|mathbf|left|right|displaystyle)(?![a-zA-Z])|\\[()\[\],]"
+    r"|[$`{}\[\]()_])"
+    rf"|(?P<link>{_SUM_LINK}){_SUM_TAIL}"
+    r"|(?P<num>(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w.]\d|,\d{3}|[^\W\d_]))"
+    r"|(?P<op>[+×÷·/]|\\(?:times|cdot|div)(?![a-zA-Z])|\*(?!\*)|[-−–](?=[ \t]*[\d(])|[xX](?=[ \t]*\d)"
+    rf"|(?<![\w'’])(?:plus|minus|times|and|with|(?:along|together)[ \t]+with|multiplied[ \t]+by|divided[ \t]+by)"
+    rf"{_AFTER_WORD})"
+    r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)"
+    r"|(?P<stop>.)",
+    re.IGNORECASE | re.DOTALL,
+)
+# Words after which the segment explains or hedges rather than works the sum out.
+_SUM_END_WORDS = re.compile(
+    rf"(?:{_EXPLANATION_WORDS.pattern})|\b(?:but|or|if|not|wait|unless|assuming|except|excluding)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class _SumSide:
+    """One side of a worked sum: the numbers it names, and whether an operator joins two of its terms."""
+
+    values: list[int | float] = field(default_factory=list)
+    words: int = 0
+    operator: bool = False
+
+    def empty(self) -> bool:
+        return not self.values and not self.words and not self.operator
+
+
+def _sum_number(text: str) -> int | float | None:
+    text = text.replace(",", "")
+    if len(text.split(".")[0]) > MAX_DIGITS:
+        return None
+    value = float(text)
+    return int(text.split(".")[0]) if value.is_integer() else value
+
+
+def _sum_sides(segment: str) -> list[_SumSide]:
+    """The sides of the worked sum the segment opens with, up to where prose begins (rule 3)."""
+    sides: list[_SumSide] = []
+    side = _SumSide()
+    prev = ""  # the kind of the previous token: "" (none yet), "num", "op", "word" or "link"
+    has_num = False  # the current term names a number already: another one without an operator is prose
+    sign = 1
+    pos = tokens = 0
+    while pos < len(segment) and tokens < MAX_SUM_TOKENS:
+        m = _SUM_TOKEN.match(segment, pos)
+        if m is None:  # pragma: no cover - the pattern's last branch matches any character
+            break
+        kind, text, pos = m.lastgroup or "stop", m.group(), m.end()
+        value = _sum_number(text) if kind == "num" else None
+        if kind == "word" and (words := _WORDS.match(segment, m.start())) is not None:
+            kind, text, pos, value = "num", words.group(), words.end(), _word_value(words)
+        if kind == "skip":
+            continue
+        tokens += 1
+        if kind == "op" and text in ("x", "X") and not has_num:
+            kind = "word"  # "x + 3": a symbol, not "times"
+        if kind == "op" and prev in ("", "op", "link"):  # an operator with no term before it
+            if text in ("-", "−", "–", "+") and prev != "op":
+                sign = 1 if text == "+" else -1
+                continue
+            if text == "*":
+                continue  # markup: "*7*"
+            if not text.isalpha():
+                break
+            kind = "word"  # "and", "with" opening a term
+        if kind == "link":
+            if prev == "op":
+                break
+            if side.empty() and not sides:
+                continue  # "So 6 + 1 = 7": nothing before the link
+            if prev != "link":
+                sides.append(side)
+                side, has_num, sign = _SumSide(), False, 1
+        elif kind == "num":
+            if has_num or value is None:
+                break
+            side.values.append(sign * value)
+            has_num, sign = True, 1
+        elif kind == "op":
+            if prev == "link":
+                break
+            side.operator, has_num = True, False
+        elif kind == "word":
+            if prev == "link" or _SUM_END_WORDS.fullmatch(text):
+                break  # a link not followed by a number, or the explanation begins
+            side.words += 1
+        elif text in ",:" and not sides and not side.values:
+            side, prev = _SumSide(), ""  # words before it: "Well, 6 + 1 = 7", "Total: 6 + 1 = 7"
+            continue
+        else:
+            break  # punctuation ends the sum
+        prev = kind
+    if not side.empty():
+        sides.append(side)
+    return sides
+
+
+def _worked_sum(segment: str) -> int | float | _Ambiguous | None:
+    """The result of the worked sum the segment opens with (rule 3), or None when it does not open with one.
+
+    The sides of ``a + b = c`` (joined by ``=``, ``→``, "makes", "which is", "so the answer is", ...) are read
+    up to the first prose. The answer is the sum's result: the first side after the last operation that names
+    one number and no operator (``6 sisters + Alice = 7`` is 7, ``M + 1 = 3 + 1 = 4`` is 4, and a restatement or
+    an explanation after it is not read), or, when the operation comes last, the side before it (``7 = 6 + 1``).
+    A chain of operations with no such side (``6 + 1 = 3 + 4``) states no result: ambiguous. The arithmetic is
+    not checked: the answer given is the result the reply states.
+    """
+    sides = _sum_sides(segment)
+    operations = [i for i, s in enumerate(sides) if s.operator]
+    if len(sides) < 2 or not operations:
+        return None
+    results = [i for i, s in enumerate(sides) if not s.operator and len(s.values) == 1]
+    after = [i for i in results if i > operations[-1]]
+    if after:
+        return sides[after[0]].values[0]
+    return sides[results[-1]].values[0] if results else AMBIGUOUS
+
+
 def _leading_number(segment: str) -> int | float | _Ambiguous | None:
     """The answer the segment opens with, before any prose (rule 3 of the module docstring), or None when it
-    opens with words or reads only as a worked sum (the later rules decide those)."""
+    opens with words or with an equation that is not a worked sum, ``x = −2`` (the later rules decide those)."""
     numbers: list[int | float] = []
     ops: list[str] = []
-    links: list[str] = []
     for m in _LEAD_TOKEN.finditer(segment):
         kind = m.lastgroup
         if kind == "stop" or (kind == "open" and numbers and not ops):
@@ -242,21 +401,23 @@ def _leading_number(segment: str) -> int | float | _Ambiguous | None:
             numbers.append(int(value) if value.is_integer() else value)
         elif kind == "op":
             ops.append(m.group())
-        elif kind == "link":
-            links.append(m.group().lower())
+        # a link ("to", "or", ",") joins numbers of a range or a list: read on
     if not numbers:
         return None
     if "=" in ops:
-        return None  # a worked sum: its result, the final number, is read by rule 5
+        return None  # an equation _worked_sum did not read (no operation, or prose inside): rule 5 reads it
     if len(set(numbers)) == 1:
         return numbers[0]
-    dash = any(o in ("-", "–", "−") for o in ops)
-    if links or (dash and len(numbers) == 2 and numbers[0] < numbers[1] and not (set(ops) - {"-", "–", "−"})):
-        return AMBIGUOUS  # "4-6", "4 to 6", "between 4 and 6", "3, 4 or 5"
-    return None
+    # Several different numbers and no "=": a range or a list ("4-6", "4 to 6", "3, 4 or 5"), or an operation
+    # whose result the reply does not state ("14/2", "6 + 1"). "a/b" is written as often for "a or b" ("6/7
+    # sisters") as for a fraction, and the prompt asks for the final answer, not a sum to work out.
+    return AMBIGUOUS
 
 
 def _read_number(segment: str) -> int | float | _Ambiguous | None:
+    worked = _worked_sum(segment)
+    if worked is not None:
+        return worked
     lead = _leading_number(segment)
     if lead is not None:
         return lead
