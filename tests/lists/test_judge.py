@@ -69,7 +69,10 @@ def test_probe_set_size_values_and_contents() -> None:
     assert 1500 <= len(probes) <= 2500
     assert len(set(probes)) == len(probes)
     assert all(isinstance(p, tuple) and all(type(v) is int for v in p) for p in probes)
-    assert max(len(str(abs(v))) for p in probes for v in p) <= 31
+    # integers as large as a test list may hold (1,000 digits) come only from the few lists built for them:
+    # mutations and the other random lists stay within 30 digits
+    assert max(len(str(abs(v))) for p in probes for v in p) == 1000
+    assert all(len(p) <= 8 for p in probes if any(abs(v) > 10**30 for v in p))
     assert {len(p) for p in probes} >= set(range(10))
     assert () in probes
     for positive in INCREASING_POSITIVES:

@@ -220,6 +220,20 @@ def test_huge_sequential_inputs_stay_fast() -> None:
     assert not cand(54)([10**18, 3])
 
 
+def test_every_rule_labels_lists_at_the_value_bounds_of_a_test_list() -> None:
+    # The protocol reads integers of up to 1,000 characters; a float of one would overflow (1.2 ** p, y / ln y).
+    top, bottom = 10**1000 - 1, -(10**999 - 1)
+    assert not cand(49)([top, 5]) and not cand(49)([bottom * -10, 1])
+    assert cand(49)([bottom, 1]) and cand(49)([5, 3, 2])  # ceil(1.2 ** p) is 1 for p <= 0
+    assert not cand(54)([top, 3]) and not cand(54)([top, 3 * top]) and not cand(54)([bottom, 3])
+    assert cand(10)([top]) and cand(17)([bottom])  # 10**1000 is a square, -(10**999) a cube
+    lists = [[top], [bottom], [bottom, top], [top, top], [6, top, 3], [top, 0, bottom, 9]]
+    for split in ("pilot", "phase1", "all"):
+        for rule in load_split(split):
+            for xs in lists:
+                assert rule(xs) in (True, False), (rule.key, xs)
+
+
 # ---------------------------------------------------------------------------------------------- edge cases
 
 

@@ -357,7 +357,7 @@ def test_summary_and_version() -> None:
     assert 3 <= len(lines) <= 6
     assert "lambda xs:" in LANGUAGE_SUMMARY
     assert "is_prime" in LANGUAGE_SUMMARY and "math." in LANGUAGE_SUMMARY
-    assert LANGUAGE_VERSION == "wason-list-language-1"
+    assert LANGUAGE_VERSION == "wason-list-language-2"
 
 
 # ------------------------------------------------------------------------------------------ rejections

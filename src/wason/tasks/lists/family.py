@@ -518,13 +518,17 @@ class ListsFamily(Family[ListsRunConfig]):
         judges = m["judges"]
         verdict = m.get("predicate_verdict") or {}
         if judges.get("predicate"):
+            seen = verdict.get("n_observations")
             lines.append(
-                f"Your predicate is the rule (it agrees on all {verdict.get('probes')} probe lists)."
+                f"Your predicate is the rule (it agrees on all {verdict.get('probes')} probe lists"
+                + (f", the {seen} you saw labelled among them)." if seen else ").")
             )
         elif verdict.get("rejection"):
             lines.append(f"Your predicate could not be used: {verdict['rejection']}")
         elif verdict:
             lines.append(f"Your predicate is not the rule (agreement {verdict.get('agreement', 0):.1%}).")
+            if verdict.get("decided_by_observation"):
+                lines.append("  It contradicts a label you were shown (the first list below).")
             for ce in (verdict.get("counterexamples") or [])[:3]:
                 lines.append(f"  e.g. {ce['list']}: the rule says {ce['rule']}, yours says {ce['guess']}")
         if m.get("quiz_accuracy") is not None:

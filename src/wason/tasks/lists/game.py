@@ -11,7 +11,8 @@ Fixed or added here, each reported with the episode:
 * The episode always ends: after the 19th round the feedback asks for the final hypothesis, and the next reply is
   the last one (its ``final_hypothesis``, else its ``leading_hypothesis``, is taken as final).
 * Scoring does not rest on one lenient verdict. After the final hypothesis the game may ask for the same rule as
-  a Python predicate over ``xs`` (judged by code on a seeded probe set) and then for labels of held-out lists (a
+  a Python predicate over ``xs`` (judged by code on a seeded probe set that always holds every list the episode
+  labelled, with the label shown) and then for labels of held-out lists none of which the episode labelled (a
   prediction quiz). The LLM judge, if any, is one of several reported numbers.
 """
 
@@ -419,7 +420,23 @@ class ListsGame:
             seed=self.config.probe_seed,
             key=self.rule.key,
             positives=self._positives(),
+            observations=self.observations(),
         )
+
+    def observations(self) -> tuple[tuple[tuple[int, ...], bool], ...]:
+        """Every integer list the episode labelled, with the label the player was shown, in the order shown.
+
+        The examples come first (shown as fitting the rule), then each round's test lists; a list tested twice
+        appears twice. Lists that are not lists of integers are left out (no predicate over ``xs`` sees them).
+        The predicate judge probes every one of these with its label; the quiz uses none of them.
+        """
+        found = [
+            (ints, label)
+            for r in self.rounds
+            for ints, label in zip((as_int_list(c) for c in r.cases), r.shown, strict=True)
+            if ints is not None
+        ]
+        return (*((e, True) for e in self.examples), *found)
 
     def _positives(self) -> tuple[tuple[int, ...], ...]:
         found = [r.cases[i] for r in self.rounds for i, ok in enumerate(r.code_labels) if ok]

@@ -2,10 +2,11 @@
 
 The hidden rule is a plain Python callable (trusted code, the oracle); the guess is model text, compiled by
 :mod:`wason.tasks.lists.language` and never run by Python. Both are evaluated on the same probe lists; the guess is
-equivalent when it agrees with the rule on every one. The probe set mixes broad random lists with near misses
-of lists the rule accepts, because many rules are almost never true on random lists and the interesting
-mistakes (``<=`` for ``<``, an off-by-one bound) show only next to the boundary. See
-``docs/list-predicates.md``.
+equivalent when it agrees with the rule on every one. The probe set mixes broad random lists (short, long, and
+holding integers as large as a test list may) with near misses of lists the rule accepts, because many rules
+are almost never true on random lists and the interesting mistakes (``<=`` for ``<``, an off-by-one bound) show
+only next to the boundary. On top of that sample, every list the episode labelled is probed with the label the
+player was shown, so a verdict never contradicts what the player saw. See ``docs/list-predicates.md``.
 """
 
 from __future__ import annotations
@@ -19,23 +20,44 @@ from pydantic import BaseModel, ConfigDict
 from wason.tasks.lists import draw
 from wason.tasks.lists.language import LANGUAGE_VERSION, MAX_STEPS, ListGuessError, compile_list_predicate
 
-PROBES_VERSION = "wason-list-probes-1"
-"""Version of the probe-set code: bumped whenever the same seed, key and positives could give other lists."""
+PROBES_VERSION = "wason-list-probes-2"
+"""Version of the probe-set code: bumped whenever the same seed, key, positives and observations could give other
+lists or another verdict.
+
+Verdicts recorded under an older version still load (the fields added since have defaults). Version 1 probed no
+observations, no list longer than 12 items and no integer beyond 10**30.
+"""
 
 Rule = Callable[[tuple[int, ...]], bool]
+Observation = tuple[Sequence[int], bool]
+"""A list the episode labelled, with the label the player was shown."""
+_Mistake = tuple[tuple[int, ...], bool, bool]  # a probe the guess gets wrong: (list, observed?, its label)
 
 MAX_COUNTEREXAMPLES = 5
 JUDGE_MAX_STEPS = 3_000_000
-"""Step budget of one whole judgement; once spent, the remaining probes count as errors (so as "No").
+"""Step budget of one whole judgement, spent on the observations first; once spent, the remaining probes count
+as errors (so as "No") and the verdict is not equivalent.
 
-A typical predicate uses 10-50 steps per list (naive trial division up to x: a few hundred), so this only binds
-on texts that exhaust the per-list budget again and again; it keeps a judgement under a second while staying
-deterministic (steps, not time).
+A typical predicate uses 10-100 steps per list (naive trial division up to x: a few hundred), so this only binds
+on texts that exhaust the per-list budget again and again, or on observations of tens of thousands of items; it
+keeps a judgement at about a second at most while staying deterministic (steps, not time).
 """
 RANDOM_PER_FAMILY = 70
-"""Random lists drawn from each value family."""
+"""Random lists of 0-9 items drawn from each value family."""
+LONG_PER_FAMILY = 12
+"""Random lists of :data:`LONG_LENGTHS` items drawn from each value family."""
+LONG_LENGTHS = (13, 40)
+"""Inclusive length range of the long random lists."""
+HUGE_LISTS = 40
+"""Random lists of 1-8 items holding integers of 31 to 1,000 digits (besides five fixed lists at the bounds)."""
+LARGEST_TEST_INTEGER = 10**1000 - 1
+"""The largest integer a test list may hold: the protocol reads numbers of up to 1,000 characters
+(``wason.tasks.lists.protocol.MAX_NUMBER_CHARS``, which imports this module, so the bound is repeated here)."""
+SMALLEST_TEST_INTEGER = -(10**999 - 1)
+"""The smallest integer a test list may hold (the minus sign is one of the 1,000 characters)."""
 MAX_POSITIVES = 12
-"""Caller-supplied positives used (the first this many distinct ones): each yields 30-110 near misses."""
+"""Caller-supplied positives mutated (the first this many distinct ones that fit): each yields 30-350 near
+misses. Observations are probed whether or not they are among them."""
 RANDOM_SEEDS = 20
 """Random probes the rule accepts that are also mutated (this many, chosen by the seeded generator)."""
 SEED_MUTATIONS = 25
@@ -45,13 +67,15 @@ SECOND_SEEDS = 10
 SECOND_MUTATIONS = 20
 """Mutations kept per second-round seed."""
 MAX_MAGNITUDE = 10**30
-"""Mutated lists with a larger item are dropped (no probe integer has more than about 30 digits)."""
-MAX_LENGTH = 12
-"""Mutated lists longer than this are dropped."""
+"""Mutated lists with a larger item are dropped, and lists with one are not mutated (only the huge random lists
+and observations hold larger integers)."""
+MAX_LENGTH = LONG_LENGTHS[1]
+"""Mutated lists longer than this are dropped, and longer lists are not mutated."""
 
 _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97)
 _SQUARES = tuple(i * i for i in range(11))
 _FIBONACCI = (0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89)
+_SMALL_FACTORS = (2, 3, 5, 7)
 
 
 # ------------------------------------------------------------------------------------------ random lists
@@ -84,7 +108,8 @@ FAMILIES: tuple[tuple[str, draw.Proposal], ...] = (
     ("affine recurrence", draw.affine_recurrence),
     ("halving", draw.halving),
 )
-"""Value families of the random lists (lengths 0-9), in the order they are drawn (see :mod:`.draw`)."""
+"""Value families of the random lists (lengths 0-9, then the long ones), in the order they are drawn
+(see :mod:`.draw`)."""
 
 
 def _tiny_lists() -> list[tuple[int, ...]]:
@@ -96,11 +121,45 @@ def _tiny_lists() -> list[tuple[int, ...]]:
     return out
 
 
-def _random_lists(rng: random.Random, per_family: int) -> list[tuple[int, ...]]:
+def _random_lists(
+    rng: random.Random, per_family: int, lengths: tuple[int, int] = (0, 9)
+) -> list[tuple[int, ...]]:
     out = []
     for _, family in FAMILIES:
         for _ in range(per_family):
-            out.append(tuple(family(rng, rng.randint(0, 9))))
+            out.append(tuple(family(rng, rng.randint(*lengths))))
+    return out
+
+
+def _huge(rng: random.Random, factor: int) -> int:
+    """A multiple of ``factor`` with 31 to 1,000 digits (999 when negative), within the test-list bounds."""
+    negative = rng.random() < 0.3
+    digits = rng.randint(31, 999 if negative else 1000)
+    low = 10 ** (digits - 1)
+    value = rng.randrange(low, 10 * low)
+    value -= value % factor
+    if value < low:
+        value += factor
+    return -value if negative else value
+
+
+def _huge_lists(rng: random.Random, count: int) -> list[tuple[int, ...]]:
+    """Lists at the value bounds of a test list: five fixed ones, then ``count`` random ones of 1-8 items.
+
+    All items of one list are multiples of one small prime, so every item, sum and difference of items is too:
+    whether such a number is prime is then settled by trial division, both in the rule's code and in the guess
+    language (whose full primality test stops at 512 bits). A huge number without a small factor would make
+    the rule's label one no guess can compute, and cost the rule's code a Miller-Rabin test.
+    """
+    top, bottom = LARGEST_TEST_INTEGER, SMALLEST_TEST_INTEGER  # both multiples of 9
+    out: list[tuple[int, ...]] = [(top,), (bottom,), (bottom, top), (0, top), (top, top)]
+    for _ in range(count):
+        factor = rng.choice(_SMALL_FACTORS)
+        n = rng.randint(1, 8)
+        xs = [_huge(rng, factor) if rng.random() < 0.6 else factor * rng.randint(-5, 20) for _ in range(n)]
+        if rng.random() < 0.4:
+            xs.sort()
+        out.append(tuple(xs))
     return out
 
 
@@ -181,22 +240,50 @@ def _label(rule: Rule, lists: Iterable[tuple[int, ...]], labels: dict[tuple[int,
 
 
 def _positives(positives: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
-    return _unique(tuple(int(v) for v in p) for p in positives)[:MAX_POSITIVES]
+    # Only lists that fit are mutated: the edits of a longer list would be dropped anyway, after being built
+    # (a 50,000-item positive would make millions of items).
+    fitting = (t for t in (tuple(int(v) for v in p) for p in positives) if _fits(t))
+    return _unique(fitting)[:MAX_POSITIVES]
+
+
+def _observed(observations: Iterable[Observation]) -> dict[tuple[int, ...], tuple[bool, ...]]:
+    """Each observed list once, in order, with the distinct labels it was shown with (normally one)."""
+    # Grouped by list, so a long list is hashed once here and never again (a tuple does not cache its hash).
+    found: dict[tuple[int, ...], tuple[bool, ...]] = {}
+    for xs, label in observations:
+        ints = _ints(xs)
+        labels = found.get(ints, ())
+        if bool(label) not in labels:
+            found[ints] = (*labels, bool(label))
+    return found
+
+
+def _ints(xs: Sequence[int]) -> tuple[int, ...]:
+    # The game's lists are tuples of ints already; checking is several times cheaper than copying a long one.
+    if type(xs) is tuple and all(type(v) is int for v in xs):
+        return xs
+    return tuple(int(v) for v in xs)
 
 
 def _labelled_probes(
     rule: Rule, *, seed: int, key: str, positives: Sequence[Sequence[int]]
 ) -> dict[tuple[int, ...], bool]:
-    """The probe lists in order, each with the rule's label."""
+    """The sampled probe lists in order, each with the rule's label (observations are added by the caller)."""
     rng = random.Random(f"{PROBES_VERSION}/{seed}/{key}")
     labels: dict[tuple[int, ...], bool] = {}
     given = _positives(positives)
-    base = [*_tiny_lists(), *_random_lists(rng, RANDOM_PER_FAMILY), *given]
+    base = [
+        *_tiny_lists(),
+        *_random_lists(rng, RANDOM_PER_FAMILY),
+        *_random_lists(rng, LONG_PER_FAMILY, LONG_LENGTHS),
+        *_huge_lists(rng, HUGE_LISTS),
+        *given,
+    ]
     _label(rule, base, labels)
     near: list[tuple[int, ...]] = []
     for p in given:
         near += mutations(p, rng)
-    accepted = sorted({xs for xs, ok in labels.items() if ok and xs not in given})
+    accepted = sorted({xs for xs, ok in labels.items() if ok and xs not in given and _fits(xs)})
     for p in rng.sample(accepted, min(RANDOM_SEEDS, len(accepted))):
         found = mutations(p, rng)
         near += rng.sample(found, min(SEED_MUTATIONS, len(found)))
@@ -213,21 +300,30 @@ def _labelled_probes(
 
 
 def list_probes(
-    rule: Rule, *, seed: int, key: str, positives: Sequence[Sequence[int]] = ()
+    rule: Rule,
+    *,
+    seed: int,
+    key: str,
+    positives: Sequence[Sequence[int]] = (),
+    observations: Iterable[Observation] = (),
 ) -> tuple[tuple[int, ...], ...]:
-    """The probe lists for one rule: random lists plus near misses of lists the rule accepts.
+    """The probe lists for one rule: the observations, then random lists and near misses of accepted lists.
 
     Args:
         rule: the hidden rule (trusted code); it chooses which lists are mutated, so it is called on probes.
         seed: probe seed; with ``key`` it seeds the generator, so the same arguments give the same lists.
         key: the rule's key (e.g. ``pilot/3``), so different rules get different random lists.
         positives: lists the rule accepts (e.g. the examples shown); the first :data:`MAX_POSITIVES`
-            distinct ones are included and mutated.
+            distinct ones of at most :data:`MAX_LENGTH` items are included and mutated.
+        observations: ``(list, label)`` for every list the episode labelled; all of them are probed (first),
+            however many, long or large they are. They do not change the sampled lists.
 
     Returns:
-        About 1,500-2,500 distinct lists, in a fixed order.
+        The observed lists, then about 1,800-3,000 sampled lists not among them, distinct, in a fixed order.
     """
-    return tuple(_labelled_probes(rule, seed=seed, key=key, positives=positives))
+    observed = _observed(observations)
+    sampled = _labelled_probes(rule, seed=seed, key=key, positives=positives)
+    return (*observed, *(xs for xs in sampled if xs not in observed))
 
 
 # ------------------------------------------------------------------------------------------ verdict
@@ -236,22 +332,32 @@ def list_probes(
 class ListVerdict(BaseModel):
     """The judge's verdict on one list predicate.
 
+    The verdict rests on a sample of lists (the probe set) that always holds every observation: a guess that
+    disagrees with a label the player was shown is never equivalent; one that agrees with all of them and with
+    the rule on every sampled probe is equivalent as far as the sample can tell.
+
     Attributes:
-        equivalent: the guess agrees with the rule on every probe (a probe where it raised counts as "No").
-        agreement: share of probes where the guess agrees with the rule (0.0 when rejected).
-        probes: number of probes (0 when rejected).
-        rule_positives: probes the rule accepts.
-        false_positives: probes the guess accepts and the rule rejects.
-        false_negatives: probes the rule accepts and the guess rejects (or raised on).
+        equivalent: the guess agrees with the reference on every probe (a probe where it raised counts as
+            "No") and was evaluated on all of them (the judgement's step budget was not spent).
+        agreement: share of probes where the guess agrees with the reference (0.0 when rejected).
+        probes: number of probes (0 when rejected): ``(list, label)`` pairs, the observations first. The label
+            is the one shown for an observed list, the rule's for a sampled one.
+        rule_positives: probes labelled Yes.
+        false_positives: probes the guess accepts and the label rejects.
+        false_negatives: probes the label accepts and the guess rejects (or raised on).
         errors: probes where evaluating the guess failed (counted as "No").
-        counterexamples: up to five disagreements, simplest lists first (shortest, then smallest items),
-            each ``{"list": [...], "rule": bool, "guess": bool}``; both kinds of mistake are shown when both
-            occur.
+        counterexamples: up to five disagreements, the observed ones first, then the simplest lists (shortest,
+            then smallest items), each ``{"list": [...], "rule": bool, "guess": bool}`` (``rule`` is the
+            label: the one shown, for an observation); both kinds of mistake are shown when both occur.
         rejection: why the text did not compile (then ``equivalent`` is False and ``agreement`` 0), or None.
-        first_error: the first evaluation error, with its list, or None.
-        probe_version: :data:`PROBES_VERSION`.
+        first_error: the first evaluation error, with its list (abbreviated when long), or None.
+        probe_version: :data:`PROBES_VERSION` (verdicts of ``wason-list-probes-1`` had no observations).
         language_version: the list language's version.
         seed: the probe seed.
+        n_observations: probes that are observations of the episode (each distinct list and label once).
+        observation_mismatches: observations the guess contradicts (the first counterexamples).
+        decided_by_observation: the guess contradicts a label the player was shown, so it is refuted whatever
+            the sample holds.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -269,10 +375,19 @@ class ListVerdict(BaseModel):
     probe_version: str = PROBES_VERSION
     language_version: str = LANGUAGE_VERSION
     seed: int
+    n_observations: int = 0
+    observation_mismatches: int = 0
+    decided_by_observation: bool = False
 
 
 def judge_list_predicate(
-    rule: Rule, source: str, *, seed: int, key: str, positives: Sequence[Sequence[int]] = ()
+    rule: Rule,
+    source: str,
+    *,
+    seed: int,
+    key: str,
+    positives: Sequence[Sequence[int]] = (),
+    observations: Iterable[Observation] = (),
 ) -> ListVerdict:
     """Judge a model's predicate against the hidden rule on the probe set.
 
@@ -282,6 +397,9 @@ def judge_list_predicate(
         seed: probe seed.
         key: the rule's key.
         positives: lists the rule accepts, to mutate into near misses (see :func:`list_probes`).
+        observations: ``(list, label)`` for every list the episode labelled (examples included), with the label
+            the player was shown; each is a probe with that label (even where the rule's code would say
+            otherwise), evaluated before the sampled probes.
 
     Returns:
         The verdict.
@@ -301,33 +419,41 @@ def judge_list_predicate(
             rejection=str(exc),
             seed=seed,
         )
-    labels = _labelled_probes(rule, seed=seed, key=key, positives=positives)
+    observed = _observed(observations)
+    sampled = _labelled_probes(rule, seed=seed, key=key, positives=positives)
+    # (list, its labels, observed?): the guess is evaluated once per list; a probe is a list with one label
+    lists = [(xs, labels, True) for xs, labels in observed.items()]
+    lists += [(xs, (truth,), False) for xs, truth in sampled.items() if xs not in observed]
     left = JUDGE_MAX_STEPS
-    false_pos: list[tuple[int, ...]] = []
-    false_neg: list[tuple[int, ...]] = []
-    errors = 0
+    false_pos: list[_Mistake] = []
+    false_neg: list[_Mistake] = []
+    probes = positives_count = errors = skipped = 0
     first_error: str | None = None
-    for xs, truth in labels.items():
+    for xs, labels, is_observed in lists:
         if left > 0:
             verdict, error, used = guess.run(xs, max_steps=min(MAX_STEPS, left))
             left -= used
         else:
             verdict, error = None, f"the judgement's step budget of {JUDGE_MAX_STEPS:,} is spent"
+            skipped += 1
         if verdict is None:
             errors += 1
             if first_error is None:
-                first_error = f"{error} (on {list(xs)})"
+                first_error = f"{error} (on {_brief(xs)})"
         said = bool(verdict)
-        if said and not truth:
-            false_pos.append(xs)
-        elif truth and not said:
-            false_neg.append(xs)
+        for truth in labels:
+            probes += 1
+            positives_count += truth
+            if said != truth:
+                (false_neg if truth else false_pos).append((xs, is_observed, truth))
     wrong = len(false_pos) + len(false_neg)
+    mismatches = sum(o for _, o, _ in false_pos) + sum(o for _, o, _ in false_neg)
     return ListVerdict(
-        equivalent=wrong == 0,
-        agreement=1.0 - wrong / len(labels),
-        probes=len(labels),
-        rule_positives=sum(labels.values()),
+        # a probe the budget left unevaluated proves nothing either way, so the guess is not shown equivalent
+        equivalent=wrong == 0 and skipped == 0,
+        agreement=1.0 - wrong / probes,
+        probes=probes,
+        rule_positives=positives_count,
         false_positives=len(false_pos),
         false_negatives=len(false_neg),
         errors=errors,
@@ -335,28 +461,45 @@ def judge_list_predicate(
         rejection=None,
         first_error=first_error,
         seed=seed,
+        n_observations=sum(len(labels) for labels in observed.values()),
+        observation_mismatches=mismatches,
+        decided_by_observation=mismatches > 0,
     )
 
 
+def _brief(xs: tuple[int, ...]) -> str:
+    """A list for a message: in full when short, else its start and its length; long integers abbreviated."""
+
+    def item(v: int) -> str:
+        text = str(v)
+        return text if len(text) <= 40 else f"{text[:18]}...{text[-6:]} ({len(text.lstrip('-'))} digits)"
+
+    if len(xs) <= 20:
+        return "[" + ", ".join(map(item, xs)) + "]"
+    return "[" + ", ".join(map(item, xs[:10])) + f", ...] ({len(xs)} items)"
+
+
+def _order(entry: _Mistake) -> tuple[bool, int, int, int]:
+    xs, is_observed, _ = entry
+    return (not is_observed, *_simplicity(xs))
+
+
 def _simplicity(xs: tuple[int, ...]) -> tuple[int, int, int]:
+    if len(xs) > MAX_LENGTH:  # only an observation is this long; its length says enough, and costs nothing
+        return len(xs), 0, 0
     return len(xs), max((abs(v) for v in xs), default=0), sum(abs(v) for v in xs)
 
 
-def _counterexamples(
-    false_pos: list[tuple[int, ...]], false_neg: list[tuple[int, ...]]
-) -> list[dict[str, Any]]:
-    fp = sorted(false_pos, key=_simplicity)[:MAX_COUNTEREXAMPLES]  # sorted() is stable: ties keep probe order
-    fn = sorted(false_neg, key=_simplicity)[:MAX_COUNTEREXAMPLES]
-    chosen = sorted([*fp, *fn], key=_simplicity)[:MAX_COUNTEREXAMPLES]
+def _counterexamples(false_pos: list[_Mistake], false_neg: list[_Mistake]) -> list[dict[str, Any]]:
+    # Observations first (the player saw those labels), then the simplest lists.
+    fp = sorted(false_pos, key=_order)[:MAX_COUNTEREXAMPLES]  # sorted() is stable: ties keep probe order
+    fn = sorted(false_neg, key=_order)[:MAX_COUNTEREXAMPLES]
+    chosen = sorted([*fp, *fn], key=_order)[:MAX_COUNTEREXAMPLES]
     # Show both kinds of mistake when both exist: they point in different directions.
     for other in (fp, fn):
-        if other and not any(xs in other for xs in chosen):
+        if other and not any(entry in other for entry in chosen):
             chosen = [*chosen[: MAX_COUNTEREXAMPLES - 1], other[0]]
-    wrongly_accepted = set(false_pos)
-    return [
-        {"list": list(xs), "rule": xs not in wrongly_accepted, "guess": xs in wrongly_accepted}
-        for xs in chosen
-    ]
+    return [{"list": list(xs), "rule": truth, "guess": not truth} for xs, _, truth in chosen]
 
 
 # ------------------------------------------------------------------------------------------ quiz

@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-LANGUAGE_VERSION = "wason-list-language-1"
+LANGUAGE_VERSION = "wason-list-language-2"
+"""Bumped whenever the same text could evaluate differently on some list (2: ``is_prime`` of a number over 512
+bits that is negative or has a prime factor up to 37 is False instead of an error)."""
 
 LANGUAGE_SUMMARY = """\
 State the rule as ONE Python expression `lambda xs: <expression>` returning True or False; xs is the list.
@@ -54,7 +56,7 @@ MAX_FACTORIAL = 1_000
 MAX_ROUND_DIGITS = 400
 """Largest |ndigits| for round(v, ndigits)."""
 MAX_PRIME_BITS = 512
-"""Largest |n| (in bits) is_prime accepts."""
+"""Largest n (in bits) is_prime tests in full; above it, only n < 2 and n with a prime factor up to 37 are decided."""
 
 # Frame layout: [budget, parent frame, slot 0, slot 1, ...]; a comprehension instance gets its own frame whose
 # parent is the frame it was created in, so inner names shadow outer ones and never leak out (as in Python).
@@ -684,7 +686,15 @@ def _f_is_prime(fr: Frame, n: Any) -> bool:
         raise ListEvalError(f"is_prime() needs an integer, not {type(n).__name__}")
     bits = n.bit_length()
     if bits > MAX_PRIME_BITS:
-        raise ListEvalError(f"is_prime() accepts numbers up to {MAX_PRIME_BITS} bits")
+        # Beyond the full test's bound, a number below 2 or with a prime factor up to 37 is still decided
+        # (trial division, as for any n): the game's test lists may hold integers of 1,000 digits.
+        _charge(fr, len(_PRIME_BASES) * ((bits >> 6) + 1))
+        if n < 2 or any(n % p == 0 for p in _PRIME_BASES):
+            return False
+        raise ListEvalError(
+            f"is_prime() decides numbers over {MAX_PRIME_BITS} bits only when they are negative or have a "
+            "prime factor up to 37"
+        )
     if bits > 11:  # Miller-Rabin: per base, `bits` modular squarings (measured: 512 bits, 12 bases: 5 ms)
         words = (bits >> 6) + 1
         _charge(fr, (4 if bits < 32 else 12) * (bits + 10) * words * words >> 2)

@@ -445,10 +445,14 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
                 )
             )
         elif verdict:
+            observed = verdict.get("n_observations")  # absent from verdicts stored before version 2
             lines = [
                 f"predicate {m.get('predicate')}: agreement {verdict.get('agreement', 0):.4f} "
                 f"on {verdict.get('probes')} probes"
+                + (f" ({observed} of them labelled in the episode)" if observed else "")
             ]
+            if verdict.get("decided_by_observation"):
+                lines.append("  it contradicts a label the player was shown")
             lines += [
                 f"  e.g. {ce['list']}: the rule says {ce['rule']}, the predicate says {ce['guess']}"
                 for ce in (verdict.get("counterexamples") or [])[:3]

@@ -156,6 +156,13 @@ def _prime_pi(n: int) -> int:
     return count[n]
 
 
+def _pi_bound(y: int) -> float | Fraction:
+    """1.25506 y / ln y, above pi(y) for y > 1 (Rosser and Schoenfeld); a Fraction where y has no float."""
+    if y < 10**300:
+        return 1.25506 * y / math.log(y)
+    return Fraction(1.25506) * y / Fraction(math.log(y))  # the float of y would overflow
+
+
 def _composites_below(p: int) -> int:
     # 2..p-1 holds p-2 numbers; the ones that are not prime are composite (1 is neither, so it is excluded).
     return 0 if p < 3 else (p - 2) - _prime_pi(p - 1)
@@ -228,7 +235,8 @@ def _ceil_pow_1_2(p: int) -> int:
 
 def _matches_ceil_pow(p: int, x: int) -> bool:
     # 1.2**p exceeds 2**(bit_length+2) > x long before computing 6**p gets slow; reject those without it.
-    if p > 0 and p * math.log2(1.2) > x.bit_length() + 2:
+    # (p is compared with a float rather than multiplied by one: a p beyond 1e308 has no float.)
+    if p > 0 and p > (x.bit_length() + 2) / math.log2(1.2):
         return False
     return _ceil_pow_1_2(p) == x
 
@@ -351,7 +359,7 @@ def _three_times_composites_below(xs: Sequence[int]) -> bool:
             return False
         c = x // 3
         # Cheap bounds first (pi(y) < 1.25506 y / ln y for y > 1), so a huge p costs nothing unless plausible.
-        if p > 17 and not (p - 2) - 1.25506 * (p - 1) / math.log(p - 1) - 1 <= c <= p - 2:
+        if p > 17 and not (p - 2) - _pi_bound(p - 1) - 1 <= c <= p - 2:
             return False
         return _composites_below(p) == c
 
