@@ -41,11 +41,18 @@ def test_z_below_500_is_not_x_lt_y_lt_z() -> None:
     assert any(z >= 500 for (_, _, z), _, _ in verdict.counterexamples)
 
 
-@pytest.mark.parametrize("bound", ["1000", "1e6"])
-def test_bounds_beyond_the_typeable_range_are_probed_through_the_guess_constants(bound: str) -> None:
+@pytest.mark.parametrize("bound", ["1000", "1e6", "999.5"])
+def test_a_bound_beyond_every_typeable_value_changes_nothing_a_player_can_test(bound: str) -> None:
+    # (0, 1, 1000) is no test: the game refuses 1000 ("more than 3 digits"); a verdict is over the tests
     verdict = judge("lambda x, y, z: x < y < z", f"lambda x, y, z: x < y < z and z < {bound}")
-    assert not verdict.equivalent
-    assert any(z == float(bound) for (_, _, z), _, _ in verdict.counterexamples)
+    assert verdict.equivalent and verdict.method == "proved"
+    assert verdict.counterexamples == []
+
+
+def test_a_bound_at_the_last_typeable_value_is_refuted_there() -> None:
+    verdict = judge("lambda x, y, z: x < y < z", "lambda x, y, z: x < y < z and z < 999")
+    assert not verdict.equivalent and verdict.method == "refuted"
+    assert any(z == 999 for (_, _, z), _, _ in verdict.counterexamples)
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,9 @@ from wason.tasks.wilt.probes import (
     canonical_constants,
     clear_probe_caches,
     probe_set,
+    typeable_rows,
 )
+from wason.tasks.wilt.values import InvalidValue, parse_value
 
 
 def _digest(seed: int, constants: tuple[float, ...] = ()) -> str:
@@ -165,16 +167,47 @@ def test_fractional_family_has_ordered_and_unordered_fractional_parts() -> None:
     assert (points < 0).any() and (fracs > 0).all()
 
 
-def test_boundary_probes_surround_each_constant_in_each_coordinate() -> None:
-    probes = probe_set(0, (500.0, -500.0))
+def test_boundary_probes_surround_each_constant_in_each_coordinate_where_typeable() -> None:
+    probes = probe_set(0, (5.0, -5.0, 500.0))
     boundary = probes.points[probes.family_mask("boundary")]
-    for c in (500.0, -500.0):
+    assert typeable_rows(boundary).all()
+    for c in (5.0, -5.0, 500.0):
         for d in BOUNDARY_OFFSETS:
-            v = c + d
+            v = float(np.round((c + d) * 1000) / 1000)  # the decimal, as a player types it
+            if not typeable_rows(np.array([[v, v, v]]))[0]:
+                assert not (boundary == v).any(), (c, d)  # 499.5 has four digits: no test can hold it
+                continue
             for k in range(3):
                 assert (boundary[:, k] == v).any(), (c, d, k)
             assert ((boundary == v).all(axis=1)).any()  # all equal
+    assert (boundary == 4.99).any() and not (boundary == 4.999).any()  # four digits: no test holds it
+    assert (boundary == 499).any() and not (boundary == 499.99).any()
     assert probe_set(0).family_mask("boundary").sum() == 0
+
+
+def test_the_typeable_mask_is_the_games_own_rule() -> None:
+    rng = np.random.default_rng(5)
+    probes = probe_set(0, (950.0, 0.25))
+    sample = rng.choice(probes.n, 3000, replace=False)
+    for i in sample.tolist():
+        point = probes.points[i]
+        accepted = True
+        for v in point.tolist():
+            try:
+                accepted &= parse_value(repr(v)) == v
+            except InvalidValue:
+                accepted = False
+        assert probes.typeable[i] == accepted, point
+
+
+def test_relation_probes_reach_the_top_of_the_typeable_range() -> None:
+    probes = probe_set(0)
+    rel = probes.points[probes.family_mask("relations")]
+    assert typeable_rows(rel).all()
+    sums = np.isclose(rel[:, 0] + rel[:, 1], rel[:, 2], rtol=0, atol=1e-9)
+    products = np.isclose(rel[:, 0] * rel[:, 1], rel[:, 2], rtol=0, atol=1e-9)
+    assert (np.abs(rel[sums, 2]) >= 900).sum() >= 50
+    assert (np.abs(rel[products, 2]) >= 900).sum() >= 20
 
 
 def test_boundary_constants_are_capped() -> None:

@@ -77,6 +77,23 @@ def evaluate_exact(root: Node, point: tuple[Num, Num, Num], shared: dict[int, Nu
         return False
 
 
+class Raises(Exception):
+    """Python would raise evaluating this constant expression (:func:`constant_value`)."""
+
+
+def constant_value(node: Node) -> Num:
+    """The exact value of an expression that uses no variable (``node.free == 0``).
+
+    Raises:
+        Raises: Python would raise evaluating it.
+        Inexact: a value exceeded :data:`MAX_EXACT_BITS`.
+    """
+    try:
+        return _Exact((0, 0, 0), {}).run(node)
+    except (_Raised, ZeroDivisionError, ValueError, TypeError, OverflowError, ArithmeticError):
+        raise Raises from None
+
+
 def _check(v: Num) -> Num:
     if isinstance(v, bool):
         return v

@@ -316,14 +316,13 @@ class WiltFamily(Family[WiltRunConfig]):
         return config.items()
 
     def game(self, config: WiltRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
-        return WiltGame(rule_from_item(item).program(), config.game_config())
+        # a test swap's guesser is shown the source's tests: its guess is held to them
+        given = _swap_tests(item) if config.protocol == "testswap" else ()
+        return WiltGame(rule_from_item(item).program(), config.game_config(), given)
 
     def protocol(self, config: WiltRunConfig, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
         if config.protocol == "testswap":
-            tests = [
-                ((float(a), float(b), float(c)), bool(r)) for (a, b, c), r in item.get("swap_tests") or []
-            ]
-            return WiltProtocol(testswap_prompt(tests), testing=False)
+            return WiltProtocol(testswap_prompt(_swap_tests(item)), testing=False)
         return self._protocols[config.protocol]
 
     def prepare(self, config: WiltRunConfig, reader: RunReader) -> WiltRunConfig:
@@ -532,17 +531,40 @@ class WiltFamily(Family[WiltRunConfig]):
     def add_commands(self, parser: Any) -> None:
         sub = parser.add_subparsers(dest="family_command", required=True, parser_class=type(parser))
         jd = sub.add_parser(
-            "judge", help="compare two rules (lambda or expression in x, y, z) on the probe set"
+            "judge",
+            help="decide whether a guess is a rule (lambda or expression in x, y, z) on every triple one can test",
         )
         jd.add_argument("rule")
         jd.add_argument("guess")
         jd.add_argument("--seed", type=int, default=0, help="probe set seed (default 0)")
+        jd.add_argument(
+            "--tests",
+            metavar="FILE",
+            help="the episode's tests and the results it showed, one a line: (1, 2, 3): True",
+        )
+        jd.add_argument(
+            "--whole",
+            action="store_true",
+            help="judge over the whole numbers from 1 to 100 (the Bayesian prompt's tests), not every typeable triple",
+        )
         jd.add_argument("--json", action="store_true")
 
     def run_command(self, args: argparse.Namespace, write: Callable[[str], None]) -> int:
+        from wason.tasks.wilt.decide import Domain
         from wason.tasks.wilt.judge import format_verdict, judge
+        from wason.tasks.wilt.rules import load_tests_file
 
-        verdict = judge(args.rule, args.guess, seed=args.seed)
+        if not 0 <= args.seed <= MAX_SEED:
+            raise ValueError(f"--seed must be from 0 to {MAX_SEED}")
+        tests = load_tests_file(args.tests) if args.tests else []
+        domain = Domain(integer_range=(1, 100) if args.whole else None)
+        if args.whole:
+            for point, _ in tests:
+                if not domain.contains(point):
+                    raise ValueError(
+                        f"{args.tests}: the test {point} is not three whole numbers from 1 to 100"
+                    )
+        verdict = judge(args.rule, args.guess, seed=args.seed, tests=tests, domain=domain)
         write(verdict.model_dump_json(indent=2) if args.json else format_verdict(verdict))
         return 0
 
@@ -560,6 +582,11 @@ def _test_value(values: Mapping[str, str], name: str, whole: bool) -> str:
     if whole and not (value.is_integer() and 1 <= value <= 100):
         raise ValueError(f"{name}: {text[:20]} is not a whole number from 1 to 100")
     return text
+
+
+def _swap_tests(item: Mapping[str, Any]) -> list[tuple[tuple[float, float, float], bool]]:
+    """A test-swap item's tests, as its prompt shows them."""
+    return [((float(a), float(b), float(c)), bool(r)) for (a, b, c), r in item.get("swap_tests") or []]
 
 
 def _trial(item: Mapping[str, Any]) -> int:

@@ -9,6 +9,7 @@ checked (finite, at most three digits) and a bad one costs an attempt as an inva
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from wason.core.family import MAX_FORMAT_ERRORS
 from wason.core.game import Malformed, Outcome
 from wason.sandbox import Program
+from wason.tasks.wilt.decide import Domain
 from wason.tasks.wilt.judge import BARE_EXPRESSION, Verdict, is_lambda, judge
 from wason.tasks.wilt.probes import PROBE_VERSION
 from wason.tasks.wilt.values import InvalidValue, parse_value
@@ -72,7 +74,8 @@ class WiltConfig:
             harness aborts on the second); 0 never ends it this way.
         probe_seed: seed of the probe set the final guess is judged on.
         integer_range: the whole numbers a test may use, ``(low, high)`` inclusive (the Bayesian prompt's 1 to
-            100); None: any number of at most three digits (the published prompt).
+            100); None: any number of at most three digits (the published prompt). The guess is judged over
+            the same domain: what a player can test.
         arity: numbers per test and parameters of the guess: 3, or 1 for the single-variable prompt (whose
             guesses are judged on every whole number of ``integer_range``, :mod:`wason.tasks.wilt.single`).
         lenient_guess: accept a final guess that is a bare expression (``x > y > z``) as the lambda of x, y and
@@ -99,11 +102,24 @@ class WiltConfig:
 
 
 class WiltGame:
-    """One WILT episode against a hidden rule."""
+    """One WILT episode against a hidden rule.
 
-    def __init__(self, rule: Program, config: WiltConfig | None = None) -> None:
+    Args:
+        rule: the hidden rule.
+        config: the episode's settings.
+        given: tests and results the player is shown without making them (a test swap's source tests); the
+            guess is held to them as to its own.
+    """
+
+    def __init__(
+        self,
+        rule: Program,
+        config: WiltConfig | None = None,
+        given: Sequence[tuple[tuple[float, float, float], bool]] = (),
+    ) -> None:
         self.rule = rule
         self.config = config or WiltConfig()
+        self.given = tuple(given)
         self.tests: list[tuple[tuple[float, float, float], bool]] = []
         self.attempts = 0
         self.invalid_tests = 0
@@ -213,7 +229,13 @@ class WiltGame:
 
             self.verdict = judge_single(self.rule, expression)
         else:
-            self.verdict = judge(self.rule, expression, seed=self.config.probe_seed)
+            self.verdict = judge(
+                self.rule,
+                expression,
+                seed=self.config.probe_seed,
+                tests=[*self.given, *self.tests],
+                domain=Domain(integer_range=self.config.integer_range),
+            )
         self.end_reason = "guess"
         return WiltObservation(
             kind="verdict",
@@ -249,6 +271,8 @@ class WiltGame:
             "truncated": self.truncated,
             "repeats": self.repeats,
             "verdict": v.model_dump(mode="json") if v else None,
+            # how the verdict was reached: proved, refuted or sampled (None: no guess, or one the sandbox refused)
+            "verdict_method": v.method if v else None,
             # paper A.3 for this guess (None when there was none or the sandbox refused it)
             "operators": shape.operators if shape else None,
             "guess_length": shape.length if shape else None,

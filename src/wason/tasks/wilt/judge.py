@@ -1,9 +1,24 @@
-"""The equivalence judge: compare a guess with the hidden rule on the probe set and explain the verdict."""
+"""The equivalence judge: decide a guess over the game's own domain and explain the verdict.
+
+A guess is correct exactly when it agrees with the rule on every triple the game accepts as a test (the domain,
+:mod:`wason.tasks.wilt.decide`). A verdict is reached one of three ways, and says which:
+
+- ``refuted``: a counterexample a player could have typed, where the rule and the guess differ both in exact
+  arithmetic and as the game computes them (Python's floats): first one of the episode's own tests whose
+  shown result the guess contradicts, else a probe of the probe set, else the point z3 found;
+- ``proved``: z3 found no point of the domain where they differ in exact arithmetic (or the two are the same
+  expression), and the guess agrees with every result the episode showed;
+- ``sampled``: neither could be had (something z3's encoding does not cover, or past its resource limit): the
+  guess agrees with the rule on the episode's tests and on every probe of the domain.
+
+The probe set also gives the paper-style figures (agreement, Jaccard, set inclusion) as before.
+"""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -11,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from wason.sandbox import GuessRejected, Program, compile_rule
 from wason.sandbox.exact import Inexact, evaluate_exact, exact_point
+from wason.tasks.wilt.decide import RLIMIT, SOLVER_VERSION, TYPEABLE, Domain, decide, enumerate_domain
 from wason.tasks.wilt.probes import PROBE_VERSION, ProbeSet, probe_set
 
 APPROX_JACCARD_THRESHOLD = 0.5
@@ -23,10 +39,17 @@ threshold would miss), while different rules sharing only a corner score far bel
 x == y: 0.31, x < y < z against x < y: 0.32, disjoint rules: 0).
 """
 MAX_COUNTEREXAMPLES = 5
-JUDGE_VERSION = "exact-1"
-"""Stored with every verdict. ``exact-1``: the float verdict is re-decided in exact arithmetic on the probes
-where the two programs disagree in floats (:func:`_decide_exactly`, :mod:`wason.sandbox.exact`). Verdicts
-stored without a version were judged in float64 (``float-1``)."""
+JUDGE_VERSION = "decided-1"
+"""Stored with every verdict. ``decided-1``: decided over the game's domain (the module's docstring), each
+verdict saying how (:attr:`Verdict.method`). ``exact-1``: sampled on the probe set, re-decided in exact
+arithmetic where the two programs disagreed in floats, counterexamples not limited to typeable points.
+Verdicts stored without a version were judged in float64 (``float-1``)."""
+MAX_REFUTATIONS = 3
+"""Points z3 is asked for before the judge gives up finding one where the game's floats differ too (a point
+where only exact arithmetic tells them apart is no counterexample a player could see)."""
+
+Method = Literal["proved", "refuted", "sampled"]
+Test = tuple[tuple[float, float, float], bool]
 BARE_EXPRESSION = "Invalid lambda function."
 """The reference's reply to a final guess that is not a lambda (its ``eval`` of ``x > y`` raises NameError)."""
 MAX_EXACT_POINTS = 200_000
@@ -60,6 +83,11 @@ class Verdict(BaseModel):
         probe_seed: seed of the probe set.
         probe_version: version of the probe-set code.
         judge_version: version of the judge (:data:`JUDGE_VERSION`); ``float-1`` for verdicts stored before.
+        method: how it was decided (``proved``, ``refuted``, ``sampled``); None for verdicts stored before
+            ``decided-1`` (they were sampled) and for rejected guesses.
+        evidence: one line saying what decided it (the counterexample's source, z3's proof, the samples).
+        domain: the triples it was decided over (:meth:`wason.tasks.wilt.decide.Domain.describe`).
+        solver_resources: z3's resource count spent (its ``rlimit`` steps), 0 when it did not run.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -79,6 +107,10 @@ class Verdict(BaseModel):
     probe_seed: int
     probe_version: str
     judge_version: str = "float-1"
+    method: Method | None = None
+    evidence: str | None = None
+    domain: str | None = None
+    solver_resources: int = 0
 
     @classmethod
     def rejected(cls, rule: str, guess: str, reason: str, *, probe_seed: int, probe_version: str) -> Verdict:
@@ -102,13 +134,27 @@ class Verdict(BaseModel):
         )
 
 
-def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
-    """Judge a guess against a rule on the probe set for ``seed``.
+def judge(
+    rule: str | Program,
+    guess: str,
+    *,
+    seed: int = 0,
+    tests: Sequence[Test] = (),
+    domain: Domain = TYPEABLE,
+    rlimit: int = RLIMIT,
+    solve: bool = True,
+) -> Verdict:
+    """Judge a guess against a rule over the domain, with the probe set for ``seed``.
 
     Args:
         rule: the hidden rule, as text or already compiled.
         guess: the model's final guess (any text; a guess outside the language is judged wrong, not raised).
         seed: probe-set seed.
+        tests: the episode's tests and the results it showed, ``((x, y, z), result)``: a guess contradicting one
+            is wrong, with that test as its counterexample.
+        domain: the triples a player can test (the published game's by default).
+        rlimit: z3's resource limit (:data:`wason.tasks.wilt.decide.RLIMIT`).
+        solve: False decides on the probes and tests alone (``sampled`` or ``refuted``), without z3.
 
     Returns:
         The verdict.
@@ -126,11 +172,21 @@ def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
         )
     probes = probe_set(seed, _with_negations(rule_program.constants + guess_program.constants))
     (r, _), (g, _) = rule_program.evaluate_together([guess_program], probes.inputs)
-    _decide_exactly(rule_program, guess_program, probes, r, g)
+    in_domain = probes.typeable if domain == TYPEABLE else _in_box(probes, domain)
+    float_differ = r != g
+    decided = _decide_exactly(rule_program, guess_program, probes, r, g, in_domain)
     disagree = r != g
+    # a counterexample a player could have typed, and seen: it differs exactly and as the game computes it
+    shown = disagree & float_differ & decided & in_domain
     n_disagree = int(np.count_nonzero(disagree))
-    equivalent = n_disagree == 0
     jaccard = _jaccard(r, g)
+    counterexamples = _counterexamples(probes, shown, r, g)
+    method, evidence, first, spent = _decide(
+        rule_program, guess_program, tests, counterexamples, domain, rlimit=rlimit, solve=solve
+    )
+    if first is not None:
+        counterexamples = [first, *(c for c in counterexamples if c[0] != first[0])][:MAX_COUNTEREXAMPLES]
+    equivalent = method != "refuted"
     return Verdict(
         rule=rule_program.source,
         guess=guess_text,
@@ -145,11 +201,109 @@ def judge(rule: str | Program, guess: str, *, seed: int = 0) -> Verdict:
         approximately_correct=(
             not equivalent and jaccard is not None and jaccard >= APPROX_JACCARD_THRESHOLD
         ),
-        counterexamples=_counterexamples(probes, disagree, r, g),
+        counterexamples=[] if equivalent else counterexamples,
         probe_seed=probes.seed,
         probe_version=probes.version,
         judge_version=JUDGE_VERSION,
+        method=method,
+        evidence=evidence,
+        domain=domain.describe(),
+        solver_resources=spent,
     )
+
+
+Counterexample = tuple[Point, bool, bool]
+
+
+def _decide(
+    rule: Program,
+    guess: Program,
+    tests: Sequence[Test],
+    probed: list[Counterexample],
+    domain: Domain,
+    *,
+    rlimit: int,
+    solve: bool,
+) -> tuple[Method, str, Counterexample | None, int]:
+    """How the verdict is reached: ``(method, evidence, the deciding counterexample or None, z3's resources)``."""
+    for point, result in tests:
+        said = guess(*point)  # as the game computed the rule's result: the sandbox's floats
+        if said != bool(result):
+            return (
+                "refuted",
+                f"the episode's test {_triple(point)} showed {bool(result)}; the guess says {said}",
+                (point, bool(result), said),
+                0,
+            )
+    if probed:
+        return "refuted", f"a probe the game accepts: {_triple(probed[0][0])}", None, 0
+    if rule.root is guess.root:
+        return "proved", "the guess is the rule's own expression", None, 0
+    if not solve:
+        return "sampled", _sampled(tests), None, 0
+    spent = 0
+    tried: list[Point] = []
+    reason = ""
+    for _ in range(MAX_REFUTATIONS):
+        decision = decide(rule, guess, domain, rlimit=rlimit, exclude=tried)
+        spent += decision.resources
+        if decision.kind == "proved":
+            apart = (
+                f" apart from {', '.join(_triple(p) for p in tried)}, where only exact arithmetic tells them "
+                "apart and the game's answers agree"
+                if tried
+                else ""
+            )
+            return (
+                "proved",
+                f"{SOLVER_VERSION} found no triple where they differ{apart} ({spent:,} steps)",
+                None,
+                spent,
+            )
+        if decision.kind == "unknown" or decision.point is None:
+            reason = decision.reason or "undecided"
+            break
+        point = decision.point
+        rule_value, guess_value = rule(*point), guess(*point)
+        if rule_value != guess_value:
+            return (
+                "refuted",
+                f"{SOLVER_VERSION} found {_triple(point)} ({spent:,} steps)",
+                (point, rule_value, guess_value),
+                spent,
+            )
+        tried.append(point)  # they differ only in exact arithmetic here: the game would show no difference
+    else:
+        reason = f"they differ only where the game's floats agree (e.g. {_triple(tried[0])})"
+    checked = enumerate_domain(rule, guess, domain)
+    if checked.kind == "proved":
+        return "proved", f"checked every triple ({SOLVER_VERSION}: {reason})", None, spent
+    if checked.kind == "refuted" and checked.point is not None:
+        point = checked.point
+        return (
+            "refuted",
+            f"checked every triple: {_triple(point)}",
+            (point, rule(*point), guess(*point)),
+            spent,
+        )
+    return "sampled", f"{_sampled(tests)}; {SOLVER_VERSION}: {reason}", None, spent
+
+
+def _sampled(tests: Sequence[Test]) -> str:
+    what = f"the episode's {len(tests)} tests and " if tests else ""
+    return f"no counterexample among {what}the probes the game accepts"
+
+
+def _triple(point: Sequence[float]) -> str:
+    return "(" + ", ".join(_number(float(v)) for v in point) + ")"
+
+
+def _in_box(probes: ProbeSet, domain: Domain) -> npt.NDArray[np.bool_]:
+    assert domain.integer_range is not None
+    low, high = domain.integer_range
+    pts = probes.points
+    out: npt.NDArray[np.bool_] = ((pts == np.round(pts)) & (pts >= low) & (pts <= high)).all(axis=1)
+    return out
 
 
 def is_lambda(guess: str) -> bool:
@@ -162,36 +316,58 @@ def is_lambda(guess: str) -> bool:
 
 
 def _decide_exactly(
-    rule: Program, guess: Program, probes: ProbeSet, r: npt.NDArray[np.bool_], g: npt.NDArray[np.bool_]
-) -> None:
+    rule: Program,
+    guess: Program,
+    probes: ProbeSet,
+    r: npt.NDArray[np.bool_],
+    g: npt.NDArray[np.bool_],
+    in_domain: npt.NDArray[np.bool_],
+) -> npt.NDArray[np.bool_]:
     """Re-decide, in place and in exact arithmetic, the probes where rule and guess disagree in floats.
 
     Only a disagreement can make a wrong verdict that exactness corrects (a float artifact), so only those are
-    re-decided, simplest points first. Once :data:`CONFIRMED_ENOUGH` of them still disagree exactly, the verdict
-    is settled (not equivalent) and the rest keep their float values: the agreement and Jaccard figures are then
-    float figures corrected on the points re-decided, and the counterexamples, drawn simplest first, are exact
-    ones. At most :data:`MAX_EXACT_POINTS` probes are re-decided; a point whose value is irrational or too large
-    (:class:`Inexact`) keeps its float result.
+    re-decided, the domain's first, simplest points first. Once :data:`CONFIRMED_ENOUGH` of them still disagree
+    exactly, the verdict is settled (not equivalent) and the rest keep their float values: the agreement and
+    Jaccard figures are then float figures corrected on the points re-decided, and the counterexamples, drawn
+    simplest first from the points re-decided, are exact ones. At most :data:`MAX_EXACT_POINTS` probes are
+    re-decided; a point whose value is irrational or too large (:class:`Inexact`) keeps its float result and
+    is not counted as decided.
+
+    Returns:
+        The mask of the probes decided exactly.
     """
+    decided = np.zeros(probes.n, dtype=np.bool_)
     idx = np.flatnonzero(r != g)
     if idx.size == 0:
-        return
-    idx = idx[np.lexsort((idx, probes.simplicity[idx]))][:MAX_EXACT_POINTS]
+        return decided
+    idx = idx[np.lexsort((idx, probes.simplicity[idx], ~in_domain[idx]))][:MAX_EXACT_POINTS]
     shared: dict[int, object] = {}
     confirmed = 0
+    known: dict[tuple[float, float, float], tuple[bool, bool] | None] = {}  # a point in several families
     for i, (x, y, z) in _points_in_order(probes, idx):
+        key = (x, y, z)
+        if key in known:
+            found = known[key]
+            if found is not None:
+                r[i], g[i] = found
+                decided[i] = True
+            continue
         point = exact_point(x, y, z)
         try:
             rv = evaluate_exact(rule.root, point, shared)  # type: ignore[arg-type]
             gv = evaluate_exact(guess.root, point, shared)  # type: ignore[arg-type]
         except Inexact:
+            known[key] = None
             confirmed += 1
             continue
+        known[key] = (rv, gv)
         r[i], g[i] = rv, gv
+        decided[i] = True
         if rv != gv:
             confirmed += 1
         if confirmed >= CONFIRMED_ENOUGH:
-            return
+            break
+    return decided
 
 
 _CHUNK = 256
@@ -284,8 +460,13 @@ def format_verdict(v: Verdict) -> str:
     if not v.accepted:
         lines.append(f"verdict: WRONG - the guess was rejected by the sandbox: {v.rejection}")
         return "\n".join(lines)
+    over = v.domain or "the probes"
     if v.equivalent:
-        lines.append(f"verdict: CORRECT - agrees with the rule on all {v.n_probes:,} probes")
+        how = {
+            "proved": f"proved: it agrees with the rule on {over}",
+            "sampled": f"sampled, not proved: it agrees with the rule on every probe of {over}",
+        }.get(v.method or "", f"agrees with the rule on all {v.n_probes:,} probes")
+        lines.append(f"verdict: CORRECT - {how}")
     else:
         kind = (
             f"approximately correct (Jaccard {v.jaccard:.3f} >= {APPROX_JACCARD_THRESHOLD})"
@@ -293,14 +474,16 @@ def format_verdict(v: Verdict) -> str:
             else "not approximately correct"
         )
         lines.append(f"verdict: WRONG - {kind}")
-        lines.append(
-            f"agreement: {v.agreement:.2%} of {v.n_probes:,} probes ({v.n_disagree:,} disagree)"
-            + ("" if v.jaccard is None or v.approximately_correct else f", Jaccard {v.jaccard:.3f}")
-        )
         for (x, y, z), rule_value, guess_value in v.counterexamples:
             point = f"({_number(x)}, {_number(y)}, {_number(z)})"
             lines.append(f"  e.g. {point}: rule {rule_value}, guess {guess_value}")
+    if v.evidence:
+        lines.append(f"decided: {v.method} - {v.evidence}")
+    lines.append(
+        f"agreement: {v.agreement:.2%} of {v.n_probes:,} probes ({v.n_disagree:,} disagree)"
+        + ("" if v.jaccard is None else f", Jaccard {v.jaccard:.3f}")
+    )
     if v.set_inclusion is not None:
         lines.append(f"set inclusion |G|/|R|: {v.set_inclusion:.3f}")
-    lines.append(f"probes: {v.probe_version}, seed {v.probe_seed}")
+    lines.append(f"probes: {v.probe_version}, seed {v.probe_seed}; judge {v.judge_version}")
     return "\n".join(lines)

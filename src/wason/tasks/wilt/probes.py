@@ -21,7 +21,10 @@ import numpy.typing as npt
 
 from wason.sandbox import Inputs
 
-PROBE_VERSION = "wilt-probes-1"
+PROBE_VERSION = "wilt-probes-2"
+"""``wilt-probes-2``: boundary probes only at typeable values; relation probes also split sums, differences and
+products anywhere in the typeable range (up to +-999), not mostly within +-99; a mask of the typeable points.
+``wilt-probes-1``: the set before."""
 
 # The two set-inclusion families come first, so that subset is one contiguous slice of every probe set.
 FAMILIES: tuple[str, ...] = (
@@ -32,10 +35,10 @@ FAMILIES: tuple[str, ...] = (
     "int999",  # random integers in [-999, 999]^3
     "typeable",  # random values with at most three digits (12.5, -0.25, 7.01, .125 ...)
     "ties",  # (a, a, b) in every position and (a, a, a), at any typeable magnitude
-    "relations",  # one coordinate = a+b, a-b, a*b, (a+b)/2, -(a+b) of the other two, when typeable
+    "relations",  # one coordinate = a+b, a-b, a*b, (a+b)/2, -(a+b) of the other two, anywhere typeable
     "pythagorean",  # integer Pythagorean triples with signs and permutations, and their tenths
     "fractional",  # values whose fractional parts are ordered, reversed, equal or unordered
-    "boundary",  # c + d around every constant c of the rule and the guess
+    "boundary",  # c + d around every constant c of the rule and the guess, where typeable
 )
 REFERENCE_FAMILIES: tuple[str, ...] = ("uniform200", "grid")
 """The subset the paper's set-inclusion metric is computed on."""
@@ -79,6 +82,8 @@ class ProbeSet:
         reference_end: that subset is exactly ``points[:reference_end]``.
         simplicity: (N,) sort key putting simple points first: the number of non-integer coordinates,
             then the largest magnitude (mapped monotonically into [0, 1)).
+        typeable: (N,) mask of the points a player can test in the published game (every value of at most
+            three digits); the reference's uniform floats mostly are not.
     """
 
     points: F
@@ -90,6 +95,7 @@ class ProbeSet:
     reference: npt.NDArray[np.bool_]
     reference_end: int
     simplicity: F
+    typeable: npt.NDArray[np.bool_]
 
     @property
     def n(self) -> int:
@@ -146,6 +152,8 @@ def clear_probe_caches() -> None:
         _boundary,
         _boundary_inputs,
         _boundary_simplicity,
+        _base_typeable,
+        _boundary_typeable,
     ):
         cached.cache_clear()
 
@@ -164,7 +172,8 @@ def _cached_probe_set(seed: int, constants: tuple[float, ...]) -> ProbeSet:
     # per point, so computed once per part (the base is most of every probe set) and joined
     reference = np.concatenate([base_reference, np.zeros(n_boundary, dtype=np.bool_)])
     simplicity = np.concatenate([base_simplicity] + [_boundary_simplicity(seed, c) for c in constants])
-    for arr in (points, family, reference, simplicity):
+    typeable = np.concatenate([_base_typeable(seed)] + [_boundary_typeable(seed, c) for c in constants])
+    for arr in (points, family, reference, simplicity, typeable):
         arr.flags.writeable = False
     return ProbeSet(
         points=points,
@@ -176,6 +185,7 @@ def _cached_probe_set(seed: int, constants: tuple[float, ...]) -> ProbeSet:
         reference=reference,
         reference_end=int(np.count_nonzero(reference)),
         simplicity=simplicity,
+        typeable=typeable,
     )
 
 
@@ -199,6 +209,29 @@ def _base_meta(seed: int) -> tuple[npt.NDArray[np.bool_], F]:
 @lru_cache(maxsize=512)
 def _boundary_simplicity(seed: int, c: float) -> F:
     return _simplicity(_boundary(seed, c), _boundary_inputs(seed, c))
+
+
+@lru_cache(maxsize=4)
+def _base_typeable(seed: int) -> npt.NDArray[np.bool_]:
+    return typeable_rows(_base(seed)[0])
+
+
+@lru_cache(maxsize=512)
+def _boundary_typeable(seed: int, c: float) -> npt.NDArray[np.bool_]:
+    return typeable_rows(_boundary(seed, c))
+
+
+def typeable_rows(points: F) -> npt.NDArray[np.bool_]:
+    """Mask of the rows of ``points`` whose three values each have at most three digits (the game's rule)."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    with np.errstate(all="ignore"):
+        scaled = np.round(pts * _SCALE)
+        finite = np.isfinite(scaled) & (np.abs(scaled) <= _MAX_TYPEABLE * _SCALE)
+        ints = np.where(finite, scaled, 0.0).astype(np.int64)
+        # the value is the decimal it rounds to (parsing that decimal gives this very double)
+        exact = finite & (_to_float(ints) == pts)
+    out: npt.NDArray[np.bool_] = (exact & _typeable_mask(ints, 3)).all(axis=1)
+    return out
 
 
 def _rng(seed: int, family: str, *extra: int) -> np.random.Generator:
@@ -312,10 +345,33 @@ def _ties(rng: np.random.Generator) -> F:
 _PERMUTATIONS = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
 
 
+def _wide_pairs(rng: np.random.Generator, n: int) -> tuple[I64, I64]:
+    """Pairs (a, b) at scale 1000 whose sum, difference or product is a large typeable value: a result drawn
+    anywhere up to +-999 and split into a typeable first part and the rest, or a first factor and a second no
+    larger than the result's bound allows."""
+    result = _typeable_scaled(rng, (n,))
+    big = (
+        rng.random(n) < 0.5
+    )  # half of the results are whole numbers of any size, which _typeable_scaled rarely draws
+    result = np.where(big, rng.integers(-999, 1000, n) * _SCALE, result)
+    first = _typeable_scaled(rng, (n,))
+    first = np.where(rng.random(n) < 0.5, rng.integers(-999, 1000, n) * _SCALE, first)
+    split = result - first
+    factor = rng.integers(1, 1000, n)
+    other = rng.integers(1, np.maximum(2, 999 // factor + 1), n) * rng.choice(np.array([-1, 1]), n)
+    by_product = rng.random(n) < 0.4
+    a = np.where(by_product, factor * _SCALE, first)
+    b = np.where(by_product, other * _SCALE, split)
+    keep = _typeable_mask(a, 3) & _typeable_mask(b, 3)
+    return a[keep].astype(np.int64), b[keep].astype(np.int64)
+
+
 def _relations(rng: np.random.Generator) -> F:
     n = 700
-    a = _friendly_scaled(rng, n) * _SCALE  # scale 10**6, so products and halves stay exact integers
-    b = _friendly_scaled(rng, n) * _SCALE
+    wide_a, wide_b = _wide_pairs(rng, n)
+    # scale 10**6, so products and halves stay exact integers
+    a = np.concatenate([_friendly_scaled(rng, n), wide_a]) * _SCALE
+    b = np.concatenate([_friendly_scaled(rng, n), wide_b]) * _SCALE
     a3, b3 = a // _SCALE, b // _SCALE
     # a + b is a multiple of 1000 at this scale, so the half is exact
     derived = (a + b, a - b, b - a, a3 * b3, (a + b) // 2, -(a + b))
@@ -375,7 +431,8 @@ def _fractional(rng: np.random.Generator) -> F:
 
 @lru_cache(maxsize=512)
 def _boundary(seed: int, c: float) -> F:
-    """Probes at c + d for each offset, in each coordinate, with companions from a small seeded pool."""
+    """Probes at c + d for each offset, in each coordinate, with companions from a small seeded pool; only
+    the rows a player could type (around 999 or a constant beyond three digits, few or none are left)."""
     bits = int(np.array(c, dtype=np.float64).view(np.uint64))
     rng = _rng(seed, "boundary", bits)
     extra = _to_float(_typeable_scaled(rng, (1,)))
@@ -384,15 +441,18 @@ def _boundary(seed: int, c: float) -> F:
     p, q = p_grid.ravel(), q_grid.ravel()
     blocks = []
     for d in BOUNDARY_OFFSETS:
-        v = np.full(p.shape, c + d)
+        # the decimal nearest c + d (a float sum would miss it: 5 - 0.001 is not the double of 4.999)
+        shifted = float(np.round((c + d) * _SCALE) / _SCALE) if abs(c) < 1e12 else c + d
+        v = np.full(p.shape, shifted)
         blocks.extend(
             [
-                np.array([[c + d, c + d, c + d]]),
+                np.array([[shifted, shifted, shifted]]),
                 np.stack([v, p, q], axis=1),
                 np.stack([p, v, q], axis=1),
                 np.stack([p, q, v], axis=1),
             ]
         )
     out = np.concatenate(blocks, axis=0)
+    out = np.ascontiguousarray(out[typeable_rows(out)])
     out.flags.writeable = False
     return out

@@ -35,7 +35,7 @@ from wason.core.results import (
 from wason.tasks.wilt.complexity import RunComplexity, run_complexity
 from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD
 from wason.tasks.wilt.protocol import load_instruction
-from wason.tasks.wilt.scoring import WiltSummary, summarize
+from wason.tasks.wilt.scoring import DECIDED_ORDER, WiltSummary, summarize
 
 
 def run_summary(
@@ -92,6 +92,9 @@ class WiltEpisodeRow(BaseModel):
     guess: str | None
     end_reason: str | None
     error: str | None
+    decided: str | None = None
+    """How the verdict was reached: ``proved``, ``refuted``, ``sampled`` (None: no accepted guess, or a verdict
+    stored before judge version ``decided-1``)."""
 
 
 class WiltRunReport(RunReport):
@@ -179,6 +182,7 @@ def run_json(store: RunReader, run_id: int) -> WiltRunReport:
                 guess=(e.metrics or {}).get("guess"),
                 end_reason=(e.metrics or {}).get("end_reason"),
                 error=e.error,
+                decided=((e.metrics or {}).get("verdict") or {}).get("method"),
             )
             for e in eps
         ],
@@ -401,6 +405,8 @@ def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int], eps: Sequence[Epi
         lines.append(
             f"{trials} trials per rule: the rates pool every trial played (per rule: k of its trials)"
         )
+    if s.decided:
+        lines.append(_decided_note(s.decided))
     lines.append(
         f"Format errors: {s.format_errors} unreadable replies; Truncated: {s.truncated} replies cut off at the "
         f"token limit (each cost an attempt, as a format error does); Errored: {s.errored} episode(s)"
@@ -412,6 +418,19 @@ def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int], eps: Sequence[Epi
     if s.no_guess:
         lines.append(f"{s.no_guess} episode(s) ended without a final guess")
     return lines
+
+
+def _decided_note(decided: Mapping[str, int]) -> str:
+    """How the verdicts were reached, for the notes under Table 1."""
+    parts = [f"{decided.get(k, 0)} {k}" for k in DECIDED_ORDER[:3]]
+    if decided.get("earlier"):
+        parts.append(f"{decided['earlier']} by an earlier judge (sampled)")
+    return (
+        "Verdicts: "
+        + ", ".join(parts)
+        + " (proved or refuted over every test the game accepts, by z3 or a counterexample one could type; "
+        "sampled: no counterexample among the episode's tests and the probes, where z3 could not decide)"
+    )
 
 
 def _rules_table(store: RunReader, run_id: int) -> Table:
@@ -509,6 +528,8 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     if v.get("rejection"):
         notes["guess rejected by the sandbox"] = str(v["rejection"])
     elif v:
+        if v.get("method"):
+            notes["decided"] = f"{v['method']}: {v.get('evidence')}"
         notes["agreement"] = (
             f"{v.get('agreement', 0):.4f} on {v.get('n_probes')} probes; jaccard {v.get('jaccard')}"
         )

@@ -102,34 +102,8 @@ def load_rules_file(path: str | Path) -> list[WiltRule]:
             UTF-8 text, a rule the sandbox rejects, or no rules at all.
     """
     source = Path(path)
-    try:
-        with source.open("rb") as handle:
-            data = handle.read(MAX_RULES_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ValueError(f"cannot read rules file {source}: {exc.strerror or exc}") from None
-    if len(data) > MAX_RULES_FILE_BYTES:
-        raise ValueError(
-            f"{source}: larger than {MAX_RULES_FILE_BYTES // 2**20} MiB; a rules file holds one rule a line"
-        )
-    # Editors on Windows write a byte-order mark; it is not part of the first rule.
-    start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
-    try:
-        text = data[start:].decode("utf-8")
-    except UnicodeDecodeError as exc:
-        at = start + exc.start
-        raise ValueError(
-            f"{source}:{_line_of(data, at)}: not UTF-8 text (byte {at + 1}); a rules file is text, one rule a line"
-        ) from None
-    if "\0" in text:
-        at = data.index(b"\0")
-        raise ValueError(f"{source}:{_line_of(data, at)}: not a text file (a NUL byte at byte {at + 1})")
     rules = []
-    # Lines end at \n, \r\n or \r only (not at form feeds or Unicode separators, as str.splitlines would have
-    # it), so the numbers in messages are the ones an editor shows.
-    for number, line in enumerate(_LINE_END.split(text), start=1):
-        text_of_rule = line.strip()
-        if not text_of_rule or text_of_rule.startswith("#"):
-            continue
+    for number, text_of_rule in read_lines(source, "rules file", "one rule a line"):
         try:
             _compiled(text_of_rule)
         except GuessRejected as exc:
@@ -138,6 +112,76 @@ def load_rules_file(path: str | Path) -> list[WiltRule]:
     if not rules:
         raise ValueError(f"rules file {source} has no rules")
     return rules
+
+
+MAX_TESTS_IN_FILE = 1_000
+"""Most tests a tests file holds (an episode makes at most :data:`wason.tasks.wilt.game.MAX_TESTS`)."""
+_TEST_LINE = re.compile(r"\(?\s*([^,()]*),([^,()]*),([^,()]*?)\s*\)?\s*:\s*(\w+)\s*")
+
+
+def load_tests_file(path: str | Path) -> list[tuple[tuple[float, float, float], bool]]:
+    """An episode's tests and the results it showed, one a line: ``(1, 2, 3): True`` (``#`` starts a comment
+    line), as the test-swap prompt lists them; each value must be one the game accepts.
+
+    Raises:
+        ValueError: one line naming the file and the line: unreadable, too large, not UTF-8 text, a line that is
+            not a test and its result, a value the game refuses, or more than :data:`MAX_TESTS_IN_FILE` tests.
+    """
+    from wason.tasks.wilt.values import InvalidValue, parse_value
+
+    source = Path(path)
+    tests: list[tuple[tuple[float, float, float], bool]] = []
+    for number, line in read_lines(source, "tests file", "one test a line, e.g. (1, 2, 3): True"):
+        found = _TEST_LINE.fullmatch(line)
+        word = found.group(4).lower() if found else ""
+        if not found or word not in ("true", "false"):
+            raise ValueError(f"{source}:{number}: not a test and its result, e.g. (1, 2, 3): True")
+        try:
+            a, b, c = (parse_value(found.group(k)) for k in (1, 2, 3))
+        except InvalidValue as exc:
+            raise ValueError(f"{source}:{number}: not a test the game accepts: {exc}") from None
+        tests.append(((a, b, c), word == "true"))
+        if len(tests) > MAX_TESTS_IN_FILE:
+            raise ValueError(f"{source}:{number}: more than {MAX_TESTS_IN_FILE:,} tests")
+    return tests
+
+
+def read_lines(source: Path, what: str, hint: str) -> list[tuple[int, str]]:
+    """The non-blank, non-comment lines of a small UTF-8 text file, stripped, with their line numbers.
+
+    At most :data:`MAX_RULES_FILE_BYTES` are read. ``what`` names the file in messages (``rules file``) and
+    ``hint`` says what it holds.
+
+    Raises:
+        ValueError: one line naming the file (and the line, where there is one).
+    """
+    try:
+        with source.open("rb") as handle:
+            data = handle.read(MAX_RULES_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {source}: {exc.strerror or exc}") from None
+    if len(data) > MAX_RULES_FILE_BYTES:
+        raise ValueError(f"{source}: larger than {MAX_RULES_FILE_BYTES // 2**20} MiB; a {what} holds {hint}")
+    # Editors on Windows write a byte-order mark; it is not part of the first line.
+    start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        text = data[start:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = start + exc.start
+        raise ValueError(
+            f"{source}:{_line_of(data, at)}: not UTF-8 text (byte {at + 1}); a {what} is text, {hint}"
+        ) from None
+    if "\0" in text:
+        at = data.index(b"\0")
+        raise ValueError(f"{source}:{_line_of(data, at)}: not a text file (a NUL byte at byte {at + 1})")
+    # Lines end at \n, \r\n or \r only (not at form feeds or Unicode separators, as str.splitlines would have
+    # it), so the numbers in messages are the ones an editor shows.
+    out = []
+    for number, line in enumerate(_LINE_END.split(text), start=1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            out.append((number, stripped))
+    return out
 
 
 def _line_of(data: bytes, offset: int) -> int:

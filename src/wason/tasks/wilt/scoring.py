@@ -38,6 +38,9 @@ class WiltSummary(BaseModel):
     reduction: dict[int, float] | None = None
     uninformative_share: float | None = None
     hypothesis_space: str | None = None
+    decided: dict[str, int] | None = None
+    """How the accepted guesses' verdicts were reached: ``proved``, ``refuted``, ``sampled``, and ``earlier`` for
+    verdicts stored by a judge before ``decided-1`` (sampled on the probes); None when there were none."""
 
     @property
     def accuracy(self) -> Rate:
@@ -83,4 +86,16 @@ def summarize(episodes: Sequence[tuple[str, dict[str, Any] | None]]) -> WiltSumm
         truncated=sum(int(m.get("truncated") or 0) for m in done),
         no_guess=sum(not m["guessed"] for m in done),
         rejected_guesses=sum(bool(v and not v.get("accepted", True)) for v in verdicts),
+        decided=_decided(verdicts),
     )
+
+
+DECIDED_ORDER = ("proved", "refuted", "sampled", "earlier")
+
+
+def _decided(verdicts: Sequence[dict[str, Any] | None]) -> dict[str, int] | None:
+    counts = dict.fromkeys(DECIDED_ORDER, 0)
+    for v in verdicts:
+        if v and v.get("accepted", True):
+            counts[str(v.get("method") or "earlier")] += 1
+    return counts if any(counts.values()) else None
