@@ -1,21 +1,38 @@
-"""Benchmark the equivalence judge against a plain-Python per-point loop over the same probes.
+"""Benchmark the WILT judge: verdicts decided over the typeable domain against an earlier judge, and the judge
+against a plain-Python per-point loop over the same probes.
 
-For every published full-split rule, judge a correct guess (the rule's own text) on its full probe set, and
-compare with a Python loop that calls the rule and the guess lambdas point by point (inputs passed as int when
-integral, exceptions counted as False), which is how the reference harness checks a guess. The lambdas for the
-loop come from our own rules data via ``eval``; this file is a benchmark, outside the product.
+**Verdicts** (the default). Judge every pair of the judge corpus (``tests/wilt/data/judge_corpus.jsonl``: range
+caps, carve-outs, boundary shifts, equivalent algebra, the sandbox's operators), the reference corpus
+(``tests/wilt/reference_verdicts.jsonl``) and the 50 published rules against themselves, once with this checkout's
+judge and once with the judge of ``--against REV`` (default ``37fe741``, the sampled judge before z3), each in a
+fresh process of its own in the same run. Prints, for each judge, the median, p99 and largest time per verdict
+(the first verdict, which imports and builds the probe set, left out), the share of verdicts of each kind
+(proved, refuted, sampled; the earlier judge's are all sampled), how many of the corpus's expected verdicts each
+gets right, and the pairs on which the two disagree. The earlier judge is read from ``git archive REV``.
 
-Also prints the probe-set build time and the time to judge the worst hostile guesses we know of.
+**Loop** (``--loop``). For every published full-split rule, judge a correct guess (the rule's own text) on its
+full probe set, and compare with a Python loop that calls the rule and the guess lambdas point by point (inputs
+passed as int when integral, exceptions counted as False), which is how the reference harness checks a guess.
+The lambdas for the loop come from our own rules data via ``eval``; this file is a benchmark, outside the
+product. Also prints the probe-set build time and the time to judge the worst hostile guesses we know of.
 
-Run: ``.venv/bin/python bench/bench_judge.py``
+Run: ``.venv/bin/python bench/bench_judge.py [--against REV] [--loop]``
 """
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
 import math
+import os
 import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -86,7 +103,96 @@ HOSTILE = {
 }
 
 
+# Run in a child process with the judge under test first on sys.path: prints one JSON line per verdict.
+_CHILD = """
+import json, sys, time
+from wason.tasks.wilt.judge import judge
+for line in sys.stdin:
+    rule, guess = json.loads(line)
+    t0 = time.perf_counter()
+    v = judge(rule, guess)
+    seconds = time.perf_counter() - t0
+    method = getattr(v, "method", None) or ("rejected" if not v.accepted else "sampled")
+    print(json.dumps([v.equivalent, method, seconds]), flush=True)
+"""
+
+
+def _pairs() -> list[tuple[str, str, bool | None]]:
+    data = ROOT / "tests" / "wilt"
+    out: list[tuple[str, str, bool | None]] = []
+    for row in _jsonl(data / "data" / "judge_corpus.jsonl"):
+        out.append((row["rule"], row["guess"], bool(row["correct"])))
+    for row in _jsonl(data / "reference_verdicts.jsonl"):
+        out.append((row["rule"], row["guess"], None))
+    out += [(rule, rule, True) for rule in _rules()]
+    return out
+
+
+def _jsonl(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _judged(src: Path, pairs: list[tuple[str, str, bool | None]]) -> list[tuple[bool, str, float]]:
+    feed = "".join(json.dumps([rule, guess]) + "\n" for rule, guess, _ in pairs)
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD], input=feed, capture_output=True, text=True, env=env, check=True
+    )
+    return [tuple(json.loads(line)) for line in done.stdout.splitlines()]  # type: ignore[misc]
+
+
+def _checkout(rev: str, into: Path) -> Path:
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True)
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
+
+
+def verdicts(against: str) -> None:
+    pairs = _pairs()
+    with tempfile.TemporaryDirectory() as tmp:
+        judges = {"this checkout": ROOT / "src", f"judge at {against}": _checkout(against, Path(tmp))}
+        results = {name: _judged(src, pairs) for name, src in judges.items()}
+    expected = [(i, want) for i, (_, _, want) in enumerate(pairs) if want is not None]
+    print(f"{len(pairs)} verdicts: {len(expected)} with a known answer (judge corpus and published rules)")
+    for name, got in results.items():
+        times = sorted(seconds for _, _, seconds in got[1:])
+        p99 = times[min(len(times) - 1, math.ceil(0.99 * len(times)) - 1)]
+        kinds = Counter(method for _, method, _ in got)
+        judged = sum(n for m, n in kinds.items() if m != "rejected")
+        shares = ", ".join(
+            f"{m} {kinds[m]} ({kinds[m] / judged:.1%})" for m in ("proved", "refuted", "sampled") if kinds[m]
+        )
+        right = sum(got[i][0] == want for i, want in expected)
+        print(f"  {name}:")
+        print(
+            f"    per verdict: median {statistics.median(times) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+            f"largest {times[-1] * 1000:.1f} ms"
+        )
+        print(f"    of {judged} judged: {shares}; {kinds['rejected']} rejected by the sandbox")
+        print(f"    right on {right} of {len(expected)} known answers")
+    ours, theirs = results.values()
+    changed = [i for i in range(len(pairs)) if ours[i][0] != theirs[i][0]]
+    print(f"  verdicts that differ: {len(changed)}")
+    for i in changed:
+        rule, guess, want = pairs[i]
+        known = "" if want is None else f", expected {'correct' if want else 'wrong'}"
+        print(
+            f"    {rule[16:]}  vs  {guess[16:]}: now {'correct' if ours[i][0] else 'wrong'} ({ours[i][1]}){known}"
+        )
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--against", default="37fe741", help="the commit whose judge to compare with")
+    parser.add_argument("--loop", action="store_true", help="also the judge against a per-point Python loop")
+    args = parser.parse_args()
+    verdicts(args.against)
+    if args.loop:
+        loop()
+
+
+def loop() -> None:
     rules = _rules()
 
     clear_probe_caches()
