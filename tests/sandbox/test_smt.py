@@ -184,6 +184,8 @@ def test_many_random_expressions_mean_what_the_exact_evaluator_says(seed: int) -
         ("math.isqrt(x) == 3", (-1.0, 0.0, 0.0), False),
         ("min(v for v in (x, y) if v > 5) > 0", (1.0, 2.0, 0.0), False),  # empty min raises
         ("x in (y, z / 0)", (1.0, 1.0, 0.0), True),  # found before the error
+        ("(int(x) & 100000) + (int(x) & int(y)) == 99999", (-1.0, -1.0, 0.0), True),  # one value, two widths
+        ("(int(x) & int(y)) + (int(x) & 100000) == 100000", (-1.0, 0.0, 0.0), True),
         ("(x or 5) == 5", (0.0, 0.0, 0.0), True),  # or returns an operand
         ("x + y == z", (0.1, 0.2, 0.3), True),  # arithmetic, not binary floats
     ],

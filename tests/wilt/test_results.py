@@ -109,6 +109,9 @@ def test_scores_are_the_paper_table_1_columns_in_order(trial_runs: tuple[Store, 
         "Avg. Guesses",
         "Repeats",
         "Invalid tests",
+        "Proved",
+        "Refuted",
+        "Sampled",
         "Median operators",
         "Median length",
         "Median set inclusion",
@@ -120,6 +123,11 @@ def test_scores_are_the_paper_table_1_columns_in_order(trial_runs: tuple[Store, 
     # the script tests four triples, then guesses: four attempts in every episode
     assert (guesses.kind, guesses.value, guesses.n, guesses.higher_is_better) == ("mean", 4.0, 6, False)
     assert (repeats.kind, invalid.kind) == ("count", "count")
+    # every accepted guess's verdict is one of the three; the correct ones are not refuted
+    proved, refuted, sampled = scores[5:8]
+    assert proved.value is not None and refuted.value is not None and sampled.value is not None
+    assert proved.value + refuted.value + sampled.value == 6
+    assert proved.value + sampled.value == acc.k
     solver = FAMILY.scores(store, baseline)
     assert (solver[0].k, solver[0].n) == (6, 6)
 

@@ -77,16 +77,6 @@ class Program:
         truth, _ = self.evaluate_with_errors(np.array([[x, y, z]], dtype=np.float64))
         return bool(truth[0])
 
-    def exact(self, x: float, y: float, z: float) -> bool:
-        """Truth value at one point in exact arithmetic (:mod:`wason.sandbox.exact`): the point's values as the
-        decimals typed, rationals exact; beyond the exact evaluator's size limit, the float value."""
-        from wason.sandbox.exact import Inexact, evaluate_exact, exact_point
-
-        try:
-            return evaluate_exact(self._root, exact_point(x, y, z))
-        except Inexact:
-            return self(x, y, z)
-
     def operator_count(self) -> int:
         """Number of operators, counted on the syntax tree (paper A.3).
 

@@ -420,7 +420,8 @@ class _Encoder:
         return _Val(inverse, False, _or(a.err, _not(self.nonzero(a.num))), None, None, a.degree * -n)
 
     def _width(self, *vals: _Val) -> int:
-        known = [len(v.bits) for v in vals if v.bits is not None]
+        # a value's bits already made (its own, or for another use) set the least width
+        known = [len(v.bits) if v.bits is not None else len(self.bit_memo.get(id(v), ())) for v in vals]
         bounds = [v.bound for v in vals if v.bits is None]
         if any(b is None for b in bounds):
             raise Unsupported("a bitwise operator on a value with no bound")

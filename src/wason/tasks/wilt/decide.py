@@ -12,7 +12,6 @@ machine); past it, or for what the encoding does not cover, the decision is left
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -106,11 +105,6 @@ class Decision:
     resources: int = 0
 
 
-# z3's Python bindings keep a global default context; every decision makes its own, so decisions in several
-# threads never share one. Building the bindings' module state the first time is not thread-safe, hence the lock.
-_IMPORT_LOCK = threading.Lock()
-
-
 def decide(
     rule: Program,
     guess: Program,
@@ -133,10 +127,12 @@ def decide(
     """
     if rule.root is guess.root:
         return Decision("proved")  # the compiler interns expressions: the same node is the same expression
-    with _IMPORT_LOCK:
-        import z3
+    import z3  # here: importing it costs a tenth of a second, and only a verdict needs it
 
-        from wason.sandbox.smt import Unsupported, encode
+    from wason.sandbox.smt import Unsupported, encode
+
+    # z3's bindings keep a global default context: every decision makes its own, so decisions in several threads
+    # never share one
     ctx = z3.Context()
     variables, constraints = _variables(domain, ctx)
     try:

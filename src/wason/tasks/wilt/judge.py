@@ -69,7 +69,7 @@ class Verdict(BaseModel):
         guess: the guess's text.
         accepted: False when the sandbox rejected the guess (it is then wrong, with ``rejection`` saying why).
         rejection: the sandbox's one-line reason, or None.
-        equivalent: the guess agrees with the rule on every probe.
+        equivalent: the guess is correct: nothing refutes it on the domain (proved, or sampled; see ``method``).
         agreement: fraction of probes where the two truth values agree (0.0 if rejected).
         n_probes: number of probes evaluated (0 if rejected).
         n_disagree: number of probes where they disagree.
@@ -78,8 +78,10 @@ class Verdict(BaseModel):
         set_inclusion: paper A.3, over the reference subset (uniform floats in +-200 and the integer grid):
             |G| / |R| when G ⊆ R or R ⊆ G, otherwise None; None when |R| == 0.
         approximately_correct: accepted, not equivalent and jaccard >= :data:`APPROX_JACCARD_THRESHOLD`.
-        counterexamples: up to five (point, rule value, guess value), simplest points first (integers before
-            fractions, then smallest magnitude, then probe order).
+        counterexamples: up to five (point, rule value, guess value) a player could have typed, where the two
+            differ exactly and as the game computes them: the deciding one first (the episode's test, z3's
+            point), then the probes', simplest first (integers before fractions, then smallest magnitude, then
+            probe order); empty for a correct guess.
         probe_seed: seed of the probe set.
         probe_version: version of the probe-set code.
         judge_version: version of the judge (:data:`JUDGE_VERSION`); ``float-1`` for verdicts stored before.

@@ -217,8 +217,19 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
         Score.count(
             "Invalid tests", "Invalid", s.invalid_tests, "tests with values out of range or unreadable"
         ),
+        *decided_scores(s.decided or {}),
         *complexity_scores(_complexity(eps)),
     ]
+
+
+def decided_scores(decided: Mapping[str, int]) -> list[Score]:
+    """How many verdicts were proved, refuted and sampled (a comparison's columns, the Inspect log's metrics)."""
+    legends = {
+        "proved": "verdicts proved over every test the game accepts (z3, or the rule's own expression)",
+        "refuted": "verdicts refuted by a counterexample a player could type (the episode's test, a probe, z3)",
+        "sampled": "verdicts where z3 could not decide: no counterexample among the tests and the probes",
+    }
+    return [Score.count(k.capitalize(), k.capitalize(), decided.get(k, 0), legends[k]) for k in legends]
 
 
 def complexity_scores(c: RunComplexity) -> list[Score]:
