@@ -204,3 +204,18 @@ def test_a_tests_file_reads_what_the_test_swap_prompt_shows(tmp_path: Path) -> N
     path.write_text("(1, 2, 3): True\n" * 1001)
     with pytest.raises(ValueError, match="more than 1,000 tests"):
         load_tests_file(path)
+
+
+@pytest.mark.parametrize(
+    "guess",
+    [
+        "lambda x, y, z: 9**9**9**9 + 9**9**9**9 > x",
+        "lambda x, y, z: x**9**9**9 > 1",
+        "lambda x, y, z: 99**99**99 > x",
+        "lambda x, y, z: 10**400 > x or y > 2**5000",
+    ],
+)
+def test_numbers_too_large_for_exact_arithmetic_keep_their_float_verdict(guess: str) -> None:
+    # exact arithmetic gives up on them (and z3 with it): the float value stands, and the guess is wrong
+    v = judge("lambda x, y, z: x < y < z", guess)
+    assert not v.equivalent and v.method == "refuted" and v.counterexamples

@@ -332,8 +332,8 @@ def _decide_exactly(
     exactly, the verdict is settled (not equivalent) and the rest keep their float values: the agreement and
     Jaccard figures are then float figures corrected on the points re-decided, and the counterexamples, drawn
     simplest first from the points re-decided, are exact ones. At most :data:`MAX_EXACT_POINTS` probes are
-    re-decided; a point whose value is irrational or too large (:class:`Inexact`) keeps its float result and
-    is not counted as decided.
+    re-decided; a point whose value is too large to carry exactly (:class:`Inexact`) keeps its float result,
+    which then decides it.
 
     Returns:
         The mask of the probes decided exactly.
@@ -348,20 +348,19 @@ def _decide_exactly(
     known: dict[tuple[float, float, float], tuple[bool, bool] | None] = {}  # a point in several families
     for i, (x, y, z) in _points_in_order(probes, idx):
         key = (x, y, z)
-        if key in known:
-            found = known[key]
-            if found is not None:
-                r[i], g[i] = found
-                decided[i] = True
+        found = known.get(key)
+        if found is not None:
+            r[i], g[i] = found
+            decided[i] = True
             continue
         point = exact_point(x, y, z)
         try:
             rv = evaluate_exact(rule.root, point, shared)  # type: ignore[arg-type]
             gv = evaluate_exact(guess.root, point, shared)  # type: ignore[arg-type]
         except Inexact:
-            known[key] = None
-            confirmed += 1
-            continue
+            # numbers beyond what exact arithmetic carries: the float result stands (9**9**9**9 is inf there,
+            # and greater than any x, as the number itself is)
+            rv, gv = bool(r[i]), bool(g[i])
         known[key] = (rv, gv)
         r[i], g[i] = rv, gv
         decided[i] = True
