@@ -139,6 +139,25 @@ def decide(
         encoded = encode([rule.root, guess.root], variables, ctx)
     except Unsupported as exc:
         return Decision("unknown", reason=f"not encoded: {exc.reason}")
+    try:
+        return _solve(rule, guess, variables, constraints, encoded, ctx, rlimit=rlimit, exclude=exclude)
+    except z3.Z3Exception as exc:  # z3 refusing a formula is no verdict: the probes decide
+        return Decision("unknown", reason=f"z3 failed: {' '.join(str(exc).split())[:200]}")
+
+
+def _solve(
+    rule: Program,
+    guess: Program,
+    variables: list[Variable],
+    constraints: list[Any],
+    encoded: list[Any],
+    ctx: Any,
+    *,
+    rlimit: int,
+    exclude: Sequence[Point],
+) -> Decision:
+    import z3
+
     spent = 0
     answer = z3.unknown
     solver = None
