@@ -130,3 +130,22 @@ def test_an_unknown_game_is_one_line(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["session", "actions", "chess"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'chess' is not a game (wilt, " in err
+
+
+def test_the_wilt_guess_the_actions_help_shows_is_one_the_game_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 49, item 13: the help said "e.g. guess x < y < z", and that expression sent as the action lost with
+    # "Invalid lambda function." (an action's guess is held to the published form, a lambda)
+    lines, _ = _actions("wilt", capsys)
+    (line,) = [line for line in lines if line.startswith("FinalGuess: ")]
+    shown = line.removeprefix("FinalGuess: your one final guess, ").split(" (typed", 1)[0]
+    assert shown.startswith("lambda x, y, z: ")
+    db = str(tmp_path / "s.db")
+    assert main(["session", "start", "wilt", "--rule", "2", "--db", db]) == 0
+    sid = str(json.loads(capsys.readouterr().out)["session"])
+    action = {"type": "FinalGuess", "expression": shown}
+    assert main(["session", "step", sid, json.dumps(action), "--db", db]) == 0
+    stepped = json.loads(capsys.readouterr().out)
+    assert stepped["observation"]["correct"] is True  # rule 2 is x < y < z
+    assert stepped["feedback"] == "Congratulations! Your guess is correct."

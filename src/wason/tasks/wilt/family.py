@@ -489,9 +489,12 @@ class WiltFamily(Family[WiltRunConfig]):
             fields=(FormField("expression", "Rule", placeholder="x > 50" if single else "x < y < z"),),
             words=("guess", "g", "final"),
             syntax="guess EXPR",
-            hint="your one final guess, e.g. guess "
+            # an action's guess is held to the published form (a lambda); a person typing may leave it out
+            hint="your one final guess, "
+            + ("lambda x: x > 50" if single else "lambda x, y, z: x < y < z")
+            + " (typed, the lambda may be left out: guess "
             + ("x > 50" if single else "x < y < z")
-            + "; ends the game",
+            + "); ends the game",
             action="FinalGuess",
         )
         if getattr(observation, "must_guess", False):
