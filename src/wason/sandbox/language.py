@@ -30,6 +30,7 @@ from wason.sandbox.ir import (
     Node,
 )
 from wason.sandbox.program import Program
+from wason.sandbox.pyast import parse
 
 MAX_SOURCE_CHARS = 2000
 """Longest accepted text; checked before parsing so the parser never sees more."""
@@ -178,7 +179,7 @@ def _compile(text: str) -> Program:
     if not stripped:
         raise GuessRejected("the guess is empty")
     try:
-        tree = ast.parse(stripped, mode="eval")
+        tree = parse(stripped, mode="eval")
     except SyntaxError as exc:
         raise GuessRejected(f"not a valid Python expression: {_one_line(exc.msg)}") from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:

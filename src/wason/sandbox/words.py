@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wason.sandbox.language import GuessRejected
+from wason.sandbox.pyast import parse
 
 MAX_WORD_SOURCE_CHARS = 1000
 """Longest accepted predicate text; checked before parsing."""
@@ -249,7 +250,7 @@ def compile_word_rule(text: str) -> WordProgram:
     if not stripped:
         raise GuessRejected("the predicate is empty")
     try:
-        tree = ast.parse(stripped, mode="eval")
+        tree = parse(stripped, mode="eval")
     except SyntaxError as exc:
         raise GuessRejected(f"not a valid Python expression: {_one_line(exc.msg)}") from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from wason.sandbox import GuessRejected, compile_word_rule
+from wason.sandbox.pyast import parse
 from wason.sandbox.words import MAX_WORD_NODES
 
 MAX_FUNCTION_CHARS = 4000
@@ -87,7 +88,7 @@ def translate_function(code: str, index: int = 0) -> Translation:
     if len(code) > MAX_FUNCTION_CHARS:
         return refuse(f"the function is longer than {MAX_FUNCTION_CHARS} characters")
     try:
-        tree = ast.parse(code)
+        tree = parse(code, mode="exec")
     except SyntaxError as exc:
         return refuse(f"not valid Python: {exc.msg}")
     except (RecursionError, MemoryError, ValueError) as exc:

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from wason.sandbox.pyast import parse
+
 LANGUAGE_VERSION = "wason-list-language-2"
 """Bumped whenever the same text could evaluate differently on some list (2: ``is_prime`` of a number over 512
 bits that is negative or has a prime factor up to 37 is False instead of an error)."""
@@ -1564,7 +1566,7 @@ def compile_list_predicate(source: str) -> ListPredicate:
     if not text:
         raise ListGuessError("the predicate is empty")
     try:
-        tree = ast.parse(text, mode="exec")
+        tree = parse(text, mode="exec")
     except SyntaxError as exc:
         where = f" (line {exc.lineno}, column {exc.offset})" if exc.lineno else ""
         raise ListGuessError(f"not valid Python: {' '.join(str(exc.msg).split())}{where}") from None

@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from wason.sandbox import MAX_SOURCE_CHARS, GuessRejected, Program, compile_rule
+from wason.sandbox.pyast import parse
 from wason.tasks.math_rules.rules import MathRule, transitions
 
 _MAX_TEXT = MAX_SOURCE_CHARS - 40  # room for the wrapper the body is compiled in
@@ -43,7 +44,7 @@ def compile_expression(source: str) -> Program:
     if not text:
         raise GuessRejected("the expression is empty")
     try:
-        tree = ast.parse(text, mode="eval")
+        tree = parse(text, mode="eval")
     except SyntaxError as exc:
         raise GuessRejected(f"not a valid Python expression: {' '.join(str(exc.msg).split())}") from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:

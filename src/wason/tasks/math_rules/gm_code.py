@@ -22,6 +22,7 @@ import re
 import numpy as np
 
 from wason.sandbox import GuessRejected
+from wason.sandbox.pyast import parse
 from wason.tasks.math_rules.expression import compile_expression, judge_expression
 from wason.tasks.math_rules.rules import MathRule, Op, rule_rejection
 from wason.tasks.math_rules.solver import solver_ops
@@ -64,7 +65,7 @@ def translate_generate_next(code: str) -> str:
     if len(code) > MAX_CODE_CHARS:
         raise GuessRejected(f"the code is {len(code)} characters long; the limit is {MAX_CODE_CHARS}")
     try:
-        tree = ast.parse(code)
+        tree = parse(code, mode="exec")
     except SyntaxError as exc:
         raise GuessRejected(f"not valid Python: {' '.join(str(exc.msg).split())}") from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from wason.sandbox import GuessRejected, Program, compile_rule
 from wason.sandbox.exact import Inexact, evaluate_exact, exact_point
+from wason.sandbox.pyast import parse
 from wason.tasks.wilt.decide import RLIMIT, SOLVER_VERSION, TYPEABLE, Domain, decide, enumerate_domain
 from wason.tasks.wilt.probes import PROBE_VERSION, ProbeSet, probe_set
 
@@ -311,7 +312,7 @@ def _in_box(probes: ProbeSet, domain: Domain) -> npt.NDArray[np.bool_]:
 def is_lambda(guess: str) -> bool:
     """Whether the guess text is a lambda expression (the reference's form), not a bare expression."""
     try:
-        tree = ast.parse(guess.strip(), mode="eval")
+        tree = parse(guess.strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True  # not Python at all: the sandbox says why
     return isinstance(tree.body, ast.Lambda)

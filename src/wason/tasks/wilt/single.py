@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from wason.core.game import Move
 from wason.sandbox import GuessRejected, Program, compile_rule
+from wason.sandbox.pyast import parse
 from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD, Verdict
 
 DOMAIN = (1, 100)
@@ -58,7 +59,7 @@ def lift(text: str) -> str:
         GuessRejected: not a lambda of exactly one plain parameter.
     """
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = parse(text.strip(), mode="eval")
     except SyntaxError as exc:
         raise GuessRejected(f"not a Python expression: {exc.msg}") from None
     node = tree.body

@@ -34,6 +34,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
+from wason.sandbox.pyast import parse
 from wason.tasks.wilt.built import _number_text
 
 F = npt.NDArray[np.float64]
@@ -86,7 +87,7 @@ def _comparisons(text: str) -> list[ast.Compare]:
     alone, and so are the comparisons inside another, ``(x < 0) + (y < 0) + (z < 0) == 1``; none when the text
     does not parse)."""
     try:
-        tree = ast.parse(text, mode="eval")
+        tree = parse(text, mode="eval")
     except SyntaxError:
         return []
     found: list[ast.Compare] = []
@@ -264,7 +265,7 @@ def _integer_form(source: str) -> tuple[tuple[int, int, int], Fraction] | None:
     (a difference: ``x - y`` is also written ``x > y + 3``; a sum, ``x + y > 10``, is written as it is), or
     None."""
     try:
-        found = _linear(ast.parse(source, mode="eval").body)
+        found = _linear(parse(source, mode="eval").body)
     except SyntaxError:
         return None
     if found is None or not min(found[0]) < 0 < max(found[0]):
@@ -276,7 +277,7 @@ def _simple(source: str) -> bool:
     """Whether a side needs no brackets before a comparison (anything but a comparison, a boolean or a
     ``not``)."""
     try:
-        node = ast.parse(source, mode="eval").body
+        node = parse(source, mode="eval").body
     except SyntaxError:
         return False
     negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
@@ -290,7 +291,7 @@ def conjuncts(text: str) -> list[str]:
     a part that agrees with every answer alone is a simpler guess than the whole (``z ** 2 >= z and
     x + y - z == -1`` is the grammar's spelling of a line patched where Python's floats put the rule off it)."""
     try:
-        body = ast.parse(text, mode="eval").body
+        body = parse(text, mode="eval").body
     except SyntaxError:
         return []
     if not (
