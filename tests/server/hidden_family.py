@@ -125,7 +125,9 @@ class ModGame:
     async def settle(self, action: Any) -> dict[str, Any] | None:
         gate = GATES.pop(self.episode_id, None) if self.episode_id is not None else None
         if gate is not None:  # hold this one step (only this one) until the test releases it
-            await gate.wait()
+            # polled, not awaited: the step may run in a move worker's own event loop, the test sets it in its own
+            while not gate.is_set():
+                await asyncio.sleep(0.001)
         if self.config.needs_model and isinstance(action, Guess):
             raise ExternalFailure("the guess needs the LLM judge, and no model is attached")
         return None

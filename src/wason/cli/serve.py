@@ -99,6 +99,22 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
         help="the largest request body taken, 65536 to 104857600 (default 1048576, 1 MiB); larger is a 413",
     )
     sv.add_argument(
+        "--max-streams",
+        type=int,
+        default=32,
+        metavar="N",
+        help="event streams (a /watch page following a run) the server follows at once, 1 to 1000 (default 32); "
+        "one more is a 503",
+    )
+    sv.add_argument(
+        "--max-client-streams",
+        type=int,
+        default=8,
+        metavar="N",
+        help="event streams one client (a remote address) may follow at once, 1 to 1000 (default 8); one more "
+        "is a 429",
+    )
+    sv.add_argument(
         "--log-level",
         choices=["critical", "error", "warning", "info", "debug"],
         default="info",
@@ -108,6 +124,11 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
 
 def run(args: argparse.Namespace, console: Console) -> int:
     from wason.server import serve
+    from wason.server.web import watch
+
+    # bounded where they are declared (StreamLimits: a ValueError naming the flag, one line); the app serve() makes
+    # takes the process's limits
+    watch.use_stream_limits(watch.StreamLimits(server=args.max_streams, client=args.max_client_streams))
 
     token = args.token if args.token is not None else os.environ.get("WASON_TOKEN")
     if token is not None and not token.strip():

@@ -41,7 +41,7 @@ from wason.core import registry, session
 from wason.core.family import Family, RunSettings
 from wason.core.family import own_fields as family_own_fields
 from wason.core.game import ExternalFailure
-from wason.games import MAX_GUESS_CHARS, GameError, Games, NeedsModel, UnknownGame, game_apis
+from wason.games import MAX_GUESS_CHARS, GameError, Games, NeedsModel, UnknownGame, game_apis, parse_game_id
 from wason.server import offload
 from wason.server.allowed import AllowedModels, Refused
 from wason.server.guard import is_published_error
@@ -382,14 +382,16 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
             raise NeedsModel(_one_line(f"{family.name} needs a model to start: {exc}"), "config") from None
         except ValueError as exc:
             raise GameError(_one_line(str(exc)), "config") from None
-        return await session.view(db, session_id)
+        # the first view in a thread too (not by the move workers: the game is stored, so it is not refused now)
+        return await asyncio.to_thread(_read, db, session_id, False)
 
     @app.get("/api/sessions/{session_id}")
     async def view_session(session_id: str) -> dict[str, Any]:
         """What the player sees now; the hidden parts of the item only once the game is over."""
         sid = _session_id(session_id)
         _check_exists(db, sid)
-        return await _restored(session.view(db, sid))
+        # restoring a game replays (and judges again) its moves: off the loop, as a move is
+        return await offload.move(app, db, None, _read, sid, False)
 
     @app.post("/api/sessions/{session_id}/step")
     async def step_session(session_id: str, body: StepSession) -> dict[str, Any]:
@@ -398,25 +400,15 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
         if (body.action is None) == (body.text is None):
             raise GameError("give an action or a text reply (one of them)", "action")
         _check_exists(db, sid)
-        async with games.lock(sid):
-            try:
-                if body.text is not None:
-                    return await session.step(db, sid, text=body.text)
-                return await session.step(db, sid, body.action)
-            except session.SessionError as exc:
-                raise _session_error(exc) from None
-            except ExternalFailure as exc:
-                raise NeedsModel(
-                    _one_line(f"this move needs a model, and sessions here are judged by code only: {exc}"),
-                    "action",
-                ) from None
+        # by a move worker, after the session's earlier moves (offload.move): the loop answers meanwhile
+        return await offload.move(app, db, sid, _step, sid, body.action, body.text)
 
     @app.get("/api/sessions/{session_id}/summary")
     async def summarize_session(session_id: str) -> dict[str, Any]:
         """The result: status and, once the game is over, its outcome and the whole item."""
         sid = _session_id(session_id)
         _check_exists(db, sid)
-        return await _restored(session.summary(db, sid))
+        return await offload.move(app, db, None, _read, sid, True)
 
     # -- the published guess-the-rule routes ------------------------------------------------------------
     @app.get("/guess-the-rule/games")
@@ -439,25 +431,56 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
     @app.post("/guess-the-rule/game/validate_guess")
     async def validate_guess(body: ValidateGuess) -> dict[str, Any]:
         """Judge a guess: ``{game_id, guess}``."""
-        return await games.validate_guess(body.game_id, body.guess)
+        sid = parse_game_id(body.game_id)
+        return await offload.move(app, db, sid, _published_guess, body.game_id, body.guess)
 
     @app.get("/guess-the-rule/game/{game_id}")
     async def game_summary(game_id: str, include_rule: Annotated[bool, Query()] = False) -> dict[str, Any]:
         """The summary; the rule only once the game is over (``include_rule=true`` before that is a 409)."""
-        return await games.summary(game_id, include_rule=include_rule)
+        parse_game_id(game_id)
+        return await offload.move(app, db, None, _published_summary, game_id, include_rule)
 
     @app.get("/guess-the-rule/game/{game_id}/examples")
     async def more_examples(game_id: str, n_examples: Annotated[int, Query()] = 1) -> dict[str, Any]:
         """``n_examples`` more examples (positive and negative, as the game gives them)."""
-        return await games.more(game_id, n_examples)
+        sid = parse_game_id(game_id)
+        return await offload.move(app, db, sid, _published_more, game_id, n_examples)
 
     return app
 
 
-async def _restored(view: Any) -> dict[str, Any]:
-    """A session's view, with a game the server cannot rebuild (it needs a model) as a 424."""
+# -- the work of a move, in a move worker (a thread, or a process of wason serve: offload.move) ---------------
+# Each restores the game from the store, so it runs anywhere the store can be opened; what it raises is one of the
+# errors the app answers (a GameError, SessionDiverged), which cross a process boundary as they are.
+def _step(store: Store, session_id: int, action: dict[str, Any] | None, text: str | None) -> dict[str, Any]:
+    """One move of a session, as ``POST /api/sessions/{id}/step`` takes it."""
     try:
-        result: dict[str, Any] = await view
+        if text is not None:
+            return asyncio.run(session.step(store, session_id, text=text))
+        return asyncio.run(session.step(store, session_id, action))
+    except session.SessionError as exc:
+        raise _session_error(exc) from None
+    except ExternalFailure as exc:
+        raise NeedsModel(
+            _one_line(f"this move needs a model, and sessions here are judged by code only: {exc}"), "action"
+        ) from None
+
+
+def _read(store: Store, session_id: int, summary: bool) -> dict[str, Any]:
+    """A session's view (or summary), with a game the server cannot rebuild (it needs a model) as a 424."""
+    try:
+        return asyncio.run(session.summary(store, session_id) if summary else session.view(store, session_id))
     except ExternalFailure as exc:
         raise NeedsModel(_one_line(f"this session cannot be restored here: {exc}"), "session") from None
-    return result
+
+
+def _published_guess(store: Store, game_id: str, guess: str) -> dict[str, Any]:
+    return asyncio.run(Games(store).validate_guess(game_id, guess))
+
+
+def _published_more(store: Store, game_id: str, n_examples: int) -> dict[str, Any]:
+    return asyncio.run(Games(store).more(game_id, n_examples))
+
+
+def _published_summary(store: Store, game_id: str, include_rule: bool) -> dict[str, Any]:
+    return asyncio.run(Games(store).summary(game_id, include_rule=include_rule))

@@ -22,6 +22,14 @@ Where pages are built:
 Figures are drawn on lanes of their own (:data:`FIGURE_LANES`, a process for ``wason serve``, else a thread;
 ``build(..., figures=True)``), so that no page waits behind matplotlib.
 
+The moves of games (and the reads that restore a game by replaying its moves, which judges them again) are
+applied with :func:`move` by a pool of :data:`MOVE_WORKERS` workers: processes started with ``wason serve`` (threads
+until they have started), threads for an app made in code. Moves on one game are applied one after the other in
+the order they came; moves on different games at once, up to the pool's size. A move is never cut short by the
+clock (a verdict does not depend on how busy the machine is; the judges are bounded by their own work), but one
+that cannot start, because :data:`MAX_MOVES` are under way or it waited :data:`MOVE_WAIT_SECONDS` for its game's
+earlier moves and a free worker, is refused (:class:`Busy`, a 503 with ``Retry-After``) and not applied.
+
 A lane builds one page at a time. A page about one run (its page, its figures) goes to the run's lane
 (``key``), so a run's figures are drawn by one builder at a time (a second first visit finds them drawn); any
 other page goes to the lane with the fewest pages waiting. The same page asked for while it is being built
@@ -41,11 +49,12 @@ import multiprocessing.connection
 import os
 import signal
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from wason.store import Store
@@ -67,8 +76,20 @@ than queued, so that no client can make the line of pages (and the requests held
 bound."""
 
 
+MOVE_WORKERS = max(2, min(4, os.cpu_count() or 2))
+"""Moves applied at once (a process each for ``wason serve``, else a thread): steps on different games run
+concurrently up to this many; the next wait for a free worker."""
+MAX_MOVES = 64
+"""Moves under way at once in one server, applied or waiting to start; one more is refused (:class:`Busy`, a 503)
+at once, so that no client can make the line of moves (and the requests held open for them) grow without bound."""
+MOVE_WAIT_SECONDS = 30.0
+"""The longest a move waits to start (for its game's earlier moves and a free worker); then it is refused (a 503)
+and not applied. Once started, a move is never stopped by the clock: its verdict cannot depend on the machine."""
+
+
 class Busy(RuntimeError):
-    """Too many pages are waiting to be built; the request is refused (503, try again shortly)."""
+    """Too many pages are waiting to be built, or moves to be applied; the request is refused (503, try again
+    shortly) and nothing of it is applied."""
 
 
 class Lanes:
@@ -149,10 +170,11 @@ def _thread_lanes(figures: bool = False) -> Lanes:
         return _threads
 
 
-def use_processes(app: Any, lanes: int = PROCESS_LANES) -> None:
-    """Build ``app``'s pages in ``lanes`` worker processes (``wason serve``): started when the app starts, before
-    its first request, and stopped when it stops."""
+def use_processes(app: Any, lanes: int = PROCESS_LANES, moves: int = MOVE_WORKERS) -> None:
+    """Build ``app``'s pages in ``lanes`` worker processes and apply its moves in ``moves`` more (``wason
+    serve``): started when the app starts, before its first request, and stopped when it stops."""
     inner = app.router.lifespan_context
+    app.state.move_workers = moves
 
     @asynccontextmanager
     async def lifespan(a: Any) -> AsyncIterator[Any]:
@@ -169,8 +191,10 @@ def use_processes(app: Any, lanes: int = PROCESS_LANES) -> None:
             return
         workers = Lanes("process", lanes, families)
         drawers = Lanes("process", FIGURE_LANES, families)
-        # the drawing process starts once the page workers are ready: on two cores, three processes importing
-        # at once put off the first page (a first request 2.2 s after start, against 1.5 s)
+        movers = MovePool("process", moves, families)
+        # the drawing and move processes start once the page workers are ready: on two cores, three processes
+        # importing at once put off the first page (a first request 2.2 s after start, against 1.5 s); moves
+        # are applied in threads until then
         ready = workers.warm()
         remaining = [len(ready)]
 
@@ -181,19 +205,23 @@ def use_processes(app: Any, lanes: int = PROCESS_LANES) -> None:
             if last and not done.cancelled():  # cancelled: the server stopped before its workers were ready
                 with contextlib.suppress(RuntimeError):  # it stopped meanwhile: nothing more is started
                     drawers.warm(figures=True)
+                    movers.warm()
 
         for future in ready:
             future.add_done_callback(page_worker_ready)
         app.state.page_lanes = workers
         app.state.figure_lanes = drawers
+        app.state.move_processes = movers
         try:
             async with inner(a) as state:
                 yield state
         finally:
             app.state.page_lanes = None
             app.state.figure_lanes = None
+            app.state.move_processes = None
             await asyncio.to_thread(workers.shutdown)
             await asyncio.to_thread(drawers.shutdown)
+            await asyncio.to_thread(movers.shutdown)
 
     app.router.lifespan_context = lifespan
 
@@ -263,6 +291,179 @@ async def _run(
     return await _thread_lanes(figures).run(key, functools.partial(fn, store), *args)
 
 
+# -- moves ----------------------------------------------------------------------------------------------------
+class MovePool:
+    """The workers that apply moves: ``count`` threads, or ``count`` processes (``spawn``, each opening the store
+    by its URL and loading the families before its first move)."""
+
+    def __init__(
+        self, kind: Literal["thread", "process"], count: int, families: dict[str, str] | None = None
+    ) -> None:
+        self.kind, self.count = kind, count
+        self.families = dict(families or {})
+        self._executor = self._new()
+        self._warming: list[Future[None]] | None = None
+
+    def _new(self) -> Executor:
+        if self.kind == "thread":
+            return ThreadPoolExecutor(max_workers=self.count, thread_name_prefix="wason-move")
+        return ProcessPoolExecutor(
+            max_workers=self.count,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_move_worker_started,
+            initargs=(self.families,),
+        )
+
+    def warm(self) -> list[Future[None]]:
+        """Start every worker now (a process each: one job per worker makes the pool start them all)."""
+        self._warming = [self._executor.submit(_warm_moves) for _ in range(self.count)]
+        return list(self._warming)
+
+    @property
+    def warm_now(self) -> bool:
+        """Whether the workers have started (moves before that are applied in threads of the server)."""
+        return self._warming is not None and all(future.done() for future in self._warming)
+
+    async def run(self, store: Store, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        """``fn(store, *args)`` in a worker; the caller awaits it without blocking the loop."""
+        executor = self._executor
+        loop = asyncio.get_running_loop()
+        try:
+            if self.kind == "process":
+                return await loop.run_in_executor(executor, _in_worker, fn, store.connect_url, args)
+            return await loop.run_in_executor(executor, functools.partial(fn, store), *args)
+        except BrokenProcessPool:
+            # the worker died (killed, out of memory): the next move gets a new pool; this one is a 500
+            if self._executor is executor:
+                self._executor = self._new()
+            raise
+
+    def shutdown(self) -> None:
+        """Stop the workers: moves not started are dropped (their requests were answered), one under way is
+        finished first."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+@dataclass
+class _Moves:
+    """One app's moves on one event loop: how many are under way, the lock of each game, the free workers."""
+
+    loop: asyncio.AbstractEventLoop
+    workers: int
+    threads: MovePool
+    slots: asyncio.Semaphore
+    admitted: int = 0
+    waiting: int = 0  # of the admitted, those not started yet
+    locks: weakref.WeakValueDictionary[int, asyncio.Lock] = field(default_factory=weakref.WeakValueDictionary)
+
+    def lock(self, session_id: int) -> asyncio.Lock:
+        found = self.locks.get(session_id)
+        if found is None:
+            found = self.locks[session_id] = asyncio.Lock()
+        return found
+
+
+def _moves(app: Any) -> _Moves:
+    loop = asyncio.get_running_loop()
+    state: _Moves | None = getattr(app.state, "moves", None)
+    if state is None or state.loop is not loop:
+        # an app served on a new loop (a test's second client) keeps its threads, not its loop's locks
+        workers = getattr(app.state, "move_workers", None) or MOVE_WORKERS
+        threads = state.threads if state is not None else MovePool("thread", workers)
+        state = app.state.moves = _Moves(loop, workers, threads, asyncio.Semaphore(workers))
+    return state
+
+
+def moves_under_way(app: Any) -> tuple[int, int]:
+    """How many moves ``app`` has under way (applied or waiting) and how many of them wait for a lock or a worker
+    (for the tests and the bench: which requests have reached the line)."""
+    state: _Moves | None = getattr(app.state, "moves", None)
+    return (0, 0) if state is None else (state.admitted, state.waiting)
+
+
+async def move(app: Any, store: Store, session_id: int | None, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(store, *args)`` off the event loop, by the app's move workers (:class:`MovePool`): a move of session
+    ``session_id`` after the earlier moves of that session (in the order they came), or, with None, a read that
+    needs no order (a view that replays the game).
+
+    ``fn`` and ``args`` are sent by pickle to a worker process where ``wason serve`` runs them (the store opened
+    there by its URL); what ``fn`` raises is raised here.
+
+    Raises:
+        Busy: :data:`MAX_MOVES` are under way, or this one waited :data:`MOVE_WAIT_SECONDS` to start; it was not
+            applied.
+    """
+    state = _moves(app)
+    if state.admitted >= MAX_MOVES:
+        raise Busy(
+            f"the server has {state.admitted} moves under way; this one was not applied, send it again in a few "
+            "seconds"
+        )
+    state.admitted += 1
+    begun: list[bool] = []
+    task = asyncio.ensure_future(_apply(app, state, store, session_id, fn, args, begun))
+
+    def done(_: Any) -> None:
+        state.admitted -= 1
+
+    task.add_done_callback(done)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        # the client left: a move not begun is dropped; one under way is finished (and stored) all the same, and
+        # holds its game's lock until then, so that the game's next move comes after it
+        if not begun:
+            task.cancel()
+        raise
+
+
+async def _apply(
+    app: Any,
+    state: _Moves,
+    store: Store,
+    session_id: int | None,
+    fn: Callable[..., T],
+    args: tuple[Any, ...],
+    begun: list[bool],
+) -> T:
+    lock = state.lock(session_id) if session_id is not None else None
+    state.waiting += 1
+    try:
+        # the clock decides only whether a move starts, never what it gives
+        async with asyncio.timeout(MOVE_WAIT_SECONDS):
+            if lock is not None:
+                await lock.acquire()
+            try:
+                await state.slots.acquire()
+            except BaseException:
+                if lock is not None:
+                    lock.release()
+                raise
+    except TimeoutError:
+        raise Busy(
+            f"this move waited {MOVE_WAIT_SECONDS:g} s to start (the server is busy with other moves); it was not "
+            "applied, send it again in a few seconds"
+        ) from None
+    finally:
+        state.waiting -= 1
+    try:
+        begun.append(True)
+        pool: MovePool | None = getattr(app.state, "move_processes", None)
+        if pool is None or not pool.warm_now or not in_process(store.connect_url):
+            pool = state.threads
+        job = asyncio.ensure_future(pool.run(store, fn, args))
+        try:
+            return await asyncio.shield(job)
+        except asyncio.CancelledError:
+            if not job.done():
+                await asyncio.wait([job])  # the worker finishes it whatever happens here
+            raise
+    finally:
+        state.slots.release()
+        if lock is not None:
+            lock.release()
+
+
 # -- in a worker process ---------------------------------------------------------------------------------------
 _stores: dict[str, Store] = {}
 
@@ -285,6 +486,21 @@ def _end_with(sentinel: int) -> None:
     os._exit(0)
 
 
+def _move_worker_started(families: dict[str, str]) -> None:
+    _worker_started(families)
+    from wason.core import registry
+
+    # every family's game and judges, and the moves' own modules, before the first move (about a second)
+    for _ in registry.families():
+        pass
+    import wason.server.app
+    import wason.server.web.play  # noqa: F401
+
+
+def _warm_moves() -> None:
+    return None
+
+
 def _warm(figures: bool) -> None:
     import wason.server.web.browse  # noqa: F401
 
@@ -303,11 +519,17 @@ def _in_worker(fn: Callable[..., T], url: str, args: tuple[Any, ...]) -> T:
 __all__ = [
     "FIGURE_LANES",
     "MAX_BUILDS",
+    "MAX_MOVES",
+    "MOVE_WAIT_SECONDS",
+    "MOVE_WORKERS",
     "PROCESS_LANES",
     "THREAD_LANES",
     "Busy",
     "Lanes",
+    "MovePool",
     "build",
     "in_process",
+    "move",
+    "moves_under_way",
     "use_processes",
 ]

@@ -26,6 +26,7 @@ from wason.core.family import EpisodeContext, Family, RunSettings, WebForm, endp
 from wason.core.game import ExternalFailure
 from wason.core.public import is_over
 from wason.core.records import HUMAN, person_name
+from wason.server import offload
 from wason.server.allowed import AllowedModels, Refused
 from wason.server.app import allowed_models
 from wason.server.web import render
@@ -217,17 +218,25 @@ async def play_start(request: Request) -> Response:
     try:
         family = _family(name)
         who = player_name(values.get("player", ""))
-        # the family's items are made and the game stored in a thread: the loop answers meanwhile
+        # the family's items are made, the game stored and its own first moves applied in a thread: the loop
+        # answers meanwhile (nobody knows the game's id yet, so no other move can come between)
         sid = await asyncio.to_thread(
-            _start, _store(request), family, values, who, allowed_models(request.app)
+            _start_and_prepare, _store(request), family, values, who, allowed_models(request.app)
         )
     except PlayError as exc:
         return _index(request, name, values, str(exc), exc.status)
-    try:
-        await _automatic(_store(request), sid)
-    except ExternalFailure as exc:
-        return _index(request, name, values, _one_line(f"this game needs a model to start: {exc}"), 424)
     return RedirectResponse(f"/play/{sid}", status_code=303)
+
+
+def _start_and_prepare(
+    store: Store, family: Family[Any], values: Mapping[str, str], who: str, models: AllowedModels
+) -> int:
+    sid = _start(store, family, values, who, models)
+    try:
+        asyncio.run(_automatic(store, sid))
+    except ExternalFailure as exc:
+        raise PlayError(_one_line(f"this game needs a model to start: {exc}"), 424) from None
+    return sid
 
 
 def _start(
@@ -317,9 +326,23 @@ async def _page(
     store = _store(request)
     try:
         sid = _session_id(session_id)
-        fam, cfg, episode, live = await _game(store, sid)
+        # restoring the game replays (and judges again) its moves: by a move worker, as a move is
+        context = await offload.move(request.app, store, None, _page_context, sid)
     except PlayError as exc:
         return render(request, "play/error.html", status_code=exc.status, error=str(exc))
+    family = registry.get(context.pop("family"))
+    return render(
+        request, "play/game.html", status_code=status, family=family, error=error, values=values, **context
+    )
+
+
+def _page_context(store: Store, sid: int) -> dict[str, Any]:
+    """What the game's page shows (in a move worker): everything but the family, named by its name."""
+    return asyncio.run(_context(store, sid))
+
+
+async def _context(store: Store, sid: int) -> dict[str, Any]:
+    fam, cfg, episode, live = await _game(store, sid)
     run = store.get_run(episode.run_id)
     turns = store.list_turns(sid)
     intro = fam.web_form(cfg, episode.item, _start_observation(fam, cfg, episode), 0).prompt
@@ -343,30 +366,25 @@ async def _page(
     ending: list[str] = []
     if over:
         ending = [line.strip("\n") for line in fam.ending(episode.item, outcome.metrics if outcome else None)]
-    return render(
-        request,
-        "play/game.html",
-        status_code=status,
-        family=fam,
-        session_id=sid,
-        run=run,
-        player=run.player[len(HUMAN) :],
-        episode=episode,
-        turn=live.turn,
-        intro=intro,
-        history=history,
-        prompt=prompt,
-        form=form,
-        over=over,
-        left=episode.status == "errored",
-        reason=episode.error,
-        success=outcome.success if outcome else None,
-        metrics=outcome.metrics if outcome else None,
-        ending=ending,
-        item=episode.item if over else None,
-        error=error,
-        values=values,
-    )
+    return {
+        "family": fam.name,
+        "session_id": sid,
+        "run": run,
+        "player": run.player[len(HUMAN) :],
+        "episode": episode,
+        "turn": live.turn,
+        "intro": intro,
+        "history": history,
+        "prompt": prompt,
+        "form": form,
+        "over": over,
+        "left": episode.status == "errored",
+        "reason": episode.error,
+        "success": outcome.success if outcome else None,
+        "metrics": outcome.metrics if outcome else None,
+        "ending": ending,
+        "item": episode.item if over else None,
+    }
 
 
 def _start_observation(fam: Family[Any], cfg: RunSettings, episode: Any) -> Any:
@@ -406,11 +424,15 @@ async def play_move(request: Request, session_id: str) -> Response:
     store = _store(request)
     try:
         sid = _session_id(session_id)
-        async with request.app.state.games.lock(sid):
-            await _move(store, sid, values)
+        # by a move worker, after the game's earlier moves (offload.move): the loop answers meanwhile
+        await offload.move(request.app, store, sid, _move_now, sid, values)
     except PlayError as exc:
         return await _page(request, session_id, str(exc), values, exc.status)
     return RedirectResponse(f"/play/{sid}", status_code=303)
+
+
+def _move_now(store: Store, sid: int, values: Mapping[str, str]) -> None:
+    asyncio.run(_move(store, sid, values))
 
 
 async def _move(store: Store, sid: int, values: Mapping[str, str]) -> None:
@@ -457,15 +479,22 @@ async def play_quit(request: Request, session_id: str) -> Response:
     store = _store(request)
     try:
         sid = _session_id(session_id)
-        async with request.app.state.games.lock(sid):
-            _, _, episode, live = await _game(store, sid)
-            if live.done or episode.status != "running":
-                raise PlayError("this game is over already", 409)
-            live.fail("gave up: left the game")
-            _close(store, sid)
+        await offload.move(request.app, store, sid, _quit_now, sid)
     except PlayError as exc:
         return await _page(request, session_id, str(exc), {}, exc.status)
     return RedirectResponse(f"/play/{sid}", status_code=303)
+
+
+def _quit_now(store: Store, sid: int) -> None:
+    asyncio.run(_quit(store, sid))
+
+
+async def _quit(store: Store, sid: int) -> None:
+    _, _, episode, live = await _game(store, sid)
+    if live.done or episode.status != "running":
+        raise PlayError("this game is over already", 409)
+    live.fail("gave up: left the game")
+    _close(store, sid)
 
 
 __all__ = ["HUMAN", "action_words", "describe_action", "option_fields", "player_name", "router"]

@@ -4,8 +4,14 @@
 ``POST /watch`` creates a run of that one game and plays it in a background task of the server process with
 :func:`wason.engine.play_run`, as ``wason eval`` does (the family's players and oracles; the run is stored like any
 other, without a solver baseline); ``GET /watch/{run}`` shows it, updated by server-sent events from
-``GET /watch/{run}/events``, which polls the store for new turns and ends when the run ends; ``POST
-/watch/{run}/stop`` cancels the task, leaving the run interrupted and resumable (``wason eval --resume``).
+``GET /watch/{run}/events``, which polls the store for new turns (in a thread) and ends when the run ends; ``POST
+/watch/{run}/stop`` cancels the task, leaving the run interrupted and resumable (``wason eval --resume``). A game
+asked for by neither index nor seed is drawn with a fresh random seed the server keeps to itself, so an earlier
+run of the same form does not tell which game this one plays.
+
+Event streams are capped (:class:`StreamLimits`, ``wason serve --max-streams``/``--max-client-streams``): one more
+than a client (a remote address) may follow is a 429, one more than the server follows a 503, both with one line
+saying so and ``Retry-After``; the page itself is still served.
 
 What is sent of an episode before its game is over (completed or errored, :mod:`wason.core.public`): its turns
 (action, observation, feedback, the model's reply) and the item's public keys. The rest of the item, the metrics
@@ -23,10 +29,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import threading
 import types
 import typing
+import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,7 +64,19 @@ MAX_WATCHED = 4
 """Runs a server plays at once from this page; one more is refused (429) until one ends."""
 MAX_PACE = 10.0
 POLL_SECONDS = 0.25
+"""The shortest pause between two reads of the store by one event stream."""
+POLL_SHARE = 4.0
+"""A stream waits at least this many times as long as its last read took (queue included) before the next: a run
+whose reads are slow (hundreds of episodes), or a server whose reading threads are busy, is read less often."""
+POLL_THREADS = 2
+"""Threads that read the store for every event stream of the process (apart from those that start games)."""
 KEEPALIVE_SECONDS = 15.0
+DEFAULT_MAX_STREAMS = 32
+"""Event streams a server follows at once by default (``wason serve --max-streams``)."""
+DEFAULT_MAX_CLIENT_STREAMS = 8
+"""Event streams one client (remote address) may follow at once by default (``--max-client-streams``)."""
+MAX_STREAMS_BOUND = 1000
+"""The most either limit may be set to."""
 
 
 # -- the runs this server plays ---------------------------------------------------------------------------
@@ -153,6 +174,137 @@ def install(app: FastAPI) -> None:
                 await watches(app).stop_all()
 
     app.router.lifespan_context = lifespan
+
+
+# -- event streams: how many at once ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class StreamLimits:
+    """How many event streams (``GET /watch/{run}/events``) a server follows at once, and one client (a remote
+    address: behind a proxy, every client is the proxy's).
+
+    Raises:
+        ValueError: a limit that is not a whole number from 1 to :data:`MAX_STREAMS_BOUND`, naming its flag.
+    """
+
+    server: int = DEFAULT_MAX_STREAMS
+    client: int = DEFAULT_MAX_CLIENT_STREAMS
+
+    def __post_init__(self) -> None:
+        for flag, value in (("--max-streams", self.server), ("--max-client-streams", self.client)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{flag} must be a whole number, got {value!r}")
+            if not 1 <= value <= MAX_STREAMS_BOUND:
+                raise ValueError(f"{flag} must be from 1 to {MAX_STREAMS_BOUND:,}, got {value:,}")
+
+
+_default_limits = StreamLimits()
+
+
+def use_stream_limits(limits: StreamLimits) -> None:
+    """The limits of every app of this process that was given none (``wason serve`` sets its flags' here)."""
+    global _default_limits
+    _default_limits = limits
+
+
+def limit_streams(app: Any, limits: StreamLimits) -> None:
+    """``app``'s own limits (an app made in code)."""
+    app.state.stream_limits = limits
+
+
+def stream_limits(app: Any) -> StreamLimits:
+    """The limits ``app`` applies: its own, else the process's."""
+    found = getattr(app.state, "stream_limits", None)
+    return found if isinstance(found, StreamLimits) else _default_limits
+
+
+@dataclass
+class Streams:
+    """The event streams an app follows now, by client."""
+
+    by_client: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_client.values())
+
+    def take(self, client: str, limits: StreamLimits) -> Callable[[], None]:
+        """A place for one more stream of ``client``, and how to give it back (once; more calls do nothing).
+
+        Raises:
+            StreamRefused: the client, or the server, follows as many as it may.
+        """
+        mine = self.by_client.get(client, 0)
+        if mine >= limits.client:
+            raise StreamRefused(
+                429,
+                f"this client ({client}) already follows {mine} event streams, the most one client may; close one "
+                "(a /watch page in another tab) and try again",
+            )
+        if self.total >= limits.server:
+            raise StreamRefused(
+                503,
+                f"this server already follows {self.total} event streams, the most it may; try again in a few "
+                "seconds (the page itself shows the run as stored: reload it)",
+            )
+        self.by_client[client] = mine + 1
+        given = [False]
+
+        def give_back() -> None:
+            if given[0]:
+                return
+            given[0] = True
+            left = self.by_client.get(client, 0) - 1
+            if left > 0:
+                self.by_client[client] = left
+            else:
+                self.by_client.pop(client, None)
+
+        return give_back
+
+
+class StreamRefused(RuntimeError):
+    """One more event stream than a client, or the server, may follow: ``status`` is 429 or 503."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def streams(app: Any) -> Streams:
+    found = getattr(app.state, "event_streams", None)
+    if not isinstance(found, Streams):
+        found = app.state.event_streams = Streams()
+    return found
+
+
+class _Counted:
+    """An event stream holding its place until it ends, however it ends: finished, the client gone (cancelled), or
+    never begun (the response dropped unsent, when this object is collected)."""
+
+    def __init__(self, stream: AsyncIterator[str], give_back: Callable[[], None]) -> None:
+        self._stream = stream
+        self._give_back = give_back
+        weakref.finalize(self, give_back)
+
+    def __aiter__(self) -> _Counted:
+        return self
+
+    async def __anext__(self) -> str:
+        try:
+            return await self._stream.__anext__()
+        except BaseException:
+            self._give_back()
+            raise
+
+
+_poll_threads: ThreadPoolExecutor | None = None
+
+
+def _pollers() -> ThreadPoolExecutor:
+    global _poll_threads
+    if _poll_threads is None:
+        _poll_threads = ThreadPoolExecutor(max_workers=POLL_THREADS, thread_name_prefix="wason-events")
+    return _poll_threads
 
 
 # -- the form ---------------------------------------------------------------------------------------------
@@ -332,12 +484,15 @@ def _plan(family: Family[Any], form: Mapping[str, str], store: Store, models: Al
     seed = _number(form, "seed", int, "seed")
     if index is not None and seed is not None:
         raise FormError("give the game's index or a seed, not both")
+    if index is None and seed is None:
+        # drawn at random, as /api/sessions and /play draw theirs: always the first item, an ongoing watched game's
+        # rule was that of any earlier finished run of the same form. The seed is not kept: the item is stored
+        seed = _fresh_seed()
     try:
         # completed from the store as `wason eval` does (evidence taken from another run); the game's item drawn
         # alone where the family can (one generated world of a thousand, not all of them)
         config = family.prepare(config, store)
-        start = 0 if index is None and seed is None else index
-        item = session.pick_item(family, config, index=start, seed=seed)
+        item = session.pick_item(family, config, index=index, seed=seed)
     except (ValueError, StoreError) as exc:
         raise FormError(_one_line(str(exc))) from None
     return Plan(family, config, item, pace, models)
@@ -357,6 +512,11 @@ class Paced:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())[:500]
+
+
+def _fresh_seed() -> int:
+    """A seed nobody can know: the server's own random source, not the seeded generators of the games."""
+    return random.SystemRandom().randrange(2**63)
 
 
 def _first_line(error: str | None) -> str | None:
@@ -482,54 +642,76 @@ def _sse(event: str, data: Any, event_id: int) -> str:
     return f"id: {event_id}\nevent: {event}\ndata: {text}\n\n"
 
 
+@dataclass
+class _Followed:
+    """What one event stream has sent of its run (read and updated by one poll at a time, in a thread)."""
+
+    run_id: int
+    turns: dict[int, int] = field(default_factory=dict)
+    episodes: dict[int, str] = field(default_factory=dict)
+    run: str = ""
+    n: int = 0
+
+
+def _poll(store: Store, followed: _Followed, watched: Watched | None) -> tuple[str, bool]:
+    """The events since the last poll (in a thread: it reads the store and compares what it read), and whether
+    the run may still change; once it cannot, the events end with ``end``."""
+    run_id = followed.run_id
+    live = _live(store.get_run(run_id), watched)  # before the snapshot: nothing written after is missed
+    run, episodes, turns = _snapshot(store, run_id)
+    family = _family(run.task)
+    out: list[str] = []
+    for e in episodes:
+        stored = turns.get(e.id, [])
+        if len(stored) < followed.turns.get(e.id, 0):  # replayed from its start (a resumed episode)
+            followed.turns[e.id] = 0
+            followed.episodes.pop(e.id, None)
+        # the episode first (a page makes its section from it), then its new turns
+        view = _episode_view(family, e, len(stored))
+        key = json.dumps(view, sort_keys=True, default=str)
+        if followed.episodes.get(e.id) != key:
+            followed.episodes[e.id] = key
+            followed.n += 1
+            out.append(_sse("episode", view, followed.n))
+        for t in stored[followed.turns.get(e.id, 0) :]:
+            followed.n += 1
+            out.append(_sse("turn", _turn_view(family, t), followed.n))
+        followed.turns[e.id] = len(stored)
+    run_view = _run_view(run, watched, live)
+    run_key = json.dumps(run_view, sort_keys=True)
+    if run_key != followed.run:
+        followed.run = run_key
+        followed.n += 1
+        out.append(_sse("run", run_view, followed.n))
+    if not live:
+        followed.n += 1
+        out.append(_sse("end", {"run": run_id, "status": run.status}, followed.n))
+    return "".join(out), live
+
+
 async def _events(request: Request, store: Store, run_id: int) -> AsyncIterator[str]:
-    """Everything so far, then what changes, until the run ends (its last state, then ``end``)."""
+    """Everything so far, then what changes, until the run ends (its last state, then ``end``). The store is read
+    in a thread of the streams' own (:data:`POLL_THREADS`), never on the loop."""
     registry_ = watches(request.app)
-    sent_turns: dict[int, int] = {}
-    sent_episode: dict[int, str] = {}
-    sent_run = ""
-    n = 0
+    followed = _Followed(run_id)
+    loop = asyncio.get_running_loop()
     quiet = 0.0
     yield "retry: 2000\n\n"
     while True:
         watched = registry_.runs.get(run_id)
-        live = _live(store.get_run(run_id), watched)  # before the snapshot: nothing written after is missed
-        run, episodes, turns = await asyncio.to_thread(_snapshot, store, run_id)
-        family = _family(run.task)
-        out: list[str] = []
-        for e in episodes:
-            stored = turns.get(e.id, [])
-            if len(stored) < sent_turns.get(e.id, 0):  # replayed from its start (a resumed episode)
-                sent_turns[e.id] = 0
-                sent_episode.pop(e.id, None)
-            # the episode first (a page makes its section from it), then its new turns
-            view = _episode_view(family, e, len(stored))
-            key = json.dumps(view, sort_keys=True, default=str)
-            if sent_episode.get(e.id) != key:
-                sent_episode[e.id] = key
-                n += 1
-                out.append(_sse("episode", view, n))
-            for t in stored[sent_turns.get(e.id, 0) :]:
-                n += 1
-                out.append(_sse("turn", _turn_view(family, t), n))
-            sent_turns[e.id] = len(stored)
-        run_view = _run_view(run, watched, live)
-        run_key = json.dumps(run_view, sort_keys=True)
-        if run_key != sent_run:
-            sent_run = run_key
-            n += 1
-            out.append(_sse("run", run_view, n))
-        if out:
+        began = loop.time()
+        text, live = await loop.run_in_executor(_pollers(), _poll, store, followed, watched)
+        took = loop.time() - began
+        if text:
             quiet = 0.0
-            yield "".join(out)
+            yield text
         if not live:
-            n += 1
-            yield _sse("end", {"run": run_id, "status": run.status}, n)
             return
         if await request.is_disconnected():
             return
-        await asyncio.sleep(POLL_SECONDS)
-        quiet += POLL_SECONDS
+        pause = max(POLL_SECONDS, POLL_SHARE * took)
+        await asyncio.sleep(pause)
+        quiet += pause
         if quiet >= KEEPALIVE_SECONDS:
             quiet = 0.0
             yield ": still playing\n\n"
@@ -663,14 +845,28 @@ async def watch_events(request: Request, run_id: str) -> Response:
     try:
         if rid is None:
             raise StoreError(f"no run {run_id[:40]!r}: a run id is a number")
-        store.get_run(rid)
+        await _read_store(store.get_run, rid)
     except StoreError as exc:
         return JSONResponse(status_code=404, content={"error": _one_line(str(exc)), "kind": "not_found"})
+    client = request.client.host if request.client is not None else "unknown"
+    try:
+        give_back = streams(request.app).take(client, stream_limits(request.app))
+    except StreamRefused as exc:
+        return JSONResponse(
+            status_code=exc.status,
+            content={"error": str(exc), "field": None, "kind": "busy"},
+            headers={"Retry-After": "5"},
+        )
     return StreamingResponse(
-        _events(request, store, rid),
+        _Counted(_events(request, store, rid), give_back),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
+
+
+async def _read_store(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a thread of the event streams (a read of the store)."""
+    return await asyncio.get_running_loop().run_in_executor(_pollers(), fn, *args)
 
 
 @router.post("/watch/{run_id}/stop")
@@ -692,16 +888,26 @@ async def watch_stop(request: Request, run_id: str) -> Response:
 
 
 __all__ = [
+    "DEFAULT_MAX_CLIENT_STREAMS",
+    "DEFAULT_MAX_STREAMS",
+    "MAX_STREAMS_BOUND",
     "MAX_WATCHED",
     "FormError",
     "Option",
     "Paced",
     "Plan",
+    "StreamLimits",
+    "StreamRefused",
+    "Streams",
     "Watched",
     "Watches",
     "install",
+    "limit_streams",
     "options",
     "router",
     "start_run",
+    "stream_limits",
+    "streams",
+    "use_stream_limits",
     "watches",
 ]
