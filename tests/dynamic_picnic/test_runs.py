@@ -129,10 +129,15 @@ def test_a_model_plays_against_a_validating_game_master(
 
 
 def test_the_reference_game_api_plays_a_lexical_rule_by_code(tmp_path: Path) -> None:
+    from wason.tasks.dynamic_picnic.family import PicnicGameApi
+
     games = Games(f"sqlite:///{tmp_path / 'api.db'}")
+    # L1 draws among 23 rules now (issue 49): a seed that draws the one about the letter F
+    f_rule = "Only items that start with the letter 'F' can be brought to the picnic."
+    seed = next(s for s in range(200) if PicnicGameApi().create("L1", 2, s)[1][1]["rule"]["text"] == f_rule)
 
     async def play() -> list[dict[str, Any]]:
-        created = await games.create("dynamic_picnic", "L1", 2, seed=1)
+        created = await games.create("dynamic_picnic", "L1", 2, seed=seed)
         game_id = created["game_uuid"]
         more = await games.more(game_id, 2)
         words = await games.validate_guess(game_id, "items starting with f")
@@ -151,7 +156,7 @@ def test_the_reference_game_api_plays_a_lexical_rule_by_code(tmp_path: Path) -> 
     assert words["guess_result"] is None and "predicate" in words["system_message"]
     assert summary["status"] == "ongoing" and "rule" not in summary
     assert right["status"] == "won" and right["guess_result"] is True
-    assert final["rule"] == "Only items that start with the letter 'F' can be brought to the picnic."
+    assert final["rule"] == f_rule
     for view in (created, summary, final):
         assert view["game_class_name"] == "DynamicGoingOnAPicnic"
         assert (view["domain"], view["game_gen_type"]) == ("natural_language", "dynamic")

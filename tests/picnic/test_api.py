@@ -95,8 +95,10 @@ def test_give_up_and_exhaustion() -> None:
     game, item = new_game("L3", 2, 1)
     start = api.view(game.start(), False)
     total = item["rule"]["positives"]  # type: ignore[index]
-    assert start["total_examples_available"] == total - 2
+    # whether any example is left, not how many: the count names the rule (issue 49)
+    assert total - 2 > 1 and start["total_examples_available"] == 1
     capped = api.view(game.step(api.more(50)), False)
+    assert capped["total_examples_available"] == 0
     assert capped["system_message"].startswith(
         "Requested number of examples exceeds the maximum available count. Defaulting to maximum available "
         f"{total - 2}\nI can bring: "

@@ -44,12 +44,14 @@ from wason.tasks.dynamic_picnic.game import (
     MAX_TURNS,
     MAX_VALIDATED,
     MAX_WRITER_ROUNDS,
+    NOUNS_ONLY,
     AskItem,
     Begin,
     DynamicPicnicGame,
     GiveUp,
     GuessRule,
     MoreExamples,
+    OracleUnavailable,
     PicnicObservation,
     PicnicSettings,
 )
@@ -59,6 +61,7 @@ from wason.tasks.dynamic_picnic.rules import (
     RULE_TYPES,
     PicnicRule,
     get_rule,
+    noun_rule,
     playable,
     rule_pool,
 )
@@ -72,14 +75,25 @@ MAX_GENERATED = 1_000
 MAX_VOTES = 25
 """The most votes of the validator panel or the rule-guess judge (each a model call)."""
 
+MIN_CODE_RULES = 10
+"""The fewest rules a level must have that code can play, for it to be played without a model. With fewer, a
+guess made without playing wins too often (L3 has 2 such rules: one fixed guess would win half of its games)."""
+
+CODE_KINDS = ("lexical", "mixed")
+"""The kinds code plays without a model: lexical rules, and the mixed rules whose other part is "a single-word
+noun" (:func:`~wason.tasks.dynamic_picnic.rules.noun_rule`)."""
+
 
 class DynamicPicnicRunConfig(RunSettings):
     """Everything that defines a Dynamic Picnic run: which rules, who is the game master, the validation and the
     protocol's limits.
 
     Each rule is played ``trials`` times; trial ``t`` has the episode seed ``seed + t - 1``. The game master
-    (``--game-master-model``, default ``--model``) writes, validates and judges; without one only lexical
-    rules can be played (items drawn by code from a word list, guesses judged by a predicate).
+    (``--game-master-model``, default ``--model``) writes, validates and judges; without one only the rules
+    code decides can be played: lexical rules and the published "its name is a single-word noun that ..." rules
+    (items drawn by code from a word list, guesses judged by a predicate). A level with fewer than
+    :data:`MIN_CODE_RULES` such rules (L3 has 2) is refused without a model, since a blind guess would win too
+    many of its games.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -139,7 +153,8 @@ class DynamicPicnicRunConfig(RunSettings):
         default=None,
         max_length=len(KINDS),
         description="only these rule kinds: lexical (a predicate decides), mixed, semantic (the panel "
-        "decides); default all with a game-master model, lexical without one",
+        "decides); default all with a game-master model, lexical and mixed without one (a word list decides "
+        "the noun of the single-word noun rules)",
     )
     pool: Literal["distinct", "published"] = Field(
         default="distinct", description="distinct (408 rules, repeated texts once) or published (all 410)"
@@ -233,16 +248,18 @@ class DynamicPicnicRunConfig(RunSettings):
             bad = [k for k in self.kinds if k not in KINDS]
             if bad:
                 raise ValueError(f"kinds: unknown {bad}; choose from {', '.join(KINDS)}")
-            if self.oracle_model is None and any(k != "lexical" for k in self.kinds):
-                raise ValueError(
-                    "kinds: mixed and semantic rules need a game-master model (--game-master-model)"
-                )
+            if self.oracle_model is None and any(k not in CODE_KINDS for k in self.kinds):
+                raise ValueError("kinds: semantic rules need a game-master model (--game-master-model)")
         if self.source == "generated":
             if self.oracle_model is None:
                 raise ValueError("source: generated rules need a game-master model (--game-master-model)")
             if self.ids is not None:
                 raise ValueError("ids select published rules; leave them out with --source generated")
         self.settings()  # validates the game's numbers, naming the field
+        if self.oracle_model is None and self.level is not None and self.ids is None:
+            refusal = code_level_refusal(self.level, self.pool, self.relational)
+            if refusal:
+                raise ValueError(f"level: {refusal}")
         rules = self.n if self.source == "generated" else len(self.rules())
         check_episodes(rules * self.trials, "trials")
         return self
@@ -255,7 +272,7 @@ class DynamicPicnicRunConfig(RunSettings):
     def selected_kinds(self) -> tuple[str, ...]:
         if self.kinds is not None:
             return tuple(self.kinds)
-        return KINDS if self.oracle_model else ("lexical",)
+        return KINDS if self.oracle_model else CODE_KINDS
 
     def settings(self) -> PicnicSettings:
         return PicnicSettings(
@@ -283,6 +300,8 @@ class DynamicPicnicRunConfig(RunSettings):
             if self.types is not None and rule.rule_type not in self.types:
                 continue
             if rule.kind not in kinds:
+                continue
+            if self.oracle_model is None and rule.kind == "mixed" and not noun_rule(rule):
                 continue
             if self.ids is None and not self.rejected and not playable(rule, relational=self.relational):
                 continue
@@ -313,6 +332,62 @@ class DynamicPicnicRunConfig(RunSettings):
                 item = {"rule": rule_json(rule), "trial": trial, "seed": self.seed + trial - 1}
                 out.append((f"{rule.key}|{trial}", item))
         return out
+
+
+def code_rules(level: str, pool: str = "distinct", relational: bool = False) -> list[PicnicRule]:
+    """The rules of a level that code plays without a model (what a game drawn without one draws from)."""
+    return [
+        r
+        for r in rule_pool(pool, relational=relational)
+        if r.level == level
+        and r.kind in CODE_KINDS
+        and (r.kind == "lexical" or noun_rule(r))
+        and playable(r, relational=relational)
+    ]
+
+
+def code_level_refusal(level: str, pool: str = "distinct", relational: bool = False) -> str | None:
+    """Why a level cannot be drawn without a model (None when it can): fewer than :data:`MIN_CODE_RULES` rules
+    code plays, in one line naming the option that plays it."""
+    rules = code_rules(level, pool, relational)
+    if len(rules) >= MIN_CODE_RULES:
+        return None
+    return (
+        f"without a game-master model {level} has {len(rules)} rule{'' if len(rules) == 1 else 's'} code can "
+        f"decide (a blind guess would win 1 game in {max(1, len(rules))}); set game_master_model "
+        "(--game-master-model) to play it"
+    )
+
+
+def blind_share(rules: Sequence[PicnicRule], probes: int = 2000, seed: int = 0) -> tuple[float, PicnicRule]:
+    """The largest share of ``rules`` one fixed guess wins, made without playing, and the rule whose predicate
+    makes it: a rule's predicate wins another rule when the two agree on ``probes`` seeded words of the
+    vocabulary (on its nouns for a rule played on single-word nouns), as the game checks a guess. A guess wins
+    several rules only where their rules agree (the letter F, and a single-word noun starting with F), so the
+    best blind guess is one of the rules' own predicates."""
+    from wason.tasks.dynamic_picnic import vocab
+
+    if not rules:
+        raise ValueError("rules: no rule to share")
+    words = list(vocab.vocabulary())
+    sample = random.Random(seed).sample(words, min(probes, len(words)))
+    nouns = [i for i, w in enumerate(sample) if vocab.is_noun(w)]
+    everything = list(range(len(sample)))
+    signs = []
+    for rule in rules:
+        program = rule.program()
+        if program is None:
+            raise ValueError(f"rules: rule {rule.id} has no predicate to decide it by code")
+        signs.append([program(w) for w in sample])
+
+    def wins(guess: int) -> int:
+        return sum(
+            all(signs[guess][i] == signs[b][i] for i in (nouns if noun_rule(rule) else everything))
+            for b, rule in enumerate(rules)
+        )
+
+    best = max(range(len(rules)), key=wins)
+    return wins(best) / len(rules), rules[best]
 
 
 def rule_json(rule: PicnicRule) -> dict[str, Any]:
@@ -448,7 +523,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
         master = (
             f"game master {config.oracle_model} (panel of {config.panel}, judge {config.judge_votes} votes)"
             if config.oracle_model
-            else "no game master: lexical rules, items and verdicts by code"
+            else "no game master: lexical and single-word noun rules, items and verdicts by code"
         )
         level = config.level or "all levels"
         return (
@@ -646,8 +721,10 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
 
 class PicnicGameApi(GameApi):
     """The reference's game API. Games created here have no model (the API judges by code), so they draw from
-    the lexical rules: items from a word list decided by the rule's predicate; a rule guess is judged when it
-    carries a predicate (``lambda w: ...``).
+    the rules code decides (:func:`code_rules`: L1 23, L2 16): items from a word list decided by the rule's
+    predicate (and, for the single-word noun rules, a word list of nouns); a rule guess is judged when it
+    carries a predicate (``lambda w: ...``). L3 has 2 such rules and is refused as a game that needs a model
+    (:func:`code_level_refusal`; the routes answer 424).
 
     The summary is the reference's (``base.py:37-85``): ``domain`` ``natural_language``, ``game_gen_type``
     ``dynamic``; ``system_message`` the "Welcome back..." text with the conversation so far (``Assistant:``
@@ -666,6 +743,9 @@ class PicnicGameApi(GameApi):
             raise ValueError(f"difficulty must be one of {', '.join(LEVELS)}")
         if not isinstance(num_init_examples, int) or not 1 <= num_init_examples <= MAX_INIT:
             raise ValueError(f"num_init_examples must be from 1 to {MAX_INIT}")
+        refusal = code_level_refusal(difficulty)
+        if refusal:  # the level needs a model, and games made here have none (the routes answer 424)
+            raise OracleUnavailable(f"difficulty {difficulty}: {refusal}")
         config = DynamicPicnicRunConfig(
             player="session",
             level=difficulty,  # type: ignore[arg-type]  # checked above
@@ -707,6 +787,8 @@ class PicnicGameApi(GameApi):
         guess_result: bool | None = None
         if obs.kind == "start":
             message = prompts.api_init(obs.positives)
+            if (GM, NOUNS_ONLY) in obs.history:  # a game played on single-word nouns says so (ours)
+                message = f"{message}\n\n{NOUNS_ONLY}"
         elif obs.kind == "examples" and obs.positives:
             message = prompts.api_more(obs.positives)
         elif obs.kind == "verdict" and obs.verdict is False:

@@ -12,8 +12,10 @@ the player gives is checked by code and decides) or give up.
 
 All model work happens in :meth:`DynamicPicnicGame.settle`, which returns every reply and vote as a record;
 :meth:`settled` puts a record back, and :meth:`step` derives everything from records by code, so a stored game
-replays without asking again. Without a model (lexical rules only) items are drawn by code from an English
-word list and everything is decided by the predicate.
+replays without asking again. Without a model, lexical rules have their items drawn by code from an English
+word list and everything decided by the predicate; the published rules "its name is a single-word noun that ..."
+are played on single-word nouns, the word list of :mod:`~wason.tasks.dynamic_picnic.vocab` deciding what is a
+noun and the predicate the rest (the player is told at the start, and a predicate guess is checked on nouns).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from wason.tasks.dynamic_picnic.master import (
     valid_item,
     write_rule,
 )
-from wason.tasks.dynamic_picnic.rules import PicnicRule, existing_texts, generated_rule
+from wason.tasks.dynamic_picnic.rules import PicnicRule, existing_texts, generated_rule, noun_rule
 
 
 # -- actions --------------------------------------------------------------------------------------------------
@@ -265,6 +267,8 @@ class DynamicPicnicGame:
         self.rule = rule
         self.program: WordProgram | None = None
         self._rejection: str | None = rule.rejection
+        # played by code on single-word nouns: the word list decides the noun, the predicate the rest
+        self.nouns = bool(self.by_code) and noun_rule(rule)
         if self.unwritten and not rule.text:
             if self.by_code:
                 self._rejection = (
@@ -276,7 +280,8 @@ class DynamicPicnicGame:
                 self.program = compile_word_rule(rule.predicate)
             except GuessRejected as exc:
                 self._rejection = f"its predicate is not in the word language: {exc}"
-        if self.by_code and self._rejection is None and (rule.kind != "lexical" or self.program is None):
+        by_code = rule.kind == "lexical" or self.nouns
+        if self.by_code and self._rejection is None and (not by_code or self.program is None):
             self._rejection = "a rule the panel must decide needs a game-master model, and none is attached"
 
     def _written(self, record: dict[str, Any]) -> None:
@@ -308,10 +313,12 @@ class DynamicPicnicGame:
             self.seed,
             s.min_positives + 4 * s.init_examples,
             s.min_negatives + 4 * s.init_examples,
+            "nouns" if self.nouns else "words",
         )
         self.provenance = provenance
+        by = "predicate+word list" if self.nouns else "predicate"
         for word in pos + neg:
-            self.pool[word] = Entry(word, word in pos, "predicate", "words")
+            self.pool[word] = Entry(word, word in pos, by, "words")
         return self._begin()
 
     async def settle(self, action: Any) -> dict[str, Any] | None:
@@ -436,6 +443,7 @@ class DynamicPicnicGame:
                 "items": _stats_to_dict(self.stats),
                 "items_provenance": self.provenance,
                 "by_code": self.by_code,
+                "domain": "nouns" if self.nouns else ("words" if self.by_code else None),
             },
         )
 
@@ -541,6 +549,8 @@ class DynamicPicnicGame:
         self.history.append((GM, prompts.initial_message(self.initial)))
         if self.initial_negatives:
             self.history.append((GM, cannot_bring(self.initial_negatives)))
+        if self.nouns:
+            self.history.append((GM, NOUNS_ONLY))
         return self._observe("start", positives=self.initial, negatives=self.initial_negatives)
 
     # -- turns ---------------------------------------------------------------------------------------------------
@@ -555,7 +565,9 @@ class DynamicPicnicGame:
         entry = self.pool.get(item)
         if entry is None:
             vote = (record or {}).get("vote") if (record or {}).get("item") == item else None
-            if self.by_code or not needs_vote(self.rule.kind, self.program, item):
+            if self.nouns:
+                label, by = self._by_word_list(item)
+            elif self.by_code or not needs_vote(self.rule.kind, self.program, item):
                 label, by = decide(self.rule.kind, self.program, item, None)
             elif vote is None:
                 raise RuntimeError("a question the panel must answer was stepped without its votes")
@@ -569,8 +581,12 @@ class DynamicPicnicGame:
             self.asked.append(item)
         if entry.label is True:
             message = f"Yes, you can bring {item}."
+        elif entry.label is False and entry.by == "word list":
+            message = f"No, you cannot bring {item}: it is not a single-word noun."
         elif entry.label is False:
             message = f"No, you cannot bring {item}."
+        elif entry.by == "word list":
+            message = f"I cannot say whether you can bring {item}: my word list does not know it."
         else:
             message = f"I cannot say whether you can bring {item}: the validators disagree."
         self.questions.append({"item": item, "answer": entry.label, "by": entry.by})
@@ -629,19 +645,36 @@ class DynamicPicnicGame:
         return self._observe("verdict", verdict=False, code_check=code_check, message=message)
 
     def _code_check(self, predicate: str | None) -> tuple[bool | None, str | None]:
-        """A lexical rule's guess with a predicate: equal to the rule on every probe word and game item."""
-        if not predicate or self.rule.kind != "lexical" or self.program is None:
+        """A lexical rule's guess with a predicate: equal to the rule on every probe word and game item. For a
+        rule played on single-word nouns: on every noun among them (the items it decided as nouns)."""
+        if not predicate or not (self.rule.kind == "lexical" or self.nouns) or self.program is None:
             return None, None
         try:
             guess = compile_word_rule(predicate)
         except GuessRejected as exc:
             return False, f"the predicate is not in the word language: {exc}"
-        words = list(vocab.vocabulary())
+        if self.nouns:
+            only, also = vocab.nouns()
+            words = [*only, *also]
+            known = [item for item in self.pool if vocab.is_noun(item)]
+        else:
+            words = list(vocab.vocabulary())
+            known = list(self.pool)
         probes = random.Random(self.seed).sample(words, min(self.settings.probes, len(words)))
-        for word in [*self.pool, *probes]:
+        for word in [*known, *probes]:
             if guess(word) != self.program(word):
                 return False, f"differs from the rule on {word!r}"
         return True, None
+
+    def _by_word_list(self, item: str) -> tuple[bool | None, str]:
+        """An item of a rule played on single-word nouns: the predicate's "no" is final; else the word list
+        decides whether it is a noun (None: it does not know the word)."""
+        if self.program is None or not self.program(item):
+            return False, "predicate"
+        noun = vocab.is_noun(item)
+        if noun is None:
+            return None, "word list"
+        return (True, "predicate+word list") if noun else (False, "word list")
 
     def _format_error(self, action: Malformed) -> PicnicObservation:
         self.turn += 1
@@ -712,6 +745,13 @@ UNJUDGED = (
     "Without a game-master model a rule guess is judged by code only: state the rule as a predicate in the "
     'word language too, e.g. lambda w: w.startswith("f").'
 )
+NOUNS_ONLY = (
+    "Every item in this game is a single-word noun (a word list says which words are nouns). A rule guess is "
+    'judged by code: state it as a predicate in the word language too, e.g. lambda w: w.startswith("f"); it is '
+    "checked on single-word nouns."
+)
+"""Ours: the first line of a game played by code on single-word nouns (the published rules "its name is a
+single-word noun that ..."), so a predicate about the rest is judged on the nouns, as the player was told."""
 PREPARING = "The game master is preparing the game: writing and validating the examples."
 FORMAT_HINT = (
     'I could not tell what you want. Ask "Can I bring ...?", ask for more examples, or state your guess as '

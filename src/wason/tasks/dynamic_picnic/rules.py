@@ -110,8 +110,9 @@ PREDICATES: dict[str, tuple[Kind, str]] = {
     f"{_ITEMS}start with the letter 'F' {_PICNIC}": ("lexical", 'lambda w: w.startswith("f")'),
     # logical
     (
-        f"{_LOGICAL}starts with a vowel, contains an odd number of letters, and its last letter is not the same "
-        "as the first."
+        # the published text says "only if it starts", not "only if its name starts" (rule 161)
+        "The item can be brought to the picnic only if it starts with a vowel, contains an odd number of letters, "
+        "and its last letter is not the same as the first."
     ): (
         "lexical",
         f"lambda w: w[0] in {_VOWEL} and sum(c.isalpha() for c in w) % 2 == 1 and w[-1] != w[0]",
@@ -144,6 +145,24 @@ _NOUN_LETTER = re.compile(
     r"(starts with|ends with|contains) the letter '([A-Za-z])'\.$"
 )
 _METHOD = {"starts with": "w.startswith({})", "ends with": "w.endswith({})", "contains": "{} in w"}
+
+
+# A mixed rule whose part the panel decides is only "its name is a single-word noun": without a model a word
+# list decides it (vocab.is_noun), so the rule can be played by code on single-word nouns.
+_NOUN_CLAUSE = re.compile(
+    r"^The item can be brought to the picnic only if its name is a (?:single|one)-word noun (?:that|and) "
+)
+
+
+def noun_rule(rule: PicnicRule) -> bool:
+    """Whether code can play a mixed rule without a model: a published rule "its name is a single-word noun
+    that/and ..." with a predicate for the rest (being a noun is decided by the word list of ``vocab``)."""
+    return (
+        rule.kind == "mixed"
+        and rule.predicate is not None
+        and rule.source == "published"
+        and bool(_NOUN_CLAUSE.match(rule.text))
+    )
 
 
 def lexical_predicate(text: str) -> tuple[Kind, str] | None:

@@ -1,5 +1,12 @@
-"""Items drawn by code for lexical rules when no game-master model is at hand: English words from ``wordfreq``
-(frequency-ranked, shipped with the package; nothing downloaded), labelled by the rule's predicate.
+"""Items drawn by code when no game-master model is at hand: English words from ``wordfreq`` (frequency-ranked,
+shipped with the package; nothing downloaded), labelled by the rule's predicate.
+
+The published rules "its name is a single-word noun that starts with the letter 'P'" (and 27 more of that form)
+have a part no predicate decides: being a noun. Without a model it is decided by a word list shipped as package
+data (``data/nouns.txt``: every a-z word of wordfreq's 50,000 most frequent that LemmInflect's lexicon lists,
+marked noun only / noun among other readings / no noun reading; LemmInflect is MIT-licensed and derived from the
+NIH SPECIALIST Lexicon). Such a game is played on single-word nouns: its items are drawn from the nouns (those with
+no other reading first), and a word the list does not know is not decided.
 
 Seeded: the same rule, seed and counts give the same items; each draw records generator, version and seed.
 """
@@ -8,7 +15,8 @@ from __future__ import annotations
 
 import random
 from functools import cache
-from typing import Any
+from importlib import resources
+from typing import Any, Literal
 
 from wason.sandbox.words import WordProgram
 
@@ -16,6 +24,8 @@ GENERATOR = "dynamic_picnic.vocab"
 VERSION = 1
 TOP_WORDS = 20_000
 MIN_LEN, MAX_LEN = 3, 10
+NOUNS = "nouns.txt"
+Domain = Literal["words", "nouns"]
 
 
 @cache
@@ -28,13 +38,51 @@ def vocabulary() -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+@cache
+def lexicon() -> dict[str, str]:
+    """The word list of nouns: each word it lists with ``N`` (only a noun), ``n`` (a noun among other readings)
+    or ``-`` (no noun reading)."""
+    text = resources.files("wason.tasks.dynamic_picnic").joinpath("data").joinpath(NOUNS).read_text("utf-8")
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            word, flag = line.split("\t")
+            out[word] = flag
+    return out
+
+
+def is_noun(word: str) -> bool | None:
+    """Whether the word list takes ``word`` for a single-word noun (a noun reading, only or among others); None
+    for a word it does not list (phrases included)."""
+    flag = lexicon().get(word)
+    return None if flag is None else flag != "-"
+
+
+@cache
+def nouns() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The vocabulary's nouns in rank order: those whose only reading is a noun, and those with other readings
+    too (``fast``, ``kite``)."""
+    marks = lexicon()
+    only = tuple(w for w in vocabulary() if marks.get(w) == "N")
+    also = tuple(w for w in vocabulary() if marks.get(w) == "n")
+    return only, also
+
+
 def draw(
-    program: WordProgram, seed: int, positives: int, negatives: int
+    program: WordProgram, seed: int, positives: int, negatives: int, domain: Domain = "words"
 ) -> tuple[list[str], list[str], dict[str, Any]]:
     """Up to ``positives`` words the predicate accepts and ``negatives`` it rejects, in a seeded order, with
-    the draw's provenance."""
-    words = list(vocabulary())
-    random.Random(seed).shuffle(words)
+    the draw's provenance. ``domain`` ``nouns``: from the vocabulary's nouns only, those with no other reading
+    first (an item shown as a noun should read as one)."""
+    rng = random.Random(seed)
+    if domain == "nouns":
+        tiers = [list(tier) for tier in nouns()]
+        for tier in tiers:
+            rng.shuffle(tier)
+        words = [w for tier in tiers for w in tier]
+    else:
+        words = list(vocabulary())
+        rng.shuffle(words)
     pos: list[str] = []
     neg: list[str] = []
     for word in words:
@@ -45,10 +93,8 @@ def draw(
                 pos.append(word)
         elif len(neg) < negatives:
             neg.append(word)
-    provenance = {
-        "generator": GENERATOR,
-        "version": VERSION,
-        "seed": seed,
-        "params": {"positives": positives, "negatives": negatives, "top_words": TOP_WORDS},
-    }
+    params: dict[str, Any] = {"positives": positives, "negatives": negatives, "top_words": TOP_WORDS}
+    if domain == "nouns":
+        params |= {"domain": "nouns", "word_list": NOUNS}
+    provenance = {"generator": GENERATOR, "version": VERSION, "seed": seed, "params": params}
     return pos, neg, provenance

@@ -4,8 +4,12 @@
 turn limit, no examples handed out after a wrong guess, the code judge. The player-facing ``system_message``
 texts are the reference's (``api_init_message.txt``, ``api_more_examples_message.txt``,
 ``gm_short_messages.txt``). A request larger than what is left is capped and says so, where the reference refused
-it and still counted a turn (``base.py:214-228``). ``total_examples_available`` is what is left now
-(``min(unseen positives, unseen negatives)``); the reference reported its value at creation.
+it and still counted a turn (``base.py:214-228``). ``total_examples_available`` says whether examples are
+left: 1 while any is, 0 once none is (:data:`AVAILABLE_SHOWN`). The reference reported the count at creation, i.e.
+the rule's size, and the exact count left is the rule's size less the examples shown: 18 of the 76 categories have a
+size no other has, so guessing the rule from the count alone won 68% of L1 games (136 of 200), 38% of L2 and 31%
+of L3 at the first guess; capped at 1 it wins 3.5%, 4% and 4.5%, what one fixed guess wins (``docs/picnic.md``).
+The reference's web app does not read the field.
 
 The summary is the reference's (``base.py:336-385``): ``domain`` ``natural_language``, ``game_gen_type``
 ``static``, ``game_class_name`` ``StaticGoingOnAPicnic``; its ``system_message`` the "Welcome back..." text
@@ -64,6 +68,11 @@ RULE_TYPES = {"single": "category", "pair": "pair", "triplet": "triplet"}
 """The reference's ``type`` of a rule of each kind (``base.py:297-321``)."""
 
 
+AVAILABLE_SHOWN = 1
+"""The most ``total_examples_available`` says: whether any example is left, not how many (the count names the
+rule). A request larger than what is left is capped and says so, as before."""
+
+
 def _give_up_text(text: str) -> bool:
     return " ".join(text.lower().replace(".", " ").replace("!", " ").split()) in ("give up", "i give up")
 
@@ -115,7 +124,7 @@ class PicnicGameApi(GameApi):
         out: dict[str, Any] = {
             "positive_examples": list(obs.positives),
             "negative_examples": list(obs.negatives),
-            "total_examples_available": obs.remaining,
+            "total_examples_available": min(obs.remaining, AVAILABLE_SHOWN),
             "guess_result": None,
         }
         values = {

@@ -337,3 +337,23 @@ def near_miss_mask(categories: tuple[str, ...]) -> int:
                 if sibling != tag and parent in ups[sibling]:
                     near |= cat.extension[sibling]
     return near & ~members & cat.everything
+
+
+@cache
+def named_within(categories: tuple[str, ...]) -> int:
+    """Items that are not members of a rule yet are named like a category the rule covers: the item ``fruit``
+    (tagged ``food`` only, as an item carries its ancestors and not itself) under the rule fruit, or under food
+    and fruit. Shown as a "cannot bring" it would contradict its own name, so no game deals them as negatives.
+
+    An item ``x`` is one when ``x`` is a tag and every category of the rule is ``x`` or one of its ancestors."""
+    cat = catalog()
+    ups = parents()
+    members = cat.members(categories)
+    mask = 0
+    for tag in cat.tags:
+        position = cat.positions.get(tag)
+        if position is None or members >> position & 1:
+            continue
+        if all(c == tag or c in ups[tag] for c in categories):
+            mask |= 1 << position
+    return mask

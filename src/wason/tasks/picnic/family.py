@@ -132,14 +132,16 @@ class PicnicRunConfig(JudgedSettings):
     @model_validator(mode="before")
     @classmethod
     def _no_model_no_llm_judge(cls, data: Any) -> Any:
-        # a player without a model (the solver, a person) has no model to judge with
-        if (
-            isinstance(data, dict)
-            and data.get("player", "llm") != "llm"
-            and not data.get("judge_model")
-            and "llm" in (data.get("judges") or ["code", "llm"])
-        ):
-            data = {**data, "judges": [j for j in data.get("judges") or ["code", "llm"] if j != "llm"]}
+        # a player without a model (the solver, a person) has no model to judge with. Runs before validation, so
+        # any JSON may arrive here (5, true, 1.5, a string): only a list of judges (or none) is adjusted, and
+        # anything else is left for the field's validation to refuse, naming `judges`
+        if not isinstance(data, dict) or data.get("player", "llm") == "llm" or data.get("judge_model"):
+            return data
+        judges = data.get("judges")
+        if judges is None or (isinstance(judges, list | tuple) and not judges):
+            judges = list(JUDGES)
+        if isinstance(judges, list | tuple) and "llm" in judges:
+            data = {**data, "judges": [j for j in judges if j != "llm"]}
         return data
 
     @model_validator(mode="after")
@@ -320,7 +322,8 @@ class PicnicFamily(Family[PicnicRunConfig]):
         from wason.tasks.picnic.protocol import PicnicProtocol
 
         mt = item.get("max_turns")
-        return PicnicProtocol(int(mt) if mt is not None else None)
+        # a model reads the published count of examples left; a person or a script (a session) is not told it
+        return PicnicProtocol(int(mt) if mt is not None else None, counts=config.player == "llm")
 
     def sample_key(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> str:
         return _sample(item)

@@ -18,6 +18,9 @@ Fixed here (each recorded with the episode):
   (``llm_gameplay.py:100-104`` with ``:291-297``).
 * ``give up`` is its own action (the library judges it as a guess).
 * Negatives are drawn with a seed; ``informative`` negatives (near misses of the rule) are an option.
+* An item named like a category the rule covers is never a negative: the item ``fruit`` carries only its
+  ancestors (``food``), so under the rule fruit (or food and fruit) the reference could show "cannot bring:
+  fruit" (:func:`~wason.tasks.picnic.catalog.named_within`).
 """
 
 from __future__ import annotations
@@ -27,10 +30,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from wason.core.game import Malformed, Outcome
-from wason.tasks.picnic.catalog import Catalog, PicnicRule, catalog, near_miss_mask
+from wason.tasks.picnic.catalog import Catalog, PicnicRule, catalog, named_within, near_miss_mask
 from wason.tasks.picnic.guess import judge_guess
 
 Negatives = Literal["random", "informative"]
@@ -80,7 +83,10 @@ class PicnicObservation(BaseModel):
         positives, negatives: the examples handed out with this observation.
         requested: how many of each the player asked for (or the host handed out), None when none.
         capped: fewer were given than requested, because fewer were left.
-        remaining: examples still available, ``min(unseen positives, unseen negatives)`` (published).
+        remaining: examples still available, ``min(unseen positives, unseen negatives)`` (published). Not in
+            the observation's JSON (what sessions store and ``/api/sessions`` answers): at the start it is the
+            rule's size less the examples shown, which names the rule to anyone who knows the data. The published
+            routes (``total_examples_available``) and the published model protocol read it from the game.
         final_turn: the next move is the last one allowed.
         end_reason / rule: once ended, why, and the rule text.
     """
@@ -94,7 +100,7 @@ class PicnicObservation(BaseModel):
     negatives: tuple[str, ...] = ()
     requested: int | None = None
     capped: bool = False
-    remaining: int = 0
+    remaining: int = Field(default=0, exclude=True)
     final_turn: bool = False
     reason: str | None = None
     end_reason: EndReason | None = None
@@ -164,6 +170,8 @@ class PicnicGame:
             raise ValueError("the LLM judge is on but no judge was given")
         self.catalog: Catalog = catalog()
         self.members = self.rule.members()
+        # never dealt as negatives: items named like a category the rule covers (`fruit` under fruit)
+        self._not_negative = named_within(tuple(self.rule.categories))
         self.rng = random.Random(self.seed)
         self.seen_pos: list[str] = []
         self.seen_neg: list[str] = []
@@ -202,7 +210,7 @@ class PicnicGame:
         """Examples still available: ``min(unseen positives, unseen negatives)``, as published."""
         everything = self.catalog.everything
         pos = bin(self.members & ~self._seen_pos_mask).count("1")
-        neg = bin(everything & ~self.members & ~self._seen_neg_mask).count("1")
+        neg = bin(everything & ~self.members & ~self._not_negative & ~self._seen_neg_mask).count("1")
         return min(pos, neg)
 
     def positives_left(self) -> int:
@@ -325,7 +333,7 @@ class PicnicGame:
         positives = tuple(self.rng.sample(pos_pool, k)) if k else ()
         negatives: list[str] = []
         if k:
-            unseen = cat.everything & ~self.members & ~self._seen_neg_mask
+            unseen = cat.everything & ~self.members & ~self._not_negative & ~self._seen_neg_mask
             near = unseen & self._near
             if near:
                 first = cat.names(near)

@@ -69,13 +69,24 @@ def exceeded_line(delivered: int) -> str:
     return load_text("player_examples_exceeded_line.txt").format(remaining_count=delivered)
 
 
-def first_turn(obs: PicnicObservation, max_turns: int | None) -> str:
-    """Turn 1 as published: the rules, the first examples and the question."""
+COUNT = " (up to {remaining_count} available)"
+"""The published count of examples left. At the start it is the rule's size less the examples shown, and 18 of
+the 76 categories have a size no other has: a player who knows the data can name the rule from it."""
+
+
+def _template(name: str, counts: bool) -> str:
+    text = load_text(name)
+    return text if counts else text.replace(COUNT, "")
+
+
+def first_turn(obs: PicnicObservation, max_turns: int | None, *, counts: bool = True) -> str:
+    """Turn 1 as published: the rules, the first examples and the question (``counts`` False: without the
+    count of examples left, :data:`COUNT`)."""
     single = max_turns == 1
     name = "player_first_turn_single_turn_game.txt" if single else "player_first_turn.txt"
     exceeded = exceeded_line(len(obs.positives)) if obs.capped else None
     return _with_exceeded(
-        load_text(name),
+        _template(name, counts),
         exceeded,
         turns=obs.turn,
         max_turns=max_turns,
@@ -85,8 +96,8 @@ def first_turn(obs: PicnicObservation, max_turns: int | None) -> str:
     )
 
 
-def next_turn(obs: PicnicObservation) -> str:
-    """Turns 2 and later as published (next, final, or no examples left)."""
+def next_turn(obs: PicnicObservation, *, counts: bool = True) -> str:
+    """Turns 2 and later as published (next, final, or no examples left; ``counts`` as in :func:`first_turn`)."""
     if obs.remaining <= 0:
         name = "player_no_examples_left.txt"
     elif obs.final_turn:
@@ -95,7 +106,7 @@ def next_turn(obs: PicnicObservation) -> str:
         name = "player_next_turn.txt"
     exceeded = exceeded_line(len(obs.positives)) if obs.capped else None
     return _with_exceeded(
-        load_text(name),
+        _template(name, counts),
         exceeded,
         turns=obs.turn,
         remaining_count=obs.remaining,
@@ -130,19 +141,23 @@ class PicnicProtocol:
 
     Args:
         max_turns: the game's limit of moves (fills ``{max_turns}`` and picks the single-turn variant).
+        counts: the published count of examples left ("up to N available"), which a model reads as the paper's
+            did; a session played by a person or a script (``/api/sessions``) gets the same texts without it,
+            since the count names the rule to anyone who knows the data (:data:`COUNT`).
     """
 
     name = "static-picnic-published"
 
-    def __init__(self, max_turns: int | None) -> None:
+    def __init__(self, max_turns: int | None, *, counts: bool = True) -> None:
         self.max_turns = max_turns
+        self.counts = counts
 
     def system_prompt(self) -> str:
         return load_text("player_system.txt")
 
     def first_message(self, observation: PicnicObservation) -> str:
         """The first user message, sent after the system message: turn 1 with the first examples."""
-        return first_turn(observation, self.max_turns)
+        return first_turn(observation, self.max_turns, counts=self.counts)
 
     def parse(self, reply: str) -> PicnicAction | Malformed:
         return parse_reply(reply)
@@ -152,4 +167,4 @@ class PicnicProtocol:
             return self.first_message(observation)
         if observation.kind == "ended":
             return ""
-        return next_turn(observation)
+        return next_turn(observation, counts=self.counts)

@@ -12,7 +12,7 @@ from typing import Any
 
 
 def intro(observation: Mapping[str, Any]) -> str:
-    """The start of a game: what to find, how, and the first examples."""
+    """The start of a game: what to find, how, the categories a rule is made of, and the first examples."""
     left = observation.get("turns_left")
     moves = "as many moves as you like" if left is None else f"{left} move{'' if left == 1 else 's'}"
     return "\n".join(
@@ -21,9 +21,19 @@ def intro(observation: Mapping[str, Any]) -> str:
             "of things (such as fruit), or things in two or three categories at once (such as food and toy).",
             f"You have {moves}: ask for more examples, or guess the rule. Fewer examples and moves score better.",
             "",
+            categories_line(),
+            "",
             *_examples(observation),
         ]
     )
+
+
+def categories_line() -> str:
+    """The 76 category names a rule is made of, as the terminal's ``categories`` command lists them."""
+    from wason.tasks.picnic.catalog import catalog
+
+    names = catalog().tags
+    return f"The {len(names)} categories: {', '.join(names)}."
 
 
 def answer(observation: Mapping[str, Any]) -> str:
