@@ -226,6 +226,25 @@ def parse_count(value: Any, field: str) -> int:
     return value
 
 
+def _check_text(text: str, field: str) -> str:
+    """``text`` if it is Unicode text a store can hold and export: a lone surrogate (half of a UTF-16 pair, which
+    Python strings and JSON's ``\\u`` escapes can carry, and no UTF-8 file can) is refused, naming ``field``.
+
+    Raises:
+        GameError: the text holds a lone surrogate.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        raise GameError(
+            f"{field} must be Unicode text: it holds U+{code:04X} at character {exc.start}, half of a UTF-16 "
+            "surrogate pair (nothing was played)",
+            field,
+        ) from None
+    return text
+
+
 def parse_level(api: GameApi, difficulty: Any) -> str:
     """The game's level named by ``difficulty``, in any case (``l1`` is ``L1``, as the reference upper-cases it)."""
     if isinstance(difficulty, str):
@@ -342,6 +361,8 @@ class Games:
             raise GameError("seed must be a whole number from 0 to 2**63 - 1", "seed")
         if player is not None and not isinstance(player, str):
             raise GameError("player must be a string", "player")
+        if player is not None:
+            _check_text(player[:MAX_PLAYER_CHARS], "player")
         meta = Meta(game_name, difficulty, n, seed, None if player is None else player[:MAX_PLAYER_CHARS])
 
         def start() -> int:
@@ -390,6 +411,7 @@ class Games:
             raise GameError("guess is empty", "guess")
         if len(guess) > MAX_GUESS_CHARS:
             raise GameError(f"guess is longer than {MAX_GUESS_CHARS} characters", "guess")
+        _check_text(guess, "guess")
         async with self.lock(session_id):
             loaded = await self._load(session_id, game_name)
             self._ongoing(loaded, "guess")

@@ -219,9 +219,11 @@ def test_a_sweep_with_ray_needs_a_shared_store(tmp_path: Path, capsys: pytest.Ca
 
 # -- running sweeps -------------------------------------------------------------------------------------------
 def test_a_local_sweep_runs_every_cell_once_and_a_second_run_redoes_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = f"sqlite:///{tmp_path / 's.db'}"
+    # the table wide enough that no cell wraps (piped output is 100 wide)
+    monkeypatch.setenv("COLUMNS", "160")
     with FakeOpenAIServer(scripted_reply) as server:
         path = write(tmp_path, sweep_text(server.base_url))
         assert main(["sweep", path, "--db", db, "--json"]) == 0

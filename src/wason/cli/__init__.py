@@ -179,13 +179,10 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 
 
 def _console() -> Console:
-    from rich.console import Console
+    from wason.cli.console import out_console
 
-    console = Console()
-    if not console.is_terminal and not os.environ.get("COLUMNS"):
-        # piped output without a width asked for: do not squeeze tables to 80 columns
-        console = Console(width=max(console.width, 160))
-    return console
+    # a terminal's width; piped output $COLUMNS or 100 wide, and a reader that leaves stops only the printing
+    return out_console()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,6 +232,11 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, _user_errors()):
             reason = getattr(exc, "reason", None) or _reasons(exc)
             print(f"wason: error: {_one_line(redact(reason))}", file=sys.stderr)
+            return 2
+        if isinstance(exc, OSError) and exc.filename is not None:
+            # a file or folder the command was told to read or write that cannot be (a missing folder, /proc,
+            # no permission, a full disk): the path and the system's reason
+            print(f"wason: error: {exc.filename}: {exc.strerror or type(exc).__name__}", file=sys.stderr)
             return 2
         if isinstance(exc, _loaded("sqlalchemy.exc", "SQLAlchemyError")):
             # the store failed under us (a corrupt page, a lost server)

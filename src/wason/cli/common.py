@@ -189,6 +189,17 @@ def _not_text(exc: UnicodeError) -> str:
     return f"the input is not UTF-8 text ({held}); give text as UTF-8"
 
 
+def _json_text(text: str, what: str) -> Any:
+    """``text`` read as JSON, or one line saying why ``what`` is not JSON (nested too deeply included: a few
+    thousand brackets exhaust the decoder's recursion)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{what} is not JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise UserError(f"{what} is nested too deeply to read as JSON") from None
+
+
 def _db_reason(exc: Exception) -> str:
     # the driver's own message, without SQLAlchemy's statement and parameters
     orig = getattr(exc, "orig", None)

@@ -7,7 +7,6 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
-import json
 import sys
 import threading
 import time
@@ -22,10 +21,12 @@ from wason.cli.common import (
     _as_json,
     _db,
     _given,
+    _json_text,
     _report,
     _verdict,
     _warn_truncated,
 )
+from wason.cli.console import err_console, say
 from wason.cli.eval_flags import _add_model_flags, add_arguments  # noqa: F401 - the parser, kept apart (issue 39)
 from wason.core import registry
 from wason.core.family import Family, Item, RunSettings
@@ -37,6 +38,7 @@ from wason.engine import (
     family_of,
     load_config,
     play_run,
+    run_items,
     wants_baseline,
 )
 from wason.engine.progress import SUMMARY_EVERY, Standing, Tracker, duration
@@ -63,10 +65,7 @@ def _params(args: argparse.Namespace) -> GenerationParams:
         max_tokens = LOCAL_DEFAULT_MAX_TOKENS
     extra_body: Any = None
     if args.extra_body is not None:
-        try:
-            extra_body = json.loads(args.extra_body)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"--extra-body is not JSON: {exc.msg} (column {exc.colno})") from None
+        extra_body = _json_text(args.extra_body, "--extra-body")
         if not isinstance(extra_body, dict):
             raise UserError("--extra-body is a JSON object, e.g. '{\"top_k\": 20}'")
     try:
@@ -106,8 +105,44 @@ def _eval_config(args: argparse.Namespace, family: Family[Any]) -> RunSettings:
         use_cache=not args.no_cache,
         system_as_user=args.system_as_user,
         constrain=getattr(args, "constrain", None) is not None,
+        limit=getattr(args, "limit", None),
     )
     return config
+
+
+def _refuse_idle_n(family: Family[Any], config: RunSettings) -> None:
+    """Refuse ``--n`` where it changes nothing the run plays: ``n`` sizes what a configuration generates (a
+    generated split's rules, a level's games, the domains drawn), and a run that generates nothing (a published
+    split) would ignore it. Found without naming a family: the configuration drawn with ``n`` = 1 and with
+    ``n`` = 2 (small, quick draws) plays the same items exactly when ``n`` is ignored.
+
+    Raises:
+        UserError: ``n`` is ignored by this configuration; the line says what it plays and offers ``--limit``.
+    """
+    config_type = type(config)
+    if "n" not in config_type.model_fields:
+        return
+    drawn = []
+    for n in (1, 2):
+        try:
+            probe = config_type.model_validate({**config.model_dump(), "n": n, "limit": None})
+            count = family.item_count(probe)
+            drawn.append(count if count is not None else [key for key, _ in family.items(probe)])
+        except (ValueError, OSError):  # a size the configuration refuses matters to it
+            return
+    if drawn[0] != drawn[1]:
+        return
+    flag = "--" + config_type.flag_names.get("n", "n").replace("_", "-")
+    what = config_type.model_fields["n"].description or "how many items are generated"
+    plays = ", ".join(
+        f"{name} {','.join(map(str, value)) if isinstance(value, list) else value}"
+        for name in config_type.label_fields
+        if (value := getattr(config, name, None)) not in (None, "", [])
+    )
+    raise UserError(
+        f"{flag} changes nothing in this run{f' ({plays})' if plays else ''}: it sets {what}, and this run "
+        "generates none; to play the first N items, use --limit N"
+    )
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
@@ -142,9 +177,11 @@ def run(args: argparse.Namespace, console: Console) -> int:
             raise UserError(f"name a task family ({names}) or --resume RUN; see `wason eval --help`")
         family = registry.get(args.family)
         config = family.prepare(_eval_config(args, family), store)
+        if hasattr(args, "n"):
+            _refuse_idle_n(family, config)
         # unknown rule ids and bad rules files fail here, before anything is written; drawing the items once
-        # matters for generated rules and examples, which take seconds
-        items = family.items(config)
+        # matters for generated rules and examples, which take seconds (with --limit, only those played)
+        items = run_items(config)
         if items:
             check_constrain(config, items[0][1])
         run_id = None
@@ -204,7 +241,7 @@ class _Progress(RunObserver):
 
     def __init__(self, console: Console, store: Store, *, quiet: bool, of_baseline: bool = False) -> None:
         self.console, self.store, self.quiet, self.of_baseline = console, store, quiet, of_baseline
-        self.err = Console(stderr=True, highlight=False)
+        self.err = err_console()
         self.run: int | None = None
         self.tracker: Tracker | None = None
         self.bar: Any = None  # a rich Progress while a run plays on a terminal
@@ -246,32 +283,20 @@ class _Progress(RunObserver):
             self.latest = self.tracker.standing()
 
     def _view(self) -> Any:
-        """Two lines: the episodes' bar with counts, time and ETA; then turns, model calls and tokens."""
-        from rich.console import Group
-        from rich.progress_bar import ProgressBar
-        from rich.table import Table
+        """The bar's two lines (:class:`_Bar`), as they stand now."""
         from rich.text import Text
 
         s, tracker = self.latest, self.tracker
         if s is None or tracker is None:
             return Text("")
-        started = tracker.started
-        grid = Table.grid(padding=(0, 1))
-        grid.add_row(
-            f"{self._who()}:",
-            ProgressBar(total=max(s.todo, 1), completed=s.done, width=16),
-            f"{s.done}/{s.todo} episodes ({s.correct} correct, {s.errored} errored), {s.running} running",
-            duration(time.monotonic() - started),
-            s.eta_text(),
-        )
-        work = Text(f"  {s.turns:,} turns; {s.calls_text()}", no_wrap=True, overflow="ellipsis")
-        return Group(grid, work)
+        return _Bar(self._who(), s, time.monotonic() - tracker.started)
 
     def _who(self) -> str:
         return f"{'solver baseline ' if self.of_baseline else ''}run {self.run}"
 
     def _say(self, line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
+        if not self.quiet and not say(line):  # standard error's reader left: the run goes on without it
+            self.quiet = True
 
     def _tick(self, period: float, job: Callable[[], None]) -> None:
         def loop() -> None:
@@ -313,6 +338,52 @@ class _Progress(RunObserver):
         self.tracker = None
 
 
+_BAR_WORDS = 62
+"""The columns the first line of the live bar keeps for its words after the bar."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Bar:
+    """The live bar of a run on a terminal, two lines whatever its width (each cut with an ellipsis, never
+    wrapped): the episodes' bar with the counts, the time taken and the ETA; then how the episodes ended, the
+    turns, model calls and tokens. The bar itself takes what the terminal leaves the words, 4 to 24 columns."""
+
+    who: str
+    standing: Standing
+    elapsed: float
+
+    def __rich_console__(self, console: Console, options: Any) -> Any:
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+        from rich.text import Text
+
+        s = self.standing
+        head = f"{self.who}:"
+        tail = (
+            f"{s.done:,}/{s.todo:,} episodes, {s.running:,} running, {duration(self.elapsed)}, {s.eta_text()}"
+        )
+        width = options.max_width
+        # the bar's width depends on the terminal's alone, so it does not jump as the words change: what the
+        # longest usual words leave ("4,120/13,800 episodes, 8 running, 1 h 6 min, ETA 2 h 36 min")
+        bar = max(4, min(24, width - len(head) - 2 - _BAR_WORDS))
+        line = Table.grid(padding=(0, 1))
+        # the run's name and the bar keep their widths; the words after them are cut to what is left
+        line.add_column(width=len(head), no_wrap=True)
+        line.add_column(width=bar, no_wrap=True)
+        line.add_column(width=max(1, width - len(head) - bar - 2), no_wrap=True, overflow="ellipsis")
+        line.add_row(
+            Text(head, no_wrap=True, overflow="ellipsis"),
+            ProgressBar(total=max(s.todo, 1), completed=s.done, width=bar),
+            Text(tail, no_wrap=True, overflow="ellipsis"),
+        )
+        yield line
+        yield Text(
+            f"  {s.correct:,} correct, {s.errored:,} errored; {s.turns:,} turns; {s.calls_text()}",
+            no_wrap=True,
+            overflow="ellipsis",
+        )
+
+
 def _refuse_busy_baseline(store: Store, run_id: int) -> None:
     """Refuse, before any request, to resume a run whose unfinished solver baseline another process is playing
     (the baseline is played after the run: it would be refused only then)."""
@@ -337,4 +408,6 @@ def _header(config: RunSettings, run_id: int, store: Store, n_todo: int, *, resu
         else f"the {config.player}"
     )
     what = family_of(config).describe(config, n, n_todo, who)
+    if config.limit is not None:
+        what += f"; the first {config.limit} item{'s' if config.limit > 1 else ''} (--limit)"
     return f"{verb} run {run_id}: {what}; store {store.url}"

@@ -8,7 +8,7 @@ from typing import Any
 
 from wason.cli import COMMANDS, _Parser
 from wason.cli.common import ParserContext, _record_id, add_config_flags
-from wason.core.family import Family
+from wason.core.family import Family, RunSettings, field_range
 from wason.models.spec import LOCAL_DEFAULT_MAX_TOKENS
 
 
@@ -53,7 +53,20 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
             description=f"{fam.title}: {fam.summary}",
         )
         add_config_flags(fe, fam.config_type, play=False)
+        _add_limit_flag(fe)
         _add_model_flags(fe, fam)
+
+
+def _add_limit_flag(parser: argparse.ArgumentParser) -> None:
+    """``--limit N``, which every family takes: the engine plays the first N items (each with all its trials)."""
+    info = RunSettings.model_fields["limit"]
+    parser.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        default=argparse.SUPPRESS,
+        help=f"{info.description} [{field_range(info)}]",
+    )
 
 
 def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> None:

@@ -53,12 +53,18 @@ def run(args: argparse.Namespace, console: Console) -> int:
     out = Path(args.to)
     if out.exists() and not out.is_dir():
         raise UserError(f"--to {out}: not a folder")
-    if args.format == "inspect":
-        from wason.report.inspect_log import export_inspect
+    try:
+        # made here, so that a folder that cannot be made (/proc/..., no permission) is one line before any work
+        out.mkdir(parents=True, exist_ok=True)
+        if args.format == "inspect":
+            from wason.report.inspect_log import export_inspect
 
-        written = export_inspect(store, args.runs, out)
-    else:
-        written = export_runs(store, args.runs, out, args.format)
+            written = export_inspect(store, args.runs, out)
+        else:
+            written = export_runs(store, args.runs, out, args.format)
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else out
+        raise UserError(f"--to {out}: cannot write {where} ({exc.strerror or exc})") from None
     for path in written:
         print(path)
     return 0

@@ -17,6 +17,7 @@ from wason.cli.common import (
     UserError,
     _db,
     _given,
+    _json_text,
     _record_id,
     _undecodable,
     add_config_flags,
@@ -135,10 +136,7 @@ async def _step(store: Store, args: argparse.Namespace) -> dict[str, Any]:
         if (held := _undecodable(args.text)) is not None:
             raise UserError(f"--text is not UTF-8 text (it holds {held}); nothing was played")
         return await session.step(store, args.session, text=args.text)
-    try:
-        action = json.loads(args.action)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"the action is not JSON: {exc.msg} (column {exc.colno})") from None
+    action = _json_text(args.action, "the action")
     if not isinstance(action, dict):
         raise UserError('the action is a JSON object, e.g. {"type": "FinalGuess", "expression": "..."}')
     if (held := _undecodable(json.dumps(action, ensure_ascii=False))) is not None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.fields import FieldInfo
 
 from wason.core.game import VOID, Game, Malformed, Player, TextProtocol
@@ -224,6 +224,23 @@ class RunSettings(BaseModel):
     baseline_for: int | None = Field(
         default=None, ge=1, le=MAX_RUN_ID, description="the model run this solver run is the baseline of"
     )
+    # play only the first N items of the configuration, each with all its trials (as Inspect's --limit, which
+    # takes the first N samples and then runs each for every epoch); applied by the engine when it makes the run
+    # (wason.engine.limit_items), so every family has it. Stored with the run only when set, so the stored
+    # configuration of a run without it is what it was before it existed
+    limit: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_EPISODES,
+        description="play only the first N items (each with all its trials), as Inspect's --limit",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_unset_limit(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("limit", 0) is None:
+            del data["limit"]
+        return data
 
     # fields of the family's own that are not command-line flags (set by the engine or derived)
     internal_fields: ClassVar[frozenset[str]] = frozenset({"task", "baseline_for"})

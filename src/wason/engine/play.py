@@ -251,7 +251,7 @@ async def _play_one(
             if run_id is None:
                 run_id = create_run(store, config, items, baseline=record_baseline)
             n_todo = sum(e.status != "completed" for e in store.list_episodes(run_id))
-            observer.started(run_id, n_todo, resumed=resumed)
+            _started(store, observer, run_id, n_todo, resumed=resumed)
             try:
                 await execute_run(
                     store,
@@ -268,6 +268,16 @@ async def _play_one(
             return run_id
     finally:
         await clients.aclose()
+
+
+def _started(store: Store, observer: RunObserver, run_id: int, n_todo: int, *, resumed: bool) -> None:
+    """Tell the observer a run starts; when that fails (its output is gone, an interrupt), the run, made and
+    not played, is marked interrupted, so ``wason eval --resume`` finishes it, before the failure goes on."""
+    try:
+        observer.started(run_id, n_todo, resumed=resumed)
+    except BaseException:
+        store.set_run_status(run_id, "interrupted")
+        raise
 
 
 def _players(config: RunSettings, run_id: int, clients: Clients, wrap: PlayerWrap | None) -> PlayerFactory:
@@ -322,7 +332,9 @@ async def play_baseline(
         items = [(e.item_key, e.item) for e in store.list_episodes(run_id)]
         baseline_id = create_run(store, baseline, items)
     clients = Clients(None, make_oracle_client(baseline, store))
-    observer.started(
+    _started(
+        store,
+        observer,
         baseline_id,
         sum(e.status != "completed" for e in store.list_episodes(baseline_id)),
         resumed=bool(existing),

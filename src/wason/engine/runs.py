@@ -10,7 +10,7 @@ import contextlib
 import gc
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -39,6 +39,41 @@ def family_of(config: RunSettings) -> Family[Any]:
     return registry.get(task)
 
 
+def limit_items(items: Iterable[Item], limit: int | None) -> list[Item]:
+    """The first ``limit`` items of a run (all of them for None), each with all its trials, as Inspect's
+    ``--limit`` takes the first samples and then plays each for every epoch.
+
+    A family lists an item's trials together, numbered from 1 in the item's ``trial`` (the key the Inspect log
+    export reads too): an item whose ``trial`` is 2 or more belongs to the item before it, any other item (no
+    ``trial``, or trial 1) starts the next one. So ``--limit 2 --trials 5`` plays 2 rules 5 times each.
+    """
+    if limit is None:
+        return list(items)
+    out: list[Item] = []
+    started = 0
+    for key, item in items:
+        trial = item.get("trial")
+        follows = isinstance(trial, int) and not isinstance(trial, bool) and trial > 1 and bool(out)
+        if not follows:
+            if started == limit:
+                break
+            started += 1
+        out.append((key, item))
+    return out
+
+
+def run_items(config: RunSettings) -> list[Item]:
+    """The items a run of ``config`` plays: its family's items, the first ``config.limit`` of them when it has a
+    limit. A family that can draw its items one at a time (:meth:`~wason.core.family.Family.item_count`) draws
+    only those (and the one after, which shows where the last one's trials end), so ``--limit 2`` of a large
+    generated split costs a few items, not the split."""
+    family = family_of(config)
+    count = family.item_count(config) if config.limit is not None else None
+    if count is None:
+        return limit_items(family.items(config), config.limit)
+    return limit_items((family.item_at(config, index) for index in range(count)), config.limit)
+
+
 def create_run(
     store: Store,
     config: RunSettings,
@@ -50,7 +85,9 @@ def create_run(
 ) -> int:
     """Register a run and all its episodes (pending) in the store, in one transaction; returns the run id.
 
-    ``items`` defaults to the configuration's items; a baseline passes the items of the run it accompanies.
+    ``items`` defaults to the configuration's items (:func:`run_items`); a baseline passes the items of the run
+    it accompanies. Given items are cut to the configuration's ``limit`` too (:func:`limit_items`: cutting
+    items already cut changes nothing), so every way a run is made honours it.
     With ``sweep`` and ``cell`` it is idempotent: the cell's existing run is returned instead of a second one
     (a retried or repeated sweep finds its cells' runs). ``baseline=False`` records with a model run that it
     was started without its solver baseline (``--no-baseline``), so that resuming it plays none
@@ -59,7 +96,7 @@ def create_run(
     if sweep is not None and (found := store.find_cell(sweep, cell or "")) is not None:
         return found
     family = family_of(config)
-    items = family.items(config) if items is None else items
+    items = run_items(config) if items is None else limit_items(items, config.limit)
     stored = stored_config(config)
     if not baseline and config.player == "llm":
         # beside the family's fields, which ignore it when the configuration is read back

@@ -40,7 +40,7 @@ from wason.core.family import (
 from wason.core.records import Rate, RunRow
 from wason.core.runner import EpisodeResult
 from wason.engine.play import RunObserver, play_run
-from wason.engine.runs import create_run, load_config
+from wason.engine.runs import create_run, load_config, run_items
 from wason.models.base import GenerationParams
 from wason.redaction import redact
 from wason.store import Store
@@ -254,8 +254,8 @@ def cell_key(config: RunSettings, fields: Iterable[str]) -> str:
 
 def _own_fields(family: Family[Any]) -> set[str]:
     """The settings of a family's configuration a sweep may set (not the shared model settings, not the ones the
-    engine sets)."""
-    return set(own_fields(family.config_type))
+    engine sets), and ``limit`` (the first N items, which every family takes)."""
+    return {*own_fields(family.config_type), "limit"}
 
 
 def _where(index: int, spec: FamilySpec) -> str:
@@ -371,10 +371,14 @@ def parse_sweep(text: str, path: str = "SWEEP.toml") -> Sweep:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:  # arrays or tables nested thousands deep exhaust the TOML reader's recursion
+        raise SweepError(f"{path}: nested too deeply to read (is it a sweep file?)") from None
     try:
         spec = SweepFile.model_validate(raw)
     except ValidationError as exc:
         raise SweepError(f"{path}: {_file_reasons(exc)}") from None
+    except RecursionError:
+        raise SweepError(f"{path}: nested too deeply to read (is it a sweep file?)") from None
     cells: dict[str, Cell] = {}
     notes: list[str] = []
     made = 0
@@ -708,7 +712,7 @@ def draw_items(store: Store, sweep: Sweep, todo: Sequence[Cell]) -> dict[str, li
             continue
         family = registry.get(cell.task)
         try:
-            drawn[group] = family.items(family.prepare(cell.run_config(), store))
+            drawn[group] = run_items(family.prepare(cell.run_config(), store))
         except (ValueError, OSError, StoreError) as exc:
             raise SweepError(
                 f"{sweep.path}: {cell.task} with {_pairs(cell.fields)}: {_one_line(str(exc))}"

@@ -54,9 +54,11 @@ def _check(args: argparse.Namespace, write: Callable[[str], None]) -> int:
 
     path = Path(args.file)
     try:
-        raw = path.read_bytes()[: MAX_FILE + 1]
+        # at most one byte past the limit is read: a device or pipe without end (/dev/zero) is refused too
+        with path.open("rb") as f:
+            raw = f.read(MAX_FILE + 1)
     except OSError as exc:
-        raise ValueError(f"{args.file}: cannot read it ({exc.strerror})") from None
+        raise ValueError(f"{args.file}: cannot read it ({exc.strerror or exc})") from None
     if len(raw) > MAX_FILE:
         raise ValueError(f"{args.file}: larger than 1 MiB")
     try:
