@@ -121,8 +121,11 @@ def test_a_model_run_with_the_published_judge_and_the_solver_baseline(
     assert main(["show", str(data["run"]), "--db", db, "--episode", "0"]) == 0
     shown = capsys.readouterr().out
     out = " ".join(shown.split())
-    assert "predicate 'lambda w: len(w) >= 5' accuracy 0.4" in out and "LLM judge True" in out
-    assert "[system]\n" + load_text("player_system.txt").splitlines()[0] in shown
+    assert "predicate 'lambda w: len(w) >= 5' accuracy 0.4" in out and "LLM judge yes" in out
+    # the system prompt first, after its label (piped output is 100 columns wide: its long lines wrap)
+    assert shown.count("[system]\n") == 1
+    first_line = " ".join(load_text("player_system.txt").splitlines()[0].split())
+    assert "[system] " + first_line in " ".join(shown.split())
 
     # the tables of the run and its baseline fit an 80-column terminal without cutting a word
     console = Console(width=80, record=True)

@@ -15,7 +15,7 @@ from rich.console import Console
 from tests.conftest import FakeModel, wilt_script_reply
 from wason.cli import main
 from wason.core import registry
-from wason.core.records import SOLVER_LEGEND
+from wason.core.records import family_solver_legend
 from wason.engine import create_run, execute_run, llm_player_factory, run_baseline, solver_player_factory
 from wason.models.base import ChatMessage, GenerationParams, ModelResponse
 from wason.models.client import ModelClient
@@ -120,14 +120,15 @@ def test_two_models_and_the_solver_in_one_markdown_table(
     ]
     assert [r[0] for r in rows] == ["fake:scripted", ODD_MODEL.replace("|", "\\|"), "solver (reference)"]
     assert [r[-1] for r in rows] == [str(first), str(second), str(baselines[0])]
-    # the solver's row says what it is, once: a strong reference, not a ceiling
-    assert out.count(SOLVER_LEGEND) == 1
+    # the solver's row says what it is, once, in its family's words
+    legend = family_solver_legend("wilt")
+    assert legend is not None and out.count(legend) == 1
     assert main(["show", str(first), str(second), "--no-baselines", "--format", "markdown", "--db", db]) == 0
-    assert SOLVER_LEGEND not in capsys.readouterr().out
-    # the model run's accuracy: 1 of 10 with its Wilson interval; the solver's 10 of 10
+    assert legend not in capsys.readouterr().out
+    # the model run's accuracy: 1 of 10 with its Wilson interval; the solver's 10 of 10 (as the terminal has it)
     accuracy = header.index("Accuracy")
-    assert rows[0][accuracy] == "0.10 [0.02, 0.40] (1/10)"
-    assert rows[2][accuracy] == "1.00 [0.72, 1.00] (10/10)"
+    assert rows[0][accuracy] == "10% [2-40] 1/10"
+    assert rows[2][accuracy] == "100% [72-100] 10/10"
     tokens = header.index("Tokens in/out")
     assert rows[2][tokens] == "-" and " / " in rows[0][tokens]
     # the paired comparisons follow, in their own table

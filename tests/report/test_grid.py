@@ -60,7 +60,7 @@ def test_runs_of_one_player_and_column_are_pooled(store: Store) -> None:
     console = Console(width=120, record=True)
     console.print(grid_table(store, [a, b, c]))
     text = " ".join(console.export_text().split())
-    assert "75.0" in text and "3/4" in text and "1 errored episodes are not counted" in text
+    assert "75% [" in text and "3/4" in text and "1 errored episodes are not counted" in text
     assert "1 items rejected before play (no game) are not counted" in text
 
 

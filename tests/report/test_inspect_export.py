@@ -274,8 +274,12 @@ def test_inspect_view_shows_the_log_offline(
     body = page.inner_text("body")
     assert "wilt" in body and "fake/an-unusually-long-model-name" in body
     assert "success" in body  # the scorer
-    # the first sample opens on its messages: the model's first reply is there
-    page.get_by_text("You are an AI tasked with discovering a hidden rule").first.click()
+    # the first sample, listed by its input (the first game message that tells it apart), opens on its
+    # messages: the model's first reply is there
+    from wason.report.inspect_log import eval_log
+
+    shown = str(eval_log(wilt.store, wilt.model).samples[0].input).splitlines()[0][:40]
+    page.get_by_text(shown).first.click()
     first_reply = wilt.store.list_calls(run_id=wilt.model)[0]["response"].splitlines()[0]
     page.get_by_text(first_reply).first.wait_for()
     assert elsewhere == [], f"inspect view asked the network for {elsewhere}"

@@ -53,7 +53,7 @@ def _wide(columns: int) -> Results:
 def test_cells_read_the_same_way_in_every_format() -> None:
     rate = Rate.of(1, 4)
     assert cell_text(RATE, rate) == "25% [5-70]\n1/4"
-    assert cell_text(RATE, rate, paper=True) == "0.25 [0.05, 0.70] (1/4)"
+    assert cell_text(RATE, rate, paper=True) == "25% [5-70] 1/4"  # one format: the counts on the same line
     assert cell_text(RATE, Rate.of(0, 0)) == "-"  # no games: no rate
     assert cell_text(RATE, None) == "-"
     mean = mean_cell([1, 2, None, 3])
@@ -90,7 +90,7 @@ def test_html_is_a_sortable_table_with_escaped_cells_and_row_links() -> None:
     assert '<a href="/runs/3/episodes/4">' in page  # a row naming an episode links to it
     assert '<a href="/runs/3">' in page  # a row naming a run links to it
     assert 'data-kind="rate"' in page and 'data-sort="0.000000"' in page  # 0/9, sortable as a number
-    assert "0.11 [0.02, 0.43] (1/9)" in page and "proportion [95% Wilson interval]" in page
+    assert "11% [2-43] 1/9" in page and "percent [95% Wilson interval] over k/n" in page
 
 
 def test_paper_formats_and_csv_carry_every_number() -> None:

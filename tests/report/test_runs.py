@@ -168,10 +168,16 @@ def test_the_table_fits_80_columns(made: Made) -> None:
         column.append(line[start:end].strip())
     assert "".join(column) == LONG_MODEL
     assert "wilt:lite" in text and "T=0.7" in text and "max=64" in text and "trials=2" in text
-    model_line = next(line for line in text.splitlines() if line.lstrip().startswith(f"{made.model} "))
+    printed = text.splitlines()
+    at = next(i for i, line in enumerate(printed) if line.lstrip().startswith(f"{made.model} "))
     episodes = made.store.list_episodes(made.model)
-    assert f"{sum(bool(e.success) for e in episodes)}/20" in model_line and "20/20" in model_line
-    assert "acc: successes/episodes ended" in " ".join(text.split())  # the legend
+    won = sum(bool(e.success) for e in episodes)
+    # the accuracy as every rate is written (percent [interval]), its counts on the line under it
+    assert "20/20" in printed[at] and f"{round(100 * won / 20)}% [" in printed[at]
+    assert f"{won}/20" in printed[at + 1]
+    assert "acc: successes of the episodes ended, percent [95% Wilson interval] over k/n" in " ".join(
+        text.split()
+    )  # the legend
     wide = Console(width=160, record=True)
     wide.print(runs_table(made.store))
     assert LONG_MODEL in wide.export_text()  # on one line when there is room
@@ -312,3 +318,13 @@ def test_delete_on_postgres(new_postgres_database: object) -> None:  # noqa: F81
         assert [r["id"] for r in runs_json(made.store, RunFilter.parse(model="SOLVER"))] == [made.solver]
     finally:
         made.store.close()
+
+
+def test_long_names_break_after_their_separators_not_inside_a_word() -> None:
+    # issue 49, item 14: `wason runs` printed `local:smo` / `llm2-135m`
+    from wason.report.runs import _wrap_name
+
+    assert _wrap_name("local:smollm2-135m", 12) == "local:\nsmollm2-135m"
+    assert _wrap_name("openrouter:meta-llama/llama-3.1-8b", 14) == "openrouter:\nmeta-llama/\nllama-3.1-8b"
+    assert _wrap_name("solver (baseline of 3)", 10) == "solver\n(baseline\nof 3)"
+    assert _wrap_name("short", 12) == "short"

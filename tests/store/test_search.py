@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from wason.store import Store
-from wason.store.search import MAX_QUERY_CHARS, check_query, fts5_query
+from wason.store.search import MAX_QUERY_CHARS, PG_TURN_DOC, check_query, fts5_query
 
 OVER = ("completed", "errored")
 
@@ -257,8 +257,7 @@ def test_search_and_filters_on_postgres(new_postgres_database: Callable[[], str]
             plan = " ".join(
                 str(r[0])
                 for r in c.exec_driver_sql(
-                    "EXPLAIN SELECT id FROM turns WHERE to_tsvector('simple'::regconfig, coalesce(reply, '') || ' ' "
-                    "|| coalesce(feedback, '')) @@ plainto_tsquery('simple'::regconfig, 'x')"
+                    f"EXPLAIN SELECT id FROM turns WHERE {PG_TURN_DOC} @@ plainto_tsquery('simple'::regconfig, 'x')"
                 )
             )
         assert "ix_turns_search" in plan

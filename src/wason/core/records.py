@@ -16,6 +16,7 @@ from wason.models.base import CallContext
 __all__ = [
     "HUMAN",
     "PERSON_NAME",
+    "RATE_LEGEND",
     "SOLVER_LABEL",
     "SOLVER_LEGEND",
     "CallContext",
@@ -30,11 +31,13 @@ __all__ = [
     "Series",
     "TurnConflict",
     "calls_note",
+    "family_solver_legend",
     "fold_text",
     "person_name",
     "played",
     "played_settings",
     "player_name",
+    "rate_text",
     "row_name",
     "run_header",
     "run_label",
@@ -118,11 +121,11 @@ def player_name(run: RunRow) -> str:
 SOLVER_LABEL = "solver (reference)"
 """How a row of the solver (``--player solver``, a baseline) is labelled: a strong reference, not a ceiling."""
 
-SOLVER_LEGEND = (
-    f"{SOLVER_LABEL}: the family's own solver, a strong reference and not a ceiling; e.g. the solver of "
-    "docs/solver.md wins 82% of unseen rules written by others (1,802 of 2,195)."
-)
-"""The one legend sentence of every table with a solver's row (:func:`solver_legend`)."""
+SOLVER_LEGEND = "SOLVER_LEGEND"
+"""The name under which a family declares its solver's legend, as data: a module of its
+:attr:`~wason.core.family.Family.reports` sets ``SOLVER_LEGEND`` to one sentence on what its solver is and what it
+was measured to win (with the figure and where it was measured). A family with no measured figure declares none,
+and its tables carry no legend for the solver's row."""
 
 
 def row_name(run: RunRow) -> str:
@@ -130,10 +133,32 @@ def row_name(run: RunRow) -> str:
     return SOLVER_LABEL if run.player == "solver" else player_name(run)
 
 
+def family_solver_legend(task: str) -> str | None:
+    """The legend line of family ``task``'s solver, ``solver (reference): ...`` (:data:`SOLVER_LEGEND`), or None
+    where the family declares none (or cannot be loaded)."""
+    import importlib
+
+    from wason.core.registry import FamilyLoadError, UnknownFamily, get
+
+    try:
+        modules = get(task).reports
+    except (UnknownFamily, FamilyLoadError):
+        return None
+    for name in modules:
+        try:
+            text = getattr(importlib.import_module(name), SOLVER_LEGEND, None)
+        except ImportError:
+            continue
+        if isinstance(text, str) and text.strip():
+            return f"{SOLVER_LABEL}: {text.strip()}"
+    return None
+
+
 def solver_legend(runs: Sequence[RunRow]) -> list[str]:
-    """The legend line a table showing ``runs`` adds: :data:`SOLVER_LEGEND` when one of them is the solver's,
-    else none."""
-    return [SOLVER_LEGEND] if any(r.player == "solver" for r in runs) else []
+    """The legend lines a table showing ``runs`` adds: for each family whose solver plays one of them, the
+    family's own legend (:func:`family_solver_legend`), where it declares one; else none."""
+    tasks = dict.fromkeys(r.task for r in runs if r.player == "solver")
+    return [line for task in tasks if (line := family_solver_legend(task)) is not None]
 
 
 PLAYED_FALLBACK = ("split", "variations", "level", "difficulty", "source")
@@ -354,6 +379,24 @@ class Rate(BaseModel):
 
     def __str__(self) -> str:
         return f"{self.k}/{self.n}"
+
+    def text(self, sep: str = " ") -> str:
+        """The rate as every report shows it (:func:`rate_text`): ``25% [5-57] 1/4``; ``-`` for no rate."""
+        if self.rate is None:
+            return "-"
+        return rate_text(self.rate, self.interval, self.k, self.n, sep=sep)
+
+
+RATE_LEGEND = "rates: percent [95% Wilson interval] over k/n"
+"""What a rate's text (:func:`rate_text`) says, for the legend of every table holding one."""
+
+
+def rate_text(rate: float, interval: tuple[float, float], k: int, n: int, *, sep: str = " ") -> str:
+    """A rate in the one format every report uses, the terminal's, the web's and the papers' alike: its percent,
+    its 95% Wilson interval in percent, and ``k/n`` (``25% [5-57] 1/4``); ``sep`` goes between the interval and
+    the counts (a new line in the terminal's narrow cells)."""
+    low, high = interval
+    return f"{100 * rate:.0f}% [{100 * low:.0f}-{100 * high:.0f}]{sep}{k}/{n}"
 
 
 ScoreKind = Literal["rate", "mean", "count"]

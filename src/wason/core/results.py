@@ -34,6 +34,7 @@ __all__ = [
     "ResultsReport",
     "Table",
     "Transcript",
+    "end_reason_text",
     "episode_outcome",
     "episode_summary",
     "episode_title",
@@ -42,6 +43,8 @@ __all__ = [
     "results_title",
     "run_notes",
     "score_table",
+    "votes_text",
+    "yes_no",
 ]
 
 ColumnKind = Literal["rate", "mean", "count", "text"]
@@ -261,6 +264,42 @@ def run_notes(store: _Reader, run_id: int) -> list[str]:
     if calls.get("calls") or calls.get("cached_calls"):
         notes.append(calls_note(calls))
     return notes
+
+
+def yes_no(value: Any) -> str:
+    """A verdict as every report writes it: ``yes`` or ``no`` for a boolean, ``-`` for none (never Python's
+    ``True``, ``False`` or ``None``); anything else as its text."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def votes_text(votes: Any) -> str:
+    """A judge's votes as every report writes them: ``yes, yes, no`` (``-`` for a vote not cast); empty for
+    none."""
+    if not isinstance(votes, list | tuple):
+        return "" if votes is None else str(votes)
+    return ", ".join(yes_no(v) for v in votes)
+
+
+def end_reason_text(metrics: Mapping[str, Any] | None) -> str:
+    """How an episode ended, for a reader: its stored ``end_reason`` (data, kept as stored in JSON and exports),
+    except that ``format_errors`` (too many replies in a row that could not be used) says what they were:
+    ``unreadable replies (0 format errors, 2 cut off at the token limit)``, since a reply cut off at the token
+    limit ends a game as a format error does but is counted apart (``truncated``). ``-`` when there is none."""
+    m = metrics or {}
+    reason = m.get("end_reason")
+    if reason is None:
+        return "-"
+    if reason == "format_errors":
+        errors, cut = int(m.get("format_errors") or 0), int(m.get("truncated") or 0)
+        return (
+            f"unreadable replies ({errors} format error{'' if errors == 1 else 's'}, {cut} cut off at the "
+            "token limit)"
+        )
+    return str(reason)
 
 
 def episode_summary(episode: EpisodeRow) -> dict[str, Any]:

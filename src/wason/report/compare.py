@@ -26,7 +26,17 @@ from rich.table import Table
 from wason.core import registry
 from wason.core.family import RunReader, RunSettings
 from wason.core.game import VOID
-from wason.core.records import SOLVER_LEGEND, EpisodeRow, Matrix, Rate, RunRow, Score, series_names
+from wason.core.records import (
+    RATE_LEGEND,
+    EpisodeRow,
+    Matrix,
+    Rate,
+    RunRow,
+    Score,
+    family_solver_legend,
+    rate_text,
+    series_names,
+)
 from wason.metrics.paired import BOOTSTRAP_RESAMPLES, compare_paired, pair_outcomes
 from wason.report.render import (
     LABEL_WIDTH,
@@ -64,7 +74,7 @@ TRUNCATION_WARNING_SHARE = 0.10
 # -- which runs ---------------------------------------------------------------------------------------------
 # how a run calls a model: a run that calls none (a solver whose games ask no oracle) is the same measurement
 # whatever these say (a baseline copies them from the model run it was made for)
-_MODEL_CALL_FIELDS = frozenset(RunSettings.model_fields) - {"player"}
+_MODEL_CALL_FIELDS = frozenset(RunSettings.model_fields) - {"player", "limit"}  # a limit is what was measured
 
 
 def _same_measurement(run: RunRow) -> tuple[str, str, str | None, str]:
@@ -371,12 +381,16 @@ def _by_name(row: ComparisonRow) -> dict[str, Score]:
     return {s.name: s for s in row.scores}
 
 
+def _rate_cell(score: Score, sep: str) -> str:
+    # the one format of a rate, in every format (rate_text): the terminal puts the counts on a line of their own
+    return rate_text(score.value or 0.0, score.interval or (0.0, 1.0), score.k or 0, score.n or 0, sep=sep)
+
+
 def _terminal_cell(score: Score | None) -> str:
     if score is None or score.value is None:
         return "-"
     if score.kind == "rate":
-        low, high = score.interval or (0.0, 1.0)
-        return f"{100 * score.value:.0f}% [{100 * low:.0f}-{100 * high:.0f}]\n{score.k}/{score.n}"
+        return _rate_cell(score, "\n")
     if score.kind == "mean":
         if score.interval is None:
             return number(score.value)
@@ -389,8 +403,7 @@ def _paper_cell(score: Score | None) -> str:
     if score is None or score.value is None:
         return "-"
     if score.kind == "rate":
-        low, high = score.interval or (0.0, 1.0)
-        return f"{score.value:.2f} [{low:.2f}, {high:.2f}] ({score.k}/{score.n})"
+        return _rate_cell(score, " ")
     if score.kind == "mean":
         if score.interval is None:
             return number(score.value)
@@ -447,21 +460,16 @@ def _main_grid(data: Comparison, cell: Callable[[Score | None], str], *, compact
 
 
 def _paired_grid(data: Comparison, *, terminal: bool) -> _Grid | None:
-    # the terminal in percent and percentage points (as its rates), the paper formats as proportions
+    # in percent and percentage points, as every rate is written; the terminal's narrow cells leave out k/n
     rows = []
     for row in data.rows:
         p = row.paired
         if p is None:
             continue
         low, high = p.interval
-        if terminal:
-            first = f"{100 * (p.first.rate or 0):.0f}%"
-            this = f"{100 * (p.this.rate or 0):.0f}%"
-            diff = f"{100 * p.difference:+.0f} [{100 * low:+.0f}, {100 * high:+.0f}]"
-        else:
-            first = f"{p.first.rate or 0:.2f} ({p.first.k}/{p.n})"
-            this = f"{p.this.rate or 0:.2f} ({p.this.k}/{p.n})"
-            diff = f"{p.difference:+.2f} [{low:+.2f}, {high:+.2f}]"
+        first = f"{100 * (p.first.rate or 0):.0f}%" + ("" if terminal else f" {p.first.k}/{p.n}")
+        this = f"{100 * (p.this.rate or 0):.0f}%" + ("" if terminal else f" {p.this.k}/{p.n}")
+        diff = f"{100 * p.difference:+.0f} [{100 * low:+.0f}, {100 * high:+.0f}]"
         rows.append([row.label, str(p.n), first, this, str(p.b), str(p.c), _p(p.mcnemar_p), diff])
     if not rows:
         return None
@@ -486,8 +494,9 @@ def _paired_title(data: Comparison) -> str:
     return f"Paired with run {data.rows[0].run} ({data.rows[0].label}): success on the same items"
 
 
-def _paired_caption(*, terminal: bool) -> str:
-    unit = "in percentage points" if terminal else "as a proportion"
+def _paired_caption() -> str:
+    # one unit everywhere, as every rate is written in percent
+    unit = "in percentage points"
     return (
         "Pairs: items (and trials) both runs finished; First, This: each run's success on them; b: pairs only "
         "the first won, c: pairs only this run won; McNemar p: exact two-sided test on b and c; Diff: this "
@@ -517,8 +526,10 @@ def _legend_lines(data: Comparison, *, short: bool) -> list[str]:
 
 
 def _solver_legend(data: Comparison) -> list[str]:
-    """What a solver's row is (a strong reference, not a ceiling), when the table has one."""
-    return [SOLVER_LEGEND] if any(r.player == "solver" for r in data.rows) else []
+    """What a solver's row is and what it was measured to win, in the family's own words, when the table has
+    one and the family declares it."""
+    line = family_solver_legend(data.task) if any(r.player == "solver" for r in data.rows) else None
+    return [line] if line is not None else []
 
 
 # -- the terminal ---------------------------------------------------------------------------------------------
@@ -570,7 +581,7 @@ def _print_table(data: Comparison, console: Console) -> None:
     for table in tables:
         console.print(table)
         console.print()
-    say("Rates: percent [95% Wilson interval] over k/n; means over [95% interval].")
+    say(f"{RATE_LEGEND.capitalize()}; means over [95% interval].")
     for line in _legend_lines(data, short=True) if short else _solver_legend(data):
         say(line)
     paired = _paired_grid(data, terminal=True)
@@ -579,7 +590,7 @@ def _print_table(data: Comparison, console: Console) -> None:
         for table in _fit(console, paired, _paired_title(data))[0]:
             console.print(table)
             console.print()
-        say(_paired_caption(terminal=True))
+        say(_paired_caption())
     for note in data.notes:
         say(note)
     for matrix in data.matrices:
@@ -600,7 +611,7 @@ def _plain(grid: _Grid) -> Grid:
 def to_markdown(data: Comparison) -> str:
     """The comparison as GitHub markdown: the table, its legend, the paired comparisons and the notes."""
     lines = md_table(_plain(_main_grid(data, _paper_cell, compact=False)))
-    lines += ["", "Rates: proportion [95% Wilson interval] (k/n); means: mean [95% interval].", ""]
+    lines += ["", f"{RATE_LEGEND.capitalize()}; means: mean [95% interval].", ""]
     lines += [f"- {line}" for line in _legend_lines(data, short=False)]
     paired = _paired_grid(data, terminal=False)
     if paired is not None:
@@ -610,7 +621,7 @@ def to_markdown(data: Comparison) -> str:
             "",
             *md_table(_plain(paired)),
             "",
-            _paired_caption(terminal=False),
+            _paired_caption(),
         ]
     if data.notes:
         lines += ["", *data.notes]
@@ -625,12 +636,12 @@ def to_latex(data: Comparison) -> str:
     """The comparison as LaTeX ``tabular`` environments with ``booktabs`` rules (``\\usepackage{booktabs}``);
     the legend and notes as comments under them."""
     lines = latex_table(_plain(_main_grid(data, _paper_cell, compact=False)))
-    lines.append(latex_comment("Rates: proportion [95% Wilson interval] (k/n); means: mean [95% interval]."))
+    lines.append(latex_comment(f"{RATE_LEGEND.capitalize()}; means: mean [95% interval]."))
     lines += [latex_comment(line) for line in _legend_lines(data, short=False)]
     paired = _paired_grid(data, terminal=False)
     if paired is not None:
         lines += ["", latex_comment(_paired_title(data))]
-        lines += [*latex_table(_plain(paired)), latex_comment(_paired_caption(terminal=False))]
+        lines += [*latex_table(_plain(paired)), latex_comment(_paired_caption())]
     lines += [latex_comment(note) for note in data.notes]
     for matrix in data.matrices:
         lines += [
@@ -707,7 +718,7 @@ class ComparisonView(BaseModel):
 
 
 def comparison_view(data: Comparison) -> ComparisonView:
-    """The comparison's cells as the paper formats write them (proportions with intervals and counts)."""
+    """The comparison's cells as the paper formats write them (every rate as ``25% [5-57] 1/4``, as everywhere)."""
     main = _main_grid(data, _paper_cell, compact=False)
     paired = _paired_grid(data, terminal=False)
     return ComparisonView(
@@ -716,7 +727,7 @@ def comparison_view(data: Comparison) -> ComparisonView:
         paired_title=_paired_title(data),
         paired_headers=paired.headers if paired else None,
         paired_rows=paired.rows if paired else [],
-        paired_caption=_paired_caption(terminal=False),
+        paired_caption=_paired_caption(),
         legend=_legend_lines(data, short=False),
         notes=list(data.notes),
         matrices=[

@@ -17,6 +17,7 @@ from rich.table import Table
 from wason.core import registry
 from wason.core.family import RunReader
 from wason.core.game import VOID
+from wason.core.records import rate_text
 from wason.metrics.rates import wilson_interval
 
 
@@ -80,9 +81,10 @@ def grid_json(store: RunReader, run_ids: Sequence[int]) -> dict[str, Any]:
 
 
 def grid_table(store: RunReader, run_ids: Sequence[int]) -> Table:
-    """The table for the terminal: win rate in percent, its 95% Wilson interval and the counts in each cell."""
+    """The table for the terminal: each cell's win rate as every report writes a rate (``67% [21-94]`` over
+    ``2/3``: percent, its 95% Wilson interval, wins of the finished games)."""
     data = grid_json(store, run_ids)
-    table = Table(title="Win rate (%) by player, game and level")
+    table = Table(title="Win rate by player, game and level")
     table.add_column("player")
     for column in data["columns"]:
         table.add_column(column, justify="right")
@@ -95,13 +97,11 @@ def grid_table(store: RunReader, run_ids: Sequence[int]) -> Table:
                 cells.append("-")
                 continue
             low, high = cell["interval"]
-            cells.append(
-                f"{100 * cell['rate']:.1f}\n[{100 * low:.0f}, {100 * high:.0f}]\n{cell['wins']}/{cell['games']}"
-            )
+            cells.append(rate_text(cell["rate"], (low, high), cell["wins"], cell["games"], sep="\n"))
             errored += cell["errored"]
             void += cell["void"]
         table.add_row(row["player"], *cells)
-    table.caption = "each cell: win rate, 95% Wilson interval, wins/finished games"
+    table.caption = "each cell: win rate in percent [95% Wilson interval] over wins/finished games"
     if errored:
         table.caption += f"; {errored} errored episodes are not counted"
     if void:

@@ -8,13 +8,21 @@ itself reads back. A run maps onto a log as follows:
   ``openai/gpt-4o``; a solver or a person as ``wason/solver``, ``wason/human``), its task arguments the run's
   configuration, its generation settings the run's;
 - a sample is an episode (its id: the episode's index, as in ``wason show RUN --episode N``). Its messages are
-  the conversation as the model saw it (the whole request of the episode's longest conversation, then the
-  model's reply); for a solver or a person they are the episode's transcript (the player's moves as the
-  assistant, the game's answers as the user). Every model call is also a model event of the sample, with its
-  tokens, finish reason, retries and whether it came from the cache;
+  the conversation as the player's model saw it (the whole request of its longest conversation, then its reply;
+  the calls of a judge or a game master are events, not the conversation); for a solver or a person they are
+  the episode's transcript (the player's moves as the assistant, the game's answers as the user). Every model
+  call is also a model event of the sample, with its tokens, finish reason, retries and whether it came from
+  the cache;
+- its input is what tells it apart from the run's other samples: the first message of the game that differs
+  between them (the examples a game opens with, the question asked, the first answer to a test), from its
+  first line that differs; its target is what was hidden (the rule, the laws, the right
+  answer) and the success score's answer what the player guessed, as the family declares them (a function
+  ``inspect_sample(item, metrics)`` of its report modules);
 - its scores: ``success`` (``C`` or ``I``, as Inspect's ``match`` scorers give) for an episode that ended with
   a verdict, and ``metrics``, the family's scalar metrics of the game; an errored episode has no score and
   carries its error, as an errored Inspect sample does;
+- the plan's one step names the player (a model, the family's solver, a person, a scripted player), and only a
+  model's run has generation settings (a solver's run keeps the defaults it was given, which it never used);
 - its usage: the tokens of the calls the endpoint answered, by model (replies replayed from the cache cost
   nothing and are not counted, as in ``wason runs``).
 
@@ -44,10 +52,12 @@ __all__ = ["INSPECT_MISSING", "eval_log", "export_inspect", "require_inspect"]
 INSPECT_MISSING = "Inspect logs need inspect_ai: pip install 'wason[inspect]'"
 
 _TARGET_KEYS = ("rule", "answer", "expected")
-"""Item keys that hold what the player had to find, the first found being the sample's target."""
+"""Item keys that hold what the player had to find, the first found being the sample's target (for a family that
+declares no ``inspect_sample``; a rule given as an object is its ``text``)."""
 
-_ANSWER_KEYS = ("answer", "guess")
-"""Metrics that hold the player's final answer, the first found being the success score's answer."""
+_ANSWER_KEYS = ("answer", "guess", "final_guess", "final_hypothesis", "theory")
+"""Metrics that hold the player's final answer, the first found being the success score's answer (for a family
+that declares no ``inspect_sample``)."""
 
 
 def require_inspect() -> None:
@@ -148,9 +158,21 @@ def _usage(calls: Sequence[Mapping[str, Any]]) -> dict[str, ModelUsage]:
     }
 
 
+def _player_calls(
+    calls: Sequence[Mapping[str, Any]], turns: Sequence[Mapping[str, Any]]
+) -> Sequence[Mapping[str, Any]]:
+    """The calls whose reply is a turn's reply: the player's (a judge's or a game master's calls answer the game,
+    not the player); all of them when none is (a reply stored otherwise)."""
+    # by the reply alone: a call's turn is the game's turn when it was asked, which a move the game makes by
+    # itself (a game master's opening) puts one before the turn the reply is stored with
+    replies = {t["reply"] for t in turns if t.get("reply") is not None}
+    mine = [c for c in calls if c["response"] is not None and c["response"] in replies]
+    return mine or calls
+
+
 def _conversation(calls: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
-    """The episode's longest conversation as the model saw it (a judge's calls are shorter conversations of
-    their own), its reply last; the latest such when two are as long."""
+    """The episode's longest conversation as the model saw it, its reply last; the latest such when two are as
+    long."""
     if not calls:
         return []
     last = max(calls, key=lambda c: (len(c["messages"]), c["id"]))
@@ -235,36 +257,134 @@ def _events(calls: Sequence[Mapping[str, Any]]) -> list[Any]:
 def _target(item: Mapping[str, Any]) -> str:
     for key in _TARGET_KEYS:
         value = item.get(key)
+        if isinstance(value, dict):
+            value = value.get("text")
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             return str(value)
     return ""
+
+
+def _target_answer(run: RunRow, episode: EpisodeRow) -> tuple[str, str | None]:
+    """What was hidden and what the player guessed, as the family declares them (``inspect_sample``), else from
+    the item's and the metrics' usual keys."""
+    from wason.core import registry
+
+    try:
+        hook = registry.get(run.task).report_hook("inspect_sample")
+    except (KeyError, ValueError):  # a family this wason does not know (a plugin not installed)
+        hook = None
+    if hook is not None:
+        target, answer = hook(episode.item, episode.metrics)
+        return str(target or ""), None if answer is None else str(answer)
+    scalars = _scalar_metrics(episode.metrics)
+    answer = next((scalars[k] for k in _ANSWER_KEYS if scalars.get(k) is not None), None)
+    return _target(episode.item), None if answer is None else str(answer)
+
+
+MAX_INPUT_MESSAGES = 6
+"""The most game messages a sample's input joins to tell it apart from the run's samples of other items."""
+
+
+def _inputs(conversations: Sequence[Sequence[Any]], keys: Sequence[str]) -> list[str]:
+    """Each sample's input: the game's messages (the prompt, ``system`` or ``user``, and the game's answers)
+    from the first place where the run's samples differ, as many as tell it apart from every sample of another
+    item (at most :data:`MAX_INPUT_MESSAGES`), and from the first line that differs among them; so that no two
+    samples of a run look alike where their items differ (a sample without such a message: its item key)."""
+    texts = [[m.text for m in c if m.role in ("system", "user")] for c in conversations]
+    place = 0
+    if len(texts) > 1:
+        longest = max(len(t) for t in texts)
+        place = next((p for p in range(longest) if len({t[p] if p < len(t) else None for t in texts}) > 1), 0)
+    chosen: list[list[str] | None] = []
+    for i, mine in enumerate(texts):
+        if not mine:
+            chosen.append(None)
+            continue
+        first = min(place, len(mine) - 1)
+        others = [t for j, t in enumerate(texts) if keys[j] != keys[i]]
+        stop = first + 1
+        while stop < min(len(mine), first + MAX_INPUT_MESSAGES) and any(
+            t[first:stop] == mine[first:stop] for t in others
+        ):
+            stop += 1
+        chosen.append(mine[first:stop])
+    heads = [c[0] for c in chosen if c]
+    shared = 0
+    if len(set(heads)) > 1:  # leave out the lines they all open with (the same instructions)
+        split = [h.split("\n") for h in heads]
+        while (
+            all(len(lines) > shared + 1 for lines in split) and len({lines[shared] for lines in split}) == 1
+        ):
+            shared += 1
+    out = []
+    for parts, key in zip(chosen, keys, strict=True):
+        if not parts:
+            out.append(key)
+            continue
+        head = "\n".join(parts[0].split("\n")[shared:]).strip() or parts[0]
+        out.append("\n".join([head, *parts[1:]]))
+    return out
+
+
+def _plan(run: RunRow) -> Any:
+    """The plan's one step: who played (a model through the family's protocol, the family's solver, a person,
+    a scripted player), with the model's generation settings only for a model."""
+    from inspect_ai.log import EvalPlan, EvalPlanStep
+
+    from wason.core.records import row_name
+
+    kind = run.player.split(":", 1)[0] if run.player.startswith("human:") else run.player
+    params: dict[str, Any] = {"player": run.player, "label": row_name(run), "family": run.task}
+    if run.player == "llm":
+        params["model"] = inspect_model(run)
+    step = EvalPlanStep(solver=f"wason/{kind}", params=params)
+    return EvalPlan(name="wason", steps=[step], config=_generate_config(_model_params(run)))
+
+
+def _model_params(run: RunRow) -> Mapping[str, Any] | None:
+    """The run's generation settings, for a model's run only: a solver, a person or a scripted player asks no
+    model, and the defaults its configuration carries were never used."""
+    return run.config.get("params") if run.player == "llm" else None
 
 
 def _scalar_metrics(metrics: Mapping[str, Any] | None) -> dict[str, str | int | float | bool | None]:
     return {k: v for k, v in (metrics or {}).items() if v is None or isinstance(v, str | int | float | bool)}
 
 
-def _sample(
+def _messages(
     run: RunRow, episode: EpisodeRow, turns: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]
+) -> list[Any]:
+    """The sample's conversation: the player's model's (:func:`_conversation`), or the transcript of a game
+    played without a model."""
+    if calls and run.player == "llm":
+        return _conversation(_player_calls(calls, turns))
+    if calls and not turns:
+        return _conversation(calls)
+    return _transcript_messages(run, episode, turns)
+
+
+def _sample(
+    run: RunRow,
+    episode: EpisodeRow,
+    turns: Sequence[Mapping[str, Any]],
+    calls: Sequence[Mapping[str, Any]],
+    messages: list[Any],
+    sample_input: str,
 ) -> EvalSample:
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ModelOutput
     from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
-    messages = _conversation(calls) if calls else _transcript_messages(run, episode, turns)
-    first_reply = next((i for i, m in enumerate(messages) if m.role == "assistant"), len(messages))
-    prompt = messages[:first_reply]
-    sample_input: str | list[ChatMessage] = prompt if prompt else episode.item_key
     last = next((m for m in reversed(messages) if m.role == "assistant"), None)
     model = inspect_model(run)
     output = ModelOutput.from_content(model=model, content=last.text if last is not None else "")
     scores: dict[str, Score] = {}
     scalars = _scalar_metrics(episode.metrics)
+    target, answer = _target_answer(run, episode)
     if episode.success is not None:
-        answer = next((scalars[k] for k in _ANSWER_KEYS if scalars.get(k) is not None), None)
         scores["success"] = Score(
             value=CORRECT if episode.success else INCORRECT,
-            answer=None if answer is None else str(answer),
+            answer=answer,
             explanation="the game was won" if episode.success else "the game was not won",
         )
     if scalars:
@@ -278,7 +398,7 @@ def _sample(
         id=episode.index,
         epoch=1,
         input=sample_input,
-        target=_target(episode.item),
+        target=target,
         messages=messages,
         output=output,
         scores=scores or None,
@@ -297,6 +417,7 @@ def _sample(
             "cached_calls": sum(bool(c["cached"]) for c in calls),
             "truncated": sum(c["finish_reason"] in TRUNCATED_FINISH_REASONS for c in calls),
             "metrics": episode.metrics,
+            "answer": answer,
         },
         events=_events(calls),
         model_usage=_usage(calls),
@@ -384,7 +505,7 @@ def eval_log(store: Store, run_id: int) -> EvalLog:
         ValueError: inspect_ai is not installed (``pip install 'wason[inspect]'``).
     """
     require_inspect()
-    from inspect_ai.log import EvalConfig, EvalDataset, EvalError, EvalLog, EvalPlan, EvalSpec, EvalStats
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalError, EvalLog, EvalSpec, EvalStats
 
     from wason import __version__
 
@@ -397,7 +518,12 @@ def eval_log(store: Store, run_id: int) -> EvalLog:
     calls: dict[int | None, list[dict[str, Any]]] = defaultdict(list)
     for c in all_calls:
         calls[c["episode_id"]].append(c)
-    samples = [_sample(run, e, turns[e.id], calls[e.id]) for e in episodes]
+    conversations = [_messages(run, e, turns[e.id], calls[e.id]) for e in episodes]
+    inputs = _inputs(conversations, [e.item_key for e in episodes])
+    samples = [
+        _sample(run, e, turns[e.id], calls[e.id], messages, given)
+        for e, messages, given in zip(episodes, conversations, inputs, strict=True)
+    ]
     ended = [at for e in episodes if (at := _utc(e.finished_at)) is not None]
     # a run with errored episodes has no finishing time of its own: its last episode's end stands for it
     finished = _utc(run.finished_at) or (max(ended) if ended else None)
@@ -414,7 +540,7 @@ def eval_log(store: Store, run_id: int) -> EvalLog:
         solver=run.player,
         dataset=EvalDataset(name=run_label(run), samples=len(samples), sample_ids=[s.id for s in samples]),
         model=inspect_model(run),
-        model_generate_config=_generate_config(cfg.get("params")),
+        model_generate_config=_generate_config(_model_params(run)),
         model_base_url=cfg.get("base_url"),
         config=EvalConfig(epochs=1),
         packages={"wason": __version__},
@@ -435,7 +561,7 @@ def eval_log(store: Store, run_id: int) -> EvalLog:
     return EvalLog(
         status=status,
         eval=spec,
-        plan=EvalPlan(name="wason", config=_generate_config(cfg.get("params"))),
+        plan=_plan(run),
         results=_results(samples, run, store),
         stats=EvalStats(
             started_at=_iso(run.created_at) or "",

@@ -6,8 +6,9 @@
   linking to their episode or run), messages as a chat;
 - markdown, LaTeX (``booktabs``) and CSV for papers; JSON is the model itself.
 
-Cells read the same everywhere: a rate is ``25% [5-57]`` over ``1/4`` in the terminal and ``0.25 [0.05, 0.57]
-(1/4)`` in papers; a mean is its value (its interval under it where known); a count is a whole number.
+Cells read the same everywhere: a rate is ``25% [5-57] 1/4`` (percent, its 95% Wilson interval, ``k/n``) in the
+terminal (the counts under it, in a narrow cell), on the web and in papers; a mean is its value (its interval
+under it where known); a count is a whole number; a yes/no is ``yes`` or ``no``, never Python's ``True``.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from wason.core.records import Rate, fold_text
-from wason.core.results import Cell, Column, Mean, Results, Table, Transcript
+from wason.core.records import RATE_LEGEND, Rate, fold_text
+from wason.core.results import Cell, Column, Mean, Results, Table, Transcript, yes_no
 
 __all__ = [
     "LABEL_WIDTH",
@@ -75,14 +76,13 @@ def cell_text(column: Column, cell: Cell, *, paper: bool = False) -> str:
     (one line)."""
     if cell is None or cell == "":
         return "-"
+    if isinstance(cell, bool):  # a verdict: in words, never Python's True and False
+        return yes_no(cell)
     if column.kind == "rate":
         rate = _rate(cell)
         if rate is None or rate.rate is None:
             return "-"
-        low, high = rate.interval
-        if paper:
-            return f"{rate.rate:.2f} [{low:.2f}, {high:.2f}] ({rate.k}/{rate.n})"
-        return f"{100 * rate.rate:.0f}% [{100 * low:.0f}-{100 * high:.0f}]\n{rate.k}/{rate.n}"
+        return rate.text(" " if paper else "\n")
     if column.kind == "mean":
         mean = _mean(cell)
         if mean is None or mean.value is None:
@@ -246,11 +246,7 @@ def fit_tables(g: Grid, title: str | None, width: int = WIDTH) -> list[RichTable
 def _legend_text(table: Table, *, paper: bool = False) -> str:
     parts = [f"{c.name}: {c.legend}" for c in table.columns if c.legend]
     if any(c.kind == "rate" for c in table.columns):
-        parts.append(
-            "rates: proportion [95% Wilson interval] (k/n)"
-            if paper
-            else "rates: percent [95% Wilson interval] over k/n"
-        )
+        parts.append(RATE_LEGEND)
     if any(isinstance(v, Mean) and v.interval for r in table.rows for v in r.values()):
         parts.append("means: mean [95% interval]" if paper else "means over [95% interval]")
     text = "; ".join(parts)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -229,14 +230,16 @@ _PARAM_SHORT = {"temperature": "T", "max_tokens": "max", "reasoning_effort": "ef
 _COLUMNS = ("id", "run", "by", "status", "created", "took", "eps", "acc", "tok", "params")
 _RIGHT = frozenset({"id", "took", "eps", "acc"})
 _LEGEND = (
-    "by: model or player; took: finished - created; eps: episodes finished/total; acc: successes/episodes "
-    "ended; tok: tokens spent in, out (k thousands, M millions); T temperature, max max_tokens; times UTC"
+    "by: model or player; took: finished - created; eps: episodes finished/total; acc: successes of the "
+    "episodes ended, percent [95% Wilson interval] over k/n; tok: tokens spent in, out (k thousands, M "
+    "millions); T temperature, max max_tokens; times UTC"
 )
 
 
 class RunsTable:
     """The runs listing as rich renders it: laid out for the width it is given (80 columns and up: nothing is
-    cut; the created time, tokens, settings and the long names wrap onto more lines where they must)."""
+    cut; the created time, tokens, settings and the long names wrap onto more lines where they must, a model's or
+    run's name after its ``:``, ``/`` or ``-`` rather than in the middle of a word)."""
 
     def __init__(self, title: str, rows: list[tuple[str, ...]], caption: str) -> None:
         self.title, self.rows, self.caption = title, rows, caption
@@ -263,13 +266,19 @@ class RunsTable:
                 overflow="fold",
                 width=widths.get(name),
             )
+        names = {_COLUMNS.index("run"), _COLUMNS.index("by")}
         for row in self.rows:
-            table.add_row(*row)
+            cells = [
+                _wrap_name(cell, widths[_COLUMNS[i]]) if i in names and _COLUMNS[i] in widths else cell
+                for i, cell in enumerate(row)
+            ]
+            table.add_row(*cells)
         return table
 
     def _widths(self, width: int) -> dict[str, int]:
-        natural = {
-            name: max([len(name), *(len(row[i]) for row in self.rows)]) for i, name in enumerate(_COLUMNS)
+        natural = {  # a cell of several lines (a rate over its counts) is as wide as its longest line
+            name: max([len(name), *(len(part) for row in self.rows for part in row[i].split("\n"))])
+            for i, name in enumerate(_COLUMNS)
         }
         room = width - (len(_COLUMNS) - 1)  # one space between columns
         if sum(natural.values()) <= room:
@@ -290,6 +299,24 @@ class RunsTable:
         return narrow
 
 
+_NAME_BREAK = re.compile(r"(?<=[:/\-_ ])")
+
+
+def _wrap_name(text: str, width: int) -> str:
+    """A name in lines of at most ``width``, broken after ``:``, ``/``, ``-``, ``_`` or a space where it can be
+    (``local:`` / ``smollm2-135m``); only a part longer than the width is cut, by the table's own folding."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        current = ""
+        for part in _NAME_BREAK.split(line):
+            if current and len(current) + len(part.rstrip()) > width:
+                lines.append(current.rstrip())
+                current = ""
+            current += part
+        lines.append(current.rstrip())
+    return "\n".join(lines)
+
+
 def runs_table(store: Store, wanted: RunFilter | None = None) -> RunsTable:
     """``wason runs``: a table that fits 80 columns (headers abbreviated, explained in the caption; long cells
     wrap, nothing is cut)."""
@@ -308,7 +335,7 @@ def runs_table(store: Store, wanted: RunFilter | None = None) -> RunsTable:
                 created.strftime("%Y-%m-%d %H:%M") if created else "-",
                 _duration(line),
                 f"{line.episodes['completed']}/{line.episodes['total']}",
-                str(line.accuracy),
+                line.accuracy.text("\n"),
                 tokens if line.calls["calls"] or line.calls["cached_calls"] else "-",
                 " ".join(f"{_PARAM_SHORT[k]}={v}" for k, v in line.params.items()),
             )

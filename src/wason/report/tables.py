@@ -80,8 +80,9 @@ def report_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:
 
 
 def results_of(family: Family[Any], store: RunReader, run_ids: Sequence[int]) -> Results:
-    """The runs' results as their family declares them, with the one legend sentence every table with a solver's
-    row carries (:data:`wason.core.records.SOLVER_LEGEND`): the solver is a strong reference, not a ceiling."""
+    """The runs' results as their family declares them, with the legend sentence of the family's solver under
+    them when one of the runs is the solver's (:func:`wason.core.records.solver_legend`: what the solver is and
+    what it was measured to win, as the family declares it; none where it declares no measured figure)."""
     results = family.results(store, run_ids)
     legend = solver_legend([store.get_run(r) for r in run_ids])
     return results.model_copy(update={"notes": [*results.notes, *legend]}) if legend else results

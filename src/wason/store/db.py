@@ -33,7 +33,7 @@ from wason.store.schema import SchemaError, ensure_schema
 DEFAULT_URL = "sqlite:///wason.db"
 # The Alembic revision (src/wason/store/migrations/versions) that the tables below describe; opening a store
 # migrates it to this one.
-SCHEMA_VERSION = "0007"
+SCHEMA_VERSION = "0008"
 
 STREAM_BATCH = 1000
 """Rows read from the database at a time when a table is streamed (an export)."""
@@ -1049,9 +1049,11 @@ class Store:
         self, text: str, *, reveal: Collection[str], limit: int = 100, run_ids: Sequence[int] | None = None
     ) -> list[dict[str, Any]]:
         """The episodes (of ``run_ids``, else every run) whose transcript holds every word of ``text``, newest
-        first, at most ``limit``: each with ``run_id``, ``index``, ``status``, ``success``, ``item_key`` and
-        ``hit`` (:func:`wason.store.search.find`; model calls are searched only for statuses in ``reveal``)."""
-        e = episodes.c
+        first, at most ``limit``: each with ``run_id``, ``index``, ``status``, ``success``, ``item_key``,
+        ``hit`` (:func:`wason.store.search.find`; model calls are searched only for statuses in ``reveal``) and
+        ``found``, what the hit's place holds, for a snippet: the turn's ``reply``, ``feedback`` and ``action``,
+        or the call's ``response`` and ``messages``."""
+        e, t, mc = episodes.c, turns.c, model_calls.c
         with self._connect() as c:
             found = search.find(c, text, run_ids=run_ids, reveal=reveal)
             found = sorted(found, key=lambda h: h.episode_id, reverse=True)[:limit]
@@ -1062,6 +1064,31 @@ class Store:
                 )
             ).mappings()
             out = [{**dict(r), "hit": by_id[r["id"]]} for r in rows]
+            turn_hits = [h for h in found if not h.in_call and h.turn is not None]
+            call_ids = [h.call_id for h in found if h.in_call and h.call_id is not None]
+            places: dict[tuple[int, int], dict[str, Any]] = {}
+            if turn_hits:
+                wanted = sa.tuple_(t.episode_id, t.index).in_([(h.episode_id, h.turn) for h in turn_hits])
+                query = sa.select(t.episode_id, t.index, t.reply, t.feedback, t.action).where(wanted)
+                for r in c.execute(query).mappings():
+                    places[(r["episode_id"], r["index"])] = {
+                        "reply": r["reply"],
+                        "feedback": r["feedback"],
+                        "action": r["action"],
+                    }
+            calls: dict[int, dict[str, Any]] = {}
+            if call_ids:
+                query = sa.select(mc.id, mc.response, mc.messages).where(mc.id.in_(call_ids))
+                calls = {
+                    r["id"]: {"response": r["response"], "messages": r["messages"]}
+                    for r in c.execute(query).mappings()
+                }
+        for row in out:
+            hit = row["hit"]
+            if hit.in_call:
+                row["found"] = calls.get(hit.call_id, {}) if hit.call_id is not None else {}
+            else:
+                row["found"] = places.get((hit.episode_id, hit.turn), {}) if hit.turn is not None else {}
         return sorted(out, key=lambda r: r["id"], reverse=True)
 
     def unreadable_counts(self, run_id: int) -> dict[str, int]:

@@ -206,12 +206,18 @@ def test_sorting(web: TestClient, filled: Filled) -> None:
     runs = filled.store.list_runs()
     assert rows(web.get("/runs").text) == sorted((r.id for r in runs), reverse=True)  # newest first
     assert rows(web.get("/runs?sort=id&order=asc").text) == sorted(r.id for r in runs)
-    finished = {r.id: filled.store.list_episodes(r.id) for r in runs}
-    accuracy = {i: sum(bool(e.success) for e in eps) / len(eps) for i, eps in finished.items()}
+    # accuracy over the episodes that ended, as `wason runs` counts it; a run with none ended sorts last
+    ended = {
+        r.id: [e for e in filled.store.list_episodes(r.id) if e.status in ("completed", "errored")]
+        for r in runs
+    }
+    accuracy = {i: sum(bool(e.success) for e in eps) / len(eps) if eps else None for i, eps in ended.items()}
+    valued = [v for v in accuracy.values() if v is not None]
+    blanks = [None] * (len(accuracy) - len(valued))
     asc = rows(web.get("/runs?sort=accuracy&order=asc").text)
-    assert [accuracy[i] for i in asc] == sorted(accuracy.values())
+    assert [accuracy[i] for i in asc] == sorted(valued) + blanks
     desc = rows(web.get("/runs?sort=accuracy").text)
-    assert [accuracy[i] for i in desc] == sorted(accuracy.values(), reverse=True)
+    assert [accuracy[i] for i in desc] == sorted(valued, reverse=True) + blanks
     by_family = rows(web.get("/runs?sort=family&order=asc").text)
     tasks = {r.id: r.task for r in runs}
     assert [tasks[i] for i in by_family] == sorted(tasks.values())

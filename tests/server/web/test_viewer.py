@@ -387,7 +387,8 @@ def test_compare_labels_its_numbers_and_says_what_the_paired_test_means(
             assert raw not in numbers, raw
         labels = re.findall(r"<tr[^>]*><th>([^<]+)<", numbers)
         assert "Accuracy" in labels and "Errored episodes" in labels and "Tokens in" in labels
-        assert re.search(r"<td class=\"num\">\d+\.\d% \(\d+ of \d+\), 95% interval", numbers)
+        # a rate as every report writes one: percent [95% Wilson interval] k/n
+        assert re.search(r"<td class=\"num\">\d+% \[\d+-\d+\] \d+/\d+</td>", numbers)
         words = html.unescape(page.text.split('id="paired-words"')[1].split("</ul>")[0])
         assert f"run {other}" in words and "succeeded on" in words and "McNemar" in words
         assert "percentage points more" in words and "the runs differ" in words

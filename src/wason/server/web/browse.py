@@ -35,15 +35,15 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from wason.core import registry
 from wason.core.family import Family
 from wason.core.public import GAME_OVER, HIDDEN, public_episode, public_run
-from wason.core.records import EpisodeRow, RunRow, calls_note, run_label
-from wason.core.results import Transcript
+from wason.core.records import EpisodeRow, Rate, RunRow, calls_note, rate_text, run_label
+from wason.core.results import Transcript, end_reason_text, yes_no
 from wason.engine import baselines_of
 from wason.report.render import results_html
 from wason.report.tables import results_of
 from wason.server import offload
 from wason.server.web import render
 from wason.store import Store, StoreError
-from wason.store.search import MAX_QUERY_CHARS, check_query
+from wason.store.search import MAX_QUERY_CHARS, action_values, check_query, snippet
 
 if TYPE_CHECKING:
     from wason.report.compare import Comparison
@@ -230,6 +230,7 @@ def run_rows(store: Store, runs: Iterable[RunRow] | None = None) -> list[dict[st
     calls = store.call_totals_of([r.id for r in listed]) if listed else {}
     for given in listed:
         n, finished, correct = counts.get(given.id, (0, 0, 0))
+        accuracy = Rate.of(min(correct, finished), finished)
         fam = _family_or_none(given.task)
         run = public_run(given, fam, over=finished == n)
         spent = calls.get(given.id, {})
@@ -249,7 +250,10 @@ def run_rows(store: Store, runs: Iterable[RunRow] | None = None) -> list[dict[st
                 "episodes": n,
                 "finished": finished,
                 "correct": correct,
-                "accuracy": correct / n if n else None,
+                # over the episodes that ended (an errored one a failure), as `wason runs` counts it: a game not
+                # played yet is no failure
+                "accuracy": accuracy.rate,
+                "accuracy_text": accuracy.text(),
                 "baseline_for": run.config.get("baseline_for"),
                 "duration": seconds,
                 "duration_text": _took(seconds)
@@ -771,7 +775,11 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
             }
             for t in turns
         ],
-        "metrics": [(k, _short(v)) for k, v in metrics.items() if not isinstance(v, dict | list)],
+        "metrics": [
+            (k, end_reason_text(metrics) if k == "end_reason" else _short(v))
+            for k, v in metrics.items()
+            if not isinstance(v, dict | list)
+        ],
         "metrics_json": json.dumps(metrics, indent=2, default=str) if metrics else None,
         "calls": calls,
         "prev_href": links.episode(run_id, index - 1) if index - 1 in by_index else None,
@@ -821,9 +829,10 @@ def _chat(transcript: Transcript, calls: list[dict[str, Any]]) -> list[dict[str,
 
 
 def _short(value: Any) -> str:
+    # a verdict in words (yes, no, - for none), never Python's True, False and None
     if isinstance(value, float):
         return f"{value:.4g}"
-    return str(value)
+    return yes_no(value)
 
 
 # -- comparing runs ---------------------------------------------------------------------------------------
@@ -866,6 +875,8 @@ def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[
         grid: dict[str, Any] | None = _kept("grid", fam, store, ids, None, lambda: grid_json(reader, ids))
     except REPORT_ERRORS:
         grid = None
+    if grid is not None:  # each cell's rate as every report writes one
+        grid = {**grid, "rows": [{**r, "cells": _grid_texts(r["cells"])} for r in grid["rows"]]}
     try:
         # the runs given only: their baselines have pages of their own and would repeat the columns here
         data: Comparison | None = _kept(
@@ -885,9 +896,20 @@ def compare_context(store: Store, run_ids: Sequence[int], links: Links) -> dict[
     }
 
 
+def _grid_texts(cells: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for column, cell in cells.items():
+        shown = None
+        if cell.get("games"):
+            low, high = cell["interval"]
+            shown = rate_text(cell["rate"], (low, high), cell["wins"], cell["games"])
+        out[column] = {**cell, "text": shown}
+    return out
+
+
 def _numbers(data: Comparison) -> list[dict[str, Any]]:
     """The runs' numbers in rows, each labelled in words with what it means: the family's scores (a rate as
-    ``k of n``, its share and 95% interval), then replies unreadable and cut off, errored episodes, tokens."""
+    every report writes one, ``25% [5-57] 1/4``), then replies unreadable and cut off, errored episodes, tokens."""
     rows: list[dict[str, Any]] = []
     for column in data.columns:
         values = []
@@ -914,16 +936,14 @@ def _numbers(data: Comparison) -> list[dict[str, Any]]:
 def _score_text(score: Any) -> str:
     if score is None or score.value is None:
         return "-"
-    if score.kind == "rate":
-        text = f"{100 * score.value:.1f}% ({score.k} of {score.n})"
-    elif score.kind == "count":
+    if score.kind == "rate":  # as every report writes a rate: 25% [5-57] 1/4
+        return rate_text(score.value, score.interval or (0.0, 1.0), score.k or 0, score.n or 0)
+    if score.kind == "count":
         return f"{int(score.value):,}"
-    else:
-        text = f"{score.value:.3g}"
+    text = f"{score.value:.3g}"
     if score.interval:
         low, high = score.interval
-        scale = 100 if score.kind == "rate" else 1
-        text += f", 95% interval {scale * low:.3g} to {scale * high:.3g}{'%' if scale == 100 else ''}"
+        text += f", 95% interval {low:.3g} to {high:.3g}"
     return text
 
 
@@ -1278,6 +1298,7 @@ def _search_page(store: Store, params: dict[str, str]) -> HTMLResponse:
             if href is not None and row["hit"].turn is not None:
                 href += f"#turn-{row['hit'].turn}"
             fam = _family_or_none(run.task)
+            place, parts = _hit_snippet(row.get("found") or {}, fam, q, row["hit"].in_call)
             hits.append(
                 {
                     "run": run.id,
@@ -1290,6 +1311,8 @@ def _search_page(store: Store, params: dict[str, str]) -> HTMLResponse:
                     "success": row["success"],
                     "turn": row["hit"].turn,
                     "in_call": row["hit"].in_call,
+                    "place": place,
+                    "snippet": parts,
                 }
             )
     return render(
@@ -1304,6 +1327,40 @@ def _search_page(store: Store, params: dict[str, str]) -> HTMLResponse:
         limit=SEARCH_LIMIT,
         max_chars=MAX_QUERY_CHARS,
     )
+
+
+def _hit_snippet(
+    found: dict[str, Any], fam: Family[Any] | None, q: str, in_call: bool
+) -> tuple[str, list[tuple[str, bool]]]:
+    """Where in a hit the words are (the reply, the game's answer, the move; a call's reply or messages) and the
+    piece around them (:func:`wason.store.search.snippet`): of the places, the one holding most of the words."""
+    if in_call:
+        contents = [m.get("content") for m in found.get("messages") or [] if isinstance(m, dict)]
+        places = [("the model's reply", found.get("response"))]
+        places += [("the messages sent", " ".join(str(c) for c in contents if c is not None))]
+    else:
+        action = found.get("action")
+        said = None
+        if fam is not None and isinstance(action, dict):
+            try:
+                said = fam.describe_action(action)  # the move in the family's words (``guess: ...``)
+            except REPORT_ERRORS:  # a move the family cannot word: its values below
+                said = None
+        places = [
+            ("the player's reply", found.get("reply")),
+            ("the game's answer", found.get("feedback")),
+            ("the move", said),
+            ("the move", " ".join(action_values(action))),
+        ]
+    best: tuple[int, str, list[tuple[str, bool]]] = (0, "", [])
+    for place, text in places:
+        if not text:
+            continue
+        parts = snippet([str(text)], q)
+        held = len({t.lower() for t, matched in parts if matched})
+        if held > best[0]:
+            best = (held, place, parts)
+    return best[1], best[2]
 
 
 @router.get("/favicon.ico")

@@ -310,3 +310,12 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
         out.append(Message(role="outcome", name="ended", text=said))
     title = f"Run {data['run']}, trial {data['index']}: {data['rule']}"
     return Transcript(title=title, messages=out, success=data.get("success"))
+
+
+def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    """An episode as an Inspect sample (``wason export --format inspect``): its target, the right answer, and
+    its answer, the one read from the reply (else what the reply said where no answer could be read)."""
+    m = metrics or {}
+    answer = m.get("answer") if m.get("answer") is not None else m.get("answer_text")
+    expected = item.get("expected", m.get("expected"))
+    return "" if expected is None else str(expected), None if answer in (None, "") else str(answer)

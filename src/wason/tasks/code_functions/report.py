@@ -33,7 +33,16 @@ from wason.core.results import (
     named_runs,
     player_message,
     results_title,
+    yes_no,
 )
+
+SOLVER_LEGEND = (
+    "version-space elimination over the grammar (docs/code-functions.md): it won 60 of 60 L1, 199 of "
+    "200 L2 and 197 of 200 L3 generated games, and 78 of the 156 published functions (50%), many of which its "
+    "grammar cannot say."
+)
+"""What the family's solver is and what it was measured to win: the legend of its row under every table that
+shows one (:func:`wason.core.records.solver_legend`)."""
 
 JUDGE_NAMES = {"predicate": "Code *", "quiz": "Quiz", "llm": "LLM judge"}
 JUDGE_LEGENDS = {
@@ -352,7 +361,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
         elif verdict:
             line += f" accuracy {verdict.get('accuracy', 0):.4f} on {verdict.get('heldout')} held-out words"
         if g.get("llm") is not None:
-            line += f"; LLM judge {g['llm'].get('verdict')}"
+            line += f"; LLM judge {yes_no(g['llm'].get('verdict'))}"
         out.append(Message(role="note", name="judges", text=line))
     quiz = {"quiz accuracy": f"{m['quiz_accuracy']:.2f}"} if m.get("quiz_accuracy") is not None else {}
     out.append(
@@ -379,3 +388,11 @@ def _describe(action: dict[str, Any]) -> str:
             "?" if v is None else ("yes" if v else "no") for v in action.get("labels", [])
         )
     return json.dumps(action)
+
+
+def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule's text,
+    and its answer, the player's last guess with the predicate it wrote (None when it made no guess)."""
+    m = metrics or {}
+    said = [str(m[k]) for k in ("final_guess", "final_predicate") if m.get(k)]
+    return str((item.get("rule") or {}).get("text") or ""), "\n".join(said) or None

@@ -17,9 +17,11 @@ from wason.core.results import (
     Results,
     Table,
     Transcript,
+    end_reason_text,
     episode_outcome,
     named_runs,
     results_title,
+    yes_no,
 )
 
 
@@ -280,8 +282,8 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
         out.append(Message(role=role, name=str(speaker), text=str(said)))
     if m:
         said = (
-            f"end: {m.get('end_reason')}; turns {m.get('turns')}; LLM judge {m.get('llm_verdict')}; "
-            f"code check {m.get('code_check')} (decided by {m.get('decided_by')})"
+            f"end: {end_reason_text(m)}; turns {m.get('turns')}; LLM judge {yes_no(m.get('llm_verdict'))}; "
+            f"code check {yes_no(m.get('code_check'))} (decided by {yes_no(m.get('decided_by'))})"
         )
         out.append(Message(role="outcome", name="ended", text=said))
         if m.get("rejection"):
@@ -289,3 +291,12 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     if data.get("status") not in (None, "completed"):
         out.append(episode_outcome(data))
     return Transcript(title=title, messages=out, success=data.get("success"))
+
+
+def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule's text,
+    and its answer, the player's last guess of the rule (None when it made none)."""
+    m = metrics or {}
+    guesses = [g for g in m.get("guess_log") or [] if isinstance(g, dict) and g.get("text")]
+    rule = str((item.get("rule") or {}).get("text") or m.get("rule_text") or "")
+    return rule, str(guesses[-1]["text"]) if guesses else None

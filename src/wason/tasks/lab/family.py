@@ -332,8 +332,13 @@ class LabFamily(Family[LabRunConfig]):
 
     def human(self, config: LabRunConfig, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any]:
         from wason.tasks.lab.human import LabHumanPlayer
+        from wason.tasks.lab.theory import Signature
 
-        return LabHumanPlayer(read=io.read, write=io.write, config=config.game_config("0"))
+        # the properties and operations only (what the start shows), to check each law as it is typed
+        signature = Signature.of(domain_of(item))
+        return LabHumanPlayer(
+            read=io.read, write=io.write, config=config.game_config("0"), signature=signature
+        )
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the domain holds the hidden laws, and its seed draws them: both stay hidden until the game ends
@@ -380,8 +385,11 @@ class LabFamily(Family[LabRunConfig]):
         values: Mapping[str, str],
     ) -> Mapping[str, Any] | str:
         from wason.tasks.lab.human import web_action
+        from wason.tasks.lab.theory import Signature
 
-        return self._codec.encode(web_action(observation, move, values))
+        # the properties and operations only (the page showed them at the start), to check each law of a theory
+        signature = Signature.of(domain_of(item)) if move == "answer" else None
+        return self._codec.encode(web_action(observation, move, values, signature))
 
     def web_history(
         self, config: LabRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]

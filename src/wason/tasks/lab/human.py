@@ -46,6 +46,7 @@ from wason.tasks.lab.protocol import (
     render_results,
     render_trials,
 )
+from wason.tasks.lab.theory import MAX_LAWS, Signature, law_count, line_problems
 
 MAX_LINE = 10_000
 """Characters of one typed line (or one form field) read."""
@@ -61,7 +62,8 @@ Find out how each operation changes the objects it is done to, then predict new 
   A; B; C             several steps in one turn, run in order
   done                no more experiments: the test begins
   help                this text
-  quit                leave (the game can be resumed)
+  quit                leave: the game ends here (an unfinished game, counted as failed) and the hidden
+                      laws are shown; it cannot be resumed
 A request the lab refuses (an unknown name, the wrong number of objects) uses up its turn."""
 
 TEST_HELP = """\
@@ -70,7 +72,8 @@ The test: for each experiment below, type what you expect to change, as  obj.pro
 as right. Then your theory (optional), one law a line, e.g.
   on OPERATION(a): a.PROPERTY = a.PROPERTY * 2 if a.FLAG
   on OPERATION(a, b): b.PROPERTY = b.PROPERTY + a.PROPERTY
-ended by an empty line, and a one-line report in your own words (optional)."""
+ended by an empty line (a law that cannot be read is asked again, the others are kept), and a one-line report
+in your own words (optional)."""
 
 
 # -- reading -----------------------------------------------------------------------------------------------
@@ -190,9 +193,37 @@ def _trial_text(k: int, trial: TrialView) -> str:
     return render_trials([trial])[0].replace("1. ", f"{k}. ", 1)
 
 
+def observed_signature(observation: LabObservation) -> Signature:
+    """What ``observation`` shows of the domain's shape: the kinds of the properties of the objects in it and,
+    where it lists them (at the start), the operations' numbers of objects (else operations are not checked)."""
+    kinds: dict[str, str] = {}
+    for o in (*observation.objects, *(x for t in observation.trials for x in t.objects)):
+        for prop, value in o.values.items():
+            kinds.setdefault(prop, "boolean" if isinstance(value, bool) else "number")
+    arities = dict(observation.operations) if observation.operations else None
+    return Signature(kinds, arities)
+
+
+def theory_problem(text: str, signature: Signature) -> str | None:
+    """Why a theory typed in the web form cannot be sent, naming each line at fault (None: every law reads and
+    fits the lab). Each line is checked on its own, so one typo never costs the other laws."""
+    problems = line_problems(text, signature)
+    if not problems:
+        return None
+    shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more lines" if len(problems) > 3 else "")
+    return f"{shown} (nothing was sent: correct the line{'s' if len(problems) > 1 else ''}, the rest is kept)"
+
+
 # -- the terminal ------------------------------------------------------------------------------------------
 class LabHumanPlayer:
-    """A person at the terminal: shows the lab and each report, reads requests and the test's answer."""
+    """A person at the terminal: shows the lab and each report, reads requests and the test's answer.
+
+    Args:
+        read, write: the terminal.
+        config: the game's settings (the tolerance and the steps a turn it shows).
+        signature: the domain's properties and operations (shown at the start), to check each law of the theory
+            as it is typed; None: what the start of the game shows (or, for a game resumed after it, the test).
+    """
 
     def __init__(
         self,
@@ -200,10 +231,12 @@ class LabHumanPlayer:
         read: Callable[[str], str] = input,
         write: Callable[[str], None] = print,
         config: LabConfig | None = None,
+        signature: Signature | None = None,
     ) -> None:
         self.read = read
         self.write = write
         self.config = config if config is not None else LabConfig()
+        self.signature = signature
 
     async def _line(self, prompt: str = "> ") -> str:
         try:
@@ -232,8 +265,10 @@ class LabHumanPlayer:
 
     async def act(self, observation: LabObservation) -> Move[LabAction]:
         self._show(observation)
+        if observation.kind == "start" and self.signature is None:
+            self.signature = observed_signature(observation)
         if observation.kind in ("test", "test_invalid"):
-            return await self._answer(observation.trials)
+            return await self._answer(observation.trials, self.signature or observed_signature(observation))
         while True:
             line = await self._line()
             word = line.lower()
@@ -251,7 +286,7 @@ class LabHumanPlayer:
                 continue
             return Move(action=Request(steps), reply=line)
 
-    async def _answer(self, trials: Sequence[TrialView]) -> Move[LabAction]:
+    async def _answer(self, trials: Sequence[TrialView], signature: Signature) -> Move[LabAction]:
         predictions: list[dict[str, dict[str, Value]] | None] = []
         for k, trial in enumerate(trials, start=1):
             self.write(_trial_text(k, trial))
@@ -265,17 +300,43 @@ class LabHumanPlayer:
                     break
                 except ValueError as exc:
                     self.write(f"{exc}. Again, or - for nothing changes:")
+        laws = await self._theory(signature)
+        self.write("A one-line report of what you found (optional):")
+        report = await self._line("report> ")
+        answer = Answer(tuple(predictions), "\n".join(laws), report[:MAX_TEXT])
+        return Move(action=answer, reply=answer_reply(answer))
+
+    async def _theory(self, signature: Signature) -> list[str]:
+        """The theory's lines, each checked as it is typed: a law that cannot be read (or names what the lab
+        does not have) is said with its reason and asked again, the lines before it kept, as a prediction is."""
         self.write("Your theory, one law a line; an empty line ends it (or type nothing for none):")
         laws: list[str] = []
-        while len(laws) < MAX_THEORY_LINES:
+        count = 0
+        while len(laws) < MAX_THEORY_LINES and count < MAX_LAWS:
             line = await self._line("law> ")
             if not line:
                 break
+            if line.lower() in ("help", "?"):
+                self.write(TEST_HELP.format(tolerance=self.config.tolerance * 100))
+                continue
+            n = law_count(line)
+            if n == 0:  # a comment: nothing to check, nothing to keep
+                continue
+            if count + n > MAX_LAWS or len("\n".join([*laws, line])) > MAX_TEXT:
+                self.write(
+                    f"That would take the theory over {MAX_LAWS} laws or {MAX_TEXT} characters, the most it "
+                    "holds: type a shorter line, or an empty line to end the theory:"
+                )
+                continue
+            problems = line_problems(line, signature, first_line=len(laws) + 1)
+            if problems:
+                self.write(f"{'; '.join(problems)}. Type that law again (an empty line ends the theory):")
+                continue
             laws.append(line)
-        self.write("A one-line report of what you found (optional):")
-        report = await self._line("report> ")
-        answer = Answer(tuple(predictions), "\n".join(laws)[:MAX_TEXT], report[:MAX_TEXT])
-        return Move(action=answer, reply=answer_reply(answer))
+            count += n
+        if count >= MAX_LAWS:
+            self.write(f"The theory holds its most, {MAX_LAWS} laws.")
+        return laws
 
 
 # -- the browser -------------------------------------------------------------------------------------------
@@ -289,7 +350,8 @@ when you know enough: then you predict what new experiments do, and may write do
 WEB_TEST = """\
 The test: for each experiment, write what you expect to change as obj.prop=value, obj.prop=value (true or false \
 for a yes/no property), or - when nothing changes. Numbers within {tolerance:g}% count as right. The theory \
-(optional) is one law a line, e.g. on OPERATION(a): a.PROPERTY = a.PROPERTY * 2 if a.FLAG."""
+(optional) is one law a line, e.g. on OPERATION(a): a.PROPERTY = a.PROPERTY * 2 if a.FLAG; a line that cannot \
+be read is pointed out before anything is sent, the other lines kept."""
 
 
 def _example_steps(observation: LabObservation) -> str:
@@ -309,6 +371,20 @@ def _example_steps(observation: LabObservation) -> str:
             if step.kind == "experiment":
                 return " ".join([step.op, *step.objects])
     return "OPERATION OBJECT"
+
+
+def _example_law(observation: LabObservation) -> str:
+    """An example law in the lab's own names, readable as it stands: the first test experiment's operation on
+    a number of its first object, times 10 (a factor the grammar never draws, so it hints at nothing)."""
+    for trial in observation.trials:
+        first = trial.objects[0] if trial.objects else None
+        number = next(
+            (k for k, v in (first.values if first else {}).items() if not isinstance(v, bool)), None
+        )
+        if number is not None:
+            params = "a, b" if len(trial.objects) == 2 else "a"
+            return f"on {trial.op}({params}): a.{number} = a.{number} * 10"
+    return "on OPERATION(a): a.PROPERTY = a.PROPERTY * 10"
 
 
 def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebForm:
@@ -341,7 +417,7 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
                 "theory",
                 "Your theory (optional)",
                 kind="textarea",
-                placeholder="on OPERATION(a): a.PROP = ...",
+                placeholder=_example_law(observation),
             )
         )
         fields.append(FormField("report", "Report (optional)", placeholder="what you found, in a line"))
@@ -377,11 +453,22 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
     return WebForm(prompt=prompt, moves=(run, done))
 
 
-def web_action(observation: LabObservation, move: str, values: Mapping[str, str]) -> LabAction:
+def web_action(
+    observation: LabObservation,
+    move: str,
+    values: Mapping[str, str],
+    signature: Signature | None = None,
+) -> LabAction:
     """The action of a move sent from :func:`web_form` (the free-text reply is the family's).
 
+    Args:
+        observation: what the page showed; move, values: the form sent.
+        signature: the domain's properties and operations, to check each line of the theory; None: what
+            ``observation`` shows of them.
+
     Raises:
-        ValueError: a move not open now, or a field that cannot be read (one line naming the field).
+        ValueError: a move not open now, or a field that cannot be read (one line naming the field, and for the
+            theory each line at fault: nothing is played, the page keeps what was typed).
     """
     testing = observation.kind in ("test", "test_invalid")
     if (
@@ -411,6 +498,9 @@ def web_action(observation: LabObservation, move: str, values: Mapping[str, str]
                 raise ValueError(f"{name}: more than {MAX_TEXT} characters")
         if len(theory.splitlines()) > MAX_THEORY_LINES:
             raise ValueError(f"theory: more than {MAX_THEORY_LINES} lines")
+        problem = theory_problem(theory, signature or observed_signature(observation)) if theory else None
+        if problem is not None:
+            raise ValueError(f"theory: {problem}")
         return Answer(tuple(predictions), theory, report)
     raise ValueError(f"{move!r} is not a move of this game")
 
@@ -419,9 +509,11 @@ __all__ = [
     "LAB_HELP",
     "LabHumanPlayer",
     "answer_reply",
+    "observed_signature",
     "parse_prediction",
     "parse_step",
     "parse_steps",
+    "theory_problem",
     "web_action",
     "web_form",
 ]

@@ -45,6 +45,14 @@ from wason.core.results import Mean as ResultMean
 from wason.metrics.rates import mean_present, t_quantile
 from wason.tasks.lab.laws import Value, format_value
 
+SOLVER_LEGEND = (
+    "the ideal scientist over the law grammar (docs/lab.md), choosing each experiment by expected "
+    "information: its theory was exactly the hidden laws in 50 of 50 games at each difficulty "
+    "(bench/bench_lab.py), a reference for what the budget allows, not a ceiling of reasoning."
+)
+"""What the family's solver is and what it was measured to win: the legend of its row under every table that
+shows one (:func:`wason.core.records.solver_legend`)."""
+
 CURVE_POINTS = (0, 5, 10, 20, 40)
 """Experiments at which table 2 reads the curves (and the budget)."""
 SMALL_RUN = 30
@@ -798,3 +806,12 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
             higher_is_better=False,
         ),
     ]
+
+
+def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden laws (one a
+    line), and its answer, the player's theory (None when it wrote none; its predictions are in the metrics)."""
+    m = metrics or {}
+    laws = m.get("laws") or (item.get("domain") or {}).get("law_text") or []
+    theory = m.get("theory")
+    return "\n".join(str(law) for law in laws), str(theory) if theory else None

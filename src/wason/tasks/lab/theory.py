@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -353,15 +353,27 @@ def parse_theory(text: str) -> tuple[Law, ...]:
         raise TheoryError("theory: no laws (write one law a line, such as 'on OP(a): a.prop = a.prop + 1')")
     if len(pieces) > MAX_LAWS:
         raise TheoryError(f"theory: {len(pieces)} laws, more than the {MAX_LAWS} allowed")
-    laws = []
-    for number, piece in pieces:
-        parser = _Parser(_tokens(piece, number), number)
-        law = parser.law()
-        for part in (law.value, law.condition):
-            if part is not None and _depth(part) > MAX_DEPTH:
-                raise parser.fail(f"the expression is nested more than {MAX_DEPTH} levels deep")
-        laws.append(law)
-    return tuple(laws)
+    return tuple(_law(number, piece) for number, piece in pieces)
+
+
+def _law(number: int, piece: str) -> Law:
+    """One law's text (from line ``number``) read.
+
+    Raises:
+        TheoryError: it is not a law (one line: where and what is wrong).
+    """
+    parser = _Parser(_tokens(piece, number), number)
+    law = parser.law()
+    for part in (law.value, law.condition):
+        if part is not None and _depth(part) > MAX_DEPTH:
+            raise parser.fail(f"the expression is nested more than {MAX_DEPTH} levels deep")
+    return law
+
+
+def law_count(text: str) -> int:
+    """How many laws ``text`` holds, as :func:`parse_theory` counts them (blank lines, comments and fences left
+    out; laws separated by ``;`` counted apart)."""
+    return len(_pieces(text))
 
 
 # -- checking against a domain ------------------------------------------------------------------------------
@@ -413,36 +425,81 @@ def _infer(expr: Expr, kinds: dict[str, str], arity: int, problems: list[str]) -
     return "number"
 
 
+@dataclass(frozen=True)
+class Signature:
+    """What a player is shown of a domain's shape at the start: the kind of each property (``boolean`` or
+    ``number``) and the number of objects of each operation. Enough to check a theory's names and kinds, nothing
+    of its laws.
+
+    Attributes:
+        kinds: each property's kind.
+        arities: each operation's number of objects; None when not known (operations are then not checked).
+    """
+
+    kinds: Mapping[str, str]
+    arities: Mapping[str, int] | None
+
+    @classmethod
+    def of(cls, domain: Domain) -> Signature:
+        """A domain's signature."""
+        return cls(_kinds(domain), {o.name: o.arity for o in domain.operations})
+
+
+def _law_problems(law: Law, signature: Signature) -> list[str]:
+    """Every way ``law`` does not fit ``signature``, once each (empty: it fits)."""
+    kinds, arities = dict(signature.kinds), signature.arities
+    problems: list[str] = []
+    if arities is not None and law.op not in arities:
+        problems.append(
+            f"unknown operation {_show(law.op)} (the operations are {', '.join(sorted(arities))})"
+        )
+    elif arities is not None and arities[law.op] != law.arity:
+        problems.append(
+            f"{law.op} acts on {arities[law.op]} object{'s' if arities[law.op] > 1 else ''}, not {law.arity}"
+        )
+    target = _infer(law.target, kinds, law.arity, problems)
+    value = _infer(law.value, kinds, law.arity, problems)
+    if target is not None and value is not None and target != value:
+        problems.append(f"sets the {target} property {_show(law.target.prop)} to a {value}")
+    condition = None if law.condition is None else _infer(law.condition, kinds, law.arity, problems)
+    if condition == "number":
+        problems.append("its condition is a number, not true or false")
+    return list(dict.fromkeys(problems))
+
+
 def check_theory(theory: Sequence[Law], domain: Domain) -> list[str]:
     """Every problem of ``theory`` against ``domain``, one line each, naming the law (empty: it fits)."""
-    kinds = _kinds(domain)
-    arities = {o.name: o.arity for o in domain.operations}
+    signature = Signature.of(domain)
     out: list[str] = []
     for k, law in enumerate(theory, start=1):
         text = format_law(law)
         where = f"law {k} ({text[:80]}{'...' if len(text) > 80 else ''})"
-        problems: list[str] = []
-        if law.op not in arities:
-            problems.append(
-                f"unknown operation {_show(law.op)} (the operations are {', '.join(sorted(arities))})"
-            )
-        elif arities[law.op] != law.arity:
-            problems.append(
-                f"{law.op} acts on {arities[law.op]} object{'s' if arities[law.op] > 1 else ''}, "
-                f"not {law.arity}"
-            )
-        target = _infer(law.target, kinds, law.arity, problems)
-        value = _infer(law.value, kinds, law.arity, problems)
-        if target is not None and value is not None and target != value:
-            problems.append(f"sets the {target} property {_show(law.target.prop)} to a {value}")
-        condition = None if law.condition is None else _infer(law.condition, kinds, law.arity, problems)
-        if condition == "number":
-            problems.append("its condition is a number, not true or false")
-        seen: set[str] = set()
-        for p in problems:
-            if p not in seen:
-                seen.add(p)
-                out.append(f"{where}: {p}")
+        out += [f"{where}: {p}" for p in _law_problems(law, signature)]
+    return out
+
+
+def line_problems(text: str, signature: Signature, *, first_line: int = 1) -> list[str]:
+    """Every law of a theory's text that cannot be read or does not fit ``signature``, each on its own: one
+    line per law at fault naming its line (numbered from ``first_line``) and why, the first problem of each.
+    Empty when every law reads and fits: :func:`read_theory` then reads the text (with the domain of that
+    signature) without an error, so a person can be asked again for a bad line alone and keep the others."""
+    if len(text) > MAX_TEXT:
+        return [f"theory: {len(text)} characters, more than the {MAX_TEXT} allowed"]
+    pieces = _pieces(text)
+    if len(pieces) > MAX_LAWS:
+        return [f"theory: {len(pieces)} laws, more than the {MAX_LAWS} allowed"]
+    out: list[str] = []
+    for number, piece in pieces:
+        line = number + first_line - 1
+        try:
+            law = _law(line, piece)
+        except TheoryError as exc:
+            out.append(str(exc))
+            continue
+        problems = _law_problems(law, signature)
+        if problems:
+            more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+            out.append(f"line {line}: {problems[0]}{more}")
     return out
 
 

@@ -26,12 +26,22 @@ from wason.core.results import (
     Results,
     Table,
     Transcript,
+    end_reason_text,
     player_message,
     results_title,
     run_notes,
+    yes_no,
 )
 from wason.metrics.rates import mean_present
 from wason.tasks.lists.game import PRIMARY_ORDER
+
+SOLVER_LEGEND = (
+    "the list scientist of docs/solver.md (List rules), a strong reference and not a ceiling: it states 10 "
+    "of the 10 pilot rules and 56 of the 59 published candidates, and 3 of 12 rules written by others that it "
+    "had never seen (measured once)."
+)
+"""What the family's solver is and what it was measured to win: the legend of its row under every table that
+shows one (:func:`wason.core.records.solver_legend`)."""
 
 
 class ListsNumbers(BaseModel):
@@ -454,7 +464,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
             if verdict.get("decided_by_observation"):
                 lines.append("  it contradicts a label the player was shown")
             lines += [
-                f"  e.g. {ce['list']}: the rule says {ce['rule']}, the predicate says {ce['guess']}"
+                f"  e.g. {ce['list']}: the rule says {yes_no(ce['rule'])}, the predicate says {yes_no(ce['guess'])}"
                 for ce in (verdict.get("counterexamples") or [])[:3]
             ]
             messages.append(Message(role="note", name="judge", text="\n".join(lines)))
@@ -468,7 +478,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
                     text=f"LLM label disagreed in round {d['round']}: {d['list']} code {d['code']}, LLM {d['llm']}",
                 )
             )
-        verdicts["end"] = f"{m.get('end_reason')}; rounds {m.get('rounds')}; lists {m.get('lists_tested')}"
+        verdicts["end"] = f"{end_reason_text(m)}; rounds {m.get('rounds')}; lists {m.get('lists_tested')}"
         messages.append(
             Message(
                 role="outcome",
@@ -503,3 +513,11 @@ def _describe(action: dict[str, Any]) -> str:
             "?" if v is None else ("Yes" if v else "No") for v in action.get("labels", [])
         )
     return f"{kind}: {action.get('reason', '')}"
+
+
+def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule's text,
+    and its answer, the player's final hypothesis with the predicate it stated (None when it stated none)."""
+    m = metrics or {}
+    said = [str(m[k]) for k in ("final_hypothesis", "predicate") if m.get(k)]
+    return str((item.get("rule") or {}).get("text") or ""), "\n".join(said) or None

@@ -31,8 +31,17 @@ from wason.core.results import (
     named_runs,
     player_message,
     results_title,
+    votes_text,
+    yes_no,
 )
 from wason.metrics.rates import mean_present
+
+SOLVER_LEGEND = (
+    "version-space elimination over a grammar wider than any level's (docs/math.md): it won 1000 of 1000 "
+    "seeded games at each level; fifteen terms pin a rule of that grammar almost always."
+)
+"""What the family's solver is and what it was measured to win: the legend of its row under every table that
+shows one (:func:`wason.core.records.solver_legend`)."""
 
 JUDGE_NAMES = {"expression": "expression (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
 JUDGE_SHORT = {"expression": "Code", "quiz": "Quiz", "llm": "LLM judge"}
@@ -317,7 +326,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
                     f", agreement {verdict.get('agreement', 0):.3f} on {verdict.get('points')} transitions"
                 )
             if g.get("llm"):
-                line += f"; LLM judge {g['llm'].get('verdict')} (votes {g['llm'].get('votes')})"
+                line += f"; LLM judge {yes_no(g['llm'].get('verdict'))} (votes {votes_text(g['llm'].get('votes'))})"
             messages.append(Message(role="note", name="judges", text=line))
         verdicts = {
             JUDGE_NAMES.get(name, name): "right" if ok else "wrong"
@@ -353,3 +362,12 @@ def _describe(action: dict[str, Any]) -> str:
     if kind == "GiveUp":
         return "give up"
     return f"{kind}: {action.get('reason', '')}"
+
+
+def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule's text
+    and expression, and its answer, the player's last guess with the expression it wrote (None: no guess)."""
+    m, rule = metrics or {}, item.get("rule") or {}
+    hidden = [str(rule[k]) for k in ("text", "expression") if rule.get(k)]
+    said = [str(m[k]) for k in ("final_guess", "final_expression") if m.get(k)]
+    return "\n".join(hidden), "\n".join(said) or None

@@ -28,6 +28,7 @@ from wason.core.results import (
     Results,
     Table,
     Transcript,
+    end_reason_text,
     episode_outcome,
     player_message,
     results_title,
@@ -36,6 +37,13 @@ from wason.tasks.wilt.complexity import RunComplexity, run_complexity
 from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD
 from wason.tasks.wilt.protocol import load_instruction
 from wason.tasks.wilt.scoring import DECIDED_ORDER, WiltSummary, summarize
+
+SOLVER_LEGEND = (
+    "the scientist of docs/solver.md, a strong reference and not a ceiling: on rules written by others "
+    "that it had never seen, it won 1,802 of 2,195 (82%, each set measured once)."
+)
+"""What the family's solver is and what it was measured to win: the legend of its row under every table that
+shows one (:func:`wason.core.records.solver_legend`)."""
 
 
 def run_summary(
@@ -472,7 +480,7 @@ def _episodes_table(store: RunReader, run_id: int) -> Table:
             result = (
                 "correct" if m.get("correct") else "approx." if m.get("approximately_correct") else "wrong"
             )
-            detail = m.get("guess") or f"(no guess: {m.get('end_reason')})"
+            detail = m.get("guess") or f"(no guess: {end_reason_text(m)})"
         else:
             result, detail = "-", (e.error or "").splitlines()[0] if e.error else ""
         rows.append(
@@ -547,7 +555,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     certainty = (m.get(PLAYER_METRICS) or {}).get("certainty")
     if certainty is not None:
         notes["certainty"] = f"{certainty:.4f} (the guess's share of the solver's surviving weight)"
-    said = f"result: {verdict}; guess: {m.get('guess')}; end: {m.get('end_reason')}"
+    said = f"result: {verdict}; guess: {m.get('guess') or '-'}; end: {end_reason_text(m)}"
     out.append(Message(role="outcome", name="ended", text=said, annotations=notes))
     return Transcript(title=title, messages=out, success=data.get("success"))
 
@@ -559,3 +567,10 @@ def _describe(action: dict[str, Any]) -> str:
     if kind == "FinalGuess":
         return f"guess {action.get('expression')}"
     return f"{kind}: {action.get('reason', '')}"
+
+
+def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule, and
+    its answer, the player's final guess (None when it made none)."""
+    guess = (metrics or {}).get("guess")
+    return str(item.get("rule") or ""), str(guess) if guess else None

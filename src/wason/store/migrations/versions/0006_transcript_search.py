@@ -28,7 +28,7 @@ depends_on: str | None = None
 
 def upgrade() -> None:
     bind = op.get_bind()
-    for statement in search.create_statements(bind):
+    for statement in search.create_statements(bind, version=1):  # replies and feedback; 0008 adds the moves
         bind.exec_driver_sql(statement)
 
 
