@@ -5,7 +5,7 @@ result), time the parse at a base size and at 8 times that size in the same run,
 8 means linear time, about 64 quadratic; a catastrophic regular expression would not finish. Also prints the
 cost per 100 kB next to that of an ordinary reply, and the slowest shape.
 
-Run: ``.venv/bin/python bench/bench_answers.py``
+Run: ``.venv-dev/bin/python bench/bench_answers.py``
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ passed as int when integral, exceptions counted as False), which is how the refe
 The lambdas for the loop come from our own rules data via ``eval``; this file is a benchmark, outside the
 product. Also prints the probe-set build time and the time to judge the worst hostile guesses we know of.
 
-Run: ``.venv/bin/python bench/bench_judge.py [--against REV] [--loop]``
+Run: ``.venv-dev/bin/python bench/bench_judge.py [--against REV] [--loop]``
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Start-up of wason (issue 39): user+sys seconds of each command, and its ratio to `python -c pass`, measured in
 one run; then the wall time from starting `wason serve` to its first answer of `/` (the home page, built by a
-page worker) and of `/api/families`. Run: `.venv/bin/python bench/bench_startup.py [repeats]`."""
+page worker) and of `/api/families`. Run: `.venv-dev/bin/python bench/bench_startup.py [repeats]`."""
 
 from __future__ import annotations
 

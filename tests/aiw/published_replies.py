@@ -3,7 +3,7 @@ published (its ``collected_responses/``), from the reference's own stored reads 
 
 The replies are not kept in this repository (about 10 MB); run this against a checkout of ``LAION-AI/AIW``::
 
-    .venv/bin/python -m tests.aiw.published_replies /path/to/AIW
+    .venv-dev/bin/python -m tests.aiw.published_replies /path/to/AIW
 
 Every record with a numeric ``right_answer`` counts (8,820 at LAION-AI/AIW 4d5d079: the o1 set, Reflection-70B and
 the base models; ``AIW_param.json`` stores ``"null"`` answers for its symbolic problems and is left out). A base

@@ -33,7 +33,7 @@ from wason.tasks.code_functions.translate import Translation, published_history,
 from wason.tasks.code_functions.vocabulary import vocabulary, vocabulary_index
 
 DATA = Path(__file__).parent / "data" / "original_truths.json"
-REGENERATE = "regenerate it with `.venv/bin/python scripts/make_code_function_truths.py`"
+REGENERATE = "regenerate it with `.venv-dev/bin/python scripts/make_code_function_truths.py`"
 STRIDE = 25
 """The default run evaluates each translation live on words 0, STRIDE, 2*STRIDE, ... (425 of 10,608)."""
 

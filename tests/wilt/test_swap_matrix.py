@@ -120,8 +120,8 @@ def test_show_prints_the_matrix_in_every_format(
     assert "WILT test swap (appendix A.2)" in md
     header = f"| Guessing model | solver (reference) (run {r['src_solver']}) | fake:tester (run {r['src_model']}) |"
     assert header in md
-    assert "| fake:guesser | 0.33 [0.06, 0.79] (1/3) | 0.33 [0.06, 0.79] (1/3) |" in md
-    assert "| solver (reference) | 1.00 [0.44, 1.00] (3/3) |" in md
+    assert "| fake:guesser | 33% [6-79] 1/3 | 33% [6-79] 1/3 |" in md  # one format for a rate everywhere
+    assert "| solver (reference) | 100% [44-100] 3/3 |" in md
 
     assert main(["show", *ids, "--format", "latex", "--db", db]) == 0
     latex = capsys.readouterr().out
@@ -151,8 +151,8 @@ def test_the_web_comparison_carries_the_matrix(runs: tuple[str, dict[str, int]])
     (matrix,) = view.matrices
     assert matrix.headers == ["Guessing model", f"solver (reference) (run {r['src_solver']})"]
     assert matrix.rows == [
-        ["fake:guesser", "0.33 [0.06, 0.79] (1/3)"],
-        ["solver (reference)", "1.00 [0.44, 1.00] (3/3)"],
+        ["fake:guesser", "33% [6-79] 1/3"],
+        ["solver (reference)", "100% [44-100] 3/3"],
     ]
 
 

@@ -57,6 +57,8 @@ class Command:
         words: what a typed command starts with (``("guess", "g")``, ``("give up",)``); the first is the one
             ``help`` shows. ``("",)``: the command is the values alone (``1 2 3`` for a test).
         hint: one line on what the move does.
+        web_hint: the same for the web form, where ``hint`` speaks the terminal's syntax (``e.g. guess x < y``);
+            default ``hint``.
         action: the action kind it makes (the ``type`` of its JSON), for the session help.
         ask: at the terminal, ask each field on its own line (``label > ``) instead of reading a command: for a
             move that is the only one open (a predicate to write, a quiz to answer); its ``hint`` is then what the
@@ -75,6 +77,7 @@ class Command:
     syntax: str = ""
     words: tuple[str, ...] = ()
     hint: str = ""
+    web_hint: str = ""
     action: str = ""
     ask: bool = False
     info: bool = False
@@ -98,7 +101,7 @@ class Command:
         """The web form's move."""
         from wason.core.family import FormMove
 
-        return FormMove(self.name, self.label, self.fields, self.hint)
+        return FormMove(self.name, self.label, self.fields, self.web_hint or self.hint)
 
 
 def give_up(kind: type[Any], **fields: Any) -> Command:

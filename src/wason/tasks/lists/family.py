@@ -453,6 +453,7 @@ class ListsFamily(Family[ListsRunConfig]):
             words=("final", "f", "guess"),
             syntax="final TEXT",
             hint="your final rule in words, e.g. final the items increase",
+            web_hint="your final rule in words, e.g. the items increase",
             action="FinalHypothesis",
         )
         if getattr(observation, "must_finalize", False):

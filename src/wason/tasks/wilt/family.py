@@ -495,6 +495,9 @@ class WiltFamily(Family[WiltRunConfig]):
             + " (typed, the lambda may be left out: guess "
             + ("x > 50" if single else "x < y < z")
             + "); ends the game",
+            web_hint="your one final guess, e.g. "
+            + ("x > 50" if single else "x < y < z")
+            + " (the lambda may be left out); ends the game",
             action="FinalGuess",
         )
         if getattr(observation, "must_guess", False):
