@@ -37,7 +37,7 @@ from wason.tasks.lists.game import PRIMARY_ORDER
 
 SOLVER_LEGEND = (
     "the list scientist of docs/solver.md (List rules), a strong reference and not a ceiling: it states 10 "
-    "of the 10 pilot rules and 56 of the 59 published candidates, and 3 of 12 rules written by others that it "
+    "of the 10 pilot rules and 55 of the 59 published candidates, and 3 of 12 rules written by others that it "
     "had never seen (measured once)."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
