@@ -77,6 +77,9 @@ COMMANDS: dict[str, Command] = {
         "export",
         "write runs, episodes, turns and model calls as tidy tables (CSV, JSON lines, Parquet) or Inspect logs",
     ),
+    "import": _command(
+        "import_", "read Inspect logs of wason tasks (inspect eval wason/NAME) into the store"
+    ),
     "serve": _command(
         "serve", "serve the HTTP API (sessions of every game, the published guess-the-rule routes)"
     ),

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample, EvalStatus
     from inspect_ai.model import ChatMessage, GenerateConfig, ModelUsage
 
-__all__ = ["INSPECT_MISSING", "eval_log", "export_inspect", "require_inspect"]
+__all__ = ["INSPECT_MISSING", "eval_log", "export_inspect", "require_inspect", "target_and_answer"]
 
 INSPECT_MISSING = "Inspect logs need inspect_ai: pip install 'wason[inspect]'"
 
@@ -254,31 +254,40 @@ def _events(calls: Sequence[Mapping[str, Any]]) -> list[Any]:
     return events
 
 
-def _target(item: Mapping[str, Any]) -> str:
+def _target(item: Mapping[str, Any], public: Sequence[str] = ()) -> str:
+    """The first of the item's :data:`_TARGET_KEYS`; else what the item hides (its keys a player may not see
+    before the game ends, as JSON), so that every sample says what was hidden."""
     for key in _TARGET_KEYS:
         value = item.get(key)
         if isinstance(value, dict):
             value = value.get("text")
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             return str(value)
-    return ""
+    hidden = {k: v for k, v in item.items() if k not in public}
+    return json.dumps(hidden, ensure_ascii=False, sort_keys=True, default=str) if hidden else ""
 
 
-def _target_answer(run: RunRow, episode: EpisodeRow) -> tuple[str, str | None]:
-    """What was hidden and what the player guessed, as the family declares them (``inspect_sample``), else from
-    the item's and the metrics' usual keys."""
+def target_and_answer(
+    task: str, item: Mapping[str, Any], metrics: Mapping[str, Any] | None
+) -> tuple[str, str | None]:
+    """What was hidden in ``item`` and what the player guessed (from an episode's ``metrics``; None before
+    the game ends), as family ``task`` declares them (``inspect_sample``), else from the item's and the metrics'
+    usual keys."""
     from wason.core import registry
 
+    public: list[str] = []
     try:
-        hook = registry.get(run.task).report_hook("inspect_sample")
+        family = registry.get(task)
+        hook = family.report_hook("inspect_sample")
+        public = family.public(item)
     except (KeyError, ValueError):  # a family this wason does not know (a plugin not installed)
         hook = None
     if hook is not None:
-        target, answer = hook(episode.item, episode.metrics)
+        target, answer = hook(item, metrics)
         return str(target or ""), None if answer is None else str(answer)
-    scalars = _scalar_metrics(episode.metrics)
+    scalars = _scalar_metrics(metrics)
     answer = next((scalars[k] for k in _ANSWER_KEYS if scalars.get(k) is not None), None)
-    return _target(episode.item), None if answer is None else str(answer)
+    return _target(item, public), None if answer is None else str(answer)
 
 
 MAX_INPUT_MESSAGES = 6
@@ -380,7 +389,7 @@ def _sample(
     output = ModelOutput.from_content(model=model, content=last.text if last is not None else "")
     scores: dict[str, Score] = {}
     scalars = _scalar_metrics(episode.metrics)
-    target, answer = _target_answer(run, episode)
+    target, answer = target_and_answer(run.task, episode.item, episode.metrics)
     if episode.success is not None:
         scores["success"] = Score(
             value=CORRECT if episode.success else INCORRECT,

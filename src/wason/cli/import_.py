@@ -1,0 +1,45 @@
+"""``wason import LOG...``: Inspect logs of wason tasks into the store (docs/inspect.md)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.console import Console
+
+from wason.cli import COMMANDS
+from wason.cli.common import ParserContext, UserError, _db
+from wason.store import Store
+
+
+def add_arguments(sub: Any, ctx: ParserContext) -> None:
+    """The ``import`` command and its flags."""
+    p = sub.add_parser(
+        "import",
+        parents=[ctx.store_opts],
+        help=COMMANDS["import"].help,
+        description="Read Inspect logs (.eval or .json) of `inspect eval wason/NAME` into the store, one run "
+        "per log, so that `wason show`, the paired tests and the viewer work on them; a log imported before "
+        "gives its run again. Needs `pip install 'wason[inspect]'`.",
+    )
+    p.add_argument("logs", nargs="+", metavar="LOG", help="an Inspect log file")
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    from wason.inspect.logs import import_logs
+    from wason.report.inspect_log import require_inspect
+
+    require_inspect()
+    store = Store(_db(args))
+    try:
+        done = import_logs(store, args.logs)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    for d in done:
+        said = "already in the store as" if d.again else "imported as"
+        console.print(
+            f"{d.path}: {said} run {d.run_id} ({d.task}, {d.player}, {d.episodes} episodes)",
+            markup=False,
+            highlight=False,
+        )
+    return 0
