@@ -19,9 +19,11 @@ from wason.core import registry
 from wason.models.spec import DEFAULT_MODEL
 from wason.store import Store
 
-__all__ = ["Imported", "import_logs", "model_spec", "run_model"]
+__all__ = ["EPISODE_KEY", "Imported", "import_logs", "model_spec", "run_model"]
 
-EPISODE_KEY = "wason:episode"  # as wason.inspect.play writes it (that module imports inspect_ai's solvers)
+EPISODE_KEY = "wason:episode"
+"""The key of the sample store that holds the episode's record (written by :mod:`wason.inspect.play`, which
+imports inspect_ai's solvers; kept here so that reading a log needs none of them)."""
 LOG_KEY = "inspect_eval_id"
 """The key of an imported run's stored configuration that holds the log's eval id (read back as nothing by the
 family's configuration, which ignores keys it does not have)."""

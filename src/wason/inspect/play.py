@@ -32,15 +32,16 @@ from inspect_ai.util import input_screen
 
 from wason.core import registry
 from wason.core.family import EpisodeContext, PlayIO
-from wason.core.game import Player, ReplyFormat
+from wason.core.game import Player, ReplyFormat, TextProtocol
 from wason.core.records import CallContext
 from wason.core.session import Session
 from wason.engine.runs import stored_config
-from wason.inspect.logs import model_spec
+from wason.inspect.logs import EPISODE_KEY, model_spec
 from wason.inspect.tasks import JUDGE_ROLE, TaskPlay, play_of
 from wason.models.base import ChatMessage, GenerationParams, ModelError, ModelResponse
 from wason.models.client import ModelClient, RetryPolicy
 from wason.players.llm import LLMPlayer, reply_format_of
+from wason.report.inspect_log import GENERATE_FIELDS
 
 __all__ = [
     "EPISODE_KEY",
@@ -50,9 +51,6 @@ __all__ = [
     "protocol_player",
     "reference_solver",
 ]
-
-EPISODE_KEY = "wason:episode"
-"""The key of the sample store that holds the episode's record."""
 
 REPLY_FORMAT: contextvars.ContextVar[ReplyFormat | None] = contextvars.ContextVar(
     "wason_reply_format", default=None
@@ -172,13 +170,7 @@ def _settings(params: GenerationParams, given: Any) -> dict[str, Any]:
     temperature, say), as Inspect's ``generate`` takes them: what the user set for the eval wins, as an explicit
     flag wins over a family's default under ``wason eval``."""
     out: dict[str, Any] = {}
-    for ours, theirs in (
-        ("temperature", "temperature"),
-        ("max_tokens", "max_tokens"),
-        ("top_p", "top_p"),
-        ("seed", "seed"),
-        ("stop", "stop_seqs"),
-    ):
+    for ours, theirs in GENERATE_FIELDS:
         value = getattr(params, ours)
         if value is not None and getattr(given, theirs, None) is None:
             out[theirs] = list(value) if ours == "stop" else value
@@ -309,14 +301,17 @@ async def _play(
     state.store.set(EPISODE_KEY, record.data())
 
 
-def _begin(state: Any, player_name: str, raised: _Raised) -> tuple[TaskPlay, EpisodeRecord, Session]:
+def _begin(
+    state: Any, player_name: str, raised: _Raised
+) -> tuple[TaskPlay, EpisodeRecord, Session, TextProtocol[Any, Any]]:
     play = play_of(state.metadata)
     key, item = play.item(state.sample_id, state.epoch)
     record = EpisodeRecord(play.family.name, key, item, stored_config(play.config), player_name)
     oracle = _oracle(play, record, raised)
     game = play.family.game(play.config, item, EpisodeContext(run_id=None, episode_id=0, oracle=oracle))
-    session = Session.begin(game, record, 0, feedback=play.family.protocol(play.config, item).feedback)
-    return play, record, session
+    protocol = play.family.protocol(play.config, item)
+    session = Session.begin(game, record, 0, feedback=protocol.feedback)
+    return play, record, session, protocol
 
 
 @solver(name="protocol")
@@ -325,7 +320,7 @@ def protocol_player() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         raised = _Raised()
-        play, record, session = _begin(state, "llm", raised)
+        play, record, session, protocol = _begin(state, "llm", raised)
         item = record.item
         client = ModelClient(
             model=InspectGenerate(state, generate, raised),
@@ -334,7 +329,6 @@ def protocol_player() -> Solver:
             use_cache=False,
         )
         context = CallContext(episode_id=0, sample=play.family.sample_key(play.config, item))
-        protocol = play.family.protocol(play.config, item)
         player = LLMPlayer(
             client,
             protocol,
@@ -368,7 +362,7 @@ def reference_solver() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         raised = _Raised()
-        play, record, session = _begin(state, "solver", raised)
+        play, record, session, _ = _begin(state, "solver", raised)
         player = play.family.solver(play.config, record.item)
         if player is None:
             raise ValueError(f"{play.family.title} has no reference solver")
@@ -385,7 +379,7 @@ def human_player() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         raised = _Raised()
-        play, record, session = _begin(state, "human", raised)
+        play, record, session, _ = _begin(state, "human", raised)
 
         def read(prompt: str) -> str:
             with input_screen() as console:

@@ -27,7 +27,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from wason.inspect.play import EPISODE_KEY
+from wason.inspect.logs import EPISODE_KEY
 from wason.report.inspect_log import target_and_answer
 
 __all__ = ["family_metrics", "verdict"]

@@ -47,7 +47,14 @@ if TYPE_CHECKING:
     from inspect_ai.log import EvalLog, EvalSample, EvalStatus
     from inspect_ai.model import ChatMessage, GenerateConfig, ModelUsage
 
-__all__ = ["INSPECT_MISSING", "eval_log", "export_inspect", "require_inspect", "target_and_answer"]
+__all__ = [
+    "GENERATE_FIELDS",
+    "INSPECT_MISSING",
+    "eval_log",
+    "export_inspect",
+    "require_inspect",
+    "target_and_answer",
+]
 
 INSPECT_MISSING = "Inspect logs need inspect_ai: pip install 'wason[inspect]'"
 
@@ -97,18 +104,23 @@ def _call_model(spec: str) -> str:
     return f"{provider}/{name}" if name else spec
 
 
+GENERATE_FIELDS = (
+    ("temperature", "temperature"),
+    ("max_tokens", "max_tokens"),
+    ("top_p", "top_p"),
+    ("seed", "seed"),
+    ("stop", "stop_seqs"),
+)
+"""wason's generation settings (:class:`~wason.models.base.GenerationParams`) and Inspect's names for them
+(:class:`inspect_ai.model.GenerateConfig`)."""
+
+
 def _generate_config(params: Mapping[str, Any] | None) -> GenerateConfig:
     from inspect_ai.model import GenerateConfig
 
     params = params or {}
     settings: dict[str, Any] = {}
-    for ours, theirs in (
-        ("temperature", "temperature"),
-        ("max_tokens", "max_tokens"),
-        ("top_p", "top_p"),
-        ("seed", "seed"),
-        ("stop", "stop_seqs"),
-    ):
+    for ours, theirs in GENERATE_FIELDS:
         if params.get(ours) is not None:
             settings[theirs] = params[ours]
     effort = params.get("reasoning_effort")
