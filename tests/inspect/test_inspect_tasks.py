@@ -22,6 +22,8 @@ pytest.importorskip("inspect_ai")
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.families.toy import FAMILY
 from tests.inspect.scripted import LIMIT, TASK_ARGS, reply
+from tests.inspect.view import inspect_view
+from tests.server.web.conftest import browser_page, chromium  # noqa: F401 - fixtures
 from wason.api import evaluate
 from wason.cli import main
 from wason.core import registry
@@ -218,3 +220,67 @@ def test_import_refuses_what_is_not_a_wason_log(tmp_path: Path, capsys: Any) -> 
     assert "not an Inspect log" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert main(["import", str(tmp_path / "missing.eval"), "--db", str(tmp_path / "s.db")]) != 0
     assert "no such log file" in capsys.readouterr().err
+
+
+def test_the_record_of_a_running_game_holds_only_what_a_client_may_read() -> None:
+    """The sample's store holds the episode record; until the game is over it is the item's public keys, the
+    turns without their oracle work and no calls (a judge's messages may name the rule), then the whole."""
+    from wason.inspect.play import EpisodeRecord
+
+    item = {"split": "lite", "id": 1, "rule": "lambda x, y, z: x > y > z", "tier": None}
+    record = EpisodeRecord("wilt", "lite/1", item, {}, "llm")
+    record.start_episode(0)
+    record.add_turn(
+        0, 0, action={"type": "ProposeTest"}, observation={}, reply="r", feedback="f", oracle={"o": 1}
+    )
+    record.record_call({"messages": [{"role": "user", "content": "judge lambda x, y, z: x > y > z"}]})
+    running = json.dumps(record.data())
+    assert "x > y > z" not in running
+    assert record.data()["item"] == {"split": "lite"} and record.data()["calls"] == []
+    assert record.data()["turns"][0]["oracle"] is None and record.data()["turns"][0]["reply"] == "r"
+    record.finish_episode(0, status="completed", success=False, metrics={})
+    assert record.data()["item"] == item and len(record.data()["calls"]) == 1
+    assert record.data()["turns"][0]["oracle"] == {"o": 1}
+
+
+def _letters(text: str) -> str:
+    """Text as letters and digits alone: what a rendered cell keeps of it, whatever markdown makes of the rest."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def test_inspect_view_shows_each_family_target_and_answer(
+    browser_page: Any,  # noqa: F811 - the web tests' fixture; first, so a missing Chromium skips at once
+    played: Played,
+    tmp_path: Path,
+) -> None:
+    page = browser_page
+    page.set_default_timeout(60_000)
+    folders = {Path(f).parent for f in played.files.values()}
+    assert len(folders) == 1
+    answered = 0
+    with inspect_view(folders.pop(), tmp_path) as url:
+        elsewhere: list[str] = []
+
+        def local_only(route: Any) -> None:
+            if route.request.url.startswith(url):
+                route.continue_()
+            else:
+                elsewhere.append(route.request.url)
+                route.abort()
+
+        page.context.route("**/*", local_only)
+        for name in FAMILIES:
+            log = played.logs[name]
+            page.goto(f"{url}/#/tasks/{Path(played.files[name]).name}")
+            page.get_by_text(f"{len(log.samples)} Samples").first.wait_for()
+            page.screenshot(path=str(tmp_path / f"{name}.png"))
+            shown = _letters(page.inner_text("body"))
+            for sample in log.samples:
+                target = _letters(str(sample.target))[:40]
+                assert target and target in shown, f"{name}: target {sample.target!r} not shown"
+                answer = _letters(str(sample.scores["verdict"].answer or ""))[:40]
+                if answer:
+                    answered += 1
+                    assert answer in shown, f"{name}: answer {sample.scores['verdict'].answer!r} not shown"
+        assert elsewhere == [], f"inspect view asked the network for {elsewhere}"
+    assert answered >= len(FAMILIES)  # the scripted replies give most samples an answer

@@ -5,12 +5,8 @@ Chromium with no network; without inspect_ai, one line saying what to install be
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import FakeModel
+from tests.inspect.view import inspect_view as serve_inspect_view
 from tests.report.test_runs import Made, make_runs
 from tests.server.web.conftest import browser_page, chromium  # noqa: F401 - fixtures
 from wason.cli import main
@@ -31,7 +28,6 @@ NO_INSPECT = (
     "INSPECT EXPORT TEST SKIPPED: inspect_ai is not installed (pip install 'wason[inspect]'; "
     "the dev extra installs it, so scripts/check.sh runs these tests)"
 )
-INSPECT_CLI = Path(sys.executable).parent / "inspect"
 
 
 @pytest.fixture(scope="module")
@@ -199,55 +195,14 @@ def test_without_inspect_ai_one_line_before_any_work(
 
 
 # -- inspect view ------------------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def inspect_view(made: tuple[Made, int], inspect_log: Any, tmp_path: Path) -> Iterator[str]:
     """`inspect view` over a folder holding the WILT model run's log, on 127.0.0.1; yields its URL."""
-    if not INSPECT_CLI.exists():
-        pytest.skip(
-            f"INSPECT VIEW TEST SKIPPED: no `inspect` command at {INSPECT_CLI} (pip install 'wason[inspect]')"
-        )
     wilt, _ = made
     logs = tmp_path / "logs"
     _export(made, [wilt.model], logs)
-    port = _free_port()
-    home = tmp_path / "home"
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "XDG_DATA_HOME": str(home / "data"),
-        "XDG_CACHE_HOME": str(home / "c"),
-    }
-    args = [str(INSPECT_CLI), "view", "--log-dir", str(logs), "--host", "127.0.0.1", "--port", str(port)]
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path)
-    try:
-        deadline = time.monotonic() + 120  # a loaded machine starts it slowly; not a timing assert
-        while True:
-            if proc.poll() is not None:
-                output = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-                pytest.fail(f"inspect view exited with {proc.returncode}: {output[-2000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("inspect view did not listen within 120 s")
-                time.sleep(0.3)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout:
-            proc.stdout.close()
+    with serve_inspect_view(logs, tmp_path) as url:
+        yield url
 
 
 def test_inspect_view_shows_the_log_offline(

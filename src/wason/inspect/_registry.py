@@ -12,19 +12,9 @@ from inspect_ai import Task, task
 from wason.core import registry
 from wason.inspect.play import human_player, protocol_player, reference_solver
 from wason.inspect.provider import WasonModelAPI
-from wason.inspect.tasks import TaskArgumentError, family_task
+from wason.inspect.tasks import TaskArgumentError, family_task, one_line_error
 
 __all__ = ["WasonModelAPI", "family_tasks", "human_player", "protocol_player", "reference_solver"]
-
-
-def _prerequisite(message: str) -> Exception:
-    """Inspect prints a PrerequisiteError as its message alone (no traceback), as wason prints a bad flag."""
-    try:
-        from inspect_ai._util.error import PrerequisiteError
-        from rich.markup import escape
-    except ImportError:  # pragma: no cover - an Inspect without it: its own traceback then
-        return ValueError(message)
-    return PrerequisiteError(f"wason: {escape(message)}")
 
 
 def _task_of(name: str) -> Callable[..., Task]:
@@ -32,7 +22,7 @@ def _task_of(name: str) -> Callable[..., Task]:
         try:
             made: Task = family_task(name, args)
         except TaskArgumentError as exc:
-            raise _prerequisite(str(exc)) from None
+            raise one_line_error(str(exc)) from None
         return made
 
     make.__name__ = make.__qualname__ = name.replace("-", "_")

@@ -13,9 +13,10 @@ model of the ``judge`` role (:data:`wason.inspect.tasks.JUDGE_ROLE`).
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from inspect_ai.model import (
@@ -25,19 +26,21 @@ from inspect_ai.model import (
     GenerateConfig,
     ModelOutput,
     get_model,
+    model_roles,
 )
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import input_screen
 
 from wason.core import registry
-from wason.core.family import EpisodeContext, PlayIO
+from wason.core.family import EpisodeContext, PlayIO, RunSettings
 from wason.core.game import Player, ReplyFormat, TextProtocol
+from wason.core.public import is_over, public_item
 from wason.core.records import CallContext
 from wason.core.session import Session
 from wason.engine.runs import stored_config
 from wason.inspect.logs import EPISODE_KEY, model_spec
-from wason.inspect.tasks import JUDGE_ROLE, TaskPlay, play_of
+from wason.inspect.tasks import JUDGE_ROLE, TaskArgumentError, TaskPlay, one_line_error, play_of
 from wason.models.base import ChatMessage, GenerationParams, ModelError, ModelResponse
 from wason.models.client import ModelClient, RetryPolicy
 from wason.players.llm import LLMPlayer, reply_format_of
@@ -128,19 +131,24 @@ class EpisodeRecord:
         return None
 
     def data(self) -> dict[str, Any]:
-        """The record as JSON values (what the sample's store keeps and ``wason import`` reads)."""
+        """The record as JSON values (what the sample's store keeps and ``wason import`` reads).
+
+        Until the game is over it is what a client may read of it (:mod:`wason.core.public`): the item's public
+        keys, the turns without their oracle work, no calls (a judge's messages may name the rule). Inspect
+        streams a running sample's store to ``inspect view``; the whole record is written when the game ends."""
+        over = is_over(self.status)
         record = {
             "family": self.family,
             "key": self.key,
-            "item": self.item,
+            "item": self.item if over else public_item(registry.get(self.family), self.item),
             "config": dict(self.config),
             "player": self.player,
             "status": self.status,
             "success": self.success,
             "metrics": self.metrics,
             "error": self.error,
-            "turns": self.turns,
-            "calls": self.calls,
+            "turns": self.turns if over else [{**t, "oracle": None} for t in self.turns],
+            "calls": self.calls if over else [],
         }
         loaded: dict[str, Any] = json.loads(json.dumps(record, default=str))
         return loaded
@@ -201,8 +209,8 @@ class InspectGenerate:
     async def generate(
         self, messages: list[ChatMessage], params: GenerationParams, *, timeout: float
     ) -> ModelResponse:
-        self.state.messages = _inspect_messages(messages)
-        try:
+        try:  # setting the messages may raise Inspect's message limit
+            self.state.messages = _inspect_messages(messages)
             self.state = await self._generate(self.state, **_settings(params, active_generate_config()))
         except Exception as exc:
             self.raised.error = exc
@@ -254,8 +262,8 @@ def _response(output: Any) -> ModelResponse:
     )
 
 
-def _oracle(play: TaskPlay, record: EpisodeRecord, raised: _Raised) -> ModelClient | None:
-    if play.family.oracle(play.config) is None:
+def _oracle(family: Any, config: RunSettings, record: EpisodeRecord, raised: _Raised) -> ModelClient | None:
+    if family.oracle(config) is None:
         return None
     return ModelClient(
         model=InspectRole(JUDGE_ROLE, raised), store=record, policy=RetryPolicy(retries=0), use_cache=False
@@ -289,6 +297,11 @@ async def _play(
             state.store.set(EPISODE_KEY, record.data())
     except ModelError as exc:
         if raised.error is not None:  # Inspect's own (a limit): the sample ends as Inspect ends it
+            record.finish_episode(
+                0,
+                status="errored",
+                error=f"the eval stopped the game: {type(raised.error).__name__}: {raised.error}",
+            )
             state.store.set(EPISODE_KEY, record.data())
             raise raised.error from None
         record.finish_episode(0, status="errored", error=f"model call failed: {exc}")
@@ -301,17 +314,39 @@ async def _play(
     state.store.set(EPISODE_KEY, record.data())
 
 
+@contextlib.asynccontextmanager
+async def _one_episode_at_a_time() -> AsyncIterator[None]:
+    """The eval model's ``episode_lock`` held for the episode where its API has one (``wason/local``: one KV
+    cache, which episodes played at once would thrash); nothing for any other model."""
+    lock = getattr(get_model().api, "episode_lock", None)
+    if lock is None:
+        yield
+        return
+    async with lock:
+        yield
+
+
 def _begin(
     state: Any, player_name: str, raised: _Raised
-) -> tuple[TaskPlay, EpisodeRecord, Session, TextProtocol[Any, Any]]:
+) -> tuple[TaskPlay, RunSettings, EpisodeRecord, Session, TextProtocol[Any, Any]]:
+    """The sample's game, begun for ``player_name`` with the configuration it plays (see
+    :meth:`TaskPlay.played_by`).
+
+    Raises:
+        Exception: Inspect's one-line error where the configuration cannot be played so.
+    """
     play = play_of(state.metadata)
+    try:
+        config = play.played_by(player_name, judge_named=JUDGE_ROLE in model_roles())
+    except TaskArgumentError as exc:
+        raise one_line_error(str(exc)) from None
     key, item = play.item(state.sample_id, state.epoch)
-    record = EpisodeRecord(play.family.name, key, item, stored_config(play.config), player_name)
-    oracle = _oracle(play, record, raised)
-    game = play.family.game(play.config, item, EpisodeContext(run_id=None, episode_id=0, oracle=oracle))
-    protocol = play.family.protocol(play.config, item)
+    record = EpisodeRecord(play.family.name, key, item, stored_config(config), player_name)
+    oracle = _oracle(play.family, config, record, raised)
+    game = play.family.game(config, item, EpisodeContext(run_id=None, episode_id=0, oracle=oracle))
+    protocol = play.family.protocol(config, item)
     session = Session.begin(game, record, 0, feedback=protocol.feedback)
-    return play, record, session, protocol
+    return play, config, record, session, protocol
 
 
 @solver(name="protocol")
@@ -320,7 +355,7 @@ def protocol_player() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         raised = _Raised()
-        play, record, session, protocol = _begin(state, "llm", raised)
+        play, config, record, session, protocol = _begin(state, "llm", raised)
         item = record.item
         client = ModelClient(
             model=InspectGenerate(state, generate, raised),
@@ -328,15 +363,16 @@ def protocol_player() -> Solver:
             policy=RetryPolicy(retries=0),
             use_cache=False,
         )
-        context = CallContext(episode_id=0, sample=play.family.sample_key(play.config, item))
+        context = CallContext(episode_id=0, sample=play.family.sample_key(config, item))
         player = LLMPlayer(
             client,
             protocol,
-            play.family.generation_params(play.config, item),
+            play.family.generation_params(config, item),
             context,
-            system_as_user=play.config.system_as_user,
+            system_as_user=config.system_as_user,
         )
-        await _play(state, player, session, record, raised, protocol=protocol)
+        async with _one_episode_at_a_time():
+            await _play(state, player, session, record, raised, protocol=protocol)
         return state
 
     return solve
@@ -362,10 +398,12 @@ def reference_solver() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         raised = _Raised()
-        play, record, session, _ = _begin(state, "solver", raised)
-        player = play.family.solver(play.config, record.item)
+        play, config, record, session, _ = _begin(state, "solver", raised)
+        player = play.family.solver(config, record.item)
         if player is None:
-            raise ValueError(f"{play.family.title} has no reference solver")
+            raise one_line_error(
+                f"{play.family.title} has no reference solver: --solver wason/protocol plays a model"
+            )
         await _play(state, player, session, record, raised, transcript=True)
         return state
 
@@ -379,7 +417,7 @@ def human_player() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         raised = _Raised()
-        play, record, session, _ = _begin(state, "human", raised)
+        play, config, record, session, _ = _begin(state, "human", raised)
 
         def read(prompt: str) -> str:
             with input_screen() as console:
@@ -390,10 +428,10 @@ def human_player() -> Solver:
                 console.print(text, markup=False, highlight=False)
 
         player = play.family.human(
-            play.config, record.item, PlayIO(read=read, write=write, turn=lambda: session.turn)
+            config, record.item, PlayIO(read=read, write=write, turn=lambda: session.turn)
         )
         if player is None:
-            raise ValueError(f"{play.family.title} cannot be played by a person at the terminal")
+            raise one_line_error(f"{play.family.title} cannot be played by a person at the terminal")
         await _play(state, player, session, record, raised, transcript=True)
         return state
 

@@ -10,6 +10,7 @@ is SmolLM2-135M-Instruct; ``wason/local/PATH.gguf`` another GGUF file. Without `
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 from inspect_ai.model import (
@@ -25,6 +26,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from wason.inspect.play import REPLY_FORMAT
+from wason.inspect.tasks import one_line_error
 from wason.models.base import ChatMessage, GenerationParams, Model, ModelConfigError
 from wason.models.spec import DEFAULT_MODEL, LOCAL_DEFAULT_MAX_TOKENS, load_model
 
@@ -74,15 +76,29 @@ class WasonModelAPI(ModelAPI):
         super().__init__(
             model_name=model_name, base_url=base_url, api_key=api_key, config=config or GenerateConfig()
         )
-        unknown = sorted(set(model_args) - {"constrain"})
-        if unknown:
-            raise ModelConfigError(f"-M {unknown[0]}: wason/local takes -M constrain=true only")
-        self.constrain = _flag(model_args.get("constrain", False), "constrain")
-        self.spec = local_spec(model_name)
-        self._model: Model = load_model(self.spec)
+        self._episode_lock: asyncio.Lock | None = None
+        try:
+            unknown = sorted(set(model_args) - {"constrain"})
+            if unknown:
+                raise ModelConfigError(f"-M {unknown[0]}: wason/local takes -M constrain=true only")
+            self.constrain = _flag(model_args.get("constrain", False), "constrain")
+            self.spec = local_spec(model_name)
+            self._model: Model = load_model(self.spec)
+        except ModelConfigError as exc:  # a bad name or -M value, llama.cpp not installed: one line
+            raise one_line_error(str(exc)) from None
 
     def max_connections(self) -> int:
         return 1  # one llama.cpp context: its calls run one at a time
+
+    @property
+    def episode_lock(self) -> asyncio.Lock:
+        """Held by the wason solvers for a whole episode: the model keeps one conversation's prompt in its KV
+        cache, so episodes played at once would each recompute their whole prompt at every call (2 WILT
+        episodes, 30 tests each, constrained: 558 s at once, 45 s one after the other, with the replies of
+        ``wason eval``)."""
+        if self._episode_lock is None:
+            self._episode_lock = asyncio.Lock()
+        return self._episode_lock
 
     async def aclose(self) -> None:
         await self._model.aclose()

@@ -34,6 +34,7 @@ __all__ = [
     "TaskArgumentError",
     "TaskPlay",
     "family_task",
+    "one_line_error",
     "play_of",
     "task_config",
 ]
@@ -69,6 +70,17 @@ class TaskArgumentError(ValueError):
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def one_line_error(message: str) -> Exception:
+    """The error Inspect prints as its message alone, with no traceback (its PrerequisiteError), as wason prints
+    a bad flag: raised for a bad task or model argument."""
+    try:
+        from inspect_ai._util.error import PrerequisiteError
+        from rich.markup import escape
+    except ImportError:  # pragma: no cover - an Inspect without it: its own traceback then
+        return ValueError(message)
+    return PrerequisiteError(f"wason: {escape(_one_line(message))}")
 
 
 def _reasons(exc: ValidationError) -> str:
@@ -166,7 +178,30 @@ class TaskPlay:
     keys: list[str]
     items: dict[str, dict[str, Any]]
     _epochs: dict[int, dict[str, Item]] = field(default_factory=dict)
+    _by_player: dict[str, RunSettings] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def played_by(self, player: str, judge_named: bool) -> RunSettings:
+        """The configuration a sample plays when ``player`` plays it: the task's where the eval's model plays
+        (``llm``) or a judge role is named; else as ``wason eval --player PLAYER`` has it, where a family's LLM
+        judges run only on a judge model named for them.
+
+        Raises:
+            TaskArgumentError: a configuration the player cannot play without a judge model (one line).
+        """
+        if player == "llm" or judge_named:
+            return self.config
+        with self._lock:
+            found = self._by_player.get(player)
+            if found is None:
+                fields = {**self.config.model_dump(exclude_unset=True), "player": player, "model": None}
+                try:
+                    found = self._by_player[player] = type(self.config)(**fields)
+                except ValidationError as exc:
+                    raise TaskArgumentError(_one_line(f"wason/{self.family.name}: {_reasons(exc)}")) from None
+                except ValueError as exc:
+                    raise TaskArgumentError(_one_line(f"wason/{self.family.name}: {exc}")) from None
+        return found
 
     def item(self, sample_id: object, epoch: int = 1) -> tuple[str, dict[str, Any]]:
         """The key and item sample ``sample_id`` plays in epoch ``epoch``: its trial ``epoch`` where the family
@@ -291,10 +326,12 @@ def family_task(name: str, args: Mapping[str, Any]) -> Any:
     except ValueError as exc:
         raise TaskArgumentError(_one_line(f"wason/{family.name}: {exc}")) from None
     trials = _trials(config)
-    if trials is not None and trials > 1:
-        drawn = run_items(config.model_copy(update={"trials": 1}))
-    else:
-        drawn = run_items(config)
+    try:
+        drawn = run_items(
+            config.model_copy(update={"trials": 1}) if trials is not None and trials > 1 else config
+        )
+    except ValueError as exc:  # ids a split does not have, a rules file that cannot be read, ...
+        raise TaskArgumentError(_one_line(f"wason/{family.name}: {exc}")) from None
     items: dict[str, dict[str, Any]] = {}
     keys: list[str] = []
     for key, item in drawn:
