@@ -171,10 +171,21 @@ def test_the_embedded_model_plays_under_inspect_free(tmp_path: Path) -> None:
 
 
 def test_the_embedded_model_plays_under_inspect_constrained(tmp_path: Path) -> None:
-    """Constrained, a reply is always a test or a guess: every reply reads as a move."""
+    """Constrained, a reply is always a test or a guess: every reply reads as a move (3 tests keep it short; the
+    issue's command with 30 tests is the slow test below, which compares every reply with wason eval's)."""
     done, logs = _inspect(
         tmp_path,
-        *("wason/wilt", "--model", "wason/local", "-M", "constrain=true", "-T", "ids=1,2", "--limit", "2"),
+        *(
+            "wason/wilt",
+            "--model",
+            "wason/local",
+            "-M",
+            "constrain=true",
+            "-T",
+            "ids=1,2",
+            "-T",
+            "max-tests=3",
+        ),
     )
     assert done.returncode == 0, done.stderr[-3000:]
     for record in _local_episodes(logs):
@@ -183,7 +194,8 @@ def test_the_embedded_model_plays_under_inspect_constrained(tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_the_embedded_model_replies_under_inspect_as_under_wason_eval(tmp_path: Path) -> None:
-    """Greedy and one episode at a time, the embedded model gives every reply ``wason eval --constrain`` got."""
+    """The issue's command, constrained: greedy and one episode at a time, the embedded model gives every reply
+    ``wason eval --constrain`` got, and every reply reads as a move."""
     from wason.api import evaluate
     from wason.store import Store
 
@@ -192,6 +204,8 @@ def test_the_embedded_model_replies_under_inspect_as_under_wason_eval(tmp_path: 
         *("wason/wilt", "--model", "wason/local", "-M", "constrain=true", "-T", "ids=1,2", "--limit", "2"),
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    for record in _local_episodes(logs):
+        assert record["turns"] and not [t for t in record["turns"] if _unreadable(t)], record["turns"]
     store = Store(f"sqlite:///{tmp_path / 'w.db'}")
     run = evaluate("wilt", ids=[1, 2], constrain=True, db=store, baseline=False)
     keys = {e.id: e.item_key for e in store.list_episodes(run)}

@@ -93,8 +93,8 @@ class WasonModelAPI(ModelAPI):
     @property
     def episode_lock(self) -> asyncio.Lock:
         """Held by the wason solvers for a whole episode: the model keeps one conversation's prompt in its KV
-        cache, so episodes played at once would each recompute their whole prompt at every call (2 WILT
-        episodes, 30 tests each, constrained: 558 s at once, 45 s one after the other, with the replies of
+        cache, so episodes played at once would each recompute their whole prompt at every call (2 episodes of
+        30 tests and a guess, constrained: 558 s at once, 45 s one after the other, with the replies of
         ``wason eval``)."""
         if self._episode_lock is None:
             self._episode_lock = asyncio.Lock()
