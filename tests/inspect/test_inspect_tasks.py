@@ -225,7 +225,7 @@ def test_import_refuses_what_is_not_a_wason_log(tmp_path: Path, capsys: Any) -> 
 def test_the_record_of_a_running_game_holds_only_what_a_client_may_read() -> None:
     """The sample's store holds the episode record; until the game is over it is the item's public keys, the
     turns without their oracle work and no calls (a judge's messages may name the rule), then the whole."""
-    from wason.inspect.play import EpisodeRecord
+    from wason.core.memory import EpisodeRecord
 
     item = {"split": "lite", "id": 1, "rule": "lambda x, y, z: x > y > z", "tier": None}
     record = EpisodeRecord("wilt", "lite/1", item, {}, "llm")

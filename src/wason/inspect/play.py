@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any
 
 from inspect_ai.model import (
@@ -35,7 +35,7 @@ from inspect_ai.util import input_screen
 from wason.core import registry
 from wason.core.family import EpisodeContext, PlayIO, RunSettings
 from wason.core.game import Player, ReplyFormat, TextProtocol
-from wason.core.public import is_over, public_item
+from wason.core.memory import EpisodeRecord
 from wason.core.records import CallContext
 from wason.core.session import Session
 from wason.engine.runs import stored_config
@@ -49,7 +49,6 @@ from wason.report.inspect_log import GENERATE_FIELDS
 __all__ = [
     "EPISODE_KEY",
     "REPLY_FORMAT",
-    "EpisodeRecord",
     "human_player",
     "protocol_player",
     "reference_solver",
@@ -63,95 +62,6 @@ holds the reply to (set by :func:`protocol_player` around each turn)."""
 
 MAX_TURNS = 10_000
 """A game that has not ended after this many turns is a bug in the game: the sample errors, never hangs."""
-
-
-class EpisodeRecord:
-    """One episode in memory, written as a session writes to the store (an
-    :class:`~wason.core.session.EpisodeRecorder`), and its model calls (a
-    :class:`~wason.models.client.CallStore`); :meth:`data` is what the sample's store keeps."""
-
-    def __init__(
-        self, family: str, key: str, item: Mapping[str, Any], config: Mapping[str, Any], player: str
-    ):
-        self.family, self.key, self.item, self.config, self.player = family, key, dict(item), config, player
-        self.turns: list[dict[str, Any]] = []
-        self.calls: list[dict[str, Any]] = []
-        self.status = "running"
-        self.success: bool | None = None
-        self.metrics: dict[str, Any] | None = None
-        self.error: str | None = None
-
-    # EpisodeRecorder
-    def start_episode(self, episode_id: int) -> None:
-        self.turns.clear()
-        self.status = "running"
-
-    def add_turn(
-        self,
-        episode_id: int,
-        index: int,
-        *,
-        action: dict[str, Any],
-        observation: dict[str, Any],
-        reply: str | None,
-        feedback: str | None,
-        oracle: dict[str, Any] | None = None,
-    ) -> None:
-        self.turns.append(
-            {
-                "index": index,
-                "action": action,
-                "observation": observation,
-                "reply": reply,
-                "feedback": feedback,
-                "oracle": oracle,
-            }
-        )
-
-    def list_turns(self, episode_id: int) -> list[dict[str, Any]]:
-        return list(self.turns)
-
-    def finish_episode(
-        self,
-        episode_id: int,
-        *,
-        status: str,
-        success: bool | None = None,
-        metrics: dict[str, Any] | None = None,
-        error: str | None = None,
-    ) -> None:
-        self.status, self.success, self.metrics, self.error = status, success, metrics, error
-
-    # CallStore
-    def record_call(self, record: dict[str, Any]) -> object:
-        self.calls.append({**record, "local_id": len(self.calls)})
-        return len(self.calls) - 1
-
-    def cache_get(self, key: str) -> dict[str, Any] | None:
-        return None
-
-    def data(self) -> dict[str, Any]:
-        """The record as JSON values (what the sample's store keeps and ``wason import`` reads).
-
-        Until the game is over it is what a client may read of it (:mod:`wason.core.public`): the item's public
-        keys, the turns without their oracle work, no calls (a judge's messages may name the rule). Inspect
-        streams a running sample's store to ``inspect view``; the whole record is written when the game ends."""
-        over = is_over(self.status)
-        record = {
-            "family": self.family,
-            "key": self.key,
-            "item": self.item if over else public_item(registry.get(self.family), self.item),
-            "config": dict(self.config),
-            "player": self.player,
-            "status": self.status,
-            "success": self.success,
-            "metrics": self.metrics,
-            "error": self.error,
-            "turns": self.turns if over else [{**t, "oracle": None} for t in self.turns],
-            "calls": self.calls if over else [],
-        }
-        loaded: dict[str, Any] = json.loads(json.dumps(record, default=str))
-        return loaded
 
 
 def _inspect_messages(messages: list[ChatMessage]) -> list[Any]:

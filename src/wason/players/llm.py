@@ -47,6 +47,69 @@ def check_constrainable(
     return fmt
 
 
+class Conversation:
+    """One episode's messages as its protocol writes them: the instructions (a user message where the protocol or
+    ``system_as_user`` says so), the game's first message where the protocol opens with one, then each reply and
+    the protocol's answer to it. :class:`LLMPlayer` sends them to a model; the text environments
+    (:mod:`wason.env`) give them to a trainer's, so both see the same text.
+
+    The protocol reads a reply by what it last asked (tests, a predicate, a quiz...): :meth:`prompt` asks it, so
+    a reply is read after the prompt it answers.
+    """
+
+    def __init__(self, protocol: TextProtocol[Any, Any], *, system_as_user: bool = False) -> None:
+        self.protocol = protocol
+        # Some protocols' first message is the user's question, not a system prompt.
+        as_user = system_as_user or getattr(protocol, "prompt_role", "system") == "user"
+        role: Role = "user" if as_user else "system"
+        # a protocol with no instructions of its own (its first user message is the whole prompt) sends none
+        prompt = protocol.system_prompt()
+        self.messages: list[ChatMessage] = [ChatMessage(role=role, content=prompt)] if prompt else []
+        # a stateless protocol writes the whole conversation into each turn's prompt: every call is that
+        # prompt alone (after the instructions), as a published harness that kept no chat did
+        self._stateless = bool(getattr(protocol, "stateless", False))
+        self._opening = list(self.messages)
+        self._last_reply: str | None = None
+        self._started = False
+
+    def prompt(self, observation: Any) -> list[ChatMessage]:
+        """The messages the model reads before its next reply, now that the game shows ``observation``: the last
+        reply and the protocol's answer to it are added (or, for a stateless protocol, the prompt is remade)."""
+        if self._last_reply is not None and self._stateless:
+            self.messages = [
+                *self._opening,
+                ChatMessage(role="user", content=self.protocol.feedback(observation)),
+            ]
+        elif self._last_reply is not None:
+            self.messages.append(ChatMessage(role="assistant", content=self._last_reply.strip()))
+            self.messages.append(ChatMessage(role="user", content=self.protocol.feedback(observation)))
+        elif not self._started:
+            # a protocol whose first turn is a user message (the game's opening examples) says so
+            first = getattr(self.protocol, "first_message", None)
+            text = first(observation) if callable(first) else None
+            if text is not None:
+                self.messages.append(ChatMessage(role="user", content=str(text)))
+        self._started = True
+        self._last_reply = None
+        return list(self.messages)
+
+    def replied(self, text: str) -> None:
+        """The model's reply to the last :meth:`prompt` (added to the messages with the answer to it)."""
+        self._last_reply = text
+
+    def read(self, text: str) -> Any:
+        """The model's reply to the last :meth:`prompt`, kept and read by the protocol: its action, or
+        :class:`~wason.core.game.Malformed` saying why it cannot be read."""
+        self.replied(text)
+        return self.protocol.parse(text)
+
+    def transcript(self) -> list[ChatMessage]:
+        """The messages with the last reply where no answer to it follows yet (the game's last move)."""
+        if self._last_reply is None:
+            return list(self.messages)
+        return [*self.messages, ChatMessage(role="assistant", content=self._last_reply.strip())]
+
+
 class LLMPlayer:
     """Holds one episode's conversation and turns each reply into an action.
 
@@ -78,34 +141,16 @@ class LLMPlayer:
         self.protocol = protocol
         self.params = params
         self.context = context or CallContext()
-        # Some protocols' first message is the user's question, not a system prompt.
-        as_user = system_as_user or getattr(protocol, "prompt_role", "system") == "user"
-        role: Role = "user" if as_user else "system"
-        # a protocol with no instructions of its own (its first user message is the whole prompt) sends none
-        prompt = protocol.system_prompt()
-        self.messages: list[ChatMessage] = [ChatMessage(role=role, content=prompt)] if prompt else []
-        # a stateless protocol writes the whole conversation into each turn's prompt: every call is that
-        # prompt alone (after the instructions), as a published harness that kept no chat did
-        self._stateless = bool(getattr(protocol, "stateless", False))
-        self._opening = list(self.messages)
-        self._last_reply: str | None = None
+        self.conversation = Conversation(protocol, system_as_user=system_as_user)
         self._turn = 0
 
+    @property
+    def messages(self) -> list[ChatMessage]:
+        """The conversation as the next call sends it (the last reply is added with the answer to it)."""
+        return self.conversation.messages
+
     async def act(self, observation: Any) -> Move[Any]:
-        if self._last_reply is not None and self._stateless:
-            self.messages = [
-                *self._opening,
-                ChatMessage(role="user", content=self.protocol.feedback(observation)),
-            ]
-        elif self._last_reply is not None:
-            self.messages.append(ChatMessage(role="assistant", content=self._last_reply.strip()))
-            self.messages.append(ChatMessage(role="user", content=self.protocol.feedback(observation)))
-        elif self._turn == 0:
-            # a protocol whose first turn is a user message (the game's opening examples) says so
-            first = getattr(self.protocol, "first_message", None)
-            text = first(observation) if callable(first) else None
-            if text is not None:
-                self.messages.append(ChatMessage(role="user", content=str(text)))
+        messages = self.conversation.prompt(observation)
         ctx = CallContext(
             run_id=self.context.run_id,
             episode_id=self.context.episode_id,
@@ -113,9 +158,9 @@ class LLMPlayer:
             sample=self.context.sample,
         )
         params, fmt = self._constrained(observation)
-        response = await self.client.complete(list(self.messages), params, ctx)
+        response = await self.client.complete(messages, params, ctx)
         self._turn += 1
-        self._last_reply = response.text
+        self.conversation.replied(response.text)
         text = response.text
         read = _from_json(fmt, text) if fmt is not None and params.json_schema is not None else text
         # a reply that is not the schema's JSON is unreadable like any other (and truncated when it was cut off)
