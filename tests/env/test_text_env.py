@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -150,6 +151,18 @@ def test_an_unreadable_reply_is_feedback_and_a_counted_format_error() -> None:
     env.close()
 
 
+def test_a_reply_over_the_bound_is_played_unread() -> None:
+    from wason.env.text import MAX_REPLY
+
+    env = make("wilt")
+    env.reset(seed=0)
+    obs, _, terminated, _, info = env.step("Test Case: ```(1, 2, 3)``` " + "x" * MAX_REPLY)
+    assert "format specified" in obs
+    assert info["format_errors"] == 1 and info["observation"]["kind"] == "format_error" and not terminated
+    assert "longer than the 1,000,000 characters" in info["observation"]["reason"]
+    env.close()
+
+
 def test_misuse_is_one_clear_error() -> None:
     env = make("wilt")
     with pytest.raises(RuntimeError, match=r"reset\(\)"):
@@ -256,3 +269,62 @@ def test_the_sync_env_works_inside_a_running_loop() -> None:
         return obs
 
     assert asyncio.run(inside()).startswith("You are an AI tasked")
+
+
+# -- rewards ---------------------------------------------------------------------------------------------------
+def test_the_default_reward_is_the_code_verdict() -> None:
+    env = make("wilt")
+    env.reset(seed=0)
+    rewards = [env.step("Test Case: ```(1, 2, 3)```")[1]]
+    *_, info = step = env.step("Final Guess: ```lambda x, y, z: x < y < z```")
+    rewards.append(step[1])
+    assert rewards == [0.0, 1.0 if info["success"] else 0.0]
+    assert info["reward_components"] == {"win": rewards[-1]} and info["episode_reward"] == rewards[-1]
+    env.close()
+
+
+def test_shaping_pays_what_its_formula_says() -> None:
+    weights = {"win": 2.0, "format_error": -0.1, "invalid": -0.2, "repeat": -0.05, "information": 0.5}
+    env = make("wilt", shaping=weights)
+    env.reset(seed=0)
+    paid = [
+        env.step(reply)[1]
+        for reply in (
+            "Test Case: ```(1, 2, 3)```",
+            "no idea",
+            "Test Case: ```(1, 2, 3)```",
+            "Test Case: ```(1, 1000, 3)```",
+        )
+    ]
+    assert paid[1] == pytest.approx(-0.1) and paid[0] == paid[2] == paid[3] == 0.0  # unreadable: paid at once
+    _, last, terminated, _, info = env.step("Final Guess: ```lambda x, y, z: x + y + z > 0```")
+    assert terminated
+    m = info["metrics"]
+    assert (m["format_errors"], m["repeats"], m["invalid_tests"]) == (1, 1, 1)
+    expected = {
+        "win": 2.0 * bool(info["success"]),
+        "format_error": -0.1,
+        "invalid": -0.2,
+        "repeat": -0.05,
+        "information": 0.5 * m["reduction"][-1],
+    }
+    assert info["reward_components"] == pytest.approx(expected)
+    assert last == pytest.approx(sum(v for k, v in expected.items() if k != "format_error"))
+    assert info["episode_reward"] == pytest.approx(sum(paid) + last) == pytest.approx(sum(expected.values()))
+    assert 0 < m["reduction"][-1] <= 1
+    env.close()
+
+
+@pytest.mark.parametrize(
+    ("family", "shaping", "said"),
+    [
+        ("aiw", {"repeat": -1}, "aiw counts no repeat experiments (its counts: none)"),
+        ("lists", {"invalid": -1}, "lists counts no invalid experiments (its counts: repeat)"),
+        ("picnic", {"information": 1}, "picnic declares no hypothesis space"),
+        ("wilt", {"win": 1000}, "less than or equal to 100"),
+        ("wilt", {"bonus": 1}, "bonus"),
+    ],
+)
+def test_a_weight_the_family_cannot_pay_is_refused(family: str, shaping: dict[str, float], said: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(said)):
+        make(family, shaping=shaping)

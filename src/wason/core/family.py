@@ -267,6 +267,12 @@ class RunSettings(BaseModel):
     # the command line may exceed because it only costs the user's own time (e.g. drawing thousands of generated
     # rules), while a request must start within seconds whatever it asks
     served_bounds: ClassVar[Mapping[str, int]] = {}
+    # what the text environments' shaped rewards count (wason.env.rewards): a component ("invalid", "repeat") to
+    # the episode metric that counts it (``{"repeat": "repeats"}``); none by default
+    reward_counts: ClassVar[Mapping[str, str]] = {}
+    # the episode metric holding the share of the family's hypothesis space the tests so far ruled out, one value
+    # after each test (the "information" component of a shaped reward); None: the family has none
+    reward_information: ClassVar[str | None] = None
 
     @classmethod
     def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,12 +17,13 @@ import gymnasium
 from gymnasium import spaces
 
 from wason.core import registry
-from wason.env.text import TextEnv
+from wason.env.text import MAX_REPLY, TextEnv
 
 __all__ = ["MAX_TEXT", "TextSpace", "WasonEnv", "env_id", "register_envs"]
 
-MAX_TEXT = 1_000_000
-"""The longest observation or reply the spaces hold, in characters (an opening is a few thousand)."""
+MAX_TEXT = MAX_REPLY
+"""The longest observation or reply the spaces hold, in characters (an opening is a few thousand; a longer reply
+is played unread, :data:`wason.env.text.MAX_REPLY`)."""
 
 SAMPLED = string.ascii_letters + string.digits + string.punctuation + " \n"
 """The characters :meth:`TextSpace.sample` draws from (what a random player types)."""

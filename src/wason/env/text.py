@@ -24,13 +24,18 @@ from wason.core.family import EpisodeContext, Family, Item, RunSettings
 from wason.core.game import Malformed, Move
 from wason.core.memory import EpisodeRecord
 from wason.core.session import Session, pick_item, to_json
+from wason.env.rewards import Shaping, terminal_components
 from wason.players.llm import Conversation
 
-__all__ = ["AsyncTextEnv", "StepResult", "TextEnv", "VectorTextEnv", "make"]
+__all__ = ["MAX_REPLY", "MAX_TURNS", "AsyncTextEnv", "StepResult", "TextEnv", "VectorTextEnv", "make"]
 
 MAX_TURNS = 10_000
 """Turns after which an episode is truncated whatever ``max_turns`` says: a game that has not ended by then is a
 bug in the game, and the environment never loops for ever."""
+
+MAX_REPLY = 1_000_000
+"""The longest reply read, in characters: a longer one is played unread, as an unreadable reply (the game says so
+and counts it), so no reply costs the protocol's reader more than this."""
 
 PLAYER = "session"
 """Who plays, as the configuration records it: a script (the trainer's model), with no model of wason's own, so a
@@ -71,6 +76,8 @@ class AsyncTextEnv:
         family: the family's registered name.
         config: its run configuration (or the fields of one); ``fields`` add to it, as ``wason eval``'s flags.
         max_turns: truncate an episode after this many of the model's replies (default: the game's own end).
+        shaping: the reward's weights (:class:`~wason.env.rewards.Shaping`, or its fields); default: the code
+            verdict alone.
         oracle: the model client of a family's LLM judges or game master (default: one made from the
             configuration's ``judge_model``, or none where code decides).
     """
@@ -81,11 +88,16 @@ class AsyncTextEnv:
         config: RunSettings | Mapping[str, Any] | None = None,
         *,
         max_turns: int | None = None,
+        shaping: Shaping | Mapping[str, float] | None = None,
         oracle: Any = None,
         **fields: Any,
     ) -> None:
         self.family = registry.get(family)
         self.config = _config(self.family, config, fields)
+        self.shaping = (
+            shaping if isinstance(shaping, Shaping) else Shaping.model_validate(dict(shaping or {}))
+        )
+        self.shaping.check(self.family.name, self.config)
         if max_turns is not None and not 1 <= max_turns <= MAX_TURNS:
             raise ValueError(f"max_turns: from 1 to {MAX_TURNS}, not {max_turns}")
         self.max_turns = max_turns or MAX_TURNS
@@ -96,6 +108,7 @@ class AsyncTextEnv:
         self._conversation: Conversation | None = None
         self._replies = 0
         self._format_errors = 0
+        self._components: dict[str, float] = {}
 
     # -- the episode -------------------------------------------------------------------------------------------
     @property
@@ -127,6 +140,7 @@ class AsyncTextEnv:
         self._session = Session.begin(game, self.record, 0, feedback=protocol.feedback)
         self._conversation = Conversation(protocol, system_as_user=self.config.system_as_user)
         self._replies = self._format_errors = 0
+        self._components = {}
         await self._automatic()
         opening = self._conversation.prompt(self._session.observation)
         return "\n\n".join(m.content for m in opening), self._info()
@@ -145,10 +159,16 @@ class AsyncTextEnv:
             raise RuntimeError("the episode is over: reset() for another")
         if not isinstance(reply, str):
             raise TypeError(f"a reply is text, not {type(reply).__name__}")
-        action = conversation.read(reply)
+        if len(reply) > MAX_REPLY:
+            conversation.replied(reply)
+            action: Any = Malformed(f"the reply is longer than the {MAX_REPLY:,} characters a reply may have")
+        else:
+            action = conversation.read(reply)
         self._replies += 1
+        reward = 0.0
         if isinstance(action, Malformed):
             self._format_errors += 1
+            reward += self._pay({"format_error": self.shaping.format_error})
         await session.step(Move(action=action, reply=reply))
         await self._automatic()
         terminated = session.done
@@ -158,7 +178,11 @@ class AsyncTextEnv:
             text = conversation.prompt(session.observation)[-1].content
         if truncated:
             session.fail(f"truncated after {self._replies} replies (max_turns)")
-        return StepResult(text, self._reward(), terminated, truncated, self._info())
+        outcome = session.outcome()
+        if outcome is not None:
+            paid = terminal_components(self.shaping, self.config, outcome.success, outcome.metrics)
+            reward += self._pay(paid)
+        return StepResult(text, reward, terminated, truncated, self._info())
 
     async def _automatic(self) -> None:
         """The moves a game makes by itself before the player's next one (a game master's opening, say)."""
@@ -171,11 +195,12 @@ class AsyncTextEnv:
                 return
             await session.step(Move(action=own))
 
-    def _reward(self) -> float:
-        """The family's code verdict at the end (1 for a win, else 0); 0 before."""
-        session = self._session
-        outcome = session.outcome() if session is not None else None
-        return 1.0 if outcome is not None and outcome.success else 0.0
+    def _pay(self, components: Mapping[str, float]) -> float:
+        """Add ``components`` to the episode's; their sum is this step's reward."""
+        for name, value in components.items():
+            if value or name == "win":
+                self._components[name] = self._components.get(name, 0.0) + value
+        return float(sum(components.values()))
 
     def _info(self) -> dict[str, Any]:
         session = self._session
@@ -186,6 +211,8 @@ class AsyncTextEnv:
             "turn": session.turn,
             "replies": self._replies,
             "format_errors": self._format_errors,
+            "reward_components": dict(self._components),
+            "episode_reward": float(sum(self._components.values())),
         }
         outcome = session.outcome()
         if outcome is not None:

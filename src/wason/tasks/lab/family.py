@@ -61,6 +61,8 @@ class LabRunConfig(JudgedSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    # the text environments' shaped rewards: requests the lab refused
+    reward_counts: ClassVar[Mapping[str, str]] = {"invalid": "invalid_requests"}
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {

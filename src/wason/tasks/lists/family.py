@@ -98,6 +98,8 @@ class ListsRunConfig(JudgedSettings):
     # a person is scored by code: the predicate and the quiz, no LLM judge
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"]}
     served_bounds: ClassVar[Mapping[str, int]] = {"n": SERVED_GENERATED}
+    # the text environments' shaped rewards: lists tested again
+    reward_counts: ClassVar[Mapping[str, str]] = {"repeat": "repeats"}
 
     task: Literal["lists"] = "lists"
     split: str = Field(

@@ -80,6 +80,9 @@ class WiltRunConfig(RunSettings):
     internal_fields: ClassVar[frozenset[str]] = RunSettings.internal_fields | {"swap"}
     play_defaults: ClassVar[Mapping[str, Any]] = {"split": "full"}
     served_bounds: ClassVar[Mapping[str, int]] = {"n": SERVED_N}
+    # the text environments' shaped rewards: invalid and repeated tests, and the hypothesis-space reduction
+    reward_counts: ClassVar[Mapping[str, str]] = {"invalid": "invalid_tests", "repeat": "repeats"}
+    reward_information: ClassVar[str | None] = "reduction"
 
     task: Literal["wilt"] = "wilt"
     split: str = Field(
