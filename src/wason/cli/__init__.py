@@ -80,6 +80,9 @@ COMMANDS: dict[str, Command] = {
     "import": _command(
         "import_", "read Inspect logs of wason tasks (inspect eval wason/NAME) into the store"
     ),
+    "trajectories": _command(
+        "trajectories", "write solver games or stored model episodes as chat JSON lines (expert trajectories)"
+    ),
     "serve": _command(
         "serve", "serve the HTTP API (sessions of every game, the published guess-the-rule routes)"
     ),

@@ -120,6 +120,11 @@ class AsyncTextEnv:
         return [{"role": m.role, "content": m.content} for m in self._conversation.transcript()]
 
     @property
+    def observation(self) -> Any:
+        """What the game shows now, as the game gives it (the structured observation a solver reads)."""
+        return self._session.observation if self._session is not None else None
+
+    @property
     def done(self) -> bool:
         return self._session is None or self._session.done or self._replies >= self.max_turns
 
