@@ -87,7 +87,25 @@ BAD = [
 ]
 
 
+def _task_args(args: list[str]) -> dict[str, str]:
+    return dict(a.split("=", 1) for a in args if a != "-T")
+
+
 @pytest.mark.parametrize(("args", "named"), BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_a_bad_task_argument_is_refused_before_any_sample(args: list[str], named: str) -> None:
+    """The task Inspect makes from ``-T`` refuses it with its one-line error (Inspect prints such an error as
+    its message alone: the command-line test below)."""
+    from inspect_ai._util.error import PrerequisiteError
+
+    from wason.inspect._registry import family_tasks
+
+    with pytest.raises(PrerequisiteError) as refused:
+        family_tasks()["wilt"](**_task_args(args))
+    said = str(refused.value.message)
+    assert said.startswith("wason: ") and "\n" not in said and named in said
+
+
+@pytest.mark.parametrize(("args", "named"), [BAD[0], BAD[1], BAD[5]], ids=["split", "ids", "judge"])
 def test_a_bad_task_argument_is_one_line(tmp_path: Path, args: list[str], named: str) -> None:
     done, logs = _inspect(tmp_path, "wason/wilt", "--model", "none", "--solver", "wason/solver", *args)
     assert done.returncode != 0
