@@ -35,5 +35,4 @@ echo "== ruff format --check"; "${venv}"/bin/ruff format --check src tests bench
 echo "== mypy --strict src/"; "${venv}"/bin/mypy --strict src/wason
 # two workers (pytest-xdist), as the machines have two cores; every test keeps to its own files, ports and stores
 wait "$compiling" || true  # a test module that does not compile is reported by the run below
-# (loadgroup: the tests of a module whose fixture plays many games stay on one worker, so it plays them once)
-echo "== pytest"; "${venv}"/bin/python -m pytest -q -rs -n 2 --dist loadgroup "$@"
+echo "== pytest"; "${venv}"/bin/python -m pytest -q -rs -n 2 "$@"

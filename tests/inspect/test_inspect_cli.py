@@ -182,7 +182,9 @@ def _unreadable(turn: dict[str, Any]) -> bool:
     return action.get("type") == "Malformed" and not action.get("truncated")
 
 
+@pytest.mark.slow  # 27 s alone, 61 s beside the other worker: the default run plays wason/local constrained below
 def test_the_embedded_model_plays_under_inspect_free(tmp_path: Path) -> None:
+    """The issue's command, free replies."""
     done, logs = _inspect(tmp_path, "wason/wilt", "--model", "wason/local", "-T", "ids=1,2", "--limit", "2")
     assert done.returncode == 0, done.stderr[-3000:]
     _local_episodes(logs)
@@ -190,7 +192,8 @@ def test_the_embedded_model_plays_under_inspect_free(tmp_path: Path) -> None:
 
 def test_the_embedded_model_plays_under_inspect_constrained(tmp_path: Path) -> None:
     """Constrained, a reply is always a test or a guess: every reply reads as a move (3 tests keep it short; the
-    issue's command with 30 tests is the slow test below, which compares every reply with wason eval's)."""
+    issue's commands, free and with 30 constrained tests, are slow tests, the second comparing every reply with
+    wason eval's)."""
     done, logs = _inspect(
         tmp_path,
         *(

@@ -30,9 +30,6 @@ from wason.core import registry
 from wason.report.inspect_log import target_and_answer
 from wason.store import Store
 
-# the module's games are played once (its fixture), on one worker of the test run (scripts/check.sh: loadgroup)
-pytestmark = pytest.mark.xdist_group("inspect-played")
-
 ROOT = Path(__file__).resolve().parents[2]
 BUILTIN = ["wilt", "lists", "aiw", "picnic", "code-functions", "math", "dynamic-picnic", "lab"]
 FAMILIES = [*BUILTIN, FAMILY.name]
