@@ -73,8 +73,10 @@ async def solver_trajectories(
                     f"{env.family.title}: the solver's move {action.get('type')} has no message in the protocol's "
                     "text (Family.action_message)"
                 )
+            before = len(env.record.turns)
             step = await env.step(text)
-            read = env.record.turns[-1]["action"] if env.record.turns else None
+            # the turn this message made (the game's own moves may follow it)
+            read = env.record.turns[before]["action"] if len(env.record.turns) > before else None
             if read != action:
                 raise TrajectoryError(
                     f"{env.family.title}: the protocol reads the solver's message {text!r} as {read}, not {action}"
