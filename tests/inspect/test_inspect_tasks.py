@@ -4,6 +4,7 @@ same messages sent to the model; then the logs read back into the store by ``was
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -49,52 +50,74 @@ def _messages(bodies: list[dict[str, Any]]) -> Counter[str]:
     return Counter(json.dumps(b.get("messages"), sort_keys=True) for b in bodies if "messages" in b)
 
 
+def _play_both_ways(tmp: Path) -> None:
+    """Every family played by Inspect (in a process of its own) and by ``wason eval`` against one fake server, into
+    ``tmp``: the logs, the store ``wason.db``, and ``played.json`` (the runs, the logs' files, the request bodies)."""
+    with FakeOpenAIServer(reply=reply) as server:
+        env = {
+            **os.environ,
+            "FAKE_BASE_URL": server.base_url,
+            "FAKE_API_KEY": "k",
+            "INSPECT_LOG_DIR": str(tmp / "logs"),
+            "HOME": str(tmp / "home"),
+        }
+        done = subprocess.run(  # no timeout: a busy machine makes it slow, never failed
+            [sys.executable, "-m", "tests.inspect.scripted", str(tmp / "logs"), *FAMILIES],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        made = json.loads(done.stdout.strip().splitlines()[-1])
+        inspect_bodies = list(server.bodies)
+        store = Store(f"sqlite:///{tmp / 'wason.db'}")
+        runs = {}
+        for name in FAMILIES:
+            runs[name] = evaluate(
+                name,
+                model="openai:fake-model",
+                base_url=server.base_url,
+                api_key="k",
+                db=store,
+                limit=LIMIT,
+                **TASK_ARGS.get(name, {}),
+            )
+        store.close()
+        wason_bodies = list(server.bodies)[len(inspect_bodies) :]
+    files = {}
+    for entry in made:
+        assert entry["status"] == "success", entry
+        files[entry["task"].removeprefix("wason/")] = entry["file"].removeprefix("file://")
+    record = {"runs": runs, "files": files, "inspect": inspect_bodies, "wason": wason_bodies}
+    (tmp / "played.json").write_text(json.dumps(record))
+
+
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    """The games of :func:`_play_both_ways`, played once for the whole test run: the test workers share a folder,
+    the first to come plays them under a lock, the others read what it wrote."""
     from inspect_ai.log import read_eval_log
 
-    tmp = tmp_path_factory.mktemp("inspect")
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the folder every worker's own folder is in
+    tmp = shared / "inspect-played"
     registry.register(FAMILY)
     try:
-        with FakeOpenAIServer(reply=reply) as server:
-            env = {
-                **os.environ,
-                "FAKE_BASE_URL": server.base_url,
-                "FAKE_API_KEY": "k",
-                "INSPECT_LOG_DIR": str(tmp / "logs"),
-                "HOME": str(tmp / "home"),
-            }
-            done = subprocess.run(
-                [sys.executable, "-m", "tests.inspect.scripted", str(tmp / "logs"), *FAMILIES],
-                cwd=ROOT,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=900,
-            )
-            assert done.returncode == 0, done.stderr[-3000:]
-            made = json.loads(done.stdout.strip().splitlines()[-1])
-            inspect_bodies = list(server.bodies)
-            store = Store(f"sqlite:///{tmp / 'wason.db'}")
-            runs = {}
-            for name in FAMILIES:
-                runs[name] = evaluate(
-                    name,
-                    model="openai:fake-model",
-                    base_url=server.base_url,
-                    api_key="k",
-                    db=store,
-                    limit=LIMIT,
-                    **TASK_ARGS.get(name, {}),
-                )
-            wason_bodies = list(server.bodies)[len(inspect_bodies) :]
-        logs, files = {}, {}
-        for entry in made:
-            name = entry["task"].removeprefix("wason/")
-            assert entry["status"] == "success", entry
-            files[name] = entry["file"].removeprefix("file://")
-            logs[name] = read_eval_log(files[name])
-        yield Played(store, runs, logs, files, _messages(inspect_bodies), _messages(wason_bodies))
+        with open(shared / "inspect-played.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (tmp / "played.json").exists():
+                tmp.mkdir(exist_ok=True)
+                _play_both_ways(tmp)
+        record = json.loads((tmp / "played.json").read_text())
+        files: dict[str, str] = record["files"]
+        logs = {name: read_eval_log(path) for name, path in files.items()}
+        store = Store(f"sqlite:///{tmp / 'wason.db'}")
+        yield Played(
+            store, record["runs"], logs, files, _messages(record["inspect"]), _messages(record["wason"])
+        )
+        store.close()
     finally:
         registry.unregister(FAMILY.name)
 
