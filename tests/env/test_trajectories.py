@@ -19,6 +19,17 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def test_list_solver_games_are_read_back_as_its_moves(tmp_path: Path) -> None:
+    """The list rules' solver writes rounds, its final rule, its predicate and its quiz answers in the pilot's
+    format; the environment reads each back as the solver's move (else the command fails) and replays them."""
+    out = tmp_path / "lists.jsonl"
+    assert main(["trajectories", "lists", "--games", "3", "--to", str(out)]) == 0
+    for t in _lines(out):
+        assert t["messages"][1]["content"].startswith("<response>\n{")
+        reward, info = asyncio.run(replay(t))
+        assert (reward, info["success"]) == (t["reward"], t["success"])
+
+
 def test_solver_games_in_the_protocols_words_replay_to_their_reward(tmp_path: Path, capsys: Any) -> None:
     out = tmp_path / "solver.jsonl"
     assert (
@@ -87,7 +98,7 @@ def test_stored_model_episodes_replay_to_their_verdict(made: Made, tmp_path: Pat
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["lists", "--games", "1"], "the solver's move TestRound has no message in the protocol's text"),
+        (["picnic", "--games", "1"], "the solver's move More has no message in the protocol's text"),
         (["aiw", "--games", "1"], "AIW has no reference solver"),
         (["wilt", "--games", "0"], "--games: from 1 to 100,000, not 0"),
         (["wilt", "--split", "nope", "--games", "1"], "split: unknown WILT split 'nope'"),

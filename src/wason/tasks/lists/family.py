@@ -356,6 +356,14 @@ class ListsFamily(Family[ListsRunConfig]):
     def actions(self) -> ActionCodec:
         return self._codec
 
+    def action_message(self, action: Mapping[str, Any]) -> str | None:
+        from wason.tasks.lists.protocol import write_action
+
+        try:
+            return write_action(self._codec.decode(action))
+        except ValueError:  # not an action of this game: no message makes it
+            return None
+
     def items(self, config: ListsRunConfig) -> list[Item]:
         return config.items()
 

@@ -582,6 +582,26 @@ class ListsProtocol:
         return render_observation(observation, echo=self.echo, language=self.language)
 
 
+def write_action(action: ListsAction) -> str:
+    """An action as the reply that makes it under this protocol (the pilot's ``<response>`` and its JSON, the
+    predicate's JSON, the quiz's numbered answers): what the solver's moves are written as for transcripts and
+    expert trajectories; :meth:`ListsProtocol.parse` reads it back as the same action."""
+    if isinstance(action, TestRound):
+        fields: dict[str, object] = {"possible_hypotheses": list(action.possible_hypotheses)}
+        if action.leading_hypothesis is not None:
+            fields["leading_hypothesis"] = action.leading_hypothesis
+        fields["test_cases"] = [list(c) if isinstance(c, tuple) else c for c in action.cases]
+        return f"<response>\n{json.dumps(fields)}"
+    if isinstance(action, FinalHypothesis):
+        fields = {"possible_hypotheses": list(action.possible_hypotheses), "final_hypothesis": action.text}
+        return f"<response>\n{json.dumps(fields)}"
+    if isinstance(action, PredicateAnswer):
+        return f"<response>\n{json.dumps({'predicate': action.source})}"
+    return "\n".join(
+        f"{i}. {'Yes' if label else 'No'}" for i, label in enumerate(action.labels, 1) if label is not None
+    )
+
+
 def as_case(case: object) -> object:
     ints = integer_list(case)
     return ints if ints is not None else case
