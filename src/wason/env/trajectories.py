@@ -28,9 +28,7 @@ class TrajectoryError(ValueError):
     """A trajectory that cannot be written as asked; one line."""
 
 
-def _record(
-    env: AsyncTextEnv, source: Mapping[str, Any], reward: float, info: Mapping[str, Any]
-) -> dict[str, Any]:
+def _record(env: AsyncTextEnv, source: Mapping[str, Any], info: Mapping[str, Any]) -> dict[str, Any]:
     """A trajectory: where it came from, its verdict and reward, its messages, and what replays it (the
     configuration, and the item for a stored episode)."""
     return {
@@ -38,7 +36,7 @@ def _record(
         **source,
         "item_key": info.get("item_key"),
         "success": info.get("success"),
-        "reward": reward,
+        "reward": float(info.get("episode_reward", 0.0)),
         "messages": env.messages,
         "config": env.config.model_dump(mode="json", exclude={"player", "model"}),
     }
@@ -63,7 +61,7 @@ async def solver_trajectories(
         solver = env.family.solver(env.config, env.record.item)
         if solver is None:
             raise TrajectoryError(f"{env.family.title} has no reference solver")
-        reward, info = 0.0, {}
+        info: dict[str, Any] = {}
         while not env.done:
             move = await solver.act(env.observation)
             action = to_json(move.action)
@@ -81,8 +79,8 @@ async def solver_trajectories(
                 raise TrajectoryError(
                     f"{env.family.title}: the protocol reads the solver's message {text!r} as {read}, not {action}"
                 )
-            reward, info = reward + step.reward, step.info
-        out.append(_record(env, {"player": "solver", "seed": seed + i}, reward, info))
+            info = step.info
+        out.append(_record(env, {"player": "solver", "seed": seed + i}, info))
         await env.aclose()
     return out
 
@@ -118,14 +116,13 @@ async def run_trajectories(
                 f"run {run.id}: its games ask a model (an LLM judge or game master); not replayed"
             )
         await env.reset(options={"item": (episode.item_key, episode.item)})
-        reward, info = 0.0, {}
+        info = {}
         for turn in store.list_turns(episode.id):
             if env.done:
                 break
             if turn.get("reply") is None:  # a move the game made by itself: the environment makes it too
                 continue
-            step = await env.step(str(turn["reply"]))
-            reward, info = reward + step.reward, step.info
+            info = (await env.step(str(turn["reply"]))).info
         if info.get("success") != episode.success:
             raise TrajectoryError(
                 f"run {run.id}, episode {episode.index}: the replay ended {info.get('success')}, the store says "
@@ -137,7 +134,7 @@ async def run_trajectories(
             "episode": episode.index,
             "item": [episode.item_key, episode.item],
         }
-        out.append(_record(env, source, reward, info))
+        out.append(_record(env, source, info))
         await env.aclose()
     return out
 
@@ -151,11 +148,10 @@ async def replay(trajectory: Mapping[str, Any]) -> tuple[float, dict[str, Any]]:
         await env.reset(options={"item": (str(item[0]), dict(item[1]))})
     else:
         await env.reset(seed=int(trajectory["seed"]))
-    reward, info = 0.0, {}
+    info: dict[str, Any] = {}
     for message in trajectory["messages"]:
         if message["role"] != "assistant" or env.done:
             continue
-        step = await env.step(message["content"])
-        reward, info = reward + step.reward, step.info
+        info = (await env.step(message["content"])).info
     await env.aclose()
-    return reward, info
+    return float(info.get("episode_reward", 0.0)), info
