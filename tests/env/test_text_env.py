@@ -328,3 +328,17 @@ def test_shaping_pays_what_its_formula_says() -> None:
 def test_a_weight_the_family_cannot_pay_is_refused(family: str, shaping: dict[str, float], said: str) -> None:
     with pytest.raises(ValueError, match=re.escape(said)):
         make(family, shaping=shaping)
+
+
+def test_an_oracle_the_caller_gave_stays_open() -> None:
+    """The environment closes the clients it made, never one it was given (the caller may share it)."""
+    closed: list[bool] = []
+
+    class Oracle(ScriptedOracle):
+        async def aclose(self) -> None:
+            closed.append(True)
+
+    env = make("dynamic-picnic", judge_model="scripted", oracle=Oracle(master()))
+    env.reset(seed=0)
+    env.close()
+    assert closed == []

@@ -37,6 +37,9 @@ MAX_REPLY = 1_000_000
 """The longest reply read, in characters: a longer one is played unread, as an unreadable reply (the game says so
 and counts it), so no reply costs the protocol's reader more than this."""
 
+MAX_GAMES = 4096
+"""The most games a :class:`VectorTextEnv` steps together."""
+
 PLAYER = "session"
 """Who plays, as the configuration records it: a script (the trainer's model), with no model of wason's own, so a
 family's LLM judges run only on a judge model named for them (``judge_model=...``), as under ``wason session``."""
@@ -103,6 +106,7 @@ class AsyncTextEnv:
         self.max_turns = max_turns or MAX_TURNS
         self._oracle = oracle
         self._oracle_made = oracle is not None
+        self._owns_oracle = False  # a client the caller gave stays the caller's to close
         self.record: EpisodeRecord | None = None
         self._session: Session | None = None
         self._conversation: Conversation | None = None
@@ -234,11 +238,12 @@ class AsyncTextEnv:
                 from wason.engine.runs import make_oracle_client
 
                 self._oracle = make_oracle_client(self.config, _NoCalls())  # type: ignore[arg-type]
+                self._owns_oracle = self._oracle is not None
         return self._oracle
 
     async def aclose(self) -> None:
         close = getattr(self._oracle, "aclose", None)
-        if callable(close) and self._oracle_made:
+        if callable(close) and self._owns_oracle:
             await close()
 
 
@@ -314,8 +319,8 @@ class VectorTextEnv:
     def __init__(
         self, family: str, n: int, config: RunSettings | Mapping[str, Any] | None = None, **kwargs: Any
     ) -> None:
-        if not 1 <= n <= 4096:
-            raise ValueError(f"n: from 1 to 4096 games, not {n}")
+        if not 1 <= n <= MAX_GAMES:
+            raise ValueError(f"n: from 1 to {MAX_GAMES} games, not {n}")
         self.envs = [AsyncTextEnv(family, config, **kwargs) for _ in range(n)]
         self._loop = _Loop()
 
