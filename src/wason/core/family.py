@@ -273,6 +273,13 @@ class RunSettings(BaseModel):
     # the episode metric holding the share of the family's hypothesis space the tests so far ruled out, one value
     # after each test (the "information" component of a shaped reward); None: the family has none
     reward_information: ClassVar[str | None] = None
+    # the reward audit's degenerate players (wason.env.audit): a name to the replies it sends in turn, the last
+    # repeated until the game ends (always-True, always-False, leave-at-once); each must never be rewarded
+    audit_players: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # the reward audit's known hacks: a function of one game's hidden item to a hack's name and its replies
+    # (a range cap or a carve-out of the hidden rule, a guess from counts), each wrong by construction, so each
+    # must never be rewarded; None: the family declares none
+    audit_hacks: ClassVar[Callable[[Mapping[str, Any]], Mapping[str, tuple[str, ...]]] | None] = None
 
     @classmethod
     def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:

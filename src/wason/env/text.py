@@ -173,6 +173,28 @@ class AsyncTextEnv:
             action: Any = Malformed(f"the reply is longer than the {MAX_REPLY:,} characters a reply may have")
         else:
             action = conversation.read(reply)
+        return await self._advance(action, reply)
+
+    async def act(self, action: Any) -> StepResult:
+        """Play a move as the game takes it (a solver's, say), with no text: the conversation records the
+        family's message for it where it has one (:meth:`~wason.core.family.Family.action_message`), and the
+        reward is paid as for a reply.
+
+        Raises:
+            RuntimeError: a move before :meth:`reset`, or after the episode is over.
+        """
+        session, conversation = self._session, self._conversation
+        if session is None or conversation is None:
+            raise RuntimeError("reset() the environment before you step it")
+        if self.done:
+            raise RuntimeError("the episode is over: reset() for another")
+        text = self.family.action_message(to_json(action))
+        conversation.replied(text if text is not None else "")
+        return await self._advance(action, text)
+
+    async def _advance(self, action: Any, reply: str | None) -> StepResult:
+        session, conversation = self._session, self._conversation
+        assert session is not None and conversation is not None
         self._replies += 1
         reward = 0.0
         if isinstance(action, Malformed):

@@ -1,0 +1,276 @@
+"""The reward-integrity audit: the rewards of a family's text environment cannot be had without solving the game.
+
+An optimiser finds every hole in a reward, so before a family is trained on, :func:`audit` plays it with the
+players a hole would reward and checks each one (docs/training.md, "The reward audit"):
+
+- **solver**: the family's reference solver, through the environment, wins every game (the maximum reward);
+- **format-breaking**: a reply the protocol cannot read, every turn, is never rewarded;
+- **prompt's examples**: every reply the prompt itself shows as an example (each of its lines the protocol
+  reads), sent in turn, is never rewarded;
+- **declared players**: the family's degenerate players (always-True, always-False, leave-at-once, ...), reply
+  scripts declared as data on its run configuration (:attr:`~wason.core.family.RunSettings.audit_players`), are
+  never rewarded;
+- **hacks**: the family's known hacks, built from each game's hidden item by the function its configuration
+  names (:attr:`~wason.core.family.RunSettings.audit_hacks`: a range cap, a carve-out, a guess from counts), each
+  wrong by construction, are never rewarded;
+- **leaks**: nothing a client reads before the end (the opening, each answer, each step's ``info``) holds a
+  hidden part of the item (what :meth:`~wason.core.family.Family.public` does not show) that the games of other
+  items do not show as well (a player could reply with it).
+
+A player's games end by the game's rules, or after :data:`MAX_AUDIT_TURNS` replies (cut off, no verdict). Every
+check plays the same games: seeds ``seed`` to ``seed + games - 1``, drawn as ``reset(seed=...)`` draws them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from wason.core.game import Malformed
+from wason.env.text import AsyncTextEnv
+
+__all__ = ["MAX_AUDIT_GAMES", "MAX_AUDIT_TURNS", "Check", "audit", "failed"]
+
+MAX_AUDIT_GAMES = 1000
+"""The most games a check plays."""
+
+MAX_AUDIT_TURNS = 200
+"""The most replies a scripted player sends in one game (a game that has not ended by then is cut off)."""
+
+FORMAT_BREAKING = "I would rather not follow the format."
+"""The reply of the format-breaking player: text no protocol reads as a move."""
+
+MIN_SECRET = 4
+"""The shortest hidden text the leak check looks for (shorter ones, a digit or a yes, are everywhere)."""
+
+Status = Literal["ok", "FAIL", "skip"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the audit: what was checked, whether it held, and the numbers behind it."""
+
+    name: str
+    status: Status
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.status:<4} {self.name}: {self.detail}"
+
+
+def failed(checks: Iterable[Check]) -> list[Check]:
+    return [c for c in checks if c.status == "FAIL"]
+
+
+@dataclass
+class _Game:
+    """One game a player played: its seed, reward, verdict, and what a client read before the end."""
+
+    seed: int
+    key: str = ""
+    reward: float = 0.0
+    success: bool | None = None
+    replies: int = 0
+    unreadable: int = 0
+    seen: list[str] = field(default_factory=list)
+
+
+async def _env(family: str, config: Mapping[str, Any], oracle: Any) -> AsyncTextEnv:
+    return AsyncTextEnv(family, dict(config), max_turns=MAX_AUDIT_TURNS, oracle=oracle)
+
+
+def _seen(text: str, info: Mapping[str, Any]) -> list[str]:
+    return [text, json.dumps(info, default=str)]
+
+
+async def _play(
+    family: str,
+    config: Mapping[str, Any],
+    seed: int,
+    oracle: Any,
+    replies: Callable[[Mapping[str, Any]], Sequence[str]] | None = None,
+) -> _Game:
+    """One game: the solver's moves (``replies`` None), or the replies ``replies(item)`` gives, in turn, the
+    last repeated until the game ends."""
+    env = await _env(family, config, oracle)
+    try:
+        opening, info = await env.reset(seed=seed)
+        game = _Game(seed, seen=_seen(opening, info))
+        assert env.record is not None
+        item = env.record.item
+        script = list(replies(item)) if replies is not None else None
+        solver = env.family.solver(env.config, item) if script is None else None
+        sample = env.family.sample_actions(env.config, item) or [] if script is None and solver is None else []
+        turn = 0
+        while not env.done:
+            if solver is not None:
+                move = await solver.act(env.observation)
+                step = await env.act(move.action)
+            elif script is None:
+                if turn >= len(sample):
+                    break
+                step = await env.act(sample[turn])
+            else:
+                assert script
+                step = await env.step(script[min(turn, len(script) - 1)])
+            turn += 1
+            game.reward += step.reward
+            if not (step.terminated or step.truncated):
+                game.seen += _seen(step.observation, step.info)
+            info = step.info
+        game.key = str(info.get("item_key", ""))
+        game.success = info.get("success")
+        game.replies, game.unreadable = int(info.get("replies", 0)), int(info.get("format_errors", 0))
+        return game
+    finally:
+        await env.aclose()
+
+
+def _rewarded(games: Sequence[_Game]) -> list[_Game]:
+    return [g for g in games if g.reward > 0]
+
+
+def _floor_check(name: str, games: Sequence[_Game], *, readable: bool = False) -> Check:
+    """Never rewarded; with ``readable``, the protocol read at least one of the player's replies in every game
+    (a hack the protocol cannot read tests nothing)."""
+    won = _rewarded(games)
+    unread = [g for g in games if g.replies and g.unreadable == g.replies]
+    if readable and unread:
+        where = ", ".join(f"seed {g.seed}" for g in unread[:3])
+        return Check(name, "FAIL", f"tests nothing: the protocol read none of its replies ({where})")
+    if not won:
+        return Check(name, "ok", f"never rewarded ({len(games)} games, reward 0)")
+    where = ", ".join(f"seed {g.seed} ({g.key}, reward {g.reward:g})" for g in won[:3])
+    return Check(name, "FAIL", f"rewarded in {len(won)} of {len(games)} games: {where}")
+
+
+def _examples(family: Any, config: Any, item: Mapping[str, Any], opening: str) -> list[str]:
+    """The lines of the opening the protocol reads as a move: the prompt's own examples of a reply."""
+    protocol = family.protocol(config, item)
+    out: list[str] = []
+    for line in dict.fromkeys(line.strip() for line in opening.splitlines()):
+        if line and not isinstance(protocol.parse(line), Malformed):
+            out.append(line)
+    return out
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def _secrets(family: Any, item: Mapping[str, Any]) -> set[str]:
+    """The hidden texts of an item: the strings under the keys a player may not see before the end."""
+    shown = set(family.public(item))
+    hidden = {k: v for k, v in item.items() if k not in shown}
+    public_text = json.dumps({k: item[k] for k in shown if k in item}, default=str)
+    return {s for s in _strings(hidden) if len(s.strip()) >= MIN_SECRET and s not in public_text}
+
+
+def _leak_check(family: Any, played: Mapping[str, Sequence[_Game]], items: Mapping[int, Any]) -> Check:
+    """No hidden text of an item is read before the end of its games, unless the games of an item without it
+    show it too (then it is the family's boilerplate, not this item's secret)."""
+    by_seed: dict[int, str] = {}
+    for games in played.values():
+        for g in games:
+            by_seed[g.seed] = by_seed.get(g.seed, "") + "\n".join(g.seen)
+    leaks = []
+    for seed, item in items.items():
+        text = by_seed.get(seed, "")
+        for secret in sorted(_secrets(family, item)):
+            if secret not in text:
+                continue
+            elsewhere = any(
+                secret in by_seed.get(other, "") and secret not in _secrets(family, items[other])
+                for other in items
+                if other != seed
+            )
+            if not elsewhere:
+                leaks.append(f"seed {seed}: {secret[:60]!r}")
+    if leaks:
+        return Check("leaks", "FAIL", "a client reads the hidden item before the end: " + "; ".join(leaks[:3]))
+    count = sum(len(_secrets(family, i)) for i in items.values())
+    return Check("leaks", "ok", f"none of {count} hidden texts of {len(items)} items is read before the end")
+
+
+async def audit(
+    family: str,
+    config: Mapping[str, Any] | None = None,
+    *,
+    games: int = 5,
+    seed: int = 0,
+    oracle: Any = None,
+) -> list[Check]:
+    """Play the audit's players on ``games`` games of ``family`` (its run configuration ``config``, as
+    ``wason eval NAME``'s flags); one :class:`Check` per player and for leaks.
+
+    Raises:
+        ValueError: ``games`` out of bounds, or a configuration the family refuses (one line).
+    """
+    if not 1 <= games <= MAX_AUDIT_GAMES:
+        raise ValueError(f"games: from 1 to {MAX_AUDIT_GAMES}, not {games}")
+    config = dict(config or {})
+    probe = await _env(family, config, oracle)
+    fam, settings = probe.family, probe.config
+    settings_type = type(settings)
+    seeds = range(seed, seed + games)
+    items: dict[int, Any] = {}
+    openings: dict[int, str] = {}
+    for s in seeds:
+        opening, _ = await probe.reset(seed=s)
+        assert probe.record is not None
+        items[s], openings[s] = probe.record.item, opening
+    await probe.aclose()
+
+    async def each(replies: Callable[[int, Mapping[str, Any]], Sequence[str]] | None) -> list[_Game]:
+        out = []
+        for s in seeds:
+            per_seed = None if replies is None else (lambda item, s=s: replies(s, item))
+            out.append(await _play(family, config, s, oracle, per_seed))
+        return out
+
+    checks: list[Check] = []
+    played: dict[str, list[_Game]] = {}
+    golden = "solver" if fam.solver(settings, items[seed]) is not None else "sample game"
+    if golden == "sample game" and not fam.sample_actions(settings, items[seed]):
+        checks.append(Check("solver", "skip", f"{fam.title} has no reference solver nor sample game"))
+    else:
+        played[golden] = solver = await each(None)
+        lost = [g for g in solver if g.success is not True]
+        best = max((g.reward for g in solver), default=0.0)
+        if lost:
+            where = ", ".join(f"seed {g.seed} ({g.key})" for g in lost[:3])
+            checks.append(Check(golden, "FAIL", f"lost {len(lost)} of {len(solver)} games: {where}"))
+        else:
+            checks.append(Check(golden, "ok", f"won {len(solver)} of {len(solver)} games (reward {best:g})"))
+
+    players: dict[str, Callable[[int, Mapping[str, Any]], Sequence[str]]] = {
+        "format-breaking": lambda s, item: [FORMAT_BREAKING],
+    }
+    examples = {s: _examples(fam, settings, items[s], openings[s]) for s in seeds}
+    if any(examples.values()):
+        players["prompt's examples"] = lambda s, item: examples[s] or [FORMAT_BREAKING]
+    else:
+        checks.append(Check("prompt's examples", "skip", "the prompt shows no reply the protocol reads"))
+    for name, script in settings_type.audit_players.items():
+        players[name] = lambda s, item, script=script: list(script)
+    hacks = settings_type.audit_hacks
+    hack_names: list[str] = []
+    if hacks is not None:
+        made = {s: dict(hacks(items[s])) for s in seeds}
+        hack_names = sorted({n for m in made.values() for n in m})
+        for name in hack_names:
+            players[f"hack {name}"] = lambda s, item, name=name: made[s].get(name) or [FORMAT_BREAKING]
+    for name, replies in players.items():
+        played[name] = await each(replies)
+        checks.append(_floor_check(name, played[name], readable=name != "format-breaking"))
+    checks.append(_leak_check(fam, played, items))
+    return checks
