@@ -25,7 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FAMILIES_DIR = ROOT / "tests" / "families"
 
 # Narrower configurations of the families this file knows, to keep the contract fast.
-CHEAP: dict[str, dict[str, Any]] = {"wilt": {"ids": [1, 2]}, "lists": {"ids": [1]}, "aiw": {"trials": 1}}
+# WILT's rule 2 is the published prompt's own example guess (x < y < z): the reward audit fails on it, as
+# tests/env/test_audit.py shows; the contract plays two other rules.
+CHEAP: dict[str, dict[str, Any]] = {"wilt": {"ids": [1, 3]}, "lists": {"ids": [1]}, "aiw": {"trials": 1}}
 MAX_ITEMS = 2
 
 

@@ -83,6 +83,9 @@ COMMANDS: dict[str, Command] = {
     "trajectories": _command(
         "trajectories", "write solver games or stored model episodes as chat JSON lines (expert trajectories)"
     ),
+    "audit": _command(
+        "audit", "the reward audit of a family's text environment: solver at the top, hacks and leaks at zero"
+    ),
     "serve": _command(
         "serve", "serve the HTTP API (sessions of every game, the published guess-the-rule routes)"
     ),

@@ -74,6 +74,7 @@ class _Game:
     success: bool | None = None
     replies: int = 0
     unreadable: int = 0
+    last: str = ""
     seen: list[str] = field(default_factory=list)
 
 
@@ -114,7 +115,8 @@ async def _play(
                 step = await env.act(sample[turn])
             else:
                 assert script
-                step = await env.step(script[min(turn, len(script) - 1)])
+                game.last = script[min(turn, len(script) - 1)]
+                step = await env.step(game.last)
             turn += 1
             game.reward += step.reward
             if not (step.terminated or step.truncated):
@@ -143,7 +145,8 @@ def _floor_check(name: str, games: Sequence[_Game], *, readable: bool = False) -
     if not won:
         return Check(name, "ok", f"never rewarded ({len(games)} games, reward 0)")
     where = ", ".join(f"seed {g.seed} ({g.key}, reward {g.reward:g})" for g in won[:3])
-    return Check(name, "FAIL", f"rewarded in {len(won)} of {len(games)} games: {where}")
+    last = f"; last reply {won[0].last[:120]!r}" if won[0].last else ""
+    return Check(name, "FAIL", f"rewarded in {len(won)} of {len(games)} games: {where}{last}")
 
 
 def _examples(family: Any, config: Any, item: Mapping[str, Any], opening: str) -> list[str]:
@@ -167,29 +170,35 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(v)
 
 
-def _secrets(family: Any, item: Mapping[str, Any]) -> set[str]:
-    """The hidden texts of an item: the strings under the keys a player may not see before the end."""
+def _secrets(family: Any, key: str, item: Mapping[str, Any]) -> set[str]:
+    """The hidden texts of an item: its key, and the strings under the keys a player may not see before the end."""
     shown = set(family.public(item))
-    hidden = {k: v for k, v in item.items() if k not in shown}
+    hidden = [key, *_strings({k: v for k, v in item.items() if k not in shown})]
     public_text = json.dumps({k: item[k] for k in shown if k in item}, default=str)
-    return {s for s in _strings(hidden) if len(s.strip()) >= MIN_SECRET and s not in public_text}
+    return {s.strip() for s in hidden if len(s.strip()) >= MIN_SECRET and s.strip() not in public_text}
 
 
-def _leak_check(family: Any, played: Mapping[str, Sequence[_Game]], items: Mapping[int, Any]) -> Check:
+def _reads(text: str, secret: str) -> bool:
+    return secret in text or json.dumps(secret)[1:-1] in text
+
+
+def _leak_check(
+    family: Any, played: Mapping[str, Sequence[_Game]], items: Mapping[int, tuple[str, Any]]
+) -> Check:
     """No hidden text of an item is read before the end of its games, unless the games of an item without it
     show it too (then it is the family's boilerplate, not this item's secret)."""
     by_seed: dict[int, str] = {}
     for games in played.values():
         for g in games:
             by_seed[g.seed] = by_seed.get(g.seed, "") + "\n".join(g.seen)
+    secrets = {seed: _secrets(family, key, item) for seed, (key, item) in items.items()}
     leaks = []
-    for seed, item in items.items():
-        text = by_seed.get(seed, "")
-        for secret in sorted(_secrets(family, item)):
-            if secret not in text:
+    for seed in items:
+        for secret in sorted(secrets[seed]):
+            if not _reads(by_seed.get(seed, ""), secret):
                 continue
             elsewhere = any(
-                secret in by_seed.get(other, "") and secret not in _secrets(family, items[other])
+                _reads(by_seed.get(other, ""), secret) and secret not in secrets[other]
                 for other in items
                 if other != seed
             )
@@ -197,7 +206,7 @@ def _leak_check(family: Any, played: Mapping[str, Sequence[_Game]], items: Mappi
                 leaks.append(f"seed {seed}: {secret[:60]!r}")
     if leaks:
         return Check("leaks", "FAIL", "a client reads the hidden item before the end: " + "; ".join(leaks[:3]))
-    count = sum(len(_secrets(family, i)) for i in items.values())
+    count = sum(len(s) for s in secrets.values())
     return Check("leaks", "ok", f"none of {count} hidden texts of {len(items)} items is read before the end")
 
 
@@ -222,12 +231,12 @@ async def audit(
     fam, settings = probe.family, probe.config
     settings_type = type(settings)
     seeds = range(seed, seed + games)
-    items: dict[int, Any] = {}
+    items: dict[int, tuple[str, Any]] = {}
     openings: dict[int, str] = {}
     for s in seeds:
         opening, _ = await probe.reset(seed=s)
         assert probe.record is not None
-        items[s], openings[s] = probe.record.item, opening
+        items[s], openings[s] = (probe.record.key, probe.record.item), opening
     await probe.aclose()
 
     async def each(replies: Callable[[int, Mapping[str, Any]], Sequence[str]] | None) -> list[_Game]:
@@ -239,8 +248,8 @@ async def audit(
 
     checks: list[Check] = []
     played: dict[str, list[_Game]] = {}
-    golden = "solver" if fam.solver(settings, items[seed]) is not None else "sample game"
-    if golden == "sample game" and not fam.sample_actions(settings, items[seed]):
+    golden = "solver" if fam.solver(settings, items[seed][1]) is not None else "sample game"
+    if golden == "sample game" and not fam.sample_actions(settings, items[seed][1]):
         checks.append(Check("solver", "skip", f"{fam.title} has no reference solver nor sample game"))
     else:
         played[golden] = solver = await each(None)
@@ -255,7 +264,7 @@ async def audit(
     players: dict[str, Callable[[int, Mapping[str, Any]], Sequence[str]]] = {
         "format-breaking": lambda s, item: [FORMAT_BREAKING],
     }
-    examples = {s: _examples(fam, settings, items[s], openings[s]) for s in seeds}
+    examples = {s: _examples(fam, settings, items[s][1], openings[s]) for s in seeds}
     if any(examples.values()):
         players["prompt's examples"] = lambda s, item: examples[s] or [FORMAT_BREAKING]
     else:
@@ -265,7 +274,7 @@ async def audit(
     hacks = settings_type.audit_hacks
     hack_names: list[str] = []
     if hacks is not None:
-        made = {s: dict(hacks(items[s])) for s in seeds}
+        made = {s: dict(hacks(items[s][1])) for s in seeds}
         hack_names = sorted({n for m in made.values() for n in m})
         for name in hack_names:
             players[f"hack {name}"] = lambda s, item, name=name: made[s].get(name) or [FORMAT_BREAKING]

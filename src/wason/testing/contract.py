@@ -316,6 +316,7 @@ class _Checker:
             ("items: the same in another process", self.items_in_another_process),
             ("leaks: nothing read before the end names the hidden item", self.no_leaks),
             ("report: the run report and transcripts render", self.reports_render),
+            ("rewards: the reward audit passes (wason audit)", self.reward_audit),
         ]
         if command_line:
             checks.append(("command line: flags derived from the config", self.command_line))
@@ -699,6 +700,19 @@ class _Checker:
             if name not in shown and isinstance(value, int) and abs(value) >= MIN_NUMBER:
                 out[str(value)] = f"the configuration's {name}"
         return out
+
+    # -- e2. the reward audit -------------------------------------------------------------------------------------
+    def reward_audit(self) -> None:
+        from wason.env.audit import audit, failed
+
+        self.need("config")
+        assert self.config is not None
+        if self.family.oracle(self.config) is not None:
+            raise _Skip("its games ask a model (an LLM judge or game master): run wason audit with one")
+        config = self.config.model_dump(mode="json", exclude={"player", "model"})
+        checks = asyncio.run(audit(self.family.name, config, games=self.n_items))
+        bad = failed(checks)
+        assert not bad, "; ".join(c.line() for c in bad)
 
     # -- f. reports -------------------------------------------------------------------------------------------
     def reports_render(self) -> None:
