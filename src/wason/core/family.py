@@ -280,6 +280,8 @@ class RunSettings(BaseModel):
     # (a range cap or a carve-out of the hidden rule, a guess from counts), each wrong by construction, so each
     # must never be rewarded; None: the family declares none
     audit_hacks: ClassVar[Callable[[Mapping[str, Any]], Mapping[str, tuple[str, ...]]] | None] = None
+    # the curricula's difficulty axes (wason.env.curriculum): a field to its values, easiest first; none by default
+    difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
 
     @classmethod
     def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:

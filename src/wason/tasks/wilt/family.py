@@ -87,6 +87,8 @@ class WiltRunConfig(RunSettings):
     # the reward audit's degenerate players and hacks (tasks/wilt/audit.py)
     audit_players: ClassVar[Mapping[str, tuple[str, ...]]] = audit.PLAYERS
     audit_hacks = staticmethod(audit.hacks)
+    # the curricula's difficulty axis: the test budget, most tests first
+    difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"max_tests": (30, 20, 10, 5)}
 
     task: Literal["wilt"] = "wilt"
     split: str = Field(
