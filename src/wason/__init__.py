@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         session,
     )
     from wason.core.records import CallContext, RunReport
+    from wason.env.verifiers_env import load_environment
     from wason.games import Games, GuessTheRuleGame
     from wason.models.base import ChatMessage, GenerationParams, Model, ModelError, ModelResponse
     from wason.models.client import ModelClient, RetryPolicy
@@ -79,6 +80,7 @@ __all__ = [
     "calls_frame",
     "episodes_frame",
     "evaluate",
+    "load_environment",
     "open_store",
     "read_export",
     "registry",
@@ -123,6 +125,8 @@ _WHERE: dict[str, str] = {
     "RetryPolicy": "wason.models.client",
     "read_export": "wason.report.export",
     "Store": "wason.store",
+    # verifiers' `vf.load_environment("wason", family=...)` (the verifiers extra)
+    "load_environment": "wason.env.verifiers_env",
 }
 _SUBMODULES = {"registry": "wason.core.registry", "session": "wason.core.session"}
 

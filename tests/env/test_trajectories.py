@@ -12,6 +12,7 @@ import pytest
 
 from tests.report.test_runs import Made, make_runs
 from wason.cli import main
+from wason.core import registry
 from wason.env.trajectories import replay
 
 
@@ -98,15 +99,21 @@ def test_stored_model_episodes_replay_to_their_verdict(made: Made, tmp_path: Pat
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["picnic", "--games", "1"], "the solver's move More has no message in the protocol's text"),
+        (["toy", "--games", "1"], "the solver's move Probe has no message in the protocol's text"),
         (["aiw", "--games", "1"], "AIW has no reference solver"),
         (["wilt", "--games", "0"], "--games: from 1 to 100,000, not 0"),
         (["wilt", "--split", "nope", "--games", "1"], "split: unknown WILT split 'nope'"),
     ],
 )
 def test_what_cannot_be_written_is_one_line(args: list[str], said: str, tmp_path: Path, capsys: Any) -> None:
+    from tests.families.toy import FAMILY  # a plugin whose moves have no text form
+
     out = tmp_path / "t.jsonl"
-    assert main(["trajectories", *args, "--to", str(out)]) == 2
+    registry.register(FAMILY, replace=True)
+    try:
+        assert main(["trajectories", *args, "--to", str(out)]) == 2
+    finally:
+        registry.unregister(FAMILY.name)
     err = capsys.readouterr().err
     assert said in err and err.count("\n") == 1 and not out.exists()
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wason.core import registry
-from wason.core.family import Family, RunSettings, field_range, own_fields
+from wason.core.family import Family, RunSettings, field_range, own_fields, refusal
 
 if TYPE_CHECKING:  # the store, rich and pydantic's errors are imported where used (start-up, issue 39)
     from pydantic.fields import FieldInfo
@@ -211,16 +211,8 @@ def _reasons(exc: Exception) -> str:
     from pydantic import ValidationError
 
     if isinstance(exc, ValidationError):  # keep only the reasons, naming the field
-        return "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {_msg(e['msg'])}" if e["loc"] else _msg(e["msg"])
-            for e in exc.errors()
-        )
+        return refusal(exc)
     return str(exc)
-
-
-def _msg(text: object) -> str:
-    # pydantic prefixes the message of a ValueError raised by a validator; the user reads only the message
-    return str(text).removeprefix("Value error, ")
 
 
 def _one_line(text: str) -> str:

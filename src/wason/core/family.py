@@ -18,7 +18,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 from pydantic.fields import FieldInfo
 
 from wason.core.game import VOID, Game, Malformed, Player, TextProtocol
@@ -117,6 +124,17 @@ def check_episodes(episodes: int, field: str, limit: int = MAX_EPISODES, what: s
         raise ValueError(
             f"{field}: this configuration has {episodes:,} {what}, more than the {limit:,} allowed; lower {field}"
         )
+
+
+def refusal(exc: ValidationError) -> str:
+    """Why a configuration was refused, in one line: each reason with the field it names (pydantic's
+    "Value error, " prefix left out: the reader sees the validator's own message)."""
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc']))}: {str(e['msg']).removeprefix('Value error, ')}"
+        if e["loc"]
+        else str(e["msg"]).removeprefix("Value error, ")
+        for e in exc.errors()
+    )
 
 
 def field_range(info: FieldInfo) -> str | None:
@@ -273,13 +291,11 @@ class RunSettings(BaseModel):
     # the episode metric holding the share of the family's hypothesis space the tests so far ruled out, one value
     # after each test (the "information" component of a shaped reward); None: the family has none
     reward_information: ClassVar[str | None] = None
-    # the reward audit's degenerate players (wason.env.audit): a name to the replies it sends in turn, the last
-    # repeated until the game ends (always-True, always-False, leave-at-once); each must never be rewarded
-    audit_players: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    # the reward audit's known hacks: a function of one game's hidden item to a hack's name and its replies
-    # (a range cap or a carve-out of the hidden rule, a guess from counts), each wrong by construction, so each
-    # must never be rewarded; None: the family declares none
-    audit_hacks: ClassVar[Callable[[Mapping[str, Any]], Mapping[str, tuple[str, ...]]] | None] = None
+    # the module of the reward audit's declarations (wason.env.audit), or None: its PLAYERS (degenerate players:
+    # a name to the replies it sends in turn, the last repeated until the game ends), hacks(item) (a name to the
+    # replies of a hack built from the hidden item, wrong by construction) and vocabulary() (names any player
+    # may read); none of them may ever be rewarded
+    audit_module: ClassVar[str | None] = None
     # the curricula's difficulty axes (wason.env.curriculum): a field to its values, easiest first; none by default
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
 

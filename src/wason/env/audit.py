@@ -8,11 +8,10 @@ players a hole would reward and checks each one (docs/training.md, "The reward a
 - **prompt's examples**: every reply the prompt itself shows as an example (each of its lines the protocol
   reads), sent in turn, is never rewarded;
 - **declared players**: the family's degenerate players (always-True, always-False, leave-at-once, ...), reply
-  scripts declared as data on its run configuration (:attr:`~wason.core.family.RunSettings.audit_players`), are
-  never rewarded;
-- **hacks**: the family's known hacks, built from each game's hidden item by the function its configuration
-  names (:attr:`~wason.core.family.RunSettings.audit_hacks`: a range cap, a carve-out, a guess from counts), each
-  wrong by construction, are never rewarded;
+  scripts in the module its configuration names (:attr:`~wason.core.family.RunSettings.audit_module`:
+  ``PLAYERS``), are never rewarded;
+- **hacks**: the family's known hacks, built from each game's hidden item by that module's ``hacks(item)`` (a
+  range cap, a carve-out, a guess from counts), each wrong by construction, are never rewarded;
 - **leaks**: nothing a client reads before the end (the opening, each answer, each step's ``info``) holds a
   hidden part of the item (what :meth:`~wason.core.family.Family.public` does not show) that the games of other
   items do not show as well (a player could reply with it).
@@ -23,11 +22,13 @@ check plays the same games: seeds ``seed`` to ``seed + games - 1``, drawn as ``r
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from wason.core.family import RunSettings
 from wason.core.game import Malformed
 from wason.env.text import AsyncTextEnv
 
@@ -46,6 +47,8 @@ MIN_SECRET = 4
 """The shortest hidden text the leak check looks for (shorter ones, a digit or a yes, are everywhere)."""
 
 Status = Literal["ok", "FAIL", "skip"]
+Replies = Callable[[int, Mapping[str, Any]], Sequence[str]]
+"""A player's replies in the game of a seed and its item."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class _Game:
     replies: int = 0
     unreadable: int = 0
     last: str = ""
+    sent: set[str] = field(default_factory=set)
     seen: list[str] = field(default_factory=list)
 
 
@@ -103,7 +107,9 @@ async def _play(
         item = env.record.item
         script = list(replies(item)) if replies is not None else None
         solver = env.family.solver(env.config, item) if script is None else None
-        sample = env.family.sample_actions(env.config, item) or [] if script is None and solver is None else []
+        sample = (
+            env.family.sample_actions(env.config, item) or [] if script is None and solver is None else []
+        )
         turn = 0
         while not env.done:
             if solver is not None:
@@ -116,6 +122,7 @@ async def _play(
             else:
                 assert script
                 game.last = script[min(turn, len(script) - 1)]
+                game.sent.add(game.last)
                 step = await env.step(game.last)
             turn += 1
             game.reward += step.reward
@@ -182,32 +189,86 @@ def _reads(text: str, secret: str) -> bool:
     return secret in text or json.dumps(secret)[1:-1] in text
 
 
+def _own_words_removed(game: _Game) -> str:
+    """What a client read in a game, without the player's own replies (a protocol that repeats the conversation
+    shows them back; a hack may quote the rule, and quoting it back is no leak)."""
+    text = "\n".join(game.seen)
+    for reply in sorted(game.sent, key=len, reverse=True):
+        for form in (reply, json.dumps(reply)[1:-1]):
+            if len(form.strip()) >= MIN_SECRET:
+                text = text.replace(form, "")
+    return text
+
+
+def _masked(text: str, secret: str, vocabulary: Sequence[str]) -> str:
+    """``text`` without the vocabulary's names that contain ``secret`` and more (an item "christmas tree" shown
+    as an example, where the hidden category is "tree"): a name any player may read is no leak, the secret
+    alone still is."""
+    for name in vocabulary:
+        if secret in name and name != secret and name in text:
+            text = text.replace(name, "")
+    return text
+
+
 def _leak_check(
-    family: Any, played: Mapping[str, Sequence[_Game]], items: Mapping[int, tuple[str, Any]]
+    family: Any,
+    played: Mapping[str, Sequence[_Game]],
+    items: Mapping[int, tuple[str, Any]],
+    vocabulary: Sequence[str] = (),
 ) -> Check:
     """No hidden text of an item is read before the end of its games, unless the games of an item without it
     show it too (then it is the family's boilerplate, not this item's secret)."""
     by_seed: dict[int, str] = {}
     for games in played.values():
         for g in games:
-            by_seed[g.seed] = by_seed.get(g.seed, "") + "\n".join(g.seen)
+            by_seed[g.seed] = by_seed.get(g.seed, "") + _own_words_removed(g)
     secrets = {seed: _secrets(family, key, item) for seed, (key, item) in items.items()}
+    by_length = sorted(vocabulary, key=len, reverse=True)  # the longest names first, so none is left in part
     leaks = []
     for seed in items:
         for secret in sorted(secrets[seed]):
-            if not _reads(by_seed.get(seed, ""), secret):
+            if not _reads(_masked(by_seed.get(seed, ""), secret, by_length), secret):
                 continue
             elsewhere = any(
-                _reads(by_seed.get(other, ""), secret) and secret not in secrets[other]
+                _reads(_masked(by_seed.get(other, ""), secret, by_length), secret)
+                and secret not in secrets[other]
                 for other in items
                 if other != seed
             )
             if not elsewhere:
                 leaks.append(f"seed {seed}: {secret[:60]!r}")
     if leaks:
-        return Check("leaks", "FAIL", "a client reads the hidden item before the end: " + "; ".join(leaks[:3]))
+        return Check(
+            "leaks", "FAIL", "a client reads the hidden item before the end: " + "; ".join(leaks[:3])
+        )
     count = sum(len(s) for s in secrets.values())
     return Check("leaks", "ok", f"none of {count} hidden texts of {len(items)} items is read before the end")
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """What a family declares for its audit, in the module its configuration names
+    (:attr:`~wason.core.family.RunSettings.audit_module`): ``PLAYERS`` (a name to the replies it sends in turn),
+    ``hacks(item)`` (a name to the replies of a hack built from the hidden item) and ``vocabulary()`` (names any
+    player may read: item and category names)."""
+
+    players: Mapping[str, Sequence[str]]
+    hacks: Callable[[Mapping[str, Any]], Mapping[str, Sequence[str]]] | None
+    vocabulary: tuple[str, ...]
+
+
+def _declared(settings_type: type[RunSettings]) -> _Declared:
+    name = settings_type.audit_module
+    if name is None:  # TRANSITION: families being moved to audit_module
+        old = getattr(settings_type, "audit_hacks", None)
+        return _Declared(dict(getattr(settings_type, "audit_players", {})), old, ())
+    module = importlib.import_module(name)
+    vocabulary = getattr(module, "vocabulary", None)
+    return _Declared(
+        dict(getattr(module, "PLAYERS", {})),
+        getattr(module, "hacks", None),
+        tuple(vocabulary()) if callable(vocabulary) else (),
+    )
 
 
 async def audit(
@@ -261,25 +322,29 @@ async def audit(
         else:
             checks.append(Check(golden, "ok", f"won {len(solver)} of {len(solver)} games (reward {best:g})"))
 
-    players: dict[str, Callable[[int, Mapping[str, Any]], Sequence[str]]] = {
-        "format-breaking": lambda s, item: [FORMAT_BREAKING],
-    }
+    players: dict[str, Replies] = {"format-breaking": _script([FORMAT_BREAKING])}
     examples = {s: _examples(fam, settings, items[s][1], openings[s]) for s in seeds}
     if any(examples.values()):
-        players["prompt's examples"] = lambda s, item: examples[s] or [FORMAT_BREAKING]
+        players["prompt's examples"] = lambda seed, item: examples[seed] or [FORMAT_BREAKING]
     else:
         checks.append(Check("prompt's examples", "skip", "the prompt shows no reply the protocol reads"))
-    for name, script in settings_type.audit_players.items():
-        players[name] = lambda s, item, script=script: list(script)
-    hacks = settings_type.audit_hacks
-    hack_names: list[str] = []
-    if hacks is not None:
-        made = {s: dict(hacks(items[s][1])) for s in seeds}
-        hack_names = sorted({n for m in made.values() for n in m})
-        for name in hack_names:
-            players[f"hack {name}"] = lambda s, item, name=name: made[s].get(name) or [FORMAT_BREAKING]
+    declared = _declared(settings_type)
+    for name, script in declared.players.items():
+        players[name] = _script(list(script))
+    if declared.hacks is not None:
+        made = {s: dict(declared.hacks(items[s][1])) for s in seeds}
+        for name in sorted({n for m in made.values() for n in m}):
+            players[f"hack {name}"] = _hack(made, name)
     for name, replies in players.items():
         played[name] = await each(replies)
         checks.append(_floor_check(name, played[name], readable=name != "format-breaking"))
-    checks.append(_leak_check(fam, played, items))
+    checks.append(_leak_check(fam, played, items, declared.vocabulary))
     return checks
+
+
+def _script(replies: list[str]) -> Replies:
+    return lambda seed, item: replies
+
+
+def _hack(made: Mapping[int, Mapping[str, Sequence[str]]], name: str) -> Replies:
+    return lambda seed, item: list(made[seed].get(name) or [FORMAT_BREAKING])

@@ -19,8 +19,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from pydantic import ValidationError
+
 from wason.core import registry
-from wason.core.family import EpisodeContext, Family, Item, RunSettings
+from wason.core.family import EpisodeContext, Family, Item, RunSettings, refusal
 from wason.core.game import Malformed, Move
 from wason.core.memory import EpisodeRecord
 from wason.core.session import Session, pick_item, to_json
@@ -65,9 +67,12 @@ def _config(
     family: Family[Any], config: RunSettings | Mapping[str, Any] | None, fields: Mapping[str, Any]
 ) -> RunSettings:
     given = config.model_dump() if isinstance(config, RunSettings) else dict(config or {})
-    made: RunSettings = family.config_type.model_validate(
-        {**given, **fields, "player": PLAYER, "model": None}
-    )
+    try:
+        made: RunSettings = family.config_type.model_validate(
+            {**given, **fields, "player": PLAYER, "model": None}
+        )
+    except ValidationError as exc:  # one line naming each field, as wason eval's flags are refused
+        raise ValueError(f"{family.name}: {refusal(exc)}") from None
     return made
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from wason.core import registry
-from wason.core.family import EpisodeContext, Family, Item, RunSettings, own_fields
+from wason.core.family import EpisodeContext, Family, Item, RunSettings, own_fields, refusal
 from wason.core.public import public_item
 from wason.engine.runs import run_items, stored_config
 from wason.report.inspect_log import target_and_answer
@@ -84,12 +84,7 @@ def one_line_error(message: str) -> Exception:
 
 
 def _reasons(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(map(str, e['loc']))}: {str(e['msg']).removeprefix('Value error, ')}"
-        if e["loc"]
-        else str(e["msg"]).removeprefix("Value error, ")
-        for e in exc.errors()
-    )
+    return refusal(exc)
 
 
 def _unwrap(annotation: Any) -> Any:

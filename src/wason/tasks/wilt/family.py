@@ -31,7 +31,6 @@ from wason.core.family import (
 )
 from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, form_moves
-from wason.tasks.wilt import audit
 from wason.tasks.wilt.game import MAX_TESTS, FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.generate import MAX_N as MAX_GENERATED
 from wason.tasks.wilt.generate import SERVED_N
@@ -84,9 +83,8 @@ class WiltRunConfig(RunSettings):
     # the text environments' shaped rewards: invalid and repeated tests, and the hypothesis-space reduction
     reward_counts: ClassVar[Mapping[str, str]] = {"invalid": "invalid_tests", "repeat": "repeats"}
     reward_information: ClassVar[str | None] = "reduction"
-    # the reward audit's degenerate players and hacks (tasks/wilt/audit.py)
-    audit_players: ClassVar[Mapping[str, tuple[str, ...]]] = audit.PLAYERS
-    audit_hacks = staticmethod(audit.hacks)
+    # the reward audit's degenerate players and hacks
+    audit_module: ClassVar[str | None] = "wason.tasks.wilt.audit"
     # the curricula's difficulty axis: the test budget, most tests first
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"max_tests": (30, 20, 10, 5)}
 
