@@ -61,7 +61,14 @@ def test_wilt_passes_and_its_hacks_are_judged(planted: None) -> None:
     from wason.tasks.wilt.audit import PLAYERS, hacks
 
     checks = _by_name(asyncio.run(audit("wilt", games=3)))
-    expected = {"solver", "format-breaking", "prompt's examples", *PLAYERS, "hack range cap", "hack carve-out"}
+    expected = {
+        "solver",
+        "format-breaking",
+        "prompt's examples",
+        *PLAYERS,
+        "hack range cap",
+        "hack carve-out",
+    }
     assert expected | {"leaks"} == set(checks)
     assert not failed(checks.values())
 

@@ -293,7 +293,7 @@ class RunSettings(BaseModel):
     reward_information: ClassVar[str | None] = None
     # the module of the reward audit's declarations (wason.env.audit), or None: its PLAYERS (degenerate players:
     # a name to the replies it sends in turn, the last repeated until the game ends), hacks(item) (a name to the
-    # replies of a hack built from the hidden item, wrong by construction) and vocabulary() (names any player
+    # replies of a hack built from the hidden item, wrong by construction) and public_names() (names any player
     # may read); none of them may ever be rewarded
     audit_module: ClassVar[str | None] = None
     # the curricula's difficulty axes (wason.env.curriculum): a field to its values, easiest first; none by default

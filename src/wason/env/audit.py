@@ -10,8 +10,10 @@ players a hole would reward and checks each one (docs/training.md, "The reward a
 - **declared players**: the family's degenerate players (always-True, always-False, leave-at-once, ...), reply
   scripts in the module its configuration names (:attr:`~wason.core.family.RunSettings.audit_module`:
   ``PLAYERS``), are never rewarded;
-- **hacks**: the family's known hacks, built from each game's hidden item by that module's ``hacks(item)`` (a
-  range cap, a carve-out, a guess from counts), each wrong by construction, are never rewarded;
+- **hacks**: the family's known hacks, built from each game's hidden item by that module's ``hacks(item)`` (or
+  ``hacks(item, config)``, for hacks that depend on the run's settings: a range cap, a carve-out, a guess from
+  counts), each wrong by construction, are never rewarded (a game whose item has no form of a hack does not play
+  it);
 - **leaks**: nothing a client reads before the end (the opening, each answer, each step's ``info``) holds a
   hidden part of the item (what :meth:`~wason.core.family.Family.public` does not show) that the games of other
   items do not show as well (a player could reply with it).
@@ -23,6 +25,7 @@ check plays the same games: seeds ``seed`` to ``seed + games - 1``, drawn as ``r
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -95,17 +98,17 @@ async def _play(
     config: Mapping[str, Any],
     seed: int,
     oracle: Any,
-    replies: Callable[[Mapping[str, Any]], Sequence[str]] | None = None,
+    replies: Sequence[str] | None = None,
 ) -> _Game:
-    """One game: the solver's moves (``replies`` None), or the replies ``replies(item)`` gives, in turn, the
-    last repeated until the game ends."""
+    """One game: the solver's moves (``replies`` None), or ``replies`` in turn, the last repeated until the game
+    ends."""
     env = await _env(family, config, oracle)
     try:
         opening, info = await env.reset(seed=seed)
         game = _Game(seed, seen=_seen(opening, info))
         assert env.record is not None
         item = env.record.item
-        script = list(replies(item)) if replies is not None else None
+        script = list(replies) if replies is not None else None
         solver = env.family.solver(env.config, item) if script is None else None
         sample = (
             env.family.sample_actions(env.config, item) or [] if script is None and solver is None else []
@@ -144,6 +147,8 @@ def _rewarded(games: Sequence[_Game]) -> list[_Game]:
 def _floor_check(name: str, games: Sequence[_Game], *, readable: bool = False) -> Check:
     """Never rewarded; with ``readable``, the protocol read at least one of the player's replies in every game
     (a hack the protocol cannot read tests nothing)."""
+    if not games:
+        return Check(name, "skip", "no game of the audit has a form of it")
     won = _rewarded(games)
     unread = [g for g in games if g.replies and g.unreadable == g.replies]
     if readable and unread:
@@ -249,21 +254,20 @@ def _leak_check(
 class _Declared:
     """What a family declares for its audit, in the module its configuration names
     (:attr:`~wason.core.family.RunSettings.audit_module`): ``PLAYERS`` (a name to the replies it sends in turn),
-    ``hacks(item)`` (a name to the replies of a hack built from the hidden item) and ``vocabulary()`` (names any
+    ``hacks(item)`` (a name to the replies of a hack built from the hidden item) and ``public_names()`` (names any
     player may read: item and category names)."""
 
     players: Mapping[str, Sequence[str]]
-    hacks: Callable[[Mapping[str, Any]], Mapping[str, Sequence[str]]] | None
+    hacks: Callable[..., Mapping[str, Sequence[str]]] | None
     vocabulary: tuple[str, ...]
 
 
 def _declared(settings_type: type[RunSettings]) -> _Declared:
     name = settings_type.audit_module
-    if name is None:  # TRANSITION: families being moved to audit_module
-        old = getattr(settings_type, "audit_hacks", None)
-        return _Declared(dict(getattr(settings_type, "audit_players", {})), old, ())
+    if name is None:
+        return _Declared({}, None, ())
     module = importlib.import_module(name)
-    vocabulary = getattr(module, "vocabulary", None)
+    vocabulary = getattr(module, "public_names", None)
     return _Declared(
         dict(getattr(module, "PLAYERS", {})),
         getattr(module, "hacks", None),
@@ -300,11 +304,13 @@ async def audit(
         items[s], openings[s] = (probe.record.key, probe.record.item), opening
     await probe.aclose()
 
-    async def each(replies: Callable[[int, Mapping[str, Any]], Sequence[str]] | None) -> list[_Game]:
+    async def each(replies: Replies | None) -> list[_Game]:
+        """The games of ``replies`` (the solver's with None); a seed it has no replies for is not played."""
         out = []
         for s in seeds:
-            per_seed = None if replies is None else (lambda item, s=s: replies(s, item))
-            out.append(await _play(family, config, s, oracle, per_seed))
+            script = None if replies is None else list(replies(s, items[s][1]))
+            if script is None or script:
+                out.append(await _play(family, config, s, oracle, None if script is None else script))
         return out
 
     checks: list[Check] = []
@@ -325,14 +331,18 @@ async def audit(
     players: dict[str, Replies] = {"format-breaking": _script([FORMAT_BREAKING])}
     examples = {s: _examples(fam, settings, items[s][1], openings[s]) for s in seeds}
     if any(examples.values()):
-        players["prompt's examples"] = lambda seed, item: examples[seed] or [FORMAT_BREAKING]
+        players["prompt's examples"] = lambda seed, item: examples[seed]
     else:
         checks.append(Check("prompt's examples", "skip", "the prompt shows no reply the protocol reads"))
     declared = _declared(settings_type)
     for name, script in declared.players.items():
         players[name] = _script(list(script))
     if declared.hacks is not None:
-        made = {s: dict(declared.hacks(items[s][1])) for s in seeds}
+        two = len(inspect.signature(declared.hacks).parameters) >= 2  # hacks(item, config) where they need it
+        made = {
+            s: dict(declared.hacks(items[s][1], settings) if two else declared.hacks(items[s][1]))
+            for s in seeds
+        }
         for name in sorted({n for m in made.values() for n in m}):
             players[f"hack {name}"] = _hack(made, name)
     for name, replies in players.items():
@@ -347,4 +357,4 @@ def _script(replies: list[str]) -> Replies:
 
 
 def _hack(made: Mapping[int, Mapping[str, Sequence[str]]], name: str) -> Replies:
-    return lambda seed, item: list(made[seed].get(name) or [FORMAT_BREAKING])
+    return lambda seed, item: list(made[seed].get(name) or ())  # an item with no form of the hack: not played

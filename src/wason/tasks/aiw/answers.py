@@ -45,7 +45,8 @@ Rules, in order:
 
 A base model's continuation (the completion of a ``"### Problem: ... ### Answer:"`` prompt) runs on past its
 answer and invents further problems and answers: with ``first_answer`` the first marker counts and the text is
-read up to the next ``### Problem`` heading.
+read up to the next ``### Problem`` heading. A heading restated right after the marker is the same marker (a
+continuation that opens with ``### Answer: 6 or 7`` is ambiguous, as that reply is to any other prompt).
 
 A marker with nothing readable after it is ``"unparseable"`` -- never a wrong number.
 
@@ -83,6 +84,8 @@ _PRIMARY_MARKER = re.compile(
     r"#{1,6}[ \t]*(?:\*\*|__)?[ \t]*(?:final[ \t]+)?answer\b[ \t]*(?:\*\*|__)?[ \t]*:?", re.IGNORECASE
 )
 _FALLBACK_MARKER = re.compile(r"\banswer[ \t]*(?:\*\*|__)?[ \t]*:", re.IGNORECASE)
+# a heading restated right after the marker ("### Answer: ### Answer: 7"): the same marker
+_RESTATED = re.compile(r"[\s*_]*" + _PRIMARY_MARKER.pattern, re.IGNORECASE)
 _ALNUM = re.compile(r"[^\W_]")
 
 _DIGITS = re.compile(
@@ -189,7 +192,13 @@ def answer_segment(reply: str, *, first_answer: bool = False) -> str | None:
     if not markers:
         return None
     marker = markers[0] if first_answer else markers[-1]
-    rest = reply[marker.end() :]
+    start = marker.end()
+    # A continuation that opens with the prompt's heading of its own ("### Answer:" then "### Answer: 6 or 7") is
+    # read after it: the heading would otherwise open the segment as prose, and a hedge would read as its last
+    # number.
+    while (again := _RESTATED.match(reply, start)) is not None:
+        start = again.end()
+    rest = reply[start:]
     if first_answer and (invented := _PROBLEM_HEADING.search(rest)) is not None:
         rest = rest[: invented.start()]
     lines = rest.split("\n", 1)

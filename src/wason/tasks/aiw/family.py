@@ -50,6 +50,8 @@ class AiwRunConfig(RunSettings):
     public_fields: ClassVar[frozenset[str]] = frozenset({"prompt_types", "trials", "self_verify", "seed"})
     # how a model is asked (the prompt's instructions, follow-ups): a person reads the problem alone
     model_only: ClassVar[frozenset[str]] = frozenset({"prompt_types", "self_verify"})
+    # the reward audit's degenerate players and hacks
+    audit_module: ClassVar[str | None] = "wason.tasks.aiw.audit"
 
     label_fields: ClassVar[tuple[str, ...]] = ("variations",)
     task: Literal["aiw"] = "aiw"
@@ -168,6 +170,14 @@ class AiwFamily(Family[AiwRunConfig]):
     @property
     def actions(self) -> ActionCodec:
         return self._codec
+
+    def action_message(self, action: Mapping[str, Any]) -> str | None:
+        from wason.tasks.aiw.protocol import write_action
+
+        try:
+            return write_action(self._codec.decode(action))
+        except ValueError:  # not an action of this game: no message makes it
+            return None
 
     def items(self, config: AiwRunConfig) -> list[Item]:
         return config.items()

@@ -47,6 +47,13 @@ def reply_format(expected: str | None) -> ReplyFormat:
     )
 
 
+def write_action(action: Reply) -> str:
+    """An action as the reply that makes it: the answer's whole text. :meth:`AiwProtocol.parse` reads it back as
+    the same :class:`Reply` when it holds an answer marker, as every one the sample game and a person's move make
+    (``### Answer: 7``) does."""
+    return action.text
+
+
 class AiwProtocol:
     """Single-turn: the published prompt text goes as the first *user* message (AIW was run without a system
     prompt), and the whole reply is the answer; the game reads its last "### Answer" marker.

@@ -97,6 +97,10 @@ class CodeFunctionsConfig(JudgedSettings):
     model_only: ClassVar[frozenset[str]] = frozenset({"protocol"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"], "max_turns": 0}
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
+    # the reward audit's degenerate players and hacks
+    audit_module: ClassVar[str | None] = "wason.tasks.code_functions.audit"
+    # the curricula's difficulty axis (wason.env.curriculum): the published levels, easiest first
+    difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"level": ("L1", "L2", "L3")}
 
     label_fields: ClassVar[tuple[str, ...]] = ("split", "level")
     task: Literal["code-functions"] = "code-functions"
@@ -367,6 +371,17 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
     @property
     def actions(self) -> ActionCodec:
         return self._codec
+
+    def action_message(self, action: Mapping[str, Any]) -> str | None:
+        from wason.tasks.code_functions.protocol import write_action
+
+        try:
+            decoded = self._codec.decode(action)
+        except ValueError:  # not an action of this game: no message makes it
+            return None
+        if isinstance(decoded, WrittenRule):  # a game master's reply is its code
+            return decoded.code if decoded.code.strip() else None
+        return write_action(decoded)
 
     def items(self, config: CodeFunctionsConfig) -> list[Item]:
         return config.items()

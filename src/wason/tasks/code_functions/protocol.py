@@ -159,6 +159,28 @@ def parse_play(reply: str, *, allow_more: bool) -> Action | Malformed:
     return Guess(text=text, predicate=find_predicate(text))
 
 
+def write_action(action: Action) -> str | None:
+    """An action as the reply that makes it: a guess's text (which holds its predicate: a reply is read whole as
+    the guess), the predicate asked for, the numbered quiz answers, ``give up``, ``more N`` (read as a request
+    under the ``api`` protocol only; the published ones read every reply as a guess). What the solver's moves
+    are written as for transcripts and expert trajectories; the parser reads it back as the same action, and an
+    action no reply makes (a guess whose text does not give its predicate) has None."""
+    if isinstance(action, GiveUp):
+        return "give up"
+    if isinstance(action, More):
+        text = f"more {action.n}"
+        return text if parse_play(text, allow_more=True) == action else None
+    if isinstance(action, Guess):
+        read = [parse_play(action.text, allow_more=allow) for allow in (False, True)]
+        return action.text if read == [action, action] else None
+    if isinstance(action, PredicateAnswer):
+        return action.source if parse_predicate(action.source) == action else None
+    text = "\n".join(
+        f"{i}. {'Yes' if label else 'No'}" for i, label in enumerate(action.labels, 1) if label is not None
+    )
+    return text if parse_quiz(text, len(action.labels)) == action else None
+
+
 def parse_predicate(reply: str) -> PredicateAnswer:
     found = find_predicate(reply)
     return PredicateAnswer(found if found is not None else reply.strip()[:2000])

@@ -163,6 +163,12 @@ class VersionSpace:
         return bool(_values(shape, atoms, self.table[:, word_index])[0])
 
 
+def _guess(text: str, source: str) -> Guess:
+    """A guess as the reply that makes it: the rule in words, then its predicate on a line of its own (the
+    protocol reads a reply whole as the guess's text, and its ``lambda`` as the predicate)."""
+    return Guess(text=f"{text}\n{source}", predicate=source)
+
+
 class CodeFunctionsSolver:
     """The reference solver as a player of :class:`~wason.tasks.code_functions.game.CodeFunctionsGame`."""
 
@@ -200,12 +206,10 @@ class CodeFunctionsSolver:
                 best = next((c for c in classes if any(self.space.plausible(i) for i in c[:50])), classes[0])
             chosen = min(best, key=lambda i: (int(self.space.shape[i]), i))
             self.choice = chosen
-            text, source = self.space.rule(chosen)
-            return Move(action=Guess(text=text, predicate=source), meta=meta)
+            return Move(action=_guess(*self.space.rule(chosen)), meta=meta)
         if last_turn:  # too many survivors to group: the first survivor is as good a guess as any
             self.choice = 0
-            text, source = self.space.rule(0)
-            return Move(action=Guess(text=text, predicate=source), meta=meta)
+            return Move(action=_guess(*self.space.rule(0)), meta=meta)
         n = min(self.request, MAX_MORE)
         self.request *= 2
         return Move(action=More(n), meta=meta)

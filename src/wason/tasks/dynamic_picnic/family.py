@@ -131,6 +131,10 @@ class DynamicPicnicRunConfig(RunSettings):
             "format_error_limit",
         }
     )
+    # the reward audit's degenerate players and hacks
+    audit_module: ClassVar[str | None] = "wason.tasks.dynamic_picnic.audit"
+    # the curricula's difficulty axis (wason.env.curriculum): the published levels, easiest first
+    difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"level": ("L1", "L2", "L3")}
 
     label_fields: ClassVar[tuple[str, ...]] = ("source", "level")
     task: Literal["dynamic-picnic"] = "dynamic-picnic"
@@ -507,8 +511,16 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
         rule = item["rule"]
         actions: list[Any] = [] if config.oracle_model is None else [Begin()]
         actions += [AskItem(item="apple"), MoreExamples(n=1)]
-        if rule.get("kind") == "lexical" and rule.get("predicate"):
-            actions.append(GuessRule(text=str(rule["text"]), predicate=str(rule["predicate"])))
+        text, predicate = str(rule.get("text") or ""), rule.get("predicate")
+        # code decides a guess with a predicate on a lexical rule, and on a single-word noun rule played without
+        # a model; the game master's judge decides the rest: the rule's own words
+        by_code = rule.get("kind") == "lexical" or (
+            config.oracle_model is None and noun_rule(rule_from_item(item, relational=config.relational))
+        )
+        if predicate and by_code:
+            actions.append(GuessRule(text=text, predicate=str(predicate)))
+        elif text and config.oracle_model is not None:
+            actions.append(GuessRule(text=text, predicate=str(predicate) if predicate else None))
         else:
             actions.append(GiveUp())
         return actions

@@ -63,6 +63,10 @@ class LabRunConfig(JudgedSettings):
 
     # the text environments' shaped rewards: requests the lab refused
     reward_counts: ClassVar[Mapping[str, str]] = {"invalid": "invalid_requests"}
+    # the reward audit's degenerate players and hacks
+    audit_module: ClassVar[str | None] = "wason.tasks.lab.audit"
+    # the curricula's difficulty axes (wason.env.curriculum): the domain's difficulty, easiest first
+    difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"difficulty": ("easy", "medium", "hard")}
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
@@ -424,6 +428,14 @@ class LabFamily(Family[LabRunConfig]):
             theory = f", a theory of {laws} line{'s' if laws != 1 else ''}" if laws else ""
             return f"Answer: {len(decoded.predictions)} predictions{theory}"
         return None
+
+    def action_message(self, action: Mapping[str, Any]) -> str | None:
+        from wason.tasks.lab.protocol import write_action
+
+        try:
+            return write_action(self._codec.decode(action))
+        except ValueError:  # not an action of this game: no message makes it
+            return None
 
     # -- the family's own commands -----------------------------------------------------------------------
     def add_commands(self, parser: Any) -> None:

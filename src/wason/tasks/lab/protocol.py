@@ -327,6 +327,31 @@ def read_answer(data: dict[str, Any]) -> Answer:
     return Answer(tuple(out), theory[:20_000], report[:20_000])
 
 
+def _step_list(step: Step) -> list[str]:
+    """A step as :func:`read_step` reads it: ``[op, object...]``, ``["reset", object]``, ``["create", type]``."""
+    if step.kind == "experiment":
+        return [step.op, *step.objects]
+    if step.kind == "create":
+        return ["create", step.type]
+    return ["reset", *step.objects]
+
+
+def write_action(action: LabAction) -> str:
+    """An action as the reply that makes it under this protocol (its JSON object: ``{"experiments": [...]}``,
+    ``{"done": true}``, ``{"predictions": [...], "theory": ..., "report": ...}``): what a player that writes no
+    text (the solver) would have sent; :func:`parse_reply` reads it back as the same action."""
+    if isinstance(action, Request):
+        return json.dumps({"experiments": [_step_list(s) for s in action.steps]})
+    if isinstance(action, Finish):
+        return json.dumps({"done": True})
+    answer: dict[str, Any] = {"predictions": list(action.predictions)}
+    if action.theory:
+        answer["theory"] = action.theory
+    if action.report:
+        answer["report"] = action.report
+    return json.dumps(answer)
+
+
 def parse_reply(reply: str) -> LabAction | Malformed:
     """Read a reply as a request, the end of the experiments, or the test's answer."""
     if not isinstance(reply, str):

@@ -100,6 +100,10 @@ class ListsRunConfig(JudgedSettings):
     served_bounds: ClassVar[Mapping[str, int]] = {"n": SERVED_GENERATED}
     # the text environments' shaped rewards: lists tested again
     reward_counts: ClassVar[Mapping[str, str]] = {"repeat": "repeats"}
+    # the reward audit's degenerate players and hacks
+    audit_module: ClassVar[str | None] = "wason.tasks.lists.audit"
+    # the curricula's difficulty axis (wason.env.curriculum): the rounds of tests, most first
+    difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"max_rounds": (19, 10, 5, 3)}
 
     task: Literal["lists"] = "lists"
     split: str = Field(

@@ -86,6 +86,10 @@ class MathRunConfig(JudgedSettings):
     not_in_play: ClassVar[frozenset[str]] = frozenset({"n", "judges", "judge_model", "judge_base_url"})
     model_only: ClassVar[frozenset[str]] = frozenset({"ask_lambda"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["expression", "quiz"]}
+    # the reward audit's degenerate players and hacks
+    audit_module: ClassVar[str | None] = "wason.tasks.math_rules.audit"
+    # the curricula's difficulty axis (wason.env.curriculum): the published levels, easiest first
+    difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"level": ("L1", "L2", "L3")}
 
     label_fields: ClassVar[tuple[str, ...]] = ("level",)
     task: Literal["math"] = "math"
@@ -257,6 +261,14 @@ class MathFamily(Family[MathRunConfig]):
     @property
     def actions(self) -> ActionCodec:
         return self._codec
+
+    def action_message(self, action: Mapping[str, Any]) -> str | None:
+        from wason.tasks.math_rules.protocol import write_action
+
+        try:
+            return write_action(self._codec.decode(action))
+        except ValueError:  # not an action of this game: no message makes it
+            return None
 
     def items(self, config: MathRunConfig) -> list[Item]:
         return config.items()

@@ -91,6 +91,29 @@ def parse_guess_reply(reply: str) -> More | Guess | GiveUp | Malformed:
     return Guess(text=guess, expression=find_expression(guess))
 
 
+def write_action(action: MathAction) -> str | None:
+    """An action as the reply that makes it under the published protocol: ``More``, ``My Guess is: TEXT`` (a
+    guess's text holds its expression, as a reply's does), the expression asked for, the numbered quiz
+    continuations, ``give up``. What the solver's moves are written as for transcripts and expert trajectories;
+    the parser reads it back as the same action, and an action no reply makes (``More`` with a count, a guess
+    whose text does not give its expression) has None."""
+    if isinstance(action, More):
+        return "More" if action.n is None else None
+    if isinstance(action, GiveUp):
+        return "give up"
+    if isinstance(action, Guess):
+        text = f"{GUESS_MARKER} {action.text}"
+        return text if parse_guess_reply(text) == action else None
+    if isinstance(action, ExpressionAnswer):
+        return action.source if parse_expression_reply(action.source) == action else None
+    text = "\n".join(
+        f"{k}: {', '.join(str(t) for t in values)}"
+        for k, values in enumerate(action.values, 1)
+        if values is not None
+    )
+    return text if parse_quiz_reply(text, len(action.values)) == action else None
+
+
 def parse_expression_reply(reply: str) -> ExpressionAnswer:
     """The expression of a reply to :data:`EXPRESSION_REQUEST` (its ``lambda ...``, else the whole reply)."""
     text = reply[:MAX_REPLY_CHARS] if isinstance(reply, str) else ""

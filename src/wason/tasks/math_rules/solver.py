@@ -97,7 +97,8 @@ class MathSolverPlayer:
                 predicted.append(tuple(terms[len(shown) :]))
             return Move(action=QuizAnswer(tuple(predicted)), meta=meta)
         if rule is not None and (self.space.resolved() or observation.turns_left <= 1):
-            return Move(action=Guess(rule.text(), rule.expression()), meta=meta)
+            # the reply it would write: the rule in words, then its expression (read as the guess's)
+            return Move(action=Guess(f"{rule.text()} {rule.expression()}", rule.expression()), meta=meta)
         if rule is None and observation.turns_left <= 1:
             return Move(action=Guess("no rule of the grammar fits", None), meta=meta)
         return Move(action=More(), meta=meta)

@@ -79,6 +79,10 @@ class PicnicRunConfig(JudgedSettings):
     model_only: ClassVar[frozenset[str]] = frozenset({"examples_each_turn"})
     # a person is drawn one game from many rules
     play_defaults: ClassVar[Mapping[str, Any]] = {"n": 100}
+    # the reward audit's degenerate players and hacks
+    audit_module: ClassVar[str | None] = "wason.tasks.picnic.audit"
+    # the curricula's difficulty axis (wason.env.curriculum): the published levels, easiest first
+    difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"level": (["L1"], ["L2"], ["L3"])}
 
     label_fields: ClassVar[tuple[str, ...]] = ("level",)
     task: Literal["picnic"] = "picnic"
@@ -327,6 +331,20 @@ class PicnicFamily(Family[PicnicRunConfig]):
 
     def sample_key(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> str:
         return _sample(item)
+
+    def action_message(self, action: Mapping[str, Any]) -> str | None:
+        from wason.tasks.picnic.protocol import parse_reply, write_action
+
+        try:
+            move = self._codec.decode(action)
+        except ValueError:  # not an action of this game: no message makes it
+            return None
+        if not isinstance(move, More | Guess | GiveUp):
+            return None
+        text = write_action(move)
+        # a guess the protocol would read otherwise ("more", "give up", padded with spaces), or a request it
+        # caps: no message makes exactly that move
+        return text if parse_reply(text) == move else None
 
     def oracle(self, config: PicnicRunConfig) -> OracleSpec | None:
         return config.judge_oracle(config.llm_judge, "the LLM judge")

@@ -136,6 +136,17 @@ def parse_reply(reply: str) -> PicnicAction | Malformed:
     return Guess(text)
 
 
+def write_action(action: PicnicAction) -> str:
+    """An action as the reply that makes it under this protocol (``more N``, the guess as written, ``give up``):
+    what the solver's moves are written as for transcripts and expert trajectories; :func:`parse_reply` reads it
+    back as the same action (a request for 1 to 511, a guess in the answer format)."""
+    if isinstance(action, More):
+        return f"more {action.n}"
+    if isinstance(action, GiveUp):
+        return "give up"
+    return action.text
+
+
 class PicnicProtocol:
     """The published player protocol.
 
