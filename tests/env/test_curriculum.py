@@ -105,3 +105,29 @@ def test_declared_axes_and_refusals(toy: None) -> None:
         CurriculumEnv("toy")
     with pytest.raises(ValueError, match="nope is not a field of toy's configuration"):
         CurriculumEnv("toy", axes={"nope": (1, 2)})
+
+
+EASIEST = {
+    "wilt": {"max_tests": 30},
+    "lists": {"max_rounds": 19},
+    "picnic": {"level": ["L1"]},
+    "code-functions": {"level": "L1"},
+    "math": {"level": "L1"},
+    "dynamic-picnic": {"level": "L1"},
+    "lab": {"difficulty": "easy"},
+}
+
+
+@pytest.mark.parametrize("family", sorted(EASIEST))
+def test_every_family_with_difficulty_axes_starts_at_their_easiest(family: str) -> None:
+    env = CurriculumEnv(family, window=1)
+    _, info = env.reset(seed=0)
+    assert info["curriculum"] == {**EASIEST[family], "step": 0}
+    config = env._envs[next(iter(env._envs))].env.config
+    assert all(getattr(config, k) == v for k, v in EASIEST[family].items())
+    env.close()
+
+
+def test_a_family_without_axes_says_so() -> None:
+    with pytest.raises(ValueError, match="aiw declares no difficulty axes"):
+        CurriculumEnv("aiw")

@@ -44,9 +44,11 @@ def toy() -> Iterator[None]:
     registry.unregister(FAMILY.name)
 
 
-async def _replayed(family: str, config: dict[str, Any], seed: int, replies: list[str]) -> dict[str, Any]:
+async def _replayed(
+    family: str, config: dict[str, Any], seed: int, replies: list[str], max_turns: int | None = None
+) -> dict[str, Any]:
     """The same replies through wason's own text environment: its reward and last info."""
-    env = AsyncTextEnv(family, config)
+    env = AsyncTextEnv(family, config, max_turns=max_turns)
     await env.reset(seed=seed)
     info: dict[str, Any] = {}
     reward = 0.0
@@ -134,3 +136,36 @@ def test_bad_arguments_are_one_line() -> None:
         with pytest.raises(RuntimeError) as exc:  # verifiers wraps what the environment raises, message kept
             vf.load_environment("wason", **kwargs)
         assert said in str(exc.value) and "\n" not in str(exc.value), str(exc.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", [*CODE_JUDGED, "dynamic-picnic", "toy"])
+def test_a_rollout_of_every_family_against_llama_cpp_server(
+    family: str, toy: None, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The bundled model behind llama-cpp-python's own server: each family's rollout completes, and is paid what
+    wason's environment pays the same replies (a game cut off after three replies is paid its verdict, none)."""
+    pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
+    from tests.models.llama_server import llama_server_at
+
+    config = {"ids": [1, 2]} if family == "wilt" else {}
+    with llama_server_at(tmp_path_factory.mktemp("llama"), n_ctx=8192) as base_url:
+        env = vf.load_environment("wason", family=family, config=config, games=1, max_turns=3)
+        os.environ[KEY_VAR] = "none"
+        client = vf.ClientConfig(api_key_var=KEY_VAR, api_base_url=base_url, max_retries=0)
+        done = asyncio.run(
+            env.evaluate(
+                client=client,
+                model="smollm2",
+                num_examples=1,
+                rollouts_per_example=1,
+                sampling_args={"max_tokens": 48, "temperature": 0.0},
+            )
+        )
+    (out,) = done["outputs"]
+    assert not out.get("error"), out.get("error")
+    replies = [_content(m) for m in out["completion"] if _role(m) == "assistant"]
+    assert replies, f"{family}: the model was never asked"
+    again = asyncio.run(_replayed(family, config, 0, replies, max_turns=3))
+    assert out["reward"] == pytest.approx(again["reward"])
+    assert out["metrics"]["success"] == (1.0 if again["success"] else 0.0)

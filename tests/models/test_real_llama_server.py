@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.models.llama_server import llama_server_at
 from wason.cli import main
-from wason.models.base import ChatMessage, GenerationParams, ModelConfigError
+from wason.models.base import ChatMessage, GenerationParams
 from wason.models.openai_compat import OpenAICompatModel
 from wason.tasks.wilt.grammar import reply_format
 
@@ -25,52 +21,11 @@ pytest.importorskip(
     "llama_cpp.server.app", reason="llama-cpp-python[server] is not installed (the dev extra has it)"
 )
 
-START_SECONDS = 300  # a busy machine loads the model slowly; the server is only waited for, never timed
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from wason.models.local import find_embedded_gguf
-
-    try:
-        gguf = find_embedded_gguf()
-    except ModelConfigError as exc:
-        pytest.skip(f"the embedded model is not installed: {exc}")
-    port = _free_port()
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", "smollm2",
-             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            try:
-                with urllib.request.urlopen(base_url + "/models", timeout=5) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not start:\n{log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.2)
+    with llama_server_at(tmp_path_factory.mktemp("llama-server")) as base_url:
         yield base_url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
 
 def _model(base_url: str, name: str = "smollm2") -> OpenAICompatModel:

@@ -98,7 +98,9 @@ class WasonEnv(vf.MultiTurnEnv):  # type: ignore[misc]  # verifiers is untyped
             dataset=dataset,
             eval_dataset=dataset,
             rubric=rubric,
-            max_turns=max_turns or MAX_TURNS,
+            # the game cuts an episode off itself (max_turns, or MAX_TURNS): verifiers' own limit, one reply later,
+            # would stop a rollout before its last reply is played
+            max_turns=(max_turns or MAX_TURNS) + 1,
             **kwargs,
         )
 
