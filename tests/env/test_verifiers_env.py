@@ -152,10 +152,12 @@ def test_a_rollout_of_every_family_against_llama_cpp_server(
     with llama_server_at(tmp_path_factory.mktemp("llama"), n_ctx=8192) as base_url:
         env = vf.load_environment("wason", family=family, config=config, games=1, max_turns=3)
         os.environ[KEY_VAR] = "none"
-        client = vf.ClientConfig(api_key_var=KEY_VAR, api_base_url=base_url, max_retries=0)
+        from wason.env.verifiers_env import ChatClient
+
+        config_ = vf.ClientConfig(api_key_var=KEY_VAR, api_base_url=base_url, max_retries=0)
         done = asyncio.run(
             env.evaluate(
-                client=client,
+                client=ChatClient(config_),  # verifiers' own sends "tool_calls": null, which the server refuses
                 model="smollm2",
                 num_examples=1,
                 rollouts_per_example=1,
@@ -169,3 +171,19 @@ def test_a_rollout_of_every_family_against_llama_cpp_server(
     again = asyncio.run(_replayed(family, config, 0, replies, max_turns=3))
     assert out["reward"] == pytest.approx(again["reward"])
     assert out["metrics"]["success"] == (1.0 if again["success"] else 0.0)
+
+
+def test_the_chat_client_sends_no_null_fields() -> None:
+    from wason.env.verifiers_env import ChatClient
+
+    messages = [vf.UserMessage(content="hi"), vf.AssistantMessage(content="hello"), vf.UserMessage(content="?")]
+    config = vf.ClientConfig(api_key_var=KEY_VAR, api_base_url="http://127.0.0.1:9/v1")
+    os.environ[KEY_VAR] = "none"
+    plain, _ = asyncio.run(vf.clients.OpenAIChatCompletionsClient(config).to_native_prompt(messages))
+    assert "tool_calls" in plain[1] and plain[1]["tool_calls"] is None  # what llama.cpp's server refuses
+    ours, _ = asyncio.run(ChatClient(config).to_native_prompt(messages))
+    assert ours == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+        {"role": "user", "content": "?"},
+    ]

@@ -18,10 +18,11 @@ from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
+from verifiers.clients import OpenAIChatCompletionsClient
 
 from wason.env.text import MAX_TURNS, AsyncTextEnv, TextEnv
 
-__all__ = ["MAX_GAMES", "WasonEnv", "load_environment"]
+__all__ = ["MAX_GAMES", "ChatClient", "WasonEnv", "load_environment"]
 
 MAX_GAMES = 100_000
 """The most games (dataset rows) one environment holds."""
@@ -151,6 +152,16 @@ _ROLES = {"system": vf.SystemMessage, "user": vf.UserMessage, "assistant": vf.As
 def _messages(messages: list[dict[str, str]]) -> list[Any]:
     """OpenAI-style messages as verifiers' message types."""
     return [_ROLES[m["role"]](content=m["content"]) for m in messages]
+
+
+class ChatClient(OpenAIChatCompletionsClient):  # type: ignore[misc]  # verifiers is untyped
+    """verifiers' OpenAI chat client without the null fields it sends on every assistant message
+    (``"tool_calls": null``, ``"reasoning_content": null``), which llama.cpp's server refuses (500: "Input should
+    be a valid list"): ``env.evaluate(client=ChatClient(vf.ClientConfig(api_base_url=URL, ...)), ...)``."""
+
+    async def to_native_prompt(self, messages: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        native, extra = await super().to_native_prompt(messages)
+        return [{k: v for k, v in dict(m).items() if v is not None} for m in native], extra
 
 
 def _text(completion: Any) -> str:
