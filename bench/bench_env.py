@@ -71,12 +71,11 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fake_endpoint import MODEL, scripted_reply
+from fake_endpoint import MODEL, FakeEndpoint, scripted_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTARENA_PYTHON = ROOT / ".venv-bench" / "bin" / "python"
@@ -134,44 +133,18 @@ def _serve_endpoint(latency: float) -> None:
         asyncio.run(serve())
 
 
-class GameEndpoint:
-    """The endpoint in a child process: ``with GameEndpoint(latency=0.0) as ep: ep.base_url``."""
+class GameEndpoint(FakeEndpoint):
+    """The endpoint in a child process (this script's ``--child-endpoint``), answering GuessTheNumber too:
+    ``with GameEndpoint(latency=0.0) as ep: ep.base_url``."""
 
-    def __init__(self, latency: float) -> None:
-        self.latency = latency
-        self.process: subprocess.Popen[str] | None = None
-        self.port = 0
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def __enter__(self) -> GameEndpoint:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                str(Path(__file__).resolve()),
-                "--child-endpoint",
-                "--latency",
-                str(self.latency),
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line.startswith("port "):
-            self.process.kill()
-            raise RuntimeError(f"the fake endpoint did not start: {line!r}")
-        self.port = int(line.split()[1])
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
+    def argv(self) -> list[str]:
+        return [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--child-endpoint",
+            "--latency",
+            str(self.latency),
+        ]
 
 
 # -- the games, one contender each ----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 TESTS_PER_EPISODE = 30
 CALLS_PER_EPISODE = TESTS_PER_EPISODE + 1
@@ -156,9 +157,13 @@ class FakeEndpoint:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def __enter__(self) -> FakeEndpoint:
+    def argv(self) -> list[str]:
+        """The child's command line (a bench serving other replies names its own script)."""
+        return [sys.executable, str(Path(__file__).resolve()), "--latency", str(self.latency)]
+
+    def __enter__(self) -> Self:
         self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--latency", str(self.latency)],
+            self.argv(),
             stdout=subprocess.PIPE,
             text=True,
         )

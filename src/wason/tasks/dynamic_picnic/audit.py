@@ -30,7 +30,8 @@ from typing import Any
 
 from wason.sandbox.words import compile_word_rule
 from wason.tasks.dynamic_picnic import vocab
-from wason.tasks.dynamic_picnic.rules import PicnicRule, noun_rule
+from wason.tasks.dynamic_picnic.family import rule_from_item
+from wason.tasks.dynamic_picnic.rules import noun_rule
 
 PLAYERS: Mapping[str, tuple[str, ...]] = {
     "give-up-at-once": ("I give up.",),
@@ -55,22 +56,9 @@ def _domain_words(predicate: str, nouns: bool) -> tuple[str, str] | None:
     return first, longest
 
 
-def _rule(item: Mapping[str, Any]) -> PicnicRule:
-    ref = item["rule"]
-    return PicnicRule(
-        id=int(ref["id"]),
-        rule_type=str(ref["type"]),
-        level=str(ref["level"]),
-        text=str(ref["text"]),
-        kind=ref["kind"],
-        predicate=ref.get("predicate"),
-        source=str(ref.get("source", "published")),
-    )
-
-
 def hacks(item: Mapping[str, Any]) -> Mapping[str, tuple[str, ...]]:
     """The hacks of one game: rule guesses built from its hidden rule (none for a rule not written yet)."""
-    rule = _rule(item)
+    rule = rule_from_item(item)
     text = rule.text.strip()
     if not text:
         return {}
