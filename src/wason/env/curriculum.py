@@ -1,8 +1,8 @@
 """Curricula: a controller that moves along a family's difficulty axes to hold a target success rate.
 
 A family declares its difficulty axes as data beside its settings
-(:attr:`~wason.core.family.RunSettings.difficulty_axes`: a configuration field to its values, easiest first; WILT's
-test budget, the picnic games' and math's levels, the lab's difficulty). :class:`Curriculum` holds a position on
+(:attr:`~wason.core.family.RunSettings.difficulty_axes`: a configuration field to its values, easiest first: a
+test budget, published levels, a world's difficulty). :class:`Curriculum` holds a position on
 every axis, starting at the easiest; after each ``window`` episodes it compares their success rate with the target:
 above ``target + margin`` one axis moves a step harder (the axis that is least far along, in declared order on a
 tie), below ``target - margin`` one moves a step easier (the one furthest along). :class:`CurriculumEnv` is a text

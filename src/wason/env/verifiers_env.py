@@ -1,4 +1,4 @@
-"""Every family as a verifiers environment: ``vf.load_environment("wason", family="wilt")`` (docs/training.md).
+"""Every family as a verifiers environment: ``vf.load_environment("wason", family=NAME)`` (docs/training.md).
 
 ``pip install 'wason[verifiers]'`` installs verifiers 0.3.1, the last release with the in-process multi-turn API
 (``vf.MultiTurnEnv``; 0.4 runs each rollout through a harness program it prepares with ``uv`` at rollout time,
@@ -179,7 +179,7 @@ def _text(completion: Any) -> str:
 
 
 def load_environment(
-    family: str = "wilt",
+    family: str,
     config: Mapping[str, Any] | None = None,
     *,
     games: int = 10,
@@ -189,7 +189,7 @@ def load_environment(
     **fields: Any,
 ) -> WasonEnv:
     """The verifiers environment of ``family`` (``vf.load_environment("wason", family=..., ...)``, ``vf-eval wason
-    -a '{"family": "wilt"}'``): ``config`` and any other keyword are the family's settings."""
+    -a '{"family": NAME}'``): ``config`` and any other keyword are the family's settings."""
     return WasonEnv(
         family, {**dict(config or {}), **fields}, games=games, seed=seed, shaping=shaping, max_turns=max_turns
     )
