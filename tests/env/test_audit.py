@@ -69,7 +69,7 @@ def test_wilt_passes_and_its_hacks_are_judged(planted: None) -> None:
         "hack range cap",
         "hack carve-out",
     }
-    assert expected | {"leaks"} == set(checks)
+    assert expected | {"leaks", "judges"} == set(checks)
     assert not failed(checks.values())
 
     async def judged(reply: str) -> dict[str, Any]:
@@ -93,11 +93,11 @@ def test_the_command_prints_a_line_per_check_and_exits_1_on_a_failure(
 ) -> None:
     assert main(["audit", "toy", "--games", "2"]) == 0
     out = capsys.readouterr().out
-    assert "ok   solver: won 2 of 2 games" in out and out.strip().endswith("all 4 checks passed")
+    assert "ok   solver: won 2 of 2 games" in out and out.strip().endswith("toy: 3 checks passed, 2 skipped")
     assert main(["audit", "toy-leaky", "--games", "2"]) == 1
     out = capsys.readouterr().out
     assert "FAIL leaks: a client reads the hidden item before the end" in out
-    assert "toy-leaky: 1 of 4 checks failed" in out
+    assert "toy-leaky: 1 of 5 checks failed, 2 skipped" in out
 
 
 def test_bad_input_is_one_line(planted: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -125,3 +125,38 @@ def test_the_audit_finds_the_holes_of_the_published_wilt() -> None:
     full = _by_name(asyncio.run(audit("wilt", {"split": "full", "ids": [46, 47]}, games=2)))
     assert full["hack carve-out"].status == "FAIL" and full["hack range cap"].status == "ok"
     assert full["solver"].status == "ok"
+
+
+class _Says:
+    """A judge model that answers every question with the same word."""
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    @property
+    def model(self) -> Any:
+        class _M:
+            spec = f"scripted:{self.word}"
+
+        return _M()
+
+    async def complete(self, messages: Any, params: Any, context: Any = None) -> Any:
+        from wason.models.base import ModelResponse
+
+        return ModelResponse(text=self.word)
+
+
+def test_the_judges_line_compares_the_llm_judge_with_the_code() -> None:
+    """Static picnic's LLM judge beside its code judge: a judge that says yes to everything agrees with the code
+    only where the code pays, and would pay the degenerate players and hacks; and where the code cannot read a
+    guess, the LLM's yes decides, so the format-breaker is paid: what a reward resting on an LLM judge costs."""
+    config = {"judge_model": "openai:judge", "judges": ["code", "llm"]}
+    yes = _by_name(asyncio.run(audit("picnic", config, games=2, oracle=_Says("yes"))))
+    assert yes["judges"].status == "ok"
+    paid = int(yes["judges"].detail.split("it would pay ")[1].split()[0])
+    assert paid > 0
+    assert yes["format-breaking"].status == "FAIL"  # an unreadable guess is the LLM judge's to decide
+    no = _by_name(asyncio.run(audit("picnic", config, games=2, oracle=_Says("no"))))
+    assert "it would pay 0 of the" in no["judges"].detail
+    assert no["format-breaking"].status == "ok"
+    assert _by_name(asyncio.run(audit("picnic", games=1)))["judges"].status == "skip"  # no LLM judge: none

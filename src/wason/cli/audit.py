@@ -56,6 +56,10 @@ def run(args: argparse.Namespace, console: Console) -> int:
     for check in checks:
         console.print(check.line(), markup=False, highlight=False)
     bad = failed(checks)
-    verdict = f"{len(bad)} of {len(checks)} checks failed" if bad else f"all {len(checks)} checks passed"
-    console.print(f"{fam.name}: {verdict}", markup=False, highlight=False)
+    skipped = sum(c.status == "skip" for c in checks)
+    passed = len(checks) - len(bad) - skipped
+    verdict = f"{len(bad)} of {len(checks)} checks failed" if bad else f"{passed} checks passed"
+    console.print(
+        f"{fam.name}: {verdict}" + (f", {skipped} skipped" if skipped else ""), markup=False, highlight=False
+    )
     return 1 if bad else 0

@@ -14,6 +14,8 @@ players a hole would reward and checks each one (docs/training.md, "The reward a
   ``hacks(item, config)``, for hacks that depend on the run's settings: a range cap, a carve-out, a guess from
   counts), each wrong by construction, are never rewarded (a game whose item has no form of a hack does not play
   it);
+- **judges**, a report: where an LLM judge runs beside the code (a family's ``judges`` metric), how often they
+  agree and how many answers of the players above the LLM judge would have paid;
 - **leaks**: nothing a client reads before the end (the opening, each answer, each step's ``info``) holds a
   hidden part of the item (what :meth:`~wason.core.family.Family.public` does not show) that the games of other
   items do not show as well (a player could reply with it).
@@ -82,6 +84,7 @@ class _Game:
     unreadable: int = 0
     last: str = ""
     sent: set[str] = field(default_factory=set)
+    judges: dict[str, Any] = field(default_factory=dict)
     seen: list[str] = field(default_factory=list)
 
 
@@ -135,6 +138,8 @@ async def _play(
         game.key = str(info.get("item_key", ""))
         game.success = info.get("success")
         game.replies, game.unreadable = int(info.get("replies", 0)), int(info.get("format_errors", 0))
+        judges = (info.get("metrics") or {}).get("judges")
+        game.judges = dict(judges) if isinstance(judges, Mapping) else {}
         return game
     finally:
         await env.aclose()
@@ -142,6 +147,10 @@ async def _play(
 
 def _rewarded(games: Sequence[_Game]) -> list[_Game]:
     return [g for g in games if g.reward > 0]
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
 
 
 def _floor_check(name: str, games: Sequence[_Game], *, readable: bool = False) -> Check:
@@ -155,7 +164,7 @@ def _floor_check(name: str, games: Sequence[_Game], *, readable: bool = False) -
         where = ", ".join(f"seed {g.seed}" for g in unread[:3])
         return Check(name, "FAIL", f"tests nothing: the protocol read none of its replies ({where})")
     if not won:
-        return Check(name, "ok", f"never rewarded ({len(games)} games, reward 0)")
+        return Check(name, "ok", f"never rewarded ({_games(len(games))}, reward 0)")
     where = ", ".join(f"seed {g.seed} ({g.key}, reward {g.reward:g})" for g in won[:3])
     last = f"; last reply {won[0].last[:120]!r}" if won[0].last else ""
     return Check(name, "FAIL", f"rewarded in {len(won)} of {len(games)} games: {where}{last}")
@@ -349,7 +358,34 @@ async def audit(
         played[name] = await each(replies)
         checks.append(_floor_check(name, played[name], readable=name != "format-breaking"))
     checks.append(_leak_check(fam, played, items, declared.vocabulary))
+    checks.append(_judges_check(played))
     return checks
+
+
+def _judges_check(played: Mapping[str, Sequence[_Game]]) -> Check:
+    """The LLM judge beside the code, where both judged (a family's ``judges`` metric: ``"llm"`` beside the code
+    verdict, which is the reward): how often they agree, and how many answers of the players that must never be
+    rewarded the LLM judge would have paid. A report: the reward is the code's, so a disagreement fails nothing,
+    but a reward built on that LLM judge would pay them."""
+    pairs = [
+        (name, g)
+        for name, games in played.items()
+        for g in games
+        if g.judges.get("llm") is not None and g.success is not None
+    ]
+    if not pairs:
+        why = "no LLM judge ran beside the code (where a family has one, it runs once its model is named)"
+        return Check("judges", "skip", why)
+    agree = sum(bool(g.judges["llm"]) == bool(g.success) for _, g in pairs)
+    floor = [(n, g) for n, g in pairs if n not in ("solver", "sample game")]
+    paid = [(n, g) for n, g in floor if g.judges["llm"] and not g.success]
+    where = "; ".join(f"{n} seed {g.seed}" for n, g in paid[:3])
+    return Check(
+        "judges",
+        "ok",
+        f"the LLM judge agrees with the code on {agree} of {len(pairs)} judged answers; it would pay {len(paid)} "
+        f"of the {len(floor)} answers of players the code never rewards" + (f" ({where})" if where else ""),
+    )
 
 
 def _script(replies: list[str]) -> Replies:
