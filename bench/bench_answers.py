@@ -33,6 +33,11 @@ SHAPES: dict[str, tuple[Callable[[int], str], Callable[[str], object]]] = {
     ),
     "symbolic, long sum": (lambda n: "### Answer: " + "M + " * (9 * n) + "1", parse_symbolic),
     "symbolic, filler then M + 1": (lambda n: "### Answer: " + FILLER * n + "M + 1", parse_symbolic),
+    # a list is followed back from its final expression (a hedge is ambiguous): one answer written two ways
+    "symbolic, a list of one answer": (
+        lambda n: "### Answer: " + "M + 1, 1 + M, " * (3 * n) + "M + 1",
+        parse_symbolic,
+    ),
 }
 
 

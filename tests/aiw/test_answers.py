@@ -289,6 +289,9 @@ def test_huge_replies(monkeypatch: pytest.MonkeyPatch) -> None:
     assert parse_symbolic("### Answer: " + "(" * 50_000 + "M" + ")" * 50_000) is None
     assert parse_symbolic("### Answer: " + "M + " * 30_000 + "1") is None
     assert parse_symbolic("### Answer: " + filler + "M + 1") == M + 1
+    # a list is followed back run by run: one answer repeated is that answer, a different one ends it
+    assert parse_symbolic("### Answer: " + "M + 1, " * 20_000 + "1 + M") == M + 1
+    assert parse_answer("### Answer: " + "M, " * 30_000 + "M + 1", "symbolic").status == "ambiguous"
     assert parsed_runs and max(parsed_runs) <= answers.MAX_EXPR_TOKENS
 
 
@@ -391,6 +394,61 @@ def test_malformed_symbolic_answers(reply: str) -> None:
     assert parsed.status in ("unparseable", "no_marker")
     assert parse_symbolic(reply) is None
     assert not answers_match(parsed, "M + 1")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "### Answer: (M) - 1 or M + 1",  # the audit's hedge
+        "### Answer: M or M + 1",
+        "### Answer: M + 1 or M",
+        "### Answer: M, M + 1",
+        "### Answer: M, M + 1 or M + 2 sisters",
+        "### Answer: between M and M + 1",
+        "### Answer: M to M + 1",
+        "### Answer: M/M + 1",
+        "### Answer: M – M + 1",
+        "### Answer: M; M + 1",
+        "### Answer: $M$ or $M + 1$",
+        "### Answer: M sisters or M + 1 sisters",
+        "### Answer: M, or maybe M + 1",
+        "### Answer: N = M or M + 1",  # an "=" before the list chooses none of it
+        "### Answer: M or M + 1, because Alice may count",
+        "### Answer: ### Answer: M or M + 1",
+    ],
+)
+def test_several_different_expressions_are_ambiguous(reply: str) -> None:
+    parsed = parse_answer(reply, "symbolic")
+    assert (parsed.status, parsed.value) == ("ambiguous", None)
+    assert parse_symbolic(reply) is None
+    assert not answers_match(parsed, "M + 1") and not answers_match(parsed, "M")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "### Answer: M + 1, that is, M + 1",  # restated
+        "### Answer: M + 1 or 1 + M",  # equivalent expressions are one
+        "### Answer: M + 1, M + 1",
+        "### Answer: M - 1 or M = M + 1",  # "=" chooses the result
+        "### Answer: S = M + 1",
+        "### Answer: M sisters + Alice = M + 1",
+        "### Answer: I think M, no wait, M + 1",  # a correction in words, not a list
+        "### Answer: Alice's brother has M + 1 sisters.",
+        "### Answer: M + 1 sisters, because her M sisters or Alice",  # the explanation is cut first
+    ],
+)
+def test_one_expression_however_restated_is_read(reply: str) -> None:
+    parsed = parse_answer(reply, "symbolic")
+    assert parsed.status == "ok", parsed
+    assert answers_match(parsed, "M + 1")
+
+
+def test_different_things_joined_by_and_or_a_comma_are_no_hedge() -> None:
+    # two quantities, each with its own noun, are read as before: the final expression (here wrong)
+    for reply in ("### Answer: M sisters and N brothers", "### Answer: M sisters, N brothers"):
+        parsed = parse_answer(reply, "symbolic")
+        assert (parsed.status, parsed.value) == ("ok", sympy.Symbol("N")), reply
 
 
 def test_parse_expression_takes_whole_strings_only() -> None:

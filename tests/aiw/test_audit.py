@@ -30,6 +30,7 @@ EXPECTED = {
     *PLAYERS,
     *(f"hack {h}" for h in HACKS),
     "leaks",
+    "judges",
 }
 
 
@@ -45,6 +46,7 @@ EXPECTED = {
 def test_the_audit_passes_with_every_player_and_hack(config: dict[str, Any]) -> None:
     checks = {c.name: c for c in asyncio.run(audit("aiw", config, games=4))}
     assert set(checks) == EXPECTED
+    assert checks.pop("judges").status == "skip"  # AIW is judged by code alone: no LLM judge to compare
     assert {n: c.line() for n, c in checks.items() if c.status != "ok"} == {}
 
 
@@ -71,9 +73,7 @@ def test_each_hack_is_read_as_an_answer_and_judged_wrong() -> None:
         for name, (reply,) in hacks(item).items():
             metrics = asyncio.run(_judged(config, seed, reply))
             stated = reply.split(": ", 1)[1]
-            if name == "hedge" and kind == "symbolic":
-                continue  # rewarded: see the test below
-            if name == "hedge":  # two answers: ambiguous, or naming both sexes
+            if name == "hedge":  # two answers (numbers or expressions): ambiguous, or naming both sexes
                 assert metrics["status"] == ("unparseable" if kind == "sex" else "ambiguous"), reply
             else:  # read as the answer it states
                 assert metrics["status"] == "ok", (name, reply)
@@ -83,13 +83,12 @@ def test_each_hack_is_read_as_an_answer_and_judged_wrong() -> None:
     assert kinds == {"number", "symbolic", "sex"}
 
 
-@pytest.mark.xfail(
-    strict=True, reason="an AIW-Param answer is the final expression of its segment: a hedge pays"
-)
 def test_a_symbolic_hedge_is_not_rewarded() -> None:
+    # "### Answer: (M) - 1 or M" names two different expressions: ambiguous, as "6 or 7" is, never right
     config = {"families": ["AIW-Param"], "trials": 1}
-    checks = {c.name: c for c in asyncio.run(audit("aiw", config, games=2))}
+    checks = {c.name: c for c in asyncio.run(audit("aiw", config, games=6))}
     assert checks["hack hedge"].status == "ok", checks["hack hedge"].line()
+    assert checks["hack hedge"].detail == "never rewarded (6 games, reward 0)"
 
 
 def test_the_sample_games_messages_are_its_moves_and_replay_to_their_reward() -> None:

@@ -57,7 +57,13 @@ SEX_CODE prompt type's ``1``/``0`` codes are numbers, so use ``"number"`` for it
 AIW-Param (``"M + 1"``), read by a whitelisted tokenizer and recursive-descent parser (integers,
 single-letter symbols, ``+ - *`` and parentheses; implicit multiplication as in ``2M``) that builds sympy
 objects directly -- model text never reaches ``sympify``/``parse_expr``. Symbols are case-sensitive, as in
-the problem text (``m + 1`` is not ``M + 1``). The final parseable expression in the segment counts.
+the problem text (``m + 1`` is not ``M + 1``). The final parseable expression in the segment counts, unless
+a hedge or a list joins others to it: expressions separated only by "or" (also "or maybe"), "to", "and",
+commas, semicolons, ``/`` or an en dash (``M - 1 or M``, ``M, M + 1``, ``between M and M + 1``, ``M/M + 1``;
+"or" and "to" may follow a noun, ``M sisters or M + 1 sisters``) that differ after expansion are
+**ambiguous**, as several different numbers are. Equivalent ones are one answer (``M + 1 or 1 + M``), and
+words or an ``=`` between two expressions join nothing: ``M + 1, that is, M + 1``, ``I think M, no wait,
+M + 1`` and ``M - 1 or M = M + 1`` read ``M + 1``; ``X sisters and Y brothers`` names two things, not a hedge.
 
 :func:`answers_match` compares numbers numerically and expressions by ``expand(a - b) == 0``.
 """
@@ -149,7 +155,8 @@ _PROBLEM_HEADING = re.compile(r"#{1,6}[ \t]*(?:\*\*|__)?[ \t]*problem\b", re.IGN
 
 
 class _Ambiguous:
-    """The reply's answer names several different numbers (a range, a list): no single answer was given."""
+    """The reply's answer names several different numbers or expressions (a range, a list, a hedge): no single
+    answer was given."""
 
 
 AMBIGUOUS = _Ambiguous()
@@ -163,7 +170,8 @@ class ParsedAnswer:
         value: the answer -- an int or float for ``"number"``, ``"female"``/``"male"`` for ``"sex"``, a sympy
             expression for ``"symbolic"``; ``None`` unless ``status == "ok"``.
         status: ``"ok"``; ``"unparseable"`` (a marker with nothing readable after it); ``"no_marker"``;
-            ``"ambiguous"`` (several different numbers and no single answer: a range, a list, ``14/2``).
+            ``"ambiguous"`` (several different numbers or expressions and no single answer: a range, a list,
+            ``14/2``, ``M - 1 or M``).
         raw: the text after the marker that was read (the segment, before the explanation cut); ``""``
             without a marker.
         kind: the kind of answer that was looked for.
@@ -577,17 +585,65 @@ def _parse_tokens(tokens: list[str]) -> Any:
         return None
 
 
-def _read_symbolic(segment: str) -> Any:
+# What joins the expressions of a hedge or a list (``M - 1 or M``, ``M, M + 1``, ``between M and M + 1``,
+# ``M/M + 1``): the gap between two runs holds only these links, with spaces and markup around them. A gap
+# with a word in it ("I think M, no wait, M + 1"; "M + 1, that is, M + 1"; "has M sisters") or an ``=``
+# ("S = M + 1") joins nothing, so an equation's result is read alone.
+_GAP_MARKUP = r"(?:[\s*_$`]|\\[()\[\]])*"
+_OR = r"\bor(?:[ \t]+(?:maybe|perhaps|possibly|probably))?\b"  # "M, or maybe M + 1" hedges too
+_HEDGE_GAP = re.compile(rf"{_GAP_MARKUP}(?:(?:[,;/–&]|{_OR}|\b(?:to|and)\b){_GAP_MARKUP})+", re.IGNORECASE)
+# An alternative names its unit ("M sisters or M + 1 sisters"): a noun may come before "or" or "to", which
+# only offer alternatives. Not before "and" or a comma, which also join different things ("X sisters and Y
+# brothers", "X brothers, Y sisters"): those are not a hedge.
+_NOUN_HEDGE_GAP = re.compile(
+    rf"{_GAP_MARKUP}(?:sisters?|brothers?|girls?|boys?|siblings?|children|kids?){_GAP_MARKUP}(?:,{_GAP_MARKUP})?"
+    rf"(?:{_OR}|\bto\b){_GAP_MARKUP}",
+    re.IGNORECASE,
+)
+
+
+def _same_expression(a: Any, b: Any) -> bool:
+    return bool(a == b or _sympy().expand(a - b) == 0)
+
+
+def _hedged(segment: str, runs: list[tuple[int, int, list[str]]], final: int, expr: Any) -> Any | _Ambiguous:
+    """``expr`` (the final expression, ``runs[final]``) unless a link joins a different expression to it.
+
+    Runs before the final one are followed back while only a link (``_HEDGE_GAP``, or ``_NOUN_HEDGE_GAP``'s
+    noun then "or"/"to") separates them and each parses; one that differs from ``expr`` after expansion
+    (``M + 1`` and ``1 + M`` are one) makes the answer ambiguous, as several different numbers do. Each
+    distinct form is parsed and compared once, so a long list costs one pass.
+    """
+    start, _, tokens = runs[final]
+    same = {tuple(tokens)}  # the forms already read as the answer: a long list of them is parsed once
+    for begin, end, tokens in reversed(runs[:final]):
+        gap = segment[end:start]
+        if _HEDGE_GAP.fullmatch(gap) is None and _NOUN_HEDGE_GAP.fullmatch(gap) is None:
+            break
+        if (written := tuple(tokens)) not in same:
+            other = _parse_tokens(tokens)
+            if other is None:
+                break
+            if not _same_expression(other, expr):
+                return AMBIGUOUS
+            same.add(written)
+        start = begin
+    return expr
+
+
+def _read_symbolic(segment: str) -> Any | _Ambiguous:
     runs = _expression_runs(segment)
     first = next((end for _, end, tokens in runs if _parse_tokens(tokens) is not None), None)
     if first is None:
         return None
     kept = _cut_explanation(segment, first, parens=False)
-    # The final expression counts; search from the end so a long line is not parsed run by run.
-    for _, _, tokens in reversed(_expression_runs(kept)):
-        expr = _parse_tokens(tokens)
+    # The final expression counts, unless a hedge or a list joins others to it; search from the end so a
+    # long line is not parsed run by run.
+    runs = _expression_runs(kept)
+    for i in reversed(range(len(runs))):
+        expr = _parse_tokens(runs[i][2])
         if expr is not None:
-            return expr
+            return _hedged(kept, runs, i, expr)
     return None  # pragma: no cover - the first run that parsed lies before the cut
 
 
@@ -633,6 +689,8 @@ def parse_answer(reply: str, kind: Kind = "number", *, first_answer: bool = Fals
         value = _read_sex(segment)
     else:
         value = _read_symbolic(segment)
+        if value is AMBIGUOUS:
+            return ParsedAnswer(None, "ambiguous", segment, kind)
     return ParsedAnswer(value, "unparseable" if value is None else "ok", segment, kind)
 
 
@@ -644,7 +702,8 @@ def parse_symbolic(reply: str) -> Any:
 
     Returns:
         The final expression after the last marker (a sympy expression; plain integers are expressions
-        too), or ``None`` when there is no marker or no expression after it.
+        too), or ``None`` when there is no marker, no expression after it, or several different ones
+        (``M - 1 or M``: ambiguous).
     """
     return parse_answer(reply, "symbolic").value
 

@@ -6,15 +6,14 @@ Players, the same in every game:
 
 - **give-up**: ``### Answer: I do not know.``: no number (no AIW-Param symbol is a pronoun's letter);
 - **every number**: ``### Answer: 0, 1, ..., 30``: several numbers where one is asked for, read as ambiguous (an
-  AIW-Param answer reads its last expression, 30; the attribute control's, no sex).
+  AIW-Param answer too, a list of different expressions; the attribute control's, no sex).
 
 Hacks, built from each game's item, each wrong by construction:
 
 - **answer plus one** and **answer minus one**: the right answer off by one (an AIW-Param expression plus or
   minus one; for the attribute control's ``female``, ``male``);
 - **hedge**: the answer minus one *or* the answer (``### Answer: 6 or 7``): two answers where one is asked for,
-  read as ambiguous (numbers) or as naming both sexes. An AIW-Param answer is the last expression it names, so
-  its hedge is rewarded: a known hole (``tests/aiw/test_audit.py``);
+  read as ambiguous (numbers, and AIW-Param's expressions: ``(M) - 1 or M``) or as naming both sexes;
 - **prompt number 01** to **prompt number 12** (:data:`PROMPT_NUMBERS`): each number the prompt shows that is not
   the answer (its slots' values, AIW-Param's symbols among them, and every number written in digits, the
   in-context examples' too), in order, the list repeated from its start for a prompt with fewer; the answer
