@@ -157,7 +157,9 @@ def test_a_rollout_of_every_family_against_llama_cpp_server(
         config_ = vf.ClientConfig(api_key_var=KEY_VAR, api_base_url=base_url, max_retries=0)
         done = asyncio.run(
             env.evaluate(
-                client=ChatClient(config_),  # verifiers' own sends "tool_calls": null, which the server refuses
+                client=ChatClient(
+                    config_
+                ),  # verifiers' own sends "tool_calls": null, which the server refuses
                 model="smollm2",
                 num_examples=1,
                 rollouts_per_example=1,
@@ -176,7 +178,11 @@ def test_a_rollout_of_every_family_against_llama_cpp_server(
 def test_the_chat_client_sends_no_null_fields() -> None:
     from wason.env.verifiers_env import ChatClient
 
-    messages = [vf.UserMessage(content="hi"), vf.AssistantMessage(content="hello"), vf.UserMessage(content="?")]
+    messages = [
+        vf.UserMessage(content="hi"),
+        vf.AssistantMessage(content="hello"),
+        vf.UserMessage(content="?"),
+    ]
     config = vf.ClientConfig(api_key_var=KEY_VAR, api_base_url="http://127.0.0.1:9/v1")
     os.environ[KEY_VAR] = "none"
     plain, _ = asyncio.run(vf.clients.OpenAIChatCompletionsClient(config).to_native_prompt(messages))

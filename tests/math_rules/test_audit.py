@@ -31,8 +31,9 @@ LEVELS = ("L1", "L2", "L3")
 def test_the_audit_passes_with_every_player_and_hack(level: str) -> None:
     checks = {c.name: c for c in asyncio.run(audit("math", {"level": level}, games=3))}
     expected = {"solver", "format-breaking", "prompt's examples", *PLAYERS, *(f"hack {h}" for h in HACKS)}
-    assert set(checks) == expected | {"leaks"}
-    assert {n: c.line() for n, c in checks.items() if c.status != "ok"} == {}
+    assert set(checks) == expected | {"leaks", "judges"}
+    # no LLM judge runs without its model: the comparison is skipped
+    assert {n: c.status for n, c in checks.items() if c.status != "ok"} == {"judges": "skip"}
     assert checks["solver"].detail.startswith("won 3 of 3")
 
 

@@ -22,8 +22,8 @@ HACKS = ("widened", "carve-out", "dropped category", "same size", "hedged")
 def test_the_audit_passes_every_check() -> None:
     checks = {c.name: c for c in asyncio.run(audit("picnic", {}, games=6))}
     expected = {"solver", "format-breaking", "prompt's examples", *PLAYERS, *(f"hack {h}" for h in HACKS)}
-    assert set(checks) == expected | {"leaks"}
-    assert {c.name: c.status for c in checks.values() if c.status != "ok"} == {}
+    assert set(checks) == expected | {"leaks", "judges"}
+    assert {c.name: c.status for c in checks.values() if c.status != "ok"} == {"judges": "skip"}
     assert checks["solver"].detail == "won 6 of 6 games (reward 1)"
 
 
