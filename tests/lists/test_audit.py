@@ -18,9 +18,10 @@ HACKS = ("memorised examples", "length cap", "magnitude cap", "carve-out")
 
 def test_the_audit_passes_with_every_player_and_hack() -> None:
     checks = {c.name: c for c in asyncio.run(audit("lists", GENERATED, games=1))}
-    expected = {"solver", "format-breaking", *PLAYERS, *(f"hack {h}" for h in HACKS), "leaks"}
+    expected = {"solver", "format-breaking", *PLAYERS, *(f"hack {h}" for h in HACKS), "leaks", "judges"}
     assert set(checks) == expected | {"prompt's examples"}
-    assert {n: c.status for n, c in checks.items() if c.status != "ok"} == {"prompt's examples": "skip"}
+    skipped = {"prompt's examples": "skip", "judges": "skip"}
+    assert {n: c.status for n, c in checks.items() if c.status != "ok"} == skipped
     assert checks["solver"].detail.startswith("won 1 of 1")
 
 
@@ -79,5 +80,7 @@ def test_the_published_rules_pass_with_the_memoriser_alone() -> None:
         *PLAYERS,
         "hack memorised examples",
         "leaks",
+        "judges",
     }
-    assert {n: c.status for n, c in checks.items() if c.status != "ok"} == {"prompt's examples": "skip"}
+    skipped = {"prompt's examples": "skip", "judges": "skip"}
+    assert {n: c.status for n, c in checks.items() if c.status != "ok"} == skipped
