@@ -61,8 +61,10 @@ class LabRunConfig(JudgedSettings):
 
     model_config = ConfigDict(frozen=True)
 
-    # the text environments' shaped rewards: requests the lab refused
+    # the text environments' shaped rewards: requests the lab refused, and the share of the learner's wrong
+    # hypotheses the experiments ruled out, after each experiment (wason.tasks.lab.learner.reduction_curve)
     reward_counts: ClassVar[Mapping[str, str]] = {"invalid": "invalid_requests"}
+    reward_information: ClassVar[str | None] = "reduction"
     # the reward audit's degenerate players and hacks
     audit_module: ClassVar[str | None] = "wason.tasks.lab.audit"
     # the curricula's difficulty axes (wason.env.curriculum): the domain's difficulty, easiest first

@@ -620,15 +620,19 @@ class LabGame:
             "laws": [format_law(law) for law in self.domain.laws],
             "history": self.history,
         }
-        if self.config.curve:
-            from wason.tasks.lab.learner import curve, random_curve
+        from wason.tasks.lab.learner import curves, random_curve, reduction_curve
 
+        if self.config.curve:
             tol = self.config.tolerance
-            metrics["curve"] = curve(self.domain, self.history, self.test, tol)
+            # the learner's accuracy on the test, and the share of its wrong hypotheses ruled out (one pass)
+            metrics["curve"], metrics["reduction"] = curves(self.domain, self.history, self.test, tol)
             # the random-experiment player with the same budget, on the same domain and test
             metrics["random_curve"] = random_curve(
                 self.domain, self.config.budget, self.test, tol, f"random|{self.config.seed}"
             )
+        else:
+            # the share of the learner's wrong hypotheses the experiments ruled out, after each experiment
+            metrics["reduction"] = reduction_curve(self.domain, self.history)
         out = Outcome(success=s["prediction_accuracy"] >= self.config.pass_mark, metrics=metrics)
         if self.done:
             self._outcome = out

@@ -41,7 +41,16 @@ from wason.tasks.lab.laws import Arith, Bool, Compare, Law, Not, Num, Ref, Thing
 from wason.tasks.lab.world import Domain, Trial, _ordered, slots_of
 from wason.tasks.lab.world import thresholds as world_thresholds
 
-__all__ = ["Learner", "accuracy", "curve", "public", "random_curve", "random_history"]
+__all__ = [
+    "Learner",
+    "accuracy",
+    "curve",
+    "curves",
+    "public",
+    "random_curve",
+    "random_history",
+    "reduction_curve",
+]
 
 NOISE_SDS = 4.0
 
@@ -89,6 +98,7 @@ class _Slot:
             self._encode(h, law)
         self.tolfac = np.sqrt(1.0 + self.m**2 + self.s**2)
         self.viol = np.zeros(n, dtype=np.int64)
+        self.refuted = 0  # hypotheses some observation contradicts
         self.version = 0
         self._alive: IntArray = np.arange(n)
         self.cache: dict[tuple[Any, ...], Any] = {}
@@ -199,6 +209,7 @@ class _Slot:
             with np.errstate(invalid="ignore"):
                 bad = ~(np.abs(pred - y) <= tol)
         self.viol += bad
+        self.refuted = int(np.count_nonzero(self.viol))
         self._update()
 
     # -- summaries ------------------------------------------------------------------------------------------
@@ -379,6 +390,18 @@ class Learner:
         """Surviving hypotheses, summed over the slots."""
         return sum(len(slot.alive()) for slot in self.slots.values())
 
+    def reduction(self) -> float:
+        """The share of the space's wrong hypotheses that some observation contradicts, from 0 to 1.
+
+        The space is every slot's hypotheses ("no law" included), and each slot holds exactly one true one that
+        no exact observation contradicts; so the share is of the others: per slot the hypotheses contradicted (at
+        most all but one: with noise the true one may be too), summed, over the hypotheses less one a slot. It is 1
+        once every slot is identified, never falls, and is 0 for a domain whose slots have nothing to tell apart.
+        """
+        wrong = sum(len(slot.laws) - 1 for slot in self.slots.values())
+        ruled_out = sum(min(slot.refuted, len(slot.laws) - 1) for slot in self.slots.values())
+        return ruled_out / wrong if wrong else 0.0
+
     def unresolved(self) -> list[Key]:
         """The slots with more than one surviving hypothesis."""
         return [key for key, slot in self.slots.items() if len(slot.alive()) > 1]
@@ -423,16 +446,39 @@ def curve(
 ) -> list[float]:
     """The share of ``test`` an ideal learner predicts exactly after 0, 1, ..., len(history) experiments of
     ``history`` (it learns from the public domain; the true laws only score it)."""
+    return curves(domain, history, test, tolerance)[0]
+
+
+def curves(
+    domain: Domain, history: Sequence[Mapping[str, Any]], test: Sequence[Trial], tolerance: float
+) -> tuple[list[float], list[float]]:
+    """:func:`curve` and :func:`reduction_curve` of ``history``, from one pass of the learner."""
     truth = [t.outcome(domain.laws) for t in test]
     learner = Learner(public(domain))
     out = [accuracy(learner, test, truth, tolerance)]
+    reduction: list[float] = []
     for record in history:
         versions = [s.version for s in learner.slots.values()]
         learner.observe(record)
+        reduction.append(learner.reduction())
         if versions == [s.version for s in learner.slots.values()]:
             out.append(out[-1])
         else:
             out.append(accuracy(learner, test, truth, tolerance))
+    return out, reduction
+
+
+def reduction_curve(domain: Domain, history: Sequence[Mapping[str, Any]]) -> list[float]:
+    """The share of the learner's wrong hypotheses (:meth:`Learner.reduction`) ruled out after each experiment of
+    ``history`` (one value an experiment; the learner reads the public domain only, so the hidden laws are never
+    used). The text environments pay its last value as the "information" reward."""
+    if not history:
+        return []  # no experiment: no need of the learner
+    learner = Learner(public(domain))
+    out = []
+    for record in history:
+        learner.observe(record)
+        out.append(learner.reduction())
     return out
 
 

@@ -98,8 +98,10 @@ class ListsRunConfig(JudgedSettings):
     # a person is scored by code: the predicate and the quiz, no LLM judge
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"]}
     served_bounds: ClassVar[Mapping[str, int]] = {"n": SERVED_GENERATED}
-    # the text environments' shaped rewards: lists tested again
+    # the text environments' shaped rewards: lists tested again, and the share of the solver's hypotheses (those
+    # the examples leave) the tests ruled out, after each round (wason.tasks.lists.reduction)
     reward_counts: ClassVar[Mapping[str, str]] = {"repeat": "repeats"}
+    reward_information: ClassVar[str | None] = "reduction"
     # the reward audit's degenerate players and hacks
     audit_module: ClassVar[str | None] = "wason.tasks.lists.audit"
     # the curricula's difficulty axis (wason.env.curriculum): the rounds of tests, most first

@@ -493,6 +493,13 @@ class ListsGame:
             label is not None for r in self.rounds if r.llm_labels is not None for label in r.llm_labels
         )
         verdict = self.predicate_verdict
+        # imported here: the solver space's modules load when an episode is scored, not with the game
+        from wason.tasks.lists.reduction import SPACE, reduction_curve
+
+        # the share of the solver's hypotheses (those the examples leave) the tests ruled out, after each round
+        reduction = reduction_curve(
+            self.examples, [tuple(zip(r.cases, r.code_labels, strict=True)) for r in self.rounds]
+        )
         return Outcome(
             success=success,
             metrics={
@@ -531,6 +538,8 @@ class ListsGame:
                     }
                     for r in self.rounds
                 ],
+                "reduction": reduction,
+                "hypothesis_space": SPACE,
             },
         )
 
