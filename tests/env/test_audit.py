@@ -118,12 +118,15 @@ def test_bad_input_is_one_line(planted: None, capsys: pytest.CaptureFixture[str]
 def test_the_audit_finds_the_holes_of_the_published_wilt() -> None:
     """Two real findings, kept as tests of the audit's reach: the published prompt's own example guess is the
     hidden rule of lite/2, so copying it wins; and where z3 cannot encode a rule (math.gcd, a fractional power)
-    the verdict is sampled and a carve-out at one point the probes miss is rewarded (docs/training.md)."""
+    the verdict is sampled, and a carve-out at one point was rewarded until the probes held every triple of the
+    rule's and the guess's constants (``wilt-probes-3``): now it meets its point and is refused
+    (docs/training.md)."""
     lite = _by_name(asyncio.run(audit("wilt", {"ids": [2]}, games=1)))
     assert lite["prompt's examples"].status == "FAIL"
     assert "lambda x,y,z: x < y < z" in lite["prompt's examples"].detail
     full = _by_name(asyncio.run(audit("wilt", {"split": "full", "ids": [46, 47]}, games=2)))
-    assert full["hack carve-out"].status == "FAIL" and full["hack range cap"].status == "ok"
+    assert full["hack carve-out"].status == "ok" and full["hack range cap"].status == "ok"
+    assert full["hack carve-out"].detail.startswith("never rewarded (2 games")
     assert full["solver"].status == "ok"
 
 

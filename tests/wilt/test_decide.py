@@ -128,6 +128,27 @@ def test_a_sampled_verdict_is_still_held_to_the_probes_and_the_tests() -> None:
     assert v.method == "refuted" and v.counterexamples
 
 
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "lambda x, y, z: math.gcd(int(y), int(z)) == 1",
+        "lambda x, y, z: all(int(abs(n)**0.5)**2 == n for n in (x, y, z))",
+    ],
+)
+def test_a_sampled_verdict_meets_a_carve_out_at_the_guess_constants(rule: str) -> None:
+    # z3 cannot encode either rule, so only the probes can refute a guess that flips one point or one box
+    body = rule.split(":", 1)[1].strip()
+    for carve, point in [
+        ("x == 97 and y == -41 and z == 13", (97.0, -41.0, 13.0)),
+        ("x >= 97 and y <= -41 and z == 13", (97.0, -41.0, 13.0)),
+        ("x == 7.5 and not y and z == -2", (7.5, 0.0, -2.0)),
+    ]:
+        v = judge(rule, f"lambda x, y, z: ({body}) != ({carve})")
+        assert v.method == "refuted" and not v.equivalent, carve
+        assert point in [p for p, _, _ in v.counterexamples], carve
+    assert judge(rule, f"lambda x, y, z: {body}").equivalent
+
+
 def test_the_bayesian_game_is_judged_on_its_own_tests_whole_numbers_from_1_to_100() -> None:
     config = WiltConfig(integer_range=(1, 100))
     game = WiltGame(get_rule("full", 2).program(), config)

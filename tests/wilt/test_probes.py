@@ -14,9 +14,11 @@ from wason.tasks.wilt.probes import (
     BOUNDARY_OFFSETS,
     FAMILIES,
     MAX_BOUNDARY_CONSTANTS,
+    MAX_CORNER_VALUES,
     PROBE_VERSION,
     REFERENCE_FAMILIES,
     canonical_constants,
+    canonical_corners,
     clear_probe_caches,
     probe_set,
     typeable_rows,
@@ -227,3 +229,32 @@ def test_seed_changes_random_families_only() -> None:
     a, b = probe_set(0), probe_set(1)
     assert not np.array_equal(a.points[a.family_mask("uniform200")], b.points[b.family_mask("uniform200")])
     assert np.array_equal(a.points[a.family_mask("grid")], b.points[b.family_mask("grid")])
+
+
+def test_corners_are_every_typeable_triple_of_the_values() -> None:
+    probes = probe_set(0, (97.0, -97.0), corners=(97.0, -41.0, 13.0, -0.0, 0.12345, 5000.0, math.inf))
+    assert probes.corners == (-41.0, 0.0, 13.0, 97.0)  # four digits and beyond are no value a player types
+    corners = probes.points[probes.family_mask("corners")]
+    assert {tuple(p) for p in corners.tolist()} == set(itertools.product(probes.corners, repeat=3))
+    assert (
+        len(corners) == 4**3
+        and typeable_rows(corners).all()
+        and probes.typeable[probes.family_mask("corners")].all()
+    )
+    assert (97.0, -41.0, 13.0) in {tuple(p) for p in corners.tolist()}
+    assert not probes.reference[probes.family_mask("corners")].any()
+    # by default the corners are the constants' own values, and none without constants
+    assert probe_set(0, (5.0, -5.0)).corners == (-5.0, 5.0)
+    assert probe_set(0).corners == () and probe_set(0).family_mask("corners").sum() == 0
+
+
+def test_corner_values_are_capped_after_the_untypeable_ones_are_dropped() -> None:
+    values = [1234.0, 0.0001, *(float(k) for k in range(100, 0, -1))]
+    chosen = canonical_corners(values)
+    assert len(chosen) == MAX_CORNER_VALUES
+    assert chosen == tuple(
+        sorted(float(k) for k in range(100, 100 - MAX_CORNER_VALUES, -1))
+    )  # the first given
+    probes = probe_set(0, (), corners=values)
+    assert probes.family_mask("corners").sum() == MAX_CORNER_VALUES**3 <= 5000
+    assert canonical_corners([2.0, 1.0, 2.0]) == canonical_corners([1.0, 2.0])

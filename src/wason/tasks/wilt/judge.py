@@ -173,7 +173,11 @@ def judge(
         return Verdict.rejected(
             rule_program.source, guess_text, exc.reason, probe_seed=seed, probe_version=PROBE_VERSION
         )
-    probes = probe_set(seed, _with_negations(rule_program.constants + guess_program.constants))
+    probes = probe_set(
+        seed,
+        _with_negations(rule_program.constants + guess_program.constants),
+        corners=_corner_values(rule_program.constants, guess_program.constants),
+    )
     (r, _), (g, _) = rule_program.evaluate_together([guess_program], probes.inputs)
     in_domain = probes.typeable if domain == TYPEABLE else _in_box(probes, domain)
     float_differ = r != g
@@ -388,6 +392,17 @@ def _with_negations(constants: tuple[float, ...]) -> list[float]:
     for c in constants:
         out.extend((c, -c))
     return out
+
+
+def _corner_values(rule: tuple[float, ...], guess: tuple[float, ...]) -> list[float]:
+    """The values whose triples are probed: the guess's own constants first (where a guess that departs from
+    the rule at a point or a box names it), then 0 (a guess tests it without writing it: ``not z``), then the
+    rule's, each with its negation; the probe set keeps the first few it can type. None at all when neither
+    has a constant (0 alone makes only (0, 0, 0), which the grid holds)."""
+    if not rule and not guess:
+        return []
+    own = tuple(c for c in guess if c not in rule)
+    return [*_with_negations(own), 0.0, *_with_negations(rule)]
 
 
 def _jaccard(r: npt.NDArray[np.bool_], g: npt.NDArray[np.bool_]) -> float | None:

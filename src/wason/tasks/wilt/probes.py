@@ -2,9 +2,11 @@
 
 It contains the reference harness's probes (so our verdicts are never weaker than the paper's) plus the
 families the reference misses: the whole typeable range up to +-999, ties and arithmetic relations at large
-magnitude, Pythagorean triples, fractional-part structure and boundary probes around every constant of the rule
-or the guess. Every family draws from its own generator seeded with ``[seed, family]`` (and the constant, for
-boundary probes), so a family never changes because another one did. Change anything here and bump
+magnitude, Pythagorean triples, fractional-part structure, boundary probes around every constant of the rule
+or the guess, and the corners: every triple made of those constants (so a guess that singles out a point or a
+box by its constants, ``x == 97 and y == -41 and z == 13``, meets it even where no proof is had). Every family
+draws from its own generator seeded with ``[seed, family]`` (and the constant, for boundary probes; the corners
+draw nothing), so a family never changes because another one did. Change anything here and bump
 :data:`PROBE_VERSION`.
 """
 
@@ -21,8 +23,10 @@ import numpy.typing as npt
 
 from wason.sandbox import Inputs
 
-PROBE_VERSION = "wilt-probes-2"
-"""``wilt-probes-2``: boundary probes only at typeable values; relation probes also split sums, differences and
+PROBE_VERSION = "wilt-probes-3"
+"""``wilt-probes-3``: the corners, every triple over the typeable constants of the rule and the guess (at most
+:data:`MAX_CORNER_VALUES` of them), so a carve-out at a point or box of the guess's constants is probed.
+``wilt-probes-2``: boundary probes only at typeable values; relation probes also split sums, differences and
 products anywhere in the typeable range (up to +-999), not mostly within +-99; a mask of the typeable points.
 ``wilt-probes-1``: the set before."""
 
@@ -39,6 +43,7 @@ FAMILIES: tuple[str, ...] = (
     "pythagorean",  # integer Pythagorean triples with signs and permutations, and their tenths
     "fractional",  # values whose fractional parts are ordered, reversed, equal or unordered
     "boundary",  # c + d around every constant c of the rule and the guess, where typeable
+    "corners",  # every triple over the typeable constants of the rule and the guess
 )
 REFERENCE_FAMILIES: tuple[str, ...] = ("uniform200", "grid")
 """The subset the paper's set-inclusion metric is computed on."""
@@ -46,6 +51,10 @@ REFERENCE_FAMILIES: tuple[str, ...] = ("uniform200", "grid")
 BOUNDARY_OFFSETS: tuple[float, ...] = (-1.0, -0.5, -0.01, -0.001, 0.0, 0.001, 0.01, 0.5, 1.0)
 MAX_BOUNDARY_CONSTANTS = 64
 """At most this many constants get boundary probes (the first ones given: the judge lists the rule's first)."""
+MAX_CORNER_VALUES = 16
+"""At most this many values make the corners (the first typeable ones given: the judge lists the guess's own
+constants first), so the block is at most 16**3 = 4,096 rows. Every rule of the full split and of the generated
+split of seed 0 (n 2,000), with a carve-out's three constants, the negations and 0, has at most 14."""
 
 _SPECIAL = (
     (0.1, 0.2, 0.3),
@@ -77,6 +86,7 @@ class ProbeSet:
         version: :data:`PROBE_VERSION` of the code that built it.
         seed: the seed it was built from.
         constants: the constants that got boundary probes (canonical: sorted, deduplicated).
+        corners: the values whose every triple is probed (canonical: typeable, sorted, deduplicated).
         inputs: the points prepared for the sandbox evaluator.
         reference: (N,) mask of the paper's set-inclusion subset (uniform floats in +-200 and the grid).
         reference_end: that subset is exactly ``points[:reference_end]``.
@@ -91,6 +101,7 @@ class ProbeSet:
     version: str
     seed: int
     constants: tuple[float, ...]
+    corners: tuple[float, ...]
     inputs: Inputs
     reference: npt.NDArray[np.bool_]
     reference_end: int
@@ -108,13 +119,16 @@ class ProbeSet:
         return np.isin(self.family, np.array(codes, dtype=np.int8))
 
 
-def probe_set(seed: int, constants: Iterable[float] = ()) -> ProbeSet:
+def probe_set(seed: int, constants: Iterable[float] = (), corners: Iterable[float] | None = None) -> ProbeSet:
     """Build (or fetch from cache) the probe set for a seed and a set of constants.
 
     Args:
         seed: non-negative integer; the same seed and constants give the same points, byte for byte.
         constants: values to probe around (the judge passes the rule's and the guess's constants and their
             negations). Non-finite values are ignored; at most :data:`MAX_BOUNDARY_CONSTANTS` are used.
+        corners: values whose every triple is probed (the judge passes the guess's own constants first, then
+            0 and the rule's, each with its negation); ``None`` takes ``constants``. Values a player cannot
+            type are ignored; at most :data:`MAX_CORNER_VALUES` are used.
 
     Returns:
         The probe set.
@@ -124,7 +138,9 @@ def probe_set(seed: int, constants: Iterable[float] = ()) -> ProbeSet:
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"probe seed must be a non-negative integer, not {seed!r}")
-    return _cached_probe_set(int(seed), canonical_constants(constants))
+    values = list(constants)
+    chosen = canonical_corners(values if corners is None else corners)
+    return _cached_probe_set(int(seed), canonical_constants(values), chosen)
 
 
 def canonical_constants(constants: Iterable[float]) -> tuple[float, ...]:
@@ -142,6 +158,25 @@ def canonical_constants(constants: Iterable[float]) -> tuple[float, ...]:
     return tuple(sorted(chosen))
 
 
+def canonical_corners(values: Iterable[float]) -> tuple[float, ...]:
+    """The corner values :func:`probe_set` uses: typeable, -0.0 as 0.0, the first :data:`MAX_CORNER_VALUES`
+    distinct, sorted.
+
+    Only typeable values are kept before the cap, since a triple holding any other is no test a player could
+    make (and would take a place from one that is)."""
+    chosen: list[float] = []
+    seen: set[float] = set()
+    for c in values:
+        value = float(c) + 0.0  # folds -0.0 into 0.0
+        if value in seen or not typeable_rows(np.array([[value, value, value]]))[0]:
+            continue
+        seen.add(value)
+        chosen.append(value)
+        if len(chosen) == MAX_CORNER_VALUES:
+            break
+    return tuple(sorted(chosen))
+
+
 def clear_probe_caches() -> None:
     """Forget every cached probe set (for benchmarks and tests of build determinism)."""
     for cached in (
@@ -154,6 +189,8 @@ def clear_probe_caches() -> None:
         _boundary_simplicity,
         _base_typeable,
         _boundary_typeable,
+        _corners,
+        _corners_inputs,
     ):
         cached.cache_clear()
 
@@ -161,18 +198,36 @@ def clear_probe_caches() -> None:
 # Two only: each holds about 15 MB once the sandbox has indexed its values, the judge asks for a new one with
 # nearly every rule's constants, and the parts it is joined from are cached on their own.
 @lru_cache(maxsize=2)
-def _cached_probe_set(seed: int, constants: tuple[float, ...]) -> ProbeSet:
+def _cached_probe_set(seed: int, constants: tuple[float, ...], corners: tuple[float, ...]) -> ProbeSet:
     base_points, base_family = _base(seed)
     base_reference, base_simplicity = _base_meta(seed)
-    parts = [base_points] + [_boundary(seed, c) for c in constants]
+    corner_points, corner_inputs = _corners(corners), _corners_inputs(corners)
+    parts = [base_points] + [_boundary(seed, c) for c in constants] + [corner_points]
     points = np.ascontiguousarray(np.concatenate(parts, axis=0), dtype=np.float64)
-    inputs = Inputs.concatenate([_base_inputs(seed)] + [_boundary_inputs(seed, c) for c in constants])
-    n_boundary = points.shape[0] - base_points.shape[0]
-    family = np.concatenate([base_family, np.full(n_boundary, FAMILIES.index("boundary"), dtype=np.int8)])
+    inputs = Inputs.concatenate(
+        [_base_inputs(seed)] + [_boundary_inputs(seed, c) for c in constants] + [corner_inputs]
+    )
+    n_corners = corner_points.shape[0]
+    n_boundary = points.shape[0] - base_points.shape[0] - n_corners
+    family = np.concatenate(
+        [
+            base_family,
+            np.full(n_boundary, FAMILIES.index("boundary"), dtype=np.int8),
+            np.full(n_corners, FAMILIES.index("corners"), dtype=np.int8),
+        ]
+    )
     # per point, so computed once per part (the base is most of every probe set) and joined
-    reference = np.concatenate([base_reference, np.zeros(n_boundary, dtype=np.bool_)])
-    simplicity = np.concatenate([base_simplicity] + [_boundary_simplicity(seed, c) for c in constants])
-    typeable = np.concatenate([_base_typeable(seed)] + [_boundary_typeable(seed, c) for c in constants])
+    reference = np.concatenate([base_reference, np.zeros(n_boundary + n_corners, dtype=np.bool_)])
+    simplicity = np.concatenate(
+        [base_simplicity]
+        + [_boundary_simplicity(seed, c) for c in constants]
+        + [_simplicity(corner_points, corner_inputs)]
+    )
+    typeable = np.concatenate(
+        [_base_typeable(seed)]
+        + [_boundary_typeable(seed, c) for c in constants]
+        + [typeable_rows(corner_points)]
+    )
     for arr in (points, family, reference, simplicity, typeable):
         arr.flags.writeable = False
     return ProbeSet(
@@ -181,6 +236,7 @@ def _cached_probe_set(seed: int, constants: tuple[float, ...]) -> ProbeSet:
         version=PROBE_VERSION,
         seed=seed,
         constants=constants,
+        corners=corners,
         inputs=inputs,
         reference=reference,
         reference_end=int(np.count_nonzero(reference)),
@@ -456,3 +512,22 @@ def _boundary(seed: int, c: float) -> F:
     out = np.ascontiguousarray(out[typeable_rows(out)])
     out.flags.writeable = False
     return out
+
+
+@lru_cache(maxsize=8)
+def _corners(values: tuple[float, ...]) -> F:
+    """Every triple over the values (x varying slowest), only the rows a player could type: with
+    ``(-41, 13, 97)`` among them, the carve-out's point ``(97, -41, 13)`` and the corners of any box they bound."""
+    if not values:
+        return np.zeros((0, 3), dtype=np.float64)
+    v = np.array(values, dtype=np.float64)
+    xs, ys, zs = np.meshgrid(v, v, v, indexing="ij")
+    out = np.stack([xs.ravel(), ys.ravel(), zs.ravel()], axis=1)
+    out = np.ascontiguousarray(out[typeable_rows(out)])
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=8)
+def _corners_inputs(values: tuple[float, ...]) -> Inputs:
+    return Inputs.from_points(_corners(values))
