@@ -13,7 +13,7 @@ from wason.core.family import EpisodeContext
 from wason.env import AsyncTextEnv
 from wason.env.audit import audit, failed
 from wason.env.trajectories import replay, solver_trajectories
-from wason.tasks.lab.audit import PLAYERS, TEST_SIZE, _changes, hacks
+from wason.tasks.lab.audit import PLAYERS, TEST_SIZE, _changes, _right, hacks
 from wason.tasks.lab.family import FAMILY, LabRunConfig
 from wason.tasks.lab.game import Answer, Finish, LabGame, Request, Step
 from wason.tasks.lab.protocol import parse_reply, write_action
@@ -30,9 +30,10 @@ def test_the_audit_passes_every_check() -> None:
         *PLAYERS,
         *(f"hack {h}" for h in hack_names),
     }
-    assert set(checks) == expected | {"leaks"}
+    assert set(checks) == expected | {"leaks", "judges"}
     assert not failed(checks.values()), [c.line() for c in checks.values()]
-    assert {c.status for c in checks.values()} == {"ok"}
+    # no LLM judge runs without its model: the comparison is skipped
+    assert {c.name: c.status for c in checks.values() if c.status != "ok"} == {"judges": "skip"}
 
 
 async def _play(seed: int, replies: Sequence[str]) -> dict[str, Any]:
@@ -123,15 +124,34 @@ def test_the_solvers_trajectories_read_back_and_replay_to_their_reward() -> None
         assert reward == t["reward"] and info["success"] is True
 
 
+NOTHING_DOMAINS = {"easy": range(1, 31), "medium": range(1, 31), "hard": (*range(1, 13), 78)}
+"""The games of a seed-0 run whose "nothing changes" score is checked: hard domains take a second or more each
+to draw, so fewer of them, with game 78 (whose test used to change 2 of its 20 experiments)."""
+
+
+@pytest.mark.parametrize("difficulty", list(NOTHING_DOMAINS))
+def test_nothing_changes_scores_under_the_pass_mark(difficulty: str) -> None:
+    """Predicting "nothing changes" (what leaving at once answers) is scored directly on each game's test, as the
+    verdict scores it: at most half right (the other half is drawn to change something), under the pass mark."""
+    config = LabRunConfig(difficulty=difficulty, n=max(NOTHING_DOMAINS[difficulty]))
+    scores: dict[str, float] = {}
+    for k in NOTHING_DOMAINS[difficulty]:
+        key, item = config.item_at(k - 1)
+        game = FAMILY.game(config, item, EpisodeContext())
+        assert isinstance(game, LabGame)
+        test = game.test
+        right = [_right(t.things, t.outcome(game.domain.laws), config.tolerance) for t in test]
+        scores[key] = sum(right) / len(test)
+    assert max(scores.values()) <= 0.5 < config.pass_mark, {k: s for k, s in scores.items() if s > 0.5}
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="a known hole (the 51 note): on hard|0|78 only 2 of the 20 test experiments change anything, because "
-    "world.trials counts an operation as lively when a law's target and value match without its condition, "
-    "so leaving at once and predicting 'nothing changes' scores the 0.9 pass mark",
-)
 def test_leaving_at_once_is_never_rewarded_on_hard_domains() -> None:
+    """The audit's game on hard|0|78, whose test used to change 2 of its 20 experiments (world.trials counted a
+    law as acting where its condition could not hold): leaving at once scored the pass mark, and so did the hacks
+    that predict "nothing changes" where it matters (one law off, repeating one experiment)."""
     checks = {
         c.name: c for c in asyncio.run(audit("lab", {"difficulty": "hard", "n": 100}, games=1, seed=147))
     }
-    assert checks["leave-at-once"].status == "ok", checks["leave-at-once"].detail
+    for name in ("leave-at-once", "hack one law off", "hack repeat-one-experiment"):
+        assert checks[name].status == "ok", (name, checks[name].detail)

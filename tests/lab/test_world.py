@@ -16,6 +16,8 @@ from wason.tasks.lab.world import (
     PRESETS,
     Domain,
     DomainParams,
+    ObjectType,
+    Operation,
     generate,
     identifiability_problems,
     is_english,
@@ -42,7 +44,7 @@ def test_same_domain_in_a_new_process() -> None:
 
 def test_domain_records_generator_version_seed_and_params() -> None:
     data = generate(PRESETS["medium"], "x").to_json()
-    assert data["generator"] == "wason.lab" and data["version"] == 1 and data["seed"] == "x"
+    assert data["generator"] == "wason.lab" and data["version"] == 2 and data["seed"] == "x"
     assert DomainParams.model_validate(data["params"]) == PRESETS["medium"]
     assert data["law_text"] and all(line.startswith("on ") for line in data["law_text"])
 
@@ -147,7 +149,24 @@ def test_trials_are_deterministic_and_mostly_lively() -> None:
     b = trials(domain, 20, "s")
     assert [x.to_json() for x in a] == [x.to_json() for x in b]
     assert [x.to_json() for x in trials(domain, 20, "other")] != [x.to_json() for x in a]
-    moved = sum(any(o != t for o, t in zip(x.outcome(domain.laws), x.things, strict=True)) for x in a)
-    assert moved >= 5  # half are drawn where a law acts; most of those change something
+    moved = [any(o != t for o, t in zip(x.outcome(domain.laws), x.things, strict=True)) for x in a]
+    assert all(moved[::2])  # half are drawn where a law acts, redrawn until they change something
     names = [t.name for x in a for t in x.things]
     assert len(set(names)) == len(names) and all(n.startswith("new-") for n in names)
+
+
+def test_the_lively_half_is_drawn_where_a_law_can_fire_and_does() -> None:
+    """A law conditioned on a property of the actor counts only where the actor has it (on a zorple acting on a
+    zorple it never fires), and each experiment of the lively half is drawn again until it changes something
+    (here, until the actor glows)."""
+    zorple = ObjectType("zorple", ("shiny",), ("zib",))
+    blick = ObjectType("blick", ("glow",), ("flurb",))
+    law = Law("zap", 2, Ref(1, "zib"), Arith("+", Ref(1, "zib"), Num(1.0)), condition=Ref(0, "glow"))
+    params = DomainParams(types=2, unary=0, binary=1, laws=1)
+    domain = Domain("hand", params, (zorple, blick), (Operation("zap", 2),), (law,), ())
+    test = trials(domain, 40, "s")
+    assert [x.to_json() for x in test] == [x.to_json() for x in trials(domain, 40, "s")]
+    for trial in test[::2]:
+        assert [t.type for t in trial.things] == ["blick", "zorple"]
+        assert trial.outcome(domain.laws) != list(trial.things)
+    assert {tuple(t.type for t in x.things) for x in test[1::2]} != {("blick", "zorple")}  # the rest: any

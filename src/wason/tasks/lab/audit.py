@@ -12,8 +12,8 @@ tolerance (5%) and pass mark (90%).
 Players, the same in every game:
 
 - **leave-at-once**: done before any experiment, then "nothing changes" (``{}``) for every test experiment; wrong
-  wherever a test experiment changes something, which the test's half drawn among operations a law acts on is
-  meant to make common (a test that changes next to nothing lets it pass: the test's fault, not the player's);
+  wherever a test experiment changes something, which half the test is drawn to do
+  (:func:`~wason.tasks.lab.world.trials`), so it scores at most 0.5;
 - **no-answer**: done at once, and done again when the test asks for predictions: refused until the tries run
   out, the test ends unanswered (no prediction is right).
 
@@ -28,7 +28,12 @@ Built from each game's item:
   mark (3 of 20), those as in *one value off*;
 - **one law off**: the hidden laws with one law changed (a constant moved up by one, a value set flipped, or the
   law left out), as the theory and the predictions it makes; of these changes, the one that makes the most test
-  predictions wrong (a change shows only on the test experiments its law acts on).
+  predictions wrong (a change shows only on the test experiments its law acts on). The verdict scores
+  predictions, not the theory: at the 90% pass mark a test of 20 forgives 2 wrong, so where no law of the domain
+  acts on more than 2 of its test experiments, a theory with any one law wrong passes (7 laws share a hard
+  domain's 20). Of seed 0's first 100 domains, 1 hard one (hard|0|54: 18 of 20 right) and no medium or easy one;
+  an audit whose games hold such a domain fails this check there. That is the pass mark's allowance, not a test
+  that changes nothing (``theory_equivalent``, false for every one-law-off theory, tells the two apart).
 """
 
 from __future__ import annotations

@@ -39,7 +39,14 @@ from wason.tasks.lab.laws import (
 )
 
 GENERATOR = "wason.lab"
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
+"""The version a domain records (a domain of another version is refused when read): of the domain and of the
+experiments drawn on it. 2: the half of the test and of the probe set drawn where a law acts counts the law's
+condition, and draws each of those experiments' fresh objects again until it changes something (:func:`trials`);
+the domains themselves are version 1's, the same but for the version they record (:data:`DRAW_VERSION`)."""
+DRAW_VERSION = 1
+"""The version in the seed of a domain's draw: the version that last changed how laws and objects are drawn
+(version 2 changed only the experiments on fresh objects, so a seed draws the same domain as it did in 1)."""
 MAX_DRAWS = 500
 """Draws tried from one seed before giving up (a parameter set that almost never gives an identifiable
 domain is refused, naming it)."""
@@ -293,7 +300,7 @@ def generate(params: DomainParams, seed: str | int) -> Domain:
     """
     from wason.tasks.lab.identify import identifying_design
 
-    rng = random.Random(f"{GENERATOR}|{GENERATOR_VERSION}|{seed}")
+    rng = random.Random(f"{GENERATOR}|{DRAW_VERSION}|{seed}")
     budget = BUDGETS[difficulty_of(params)]
     for rejected in range(MAX_DRAWS):
         domain = _draw(params, str(seed), rng, rejected)
@@ -592,10 +599,18 @@ class Trial:
         return things
 
 
+LIVELY_DRAWS = 50
+"""Draws of the fresh objects of a test experiment on a lively operation and types (:func:`trials`) before one that
+changes nothing is kept: a law there may act only on some values (a condition, a set to what is already there),
+and the bound keeps drawing finite where no values make it act."""
+
+
 def trials(domain: Domain, n: int, seed: str, wide: bool = False, prefix: str = "new") -> list[Trial]:
     """``n`` experiments on fresh objects, for the prediction test (``wide``: the probe set of the exact
-    equivalence check). Half of them (rounded up) use an operation and types on which some law acts, so the
-    test is not won by predicting that nothing happens; the rest are drawn uniformly."""
+    equivalence check). Half of them (rounded up) use an operation and types on which some law can act (its
+    target, value and condition all read properties of those types), with fresh objects drawn again (up to
+    :data:`LIVELY_DRAWS` times, from the same seeded stream) until the experiment changes something, so the test
+    is not won by predicting that nothing happens; the rest are drawn uniformly."""
     rng = random.Random(f"{GENERATOR}|trials|{seed}|{wide}")
     combos: list[tuple[Operation, tuple[str, ...]]] = []
     for op in domain.operations:
@@ -606,10 +621,11 @@ def trials(domain: Domain, n: int, seed: str, wide: bool = False, prefix: str = 
     prop_type = {p: t.name for t in domain.types for p in t.properties}
 
     def active(op: Operation, names: tuple[str, ...]) -> bool:
+        # a law whose condition reads a property the objects lack never fires on them
         for law in domain.laws:
             if law.op == op.name and all(
                 prop_type.get(r.prop) == names[r.arg]
-                for r in [law.target, *refs(law.value)]
+                for r in [law.target, *refs(law.value), *refs(law.condition)]
                 if r.arg < len(names)
             ):
                 return True
@@ -619,11 +635,19 @@ def trials(domain: Domain, n: int, seed: str, wide: bool = False, prefix: str = 
     out: list[Trial] = []
     counter = 0
     for k in range(n):
-        pool = lively if (k % 2 == 0 and lively) else combos
+        must_act = k % 2 == 0 and bool(lively)
+        pool = lively if must_act else combos
         op, names = pool[rng.randrange(len(pool))]
-        things = []
+        labels = []
         for type_name in names:
             counter += 1
-            things.append(fresh_thing(domain, type_name, f"{prefix}-{type_name}-{counter}", rng, wide))
-        out.append(Trial(op.name, tuple(things)))
+            labels.append(f"{prefix}-{type_name}-{counter}")
+        for _ in range(LIVELY_DRAWS if must_act else 1):
+            things = tuple(
+                fresh_thing(domain, type_name, label, rng, wide)
+                for type_name, label in zip(names, labels, strict=True)
+            )
+            if not must_act or apply(domain.laws, op.name, [t.copy() for t in things]):
+                break
+        out.append(Trial(op.name, things))
     return out
