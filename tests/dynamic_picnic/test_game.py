@@ -4,6 +4,7 @@ every vote recorded, questions answered by the same oracle, strict verdicts, rep
 from __future__ import annotations
 
 import asyncio
+import random
 from typing import Any
 
 import pytest
@@ -12,6 +13,8 @@ from tests.dynamic_picnic.scripted import ScriptedMaster, ScriptedOracle
 from wason.core.game import Malformed
 from wason.core.records import CallContext
 from wason.models.base import GenerationParams
+from wason.tasks.dynamic_picnic import game as game_module
+from wason.tasks.dynamic_picnic import vocab
 from wason.tasks.dynamic_picnic.game import (
     AskItem,
     Begin,
@@ -34,6 +37,7 @@ def rule_starting(text: str) -> PicnicRule:
 
 CLASSROOM = "Only items that are typically found in a school classroom"
 PALINDROMES = "Only items that are palindromes"
+F_RULE = "Only items that start with the letter 'F'"
 NOUN_P = "The item can be brought to the picnic only if its name is a single-word noun that starts with the letter 'P'"
 
 
@@ -245,6 +249,27 @@ def test_a_lexical_guess_with_a_predicate_is_decided_by_code_beside_the_judge() 
         game2.guesses[0]["code_check"] is False
         and "not in the word language" in game2.guesses[0]["code_note"]
     )
+
+
+def test_a_predicate_guess_is_checked_on_every_word_within_a_step_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a guess wrong on one word of the vocabulary only (not an item, not a probe word) is wrong; a guess that
+    # agrees everywhere but needs more steps than the check allows (a smaller budget here) is wrong too
+    monkeypatch.setattr(game_module, "MAX_CHECK_STEPS", 400_000)
+    game = make(rule_starting(F_RULE), None)
+    game.start()
+    last = [w for w in vocab.domain_words("words") if w.startswith("f")][-1]  # the least frequent F word
+    assert last not in game.pool and last not in random.Random(0).sample(vocab.domain_words("words"), 2000)
+    flipped = GuessRule(text="f", predicate=f"lambda w: w.startswith('f') and w != {last!r}")
+    slow = GuessRule(text="f", predicate="lambda w: w.startswith('f') if len(list(range(400))) else 0")
+    right = GuessRule(text="f", predicate="lambda w: w[:1] == 'f'")
+    observations = [game.step(action) for action in (flipped, slow, right)]
+    assert [o.kind for o in observations] == ["verdict", "verdict", "ended"] and game.end_reason == "won"
+    assert game.guesses[0]["code_note"] == f"differs from the rule on {last!r}"
+    assert "needs more than 400,000 steps to be checked on all 17,542 words" in game.guesses[1]["code_note"]
+    assert [g["code_check"] for g in game.guesses] == [False, False, True]
+    assert {g["code_judge"] for g in game.guesses} == {game_module.JUDGE_VERSION}
 
 
 def test_a_stored_game_replays_from_its_records_without_asking_again() -> None:

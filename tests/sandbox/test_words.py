@@ -183,8 +183,20 @@ def test_sets_iterate_in_a_fixed_order_across_processes() -> None:
     assert outputs == {"True True\n"}
 
 
+def test_a_set_that_cannot_be_ordered_is_an_error_not_a_crash() -> None:
+    # iterating a set goes in sorted order; items Python cannot order make that an error (False), not a raise
+    for text in [
+        "list({(1,), ('a',)}) == []",
+        "sorted({(1,), ('a',)}) == []",
+        "any(x for x in {(1,), ('a',)})",
+    ]:
+        outcome = compile_word_rule(text).evaluate("abc")
+        assert outcome.value is False and outcome.error is not None and "not supported" in outcome.error
+
+
 def test_program_pickles() -> None:
     program = compile_word_rule("lambda w: len(set(w)) == len(w)")
+    assert program("abc") is True  # evaluated once: its compiled closures are not pickled
     copy = pickle.loads(pickle.dumps(program))
     assert copy("abc") is True
     assert copy("abca") is False

@@ -2,7 +2,8 @@
 
 A rule or guess such as ``lambda w: len(w) > 4 and w[0] not in "aeiou"`` is parsed with :func:`ast.parse`
 (which only builds a syntax tree), every node is checked against a whitelist, and the accepted tree is evaluated
-by the small interpreter in this module. Nothing is ever handed to ``eval``, ``exec`` or ``compile``, no
+by the small interpreter in this module (turned once per program into one closure per node, so an evaluation
+runs no dispatch on node types). Nothing is ever handed to ``eval``, ``exec`` or ``compile``, no
 attribute is looked up with ``getattr``, and no name resolves to anything but the word, a comprehension variable
 or one of the whitelisted built-ins below (each implemented or dispatched by this module).
 
@@ -18,8 +19,9 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from wason.sandbox.language import GuessRejected
@@ -195,6 +197,19 @@ class WordProgram:
     def __repr__(self) -> str:
         return f"WordProgram({self.source!r})"
 
+    @cached_property
+    def _code(self) -> tuple[_Code, int]:
+        """The checked tree turned into closures (:class:`_Compiler`), once, and how many name slots an
+        evaluation has; not pickled (rebuilt on first use)."""
+        compiler = _Compiler(self.param)
+        code = compiler.compile(self._body)
+        return code, compiler.slots
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state.pop("_code", None)
+        return state
+
     @property
     def expression(self) -> str:
         """The predicate re-printed as ``lambda <param>: <body>`` (normalised spacing and quotes)."""
@@ -218,9 +233,11 @@ class WordProgram:
             raise ValueError(f"word: expected a str, got {type(word).__name__}")
         if len(word) > MAX_VALUE_LEN:
             raise ValueError(f"word: {len(word)} characters; the limit is {MAX_VALUE_LEN}")
+        code, slots = self._code
+        env: _Env = [word] * slots  # the word's slot, then one per comprehension variable (set before read)
         interpreter = _Interpreter(max(0, min(max_steps, MAX_WORD_STEPS)))
         try:
-            result = interpreter.run(self._body, {self.param: word})
+            result = code(interpreter, env)
             return WordOutcome(value=interpreter.truth(result), steps=interpreter.steps)
         except _Abort as abort:
             return WordOutcome(value=False, error=abort.reason, limit=abort.limit, steps=interpreter.steps)
@@ -490,7 +507,11 @@ def _sort_key(value: object) -> tuple[str, object]:
 
 
 class _Interpreter:
-    """Evaluates a checked tree with Python's semantics, counting steps and bounding every value created."""
+    """The state of one evaluation (its steps) and the operations on values, with Python's semantics, counting
+    steps and bounding every value created; :class:`_Compiler` turns the checked tree into the closures that
+    call them."""
+
+    __slots__ = ("max_steps", "steps")
 
     def __init__(self, max_steps: int = MAX_WORD_STEPS) -> None:
         self.steps = 0
@@ -499,7 +520,11 @@ class _Interpreter:
     def charge(self, amount: int) -> None:
         self.steps += amount
         if self.steps > self.max_steps:
-            raise _Abort(f"the evaluation took more than {self.max_steps} steps", limit=True)
+            self.over()
+
+    def over(self) -> None:
+        """The step budget is spent (the closures count their own visits and call this)."""
+        raise _Abort(f"the evaluation took more than {self.max_steps} steps", limit=True)
 
     def bounded(self, value: object) -> Value:
         """Check a freshly created value against the size bounds, charging for its size."""
@@ -527,89 +552,39 @@ class _Interpreter:
             return True
         return bool(value)
 
-    def items(self, value: Value) -> Iterator[object]:
-        """Iterate like Python; sets in sorted order, so that results never depend on hash randomisation."""
+    @staticmethod
+    def sequence(value: Value) -> Iterable[object]:
+        """What iterating ``value`` goes through, not yet charged; sets in sorted order, so that results never
+        depend on hash randomisation (a set whose items cannot be ordered is an error, as sorting it is)."""
         if isinstance(value, (str, tuple, list, range)):
-            seq: Sequence[object] = value
-        elif isinstance(value, frozenset):
-            seq = sorted(value, key=_sort_key)
-        elif isinstance(value, _Iter):
-            seq = value.items
-        elif isinstance(value, _Lazy):
-            for item in value.iterator:
-                self.charge(1)
-                yield item
-            return
-        else:
-            raise _Abort(f"'{_type_name(value)}' object is not iterable")
-        for item in seq:
+            return value
+        if isinstance(value, frozenset):
+            try:
+                return sorted(value, key=_sort_key)
+            except TypeError as exc:
+                raise _Abort(_one_line(exc)) from None
+        if isinstance(value, _Iter):
+            return value.items
+        if isinstance(value, _Lazy):
+            return value.iterator
+        raise _Abort(f"'{_type_name(value)}' object is not iterable")
+
+    def items(self, value: Value) -> Iterator[object]:
+        """Iterate like Python (see :meth:`sequence`), one step per item."""
+        for item in self.sequence(value):
             self.charge(1)
             yield item
 
     def materialize(self, value: Value) -> tuple[object, ...]:
         out: list[object] = []
-        for item in self.items(value):
+        for item in self.sequence(value):
+            self.steps += 1
+            if self.steps > self.max_steps:
+                self.over()
             out.append(item)
             if len(out) > MAX_VALUE_LEN:
                 raise _Abort(f"a sequence grew past {MAX_VALUE_LEN} elements", limit=True)
         return tuple(out)
-
-    def run(self, node: ast.expr, env: dict[str, object]) -> Value:
-        self.charge(1)
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.Name):
-            if node.id in _CONSTANT_NAMES:
-                return _CONSTANT_NAMES[node.id]
-            return env[node.id]
-        if isinstance(node, ast.BoolOp):
-            result: Value = False
-            for value_node in node.values:
-                result = self.run(value_node, env)
-                truth = self.truth(result)
-                if isinstance(node.op, ast.And) and not truth:
-                    return result
-                if isinstance(node.op, ast.Or) and truth:
-                    return result
-            return result
-        if isinstance(node, ast.UnaryOp):
-            operand = self.run(node.operand, env)
-            if isinstance(node.op, ast.Not):
-                return not self.truth(operand)
-            if not isinstance(operand, (int, float)):
-                raise _Abort(f"bad operand type for unary operator: '{_type_name(operand)}'")
-            return self.bounded(-operand if isinstance(node.op, ast.USub) else +operand)
-        if isinstance(node, ast.BinOp):
-            return self.binop(node.op, self.run(node.left, env), self.run(node.right, env))
-        if isinstance(node, ast.Compare):
-            left = self.run(node.left, env)
-            for op, comparator in zip(node.ops, node.comparators, strict=True):
-                right = self.run(comparator, env)
-                if not self.truth(self.compare(op, left, right)):
-                    return False
-                left = right
-            return True
-        if isinstance(node, ast.IfExp):
-            if self.truth(self.run(node.test, env)):
-                return self.run(node.body, env)
-            return self.run(node.orelse, env)
-        if isinstance(node, ast.Subscript):
-            return self.subscript(node, env)
-        if isinstance(node, ast.Tuple):
-            return self.bounded(tuple(self.run(e, env) for e in node.elts))
-        if isinstance(node, ast.List):
-            return self.bounded([self.run(e, env) for e in node.elts])
-        if isinstance(node, ast.Set):
-            return self.bounded(self.make_set([self.run(e, env) for e in node.elts]))
-        if isinstance(node, ast.ListComp):
-            return self.bounded(list(self.collect(self.comprehension(node.elt, node.generators, env))))
-        if isinstance(node, ast.SetComp):
-            return self.bounded(
-                self.make_set(self.collect(self.comprehension(node.elt, node.generators, env)))
-            )
-        if isinstance(node, ast.Call):
-            return self.call(node, env)
-        raise _Abort(f"{type(node).__name__} cannot be evaluated")  # unreachable after the checker
 
     def collect(self, values: Iterator[object]) -> tuple[object, ...]:
         return self.materialize(_Lazy(values))
@@ -620,34 +595,6 @@ class _Interpreter:
             return frozenset(values)
         except TypeError as exc:
             raise _Abort(_one_line(exc)) from None
-
-    def comprehension(
-        self, elt: ast.expr, generators: list[ast.comprehension], env: dict[str, object]
-    ) -> Iterator[object]:
-        if not generators:
-            yield self.run(elt, env)
-            return
-        first, rest = generators[0], generators[1:]
-        iterable = self.run(first.iter, env)
-        for item in self.items(iterable):
-            inner = dict(env)
-            self.bind(first.target, item, inner)
-            if all(self.truth(self.run(condition, inner)) for condition in first.ifs):
-                yield from self.comprehension(elt, rest, inner)
-
-    def bind(self, target: ast.expr, item: object, env: dict[str, object]) -> None:
-        if isinstance(target, ast.Name):
-            env[target.id] = item
-            return
-        assert isinstance(target, ast.Tuple)  # the checker allows only a name or a tuple of names
-        if not isinstance(item, (str, tuple, list, frozenset, range)):
-            raise _Abort(f"cannot unpack non-iterable {_type_name(item)} object")
-        parts = self.materialize(item)
-        if len(parts) != len(target.elts):
-            raise _Abort(f"cannot unpack {len(parts)} values into {len(target.elts)} names")
-        for name_node, part in zip(target.elts, parts, strict=True):
-            assert isinstance(name_node, ast.Name)
-            env[name_node.id] = part
 
     def binop(self, op: ast.operator, left: Value, right: Value) -> Value:
         sequence = (str, tuple, list)
@@ -725,54 +672,6 @@ class _Interpreter:
         if not isinstance(value, int):
             raise _Abort(f"indices must be integers, not {_type_name(value)}")
         return int(value)
-
-    def subscript(self, node: ast.Subscript, env: dict[str, object]) -> Value:
-        target = self.run(node.value, env)
-        if not isinstance(target, (str, tuple, list, range)):
-            raise _Abort(f"'{_type_name(target)}' object is not subscriptable")
-        if isinstance(node.slice, ast.Slice):
-            lower = None if node.slice.lower is None else self.index(self.run(node.slice.lower, env))
-            upper = None if node.slice.upper is None else self.index(self.run(node.slice.upper, env))
-            step = None if node.slice.step is None else self.index(self.run(node.slice.step, env))
-            if step == 0:
-                raise _Abort("slice step cannot be zero")
-            return self.bounded(target[lower:upper:step])
-        position = self.index(self.run(node.slice, env))
-        assert position is not None
-        try:
-            return target[position]
-        except IndexError as exc:
-            raise _Abort(_one_line(exc)) from None
-
-    def call(self, node: ast.Call, env: dict[str, object]) -> Value:
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            receiver = self.run(func.value, env)
-            if func.attr == "join" and isinstance(receiver, str) and len(node.args) == 1:
-                argument = self.argument(node.args[0], env)
-                return self.join(receiver, argument)
-            args = [self.run(arg, env) for arg in node.args]
-            return self.method(receiver, func.attr, args)
-        assert isinstance(func, ast.Name)
-        name = func.id
-        if (
-            len(node.args) == 1
-            and isinstance(node.args[0], ast.GeneratorExp)
-            and name in _GENERATOR_CONSUMERS
-        ):
-            generator = node.args[0]
-            values: list[Value] = [_Lazy(self.comprehension(generator.elt, generator.generators, env))]
-        else:
-            values = [self.run(arg, env) for arg in node.args]
-        reverse = False
-        if node.keywords:
-            reverse = self.truth(self.run(node.keywords[0].value, env))
-        return self.builtin(name, values, reverse)
-
-    def argument(self, arg: ast.expr, env: dict[str, object]) -> Value:
-        if isinstance(arg, ast.GeneratorExp):
-            return _Lazy(self.comprehension(arg.elt, arg.generators, env))
-        return self.run(arg, env)
 
     def join(self, separator: str, argument: Value) -> Value:
         parts = self.materialize(argument)
@@ -860,8 +759,9 @@ class _Interpreter:
             return _Iter(tuple(self.materialize(value))[::-1])
         if name in ("all", "any"):
             want = name == "any"
-            for item in self.items(args[0]):
-                if self.truth(item) == want:
+            for item in self.sequence(args[0]):
+                self.charge(1)
+                if (item if item.__class__ is bool else self.truth(item)) is want:
                     return want
             return not want
         if name == "sum":
@@ -870,8 +770,15 @@ class _Interpreter:
                 total = args[1]
                 if isinstance(total, str):
                     raise _Abort("sum() can't sum strings [use ''.join(seq) instead]")
-            for item in self.items(args[0]):
-                total = self.binop(ast.Add(), total, item)
+            for item in self.sequence(args[0]):
+                self.charge(1)
+                if total.__class__ is int and (item.__class__ is int or item.__class__ is bool):
+                    # what binop does for an int and an int (or a bool): the sum, bounded
+                    total = total + item
+                    if abs(total) > MAX_INT:
+                        raise _Abort(f"an integer grew past {MAX_INT}", limit=True)
+                else:
+                    total = self.binop(_ADD, total, item)
             return total
         if name in ("min", "max"):
             better: Callable[[Any, Any], object] = operator.lt if name == "min" else operator.gt
@@ -943,6 +850,476 @@ class _Interpreter:
         except (TypeError, ValueError, OverflowError) as exc:
             raise _Abort(_one_line(exc)) from None
 
+
+_Env = list[object]
+"""The values of one evaluation's names: the word first, then each comprehension variable in its own slot."""
+_Code = Callable[[_Interpreter, _Env], Value]
+"""A compiled node: evaluates it, counting its visit (one step) as the tree's interpreter did."""
+_Stream = Callable[[_Interpreter, _Env], Iterator[object]]
+"""A compiled comprehension: the values of its element, produced one at a time."""
+
+_ADD = ast.Add()
+_MEMBERSHIP: dict[type[ast.cmpop], int] = {ast.In: 1, ast.NotIn: 2}
+_SIMPLE_METHODS = frozenset(
+    {
+        "isalpha",
+        "isdigit",
+        "isalnum",
+        "islower",
+        "isupper",
+        "isspace",
+        "lower",
+        "upper",
+        "strip",
+        "lstrip",
+        "rstrip",
+    }
+)
+"""The str methods whose only check, called without arguments on a str, is the receiver's type."""
+_PREFIX_METHODS = frozenset({"startswith", "endswith", "count", "find", "rfind", "index", "rindex"})
+"""The str methods whose only check, called with one str argument on a str, is the types."""
+
+
+class _Compiler:
+    """Turns a checked tree into closures, once per program, so that an evaluation runs no dispatch on node
+    types: each closure counts its visit and calls :class:`_Interpreter`'s operations in the order the
+    node-by-node interpreter did, so values, errors and steps are the same; the common cases (two strings
+    compared, a str method with plain arguments, integer arithmetic, a one-character ``ord``, ``len``) skip the
+    generic checks they would pass. Names are resolved here: each comprehension variable has its own slot."""
+
+    def __init__(self, param: str) -> None:
+        self.scopes: list[dict[str, int]] = [{param: 0}]
+        self.slots = 1
+
+    def compile(self, node: ast.expr) -> _Code:
+        build = _BUILDERS.get(type(node))
+        if build is None:
+            return self._unknown(type(node).__name__)
+        return build(self, node)
+
+    @staticmethod
+    def _unknown(name: str) -> _Code:
+        # a generator expression outside a call that consumes it (str.join on a non-str): not evaluated
+        def unknown(it: _Interpreter, env: _Env) -> Value:
+            it.charge(1)
+            raise _Abort(f"{name} cannot be evaluated")
+
+        return unknown
+
+    def _Constant(self, node: ast.Constant) -> _Code:
+        value = node.value
+
+        def constant(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            return value
+
+        return constant
+
+    def _Name(self, node: ast.Name) -> _Code:
+        if node.id in _CONSTANT_NAMES:
+            return self._Constant(ast.Constant(_CONSTANT_NAMES[node.id]))
+        slot = next(scope[node.id] for scope in reversed(self.scopes) if node.id in scope)
+
+        def name(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            return env[slot]
+
+        return name
+
+    def _BoolOp(self, node: ast.BoolOp) -> _Code:
+        values = [self.compile(value) for value in node.values]
+        want = isinstance(node.op, ast.Or)  # the truth value that stops: True for or, False for and
+
+        def boolop(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            result: Value = False
+            for value in values:
+                result = value(it, env)
+                truth = result if result.__class__ is bool else it.truth(result)
+                if truth is want:
+                    return result
+            return result
+
+        return boolop
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> _Code:
+        operand = self.compile(node.operand)
+        if isinstance(node.op, ast.Not):
+
+            def not_(it: _Interpreter, env: _Env) -> Value:
+                it.steps += 1
+                if it.steps > it.max_steps:
+                    it.over()
+                return not it.truth(operand(it, env))
+
+            return not_
+        negate = isinstance(node.op, ast.USub)
+
+        def sign(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            value = operand(it, env)
+            if not isinstance(value, (int, float)):
+                raise _Abort(f"bad operand type for unary operator: '{_type_name(value)}'")
+            return it.bounded(-value if negate else +value)
+
+        return sign
+
+    def _BinOp(self, node: ast.BinOp) -> _Code:
+        left, right, op = self.compile(node.left), self.compile(node.right), node.op
+        native = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}.get(type(op))
+
+        def binop(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            a, b = left(it, env), right(it, env)
+            if native is not None and a.__class__ is int and b.__class__ is int:
+                # what binop does for two ints under + - *: the result, bounded
+                result = native(a, b)
+                if abs(result) > MAX_INT:
+                    raise _Abort(f"an integer grew past {MAX_INT}", limit=True)
+                return result
+            return it.binop(op, a, b)
+
+        return binop
+
+    def _Compare(self, node: ast.Compare) -> _Code:
+        first = self.compile(node.left)
+        rest = [
+            (op, _CMPOPS[type(op)], _MEMBERSHIP.get(type(op), 0), self.compile(comparator))
+            for op, comparator in zip(node.ops, node.comparators, strict=True)
+        ]
+
+        def compare(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            left = first(it, env)
+            for op, native, membership, comparator in rest:
+                right = comparator(it, env)
+                if left.__class__ is str and right.__class__ is str:
+                    # what compare does for two strings: charge each one's length, then compare
+                    it.steps += len(left)
+                    if it.steps > it.max_steps:
+                        it.over()
+                    it.steps += len(right)
+                    if it.steps > it.max_steps:
+                        it.over()
+                    # in: 1, not in: 2, else 0
+                    result = native(left, right) if membership == 0 else (left in right) is (membership == 1)
+                elif membership == 0 and left.__class__ is int and right.__class__ is int:
+                    result = native(left, right)  # what compare does for two ints, but for in
+                else:
+                    result = it.compare(op, left, right)
+                if not (result if result.__class__ is bool else it.truth(result)):
+                    return False
+                left = right
+            return True
+
+        return compare
+
+    def _IfExp(self, node: ast.IfExp) -> _Code:
+        test, body, orelse = self.compile(node.test), self.compile(node.body), self.compile(node.orelse)
+
+        def ifexp(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            if it.truth(test(it, env)):
+                return body(it, env)
+            return orelse(it, env)
+
+        return ifexp
+
+    def _Subscript(self, node: ast.Subscript) -> _Code:
+        target_code = self.compile(node.value)
+        part = node.slice
+        if isinstance(part, ast.Slice):
+            lower_code, upper_code, step_code = (
+                None if bound is None else self.compile(bound)
+                for bound in (part.lower, part.upper, part.step)
+            )
+
+            def sliced(it: _Interpreter, env: _Env) -> Value:
+                it.steps += 1
+                if it.steps > it.max_steps:
+                    it.over()
+                target = target_code(it, env)
+                if not isinstance(target, (str, tuple, list, range)):
+                    raise _Abort(f"'{_type_name(target)}' object is not subscriptable")
+                lower = None if lower_code is None else it.index(lower_code(it, env))
+                upper = None if upper_code is None else it.index(upper_code(it, env))
+                step = None if step_code is None else it.index(step_code(it, env))
+                if step == 0:
+                    raise _Abort("slice step cannot be zero")
+                return it.bounded(target[lower:upper:step])
+
+            return sliced
+        position_code = self.compile(part)
+
+        def indexed(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            target = target_code(it, env)
+            if not isinstance(target, (str, tuple, list, range)):
+                raise _Abort(f"'{_type_name(target)}' object is not subscriptable")
+            position = position_code(it, env)
+            if position.__class__ is not int:
+                position = it.index(position)
+                assert position is not None  # only a missing slice bound is None
+            try:
+                return target[position]
+            except IndexError as exc:
+                raise _Abort(_one_line(exc)) from None
+
+        return indexed
+
+    def _elements(self, nodes: list[ast.expr]) -> list[_Code]:
+        return [self.compile(element) for element in nodes]
+
+    def _Tuple(self, node: ast.Tuple) -> _Code:
+        elements = self._elements(node.elts)
+
+        def tuple_(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            return it.bounded(tuple([element(it, env) for element in elements]))
+
+        return tuple_
+
+    def _List(self, node: ast.List) -> _Code:
+        elements = self._elements(node.elts)
+
+        def list_(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            return it.bounded([element(it, env) for element in elements])
+
+        return list_
+
+    def _Set(self, node: ast.Set) -> _Code:
+        elements = self._elements(node.elts)
+
+        def set_(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            return it.bounded(it.make_set([element(it, env) for element in elements]))
+
+        return set_
+
+    def _ListComp(self, node: ast.ListComp) -> _Code:
+        stream = self.comprehension(node.elt, node.generators)
+
+        def listcomp(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            return it.bounded(list(it.collect(stream(it, env))))
+
+        return listcomp
+
+    def _SetComp(self, node: ast.SetComp) -> _Code:
+        stream = self.comprehension(node.elt, node.generators)
+
+        def setcomp(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            return it.bounded(it.make_set(it.collect(stream(it, env))))
+
+        return setcomp
+
+    def comprehension(self, elt: ast.expr, generators: list[ast.comprehension]) -> _Stream:
+        """The element's values over the ``for`` clauses (each binding its own slots, seen by the clauses after
+        it and the element), one step per item iterated."""
+        pushed = 0
+        clauses: list[tuple[_Code, int | tuple[int, ...], list[_Code]]] = []
+        try:
+            for generator in generators:
+                iterable = self.compile(generator.iter)  # in the scope before this clause's variables
+                target = generator.target
+                names = [target.id] if isinstance(target, ast.Name) else _target_names(target)
+                scope = {name: self.slots + i for i, name in enumerate(names)}
+                self.slots += len(names)
+                self.scopes.append(scope)
+                pushed += 1
+                bind = scope[names[0]] if isinstance(target, ast.Name) else tuple(scope[n] for n in names)
+                clauses.append((iterable, bind, [self.compile(condition) for condition in generator.ifs]))
+            element = self.compile(elt)
+        finally:
+            del self.scopes[len(self.scopes) - pushed :]
+        last = len(clauses) - 1
+
+        def level(it: _Interpreter, env: _Env, depth: int) -> Iterator[object]:
+            iterable, bind, conditions = clauses[depth]
+            deeper = depth != last
+            for item in it.sequence(iterable(it, env)):
+                it.steps += 1
+                if it.steps > it.max_steps:
+                    it.over()
+                if isinstance(bind, int):
+                    env[bind] = item
+                else:
+                    if not isinstance(item, (str, tuple, list, frozenset, range)):
+                        raise _Abort(f"cannot unpack non-iterable {_type_name(item)} object")
+                    parts = it.materialize(item)
+                    if len(parts) != len(bind):
+                        raise _Abort(f"cannot unpack {len(parts)} values into {len(bind)} names")
+                    for slot, part in zip(bind, parts, strict=True):
+                        env[slot] = part
+                kept = True
+                for condition in conditions:  # all of them, stopping at the first false one
+                    value = condition(it, env)
+                    if not (value if value.__class__ is bool else it.truth(value)):
+                        kept = False
+                        break
+                if not kept:
+                    continue
+                if deeper:
+                    yield from level(it, env, depth + 1)
+                else:
+                    yield element(it, env)
+
+        def stream(it: _Interpreter, env: _Env) -> Iterator[object]:
+            return level(it, env, 0)
+
+        return stream
+
+    def _argument(self, arg: ast.expr) -> _Code:
+        """An argument of ``str.join``: a generator expression is produced lazily (not a visited node)."""
+        if isinstance(arg, ast.GeneratorExp):
+            stream = self.comprehension(arg.elt, arg.generators)
+
+            def lazy(it: _Interpreter, env: _Env) -> Value:
+                return _Lazy(stream(it, env))
+
+            return lazy
+        return self.compile(arg)
+
+    def _Call(self, node: ast.Call) -> _Code:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return self._method(func, node.args)
+        assert isinstance(func, ast.Name)
+        return self._builtin(func.id, node)
+
+    def _method(self, func: ast.Attribute, args: list[ast.expr]) -> _Code:
+        receiver_code, name = self.compile(func.value), func.attr
+        if name == "join" and len(args) == 1:
+            joined = self._argument(args[0])
+            plain = self.compile(args[0])
+
+            def join(it: _Interpreter, env: _Env) -> Value:
+                it.steps += 1
+                if it.steps > it.max_steps:
+                    it.over()
+                receiver = receiver_code(it, env)
+                if isinstance(receiver, str):
+                    return it.join(receiver, joined(it, env))
+                return it.method(receiver, name, [plain(it, env)])
+
+            return join
+        arg_codes = [self.compile(arg) for arg in args]
+        native = _STR_FUNCTIONS[name]
+        simple = name in _SIMPLE_METHODS and not args
+        prefix = name in _PREFIX_METHODS and len(args) == 1
+
+        def method(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            receiver = receiver_code(it, env)
+            values = [code(it, env) for code in arg_codes]
+            if receiver.__class__ is str and (simple or (prefix and values[0].__class__ is str)):
+                # what method does for these: charge the receiver's length, call, bound the result
+                it.steps += len(receiver)
+                if it.steps > it.max_steps:
+                    it.over()
+                try:
+                    result = native(receiver, *values)
+                except (TypeError, ValueError, OverflowError) as exc:  # as method: index, rindex not finding
+                    raise _Abort(_one_line(exc)) from None
+                return it.bounded(result)
+            return it.method(receiver, name, values)
+
+        return method
+
+    def _builtin(self, name: str, node: ast.Call) -> _Code:
+        args = node.args
+        if name in ("len", "ord") and len(args) == 1 and not node.keywords:
+            return self._len_or_ord(name, self.compile(args[0]))
+        if len(args) == 1 and isinstance(args[0], ast.GeneratorExp) and name in _GENERATOR_CONSUMERS:
+            stream = self.comprehension(args[0].elt, args[0].generators)
+
+            def values_of(it: _Interpreter, env: _Env) -> list[Value]:
+                return [_Lazy(stream(it, env))]
+
+        else:
+            arg_codes = [self.compile(arg) for arg in args]
+
+            def values_of(it: _Interpreter, env: _Env) -> list[Value]:
+                return [code(it, env) for code in arg_codes]
+
+        reverse_code = self.compile(node.keywords[0].value) if node.keywords else None
+
+        def builtin(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            values = values_of(it, env)
+            reverse = False
+            if reverse_code is not None:
+                reverse = it.truth(reverse_code(it, env))
+            return it.builtin(name, values, reverse)
+
+        return builtin
+
+    @staticmethod
+    def _len_or_ord(name: str, arg_code: _Code) -> _Code:
+        is_len = name == "len"
+
+        def one(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            value = arg_code(it, env)
+            if value.__class__ is str and (is_len or len(value) == 1):
+                # what builtin does for a str (len) or one character (ord)
+                return len(value) if is_len else ord(value)
+            return it.builtin(name, [value], False)
+
+        return one
+
+
+_BUILDERS: dict[type[ast.expr], Callable[[_Compiler, Any], _Code]] = {
+    ast.Constant: _Compiler._Constant,
+    ast.Name: _Compiler._Name,
+    ast.BoolOp: _Compiler._BoolOp,
+    ast.UnaryOp: _Compiler._UnaryOp,
+    ast.BinOp: _Compiler._BinOp,
+    ast.Compare: _Compiler._Compare,
+    ast.IfExp: _Compiler._IfExp,
+    ast.Subscript: _Compiler._Subscript,
+    ast.Tuple: _Compiler._Tuple,
+    ast.List: _Compiler._List,
+    ast.Set: _Compiler._Set,
+    ast.ListComp: _Compiler._ListComp,
+    ast.SetComp: _Compiler._SetComp,
+    ast.Call: _Compiler._Call,
+}
+"""The node kinds the checker lets through (a generator expression only where a call consumes it)."""
 
 _STR_FUNCTIONS: dict[str, Callable[..., object]] = {
     "startswith": str.startswith,

@@ -3,7 +3,7 @@ hidden rule.
 
 A rule guess is decided by code when it carries a predicate (``lambda w: ...``) and the rule has one (a lexical
 rule, or a single-word noun rule played without a model): the guess must agree with the rule on the game's items
-and on probe words of its domain (the word list, or its nouns). Any other guess is the game master's: its rule
+and on every word of its domain (the word list, or its nouns). Any other guess is the game master's: its rule
 judge reads the words. Each player and hack below is wrong by construction over that domain:
 
 * **give-up-at-once** gives up on its first move; **repeat-one-question** asks about an apple every turn and
@@ -25,12 +25,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
-from wason.sandbox.words import compile_word_rule
 from wason.tasks.dynamic_picnic import vocab
 from wason.tasks.dynamic_picnic.family import rule_from_item
+from wason.tasks.dynamic_picnic.game import MAX_CHECK_STEPS
 from wason.tasks.dynamic_picnic.rules import noun_rule
 
 PLAYERS: Mapping[str, tuple[str, ...]] = {
@@ -43,17 +42,15 @@ PLAYERS: Mapping[str, tuple[str, ...]] = {
 _LAMBDA = re.compile(r"lambda\s+([A-Za-z_]\w*)\s*:(.*)", re.DOTALL)
 
 
-@cache
 def _domain_words(predicate: str, nouns: bool) -> tuple[str, str] | None:
     """The most frequent word of the domain the predicate accepts, and the longest (the most frequent of that
-    length); None when it accepts none."""
-    program = compile_word_rule(predicate)
-    words = [w for tier in vocab.nouns() for w in tier] if nouns else list(vocab.vocabulary())
-    first = next((w for w in words if program(w)), None)
-    if first is None:
+    length); None when it accepts none (or is too slow to be checked by code)."""
+    domain: vocab.Domain = "nouns" if nouns else "words"
+    labels = vocab.rule_labels(predicate, domain, MAX_CHECK_STEPS)
+    accepted = [w for w, label in zip(vocab.domain_words(domain), labels or b"", strict=False) if label]
+    if not accepted:
         return None
-    longest = next(w for w in sorted(words, key=len, reverse=True) if program(w))
-    return first, longest
+    return accepted[0], max(accepted, key=len)
 
 
 def hacks(item: Mapping[str, Any]) -> Mapping[str, tuple[str, ...]]:

@@ -365,10 +365,10 @@ def code_level_refusal(level: str, pool: str = "distinct", relational: bool = Fa
 
 def blind_share(rules: Sequence[PicnicRule], probes: int = 2000, seed: int = 0) -> tuple[float, PicnicRule]:
     """The largest share of ``rules`` one fixed guess wins, made without playing, and the rule whose predicate
-    makes it: a rule's predicate wins another rule when the two agree on ``probes`` seeded words of the
-    vocabulary (on its nouns for a rule played on single-word nouns), as the game checks a guess. A guess wins
-    several rules only where their rules agree (the letter F, and a single-word noun starting with F), so the
-    best blind guess is one of the rules' own predicates."""
+    makes it: a rule's predicate wins another rule only if the two agree on ``probes`` seeded words of the
+    vocabulary (on its nouns for a rule played on single-word nouns); the game checks a guess on every word, so
+    this is an upper bound. A guess wins several rules only where their rules agree (the letter F, and a
+    single-word noun starting with F), so the best blind guess is one of the rules' own predicates."""
     from wason.tasks.dynamic_picnic import vocab
 
     if not rules:

@@ -20,6 +20,7 @@ noun and the predicate the rest (the player is told at the start, and a predicat
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,7 +30,7 @@ from pydantic import BaseModel, ConfigDict
 from wason.core.family import MAX_FORMAT_ERRORS
 from wason.core.game import ExternalFailure, Malformed, Outcome
 from wason.sandbox.language import GuessRejected
-from wason.sandbox.words import WordProgram, compile_word_rule
+from wason.sandbox.words import MAX_WORD_STEPS, WordProgram, compile_word_rule
 from wason.tasks.dynamic_picnic import prompts, vocab
 from wason.tasks.dynamic_picnic.master import (
     GameMaster,
@@ -92,6 +93,15 @@ MAX_WRITER_ROUNDS = 20
 """The most writer rounds before play (two model calls each)."""
 MAX_SAID = 2_000
 MAX_GUESS = 1_000
+MAX_CHECK_STEPS = 20_000_000
+"""The most steps a guess's predicate may take over the domain of the code check (the rule's may too, once):
+about 1,100 a word of the vocabulary, six times what the costliest published rule needs (a few seconds at most).
+A guess that needs more is wrong: it was not shown to agree with the rule everywhere."""
+JUDGE_VERSION = "domain-1"
+"""The code check of a predicate guess, recorded with each guess it decided (``code_judge``): ``domain-1``, on
+every word of the domain (the vocabulary, or its nouns) and every item of the game. Guesses stored without the
+field were checked on the game's items and 2,000 probe words of the domain drawn with the game's seed
+(a guess wrong on a word not drawn won)."""
 
 PicnicAction = Begin | AskItem | MoreExamples | GuessRule | GiveUp
 
@@ -153,7 +163,8 @@ class PicnicSettings:
         candidates: items asked of the writer per call.
         writer_rounds: writer rounds before play (each: one call for items that fit, one for items that do not).
         format_error_limit: consecutive unreadable replies that end the game (0: never).
-        probes: words of the code check of a player's predicate (plus every item of the game).
+        probes: the seeded words of the domain a player's predicate is checked on first, after the game's
+            items (then on the rest of the domain: the check decides on every word of it).
     """
 
     init_examples: int = 2
@@ -635,6 +646,7 @@ class DynamicPicnicGame:
                 "votes": None if judged is None else judged.get("votes"),
                 "code_check": code_check,
                 "code_note": code_note,
+                "code_judge": JUDGE_VERSION if code_check is not None else None,
                 "decided_by": decided_by,
             }
         )
@@ -645,24 +657,46 @@ class DynamicPicnicGame:
         return self._observe("verdict", verdict=False, code_check=code_check, message=message)
 
     def _code_check(self, predicate: str | None) -> tuple[bool | None, str | None]:
-        """A lexical rule's guess with a predicate: equal to the rule on every probe word and game item. For a
-        rule played on single-word nouns: on every noun among them (the items it decided as nouns)."""
+        """A lexical rule's guess with a predicate: equal to the rule on every item of the game and every word of
+        the domain (the vocabulary; for a rule played on single-word nouns, its nouns, and the items that are
+        nouns). The game's items go first, then the probe words the game's seed draws, then the rest of the
+        domain, so the first word where the two differ, reported, is the one the check of the game's items
+        and probes alone found (:data:`JUDGE_VERSION`); a correct guess costs one pass of its predicate over
+        the domain, the rule's truth there being computed once per rule (:func:`vocab.rule_labels`)."""
         if not predicate or not (self.rule.kind == "lexical" or self.nouns) or self.program is None:
             return None, None
         try:
             guess = compile_word_rule(predicate)
         except GuessRejected as exc:
             return False, f"the predicate is not in the word language: {exc}"
-        if self.nouns:
-            only, also = vocab.nouns()
-            words = [*only, *also]
-            known = [item for item in self.pool if vocab.is_noun(item)]
-        else:
-            words = list(vocab.vocabulary())
-            known = list(self.pool)
+        domain: vocab.Domain = "nouns" if self.nouns else "words"
+        words = vocab.domain_words(domain)
+        labels = vocab.rule_labels(self.program.source, domain, MAX_CHECK_STEPS)
+        if labels is None:
+            return (
+                None,
+                f"the rule's predicate needs more than {MAX_CHECK_STEPS:,} steps on all {len(words):,} {domain}",
+            )
+        index = vocab.domain_index(domain)
+        known = [item for item in self.pool if vocab.is_noun(item)] if self.nouns else list(self.pool)
         probes = random.Random(self.seed).sample(words, min(self.settings.probes, len(words)))
-        for word in [*known, *probes]:
-            if guess(word) != self.program(word):
+        budget = MAX_CHECK_STEPS
+        checked: set[str] = set()
+        for word in itertools.chain(known, probes, words):
+            if word in checked:
+                continue
+            checked.add(word)
+            at = index.get(word)
+            truth = self.program(word) if at is None else bool(labels[at])
+            given = min(budget, MAX_WORD_STEPS)
+            outcome = guess.evaluate(word, max_steps=given)
+            if outcome.limit and outcome.steps > given and given < MAX_WORD_STEPS:
+                return False, (
+                    f"the predicate needs more than {MAX_CHECK_STEPS:,} steps to be checked on all {len(words):,} "
+                    f"{domain}"
+                )
+            budget -= outcome.steps
+            if outcome.value != truth:
                 return False, f"differs from the rule on {word!r}"
         return True, None
 
