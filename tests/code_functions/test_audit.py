@@ -1,7 +1,7 @@
 """Code Functions Picnic's reward audit: the solver wins, and no degenerate predicate or hack of the hidden rule
 is rewarded; each hack is read as a predicate and refuted by the code on the words where it is wrong. The
-solver's moves are written as the replies that make them (under the ``api`` protocol, the one that can ask for
-more words), and their trajectories replay to their reward."""
+solver's moves are written as the replies that make them, under the published protocol (a guess every turn)
+and under ``api`` (the one that can ask for more words), and their trajectories replay to their reward."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ import pytest
 
 from wason.env import AsyncTextEnv
 from wason.env.audit import audit
-from wason.env.trajectories import TrajectoryError, replay, solver_trajectories
+from wason.env.trajectories import replay, solver_trajectories
 from wason.tasks.code_functions.audit import PLAYERS, hacks
 from wason.tasks.code_functions.family import FAMILY
 from wason.tasks.code_functions.game import GiveUp, Guess, More, PredicateAnswer, QuizAnswer
 from wason.tasks.code_functions.protocol import CodeFunctionsProtocol, write_action
 from wason.tasks.code_functions.vocabulary import vocabulary
 
-# two turns: the solver asks once for more and then guesses; every guess costs a judgement over the word list
+# two turns (every guess costs a judgement over the word list): under the published protocol the solver
+# guesses every turn, and wins the game of seed 0 at its first guess
 SHORT = {"max_turns": 2}
 HACKS = ("carve-out", "range cap")
 
@@ -27,8 +28,9 @@ HACKS = ("carve-out", "range cap")
 def test_the_audit_passes_with_every_player_and_hack() -> None:
     checks = {c.name: c for c in asyncio.run(audit("code-functions", SHORT, games=1))}
     expected = {"solver", "format-breaking", "prompt's examples", *PLAYERS, *(f"hack {h}" for h in HACKS)}
-    assert set(checks) == expected | {"leaks"}
-    assert {n: c.line() for n, c in checks.items() if c.status != "ok"} == {}
+    assert set(checks) == expected | {"leaks", "judges"}
+    # no LLM judge runs without a model, so the judges report has nothing to compare
+    assert {n: c.status for n, c in checks.items() if c.status != "ok"} == {"judges": "skip"}
     assert checks["solver"].detail.startswith("won 1 of 1")
 
 
@@ -93,7 +95,18 @@ def test_the_solver_trajectories_replay_to_their_reward() -> None:
         assert reward == 1.0 and info["success"]
 
 
-def test_the_published_protocol_cannot_ask_for_more_words() -> None:
-    # the solver asks for more, which only the api protocol reads: under the published one it has no text form
-    with pytest.raises(TrajectoryError, match="reads the solver's message 'more 25' as"):
-        asyncio.run(solver_trajectories("code-functions", {}, n=1))
+def test_under_the_published_protocol_the_solver_guesses_every_turn_and_replays() -> None:
+    # the default protocol (as-run) reads every reply as a guess: the solver makes only guesses, learns from
+    # each wrong one, and its trajectories replay to their reward (seeds 3-5: games won at the third guess)
+    trajectories = asyncio.run(solver_trajectories("code-functions", {}, n=3, seed=3))
+    assert {t["config"]["protocol"] for t in trajectories} == {"as-run"}
+    for trajectory in trajectories:
+        assert trajectory["success"] and trajectory["reward"] == 1.0
+        replies = [m["content"] for m in trajectory["messages"] if m["role"] == "assistant"]
+        *guesses, quiz = replies
+        assert len(guesses) == 3 and len(set(guesses)) == 3
+        assert all("\nlambda w: " in g and not g.startswith("more") for g in guesses)
+        assert quiz.startswith("1. ")
+        reward, info = asyncio.run(replay(trajectory))
+        assert reward == trajectory["reward"] and info["success"]
+        assert info["metrics"]["requests"] == 0 and info["metrics"]["guesses"] == 3

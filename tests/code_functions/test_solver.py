@@ -1,4 +1,5 @@
-"""The reference solver: version-space elimination over the word grammar."""
+"""The reference solver: version-space elimination over the word grammar, making only the moves its protocol can
+express (asking for more words under ``api``, a guess every turn under the published protocols)."""
 
 from __future__ import annotations
 
@@ -7,19 +8,41 @@ import asyncio
 import numpy as np
 import pytest
 
-from wason.tasks.code_functions.game import CodeFunctionsGame, GameSettings, Observation
-from wason.tasks.code_functions.grammar import ATOM_INDEX, LEVELS, Rule, combine, extension, generate_rules
+from wason.tasks.code_functions.game import CodeFunctionsGame, GameSettings, Guess, More, Observation
+from wason.tasks.code_functions.grammar import (
+    ATOM_INDEX,
+    LEVELS,
+    MIN_EFFECT,
+    VOCABULARY_HIGH,
+    VOCABULARY_LOW,
+    Rule,
+    combine,
+    effect,
+    extension,
+    generate_rules,
+)
 from wason.tasks.code_functions.judge import rule_truth
-from wason.tasks.code_functions.solver import SHAPE_CODES, CodeFunctionsSolver, VersionSpace, hypotheses
+from wason.tasks.code_functions.solver import (
+    SHAPE_CODES,
+    CodeFunctionsSolver,
+    VersionSpace,
+    hypotheses,
+)
 
 
-def play(rule: Rule, seed: int, max_turns: int | None = 7) -> CodeFunctionsGame:
+def play(
+    rule: Rule, seed: int, max_turns: int | None = 7, *, ask_for_more: bool = True
+) -> tuple[CodeFunctionsGame, list[object]]:
+    """One game of the solver; the game and the solver's moves."""
     game = CodeFunctionsGame(rule, rule_truth(rule), GameSettings(seed=seed, max_turns=max_turns))
-    solver = CodeFunctionsSolver(rule.level)
+    solver = CodeFunctionsSolver(rule.level, ask_for_more=ask_for_more)
     obs: Observation = game.start()
+    moves: list[object] = []
     while not game.done:
-        obs = game.step(asyncio.run(solver.act(obs)).action)
-    return game
+        move = asyncio.run(solver.act(obs)).action
+        moves.append(move)
+        obs = game.step(move)
+    return game, moves
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -68,14 +91,65 @@ def test_observing_words_keeps_only_consistent_hypotheses() -> None:
 @pytest.mark.parametrize(("level", "n"), [("L1", 3), ("L2", 3), ("L3", 2)])
 def test_the_solver_wins_generated_games(level: str, n: int) -> None:
     for k, rule in enumerate(generate_rules(level, 21, n)):
-        game = play(rule, k)
+        game, moves = play(rule, k)
         out = game.outcome()
         assert out.success, (rule.key, out.metrics["final_predicate"])
         assert out.metrics["turns"] <= 7 and out.metrics["quiz_accuracy"] == 1.0
+        assert isinstance(moves[0], More)  # the api protocol can ask for more, and it does
 
 
 def test_a_rule_outside_the_grammar_is_not_won_by_luck() -> None:
     rule = Rule(key="x", level="L1", text="third letter is r", source="lambda w: w[2] == 'r'")
-    game = play(rule, 0)
-    out = game.outcome()
-    assert not out.success and out.metrics["status"] == "lost"
+    for ask_for_more in (True, False):
+        game, _ = play(rule, 0, ask_for_more=ask_for_more)
+        out = game.outcome()
+        assert not out.success and out.metrics["status"] == "lost"
+
+
+def test_without_more_it_guesses_every_turn_and_learns_from_each_wrong_guess() -> None:
+    # under the published protocols every reply is a guess: the solver asks for nothing; each wrong guess
+    # (and the pair the game adds after it) removes that guess's class, so it never guesses the same twice
+    played = 0
+    for k, rule in enumerate(generate_rules("L1", 21, 6)):
+        game, moves = play(rule, k, ask_for_more=False)
+        out = game.outcome()
+        guesses = [m for m in moves if isinstance(m, Guess)]
+        assert not any(isinstance(m, More) for m in moves) and len(guesses) == out.metrics["turns"]
+        assert len({g.predicate for g in guesses}) == len(guesses)
+        verdicts = [h["verdict"] for h in out.metrics["history"]]
+        assert all(not v["equivalent"] for v in verdicts[:-1])
+        assert out.success, (rule.key, out.metrics["final_predicate"])  # L1 is small enough for 7 guesses
+        played += len(guesses) > 1
+    assert played  # some game took more than one guess
+
+
+def test_a_wrong_guess_removes_exactly_the_hypotheses_that_say_what_it_said() -> None:
+    space = VersionSpace("L2")
+    rule = generate_rules("L2", 5, 1)[0]
+    truth = extension(rule)
+    for i in range(0, len(truth), 2999):
+        space.observe(i, bool(truth[i]))
+    before = [space.truth(i) for i in range(len(space))]
+    assert 1 < len(space) < len(hypotheses("L2")[0])
+    largest = space.classes()[0]  # a class of synonyms: every one of them goes
+    guessed = before[largest[0]]
+    same = sum(bool(np.array_equal(t, guessed)) for t in before)
+    assert same == len(largest) > 1
+    assert space.refute(guessed) == same and len(space) == len(before) - same
+    assert not any(np.array_equal(space.truth(i), guessed) for i in range(len(space)))
+    assert space.refute(guessed) == 0
+
+
+def test_its_prior_is_the_generators_filters() -> None:
+    # the vectorised plausibility is the generator's balance and effect filters, rule by rule
+    space = VersionSpace("L3")
+    table = space.table
+    picks = np.linspace(0, len(space) - 1, 300).round().astype(np.intp)
+    got = space.plausible(picks)
+    for k, i in enumerate(picks):
+        shape = SHAPE_CODES[int(space.shape[i])]
+        values = [table[int(a)] for a in space.atoms[i] if a >= 0]
+        fraction = float(np.asarray(combine(shape, values), dtype=bool).mean())
+        want = VOCABULARY_LOW <= fraction <= VOCABULARY_HIGH and effect(shape, values) >= MIN_EFFECT
+        assert bool(got[k]) == want, (shape, space.atoms[i])
+    assert got.any() and not got.all()

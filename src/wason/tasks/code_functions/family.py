@@ -424,7 +424,9 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         from wason.tasks.code_functions.solver import ANY_LEVEL, CodeFunctionsSolver
 
         # a generated rule is of its level; a published or file rule may be anything the grammar can say
-        return CodeFunctionsSolver(str(item.get("level", "L1")) if config.split == "generated" else ANY_LEVEL)
+        level = str(item.get("level", "L1")) if config.split == "generated" else ANY_LEVEL
+        # it makes only the moves the protocol can express: only `api` can ask for more words
+        return CodeFunctionsSolver(level, ask_for_more=config.protocol == "api")
 
     def sample_actions(self, config: CodeFunctionsConfig, item: Mapping[str, Any]) -> list[Any] | None:
         if config.split == "write-rules":
