@@ -193,3 +193,21 @@ def test_the_chat_client_sends_no_null_fields() -> None:
         {"role": "assistant", "content": "hello"},
         {"role": "user", "content": "?"},
     ]
+
+
+def test_the_chat_client_sends_the_token_limit_llama_cpp_reads(fake: FakeOpenAIServer) -> None:
+    from wason.env.verifiers_env import ChatClient
+
+    env = vf.load_environment("wason", family="wilt", games=1, max_turns=1)
+    os.environ[KEY_VAR] = "sk-fake"
+    config = vf.ClientConfig(api_key_var=KEY_VAR, api_base_url=fake.base_url, max_retries=0)
+    args = {"max_tokens": 48, "temperature": 0.0}
+    for client in (config, ChatClient(config)):
+        asyncio.run(
+            env.evaluate(client=client, model="m", num_examples=1, rollouts_per_example=1, sampling_args=args)
+        )
+    plain, ours = fake.bodies[0], fake.bodies[-1]
+    assert (
+        plain["max_completion_tokens"] == 48 and "max_tokens" not in plain
+    )  # what llama.cpp's server ignores
+    assert ours["max_tokens"] == 48

@@ -155,13 +155,23 @@ def _messages(messages: list[dict[str, str]]) -> list[Any]:
 
 
 class ChatClient(OpenAIChatCompletionsClient):  # type: ignore[misc]  # verifiers is untyped
-    """verifiers' OpenAI chat client without the null fields it sends on every assistant message
-    (``"tool_calls": null``, ``"reasoning_content": null``), which llama.cpp's server refuses (500: "Input should
-    be a valid list"): ``env.evaluate(client=ChatClient(vf.ClientConfig(api_base_url=URL, ...)), ...)``."""
+    """verifiers' OpenAI chat client as llama.cpp's server reads it: ``env.evaluate(client=ChatClient(
+    vf.ClientConfig(api_base_url=URL, ...)), ...)``. verifiers' own sends null fields on every assistant message
+    (``"tool_calls": null``, ``"reasoning_content": null``), which that server refuses (500: "Input should be a
+    valid list"), and sends a token limit only as ``max_completion_tokens``, which that server ignores (a reply
+    then runs on to the end of the context): this one leaves the nulls out and sends ``max_tokens`` too."""
 
     async def to_native_prompt(self, messages: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         native, extra = await super().to_native_prompt(messages)
         return [{k: v for k, v in dict(m).items() if v is not None} for m in native], extra
+
+    async def get_native_response(
+        self, prompt: Any, model: str, sampling_args: Any, tools: Any = None, **kwargs: Any
+    ) -> Any:
+        args = dict(sampling_args or {})
+        if args.get("max_tokens") is not None:
+            args["extra_body"] = {**dict(args.get("extra_body") or {}), "max_tokens": args["max_tokens"]}
+        return await super().get_native_response(prompt, model, args, tools, **kwargs)
 
 
 def _text(completion: Any) -> str:
