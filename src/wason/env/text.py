@@ -166,11 +166,7 @@ class AsyncTextEnv:
         Raises:
             RuntimeError: a step before :meth:`reset`, or after the episode is over.
         """
-        session, conversation = self._session, self._conversation
-        if session is None or conversation is None:
-            raise RuntimeError("reset() the environment before you step it")
-        if self.done:
-            raise RuntimeError("the episode is over: reset() for another")
+        conversation = self._live()
         if not isinstance(reply, str):
             raise TypeError(f"a reply is text, not {type(reply).__name__}")
         if len(reply) > MAX_REPLY:
@@ -188,14 +184,22 @@ class AsyncTextEnv:
         Raises:
             RuntimeError: a move before :meth:`reset`, or after the episode is over.
         """
-        session, conversation = self._session, self._conversation
-        if session is None or conversation is None:
-            raise RuntimeError("reset() the environment before you step it")
-        if self.done:
-            raise RuntimeError("the episode is over: reset() for another")
+        conversation = self._live()
         text = self.family.action_message(to_json(action))
         conversation.replied(text if text is not None else "")
         return await self._advance(action, text)
+
+    def _live(self) -> Conversation:
+        """The episode's conversation, for a move.
+
+        Raises:
+            RuntimeError: before :meth:`reset`, or after the episode is over.
+        """
+        if self._session is None or self._conversation is None:
+            raise RuntimeError("reset() the environment before you step it")
+        if self.done:
+            raise RuntimeError("the episode is over: reset() for another")
+        return self._conversation
 
     async def _advance(self, action: Any, reply: str | None) -> StepResult:
         session, conversation = self._session, self._conversation
