@@ -71,6 +71,7 @@ COMMANDS: dict[str, Command] = {
         "session",
         "play any game one step per command (JSON in, JSON out), e.g. from a script in another process",
     ),
+    "new": _command("new", "write a package for a new task family (its pyproject, the family, its test)"),
     "sweep": _command("sweep", "run a grid of runs from a TOML file, here or on a Ray cluster"),
     "runs": _command("runs", "list runs (filter by family, model, status, date), or delete runs"),
     "export": _command(
@@ -194,8 +195,42 @@ def _console() -> Console:
     return out_console()
 
 
+# the commands that name a family, and the position of its name in their arguments
+_FAMILY_AT = {
+    "eval": 1,
+    "play": 1,
+    "audit": 1,
+    "trajectories": 1,
+    "session start": 2,
+    "session actions": 2,
+    "session moves": 2,
+}
+
+
+def _file_families(argv: list[str]) -> list[str]:
+    """``argv`` with a family named by where it is defined (``wason eval ./mygame.py``, ``./mygame.py:GAME``,
+    ``mypackage.mygame:FAMILY``) loaded and replaced by its name, as ``inspect eval file.py`` runs a task from a
+    file (:func:`wason.core.registry.load_target`)."""
+    at = _FAMILY_AT.get(" ".join(argv[:2])) or _FAMILY_AT.get(argv[0] if argv else "")
+    if at is None or len(argv) <= at:
+        return argv
+    from wason.core import registry
+
+    if not registry.is_target(argv[at]):
+        return argv
+    return [*argv[:at], registry.load_target(argv[at]).name, *argv[at + 1 :]]
+
+
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
+    if (given and given[0] in _FAMILY_AT) or " ".join(given[:2]) in _FAMILY_AT:
+        from wason.core.registry import FamilyLoadError
+
+        try:
+            given = argv = _file_families(given)
+        except FamilyLoadError as exc:
+            print(f"wason: error: {exc}", file=sys.stderr)
+            return 2
     if given == ["--version"]:  # answered before anything is imported (the parser says the same)
         from wason.cli.version import version_line
 

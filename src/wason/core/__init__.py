@@ -14,6 +14,7 @@ if TYPE_CHECKING:
         EndpointRef,
         EpisodeContext,
         Family,
+        FormField,
         GameApi,
         Item,
         JudgedSettings,
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
         PlayIO,
         RunReader,
         RunSettings,
+        form_number,
+        form_value,
     )
     from wason.core.game import (
         ExternalFailure,
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
         Settles,
         TextProtocol,
     )
+    from wason.core.moves import Command
     from wason.core.records import (
         EpisodeRow,
         Figure,
@@ -57,6 +61,10 @@ _WHERE: dict[str, str] = {
     "EndpointRef": "wason.core.family",
     "EpisodeContext": "wason.core.family",
     "Family": "wason.core.family",
+    "FormField": "wason.core.family",
+    "form_number": "wason.core.family",
+    "form_value": "wason.core.family",
+    "Command": "wason.core.moves",
     "GameApi": "wason.core.family",
     "Item": "wason.core.family",
     "JudgedSettings": "wason.core.family",
@@ -91,12 +99,14 @@ _WHERE: dict[str, str] = {
 __all__ = [
     "ActionCodec",
     "ChatMessage",
+    "Command",
     "EndpointRef",
     "EpisodeContext",
     "EpisodeRow",
     "ExternalFailure",
     "Family",
     "Figure",
+    "FormField",
     "Game",
     "GameApi",
     "GenerationParams",
@@ -121,6 +131,8 @@ __all__ = [
     "Series",
     "Settles",
     "TextProtocol",
+    "form_number",
+    "form_value",
 ]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import importlib
 import json
 import types
@@ -675,9 +676,11 @@ class Family(ABC, Generic[C]):
     def protocol(self, config: C, item: Mapping[str, Any]) -> TextProtocol[Any, Any]:
         """The text protocol a model plays the item through (also renders the transcript's feedback)."""
 
-    @abstractmethod
     def sample_key(self, config: C, item: Mapping[str, Any]) -> str:
-        """What keeps the cached replies of different episodes apart (the item, the trial)."""
+        """What keeps the cached replies of different episodes apart (the item, the trial): by default a digest
+        of the item's JSON, so two items share cached replies only when they are the same item."""
+        text = json.dumps(item, sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     action_types: ClassVar[tuple[type[Any], ...]] = ()
     """The family's actions, one dataclass per kind of move, for the default :attr:`actions`."""

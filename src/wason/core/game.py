@@ -137,15 +137,14 @@ class ReplyFormat:
 class TextProtocol(Protocol[A_co, O_contra]):
     """Turns a game into a conversation for a language model.
 
-    Optional members a protocol may have: ``prompt_role = "user"`` sends :meth:`system_prompt` as the first user
+    Optional members a protocol may have: ``name``, how error messages name it (``--constrain: the NAME protocol
+    declares no reply grammar``); ``prompt_role = "user"`` sends :meth:`system_prompt` as the first user
     message; ``first_message(observation) -> str | None`` is a user message sent after the system prompt before
     the model's first reply (a published protocol whose first turn shows the opening examples);
     ``stateless = True`` sends each turn's prompt alone (it holds the conversation so far) instead of a growing
     chat; ``reply_format(observation) -> ReplyFormat | None`` declares the form of the reply to the observation
     (:class:`ReplyFormat`), which ``--constrain`` holds the model to.
     """
-
-    name: str
 
     def system_prompt(self) -> str:
         """The instructions sent before the first turn."""

@@ -1,9 +1,10 @@
 """The registry of task families, keyed by name.
 
-Families come from three places, all explicit: the built-in packages listed by :mod:`wason.tasks`, the entry
-point group ``wason.tasks`` of other installed packages (a research group's own game, no fork needed), and
-:func:`register` calls (tests, notebooks). Nothing is registered as a side effect of importing a module, and a
-family is imported only when it is first asked for, so ``wason runs`` does not load every game.
+Families come from four places, all explicit: the built-in packages listed by :mod:`wason.tasks`, the entry
+point group ``wason.tasks`` of other installed packages (a research group's own game, no fork needed),
+:func:`register` calls (tests, notebooks), and files: ``wason eval ./mygame.py`` loads one (:func:`load_target`),
+and every process loads the files ``$WASON_FAMILIES`` lists. Nothing is registered as a side effect of importing
+a module, and a family is imported only when it is first asked for, so ``wason runs`` does not load every game.
 
 A plugin declares, in its ``pyproject.toml``::
 
@@ -16,14 +17,19 @@ where ``FAMILY`` is a :class:`~wason.core.family.Family` instance whose ``name``
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from wason.core.family import Family
 
 ENTRY_POINT_GROUP = "wason.tasks"
+FILES_VARIABLE = "WASON_FAMILIES"
+"""The environment variable naming family files (``a.py:FAMILY``, separated by ``os.pathsep``) every process
+loads: how ``wason show`` finds again a family that ``wason eval ./a.py`` played from a file."""
 
 
 class UnknownFamily(ValueError):
@@ -37,6 +43,7 @@ class FamilyLoadError(ValueError):
 _registered: dict[str, Family[Any]] = {}
 _broken: dict[str, str] = {}
 _scanned: tuple[tuple[str, ...], dict[str, Any]] | None = None
+_files_read: str | None = None  # the value of $WASON_FAMILIES last loaded
 
 
 def _builtin() -> dict[str, str]:
@@ -73,7 +80,9 @@ def unregister(name: str) -> None:
 
 
 def names() -> list[str]:
-    """Every family name, built-in first, then plugins, then explicit registrations; nothing is imported."""
+    """Every family name, built-in first, then plugins, then explicit registrations; nothing is imported but the
+    files of ``$WASON_FAMILIES``."""
+    _env_files()
     out = list(_builtin())
     for name in [*_plugins(), *_registered]:
         if name not in out:
@@ -85,12 +94,16 @@ def get(name: str) -> Family[Any]:
     """The family registered as ``name``, imported on first use."""
     from wason.core.family import Family
 
+    _env_files()
     if name in _registered:
         return _registered[name]
     target: str | None = _builtin().get(name)
     plugin = None if target is not None else _plugins().get(name)
     if target is None and plugin is None:
-        raise UnknownFamily(f"unknown task family {name!r}; known: {', '.join(names())}")
+        raise UnknownFamily(
+            f"unknown task family {name!r}; known: {', '.join(names())} (a family played from a file is found "
+            f"again with {FILES_VARIABLE}=FILE.py)"
+        )
     where = target if target is not None else str(plugin.value)  # type: ignore[union-attr]
     if name in _broken:
         raise FamilyLoadError(_broken[name])
@@ -185,6 +198,91 @@ def register_from(targets: dict[str, str]) -> None:
 def broken() -> dict[str, str]:
     """Families that failed to load, with the reason (after :func:`families` or :func:`get` tried them)."""
     return dict(_broken)
+
+
+def is_target(text: str) -> bool:
+    """Whether ``text`` names where a family is defined (a file ``path.py`` or ``path.py:ATTRIBUTE``, or a module
+    ``package.module:ATTRIBUTE``) rather than a family's name, which never holds ``:`` or ends in ``.py``."""
+    return text.endswith(".py") or ":" in text
+
+
+def _file_targets(value: str) -> list[str]:
+    """The entries of ``$WASON_FAMILIES``: targets of :func:`load_target` separated by ``os.pathsep``, where on
+    POSIX ``:`` also ends a file or module's name before its attribute (``a.py:GAME:b.py:pkg.mod:FAMILY`` is
+    ``a.py:GAME``, ``b.py`` and ``pkg.mod:FAMILY``)."""
+    out: list[str] = []
+    for part in filter(None, value.split(os.pathsep)):
+        if out and os.pathsep == ":" and part.isidentifier() and ":" not in out[-1]:
+            out[-1] += f":{part}"
+        else:
+            out.append(part)
+    return out
+
+
+def load_target(target: str) -> Family[Any]:
+    """The family defined at ``target``, registered under its name, as ``inspect eval file.py`` runs a task from a
+    file: ``path.py`` (its ``FAMILY``), ``path.py:ATTRIBUTE``, or ``package.module:ATTRIBUTE`` (an importable
+    module, e.g. ``wason.examples.hello:FAMILY``). A file is imported as the module of its name, its folder put
+    first on ``sys.path``, so another process (a page worker, a session finished elsewhere) imports it the same
+    way. Raises :class:`FamilyLoadError` in one line (no such file, a module of that name already imported from
+    elsewhere, an import that fails, no family there)."""
+
+    where, _, attr = target.rpartition(":")
+    if not (where and attr.isidentifier()):
+        where, attr = target, "FAMILY"
+    if not where.endswith(".py"):
+        return _registered_target(where, attr, _import(where, target))
+    path = Path(where).expanduser().resolve()
+    if not path.is_file():
+        raise FamilyLoadError(f"{where}: no such file")
+    module = path.stem
+    if not module.isidentifier():
+        raise FamilyLoadError(f"{where}: the file's name must be a Python module name (letters, digits, _)")
+    known = sys.modules.get(module)
+    if known is not None and Path(getattr(known, "__file__", "") or "").resolve() != path:
+        raise FamilyLoadError(
+            f"{where}: a module named {module!r} is already imported from elsewhere; rename the file"
+        )
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return _registered_target(where, attr, _import(module, where))
+
+
+def _import(module: str, where: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except Exception as exc:  # the file's own bug: say which file, in one line
+        raise FamilyLoadError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
+
+
+def _registered_target(where: str, attr: str, module: Any) -> Family[Any]:
+    from wason.core.family import Family
+
+    loaded = getattr(module, attr, None)
+    if loaded is None:
+        raise FamilyLoadError(f"{where} defines no {attr} (name the family: {where}:ATTRIBUTE)")
+    if not isinstance(loaded, Family):
+        raise FamilyLoadError(f"{where}:{attr} is not a wason.core.Family instance")
+    try:
+        family: Family[Any] = register(loaded, replace=_registered.get(loaded.name) is loaded)
+    except ValueError as exc:  # another family of that name is registered
+        raise FamilyLoadError(f"{where}: {exc}") from exc
+    return family
+
+
+def _env_files() -> None:
+    """Load the family files ``$WASON_FAMILIES`` names, once per value; a file that fails is one broken family."""
+    global _files_read
+    value = os.environ.get(FILES_VARIABLE, "")
+    if value == _files_read:
+        return
+    _files_read = value
+    for target in _file_targets(value):
+        try:
+            load_target(target)
+        except (FamilyLoadError, ValueError) as exc:
+            _broken[f"${FILES_VARIABLE}: {target}"] = f"{FILES_VARIABLE}: {exc}"
 
 
 def _load(target: str) -> Any:

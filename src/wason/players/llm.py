@@ -30,9 +30,10 @@ def check_constrainable(
         ModelConfigError: one line saying which.
     """
     fmt = reply_format_of(protocol, observation)
+    name = getattr(protocol, "name", "game's")
     if fmt is None:
         raise ModelConfigError(
-            f"--constrain: the {protocol.name} protocol declares no reply grammar; leave out --constrain"
+            f"--constrain: the {name} protocol declares no reply grammar; leave out --constrain"
         )
     if constraint is None:
         raise ModelConfigError(
@@ -41,7 +42,7 @@ def check_constrainable(
         )
     if constraint == "json_schema" and fmt.json_schema is None:
         raise ModelConfigError(
-            f"--constrain: the {protocol.name} protocol has a grammar but no JSON schema, and this server takes "
+            f"--constrain: the {name} protocol has a grammar but no JSON schema, and this server takes "
             "JSON schemas only; serve the model with llama.cpp or vLLM (vllm:NAME, llamacpp:NAME)"
         )
     return fmt
