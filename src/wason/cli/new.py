@@ -27,7 +27,9 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
         "the family (the hello-world example of docs/families.md under your name) and a test that calls "
         "check_family. Then: pip install -e NAME && pytest NAME.",
     )
-    p.add_argument("name", metavar="NAME", help="the family's name: lower-case letters, digits and -, e.g. zendo")
+    p.add_argument(
+        "name", metavar="NAME", help="the family's name: lower-case letters, digits and -, e.g. zendo"
+    )
     p.add_argument("--dir", type=Path, default=None, help="where to write the package (default ./NAME)")
 
 
@@ -42,7 +44,10 @@ def package_files(name: str) -> dict[str, str]:
     camel = "".join(part.capitalize() for part in name.split("-"))
     source = resources.files("wason.examples").joinpath("hello.py").read_text(encoding="utf-8")
     for old, new in (
-        ('"""Hello, wason: a task family in one module.', f'"""{camel}: a wason task family, begun from wason new.'),
+        (
+            '"""Hello, wason: a task family in one module.',
+            f'"""{camel}: a wason task family, begun from wason new.',
+        ),
         ('"Hello, wason"', f'"{camel}"'),
         ('"hello"', f'"{name}"'),
         ("wason eval hello", f"wason eval {name}"),

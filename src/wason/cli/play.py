@@ -141,7 +141,9 @@ async def _play_session(store: Store, session_id: int, write: Callable[[str], No
     session.close(store, session_id)
     outcome = live.outcome()
     lines = family.ending(episode.item, outcome.metrics if outcome else None)
-    if not lines and outcome is not None:  # the family says nothing after a game: its last answer, and who won
+    if (
+        not lines and outcome is not None
+    ):  # the family says nothing after a game: its last answer, and who won
         lines = [family.terminal_text(config, episode.item, live.observation, live.turn).strip()]
         lines.append("You won." if outcome.success else "Game over: not won.")
     for line in lines:
