@@ -87,8 +87,18 @@ def to_json(value: Any) -> dict[str, Any]:
     if isinstance(value, BaseModel):
         return {"type": type(value).__name__, **value.model_dump(mode="json")}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {"type": type(value).__name__, **dataclasses.asdict(value)}
+        return {"type": type(value).__name__, **_as_stored(dataclasses.asdict(value))}
     return {"type": type(value).__name__, "value": repr(value)}
+
+
+def _as_stored(value: Any) -> Any:
+    """``value`` as it reads back from the store's JSON: tuples (a dataclass's ``tuple[...]`` fields) as lists,
+    so a replayed observation compares equal to its stored record."""
+    if isinstance(value, dict):
+        return {k: _as_stored(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_stored(v) for v in value]
+    return value
 
 
 class Session:

@@ -1,0 +1,147 @@
+"""A Zendo-like family written from docs/families.md alone: rows of coloured shapes, tests, a guess from a menu."""
+
+import itertools
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+from pydantic import Field
+
+from wason.core import Command, Family, FormField, Item, Malformed, Move, Outcome, RunSettings, form_number
+
+COLOURS, SHAPES = ("red", "blue", "green"), ("circle", "square", "triangle")
+RULES = {  # the menu: a rule's name, and whether a row (a tuple of (colour, shape) pieces) follows it
+    "has a red piece": lambda row: any(c == "red" for c, _ in row),
+    "all one colour": lambda row: len({c for c, _ in row}) == 1,
+    "has a triangle": lambda row: any(s == "triangle" for _, s in row),
+    "no blue piece": lambda row: all(c != "blue" for c, _ in row),
+    "at least three pieces": lambda row: len(row) >= 3,
+    "two pieces alike": lambda row: len(set(row)) < len(row),
+}
+MENU = list(RULES)
+PIECES = [(c, s) for c in COLOURS for s in SHAPES]
+ROWS = [row for n in (1, 2, 3) for row in itertools.product(PIECES, repeat=n)]  # the rows a solver may test
+PIECE = re.compile(rf"({'|'.join(COLOURS)})\s+({'|'.join(SHAPES)})", re.I)
+
+
+def read_row(text: str) -> tuple[tuple[str, str], ...]:
+    row = tuple((c.lower(), s.lower()) for c, s in PIECE.findall(text))
+    if not 1 <= len(row) <= 6:
+        raise ValueError("row: 1 to 6 pieces such as 'red circle, blue square'")
+    return row
+
+
+@dataclass(frozen=True)
+class Test:
+    row: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Guess:
+    rule: int  # its number in the menu, from 1
+
+
+@dataclass(frozen=True)
+class Seen:
+    tests_left: int
+    row: tuple[tuple[str, str], ...] | None = None
+    follows: bool | None = None
+    correct: bool | None = None
+
+
+class ZendoConfig(RunSettings):
+    task: Literal["zendo"] = "zendo"
+    seed: int = Field(default=0, ge=0, le=2**31, description="seed the hidden rules are drawn with")
+    n: int = Field(default=8, ge=1, le=10_000, description="games in the run")
+    max_tests: int = Field(default=10, ge=1, le=50, description="tests before the guess is due")
+
+
+class ZendoGame:
+    def __init__(self, rule: int, max_tests: int) -> None:
+        self.rule, self.left, self.done, self.won = rule, max_tests, False, False
+
+    def start(self) -> Seen:
+        return Seen(self.left)
+
+    def step(self, action: Test | Guess | Malformed) -> Seen:
+        if isinstance(action, Guess) or self.left == 0:
+            self.done, self.won = True, isinstance(action, Guess) and action.rule == self.rule
+            return Seen(self.left, correct=self.won)
+        self.left -= 1
+        row = None if isinstance(action, Malformed) else action.row
+        return Seen(self.left, row=row, follows=None if row is None else RULES[MENU[self.rule - 1]](row))
+
+    def outcome(self) -> Outcome:
+        return Outcome(success=self.won, metrics={"tests_left": self.left})
+
+
+class ZendoProtocol(NamedTuple):
+    max_tests: int
+
+    def system_prompt(self) -> str:
+        menu = "\n".join(f"{i}. {name}" for i, name in enumerate(MENU, 1))
+        return (
+            f"A row is 1 to 6 pieces, each a colour ({', '.join(COLOURS)}) and a shape ({', '.join(SHAPES)}). "
+            f"One rule of this menu says which rows follow it:\n{menu}\nTest up to {self.max_tests} rows "
+            "(TEST red circle, blue square), then name the rule (GUESS 3). One command per reply."
+        )
+
+    def parse(self, reply: str) -> Test | Guess | Malformed:
+        if found := re.search(r"^\s*GUESS\s+([1-9])\s*$", reply, re.I | re.M):
+            return Guess(int(found[1])) if int(found[1]) <= len(MENU) else Malformed("no such rule")
+        found = re.search(r"^\s*TEST\s+(.+)$", reply, re.I | re.M)
+        try:
+            return Test(read_row(found[1])) if found else Malformed("no line TEST ... or GUESS N")
+        except ValueError as exc:
+            return Malformed(str(exc))
+
+    def feedback(self, seen: Seen) -> str:
+        if seen.correct is not None:
+            return "Correct!" if seen.correct else "Wrong."
+        said = f"That row {'follows' if seen.follows else 'breaks'} the rule" if seen.row else "Unreadable"
+        return f"{said}. Tests left: {seen.tests_left}."
+
+
+class ZendoSolver:  # tests the row that splits the rules still possible most evenly; guesses when one is left
+    def __init__(self) -> None:
+        self.alive = list(range(1, len(MENU) + 1))
+
+    async def act(self, seen: Seen) -> Move[Test | Guess]:
+        if seen.row is not None:
+            self.alive = [r for r in self.alive if RULES[MENU[r - 1]](seen.row) == seen.follows]
+        if len(self.alive) == 1 or seen.tests_left == 0:
+            return Move(action=Guess(self.alive[0]))
+        split = lambda row: abs(sum(RULES[MENU[r - 1]](row) for r in self.alive) * 2 - len(self.alive))  # noqa: E731
+        return Move(action=Test(min(ROWS, key=split)))
+
+
+class ZendoFamily(Family[ZendoConfig]):
+    name, title, summary = "zendo", "Zendo", "find which rule of a menu the rows of coloured shapes follow"
+    config_type, action_types, playable = ZendoConfig, (Test, Guess), True
+
+    def items(self, config: ZendoConfig) -> list[Item]:
+        rng = random.Random(config.seed)
+        return [(f"{config.seed}-{i}", {"id": i, "rule": rng.randint(1, len(MENU))}) for i in range(config.n)]
+
+    def game(self, config: ZendoConfig, item: Mapping[str, Any], context: Any) -> ZendoGame:
+        return ZendoGame(item["rule"], config.max_tests)
+
+    def protocol(self, config: ZendoConfig, item: Mapping[str, Any]) -> ZendoProtocol:
+        return ZendoProtocol(config.max_tests)
+
+    def solver(self, config: ZendoConfig, item: Mapping[str, Any]) -> ZendoSolver:
+        return ZendoSolver()
+
+    def moves(self, config: ZendoConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
+        row, n = FormField("row", "row", placeholder="red circle, blue square"), FormField("n", "n", "number")
+        return (
+            Command(
+                name="test", label="Test", make=lambda v: Test(read_row(v.get("row", ""))), fields=(row,)
+            ),
+            Command(name="guess", label="Guess", make=lambda v: Guess(form_number(v, "n")), fields=(n,)),
+        )
+
+
+FAMILY = ZendoFamily()
