@@ -1,10 +1,5 @@
-"""A toy task family, "find the hidden threshold": proof that a new family needs its package and nothing else.
-
-The hidden rule is ``x >= t`` for an integer ``t`` in 1..100, drawn per item from the configuration's seed. The
-player probes integers (``Probe(x)``, answered True or False) and ends the game with one ``Guess(t)``. A probe or
-an unreadable move each use one of ``max_probes``; after the last one only a guess is accepted (as in WILT), and
-any other move ends the game with no guess. The family imports only ``wason.core``, as a plugin would.
-"""
+"""A toy task family, "find the hidden threshold" t of x >= t (1 to 100): probes answered True or False, then one
+guess. Proof that a new family needs its package and nothing else; it imports only ``wason.core``, as a plugin."""
 
 from __future__ import annotations
 
@@ -14,45 +9,29 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from wason.core.family import (
-    EpisodeContext,
-    Family,
-    FormField,
-    Item,
-    RunSettings,
-    form_number,
-)
+from wason.core.family import EpisodeContext, Family, FormField, Item, RunSettings, form_number
 from wason.core.game import Malformed, Move, Outcome
 from wason.core.moves import Command
 
-GENERATOR = "toy.threshold"
-GENERATOR_VERSION = 1
-LOW, HIGH = 1, 100
+GENERATOR, GENERATOR_VERSION, LOW, HIGH = "toy.threshold", 1, 1, 100
 # ASCII digits only, and few of them: int() of a huge or non-ASCII digit string is slow or surprising
 _COMMAND = re.compile(r"^[ \t]*(PROBE|GUESS)[ \t]+(-?[0-9]{1,6})[ \t\r]*$", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class Probe:
-    """Ask whether ``x`` satisfies the hidden rule."""
-
     x: int
 
 
 @dataclass(frozen=True)
 class Guess:
-    """The one final guess of the threshold; it ends the game."""
-
-    t: int
+    t: int  # the one final guess: it ends the game
 
 
-class ToyObservation(BaseModel):
-    """What the player learns after a move; the threshold itself never appears."""
-
+class ToyObservation(BaseModel):  # what the player learns after a move; never the threshold
     model_config = ConfigDict(frozen=True)
-
     kind: Literal["start", "answer", "format_error", "verdict", "ended"]
     remaining: int
     x: int | None = None
@@ -62,32 +41,16 @@ class ToyObservation(BaseModel):
 
 
 class ToyRunConfig(RunSettings):
-    """A toy run: ``n`` hidden thresholds drawn with ``seed``, at most ``max_probes`` probes each."""
-
-    model_config = ConfigDict(frozen=True)
-
     task: Literal["toy"] = "toy"
-    seed: int = Field(default=0, description="seed the hidden thresholds are drawn with")
-    n: int = Field(default=5, description="hidden thresholds (episodes) in the run")
-    max_probes: int = Field(default=10, description="probes before the guess is forced")
-
-    @field_validator("n", "max_probes")
-    @classmethod
-    def _positive(cls, v: int) -> int:
-        if v < 1:
-            raise ValueError("must be at least 1")
-        return v
+    seed: int = Field(default=0, ge=0, le=2**31, description="seed the hidden thresholds are drawn with")
+    n: int = Field(default=5, ge=1, le=10_000, description="hidden thresholds (episodes) in the run")
+    max_probes: int = Field(default=10, ge=1, le=1_000, description="probes before the guess is forced")
 
 
-class ToyGame:
-    """One episode against a hidden threshold."""
-
+class ToyGame:  # a probe or an unreadable move costs one of max_probes; after the last one only a guess is taken
     def __init__(self, threshold: int, max_probes: int) -> None:
-        self.threshold = threshold
-        self.max_probes = max_probes
+        self.threshold, self.max_probes, self.used, self.format_errors = threshold, max_probes, 0, 0
         self.history: list[tuple[int, bool]] = []
-        self.used = 0
-        self.format_errors = 0
         self.guess: int | None = None
         self.end_reason: Literal["guess", "no_guess"] | None = None
 
@@ -101,42 +64,31 @@ class ToyGame:
     def step(self, action: Probe | Guess | Malformed) -> ToyObservation:
         if self.done:
             raise RuntimeError("the episode has ended")
-        remaining = self.max_probes - self.used
+        left = self.max_probes - self.used
         if isinstance(action, Guess):
             self.guess, self.end_reason = action.t, "guess"
-            return ToyObservation(kind="verdict", remaining=remaining, correct=action.t == self.threshold)
-        if remaining <= 0:  # the probes are used up: only the guess was accepted
+            return ToyObservation(kind="verdict", remaining=left, correct=action.t == self.threshold)
+        if left <= 0:
             self.end_reason = "no_guess"
             return ToyObservation(kind="ended", remaining=0, correct=False, reason="a guess was due")
         self.used += 1
         if isinstance(action, Malformed):
             self.format_errors += 1
-            return ToyObservation(kind="format_error", remaining=remaining - 1, reason=action.reason)
-        result = action.x >= self.threshold
-        self.history.append((action.x, result))
-        return ToyObservation(kind="answer", remaining=remaining - 1, x=action.x, result=result)
+            return ToyObservation(kind="format_error", remaining=left - 1, reason=action.reason)
+        self.history.append((action.x, action.x >= self.threshold))
+        return ToyObservation(kind="answer", remaining=left - 1, x=action.x, result=self.history[-1][1])
 
     def outcome(self) -> Outcome:
-        correct = self.guess == self.threshold
-        metrics = {
-            "correct": correct,
-            "guess": self.guess,
-            "threshold": self.threshold,
-            "probes": len(self.history),
-            "format_errors": self.format_errors,
-            "end_reason": self.end_reason,
-            "history": [[x, r] for x, r in self.history],
-        }
-        return Outcome(success=correct, metrics=metrics)
+        metrics = {"correct": self.guess == self.threshold, "guess": self.guess, "threshold": self.threshold}
+        metrics |= {"probes": len(self.history), "format_errors": self.format_errors}
+        metrics |= {"end_reason": self.end_reason, "history": [list(h) for h in self.history]}
+        return Outcome(success=self.guess == self.threshold, metrics=metrics)
 
 
-class ToyProtocol:
-    """Plain text: one command per reply, ``PROBE x`` or ``GUESS t``, on a line of its own."""
-
+@dataclass
+class ToyProtocol:  # one command per reply, PROBE x or GUESS t, on a line of its own
+    max_probes: int
     name = "toy"
-
-    def __init__(self, max_probes: int) -> None:
-        self.max_probes = max_probes
 
     def system_prompt(self) -> str:
         return (
@@ -151,52 +103,37 @@ class ToyProtocol:
         if len(found) != 1:
             what = "no command" if not found else f"{len(found)} commands"
             return Malformed(f"{what}; write exactly one line `PROBE x` or `GUESS t`")
-        verb, number = found[0]
-        return Probe(int(number)) if verb.upper() == "PROBE" else Guess(int(number))
+        return Probe(int(found[0][1])) if found[0][0].upper() == "PROBE" else Guess(int(found[0][1]))
 
-    def feedback(self, observation: ToyObservation) -> str:
-        o = observation
-        if o.kind == "answer":
-            return f"{o.x} >= t is {o.result}. Probes left: {o.remaining}."
-        if o.kind == "format_error":
-            return f"Unreadable reply: {o.reason}. Probes left: {o.remaining}."
-        if o.kind == "verdict":
-            return "Correct." if o.correct else "Wrong."
-        if o.kind == "ended":
-            return f"Game over: {o.reason}."
-        return f"Probes left: {o.remaining}."
+    def feedback(self, o: ToyObservation) -> str:
+        return {
+            "answer": f"{o.x} >= t is {o.result}. Probes left: {o.remaining}.",
+            "format_error": f"Unreadable reply: {o.reason}. Probes left: {o.remaining}.",
+            "verdict": "Correct." if o.correct else "Wrong.",
+            "ended": f"Game over: {o.reason}.",
+        }.get(o.kind, f"Probes left: {o.remaining}.")
 
 
-class ToySolver:
-    """The ideal player: binary search over 1..100 (at most seven probes), then the guess."""
-
+class ToySolver:  # the ideal player: binary search over 1..100 (at most seven probes), then the guess
     def __init__(self) -> None:
         self.low, self.high = LOW, HIGH
 
-    async def act(self, observation: ToyObservation) -> Move[Probe | Guess]:
-        if observation.kind == "answer" and observation.x is not None:
-            if observation.result:
-                self.high = min(self.high, observation.x)
-            else:
-                self.low = max(self.low, observation.x + 1)
-        if self.low >= self.high or observation.remaining <= 0:
+    async def act(self, o: ToyObservation) -> Move[Probe | Guess]:
+        if o.kind == "answer" and o.x is not None:
+            self.high, self.low = (
+                (min(self.high, o.x), self.low) if o.result else (self.high, max(self.low, o.x + 1))
+            )
+        if self.low >= self.high or o.remaining <= 0:
             return Move(action=Guess(self.low))
         return Move(action=Probe((self.low + self.high) // 2))
 
 
 class ToyFamily(Family[ToyRunConfig]):
-    """Find the hidden threshold: probes answered True/False, then one guess."""
-
-    name = "toy"
-    title = "Toy threshold"
-    summary = "find the hidden threshold t of x >= t: probes, then one guess"
-    config_type = ToyRunConfig
-    playable = True
-    action_types = (Probe, Guess)
+    name, title, config_type, playable = "toy", "Toy threshold", ToyRunConfig, True
+    summary, action_types = "find the hidden threshold t of x >= t: probes, then one guess", (Probe, Guess)
 
     def items(self, config: ToyRunConfig) -> list[Item]:
-        rng = random.Random(config.seed)
-        params = {"n": config.n, "low": LOW, "high": HIGH}
+        rng, params = random.Random(config.seed), {"n": config.n, "low": LOW, "high": HIGH}
         provenance = {
             "generator": GENERATOR,
             "version": GENERATOR_VERSION,
@@ -216,9 +153,6 @@ class ToyFamily(Family[ToyRunConfig]):
 
     def protocol(self, config: ToyRunConfig, item: Mapping[str, Any]) -> ToyProtocol:
         return ToyProtocol(config.max_probes)
-
-    def sample_key(self, config: ToyRunConfig, item: Mapping[str, Any]) -> str:
-        return f"{item['provenance']['seed']}|{item['id']}"
 
     def solver(self, config: ToyRunConfig, item: Mapping[str, Any]) -> ToySolver:
         return ToySolver()
