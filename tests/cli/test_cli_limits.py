@@ -78,7 +78,7 @@ def test_a_run_stored_before_limits_existed_loads_and_stores_as_before(tmp_path:
     import shutil
 
     old = tmp_path / "old.db"
-    shutil.copy(Path(__file__).parent / "store" / "data" / "wason-0.1.0.db", old)
+    shutil.copy(Path(__file__).parents[1] / "store" / "data" / "wason-0.1.0.db", old)
     store = Store(f"sqlite:///{old}")
     runs = store.list_runs()
     assert runs and all("limit" not in r.config for r in runs)

@@ -18,7 +18,7 @@ import pytest
 from tests.fakes.openai_server import FakeOpenAIServer
 from wason.store import Store
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _slow_reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:

@@ -53,7 +53,7 @@ class LeakyToy(ToyFamily):
         )
 
 
-LEAKY = LeakyToy()  # another process imports it from here (tests.test_testing:LEAKY)
+LEAKY = LeakyToy()  # another process imports it from here (tests.testing.test_testing:LEAKY)
 
 
 class NoPlayerConfig(ToyRunConfig):
@@ -82,7 +82,7 @@ class MiswiredToy(ToyFamily):
 
     name = "miswired-toy"
     config_type = MiswiredConfig
-    reports = ("tests.test_testing",)
+    reports = ("tests.testing.test_testing",)
 
 
 def messages(data: Mapping[str, Any]) -> None:
@@ -111,7 +111,7 @@ def test_a_reports_function_that_cannot_take_its_arguments_is_named() -> None:
         check_family(MISWIRED, command_line=False)
     failed = dict(raised.value.failures)
     assert failed["report: the run report and transcripts render"] == (
-        "messages(data: 'Mapping[str, Any]') -> 'None' in tests.test_testing cannot take (data, run, system)"
+        "messages(data: 'Mapping[str, Any]') -> 'None' in tests.testing.test_testing cannot take (data, run, system)"
     )
     assert MISWIRED.presents("messages") and not MISWIRED.presents("matrices")
 
@@ -150,7 +150,7 @@ def test_the_pytest_plugin_offers_the_fixture_and_an_option(tmp_path: Path) -> N
     (tmp_path / "test_mine.py").write_text(
         "import pytest\n"
         "from wason.testing import FamilyCheckFailed\n"
-        "from tests.test_testing import NO_PLAYER\n\n"
+        "from tests.testing.test_testing import NO_PLAYER\n\n"
         "def test_fixture(check_family):\n"
         "    with pytest.raises(FamilyCheckFailed, match='implement Family.solver'):\n"
         "        check_family(NO_PLAYER, command_line=False)\n",
@@ -159,7 +159,7 @@ def test_the_pytest_plugin_offers_the_fixture_and_an_option(tmp_path: Path) -> N
     # the plugin named as the entry point names it (installed metadata may predate it), nothing else autoloaded
     env = {**_env(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     args = ["-p", "wason.testing.pytest_plugin", "-p", "no:cacheprovider", "-q", "test_mine.py"]
-    args += ["--wason-family", "tests.test_testing:NO_PLAYER", "--rootdir", str(tmp_path)]
+    args += ["--wason-family", "tests.testing.test_testing:NO_PLAYER", "--rootdir", str(tmp_path)]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *args],
         cwd=tmp_path,
@@ -170,7 +170,7 @@ def test_the_pytest_plugin_offers_the_fixture_and_an_option(tmp_path: Path) -> N
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 failed, 1 passed" in done.stdout, done.stdout
-    assert "wason family tests.test_testing:NO_PLAYER" in done.stdout
+    assert "wason family tests.testing.test_testing:NO_PLAYER" in done.stdout
     assert "implement Family.solver or Family.sample_actions" in done.stdout
 
 

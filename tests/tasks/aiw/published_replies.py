@@ -3,7 +3,7 @@ published (its ``collected_responses/``), from the reference's own stored reads 
 
 The replies are not kept in this repository (about 10 MB); run this against a checkout of ``LAION-AI/AIW``::
 
-    .venv-dev/bin/python -m tests.aiw.published_replies /path/to/AIW
+    .venv-dev/bin/python -m tests.tasks.aiw.published_replies /path/to/AIW
 
 Every record with a numeric ``right_answer`` counts (8,820 at LAION-AI/AIW 4d5d079: the o1 set, Reflection-70B and
 the base models; ``AIW_param.json`` stores ``"null"`` answers for its symbolic problems and is left out). A base
@@ -58,7 +58,10 @@ def agrees(record: dict[str, Any]) -> bool:
 def main(argv: list[str]) -> int:
     """Print the agreement over the checkout given as the only argument."""
     if len(argv) != 1 or not (Path(argv[0]) / "collected_responses").is_dir():
-        print("usage: python -m tests.aiw.published_replies PATH-TO-LAION-AI/AIW-CHECKOUT", file=sys.stderr)
+        print(
+            "usage: python -m tests.tasks.aiw.published_replies PATH-TO-LAION-AI/AIW-CHECKOUT",
+            file=sys.stderr,
+        )
         return 2
     same: Counter[str] = Counter()
     total: Counter[str] = Counter()

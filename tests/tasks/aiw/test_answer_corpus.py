@@ -1,4 +1,4 @@
-"""The answer reader over a corpus of replies written to look like real ones (tests/aiw/reply_corpus.py): every
+"""The answer reader over a corpus of replies written to look like real ones (tests/tasks/aiw/reply_corpus.py): every
 reply reads as its entry says, and every rule of the reader is exercised several times."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from tests.aiw.reply_corpus import ENDINGS, Entry, corpus
+from tests.tasks.aiw.reply_corpus import ENDINGS, Entry, corpus
 from wason.tasks.aiw.answers import answers_match, parse_answer
 
 CORPUS = corpus()

@@ -1,4 +1,4 @@
-"""wason's answer reader against the AIW reference's scorer, on the reply corpus (tests/aiw/reply_corpus.py).
+"""wason's answer reader against the AIW reference's scorer, on the reply corpus (tests/tasks/aiw/reply_corpus.py).
 
 The reference's reads are stored data (``reference_reads.json``), produced once by running its parse by hand; the
 reference's code is not run here. Every reply where the two read different numbers carries the reason, and the
@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.aiw.reply_corpus import corpus
+from tests.tasks.aiw.reply_corpus import corpus
 from wason.tasks.aiw.answers import ParsedAnswer, parse_answer
 
 CORPUS = corpus()

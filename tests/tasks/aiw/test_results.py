@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from tests.aiw.test_aiw_runs import alice_reply
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.tasks.aiw.test_aiw_runs import alice_reply
 from wason.cli import main
 from wason.core.game import Malformed
 from wason.core.records import RunRow

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.reference import reference
 
+from tests.reference import reference
 from wason.tasks.code_functions.family import FAMILY, CodeFunctionsApi, rule_from_item
 from wason.tasks.code_functions.game import GiveUp, Guess, More, Observation
 

@@ -161,7 +161,7 @@ def test_every_translation_run_in_the_sandbox_agrees_with_its_original_on_every_
     assert not failures, "translations that disagree with their originals:\n" + "\n".join(failures)
 
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "make_code_function_truths.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "make_code_function_truths.py"
 HOSTILE = {
     "memory": "def f(word):\n    return len(' ' * (2 * 1024**3)) > 0\ngenerated_fn = f\n",
     "file": (

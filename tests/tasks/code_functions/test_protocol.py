@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from tests.reference import reference
 
+from tests.reference import reference
 from wason.core.game import Malformed
 from wason.tasks.code_functions.game import GiveUp, Guess, More, Observation, PredicateAnswer, QuizAnswer
 from wason.tasks.code_functions.protocol import (

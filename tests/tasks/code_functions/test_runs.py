@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from tests.fakes.openai_server import FakeOpenAIServer
 
+from tests.fakes.openai_server import FakeOpenAIServer
 from wason.cli import main
 from wason.report.render import results_terminal
 from wason.store import Store

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.reference import reference
 
+from tests.reference import reference
 from wason.sandbox import compile_word_rule
 from wason.tasks.code_functions.published import build_published_rules, published_data, published_rules
 from wason.tasks.code_functions.translate import (

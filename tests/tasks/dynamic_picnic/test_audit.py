@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from tests.dynamic_picnic.scripted import ScriptedMaster, ScriptedOracle
-from tests.dynamic_picnic.test_runs import CLASSROOM, SCHOOL
+from tests.tasks.dynamic_picnic.scripted import ScriptedMaster, ScriptedOracle
+from tests.tasks.dynamic_picnic.test_runs import CLASSROOM, SCHOOL
 from wason.env import AsyncTextEnv
 from wason.env.audit import audit
 from wason.sandbox.words import compile_word_rule

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.dynamic_picnic.scripted import ScriptedMaster, ScriptedOracle
+from tests.tasks.dynamic_picnic.scripted import ScriptedMaster, ScriptedOracle
 from wason.core.game import Malformed
 from wason.core.records import CallContext
 from wason.models.base import GenerationParams

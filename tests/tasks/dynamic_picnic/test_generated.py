@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.dynamic_picnic.scripted import ScriptedMaster
-from tests.dynamic_picnic.test_game import make, play
+from tests.tasks.dynamic_picnic.scripted import ScriptedMaster
+from tests.tasks.dynamic_picnic.test_game import make, play
 from wason.tasks.dynamic_picnic.family import DynamicPicnicRunConfig, rule_from_item
 from wason.tasks.dynamic_picnic.game import AskItem, Begin, DynamicPicnicGame, PicnicSettings
 from wason.tasks.dynamic_picnic.rules import existing_texts

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from tests.dynamic_picnic.scripted import ScriptedMaster, openai_reply
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.reference import reference
+from tests.tasks.dynamic_picnic.scripted import ScriptedMaster, openai_reply
 from wason.cli import main
 from wason.core import session
 from wason.games import Games
@@ -182,7 +182,7 @@ def test_the_reference_game_api_plays_a_lexical_rule_by_code(tmp_path: Path) -> 
 
 
 def test_the_game_master_calls_use_its_own_temperature() -> None:
-    from tests.dynamic_picnic.scripted import ScriptedOracle
+    from tests.tasks.dynamic_picnic.scripted import ScriptedOracle
     from wason.core.family import EpisodeContext
     from wason.models.base import GenerationParams
     from wason.tasks.dynamic_picnic.family import DynamicPicnicRunConfig, build_game

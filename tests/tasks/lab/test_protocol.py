@@ -131,7 +131,7 @@ def test_docs_show_the_texts_exactly() -> None:
 
     from wason.tasks.lab.family import LabRunConfig
 
-    docs = (Path(__file__).resolve().parents[2] / "docs" / "lab.md").read_text(encoding="utf-8")
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "lab.md").read_text(encoding="utf-8")
     config = LabRunConfig().game_config("0|1")
     protocol = LabProtocol(config)
     game = LabGame(generate(PRESETS["easy"], "0|1"), config)

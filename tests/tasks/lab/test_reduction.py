@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from tests.lab.test_solver import play
+from tests.tasks.lab.test_solver import play
 from wason.env import make
 from wason.tasks.lab.game import Answer, Finish, LabConfig, LabGame, Request, Step
 from wason.tasks.lab.learner import Learner, curves, public, random_history, reduction_curve

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.lists.test_lists_runs import scientist
+from tests.tasks.lists.test_lists_runs import scientist
 from wason.cli import main
 from wason.metrics import wilson_interval
 from wason.report.tables import report_tables

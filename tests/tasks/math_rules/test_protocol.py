@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from tests.math_rules.conftest import FakeOracle
 from tests.reference import reference
+from tests.tasks.math_rules.conftest import FakeOracle
 from wason.core.game import Malformed
 from wason.core.records import CallContext
 from wason.models.base import GenerationParams

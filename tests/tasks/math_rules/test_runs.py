@@ -61,7 +61,7 @@ def test_a_model_run_with_its_judges_and_its_solver_baseline(
     assert data["task"] == "math" and data["summary"]["episodes"] == 4
     # the published first turn: the system prompt, then str() of the first five sequences
     system = (
-        Path(__file__).parents[2] / "src/wason/tasks/math_rules/data/test_llm_sys_prompt.txt"
+        Path(__file__).parents[3] / "src/wason/tasks/math_rules/data/test_llm_sys_prompt.txt"
     ).read_text()
     assert len(FIRST_CALLS) == 4 and all(m[0] == {"role": "system", "content": system} for m in FIRST_CALLS)
     assert all(len(ast.literal_eval(m[1]["content"])) == 5 for m in FIRST_CALLS)

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from tests.wilt.test_solver import play
+from tests.tasks.wilt.test_solver import play
 from wason.sandbox import compile_rule
 from wason.tasks.wilt.built import BuiltSpace, Formula, formula_truth
 from wason.tasks.wilt.hunt import KINDS, hunting_test

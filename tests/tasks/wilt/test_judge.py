@@ -15,7 +15,7 @@ from wason.tasks.wilt import load_split
 from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD, Verdict, format_verdict, judge
 from wason.tasks.wilt.probes import probe_set
 
-# The package's copy of the published full split (tests/wilt/test_game.py proves it equals the reference).
+# The package's copy of the published full split (tests/tasks/wilt/test_game.py proves it equals the reference).
 FULL = [rule.text for rule in load_split("full")]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.wilt.test_solver import play
+from tests.tasks.wilt.test_solver import play
 from wason.sandbox import compile_rule
 from wason.tasks.wilt import WiltConfig, WiltGame
 from wason.tasks.wilt.built import (
