@@ -1,6 +1,6 @@
 """Benchmark the AIW answer parser on huge and hostile replies: its time must grow linearly with the reply.
 
-For each hostile reply shape (the ones ``tests/aiw/test_answers.py::test_huge_replies`` checks for the right
+For each hostile reply shape (the ones ``tests/tasks/aiw/test_answers.py::test_huge_replies`` checks for the right
 result), time the parse at a base size and at 8 times that size in the same run, and print the ratio: about
 8 means linear time, about 64 quadratic; a catastrophic regular expression would not finish. Also prints the
 cost per 100 kB next to that of an ordinary reply, and the slowest shape.

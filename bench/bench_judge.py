@@ -1,9 +1,9 @@
 """Benchmark the WILT judge: verdicts decided over the typeable domain against an earlier judge, and the judge
 against a plain-Python per-point loop over the same probes.
 
-**Verdicts** (the default). Judge every pair of the judge corpus (``tests/wilt/data/judge_corpus.jsonl``: range
+**Verdicts** (the default). Judge every pair of the judge corpus (``tests/tasks/wilt/data/judge_corpus.jsonl``: range
 caps, carve-outs, boundary shifts, equivalent algebra, the sandbox's operators), the reference corpus
-(``tests/wilt/reference_verdicts.jsonl``) and the 50 published rules against themselves, once with this checkout's
+(``tests/tasks/wilt/reference_verdicts.jsonl``) and the 50 published rules against themselves, once with this checkout's
 judge and once with the judge of ``--against REV`` (default ``37fe741``, the sampled judge before z3), each in a
 fresh process of its own in the same run. Prints, for each judge, the median, p99 and largest time per verdict
 (the first verdict, which imports and builds the probe set, left out), the share of verdicts of each kind
@@ -118,7 +118,7 @@ for line in sys.stdin:
 
 
 def _pairs() -> list[tuple[str, str, bool | None]]:
-    data = ROOT / "tests" / "wilt"
+    data = ROOT / "tests" / "tasks" / "wilt"
     out: list[tuple[str, str, bool | None]] = []
     for row in _jsonl(data / "data" / "judge_corpus.jsonl"):
         out.append((row["rule"], row["guess"], bool(row["correct"])))

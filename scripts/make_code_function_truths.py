@@ -3,7 +3,7 @@
 The reference's accepted functions (``history_L1.txt`` of GuessTheRuleBench, in the shared reference pack) were
 translated into wason's word language (``src/wason/tasks/code_functions/translate.py``). This script runs the
 *original* functions on every word of the game's vocabulary and writes their truth values to
-``tests/code_functions/data/original_truths.json``, so that ``tests/code_functions/test_original_truths.py``
+``tests/tasks/code_functions/data/original_truths.json``, so that ``tests/tasks/code_functions/test_original_truths.py``
 can hold each translation (run through the word sandbox, as the game runs it) to its original on every word.
 
 The originals are model-written Python: they run only in a child process of this script, under resource limits
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-OUTPUT = REPO / "tests" / "code_functions" / "data" / "original_truths.json"
+OUTPUT = REPO / "tests" / "tasks" / "code_functions" / "data" / "original_truths.json"
 HISTORY = ("reference", "guess_the_rule", "code_functions", "history_L1.txt")
 FORMAT = 1
 

@@ -6,7 +6,7 @@ relative to the repository root (never at an absolute path). Every test that nee
 each such test with a message saying what is missing, instead of skipping it or breaking collection.
 
 The environment variable ``WASON_SHARED`` overrides the location of the shared folder (the one holding
-``reference/``), e.g. ``WASON_SHARED=/nonexistent pytest tests/lists/test_rules.py`` shows the failure a
+``reference/``), e.g. ``WASON_SHARED=/nonexistent pytest tests/tasks/lists/test_rules.py`` shows the failure a
 checkout without the reference data gets.
 """
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.aiw.test_aiw_runs import alice_reply
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.lists.test_lists_runs import scientist
+from tests.tasks.aiw.test_aiw_runs import alice_reply
+from tests.tasks.lists.test_lists_runs import scientist
 from wason.cli import main
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.lists.test_lists_runs import scientist
+from tests.tasks.lists.test_lists_runs import scientist
 from wason.cli import main
 from wason.core import session
 from wason.core.game import Move

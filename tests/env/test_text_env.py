@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import FakeModel
-from tests.dynamic_picnic.scripted import ScriptedOracle
-from tests.dynamic_picnic.test_runs import master
 from tests.families.toy import FAMILY
 from tests.inspect.scripted import reply as scripted_reply
+from tests.tasks.dynamic_picnic.scripted import ScriptedOracle
+from tests.tasks.dynamic_picnic.test_runs import master
 from wason.core import registry
 from wason.core.family import EpisodeContext
 from wason.core.memory import EpisodeRecord

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from tests.aiw.test_aiw_runs import alice_reply
-from tests.dynamic_picnic.scripted import openai_reply
-from tests.dynamic_picnic.test_runs import CLASSROOM, master, player
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.lists.test_lists_runs import scientist
+from tests.tasks.aiw.test_aiw_runs import alice_reply
+from tests.tasks.dynamic_picnic.scripted import openai_reply
+from tests.tasks.dynamic_picnic.test_runs import CLASSROOM, master, player
+from tests.tasks.lists.test_lists_runs import scientist
 from wason.cli import main
 from wason.store import Store
 

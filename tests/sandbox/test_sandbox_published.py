@@ -20,7 +20,7 @@ from wason.sandbox import compile_rule
 from wason.tasks.wilt import load_split
 from wason.tasks.wilt.probes import probe_set
 
-# The package's copies of the published lite and full splits (tests/wilt/test_game.py proves they equal the
+# The package's copies of the published lite and full splits (tests/tasks/wilt/test_game.py proves they equal the
 # reference), known at collection; the bayesian extras exist only in the reference data, read when tested.
 PUBLISHED = [(f"{split}/{rule.id}", rule.text) for split in ("lite", "full") for rule in load_split(split)]
 
