@@ -133,19 +133,11 @@ class ToyFamily(Family[ToyRunConfig]):
     summary, action_types = "find the hidden threshold t of x >= t: probes, then one guess", (Probe, Guess)
 
     def items(self, config: ToyRunConfig) -> list[Item]:
-        rng, params = random.Random(config.seed), {"n": config.n, "low": LOW, "high": HIGH}
-        provenance = {
-            "generator": GENERATOR,
-            "version": GENERATOR_VERSION,
-            "seed": config.seed,
-            "params": params,
-        }
+        s, rng, params = config.seed, random.Random(config.seed), {"n": config.n, "low": LOW, "high": HIGH}
+        prov = {"generator": GENERATOR, "version": GENERATOR_VERSION, "seed": s, "params": params}
+        drawn = [rng.randint(LOW, HIGH) for _ in range(config.n)]
         return [
-            (
-                f"toy-{config.seed}-{i}",
-                {"id": i, "threshold": rng.randint(LOW, HIGH), "provenance": provenance},
-            )
-            for i in range(1, config.n + 1)
+            (f"toy-{s}-{i}", {"id": i, "threshold": t, "provenance": prov}) for i, t in enumerate(drawn, 1)
         ]
 
     def game(self, config: ToyRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> ToyGame:
