@@ -34,8 +34,8 @@ TOY = Path(__file__).resolve().parent.parent / "tests" / "families" / "toy" / "_
 _CARD = '''"""The light card of the slowtoy family: what `wason --help` shows of it, without importing it."""
 
 CARD = {
-    "title": "Slow toy threshold",
-    "summary": "find the hidden threshold t of x >= t (a plugin with a slow import)",
+    "title": "Toy threshold",
+    "summary": "find the hidden threshold t of x >= t: probes, then one guess",
     "commands": "slowtoy tools",
     "playable": True,
 }
