@@ -60,8 +60,3 @@ def redact_url(url: str) -> str:
         'postgresql://alice:***@db/wason'
     """
     return _hide(url, _URL_PASSWORD, _URL_PARAM)
-
-
-def redact_optional(text: str | None) -> str | None:
-    """:func:`redact`, passing ``None`` through."""
-    return None if text is None else redact(text)

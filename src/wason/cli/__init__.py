@@ -122,15 +122,14 @@ def _top_parser() -> tuple[_Parser, Any]:
     return parser, parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
 
-def _top_help() -> str | None:
-    """What ``wason --help`` prints, from the commands' and the built-in families' help lines alone (0.05 s,
-    where building every command's parser imports every family, 0.8 s); None when a family outside
-    :mod:`wason.tasks` is known (a plugin, or one registered in this process), whose line needs it loaded."""
+def _top_help() -> str:
+    """What ``wason --help`` prints, from the commands' help lines and the families' cards alone (0.1 s, where
+    building every command's parser imports the commands' modules and pydantic): the same text."""
     from wason.core import registry
 
     family_commands = registry.command_lines()
-    if family_commands is None:
-        return None
+    for reason in registry.bad_cards().values():
+        print(f"wason: warning: {reason}", file=sys.stderr)
     parser, sub = _top_parser()
     for name, command in COMMANDS.items():
         sub.add_parser(name, help=command.help)
@@ -160,10 +159,22 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     for name, command in COMMANDS.items():
         command.add_arguments(sub, ctx)
         if name == "session":
-            for fam in ctx.families:
-                if fam.commands:
-                    fam.add_commands(sub.add_parser(fam.name, help=fam.commands))
+            _add_family_commands(sub, ctx)
     return parser
+
+
+def _add_family_commands(sub: Any, ctx: ParserContext) -> None:
+    """``wason NAME`` of each family with commands of its own: their parser for a family the command line
+    names, a choice with its card's line for the others (a plugin without a card is left out until named)."""
+    from wason.core import registry
+
+    for name in ctx.names:
+        fam = ctx.loaded.get(name)
+        if fam is not None:
+            if fam.commands:
+                fam.add_commands(sub.add_parser(name, help=fam.commands))
+        elif name not in registry.broken() and (card := registry.card(name)) is not None and card.commands:
+            sub.add_parser(name, help=card.commands)
 
 
 def _loaded(module: str, name: str) -> tuple[type[BaseException], ...]:
@@ -236,8 +247,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(version_line())
         return 0
-    if given in (["--help"], ["-h"]) and (text := _top_help()) is not None:  # the same, without the families
-        sys.stdout.write(text)
+    if given in (["--help"], ["-h"]):  # the parser's help, without building it
+        sys.stdout.write(_top_help())
         return 0
     from wason.cli.common import _db_reason, _keep_undecodable_input, _not_text, _one_line, _reasons
     from wason.redaction import redact

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli import COMMANDS, _Parser
 from wason.cli.common import ParserContext, UserError, _given, _reasons, add_config_flags
 from wason.core import registry
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
@@ -23,11 +23,10 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
         "hidden item in what a client reads: a line per check; exit 1 when one fails.",
     )
     fams = p.add_subparsers(dest="family", metavar="NAME", parser_class=_Parser)
-    for name in ctx.unloaded:
-        fams.add_parser(name)
-    from wason.env.audit import MAX_AUDIT_GAMES
-
+    ctx.add_unloaded(fams, lambda card: card.summary)  # choices without their flags
     for fam in ctx.families:
+        from wason.env.audit import MAX_AUDIT_GAMES  # gymnasium and numpy: only for the family named
+
         fp = fams.add_parser(fam.name, help=fam.summary, description=f"{fam.title}: the reward audit")
         add_config_flags(fp, fam.config_type, play=False)
         fp.add_argument(
@@ -43,6 +42,8 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    import asyncio
+
     from wason.env.audit import audit, failed
 
     if args.family is None:

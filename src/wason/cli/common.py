@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wason.core import registry
-from wason.core.family import Family, RunSettings, field_range, own_fields, refusal
 
-if TYPE_CHECKING:  # the store, rich and pydantic's errors are imported where used (start-up, issue 39)
+if (
+    TYPE_CHECKING
+):  # the store, rich, pydantic and the family machinery are imported where used (issues 39, 53)
     from pydantic.fields import FieldInfo
     from rich.console import Console
 
+    from wason.core.family import Family, RunSettings
     from wason.store import Store
 
 
@@ -43,6 +45,17 @@ class ParserContext:
     def unloaded(self) -> list[str]:
         """The families this command line does not name: choices, without their flags."""
         return [n for n in self.names if n not in self.loaded and n not in registry.broken()]
+
+    def add_unloaded(self, sub: Any, shown: Callable[[registry.Card], str | None]) -> None:
+        """A choice of ``sub`` for each family of :attr:`unloaded`, without its flags: with the help line
+        ``shown`` makes of the family's card (None: the family is not a choice of this command), or its name
+        alone for a plugin without a card (nothing is imported to say more)."""
+        for name in self.unloaded:
+            card = registry.card(name)
+            if card is None:
+                sub.add_parser(name, help="")
+            elif (text := shown(card)) is not None:
+                sub.add_parser(name, help=text)
 
 
 class UserError(Exception):
@@ -96,6 +109,8 @@ def _record_id(what: str) -> Callable[[str], int]:
 
 def family_fields(config_type: type[RunSettings], *, play: bool = False) -> dict[str, FieldInfo]:
     """The fields of a family's configuration that are its own command-line flags."""
+    from wason.core.family import own_fields
+
     # in `wason play` and `wason session start`, --seed draws the item to play
     skip = {"seed", *config_type.not_in_play} if play else set()
     return {n: config_type.model_fields[n] for n in own_fields(config_type) if n not in skip}
@@ -103,6 +118,8 @@ def family_fields(config_type: type[RunSettings], *, play: bool = False) -> dict
 
 def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSettings], *, play: bool) -> None:
     """One flag per field; every default is left to the configuration (flags not given are not passed)."""
+    from wason.core.family import field_range
+
     for name, info in family_fields(config_type, play=play).items():
         flag = "--" + config_type.flag_names.get(name, name).replace("_", "-")
         kind, _ = _unwrap(info.annotation)
@@ -136,21 +153,18 @@ def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSetti
 
 
 def _families_for(argv: list[str]) -> tuple[list[str], dict[str, Family[Any]]]:
-    """Every family name, and the families this command line needs loaded: the ones it names (all of them for a
-    ``--help`` that names none). Importing a family is most of wason's start-up, so ``wason runs`` or ``wason eval
-    NAME`` do not pay for the others."""
+    """Every family name, and the families this command line needs loaded: the ones it names. Importing a family
+    is most of wason's start-up, so ``wason runs`` or ``wason eval NAME`` do not pay for the others, and help that
+    lists every family (``wason eval --help``) shows their cards (:func:`wason.core.registry.card`)."""
     names = registry.names()
-    named = [n for n in names if n in argv]
-    # help for a family's command (`wason eval NAME --help`) needs that family only; help that lists every
-    # family (`wason --help`, `wason eval --help`) needs them all
-    wanted = names if {"-h", "--help"} & set(argv) and not named else named
     loaded = {}
-    for name in wanted:
+    for name in [n for n in names if n in argv]:
         try:
             loaded[name] = registry.get(name)
         except registry.FamilyLoadError:
             continue
-    for reason in registry.broken().values():
+    registry.cards()  # read now, to warn of a broken one here
+    for reason in [*registry.broken().values(), *registry.bad_cards().values()]:
         print(f"wason: warning: {reason}", file=sys.stderr)
     return names, loaded
 
@@ -209,6 +223,8 @@ def _db_reason(exc: Exception) -> str:
 
 def _reasons(exc: Exception) -> str:
     from pydantic import ValidationError
+
+    from wason.core.family import refusal
 
     if isinstance(exc, ValidationError):  # keep only the reasons, naming the field
         return refusal(exc)

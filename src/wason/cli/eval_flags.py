@@ -4,12 +4,13 @@ so this module imports no more than the parser needs; the run itself is :mod:`wa
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wason.cli import COMMANDS, _Parser
 from wason.cli.common import ParserContext, _record_id, add_config_flags
-from wason.core.family import Family, RunSettings, field_range
-from wason.models.spec import LOCAL_DEFAULT_MAX_TOKENS
+
+if TYPE_CHECKING:  # the family machinery is imported for a family the command line names (issue 53)
+    from wason.core.family import Family
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
@@ -43,8 +44,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
         help="do not run the solver baseline after the resumed run",
     )
     ev_sub = ev.add_subparsers(dest="family", metavar="NAME", parser_class=_Parser)
-    for name in ctx.unloaded:  # a family this command line does not name is a choice, without its flags
-        ev_sub.add_parser(name)
+    ctx.add_unloaded(ev_sub, lambda card: card.summary)  # choices without their flags
     for fam in ctx.families:
         fe = ev_sub.add_parser(
             fam.name,
@@ -59,6 +59,8 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
 
 def _add_limit_flag(parser: argparse.ArgumentParser) -> None:
     """``--limit N``, which every family takes: the engine plays the first N items (each with all its trials)."""
+    from wason.core.family import RunSettings, field_range
+
     info = RunSettings.model_fields["limit"]
     parser.add_argument(
         "--limit",
@@ -70,7 +72,7 @@ def _add_limit_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_model_flags(parser: argparse.ArgumentParser, family: Family[Any]) -> None:
-    from wason.models.spec import DEFAULT_MODEL
+    from wason.models.spec import DEFAULT_MODEL, LOCAL_DEFAULT_MAX_TOKENS
 
     players = family.players
     parser.add_argument(

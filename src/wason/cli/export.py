@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _db, _record_id
-from wason.store import Store
+
+if TYPE_CHECKING:  # imported where used: building the parser imports no store (issue 53)
+    from rich.console import Console
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
@@ -47,6 +47,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
         from wason.report.export import require_pyarrow
 
         require_pyarrow()
+    from wason.store import Store
+
     store = Store(_db(args))
     for run_id in args.runs:
         store.get_run(run_id)  # an unknown run is one line, before anything is written

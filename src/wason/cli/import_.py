@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _db
-from wason.store import Store
+
+if TYPE_CHECKING:  # imported where used: building the parser imports no store (issue 53)
+    from rich.console import Console
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
@@ -30,6 +30,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from wason.report.inspect_log import require_inspect
 
     require_inspect()
+    from wason.store import Store
+
     store = Store(_db(args))
     try:
         done = import_logs(store, args.logs)

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import getpass
 import random
 import sys
 from collections.abc import Callable
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli import COMMANDS, _Parser
 from wason.cli.common import (
@@ -23,11 +20,13 @@ from wason.cli.common import (
     _undecodable,
     add_config_flags,
 )
-from wason.core import registry, session
-from wason.core.family import Family, Item, PlayIO, RunSettings
-from wason.core.game import PlayerLeft
-from wason.core.records import HUMAN, person_name
-from wason.store import Store
+from wason.core import registry
+
+if TYPE_CHECKING:  # imported where used: building the parser imports no store, no game machinery (issue 53)
+    from rich.console import Console
+
+    from wason.core.family import Family, Item, RunSettings
+    from wason.store import Store
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
@@ -41,8 +40,9 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     )
     pl.add_argument("--session", type=_record_id("session"), metavar="ID", help="go on with a stored game")
     pl_sub = pl.add_subparsers(dest="family", metavar="NAME", parser_class=_Parser)
-    for name in ctx.unloaded:  # a family this command line does not name is a choice, without its flags
-        pl_sub.add_parser(name)
+    ctx.add_unloaded(
+        pl_sub, lambda card: f"{card.title}: {card.summary}" if card.playable else None
+    )  # choices without their flags
     for fam in ctx.families:
         if fam.playable:
             fp = pl_sub.add_parser(fam.name, parents=[ctx.store_opts], help=f"{fam.title}: {fam.summary}")
@@ -73,6 +73,12 @@ def _pick(family: Family[Any], args: argparse.Namespace, items: list[Item], wher
 
 
 def _play(args: argparse.Namespace, console: Console) -> int:
+    import asyncio
+
+    from wason.core import session
+    from wason.core.records import HUMAN
+    from wason.store import Store
+
     store = Store(_db(args))
     write: Callable[[str], None] = lambda s: console.print(s, markup=False, highlight=False)  # noqa: E731
     if args.session is not None:
@@ -96,6 +102,8 @@ def _play(args: argparse.Namespace, console: Console) -> int:
 def _person(given: str | None) -> str:
     """Who plays at the terminal, as on the web: ``--name``, else asked once (the login name on Enter), or the
     login name when no one is at a terminal to ask (input piped in)."""
+    from wason.core.records import person_name
+
     login = getpass.getuser()
     if given is None and sys.stdin.isatty():
         try:
@@ -120,6 +128,10 @@ def _where(config: RunSettings) -> str:
 
 
 async def _play_session(store: Store, session_id: int, write: Callable[[str], None], *, resumed: bool) -> int:
+    from wason.core import session
+    from wason.core.family import PlayIO
+    from wason.core.game import PlayerLeft
+
     family, config, episode, live = await session.load(store, session_id)
     if live.done or episode.status != "running":
         raise UserError(f"session {session_id} is {episode.status}; there is nothing left to play")

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli import COMMANDS, _Parser
 from wason.cli.common import (
@@ -23,15 +20,18 @@ from wason.cli.common import (
     add_config_flags,
 )
 from wason.cli.play import _pick, _where
-from wason.core import registry, session
-from wason.store import Store
+from wason.core import registry
+
+if TYPE_CHECKING:  # imported where used: building the parser imports no store, no sessions (issue 53)
+    from rich.console import Console
+
+    from wason.store import Store
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """``wason session start|step|view|summary``, with a choice of ``start`` per family."""
     st_sub = _session_parsers(sub, ctx.store_opts, ctx.names)
-    for name in ctx.unloaded:  # a family this command line does not name is a choice, without its flags
-        st_sub.add_parser(name)
+    ctx.add_unloaded(st_sub, lambda card: card.summary)  # choices without their flags
     for fam in ctx.families:
         fs = st_sub.add_parser(fam.name, parents=[ctx.store_opts], help=fam.summary)
         add_config_flags(fs, fam.config_type, play=True)
@@ -89,6 +89,11 @@ def _actions(family: str) -> list[str]:
     user's."""
     if family not in registry.names():
         raise UserError(f"{family!r} is not a game ({', '.join(registry.names())})")
+    import asyncio
+
+    from wason.core import session
+    from wason.store import Store
+
     with tempfile.TemporaryDirectory(prefix="wason-actions-") as scratch:
         store = Store(f"sqlite:///{Path(scratch) / 'actions.db'}")
         try:
@@ -104,6 +109,11 @@ def _session(args: argparse.Namespace) -> int:
     ):
         print("\n".join(_actions(args.family if args.session_command == "actions" else args.target)))
         return 0
+    import asyncio
+
+    from wason.core import session
+    from wason.store import Store
+
     store = Store(_db(args))
     out: dict[str, Any]
     if args.session_command == "start":
@@ -130,6 +140,8 @@ def _session(args: argparse.Namespace) -> int:
 
 
 async def _step(store: Store, args: argparse.Namespace) -> dict[str, Any]:
+    from wason.core import session
+
     if (args.action is None) == (args.text is None):
         raise UserError("give the action as JSON or --text REPLY (one of them)")
     if args.text is not None:

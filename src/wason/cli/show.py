@@ -7,15 +7,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _as_json, _db, _record_id, _report, _warn_truncated
-from wason.engine import baselines_of
-from wason.store import Store
+
+if TYPE_CHECKING:  # imported where used: building the parser imports no store (issue 53)
+    from rich.console import Console
+
+    from wason.store import Store
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
@@ -66,8 +66,10 @@ def _add_table_flags(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    from wason.engine import baselines_of
     from wason.report.compare import comparison_runs, print_comparison
     from wason.report.tables import episode_json, transcript
+    from wason.store import Store
 
     store = Store(_db(args))
     runs: list[int] = list(dict.fromkeys(args.runs))
@@ -121,6 +123,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
 
 
 def _show_novelty(store: Store, runs: list[int], args: argparse.Namespace, console: Console) -> int:
+    from rich.table import Table
+
     from wason.metrics.embedding import EmbeddingUnavailable
     from wason.report.compare import latex_escape
     from wason.report.novelty import novelty_figure, novelty_report, novelty_rows

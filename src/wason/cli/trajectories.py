@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli import COMMANDS, _Parser
 from wason.cli.common import ParserContext, UserError, _db, _given, _reasons, _record_id, add_config_flags
 from wason.core import registry
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
@@ -33,8 +33,7 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     p.add_argument("--success-only", action="store_true", help="with --from-runs: the won episodes only")
     p.add_argument("--to", metavar="FILE", help="the JSON lines file to write (replaced)")
     fams = p.add_subparsers(dest="family", metavar="NAME", parser_class=_Parser)
-    for name in ctx.unloaded:
-        fams.add_parser(name)
+    ctx.add_unloaded(fams, lambda card: card.summary)  # choices without their flags
     for fam in ctx.families:
         fp = fams.add_parser(
             fam.name, parents=[out], help=fam.summary, description=f"{fam.title}: solver games"
@@ -66,6 +65,8 @@ def _write(path: str, trajectories: list[dict[str, Any]]) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    import asyncio
+
     from wason.env.trajectories import TrajectoryError, run_trajectories, solver_trajectories
 
     try:

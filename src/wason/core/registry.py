@@ -11,7 +11,16 @@ A plugin declares, in its ``pyproject.toml``::
     [project.entry-points."wason.tasks"]
     mygame = "mypackage.mygame:FAMILY"
 
-where ``FAMILY`` is a :class:`~wason.core.family.Family` instance whose ``name`` is ``mygame``.
+where ``FAMILY`` is a :class:`~wason.core.family.Family` instance whose ``name`` is ``mygame``. What the command
+line shows of a family it does not run (its one-line help, the help of its own command) comes from its
+:class:`Card`, read without importing the family: :data:`wason.tasks.CARDS` for the built-in ones, and for a
+plugin the optional entry point of the same name in the group ``wason.cards``, which names a mapping in a module
+that imports nothing heavy::
+
+    [project.entry-points."wason.cards"]
+    mygame = "mypackage.card:CARD"   # CARD = {"title": ..., "summary": ..., "commands": ..., "playable": ...}
+
+A plugin without a card is listed by name only until it is used.
 """
 
 from __future__ import annotations
@@ -19,6 +28,8 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +38,7 @@ if TYPE_CHECKING:
     from wason.core.family import Family
 
 ENTRY_POINT_GROUP = "wason.tasks"
+CARD_GROUP = "wason.cards"
 FILES_VARIABLE = "WASON_FAMILIES"
 """The environment variable naming family files (``a.py:FAMILY``, separated by ``os.pathsep``) every process
 loads: how ``wason show`` finds again a family that ``wason eval ./a.py`` played from a file."""
@@ -40,9 +52,22 @@ class FamilyLoadError(ValueError):
     """A registered family could not be loaded (its module fails to import, or it is not a Family)."""
 
 
+@dataclass(frozen=True)
+class Card:
+    """What the command line shows of a family without importing it: its :class:`~wason.core.family.Family`'s
+    ``title``, ``summary`` (its line in ``wason eval --help``), ``commands`` (the help of ``wason NAME``, empty
+    when it has no commands of its own) and ``playable``."""
+
+    title: str = ""
+    summary: str = ""
+    commands: str = ""
+    playable: bool = False
+
+
 _registered: dict[str, Family[Any]] = {}
 _broken: dict[str, str] = {}
-_scanned: tuple[tuple[str, ...], dict[str, Any]] | None = None
+_bad_cards: dict[str, str] = {}
+_scanned: tuple[tuple[str, ...], dict[str, Any], dict[str, Any]] | None = None
 _files_read: str | None = None  # the value of $WASON_FAMILIES last loaded
 
 
@@ -56,11 +81,20 @@ def _plugins() -> dict[str, Any]:
     """The installed packages' entry points of the group, by name: read once per process, and again only when
     ``sys.path`` changes. Reading them scans every installed distribution (7-10 ms here), and the server asks
     for the families on every page; a plugin installed while a process runs is found by the next process."""
+    return dict(_scan()[1])
+
+
+def _scan() -> tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]:
     global _scanned
     where = tuple(sys.path)
     if _scanned is None or _scanned[0] != where:
-        _scanned = (where, {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)})
-    return dict(_scanned[1])
+        found = entry_points()
+        _scanned = (
+            where,
+            {ep.name: ep for ep in found.select(group=ENTRY_POINT_GROUP)},
+            {ep.name: ep for ep in found.select(group=CARD_GROUP)},
+        )
+    return _scanned
 
 
 def register(family: Family[Any], *, replace: bool = False) -> Family[Any]:
@@ -77,6 +111,7 @@ def unregister(name: str) -> None:
     """Forget a family registered with :func:`register` (tests use it to clean up)."""
     _registered.pop(name, None)
     _broken.pop(name, None)
+    _bad_cards.pop(name, None)
 
 
 def names() -> list[str]:
@@ -159,29 +194,58 @@ def explicit() -> dict[str, str] | None:
     return out
 
 
-def only_builtin() -> bool:
-    """Whether every family known is the built-in one of its name: no plugin is installed and nothing was
-    registered beside or over a built-in family. What :mod:`wason.tasks` says of the families then holds
-    without importing any of them (``wason --help``)."""
-    builtin = _builtin()
-    if names() != list(builtin):
-        return False
-    for name, family in _registered.items():
-        module, _, attr = builtin[name].partition(":")
-        if getattr(sys.modules.get(module), attr, None) is not family:
-            return False
-    return True
+def card(name: str) -> Card | None:
+    """What the command line shows of the family ``name`` without importing it: the family's own attributes
+    when it is loaded or registered, :data:`wason.tasks.CARDS` for a built-in one, a plugin's ``wason.cards``
+    entry point; None for a plugin without a card, or whose card is broken (see :func:`bad_cards`)."""
+    if name in _registered:
+        family = _registered[name]
+        return Card(family.title, family.summary, family.commands, family.playable)
+    if name in _builtin():
+        from wason.tasks import CARDS
 
-
-def command_lines() -> dict[str, str] | None:
-    """The help line of each family's own command (``wason NAME ...``, its ``Family.commands``), in order, without
-    importing a family: :mod:`wason.tasks`' table when :func:`only_builtin`; None otherwise (the families must be
-    loaded to say)."""
-    if not only_builtin():
+        return Card(**CARDS[name])
+    entry = _scan()[2].get(name)
+    if entry is None or name not in _plugins():
         return None
-    from wason.tasks import COMMANDS
+    if name in _bad_cards:
+        return None
+    try:
+        return _read_card(entry.load())
+    except Exception as exc:  # the plugin's own bug: one line, and its family is shown by name only
+        _bad_cards[name] = (
+            f"task family {name!r}: its card ({entry.value}) cannot be read: {type(exc).__name__}: {exc}"
+        )
+        return None
 
-    return dict(COMMANDS)
+
+def _read_card(found: Any) -> Card:
+    if not isinstance(found, Mapping):
+        raise TypeError(f"a card is a mapping, not {type(found).__name__}")
+    known = [f.name for f in fields(Card)]
+    for key, value in found.items():
+        if key not in known:
+            raise ValueError(f"{key!r} is not a card's field ({', '.join(known)})")
+        kind = bool if key == "playable" else str
+        if not isinstance(value, kind):
+            raise TypeError(f"its {key} is not a {kind.__name__}")
+    return Card(**found)
+
+
+def cards() -> dict[str, Card | None]:
+    """:func:`card` of every family name, in :func:`names`' order; nothing is imported but cards."""
+    return {name: card(name) for name in names()}
+
+
+def command_lines() -> dict[str, str]:
+    """The help line of each family's own command (``wason NAME ...``, its ``Family.commands``), in order, from
+    the cards: without importing a family (a plugin without a card is left out until it is loaded)."""
+    return {name: found.commands for name, found in cards().items() if found is not None and found.commands}
+
+
+def bad_cards() -> dict[str, str]:
+    """Plugins whose card could not be read, with the reason (after :func:`card` tried them)."""
+    return dict(_bad_cards)
 
 
 def register_from(targets: dict[str, str]) -> None:

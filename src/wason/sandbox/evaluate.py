@@ -69,7 +69,7 @@ class Val(NamedTuple):
 
     Attributes:
         v: the numeric value: float64, or a bool array for comparisons and other 0/1 results (converted by
-            :func:`_num` before any arithmetic, so numpy's bool arithmetic never applies).
+            :func:`_numval` before any arithmetic, so numpy's bool arithmetic never applies).
         i: True where the value is a Python int (or bool).
         e: True where Python would have raised; None when it cannot raise anywhere.
     """
@@ -272,11 +272,6 @@ def _truthy(a: Val) -> B:
         return a.v
     # nan is truthy in Python, and nan != 0 is True
     out: B = a.v != 0
-    return out
-
-
-def _num(v: npt.NDArray[Any]) -> F:
-    out: F = v.astype(np.float64) if v.dtype == np.bool_ else v
     return out
 
 

@@ -30,6 +30,10 @@ clock (a verdict does not depend on how busy the machine is; the judges are boun
 that cannot start, because :data:`MAX_MOVES` are under way or it waited :data:`MOVE_WAIT_SECONDS` for its game's
 earlier moves and a free worker, is refused (:class:`Busy`, a 503 with ``Retry-After``) and not applied.
 
+A worker process that ends under the server (killed, out of memory) is replaced by a new one, and the page it
+was building is built again there, once; only when that one ends too is the page refused (:class:`WorkerLost`,
+a 503), and the next page gets another worker. The server never needs a restart for it.
+
 A lane builds one page at a time. A page about one run (its page, its figures) goes to the run's lane
 (``key``), so a run's figures are drawn by one builder at a time (a second first visit finds them drawn); any
 other page goes to the lane with the fewest pages waiting. The same page asked for while it is being built
@@ -51,8 +55,7 @@ import signal
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -92,6 +95,11 @@ class Busy(RuntimeError):
     shortly) and nothing of it is applied."""
 
 
+class WorkerLost(Busy):
+    """The worker building a page ended under it (killed, out of memory) and so did the new one it was given
+    (503, try again shortly; the next page gets another new worker)."""
+
+
 class Lanes:
     """Executors of one worker each: the pages of a run on its own, the others on the least busy."""
 
@@ -121,19 +129,39 @@ class Lanes:
         return min(range(len(self._executors)), key=lambda i: self._waiting[i])
 
     async def run(self, key: int | None, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` on the lane of ``key``; the caller awaits it without blocking the loop."""
+        """``fn(*args)`` on the lane of ``key``; the caller awaits it without blocking the loop.
+
+        When the lane's worker has ended (killed, out of memory: its executor is broken), the lane gets a new
+        one and the page is built again there, once (a page only reads); when that one breaks too, the page is
+        refused (:class:`WorkerLost`, a 503) and the next page gets yet another."""
         lane = self._choose(key)
-        executor = self._executors[lane]
+        loop = asyncio.get_running_loop()
         self._waiting[lane] += 1
         try:
-            return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
-        except BrokenProcessPool:
-            # the worker died (killed, out of memory): the next page gets a new one; this one is a 500
-            if self._executors[lane] is executor:
-                self._executors[lane] = self._new()
-            raise
+            executor = self._executors[lane]
+            try:
+                return await loop.run_in_executor(executor, fn, *args)
+            except BrokenExecutor:
+                self._replace(lane, executor)
+            executor = self._executors[lane]
+            try:
+                return await loop.run_in_executor(executor, fn, *args)
+            except BrokenExecutor:
+                self._replace(lane, executor)
+                raise WorkerLost(
+                    "the worker process building this page ended twice (killed, or out of memory); try again "
+                    "in a few seconds"
+                ) from None
         finally:
             self._waiting[lane] -= 1
+
+    def _replace(self, lane: int, broken: Executor) -> None:
+        """A new executor for ``lane`` in place of ``broken`` (once, however many pages saw it break)."""
+        if self._executors[lane] is not broken:
+            return
+        log.warning("a page worker ended (killed, or out of memory); lane %d gets a new one", lane)
+        self._executors[lane] = self._new()
+        broken.shutdown(wait=False, cancel_futures=True)
 
     def warm(self, *, figures: bool = False) -> list[Future[None]]:
         """Start every worker now: a process imports the pages (and matplotlib, for ``figures``) before any
@@ -332,8 +360,9 @@ class MovePool:
             if self.kind == "process":
                 return await loop.run_in_executor(executor, _in_worker, fn, store.connect_url, args)
             return await loop.run_in_executor(executor, functools.partial(fn, store), *args)
-        except BrokenProcessPool:
-            # the worker died (killed, out of memory): the next move gets a new pool; this one is a 500
+        except BrokenExecutor:
+            # the worker died (killed, out of memory): the next move gets a new pool; this one is a 500, not
+            # tried again (the move may have been applied before its worker died)
             if self._executor is executor:
                 self._executor = self._new()
             raise
@@ -527,6 +556,7 @@ __all__ = [
     "Busy",
     "Lanes",
     "MovePool",
+    "WorkerLost",
     "build",
     "in_process",
     "move",

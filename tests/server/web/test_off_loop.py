@@ -9,12 +9,15 @@ import asyncio
 import contextlib
 import io
 import json
+import os
 import re
 import shutil
+import signal
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -224,6 +227,62 @@ def test_wason_serve_builds_pages_in_a_worker_process(
     assert app.state.page_lanes is None
     with pytest.raises(RuntimeError):  # stopped with the app
         workers._executors[0].submit(int)
+
+
+def _kill_page_worker(lanes: offload.Lanes) -> None:
+    """End the lane's worker process as the kernel's OOM killer would (SIGKILL), and wait until it is gone."""
+    executor = lanes._executors[0]
+    assert isinstance(executor, ProcessPoolExecutor)
+    processes = list((executor._processes or {}).values())
+    assert len(processes) == 1
+    os.kill(processes[0].pid, signal.SIGKILL)
+    processes[0].join(timeout=60)
+    assert not processes[0].is_alive()
+
+
+def test_a_killed_page_worker_is_replaced_and_the_next_page_is_built(runs: tuple[Path, list[int]]) -> None:
+    """Issue 52: a worker killed under the server used to leave its lane broken (every page of it a 500 until
+    a restart); now the lane gets a new worker and the page is built there."""
+    app = create_app(str(runs[0]))
+    offload.use_processes(app, lanes=1)
+    a = runs[1][0]
+    with TestClient(app, base_url="http://127.0.0.1") as web:
+        _wait_until_warm(app)
+        lanes = app.state.page_lanes
+        assert web.get("/runs").status_code == 200
+        first = lanes._executors[0]
+        _kill_page_worker(lanes)
+        page = web.get("/runs")
+        assert page.status_code == 200 and f"/runs/{a}" in page.text
+        assert lanes._executors[0] is not first  # a new worker process built it
+        assert web.get(f"/runs/{a}/episodes/0").status_code == 200
+        _kill_page_worker(lanes)  # again: every time
+        assert web.get(f"/runs/{a}").status_code == 200
+
+
+def test_a_page_whose_new_worker_breaks_too_is_a_503_and_the_next_page_is_built(
+    runs: tuple[Path, list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = create_app(str(runs[0]))
+    offload.use_processes(app, lanes=1)
+
+    class Broken(ThreadPoolExecutor):
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            raise BrokenProcessPool("a worker process ended")
+
+    with TestClient(app, base_url="http://127.0.0.1") as web:
+        _wait_until_warm(app)
+        lanes = app.state.page_lanes
+        real = lanes._new
+        monkeypatch.setattr(lanes, "_new", Broken)  # the new worker breaks at once too
+        _kill_page_worker(lanes)
+        refused = web.get("/runs", headers={"accept": "application/json"})
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+        assert "ended twice" in refused.json()["error"] and "Traceback" not in refused.text
+        shown = web.get("/runs", headers={"accept": "text/html"})
+        assert shown.status_code == 503 and "ended twice" in shown.text
+        monkeypatch.setattr(lanes, "_new", real)  # the machine has memory again: the next worker lives
+        assert web.get("/runs").status_code == 200
 
 
 def _wait_until_warm(app: Any) -> None:
