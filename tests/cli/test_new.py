@@ -19,7 +19,14 @@ from wason.testing import check_family
 
 def test_the_package_s_family_is_the_example_under_its_name(tmp_path: Path) -> None:
     files = package_files("zen-do")
-    assert sorted(files) == ["README.md", "pyproject.toml", "src/zen_do/__init__.py", "tests/test_family.py"]
+    assert sorted(files) == [
+        "README.md",
+        "pyproject.toml",
+        "src/zen_do/__init__.py",
+        "src/zen_do/card.py",
+        "tests/test_family.py",
+    ]
+    assert 'zen-do = "zen_do.card:CARD"' in files["pyproject.toml"]
     assert 'zen-do = "zen_do:FAMILY"' in files["pyproject.toml"]
     source = files["src/zen_do/__init__.py"]
     assert (
@@ -85,7 +92,7 @@ def test_wason_new_demo_installs_with_pip_and_passes_its_own_test(tmp_path: Path
         cwd=tmp_path,
     )
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "2 passed" in tests.stdout
+    assert "3 passed" in tests.stdout
     played = subprocess.run(
         [python, "-m", "wason.cli", "eval", "demo", "--player", "solver", "--db", str(tmp_path / "d.db")],
         capture_output=True,
@@ -95,3 +102,7 @@ def test_wason_new_demo_installs_with_pip_and_passes_its_own_test(tmp_path: Path
     )
     assert played.returncode == 0, played.stderr
     assert "Run 1: demo by solver [completed]" in played.stdout and "5/5" in played.stdout
+    helped = subprocess.run(
+        [python, "-m", "wason.cli", "eval", "--help"], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert "find the secret k of 'x is a multiple of k'" in helped.stdout  # from its card

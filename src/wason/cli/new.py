@@ -7,12 +7,13 @@ import argparse
 import re
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError
+
+if TYPE_CHECKING:  # rich is imported by the command that prints, not by building the parser (start-up)
+    from rich.console import Console
 
 # a family's name: lower-case words joined by "-", short enough for a flag, a table column and a package name
 NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
@@ -56,8 +57,12 @@ def package_files(name: str) -> dict[str, str]:
         if old not in source:  # the example changed under this command: its test says so
             raise RuntimeError(f"wason.examples.hello no longer has {old!r}")
         source = source.replace(old, new)
+    from wason.examples.hello import FAMILY
+
+    card = {"title": camel, "summary": FAMILY.summary, "playable": FAMILY.playable}
     return {
         "pyproject.toml": PYPROJECT.format(name=name, package=package),
+        f"src/{package}/card.py": CARD.format(card=card),
         "README.md": README.format(name=name, package=package),
         f"src/{package}/__init__.py": source,
         "tests/test_family.py": TEST.format(name=name, package=package),
@@ -98,6 +103,10 @@ dependencies = ["wason"]
 [project.entry-points."wason.tasks"]
 {name} = "{package}:FAMILY"
 
+# what `wason --help` shows of it without importing it (keep it saying what the family says)
+[project.entry-points."wason.cards"]
+{name} = "{package}.card:CARD"
+
 [tool.hatch.build.targets.wheel]
 packages = ["src/{package}"]
 
@@ -123,7 +132,14 @@ The family is `src/{package}/__init__.py`; docs/families.md says what to add nex
 columns) and lists every member a family may give.
 """
 
+CARD = """\
+# What wason's help shows of the family without importing it: keep it saying what the family says (a test does).
+CARD = {card!r}
+"""
+
 TEST = """\
+from importlib.metadata import entry_points
+
 from wason.core import registry
 from wason.testing import check_family
 
@@ -137,4 +153,9 @@ def test_the_family_passes_the_contract() -> None:
 
 def test_wason_finds_the_installed_family_by_name() -> None:
     assert registry.get("{name}") is FAMILY
+
+
+def test_its_card_says_what_the_family_says() -> None:
+    card = entry_points(group="wason.cards")["{name}"].load()
+    assert card == {{"title": FAMILY.title, "summary": FAMILY.summary, "playable": FAMILY.playable}}
 """

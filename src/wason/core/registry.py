@@ -336,12 +336,15 @@ def _registered_target(where: str, attr: str, module: Any) -> Family[Any]:
 
 
 def _env_files() -> None:
-    """Load the family files ``$WASON_FAMILIES`` names, once per value; a file that fails is one broken family."""
+    """Load the family files ``$WASON_FAMILIES`` names, once per value; a file that fails is one broken family
+    (until the variable changes)."""
     global _files_read
     value = os.environ.get(FILES_VARIABLE, "")
     if value == _files_read:
         return
     _files_read = value
+    for key in [k for k in _broken if k.startswith(f"${FILES_VARIABLE}: ")]:
+        del _broken[key]
     for target in _file_targets(value):
         try:
             load_target(target)
