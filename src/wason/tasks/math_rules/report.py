@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.records import (
     CallTotals,
@@ -21,7 +22,6 @@ from wason.core.records import (
     run_header,
 )
 from wason.core.results import (
-    Column,
     Mean,
     Message,
     Results,
@@ -34,6 +34,7 @@ from wason.core.results import (
     votes_text,
     yes_no,
 )
+from wason.core.tally import WIN_LEGEND, MeanScore, Tally, judged_scores
 from wason.metrics.rates import mean_present
 
 SOLVER_LEGEND = (
@@ -115,35 +116,27 @@ def math_protocol(config: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _seconds(store: RunReader, episode: EpisodeRow) -> float | None:
-    """A game's time, from its episode's start to its end (None while it runs)."""
-    return episode.seconds
-
-
 def summarize(
     eps: Sequence[EpisodeRow], judges: Sequence[str], seconds: Sequence[float | None] = ()
 ) -> dict[str, Any]:
     """The numbers of a set of episodes; errored episodes count as losses in ``n`` (and apart)."""
-    done = [e for e in eps if e.status == "completed"]
-    metrics = [e.metrics or {} for e in done]
-    n = sum(e.status in ("completed", "errored") for e in eps)  # games not played yet are in no rate
-    won = [m for e, m in zip(done, metrics, strict=True) if e.success]
-    guesses = [g for m in metrics for g in (m.get("guesses") or [])]
+    t = Tally(eps)
+    won = t.succeeded
     return {
         "episodes": len(eps),
-        "errored": sum(e.status == "errored" for e in eps),
-        "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
-        "wins": Rate.of(sum(bool(e.success) for e in done), n),
-        "judges": {j: Rate.of(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges},
-        "turns": mean_present([m.get("turns") for m in metrics]),
-        "turns_to_solution": mean_present([m.get("turns") for m in won]),
-        "sequences_seen": mean_present([m.get("sequences_seen") for m in metrics]),
-        "quiz_accuracy": mean_present([m.get("quiz_accuracy") for m in metrics]),
-        "format_errors": sum(int(m.get("format_errors") or 0) for m in metrics),
-        "truncated": sum(int(m.get("truncated") or 0) for m in metrics),
-        "guesses": len(guesses),
-        "guesses_without_expression": sum(len(m.get("guesses_without_expression") or []) for m in metrics),
-        "llm_disagreements": sum(int(m.get("llm_disagreements") or 0) for m in metrics),
+        "errored": t.errored,
+        "unfinished": t.unfinished,
+        "wins": t.rate(len(won)),
+        "judges": t.judges(judges),
+        "turns": t.mean("turns"),
+        "turns_to_solution": t.mean("turns", won),
+        "sequences_seen": t.mean("sequences_seen"),
+        "quiz_accuracy": t.mean("quiz_accuracy"),
+        "format_errors": t.total("format_errors"),
+        "truncated": t.total("truncated"),
+        "guesses": sum(len(m.get("guesses") or []) for m in t.metrics),
+        "guesses_without_expression": sum(len(m.get("guesses_without_expression") or []) for m in t.metrics),
+        "llm_disagreements": t.total("llm_disagreements"),
         "seconds": mean_present(list(seconds)),
     }
 
@@ -157,7 +150,7 @@ def run_json(store: RunReader, run_id: int) -> MathRunReport:
         {
             **run_header(run),
             "protocol": math_protocol(run.config),
-            "summary": summarize(eps, judges, [_seconds(store, e) for e in eps if e.status == "completed"]),
+            "summary": summarize(eps, judges, [e.seconds for e in eps if e.status == "completed"]),
             "calls": store.call_totals(run_id),
             "episodes": [
                 episode_line(
@@ -188,12 +181,12 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         name="games",
         title=f"Math sequences {first.config.get('level')}: games won and what they took",
         columns=[
-            Column(key="player", name="Player"),
-            Column(key="wins", name="Wins", kind="rate", legend="games won (errored games count as losses)"),
-            Column(key="turns", name="Turns", kind="mean", digits=1, legend="turns played"),
-            Column(key="to_solve", name="To solve", kind="mean", digits=1, legend="turns of the games won"),
-            Column(key="seqs", name="Seqs", kind="mean", digits=1, legend="sequences seen"),
-            Column(key="seconds", name="Seconds", kind="mean", digits=2, legend="per game"),
+            col.PLAYER,
+            col.rate("wins", "Wins", WIN_LEGEND),
+            col.mean("turns", "Turns", "turns played", digits=1),
+            col.mean("to_solve", "To solve", "turns of the games won", digits=1),
+            col.mean("seqs", "Seqs", "sequences seen", digits=1),
+            col.mean("seconds", "Seconds", "per game", digits=2),
         ],
         rows=[
             {
@@ -213,18 +206,9 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         name="judges",
         title="Judges of the last guess, beside the code's verdict (the expression decides)",
         columns=[
-            Column(key="player", name="Player"),
-            *(
-                Column(key=j, name=JUDGE_SHORT[j], kind="rate", legend=JUDGE_LEGENDS[j])
-                for j in ("expression", "quiz", "llm")
-            ),
-            Column(
-                key="quiz_acc",
-                name="Quiz acc.",
-                kind="mean",
-                digits=2,
-                legend="the share of quiz answers right",
-            ),
+            col.PLAYER,
+            *(col.rate(j, JUDGE_SHORT[j], JUDGE_LEGENDS[j]) for j in ("expression", "quiz", "llm")),
+            col.mean("quiz_acc", "Quiz acc.", "the share of quiz answers right", digits=2),
         ],
         rows=[
             {
@@ -259,45 +243,20 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     )
 
 
-def _mean_score(name: str, short: str, values: Sequence[float | int | None], legend: str) -> Score:
-    return Score.mean_of(name, short, values, legend, higher_is_better=False)
-
-
 def scores(store: RunReader, run_id: int) -> list[Score]:
     """The run's columns of a comparison table, in the paper's Table 2 order: the win rate (the code's
     verdict), what the games took, and how often the LLM judge agreed with the code where it ran (apart)."""
-    eps = store.list_episodes(run_id)
-    done = [e for e in eps if e.status == "completed"]
-    ms = [e.metrics or {} for e in done]
-    both = [
-        m["judges"]
-        for m in ms
-        if (m.get("judges") or {}).get("llm") is not None and m["judges"].get("expression") is not None
-    ]
-    agree = sum(bool(j["llm"]) == bool(j["expression"]) for j in both)
-    return [
-        Score.rate(
-            "Win rate",
-            "Win",
-            sum(bool(e.success) for e in done),
-            sum(e.status in ("completed", "errored") for e in eps),
-            "games won (errored games count as losses)",
+    t = Tally(store.list_episodes(run_id))
+    return judged_scores(
+        t,
+        len(t.succeeded),
+        (
+            MeanScore("Turns", "Turns", "turns", "turns played, mean over games [95% t]"),
+            MeanScore("Sequences seen", "Seqs", "sequences_seen", "sequences seen, mean over games [95% t]"),
         ),
-        _mean_score("Turns", "Turns", [m.get("turns") for m in ms], "turns played, mean over games [95% t]"),
-        _mean_score(
-            "Sequences seen",
-            "Seqs",
-            [m.get("sequences_seen") for m in ms],
-            "sequences seen, mean over games [95% t]",
-        ),
-        Score.rate(
-            "LLM judge agreement",
-            "Agree",
-            agree,
-            len(both),
-            "the published LLM judge agreed with the code's verdict on the last guess (reported apart)",
-        ),
-    ]
+        "expression",
+        "the published LLM judge agreed with the code's verdict on the last guess (reported apart)",
+    )
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
