@@ -18,7 +18,7 @@ None (or a missing key) is an empty cell, drawn ``-``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -43,6 +43,7 @@ __all__ = [
     "results_title",
     "run_notes",
     "score_table",
+    "turn_messages",
     "votes_text",
     "yes_no",
 ]
@@ -324,6 +325,26 @@ def player_message(run: RunRow, index: int, text: str, step: str = "turn") -> Me
     model run, else the player: ``solver``, ``human:NAME``) and the turn (``model, turn 3``)."""
     who = "model" if run.player == "llm" else run.player
     return Message(role="player", name=f"{who}, {step} {index + 1}", text=text, turn=index)
+
+
+def turn_messages(
+    data: Mapping[str, Any],
+    run: RunRow,
+    describe: Callable[[dict[str, Any]], str],
+    *,
+    game: str = "game",
+    step: str = "turn",
+) -> list[Message]:
+    """An episode's turns from its JSON record, as its transcript shows them: each move as the player wrote it
+    (``describe`` of its action where it wrote no text), then what the game (named ``game``) answered, if
+    anything."""
+    out: list[Message] = []
+    for t in data.get("turns") or []:
+        text = t["reply"] if t.get("reply") is not None else describe(t["action"])
+        out.append(player_message(run, t["index"], str(text), step))
+        if t.get("feedback"):
+            out.append(Message(role="game", name=game, text=str(t["feedback"]), turn=t["index"]))
+    return out
 
 
 def episode_outcome(data: Mapping[str, Any]) -> Message:

@@ -159,7 +159,10 @@ def report_json(store: RunReader, run_ids: Sequence[int]) -> AiwRunReport:
     return aiw_json(store, run_ids[0])
 
 
-TOP_LEGEND = "the three most given, with their counts ('no answer': none read, whether unreadable, ambiguous or cut off)"
+TOP_LEGEND = (
+    "the three most given, with their counts ('no answer': none read, whether unreadable, ambiguous or "
+    "cut off)"
+)
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:

@@ -30,8 +30,8 @@ from wason.core.results import (
     Transcript,
     episode_outcome,
     named_runs,
-    player_message,
     results_title,
+    turn_messages,
     yes_no,
 )
 from wason.core.tally import MeanScore, Tally, group_by, judged_scores
@@ -295,11 +295,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     else:  # a game master writing a rule (write-rules): no hidden rule
         title = f"Run {data['run']}, episode {data['index']}: a rule written for level {item.get('level')}"
     out: list[Message] = [Message(role="system", name="system", text=system)] if system else []
-    for t in data.get("turns") or []:
-        text = t["reply"] if t.get("reply") is not None else _describe(t["action"])
-        out.append(player_message(run, t["index"], text))
-        if t.get("feedback"):
-            out.append(Message(role="game", name="game", text=t["feedback"], turn=t["index"]))
+    out += turn_messages(data, run, _describe)
     m = data.get("metrics") or {}
     if data.get("status") != "completed":
         out.append(episode_outcome(data))

@@ -28,9 +28,9 @@ from wason.core.results import (
     Table,
     Transcript,
     end_reason_text,
-    player_message,
     results_title,
     run_notes,
+    turn_messages,
     yes_no,
 )
 from wason.core.tally import MeanScore, Tally, group_by
@@ -378,11 +378,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
             role="note", name="prompt", text="example lists: " + ", ".join(str(list(e)) for e in examples)
         ),
     ]
-    for t in data["turns"]:
-        text = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        messages.append(player_message(run, t["index"], text))
-        if t["feedback"]:
-            messages.append(Message(role="game", name="harness", text=str(t["feedback"]), turn=t["index"]))
+    messages += turn_messages(data, run, _describe, game="harness")
     m = data.get("metrics") or {}
     if data["status"] == "completed":
         verdicts = {

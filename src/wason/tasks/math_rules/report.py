@@ -29,8 +29,8 @@ from wason.core.results import (
     Transcript,
     episode_outcome,
     named_runs,
-    player_message,
     results_title,
+    turn_messages,
     votes_text,
     yes_no,
 )
@@ -268,11 +268,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     if system:
         messages.append(Message(role="system", name="system", text=system))
     messages.append(Message(role="game", name="sequences", text=str(item.get("examples"))))
-    for t in data["turns"]:
-        text = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        messages.append(player_message(run, t["index"], text))
-        if t["feedback"]:
-            messages.append(Message(role="game", name="game", text=t["feedback"], turn=t["index"]))
+    messages += turn_messages(data, run, _describe)
     m = data.get("metrics") or {}
     if data["status"] == "completed":
         for g in m.get("guesses") or []:

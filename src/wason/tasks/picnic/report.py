@@ -28,8 +28,8 @@ from wason.core.results import (
     Transcript,
     episode_outcome,
     named_runs,
-    player_message,
     results_title,
+    turn_messages,
     votes_text,
     yes_no,
 )
@@ -304,11 +304,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     if initial:
         for what, key in (("can bring", "positives"), ("cannot bring", "negatives")):
             out.append(Message(role="game", name="host", text=f"{what}: {', '.join(initial.get(key) or [])}"))
-    for t in data["turns"]:
-        text = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        out.append(player_message(run, t["index"], text, "move"))
-        if t.get("feedback"):
-            out.append(Message(role="game", name="host", text=t["feedback"], turn=t["index"]))
+    out += turn_messages(data, run, _describe, game="host", step="move")
     for i, h in enumerate(m.get("history") or [], 1):
         if h["action"].get("type") == "Guess":
             code = h.get("code") or {}
