@@ -34,6 +34,7 @@ __all__ = [
     "ResultsReport",
     "Table",
     "Transcript",
+    "calls_notes",
     "end_reason_text",
     "episode_outcome",
     "episode_summary",
@@ -261,10 +262,14 @@ def run_notes(store: _Reader, run_id: int) -> list[str]:
     notes = []
     if errored or unfinished:
         notes.append(f"episodes: {errored} errored (counted as failures), {unfinished} not finished")
-    calls = store.call_totals(run_id)
-    if calls.get("calls") or calls.get("cached_calls"):
-        notes.append(calls_note(calls))
-    return notes
+    return notes + calls_notes(store.call_totals(run_id))
+
+
+def calls_notes(calls: Mapping[str, int] | BaseModel) -> list[str]:
+    """The note on a run's model calls (:func:`~wason.core.records.calls_note`), when it made or replayed any;
+    none for a run without a model."""
+    given = calls.model_dump() if isinstance(calls, BaseModel) else dict(calls)
+    return [calls_note(given)] if given.get("calls") or given.get("cached_calls") else []
 
 
 def yes_no(value: Any) -> str:

@@ -18,7 +18,6 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
-    calls_note,
     episode_line,
     run_header,
 )
@@ -28,6 +27,7 @@ from wason.core.results import (
     Results,
     Table,
     Transcript,
+    calls_notes,
     episode_outcome,
     named_runs,
     results_title,
@@ -242,8 +242,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         notes.append("the LLM judge was off for this run")
     if first.summary.errored:
         notes.append(f"{first.summary.errored} episodes errored (counted as losses)")
-    if first.calls.calls or first.calls.cached_calls:
-        notes.append(calls_note(first.calls.model_dump()))
+    notes += calls_notes(first.calls)
     return Results(title=results_title(named[0][1]), protocol=first.protocol, tables=tables, notes=notes)
 
 

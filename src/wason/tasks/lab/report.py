@@ -28,7 +28,6 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
-    calls_note,
     run_header,
 )
 from wason.core.results import (
@@ -37,6 +36,7 @@ from wason.core.results import (
     Results,
     Table,
     Transcript,
+    calls_notes,
     episode_outcome,
     player_message,
     results_title,
@@ -344,9 +344,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     notes += _notes(runs)
     if first["summary"]["episodes"] <= SMALL_RUN:
         tables.append(_episode_table(first))
-    calls = first["calls"]
-    if calls["calls"] or calls["cached_calls"]:
-        notes.append(calls_note(calls))
+    notes += calls_notes(first["calls"])
     return Results(title=results_title(store.get_run(run_ids[0])), tables=tables, notes=notes)
 
 

@@ -17,7 +17,6 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
-    calls_note,
     episode_line,
     run_header,
 )
@@ -27,6 +26,7 @@ from wason.core.results import (
     Results,
     Table,
     Transcript,
+    calls_notes,
     episode_outcome,
     named_runs,
     results_title,
@@ -236,8 +236,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         )
     if s.llm_disagreements:
         notes.append(f"the LLM judge disagreed with the code on {s.llm_disagreements} guesses")
-    if first.calls.calls or first.calls.cached_calls:
-        notes.append(calls_note(first.calls.model_dump()))
+    notes += calls_notes(first.calls)
     return Results(
         title=results_title(named[0][1]), protocol=first.protocol, tables=[games, judges], notes=notes
     )

@@ -16,7 +16,6 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
-    calls_note,
     episode_line,
     run_header,
 )
@@ -26,6 +25,7 @@ from wason.core.results import (
     Results,
     Table,
     Transcript,
+    calls_notes,
     episode_outcome,
     named_runs,
     results_title,
@@ -228,8 +228,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
             f"{s['format_errors']} replies could not be read (format errors); {s['truncated']} more were cut off "
             "at the token limit (--max-tokens; counted apart). Each cost a turn."
         )
-    if first["calls"]["calls"] or first["calls"]["cached_calls"]:
-        notes.append(calls_note(first["calls"]))
+    notes += calls_notes(first["calls"])
     return Results(title=results_title(named[0][1]), protocol=first["protocol"], tables=tables, notes=notes)
 
 

@@ -18,7 +18,6 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
-    calls_note,
     run_header,
     series_names,
 )
@@ -28,6 +27,7 @@ from wason.core.results import (
     Results,
     Table,
     Transcript,
+    calls_notes,
     end_reason_text,
     episode_outcome,
     player_message,
@@ -413,8 +413,7 @@ def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int], eps: Sequence[Epi
         f"Format errors: {s.format_errors} unreadable replies; Truncated: {s.truncated} replies cut off at the "
         f"token limit (each cost an attempt, as a format error does); Errored: {s.errored} episode(s)"
     )
-    if calls["calls"] or calls["cached_calls"]:
-        lines.append(calls_note(calls))
+    lines += calls_notes(calls)
     if s.pending:
         lines.append(f"{s.pending} episode(s) not finished: `wason eval --resume {run.id}` finishes them")
     if s.no_guess:
