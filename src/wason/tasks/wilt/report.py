@@ -18,6 +18,7 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
+    episode_line,
     run_header,
     series_names,
 )
@@ -148,6 +149,10 @@ def rule_rows(eps: list[EpisodeRow]) -> list[WiltRuleRow]:
     return rows
 
 
+EPISODE_METRICS = ("correct", "approximately_correct", "attempts", "repeats", "guess", "end_reason")
+"""The metrics of an episode's line in the JSON report."""
+
+
 def run_json(store: RunReader, run_id: int) -> WiltRunReport:
     run, eps, s, calls = run_summary(store, run_id)
     return WiltRunReport(
@@ -172,20 +177,15 @@ def run_json(store: RunReader, run_id: int) -> WiltRunReport:
         calls=CallTotals(**calls),
         rules=rule_rows(eps),
         episodes=[
-            WiltEpisodeRow(
-                index=e.index,
-                rule=e.item_key,
-                trial=trial_of(e),
-                text=e.item.get("rule"),
-                status=e.status,
-                correct=(e.metrics or {}).get("correct"),
-                approximately_correct=(e.metrics or {}).get("approximately_correct"),
-                attempts=(e.metrics or {}).get("attempts"),
-                repeats=(e.metrics or {}).get("repeats"),
-                guess=(e.metrics or {}).get("guess"),
-                end_reason=(e.metrics or {}).get("end_reason"),
-                error=e.error,
-                decided=((e.metrics or {}).get("verdict") or {}).get("method"),
+            WiltEpisodeRow.model_validate(
+                episode_line(
+                    e,
+                    EPISODE_METRICS,
+                    rule=e.item_key,
+                    trial=trial_of(e),
+                    text=e.item.get("rule"),
+                    decided=((e.metrics or {}).get("verdict") or {}).get("method"),
+                )
             )
             for e in eps
         ],
