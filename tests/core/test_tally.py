@@ -10,7 +10,7 @@ import pytest
 
 from wason.core import columns as col
 from wason.core.records import EpisodeRow, Rate, RunRow
-from wason.core.results import Column, calls_notes, turn_messages
+from wason.core.results import Column, Moves, calls_notes, describe_move, turn_messages
 from wason.core.tally import WIN_LEGEND, MeanScore, Tally, group_by, judged_scores
 
 
@@ -138,3 +138,11 @@ def test_the_calls_note_is_there_only_for_a_run_that_called_a_model() -> None:
     }
     (note,) = calls_notes(some)
     assert note.startswith("model calls: 2 made (1 retry), 0 failed") and "tokens spent 10 in, 5 out" in note
+
+
+def test_a_move_without_text_is_said_by_its_family_s_template_or_function() -> None:
+    moves: Moves = {"More": "more {n}", "Guess": lambda a: f"guess: {a['text'].upper()}"}
+    assert describe_move({"type": "More", "n": 3}, moves) == "more 3"
+    assert describe_move({"type": "More"}, moves) == "more None"  # a missing field, as the families wrote it
+    assert describe_move({"type": "Guess", "text": "red"}, moves) == "guess: RED"
+    assert describe_move({"type": "GiveUp", "reason": "tired"}, moves) == "GiveUp: tired"

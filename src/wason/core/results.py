@@ -35,6 +35,7 @@ __all__ = [
     "Table",
     "Transcript",
     "calls_notes",
+    "describe_move",
     "end_reason_text",
     "episode_outcome",
     "episode_summary",
@@ -332,20 +333,45 @@ def player_message(run: RunRow, index: int, text: str, step: str = "turn") -> Me
     return Message(role="player", name=f"{who}, {step} {index + 1}", text=text, turn=index)
 
 
+Moves = Mapping[str, "str | Callable[[Mapping[str, Any]], str]"]
+"""How a family says its moves that wrote no text, by action type: a template of the action's fields
+(``"guess: {text}"``) or a function of the action (:func:`describe_move`)."""
+
+
+class _Fields(dict[str, Any]):
+    def __missing__(self, key: str) -> None:
+        return None
+
+
+def describe_move(action: Mapping[str, Any], moves: Moves) -> str:
+    """A move that wrote no text, as its transcript says it: ``moves[type]`` of the action (a template of its
+    fields, a missing one ``None``, or a function of it); a move of another type ``TYPE: reason``."""
+    kind = action.get("type")
+    how = moves.get(str(kind))
+    if how is None:
+        return f"{kind}: {action.get('reason', '')}"
+    return how(action) if callable(how) else how.format_map(_Fields(action))
+
+
 def turn_messages(
     data: Mapping[str, Any],
     run: RunRow,
-    describe: Callable[[dict[str, Any]], str],
+    describe: Callable[[dict[str, Any]], str] | Moves,
     *,
     game: str = "game",
     step: str = "turn",
 ) -> list[Message]:
     """An episode's turns from its JSON record, as its transcript shows them: each move as the player wrote it
-    (``describe`` of its action where it wrote no text), then what the game (named ``game``) answered, if
-    anything."""
+    (where it wrote no text, ``describe`` of its action, or :func:`describe_move` by the ``describe`` given as
+    :data:`Moves`), then what the game (named ``game``) answered, if anything."""
     out: list[Message] = []
     for t in data.get("turns") or []:
-        text = t["reply"] if t.get("reply") is not None else describe(t["action"])
+        if t.get("reply") is not None:
+            text = t["reply"]
+        elif callable(describe):
+            text = describe(t["action"])
+        else:
+            text = describe_move(t["action"], describe)
         out.append(player_message(run, t["index"], str(text), step))
         if t.get("feedback"):
             out.append(Message(role="game", name=game, text=str(t["feedback"]), turn=t["index"]))

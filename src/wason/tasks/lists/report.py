@@ -24,6 +24,7 @@ from wason.core.results import (
     Cell,
     Column,
     Message,
+    Moves,
     Results,
     Table,
     Transcript,
@@ -378,7 +379,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
             role="note", name="prompt", text="example lists: " + ", ".join(str(list(e)) for e in examples)
         ),
     ]
-    messages += turn_messages(data, run, _describe, game="harness")
+    messages += turn_messages(data, run, MOVES, game="harness")
     m = data.get("metrics") or {}
     if data["status"] == "completed":
         verdicts = {
@@ -442,19 +443,15 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     )
 
 
-def _describe(action: dict[str, Any]) -> str:
-    kind = action.get("type")
-    if kind == "TestRound":
-        return "tests " + "; ".join(str(c) for c in action.get("cases", []))
-    if kind == "FinalHypothesis":
-        return f"final hypothesis: {action.get('text')}"
-    if kind == "PredicateAnswer":
-        return f"predicate: {action.get('source')}"
-    if kind == "QuizAnswer":
-        return "quiz: " + ", ".join(
-            "?" if v is None else ("Yes" if v else "No") for v in action.get("labels", [])
-        )
-    return f"{kind}: {action.get('reason', '')}"
+MOVES: Moves = {
+    "TestRound": lambda a: "tests " + "; ".join(str(c) for c in a.get("cases", [])),
+    "FinalHypothesis": "final hypothesis: {text}",
+    "PredicateAnswer": "predicate: {source}",
+    "QuizAnswer": lambda a: (
+        "quiz: " + ", ".join("?" if v is None else ("Yes" if v else "No") for v in a.get("labels", []))
+    ),
+}
+"""How a transcript says a move that wrote no text."""
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:

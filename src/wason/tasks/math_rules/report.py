@@ -23,6 +23,7 @@ from wason.core.records import (
 from wason.core.results import (
     Mean,
     Message,
+    Moves,
     Results,
     Table,
     Transcript,
@@ -267,7 +268,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     if system:
         messages.append(Message(role="system", name="system", text=system))
     messages.append(Message(role="game", name="sequences", text=str(item.get("examples"))))
-    messages += turn_messages(data, run, _describe)
+    messages += turn_messages(data, run, MOVES)
     m = data.get("metrics") or {}
     if data["status"] == "completed":
         for g in m.get("guesses") or []:
@@ -303,19 +304,14 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     return Transcript(title=title, messages=messages, success=data.get("success"))
 
 
-def _describe(action: dict[str, Any]) -> str:
-    kind = action.get("type")
-    if kind == "More":
-        return f"More ({action.get('n') or 'per turn'})"
-    if kind == "Guess":
-        return f"My Guess is: {action.get('text')}"
-    if kind == "ExpressionAnswer":
-        return f"expression: {action.get('source')}"
-    if kind == "QuizAnswer":
-        return f"quiz: {action.get('values')}"
-    if kind == "GiveUp":
-        return "give up"
-    return f"{kind}: {action.get('reason', '')}"
+MOVES: Moves = {
+    "More": lambda a: f"More ({a.get('n') or 'per turn'})",
+    "Guess": "My Guess is: {text}",
+    "ExpressionAnswer": "expression: {source}",
+    "QuizAnswer": "quiz: {values}",
+    "GiveUp": "give up",
+}
+"""How a transcript says a move that wrote no text."""
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:

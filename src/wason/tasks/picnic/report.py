@@ -22,6 +22,7 @@ from wason.core.records import (
 from wason.core.results import (
     Cell,
     Message,
+    Moves,
     Results,
     Table,
     Transcript,
@@ -303,7 +304,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     if initial:
         for what, key in (("can bring", "positives"), ("cannot bring", "negatives")):
             out.append(Message(role="game", name="host", text=f"{what}: {', '.join(initial.get(key) or [])}"))
-    out += turn_messages(data, run, _describe, game="host", step="move")
+    out += turn_messages(data, run, MOVES, game="host", step="move")
     for i, h in enumerate(m.get("history") or [], 1):
         if h["action"].get("type") == "Guess":
             code = h.get("code") or {}
@@ -326,15 +327,8 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     return Transcript(title=title, messages=out, success=data.get("success"))
 
 
-def _describe(action: dict[str, Any]) -> str:
-    kind = action.get("type")
-    if kind == "More":
-        return f"more {action.get('n')}"
-    if kind == "Guess":
-        return f"guess: {action.get('text')}"
-    if kind == "GiveUp":
-        return "give up"
-    return f"{kind}: {action.get('reason', '')}"
+MOVES: Moves = {"More": "more {n}", "Guess": "guess: {text}", "GiveUp": "give up"}
+"""How a transcript says a move that wrote no text."""
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:

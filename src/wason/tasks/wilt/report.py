@@ -25,10 +25,12 @@ from wason.core.records import (
 from wason.core.results import (
     Cell,
     Message,
+    Moves,
     Results,
     Table,
     Transcript,
     calls_notes,
+    describe_move,
     end_reason_text,
     episode_outcome,
     player_message,
@@ -510,7 +512,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
         )
     ]
     for t in data["turns"]:
-        reply = t["reply"] if t["reply"] is not None else _describe(t["action"])
+        reply = t["reply"] if t["reply"] is not None else describe_move(t["action"], MOVES)
         out.append(player_message(run, t["index"], reply))
         out.append(Message(role="game", name="harness", text=str(t["feedback"]), turn=t["index"]))
     m = data["metrics"] or {}
@@ -542,13 +544,11 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     return Transcript(title=title, messages=out, success=data.get("success"))
 
 
-def _describe(action: dict[str, Any]) -> str:
-    kind = action.get("type")
-    if kind == "ProposeTest":
-        return "test (" + ", ".join(action.get("values", [])) + ")"
-    if kind == "FinalGuess":
-        return f"guess {action.get('expression')}"
-    return f"{kind}: {action.get('reason', '')}"
+MOVES: Moves = {
+    "ProposeTest": lambda a: "test (" + ", ".join(a.get("values", [])) + ")",
+    "FinalGuess": "guess {expression}",
+}
+"""How a transcript says a move that wrote no text."""
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
