@@ -8,7 +8,7 @@ counting again, so a rate, a mean and a count mean the same in every family.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from wason.core.records import EpisodeRow, Rate, Score
@@ -16,6 +16,7 @@ from wason.core.records import EpisodeRow, Rate, Score
 __all__ = ["WIN_LEGEND", "MeanScore", "Tally", "group_by", "judged_scores"]
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 Metrics = Mapping[str, Any]
 
 WIN_LEGEND = "games won (errored games count as losses)"
@@ -91,9 +92,9 @@ class Tally:
         return Rate.of(sum(bool(j[other]) == bool(j[judge]) for j in both), len(both))
 
 
-def group_by(items: Iterable[T], key: Callable[[T], str]) -> dict[str, list[T]]:
+def group_by(items: Iterable[T], key: Callable[[T], K]) -> dict[K, list[T]]:
     """The items by ``key``, groups in the order they first appear."""
-    groups: dict[str, list[T]] = {}
+    groups: dict[K, list[T]] = {}
     for item in items:
         groups.setdefault(key(item), []).append(item)
     return groups

@@ -23,6 +23,7 @@ from wason.core.results import (
     results_title,
     yes_no,
 )
+from wason.core.tally import group_by
 
 
 class PicnicRunReport(RunReport):
@@ -67,9 +68,7 @@ def _played(store: RunReader, run_id: int) -> tuple[list[dict[str, Any]], list[d
 def run_json(store: RunReader, run_id: int) -> PicnicRunReport:
     run = store.get_run(run_id)
     everything, rejected, errored, pending = _played(store, run_id)
-    played: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for m in everything:
-        played[str(m.get("level"))].append(m)
+    played = group_by(everything, lambda m: str(m.get("level")))
     rows = []
     for level, ms in [*sorted(played.items()), ("all", everything)]:
         if not ms:

@@ -34,7 +34,7 @@ from wason.core.results import (
     votes_text,
     yes_no,
 )
-from wason.core.tally import WIN_LEGEND, MeanScore, Tally
+from wason.core.tally import WIN_LEGEND, MeanScore, Tally, group_by
 from wason.metrics.rates import mean_present
 
 SOLVER_LEGEND = (
@@ -109,11 +109,8 @@ def picnic_protocol(config: dict[str, Any]) -> str:
 def run_json(store: RunReader, run_id: int) -> PicnicRunReport:
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
-    levels: dict[str, list[EpisodeRow]] = {}
-    cells: dict[tuple[str, Any], list[EpisodeRow]] = {}
-    for e in eps:
-        levels.setdefault(e.item["level"], []).append(e)
-        cells.setdefault((e.item["level"], e.item.get("max_turns")), []).append(e)
+    levels = group_by(eps, lambda e: e.item["level"])
+    cells = group_by(eps, lambda e: (e.item["level"], e.item.get("max_turns")))
     return PicnicRunReport.model_validate(
         {
             **run_header(run),
