@@ -18,7 +18,7 @@ None (or a missing key) is an empty cell, drawn ``-``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -34,6 +34,8 @@ __all__ = [
     "ResultsReport",
     "Table",
     "Transcript",
+    "calls_notes",
+    "describe_move",
     "end_reason_text",
     "episode_outcome",
     "episode_summary",
@@ -43,6 +45,7 @@ __all__ = [
     "results_title",
     "run_notes",
     "score_table",
+    "turn_messages",
     "votes_text",
     "yes_no",
 ]
@@ -260,10 +263,14 @@ def run_notes(store: _Reader, run_id: int) -> list[str]:
     notes = []
     if errored or unfinished:
         notes.append(f"episodes: {errored} errored (counted as failures), {unfinished} not finished")
-    calls = store.call_totals(run_id)
-    if calls.get("calls") or calls.get("cached_calls"):
-        notes.append(calls_note(calls))
-    return notes
+    return notes + calls_notes(store.call_totals(run_id))
+
+
+def calls_notes(calls: Mapping[str, int] | BaseModel) -> list[str]:
+    """The note on a run's model calls (:func:`~wason.core.records.calls_note`), when it made or replayed any;
+    none for a run without a model."""
+    given = calls.model_dump() if isinstance(calls, BaseModel) else dict(calls)
+    return [calls_note(given)] if given.get("calls") or given.get("cached_calls") else []
 
 
 def yes_no(value: Any) -> str:
@@ -324,6 +331,51 @@ def player_message(run: RunRow, index: int, text: str, step: str = "turn") -> Me
     model run, else the player: ``solver``, ``human:NAME``) and the turn (``model, turn 3``)."""
     who = "model" if run.player == "llm" else run.player
     return Message(role="player", name=f"{who}, {step} {index + 1}", text=text, turn=index)
+
+
+Moves = Mapping[str, "str | Callable[[Mapping[str, Any]], str]"]
+"""How a family says its moves that wrote no text, by action type: a template of the action's fields
+(``"guess: {text}"``) or a function of the action (:func:`describe_move`)."""
+
+
+class _Fields(dict[str, Any]):
+    def __missing__(self, key: str) -> None:
+        return None
+
+
+def describe_move(action: Mapping[str, Any], moves: Moves) -> str:
+    """A move that wrote no text, as its transcript says it: ``moves[type]`` of the action (a template of its
+    fields, a missing one ``None``, or a function of it); a move of another type ``TYPE: reason``."""
+    kind = action.get("type")
+    how = moves.get(str(kind))
+    if how is None:
+        return f"{kind}: {action.get('reason', '')}"
+    return how(action) if callable(how) else how.format_map(_Fields(action))
+
+
+def turn_messages(
+    data: Mapping[str, Any],
+    run: RunRow,
+    describe: Callable[[dict[str, Any]], str] | Moves,
+    *,
+    game: str = "game",
+    step: str = "turn",
+) -> list[Message]:
+    """An episode's turns from its JSON record, as its transcript shows them: each move as the player wrote it
+    (where it wrote no text, ``describe`` of its action, or :func:`describe_move` by the ``describe`` given as
+    :data:`Moves`), then what the game (named ``game``) answered, if anything."""
+    out: list[Message] = []
+    for t in data.get("turns") or []:
+        if t.get("reply") is not None:
+            text = t["reply"]
+        elif callable(describe):
+            text = describe(t["action"])
+        else:
+            text = describe_move(t["action"], describe)
+        out.append(player_message(run, t["index"], str(text), step))
+        if t.get("feedback"):
+            out.append(Message(role="game", name=game, text=str(t["feedback"]), turn=t["index"]))
+    return out
 
 
 def episode_outcome(data: Mapping[str, Any]) -> Message:

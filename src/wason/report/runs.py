@@ -137,10 +137,7 @@ class RunLine:
 
     @property
     def duration_s(self) -> float | None:
-        finished, created = _aware(self.run.finished_at), _aware(self.run.created_at)
-        if finished is None or created is None:
-            return None
-        return (finished - created).total_seconds()
+        return seconds_between(self.run.created_at, self.run.finished_at)
 
     @property
     def accuracy(self) -> Rate:
@@ -204,10 +201,17 @@ def runs_json(store: Store, wanted: RunFilter | None = None) -> list[dict[str, A
     return out
 
 
-def _duration(line: RunLine) -> str:
-    seconds = line.duration_s
+def seconds_between(start: datetime | None, end: datetime | None) -> float | None:
+    """The seconds from ``start`` to ``end`` (None when either is unknown); a naive time is UTC (SQLite's)."""
+    start, end = _aware(start), _aware(end)
+    return None if start is None or end is None else (end - start).total_seconds()
+
+
+def took_text(seconds: float | None, status: str = "") -> str:
+    """A duration as the runs lists write it: ``4.2s``, ``37s``, ``3m05s``, ``2h04m``; none: ``running`` for a
+    run still running, else ``-``."""
     if seconds is None:
-        return "running" if line.run.status == "running" else "-"
+        return "running" if status == "running" else "-"
     whole = round(seconds)
     if whole < 60:
         return f"{seconds:.1f}s" if seconds < 10 else f"{whole}s"
@@ -216,7 +220,8 @@ def _duration(line: RunLine) -> str:
     return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
 
 
-def _count(n: int) -> str:
+def count_text(n: int) -> str:
+    """A token count as the runs lists write it: ``950``, ``12.3k``, ``123k``, ``1.2M``."""
     if n < 10_000:
         return str(n)
     if n < 1_000_000:
@@ -324,7 +329,7 @@ def runs_table(store: Store, wanted: RunFilter | None = None) -> RunsTable:
     for line in run_lines(store, wanted):
         run = line.run
         created = _aware(run.created_at)
-        tokens = f"{_count(line.calls['input_tokens'])} {_count(line.calls['output_tokens'])}"
+        tokens = f"{count_text(line.calls['input_tokens'])} {count_text(line.calls['output_tokens'])}"
         baseline = run.config.get("baseline_for")
         rows.append(
             (
@@ -333,7 +338,7 @@ def runs_table(store: Store, wanted: RunFilter | None = None) -> RunsTable:
                 line.who + (f" (baseline of {baseline})" if baseline is not None else ""),
                 run.status,
                 created.strftime("%Y-%m-%d %H:%M") if created else "-",
-                _duration(line),
+                took_text(line.duration_s, line.run.status),
                 f"{line.episodes['completed']}/{line.episodes['total']}",
                 line.accuracy.text("\n"),
                 tokens if line.calls["calls"] or line.calls["cached_calls"] else "-",

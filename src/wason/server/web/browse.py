@@ -39,6 +39,7 @@ from wason.core.records import EpisodeRow, Rate, RunRow, calls_note, rate_text, 
 from wason.core.results import Transcript, end_reason_text, yes_no
 from wason.engine import baselines_of
 from wason.report.render import results_html
+from wason.report.runs import count_text, seconds_between, took_text
 from wason.report.tables import results_of
 from wason.server import offload
 from wason.server.web import render
@@ -235,7 +236,7 @@ def run_rows(store: Store, runs: Iterable[RunRow] | None = None) -> list[dict[st
         run = public_run(given, fam, over=finished == n)
         spent = calls.get(given.id, {})
         tokens_in, tokens_out = int(spent.get("input_tokens", 0)), int(spent.get("output_tokens", 0))
-        seconds = _seconds(run.created_at, run.finished_at)
+        seconds = seconds_between(run.created_at, run.finished_at)
         rows.append(
             {
                 "id": run.id,
@@ -256,43 +257,14 @@ def run_rows(store: Store, runs: Iterable[RunRow] | None = None) -> list[dict[st
                 "accuracy_text": accuracy.text(),
                 "baseline_for": run.config.get("baseline_for"),
                 "duration": seconds,
-                "duration_text": _took(seconds)
-                if seconds is not None
-                else ("running" if run.status == "running" else "-"),
+                "duration_text": took_text(seconds, run.status),
                 "tokens": tokens_in + tokens_out if tokens_in + tokens_out else None,
-                "tokens_text": f"{_count(tokens_in)} in, {_count(tokens_out)} out"
+                "tokens_text": f"{count_text(tokens_in)} in, {count_text(tokens_out)} out"
                 if tokens_in + tokens_out
                 else "-",
             }
         )
     return rows
-
-
-def _seconds(start: Any, end: Any) -> float | None:
-    if start is None or end is None:
-        return None
-    if (start.tzinfo is None) != (end.tzinfo is None):  # SQLite gives naive UTC back
-        start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
-    return float((end - start).total_seconds())
-
-
-def _took(seconds: float) -> str:
-    """A duration as ``wason runs`` writes it: ``4.2s``, ``37s``, ``3m05s``, ``2h04m``."""
-    whole = round(seconds)
-    if whole < 60:
-        return f"{seconds:.1f}s" if seconds < 10 else f"{whole}s"
-    if whole < 3600:
-        return f"{whole // 60}m{whole % 60:02d}s"
-    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
-
-
-def _count(n: int) -> str:
-    """A token count as ``wason runs`` writes it: ``950``, ``12.3k``, ``1.2M``."""
-    if n < 10_000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k" if n < 100_000 else f"{n // 1000}k"
-    return f"{n / 1_000_000:.1f}M"
 
 
 @dataclasses.dataclass
@@ -540,7 +512,6 @@ def _episode_row(run_id: int, e: Mapping[str, Any], links: Links) -> dict[str, A
     hit = e.get("hit")
     if href is not None and hit is not None and hit.turn is not None:
         href += f"#turn-{hit.turn}"
-    started, finished = e["started_at"], e["finished_at"]
     return {
         "index": e["index"],
         "key": e["item_key"] if over else HIDDEN,
@@ -551,7 +522,7 @@ def _episode_row(run_id: int, e: Mapping[str, Any], links: Links) -> dict[str, A
         "calls": e["calls"],
         "tokens": int(e["input_tokens"]) + int(e["output_tokens"]),
         "truncated": e["truncated"],
-        "seconds": (finished - started).total_seconds() if started and finished else None,
+        "seconds": seconds_between(e["started_at"], e["finished_at"]),
         "href": href,
         "hit": hit,
     }

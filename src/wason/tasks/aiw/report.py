@@ -11,18 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
-from wason.core.results import (
-    Cell,
-    Column,
-    Message,
-    Results,
-    Table,
-    Transcript,
-    episode_outcome,
-    results_title,
-)
+from wason.core.results import Cell, Message, Results, Table, Transcript, episode_outcome, results_title
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
 from wason.metrics.rates import NearMissMass
 
@@ -159,6 +151,12 @@ def report_json(store: RunReader, run_ids: Sequence[int]) -> AiwRunReport:
     return aiw_json(store, run_ids[0])
 
 
+TOP_LEGEND = (
+    "the three most given, with their counts ('no answer': none read, whether unreadable, ambiguous or "
+    "cut off)"
+)
+
+
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     """A table of cells per prompt type (correct rate with its Wilson interval, spread, answers), a summary
     per prompt type (pooled rate, mean over variations, robustness R) and notes."""
@@ -168,26 +166,13 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in data["cells"]:
         by_type[r["prompt_type"]].append(r)
-    variation = Column(key="variation", name="Variation")
     columns = [
-        variation,
-        Column(key="right", name="Right", legend="the right answer"),
-        Column(key="correct", name="Correct", kind="rate", legend="correct trials"),
-        Column(
-            key="sd", name="Beta sd", kind="mean", digits=3, legend="the spread of the rate (Beta posterior)"
-        ),
-        Column(
-            key="unp",
-            name="Unp.",
-            kind="count",
-            legend="answers that could not be read (no marker, or nothing after it)",
-        ),
-        Column(
-            key="top",
-            name="Top answers",
-            legend="the three most given, with their counts ('no answer': none read, whether unreadable, "
-            "ambiguous or cut off)",
-        ),
+        col.text("variation", "Variation"),
+        col.text("right", "Right", "the right answer"),
+        col.rate("correct", "Correct", "correct trials"),
+        col.mean("sd", "Beta sd", "the spread of the rate (Beta posterior)", digits=3),
+        col.count("unp", "Unp.", "answers that could not be read (no marker, or nothing after it)"),
+        col.text("top", "Top answers", TOP_LEGEND),
     ]
     tables = []
     for prompt_type, cells in by_type.items():
@@ -215,16 +200,12 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
             name="per-prompt-type",
             title="Per prompt type (paper 3.4.2): trials pooled, mean over variations, robustness R",
             columns=[
-                Column(key="type", name="Prompt type"),
-                Column(key="vars", name="Vars", kind="count", legend="variations"),
-                Column(key="correct", name="Correct", kind="rate", legend="correct trials, pooled"),
-                Column(
-                    key="mean", name="Mean", kind="mean", digits=3, legend="mean correct rate over variations"
-                ),
-                Column(key="r", name="R", kind="mean", digits=3, legend="robustness"),
-                Column(
-                    key="h", name="H norm", kind="mean", digits=3, legend="normalised entropy of the rates"
-                ),
+                col.text("type", "Prompt type"),
+                col.count("vars", "Vars", "variations"),
+                col.rate("correct", "Correct", "correct trials, pooled"),
+                col.mean("mean", "Mean", "mean correct rate over variations", digits=3),
+                col.mean("r", "R", "robustness", digits=3),
+                col.mean("h", "H norm", "normalised entropy of the rates", digits=3),
             ],
             rows=[
                 {

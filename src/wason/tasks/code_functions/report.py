@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from statistics import mean
 from typing import Any
 
 from pydantic import BaseModel
 
+from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.records import (
     CallTotals,
@@ -18,23 +18,24 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
-    calls_note,
     episode_line,
     run_header,
 )
 from wason.core.results import (
     Cell,
-    Column,
     Message,
     Results,
     Table,
     Transcript,
+    calls_notes,
     episode_outcome,
     named_runs,
-    player_message,
     results_title,
+    turn_messages,
     yes_no,
 )
+from wason.core.tally import MeanScore, Tally, group_by, judged_scores
+from wason.metrics.rates import mean_present
 
 SOLVER_LEGEND = (
     "version-space elimination over the grammar (docs/code-functions.md), with the moves of the run's protocol: "
@@ -99,36 +100,26 @@ class CodeFunctionsReport(RunReport):
     baselines: list[CodeFunctionsReport] | None = None
 
 
-def _rate(k: int, n: int) -> Rate:
-    return Rate.of(k, n)
-
-
-def _mean(values: Sequence[float | int | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return float(mean(present)) if present else None
-
-
-def numbers(eps: Sequence[EpisodeRow], judges: Sequence[str], seconds: dict[int, float]) -> Numbers:
+def numbers(eps: Sequence[EpisodeRow], judges: Sequence[str]) -> Numbers:
     """Win rate (errored episodes count as losses), each judge's rate, means of turns and examples."""
-    done = [e for e in eps if e.status == "completed"]
-    metrics = [e.metrics or {} for e in done]
-    n = sum(e.status in ("completed", "errored") for e in eps)  # games not played yet are in no rate
-    won = [m for m in metrics if m.get("status") == "won"]
+    t = Tally(eps)
+    won = t.won
     return Numbers(
         episodes=len(eps),
-        errored=sum(e.status == "errored" for e in eps),
-        won=_rate(len(won), n),
-        judges={j: _rate(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges},
-        turns=_mean([m.get("turns") for m in metrics]),
-        turns_to_win=_mean([m.get("turns") for m in won]),
-        examples_seen=_mean([m.get("examples_seen") for m in metrics]),
-        positives_seen=_mean([m.get("positives_seen") for m in metrics]),
-        negatives_seen=_mean([m.get("negatives_seen") for m in metrics]),
-        quiz_accuracy=_mean([m.get("quiz_accuracy") for m in metrics]),
-        final_accuracy=_mean([m.get("final_accuracy") for m in metrics]),
-        seconds=_mean([seconds.get(e.id) for e in done]),
-        format_errors=sum(int(m.get("format_errors") or 0) for m in metrics),
-        truncated=sum(int(m.get("truncated") or 0) for m in metrics),
+        errored=t.errored,
+        won=t.rate(len(won)),
+        judges=t.judges(judges),
+        turns=t.mean("turns"),
+        turns_to_win=t.mean("turns", won),
+        examples_seen=t.mean("examples_seen"),
+        positives_seen=t.mean("positives_seen"),
+        negatives_seen=t.mean("negatives_seen"),
+        quiz_accuracy=t.mean("quiz_accuracy"),
+        final_accuracy=t.mean("final_accuracy"),
+        # from the episode's start to its end: the first model call counts too
+        seconds=mean_present([e.seconds for e in t.done]),
+        format_errors=t.total("format_errors"),
+        truncated=t.total("truncated"),
     )
 
 
@@ -143,25 +134,17 @@ def protocol_text(config: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _seconds(store: RunReader, eps: Sequence[EpisodeRow]) -> dict[int, float]:
-    # from the episode's start to its end: the first model call counts too
-    return {e.id: s for e in eps if (s := e.seconds) is not None}
-
-
 def run_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
     judges = list(run.config.get("judges") or ["predicate"])
-    seconds = _seconds(store, eps)
-    by_level: dict[str, list[EpisodeRow]] = {}
-    for e in eps:
-        by_level.setdefault(str((e.item.get("rule") or {}).get("level")), []).append(e)
+    by_level = group_by(eps, lambda e: str((e.item.get("rule") or {}).get("level")))
     return CodeFunctionsReport.model_validate(
         {
             **run_header(run),
             "protocol": protocol_text(run.config),
-            "summary": numbers(eps, judges, seconds).model_dump(),
-            "levels": {k: numbers(v, judges, seconds).model_dump() for k, v in sorted(by_level.items())},
+            "summary": numbers(eps, judges).model_dump(),
+            "levels": {k: numbers(v, judges).model_dump() for k, v in sorted(by_level.items())},
             "calls": store.call_totals(run_id),
             "episodes": [
                 episode_line(
@@ -182,6 +165,20 @@ def run_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
             ],
         }
     )
+
+
+TOOK = (
+    col.mean("turns", "Turns", digits=1),
+    col.mean("won_in", "Won in", "turns of the games won", digits=1),
+    col.mean("pos", "Pos.", "positive examples seen", digits=1),
+    col.mean("neg", "Neg.", "negative examples seen", digits=1),
+    col.mean("quiz", "Quiz", "quiz accuracy", digits=2),
+    col.mean("acc", "Acc.", "the last predicate's accuracy on unseen words", digits=3),
+    col.mean("seconds", "Seconds", digits=1),
+    col.count("format", "Format", "unreadable replies"),
+    col.CUT,
+)
+"""The columns of what the games took."""
 
 
 def _writes_rules(store: RunReader, run_id: int) -> bool:
@@ -226,45 +223,17 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
                     "cut": s.truncated,
                 }
             )
-    player_column, level_column = Column(key="player", name="Player"), Column(key="level", name="Level")
     tables = [
         Table(
             name="verdicts",
             title="Code Functions Picnic: the judges' verdicts per level",
-            columns=[
-                player_column,
-                level_column,
-                *(Column(key=j, name=JUDGE_NAMES[j], kind="rate", legend=JUDGE_LEGENDS[j]) for j in shown),
-            ],
+            columns=[col.PLAYER, col.LEVEL, *(col.rate(j, JUDGE_NAMES[j], JUDGE_LEGENDS[j]) for j in shown)],
             rows=verdicts,
         ),
         Table(
             name="took",
             title="What the games took (means over finished games)",
-            columns=[
-                player_column,
-                level_column,
-                Column(key="turns", name="Turns", kind="mean", digits=1),
-                Column(key="won_in", name="Won in", kind="mean", digits=1, legend="turns of the games won"),
-                Column(key="pos", name="Pos.", kind="mean", digits=1, legend="positive examples seen"),
-                Column(key="neg", name="Neg.", kind="mean", digits=1, legend="negative examples seen"),
-                Column(key="quiz", name="Quiz", kind="mean", digits=2, legend="quiz accuracy"),
-                Column(
-                    key="acc",
-                    name="Acc.",
-                    kind="mean",
-                    digits=3,
-                    legend="the last predicate's accuracy on unseen words",
-                ),
-                Column(key="seconds", name="Seconds", kind="mean", digits=1),
-                Column(key="format", name="Format", kind="count", legend="unreadable replies"),
-                Column(
-                    key="cut",
-                    name="Cut",
-                    kind="count",
-                    legend="replies cut off at the token limit (--max-tokens; each costs what a format error costs)",
-                ),
-            ],
+            columns=[col.PLAYER, col.LEVEL, *TOOK],
             rows=took,
         ),
     ]
@@ -273,8 +242,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         notes.append("the LLM judge was off for this run")
     if first.summary.errored:
         notes.append(f"{first.summary.errored} episodes errored (counted as losses)")
-    if first.calls.calls or first.calls.cached_calls:
-        notes.append(calls_note(first.calls.model_dump()))
+    notes += calls_notes(first.calls)
     return Results(title=results_title(named[0][1]), protocol=first.protocol, tables=tables, notes=notes)
 
 
@@ -286,52 +254,33 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
         eps = [e for e in store.list_episodes(run_id) if e.status in ("completed", "errored")]
         accepted = sum(bool((e.metrics or {}).get("accepted")) for e in eps)
         return [Score.rate("Accepted", "Accepted", accepted, len(eps), "rules written that were accepted")]
-    eps = store.list_episodes(run_id)
-    ms = [e.metrics or {} for e in eps if e.status == "completed"]
-    won = sum(m.get("status") == "won" for m in ms)
-    both = [
-        m["judges"]
-        for m in ms
-        if (m.get("judges") or {}).get("llm") is not None and m["judges"].get("predicate") is not None
-    ]
-    agree = sum(bool(j["llm"]) == bool(j["predicate"]) for j in both)
-    return [
-        Score.rate(
-            "Win rate",
-            "Win",
-            won,
-            sum(e.status in ("completed", "errored") for e in eps),
-            "games won (errored games count as losses)",
-        ),
-        Score.mean_of(
-            "Turns",
-            "Turns",
-            [m.get("turns") for m in ms],
-            "turns played, mean over games [95% t]",
-            higher_is_better=False,
-        ),
-        Score.mean_of(
-            "Examples seen",
-            "Examples",
-            [m.get("examples_seen") for m in ms],
-            "positive and negative examples seen, mean over games [95% t]",
-            higher_is_better=False,
-        ),
-        Score.mean_of(
-            "Predicate accuracy",
-            "Acc",
-            [m.get("final_accuracy") for m in ms],
-            "the last predicate's accuracy on unseen words, mean over games [95% t]",
-            higher_is_better=True,
-        ),
-        Score.rate(
-            "LLM judge agreement",
-            "Agree",
-            agree,
-            len(both),
-            "the published LLM judge agreed with the code's verdict (reported apart; the code decides)",
-        ),
-    ]
+    t = Tally(store.list_episodes(run_id))
+    return judged_scores(
+        t,
+        len(t.won),
+        SCORED,
+        "predicate",
+        "the published LLM judge agreed with the code's verdict (reported apart; the code decides)",
+    )
+
+
+SCORED = (
+    MeanScore("Turns", "Turns", "turns", "turns played, mean over games [95% t]"),
+    MeanScore(
+        "Examples seen",
+        "Examples",
+        "examples_seen",
+        "positive and negative examples seen, mean over games [95% t]",
+    ),
+    MeanScore(
+        "Predicate accuracy",
+        "Acc",
+        "final_accuracy",
+        "the last predicate's accuracy on unseen words, mean over games [95% t]",
+        higher_is_better=True,
+    ),
+)
+"""The means of a comparison's columns, between the win rate and the judges' agreement."""
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
@@ -345,11 +294,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     else:  # a game master writing a rule (write-rules): no hidden rule
         title = f"Run {data['run']}, episode {data['index']}: a rule written for level {item.get('level')}"
     out: list[Message] = [Message(role="system", name="system", text=system)] if system else []
-    for t in data.get("turns") or []:
-        text = t["reply"] if t.get("reply") is not None else _describe(t["action"])
-        out.append(player_message(run, t["index"], text))
-        if t.get("feedback"):
-            out.append(Message(role="game", name="game", text=t["feedback"], turn=t["index"]))
+    out += turn_messages(data, run, _describe)
     m = data.get("metrics") or {}
     if data.get("status") != "completed":
         out.append(episode_outcome(data))

@@ -5,14 +5,14 @@ episode's transcript."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
 from wason.core.results import (
     Cell,
-    Column,
     Message,
     Results,
     Table,
@@ -23,6 +23,7 @@ from wason.core.results import (
     results_title,
     yes_no,
 )
+from wason.core.tally import group_by
 
 
 class PicnicRunReport(RunReport):
@@ -67,9 +68,7 @@ def _played(store: RunReader, run_id: int) -> tuple[list[dict[str, Any]], list[d
 def run_json(store: RunReader, run_id: int) -> PicnicRunReport:
     run = store.get_run(run_id)
     everything, rejected, errored, pending = _played(store, run_id)
-    played: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for m in everything:
-        played[str(m.get("level"))].append(m)
+    played = group_by(everything, lambda m: str(m.get("level")))
     rows = []
     for level, ms in [*sorted(played.items()), ("all", everything)]:
         if not ms:
@@ -105,6 +104,27 @@ def run_json(store: RunReader, run_id: int) -> PicnicRunReport:
             "calls": store.call_totals(run_id),
         }
     )
+
+
+KEYS = (col.PLAYER, col.LEVEL)
+ENDED = (
+    col.count("games", "Games"),
+    col.rate("won", "Won", "games won"),
+    col.rate("llm", "LLM judge", "the last guess accepted, of the games it judged"),
+    col.rate("code", "Code check", "the last guess accepted, of the games it judged"),
+    col.count("gave_up", "Gave up"),
+    col.count("no_turns", "No turns", "games that ran out of turns"),
+)
+TOOK = (
+    col.mean("turns", "Turns", digits=1),
+    col.mean("pos", "Pos.", "examples seen that can be brought", digits=1),
+    col.mean("neg", "Neg.", "examples seen that cannot be brought", digits=1),
+    col.mean("asked", "Asked", "questions asked", digits=1),
+    col.mean("seconds", "Seconds", digits=1),
+    col.count("format", "Format", "replies the game master could not read"),
+    col.CUT,
+)
+"""The columns of the two tables, after the player and the level."""
 
 
 def results(store: RunReader, run_ids: list[int]) -> Results:
@@ -150,68 +170,11 @@ def results(store: RunReader, run_ids: list[int]) -> Results:
         if report.errored or report.pending:
             notes.append(f"{who}errored {report.errored}, not played {report.pending}")
         notes.append(calls_note(report.calls.model_dump()))
-    key_columns = [Column(key="player", name="Player"), Column(key="level", name="Level")]
     tables = [
-        Table(
-            name="ended",
-            title="Dynamic Picnic: how the games ended",
-            columns=[
-                *key_columns,
-                Column(key="games", name="Games", kind="count"),
-                Column(key="won", name="Won", kind="rate", legend="games won"),
-                Column(
-                    key="llm",
-                    name="LLM judge",
-                    kind="rate",
-                    legend="the last guess accepted, of the games it judged",
-                ),
-                Column(
-                    key="code",
-                    name="Code check",
-                    kind="rate",
-                    legend="the last guess accepted, of the games it judged",
-                ),
-                Column(key="gave_up", name="Gave up", kind="count"),
-                Column(key="no_turns", name="No turns", kind="count", legend="games that ran out of turns"),
-            ],
-            rows=ended,
-        ),
-        Table(
-            name="took",
-            title="What the games took (means over games)",
-            columns=[
-                *key_columns,
-                Column(key="turns", name="Turns", kind="mean", digits=1),
-                Column(
-                    key="pos", name="Pos.", kind="mean", digits=1, legend="examples seen that can be brought"
-                ),
-                Column(
-                    key="neg",
-                    name="Neg.",
-                    kind="mean",
-                    digits=1,
-                    legend="examples seen that cannot be brought",
-                ),
-                Column(key="asked", name="Asked", kind="mean", digits=1, legend="questions asked"),
-                Column(key="seconds", name="Seconds", kind="mean", digits=1),
-                Column(
-                    key="format", name="Format", kind="count", legend="replies the game master could not read"
-                ),
-                Column(
-                    key="cut",
-                    name="Cut",
-                    kind="count",
-                    legend="replies cut off at the token limit (--max-tokens; each costs what a format error costs)",
-                ),
-            ],
-            rows=took,
-        ),
+        Table(name="ended", title="Dynamic Picnic: how the games ended", columns=[*KEYS, *ENDED], rows=ended),
+        Table(name="took", title="What the games took (means over games)", columns=[*KEYS, *TOOK], rows=took),
     ]
     return Results(title=results_title(named[0][1]), tables=tables, notes=notes)
-
-
-def _mean_score(name: str, short: str, values: Sequence[float], legend: str) -> Score:
-    return Score.mean_of(name, short, values, legend, higher_is_better=False)
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
@@ -229,20 +192,9 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
             len(played) + errored,
             "games won (rules the validation rejected left out; errored games count as losses)",
         ),
-        _mean_score(
-            "Turns", "Turns", [float(m["turns"]) for m in played], "turns played, mean over games [95% t]"
-        ),
-        _mean_score(
-            "Questions asked",
-            "Asked",
-            [float(m["questions"]) for m in played],
-            "'Can I bring X?' questions, mean over games [95% t]",
-        ),
-        _mean_score(
-            "Examples seen",
-            "Examples",
-            [float(m["positives_seen"]) + float(m["negatives_seen"]) for m in played],
-            "examples seen, mean over games [95% t]",
+        *(
+            Score.mean_of(name, short, [value(m) for m in played], legend, higher_is_better=False)
+            for name, short, value, legend in SCORED
         ),
         Score.rate(
             "Judges agree",
@@ -252,6 +204,24 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
             "the LLM judge and the code check agreed on the last guess, of the games both judged",
         ),
     ]
+
+
+SCORED: tuple[tuple[str, str, Callable[[Mapping[str, Any]], float], str], ...] = (
+    ("Turns", "Turns", lambda m: float(m["turns"]), "turns played, mean over games [95% t]"),
+    (
+        "Questions asked",
+        "Asked",
+        lambda m: float(m["questions"]),
+        "'Can I bring X?' questions, mean over games [95% t]",
+    ),
+    (
+        "Examples seen",
+        "Examples",
+        lambda m: float(m["positives_seen"]) + float(m["negatives_seen"]),
+        "examples seen, mean over games [95% t]",
+    ),
+)
+"""The means of a comparison's columns: name, short name, the value of a game's metrics, legend."""
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.game import VOID
 from wason.core.records import (
@@ -27,16 +28,15 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
-    calls_note,
     run_header,
 )
 from wason.core.results import (
     Cell,
-    Column,
     Message,
     Results,
     Table,
     Transcript,
+    calls_notes,
     episode_outcome,
     player_message,
     results_title,
@@ -335,36 +335,35 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     first = runs[0]
     cfg = first["config"]
     budget = _budget(first)
-    player = Column(key="player", name="Player")
-    main = Table(
+    tables = [_scores_table(runs, budget), _beside_table(runs)]
+    notes = []
+    if any(d["summary"]["curves"]["ideal"] or d["summary"]["curves"]["random"] for d in runs):
+        tables.append(_curve_table(runs, budget))
+    elif cfg.get("curve") is False:
+        notes.append("No curves: the ideal learner was not run (--no-curve).")
+    notes += _notes(runs)
+    if first["summary"]["episodes"] <= SMALL_RUN:
+        tables.append(_episode_table(first))
+    notes += calls_notes(first["calls"])
+    return Results(title=results_title(store.get_run(run_ids[0])), tables=tables, notes=notes)
+
+
+def _scores_table(runs: Sequence[Mapping[str, Any]], budget: int) -> Table:
+    """Table 1: a run's success, test accuracy, exact theories and experiments used."""
+    cfg = runs[0]["config"]
+    pass_mark = f"games with at least {cfg.get('pass_mark', 0.9):.0%} of the test predicted right"
+    return Table(
         name="scores",
         title=(
-            f"Lab {cfg.get('difficulty', '?')}, seed {cfg.get('seed', 0)}, {first['summary']['episodes']} games, "
+            f"Lab {cfg.get('difficulty', '?')}, seed {cfg.get('seed', 0)}, {runs[0]['summary']['episodes']} games, "
             f"budget {budget}"
         ),
         columns=[
-            player,
-            Column(
-                key="succ",
-                name="Succ",
-                kind="rate",
-                legend=f"games with at least {cfg.get('pass_mark', 0.9):.0%} of the test predicted right "
-                "(errored games count as losses)",
-            ),
-            Column(
-                key="acc",
-                name="Acc",
-                kind="mean",
-                digits=2,
-                legend="share of test experiments predicted right",
-            ),
-            Column(
-                key="thy",
-                name="Thy≡",
-                kind="rate",
-                legend="theories exactly equivalent to the hidden laws, of those given",
-            ),
-            Column(key="exp", name="Exp", kind="mean", digits=1, legend="experiments used"),
+            col.PLAYER,
+            col.rate("succ", "Succ", f"{pass_mark} (errored games count as losses)"),
+            col.mean("acc", "Acc", "share of test experiments predicted right", digits=2),
+            col.rate("thy", "Thy≡", "theories exactly equivalent to the hidden laws, of those given"),
+            col.mean("exp", "Exp", "experiments used", digits=1),
         ],
         rows=[
             {
@@ -379,63 +378,39 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         ],
         legend="Means over games.",
     )
-    more = Table(
+
+
+BESIDE = (
+    col.mean("chg", "Chg", "changed properties predicted right", digits=2),
+    col.mean("ideal", "Ideal", "an ideal learner on the player's experiments", digits=2),
+    col.mean("rand", "Rand", "an ideal learner on as many random experiments", digits=2),
+    col.count("refused", "Refused", "requests the lab refused"),
+    col.count("format", "Format", "replies that could not be read"),
+    col.count("cut", "Cut", "replies cut off at the token limit (--max-tokens; counted apart)"),
+)
+"""The columns beside the score, after the player, and the summary's numbers they show."""
+BESIDE_OF = {
+    "chg": "changed_accuracy",
+    "ideal": "ideal_accuracy",
+    "rand": "random_accuracy_same",
+    "refused": "invalid_requests",
+    "format": "format_errors",
+    "cut": "truncated",
+}
+
+
+def _beside_table(runs: Sequence[Mapping[str, Any]]) -> Table:
+    return Table(
         name="beside",
         title="Beside the score",
-        columns=[
-            player,
-            Column(key="chg", name="Chg", kind="mean", digits=2, legend="changed properties predicted right"),
-            Column(
-                key="ideal",
-                name="Ideal",
-                kind="mean",
-                digits=2,
-                legend="an ideal learner on the player's experiments",
-            ),
-            Column(
-                key="rand",
-                name="Rand",
-                kind="mean",
-                digits=2,
-                legend="an ideal learner on as many random experiments",
-            ),
-            Column(key="refused", name="Refused", kind="count", legend="requests the lab refused"),
-            Column(key="format", name="Format", kind="count", legend="replies that could not be read"),
-            Column(
-                key="cut",
-                name="Cut",
-                kind="count",
-                legend="replies cut off at the token limit (--max-tokens; counted apart)",
-            ),
-        ],
+        columns=[col.PLAYER, *BESIDE],
         rows=[
-            {
-                "player": _who(data),
-                "run": data["run"],
-                "chg": data["summary"]["changed_accuracy"],
-                "ideal": data["summary"]["ideal_accuracy"],
-                "rand": data["summary"]["random_accuracy_same"],
-                "refused": data["summary"]["invalid_requests"],
-                "format": data["summary"]["format_errors"],
-                "cut": data["summary"]["truncated"],
-            }
+            {"player": _who(data), "run": data["run"]}
+            | {key: data["summary"][number] for key, number in BESIDE_OF.items()}
             for data in runs
         ],
         legend="Each refused or unreadable reply cost its turn.",
     )
-    tables = [main, more]
-    notes = []
-    if any(d["summary"]["curves"]["ideal"] or d["summary"]["curves"]["random"] for d in runs):
-        tables.append(_curve_table(runs, budget))
-    elif cfg.get("curve") is False:
-        notes.append("No curves: the ideal learner was not run (--no-curve).")
-    notes += _notes(runs)
-    if first["summary"]["episodes"] <= SMALL_RUN:
-        tables.append(_episode_table(first))
-    calls = first["calls"]
-    if calls["calls"] or calls["cached_calls"]:
-        notes.append(calls_note(calls))
-    return Results(title=results_title(store.get_run(run_ids[0])), tables=tables, notes=notes)
 
 
 def _curve_table(runs: Sequence[Mapping[str, Any]], budget: int) -> Table:
@@ -457,10 +432,7 @@ def _curve_table(runs: Sequence[Mapping[str, Any]], budget: int) -> Table:
     return Table(
         name="curves",
         title="Test accuracy after k experiments (mean over games)",
-        columns=[
-            Column(key="learner", name="Learner"),
-            *(Column(key=f"k{k}", name=f"k={k}", kind="mean", digits=2) for k in points),
-        ],
+        columns=[col.text("learner", "Learner"), *(col.mean(f"k{k}", f"k={k}", digits=2) for k in points)],
         rows=rows,
         legend=(
             "Each row: what an ideal learner predicts after k experiments of that design (a player that stopped "
@@ -519,13 +491,13 @@ def _episode_table(data: Mapping[str, Any]) -> Table:
         name="games",
         title="Game by game",
         columns=[
-            Column(key="index", name="#", kind="count"),
-            Column(key="domain", name="Domain"),
-            Column(key="acc", name="Acc", kind="mean", digits=2),
-            Column(key="theory", name="Theory"),
-            Column(key="exp", name="Exp", kind="count"),
-            Column(key="ideal", name="Ideal", kind="mean", digits=2),
-            Column(key="status", name="Status"),
+            col.count("index", "#"),
+            col.text("domain", "Domain"),
+            col.mean("acc", "Acc", digits=2),
+            col.text("theory", "Theory"),
+            col.count("exp", "Exp"),
+            col.mean("ideal", "Ideal", digits=2),
+            col.text("status", "Status"),
         ],
         rows=rows,
     )

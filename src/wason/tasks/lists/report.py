@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 
+from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.records import (
     CallTotals,
@@ -23,16 +24,17 @@ from wason.core.results import (
     Cell,
     Column,
     Message,
+    Moves,
     Results,
     Table,
     Transcript,
     end_reason_text,
-    player_message,
     results_title,
     run_notes,
+    turn_messages,
     yes_no,
 )
-from wason.metrics.rates import mean_present
+from wason.core.tally import MeanScore, Tally, group_by
 from wason.tasks.lists.game import PRIMARY_ORDER
 
 SOLVER_LEGEND = (
@@ -138,29 +140,27 @@ def summarize_episodes(
     Every judge's success counts errored episodes as failures in ``n`` (they are also counted apart), so the
     rates are over the episodes that were played; episodes not played yet are in no rate.
     """
-    done = [e for e in eps if e.status == "completed"]
-    metrics = [e.metrics or {} for e in done]
-    # episodes not played yet are in no rate (a run under way does not show them as failures); errored ones are
-    n = sum(e.status in ("completed", "errored") for e in eps)
-    per_judge = {j: Rate.of(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges}
-    solved = [m for m in metrics if primary and (m.get("judges") or {}).get(primary)]
+    t = Tally(eps)
+    metrics = t.metrics
+    per_judge = t.judges(judges)
+    solved = t.where(lambda m: primary and (m.get("judges") or {}).get(primary))
     return {
         "episodes": len(eps),
-        "errored": sum(e.status == "errored" for e in eps),
-        "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
+        "errored": t.errored,
+        "unfinished": t.unfinished,
         "primary_judge": primary,
         "success": per_judge.get(primary) if primary else None,
         "judges": per_judge,
-        "quiz_accuracy": mean_present([m.get("quiz_accuracy") for m in metrics]),
+        "quiz_accuracy": t.mean("quiz_accuracy"),
         "final_hypotheses": sum(m.get("final_hypothesis") is not None for m in metrics),
-        "rounds": mean_present([m.get("rounds") for m in metrics]),
-        "rounds_to_solution": mean_present([m.get("rounds_to_solution") for m in solved]),
-        "lists_tested": mean_present([m.get("lists_tested") for m in metrics]),
-        "repeats": mean_present([m.get("repeats") for m in metrics]),
-        "format_errors": sum(int(m.get("format_errors") or 0) for m in metrics),
-        "truncated": sum(int(m.get("truncated") or 0) for m in metrics),
-        "non_integer_lists": sum(int(m.get("non_integer_lists") or 0) for m in metrics),
-        "llm_labels": sum(int(m.get("llm_labels") or 0) for m in metrics),
+        "rounds": t.mean("rounds"),
+        "rounds_to_solution": t.mean("rounds_to_solution", solved),
+        "lists_tested": t.mean("lists_tested"),
+        "repeats": t.mean("repeats"),
+        "format_errors": t.total("format_errors"),
+        "truncated": t.total("truncated"),
+        "non_integer_lists": t.total("non_integer_lists"),
+        "llm_labels": t.total("llm_labels"),
         "label_disagreements": sum(len(m.get("label_disagreements") or []) for m in metrics),
     }
 
@@ -175,13 +175,10 @@ def run_json(store: RunReader, run_id: int) -> ListsRunReport:
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
     judges, primary = _run_judges(run.config)
-    by_rule: dict[str, list[EpisodeRow]] = {}
-    for e in eps:
-        by_rule.setdefault(e.item["rule"]["key"], []).append(e)
-    rules = []
-    for key, group in by_rule.items():
-        rule = group[0].item["rule"]
-        rules.append({"rule": key, "text": rule["text"], **summarize_episodes(group, judges, primary)})
+    rules = [
+        {"rule": key, "text": group[0].item["rule"]["text"], **summarize_episodes(group, judges, primary)}
+        for key, group in group_by(eps, lambda e: str(e.item["rule"]["key"])).items()
+    ]
     return ListsRunReport.model_validate(
         {
             **run_header(run),
@@ -224,15 +221,27 @@ LEGEND = "* the primary judge, which decides success; errored episodes counted a
 
 
 def _judge_columns(judges: Sequence[str], primary: str | None) -> list[Column]:
-    return [
-        Column(
-            key=j,
-            name=SHORT_JUDGES[j] + (" *" if j == primary else ""),
-            kind="rate",
-            legend=JUDGE_LEGENDS[j],
-        )
-        for j in judges
-    ]
+    return [col.rate(j, SHORT_JUDGES[j] + (" *" if j == primary else ""), JUDGE_LEGENDS[j]) for j in judges]
+
+
+SUMMARY = (
+    col.mean("quiz_accuracy", "Q.acc", "quiz accuracy", digits=2),
+    col.mean("rounds", "Rnds", "rounds", digits=1, higher_is_better=False),
+    col.mean(
+        "to_solve", "ToSolve", "rounds to solve, over solved episodes", digits=1, higher_is_better=False
+    ),
+    col.mean("lists", "Lists", "lists tested", digits=1, higher_is_better=False),
+    col.mean("repeats", "Rep.", "repeats", digits=1, higher_is_better=False),
+    col.count("format_errors", "Fmt", "format errors (unreadable replies)", higher_is_better=False),
+    col.count(
+        "truncated",
+        "Trunc.",
+        "replies cut off at the token limit (each cost a round)",
+        higher_is_better=False,
+    ),
+    col.count("errored", "Err.", "errored episodes", higher_is_better=False),
+)
+"""The summary's columns after the player and the judges."""
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
@@ -244,23 +253,10 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     judges, primary = _run_judges(first.config)
     trials = int(first.config.get("trials") or 1)
     per_rule_columns = [
-        Column(key="rule", name="Rule"),
+        col.text("rule", "Rule"),
         *_judge_columns(judges, primary),
-        Column(
-            key="quiz_accuracy",
-            name="Q.acc",
-            kind="mean",
-            digits=2,
-            legend="mean share of quiz lists labelled right",
-        ),
-        Column(
-            key="rounds",
-            name="Rnds",
-            kind="mean",
-            digits=1,
-            legend="mean rounds of tests",
-            higher_is_better=False,
-        ),
+        col.mean("quiz_accuracy", "Q.acc", "mean share of quiz lists labelled right", digits=2),
+        col.mean("rounds", "Rnds", "mean rounds of tests", digits=1, higher_is_better=False),
     ]
     per_rule = Table(
         name="rules",
@@ -278,39 +274,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         legend=LEGEND,
     )
     all_judges = [j for j in ("predicate", "quiz", "llm") if any(j in r.summary.judges for r in reports)]
-    summary_columns = [
-        Column(key="label", name="Player"),
-        *_judge_columns(all_judges, primary),
-        Column(key="quiz_accuracy", name="Q.acc", kind="mean", digits=2, legend="quiz accuracy"),
-        Column(key="rounds", name="Rnds", kind="mean", digits=1, legend="rounds", higher_is_better=False),
-        Column(
-            key="to_solve",
-            name="ToSolve",
-            kind="mean",
-            digits=1,
-            legend="rounds to solve, over solved episodes",
-            higher_is_better=False,
-        ),
-        Column(
-            key="lists", name="Lists", kind="mean", digits=1, legend="lists tested", higher_is_better=False
-        ),
-        Column(key="repeats", name="Rep.", kind="mean", digits=1, legend="repeats", higher_is_better=False),
-        Column(
-            key="format_errors",
-            name="Fmt",
-            kind="count",
-            legend="format errors (unreadable replies)",
-            higher_is_better=False,
-        ),
-        Column(
-            key="truncated",
-            name="Trunc.",
-            kind="count",
-            legend="replies cut off at the token limit (each cost a round)",
-            higher_is_better=False,
-        ),
-        Column(key="errored", name="Err.", kind="count", legend="errored episodes", higher_is_better=False),
-    ]
+    summary_columns = [col.text("label", "Player"), *_judge_columns(all_judges, primary), *SUMMARY]
     rows: list[dict[str, Cell]] = []
     for name, report in zip(series_names(runs), reports, strict=True):
         s = report.summary
@@ -353,69 +317,52 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     )
 
 
-def _mean_score(name: str, short: str, values: list[Any], legend: str, *, higher: bool) -> Score:
-    return Score.mean_of(name, short, values, f"{legend} [95% t]", higher_is_better=higher)
-
-
 def scores(store: RunReader, run_id: int) -> list[Score]:
     """A run's columns in its report's order: each judge's success rate (over every episode played, errored
     ones as failures, with its Wilson interval), then the means of quiz accuracy, rounds, rounds to a solution,
     lists tested and repeats."""
-    run = store.get_run(run_id)
-    eps = store.list_episodes(run_id)
-    judges, primary = _run_judges(run.config)
-    done = [e.metrics or {} for e in eps if e.status == "completed"]
-    solved = [m for m in done if primary and (m.get("judges") or {}).get(primary)]
-    legends = {
-        "predicate": "the stated predicate is the rule (code, on probe lists)",
-        "quiz": "every held-out quiz list labelled right",
-        "llm": "the pilot's LLM judge accepts the final hypothesis (2 of 3 votes)",
-    }
-    scores = [
+    t = Tally(store.list_episodes(run_id))
+    judges, primary = _run_judges(store.get_run(run_id).config)
+    solved = t.where(lambda m: primary and (m.get("judges") or {}).get(primary))
+    rates = [
         Score.rate(
             JUDGE_NAMES[j],
             SHORT_JUDGES[j].rstrip("."),
-            sum(bool((m.get("judges") or {}).get(j)) for m in done),
-            sum(e.status in ("completed", "errored") for e in eps),
-            legends[j] + (" (decides success)" if j == primary else ""),
+            t.judge(j).k,
+            t.played,
+            SCORE_LEGENDS[j] + (" (decides success)" if j == primary else ""),
         )
         for j in ("predicate", "quiz", "llm")
         if j in judges
     ]
-    return [
-        *scores,
-        _mean_score(
-            "Quiz accuracy",
-            "QuizAcc",
-            [m.get("quiz_accuracy") for m in done],
-            "share of quiz lists labelled right",
-            higher=True,
-        ),
-        _mean_score(
-            "Rounds", "Rounds", [m.get("rounds") for m in done], "rounds of tests per episode", higher=False
-        ),
-        _mean_score(
-            "Rounds to solve",
-            "ToSolve",
-            [m.get("rounds_to_solution") for m in solved],
-            "rounds of tests in the episodes solved",
-            higher=False,
-        ),
-        _mean_score(
-            "Lists tested",
-            "Lists",
-            [m.get("lists_tested") for m in done],
-            "lists tested per episode",
-            higher=False,
-        ),
-        _mean_score(
-            "Repeats",
-            "Repeats",
-            [m.get("repeats") for m in done],
-            "lists tested again per episode",
-            higher=False,
-        ),
-    ]
+    to_solve = Score.mean_of(
+        "Rounds to solve",
+        "ToSolve",
+        t.values("rounds_to_solution", solved),
+        "rounds of tests in the episodes solved [95% t]",
+        higher_is_better=False,
+    )
+    return [*rates, SCORED[0].of(t), SCORED[1].of(t), to_solve, *(m.of(t) for m in SCORED[2:])]
+
+
+SCORE_LEGENDS = {
+    "predicate": "the stated predicate is the rule (code, on probe lists)",
+    "quiz": "every held-out quiz list labelled right",
+    "llm": "the pilot's LLM judge accepts the final hypothesis (2 of 3 votes)",
+}
+SCORED = (
+    MeanScore(
+        "Quiz accuracy",
+        "QuizAcc",
+        "quiz_accuracy",
+        "share of quiz lists labelled right [95% t]",
+        higher_is_better=True,
+    ),
+    MeanScore("Rounds", "Rounds", "rounds", "rounds of tests per episode [95% t]"),
+    MeanScore("Lists tested", "Lists", "lists_tested", "lists tested per episode [95% t]"),
+    MeanScore("Repeats", "Repeats", "repeats", "lists tested again per episode [95% t]"),
+)
+"""The comparison's means over every finished episode (rounds to solve is over the solved ones)."""
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
@@ -432,11 +379,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
             role="note", name="prompt", text="example lists: " + ", ".join(str(list(e)) for e in examples)
         ),
     ]
-    for t in data["turns"]:
-        text = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        messages.append(player_message(run, t["index"], text))
-        if t["feedback"]:
-            messages.append(Message(role="game", name="harness", text=str(t["feedback"]), turn=t["index"]))
+    messages += turn_messages(data, run, MOVES, game="harness")
     m = data.get("metrics") or {}
     if data["status"] == "completed":
         verdicts = {
@@ -500,19 +443,15 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     )
 
 
-def _describe(action: dict[str, Any]) -> str:
-    kind = action.get("type")
-    if kind == "TestRound":
-        return "tests " + "; ".join(str(c) for c in action.get("cases", []))
-    if kind == "FinalHypothesis":
-        return f"final hypothesis: {action.get('text')}"
-    if kind == "PredicateAnswer":
-        return f"predicate: {action.get('source')}"
-    if kind == "QuizAnswer":
-        return "quiz: " + ", ".join(
-            "?" if v is None else ("Yes" if v else "No") for v in action.get("labels", [])
-        )
-    return f"{kind}: {action.get('reason', '')}"
+MOVES: Moves = {
+    "TestRound": lambda a: "tests " + "; ".join(str(c) for c in a.get("cases", [])),
+    "FinalHypothesis": "final hypothesis: {text}",
+    "PredicateAnswer": "predicate: {source}",
+    "QuizAnswer": lambda a: (
+        "quiz: " + ", ".join("?" if v is None else ("Yes" if v else "No") for v in a.get("labels", []))
+    ),
+}
+"""How a transcript says a move that wrote no text."""
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:

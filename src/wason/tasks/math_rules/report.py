@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.records import (
     CallTotals,
@@ -16,24 +17,25 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
-    calls_note,
     episode_line,
     run_header,
 )
 from wason.core.results import (
-    Column,
     Mean,
     Message,
+    Moves,
     Results,
     Table,
     Transcript,
+    calls_notes,
     episode_outcome,
     named_runs,
-    player_message,
     results_title,
+    turn_messages,
     votes_text,
     yes_no,
 )
+from wason.core.tally import WIN_LEGEND, MeanScore, Tally, judged_scores
 from wason.metrics.rates import mean_present
 
 SOLVER_LEGEND = (
@@ -115,35 +117,27 @@ def math_protocol(config: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _seconds(store: RunReader, episode: EpisodeRow) -> float | None:
-    """A game's time, from its episode's start to its end (None while it runs)."""
-    return episode.seconds
-
-
 def summarize(
     eps: Sequence[EpisodeRow], judges: Sequence[str], seconds: Sequence[float | None] = ()
 ) -> dict[str, Any]:
     """The numbers of a set of episodes; errored episodes count as losses in ``n`` (and apart)."""
-    done = [e for e in eps if e.status == "completed"]
-    metrics = [e.metrics or {} for e in done]
-    n = sum(e.status in ("completed", "errored") for e in eps)  # games not played yet are in no rate
-    won = [m for e, m in zip(done, metrics, strict=True) if e.success]
-    guesses = [g for m in metrics for g in (m.get("guesses") or [])]
+    t = Tally(eps)
+    won = t.succeeded
     return {
         "episodes": len(eps),
-        "errored": sum(e.status == "errored" for e in eps),
-        "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
-        "wins": Rate.of(sum(bool(e.success) for e in done), n),
-        "judges": {j: Rate.of(sum(bool((m.get("judges") or {}).get(j)) for m in metrics), n) for j in judges},
-        "turns": mean_present([m.get("turns") for m in metrics]),
-        "turns_to_solution": mean_present([m.get("turns") for m in won]),
-        "sequences_seen": mean_present([m.get("sequences_seen") for m in metrics]),
-        "quiz_accuracy": mean_present([m.get("quiz_accuracy") for m in metrics]),
-        "format_errors": sum(int(m.get("format_errors") or 0) for m in metrics),
-        "truncated": sum(int(m.get("truncated") or 0) for m in metrics),
-        "guesses": len(guesses),
-        "guesses_without_expression": sum(len(m.get("guesses_without_expression") or []) for m in metrics),
-        "llm_disagreements": sum(int(m.get("llm_disagreements") or 0) for m in metrics),
+        "errored": t.errored,
+        "unfinished": t.unfinished,
+        "wins": t.rate(len(won)),
+        "judges": t.judges(judges),
+        "turns": t.mean("turns"),
+        "turns_to_solution": t.mean("turns", won),
+        "sequences_seen": t.mean("sequences_seen"),
+        "quiz_accuracy": t.mean("quiz_accuracy"),
+        "format_errors": t.total("format_errors"),
+        "truncated": t.total("truncated"),
+        "guesses": sum(len(m.get("guesses") or []) for m in t.metrics),
+        "guesses_without_expression": sum(len(m.get("guesses_without_expression") or []) for m in t.metrics),
+        "llm_disagreements": t.total("llm_disagreements"),
         "seconds": mean_present(list(seconds)),
     }
 
@@ -157,7 +151,7 @@ def run_json(store: RunReader, run_id: int) -> MathRunReport:
         {
             **run_header(run),
             "protocol": math_protocol(run.config),
-            "summary": summarize(eps, judges, [_seconds(store, e) for e in eps if e.status == "completed"]),
+            "summary": summarize(eps, judges, [e.seconds for e in eps if e.status == "completed"]),
             "calls": store.call_totals(run_id),
             "episodes": [
                 episode_line(
@@ -188,12 +182,12 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         name="games",
         title=f"Math sequences {first.config.get('level')}: games won and what they took",
         columns=[
-            Column(key="player", name="Player"),
-            Column(key="wins", name="Wins", kind="rate", legend="games won (errored games count as losses)"),
-            Column(key="turns", name="Turns", kind="mean", digits=1, legend="turns played"),
-            Column(key="to_solve", name="To solve", kind="mean", digits=1, legend="turns of the games won"),
-            Column(key="seqs", name="Seqs", kind="mean", digits=1, legend="sequences seen"),
-            Column(key="seconds", name="Seconds", kind="mean", digits=2, legend="per game"),
+            col.PLAYER,
+            col.rate("wins", "Wins", WIN_LEGEND),
+            col.mean("turns", "Turns", "turns played", digits=1),
+            col.mean("to_solve", "To solve", "turns of the games won", digits=1),
+            col.mean("seqs", "Seqs", "sequences seen", digits=1),
+            col.mean("seconds", "Seconds", "per game", digits=2),
         ],
         rows=[
             {
@@ -213,18 +207,9 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         name="judges",
         title="Judges of the last guess, beside the code's verdict (the expression decides)",
         columns=[
-            Column(key="player", name="Player"),
-            *(
-                Column(key=j, name=JUDGE_SHORT[j], kind="rate", legend=JUDGE_LEGENDS[j])
-                for j in ("expression", "quiz", "llm")
-            ),
-            Column(
-                key="quiz_acc",
-                name="Quiz acc.",
-                kind="mean",
-                digits=2,
-                legend="the share of quiz answers right",
-            ),
+            col.PLAYER,
+            *(col.rate(j, JUDGE_SHORT[j], JUDGE_LEGENDS[j]) for j in ("expression", "quiz", "llm")),
+            col.mean("quiz_acc", "Quiz acc.", "the share of quiz answers right", digits=2),
         ],
         rows=[
             {
@@ -252,52 +237,26 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         )
     if s.llm_disagreements:
         notes.append(f"the LLM judge disagreed with the code on {s.llm_disagreements} guesses")
-    if first.calls.calls or first.calls.cached_calls:
-        notes.append(calls_note(first.calls.model_dump()))
+    notes += calls_notes(first.calls)
     return Results(
         title=results_title(named[0][1]), protocol=first.protocol, tables=[games, judges], notes=notes
     )
 
 
-def _mean_score(name: str, short: str, values: Sequence[float | int | None], legend: str) -> Score:
-    return Score.mean_of(name, short, values, legend, higher_is_better=False)
-
-
 def scores(store: RunReader, run_id: int) -> list[Score]:
     """The run's columns of a comparison table, in the paper's Table 2 order: the win rate (the code's
     verdict), what the games took, and how often the LLM judge agreed with the code where it ran (apart)."""
-    eps = store.list_episodes(run_id)
-    done = [e for e in eps if e.status == "completed"]
-    ms = [e.metrics or {} for e in done]
-    both = [
-        m["judges"]
-        for m in ms
-        if (m.get("judges") or {}).get("llm") is not None and m["judges"].get("expression") is not None
-    ]
-    agree = sum(bool(j["llm"]) == bool(j["expression"]) for j in both)
-    return [
-        Score.rate(
-            "Win rate",
-            "Win",
-            sum(bool(e.success) for e in done),
-            sum(e.status in ("completed", "errored") for e in eps),
-            "games won (errored games count as losses)",
+    t = Tally(store.list_episodes(run_id))
+    return judged_scores(
+        t,
+        len(t.succeeded),
+        (
+            MeanScore("Turns", "Turns", "turns", "turns played, mean over games [95% t]"),
+            MeanScore("Sequences seen", "Seqs", "sequences_seen", "sequences seen, mean over games [95% t]"),
         ),
-        _mean_score("Turns", "Turns", [m.get("turns") for m in ms], "turns played, mean over games [95% t]"),
-        _mean_score(
-            "Sequences seen",
-            "Seqs",
-            [m.get("sequences_seen") for m in ms],
-            "sequences seen, mean over games [95% t]",
-        ),
-        Score.rate(
-            "LLM judge agreement",
-            "Agree",
-            agree,
-            len(both),
-            "the published LLM judge agreed with the code's verdict on the last guess (reported apart)",
-        ),
-    ]
+        "expression",
+        "the published LLM judge agreed with the code's verdict on the last guess (reported apart)",
+    )
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
@@ -309,11 +268,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     if system:
         messages.append(Message(role="system", name="system", text=system))
     messages.append(Message(role="game", name="sequences", text=str(item.get("examples"))))
-    for t in data["turns"]:
-        text = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        messages.append(player_message(run, t["index"], text))
-        if t["feedback"]:
-            messages.append(Message(role="game", name="game", text=t["feedback"], turn=t["index"]))
+    messages += turn_messages(data, run, MOVES)
     m = data.get("metrics") or {}
     if data["status"] == "completed":
         for g in m.get("guesses") or []:
@@ -349,19 +304,14 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     return Transcript(title=title, messages=messages, success=data.get("success"))
 
 
-def _describe(action: dict[str, Any]) -> str:
-    kind = action.get("type")
-    if kind == "More":
-        return f"More ({action.get('n') or 'per turn'})"
-    if kind == "Guess":
-        return f"My Guess is: {action.get('text')}"
-    if kind == "ExpressionAnswer":
-        return f"expression: {action.get('source')}"
-    if kind == "QuizAnswer":
-        return f"quiz: {action.get('values')}"
-    if kind == "GiveUp":
-        return "give up"
-    return f"{kind}: {action.get('reason', '')}"
+MOVES: Moves = {
+    "More": lambda a: f"More ({a.get('n') or 'per turn'})",
+    "Guess": "My Guess is: {text}",
+    "ExpressionAnswer": "expression: {source}",
+    "QuizAnswer": "quiz: {values}",
+    "GiveUp": "give up",
+}
+"""How a transcript says a move that wrote no text."""
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:

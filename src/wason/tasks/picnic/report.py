@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.records import (
     CallTotals,
@@ -15,24 +16,25 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
-    calls_note,
     episode_line,
     run_header,
 )
 from wason.core.results import (
     Cell,
-    Column,
     Message,
+    Moves,
     Results,
     Table,
     Transcript,
+    calls_notes,
     episode_outcome,
     named_runs,
-    player_message,
     results_title,
+    turn_messages,
     votes_text,
     yes_no,
 )
+from wason.core.tally import WIN_LEGEND, MeanScore, Tally, group_by
 from wason.metrics.rates import mean_present
 
 SOLVER_LEGEND = (
@@ -46,35 +48,33 @@ shows one (:func:`wason.core.records.solver_legend`)."""
 def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
     """The numbers of a set of games. Errored games count as losses in ``n`` (and are counted apart); games not
     played yet are in no rate."""
-    done = [e for e in eps if e.status == "completed"]
-    n = sum(e.status in ("completed", "errored") for e in eps)
-    ms = [e.metrics or {} for e in done]
-    won = [m for m in ms if m.get("status") == "won"]
-    llm = [m for m in ms if (m.get("judges") or {}).get("llm") is not None]
+    t = Tally(eps)
+    ms, won = t.metrics, t.won
+    llm = t.where(lambda m: (m.get("judges") or {}).get("llm") is not None)
     agree = sum(bool(m["judges"]["llm"]) == bool(m["judges"].get("code")) for m in llm)
     return {
         "games": len(eps),
-        "errored": sum(e.status == "errored" for e in eps),
-        "unfinished": sum(e.status not in ("completed", "errored") for e in eps),
-        "wins": Rate.of(len(won), n),
-        "code_judge": Rate.of(sum(bool((m.get("judges") or {}).get("code")) for m in ms), n),
+        "errored": t.errored,
+        "unfinished": t.unfinished,
+        "wins": t.rate(len(won)),
+        "code_judge": t.judge("code"),
         "llm_judge": Rate.of(sum(bool(m["judges"]["llm"]) for m in llm), len(llm)) if llm else None,
         "judges_agree": Rate.of(agree, len(llm)) if llm else None,
         "llm_decided": sum(bool(m.get("llm_decided")) for m in ms),
-        "unreadable_guesses": sum(int(m.get("unreadable_guesses") or 0) for m in ms),
+        "unreadable_guesses": t.total("unreadable_guesses"),
         "gave_up": sum(m.get("end_reason") == "gave_up" for m in ms),
         "turn_limit": sum(m.get("end_reason") == "turn_limit" for m in ms),
-        "turns": mean_present([m.get("turns") for m in ms]),
-        "turns_won": mean_present([m.get("turns") for m in won]),
-        "moves": mean_present([m.get("moves") for m in ms]),
-        "moves_won": mean_present([m.get("moves") for m in won]),
-        "positives_seen": mean_present([m.get("positives_seen") for m in ms]),
-        "negatives_seen": mean_present([m.get("negatives_seen") for m in ms]),
-        "positives_seen_won": mean_present([m.get("positives_seen") for m in won]),
-        "negatives_seen_won": mean_present([m.get("negatives_seen") for m in won]),
-        "format_errors": sum(int(m.get("format_errors") or 0) for m in ms),
-        "truncated": sum(int(m.get("truncated") or 0) for m in ms),
-        "seconds": mean_present([e.seconds for e in done]),
+        "turns": t.mean("turns"),
+        "turns_won": t.mean("turns", won),
+        "moves": t.mean("moves"),
+        "moves_won": t.mean("moves", won),
+        "positives_seen": t.mean("positives_seen"),
+        "negatives_seen": t.mean("negatives_seen"),
+        "positives_seen_won": t.mean("positives_seen", won),
+        "negatives_seen_won": t.mean("negatives_seen", won),
+        "format_errors": t.total("format_errors"),
+        "truncated": t.total("truncated"),
+        "seconds": mean_present([e.seconds for e in t.done]),
     }
 
 
@@ -109,11 +109,8 @@ def picnic_protocol(config: dict[str, Any]) -> str:
 def run_json(store: RunReader, run_id: int) -> PicnicRunReport:
     run = store.get_run(run_id)
     eps = store.list_episodes(run_id)
-    levels: dict[str, list[EpisodeRow]] = {}
-    cells: dict[tuple[str, Any], list[EpisodeRow]] = {}
-    for e in eps:
-        levels.setdefault(e.item["level"], []).append(e)
-        cells.setdefault((e.item["level"], e.item.get("max_turns")), []).append(e)
+    levels = group_by(eps, lambda e: e.item["level"])
+    cells = group_by(eps, lambda e: (e.item["level"], e.item.get("max_turns")))
     return PicnicRunReport.model_validate(
         {
             **run_header(run),
@@ -157,23 +154,13 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     llm_ran = any(c["llm_judge"] for c in cells)
     # the code's verdict decides, so its column repeats "won" unless the LLM judge decided a game
     code_differs = any(c["code_judge"]["k"] != c["wins"]["k"] for c in cells)
-    level = Column(key="level", name="Level")
-    # the turn limit bounds the moves; the stored ``turns`` count the start as turn 1 (published counting), so
-    # the table shows moves beside it, never a mean of turns above its bound
-    limit = Column(key="limit", name="Moves≤", kind="count", legend="the turn limit, in moves (--max-turns)")
-    won = Column(key="won", name="Won", kind="rate", legend="games won (errored games count as losses)")
-    ended_columns = [level, limit, won]
+    ended_columns = [col.LEVEL, LIMIT, col.rate("won", "Won", WIN_LEGEND)]
     if code_differs:
-        ended_columns.append(Column(key="code", name="Code", kind="rate", legend="the code judge said right"))
+        ended_columns.append(col.rate("code", "Code", "the code judge said right"))
     if llm_ran:
         ended_columns += [
-            Column(
-                key="llm",
-                name="LLM said",
-                kind="rate",
-                legend="the published LLM judge said right, of the games it judged",
-            ),
-            Column(key="agree", name="Agree", kind="rate", legend="the LLM judge agreed with the code"),
+            col.rate("llm", "LLM said", "the published LLM judge said right, of the games it judged"),
+            col.rate("agree", "Agree", "the LLM judge agreed with the code"),
         ]
     ended: list[dict[str, Cell]] = []
     took: list[dict[str, Cell]] = []
@@ -207,32 +194,15 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         row |= {lv: _rate((data["levels"].get(lv) or {}).get("wins")) for lv in levels}
         row["all"] = _rate(data["summary"]["wins"])
         per_level.append(row)
-    table2_columns = [Column(key="player", name="Player")]
-    table2_columns += [Column(key=lv, name=f"SP {lv}", kind="rate") for lv in levels]
+    table2_columns = [col.PLAYER, *(col.rate(lv, f"SP {lv}") for lv in levels)]
     if len(levels) > 1:
-        table2_columns.append(Column(key="all", name="All", kind="rate"))
+        table2_columns.append(col.rate("all", "All"))
     tables = [
         Table(name="ended", title="Static Picnic: how the games ended", columns=ended_columns, rows=ended),
         Table(
             name="took",
             title="What the games took (means over finished games)",
-            columns=[
-                level,
-                limit,
-                Column(
-                    key="moves",
-                    name="Moves",
-                    kind="mean",
-                    digits=1,
-                    legend="moves made (the published turn count is one more: the start is turn 1)",
-                ),
-                Column(key="won_in", name="Won in", kind="mean", digits=1, legend="moves of the games won"),
-                Column(key="pos", name="Pos.", kind="mean", digits=1, legend="positive examples seen"),
-                Column(key="neg", name="Neg.", kind="mean", digits=1, legend="negative examples seen"),
-                Column(key="seconds", name="Seconds", kind="mean", digits=1, legend="per game"),
-                Column(key="gave_up", name="Gave up", kind="count", legend="games given up"),
-                Column(key="limit_hit", name="Limit", kind="count", legend="games that ran out of turns"),
-            ],
+            columns=[col.LEVEL, LIMIT, *TOOK],
             rows=took,
         ),
         Table(
@@ -256,40 +226,40 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
             f"{s['format_errors']} replies could not be read (format errors); {s['truncated']} more were cut off "
             "at the token limit (--max-tokens; counted apart). Each cost a turn."
         )
-    if first["calls"]["calls"] or first["calls"]["cached_calls"]:
-        notes.append(calls_note(first["calls"]))
+    notes += calls_notes(first["calls"])
     return Results(title=results_title(named[0][1]), protocol=first["protocol"], tables=tables, notes=notes)
+
+
+# the turn limit bounds the moves; the stored ``turns`` count the start as turn 1 (published counting), so the
+# tables show moves beside it, never a mean of turns above its bound
+LIMIT = col.count("limit", "Moves≤", "the turn limit, in moves (--max-turns)")
+TOOK = (
+    col.mean(
+        "moves", "Moves", "moves made (the published turn count is one more: the start is turn 1)", digits=1
+    ),
+    col.mean("won_in", "Won in", "moves of the games won", digits=1),
+    col.mean("pos", "Pos.", "positive examples seen", digits=1),
+    col.mean("neg", "Neg.", "negative examples seen", digits=1),
+    col.mean("seconds", "Seconds", "per game", digits=1),
+    col.count("gave_up", "Gave up", "games given up"),
+    col.count("limit_hit", "Limit", "games that ran out of turns"),
+)
+"""The columns of what the games took, after the level and its turn limit."""
 
 
 def _rate(rate: Any) -> Rate | None:
     return None if not rate else Rate.model_validate(rate)
 
 
-def _mean(name: str, short: str, values: Sequence[float | int | None], legend: str) -> Score:
-    return Score.mean_of(name, short, values, legend, higher_is_better=False)
-
-
 def scores(store: RunReader, run_id: int) -> list[Score]:
     """The run's columns of a comparison table, in the paper's Table 2 order: the win rate, then what the games
     took (turns, examples seen) and, where the LLM judge ran beside the code, how often they agreed."""
     eps = store.list_episodes(run_id)
-    ms = [e.metrics or {} for e in eps if e.status == "completed"]
-    s = summarize(eps)
+    t, s = Tally(eps), summarize(eps)
     agree: Rate = s["judges_agree"] or Rate.of(0, 0)
     return [
-        Score.rate("Win rate", "Win", s["wins"].k, s["wins"].n, "games won (errored games count as losses)"),
-        _mean(
-            "Turns",
-            "Turns",
-            [m.get("turns") for m in ms],
-            "turns as published (the start is turn 1, each move one more), mean over games [95% t]",
-        ),
-        _mean(
-            "Examples seen",
-            "Examples",
-            [m.get("examples_seen") for m in ms],
-            "positive and negative examples seen, mean over games [95% t]",
-        ),
+        Score.rate("Win rate", "Win", s["wins"].k, s["wins"].n, WIN_LEGEND),
+        *(m.of(t) for m in SCORED),
         Score.rate(
             "LLM judge agreement",
             "Agree",
@@ -298,6 +268,22 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
             "the published LLM judge agreed with the code's verdict (reported apart; the code decides)",
         ),
     ]
+
+
+SCORED = (
+    MeanScore(
+        "Turns",
+        "Turns",
+        "turns",
+        "turns as published (the start is turn 1, each move one more), mean over games [95% t]",
+    ),
+    MeanScore(
+        "Examples seen",
+        "Examples",
+        "examples_seen",
+        "positive and negative examples seen, mean over games [95% t]",
+    ),
+)
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
@@ -315,11 +301,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     if initial:
         for what, key in (("can bring", "positives"), ("cannot bring", "negatives")):
             out.append(Message(role="game", name="host", text=f"{what}: {', '.join(initial.get(key) or [])}"))
-    for t in data["turns"]:
-        text = t["reply"] if t["reply"] is not None else _describe(t["action"])
-        out.append(player_message(run, t["index"], text, "move"))
-        if t.get("feedback"):
-            out.append(Message(role="game", name="host", text=t["feedback"], turn=t["index"]))
+    out += turn_messages(data, run, MOVES, game="host", step="move")
     for i, h in enumerate(m.get("history") or [], 1):
         if h["action"].get("type") == "Guess":
             code = h.get("code") or {}
@@ -342,15 +324,8 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     return Transcript(title=title, messages=out, success=data.get("success"))
 
 
-def _describe(action: dict[str, Any]) -> str:
-    kind = action.get("type")
-    if kind == "More":
-        return f"more {action.get('n')}"
-    if kind == "Guess":
-        return f"guess: {action.get('text')}"
-    if kind == "GiveUp":
-        return "give up"
-    return f"{kind}: {action.get('reason', '')}"
+MOVES: Moves = {"More": "more {n}", "Guess": "guess: {text}", "GiveUp": "give up"}
+"""How a transcript says a move that wrote no text."""
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.game import PLAYER_METRICS
 from wason.core.records import (
@@ -17,22 +18,25 @@ from wason.core.records import (
     RunReport,
     RunRow,
     Score,
-    calls_note,
+    episode_line,
     run_header,
     series_names,
 )
 from wason.core.results import (
     Cell,
-    Column,
     Message,
+    Moves,
     Results,
     Table,
     Transcript,
+    calls_notes,
+    describe_move,
     end_reason_text,
     episode_outcome,
     player_message,
     results_title,
 )
+from wason.core.tally import Tally, group_by
 from wason.tasks.wilt.complexity import RunComplexity, run_complexity
 from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD
 from wason.tasks.wilt.protocol import load_instruction
@@ -132,25 +136,23 @@ def trial_of(e: EpisodeRow) -> int:
 def rule_rows(eps: list[EpisodeRow]) -> list[WiltRuleRow]:
     """A row per rule, its trials pooled: correct (and approximately correct) of the trials played, errored
     trials counted as not correct, trials not played yet left out."""
-    by_rule: dict[str, list[EpisodeRow]] = {}
-    for e in eps:
-        by_rule.setdefault(rule_key(e), []).append(e)
     rows = []
-    for key, group in by_rule.items():
-        done = [e.metrics or {} for e in group if e.status == "completed"]
-        played = sum(e.status in ("completed", "errored") for e in group)
+    for key, group in group_by(eps, rule_key).items():
+        t = Tally(group)
         rows.append(
             WiltRuleRow(
                 rule=key,
                 text=group[0].item.get("rule"),
                 trials=len(group),
-                correct=Rate.of(sum(bool(m.get("correct")) for m in done), played),
-                approximately_correct=Rate.of(
-                    sum(bool(m.get("approximately_correct")) for m in done), played
-                ),
+                correct=t.rate(len(t.where(lambda m: m.get("correct")))),
+                approximately_correct=t.rate(len(t.where(lambda m: m.get("approximately_correct")))),
             )
         )
     return rows
+
+
+EPISODE_METRICS = ("correct", "approximately_correct", "attempts", "repeats", "guess", "end_reason")
+"""The metrics of an episode's line in the JSON report."""
 
 
 def run_json(store: RunReader, run_id: int) -> WiltRunReport:
@@ -177,20 +179,15 @@ def run_json(store: RunReader, run_id: int) -> WiltRunReport:
         calls=CallTotals(**calls),
         rules=rule_rows(eps),
         episodes=[
-            WiltEpisodeRow(
-                index=e.index,
-                rule=e.item_key,
-                trial=trial_of(e),
-                text=e.item.get("rule"),
-                status=e.status,
-                correct=(e.metrics or {}).get("correct"),
-                approximately_correct=(e.metrics or {}).get("approximately_correct"),
-                attempts=(e.metrics or {}).get("attempts"),
-                repeats=(e.metrics or {}).get("repeats"),
-                guess=(e.metrics or {}).get("guess"),
-                end_reason=(e.metrics or {}).get("end_reason"),
-                error=e.error,
-                decided=((e.metrics or {}).get("verdict") or {}).get("method"),
+            WiltEpisodeRow.model_validate(
+                episode_line(
+                    e,
+                    EPISODE_METRICS,
+                    rule=e.item_key,
+                    trial=trial_of(e),
+                    text=e.item.get("rule"),
+                    decided=((e.metrics or {}).get("verdict") or {}).get("method"),
+                )
             )
             for e in eps
         ],
@@ -343,24 +340,16 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
             name="table1",
             title="The paper's Table 1",
             columns=[
-                Column(key="player", name="Player"),
-                Column(key="accuracy", name="Accuracy", kind="rate", legend="correct final guesses"),
-                Column(
-                    key="approx",
-                    name="Approx. Correct",
-                    kind="rate",
-                    legend=f"approximately correct (not equivalent, Jaccard >= {APPROX_JACCARD_THRESHOLD} on the "
-                    "probes)",
+                col.PLAYER,
+                col.rate("accuracy", "Accuracy", "correct final guesses"),
+                col.rate(
+                    "approx",
+                    "Approx. Correct",
+                    f"approximately correct (not equivalent, Jaccard >= {APPROX_JACCARD_THRESHOLD} on the probes)",
                 ),
-                Column(
-                    key="guesses",
-                    name="Avg. Guesses",
-                    kind="mean",
-                    digits=2,
-                    legend="mean attempts used before the guess",
-                ),
-                Column(key="repeats", name="Repeats", kind="count", legend="tests asked again"),
-                Column(key="invalid", name="Invalid tests", kind="count", legend="tests with bad values"),
+                col.mean("guesses", "Avg. Guesses", "mean attempts used before the guess", digits=2),
+                col.count("repeats", "Repeats", "tests asked again"),
+                col.count("invalid", "Invalid tests", "tests with bad values"),
             ],
             rows=table1,
             legend="Rates are of the episodes played.",
@@ -373,14 +362,10 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
                 name="reduction",
                 title="Hypothesis-space reduction (paper 4.1): share of the space ruled out after k tests",
                 columns=[
-                    Column(key="player", name="Player"),
-                    *(Column(key=f"r{k}", name=f"k={k}", kind="mean", digits=3) for k in points),
-                    Column(
-                        key="share",
-                        name="Nothing new",
-                        kind="mean",
-                        digits=2,
-                        legend="share of the tests that ruled out nothing new",
+                    col.PLAYER,
+                    *(col.mean(f"r{k}", f"k={k}", digits=3) for k in points),
+                    col.mean(
+                        "share", "Nothing new", "share of the tests that ruled out nothing new", digits=2
                     ),
                 ],
                 rows=reduction,
@@ -430,8 +415,7 @@ def _notes(run: RunRow, s: WiltSummary, calls: dict[str, int], eps: Sequence[Epi
         f"Format errors: {s.format_errors} unreadable replies; Truncated: {s.truncated} replies cut off at the "
         f"token limit (each cost an attempt, as a format error does); Errored: {s.errored} episode(s)"
     )
-    if calls["calls"] or calls["cached_calls"]:
-        lines.append(calls_note(calls))
+    lines += calls_notes(calls)
     if s.pending:
         lines.append(f"{s.pending} episode(s) not finished: `wason eval --resume {run.id}` finishes them")
     if s.no_guess:
@@ -458,10 +442,10 @@ def _rules_table(store: RunReader, run_id: int) -> Table:
         name="rules",
         title="Per rule: correct of the trials played",
         columns=[
-            Column(key="rule", name="Rule"),
-            Column(key="text", name="Text"),
-            Column(key="correct", name="Correct", kind="rate"),
-            Column(key="approx", name="Approx.", kind="rate"),
+            col.text("rule", "Rule"),
+            col.text("text", "Text"),
+            col.rate("correct", "Correct"),
+            col.rate("approx", "Approx."),
         ],
         rows=[
             {"rule": r.rule, "text": r.text or "", "correct": r.correct, "approx": r.approximately_correct}
@@ -500,14 +484,14 @@ def _episodes_table(store: RunReader, run_id: int) -> Table:
         name="episodes",
         title="Episodes",
         columns=[
-            Column(key="index", name="#", kind="count"),
-            Column(key="rule", name="Rule"),
-            *((Column(key="trial", name="Trial", kind="count"),) if trials else ()),
-            Column(key="status", name="Status"),
-            Column(key="result", name="Result"),
-            Column(key="tests", name="Tests", kind="count", legend="attempts used before the guess"),
-            Column(key="repeats", name="Rep.", kind="count", legend="tests asked again"),
-            Column(key="detail", name="Guess / error"),
+            col.count("index", "#"),
+            col.text("rule", "Rule"),
+            *((col.count("trial", "Trial"),) if trials else ()),
+            col.text("status", "Status"),
+            col.text("result", "Result"),
+            col.count("tests", "Tests", "attempts used before the guess"),
+            col.count("repeats", "Rep.", "tests asked again"),
+            col.text("detail", "Guess / error"),
         ],
         rows=rows,
     )
@@ -528,7 +512,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
         )
     ]
     for t in data["turns"]:
-        reply = t["reply"] if t["reply"] is not None else _describe(t["action"])
+        reply = t["reply"] if t["reply"] is not None else describe_move(t["action"], MOVES)
         out.append(player_message(run, t["index"], reply))
         out.append(Message(role="game", name="harness", text=str(t["feedback"]), turn=t["index"]))
     m = data["metrics"] or {}
@@ -560,13 +544,11 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     return Transcript(title=title, messages=out, success=data.get("success"))
 
 
-def _describe(action: dict[str, Any]) -> str:
-    kind = action.get("type")
-    if kind == "ProposeTest":
-        return "test (" + ", ".join(action.get("values", [])) + ")"
-    if kind == "FinalGuess":
-        return f"guess {action.get('expression')}"
-    return f"{kind}: {action.get('reason', '')}"
+MOVES: Moves = {
+    "ProposeTest": lambda a: "test (" + ", ".join(a.get("values", [])) + ")",
+    "FinalGuess": "guess {expression}",
+}
+"""How a transcript says a move that wrote no text."""
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
