@@ -25,6 +25,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     ValidationError,
     model_serializer,
+    model_validator,
 )
 from pydantic.fields import FieldInfo
 
@@ -358,6 +359,43 @@ class JudgedSettings(RunSettings):
     judge_base_url: Annotated[str | None, EndpointRef("judge_model")] = Field(
         default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
+
+    # the names in the family's ``judges`` field of the judges that ask a model (``{"llm"}``): they run only where
+    # there is a model to ask, the judge's (--judge-model) or a model player's own
+    model_judges: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_model_no_model_judges(cls, data: Any) -> Any:
+        # Without a judge model, the judges that ask one are left out where no model plays: from the judges
+        # named or the default when a person or a solver plays (its configuration is often a model run's,
+        # replayed), from the default only when a model player has no model (named, they are refused below,
+        # naming the field). Runs before validation, so anything may arrive: only a list is adjusted, anything
+        # else is left for the field's own check, which names it (a string is no list).
+        if not cls.model_judges or not isinstance(data, dict) or data.get("judge_model"):
+            return data
+        if data.get("player", "llm") == "llm" and (data.get("model") or "judges" in data):
+            return data
+        judges = data.get("judges", cls.model_fields["judges"].get_default(call_default_factory=True))
+        if isinstance(judges, list | tuple):
+            data = {**data, "judges": [j for j in judges if j not in cls.model_judges]}
+        return data
+
+    @model_validator(mode="after")
+    def _model_judges_need_a_model(self) -> JudgedSettings:
+        asked = [j for j in getattr(self, "judges", ()) if j in self.model_judges]
+        if asked and self.oracle_model is None:
+            raise ValueError(
+                f"judges: the {asked[0]} judge needs a model (--model or --judge-model), or leave it out"
+            )
+        return self
+
+    def without_model_judges(self) -> dict[str, Any]:
+        """The update that leaves out the judges that ask a model when no judge model is named: for the
+        configuration of a player without a model (a solver's baseline); nothing to update otherwise."""
+        if not self.model_judges or self.judge_model is not None:
+            return {}
+        return {"judges": [j for j in getattr(self, "judges", ()) if j not in self.model_judges]}
 
     @property
     def oracle_model(self) -> str | None:
@@ -980,11 +1018,15 @@ class Family(ABC, Generic[C]):
 
         The default: with a solver (``"solver"`` in :attr:`players`), the run's configuration played by the
         solver, no model, marked ``baseline_for=run_id``; without one, None. A family overrides it only where
-        its baseline must drop more (an LLM judge without its judge model) or has none for some runs.
+        its baseline must drop more than the judges that ask a model (:meth:`JudgedSettings.without_model_judges`)
+        or has none for some runs.
         """
         if "solver" not in self.players:
             return None
-        return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
+        update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
+        if isinstance(config, JudgedSettings):
+            update.update(config.without_model_judges())
+        return config.model_copy(update=update)
 
     def game_api(self) -> GameApi | None:
         """How the family is played through the guess-the-rule game API, or None when it is not."""

@@ -36,8 +36,10 @@ from wason.core.family import (
 from wason.core.game import Game, Malformed, TextProtocol
 from wason.core.moves import Command, form_moves, give_up
 from wason.core.records import CallContext
+from wason.failures import OracleUnavailable
 from wason.tasks.dynamic_picnic.game import (
     GM,
+    GM_MISSING,
     MAX_CANDIDATES,
     MAX_INIT,
     MAX_MORE,
@@ -51,7 +53,6 @@ from wason.tasks.dynamic_picnic.game import (
     GiveUp,
     GuessRule,
     MoreExamples,
-    OracleUnavailable,
     PicnicObservation,
     PicnicSettings,
 )
@@ -757,7 +758,7 @@ class PicnicGameApi(GameApi):
             raise ValueError(f"num_init_examples must be from 1 to {MAX_INIT}")
         refusal = code_level_refusal(difficulty)
         if refusal:  # the level needs a model, and games made here have none (the routes answer 424)
-            raise OracleUnavailable(f"difficulty {difficulty}: {refusal}")
+            raise OracleUnavailable(f"difficulty {difficulty}: {refusal}", GM_MISSING)
         config = DynamicPicnicRunConfig(
             player="session",
             level=difficulty,  # type: ignore[arg-type]  # checked above

@@ -3,6 +3,7 @@ solver and random-experiment baselines, the report judge, the human player and t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -20,7 +21,8 @@ from wason.core.family import (
     WebForm,
     check_episodes,
 )
-from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.game import Game, Player, TextProtocol
+from wason.failures import unavailable
 from wason.tasks.lab.game import (
     MAX_BUDGET,
     MAX_PER_TURN,
@@ -269,10 +271,6 @@ def _decode_answer(data: dict[str, Any]) -> Answer:
     return Answer(tuple(out), theory, report)
 
 
-class JudgeUnavailable(ExternalFailure):
-    what = "no oracle"
-
-
 def _sample(item: Mapping[str, Any]) -> str:
     return f"lab|{item['difficulty']}|{item['seed']}|{item['index']}|{item.get('trial', 1)}"
 
@@ -454,18 +452,15 @@ class LabFamily(Family[LabRunConfig]):
 def _judge(config: LabRunConfig, context: EpisodeContext, item: Mapping[str, Any], domain: Domain) -> Any:
     oracle = context.oracle
     if oracle is None:
-
-        async def unavailable(report: str) -> Mapping[str, Any]:
-            raise JudgeUnavailable(
-                "this game asks an LLM judge about its report, and no model is attached here"
-            )
-
-        return unavailable
+        return unavailable("an LLM judge about its report")
     from wason.core.records import CallContext
-    from wason.tasks.lab.judge import ReportJudge
+    from wason.judges import VotingJudge
+    from wason.tasks.lab.judge import judge_messages
 
     call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
-    return ReportJudge(oracle, domain, config.params, call)
+    return VotingJudge(
+        oracle, functools.partial(judge_messages, domain), config.params, call, sample="report"
+    )
 
 
 FAMILY = LabFamily()

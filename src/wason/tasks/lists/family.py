@@ -29,8 +29,9 @@ from wason.core.family import (
     check_episodes,
     form_value,
 )
-from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, form_moves, yes_no_quiz
+from wason.failures import unavailable
 from wason.tasks.lists.game import (
     MAX_QUIZ,
     MAX_ROUNDS,
@@ -74,6 +75,7 @@ class ListsRunConfig(JudgedSettings):
     model_config = ConfigDict(frozen=True)
 
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
+    model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "examples",
@@ -158,18 +160,6 @@ class ListsRunConfig(JudgedSettings):
         default=0, ge=0, le=MAX_SEED, description="seed of the probe lists predicates are judged on"
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _no_model_no_llm_judge(cls, data: Any) -> Any:
-        # a player without a model (the solver, a person) has no model to judge with: the LLM judge runs only
-        # on a judge model named for it
-        if isinstance(data, dict) and data.get("player", "llm") != "llm" and not data.get("judge_model"):
-            judges = data.get("judges", ["predicate", "quiz", "llm"])
-            # anything but a list is left for the field's own check, which names it (a string is no list)
-            if isinstance(judges, list | tuple):
-                data = {**data, "judges": [j for j in judges if j != "llm"]}
-        return data
-
     @model_validator(mode="after")
     def _check(self) -> ListsRunConfig:
         if self.split not in (*LIST_SPLITS, "generated"):
@@ -188,8 +178,6 @@ class ListsRunConfig(JudgedSettings):
             raise ValueError("at least one judge is needed (predicate, quiz, llm)")
         if self.labeller == "llm" and self.oracle_model is None:
             raise ValueError("the llm labeller needs a model (--judge-model)")
-        if "llm" in self.judges and self.oracle_model is None:
-            raise ValueError("the llm judge needs a model (--judge-model), or leave it out of --judges")
         return self
 
     def _check_size(self) -> None:
@@ -427,13 +415,10 @@ class ListsFamily(Family[ListsRunConfig]):
             seed=int(item["seed"]), tests_per_round=config.tests_per_round, max_rounds=config.max_rounds
         )
 
-    def baseline(self, config: ListsRunConfig, run_id: int) -> ListsRunConfig:
-        update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
-        # The solver's labels come from code; an LLM judge runs only on a judge model named for it.
-        update["labeller"] = "code"
-        if config.judge_model is None:
-            update["judges"] = [j for j in config.judges if j != "llm"]
-        return config.model_copy(update=update)
+    def baseline(self, config: ListsRunConfig, run_id: int) -> ListsRunConfig | None:
+        base = super().baseline(config, run_id)
+        # the solver's labels come from code
+        return None if base is None else base.model_copy(update={"labeller": "code"})
 
     def web_form(
         self, config: ListsRunConfig, item: Mapping[str, Any], observation: Any, turn: int
@@ -596,14 +581,6 @@ def _temperature_note(config: ListsRunConfig) -> str:
     return f"; {shown} (the pilot's: 0)"
 
 
-async def _unavailable(rule_text: str, arg: Any) -> Any:
-    raise OracleUnavailable("this game asks an LLM judge or labeller, and no model is attached to it here")
-
-
-class OracleUnavailable(ExternalFailure):
-    what = "no oracle"
-
-
 def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str, Any]) -> tuple[Any, Any]:
     """The episode's LLM labeller and judge, bound to its call context (None where code decides)."""
     oracle = context.oracle
@@ -611,7 +588,8 @@ def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str,
     if oracle is None:
         # A stored game restored where no model is at hand: its turns carry what the oracles said; a new
         # action that needs them fails as an outside failure, with the reason.
-        return (_unavailable if wanted[0] else None), (_unavailable if wanted[1] else None)
+        none = unavailable("an LLM judge or labeller")
+        return (none if wanted[0] else None), (none if wanted[1] else None)
     from wason.core.records import CallContext
     from wason.judges.llm import LLMJudge, LLMLabeller
     from wason.tasks.lists.protocol import (
