@@ -383,12 +383,16 @@ class JudgedSettings(RunSettings):
 
     @model_validator(mode="after")
     def _model_judges_need_a_model(self) -> JudgedSettings:
-        asked = [j for j in getattr(self, "judges", ()) if j in self.model_judges]
+        asked = self.model_judges_asked()
         if asked and self.oracle_model is None:
             raise ValueError(
                 f"judges: the {asked[0]} judge needs a model (--model or --judge-model), or leave it out"
             )
         return self
+
+    def model_judges_asked(self) -> list[str]:
+        """The judges of the run that ask a model, in its order."""
+        return [j for j in getattr(self, "judges", ()) if j in self.model_judges]
 
     def without_model_judges(self) -> dict[str, Any]:
         """The update that leaves out the judges that ask a model when no judge model is named: for the
@@ -438,6 +442,10 @@ class EpisodeContext:
     run_id: int | None = None
     episode_id: int | None = None
     oracle: Oracle | None = None
+
+    def calls(self, sample: str) -> CallContext:
+        """The call context of the episode's oracle calls, ``sample`` keeping their cached replies apart."""
+        return CallContext(run_id=self.run_id, episode_id=self.episode_id, sample=sample)
 
 
 @dataclass
@@ -720,11 +728,18 @@ class Family(ABC, Generic[C]):
     action_types: ClassVar[tuple[type[Any], ...]] = ()
     """The family's actions, one dataclass per kind of move, for the default :attr:`actions`."""
 
+    action_codec: ClassVar[ActionCodec | None] = None
+    """The codec of the family's actions where they need hand-made decoding (``hooks``); None: the one of its
+    :attr:`action_types`."""
+
+    action_writer: ClassVar[str | None] = None
+    """The module (a dotted name, imported when first needed) whose ``write_action(action)`` writes an action as
+    the message that makes it under the published protocol, for the default :meth:`action_message`."""
+
     @property
     def actions(self) -> ActionCodec:
-        """The codec of the family's actions: by default of its :attr:`action_types` (a family whose actions
-        need hand-made decoding overrides it)."""
-        return _codec_of(self.action_types)
+        """The codec of the family's actions: its :attr:`action_codec`, else the one of its :attr:`action_types`."""
+        return self.action_codec if self.action_codec is not None else _codec_of(self.action_types)
 
     def generation_params(self, config: C, item: Mapping[str, Any]) -> GenerationParams:
         """The sampling parameters of one episode's model player: by default the run's (``config.params``); a
@@ -871,8 +886,17 @@ class Family(ABC, Generic[C]):
     def action_message(self, action: Mapping[str, Any]) -> str | None:
         """A stored action (its JSON) as the message that makes it under the family's published protocol, for
         players that write no text (the solver): ``wason show --novelty`` measures these messages beside the
-        replies models wrote. None: its :meth:`describe_action`, else its JSON."""
-        return None
+        replies models wrote. None: its :meth:`describe_action`, else its JSON. By default, the action decoded
+        and written by the :attr:`action_writer`'s ``write_action``; None without one, or for what is not an
+        action of this game (no message makes it)."""
+        if self.action_writer is None:
+            return None
+        try:
+            decoded = self.actions.decode(action)
+        except ValueError:
+            return None
+        write: Callable[[Any], str | None] = importlib.import_module(self.action_writer).write_action
+        return write(decoded)
 
     # -- play: a person at the terminal or in a browser ----------------------------------------------------------
     def human(self, config: C, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
@@ -1010,8 +1034,13 @@ class Family(ABC, Generic[C]):
         return config
 
     def oracle(self, config: C) -> OracleSpec | None:
-        """The model the run's games need for LLM judges or labellers, or None when code decides."""
-        return None
+        """The model the run's games need for LLM judges or labellers, or None when code decides. By default,
+        for :class:`JudgedSettings`, the judge's model when one of its :attr:`~JudgedSettings.model_judges`
+        runs."""
+        if not isinstance(config, JudgedSettings):
+            return None
+        asked = config.model_judges_asked()
+        return config.judge_oracle(bool(asked), f"the {asked[0]} judge" if asked else "")
 
     def baseline(self, config: C, run_id: int) -> C | None:
         """The configuration of the solver baseline that accompanies model run ``run_id``, or None.

@@ -75,8 +75,8 @@ class CodeFunctionsConfig(JudgedSettings):
 
     model_config = ConfigDict(frozen=True)
 
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "level",
@@ -309,12 +309,11 @@ def _llm_judge(config: CodeFunctionsConfig, context: EpisodeContext, item: Mappi
     oracle = context.oracle
     if oracle is None:
         return unavailable("the LLM judge")
-    from wason.core.records import CallContext
     from wason.judges import VotingJudge
     from wason.tasks.code_functions.judge import read_judge_reply
     from wason.tasks.code_functions.protocol import judge_messages
 
-    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+    call = context.calls(_sample(item))
     return VotingJudge(oracle, judge_messages, config.params, call, read=read_judge_reply, sample="guess{n}")
 
 
@@ -335,19 +334,15 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
     playable = True
     commands = "tools: the published functions' translation, checking rule files, listing generated rules"
 
-    _codec = ActionCodec(
+    action_codec = ActionCodec(
         More, Guess, PredicateAnswer, QuizAnswer, GiveUp, WrittenRule, hooks={"QuizAnswer": _decode_quiz}
     )
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
 
     def action_message(self, action: Mapping[str, Any]) -> str | None:
         from wason.tasks.code_functions.protocol import write_action
 
         try:
-            decoded = self._codec.decode(action)
+            decoded = self.actions.decode(action)
         except ValueError:  # not an action of this game: no message makes it
             return None
         if isinstance(decoded, WrittenRule):  # a game master's reply is its code

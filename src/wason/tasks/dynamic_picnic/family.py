@@ -35,7 +35,6 @@ from wason.core.family import (
 )
 from wason.core.game import Game, Malformed, TextProtocol
 from wason.core.moves import Command, form_moves, give_up
-from wason.core.records import CallContext
 from wason.failures import OracleUnavailable
 from wason.tasks.dynamic_picnic.game import (
     GM,
@@ -454,7 +453,7 @@ def build_game(
     by_code = config.oracle_model is None
     master = None
     if not by_code and context is not None and context.oracle is not None:
-        call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+        call = context.calls(_sample(item))
         params = config.params
         if config.game_master_temperature is not None:
             params = params.model_copy(update={"temperature": config.game_master_temperature})
@@ -475,11 +474,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
 
     commands = "Dynamic Picnic tools"
 
-    _codec = ActionCodec(Begin, AskItem, MoreExamples, GuessRule, GiveUp)
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
+    action_codec = ActionCodec(Begin, AskItem, MoreExamples, GuessRule, GiveUp)
 
     def items(self, config: DynamicPicnicRunConfig) -> list[Item]:
         return config.items()

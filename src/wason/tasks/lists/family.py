@@ -74,8 +74,8 @@ class ListsRunConfig(JudgedSettings):
 
     model_config = ConfigDict(frozen=True)
 
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "examples",
@@ -342,21 +342,10 @@ class ListsFamily(Family[ListsRunConfig]):
     reports = ("wason.tasks.lists.report", "wason.tasks.lists.plots")
     playable = True
 
-    _codec = ActionCodec(
+    action_writer = "wason.tasks.lists.protocol"
+    action_codec = ActionCodec(
         TestRound, FinalHypothesis, PredicateAnswer, QuizAnswer, hooks={"TestRound": _decode_round}
     )
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
-
-    def action_message(self, action: Mapping[str, Any]) -> str | None:
-        from wason.tasks.lists.protocol import write_action
-
-        try:
-            return write_action(self._codec.decode(action))
-        except ValueError:  # not an action of this game: no message makes it
-            return None
 
     def items(self, config: ListsRunConfig) -> list[Item]:
         return config.items()
@@ -590,7 +579,6 @@ def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str,
         # action that needs them fails as an outside failure, with the reason.
         none = unavailable("an LLM judge or labeller")
         return (none if wanted[0] else None), (none if wanted[1] else None)
-    from wason.core.records import CallContext
     from wason.judges.llm import LLMJudge, LLMLabeller
     from wason.tasks.lists.protocol import (
         format_cases_for_labeller,
@@ -598,7 +586,7 @@ def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str,
         load_judgment_prompt,
     )
 
-    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+    call = context.calls(_sample(item))
     labeller = judge = None
     if wanted[0]:
         llm_labeller = LLMLabeller(oracle, load_analysis_prompt(), config.params, format_cases_for_labeller)

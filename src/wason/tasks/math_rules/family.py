@@ -20,7 +20,6 @@ from wason.core.family import (
     Item,
     JudgedSettings,
     Name,
-    OracleSpec,
     form_number,
     form_value,
 )
@@ -67,8 +66,8 @@ class MathRunConfig(JudgedSettings):
 
     model_config = ConfigDict(frozen=True)
 
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "level",
@@ -239,21 +238,10 @@ class MathFamily(Family[MathRunConfig]):
     playable = True
     commands = "math sequence tools"
 
-    _codec = ActionCodec(
+    action_writer = "wason.tasks.math_rules.protocol"
+    action_codec = ActionCodec(
         More, Guess, ExpressionAnswer, QuizAnswer, GiveUp, hooks={"QuizAnswer": _decode_quiz}
     )
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
-
-    def action_message(self, action: Mapping[str, Any]) -> str | None:
-        from wason.tasks.math_rules.protocol import write_action
-
-        try:
-            return write_action(self._codec.decode(action))
-        except ValueError:  # not an action of this game: no message makes it
-            return None
 
     def items(self, config: MathRunConfig) -> list[Item]:
         return config.items()
@@ -284,9 +272,6 @@ class MathFamily(Family[MathRunConfig]):
 
     def sample_key(self, config: MathRunConfig, item: Mapping[str, Any]) -> str:
         return _sample(item)
-
-    def oracle(self, config: MathRunConfig) -> OracleSpec | None:
-        return config.judge_oracle("llm" in config.judges, "the llm judge")
 
     def solver(self, config: MathRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.math_rules.solver import MathSolverPlayer
@@ -436,10 +421,9 @@ def _judge(config: MathRunConfig, context: EpisodeContext, item: Mapping[str, An
     oracle = context.oracle
     if oracle is None:
         return unavailable("an LLM judge")
-    from wason.core.records import CallContext
     from wason.tasks.math_rules.judge import MathJudge
 
-    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+    call = context.calls(_sample(item))
     return MathJudge(oracle, rule, config.params, call)
 
 

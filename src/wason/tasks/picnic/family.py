@@ -16,7 +16,6 @@ from wason.core.family import (
     GameApi,
     Item,
     JudgedSettings,
-    OracleSpec,
     check_episodes,
 )
 from wason.core.game import Game, Player, TextProtocol
@@ -58,8 +57,8 @@ class PicnicRunConfig(JudgedSettings):
 
     model_config = ConfigDict(frozen=True)
 
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
+    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "level",
@@ -278,11 +277,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
     reports = ("wason.tasks.picnic.report",)
     playable = True
 
-    _codec = ActionCodec(More, Guess, GiveUp)
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
+    action_codec = ActionCodec(More, Guess, GiveUp)
 
     def items(self, config: PicnicRunConfig) -> list[Item]:
         return config.items()
@@ -317,7 +312,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
         from wason.tasks.picnic.protocol import parse_reply, write_action
 
         try:
-            move = self._codec.decode(action)
+            move = self.actions.decode(action)
         except ValueError:  # not an action of this game: no message makes it
             return None
         if not isinstance(move, More | Guess | GiveUp):
@@ -326,9 +321,6 @@ class PicnicFamily(Family[PicnicRunConfig]):
         # a guess the protocol would read otherwise ("more", "give up", padded with spaces), or a request it
         # caps: no message makes exactly that move
         return text if parse_reply(text) == move else None
-
-    def oracle(self, config: PicnicRunConfig) -> OracleSpec | None:
-        return config.judge_oracle(config.llm_judge, "the LLM judge")
 
     def solver(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.picnic.solver import PicnicSolverPlayer
@@ -416,10 +408,9 @@ def _judge(config: PicnicRunConfig, context: EpisodeContext, item: Mapping[str, 
     oracle = context.oracle
     if oracle is None:
         return unavailable("an LLM judge")
-    from wason.core.records import CallContext
     from wason.tasks.picnic.judge import llm_verdict
 
-    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+    call = context.calls(_sample(item))
 
     async def decide(guess: str, rule: str, positives: list[str]) -> Mapping[str, Any]:
         return await llm_verdict(oracle, config.params, call, guess, rule, positives)
