@@ -26,6 +26,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     ValidationError,
     model_serializer,
+    model_validator,
 )
 from pydantic.fields import FieldInfo
 
@@ -360,6 +361,47 @@ class JudgedSettings(RunSettings):
         default=None, max_length=MAX_URL_CHARS, description="endpoint of --judge-model"
     )
 
+    # the names in the family's ``judges`` field of the judges that ask a model (``{"llm"}``): they run only where
+    # there is a model to ask, the judge's (--judge-model) or a model player's own
+    model_judges: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_model_no_model_judges(cls, data: Any) -> Any:
+        # Without a judge model, the judges that ask one are left out where no model plays: from the judges
+        # named or the default when a person or a solver plays (its configuration is often a model run's,
+        # replayed), from the default only when a model player has no model (named, they are refused below,
+        # naming the field). Runs before validation, so anything may arrive: only a list is adjusted, anything
+        # else is left for the field's own check, which names it (a string is no list).
+        if not cls.model_judges or not isinstance(data, dict) or data.get("judge_model"):
+            return data
+        if data.get("player", "llm") == "llm" and (data.get("model") or "judges" in data):
+            return data
+        judges = data.get("judges", cls.model_fields["judges"].get_default(call_default_factory=True))
+        if isinstance(judges, list | tuple):
+            data = {**data, "judges": [j for j in judges if j not in cls.model_judges]}
+        return data
+
+    @model_validator(mode="after")
+    def _model_judges_need_a_model(self) -> JudgedSettings:
+        asked = self.model_judges_asked()
+        if asked and self.oracle_model is None:
+            raise ValueError(
+                f"judges: the {asked[0]} judge needs a model (--model or --judge-model), or leave it out"
+            )
+        return self
+
+    def model_judges_asked(self) -> list[str]:
+        """The judges of the run that ask a model, in its order."""
+        return [j for j in getattr(self, "judges", ()) if j in self.model_judges]
+
+    def without_model_judges(self) -> dict[str, Any]:
+        """The update that leaves out the judges that ask a model when no judge model is named: for the
+        configuration of a player without a model (a solver's baseline); nothing to update otherwise."""
+        if not self.model_judges or self.judge_model is not None:
+            return {}
+        return {"judges": [j for j in getattr(self, "judges", ()) if j not in self.model_judges]}
+
     @property
     def oracle_model(self) -> str | None:
         """The judge's model: ``judge_model``, else the player's."""
@@ -401,6 +443,10 @@ class EpisodeContext:
     run_id: int | None = None
     episode_id: int | None = None
     oracle: Oracle | None = None
+
+    def calls(self, sample: str) -> CallContext:
+        """The call context of the episode's oracle calls, ``sample`` keeping their cached replies apart."""
+        return CallContext(run_id=self.run_id, episode_id=self.episode_id, sample=sample)
 
 
 @dataclass
@@ -685,11 +731,18 @@ class Family(ABC, Generic[C]):
     action_types: ClassVar[tuple[type[Any], ...]] = ()
     """The family's actions, one dataclass per kind of move, for the default :attr:`actions`."""
 
+    action_codec: ClassVar[ActionCodec | None] = None
+    """The codec of the family's actions where they need hand-made decoding (``hooks``); None: the one of its
+    :attr:`action_types`."""
+
+    action_writer: ClassVar[str | None] = None
+    """The module (a dotted name, imported when first needed) whose ``write_action(action)`` writes an action as
+    the message that makes it under the published protocol, for the default :meth:`action_message`."""
+
     @property
     def actions(self) -> ActionCodec:
-        """The codec of the family's actions: by default of its :attr:`action_types` (a family whose actions
-        need hand-made decoding overrides it)."""
-        return _codec_of(self.action_types)
+        """The codec of the family's actions: its :attr:`action_codec`, else the one of its :attr:`action_types`."""
+        return self.action_codec if self.action_codec is not None else _codec_of(self.action_types)
 
     def generation_params(self, config: C, item: Mapping[str, Any]) -> GenerationParams:
         """The sampling parameters of one episode's model player: by default the run's (``config.params``); a
@@ -836,8 +889,17 @@ class Family(ABC, Generic[C]):
     def action_message(self, action: Mapping[str, Any]) -> str | None:
         """A stored action (its JSON) as the message that makes it under the family's published protocol, for
         players that write no text (the solver): ``wason show --novelty`` measures these messages beside the
-        replies models wrote. None: its :meth:`describe_action`, else its JSON."""
-        return None
+        replies models wrote. None: its :meth:`describe_action`, else its JSON. By default, the action decoded
+        and written by the :attr:`action_writer`'s ``write_action``; None without one, or for what is not an
+        action of this game (no message makes it)."""
+        if self.action_writer is None:
+            return None
+        try:
+            decoded = self.actions.decode(action)
+        except ValueError:
+            return None
+        write: Callable[[Any], str | None] = importlib.import_module(self.action_writer).write_action
+        return write(decoded)
 
     # -- play: a person at the terminal or in a browser ----------------------------------------------------------
     def human(self, config: C, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
@@ -975,19 +1037,28 @@ class Family(ABC, Generic[C]):
         return config
 
     def oracle(self, config: C) -> OracleSpec | None:
-        """The model the run's games need for LLM judges or labellers, or None when code decides."""
-        return None
+        """The model the run's games need for LLM judges or labellers, or None when code decides. By default,
+        for :class:`JudgedSettings`, the judge's model when one of its :attr:`~JudgedSettings.model_judges`
+        runs."""
+        if not isinstance(config, JudgedSettings):
+            return None
+        asked = config.model_judges_asked()
+        return config.judge_oracle(bool(asked), f"the {asked[0]} judge" if asked else "")
 
     def baseline(self, config: C, run_id: int) -> C | None:
         """The configuration of the solver baseline that accompanies model run ``run_id``, or None.
 
         The default: with a solver (``"solver"`` in :attr:`players`), the run's configuration played by the
         solver, no model, marked ``baseline_for=run_id``; without one, None. A family overrides it only where
-        its baseline must drop more (an LLM judge without its judge model) or has none for some runs.
+        its baseline must drop more than the judges that ask a model (:meth:`JudgedSettings.without_model_judges`)
+        or has none for some runs.
         """
         if "solver" not in self.players:
             return None
-        return config.model_copy(update={"player": "solver", "model": None, "baseline_for": run_id})
+        update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
+        if isinstance(config, JudgedSettings):
+            update.update(config.without_model_judges())
+        return config.model_copy(update=update)
 
     def game_api(self) -> GameApi | None:
         """How the family is played through the guess-the-rule game API, or None when it is not."""

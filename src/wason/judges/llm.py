@@ -208,6 +208,49 @@ async def majority_vote(
     )
 
 
+class VotingJudge:
+    """A game's yes/no judge of one answer: each call asks ``client`` the question ``messages(*answer)`` makes,
+    :data:`VOTES` times, reads each reply with ``read`` and returns the majority (:class:`Verdict`) as JSON.
+
+    Args:
+        client: the judge model; ``params`` its generation parameters; ``context`` the episode's call context.
+        messages: the judge's messages about the answer it is called with.
+        read: a reply as a vote (default: :func:`read_yes_no`, by its first word).
+        sample: what each call adds to the context's sample (``"guess {n}"``: ``n`` counts the calls from 1),
+            so that the votes of each call are their own samples; None adds nothing.
+    """
+
+    def __init__(
+        self,
+        client: Oracle,
+        messages: Callable[..., list[ChatMessage]],
+        params: GenerationParams,
+        context: CallContext,
+        *,
+        read: Callable[[str], bool | None] = read_yes_no,
+        sample: str | None = None,
+    ) -> None:
+        self.client = client
+        self.messages = messages
+        self.params = params
+        self.context = context
+        self.read = read
+        self.sample = sample
+        self._asked = 0
+
+    async def __call__(self, *answer: Any) -> dict[str, Any]:
+        self._asked += 1
+        ctx = self.context
+        if self.sample is not None:
+            ctx = CallContext(
+                run_id=ctx.run_id,
+                episode_id=ctx.episode_id,
+                sample=f"{ctx.sample}|{self.sample.format(n=self._asked)}",
+            )
+        verdict = await majority_vote(self.client, self.messages(*answer), self.params, ctx, self.read)
+        return verdict.model_dump(mode="json")
+
+
 def _context(context: CallContext, role: str) -> CallContext:
     return CallContext(
         run_id=context.run_id,

@@ -173,17 +173,7 @@ judge, the complexity figures) and a model repeats its guesses; compiling one ta
 @functools.lru_cache(maxsize=COMPILED_KEPT)
 def _compile(text: str) -> Program:
     """:func:`compile_rule` for a text (a refused text raises again each time: only programs are kept)."""
-    if len(text) > MAX_SOURCE_CHARS:
-        raise GuessRejected(f"the guess is {len(text)} characters long; the limit is {MAX_SOURCE_CHARS}")
-    stripped = text.strip()
-    if not stripped:
-        raise GuessRejected("the guess is empty")
-    try:
-        tree = parse(stripped, mode="eval")
-    except SyntaxError as exc:
-        raise GuessRejected(f"not a valid Python expression: {_one_line(exc.msg)}") from None
-    except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
-        raise GuessRejected(f"the guess could not be parsed: {_one_line(type(exc).__name__)}") from None
+    tree = parse_guess(text, "the guess", MAX_SOURCE_CHARS)
     _check_ast_depth(tree.body)
     from wason.sandbox.desugar import desugar  # it raises this module's GuessRejected
 
@@ -199,6 +189,26 @@ def _compile(text: str) -> Program:
         _root=root,
         _operators=_operator_count(body),
     )
+
+
+def parse_guess(text: str, what: str, limit: int) -> ast.Expression:
+    """``text``, stripped, parsed as one Python expression; a refusal is one line naming ``what`` (``the
+    guess``): longer than ``limit`` characters, empty, not an expression, or beyond what the parser takes.
+
+    Raises:
+        GuessRejected: the text is refused; ``.reason`` says why.
+    """
+    if len(text) > limit:
+        raise GuessRejected(f"{what} is {len(text)} characters long; the limit is {limit}")
+    stripped = text.strip()
+    if not stripped:
+        raise GuessRejected(f"{what} is empty")
+    try:
+        return parse(stripped, mode="eval")
+    except SyntaxError as exc:
+        raise GuessRejected(f"not a valid Python expression: {_one_line(exc.msg)}") from None
+    except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
+        raise GuessRejected(f"{what} could not be parsed: {type(exc).__name__}") from None
 
 
 def _one_line(text: object) -> str:

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from wason.sandbox.language import GuessRejected
-from wason.sandbox.pyast import parse
+from wason.sandbox.language import GuessRejected, parse_guess
 
 MAX_WORD_SOURCE_CHARS = 1000
 """Longest accepted predicate text; checked before parsing."""
@@ -259,19 +258,7 @@ def compile_word_rule(text: str) -> WordProgram:
     """
     if not isinstance(text, str):
         raise GuessRejected(f"a predicate must be text, not {type(text).__name__}")
-    if len(text) > MAX_WORD_SOURCE_CHARS:
-        raise GuessRejected(
-            f"the predicate is {len(text)} characters long; the limit is {MAX_WORD_SOURCE_CHARS}"
-        )
-    stripped = text.strip()
-    if not stripped:
-        raise GuessRejected("the predicate is empty")
-    try:
-        tree = parse(stripped, mode="eval")
-    except SyntaxError as exc:
-        raise GuessRejected(f"not a valid Python expression: {_one_line(exc.msg)}") from None
-    except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
-        raise GuessRejected(f"the predicate could not be parsed: {type(exc).__name__}") from None
+    tree = parse_guess(text, "the predicate", MAX_WORD_SOURCE_CHARS)
     nodes = _check_size(tree.body)
     body = tree.body
     param = "w"

@@ -165,19 +165,8 @@ class AiwFamily(Family[AiwRunConfig]):
     config_type = AiwRunConfig
     reports = ("wason.tasks.aiw.report", "wason.tasks.aiw.plots")
 
-    _codec = ActionCodec(Reply)
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
-
-    def action_message(self, action: Mapping[str, Any]) -> str | None:
-        from wason.tasks.aiw.protocol import write_action
-
-        try:
-            return write_action(self._codec.decode(action))
-        except ValueError:  # not an action of this game: no message makes it
-            return None
+    action_writer = "wason.tasks.aiw.protocol"
+    action_codec = ActionCodec(Reply)
 
     def items(self, config: AiwRunConfig) -> list[Item]:
         return config.items()

@@ -33,9 +33,10 @@ from wason.core.family import (
     check_episodes,
     form_value,
 )
-from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, give_up, yes_no_quiz
 from wason.core.records import RunReport
+from wason.failures import unavailable
 from wason.tasks.code_functions.game import (
     MAX_MORE,
     MAX_QUIZ,
@@ -74,6 +75,7 @@ class CodeFunctionsConfig(JudgedSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
@@ -161,15 +163,6 @@ class CodeFunctionsConfig(JudgedSettings):
     )
     quiz_size: int = Field(default=10, ge=2, le=MAX_QUIZ, description="held-out words in the quiz")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _no_model_no_llm_judge(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("player", "llm") != "llm" and not data.get("judge_model"):
-            judges = data.get("judges", ["predicate", "quiz", "llm"])
-            if isinstance(judges, list | tuple):
-                data = {**data, "judges": [j for j in judges if j != "llm"]}
-        return data
-
     @model_validator(mode="after")
     def _check(self) -> CodeFunctionsConfig:
         if self.split == "file" and not self.rules_file:
@@ -177,8 +170,6 @@ class CodeFunctionsConfig(JudgedSettings):
         if self.ids is not None and self.split != "published":
             raise ValueError("ids select published functions (--split published)")
         self.settings(0)  # validates the game's settings
-        if "llm" in self.judges and self.oracle_model is None:
-            raise ValueError("judges: the llm judge needs a model (--judge-model), or leave it out")
         # the rules a file holds are counted once read (items); a game master writing rules plays no trials
         rules = {"generated": self.n, "published": MAX_PUBLISHED}.get(self.split)
         if self.ids is not None:
@@ -312,39 +303,18 @@ def _sample(item: Mapping[str, Any]) -> str:
     return f"{rule.get('key')}|{rule.get('source')}|{item.get('seed')}|{item.get('trial')}"
 
 
-class OracleUnavailable(ExternalFailure):
-    what = "no oracle"
-
-
 def _llm_judge(config: CodeFunctionsConfig, context: EpisodeContext, item: Mapping[str, Any]) -> Any:
     """The published judge (``validate_sysprompt.txt`` + ``judge_user.txt``), three votes, two decide; each
     reply is read by its last word (see :func:`~wason.tasks.code_functions.judge.read_judge_reply`)."""
     oracle = context.oracle
     if oracle is None:
-
-        async def unavailable(code: str, guess: str) -> Mapping[str, Any]:
-            raise OracleUnavailable("this game asks the LLM judge, and no model is attached to it here")
-
-        return unavailable
-    from wason.core.records import CallContext
-    from wason.judges import majority_vote
+        return unavailable("the LLM judge")
+    from wason.judges import VotingJudge
     from wason.tasks.code_functions.judge import read_judge_reply
     from wason.tasks.code_functions.protocol import judge_messages
 
-    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
-    count = [0]
-
-    async def decide(code: str, guess: str) -> Mapping[str, Any]:
-        count[0] += 1
-        ctx = CallContext(
-            run_id=call.run_id, episode_id=call.episode_id, sample=f"{call.sample}|guess{count[0]}"
-        )
-        verdict = await majority_vote(
-            oracle, judge_messages(code, guess), config.params, ctx, read_judge_reply
-        )
-        return verdict.model_dump(mode="json")
-
-    return decide
+    call = context.calls(_sample(item))
+    return VotingJudge(oracle, judge_messages, config.params, call, read=read_judge_reply, sample="guess{n}")
 
 
 def _decode_quiz(data: dict[str, Any]) -> QuizAnswer:
@@ -364,19 +334,15 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
     playable = True
     commands = "tools: the published functions' translation, checking rule files, listing generated rules"
 
-    _codec = ActionCodec(
+    action_codec = ActionCodec(
         More, Guess, PredicateAnswer, QuizAnswer, GiveUp, WrittenRule, hooks={"QuizAnswer": _decode_quiz}
     )
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
 
     def action_message(self, action: Mapping[str, Any]) -> str | None:
         from wason.tasks.code_functions.protocol import write_action
 
         try:
-            decoded = self._codec.decode(action)
+            decoded = self.actions.decode(action)
         except ValueError:  # not an action of this game: no message makes it
             return None
         if isinstance(decoded, WrittenRule):  # a game master's reply is its code
@@ -436,10 +402,7 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
     def baseline(self, config: CodeFunctionsConfig, run_id: int) -> CodeFunctionsConfig | None:
         if config.split == "write-rules":
             return None
-        update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
-        if config.judge_model is None:
-            update["judges"] = [j for j in config.judges if j != "llm"]
-        return config.model_copy(update=update)
+        return super().baseline(config, run_id)
 
     def human(
         self, config: CodeFunctionsConfig, item: Mapping[str, Any], io: PlayIO

@@ -35,9 +35,10 @@ from wason.core.family import (
 )
 from wason.core.game import Game, Malformed, TextProtocol
 from wason.core.moves import Command, form_moves, give_up
-from wason.core.records import CallContext
+from wason.failures import OracleUnavailable
 from wason.tasks.dynamic_picnic.game import (
     GM,
+    GM_MISSING,
     MAX_CANDIDATES,
     MAX_INIT,
     MAX_MORE,
@@ -51,7 +52,6 @@ from wason.tasks.dynamic_picnic.game import (
     GiveUp,
     GuessRule,
     MoreExamples,
-    OracleUnavailable,
     PicnicObservation,
     PicnicSettings,
 )
@@ -453,7 +453,7 @@ def build_game(
     by_code = config.oracle_model is None
     master = None
     if not by_code and context is not None and context.oracle is not None:
-        call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+        call = context.calls(_sample(item))
         params = config.params
         if config.game_master_temperature is not None:
             params = params.model_copy(update={"temperature": config.game_master_temperature})
@@ -474,11 +474,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
 
     commands = "Dynamic Picnic tools"
 
-    _codec = ActionCodec(Begin, AskItem, MoreExamples, GuessRule, GiveUp)
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
+    action_codec = ActionCodec(Begin, AskItem, MoreExamples, GuessRule, GiveUp)
 
     def items(self, config: DynamicPicnicRunConfig) -> list[Item]:
         return config.items()
@@ -757,7 +753,7 @@ class PicnicGameApi(GameApi):
             raise ValueError(f"num_init_examples must be from 1 to {MAX_INIT}")
         refusal = code_level_refusal(difficulty)
         if refusal:  # the level needs a model, and games made here have none (the routes answer 424)
-            raise OracleUnavailable(f"difficulty {difficulty}: {refusal}")
+            raise OracleUnavailable(f"difficulty {difficulty}: {refusal}", GM_MISSING)
         config = DynamicPicnicRunConfig(
             player="session",
             level=difficulty,  # type: ignore[arg-type]  # checked above

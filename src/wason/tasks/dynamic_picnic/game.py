@@ -28,7 +28,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.family import MAX_FORMAT_ERRORS
-from wason.core.game import ExternalFailure, Malformed, Outcome
+from wason.core.game import Malformed, Outcome
+from wason.failures import OracleUnavailable
 from wason.sandbox.language import GuessRejected
 from wason.sandbox.words import MAX_WORD_STEPS, WordProgram, compile_word_rule
 from wason.tasks.dynamic_picnic import prompts, vocab
@@ -372,7 +373,7 @@ class DynamicPicnicGame:
         # asked only when an action needs the model: a restored game replays its other actions without one
         if self.master is None:
             raise OracleUnavailable(
-                "this game asks its game-master model, and no model is attached to it here"
+                "this game asks its game-master model, and no model is attached to it here", GM_MISSING
             )
         return self.master
 
@@ -771,9 +772,8 @@ class DynamicPicnicGame:
         )
 
 
-class OracleUnavailable(ExternalFailure):
-    what = "no game-master model"
-
+# what a game without its game-master model fails as, in reports
+GM_MISSING = "no game-master model"
 
 UNJUDGED = (
     "Without a game-master model a rule guess is judged by code only: state the rule as a predicate in the "

@@ -3,6 +3,7 @@ solver and random-experiment baselines, the report judge, the human player and t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -20,7 +21,8 @@ from wason.core.family import (
     WebForm,
     check_episodes,
 )
-from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.game import Game, Player, TextProtocol
+from wason.failures import unavailable
 from wason.tasks.lab.game import (
     MAX_BUDGET,
     MAX_PER_TURN,
@@ -269,10 +271,6 @@ def _decode_answer(data: dict[str, Any]) -> Answer:
     return Answer(tuple(out), theory, report)
 
 
-class JudgeUnavailable(ExternalFailure):
-    what = "no oracle"
-
-
 def _sample(item: Mapping[str, Any]) -> str:
     return f"lab|{item['difficulty']}|{item['seed']}|{item['index']}|{item.get('trial', 1)}"
 
@@ -288,11 +286,8 @@ class LabFamily(Family[LabRunConfig]):
     playable = True
     commands = "lab domain tools"
 
-    _codec = ActionCodec(Request, Finish, Answer, hooks={"Answer": _decode_answer})
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
+    action_writer = "wason.tasks.lab.protocol"
+    action_codec = ActionCodec(Request, Finish, Answer, hooks={"Answer": _decode_answer})
 
     def items(self, config: LabRunConfig) -> list[Item]:
         return config.items()
@@ -397,7 +392,7 @@ class LabFamily(Family[LabRunConfig]):
 
         # the properties and operations only (the page showed them at the start), to check each law of a theory
         signature = Signature.of(domain_of(item)) if move == "answer" else None
-        return self._codec.encode(web_action(observation, move, values, signature))
+        return self.actions.encode(web_action(observation, move, values, signature))
 
     def web_history(
         self, config: LabRunConfig, item: Mapping[str, Any], turns: Sequence[Mapping[str, Any]]
@@ -418,7 +413,7 @@ class LabFamily(Family[LabRunConfig]):
 
     def describe_action(self, action: Mapping[str, Any]) -> str | None:
         try:
-            decoded = self._codec.decode(action)
+            decoded = self.actions.decode(action)
         except ValueError:
             return None
         if isinstance(decoded, Request):
@@ -430,14 +425,6 @@ class LabFamily(Family[LabRunConfig]):
             theory = f", a theory of {laws} line{'s' if laws != 1 else ''}" if laws else ""
             return f"Answer: {len(decoded.predictions)} predictions{theory}"
         return None
-
-    def action_message(self, action: Mapping[str, Any]) -> str | None:
-        from wason.tasks.lab.protocol import write_action
-
-        try:
-            return write_action(self._codec.decode(action))
-        except ValueError:  # not an action of this game: no message makes it
-            return None
 
     # -- the family's own commands -----------------------------------------------------------------------
     def add_commands(self, parser: Any) -> None:
@@ -454,18 +441,14 @@ class LabFamily(Family[LabRunConfig]):
 def _judge(config: LabRunConfig, context: EpisodeContext, item: Mapping[str, Any], domain: Domain) -> Any:
     oracle = context.oracle
     if oracle is None:
+        return unavailable("an LLM judge about its report")
+    from wason.judges import VotingJudge
+    from wason.tasks.lab.judge import judge_messages
 
-        async def unavailable(report: str) -> Mapping[str, Any]:
-            raise JudgeUnavailable(
-                "this game asks an LLM judge about its report, and no model is attached here"
-            )
-
-        return unavailable
-    from wason.core.records import CallContext
-    from wason.tasks.lab.judge import ReportJudge
-
-    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
-    return ReportJudge(oracle, domain, config.params, call)
+    call = context.calls(_sample(item))
+    return VotingJudge(
+        oracle, functools.partial(judge_messages, domain), config.params, call, sample="report"
+    )
 
 
 FAMILY = LabFamily()

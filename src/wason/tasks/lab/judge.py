@@ -8,13 +8,7 @@ against, anything else no vote).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from wason.core import ChatMessage, GenerationParams
-from wason.core.family import Oracle
-from wason.core.records import CallContext
-from wason.judges import majority_vote, read_yes_no
+from wason.core import ChatMessage
 from wason.tasks.lab.world import Domain
 
 JUDGE_SYSTEM = (
@@ -32,30 +26,3 @@ JUDGE_USER = (
 def judge_messages(domain: Domain, report: str) -> list[ChatMessage]:
     user = JUDGE_USER.format(laws="\n".join(domain.law_text()), report=report)
     return [ChatMessage(role="system", content=JUDGE_SYSTEM), ChatMessage(role="user", content=user)]
-
-
-read_verdict = read_yes_no
-"""A judge's reply as a vote, read by its first word (the shared reader)."""
-
-
-class ReportJudge:
-    """Asks the judge about one report (``client``: the judge model)."""
-
-    def __init__(
-        self, client: Oracle, domain: Domain, params: GenerationParams, context: CallContext
-    ) -> None:
-        self.client = client
-        self.domain = domain
-        self.params = params
-        self.context = context
-
-    async def __call__(self, report: str) -> Mapping[str, Any]:
-        ctx = CallContext(
-            run_id=self.context.run_id,
-            episode_id=self.context.episode_id,
-            sample=f"{self.context.sample}|report",
-        )
-        verdict = await majority_vote(
-            self.client, judge_messages(self.domain, report), self.params, ctx, read_verdict
-        )
-        return verdict.model_dump(mode="json")

@@ -29,8 +29,9 @@ from wason.core.family import (
     check_episodes,
     form_value,
 )
-from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, form_moves, yes_no_quiz
+from wason.failures import unavailable
 from wason.tasks.lists.game import (
     MAX_QUIZ,
     MAX_ROUNDS,
@@ -73,6 +74,7 @@ class ListsRunConfig(JudgedSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
@@ -158,18 +160,6 @@ class ListsRunConfig(JudgedSettings):
         default=0, ge=0, le=MAX_SEED, description="seed of the probe lists predicates are judged on"
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _no_model_no_llm_judge(cls, data: Any) -> Any:
-        # a player without a model (the solver, a person) has no model to judge with: the LLM judge runs only
-        # on a judge model named for it
-        if isinstance(data, dict) and data.get("player", "llm") != "llm" and not data.get("judge_model"):
-            judges = data.get("judges", ["predicate", "quiz", "llm"])
-            # anything but a list is left for the field's own check, which names it (a string is no list)
-            if isinstance(judges, list | tuple):
-                data = {**data, "judges": [j for j in judges if j != "llm"]}
-        return data
-
     @model_validator(mode="after")
     def _check(self) -> ListsRunConfig:
         if self.split not in (*LIST_SPLITS, "generated"):
@@ -188,8 +178,6 @@ class ListsRunConfig(JudgedSettings):
             raise ValueError("at least one judge is needed (predicate, quiz, llm)")
         if self.labeller == "llm" and self.oracle_model is None:
             raise ValueError("the llm labeller needs a model (--judge-model)")
-        if "llm" in self.judges and self.oracle_model is None:
-            raise ValueError("the llm judge needs a model (--judge-model), or leave it out of --judges")
         return self
 
     def _check_size(self) -> None:
@@ -354,21 +342,10 @@ class ListsFamily(Family[ListsRunConfig]):
     reports = ("wason.tasks.lists.report", "wason.tasks.lists.plots")
     playable = True
 
-    _codec = ActionCodec(
+    action_writer = "wason.tasks.lists.protocol"
+    action_codec = ActionCodec(
         TestRound, FinalHypothesis, PredicateAnswer, QuizAnswer, hooks={"TestRound": _decode_round}
     )
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
-
-    def action_message(self, action: Mapping[str, Any]) -> str | None:
-        from wason.tasks.lists.protocol import write_action
-
-        try:
-            return write_action(self._codec.decode(action))
-        except ValueError:  # not an action of this game: no message makes it
-            return None
 
     def items(self, config: ListsRunConfig) -> list[Item]:
         return config.items()
@@ -427,13 +404,10 @@ class ListsFamily(Family[ListsRunConfig]):
             seed=int(item["seed"]), tests_per_round=config.tests_per_round, max_rounds=config.max_rounds
         )
 
-    def baseline(self, config: ListsRunConfig, run_id: int) -> ListsRunConfig:
-        update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
-        # The solver's labels come from code; an LLM judge runs only on a judge model named for it.
-        update["labeller"] = "code"
-        if config.judge_model is None:
-            update["judges"] = [j for j in config.judges if j != "llm"]
-        return config.model_copy(update=update)
+    def baseline(self, config: ListsRunConfig, run_id: int) -> ListsRunConfig | None:
+        base = super().baseline(config, run_id)
+        # the solver's labels come from code
+        return None if base is None else base.model_copy(update={"labeller": "code"})
 
     def web_form(
         self, config: ListsRunConfig, item: Mapping[str, Any], observation: Any, turn: int
@@ -596,14 +570,6 @@ def _temperature_note(config: ListsRunConfig) -> str:
     return f"; {shown} (the pilot's: 0)"
 
 
-async def _unavailable(rule_text: str, arg: Any) -> Any:
-    raise OracleUnavailable("this game asks an LLM judge or labeller, and no model is attached to it here")
-
-
-class OracleUnavailable(ExternalFailure):
-    what = "no oracle"
-
-
 def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str, Any]) -> tuple[Any, Any]:
     """The episode's LLM labeller and judge, bound to its call context (None where code decides)."""
     oracle = context.oracle
@@ -611,8 +577,8 @@ def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str,
     if oracle is None:
         # A stored game restored where no model is at hand: its turns carry what the oracles said; a new
         # action that needs them fails as an outside failure, with the reason.
-        return (_unavailable if wanted[0] else None), (_unavailable if wanted[1] else None)
-    from wason.core.records import CallContext
+        none = unavailable("an LLM judge or labeller")
+        return (none if wanted[0] else None), (none if wanted[1] else None)
     from wason.judges.llm import LLMJudge, LLMLabeller
     from wason.tasks.lists.protocol import (
         format_cases_for_labeller,
@@ -620,7 +586,7 @@ def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str,
         load_judgment_prompt,
     )
 
-    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+    call = context.calls(_sample(item))
     labeller = judge = None
     if wanted[0]:
         llm_labeller = LLMLabeller(oracle, load_analysis_prompt(), config.params, format_cases_for_labeller)

@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from wason.sandbox import MAX_SOURCE_CHARS, GuessRejected, Program, compile_rule
-from wason.sandbox.pyast import parse
+from wason.sandbox.language import parse_guess
 from wason.tasks.math_rules.rules import MathRule, transitions
 
 _MAX_TEXT = MAX_SOURCE_CHARS - 40  # room for the wrapper the body is compiled in
@@ -38,17 +38,8 @@ def compile_expression(source: str) -> Program:
     """
     if not isinstance(source, str):
         raise GuessRejected(f"an expression must be text, not {type(source).__name__}")
-    if len(source) > _MAX_TEXT:
-        raise GuessRejected(f"the expression is {len(source)} characters long; the limit is {_MAX_TEXT}")
-    text = source.strip()
-    if not text:
-        raise GuessRejected("the expression is empty")
-    try:
-        tree = parse(text, mode="eval")
-    except SyntaxError as exc:
-        raise GuessRejected(f"not a valid Python expression: {' '.join(str(exc.msg).split())}") from None
-    except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
-        raise GuessRejected(f"the expression could not be parsed: {type(exc).__name__}") from None
+    tree = parse_guess(source, "the expression", _MAX_TEXT)
+    text = source.strip()  # the text the tree's positions count in
     node = tree.body
     if isinstance(node, ast.Lambda):
         a = node.args

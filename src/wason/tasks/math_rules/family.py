@@ -20,12 +20,12 @@ from wason.core.family import (
     Item,
     JudgedSettings,
     Name,
-    OracleSpec,
     form_number,
     form_value,
 )
-from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, give_up
+from wason.failures import unavailable
 from wason.tasks.math_rules.game import (
     JUDGES,
     MAX_MORE,
@@ -66,6 +66,7 @@ class MathRunConfig(JudgedSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
@@ -136,25 +137,12 @@ class MathRunConfig(JudgedSettings):
         default=3, ge=0, le=MAX_QUIZ, description="sequences from fresh starts the player continues"
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _no_model_no_llm_judge(cls, data: Any) -> Any:
-        # a player without a model (the solver, a person) has no model to judge with
-        no_model = isinstance(data, dict) and not data.get("judge_model")
-        if no_model and (data.get("player", "llm") != "llm" or not data.get("model")):
-            judges = data.get("judges", ["expression", "quiz", "llm"])
-            if isinstance(judges, list | tuple):
-                data = {**data, "judges": [j for j in judges if j != "llm"]}
-        return data
-
     @model_validator(mode="after")
     def _check(self) -> MathRunConfig:
         unknown = [j for j in self.judges if j not in JUDGES]
         if unknown:
             raise ValueError(f"judges: unknown judge(s) {unknown}; choose from {', '.join(JUDGES)}")
         self.game_config("0")  # validates the rest
-        if "llm" in self.judges and self.oracle_model is None:
-            raise ValueError("judges: the llm judge needs a model (--judge-model), or leave it out")
         return self
 
     @property
@@ -238,10 +226,6 @@ def _decode_quiz(data: dict[str, Any]) -> QuizAnswer:
     return QuizAnswer(tuple(out))
 
 
-class OracleUnavailable(ExternalFailure):
-    what = "no oracle"
-
-
 class MathFamily(Family[MathRunConfig]):
     """Hidden rules ``next = f(current, index)`` over integer sequences: More, or a guess judged by code."""
 
@@ -254,21 +238,10 @@ class MathFamily(Family[MathRunConfig]):
     playable = True
     commands = "math sequence tools"
 
-    _codec = ActionCodec(
+    action_writer = "wason.tasks.math_rules.protocol"
+    action_codec = ActionCodec(
         More, Guess, ExpressionAnswer, QuizAnswer, GiveUp, hooks={"QuizAnswer": _decode_quiz}
     )
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
-
-    def action_message(self, action: Mapping[str, Any]) -> str | None:
-        from wason.tasks.math_rules.protocol import write_action
-
-        try:
-            return write_action(self._codec.decode(action))
-        except ValueError:  # not an action of this game: no message makes it
-            return None
 
     def items(self, config: MathRunConfig) -> list[Item]:
         return config.items()
@@ -300,19 +273,10 @@ class MathFamily(Family[MathRunConfig]):
     def sample_key(self, config: MathRunConfig, item: Mapping[str, Any]) -> str:
         return _sample(item)
 
-    def oracle(self, config: MathRunConfig) -> OracleSpec | None:
-        return config.judge_oracle("llm" in config.judges, "the llm judge")
-
     def solver(self, config: MathRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.math_rules.solver import MathSolverPlayer
 
         return MathSolverPlayer(str(item["level"]), config.turns)
-
-    def baseline(self, config: MathRunConfig, run_id: int) -> MathRunConfig:
-        update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
-        if config.judge_model is None:
-            update["judges"] = [j for j in config.judges if j != "llm"]
-        return config.model_copy(update=update)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the seed draws the rule, so it stays hidden with it; so does the game's index, which with the run's
@@ -456,16 +420,10 @@ class MathFamily(Family[MathRunConfig]):
 def _judge(config: MathRunConfig, context: EpisodeContext, item: Mapping[str, Any], rule: MathRule) -> Any:
     oracle = context.oracle
     if oracle is None:
-        # a stored game restored where no model is at hand: its turns carry what the judge said; a new guess
-        # that needs it fails as an outside failure, with the reason
-        async def unavailable(guess: str) -> Mapping[str, Any]:
-            raise OracleUnavailable("this game asks an LLM judge, and no model is attached to it here")
-
-        return unavailable
-    from wason.core.records import CallContext
+        return unavailable("an LLM judge")
     from wason.tasks.math_rules.judge import MathJudge
 
-    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+    call = context.calls(_sample(item))
     return MathJudge(oracle, rule, config.params, call)
 
 

@@ -8,13 +8,12 @@ vote for, ``false``/``no`` a vote against, anything else no vote.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import functools
 
 from wason.core import ChatMessage, GenerationParams
 from wason.core.family import Oracle
 from wason.core.records import CallContext
-from wason.judges import majority_vote, read_yes_no
+from wason.judges import VotingJudge, read_yes_no
 from wason.tasks.math_rules.protocol import load_text
 from wason.tasks.math_rules.rules import MathRule
 
@@ -32,8 +31,8 @@ read_verdict = read_yes_no
 """A judge's reply as a vote, read by its first word (the shared reader)."""
 
 
-class MathJudge:
-    """Asks the published judge about one guess, three votes, a majority of two.
+class MathJudge(VotingJudge):
+    """Asks the published judge about one guess, three votes, a majority of two; each guess its own samples.
 
     Args:
         client: the judge model; ``params`` its generation parameters; ``context`` the episode's call context.
@@ -42,20 +41,11 @@ class MathJudge:
     def __init__(
         self, client: Oracle, rule: MathRule, params: GenerationParams, context: CallContext
     ) -> None:
-        self.client = client
-        self.rule = rule
-        self.params = params
-        self.context = context
-        self._asked = 0
-
-    async def __call__(self, guess: str) -> Mapping[str, Any]:
-        self._asked += 1
-        ctx = CallContext(
-            run_id=self.context.run_id,
-            episode_id=self.context.episode_id,
-            sample=f"{self.context.sample}|guess {self._asked}",
+        super().__init__(
+            client,
+            functools.partial(judge_messages, rule),
+            params,
+            context,
+            read=read_verdict,
+            sample="guess {n}",
         )
-        verdict = await majority_vote(
-            self.client, judge_messages(self.rule, guess), self.params, ctx, read_verdict
-        )
-        return verdict.model_dump(mode="json")

@@ -16,11 +16,11 @@ from wason.core.family import (
     GameApi,
     Item,
     JudgedSettings,
-    OracleSpec,
     check_episodes,
 )
-from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, give_up
+from wason.failures import unavailable
 from wason.tasks.picnic.catalog import (
     DRAW_VERSION,
     LEVELS,
@@ -57,6 +57,7 @@ class PicnicRunConfig(JudgedSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
@@ -133,21 +134,6 @@ class PicnicRunConfig(JudgedSettings):
         "llm (the published judge, 3 votes, reported beside the code; left out when no model plays)",
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _no_model_no_llm_judge(cls, data: Any) -> Any:
-        # a player without a model (the solver, a person) has no model to judge with. Runs before validation, so
-        # any JSON may arrive here (5, true, 1.5, a string): only a list of judges (or none) is adjusted, and
-        # anything else is left for the field's validation to refuse, naming `judges`
-        if not isinstance(data, dict) or data.get("player", "llm") == "llm" or data.get("judge_model"):
-            return data
-        judges = data.get("judges")
-        if judges is None or (isinstance(judges, list | tuple) and not judges):
-            judges = list(JUDGES)
-        if isinstance(judges, list | tuple) and "llm" in judges:
-            data = {**data, "judges": [j for j in judges if j != "llm"]}
-        return data
-
     @model_validator(mode="after")
     def _check(self) -> PicnicRunConfig:
         if not self.level or any(lv not in LEVELS for lv in self.level):
@@ -162,8 +148,6 @@ class PicnicRunConfig(JudgedSettings):
             raise ValueError(
                 "judges: the code judge decides and runs always; name each judge once (code,llm)"
             )
-        if self.llm_judge and self.oracle_model is None:
-            raise ValueError("judges: the llm judge needs a model (--judge-model or --model)")
         check_episodes(self.item_count(), "n")
         return self
 
@@ -282,10 +266,6 @@ def _sample(item: Mapping[str, Any]) -> str:
     )
 
 
-class OracleUnavailable(ExternalFailure):
-    what = "no oracle"
-
-
 class PicnicFamily(Family[PicnicRunConfig]):
     """Static Picnic: find the categories of a hidden rule over 511 items from positive and negative examples."""
 
@@ -297,11 +277,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
     reports = ("wason.tasks.picnic.report",)
     playable = True
 
-    _codec = ActionCodec(More, Guess, GiveUp)
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
+    action_codec = ActionCodec(More, Guess, GiveUp)
 
     def items(self, config: PicnicRunConfig) -> list[Item]:
         return config.items()
@@ -336,7 +312,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
         from wason.tasks.picnic.protocol import parse_reply, write_action
 
         try:
-            move = self._codec.decode(action)
+            move = self.actions.decode(action)
         except ValueError:  # not an action of this game: no message makes it
             return None
         if not isinstance(move, More | Guess | GiveUp):
@@ -346,19 +322,10 @@ class PicnicFamily(Family[PicnicRunConfig]):
         # caps: no message makes exactly that move
         return text if parse_reply(text) == move else None
 
-    def oracle(self, config: PicnicRunConfig) -> OracleSpec | None:
-        return config.judge_oracle(config.llm_judge, "the LLM judge")
-
     def solver(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.picnic.solver import PicnicSolverPlayer
 
         return PicnicSolverPlayer()
-
-    def baseline(self, config: PicnicRunConfig, run_id: int) -> PicnicRunConfig:
-        update: dict[str, Any] = {"player": "solver", "model": None, "baseline_for": run_id}
-        if config.judge_model is None:
-            update["judges"] = [j for j in config.judges if j != "llm"]
-        return config.model_copy(update=update)
 
     def public(self, item: Mapping[str, Any]) -> list[str]:
         # the rule, the seed and the provenance (its draw seed) name or derive the rule, and so does the game's
@@ -440,15 +407,10 @@ def _judge(config: PicnicRunConfig, context: EpisodeContext, item: Mapping[str, 
     """The episode's LLM judge, bound to its call context (fails as an outside failure with no model)."""
     oracle = context.oracle
     if oracle is None:
-
-        async def unavailable(guess: str, rule: str, positives: list[str]) -> Mapping[str, Any]:
-            raise OracleUnavailable("this game asks an LLM judge, and no model is attached to it here")
-
-        return unavailable
-    from wason.core.records import CallContext
+        return unavailable("an LLM judge")
     from wason.tasks.picnic.judge import llm_verdict
 
-    call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
+    call = context.calls(_sample(item))
 
     async def decide(guess: str, rule: str, positives: list[str]) -> Mapping[str, Any]:
         return await llm_verdict(oracle, config.params, call, guess, rule, positives)

@@ -40,7 +40,6 @@ from wason.tasks.wilt.protocol import (
     WiltProtocol,
     load_instruction,
     testswap_prompt,
-    write_action,
 )
 from wason.tasks.wilt.rules import (
     SPLITS,
@@ -307,17 +306,14 @@ class WiltFamily(Family[WiltRunConfig]):
     commands = "WILT tools"
     own_rules = "a rule in the guess language, e.g. lambda x, y, z: x + y > z"
 
-    _codec = ActionCodec(ProposeTest, FinalGuess)
+    action_writer = "wason.tasks.wilt.protocol"
+    action_codec = ActionCodec(ProposeTest, FinalGuess)
     _protocols: ClassVar[Mapping[str, WiltProtocol]] = {
         n: WiltProtocol(
             load_instruction(n), whole_1_100=n in ("bayesian", "single"), arity=1 if n == "single" else 3
         )
         for n in INSTRUCTIONS
     }
-
-    @property
-    def actions(self) -> ActionCodec:
-        return self._codec
 
     def items(self, config: WiltRunConfig) -> list[Item]:
         return config.items()
@@ -413,9 +409,6 @@ class WiltFamily(Family[WiltRunConfig]):
     def intro(self, config: WiltRunConfig, item: Mapping[str, Any], origin: str) -> str:
         where = f"rules file {config.rules_file}" if config.split == "file" else f"{config.split} split"
         return f"WILT, {where}, a hidden rule ({origin})."
-
-    def action_message(self, action: Mapping[str, Any]) -> str | None:
-        return write_action(self._codec.decode(action))
 
     def ending(self, item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
         rule = rule_from_item(item)
