@@ -1,6 +1,6 @@
 """A hypothesis space built from a typed grammar and searched on the evidence, for rules nobody listed.
 
-:mod:`wason.tasks.wilt.hypotheses` lists a space once, for every game. This space is composed instead:
+:mod:`wason.tasks.wilt.listed_space` lists a space once, for every game. This space is composed instead:
 
 * **Terms** (numbers at a point): the variables; integer linear forms ``a*x + b*y + c*z`` with coefficients
   from -2 to 2; products; squares and absolute values of variables and of sums and differences (of two
@@ -29,7 +29,7 @@ The grammar is never enumerated whole: :meth:`BuiltSpace.consistent` finds the f
 observation from the atoms' truth on the observed points alone (a conjunction needs both atoms true on every
 positive and one of them false on each negative; pairs are found among distinct truth patterns by a matrix
 product), simplest first. Every value is computed with numpy reproducing Python's semantics, with the quantities
-of :mod:`wason.tasks.wilt.hypotheses`.
+of :mod:`wason.tasks.wilt.listed_space`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from wason.tasks.wilt.hypotheses import (
+from wason.tasks.wilt.listed_space import (
     _CMP,
     X,
     Y,
@@ -936,7 +936,7 @@ def _kept(
 
 def write_kept(seed: int = 0) -> Path:
     """Write which atoms the de-duplication keeps for ``seed`` into the package's data (run after changing the
-    grammar: ``python -m wason.tasks.wilt.built``; a test says when it is out of date)."""
+    grammar: ``python -m wason.tasks.wilt.built_space``; a test says when it is out of date)."""
     terms = _terms()
     ordered = sorted(_atoms(terms), key=lambda a: a.cost)
     points = _dedupe_points(seed)
