@@ -245,7 +245,7 @@ def own_fields(config_type: type[RunSettings]) -> list[str]:
 
 
 def describe_family(family: Family[Any]) -> dict[str, Any]:
-    api = family.game_api()
+    game_api = family.game_api()
     try:
         schema: dict[str, Any] | None = family.config_type.model_json_schema()
     except Exception:  # a field type JSON schema cannot describe: the list of fields still says what to send
@@ -256,8 +256,8 @@ def describe_family(family: Family[Any]) -> dict[str, Any]:
         "summary": family.summary,
         "fields": own_fields(family.config_type),
         "config_schema": schema,
-        "game_name": api.game_name if api is not None else None,
-        "levels": list(api.levels) if api is not None else None,
+        "game_name": game_api.game_name if game_api is not None else None,
+        "levels": list(game_api.levels) if game_api is not None else None,
     }
 
 
@@ -437,8 +437,8 @@ def _install_published_routes(app: FastAPI, games: Games, db: Store) -> None:
         """The published game names this server plays, with their levels (not a reference route)."""
         return {
             "games": [
-                {"game_name": name, "levels": list(api.levels), "family": family.name}
-                for name, (family, api) in sorted(game_apis().items())
+                {"game_name": name, "levels": list(game_api.levels), "family": family.name}
+                for name, (family, game_api) in sorted(game_apis().items())
             ]
         }
 
