@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     # One-time, per-process builds, timed apart: the hypothesis space behind every episode's reduction curve.
-    from wason.tasks.wilt.hypotheses import build_space
+    from wason.tasks.wilt.listed_space import build_space
 
     t0 = time.perf_counter()
     build_space(0)

@@ -3,7 +3,7 @@ on the game (no store, no model).
 
 Two stopping rules are played side by side, so their times are ratios measured in one run:
 
-* ``confident``: the ideal solver of ``wason.tasks.wilt.solver`` alone, guessing once one listed hypothesis holds
+* ``confident``: the ideal solver of ``wason.tasks.wilt.elimination`` alone, guessing once one listed hypothesis holds
   99% of the weight (the solver before issue 16);
 * ``falsify``: the scientist of ``wason.tasks.wilt.scientist`` (the default player), which spends every test,
   the ones left after the ideal solver would have guessed going to breaking its hypothesis over a space widened
@@ -71,11 +71,11 @@ import time
 from pathlib import Path
 
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame, WiltRule, load_split
-from wason.tasks.wilt.built import BuiltSpace
+from wason.tasks.wilt.built_space import BuiltSpace
+from wason.tasks.wilt.elimination import truth_table
 from wason.tasks.wilt.generate import generate_split
-from wason.tasks.wilt.hypotheses import HypothesisSpace, build_space, candidate_tests
+from wason.tasks.wilt.listed_space import HypothesisSpace, build_space, candidate_tests
 from wason.tasks.wilt.scientist import Scientist, label
-from wason.tasks.wilt.solver import truth_table
 
 OUTSIDE: dict[str, list[str]] = {
     key: value

@@ -156,7 +156,7 @@ class Loaded:
 
     meta: Meta
     family: Family[Any]
-    api: GameApi
+    game_api: GameApi
     config: RunSettings
     run: RunRow
     episode: EpisodeRow
@@ -192,9 +192,9 @@ def game_apis() -> dict[str, tuple[Family[Any], GameApi]]:
     """Every published game name, with its family and game API (families without one are left out)."""
     out: dict[str, tuple[Family[Any], GameApi]] = {}
     for family in registry.families():
-        api = family.game_api()
-        if api is not None and api.game_name not in out:
-            out[api.game_name] = (family, api)
+        game_api = family.game_api()
+        if game_api is not None and game_api.game_name not in out:
+            out[game_api.game_name] = (family, game_api)
     return out
 
 
@@ -245,14 +245,14 @@ def _check_text(text: str, field: str) -> str:
     return text
 
 
-def parse_level(api: GameApi, difficulty: Any) -> str:
+def parse_level(game_api: GameApi, difficulty: Any) -> str:
     """The game's level named by ``difficulty``, in any case (``l1`` is ``L1``, as the reference upper-cases it)."""
     if isinstance(difficulty, str):
-        for level in api.levels:
+        for level in game_api.levels:
             if level.upper() == difficulty.upper():
                 return level
     raise GameError(
-        f"difficulty must be one of {', '.join(api.levels)}, got {str(difficulty)[:20]!r}", "difficulty"
+        f"difficulty must be one of {', '.join(game_api.levels)}, got {str(difficulty)[:20]!r}", "difficulty"
     )
 
 
@@ -352,8 +352,8 @@ class Games:
         if not isinstance(game_name, str) or game_name not in known:
             names = ", ".join(sorted(known)) or "none registered"
             raise GameError(f"unknown game_name {str(game_name)[:60]!r}; known: {names}", "game_name")
-        family, api = known[game_name]
-        difficulty = parse_level(api, difficulty)
+        family, game_api = known[game_name]
+        difficulty = parse_level(game_api, difficulty)
         n = parse_count(num_init_examples, "num_init_examples")
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
@@ -367,7 +367,7 @@ class Games:
 
         def start() -> int:
             try:
-                config, (_, item) = api.create(difficulty, n, seed)
+                config, (_, item) = game_api.create(difficulty, n, seed)
             except ValueError as exc:
                 fields = ("difficulty", "num_init_examples", "seed")
                 raise GameError(_one_line(exc), _field_of(exc, fields) or "num_init_examples") from None
@@ -393,7 +393,7 @@ class Games:
             loaded = await self._load(session_id, game_name)
             self._ongoing(loaded, "n_examples")
             try:
-                action = loaded.api.more(n)
+                action = loaded.game_api.more(n)
             except ValueError as exc:
                 raise GameError(_one_line(exc), "n_examples") from None
             await self._step(loaded, action)
@@ -416,7 +416,7 @@ class Games:
             loaded = await self._load(session_id, game_name)
             self._ongoing(loaded, "guess")
             try:
-                action = loaded.api.guess(guess)
+                action = loaded.game_api.guess(guess)
             except ValueError as exc:
                 raise GameError(_one_line(exc), "guess") from None
             await self._step(loaded, action)
@@ -442,7 +442,7 @@ class Games:
         loaded = await self._load(session_id, game_name)
         if include_rule and not loaded.done:
             raise RuleHidden("the rule is shown only once the game is over", "include_rule")
-        views = [loaded.api.view(o, False) for o in loaded.observations]
+        views = [loaded.game_api.view(o, False) for o in loaded.observations]
         positives = _gather(views, "positive_examples")
         negatives = _gather(views, "negative_examples")
         available = [
@@ -463,8 +463,8 @@ class Games:
             "total_neg_examples_shown": len(negatives),
             "status": loaded.status,
         }
-        rule = loaded.api.rule_object(loaded.episode.item) if loaded.done else None
-        message = loaded.api.resume_message(loaded.history, loaded.status, rule)
+        rule = loaded.game_api.rule_object(loaded.episode.item) if loaded.done else None
+        message = loaded.game_api.resume_message(loaded.history, loaded.status, rule)
         out["system_message"] = self._view(loaded).get("system_message") if message is None else message
         if loaded.done:
             out["rule"] = rule
@@ -502,7 +502,7 @@ class Games:
             raise UnknownGame(f"session {session_id} is not a guess-the-rule game", "game_id")
         if game_name is not None and meta.game_name != game_name:
             raise UnknownGame(f"game {session_id} is a {meta.game_name} game, not {game_name}", "game_id")
-        family, api = known[meta.game_name]
+        family, game_api = known[meta.game_name]
         run = self.store.get_run(episode.run_id)
         if run.task != family.name:
             raise UnknownGame(f"session {session_id} is not a {meta.game_name} game", "game_id")
@@ -517,7 +517,7 @@ class Games:
         except ExternalFailure as exc:
             raise NeedsModel(f"game {session_id} cannot be restored here: {_one_line(exc)}") from None
         times = [t["created_at"] for t in turns]
-        return Loaded(meta, family, api, config, run, episode, live, game.history, times)
+        return Loaded(meta, family, game_api, config, run, episode, live, game.history, times)
 
     def _ongoing(self, loaded: Loaded, field: str) -> None:
         if loaded.done:
@@ -538,18 +538,18 @@ class Games:
         loaded.turn_times.append(datetime.now(UTC))
 
     def _view(self, loaded: Loaded) -> dict[str, Any]:
-        return dict(loaded.api.view(loaded.live.observation, loaded.done))
+        return dict(loaded.game_api.view(loaded.live.observation, loaded.done))
 
     def _header(self, loaded: Loaded) -> dict[str, Any]:
-        meta, api = loaded.meta, loaded.api
+        meta, game_api = loaded.meta, loaded.game_api
         return {
             "game_uuid": str(loaded.episode.id),
             "game_name": meta.game_name,
             "family": loaded.family.name,
-            "game_class_name": api.class_name,
-            "domain": api.domain,
+            "game_class_name": game_api.class_name,
+            "domain": game_api.domain,
             "difficulty": meta.difficulty,
-            "game_gen_type": api.game_gen_type,
+            "game_gen_type": game_api.game_gen_type,
             "num_init_examples": meta.num_init_examples,
             # the seed draws the rule (the code is public), so it is shown only once the game is over
             "seed": meta.seed if loaded.done else None,
@@ -744,8 +744,8 @@ class PublishedGame(GuessTheRuleGame):
 _CLASSES: dict[tuple[str, str], type[PublishedGame]] = {}
 
 
-def _class_name(game_name: str, api: GameApi) -> str:
-    return api.class_name or "".join(part[:1].upper() + part[1:] for part in game_name.split("_"))
+def _class_name(game_name: str, game_api: GameApi) -> str:
+    return game_api.class_name or "".join(part[:1].upper() + part[1:] for part in game_name.split("_"))
 
 
 def game_class(name: str) -> type[PublishedGame]:
@@ -756,16 +756,16 @@ def game_class(name: str) -> type[PublishedGame]:
         GameError: no registered game by that name (``game_name``).
     """
     known = game_apis()
-    for game_name, (_, api) in sorted(known.items()):
-        if name in (game_name, api.class_name):
-            class_name = _class_name(game_name, api)
+    for game_name, (_, game_api) in sorted(known.items()):
+        if name in (game_name, game_api.class_name):
+            class_name = _class_name(game_name, game_api)
             made = _CLASSES.get((class_name, game_name))
             if made is None:
                 doc = f"The ``{game_name}`` game with the reference's constructor and methods (:class:`PublishedGame`)."
                 attrs = {"published_name": game_name, "__module__": __name__, "__doc__": doc}
                 made = _CLASSES[(class_name, game_name)] = type(class_name, (PublishedGame,), attrs)
             return made
-    classes = sorted(_class_name(g, api) for g, (_, api) in known.items())
+    classes = sorted(_class_name(g, game_api) for g, (_, game_api) in known.items())
     raise GameError(
         f"no game class or game_name {str(name)[:60]!r}; known: {', '.join(classes) or 'none registered'}",
         "game_name",
@@ -795,8 +795,8 @@ def get_existing_game(uuid: str | int, store: Store | str | None = None) -> Publ
 def __getattr__(name: str) -> type[PublishedGame]:
     """``from wason.games import <a game's class name>`` (e.g. the reference's class names): its class."""
     if not name.startswith("_"):
-        for game_name, (_, api) in game_apis().items():
-            if api.class_name == name:
+        for game_name, (_, game_api) in game_apis().items():
+            if game_api.class_name == name:
                 return game_class(game_name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -921,28 +921,28 @@ class Family(ABC, Generic[C]):
         """The moves a person can make at ``observation`` (None: every move of the game, for help), declared once
         for the terminal (:meth:`human`), the web form (:meth:`web_form`, :meth:`web_move`) and ``wason session
         moves``. By default "more examples" and "guess" where the family has a game API, else none."""
-        api = self.game_api()
-        if api is None:
+        game_api = self.game_api()
+        if game_api is None:
             return ()
         return (
             Command(
                 name="more",
                 label="More examples",
-                make=lambda v: _api_more(api, v),
+                make=lambda v: _game_api_more(game_api, v),
                 fields=(FormField("n", "How many", kind="number", value="1"),),
                 syntax="more N",
                 hint="N more examples",
-                action=type(api.more(1)).__name__,
+                action=type(game_api.more(1)).__name__,
             ),
             Command(
                 name="guess",
                 label="Guess",
-                make=lambda v: api.guess(form_value(v, "text")),
+                make=lambda v: game_api.guess(form_value(v, "text")),
                 fields=(FormField("text", "The rule", placeholder="your rule in words"),),
                 words=("guess", "g"),
                 syntax="guess TEXT",
                 hint="your guess of the rule",
-                action=type(api.guess("x")).__name__,
+                action=type(game_api.guess("x")).__name__,
             ),
         )
 
@@ -1078,11 +1078,11 @@ def _codec_of(kinds: tuple[type[Any], ...]) -> ActionCodec:
     return ActionCodec(*kinds)
 
 
-def _api_more(api: GameApi, values: Mapping[str, str]) -> Any:
+def _game_api_more(game_api: GameApi, values: Mapping[str, str]) -> Any:
     """The game API's "more N" of a form, an error naming the form's field (the API names its own)."""
     n = form_number(values, "n")
     try:
-        return api.more(n)
+        return game_api.more(n)
     except ValueError as exc:
         raise ValueError(f"n: {' '.join(str(exc).split())[:200]}") from None
 

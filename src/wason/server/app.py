@@ -245,7 +245,7 @@ def own_fields(config_type: type[RunSettings]) -> list[str]:
 
 
 def describe_family(family: Family[Any]) -> dict[str, Any]:
-    api = family.game_api()
+    game_api = family.game_api()
     try:
         schema: dict[str, Any] | None = family.config_type.model_json_schema()
     except Exception:  # a field type JSON schema cannot describe: the list of fields still says what to send
@@ -256,8 +256,8 @@ def describe_family(family: Family[Any]) -> dict[str, Any]:
         "summary": family.summary,
         "fields": own_fields(family.config_type),
         "config_schema": schema,
-        "game_name": api.game_name if api is not None else None,
-        "levels": list(api.levels) if api is not None else None,
+        "game_name": game_api.game_name if game_api is not None else None,
+        "levels": list(game_api.levels) if game_api is not None else None,
     }
 
 
@@ -326,6 +326,13 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
     web.mount(app)
     gameplay.install(app)
     guard.install(app)  # last, so it runs first: allowed hosts and origins, the body limit
+    _install_session_routes(app, db)
+    _install_published_routes(app, games, db)
+    return app
+
+
+def _install_session_routes(app: FastAPI, db: Store) -> None:
+    """The generic sessions API under ``/api/``: families, models, and a session's start, view, move and summary."""
 
     @app.get("/api/families")
     async def list_families() -> dict[str, Any]:
@@ -342,22 +349,7 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
     async def start_session(body: StartSession) -> dict[str, Any]:
         """Start a game of any family; returns the player's view (the hidden rule stays in the store)."""
         family = _family(body.family)
-        allowed = set(own_fields(family.config_type))
-        for key in body.config:
-            if names_a_file(family.config_type, key):
-                raise GameError(
-                    f"config.{key} names a file on the server, which is not accepted over HTTP",
-                    f"config.{key}",
-                )
-            if key not in allowed:
-                raise GameError(
-                    f"config.{key} is not a field of {family.name} (its fields: {', '.join(sorted(allowed))})",
-                    f"config.{key}",
-                )
-        try:
-            config = allowed_models(app).check(family.config_type, body.config, prefix="config.")
-        except Refused as exc:
-            raise GameError(_one_line(str(exc)), exc.field) from None
+        config = _session_config(app, family, body.config)
         if body.index is not None and body.seed is not None:
             raise GameError("give index or seed, not both", "index")
         try:
@@ -369,13 +361,7 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
                 session.start, db, family.name, config, index=body.index, seed=seed
             )
         except ValidationError as exc:
-            first = exc.errors()[0]
-            loc, msg = [str(p) for p in first["loc"]], str(first["msg"]).removeprefix("Value error, ")
-            named = msg.split(":", 1)[0]
-            if not loc and named in allowed:  # a check across fields says first which field to change
-                loc, msg = [named], msg.split(":", 1)[1].strip()
-            field = ".".join(["config", *loc])
-            raise GameError(_one_line(f"{field}: {msg}"), field) from None
+            raise _config_error(exc, set(own_fields(family.config_type))) from None
         except session.SessionError as exc:
             raise GameError(_one_line(str(exc)), "index") from None
         except ExternalFailure as exc:
@@ -410,14 +396,49 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
         _check_exists(db, sid)
         return await offload.move(app, db, None, _read, sid, True)
 
-    # -- the published guess-the-rule routes ------------------------------------------------------------
+
+def _session_config(app: FastAPI, family: Family[Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """The configuration a client sent for a session of ``family``: its own fields only, no file on the server,
+    and only models this server allows."""
+    allowed = set(own_fields(family.config_type))
+    for key in fields:
+        if names_a_file(family.config_type, key):
+            raise GameError(
+                f"config.{key} names a file on the server, which is not accepted over HTTP",
+                f"config.{key}",
+            )
+        if key not in allowed:
+            raise GameError(
+                f"config.{key} is not a field of {family.name} (its fields: {', '.join(sorted(allowed))})",
+                f"config.{key}",
+            )
+    try:
+        return allowed_models(app).check(family.config_type, fields, prefix="config.")
+    except Refused as exc:
+        raise GameError(_one_line(str(exc)), exc.field) from None
+
+
+def _config_error(exc: ValidationError, allowed: set[str]) -> GameError:
+    """A configuration the family refused when it made the game, as a 422 naming the field (``config.FIELD``)."""
+    first = exc.errors()[0]
+    loc, msg = [str(p) for p in first["loc"]], str(first["msg"]).removeprefix("Value error, ")
+    named = msg.split(":", 1)[0]
+    if not loc and named in allowed:  # a check across fields says first which field to change
+        loc, msg = [named], msg.split(":", 1)[1].strip()
+    field = ".".join(["config", *loc])
+    return GameError(_one_line(f"{field}: {msg}"), field)
+
+
+def _install_published_routes(app: FastAPI, games: Games, db: Store) -> None:
+    """The published guess-the-rule routes (``/guess-the-rule/...``), over :class:`Games`."""
+
     @app.get("/guess-the-rule/games")
     async def list_games() -> dict[str, Any]:
         """The published game names this server plays, with their levels (not a reference route)."""
         return {
             "games": [
-                {"game_name": name, "levels": list(api.levels), "family": family.name}
-                for name, (family, api) in sorted(game_apis().items())
+                {"game_name": name, "levels": list(game_api.levels), "family": family.name}
+                for name, (family, game_api) in sorted(game_apis().items())
             ]
         }
 
@@ -445,8 +466,6 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
         """``n_examples`` more examples (positive and negative, as the game gives them)."""
         sid = parse_game_id(game_id)
         return await offload.move(app, db, sid, _published_more, game_id, n_examples)
-
-    return app
 
 
 # -- the work of a move, in a move worker (a thread, or a process of wason serve: offload.move) ---------------

@@ -179,11 +179,11 @@ async def llm_gameplay(
     if game_name not in known:
         names = ", ".join(sorted(known)) or "none registered"
         raise GameError(f"unknown game_name {game_name[:60]!r}; known: {names}", "game_name")
-    family, api = known[game_name]
-    level = next((lv for lv in api.levels if lv.lower() == difficulty.strip().lower()), None)
+    family, game_api = known[game_name]
+    level = next((lv for lv in game_api.levels if lv.lower() == difficulty.strip().lower()), None)
     if level is None:
         raise GameError(
-            f"difficulty must be one of {', '.join(api.levels)}, got {difficulty[:20]!r}", "difficulty"
+            f"difficulty must be one of {', '.join(game_api.levels)}, got {difficulty[:20]!r}", "difficulty"
         )
     n = parse_count(num_init_examples, "num_init_examples")
     models = allowed_models(request.app)
@@ -198,7 +198,7 @@ async def llm_gameplay(
 
     def plan() -> Plan:
         try:
-            config, item = api.create(level, n, seed)
+            config, item = game_api.create(level, n, seed)
         except ValueError as exc:
             raise GameError(" ".join(str(exc).split())[:500], "num_init_examples") from None
         except ExternalFailure as exc:
@@ -208,7 +208,7 @@ async def llm_gameplay(
         )
 
         def wrap(inner: Player[Any, Any], game_item: dict[str, Any]) -> Player[Any, Any]:
-            player = Narrated(inner, family.protocol(config, game_item), api.guess("give up"), MAX_TURNS)
+            player = Narrated(inner, family.protocol(config, game_item), game_api.guess("give up"), MAX_TURNS)
             narrated.append(player)
             return player
 
@@ -222,7 +222,7 @@ async def llm_gameplay(
     log.info("llm gameplay: run %s, %s %s, model %s", run_id, game_name, level, endpoint.spec)
     return StreamingResponse(
         # the model's name as the reference's messages say it (gpt-4o, not openai:gpt-4o)
-        _stream(request, store, run_id, narrated, api.rule_text, endpoint.spec.split(":", 1)[-1]),
+        _stream(request, store, run_id, narrated, game_api.rule_text, endpoint.spec.split(":", 1)[-1]),
         media_type=MEDIA_TYPE,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no", "X-Wason-Run": str(run_id)},
     )

@@ -171,6 +171,60 @@ _CACHED_REPLY = (
 _OLD_CACHED_REPLY = sa.select(call_cache.c.response).where(call_cache.c.key == sa.bindparam("key"))
 
 
+def _episode_table_query(run_id: int) -> tuple[sa.Select[Any], sa.ColumnElement[Any], sa.ColumnElement[Any]]:
+    """The query of :meth:`Store.episode_table` before its filters: each episode of ``run_id`` with its turns
+    stored, its model calls, their tokens and its replies cut off; and those two counts, to filter on."""
+    e, t, mc = episodes.c, turns.c, model_calls.c
+    n_turns = (
+        sa.select(t.episode_id, sa.func.count().label("n"))
+        .join(episodes, e.id == t.episode_id)
+        .where(e.run_id == run_id)
+        .group_by(t.episode_id)
+        .subquery()
+    )
+    calls = (
+        sa.select(
+            mc.episode_id,
+            sa.func.count().label("n"),
+            sa.func.coalesce(sa.func.sum(mc.input_tokens), 0).label("tin"),
+            sa.func.coalesce(sa.func.sum(mc.output_tokens), 0).label("tout"),
+            sa.func.sum(sa.case((mc.finish_reason.in_(sorted(TRUNCATED_FINISH_REASONS)), 1), else_=0)).label(
+                "cut"
+            ),
+        )
+        .where(mc.run_id == run_id)
+        .group_by(mc.episode_id)
+        .subquery()
+    )
+    turn_count = sa.func.coalesce(n_turns.c.n, 0)
+    cut = sa.func.coalesce(calls.c.cut, 0)
+    query = (
+        sa.select(
+            e.id,
+            e.index,
+            e.item_key,
+            e.status,
+            e.success,
+            e.error,
+            e.started_at,
+            e.finished_at,
+            turn_count.label("turns"),
+            sa.func.coalesce(calls.c.n, 0).label("calls"),
+            sa.func.coalesce(calls.c.tin, 0).label("input_tokens"),
+            sa.func.coalesce(calls.c.tout, 0).label("output_tokens"),
+            cut.label("truncated"),
+        )
+        .select_from(
+            episodes.outerjoin(n_turns, n_turns.c.episode_id == e.id).outerjoin(
+                calls, calls.c.episode_id == e.id
+            )
+        )
+        .where(e.run_id == run_id)
+        .order_by(e.index)
+    )
+    return query, turn_count, cut
+
+
 class StoreError(RuntimeError):
     """The store cannot be opened or a record is missing; the message is one line for the user."""
 
@@ -969,54 +1023,8 @@ class Store:
             ValueError: ``text`` cannot be searched (empty, too long, a control character:
                 :func:`wason.store.search.check_query`).
         """
-        e, t, mc = episodes.c, turns.c, model_calls.c
-        n_turns = (
-            sa.select(t.episode_id, sa.func.count().label("n"))
-            .join(episodes, e.id == t.episode_id)
-            .where(e.run_id == run_id)
-            .group_by(t.episode_id)
-            .subquery()
-        )
-        calls = (
-            sa.select(
-                mc.episode_id,
-                sa.func.count().label("n"),
-                sa.func.coalesce(sa.func.sum(mc.input_tokens), 0).label("tin"),
-                sa.func.coalesce(sa.func.sum(mc.output_tokens), 0).label("tout"),
-                sa.func.sum(
-                    sa.case((mc.finish_reason.in_(sorted(TRUNCATED_FINISH_REASONS)), 1), else_=0)
-                ).label("cut"),
-            )
-            .where(mc.run_id == run_id)
-            .group_by(mc.episode_id)
-            .subquery()
-        )
-        turn_count = sa.func.coalesce(n_turns.c.n, 0)
-        cut = sa.func.coalesce(calls.c.cut, 0)
-        query = (
-            sa.select(
-                e.id,
-                e.index,
-                e.item_key,
-                e.status,
-                e.success,
-                e.error,
-                e.started_at,
-                e.finished_at,
-                turn_count.label("turns"),
-                sa.func.coalesce(calls.c.n, 0).label("calls"),
-                sa.func.coalesce(calls.c.tin, 0).label("input_tokens"),
-                sa.func.coalesce(calls.c.tout, 0).label("output_tokens"),
-                cut.label("truncated"),
-            )
-            .select_from(
-                episodes.outerjoin(n_turns, n_turns.c.episode_id == e.id).outerjoin(
-                    calls, calls.c.episode_id == e.id
-                )
-            )
-            .where(e.run_id == run_id)
-            .order_by(e.index)
-        )
+        e = episodes.c
+        query, turn_count, cut = _episode_table_query(run_id)
         if statuses is not None:
             query = query.where(e.status.in_(sorted(statuses)))
         if success is True:

@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 
 from tests.reference import reference
-from wason.tasks.code_functions.family import FAMILY, CodeFunctionsApi, rule_from_item
+from wason.tasks.code_functions.family import FAMILY, CodeFunctionsGameApi, rule_from_item
 from wason.tasks.code_functions.game import GiveUp, Guess, More, Observation
 
 
 def test_create_gives_a_code_judged_game_of_the_level() -> None:
     api = FAMILY.game_api()
-    assert isinstance(api, CodeFunctionsApi) and api.game_name == "code_functions_picnic"
+    assert isinstance(api, CodeFunctionsGameApi) and api.game_name == "code_functions_picnic"
     config, (key, item) = api.create("L2", 3, 17)
     assert config.level == "L2" and config.init_examples == 3 and config.judges == ["predicate"]
-    assert config.max_turns == 0 and config.protocol == "api" and FAMILY.oracle(config) is None
+    assert config.max_turns == 0 and config.protocol == "game-api" and FAMILY.oracle(config) is None
     assert rule_from_item(item).level == "L2"
     assert api.create("L2", 3, 17)[1] == (key, item)
     for bad, field in (
@@ -39,7 +39,7 @@ def test_create_gives_a_code_judged_game_of_the_level() -> None:
 
 
 def test_views_never_hold_the_rule() -> None:
-    api = CodeFunctionsApi()
+    api = CodeFunctionsGameApi()
     _, (_, item) = api.create("L1", 2, 5)
     rule = item["rule"]
     views = [
@@ -148,3 +148,10 @@ def test_a_client_that_speaks_only_the_published_routes_plays_to_the_end(tmp_pat
     assert rule.source in str(summary["rule"]) and summary["status"] == "won"
     for text in bodies:  # no response before the end names the rule
         assert rule.source not in text and rule.text not in text and '"rule"' not in text
+
+
+def test_a_run_stored_under_the_old_protocol_name_loads_under_the_new() -> None:
+    # the protocol of the game API's messages was called "api" (the name of the Python API) before "game-api"
+    stored = FAMILY.config_type.model_validate({"protocol": "api", "player": "solver"})
+    assert stored.protocol == "game-api"
+    assert FAMILY.config_type.model_validate(stored.model_dump()) == stored

@@ -1,7 +1,7 @@
 """Code Functions Picnic's reward audit: the solver wins, and no degenerate predicate or hack of the hidden rule
 is rewarded; each hack is read as a predicate and refuted by the code on the words where it is wrong. The
 solver's moves are written as the replies that make them, under the published protocol (a guess every turn)
-and under ``api`` (the one that can ask for more words), and their trajectories replay to their reward."""
+and under ``game-api`` (the one that can ask for more words), and their trajectories replay to their reward."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_the_constant_predicates_are_judged(name: str) -> None:
 
 
 def test_every_move_is_written_as_a_reply_read_back_as_itself() -> None:
-    protocol = CodeFunctionsProtocol("api")
+    protocol = CodeFunctionsProtocol("game-api")
     guess = Guess(text='The word ends with "s".\nlambda w: w[-1] == "s"', predicate='lambda w: w[-1] == "s"')
     for action in (More(25), guess, GiveUp()):
         text = write_action(action)
@@ -86,7 +86,7 @@ def test_every_move_is_written_as_a_reply_read_back_as_itself() -> None:
 
 
 def test_the_solver_trajectories_replay_to_their_reward() -> None:
-    trajectories = asyncio.run(solver_trajectories("code-functions", {"protocol": "api"}, n=2))
+    trajectories = asyncio.run(solver_trajectories("code-functions", {"protocol": "game-api"}, n=2))
     for trajectory in trajectories:
         assert trajectory["success"] and trajectory["reward"] == 1.0
         replies = [m["content"] for m in trajectory["messages"] if m["role"] == "assistant"]

@@ -94,7 +94,7 @@ def test_the_head_protocols_are_the_texts_head_builds_and_meant_to_build() -> No
 
 
 def test_the_api_protocol_uses_the_published_api_messages() -> None:
-    protocol = CodeFunctionsProtocol("api", "L1")
+    protocol = CodeFunctionsProtocol("game-api", "L1")
     text = protocol.first_message(start())
     assert text == published("api_init_message.txt").replace("{positives_string}", "apple, stone").replace(
         "{negatives_string}", "tree, strong"

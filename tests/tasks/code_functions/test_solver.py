@@ -1,5 +1,5 @@
 """The reference solver: version-space elimination over the word grammar, making only the moves its protocol can
-express (asking for more words under ``api``, a guess every turn under the published protocols)."""
+express (asking for more words under ``game-api``, a guess every turn under the published protocols)."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def test_the_solver_wins_generated_games(level: str, n: int) -> None:
         out = game.outcome()
         assert out.success, (rule.key, out.metrics["final_predicate"])
         assert out.metrics["turns"] <= 7 and out.metrics["quiz_accuracy"] == 1.0
-        assert isinstance(moves[0], More)  # the api protocol can ask for more, and it does
+        assert isinstance(moves[0], More)  # the game-api protocol can ask for more, and it does
 
 
 def test_a_rule_outside_the_grammar_is_not_won_by_luck() -> None:

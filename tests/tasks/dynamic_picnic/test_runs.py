@@ -129,12 +129,14 @@ def test_a_model_plays_against_a_validating_game_master(
 
 
 def test_the_reference_game_api_plays_a_lexical_rule_by_code(tmp_path: Path) -> None:
-    from wason.tasks.dynamic_picnic.family import PicnicGameApi
+    from wason.tasks.dynamic_picnic.family import DynamicPicnicGameApi
 
     games = Games(f"sqlite:///{tmp_path / 'api.db'}")
     # L1 draws among 23 rules now (issue 49): a seed that draws the one about the letter F
     f_rule = "Only items that start with the letter 'F' can be brought to the picnic."
-    seed = next(s for s in range(200) if PicnicGameApi().create("L1", 2, s)[1][1]["rule"]["text"] == f_rule)
+    seed = next(
+        s for s in range(200) if DynamicPicnicGameApi().create("L1", 2, s)[1][1]["rule"]["text"] == f_rule
+    )
 
     async def play() -> list[dict[str, Any]]:
         created = await games.create("dynamic_picnic", "L1", 2, seed=seed)

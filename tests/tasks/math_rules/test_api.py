@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from wason.tasks.math_rules.api import MathGameApi
 from wason.tasks.math_rules.family import FAMILY, rule_from_item
 from wason.tasks.math_rules.game import GiveUp, Guess, More
+from wason.tasks.math_rules.game_api import MathGameApi
 
 
 @pytest.mark.parametrize(

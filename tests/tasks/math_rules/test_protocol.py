@@ -12,8 +12,8 @@ from tests.tasks.math_rules.conftest import FakeOracle
 from wason.core.game import Malformed
 from wason.core.records import CallContext
 from wason.models.base import GenerationParams
-from wason.tasks.math_rules.api import MathGameApi
 from wason.tasks.math_rules.game import GiveUp, Guess, MathGame, MathObservation, More, QuizAnswer
+from wason.tasks.math_rules.game_api import MathGameApi
 from wason.tasks.math_rules.judge import MathJudge, judge_messages, read_verdict
 from wason.tasks.math_rules.protocol import (
     EXPRESSION_REQUEST,

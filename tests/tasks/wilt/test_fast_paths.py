@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from wason.sandbox import compile_rule
+from wason.tasks.wilt.elimination import IdealSolver
 from wason.tasks.wilt.generate import _Identifiability, _identifiable
-from wason.tasks.wilt.hypotheses import HypothesisSpace, _Cols, build_space, candidate_tests
+from wason.tasks.wilt.listed_space import HypothesisSpace, _Cols, build_space, candidate_tests
 from wason.tasks.wilt.probes import FAMILIES, REFERENCE_FAMILIES, probe_set
-from wason.tasks.wilt.solver import IdealSolver
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from wason.tasks.wilt.generate import MAX_N, MIN_SHARE, SERVED_N, generate_split
 
 
 def test_the_bound_is_below_the_rules_the_generator_draws_from() -> None:
-    from wason.tasks.wilt.hypotheses import build_space, candidate_tests
-    from wason.tasks.wilt.solver import _table
+    from wason.tasks.wilt.elimination import _table
+    from wason.tasks.wilt.listed_space import build_space, candidate_tests
 
     space = build_space(0)
     candidates, _ = candidate_tests(0)

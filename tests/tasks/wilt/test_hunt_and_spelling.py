@@ -10,7 +10,7 @@ import pytest
 
 from tests.tasks.wilt.test_solver import play
 from wason.sandbox import compile_rule
-from wason.tasks.wilt.built import BuiltSpace, Formula, formula_truth
+from wason.tasks.wilt.built_space import BuiltSpace, Formula, formula_truth
 from wason.tasks.wilt.hunt import KINDS, hunting_test
 from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.spelling import (

@@ -10,14 +10,14 @@ import pytest
 
 from wason.sandbox import Inputs, compile_rule
 from wason.tasks.wilt import load_split
-from wason.tasks.wilt.hypotheses import (
+from wason.tasks.wilt.judge import judge
+from wason.tasks.wilt.listed_space import (
     SPACE_VERSION,
     Hypothesis,
     HypothesisSpace,
     build_space,
     candidate_tests,
 )
-from wason.tasks.wilt.judge import judge
 from wason.tasks.wilt.values import parse_value
 
 

@@ -10,7 +10,7 @@ import pytest
 from tests.tasks.wilt.test_solver import play
 from wason.sandbox import compile_rule
 from wason.tasks.wilt import WiltConfig, WiltGame
-from wason.tasks.wilt.built import (
+from wason.tasks.wilt.built_space import (
     BuiltSpace,
     _AtomPlan,
     _atoms,
@@ -24,8 +24,8 @@ from wason.tasks.wilt.built import (
     shared_space,
     simplest_between,
 )
-from wason.tasks.wilt.hypotheses import build_space, candidate_tests
 from wason.tasks.wilt.judge import judge
+from wason.tasks.wilt.listed_space import build_space, candidate_tests
 from wason.tasks.wilt.scientist import Scientist, label, typeable_points, typeable_values, unique_points
 from wason.tasks.wilt.solver_player import WiltSolverPlayer
 from wason.tasks.wilt.values import parse_value
@@ -220,7 +220,7 @@ def test_kept_atom_truth_is_the_computed_truth_whichever_atoms_came_first(
     kept = space.kept_truth(points)
     assert len(kept.row) == len({a for b in batches for f in b for a in f.atoms})
     # when the kept table is full, new atoms are computed without being kept, with the same answer
-    monkeypatch.setattr("wason.tasks.wilt.built.KEPT_ATOMS", len(kept.row))
+    monkeypatch.setattr("wason.tasks.wilt.built_space.KEPT_ATOMS", len(kept.row))
     more = space.consistent(samples[0], [not r for r in rule.evaluate(samples[0]).tolist()], limit=300)
     assert {a for f in more for a in f.atoms} - set(kept.row)
     assert np.array_equal(formula_truth(space, more, points, keep=True), formula_truth(space, more, points))
@@ -229,7 +229,7 @@ def test_kept_atom_truth_is_the_computed_truth_whichever_atoms_came_first(
 
 def test_atoms_at_observed_points_are_kept_and_read_as_computed(monkeypatch: pytest.MonkeyPatch) -> None:
     space = BuiltSpace(0)
-    monkeypatch.setattr("wason.tasks.wilt.built.OBSERVED_POINTS", 6)
+    monkeypatch.setattr("wason.tasks.wilt.built_space.OBSERVED_POINTS", 6)
     rng = np.random.default_rng(9)
     first = rng.integers(-20, 21, (4, 3)).astype(np.float64)
     assert np.array_equal(space.observed_truth(first), space.atom_truth(first))
@@ -307,7 +307,7 @@ def test_the_packaged_deduplication_is_for_this_grammar() -> None:
     kept, fingerprint = stored
     plan = _AtomPlan([ordered[k] for k in kept])
     assert _fingerprint(0, terms, ordered, points, kept, plan) == fingerprint, (
-        "the grammar changed: run python -m wason.tasks.wilt.built and commit its output"
+        "the grammar changed: run python -m wason.tasks.wilt.built_space and commit its output"
     )
     # the test above checks the atoms it keeps; another grammar, or another seed, computes its own
     assert _fingerprint(0, terms, ordered[:-1], points, kept, plan) != fingerprint

@@ -7,9 +7,9 @@ import pytest
 
 from wason.sandbox import compile_rule
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltConfig, WiltGame, load_split
-from wason.tasks.wilt.hypotheses import build_space, candidate_tests
+from wason.tasks.wilt.elimination import ALWAYS_FALSE, IdealSolver, binary_entropy, weighted_rows
 from wason.tasks.wilt.judge import judge
-from wason.tasks.wilt.solver import ALWAYS_FALSE, IdealSolver, binary_entropy, weighted_rows
+from wason.tasks.wilt.listed_space import build_space, candidate_tests
 from wason.tasks.wilt.solver_player import WiltSolverPlayer
 from wason.tasks.wilt.values import parse_value
 
@@ -203,7 +203,7 @@ def test_answers_off_the_candidates_counted_later_change_nothing(monkeypatch: py
     off = [(1.5, 2.25, 3.5), (7.5, 3.25, -1.5), (0.5, 0.5, 0.5), (-6.5, -4.25, 3.5), (9.5, 2.5, 0.25)]
     states, deferred = [], []
     for defer in (8, 10**9):  # 10**9: never deferred
-        monkeypatch.setattr("wason.tasks.wilt.solver._DEFER_BELOW", defer)
+        monkeypatch.setattr("wason.tasks.wilt.elimination._DEFER_BELOW", defer)
         solver = IdealSolver(space, points)
         trace, most = [], 0
         for k, answer in enumerate(answers.tolist()):

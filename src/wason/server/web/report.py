@@ -80,6 +80,29 @@ def write_report(store: Store, run_ids: Sequence[int], directory: Path) -> list[
     Raises:
         StoreError: a run id that is not in the store (nothing is written then).
     """
+    given, held = _runs_held(store, run_ids)
+    runs = [store.get_run(r) for r in held]
+    compare = len(given) >= 2 and len({store.get_run(r).task for r in given}) == 1
+    directory.mkdir(parents=True, exist_ok=True)
+    common = {"report_compare": compare}
+    written = [_write_index(store, runs, directory, held, common)]
+    for run in runs:
+        written += _write_run(store, run, directory, held, common)
+    if compare:
+        links = _links("./", held)
+        ctx = browse.compare_context(store, given, links)
+        written.append(
+            _write(directory / "compare.html", "browse/compare.html", "./", **common, links=links, **ctx)
+        )
+    return written + _copy_assets(directory)
+
+
+def _runs_held(store: Store, run_ids: Sequence[int]) -> tuple[list[int], list[int]]:
+    """The runs asked for (once each, in order), and those with their finished baselines after them.
+
+    Raises:
+        StoreError: a run id that is not in the store.
+    """
     given: list[int] = []
     for run_id in run_ids:
         store.get_run(run_id)  # an unknown run fails before anything is written
@@ -88,90 +111,91 @@ def write_report(store: Store, run_ids: Sequence[int], directory: Path) -> list[
     held = list(given)
     for run_id in given:
         held += [b for b in baselines_of(store, run_id, completed_only=True) if b not in held]
-    runs = [store.get_run(r) for r in held]
-    compare = len(given) >= 2 and len({store.get_run(r).task for r in given}) == 1
-    directory.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    common = {"report_compare": compare}
+    return given, held
 
-    def links(root: str) -> browse.Links:
-        return browse.Links(root=root, static_report=True, runs_held=frozenset(held))
 
+def _links(root: str, held: Sequence[int]) -> browse.Links:
+    """The links of a page ``root`` below the report's top: to the report's own files for the runs it holds."""
+    return browse.Links(root=root, static_report=True, runs_held=frozenset(held))
+
+
+def _write_index(
+    store: Store, runs: Sequence[RunRow], directory: Path, held: Sequence[int], common: dict[str, Any]
+) -> Path:
+    """``index.html``: the runs' table, as the browser's /runs shows it, without its filters and pages."""
+    links = _links("./", held)
     rows = browse.run_rows(store, runs)
     for row in rows:
-        row["href"] = links("./").run(row["id"])
+        row["href"] = links.run(row["id"])
+    return _write(
+        directory / "index.html",
+        "browse/runs.html",
+        "./",
+        **common,
+        links=links,
+        error=None,
+        filters=browse.RunFilters(),
+        rows=rows,
+        total=len(rows),
+        headers=[
+            {"key": k, "label": label, "mark": "", "href": None}
+            for k, label in (
+                ("id", "run"),
+                ("family", "family"),
+                ("who", "player / model"),
+                ("status", "status"),
+                ("created", "created"),
+                ("duration", "took"),
+                ("episodes", "episodes"),
+                ("accuracy", "accuracy"),
+                ("tokens", "tokens"),
+            )
+        ],
+        families=[],
+        statuses=[],
+        page=1,
+        pages=1,
+        prev_href=None,
+        next_href=None,
+        numeric={"id", "duration", "episodes", "accuracy", "tokens"},
+    )
+
+
+def _write_run(
+    store: Store, run: RunRow, directory: Path, held: Sequence[int], common: dict[str, Any]
+) -> list[Path]:
+    """One run's files: its results, its plots, its page (``runs/ID.html``) and a page per episode."""
+    written: list[Path] = []
+    links = _links("../", held)
+    plot_dir = directory / "runs" / str(run.id) / "plots"
+
+    def plots(r: RunRow) -> list[tuple[str, str]]:
+        files = browse.plots_into(store, r, plot_dir)
+        written.extend(files)
+        return [(links.plot(r.id, p.name), p.name) for p in sorted(files)]
+
+    written.extend(
+        _results_files(store, [run.id, *baselines_of(store, run.id, completed_only=True)], plot_dir.parent)
+    )
+    context = browse.run_context(store, run.id, links, plots)
     written.append(
         _write(
-            directory / "index.html",
-            "browse/runs.html",
-            "./",
-            **common,
-            links=links("./"),
-            error=None,
-            filters=browse.RunFilters(),
-            rows=rows,
-            total=len(rows),
-            headers=[
-                {"key": k, "label": label, "mark": "", "href": None}
-                for k, label in (
-                    ("id", "run"),
-                    ("family", "family"),
-                    ("who", "player / model"),
-                    ("status", "status"),
-                    ("created", "created"),
-                    ("duration", "took"),
-                    ("episodes", "episodes"),
-                    ("accuracy", "accuracy"),
-                    ("tokens", "tokens"),
-                )
-            ],
-            families=[],
-            statuses=[],
-            page=1,
-            pages=1,
-            prev_href=None,
-            next_href=None,
-            numeric={"id", "duration", "episodes", "accuracy", "tokens"},
+            directory / "runs" / f"{run.id}.html", "browse/run.html", "../", **common, links=links, **context
         )
     )
-    for run in runs:
-        plot_dir = directory / "runs" / str(run.id) / "plots"
+    root = "../../../"
+    for episode in store.list_episodes(run.id):
+        ctx = browse.episode_context(store, run.id, episode.index, _links(root, held))
+        path = directory / "runs" / str(run.id) / "episodes" / f"{episode.index}.html"
+        written.append(_write(path, "browse/episode.html", root, **common, links=_links(root, held), **ctx))
+    return written
 
-        def plots(r: RunRow, plot_dir: Path = plot_dir) -> list[tuple[str, str]]:
-            files = browse.plots_into(store, r, plot_dir)
-            written.extend(files)
-            return [(links("../").plot(r.id, p.name), p.name) for p in sorted(files)]
 
-        written.extend(
-            _results_files(
-                store, [run.id, *baselines_of(store, run.id, completed_only=True)], plot_dir.parent
-            )
-        )
-        context = browse.run_context(store, run.id, links("../"), plots)
-        written.append(
-            _write(
-                directory / "runs" / f"{run.id}.html",
-                "browse/run.html",
-                "../",
-                **common,
-                links=links("../"),
-                **context,
-            )
-        )
-        for episode in store.list_episodes(run.id):
-            root = "../../../"
-            ctx = browse.episode_context(store, run.id, episode.index, links(root))
-            path = directory / "runs" / str(run.id) / "episodes" / f"{episode.index}.html"
-            written.append(_write(path, "browse/episode.html", root, **common, links=links(root), **ctx))
-    if compare:
-        ctx = browse.compare_context(store, given, links("./"))
-        written.append(
-            _write(
-                directory / "compare.html", "browse/compare.html", "./", **common, links=links("./"), **ctx
-            )
-        )
+def _copy_assets(directory: Path) -> list[Path]:
+    """The pages' packaged styles and scripts, copied into ``static/``."""
     static = directory / "static"
     static.mkdir(exist_ok=True)
+    written = []
     for name in ASSETS:
         target = static / name
         target.write_bytes(resources.files("wason.server").joinpath("static", name).read_bytes())

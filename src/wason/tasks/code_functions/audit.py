@@ -7,7 +7,7 @@ the examples shown), so each player here is wrong on at least one word of it:
 - **always-True** / **always-False** (``lambda w: True`` / ``False``): no rule the game draws is constant (a
   generated rule is true for 10-90% of the list, a published one for 6-83%; a rules file is the user's own);
 - **give-up**: leaves at once (``give up``);
-- **ask-for-more** (``more 2``, every turn): the one experiment repeated under the ``api`` protocol; the
+- **ask-for-more** (``more 2``, every turn): the one experiment repeated under the ``game-api`` protocol; the
   published protocols read it as a guess in words without a predicate, and then as a predicate that does not
   compile.
 

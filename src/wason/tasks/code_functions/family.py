@@ -136,9 +136,9 @@ class CodeFunctionsConfig(JudgedSettings):
     trials: int = Field(
         default=1, ge=1, le=MAX_EPISODES, description="episodes per rule, with seeds S, S+1, ..."
     )
-    protocol: Literal["as-run", "head", "head-fixed", "api"] = Field(
+    protocol: Literal["as-run", "head", "head-fixed", "game-api"] = Field(
         default="as-run",
-        description="as-run (the prompt behind the paper's results), head, head-fixed, api (more N / guess)",
+        description="as-run (the prompt behind the paper's results), head, head-fixed, game-api (more N / guess)",
     )
     examples: Literal["balanced", "random"] = Field(
         default="balanced",
@@ -162,6 +162,15 @@ class CodeFunctionsConfig(JudgedSettings):
         description="predicate (code, decides), quiz (held-out words), llm (the published judge, 2 of 3)",
     )
     quiz_size: int = Field(default=10, ge=2, le=MAX_QUIZ, description="held-out words in the quiz")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_protocol(cls, data: Any) -> Any:
+        # runs stored before the protocol was named game-api hold "api": they still load (the flag offers only
+        # the new name)
+        if isinstance(data, dict) and data.get("protocol") == "api":
+            data = {**data, "protocol": "game-api"}
+        return data
 
     @model_validator(mode="after")
     def _check(self) -> CodeFunctionsConfig:
@@ -391,8 +400,8 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
 
         # a generated rule is of its level; a published or file rule may be anything the grammar can say
         level = str(item.get("level", "L1")) if config.split == "generated" else ANY_LEVEL
-        # it makes only the moves the protocol can express: only `api` can ask for more words
-        return CodeFunctionsSolver(level, ask_for_more=config.protocol == "api")
+        # it makes only the moves the protocol can express: only `game-api` can ask for more words
+        return CodeFunctionsSolver(level, ask_for_more=config.protocol == "game-api")
 
     def sample_actions(self, config: CodeFunctionsConfig, item: Mapping[str, Any]) -> list[Any] | None:
         if config.split == "write-rules":
@@ -500,7 +509,7 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         return (*super().moves(config, item, observation), give_up(GiveUp), words)
 
     def game_api(self) -> GameApi | None:
-        return CodeFunctionsApi()
+        return CodeFunctionsGameApi()
 
     # -- the family's own commands ---------------------------------------------------------------------------
     def add_commands(self, parser: Any) -> None:
@@ -525,7 +534,7 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         return run(args, write)
 
 
-class CodeFunctionsApi(GameApi):
+class CodeFunctionsGameApi(GameApi):
     """The reference's game API shape: games are judged by code, so a guess must carry its predicate.
 
     The summary is the reference's (``base.py:396-445``): ``domain`` ``lexical``, ``game_gen_type`` ``dynamic``,
@@ -555,7 +564,7 @@ class CodeFunctionsApi(GameApi):
             level=difficulty,  # type: ignore[arg-type]
             n=1,
             seed=seed,
-            protocol="api",
+            protocol="game-api",
             init_examples=num_init_examples,
             after_wrong=0,
             max_turns=0,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -78,38 +78,52 @@ def _vowels(w: str) -> int:
     return sum(c in VOWELS for c in w)
 
 
-def _atoms() -> tuple[Atom, ...]:
-    out: list[Atom] = []
+def _atom(id_: str, kind: str, text: str, source: str, test: Callable[..., bool]) -> Atom:
+    # the tests bind their parameters as defaults (``lambda w, k=k: ...``), which Callable[[str], bool] refuses
+    return Atom(id_, kind, text, source, test)
 
-    def add(id_: str, kind: str, text: str, source: str, test: Callable[..., bool]) -> None:
-        out.append(Atom(id_, kind, text, source, test))
 
+def _length_atoms() -> Iterator[Atom]:
+    """Length: exactly, at least, at most k letters; even or odd."""
     for k in range(4, 8):
-        add(f"len_eq_{k}", "length", f"has exactly {k} letters", f"len(w) == {k}", lambda w, k=k: len(w) == k)
+        yield _atom(
+            f"len_eq_{k}", "length", f"has exactly {k} letters", f"len(w) == {k}", lambda w, k=k: len(w) == k
+        )
     for k in range(5, 8):
-        add(
+        yield _atom(
             f"len_ge_{k}", "length", f"has at least {k} letters", f"len(w) >= {k}", lambda w, k=k: len(w) >= k
         )
     for k in range(4, 7):
-        add(f"len_le_{k}", "length", f"has at most {k} letters", f"len(w) <= {k}", lambda w, k=k: len(w) <= k)
-    add("len_even", "length", "has an even number of letters", "len(w) % 2 == 0", lambda w: len(w) % 2 == 0)
-    add("len_odd", "length", "has an odd number of letters", "len(w) % 2 == 1", lambda w: len(w) % 2 == 1)
+        yield _atom(
+            f"len_le_{k}", "length", f"has at most {k} letters", f"len(w) <= {k}", lambda w, k=k: len(w) <= k
+        )
+    yield _atom(
+        "len_even", "length", "has an even number of letters", "len(w) % 2 == 0", lambda w: len(w) % 2 == 0
+    )
+    yield _atom(
+        "len_odd", "length", "has an odd number of letters", "len(w) % 2 == 1", lambda w: len(w) % 2 == 1
+    )
 
-    add("first_vowel", "first", "starts with a vowel", 'w[0] in "aeiou"', lambda w: w[0] in VOWELS)
-    add(
+
+def _end_atoms() -> Iterator[Atom]:
+    """The first and the last letter: vowel or consonant, a half of the alphabet, a letter, a suffix."""
+    yield _atom("first_vowel", "first", "starts with a vowel", 'w[0] in "aeiou"', lambda w: w[0] in VOWELS)
+    yield _atom(
         "first_consonant",
         "first",
         "starts with a consonant",
         'w[0] not in "aeiou"',
         lambda w: w[0] not in VOWELS,
     )
-    add("first_a_m", "first", "starts with a letter from a to m", 'w[0] <= "m"', lambda w: w[0] <= "m")
-    add("first_n_z", "first", "starts with a letter from n to z", 'w[0] > "m"', lambda w: w[0] > "m")
+    yield _atom(
+        "first_a_m", "first", "starts with a letter from a to m", 'w[0] <= "m"', lambda w: w[0] <= "m"
+    )
+    yield _atom("first_n_z", "first", "starts with a letter from n to z", 'w[0] > "m"', lambda w: w[0] > "m")
     for c in "sbcpmtdf":
-        add(f"first_{c}", "first", f"starts with '{c}'", f'w[0] == "{c}"', lambda w, c=c: w[0] == c)
+        yield _atom(f"first_{c}", "first", f"starts with '{c}'", f'w[0] == "{c}"', lambda w, c=c: w[0] == c)
 
-    add("last_vowel", "last", "ends with a vowel", 'w[-1] in "aeiou"', lambda w: w[-1] in VOWELS)
-    add(
+    yield _atom("last_vowel", "last", "ends with a vowel", 'w[-1] in "aeiou"', lambda w: w[-1] in VOWELS)
+    yield _atom(
         "last_consonant",
         "last",
         "ends with a consonant",
@@ -117,9 +131,9 @@ def _atoms() -> tuple[Atom, ...]:
         lambda w: w[-1] not in VOWELS,
     )
     for c in "esydtnr":
-        add(f"last_{c}", "last", f"ends with '{c}'", f'w[-1] == "{c}"', lambda w, c=c: w[-1] == c)
+        yield _atom(f"last_{c}", "last", f"ends with '{c}'", f'w[-1] == "{c}"', lambda w, c=c: w[-1] == c)
     for suffix in ("er", "ed", "es", "ing", "ly", "al", "on"):
-        add(
+        yield _atom(
             f"suffix_{suffix}",
             "last",
             f"ends with '{suffix}'",
@@ -127,9 +141,12 @@ def _atoms() -> tuple[Atom, ...]:
             lambda w, s=suffix: w.endswith(s),
         )
 
+
+def _count_atoms() -> Iterator[Atom]:
+    """How many vowels, how many consonants."""
     vowel_count = 'sum(c in "aeiou" for c in w)'
     for k in (1, 2, 3):
-        add(
+        yield _atom(
             f"vowels_eq_{k}",
             "vowels",
             f"has exactly {k} vowel{'s' * (k > 1)}",
@@ -137,7 +154,7 @@ def _atoms() -> tuple[Atom, ...]:
             lambda w, k=k: _vowels(w) == k,
         )
     for k in (2, 3):
-        add(
+        yield _atom(
             f"vowels_ge_{k}",
             "vowels",
             f"has at least {k} vowels",
@@ -145,14 +162,14 @@ def _atoms() -> tuple[Atom, ...]:
             lambda w, k=k: _vowels(w) >= k,
         )
     for k in (1, 2):
-        add(
+        yield _atom(
             f"vowels_le_{k}",
             "vowels",
             f"has at most {k} vowel{'s' * (k > 1)}",
             f"{vowel_count} <= {k}",
             lambda w, k=k: _vowels(w) <= k,
         )
-    add(
+    yield _atom(
         "vowels_half",
         "vowels",
         "has at least as many vowels as consonants",
@@ -162,7 +179,7 @@ def _atoms() -> tuple[Atom, ...]:
 
     consonant_count = 'sum(c not in "aeiou" for c in w)'
     for k in (3, 4):
-        add(
+        yield _atom(
             f"consonants_eq_{k}",
             "consonants",
             f"has exactly {k} consonants",
@@ -170,7 +187,7 @@ def _atoms() -> tuple[Atom, ...]:
             lambda w, k=k: len(w) - _vowels(w) == k,
         )
     for k in (3, 4, 5):
-        add(
+        yield _atom(
             f"consonants_ge_{k}",
             "consonants",
             f"has at least {k} consonants",
@@ -178,7 +195,7 @@ def _atoms() -> tuple[Atom, ...]:
             lambda w, k=k: len(w) - _vowels(w) >= k,
         )
     for k in (2, 3):
-        add(
+        yield _atom(
             f"consonants_le_{k}",
             "consonants",
             f"has at most {k} consonants",
@@ -186,14 +203,17 @@ def _atoms() -> tuple[Atom, ...]:
             lambda w, k=k: len(w) - _vowels(w) <= k,
         )
 
-    add(
+
+def _repetition_atoms() -> Iterator[Atom]:
+    """Letters that repeat: a double letter, a letter used twice, how many different letters."""
+    yield _atom(
         "double",
         "double",
         "has a double letter (the same letter twice in a row)",
         "any(a == b for a, b in zip(w, w[1:]))",
         lambda w: any(a == b for a, b in itertools.pairwise(w)),
     )
-    add(
+    yield _atom(
         "no_double",
         "double",
         "has no double letter (never the same letter twice in a row)",
@@ -201,14 +221,14 @@ def _atoms() -> tuple[Atom, ...]:
         lambda w: all(a != b for a, b in itertools.pairwise(w)),
     )
 
-    add(
+    yield _atom(
         "repeats",
         "repeat",
         "uses some letter more than once",
         "len(set(w)) < len(w)",
         lambda w: len(set(w)) < len(w),
     )
-    add(
+    yield _atom(
         "unique",
         "repeat",
         "uses no letter more than once",
@@ -216,7 +236,7 @@ def _atoms() -> tuple[Atom, ...]:
         lambda w: len(set(w)) == len(w),
     )
     for k in (5, 6):
-        add(
+        yield _atom(
             f"distinct_ge_{k}",
             "repeat",
             f"has at least {k} different letters",
@@ -224,7 +244,7 @@ def _atoms() -> tuple[Atom, ...]:
             lambda w, k=k: len(set(w)) >= k,
         )
     for k in (4, 5):
-        add(
+        yield _atom(
             f"distinct_le_{k}",
             "repeat",
             f"has at most {k} different letters",
@@ -232,35 +252,38 @@ def _atoms() -> tuple[Atom, ...]:
             lambda w, k=k: len(set(w)) <= k,
         )
 
-    add(
+
+def _order_atoms() -> Iterator[Atom]:
+    """Alphabetical order among the letters."""
+    yield _atom(
         "first_before_last",
         "order",
         "has its first letter earlier in the alphabet than its last",
         "w[0] < w[-1]",
         lambda w: w[0] < w[-1],
     )
-    add(
+    yield _atom(
         "first_after_last",
         "order",
         "has its first letter later in the alphabet than its last",
         "w[0] > w[-1]",
         lambda w: w[0] > w[-1],
     )
-    add(
+    yield _atom(
         "first_two_sorted",
         "order",
         "has its first two letters in alphabetical order",
         "w[0] <= w[1]",
         lambda w: w[0] <= w[1],
     )
-    add(
+    yield _atom(
         "first_three_sorted",
         "order",
         "has its first three letters in alphabetical order",
         "w[0] <= w[1] <= w[2]",
         lambda w: w[0] <= w[1] <= w[2],
     )
-    add(
+    yield _atom(
         "sorted",
         "order",
         "has all its letters in alphabetical order",
@@ -268,10 +291,15 @@ def _atoms() -> tuple[Atom, ...]:
         lambda w: "".join(sorted(w)) == w,
     )
 
+
+def _content_atoms() -> Iterator[Atom]:
+    """A letter or a pair of letters the word contains, or contains twice."""
     for c in "aeiorstnl":
-        add(f"has_{c}", "contains", f"contains the letter '{c}'", f'"{c}" in w', lambda w, c=c: c in w)
+        yield _atom(
+            f"has_{c}", "contains", f"contains the letter '{c}'", f'"{c}" in w', lambda w, c=c: c in w
+        )
     for c in "eao":
-        add(
+        yield _atom(
             f"twice_{c}",
             "count",
             f"contains the letter '{c}' at least twice",
@@ -279,16 +307,21 @@ def _atoms() -> tuple[Atom, ...]:
             lambda w, c=c: w.count(c) >= 2,
         )
     for pair in ("er", "in", "th", "an", "re", "on", "st", "en"):
-        add(f"sub_{pair}", "substring", f"contains '{pair}'", f'"{pair}" in w', lambda w, p=pair: p in w)
+        yield _atom(
+            f"sub_{pair}", "substring", f"contains '{pair}'", f'"{pair}" in w', lambda w, p=pair: p in w
+        )
 
-    add(
+
+def _place_atoms() -> Iterator[Atom]:
+    """A mirrored word, and a vowel in a given place."""
+    yield _atom(
         "palindrome",
         "mirror",
         "reads the same backwards (a palindrome)",
         "w == w[::-1]",
         lambda w: w == w[::-1],
     )
-    add(
+    yield _atom(
         "same_ends",
         "mirror",
         "starts and ends with the same letter",
@@ -296,35 +329,48 @@ def _atoms() -> tuple[Atom, ...]:
         lambda w: w[0] == w[-1],
     )
 
-    add(
+    yield _atom(
         "second_vowel",
         "position",
         "has a vowel as its second letter",
         'w[1] in "aeiou"',
         lambda w: w[1] in VOWELS,
     )
-    add(
+    yield _atom(
         "third_vowel",
         "position",
         "has a vowel as its third letter",
         'w[2] in "aeiou"',
         lambda w: w[2] in VOWELS,
     )
-    add(
+    yield _atom(
         "penultimate_vowel",
         "position",
         "has a vowel as its second-to-last letter",
         'w[-2] in "aeiou"',
         lambda w: w[-2] in VOWELS,
     )
-    add(
+    yield _atom(
         "middle_vowel",
         "position",
         "has a vowel in its middle (letter len // 2, counting from 0)",
         'w[len(w) // 2] in "aeiou"',
         lambda w: w[len(w) // 2] in VOWELS,
     )
-    return tuple(out)
+
+
+def _atoms() -> tuple[Atom, ...]:
+    """Every atom, kind by kind (the order is each atom's index in the table: keep it)."""
+    kinds = (
+        _length_atoms,
+        _end_atoms,
+        _count_atoms,
+        _repetition_atoms,
+        _order_atoms,
+        _content_atoms,
+        _place_atoms,
+    )
+    return tuple(atom for kind in kinds for atom in kind())
 
 
 ATOMS: tuple[Atom, ...] = _atoms()

@@ -12,7 +12,7 @@ Protocols (``--protocol``):
   as published).
 * ``head-fixed``: the prompt HEAD meant to build: the L2/L3 introduction and tutorial followed by the L1 text with
   the examples (``player_guess_L2_L3_effective.txt`` + ``player_guess_L1_effective.txt``), at every level.
-* ``api``: the reference API's messages (``api_init_message.txt``, ``api_more_examples_message.txt``,
+* ``game-api``: the messages of the reference's game API (``api_init_message.txt``, ``api_more_examples_message.txt``,
   ``gm_short_messages.txt``): the player may reply ``more N``, a rule, or ``give up``.
 
 Not published, after the published conversation: a guess without a predicate is followed by
@@ -41,8 +41,8 @@ from wason.tasks.code_functions.game import (
     QuizAnswer,
 )
 
-ProtocolName = Literal["as-run", "head", "head-fixed", "api"]
-PROTOCOLS: tuple[str, ...] = ("as-run", "head", "head-fixed", "api")
+ProtocolName = Literal["as-run", "head", "head-fixed", "game-api"]
+PROTOCOLS: tuple[str, ...] = ("as-run", "head", "head-fixed", "game-api")
 MAX_REPLY_CHARS = 20_000
 MAX_LAMBDAS = 20
 """Only the last 20 ``lambda``s of a reply are tried."""
@@ -162,7 +162,7 @@ def parse_play(reply: str, *, allow_more: bool) -> Action | Malformed:
 def write_action(action: Action) -> str | None:
     """An action as the reply that makes it: a guess's text (which holds its predicate: a reply is read whole as
     the guess), the predicate asked for, the numbered quiz answers, ``give up``, ``more N`` (read as a request
-    under the ``api`` protocol only; the published ones read every reply as a guess). What the solver's moves
+    under the ``game-api`` protocol only; the published ones read every reply as a guess). What the solver's moves
     are written as for transcripts and expert trajectories; the parser reads it back as the same action, and an
     action no reply makes (a guess whose text does not give its predicate) has None."""
     if isinstance(action, GiveUp):
@@ -223,7 +223,7 @@ class CodeFunctionsProtocol:
             return parse_predicate(reply)
         if self._expect == "quiz":
             return parse_quiz(reply, self._quiz)
-        return parse_play(reply, allow_more=self.name == "api")
+        return parse_play(reply, allow_more=self.name == "game-api")
 
     def feedback(self, observation: Observation) -> str:
         kind = observation.kind
@@ -239,7 +239,7 @@ class CodeFunctionsProtocol:
         if kind == "ended":
             return ""
         pos, neg = observation.all_positives, observation.all_negatives
-        if self.name == "api":
+        if self.name == "game-api":
             if kind == "start":
                 return api_message("api_init_message.txt", observation.positives, observation.negatives)
             lines = []

@@ -40,7 +40,7 @@ from wason.metrics.rates import mean_present
 SOLVER_LEGEND = (
     "version-space elimination over the grammar (docs/code-functions.md), with the moves of the run's protocol: "
     "guessing every turn (as-run) it won 60 of 60 L1, 136 of 200 L2 and 84 of 200 L3 generated games and 73 of "
-    "the 156 published functions; asking for more words (api) 60, 199, 197 and 78 (50%; many of them its grammar "
+    "the 156 published functions; asking for more words (game-api) 60, 199, 197 and 78 (50%; many of them its grammar "
     "cannot say)."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that

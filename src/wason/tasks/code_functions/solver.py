@@ -11,7 +11,7 @@ It makes only the moves its protocol can express, so that it plays the game a mo
 * under the published protocols (``as-run``, ``head``, ``head-fixed``) every reply is read as a guess, so it
   guesses every turn: its best hypothesis, the most probable class by extension under the generator's prior.
   A wrong guess shows that the class was wrong and adds the game's ``after_wrong`` pairs, and it learns both;
-* under ``api``, which can ask for more, it asks for more until the survivors fall into one class by
+* under ``game-api``, which can ask for more, it asks for more until the survivors fall into one class by
   extension on the words not yet shown, doubling the request each time (25, 50, 100, then 100 pairs), and then
   guesses that class. When its turns or the examples run out first, it guesses the most probable class.
 
@@ -292,7 +292,7 @@ class CodeFunctionsSolver:
 
     Args:
         level: the hypothesis space (a level, or :data:`ANY_LEVEL`).
-        ask_for_more: whether its protocol can ask for more words (``api``); without it (the published
+        ask_for_more: whether its protocol can ask for more words (``game-api``); without it (the published
             protocols, where every reply is a guess) it guesses every turn.
     """
 
@@ -328,7 +328,7 @@ class CodeFunctionsSolver:
         if len(self.space) == 0:
             return Move(action=GiveUp(), meta={**meta, "survivors": 0})
         last_turn = observation.turns_left is not None and observation.turns_left <= 1
-        # under api it waits for more words while it has turns and the game has words to give
+        # under game-api it waits for more words while it has turns and the game has words to give
         wait = self.ask_for_more and not last_turn and observation.available != 0
         if wait and len(self.space) > CLASS_LIMIT:  # too many to group: more words, whatever their classes
             return self._more({**meta, "survivors": len(self.space), "classes": None})

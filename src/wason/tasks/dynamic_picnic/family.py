@@ -566,7 +566,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
         return f"DP {item['rule']['level']}"
 
     def game_api(self) -> GameApi:
-        return PicnicGameApi()
+        return DynamicPicnicGameApi()
 
     def web_form(
         self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], observation: Any, turn: int
@@ -727,7 +727,7 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
         return 0
 
 
-class PicnicGameApi(GameApi):
+class DynamicPicnicGameApi(GameApi):
     """The reference's game API. Games created here have no model (the API judges by code), so they draw from
     the rules code decides (:func:`code_rules`: L1 23, L2 16): items from a word list decided by the rule's
     predicate (and, for the single-word noun rules, a word list of nouns); a rule guess is judged when it

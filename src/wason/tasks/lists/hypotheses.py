@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from wason.tasks.lists.draw import uniform_mixed, uniform_one_of
+from wason.tasks.lists.draw import Proposal, uniform_mixed, uniform_one_of
 from wason.tasks.lists.rules import Predicate, is_prime
 
 SPACE_VERSION = "wason-list-hypotheses-1"
@@ -187,8 +187,9 @@ MULTIPLES = (3, 4, 5, 6, 7, 8, 9, 10)
 RESIDUE_MODULI = (3, 4, 5, 6)
 
 
-def _element_properties() -> list[_Property]:
-    props = [
+def _named_properties() -> list[_Property]:
+    """The properties with a name of their own: parity, sign, kinds of number, digits."""
+    return [
         _Property("even", "is even", "{x} % 2 == 0", lambda x: x % 2 == 0, 1),
         _Property("odd", "is odd", "{x} % 2 == 1", lambda x: x % 2 == 1, 1),
         _Property("pos", "is positive", "{x} > 0", lambda x: x > 0, 1),
@@ -257,6 +258,11 @@ def _element_properties() -> list[_Property]:
             3,
         ),
     ]
+
+
+def _parametrised_properties() -> list[_Property]:
+    """The properties of a parameter: multiples, remainders, bounds, ranges, last and contained digits."""
+    props: list[_Property] = []
     for k in MULTIPLES:
         props.append(_Property(f"mul:{k}", f"is a multiple of {k}", f"{{x}} % {k} == 0", _mod_is(k, 0), 2))
     for k in RESIDUE_MODULI:
@@ -305,6 +311,10 @@ def _element_properties() -> list[_Property]:
             )
         )
     return props
+
+
+def _element_properties() -> list[_Property]:
+    return [*_named_properties(), *_parametrised_properties()]
 
 
 @dataclass(frozen=True)
@@ -548,8 +558,12 @@ def _times_text(k: int) -> str:
     return f"{k} times the previous item"
 
 
-def _sequential() -> Iterator[Hypothesis]:
-    after = "Each item after the first"
+_AFTER = "Each item after the first"
+
+
+def _order_rules() -> Iterator[Hypothesis]:
+    """How neighbours compare: up, down, never equal, evenly spaced."""
+    after = _AFTER
     yield _pair_rule("inc", f"{after} is greater than the one before it.", "a < b", lambda a, b: a < b, 2)
     yield _pair_rule("dec", f"{after} is less than the one before it.", "a > b", lambda a, b: a > b, 2)
     yield _pair_rule(
@@ -566,6 +580,11 @@ def _sequential() -> Iterator[Hypothesis]:
         lambda a, b, c: c - b == b - a,
         2,
     )
+
+
+def _follow_rules() -> Iterator[Hypothesis]:
+    """Each item made from the one before it: plus, times, an affine map, the square, a multiple, a divisor."""
+    after = _AFTER
     for c in ADD_STEPS:
         how = f"plus {c}" if c > 0 else f"minus {-c}"
         yield _pair_rule(
@@ -613,6 +632,11 @@ def _sequential() -> Iterator[Hypothesis]:
         _divides_previous,
         3,
     )
+
+
+def _difference_rules() -> Iterator[Hypothesis]:
+    """How far apart neighbours are, and whether their parities differ."""
+    after = _AFTER
     for c in CLOSE_STEPS:
         yield _pair_rule(
             f"close:{c}", f"Neighbouring items differ by at most {c}.", f"abs(b - a) <= {c}", _close(c), 3
@@ -643,6 +667,11 @@ def _sequential() -> Iterator[Hypothesis]:
         lambda a, b: (a + b) % 2 == 0,
         3,
     )
+
+
+def _pattern_rules() -> Iterator[Hypothesis]:
+    """Rules over more than a pair, or over digits and positions: zigzag, growing steps, Fibonacci, ..."""
+    after = _AFTER
     yield _hyp(
         "seq:zigzag",
         "sequential",
@@ -733,6 +762,13 @@ def _sequential() -> Iterator[Hypothesis]:
     )
 
 
+def _sequential() -> Iterator[Hypothesis]:
+    yield from _order_rules()
+    yield from _follow_rules()
+    yield from _difference_rules()
+    yield from _pattern_rules()
+
+
 # ---------------------------------------------------------------------------------------------- aggregate
 
 SUM_TARGETS = (0, 1, 5, 10, 12, 15, 20, 24, 30, 50, 100)
@@ -798,7 +834,8 @@ def _negatives(xs: Sequence[int]) -> int:
     return sum(1 for x in xs if x < 0)
 
 
-def _aggregate() -> Iterator[Hypothesis]:
+def _repeat_and_sum_parity_aggregates() -> Iterator[Hypothesis]:
+    """The cheapest ideas (complexity 2): repeats, all equal, the sum's parity, equal ends, a number present."""
     yield _agg(
         "norep",
         "No number appears more than once.",
@@ -837,6 +874,10 @@ def _aggregate() -> Iterator[Hypothesis]:
             _contains(v),
             2 if 0 <= v <= 10 else 3,
         )
+
+
+def _sum_aggregates() -> Iterator[Hypothesis]:
+    """The sum: a target, a multiple, a bound, a prime."""
     for c in SUM_TARGETS:
         text = "The items add up to 0 (an empty list sums to 0)." if c == 0 else f"The items add up to {c}."
         yield _agg(f"sum:eq:{c}", text, f"sum(xs) == {c}", _sum_cmp("eq", c), 2 if c == 0 else 3)
@@ -862,6 +903,10 @@ def _aggregate() -> Iterator[Hypothesis]:
         lambda xs: is_prime(sum(xs)),
         3,
     )
+
+
+def _end_aggregates() -> Iterator[Hypothesis]:
+    """The first and last items: their order, an extreme at either end."""
     yield _agg(
         "firstlast:lt",
         "The first item is less than the last item.",
@@ -886,6 +931,10 @@ def _aggregate() -> Iterator[Hypothesis]:
                 _extreme_at(index, kind),
                 3,
             )
+
+
+def _value_aggregates() -> Iterator[Hypothesis]:
+    """The values as a set: their spread, how many differ, the largest and smallest, shared remainders and digits."""
     for c in SPREADS:
         yield _agg(
             f"spread:{c}",
@@ -942,6 +991,10 @@ def _aggregate() -> Iterator[Hypothesis]:
         lambda xs: len(xs) > 0 and max(xs) % 2 == 0,
         3,
     )
+
+
+def _product_and_mean_aggregates() -> Iterator[Hypothesis]:
+    """The product's sign, a whole mean, a palindrome."""
     yield _agg(
         "prod:pos",
         "The product of the items is positive (an empty list's product is 1).",
@@ -970,6 +1023,10 @@ def _aggregate() -> Iterator[Hypothesis]:
         lambda xs: list(xs) == list(xs)[::-1],
         3,
     )
+
+
+def _costly_aggregates() -> Iterator[Hypothesis]:
+    """The costlier ideas (complexity 4, 5): a sum's remainder or square, the length as an item, digits, more evens."""
     for k in SUM_RESIDUE_MODULI:
         for r in range(1, k):
             yield _agg(
@@ -1028,6 +1085,16 @@ def _aggregate() -> Iterator[Hypothesis]:
         lambda xs: 2 * sum(1 for x in xs if x % 2 == 0) > len(xs),
         4,
     )
+
+
+def _aggregate() -> Iterator[Hypothesis]:
+    # in this order: within a family, generation order breaks ties between rules of one extension
+    yield from _repeat_and_sum_parity_aggregates()
+    yield from _sum_aggregates()
+    yield from _end_aggregates()
+    yield from _value_aggregates()
+    yield from _product_and_mean_aggregates()
+    yield from _costly_aggregates()
 
 
 def _extreme_at(index: int, kind: str) -> Predicate:
@@ -1290,16 +1357,31 @@ def extension_probe() -> tuple[tuple[int, ...], ...]:
         2,525 distinct lists (tuples of ints), the same in every process.
     """
     rng = random.Random(PROBE_SEED)
+    one_range = uniform_one_of(_RANGES)
+    out = _number_lists(rng, one_range)
+    out += _sequential_positives(rng)
+    out += _property_members(rng)
+    out += _aggregate_positives(rng, one_range)
+    return _unique(out)
+
+
+def _number_lists(rng: random.Random, one_range: Proposal) -> list[tuple[int, ...]]:
+    """The empty list, single numbers, every pair over -3..8, random lists from one range or mixed ranges."""
     out: list[tuple[int, ...]] = [()]
     out += [(v,) for v in range(-25, 131)]
     notable = (144, 169, 196, 200, 210, 225, 233, 256, 377, 400, 500, 610, 999, 1000, 1001, 1024, 4181, 12321)
     out += [(v,) for v in (*notable, -30, -44, -50, -99, -100, -121, -1000)]
     out += [(a, b) for a in range(-3, 9) for b in range(-3, 9)]
 
-    one_range, mixed = uniform_one_of(_RANGES), uniform_mixed(_RANGES)
+    mixed = uniform_mixed(_RANGES)
     out += [tuple(one_range(rng, rng.randint(2, 9))) for _ in range(500)]
     out += [tuple(mixed(rng, rng.randint(2, 9))) for _ in range(300)]
+    return out
 
+
+def _sequential_positives(rng: random.Random) -> list[tuple[int, ...]]:
+    """Positive instances of every parametrised sequential rule, with random starts."""
+    out: list[tuple[int, ...]] = []
     # Sequential positives: every parameter of the grammar, with random starts, at every length 2-8 (so that
     # "plus 1" is told apart from "plus 1 and at most 4 items").
     for step in range(-12, 13):
@@ -1367,7 +1449,12 @@ def extension_probe() -> tuple[tuple[int, ...], ...]:
             xs.append(x)
             x = x * 2 + rng.randint(1, 4)
         out.append(tuple(xs))
+    return out
 
+
+def _property_members(rng: random.Random) -> list[tuple[int, ...]]:
+    """Members of common properties, sorted both ways and shuffled, and runs with a step inside each."""
+    out: list[tuple[int, ...]] = []
     # Members of common properties, sorted both ways and shuffled.
     pools = {
         "even": list(range(-10, 41, 2)),
@@ -1401,7 +1488,12 @@ def extension_probe() -> tuple[tuple[int, ...], ...]:
             step = spacing.get(name, 1) * rng.choice((1, 2, -1, -2))
             start, n = rng.choice(pool), rng.randint(3, 6)
             out.append(tuple(start + i * step for i in range(n)))
+    return out
 
+
+def _aggregate_positives(rng: random.Random, one_range: Proposal) -> list[tuple[int, ...]]:
+    """Aggregate positives and near misses, then random lists of every length 0-9."""
+    out: list[tuple[int, ...]] = []
     # Aggregate positives and near misses.
     for _ in range(20):
         v, n = rng.randint(-10, 30), rng.randint(2, 6)
@@ -1450,7 +1542,7 @@ def extension_probe() -> tuple[tuple[int, ...], ...]:
     for n in range(10):
         for _ in range(3):
             out.append(tuple(one_range(rng, n)) if n else ())
-    return _unique(out)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- the space

@@ -5,7 +5,7 @@ hidden rule, then one stated hypothesis) without any text: it is the baseline ro
 play whole games without a model. It is written against :class:`HypothesisLike`, so any space of hypotheses with a
 key, a text, a ``lambda xs: ...`` source, a predicate and a complexity will do.
 
-Algorithm, in the spirit of the WILT solver (``wason.tasks.wilt.solver``):
+Algorithm, in the spirit of the WILT solver (``wason.tasks.wilt.elimination``):
 
 * **Weights and elimination.** Each hypothesis has the prior weight ``2**-complexity``. Labels come from code and
   are never wrong, so a hypothesis that disagrees with an observation (the examples are positive observations) is

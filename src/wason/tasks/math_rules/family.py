@@ -412,7 +412,7 @@ class MathFamily(Family[MathRunConfig]):
         return (more, *super().moves(config, item, observation)[1:], give_up(GiveUp))
 
     def game_api(self) -> GameApi:
-        from wason.tasks.math_rules.api import MathGameApi
+        from wason.tasks.math_rules.game_api import MathGameApi
 
         return MathGameApi()
 

@@ -398,7 +398,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
 
     # -- the guess-the-rule game API ---------------------------------------------------------------------
     def game_api(self) -> GameApi:
-        from wason.tasks.picnic.api import PicnicGameApi
+        from wason.tasks.picnic.game_api import PicnicGameApi
 
         return PicnicGameApi()
 
@@ -422,6 +422,6 @@ FAMILY = PicnicFamily()
 """Static Picnic (GuessTheRuleBench): a hidden conjunction of categories over 511 items, judged by code.
 
 Modules: ``catalog`` (items, tags, rule pools, draws), ``guess`` (the guess reader and the code judge), ``game``,
-``protocol`` (the published player texts), ``judge`` (the published LLM judge), ``solver``, ``human``, ``api``
+``protocol`` (the published player texts), ``judge`` (the published LLM judge), ``solver``, ``human``, ``game_api``
 (the reference's game API), ``report``.
 """

@@ -1,6 +1,6 @@
 """A procedurally generated WILT split (the paper's "future work"), so no model can have memorised the rules.
 
-Rules are drawn from the solver's grammar space (``hypotheses.build_space``) by difficulty tier, in rotation
+Rules are drawn from the solver's grammar space (``listed_space.build_space``) by difficulty tier, in rotation
 easy / medium / hard, where the tier is the complexity third of the rule's grammar entry; within a tier a family is
 drawn first, then a rule of that family, so the many conjunctions do not crowd out single ideas. A drawn rule is
 kept only if it is
@@ -35,8 +35,8 @@ from wason.tasks.wilt.probes import probe_set
 from wason.tasks.wilt.rules import WiltRule, _compiled
 
 if TYPE_CHECKING:
-    from wason.tasks.wilt.hypotheses import HypothesisSpace
-    from wason.tasks.wilt.solver import IdealSolver
+    from wason.tasks.wilt.elimination import IdealSolver
+    from wason.tasks.wilt.listed_space import HypothesisSpace
 
 GENERATOR = "wilt-grammar"
 GENERATOR_VERSION = "1"
@@ -66,8 +66,8 @@ def generate_split(*, seed: int, n: int) -> list[WiltRule]:
     """``n`` generated rules for ``seed`` (deterministic)."""
     if not 1 <= n <= MAX_N:
         raise ValueError(f"--n must be between 1 and {MAX_N}")
-    from wason.tasks.wilt.hypotheses import build_space, candidate_tests
-    from wason.tasks.wilt.solver import _table
+    from wason.tasks.wilt.elimination import _table
+    from wason.tasks.wilt.listed_space import build_space, candidate_tests
 
     space = build_space(0)
     candidates, _typed = candidate_tests(0)
@@ -179,8 +179,8 @@ class _Identifiability:
     """
 
     def __init__(self, space: HypothesisSpace) -> None:
-        from wason.tasks.wilt.hypotheses import candidate_tests
-        from wason.tasks.wilt.solver import IdealSolver, _table
+        from wason.tasks.wilt.elimination import IdealSolver, _table
+        from wason.tasks.wilt.listed_space import candidate_tests
 
         self.points, _ = candidate_tests(0)
         self.truth = _table(space, self.points)
@@ -236,9 +236,9 @@ class _Identifiability:
 
 def _identifiable(text: str) -> bool:
     """Whether the ideal solver, playing the real game on this rule, ends with an equivalent guess."""
+    from wason.tasks.wilt.elimination import IdealSolver
     from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltGame
-    from wason.tasks.wilt.hypotheses import build_space, candidate_tests
-    from wason.tasks.wilt.solver import IdealSolver
+    from wason.tasks.wilt.listed_space import build_space, candidate_tests
 
     points, typed = candidate_tests(0)
     solver = IdealSolver(build_space(0), points)

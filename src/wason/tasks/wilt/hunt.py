@@ -24,7 +24,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from wason.tasks.wilt.solver import binary_entropy
+from wason.tasks.wilt.elimination import binary_entropy
 
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]

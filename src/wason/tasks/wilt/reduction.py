@@ -3,7 +3,7 @@
 After each test, every hypothesis of a fixed space that disagrees with an observed result is crossed off; the
 curve is the fraction crossed off so far. A test that crosses off nothing new confirmed what earlier tests already
 showed: the share of such tests is the confirmation-bias signal. The space is the solver's grammar space
-(``hypotheses.build_space``), seeded, de-duplicated by extension and versioned; its version is stored with every
+(``listed_space.build_space``), seeded, de-duplicated by extension and versioned; its version is stored with every
 curve. Unlike the reference (200 random lambdas, drawn anew each run, never de-duplicated), the same seed always
 gives the same space.
 """
@@ -22,7 +22,7 @@ def reduction_curve(
     history: Sequence[tuple[tuple[float, float, float], bool]], *, seed: int = SPACE_SEED
 ) -> tuple[list[float], str]:
     """Fraction of the hypothesis space eliminated after each test of ``history``, and the space's version."""
-    from wason.tasks.wilt.hypotheses import build_space  # built once per process, on first use
+    from wason.tasks.wilt.listed_space import build_space  # built once per process, on first use
 
     space = build_space(seed)
     if not history:

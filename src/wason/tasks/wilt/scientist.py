@@ -1,11 +1,11 @@
 """The WILT scientist: the ideal solver's elimination, then its tests spent on trying to break its hypothesis.
 
-:class:`~wason.tasks.wilt.solver.IdealSolver` finds the rule fast when the rule is in the listed space, and is
+:class:`~wason.tasks.wilt.elimination.IdealSolver` finds the rule fast when the rule is in the listed space, and is
 sure of a wrong rule when it is not. The scientist plays it until it would guess (or two thirds of the tests are
 gone, or no listed hypothesis fits any more), and then, while tests remain:
 
 1. **Gathers alternatives.** The listed hypotheses still consistent with every observation, and the simplest
-   formulas of the built space (:mod:`wason.tasks.wilt.built`) consistent with them; when neither space has one,
+   formulas of the built space (:mod:`wason.tasks.wilt.built_space`) consistent with them; when neither space has one,
    the built space fits thresholds to the observations. They are weighed in two levels (listed ones by their
    prior, built ones by family and simplicity) and gathered again every few tests.
 2. **Designs tests.** Beside the listed candidate tests it makes tests for the heaviest alternatives: points
@@ -35,10 +35,10 @@ import numpy as np
 import numpy.typing as npt
 
 from wason.sandbox import Program, compile_rule
-from wason.tasks.wilt.built import BuiltSpace, Formula, _term_values, formula_truth, shared_space
+from wason.tasks.wilt.built_space import BuiltSpace, Formula, _term_values, formula_truth, shared_space
+from wason.tasks.wilt.elimination import CONFIDENCE, IdealSolver, binary_entropy, weighted_rows
 from wason.tasks.wilt.hunt import hunting_test
-from wason.tasks.wilt.hypotheses import _SCALE, HypothesisSpace, _format_scaled
-from wason.tasks.wilt.solver import CONFIDENCE, IdealSolver, binary_entropy, weighted_rows
+from wason.tasks.wilt.listed_space import _SCALE, HypothesisSpace, _format_scaled
 from wason.tasks.wilt.spelling import (
     band_sides,
     beside,
@@ -166,7 +166,8 @@ class Scientist:
         falsify: spend the remaining tests on trying to break the hypothesis (False: guess when the ideal
             solver would, for protocols that reward fewer tests).
         confidence: the ideal solver's stopping share.
-        built: the built space (default: the process's one for the seed, :func:`~wason.tasks.wilt.built.shared_space`).
+        built: the built space (default: the process's one for the seed,
+            :func:`~wason.tasks.wilt.built_space.shared_space`).
     """
 
     def __init__(

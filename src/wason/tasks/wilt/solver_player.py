@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from wason.core.game import EPISODE_METRICS, Move
+from wason.tasks.wilt.elimination import CONFIDENCE
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltAction, WiltObservation
-from wason.tasks.wilt.hypotheses import HypothesisSpace, build_space, candidate_tests
+from wason.tasks.wilt.listed_space import HypothesisSpace, build_space, candidate_tests
 from wason.tasks.wilt.scientist import Scientist, label
-from wason.tasks.wilt.solver import CONFIDENCE
 
 
 class WiltSolverPlayer:

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from wason.sandbox.pyast import parse
-from wason.tasks.wilt.built import _number_text
+from wason.tasks.wilt.built_space import _number_text
 
 F = npt.NDArray[np.float64]
 

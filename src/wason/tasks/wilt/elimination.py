@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from wason.tasks.wilt.hypotheses import Hypothesis, HypothesisSpace
+from wason.tasks.wilt.listed_space import Hypothesis, HypothesisSpace
 
 CONFIDENCE = 0.99
 """Stop testing once the best surviving hypothesis holds this share of the surviving weight."""

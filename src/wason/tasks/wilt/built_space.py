@@ -1,6 +1,6 @@
 """A hypothesis space built from a typed grammar and searched on the evidence, for rules nobody listed.
 
-:mod:`wason.tasks.wilt.hypotheses` lists a space once, for every game. This space is composed instead:
+:mod:`wason.tasks.wilt.listed_space` lists a space once, for every game. This space is composed instead:
 
 * **Terms** (numbers at a point): the variables; integer linear forms ``a*x + b*y + c*z`` with coefficients
   from -2 to 2; products; squares and absolute values of variables and of sums and differences (of two
@@ -29,7 +29,7 @@ The grammar is never enumerated whole: :meth:`BuiltSpace.consistent` finds the f
 observation from the atoms' truth on the observed points alone (a conjunction needs both atoms true on every
 positive and one of them false on each negative; pairs are found among distinct truth patterns by a matrix
 product), simplest first. Every value is computed with numpy reproducing Python's semantics, with the quantities
-of :mod:`wason.tasks.wilt.hypotheses`.
+of :mod:`wason.tasks.wilt.listed_space`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from wason.tasks.wilt.hypotheses import (
+from wason.tasks.wilt.listed_space import (
     _CMP,
     X,
     Y,
@@ -327,7 +327,8 @@ def _coefficients() -> list[tuple[int, ...]]:
     return out
 
 
-def _terms() -> list[Term]:
+def _polynomial_terms() -> list[Term]:
+    """The variables, linear forms, products, the symmetric sum of products and a discriminant."""
     terms: list[Term] = [Term(v, 0, _Q[v]) for v in _VARS]
     for coefs in _coefficients():
         nonzero = [c for c in coefs if c != 0]
@@ -347,6 +348,12 @@ def _terms() -> list[Term]:
     terms.append(Term("x * y + y * z + z * x", SYMMETRIC_COST, products))
     discriminant = _binary(_square(Y), "-", _binary(_scaled(4.0, X), "*", Z))
     terms.append(Term("y ** 2 - 4 * x * z", SYMMETRIC_COST, discriminant))
+    return terms
+
+
+def _size_terms() -> list[Term]:
+    """Fractional parts; absolute values and squares of variables, of sums and differences, and their sums."""
+    terms: list[Term] = []
     for v in _VARS:
         terms.append(Term(f"{v} % 1", 1, _binary(_Q[v], "%", 1.0), "frac"))
     for v in _VARS:
@@ -375,6 +382,12 @@ def _terms() -> list[Term]:
         tx, ty, tz = (parts[v][0] for v in _VARS)
         total = _sum3(parts["x"][1], parts["y"][1], parts["z"][1])
         terms.append(Term(f"{tx} + {ty} + {tz}", 5, total))
+    return terms
+
+
+def _extreme_terms() -> list[Term]:
+    """Minima and maxima, the spread, the middle value, and the path through a middle variable."""
+    terms: list[Term] = []
     for kind in ("max", "min"):
         for a, b in _PAIRS:
             terms.append(Term(f"{kind}({a}, {b})", 1, _fold(kind, _Q[a], _Q[b]), simple=True))
@@ -391,6 +404,12 @@ def _terms() -> list[Term]:
     for a, mid, b in _PATHS:
         path = _binary(_absolute(_binary(_Q[a], "-", _Q[mid])), "+", _absolute(_binary(_Q[mid], "-", _Q[b])))
         terms.append(Term(f"abs({a} - {mid}) + abs({mid} - {b})", 5, path))
+    return terms
+
+
+def _whole_terms() -> list[Term]:
+    """Whole parts of a variable and of a mean (``x // 2``, ``round((x + y) / 2)``)."""
+    terms: list[Term] = []
     for kind, text in _WHOLE_TEXT.items():  # compared with each other and the variables only (see _atoms)
         for k in WHOLE_DIVISORS:
             for v in _VARS:
@@ -401,6 +420,12 @@ def _terms() -> list[Term]:
             q = _sum3(X, Y, Z) if len(sides) == 3 else _binary(_Q[sides[0]], "+", _Q[sides[1]])
             mean = f"({' + '.join(sides)})"
             terms.append(Term(text.format(mean, k), cost, _whole(kind, q, k), "whole"))
+    return terms
+
+
+def _count_terms() -> list[Term]:
+    """Conditions on the variables and how many variables (or pairs) meet them."""
+    terms: list[Term] = []
     for test, cost in FLAG_TESTS:  # conditions on each variable: two compared, three counted
         flags = []
         for v in _VARS:
@@ -433,6 +458,12 @@ def _terms() -> list[Term]:
     odd = [_binary(_Q[v], "%", 2.0) for v in _VARS]
     total = _sum3(*odd)
     terms.append(Term("x % 2 + y % 2 + z % 2", 3 + 2, total, "count"))
+    return terms
+
+
+def _residue_terms() -> list[Term]:
+    """One variable over another (``y % x``), and residues of variables, sums and products."""
+    terms: list[Term] = []
     for a, b in itertools.permutations(_VARS, 2):  # one variable a multiple of another: y % x == 0
         # nan where the divisor is 0, where Python raises: the equality is then false
         terms.append(Term(f"{b} % {a}", DIVIDES_COST, _binary(_Q[b], "%", _Q[a]), "divides"))
@@ -448,10 +479,21 @@ def _terms() -> list[Term]:
     return terms
 
 
-def _atoms(terms: list[Term]) -> list[Atom]:
-    """Every atom of the grammar; the linear equalities' sides are appended to ``terms``."""
+def _terms() -> list[Term]:
+    """Every term of the grammar, in this order (a term's index is its place; plain spellings win ties)."""
+    return [
+        *_polynomial_terms(),
+        *_size_terms(),
+        *_extreme_terms(),
+        *_whole_terms(),
+        *_count_terms(),
+        *_residue_terms(),
+    ]
+
+
+def _constant_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+    """The variables against each other, then each term against constants (by its kind)."""
     atoms: list[Atom] = []
-    index = {t.text: i for i, t in enumerate(terms)}
     # variables against each other first, so the plain spellings win ties
     for a, b in itertools.permutations(_VARS, 2):
         for op in ("<", "<="):
@@ -487,6 +529,12 @@ def _atoms(terms: list[Term]) -> list[Atom]:
         for c in CONSTANT_POOL:
             for op in _OPS:
                 atoms.append(Atom(f"{t.text} {op} {c}", t.cost + 1 + _constant_cost(c), i, op, -1, float(c)))
+    return atoms
+
+
+def _simple_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+    """Simple terms against a variable and against each other; sizes and squares of two variables."""
+    atoms: list[Atom] = []
     # simple terms against a variable, and against each other when of one kind
     for i, t in enumerate(terms):
         if not t.simple:
@@ -509,6 +557,12 @@ def _atoms(terms: list[Term]) -> list[Atom]:
                 if op in ("==", "!=") and a > b:
                     continue
                 atoms.append(Atom(f"{ta} {op} {tb}", 3, index[ta], op, index[tb], 0.0))
+    return atoms
+
+
+def _size_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+    """Sizes of sums and differences against the third variable, paths and distances compared."""
+    atoms: list[Atom] = []
     # the size of a sum or difference of two against the size of the third (abs(x + y) == abs(z))
     for (a, b), third in zip(_PAIRS, ("z", "y", "x"), strict=True):
         right = f"abs({third})"
@@ -526,6 +580,12 @@ def _atoms(terms: list[Term]) -> list[Atom]:
             if op in ("==", "!=") and da > db:
                 continue
             atoms.append(Atom(f"{da} {op} {db}", 5, index[da], op, index[db], 0.0))
+    return atoms
+
+
+def _whole_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+    """Whole parts against each other and against a variable."""
+    atoms: list[Atom] = []
     for text in _WHOLE_TEXT.values():  # x // 2 == y // 2, round(x / 3) == y
         for k in WHOLE_DIVISORS:
             for a, b in itertools.permutations(_VARS, 2):
@@ -542,6 +602,12 @@ def _atoms(terms: list[Term]) -> list[Atom]:
                     continue
                 cost = terms[index[tm]].cost + 1 + WHOLE_EXTRA
                 atoms.append(Atom(f"{tm} == {v}", cost, index[tm], "==", index[v], 0.0))
+    return atoms
+
+
+def _paired_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+    """One condition, or one residue, compared between two variables."""
+    atoms: list[Atom] = []
     for test, cost in FLAG_TESTS:  # (x % 2 == 1) != (y % 2 == 1): one of the two is odd
         for a, b in _PAIRS:
             ta, tb = f"({a} {test})", f"({b} {test})"
@@ -554,6 +620,12 @@ def _atoms(terms: list[Term]) -> list[Atom]:
             ta, tb = f"{a} % {m}", f"{b} % {m}"
             for op in ("==", "!="):
                 atoms.append(Atom(f"{ta} {op} {tb}", 3 + (0 if m == 2 else 1), index[ta], op, index[tb], 0.0))
+    return atoms
+
+
+def _product_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+    """Products against the sums of their factors, and squares (or sizes) against the others."""
+    atoms: list[Atom] = []
     # a product against the sum of its factors (x * y > x + y), a square against the sum of the other two
     # variables (z ** 2 > x + y)
     products = [(f"{a} * {b}", f"{a} + {b}", 3) for a, b in _PAIRS] + [("x * y * z", "x + y + z", 5)]
@@ -568,8 +640,21 @@ def _atoms(terms: list[Term]) -> list[Atom]:
     for left, right, cost in products + squares:  # every side is a term already
         for op in ("<", "<=", ">", ">="):
             atoms.append(Atom(f"{left} {op} {right}", cost, index[left], op, index[right], 0.0))
-    atoms += _linear_equalities(terms, index)
     return atoms
+
+
+def _atoms(terms: list[Term]) -> list[Atom]:
+    """Every atom of the grammar; the linear equalities' sides are appended to ``terms``."""
+    index = {t.text: i for i, t in enumerate(terms)}
+    return [
+        *_constant_atoms(terms, index),
+        *_simple_atoms(terms, index),
+        *_size_atoms(terms, index),
+        *_whole_atoms(terms, index),
+        *_paired_atoms(terms, index),
+        *_product_atoms(terms, index),
+        *_linear_equalities(terms, index),  # last: it appends to terms
+    ]
 
 
 def _joined_atoms(terms: list[Term], term_for: Callable[[str, _Quantity, int], int]) -> list[Atom]:
@@ -851,7 +936,7 @@ def _kept(
 
 def write_kept(seed: int = 0) -> Path:
     """Write which atoms the de-duplication keeps for ``seed`` into the package's data (run after changing the
-    grammar: ``python -m wason.tasks.wilt.built``; a test says when it is out of date)."""
+    grammar: ``python -m wason.tasks.wilt.built_space``; a test says when it is out of date)."""
     terms = _terms()
     ordered = sorted(_atoms(terms), key=lambda a: a.cost)
     points = _dedupe_points(seed)
