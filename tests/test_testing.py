@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import pytest
 
+from tests.env import planted
 from tests.families.toy import ToyFamily, ToyRunConfig
 from wason.core import registry
 from wason.core.family import RunReader
@@ -104,6 +105,33 @@ def test_every_failed_check_is_listed_and_the_others_run() -> None:
     assert report.player == "solver" and report.items == [f"toy-{SEED}-1", f"toy-{SEED}-2"]
     assert "sessions: finished in another process equal the run" in report.passed and not report.skipped
     assert "leaky-toy" not in registry.names()  # registered only while checked
+
+
+LEAKS = "leaks: nothing read before the end names the hidden item"
+
+
+@pytest.mark.parametrize(
+    ("family", "where"),
+    [
+        (planted.TOLD, "in a session view"),  # "the rule is x >= t" in its first observation
+        (
+            planted.TOLD_LATER,
+            "in the play page",
+        ),  # only in the feedback to a probe (the play page's history shows it)
+        (planted.LEAKY, "in the instructions a model reads"),  # only in the protocol's system prompt
+    ],
+    ids=["first-observation", "feedback", "prompt"],
+)
+def test_a_rule_the_game_itself_shows_fails_the_leak_check(family: Any, where: str) -> None:
+    # what the game shows its player is read like everything else: it excuses no secret
+    with pytest.raises(FamilyCheckFailed) as raised:
+        check_family(family, config={"n": 2}, command_line=False)
+    failures = dict(raised.value.failures)
+    thresholds = [item["threshold"] for _, item in family.items(family.config_type(n=2))]
+    for key, t in zip(raised.value.report.items, thresholds, strict=True):
+        assert f"{key}: a hidden value of the item ('x >= {t}'), {where}" in failures[LEAKS], failures[LEAKS]
+    # the leak alone fails: the other checks the planted family passes still pass (the audit finds it too)
+    assert set(failures) == {LEAKS, "rewards: the reward audit passes (wason audit)"}
 
 
 def test_a_reports_function_that_cannot_take_its_arguments_is_named() -> None:

@@ -194,7 +194,9 @@ def _leak_check(
     for games in played.values():
         for g in games:
             read[g.seed] = read.get(g.seed, "") + "\n" + readable(g.seen, g.sent)
-    secrets = {seed: hidden_texts(family, key, item, min_text=MIN_SECRET) for seed, (key, item) in items.items()}
+    secrets = {
+        seed: hidden_texts(family, key, item, min_text=MIN_SECRET) for seed, (key, item) in items.items()
+    }
     leaks = find_leaks(read, secrets, vocabulary)
     if leaks:
         where = "; ".join(f"seed {leak.game}: {leak.secret[:60]!r}" for leak in leaks[:3])

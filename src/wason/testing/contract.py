@@ -637,18 +637,36 @@ class _Checker:
         assert store is not None
         read: dict[str, str] = {}
         secrets: dict[str, dict[str, str]] = {}
+        sources: dict[str, list[tuple[str, str]]] = {}  # where each text was read, to say where a leak is
+        owns: dict[str, list[str]] = {}
         for sid, e in self.sessions:
             turns = store.list_turns(sid)
-            texts = [*self.opening[sid], self.first_forms[sid], *self.mid_game[sid]]
-            texts += [json.dumps(v) for v in self.views[sid] if not v["done"]]
+            found = [("the instructions a model reads", t) for t in self.opening[sid]]
+            found += [("the play page", self.first_forms[sid])]
+            found += [("the play page or the run's reports", t) for t in self.mid_game[sid]]
+            found += [
+                ("a session view (wason session, /api/sessions)", json.dumps(v))
+                for v in self.views[sid]
+                if not v["done"]
+            ]
             for turn in turns[:-1]:  # the last move ends the game: what it shows is read after the end
-                texts += [json.dumps(turn["observation"]), str(turn["feedback"] or "")]
+                found += [
+                    ("a turn's observation", json.dumps(turn["observation"])),
+                    ("a turn's feedback", str(turn["feedback"] or "")),
+                ]
             # the player's own moves, which a game may show back (a guess quoting a rule is the player's words)
-            own = [text for turn in turns for text in leaves(turn["action"]) if text != turn["action"].get("type")]
-            read[e.item_key] = readable(texts, own)
+            own = [t for turn in turns for t in leaves(turn["action"]) if t != turn["action"].get("type")]
+            read[e.item_key] = readable([text for _, text in found], own)
             secrets[e.item_key] = self._secrets(sid)
+            sources[e.item_key], owns[e.item_key] = found, own
         leaks = find_leaks(read, secrets, self._vocabulary())
-        assert not leaks, "a client reads, before the game ends: " + "; ".join(sorted(map(str, leaks))[:10])
+
+        def where(leak: Any) -> str:
+            key = str(leak.game)
+            places = [p for p, text in sources[key] if leak.secret in readable([text], owns[key])]
+            return f"{leak}, in {places[0] if places else 'what a client reads'}"
+
+        assert not leaks, "a client reads, before the game ends: " + "; ".join(sorted(map(where, leaks))[:10])
         assert not self.unreadable, "; ".join(sorted(set(self.unreadable))[:5])
 
     def _vocabulary(self) -> tuple[str, ...]:
