@@ -266,6 +266,11 @@ class RunSettings(BaseModel):
     # judges): an allow-list, so that seeds, splits, ids and counts that draw the items - and any field added
     # later - stay hidden until every game of the run is over (wason.core.public)
     public_fields: ClassVar[frozenset[str]] = frozenset()
+    # the family's own fields that choose which items a run plays (a split, the ids, a file of rules, a count, the
+    # seed that draws them): their values would tell a player which hidden item a game is, so none is in
+    # public_fields. Declared by every family (wason.testing.check_family asks for it): None is undeclared; a
+    # family whose item set no field chooses declares frozenset()
+    item_fields: ClassVar[frozenset[str] | None] = None
     # the fields that name what a run plays, shown in its label after the family's name (``game:L3``; a list
     # joined with ``,``, several fields with ``:``; wason.core.records.run_label)
     label_fields: ClassVar[tuple[str, ...]] = ("split",)

@@ -377,8 +377,16 @@ class _Checker:
         assert public <= fields, (
             f"public_fields names fields the configuration lacks: {sorted(public - fields)}"
         )
-        drawing = {"split", "ids", "n", "rules_file"} & public
-        assert not drawing, f"public_fields shows what draws the items: {sorted(drawing)}"
+        drawing = kind.item_fields
+        assert drawing is not None, (
+            f"{kind.__name__} does not say which fields choose its items: declare item_fields "
+            "(a ClassVar[frozenset[str] | None]; frozenset() where no field does)"
+        )
+        assert drawing <= fields, (
+            f"item_fields names fields the configuration lacks: {sorted(drawing - fields)}"
+        )
+        shown = drawing & public
+        assert not shown, f"public_fields shows what chooses the items (its item_fields): {sorted(shown)}"
         for name, info in kind.model_fields.items():
             if "str" in str(info.annotation) and (name == "model" or name.endswith("_model")):
                 assert name in model_fields(kind), (

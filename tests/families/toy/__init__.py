@@ -12,7 +12,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -65,6 +65,9 @@ class ToyRunConfig(RunSettings):
     """A toy run: ``n`` hidden thresholds drawn with ``seed``, at most ``max_probes`` probes each."""
 
     model_config = ConfigDict(frozen=True)
+
+    # the fields that choose which items a run plays (hidden while a game of the run is on)
+    item_fields: ClassVar[frozenset[str] | None] = frozenset({"seed", "n"})
 
     task: Literal["toy"] = "toy"
     seed: int = Field(default=0, description="seed the hidden thresholds are drawn with")
