@@ -209,6 +209,56 @@ def endpoint_fields(config_type: type[BaseModel]) -> dict[str, str]:
     return found
 
 
+PLAY_OPTIONS = frozenset(
+    {"seed", "rule", "index", "name", "session", "db", "help", "family", "command", "session_command"}
+)
+"""What ``wason play NAME`` and ``wason session start NAME`` take for themselves: their own options (``--seed`` draws
+the item to play, ``--rule``, ``--index``, ``--name``, ``--session``, ``--db``, ``--help``) and the names the
+command line keeps its words under. A family's field whose name or flag is one of them is offered there only
+under the flag :attr:`RunSettings.play_flag_names` gives it, or not at all where :attr:`RunSettings.not_in_play`
+leaves it out; a configuration that says neither is refused when it is declared (never a field silently
+dropped)."""
+
+
+def _check_play_flags(config_type: type[RunSettings]) -> None:
+    """Refuse a configuration with a field ``wason play`` and ``wason session start`` would lose: named, or
+    flagged, like one of their own options (:data:`PLAY_OPTIONS`) and neither renamed there nor left out."""
+    fields = own_fields(config_type)
+    unknown = sorted(set(config_type.play_flag_names) - set(fields))
+    if unknown:
+        raise TypeError(
+            f"{config_type.__name__}.play_flag_names names no field of its own: {', '.join(unknown)}"
+        )
+    for name in fields:
+        if name in config_type.not_in_play:
+            continue
+        flag = config_type.play_flag(name)
+        taken = flag[2:].replace("-", "_") in PLAY_OPTIONS or (
+            name in PLAY_OPTIONS and name not in config_type.play_flag_names
+        )
+        if taken:
+            raise TypeError(
+                f"{config_type.__name__}.{name}: `wason play` and `wason session start` take {flag} (or the name "
+                f"{name!r}) for an option of their own; offer the field there under "
+                f"another flag (play_flag_names = {{{name!r}: 'config-{name.replace('_', '-')}'}}) or leave it "
+                "out of them (not_in_play)"
+            )
+
+
+def own_fields(config_type: type[RunSettings]) -> list[str]:
+    """The fields of a family's configuration beyond :class:`RunSettings`' and its internal ones: those the
+    family declares, in its order, then those of the settings it takes from core (:class:`JudgedSettings`' judge),
+    so that its flags, forms and sweeps list its own first."""
+    shared = set(RunSettings.model_fields) | set(config_type.internal_fields)
+    from_core = {
+        name
+        for klass in config_type.__mro__
+        if klass.__module__ == __name__
+        for name in getattr(klass, "__annotations__", {})
+    }
+    return sorted((n for n in config_type.model_fields if n not in shared), key=lambda n: n in from_core)
+
+
 class RunSettings(BaseModel):
     """Who plays and how a model is called: the part every family's run configuration shares.
 
@@ -278,8 +328,12 @@ class RunSettings(BaseModel):
     flag_names: ClassVar[Mapping[str, str]] = {}
     # metavars shown in ``--help``
     flag_metavars: ClassVar[Mapping[str, str]] = {}
-    # fields that ``wason play NAME`` does not offer (``--seed`` there draws the item)
+    # fields that ``wason play NAME`` and ``wason session start NAME`` do not offer
     not_in_play: ClassVar[frozenset[str]] = frozenset()
+    # flag names in ``wason play NAME`` and ``wason session start NAME`` that differ from the field's flag: a
+    # field named like one of their own options (PLAY_OPTIONS: ``--seed`` there draws the item) is offered under
+    # this name (``{"seed": "config-seed"}``), or is in not_in_play
+    play_flag_names: ClassVar[Mapping[str, str]] = {}
     # fields that matter only to a model or a solver (a reply format's limits, a prompt variant, a solver's
     # stopping rule, a game master's sampling): the Play page never offers them to a person (the command line
     # keeps them: ``wason session start`` may drive a game with a model's text replies)
@@ -303,6 +357,16 @@ class RunSettings(BaseModel):
     audit_module: ClassVar[str | None] = None
     # the curricula's difficulty axes (wason.env.curriculum): a field to its values, easiest first; none by default
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        _check_play_flags(cls)
+
+    @classmethod
+    def play_flag(cls, name: str) -> str:
+        """The flag of the family's field ``name`` in ``wason play NAME`` and ``wason session start NAME``."""
+        return "--" + cls.play_flag_names.get(name, cls.flag_names.get(name, name)).replace("_", "-")
 
     @classmethod
     def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -382,20 +446,6 @@ class JudgedSettings(RunSettings):
             base_url=self.base_url if same else self.judge_base_url,
             same_as_player=same,
         )
-
-
-def own_fields(config_type: type[RunSettings]) -> list[str]:
-    """The fields of a family's configuration beyond :class:`RunSettings`' and its internal ones: those the
-    family declares, in its order, then those of the settings it takes from core (:class:`JudgedSettings`' judge),
-    so that its flags, forms and sweeps list its own first."""
-    shared = set(RunSettings.model_fields) | set(config_type.internal_fields)
-    from_core = {
-        name
-        for klass in config_type.__mro__
-        if klass.__module__ == __name__
-        for name in getattr(klass, "__annotations__", {})
-    }
-    return sorted((n for n in config_type.model_fields if n not in shared), key=lambda n: n in from_core)
 
 
 @dataclass(frozen=True)

@@ -222,8 +222,9 @@ def _flags(config_type: type[RunSettings], *, play: bool = False) -> set[str]:
 
     out = set()
     for name, info in family_fields(config_type, play=play).items():
-        flag = config_type.flag_names.get(name, name).replace("_", "-")
-        out.add(f"--no-{flag}" if info.default is True else f"--{flag}")
+        flag = config_type.play_flag(name) if play else "--" + config_type.flag_names.get(name, name)
+        flag = flag.replace("_", "-")
+        out.add(f"--no-{flag[2:]}" if info.default is True else flag)
     return out
 
 

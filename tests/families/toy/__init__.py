@@ -68,6 +68,8 @@ class ToyRunConfig(RunSettings):
 
     # the fields that choose which items a run plays (hidden while a game of the run is on)
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"seed", "n"})
+    # `wason play` and `wason session start` take --seed to draw the game to play: the seed is --config-seed there
+    play_flag_names: ClassVar[Mapping[str, str]] = {"seed": "config-seed"}
 
     task: Literal["toy"] = "toy"
     seed: int = Field(default=0, description="seed the hidden thresholds are drawn with")

@@ -49,6 +49,8 @@ class AiwRunConfig(RunSettings):
     # (not the seed: it draws a generated variation's numbers, which its question shows, so it names no more
     # than the game does, and is public)
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"families", "variations", "n"})
+    # `wason play` and `wason session start` take --seed to draw the game to play: the seed is --config-seed there
+    play_flag_names: ClassVar[Mapping[str, str]] = {"seed": "config-seed"}
     # shown while a game of the run is not over. The seed too: it draws a generated variation's numbers, which its
     # question shows (and its name holds), and nothing else; the answer is hidden until the end
     public_fields: ClassVar[frozenset[str]] = frozenset({"prompt_types", "trials", "self_verify", "seed"})

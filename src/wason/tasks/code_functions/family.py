@@ -79,6 +79,8 @@ class CodeFunctionsConfig(JudgedSettings):
     item_fields: ClassVar[frozenset[str] | None] = frozenset(
         {"split", "n", "seed", "ids", "balanced_only", "rules_file"}
     )
+    # `wason play` and `wason session start` take --seed to draw the game to play: the seed is --config-seed there
+    play_flag_names: ClassVar[Mapping[str, str]] = {"seed": "config-seed"}
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {

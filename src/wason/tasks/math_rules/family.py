@@ -69,6 +69,8 @@ class MathRunConfig(JudgedSettings):
     # the fields that choose which items a run plays (hidden while a game of the run is on)
     # (the level is public: it holds many rules, and is the run's label)
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"n", "seed"})
+    # `wason play` and `wason session start` take --seed to draw the game to play: the seed is --config-seed there
+    play_flag_names: ClassVar[Mapping[str, str]] = {"seed": "config-seed"}
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {

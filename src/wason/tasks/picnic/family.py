@@ -60,6 +60,8 @@ class PicnicRunConfig(JudgedSettings):
     # the fields that choose which items a run plays (hidden while a game of the run is on)
     # (the level and the pool are public: each holds many rules, and the level is the run's label)
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"draw", "n", "seed"})
+    # `wason play` and `wason session start` take --seed to draw the game to play: the seed is --config-seed there
+    play_flag_names: ClassVar[Mapping[str, str]] = {"seed": "config-seed"}
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
