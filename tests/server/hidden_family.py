@@ -13,7 +13,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -65,6 +65,9 @@ class ModObservation(BaseModel):
 
 class ModConfig(RunSettings):
     model_config = ConfigDict(frozen=True)
+
+    # the fields that choose which items a run plays; `wason play` takes --seed to draw the game: --config-seed there
+    item_fields: ClassVar[frozenset[str] | None] = frozenset({"seed", "n"})
 
     task: Literal["hidden_mod"] = "hidden_mod"
     seed: int = Field(default=0, description="seed of the hidden rules")

@@ -11,10 +11,11 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import pytest
 
+from tests.env import planted
 from tests.families.toy import ToyFamily, ToyRunConfig
 from wason.core import registry
 from wason.core.family import RunReader
@@ -104,6 +105,76 @@ def test_every_failed_check_is_listed_and_the_others_run() -> None:
     assert report.player == "solver" and report.items == [f"toy-{SEED}-1", f"toy-{SEED}-2"]
     assert "sessions: finished in another process equal the run" in report.passed and not report.skipped
     assert "leaky-toy" not in registry.names()  # registered only while checked
+
+
+class UndeclaredConfig(ToyRunConfig):
+    """The toy's configuration without saying which fields choose its items."""
+
+    task: Literal["undeclared-toy"] = "undeclared-toy"  # type: ignore[assignment]
+    item_fields: ClassVar[frozenset[str] | None] = None
+
+
+class UndeclaredToy(ToyFamily):
+    name = "undeclared-toy"
+    config_type = UndeclaredConfig
+
+
+class ShownSeedConfig(ToyRunConfig):
+    """The toy's configuration showing the seed that draws its thresholds while a game is on."""
+
+    task: Literal["shown-seed-toy"] = "shown-seed-toy"  # type: ignore[assignment]
+    public_fields: ClassVar[frozenset[str]] = frozenset({"max_probes", "seed"})
+
+
+class ShownSeedToy(ToyFamily):
+    name = "shown-seed-toy"
+    config_type = ShownSeedConfig
+
+
+UNDECLARED, SHOWN_SEED = UndeclaredToy(), ShownSeedToy()
+PUBLIC = "config: public fields and model references"
+
+
+@pytest.mark.parametrize(
+    ("family", "told"),
+    [
+        (UNDECLARED, "UndeclaredConfig does not say which fields choose its items: declare item_fields"),
+        (SHOWN_SEED, "public_fields shows what chooses the items (its item_fields): ['seed']"),
+    ],
+    ids=["undeclared", "public"],
+)
+def test_which_fields_choose_the_items_is_declared_and_hidden(family: Any, told: str) -> None:
+    with pytest.raises(FamilyCheckFailed) as raised:
+        check_family(family, config={"n": 2}, command_line=False)
+    failures = dict(raised.value.failures)
+    assert list(failures) == [PUBLIC] and told in failures[PUBLIC], failures
+
+
+LEAKS = "leaks: nothing read before the end names the hidden item"
+
+
+@pytest.mark.parametrize(
+    ("family", "where"),
+    [
+        (planted.TOLD, "in a session view"),  # "the rule is x >= t" in its first observation
+        (
+            planted.TOLD_LATER,
+            "in the play page",
+        ),  # only in the feedback to a probe (the play page's history shows it)
+        (planted.LEAKY, "in the instructions a model reads"),  # only in the protocol's system prompt
+    ],
+    ids=["first-observation", "feedback", "prompt"],
+)
+def test_a_rule_the_game_itself_shows_fails_the_leak_check(family: Any, where: str) -> None:
+    # what the game shows its player is read like everything else: it excuses no secret
+    with pytest.raises(FamilyCheckFailed) as raised:
+        check_family(family, config={"n": 2}, command_line=False)
+    failures = dict(raised.value.failures)
+    thresholds = [item["threshold"] for _, item in family.items(family.config_type(n=2))]
+    for key, t in zip(raised.value.report.items, thresholds, strict=True):
+        assert f"{key}: a hidden value of the item ('x >= {t}'), {where}" in failures[LEAKS], failures[LEAKS]
+    # the leak alone fails: the other checks the planted family passes still pass (the audit finds it too)
+    assert set(failures) == {LEAKS, "rewards: the reward audit passes (wason audit)"}
 
 
 def test_a_reports_function_that_cannot_take_its_arguments_is_named() -> None:

@@ -108,12 +108,26 @@ def _record_id(what: str) -> Callable[[str], int]:
 
 
 def family_fields(config_type: type[RunSettings], *, play: bool = False) -> dict[str, FieldInfo]:
-    """The fields of a family's configuration that are its own command-line flags."""
+    """The fields of a family's configuration that are its own command-line flags (in ``wason play`` and
+    ``wason session start``: all but its ``not_in_play``, each under :meth:`~RunSettings.play_flag`; a field
+    those commands would lose is refused when its configuration is declared)."""
     from wason.core.family import own_fields
 
-    # in `wason play` and `wason session start`, --seed draws the item to play
-    skip = {"seed", *config_type.not_in_play} if play else set()
+    skip = config_type.not_in_play if play else frozenset()
     return {n: config_type.model_fields[n] for n in own_fields(config_type) if n not in skip}
+
+
+def flag_of(config_type: type[RunSettings], name: str, *, play: bool) -> str:
+    """The command-line flag of a family's field (``--rules`` for ``rules_file``)."""
+    if play:
+        return config_type.play_flag(name)
+    return "--" + config_type.flag_names.get(name, name).replace("_", "-")
+
+
+def _dest(config_type: type[RunSettings], name: str, *, play: bool) -> str:
+    """Where argparse keeps a family's field: its name, or, for a field renamed in ``wason play`` (it shares a
+    name with an option of the command's own), a name no option of the command has."""
+    return f"field:{name}" if play and name in config_type.play_flag_names else name
 
 
 def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSettings], *, play: bool) -> None:
@@ -121,7 +135,7 @@ def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSetti
     from wason.core.family import field_range
 
     for name, info in family_fields(config_type, play=play).items():
-        flag = "--" + config_type.flag_names.get(name, name).replace("_", "-")
+        flag = flag_of(config_type, name, play=play)
         kind, _ = _unwrap(info.annotation)
         own_default = info.get_default(call_default_factory=True)
         default = config_type.play_defaults.get(name, own_default) if play else own_default
@@ -132,9 +146,17 @@ def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSetti
             help_text += f" (default {shown})"
         if (limits := field_range(info)) is not None:
             help_text += f" [{limits}]"
-        kw: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS, "help": help_text}
+        if flag != flag_of(config_type, name, play=False):  # a flag of the field's own only here
+            help_text += f" ({flag_of(config_type, name, play=False)} in `wason eval`)"
+        kw: dict[str, Any] = {
+            "dest": _dest(config_type, name, play=play),
+            "default": argparse.SUPPRESS,
+            "help": help_text,
+        }
         if name in config_type.flag_metavars:
             kw["metavar"] = config_type.flag_metavars[name]
+        elif kw["dest"] != name and kind is not bool:
+            kw["metavar"] = name.upper()
         origin = typing.get_origin(kind)
         if kind is bool:
             if info.default is True:
@@ -245,7 +267,8 @@ def _as_json(args: argparse.Namespace) -> bool:
 
 def _given(args: argparse.Namespace, config_type: type[RunSettings], *, play: bool) -> dict[str, Any]:
     """The family's own fields the user gave (play: with the play defaults under them)."""
-    given = {n: getattr(args, n) for n in family_fields(config_type, play=play) if hasattr(args, n)}
+    dests = {n: _dest(config_type, n, play=play) for n in family_fields(config_type, play=play)}
+    given = {n: getattr(args, d) for n, d in dests.items() if hasattr(args, d)}
     return config_type.with_play_defaults(given) if play else given
 
 

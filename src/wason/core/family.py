@@ -211,6 +211,51 @@ def endpoint_fields(config_type: type[BaseModel]) -> dict[str, str]:
     return found
 
 
+PLAY_OPTIONS = frozenset(
+    {"seed", "rule", "index", "name", "session", "db", "help", "family", "command", "session_command"}
+)
+"""What ``wason play NAME`` and ``wason session start NAME`` take for themselves: their own options (``--seed`` draws
+the item to play, ``--rule``, ``--index``, ``--name``, ``--session``, ``--db``, ``--help``) and the names the
+command line keeps its words under. A family's field whose name or flag is one of them is offered there as
+``--config-NAME`` (``--config-seed``), or under the flag :attr:`RunSettings.play_flag_names` gives it, or not at all
+where :attr:`RunSettings.not_in_play` leaves it out: never silently dropped."""
+
+
+def _taken(flag: str) -> bool:
+    return flag[2:].replace("-", "_") in PLAY_OPTIONS
+
+
+def _check_play_flags(config_type: type[RunSettings]) -> None:
+    """Refuse, when a configuration is declared, a ``play_flag_names`` entry that names no field of its own or
+    gives a field one of ``wason play``'s own options (:data:`PLAY_OPTIONS`)."""
+    fields = own_fields(config_type)
+    unknown = sorted(set(config_type.play_flag_names) - set(fields))
+    if unknown:
+        raise TypeError(
+            f"{config_type.__name__}.play_flag_names names no field of its own: {', '.join(unknown)}"
+        )
+    for name in config_type.play_flag_names:
+        if name not in config_type.not_in_play and _taken(flag := config_type.play_flag(name)):
+            raise TypeError(
+                f"{config_type.__name__}.play_flag_names: {flag} is an option of `wason play` and `wason session "
+                f"start` of their own; give {name!r} another flag there"
+            )
+
+
+def own_fields(config_type: type[RunSettings]) -> list[str]:
+    """The fields of a family's configuration beyond :class:`RunSettings`' and its internal ones: those the
+    family declares, in its order, then those of the settings it takes from core (:class:`JudgedSettings`' judge),
+    so that its flags, forms and sweeps list its own first."""
+    shared = set(RunSettings.model_fields) | set(config_type.internal_fields)
+    from_core = {
+        name
+        for klass in config_type.__mro__
+        if klass.__module__ == __name__
+        for name in getattr(klass, "__annotations__", {})
+    }
+    return sorted((n for n in config_type.model_fields if n not in shared), key=lambda n: n in from_core)
+
+
 class RunSettings(BaseModel):
     """Who plays and how a model is called: the part every family's run configuration shares.
 
@@ -268,6 +313,11 @@ class RunSettings(BaseModel):
     # judges): an allow-list, so that seeds, splits, ids and counts that draw the items - and any field added
     # later - stay hidden until every game of the run is over (wason.core.public)
     public_fields: ClassVar[frozenset[str]] = frozenset()
+    # the family's own fields that choose which items a run plays (a split, the ids, a file of rules, a count, the
+    # seed that draws them): their values would tell a player which hidden item a game is, so none is in
+    # public_fields. Declared by every family that shows fields (wason.testing.check_family asks for it where
+    # public_fields is not empty): None is undeclared; a family whose item set no field chooses declares frozenset()
+    item_fields: ClassVar[frozenset[str] | None] = None
     # the fields that name what a run plays, shown in its label after the family's name (``game:L3``; a list
     # joined with ``,``, several fields with ``:``; wason.core.records.run_label)
     label_fields: ClassVar[tuple[str, ...]] = ("split",)
@@ -275,8 +325,12 @@ class RunSettings(BaseModel):
     flag_names: ClassVar[Mapping[str, str]] = {}
     # metavars shown in ``--help``
     flag_metavars: ClassVar[Mapping[str, str]] = {}
-    # fields that ``wason play NAME`` does not offer (``--seed`` there draws the item)
+    # fields that ``wason play NAME`` and ``wason session start NAME`` do not offer
     not_in_play: ClassVar[frozenset[str]] = frozenset()
+    # flag names in ``wason play NAME`` and ``wason session start NAME`` that differ from the field's flag; a
+    # field named like one of their own options (PLAY_OPTIONS: ``--seed`` there draws the item) needs none: it is
+    # offered as ``--config-NAME`` (``--config-seed``) unless named here or in not_in_play
+    play_flag_names: ClassVar[Mapping[str, str]] = {}
     # fields that matter only to a model or a solver (a reply format's limits, a prompt variant, a solver's
     # stopping rule, a game master's sampling): the Play page never offers them to a person (the command line
     # keeps them: ``wason session start`` may drive a game with a model's text replies)
@@ -300,6 +354,21 @@ class RunSettings(BaseModel):
     audit_module: ClassVar[str | None] = None
     # the curricula's difficulty axes (wason.env.curriculum): a field to its values, easiest first; none by default
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        _check_play_flags(cls)
+
+    @classmethod
+    def play_flag(cls, name: str) -> str:
+        """The flag of the family's field ``name`` in ``wason play NAME`` and ``wason session start NAME``: its
+        :attr:`play_flag_names` entry, else its flag, prefixed ``config-`` where that is one of those commands' own
+        options (:data:`PLAY_OPTIONS`: ``--seed`` there draws the game, so a field ``seed`` is ``--config-seed``)."""
+        if name in cls.play_flag_names:
+            return "--" + cls.play_flag_names[name].replace("_", "-")
+        flag = "--" + cls.flag_names.get(name, name).replace("_", "-")
+        return f"--config-{flag[2:]}" if _taken(flag) or name in PLAY_OPTIONS else flag
 
     @classmethod
     def with_play_defaults(cls, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -420,20 +489,6 @@ class JudgedSettings(RunSettings):
             base_url=self.base_url if same else self.judge_base_url,
             same_as_player=same,
         )
-
-
-def own_fields(config_type: type[RunSettings]) -> list[str]:
-    """The fields of a family's configuration beyond :class:`RunSettings`' and its internal ones: those the
-    family declares, in its order, then those of the settings it takes from core (:class:`JudgedSettings`' judge),
-    so that its flags, forms and sweeps list its own first."""
-    shared = set(RunSettings.model_fields) | set(config_type.internal_fields)
-    from_core = {
-        name
-        for klass in config_type.__mro__
-        if klass.__module__ == __name__
-        for name in getattr(klass, "__annotations__", {})
-    }
-    return sorted((n for n in config_type.model_fields if n not in shared), key=lambda n: n in from_core)
 
 
 @dataclass(frozen=True)

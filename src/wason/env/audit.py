@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from wason.core.family import RunSettings
 from wason.core.game import Malformed
+from wason.core.leaks import MIN_TEXT, find_leaks, hidden_texts, readable
 from wason.env.text import AsyncTextEnv
 
 __all__ = ["MAX_AUDIT_GAMES", "MAX_AUDIT_TURNS", "Check", "audit", "failed"]
@@ -48,7 +49,7 @@ MAX_AUDIT_TURNS = 200
 FORMAT_BREAKING = "I would rather not follow the format."
 """The reply of the format-breaking player: text no protocol reads as a move."""
 
-MIN_SECRET = 4
+MIN_SECRET = MIN_TEXT
 """The shortest hidden text the leak check looks for (shorter ones, a digit or a yes, are everywhere)."""
 
 Status = Literal["ok", "FAIL", "skip"]
@@ -180,81 +181,26 @@ def _examples(family: Any, config: Any, item: Mapping[str, Any], opening: str) -
     return out
 
 
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _strings(v)
-
-
-def _secrets(family: Any, key: str, item: Mapping[str, Any]) -> set[str]:
-    """The hidden texts of an item: its key, and the strings under the keys a player may not see before the end."""
-    shown = set(family.public(item))
-    hidden = [key, *_strings({k: v for k, v in item.items() if k not in shown})]
-    public_text = json.dumps({k: item[k] for k in shown if k in item}, default=str)
-    return {s.strip() for s in hidden if len(s.strip()) >= MIN_SECRET and s.strip() not in public_text}
-
-
-def _reads(text: str, secret: str) -> bool:
-    return secret in text or json.dumps(secret)[1:-1] in text
-
-
-def _own_words_removed(game: _Game) -> str:
-    """What a client read in a game, without the player's own replies (a protocol that repeats the conversation
-    shows them back; a hack may quote the rule, and quoting it back is no leak)."""
-    text = "\n".join(game.seen)
-    for reply in sorted(game.sent, key=len, reverse=True):
-        for form in (reply, json.dumps(reply)[1:-1]):
-            if len(form.strip()) >= MIN_SECRET:
-                text = text.replace(form, "")
-    return text
-
-
-def _masked(text: str, secret: str, vocabulary: Sequence[str]) -> str:
-    """``text`` without the vocabulary's names that contain ``secret`` and more (an item "christmas tree" shown
-    as an example, where the hidden category is "tree"): a name any player may read is no leak, the secret
-    alone still is."""
-    for name in vocabulary:
-        if secret in name and name != secret and name in text:
-            text = text.replace(name, "")
-    return text
-
-
 def _leak_check(
     family: Any,
     played: Mapping[str, Sequence[_Game]],
     items: Mapping[int, tuple[str, Any]],
     vocabulary: Sequence[str] = (),
 ) -> Check:
-    """No hidden text of an item is read before the end of its games, unless the games of an item without it
-    show it too (then it is the family's boilerplate, not this item's secret)."""
-    by_seed: dict[int, str] = {}
+    """No hidden text of an item is read before the end of its games (without the player's own replies, which a
+    protocol that repeats the conversation shows back), unless the games of an item without it show it too (then
+    it is the family's boilerplate, not this item's secret): :func:`wason.core.leaks.find_leaks`."""
+    read: dict[int, str] = {}
     for games in played.values():
         for g in games:
-            by_seed[g.seed] = by_seed.get(g.seed, "") + _own_words_removed(g)
-    secrets = {seed: _secrets(family, key, item) for seed, (key, item) in items.items()}
-    by_length = sorted(vocabulary, key=len, reverse=True)  # the longest names first, so none is left in part
-    leaks = []
-    for seed in items:
-        for secret in sorted(secrets[seed]):
-            if not _reads(_masked(by_seed.get(seed, ""), secret, by_length), secret):
-                continue
-            elsewhere = any(
-                _reads(_masked(by_seed.get(other, ""), secret, by_length), secret)
-                and secret not in secrets[other]
-                for other in items
-                if other != seed
-            )
-            if not elsewhere:
-                leaks.append(f"seed {seed}: {secret[:60]!r}")
+            read[g.seed] = read.get(g.seed, "") + "\n" + readable(g.seen, g.sent)
+    secrets = {
+        seed: hidden_texts(family, key, item, min_text=MIN_SECRET) for seed, (key, item) in items.items()
+    }
+    leaks = find_leaks(read, secrets, vocabulary)
     if leaks:
-        return Check(
-            "leaks", "FAIL", "a client reads the hidden item before the end: " + "; ".join(leaks[:3])
-        )
+        where = "; ".join(f"seed {leak.game}: {leak.secret[:60]!r}" for leak in leaks[:3])
+        return Check("leaks", "FAIL", "a client reads the hidden item before the end: " + where)
     count = sum(len(s) for s in secrets.values())
     return Check("leaks", "ok", f"none of {count} hidden texts of {len(items)} items is read before the end")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import importlib
 import inspect
 import io
@@ -21,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,11 +32,6 @@ from wason.core.game import PLAYER_METRICS
 if TYPE_CHECKING:
     from wason.store import Store
 
-MAX_TEXT = 8
-"""Hidden strings shorter than this are not looked for in what a client reads (``L1``, ``7``: they appear
-everywhere by chance); the server's leak test uses the same bounds."""
-MIN_NUMBER = 100_000
-"""Hidden numbers smaller than this are not looked for either (a seed is larger)."""
 WORKER_TIMEOUT = 300
 """Seconds the other process may take to draw the items and finish the sessions."""
 
@@ -214,32 +208,6 @@ def _kept(turns: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     return [(t["index"], t["action"], t["observation"], t["feedback"]) for t in turns]
 
 
-def leaves(value: Any) -> Iterable[str]:
-    """The strings and large numbers in a JSON value, as text."""
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from leaves(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from leaves(v)
-    elif isinstance(value, bool) or value is None:
-        return
-    elif isinstance(value, int | float):
-        if abs(value) >= MIN_NUMBER:
-            yield str(value)
-    elif isinstance(value, str) and len(value.strip()) >= MAX_TEXT:
-        yield value.strip()
-
-
-def _forms(text: str) -> list[str]:
-    """A text as it may spell a secret: raw, HTML entities undone, JSON escapes undone."""
-    unescaped = html.unescape(text)
-    out = [text, unescaped]
-    with contextlib.suppress(UnicodeDecodeError):
-        out.append(unescaped.encode("utf-8", "backslashreplace").decode("unicode_escape"))
-    return out
-
-
 def _render(renderable: Any, width: int = 160) -> str:
     from rich.console import Console
 
@@ -254,8 +222,9 @@ def _flags(config_type: type[RunSettings], *, play: bool = False) -> set[str]:
 
     out = set()
     for name, info in family_fields(config_type, play=play).items():
-        flag = config_type.flag_names.get(name, name).replace("_", "-")
-        out.add(f"--no-{flag}" if info.default is True else f"--{flag}")
+        flag = config_type.play_flag(name) if play else "--" + config_type.flag_names.get(name, name)
+        flag = flag.replace("_", "-")
+        out.add(f"--no-{flag[2:]}" if info.default is True else flag)
     return out
 
 
@@ -297,6 +266,7 @@ class _Checker:
         self.views: dict[int, list[dict[str, Any]]] = {}  # what a client read of each session, in order
         self.rest: list[tuple[int, list[dict[str, Any]]]] = []  # what the other process plays of each session
         self.first_forms: dict[int, str] = {}  # the web form of each session at its start
+        self.opening: dict[int, list[str]] = {}  # what a model reads of each session first: its instructions
         self.mid_game: dict[int, list[str]] = {}  # what the family's own code shows of each session half-way
         self.unreadable: list[str] = []
         self.worker: dict[str, Any] | None = None
@@ -408,8 +378,18 @@ class _Checker:
         assert public <= fields, (
             f"public_fields names fields the configuration lacks: {sorted(public - fields)}"
         )
-        drawing = {"split", "ids", "n", "rules_file"} & public
-        assert not drawing, f"public_fields shows what draws the items: {sorted(drawing)}"
+        drawing = kind.item_fields
+        # a family that shows no field hides every one, whichever choose its items; one that shows some says which
+        assert drawing is not None or not public, (
+            f"{kind.__name__} shows fields (public_fields) but does not say which fields choose its items: "
+            "declare item_fields (a ClassVar[frozenset[str] | None]; frozenset() where no field does)"
+        )
+        drawing = drawing or frozenset()
+        assert drawing <= fields, (
+            f"item_fields names fields the configuration lacks: {sorted(drawing - fields)}"
+        )
+        shown = drawing & public
+        assert not shown, f"public_fields shows what chooses the items (its item_fields): {sorted(shown)}"
         for name, info in kind.model_fields.items():
             if "str" in str(info.annotation) and (name == "model" or name.endswith("_model")):
                 assert name in model_fields(kind), (
@@ -539,6 +519,7 @@ class _Checker:
             views = self.views[sid] = [asyncio.run(session.view(store, sid))]
             views.append(asyncio.run(session.summary(store, sid)))  # what the API's summary says of a game on
             self.first_forms[sid] = self._read_now(sid)[0]
+            self.opening[sid] = self._opening(sid)
             assert not views[0]["done"] and views[0]["item"] == shown, (
                 f"{e.item_key}: a new session shows {sorted(views[0]['item'])}, not the public keys {sorted(shown)}"
             )
@@ -553,6 +534,17 @@ class _Checker:
             self.sessions.append((sid, e))
         for sid, _ in self.sessions:  # every game on: what a client reads of them now
             self.mid_game[sid] = self._read_now(sid)[1]
+
+    def _opening(self, session_id: int) -> list[str]:
+        """What a model (or a trainer's text environment) reads of a session before its first move: the
+        protocol's instructions and its first message, as :class:`~wason.players.llm.Conversation` writes them."""
+        from wason.core import session
+        from wason.players.llm import Conversation
+
+        assert self.store is not None
+        _, config, episode, live = asyncio.run(session.load(self.store, session_id))
+        protocol = self.family.protocol(config, episode.item)
+        return [m.content for m in Conversation(protocol).prompt(live.observation)]
 
     def _read_now(self, session_id: int) -> tuple[str, list[str]]:
         """What a client reads of a session now through the family's own code: the play page's form (at the
@@ -646,56 +638,67 @@ class _Checker:
 
     # -- e. leaks -----------------------------------------------------------------------------------------------
     def no_leaks(self) -> None:
-        from wason.core.public import public_config
+        """Everything a client reads of each session before its game ends, the instructions and the first
+        observation included (none is excused for being the game's own words), searched for the session's
+        hidden item by the detector the reward audit uses (:func:`wason.core.leaks.find_leaks`)."""
+        from wason.core.leaks import find_leaks, leaves, readable
 
         self.need("sessions")
-        family, store = self.family, self.store
+        store = self.store
         assert store is not None
-        # what the games showed their players (examples of the rule, the player's own guesses, the instructions):
-        # no secret, of this game or of another that happens to share a value with it
-        seen: list[str] = []
+        read: dict[str, str] = {}
+        secrets: dict[str, dict[str, str]] = {}
+        sources: dict[str, list[tuple[str, str]]] = {}  # where each text was read, to say where a leak is
+        owns: dict[str, list[str]] = {}
         for sid, e in self.sessions:
-            run_config = store.get_run(store.get_episode(sid).run_id).config
-            seen.append(json.dumps(public_config(family, run_config)))
-            seen.append(json.dumps({k: e.item[k] for k in family.public(e.item) if k in e.item}))
-            seen += [json.dumps(self.views[sid][0]["observation"]), self.first_forms[sid]]
-            for turn in store.list_turns(sid):
-                seen += [
-                    json.dumps(turn["observation"]),
-                    str(turn["feedback"] or ""),
-                    json.dumps(turn["action"]),
+            turns = store.list_turns(sid)
+            found = [("the instructions a model reads", t) for t in self.opening[sid]]
+            found += [("the play page", self.first_forms[sid])]
+            found += [("the play page or the run's reports", t) for t in self.mid_game[sid]]
+            found += [
+                ("a session view (wason session, /api/sessions)", json.dumps(v))
+                for v in self.views[sid]
+                if not v["done"]
+            ]
+            for turn in turns[:-1]:  # the last move ends the game: what it shows is read after the end
+                found += [
+                    ("a turn's observation", json.dumps(turn["observation"])),
+                    ("a turn's feedback", str(turn["feedback"] or "")),
                 ]
-        everything_seen = "\n".join(seen)
-        leaks = []
-        for sid, e in self.sessions:
-            secrets = self._secrets(sid, everything_seen)
-            read = [json.dumps(v) for v in self.views[sid] if not v["done"]] + self.mid_game[sid]
-            for text in read:
-                forms = _forms(text)
-                leaks += [
-                    f"{e.item_key}: {what} ({secret!r})"
-                    for secret, what in secrets.items()
-                    if any(secret in form for form in forms)
-                ]
-        leaks = sorted(set(leaks))
-        assert not leaks, "a client reads, before the game ends: " + "; ".join(leaks[:10])
+            # the player's own moves, which a game may show back (a guess quoting a rule is the player's words)
+            own = [t for turn in turns for t in leaves(turn["action"]) if t != turn["action"].get("type")]
+            read[e.item_key] = readable([text for _, text in found], own)
+            secrets[e.item_key] = self._secrets(sid)
+            sources[e.item_key], owns[e.item_key] = found, own
+        leaks = find_leaks(read, secrets, self._vocabulary())
+
+        def where(leak: Any) -> str:
+            key = str(leak.game)
+            places = [p for p, text in sources[key] if leak.secret in readable([text], owns[key])]
+            return f"{leak}, in {places[0] if places else 'what a client reads'}"
+
+        assert not leaks, "a client reads, before the game ends: " + "; ".join(sorted(map(where, leaks))[:10])
         assert not self.unreadable, "; ".join(sorted(set(self.unreadable))[:5])
 
-    def _secrets(self, session_id: int, seen: str) -> dict[str, str]:
+    def _vocabulary(self) -> tuple[str, ...]:
+        """The names any player may read, as the family declares them for its reward audit (``public_names()``
+        of its :attr:`~wason.core.family.RunSettings.audit_module`)."""
+        name = self.family.config_type.audit_module
+        if name is None:
+            return ()
+        names = getattr(importlib.import_module(name), "public_names", None)
+        return tuple(names()) if callable(names) else ()
+
+    def _secrets(self, session_id: int) -> dict[str, str]:
         """What must not be read of a game that is not over: ``{text: what it is}``."""
+        from wason.core.leaks import MIN_NUMBER, hidden_texts
         from wason.core.public import public_config
 
         assert self.store is not None
         episode = self.store.get_episode(session_id)
-        out: dict[str, str] = {}
-        if len(episode.item_key) >= 5:
-            out[episode.item_key] = "the item key"
-        hidden = {k: v for k, v in episode.item.items() if k not in self.family.public(episode.item)}
-        for text in leaves(hidden):
-            if text not in seen and json.dumps(text)[1:-1] not in seen:
-                out[text] = "a hidden value of the item"
         run_config = self.store.get_run(episode.run_id).config
         shown = public_config(self.family, run_config)
+        out = hidden_texts(self.family, episode.item_key, episode.item, shown=json.dumps(shown))
         for name, value in run_config.items():
             if name not in shown and isinstance(value, int) and abs(value) >= MIN_NUMBER:
                 out[str(value)] = f"the configuration's {name}"

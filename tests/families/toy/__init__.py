@@ -7,7 +7,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,6 +41,9 @@ class ToyObservation(BaseModel):  # what the player learns after a move; never t
 
 
 class ToyRunConfig(RunSettings):
+    item_fields: ClassVar[frozenset[str] | None] = frozenset(
+        {"seed", "n"}
+    )  # choose the items: hidden in play
     task: Literal["toy"] = "toy"
     seed: int = Field(default=0, ge=0, le=2**31, description="seed the hidden thresholds are drawn with")
     n: int = Field(default=5, ge=1, le=10_000, description="hidden thresholds (episodes) in the run")

@@ -75,6 +75,8 @@ class ListsRunConfig(JudgedSettings):
     model_config = ConfigDict(frozen=True)
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
+    # the fields that choose which items a run plays (hidden while a game of the run is on)
+    item_fields: ClassVar[frozenset[str] | None] = frozenset({"split", "ids", "seed", "n"})
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {

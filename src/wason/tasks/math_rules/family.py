@@ -67,6 +67,9 @@ class MathRunConfig(JudgedSettings):
     model_config = ConfigDict(frozen=True)
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
+    # the fields that choose which items a run plays (hidden while a game of the run is on)
+    # (the level is public: it holds many rules, and is the run's label)
+    item_fields: ClassVar[frozenset[str] | None] = frozenset({"n", "seed"})
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {

@@ -58,6 +58,9 @@ class PicnicRunConfig(JudgedSettings):
     model_config = ConfigDict(frozen=True)
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
+    # the fields that choose which items a run plays (hidden while a game of the run is on)
+    # (the level and the pool are public: each holds many rules, and the level is the run's label)
+    item_fields: ClassVar[frozenset[str] | None] = frozenset({"draw", "n", "seed"})
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {

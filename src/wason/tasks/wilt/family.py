@@ -59,6 +59,10 @@ class WiltRunConfig(RunSettings):
 
     model_config = ConfigDict(frozen=True)
 
+    # the fields that choose which items a run plays (hidden while a game of the run is on)
+    item_fields: ClassVar[frozenset[str] | None] = frozenset(
+        {"split", "ids", "rules_file", "seed", "n", "tests_from"}
+    )
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
