@@ -15,7 +15,7 @@ import pytest
 
 from tests.families.toy import FAMILY, ToyRunConfig
 from wason.cli import build_parser, family_fields, main
-from wason.cli.common import _given
+from wason.cli.common import _dest, _given
 from wason.core import registry
 from wason.core.family import PLAY_OPTIONS, RunSettings, own_fields
 from wason.store import Store
@@ -136,5 +136,5 @@ def test_the_play_options_are_the_commands_own(toy: None) -> None:
                 used |= {s.lstrip("-").replace("-", "_") for s in action.option_strings} | {action.dest}
         fields = {n.replace("-", "_") for n in family_fields(ToyRunConfig, play=True)}
         fields |= {ToyRunConfig.play_flag(n)[2:].replace("-", "_") for n in fields}
-        fields |= {f"field:{n}" for n in ToyRunConfig.play_flag_names}
+        fields |= {_dest(ToyRunConfig, n, play=True) for n in family_fields(ToyRunConfig, play=True)}
         assert used - fields - {"h", "version"} <= PLAY_OPTIONS, sorted(used - fields - PLAY_OPTIONS)

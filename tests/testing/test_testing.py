@@ -108,10 +108,11 @@ def test_every_failed_check_is_listed_and_the_others_run() -> None:
 
 
 class UndeclaredConfig(ToyRunConfig):
-    """The toy's configuration without saying which fields choose its items."""
+    """The toy's configuration showing a field without saying which fields choose its items."""
 
     task: Literal["undeclared-toy"] = "undeclared-toy"  # type: ignore[assignment]
     item_fields: ClassVar[frozenset[str] | None] = None
+    public_fields: ClassVar[frozenset[str]] = frozenset({"max_probes"})
 
 
 class UndeclaredToy(ToyFamily):
@@ -138,7 +139,10 @@ PUBLIC = "config: public fields and model references"
 @pytest.mark.parametrize(
     ("family", "told"),
     [
-        (UNDECLARED, "UndeclaredConfig does not say which fields choose its items: declare item_fields"),
+        (
+            UNDECLARED,
+            "UndeclaredConfig shows fields (public_fields) but does not say which fields choose its items",
+        ),
         (SHOWN_SEED, "public_fields shows what chooses the items (its item_fields): ['seed']"),
     ],
     ids=["undeclared", "public"],

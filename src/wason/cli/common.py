@@ -109,8 +109,8 @@ def _record_id(what: str) -> Callable[[str], int]:
 
 def family_fields(config_type: type[RunSettings], *, play: bool = False) -> dict[str, FieldInfo]:
     """The fields of a family's configuration that are its own command-line flags (in ``wason play`` and
-    ``wason session start``: all but its ``not_in_play``, each under :meth:`~RunSettings.play_flag`; a field
-    those commands would lose is refused when its configuration is declared)."""
+    ``wason session start``: all but its ``not_in_play``, each under :meth:`~RunSettings.play_flag`, so that a
+    field named like one of those commands' own options is ``--config-NAME`` there, never dropped)."""
     from wason.core.family import own_fields
 
     skip = config_type.not_in_play if play else frozenset()
@@ -125,9 +125,10 @@ def flag_of(config_type: type[RunSettings], name: str, *, play: bool) -> str:
 
 
 def _dest(config_type: type[RunSettings], name: str, *, play: bool) -> str:
-    """Where argparse keeps a family's field: its name, or, for a field renamed in ``wason play`` (it shares a
-    name with an option of the command's own), a name no option of the command has."""
-    return f"field:{name}" if play and name in config_type.play_flag_names else name
+    """Where argparse keeps a family's field: its name, or, for a field under another flag in ``wason play``
+    (it may share a name with an option of the command's own), a name no option of the command has."""
+    renamed = play and config_type.play_flag(name) != flag_of(config_type, name, play=False)
+    return f"field:{name}" if renamed else name
 
 
 def add_config_flags(parser: argparse.ArgumentParser, config_type: type[RunSettings], *, play: bool) -> None:

@@ -17,10 +17,10 @@ import pytest
 
 from wason.core import registry, session
 from wason.core.family import EpisodeContext, Family, RunSettings
+from wason.core.leaks import leaves
 from wason.core.public import public_config
 from wason.core.session import to_json
 from wason.store import Store
-from wason.testing.contract import MAX_TEXT, leaves
 
 SEED = 7305193
 """A seed no page shows by chance."""
@@ -38,7 +38,7 @@ DRAWN: dict[str, dict[str, Any]] = {
     "dynamic-picnic": {},
     "lab": {"n": 3},
 }
-MIN_TEXT = MAX_TEXT
+MIN_TEXT = 8
 """Hidden strings shorter than this are not looked for (``L1``, ``7``: they appear everywhere by chance)."""
 MIN_NUMBER = 100_000
 """Hidden numbers smaller than this are not looked for either."""
@@ -78,7 +78,7 @@ def _secrets(store: Store, family: Family[Any], episode_id: int, seen: str) -> d
     if len(episode.item_key) >= 5:
         out[episode.item_key] = "the item key"
     hidden = {k: v for k, v in episode.item.items() if k not in family.public(episode.item)}
-    for text in leaves(hidden):
+    for text in leaves(hidden, min_text=MIN_TEXT, min_number=MIN_NUMBER):
         if text not in seen and json.dumps(text)[1:-1] not in seen:
             out[text] = "a hidden value of the item"
     run_config = store.get_run(episode.run_id).config
