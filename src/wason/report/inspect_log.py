@@ -40,7 +40,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wason.core.records import TRUNCATED_FINISH_REASONS, EpisodeRow, RunRow, run_label
+from wason.core.labels import run_label
+from wason.core.records import TRUNCATED_FINISH_REASONS, EpisodeRow, RunRow
 from wason.store import Store
 
 if TYPE_CHECKING:

@@ -16,7 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from wason.core import registry
-from wason.core.records import Rate, RunRow, played, played_settings, player_name
+from wason.core.labels import played, played_settings
+from wason.core.records import Rate, RunRow, player_name
 from wason.store import RunBusy, Store, StoreError
 
 __all__ = [

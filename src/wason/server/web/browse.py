@@ -34,8 +34,9 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from wason.core import registry
 from wason.core.family import Family
+from wason.core.labels import run_label
 from wason.core.public import GAME_OVER, HIDDEN, public_episode, public_run
-from wason.core.records import EpisodeRow, Rate, RunRow, calls_note, rate_text, run_label
+from wason.core.records import EpisodeRow, Rate, RunRow, calls_note, rate_text
 from wason.core.results import Transcript, end_reason_text, yes_no
 from wason.engine import baselines_of
 from wason.report.render import results_html

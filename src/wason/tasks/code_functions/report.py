@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from wason.core.family import RunReader
+from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
     EpisodeRow,
@@ -32,7 +33,6 @@ from wason.core.results import (
     episode_outcome,
     named_runs,
     player_message,
-    results_title,
     yes_no,
 )
 
@@ -43,7 +43,7 @@ SOLVER_LEGEND = (
     "cannot say)."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 JUDGE_NAMES = {"predicate": "Code *", "quiz": "Quiz", "llm": "LLM judge"}
 JUDGE_LEGENDS = {

@@ -24,8 +24,9 @@ from pydantic import BaseModel, ConfigDict
 
 from wason.core.family import Item, RunReader
 from wason.core.game import Malformed, Outcome
+from wason.core.labels import results_title
 from wason.core.records import RunReport, run_header
-from wason.core.results import Cell, Column, Results, Table, results_title
+from wason.core.results import Cell, Column, Results, Table
 from wason.tasks.code_functions.grammar import balance
 from wason.tasks.code_functions.protocol import load_text
 from wason.tasks.code_functions.translate import split_functions, translate_function

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from wason.core.family import RunReader
 from wason.core.game import VOID
+from wason.core.labels import results_title
 from wason.core.records import (
     SOLVER_LABEL,
     CallTotals,
@@ -39,7 +40,6 @@ from wason.core.results import (
     Transcript,
     episode_outcome,
     player_message,
-    results_title,
 )
 from wason.core.results import Mean as ResultMean
 from wason.metrics.rates import mean_present, t_quantile
@@ -51,7 +51,7 @@ SOLVER_LEGEND = (
     "(bench/bench_lab.py), a reference for what the budget allows, not a ceiling of reasoning."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 CURVE_POINTS = (0, 5, 10, 20, 40)
 """Experiments at which table 2 reads the curves (and the budget)."""

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 
 from wason.core.family import RunReader
+from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
     EpisodeRow,
@@ -28,7 +29,6 @@ from wason.core.results import (
     Transcript,
     end_reason_text,
     player_message,
-    results_title,
     run_notes,
     yes_no,
 )
@@ -41,7 +41,7 @@ SOLVER_LEGEND = (
     "had never seen (measured once)."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 class ListsNumbers(BaseModel):

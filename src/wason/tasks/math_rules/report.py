@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from wason.core.family import RunReader
+from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
     EpisodeRow,
@@ -30,7 +31,6 @@ from wason.core.results import (
     episode_outcome,
     named_runs,
     player_message,
-    results_title,
     votes_text,
     yes_no,
 )
@@ -41,7 +41,7 @@ SOLVER_LEGEND = (
     "seeded games at each level; fifteen terms pin a rule of that grammar almost always."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 JUDGE_NAMES = {"expression": "expression (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
 JUDGE_SHORT = {"expression": "Code", "quiz": "Quiz", "llm": "LLM judge"}

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wason.core.family import RunReader
+from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
     EpisodeRow,
@@ -29,7 +30,6 @@ from wason.core.results import (
     episode_outcome,
     named_runs,
     player_message,
-    results_title,
     votes_text,
     yes_no,
 )
@@ -40,7 +40,7 @@ SOLVER_LEGEND = (
     "each level at the default settings, and 86-92% with one move only (--max-turns 1)."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
