@@ -27,9 +27,10 @@ def label_fields(task: str) -> Sequence[str] | None:
     """The configuration fields that name what a run of family ``task`` played (its
     ``RunSettings.label_fields``), or None where the family cannot be loaded."""
     try:
-        return get(task).config_type.label_fields
+        fields: Sequence[str] = get(task).config_type.label_fields
     except (UnknownFamily, FamilyLoadError):
         return None
+    return fields
 
 
 def played_settings(run: RunRow) -> list[tuple[str, str]]:

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from wason.sandbox.language import GuessRejected
 from wason.sandbox.pyast import parse
+from wason.sandbox.rejected import GuessRejected
 
 MAX_WORD_SOURCE_CHARS = 1000
 """Longest accepted predicate text; checked before parsing."""

@@ -42,7 +42,7 @@ from wason.engine import baselines_of
 from wason.report.render import results_html
 from wason.report.tables import results_of
 from wason.server import offload
-from wason.server.web import render
+from wason.server.web.pages import render
 from wason.store import Store, StoreError
 from wason.store.search import MAX_QUERY_CHARS, action_values, check_query, snippet
 

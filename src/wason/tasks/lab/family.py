@@ -21,6 +21,7 @@ from wason.core.family import (
     check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
+from wason.tasks.lab.drawing import generate
 from wason.tasks.lab.game import (
     MAX_BUDGET,
     MAX_PER_TURN,
@@ -33,15 +34,7 @@ from wason.tasks.lab.game import (
     Request,
 )
 from wason.tasks.lab.laws import Value
-from wason.tasks.lab.world import (
-    BUDGETS,
-    GENERATOR,
-    GENERATOR_VERSION,
-    PRESETS,
-    Domain,
-    DomainParams,
-    generate,
-)
+from wason.tasks.lab.world import BUDGETS, GENERATOR, GENERATOR_VERSION, PRESETS, Domain, DomainParams
 
 MAX_N = 1_000
 """The most domains of a run: each is drawn and checked to be identifiable, up to 0.5 s a hard one."""

@@ -377,7 +377,7 @@ class WiltFamily(Family[WiltRunConfig]):
         from wason.tasks.wilt.solver_player import WiltSolverPlayer
 
         if config.protocol == "single":
-            from wason.tasks.wilt.single import SingleSolverPlayer
+            from wason.tasks.wilt.solver_player import SingleSolverPlayer
 
             return SingleSolverPlayer(max_tests=config.max_tests)
         if config.protocol == "testswap":
