@@ -15,7 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from wason.cli.version import version_line
+from wason.core import registry
 from wason.failures import ExternalFailure
+from wason.redaction import redact
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -114,8 +117,6 @@ class _Parser(argparse.ArgumentParser):
 
 def _top_parser() -> tuple[_Parser, Any]:
     """The ``wason`` parser without its commands, and the subparsers they are added to."""
-    from wason.cli.version import version_line
-
     parser = _Parser(prog="wason", description="Measure whether language models can do science.")
     parser.add_argument("--version", action="version", version=version_line())
     return parser, parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -125,8 +126,6 @@ def _top_help() -> str | None:
     """What ``wason --help`` prints, from the commands' and the built-in families' help lines alone (0.05 s,
     where building every command's parser imports every family, 0.8 s); None when a family outside
     :mod:`wason.tasks` is known (a plugin, or one registered in this process), whose line needs it loaded."""
-    from wason.core import registry
-
     family_commands = registry.command_lines()
     if family_commands is None:
         return None
@@ -197,15 +196,12 @@ def _console() -> Console:
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     if given == ["--version"]:  # answered before anything is imported (the parser says the same)
-        from wason.cli.version import version_line
-
         print(version_line())
         return 0
     if given in (["--help"], ["-h"]) and (text := _top_help()) is not None:  # the same, without the families
         sys.stdout.write(text)
         return 0
     from wason.cli.common import _db_reason, _keep_undecodable_input, _not_text, _one_line, _reasons
-    from wason.redaction import redact
 
     _keep_undecodable_input()
     try:
@@ -228,8 +224,6 @@ def main(argv: list[str] | None = None) -> int:
         command = COMMANDS.get(args.command)
         if command is not None:
             return command.run(args, _console())
-        from wason.core import registry
-
         return registry.get(args.command).run_command(args, print)  # a family's own command
     except UnicodeError as exc:  # text that is not UTF-8 reached an encoder (an argument, a line read)
         print(f"wason: error: {_not_text(exc)}", file=sys.stderr)

@@ -15,10 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from wason.core import registry
 from wason.core.family import Family, RunSettings, field_range, own_fields, refusal
 
-if TYPE_CHECKING:  # the store, rich and pydantic's errors are imported where used (start-up, issue 39)
+if TYPE_CHECKING:  # the store and rich are imported where used (start-up, issue 39)
     from pydantic.fields import FieldInfo
     from rich.console import Console
 
@@ -208,8 +210,6 @@ def _db_reason(exc: Exception) -> str:
 
 
 def _reasons(exc: Exception) -> str:
-    from pydantic import ValidationError
-
     if isinstance(exc, ValidationError):  # keep only the reasons, naming the field
         return refusal(exc)
     return str(exc)

@@ -21,8 +21,11 @@ from typing import Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     SerializerFunctionWrapHandler,
+    Tag,
+    TypeAdapter,
     ValidationError,
     model_serializer,
 )
@@ -428,8 +431,6 @@ class ActionCodec:
         self, *kinds: type[Any], hooks: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None
     ) -> None:
         from typing import Annotated, Union
-
-        from pydantic import Discriminator, Tag, TypeAdapter
 
         self.kinds = {k.__name__: k for k in (*kinds, Malformed)}
         self.hooks = dict(hooks or {})

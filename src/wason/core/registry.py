@@ -20,6 +20,8 @@ import sys
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
+from wason.tasks import BUILTIN, COMMANDS
+
 if TYPE_CHECKING:
     from wason.core.family import Family
 
@@ -40,8 +42,6 @@ _scanned: tuple[tuple[str, ...], dict[str, Any]] | None = None
 
 
 def _builtin() -> dict[str, str]:
-    from wason.tasks import BUILTIN
-
     return dict(BUILTIN)
 
 
@@ -166,7 +166,6 @@ def command_lines() -> dict[str, str] | None:
     loaded to say)."""
     if not only_builtin():
         return None
-    from wason.tasks import COMMANDS
 
     return dict(COMMANDS)
 

@@ -26,9 +26,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wason.core import registry
+from pydantic import ValidationError
+
+from wason.cli import family_fields, main
+from wason.core import registry, session
 from wason.core.family import REPORT_HOOKS, Family, Item, RunSettings, endpoint_fields, model_fields
 from wason.core.game import PLAYER_METRICS
+from wason.core.public import public_config
+from wason.core.records import RunReport
+from wason.core.results import Results, Transcript
+from wason.core.session import to_json
+from wason.players.scripted import ScriptedPlayer
 
 if TYPE_CHECKING:
     from wason.store import Store
@@ -250,8 +258,6 @@ def _render(renderable: Any, width: int = 160) -> str:
 
 def _flags(config_type: type[RunSettings], *, play: bool = False) -> set[str]:
     """The flags the command line derives from a configuration's own fields."""
-    from wason.cli import family_fields
-
     out = set()
     for name, info in family_fields(config_type, play=play).items():
         flag = config_type.flag_names.get(name, name).replace("_", "-")
@@ -381,10 +387,6 @@ class _Checker:
         assert kind.model_validate_json(config.model_dump_json()) == config, "model_validate_json differs"
 
     def config_errors_name_the_field(self) -> None:
-        from pydantic import ValidationError
-
-        from wason.cli import family_fields
-
         self.need("config")
         assert self.config is not None
         kind = self.family.config_type
@@ -447,7 +449,6 @@ class _Checker:
     # -- c. a run in one go -----------------------------------------------------------------------------------
     def play_in_one_go(self) -> None:
         from wason.engine import create_run, execute_run, solver_player_factory
-        from wason.players.scripted import ScriptedPlayer
         from wason.store import Store
 
         self.need("config")
@@ -483,8 +484,6 @@ class _Checker:
         self.run_id = run_id
 
     def actions_round_trip(self) -> None:
-        from wason.core.session import to_json
-
         self.need("run")
         assert self.store is not None and self.run_id is not None
         codec = self.family.actions
@@ -520,8 +519,6 @@ class _Checker:
         return f"{module.__name__}:{attr}"
 
     def sessions_half_here(self) -> None:
-        from wason.core import session
-
         self.need("run")
         family, store, config = self.family, self.store, self.config
         assert store is not None and self.run_id is not None and config is not None
@@ -558,8 +555,6 @@ class _Checker:
         """What a client reads of a session now through the family's own code: the play page's form (at the
         start it is the game's instructions, which count as shown), its history, and the run's reports as the
         server draws them while a game is on (from the public part of its episodes and configuration)."""
-        from wason.core import session
-
         family, store = self.family, self.store
         assert store is not None
         texts: list[str] = []
@@ -588,8 +583,6 @@ class _Checker:
         return texts[0], texts[1:]
 
     def sessions_across_processes(self) -> None:
-        from wason.core import session
-
         self.need("run")
         assert self.sessions, "no session was played half-way"
         store = self.store
@@ -646,8 +639,6 @@ class _Checker:
 
     # -- e. leaks -----------------------------------------------------------------------------------------------
     def no_leaks(self) -> None:
-        from wason.core.public import public_config
-
         self.need("sessions")
         family, store = self.family, self.store
         assert store is not None
@@ -683,8 +674,6 @@ class _Checker:
 
     def _secrets(self, session_id: int, seen: str) -> dict[str, str]:
         """What must not be read of a game that is not over: ``{text: what it is}``."""
-        from wason.core.public import public_config
-
         assert self.store is not None
         episode = self.store.get_episode(session_id)
         out: dict[str, str] = {}
@@ -716,8 +705,6 @@ class _Checker:
 
     # -- f. reports -------------------------------------------------------------------------------------------
     def reports_render(self) -> None:
-        from wason.core.records import RunReport
-        from wason.core.results import Results, Transcript
         from wason.report.render import transcript_terminal
         from wason.report.tables import episode_json, report_json, report_tables
 
@@ -792,8 +779,6 @@ class _Checker:
 
     # -- g. the command line ----------------------------------------------------------------------------------
     def command_line(self) -> None:
-        from wason.cli import main
-
         family = self.family
 
         def call(args: list[str]) -> tuple[int, str, str]:

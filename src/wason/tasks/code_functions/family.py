@@ -35,7 +35,9 @@ from wason.core.family import (
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.moves import Command, give_up, yes_no_quiz
-from wason.core.records import RunReport
+from wason.core.records import CallContext, RunReport
+from wason.judges import majority_vote
+from wason.sandbox import GuessRejected, compile_word_rule
 from wason.tasks.code_functions.game import (
     MAX_MORE,
     MAX_QUIZ,
@@ -247,8 +249,6 @@ class CodeFunctionsConfig(JudgedSettings):
 def load_rules_file(path: str) -> list[Rule]:
     """Rules from a JSONL file (one rule a line: ``source``, optional ``text``, ``level``, ``key``); each is
     compiled in the word language first. Errors name the file and line."""
-    from wason.sandbox import GuessRejected, compile_word_rule
-
     p = Path(path)
     try:
         with p.open("rb") as handle:
@@ -326,8 +326,6 @@ def _llm_judge(config: CodeFunctionsConfig, context: EpisodeContext, item: Mappi
             raise OracleUnavailable("this game asks the LLM judge, and no model is attached to it here")
 
         return unavailable
-    from wason.core.records import CallContext
-    from wason.judges import majority_vote
     from wason.tasks.code_functions.judge import read_judge_reply
     from wason.tasks.code_functions.protocol import judge_messages
 

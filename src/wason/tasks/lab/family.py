@@ -21,7 +21,7 @@ from wason.core.family import (
     check_episodes,
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
-from wason.tasks.lab.drawing import generate
+from wason.core.records import CallContext
 from wason.tasks.lab.game import (
     MAX_BUDGET,
     MAX_PER_TURN,
@@ -186,6 +186,8 @@ class LabRunConfig(JudgedSettings):
             raise ValueError(str(exc)) from None
 
     def items(self) -> list[Item]:
+        from wason.tasks.lab.drawing import generate  # draws with the learner
+
         out = []
         for k in range(1, self.n + 1):
             domain = generate(self.domain_params(), f"{self.seed}|{k}")
@@ -197,6 +199,8 @@ class LabRunConfig(JudgedSettings):
     def item_at(self, index: int) -> Item:
         """``items()[index]`` alone: it draws one domain, not ``n``."""
         k, trial = divmod(index, self.trials)
+        from wason.tasks.lab.drawing import generate  # draws with the learner
+
         domain = generate(self.domain_params(), f"{self.seed}|{k + 1}")
         return self._item(k + 1, trial + 1, public_lab(domain), hidden_part(domain))
 
@@ -454,7 +458,6 @@ def _judge(config: LabRunConfig, context: EpisodeContext, item: Mapping[str, Any
             )
 
         return unavailable
-    from wason.core.records import CallContext
     from wason.tasks.lab.judge import ReportJudge
 
     call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))

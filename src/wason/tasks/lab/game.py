@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from wason.core.game import Malformed, Outcome
 from wason.tasks.lab.laws import Thing, Value, apply, format_law, same_value
 from wason.tasks.lab.laws import number_right as number_right
-from wason.tasks.lab.learner import curve, curves, reduction_curve
+from wason.tasks.lab.theory import TheoryError, equivalence, probe_set, read_theory
 from wason.tasks.lab.world import Domain, Trial, fresh_thing, trials
 
 MAX_OBJECTS = 40
@@ -575,7 +575,6 @@ class LabGame:
         text = (self.answer.theory if self.answer is not None else "").strip()
         if not text:
             return out
-        from wason.tasks.lab.theory import TheoryError, equivalence, probe_set, read_theory
 
         out["theory"] = text[:MAX_TEXT]
         try:
@@ -616,6 +615,8 @@ class LabGame:
             "laws": [format_law(law) for law in self.domain.laws],
             "history": self.history,
         }
+        from wason.tasks.lab.learner import curves, reduction_curve  # the learner: off the family's load path
+
         if self.config.curve:
             tol = self.config.tolerance
             # the learner's accuracy on the test, and the share of its wrong hypotheses ruled out (one pass)
@@ -668,4 +669,6 @@ def random_curve(
     domain: Domain, budget: int, test: Sequence[Trial], tolerance: float, seed: str | int
 ) -> list[float]:
     """:func:`curve` for a random-experiment design of ``budget`` experiments (:func:`random_history`)."""
+    from wason.tasks.lab.learner import curve
+
     return curve(domain, random_history(domain, budget, seed), test, tolerance)

@@ -43,7 +43,8 @@ from wason.core.results import (
 )
 from wason.core.results import Mean as ResultMean
 from wason.metrics.rates import mean_present, t_quantile
-from wason.tasks.lab.laws import Value, format_value
+from wason.tasks.lab.laws import Value, format_value, same_value
+from wason.tasks.lab.world import BUDGETS, Domain, Trial
 
 SOLVER_LEGEND = (
     "the ideal scientist over the law grammar (docs/lab.md), choosing each experiment by expected "
@@ -322,7 +323,6 @@ def _budget(data: Mapping[str, Any]) -> int:
     budget = data["config"].get("budget")
     if isinstance(budget, int):
         return budget
-    from wason.tasks.lab.world import BUDGETS
 
     return int(BUDGETS.get(str(data["config"].get("difficulty", "easy")), 20))
 
@@ -567,9 +567,6 @@ def _prediction(p: Mapping[str, Any] | None) -> str:
 
 def _truths(domain_json: Any, trials: Sequence[Mapping[str, Any]]) -> list[str | None]:
     """What each test experiment really changes (None where the domain cannot be read)."""
-    from wason.tasks.lab.laws import same_value
-    from wason.tasks.lab.world import Domain, Trial
-
     try:
         domain = Domain.from_json(domain_json)
         tests = [Trial.from_json(t) for t in trials]

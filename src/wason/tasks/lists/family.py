@@ -31,6 +31,8 @@ from wason.core.family import (
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.moves import Command, form_moves, yes_no_quiz
+from wason.core.records import CallContext
+from wason.judges.llm import LLMJudge, LLMLabeller
 from wason.tasks.lists.game import (
     MAX_QUIZ,
     MAX_ROUNDS,
@@ -612,8 +614,6 @@ def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str,
         # A stored game restored where no model is at hand: its turns carry what the oracles said; a new
         # action that needs them fails as an outside failure, with the reason.
         return (_unavailable if wanted[0] else None), (_unavailable if wanted[1] else None)
-    from wason.core.records import CallContext
-    from wason.judges.llm import LLMJudge, LLMLabeller
     from wason.tasks.lists.protocol import (
         format_cases_for_labeller,
         load_analysis_prompt,

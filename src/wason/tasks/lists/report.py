@@ -34,6 +34,7 @@ from wason.core.results import (
 )
 from wason.metrics.rates import mean_present
 from wason.tasks.lists.game import PRIMARY_ORDER
+from wason.tasks.lists.protocol import render_initial_prompt
 
 SOLVER_LEGEND = (
     "the list scientist of docs/solver.md (List rules), a strong reference and not a ceiling: it states 10 "
@@ -421,8 +422,6 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
     """One episode as a conversation: the first message (whole: the renderer folds it; its example lists stay in
     view as a note), each reply and what the harness said, the judges' verdicts and how it ended."""
-    from wason.tasks.lists.protocol import render_initial_prompt
-
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     examples = item.get("examples") or []

@@ -20,6 +20,7 @@ from wason.core.family import (
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.moves import Command, give_up
+from wason.core.records import CallContext
 from wason.tasks.math_rules.config import MAX_N as MAX_N
 from wason.tasks.math_rules.config import MAX_RULE_FILE as MAX_RULE_FILE
 from wason.tasks.math_rules.config import PUBLISHED_MAX_TURNS as PUBLISHED_MAX_TURNS
@@ -288,7 +289,6 @@ def _judge(config: MathRunConfig, context: EpisodeContext, item: Mapping[str, An
             raise OracleUnavailable("this game asks an LLM judge, and no model is attached to it here")
 
         return unavailable
-    from wason.core.records import CallContext
     from wason.tasks.math_rules.judge import MathJudge
 
     call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))

@@ -16,6 +16,7 @@ from wason.core.family import (
 )
 from wason.core.game import ExternalFailure, Game, Player, TextProtocol
 from wason.core.moves import Command, give_up
+from wason.core.records import CallContext
 from wason.tasks.picnic.config import GENERATOR as GENERATOR
 from wason.tasks.picnic.config import JUDGES as JUDGES
 from wason.tasks.picnic.config import MAX_N as MAX_N
@@ -198,7 +199,6 @@ def _judge(config: PicnicRunConfig, context: EpisodeContext, item: Mapping[str, 
             raise OracleUnavailable("this game asks an LLM judge, and no model is attached to it here")
 
         return unavailable
-    from wason.core.records import CallContext
     from wason.tasks.picnic.judge import llm_verdict
 
     call = CallContext(run_id=context.run_id, episode_id=context.episode_id, sample=_sample(item))
