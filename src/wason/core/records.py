@@ -597,3 +597,7 @@ class RunReport(BaseModel):
         if isinstance(data, dict) and "baselines" in data and data["baselines"] is None:
             del data["baselines"]
         return data
+
+
+def _planted() -> None:
+    from wason.core.registry import get  # noqa: F401
