@@ -597,7 +597,3 @@ class RunReport(BaseModel):
         if isinstance(data, dict) and "baselines" in data and data["baselines"] is None:
             del data["baselines"]
         return data
-
-
-def _planted() -> None:
-    from wason.core.registry import get  # noqa: F401
