@@ -1,6 +1,6 @@
 """The lab's reference solver against the random-experiment design, played through ``LabGame`` (no engine).
 
-For each difficulty, ``--n`` domains (``world.generate(PRESETS[d], seed)``, seeds 0..n-1), each played by the
+For each difficulty, ``--n`` domains (``drawing.generate(PRESETS[d], seed)``, seeds 0..n-1), each played by the
 solver with the ``information`` design and with the ``random`` design, budget ``world.BUDGETS[d]``. Prints per
 design: the mean prediction accuracy on the test, the exact-theory rate (the stated theory predicts every one of
 200 wide probe experiments exactly as the hidden laws do), the share of games the learner calls identified, the
@@ -9,7 +9,7 @@ experiments of that design).
 
 ``--identify N``: only the information design on N domains per difficulty; counts the domains whose laws the
 solver identifies exactly within the budget and, for the others, the kinds of the laws it got wrong (a
-threshold, a conditional law, ...): what ``world.identifiability_problems`` lets through.
+threshold, a conditional law, ...): what ``drawing.identifiability_problems`` lets through.
 
     python bench/bench_lab.py [--n 50] [--difficulty easy,medium,hard] [--seed 0]
     python bench/bench_lab.py --identify 1000 [--difficulty hard] [--budget 500] [--create]
@@ -25,12 +25,13 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
+from wason.tasks.lab.drawing import generate
 from wason.tasks.lab.game import LabConfig, LabGame
 from wason.tasks.lab.grammar import kind_of
 from wason.tasks.lab.laws import Law
 from wason.tasks.lab.learner import curve
 from wason.tasks.lab.solver import LabSolverPlayer
-from wason.tasks.lab.world import BUDGETS, PRESETS, Domain, generate, trials
+from wason.tasks.lab.world import BUDGETS, PRESETS, Domain, trials
 
 
 @dataclass(frozen=True)

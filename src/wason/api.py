@@ -23,7 +23,7 @@ from wason.core.family import RunSettings
 from wason.engine import baselines_of, check_constrain, play_run
 from wason.models.base import GenerationParams
 from wason.models.spec import DEFAULT_MODEL, LOCAL_DEFAULT_MAX_TOKENS
-from wason.report.export import frame, table_rows
+from wason.report.export import frame, require_pandas, table_rows
 from wason.report.runs import RunFilter
 from wason.store import Store
 
@@ -272,8 +272,6 @@ def scores_frame(store: Store, run_ids: Sequence[int], *, baselines: bool = Fals
     Example:
         >>> wason.scores_frame(store, [3, 4], baselines=True)  # doctest: +SKIP
     """
-    from wason.report.export import require_pandas
-
     pd = require_pandas()
     ids: list[int] = []
     for run_id in dict.fromkeys(run_ids):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from wason import __version__  # the package is imported before this module anyway
+
 
 def version() -> str:
     """The installed distribution's version (the package's own when run from a source tree)."""
@@ -11,6 +13,4 @@ def version() -> str:
     try:
         return installed("wason")
     except PackageNotFoundError:  # run from a source tree that was not installed
-        from wason import __version__
-
         return __version__

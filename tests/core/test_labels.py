@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from wason.core import registry
-from wason.core.records import RunRow, played, run_label
+from wason.core.labels import played, run_label
+from wason.core.records import RunRow
 from wason.report.runs import key_setting
 
 

@@ -15,7 +15,7 @@ from rich.console import Console
 from tests.conftest import FakeModel, wilt_script_reply
 from wason.cli import main
 from wason.core import registry
-from wason.core.records import family_solver_legend
+from wason.core.labels import family_solver_legend
 from wason.engine import create_run, execute_run, llm_player_factory, run_baseline, solver_player_factory
 from wason.models.base import ChatMessage, GenerationParams, ModelResponse
 from wason.models.client import ModelClient

@@ -15,7 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from wason.cli.version import version_line
+from wason.core import registry
 from wason.failures import ExternalFailure
+from wason.redaction import redact
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -115,8 +118,6 @@ class _Parser(argparse.ArgumentParser):
 
 def _top_parser() -> tuple[_Parser, Any]:
     """The ``wason`` parser without its commands, and the subparsers they are added to."""
-    from wason.cli.version import version_line
-
     parser = _Parser(prog="wason", description="Measure whether language models can do science.")
     parser.add_argument("--version", action="version", version=version_line())
     return parser, parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -243,15 +244,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wason: error: {exc}", file=sys.stderr)
             return 2
     if given == ["--version"]:  # answered before anything is imported (the parser says the same)
-        from wason.cli.version import version_line
-
         print(version_line())
         return 0
     if given in (["--help"], ["-h"]):  # the parser's help, without building it
         sys.stdout.write(_top_help())
         return 0
     from wason.cli.common import _db_reason, _keep_undecodable_input, _not_text, _one_line, _reasons
-    from wason.redaction import redact
 
     _keep_undecodable_input()
     try:
@@ -274,8 +272,6 @@ def main(argv: list[str] | None = None) -> int:
         command = COMMANDS.get(args.command)
         if command is not None:
             return command.run(args, _console())
-        from wason.core import registry
-
         return registry.get(args.command).run_command(args, print)  # a family's own command
     except UnicodeError as exc:  # text that is not UTF-8 reached an encoder (an argument, a line read)
         print(f"wason: error: {_not_text(exc)}", file=sys.stderr)

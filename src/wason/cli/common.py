@@ -245,6 +245,7 @@ def _db_reason(exc: Exception) -> str:
 
 
 def _reasons(exc: Exception) -> str:
+    """An error's reasons in one line: a configuration's, each naming its field."""
     from pydantic import ValidationError
 
     from wason.core.family import refusal

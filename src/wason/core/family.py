@@ -22,8 +22,11 @@ from typing import Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     SerializerFunctionWrapHandler,
+    Tag,
+    TypeAdapter,
     ValidationError,
     model_serializer,
     model_validator,
@@ -31,7 +34,10 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 from wason.core.game import VOID, Game, Malformed, Player, TextProtocol
-from wason.core.moves import Command, form_moves
+from wason.core.moves import Command, TerminalPlayer, form_moves
+from wason.core.moves import FormField as FormField
+from wason.core.moves import FormMove as FormMove
+from wason.core.moves import WebForm as WebForm
 from wason.core.records import (
     CallContext,
     EpisodeRow,
@@ -42,6 +48,7 @@ from wason.core.records import (
     Score,
     run_header,
     series_names,
+    to_json,
 )
 from wason.core.results import (
     Message,
@@ -52,8 +59,8 @@ from wason.core.results import (
     episode_summary,
     episode_title,
     player_message,
-    results_title,
     run_notes,
+    run_title,
     score_table,
 )
 from wason.models.base import ChatMessage, GenerationParams, Model, ModelResponse
@@ -319,7 +326,7 @@ class RunSettings(BaseModel):
     # public_fields is not empty): None is undeclared; a family whose item set no field chooses declares frozenset()
     item_fields: ClassVar[frozenset[str] | None] = None
     # the fields that name what a run plays, shown in its label after the family's name (``game:L3``; a list
-    # joined with ``,``, several fields with ``:``; wason.core.records.run_label)
+    # joined with ``,``, several fields with ``:``; wason.core.labels.run_label)
     label_fields: ClassVar[tuple[str, ...]] = ("split",)
     # flag names that differ from the field's name (``rules_file`` -> ``--rules``)
     flag_names: ClassVar[Mapping[str, str]] = {}
@@ -527,8 +534,6 @@ class ActionCodec:
     ) -> None:
         from typing import Annotated, Union
 
-        from pydantic import Discriminator, Tag, TypeAdapter
-
         self.kinds = {k.__name__: k for k in (*kinds, Malformed)}
         self.hooks = dict(hooks or {})
         tagged = tuple(Annotated[k, Tag(k.__name__)] for k in self.kinds.values())
@@ -625,55 +630,6 @@ class GameApi(ABC):
             The text, or None for the ``system_message`` of the last view.
         """
         return None
-
-
-@dataclass(frozen=True)
-class FormField:
-    """One input of a move in the web page's form.
-
-    Attributes:
-        name: the key its value arrives under in :meth:`Family.web_move`.
-        label: what the page shows beside it.
-        kind: ``text`` (one line), ``number`` (a whole number) or ``textarea`` (several lines; Enter submits,
-            Shift+Enter starts a new line).
-        placeholder: an example value shown greyed out.
-        value: the value the field starts with.
-        cells: in a move shown as a table (:attr:`FormMove.columns`), the row's cells between the label (the
-            first column) and the input (the last); a field without cells is shown under the table.
-    """
-
-    name: str
-    label: str
-    kind: Literal["text", "number", "textarea"] = "text"
-    placeholder: str = ""
-    value: str = ""
-    cells: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class FormMove:
-    """One kind of move a person can make on the web page: its fields and its button. With ``columns`` (the
-    table's headings: the label's, the cells', the input's) the fields that have cells are rows of a table."""
-
-    name: str
-    label: str
-    fields: tuple[FormField, ...] = ()
-    hint: str = ""
-    columns: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class WebForm:
-    """What the web page offers a person at one point of a game.
-
-    Attributes:
-        prompt: what the player reads now, as text (instructions at the start, the game's answer later);
-            never the hidden rule before the game ends.
-        moves: the moves open now, the first one focused when the page opens.
-    """
-
-    prompt: str
-    moves: tuple[FormMove, ...]
 
 
 REPLY_MOVE = FormMove(
@@ -838,7 +794,11 @@ class Family(ABC, Generic[C]):
             for name, run in zip(series_names(runs), runs, strict=True)
         ]
         table = score_table("scores", self.title, "Player", rows)
-        return Results(title=results_title(runs[0]), tables=[table], notes=run_notes(store, run_ids[0]))
+        return Results(
+            title=run_title(runs[0], self.config_type.label_fields),
+            tables=[table],
+            notes=run_notes(store, run_ids[0]),
+        )
 
     def report_json(self, store: RunReader, run_ids: Sequence[int]) -> RunReport:
         """The typed report of ``wason show RUN --json`` (and the web pages): the first run's header, its
@@ -963,8 +923,6 @@ class Family(ABC, Generic[C]):
         :meth:`terminal_text` and reads the moves as typed commands."""
         if not self.playable or not self.moves(config, item, None):
             return None
-        from wason.core.moves import TerminalPlayer
-
         return TerminalPlayer(
             lambda observation, turn: self.moves(config, item, observation),
             lambda observation, turn: self.terminal_text(config, item, observation, turn),
@@ -1025,8 +983,6 @@ class Family(ABC, Generic[C]):
         (:meth:`moves`); where the family declares no moves of its own, after the game API's a free-text reply
         read by the protocol."""
         if self.wording is not None:  # a person reads plain words, not the published model texts
-            from wason.core.session import to_json  # the observation as it is stored
-
             words = importlib.import_module(self.wording)
             seen = to_json(observation)
             prompt = words.intro(seen) if turn == 0 else words.answer(seen)

@@ -9,6 +9,9 @@ A family lists the moves open at each point of a game as :class:`Command` object
 - :meth:`Family.web_form <wason.core.family.Family.web_form>` and ``web_move`` build the web page's form from
   it (:func:`form_moves`) and read what it sends with the same ``make``;
 - :func:`describe_moves` lists the moves and the action JSON each makes, for ``wason session moves``.
+
+The web form's data (:class:`WebForm`, :class:`FormMove`, :class:`FormField`) is defined here, below the family
+contract that returns it (:mod:`wason.core.family` names them too).
 """
 
 from __future__ import annotations
@@ -18,16 +21,19 @@ import re
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from wason.core.game import Move, PlayerLeft
 
 if TYPE_CHECKING:
-    from wason.core.family import ActionCodec, FormField, FormMove, PlayIO
+    from wason.core.family import ActionCodec, PlayIO
 
 __all__ = [
     "Command",
+    "FormField",
+    "FormMove",
     "TerminalPlayer",
+    "WebForm",
     "action_error",
     "describe_moves",
     "form_moves",
@@ -40,6 +46,55 @@ _SPLIT = re.compile(r"[\s,()\[\]]+")
 _HELP_WORDS = frozenset({"help", "h", "?"})
 _HISTORY_WORDS = frozenset({"history", "hist"})
 _QUIT_WORDS = frozenset({"quit", "exit", "q"})
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One input of a move in the web page's form.
+
+    Attributes:
+        name: the key its value arrives under in :meth:`Family.web_move <wason.core.family.Family.web_move>`.
+        label: what the page shows beside it.
+        kind: ``text`` (one line), ``number`` (a whole number) or ``textarea`` (several lines; Enter submits,
+            Shift+Enter starts a new line).
+        placeholder: an example value shown greyed out.
+        value: the value the field starts with.
+        cells: in a move shown as a table (:attr:`FormMove.columns`), the row's cells between the label (the
+            first column) and the input (the last); a field without cells is shown under the table.
+    """
+
+    name: str
+    label: str
+    kind: Literal["text", "number", "textarea"] = "text"
+    placeholder: str = ""
+    value: str = ""
+    cells: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FormMove:
+    """One kind of move a person can make on the web page: its fields and its button. With ``columns`` (the
+    table's headings: the label's, the cells', the input's) the fields that have cells are rows of a table."""
+
+    name: str
+    label: str
+    fields: tuple[FormField, ...] = ()
+    hint: str = ""
+    columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class WebForm:
+    """What the web page offers a person at one point of a game.
+
+    Attributes:
+        prompt: what the player reads now, as text (instructions at the start, the game's answer later);
+            never the hidden rule before the game ends.
+        moves: the moves open now, the first one focused when the page opens.
+    """
+
+    prompt: str
+    moves: tuple[FormMove, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,8 +154,6 @@ class Command:
 
     def form(self) -> FormMove:
         """The web form's move."""
-        from wason.core.family import FormMove
-
         return FormMove(self.name, self.label, self.fields, self.web_hint or self.hint)
 
 
@@ -134,7 +187,6 @@ def yes_no_quiz(
 ) -> Command:
     """The move of a quiz that asks yes or no of each of ``labels`` (a field each); its action is ``kind`` of
     the answers, and an answer it cannot read names its ``what`` and number ("word 2: answer yes or no")."""
-    from wason.core.family import FormField
 
     def make(values: Mapping[str, str]) -> Any:
         answers: list[bool] = []

@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from wason.core.family import Family, RunSettings
 from wason.core.records import EpisodeRow, RunRow
-
-if TYPE_CHECKING:
-    from wason.core.family import Family
 
 GAME_OVER = frozenset({"completed", "errored"})
 """Episode statuses of a game that is over: its whole item, and its run's whole configuration once every game of
@@ -59,8 +57,6 @@ def public_episode(episode: EpisodeRow, family: Family[Any] | None) -> EpisodeRo
 
 def public_config(family: Family[Any] | None, config: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a run's stored configuration that may be shown while one of its games is not over."""
-    from wason.core.family import RunSettings
-
     shown = set(RunSettings.model_fields) | RUN_SETTINGS_SHOWN
     if family is not None:
         shown |= family.config_type.public_fields

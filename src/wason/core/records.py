@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Sequence
@@ -31,19 +32,17 @@ __all__ = [
     "Series",
     "TurnConflict",
     "calls_note",
-    "family_solver_legend",
     "fold_text",
+    "label_of",
+    "label_settings",
     "person_name",
-    "played",
-    "played_settings",
     "player_name",
     "rate_text",
     "row_name",
     "run_header",
-    "run_label",
     "series_names",
     "setting_text",
-    "solver_legend",
+    "to_json",
 ]
 
 
@@ -98,6 +97,25 @@ def episode_line(e: EpisodeRow, metrics: Sequence[str] = (), **fields: Any) -> d
     }
 
 
+def to_json(value: Any) -> dict[str, Any]:
+    """The stored record of an action or observation: pydantic models and dataclasses, tagged with their type."""
+    if isinstance(value, BaseModel):
+        return {"type": type(value).__name__, **value.model_dump(mode="json")}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"type": type(value).__name__, **_as_stored(dataclasses.asdict(value))}
+    return {"type": type(value).__name__, "value": repr(value)}
+
+
+def _as_stored(value: Any) -> Any:
+    """``value`` as it reads back from the store's JSON: tuples (a dataclass's ``tuple[...]`` fields) as lists,
+    so a replayed observation compares equal to its stored record."""
+    if isinstance(value, dict):
+        return {k: _as_stored(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_stored(v) for v in value]
+    return value
+
+
 def run_header(run: RunRow) -> dict[str, Any]:
     """The fields every JSON report of a run starts with, whatever its family."""
     return {
@@ -133,34 +151,6 @@ def row_name(run: RunRow) -> str:
     return SOLVER_LABEL if run.player == "solver" else player_name(run)
 
 
-def family_solver_legend(task: str) -> str | None:
-    """The legend line of family ``task``'s solver, ``solver (reference): ...`` (:data:`SOLVER_LEGEND`), or None
-    where the family declares none (or cannot be loaded)."""
-    import importlib
-
-    from wason.core.registry import FamilyLoadError, UnknownFamily, get
-
-    try:
-        modules = get(task).reports
-    except (UnknownFamily, FamilyLoadError):
-        return None
-    for name in modules:
-        try:
-            text = getattr(importlib.import_module(name), SOLVER_LEGEND, None)
-        except ImportError:
-            continue
-        if isinstance(text, str) and text.strip():
-            return f"{SOLVER_LABEL}: {text.strip()}"
-    return None
-
-
-def solver_legend(runs: Sequence[RunRow]) -> list[str]:
-    """The legend lines a table showing ``runs`` adds: for each family whose solver plays one of them, the
-    family's own legend (:func:`family_solver_legend`), where it declares one; else none."""
-    tasks = dict.fromkeys(r.task for r in runs if r.player == "solver")
-    return [line for task in tasks if (line := family_solver_legend(task)) is not None]
-
-
 PLAYED_FALLBACK = ("split", "variations", "level", "difficulty", "source")
 """For a run whose family cannot be loaded: the configuration fields that may name what it plays, the first one
 it holds is shown (a loaded family declares its own: ``RunSettings.label_fields``)."""
@@ -178,23 +168,21 @@ def setting_text(value: Any) -> str:
     return str(value)
 
 
-def played_settings(run: RunRow) -> list[tuple[str, str]]:
-    """The settings that name what ``run`` played, as ``(field, text)``: its family's
-    ``RunSettings.label_fields`` the configuration holds (a field hidden while a game is on is left out)."""
-    from wason.core.registry import FamilyLoadError, UnknownFamily, get
-
-    try:
-        names: Sequence[str] = get(run.task).config_type.label_fields
-    except (UnknownFamily, FamilyLoadError):
+def label_settings(run: RunRow, names: Sequence[str] | None) -> list[tuple[str, str]]:
+    """The settings that name what ``run`` played, as ``(field, text)``: of ``names`` (its family's
+    ``RunSettings.label_fields``) those the configuration holds (a field hidden while a game is on is left out);
+    ``names`` None (the family cannot be loaded): the first of :data:`PLAYED_FALLBACK` it holds."""
+    if names is None:
         names = [n for n in PLAYED_FALLBACK if setting_text(run.config.get(n))][:1]
     texts = [(name, setting_text(run.config.get(name))) for name in names]
     return [(name, text) for name, text in texts if text]
 
 
-def played(run: RunRow) -> str:
-    """What ``run`` played, as its label names it (``L3``, ``L1,L2,L3``, ``generated:L1``); empty when not
-    known or not shown."""
-    return ":".join(text for _, text in played_settings(run))
+def label_of(run: RunRow, names: Sequence[str] | None) -> str:
+    """``task:what by who``, the title of a run's tables, what it played named by the settings ``names``
+    (:func:`label_settings`; ``task by who`` where none is held, or shown while a game is on)."""
+    what = ":".join(text for _, text in label_settings(run, names))
+    return f"{run.task}{f':{what}' if what else ''} by {player_name(run)}"
 
 
 HUMAN = "human:"
@@ -217,13 +205,6 @@ def person_name(text: str) -> str:
             "a name of 1 to 40 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit"
         )
     return name
-
-
-def run_label(run: RunRow) -> str:
-    """``task:what by who``, the title of a run's tables (:func:`played`; ``task by who`` where what it played
-    is not known, or not shown while a game is on)."""
-    what = played(run)
-    return f"{run.task}{f':{what}' if what else ''} by {player_name(run)}"
 
 
 def series_names(runs: Sequence[RunRow]) -> list[str]:

@@ -34,6 +34,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wason.tasks import BUILTIN
+
 if TYPE_CHECKING:
     from wason.core.family import Family
 
@@ -72,8 +74,6 @@ _files_read: str | None = None  # the value of $WASON_FAMILIES last loaded
 
 
 def _builtin() -> dict[str, str]:
-    from wason.tasks import BUILTIN
-
     return dict(BUILTIN)
 
 

@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from wason.core.records import EpisodeRow, Rate, RunReport, RunRow, Score, calls_note, run_label, series_names
+from wason.core.records import EpisodeRow, Rate, RunReport, RunRow, Score, calls_note, label_of, series_names
 
 __all__ = [
     "Cell",
@@ -42,8 +42,8 @@ __all__ = [
     "episode_title",
     "mean_cell",
     "named_runs",
-    "results_title",
     "run_notes",
+    "run_title",
     "score_table",
     "turn_messages",
     "votes_text",
@@ -250,9 +250,11 @@ def named_runs(store: _Reader, run_ids: Sequence[int]) -> list[tuple[str, RunRow
     return list(zip(series_names(runs), runs, strict=True))
 
 
-def results_title(run: RunRow) -> str:
-    """The line every run's results open with: ``Run 3: game:L1 by gpt-4o [completed]``."""
-    return f"Run {run.id}: {run_label(run)} [{run.status}]"
+def run_title(run: RunRow, label_fields: Sequence[str] | None) -> str:
+    """The line every run's results open with: ``Run 3: game:L1 by gpt-4o [completed]``, what it played named by
+    its family's ``label_fields`` (:func:`wason.core.records.label_of`; by name:
+    :func:`wason.core.labels.results_title`)."""
+    return f"Run {run.id}: {label_of(run, label_fields)} [{run.status}]"
 
 
 def run_notes(store: _Reader, run_id: int) -> list[str]:

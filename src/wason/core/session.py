@@ -16,14 +16,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from pydantic import BaseModel
-
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunReader, RunSettings
 from wason.core.game import EPISODE_METRICS, PLAYER_METRICS, Game, Malformed, Move, Outcome, Player, Settles
 from wason.core.moves import action_error, action_shape, describe_moves
 from wason.core.public import is_over, public_item
-from wason.core.records import EpisodeRow, TurnConflict
+from wason.core.records import EpisodeRow, TurnConflict, to_json
 
 
 class SessionError(ValueError):
@@ -80,25 +78,6 @@ class SessionStore(EpisodeRecorder, RunReader, Protocol):
     def get_episode(self, episode_id: int) -> EpisodeRow: ...
 
     def set_run_status(self, run_id: int, status: str) -> None: ...
-
-
-def to_json(value: Any) -> dict[str, Any]:
-    """The stored record of an action or observation: pydantic models and dataclasses, tagged with their type."""
-    if isinstance(value, BaseModel):
-        return {"type": type(value).__name__, **value.model_dump(mode="json")}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {"type": type(value).__name__, **_as_stored(dataclasses.asdict(value))}
-    return {"type": type(value).__name__, "value": repr(value)}
-
-
-def _as_stored(value: Any) -> Any:
-    """``value`` as it reads back from the store's JSON: tuples (a dataclass's ``tuple[...]`` fields) as lists,
-    so a replayed observation compares equal to its stored record."""
-    if isinstance(value, dict):
-        return {k: _as_stored(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_as_stored(v) for v in value]
-    return value
 
 
 class Session:

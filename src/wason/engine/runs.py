@@ -21,6 +21,7 @@ from wason.core.records import CallContext, RunRow
 from wason.core.runner import EpisodeJob, EpisodeResult, run_jobs
 from wason.models.base import CONSTRAINT_BODY_FIELDS, ModelConfigError
 from wason.models.client import ModelClient, RetryPolicy
+from wason.models.spec import check_settings, constraint_of, load_model
 from wason.players.llm import LLMPlayer, check_constrainable
 from wason.redaction import redact_url
 from wason.store import Store
@@ -165,8 +166,6 @@ def check_constrain(config: RunSettings, item: Mapping[str, Any]) -> None:
     Raises:
         ModelConfigError: one line saying why.
     """
-    from wason.models.spec import constraint_of
-
     if not config.constrain or config.player != "llm" or config.model is None:
         return
     given = sorted(set(config.params.extra_body or {}) & set(CONSTRAINT_BODY_FIELDS))
@@ -208,8 +207,6 @@ def baselines_of(store: Store, run_id: int, *, completed_only: bool = False) -> 
 
 def make_client(config: RunSettings, store: Store, *, api_key: str | None = None) -> ModelClient:
     """The model client of a run: the model from its spec, with the run's retry policy, cache and store."""
-    from wason.models.spec import check_settings, load_model
-
     if config.model is None:
         raise ValueError("this run has no model")
     # settings the backend cannot send are one line before the run (a sweep cell, a run started on the web),

@@ -58,7 +58,6 @@ __all__ = [
     "load_sweep",
     "run_cell",
     "run_sweep",
-    "sweep_command",
     "sweep_table",
 ]
 
@@ -684,10 +683,6 @@ def sweep_table(sweep: Sweep, rows: Sequence[CellRow], store_url: str) -> Table:
     return table
 
 
-def _unfinished(rows: Sequence[CellRow]) -> list[CellRow]:
-    return [r for r in rows if r.status != "completed"]
-
-
 # -- running a sweep ------------------------------------------------------------------------------------------
 def todo_cells(store: Store, sweep: Sweep) -> list[Cell]:
     """The cells not yet complete (no run, an unfinished run, or a missing or unfinished baseline)."""
@@ -786,60 +781,3 @@ def _episode_progress(
         progress.update(bar, advance=1, note=f"{errored} errored" if errored else "")
 
     return started, finished
-
-
-def sweep_command(
-    path: str | None,
-    *,
-    db: str | None,
-    ray: str | None,
-    console: Console,
-    as_json: bool = False,
-) -> int:
-    """``wason sweep SWEEP.toml [--ray [ADDRESS]]``: run the unfinished cells, print the summary of all of them;
-    returns the exit status (1 when a cell did not complete, 130 when interrupted)."""
-    import sys
-
-    if path is None and ray is not None and ray.endswith(".toml"):
-        path, ray = ray, "auto"  # `wason sweep --ray SWEEP.toml`: the file, not a cluster's address
-    if path is None:
-        raise SweepError("name the sweep file: wason sweep SWEEP.toml (its format: docs/scale.md)")
-    sweep = load_sweep(path)
-    store = Store(db)
-    try:
-        if not as_json:
-            for note in sweep.notes:
-                console.print(f"note: {note}", markup=False, highlight=False)
-            where = "on Ray" if ray is not None else "in this process"
-            n_todo = len(todo_cells(store, sweep))
-            console.print(
-                f"Sweep {sweep.name!r}: {len(sweep.cells)} cells, {n_todo} to run {where}; store {store.url}",
-                markup=False,
-                highlight=False,
-            )
-        try:
-            if ray is not None:
-                from wason.engine.sweep_ray import run_sweep_ray
-
-                outcomes = run_sweep_ray(store, sweep, address=ray, console=console, quiet=as_json)
-            else:
-                outcomes = run_sweep(store, sweep, console=console, quiet=as_json)
-        except KeyboardInterrupt:
-            print(f"wason: interrupted; finish with `wason sweep {path}`", file=sys.stderr)
-            return 130
-        rows = cell_rows(store, sweep, outcomes)
-        if as_json:
-            print(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
-        else:
-            console.print(sweep_table(sweep, rows, store.url))
-        left = _unfinished(rows)
-        if left:
-            print(
-                f"wason: {len(left)} of {len(rows)} cells did not complete; run `wason sweep {path}` again to "
-                "finish them",
-                file=sys.stderr,
-            )
-            return 1
-        return 0
-    finally:
-        store.close()

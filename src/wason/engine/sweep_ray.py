@@ -19,7 +19,16 @@ from typing import Any
 
 from rich.console import Console
 
-from wason.engine.sweep import Cell, CellOutcome, Sweep, SweepError, cell_progress, run_cell
+from wason.engine.sweep import (
+    Cell,
+    CellOutcome,
+    Sweep,
+    SweepError,
+    cell_progress,
+    draw_items,
+    run_cell,
+    todo_cells,
+)
 from wason.models.spec import parse_spec
 from wason.store import Store
 from wason.store.db import LEASE_TTL
@@ -107,8 +116,6 @@ def run_sweep_ray(
         SweepError: the store is a SQLite file (the workers of a cluster cannot share it), Ray is not installed,
             or no cluster answers at ``address``.
     """
-    from wason.engine.sweep import draw_items, todo_cells
-
     if store.engine.dialect.name == "sqlite":
         raise SweepError(
             "--ray needs a store every node of the cluster reaches: a PostgreSQL URL, e.g. "

@@ -17,6 +17,7 @@ from typing import Any
 
 from wason.core import registry
 from wason.models.spec import DEFAULT_MODEL
+from wason.report.inspect_log import require_inspect
 from wason.store import Store
 
 __all__ = ["EPISODE_KEY", "Imported", "import_logs", "model_spec", "run_model"]
@@ -95,8 +96,6 @@ def import_logs(store: Store, paths: Sequence[str | Path]) -> list[Imported]:
         ValueError: a file that is not an Inspect log, or a log of no wason task (nothing of it is stored);
             inspect_ai is not installed.
     """
-    from wason.report.inspect_log import require_inspect
-
     require_inspect()
     logs = [(Path(p), _read(Path(p))) for p in paths]  # every file read before anything is stored
     done = []

@@ -26,17 +26,19 @@ from pydantic import ValidationError
 from wason.core import registry
 from wason.core.family import EpisodeContext, Family, Item, RunSettings, own_fields, refusal
 from wason.core.public import public_item
-from wason.engine.runs import run_items, stored_config
+from wason.engine.runs import run_items
 from wason.report.inspect_log import target_and_answer
 
 __all__ = [
     "TASK_KEY",
     "TaskArgumentError",
     "TaskPlay",
-    "family_task",
+    "TaskSample",
+    "TaskSpec",
     "one_line_error",
     "play_of",
     "task_config",
+    "task_spec",
 ]
 
 TASK_KEY = "wason_task"
@@ -300,19 +302,35 @@ def opening(family: Family[Any], config: RunSettings, item: Mapping[str, Any]) -
     return out
 
 
-def family_task(name: str, args: Mapping[str, Any]) -> Any:
-    """The Inspect task of family ``name`` with task arguments ``args``.
+@dataclass(frozen=True)
+class TaskSample:
+    """One sample of a family's Inspect task, as data: its id, its opening messages (``(role, text)``), its
+    target and its metadata (the token of its :class:`TaskPlay`, its family, its index, its public item)."""
+
+    id: str
+    opening: list[tuple[str, str]]
+    target: str
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A family's Inspect task, as data (:func:`task_spec`); :mod:`wason.inspect._registry` makes the Inspect
+    ``Task`` of it."""
+
+    family: Family[Any]
+    config: RunSettings
+    samples: list[TaskSample]
+    trials: int | None
+
+
+def task_spec(name: str, args: Mapping[str, Any]) -> TaskSpec:
+    """The Inspect task of family ``name`` with task arguments ``args``, as data: its items drawn and their
+    :class:`TaskPlay` kept under a fresh token, so the solver and the scorer find them.
 
     Raises:
         TaskArgumentError: an argument the family refuses (Inspect prints the line).
     """
-    from inspect_ai import Task
-    from inspect_ai.dataset import MemoryDataset, Sample
-    from inspect_ai.model import ChatMessageSystem, ChatMessageUser
-
-    from wason.inspect.play import protocol_player
-    from wason.inspect.scoring import verdict
-
     family = registry.get(name)
     args = {k: v for k, v in args.items() if k != "model"}  # Inspect passes its model to every task
     config = task_config(family, args)
@@ -341,29 +359,7 @@ def family_task(name: str, args: Mapping[str, Any]) -> Any:
     samples = []
     for index, key in enumerate(keys):
         item = items[key]
-        messages: list[Any] = [
-            ChatMessageSystem(content=text) if role == "system" else ChatMessageUser(content=text)
-            for role, text in opening(family, config, item)
-        ]
         target, _ = target_and_answer(family.name, item, None)
-        samples.append(
-            Sample(
-                id=key,
-                input=messages or key,
-                target=target,
-                metadata={
-                    TASK_KEY: token,
-                    "family": family.name,
-                    "index": index,
-                    "item": public_item(family, item),
-                },
-            )
-        )
-    return Task(
-        dataset=MemoryDataset(samples, name=family.name, shuffled=False),
-        solver=protocol_player(),
-        scorer=verdict(),
-        epochs=trials if trials is not None and trials > 1 else None,
-        name=family.name,
-        metadata={"wason": {"family": family.name, "config": stored_config(config)}},
-    )
+        metadata = {TASK_KEY: token, "family": family.name, "index": index, "item": public_item(family, item)}
+        samples.append(TaskSample(key, opening(family, config, item), target, metadata))
+    return TaskSpec(family, config, samples, trials)

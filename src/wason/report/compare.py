@@ -26,17 +26,8 @@ from rich.table import Table
 from wason.core import registry
 from wason.core.family import RunReader, RunSettings
 from wason.core.game import VOID
-from wason.core.records import (
-    RATE_LEGEND,
-    EpisodeRow,
-    Matrix,
-    Rate,
-    RunRow,
-    Score,
-    family_solver_legend,
-    rate_text,
-    series_names,
-)
+from wason.core.labels import family_solver_legend
+from wason.core.records import RATE_LEGEND, EpisodeRow, Matrix, Rate, RunRow, Score, rate_text, series_names
 from wason.metrics.paired import BOOTSTRAP_RESAMPLES, compare_paired, pair_outcomes
 from wason.report.render import (
     LABEL_WIDTH,

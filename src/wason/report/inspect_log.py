@@ -40,7 +40,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wason.core.records import TRUNCATED_FINISH_REASONS, EpisodeRow, RunRow, run_label
+from wason import __version__
+from wason.core import registry
+from wason.core.labels import run_label
+from wason.core.records import TRUNCATED_FINISH_REASONS, EpisodeRow, RunRow, row_name
 from wason.store import Store
 
 if TYPE_CHECKING:
@@ -201,8 +204,6 @@ def _transcript_messages(run: RunRow, episode: EpisodeRow, turns: Sequence[Mappi
     player's moves as the assistant's messages and the game's answers as the user's."""
     from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
-    from wason.core import registry
-
     data = {
         "run": run.id,
         "index": episode.index,
@@ -285,8 +286,6 @@ def target_and_answer(
     """What was hidden in ``item`` and what the player guessed (from an episode's ``metrics``; None before
     the game ends), as family ``task`` declares them (``inspect_sample``), else from the item's and the metrics'
     usual keys."""
-    from wason.core import registry
-
     public: list[str] = []
     try:
         family = registry.get(task)
@@ -351,8 +350,6 @@ def _plan(run: RunRow) -> Any:
     """The plan's one step: who played (a model through the family's protocol, the family's solver, a person,
     a scripted player), with the model's generation settings only for a model."""
     from inspect_ai.log import EvalPlan, EvalPlanStep
-
-    from wason.core.records import row_name
 
     kind = run.player.split(":", 1)[0] if run.player.startswith("human:") else run.player
     params: dict[str, Any] = {"player": run.player, "label": row_name(run), "family": run.task}
@@ -501,8 +498,6 @@ def _results(samples: Sequence[EvalSample], run: RunRow, store: Store) -> Any:
 
 
 def _family_scores(run: RunRow, store: Store) -> dict[str, float | None]:
-    from wason.core import registry
-
     try:
         family = registry.get(run.task)
         scores = family.scores(store, run.id)
@@ -527,8 +522,6 @@ def eval_log(store: Store, run_id: int) -> EvalLog:
     """
     require_inspect()
     from inspect_ai.log import EvalConfig, EvalDataset, EvalError, EvalLog, EvalSpec, EvalStats
-
-    from wason import __version__
 
     run = store.get_run(run_id)
     episodes = store.export_episodes([run_id])

@@ -16,7 +16,9 @@ from rich.table import Table
 from rich.text import Text
 
 from wason.core import registry
-from wason.core.records import Rate, RunRow, played, played_settings, player_name
+from wason.core.labels import played, played_settings
+from wason.core.records import Rate, RunRow, player_name
+from wason.engine import baselines_of
 from wason.store import RunBusy, Store, StoreError
 
 __all__ = [
@@ -385,8 +387,6 @@ def delete_command(
         StoreError: an unknown run, or a run a live process is working on; nothing is deleted.
         ValueError: not asked (standard input is not a terminal) and ``yes`` not given; nothing is deleted.
     """
-    from wason.engine import baselines_of
-
     wanted = list(dict.fromkeys(run_ids))
     for run_id in wanted:
         store.get_run(run_id)  # an unknown run is one line before anything is deleted

@@ -12,7 +12,8 @@ from rich.text import Text
 
 from wason.core import registry
 from wason.core.family import Family, RunReader
-from wason.core.records import run_footer, run_header, run_label, solver_legend
+from wason.core.labels import run_label, solver_legend
+from wason.core.records import run_footer, run_header
 from wason.core.results import Results
 from wason.report.render import results_terminal, transcript_terminal
 from wason.store import Store, StoreError
@@ -81,7 +82,7 @@ def report_tables(store: RunReader, run_ids: list[int]) -> list[RenderableType]:
 
 def results_of(family: Family[Any], store: RunReader, run_ids: Sequence[int]) -> Results:
     """The runs' results as their family declares them, with the legend sentence of the family's solver under
-    them when one of the runs is the solver's (:func:`wason.core.records.solver_legend`: what the solver is and
+    them when one of the runs is the solver's (:func:`wason.core.labels.solver_legend`: what the solver is and
     what it was measured to win, as the family declares it; none where it declares no measured figure)."""
     results = family.results(store, run_ids)
     legend = solver_legend([store.get_run(r) for r in run_ids])

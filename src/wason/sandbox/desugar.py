@@ -28,7 +28,7 @@ import ast
 import copy
 from collections.abc import Mapping
 
-from wason.sandbox.language import GuessRejected
+from wason.sandbox.rejected import GuessRejected
 
 MAX_INLINES = 32
 """Most lambda calls inlined in one guess."""

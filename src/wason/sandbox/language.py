@@ -13,6 +13,7 @@ import math
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 
+from wason.sandbox.desugar import desugar
 from wason.sandbox.ir import (
     BINARY,
     BOOLOP,
@@ -31,6 +32,7 @@ from wason.sandbox.ir import (
 )
 from wason.sandbox.program import Program
 from wason.sandbox.pyast import parse
+from wason.sandbox.rejected import GuessRejected as GuessRejected
 
 MAX_SOURCE_CHARS = 2000
 """Longest accepted text; checked before parsing so the parser never sees more."""
@@ -45,18 +47,6 @@ MAX_ROUND_DIGITS = 22
 _MAX_AST_DEPTH = 100  # guards the recursive compiler; the IR depth limit is the real one
 
 DEFAULT_PARAMS = ("x", "y", "z")
-
-
-class GuessRejected(ValueError):
-    """The text is not in the guess language, or is over one of its limits.
-
-    Attributes:
-        reason: one human-readable line saying why, e.g. ``name 'self' is not allowed``.
-    """
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 _BINOPS: dict[type[ast.operator], str] = {
@@ -175,8 +165,6 @@ def _compile(text: str) -> Program:
     """:func:`compile_rule` for a text (a refused text raises again each time: only programs are kept)."""
     tree = parse_guess(text, "the guess", MAX_SOURCE_CHARS)
     _check_ast_depth(tree.body)
-    from wason.sandbox.desugar import desugar  # it raises this module's GuessRejected
-
     expanded = desugar(tree.body)
     _check_ast_depth(expanded)
     params, body = _split_lambda(expanded)

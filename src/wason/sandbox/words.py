@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from wason.sandbox.language import GuessRejected, parse_guess
+from wason.sandbox.language import parse_guess
+from wason.sandbox.rejected import GuessRejected
 
 MAX_WORD_SOURCE_CHARS = 1000
 """Longest accepted predicate text; checked before parsing."""

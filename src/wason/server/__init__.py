@@ -5,9 +5,11 @@ from __future__ import annotations
 import socket
 from collections.abc import Sequence
 
-from wason.server import guard
+from wason.models.base import ModelConfigError
+from wason.server import guard, offload
 from wason.server.allowed import AllowedModels
 from wason.server.app import create_app
+from wason.server.web import auth
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -55,10 +57,6 @@ def serve(
     from their own origin (CORS, :mod:`wason.server.guard`). Open event streams are given a few
     seconds to close when the server stops; runs still playing are then left interrupted."""
     import uvicorn
-
-    from wason.models.base import ModelConfigError
-    from wason.server import offload
-    from wason.server.web import auth
 
     check_address(host, port)
     try:

@@ -16,7 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from wason.core.family import endpoint_fields, model_fields
+from wason.core.family import RunSettings, endpoint_fields, model_fields
+from wason.core.family import own_fields as family_own_fields
 from wason.models.base import ModelConfigError
 from wason.models.spec import Endpoint, parse_spec, resolve_endpoint
 
@@ -221,12 +222,41 @@ class AllowedModels:
         return out
 
 
+def allowed_models(app: Any) -> AllowedModels:
+    """The models ``app`` may call for configurations it receives (the embedded model alone by default)."""
+    found = getattr(app.state, "models", None)
+    return found if isinstance(found, AllowedModels) else AllowedModels()
+
+
+# -- what a client may set ---------------------------------------------------------------------------------
+FILE_METAVARS = frozenset({"FILE", "PATH", "DIR", "DIRECTORY"})
+FILE_SUFFIXES = ("_file", "_path", "_dir", "_directory")
+
+
+def names_a_file(config_type: type[RunSettings], name: str) -> bool:
+    """Whether a configuration field names a file or directory on this machine (a rules file): by its name or
+    its command-line metavar. A client over HTTP may not make the server read its files."""
+    metavar = config_type.flag_metavars.get(name, "")
+    return name.endswith(FILE_SUFFIXES) or name in ("file", "path") or metavar.upper() in FILE_METAVARS
+
+
+def own_fields(config_type: type[RunSettings]) -> list[str]:
+    """The fields of a family's configuration a client may set: not the model or run settings, and none that
+    names a file on the server."""
+    return [n for n in family_own_fields(config_type) if not names_a_file(config_type, n)]
+
+
 __all__ = [
     "EMBEDDED",
+    "FILE_METAVARS",
+    "FILE_SUFFIXES",
     "NO_KEY",
     "AllowedModels",
     "ModelNotAllowed",
     "OverServedBound",
     "Refused",
+    "allowed_models",
+    "names_a_file",
     "normalised",
+    "own_fields",
 ]

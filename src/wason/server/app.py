@@ -26,6 +26,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -38,13 +39,14 @@ from pydantic import (
 )
 
 from wason.core import registry, session
-from wason.core.family import Family, RunSettings
-from wason.core.family import own_fields as family_own_fields
+from wason.core.family import Family
 from wason.core.game import ExternalFailure
 from wason.games import MAX_GUESS_CHARS, GameError, Games, NeedsModel, UnknownGame, game_apis, parse_game_id
-from wason.server import offload
-from wason.server.allowed import AllowedModels, Refused
+from wason.server import gameplay, guard, offload
+from wason.server.allowed import AllowedModels, Refused, allowed_models, names_a_file, own_fields
 from wason.server.guard import is_published_error
+from wason.server.web import auth, browse, play, watch
+from wason.server.web.pages import render
 from wason.store import Store, StoreError
 
 log = logging.getLogger("wason.server")
@@ -199,8 +201,6 @@ async def _busy(request: Request, exc: Exception) -> Response:
     """Too many pages being built (:class:`wason.server.offload.Busy`): 503, a page for a browser."""
     headers = {"Retry-After": "5"}
     if "text/html" in request.headers.get("accept", ""):
-        from wason.server.web import browse, render
-
         page = render(
             request,
             "browse/error.html",
@@ -227,23 +227,6 @@ async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 # -- the generic sessions API -----------------------------------------------------------------------------
-FILE_METAVARS = frozenset({"FILE", "PATH", "DIR", "DIRECTORY"})
-FILE_SUFFIXES = ("_file", "_path", "_dir", "_directory")
-
-
-def names_a_file(config_type: type[RunSettings], name: str) -> bool:
-    """Whether a configuration field names a file or directory on this machine (a rules file): by its name or
-    its command-line metavar. A client over HTTP may not make the server read its files."""
-    metavar = config_type.flag_metavars.get(name, "")
-    return name.endswith(FILE_SUFFIXES) or name in ("file", "path") or metavar.upper() in FILE_METAVARS
-
-
-def own_fields(config_type: type[RunSettings]) -> list[str]:
-    """The fields of a family's configuration a client may set: not the model or run settings, and none that
-    names a file on the server."""
-    return [n for n in family_own_fields(config_type) if not names_a_file(config_type, n)]
-
-
 def describe_family(family: Family[Any]) -> dict[str, Any]:
     game_api = family.game_api()
     try:
@@ -292,10 +275,13 @@ def _session_error(exc: session.SessionError) -> GameError:
     return GameError(text, "action")
 
 
-def allowed_models(app: Any) -> AllowedModels:
-    """The models ``app`` may call for configurations it receives (the embedded model alone by default)."""
-    found = getattr(app.state, "models", None)
-    return found if isinstance(found, AllowedModels) else AllowedModels()
+def _mount_pages(app: FastAPI) -> None:
+    """Serve the packaged assets under ``/static`` and every page router of the web app."""
+    app.mount("/static", StaticFiles(packages=[("wason.server", "static")]), name="static")
+    app.include_router(browse.router)
+    app.include_router(play.router)
+    auth.install(app)
+    watch.install(app)
 
 
 def create_app(store: Store | str | None = None, *, models: AllowedModels | None = None) -> FastAPI:
@@ -321,9 +307,7 @@ def create_app(store: Store | str | None = None, *, models: AllowedModels | None
     app.add_exception_handler(session.SessionDiverged, _diverged)
     app.add_exception_handler(offload.Busy, _busy)
     app.add_exception_handler(Exception, _internal_error)
-    from wason.server import gameplay, guard, web
-
-    web.mount(app)
+    _mount_pages(app)
     gameplay.install(app)
     guard.install(app)  # last, so it runs first: allowed hosts and origins, the body limit
     _install_session_routes(app, db)

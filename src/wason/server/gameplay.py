@@ -36,8 +36,7 @@ from wason.core.public import is_over
 from wason.games import GameError, NeedsModel, game_apis, parse_count
 from wason.models.spec import Endpoint
 from wason.redaction import redact
-from wason.server.allowed import AllowedModels
-from wason.server.app import allowed_models
+from wason.server.allowed import AllowedModels, allowed_models
 from wason.server.web import auth
 from wason.server.web.watch import MAX_WATCHED, FormError, Plan, start_run, watches
 from wason.store import Store

@@ -45,6 +45,8 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from wason.server.web.pages import render
+
 log = logging.getLogger("wason.server")
 
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -334,8 +336,6 @@ def refusal(scope: Scope, headers: dict[bytes, bytes], status: int, kind: str, m
             else [{"loc": [], "msg": message, "type": kind}],
         }
         return JSONResponse(status_code=status, content=content, headers=extra)
-    from wason.server.web import render
-
     page = render(None, "refused.html", status_code=status, message=message)
     if extra:
         page.headers.update(extra)

@@ -47,6 +47,7 @@ import asyncio
 import contextlib
 import copy
 import functools
+import importlib
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -60,6 +61,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from wason.core import registry
 from wason.store import Store
 
 T = TypeVar("T")
@@ -206,8 +208,6 @@ def use_processes(app: Any, lanes: int = PROCESS_LANES, moves: int = MOVE_WORKER
 
     @asynccontextmanager
     async def lifespan(a: Any) -> AsyncIterator[Any]:
-        from wason.core import registry
-
         families = registry.explicit()
         if families is None:
             # a family registered in code that another process cannot import (in __main__): pages in a thread
@@ -497,9 +497,15 @@ async def _apply(
 _stores: dict[str, Store] = {}
 
 
-def _worker_started(families: dict[str, str]) -> None:
-    from wason.core import registry
+MOVE_MODULES = ("wason.server.app", "wason.server.web.play")
+"""What a worker that makes moves imports before its first move (by name: this module is below them; importing
+is the point, not using them)."""
 
+PAGE_MODULES = ("wason.server.web.browse",)
+"""What a worker that builds pages imports before its first page (by name, as :data:`MOVE_MODULES`)."""
+
+
+def _worker_started(families: dict[str, str]) -> None:
     registry.register_from(families)
     # Ctrl-C reaches the whole process group: the server stops its workers itself, without their tracebacks
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -517,13 +523,11 @@ def _end_with(sentinel: int) -> None:
 
 def _move_worker_started(families: dict[str, str]) -> None:
     _worker_started(families)
-    from wason.core import registry
-
     # every family's game and judges, and the moves' own modules, before the first move (about a second)
     for _ in registry.families():
         pass
-    import wason.server.app
-    import wason.server.web.play  # noqa: F401
+    for module in MOVE_MODULES:
+        importlib.import_module(module)
 
 
 def _warm_moves() -> None:
@@ -531,7 +535,8 @@ def _warm_moves() -> None:
 
 
 def _warm(figures: bool) -> None:
-    import wason.server.web.browse  # noqa: F401
+    for module in PAGE_MODULES:
+        importlib.import_module(module)
 
     if figures:  # matplotlib is the slowest import of a first figure
         import matplotlib.backends.backend_agg

@@ -25,9 +25,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wason.core import registry
+from pydantic import ValidationError
+
+from wason.cli import family_fields, main
+from wason.core import registry, session
 from wason.core.family import REPORT_HOOKS, Family, Item, RunSettings, endpoint_fields, model_fields
 from wason.core.game import PLAYER_METRICS
+from wason.core.leaks import MIN_NUMBER, find_leaks, hidden_texts, leaves, readable
+from wason.core.public import public_config
+from wason.core.records import RunReport
+from wason.core.results import Results, Transcript
+from wason.core.session import to_json
+from wason.players.llm import Conversation
+from wason.players.scripted import ScriptedPlayer
 
 if TYPE_CHECKING:
     from wason.store import Store
@@ -218,8 +228,6 @@ def _render(renderable: Any, width: int = 160) -> str:
 
 def _flags(config_type: type[RunSettings], *, play: bool = False) -> set[str]:
     """The flags the command line derives from a configuration's own fields."""
-    from wason.cli import family_fields
-
     out = set()
     for name, info in family_fields(config_type, play=play).items():
         flag = config_type.play_flag(name) if play else "--" + config_type.flag_names.get(name, name)
@@ -351,10 +359,6 @@ class _Checker:
         assert kind.model_validate_json(config.model_dump_json()) == config, "model_validate_json differs"
 
     def config_errors_name_the_field(self) -> None:
-        from pydantic import ValidationError
-
-        from wason.cli import family_fields
-
         self.need("config")
         assert self.config is not None
         kind = self.family.config_type
@@ -427,7 +431,6 @@ class _Checker:
     # -- c. a run in one go -----------------------------------------------------------------------------------
     def play_in_one_go(self) -> None:
         from wason.engine import create_run, execute_run, solver_player_factory
-        from wason.players.scripted import ScriptedPlayer
         from wason.store import Store
 
         self.need("config")
@@ -463,8 +466,6 @@ class _Checker:
         self.run_id = run_id
 
     def actions_round_trip(self) -> None:
-        from wason.core.session import to_json
-
         self.need("run")
         assert self.store is not None and self.run_id is not None
         codec = self.family.actions
@@ -500,8 +501,6 @@ class _Checker:
         return f"{module.__name__}:{attr}"
 
     def sessions_half_here(self) -> None:
-        from wason.core import session
-
         self.need("run")
         family, store, config = self.family, self.store, self.config
         assert store is not None and self.run_id is not None and config is not None
@@ -538,9 +537,6 @@ class _Checker:
     def _opening(self, session_id: int) -> list[str]:
         """What a model (or a trainer's text environment) reads of a session before its first move: the
         protocol's instructions and its first message, as :class:`~wason.players.llm.Conversation` writes them."""
-        from wason.core import session
-        from wason.players.llm import Conversation
-
         assert self.store is not None
         _, config, episode, live = asyncio.run(session.load(self.store, session_id))
         protocol = self.family.protocol(config, episode.item)
@@ -550,8 +546,6 @@ class _Checker:
         """What a client reads of a session now through the family's own code: the play page's form (at the
         start it is the game's instructions, which count as shown), its history, and the run's reports as the
         server draws them while a game is on (from the public part of its episodes and configuration)."""
-        from wason.core import session
-
         family, store = self.family, self.store
         assert store is not None
         texts: list[str] = []
@@ -580,8 +574,6 @@ class _Checker:
         return texts[0], texts[1:]
 
     def sessions_across_processes(self) -> None:
-        from wason.core import session
-
         self.need("run")
         assert self.sessions, "no session was played half-way"
         store = self.store
@@ -641,8 +633,6 @@ class _Checker:
         """Everything a client reads of each session before its game ends, the instructions and the first
         observation included (none is excused for being the game's own words), searched for the session's
         hidden item by the detector the reward audit uses (:func:`wason.core.leaks.find_leaks`)."""
-        from wason.core.leaks import find_leaks, leaves, readable
-
         self.need("sessions")
         store = self.store
         assert store is not None
@@ -691,9 +681,6 @@ class _Checker:
 
     def _secrets(self, session_id: int) -> dict[str, str]:
         """What must not be read of a game that is not over: ``{text: what it is}``."""
-        from wason.core.leaks import MIN_NUMBER, hidden_texts
-        from wason.core.public import public_config
-
         assert self.store is not None
         episode = self.store.get_episode(session_id)
         run_config = self.store.get_run(episode.run_id).config
@@ -719,8 +706,6 @@ class _Checker:
 
     # -- f. reports -------------------------------------------------------------------------------------------
     def reports_render(self) -> None:
-        from wason.core.records import RunReport
-        from wason.core.results import Results, Transcript
         from wason.report.render import transcript_terminal
         from wason.report.tables import episode_json, report_json, report_tables
 
@@ -795,8 +780,6 @@ class _Checker:
 
     # -- g. the command line ----------------------------------------------------------------------------------
     def command_line(self) -> None:
-        from wason.cli import main
-
         family = self.family
 
         def call(args: list[str]) -> tuple[int, str, str]:

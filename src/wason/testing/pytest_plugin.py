@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from wason.core import registry
+from wason.core.family import Family
 from wason.testing.contract import FamilyCheckFailed, FamilyReport
 from wason.testing.contract import check_family as _check_family
 
@@ -43,9 +45,6 @@ def check_family() -> Callable[..., FamilyReport]:
 
 def load_family(target: str) -> Any:
     """The family at ``module:attribute``, or registered under the name ``target``."""
-    from wason.core import registry
-    from wason.core.family import Family
-
     if ":" not in target:
         return registry.get(target)
     module, _, attr = target.partition(":")

@@ -18,7 +18,8 @@ from fastapi.testclient import TestClient
 
 from tests.conftest import FakeModel
 from wason.cli import main
-from wason.core.records import RunRow, family_solver_legend, solver_legend
+from wason.core.labels import family_solver_legend, solver_legend
+from wason.core.records import RunRow
 from wason.engine import create_run, execute_run, llm_player_factory
 from wason.models.base import ChatMessage, GenerationParams, ModelResponse
 from wason.models.client import ModelClient

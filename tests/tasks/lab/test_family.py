@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from wason.cli import main
+from wason.tasks.lab.drawing import generate
 from wason.tasks.lab.family import FAMILY, LabRunConfig, domain_of
 from wason.tasks.lab.game import Answer, Finish, Request, Step
-from wason.tasks.lab.world import PRESETS, generate
+from wason.tasks.lab.world import PRESETS
 
 
 def test_items_are_domains_from_the_seed_with_trials() -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from wason.core.game import Malformed
+from wason.tasks.lab.drawing import generate
 from wason.tasks.lab.game import Answer, Finish, LabConfig, LabGame, Request, Step, number_right
 from wason.tasks.lab.laws import Arith, Law, Num, Ref
-from wason.tasks.lab.world import PRESETS, Domain, DomainParams, ObjectType, Operation, generate
+from wason.tasks.lab.world import PRESETS, Domain, DomainParams, ObjectType, Operation
 
 ZORP = ObjectType("zorple", ("glowy",), ("zib",))
 # splorf doubles a glowing zorple's zib; wuzz adds the actor's zib to the target's

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from wason.tasks.lab.drawing import generate
 from wason.tasks.lab.identify import candidates, identifying_design
 from wason.tasks.lab.laws import Law, Not, Ref, apply
 from wason.tasks.lab.learner import Learner
-from wason.tasks.lab.world import BUDGETS, PRESETS, Domain, generate
+from wason.tasks.lab.world import BUDGETS, PRESETS, Domain
 
 
 def _learn(domain: Domain, design: list[tuple[str, tuple[str, ...]]]) -> Learner:

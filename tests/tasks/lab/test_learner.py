@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from wason.tasks.lab.game import number_right
+from wason.tasks.lab.drawing import generate
+from wason.tasks.lab.game import number_right, random_curve
 from wason.tasks.lab.laws import Arith, Bool, Compare, Law, Not, Num, Ref, Thing, apply
-from wason.tasks.lab.learner import Learner, curve, public, random_curve
-from wason.tasks.lab.world import PRESETS, Domain, DomainParams, ObjectType, Operation, generate, trials
+from wason.tasks.lab.learner import Learner, curve, public
+from wason.tasks.lab.world import PRESETS, Domain, DomainParams, ObjectType, Operation, trials
 
 ZORP = ObjectType("zorple", ("glowy", "shiny"), ("zib", "zab"))
 BLICK = ObjectType("blicket", ("furry",), ("flurb",))

@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wason.core.game import Malformed
+from wason.tasks.lab.drawing import generate
 from wason.tasks.lab.game import Answer, Finish, LabConfig, LabGame, Request, Step
 from wason.tasks.lab.protocol import LabProtocol, last_json_object, parse_reply
-from wason.tasks.lab.world import PRESETS, generate
+from wason.tasks.lab.world import PRESETS
 
 
 def test_requests_in_every_written_form() -> None:

@@ -12,10 +12,11 @@ import pytest
 
 from tests.tasks.lab.test_solver import play
 from wason.env import make
-from wason.tasks.lab.game import Answer, Finish, LabConfig, LabGame, Request, Step
-from wason.tasks.lab.learner import Learner, curves, public, random_history, reduction_curve
+from wason.tasks.lab.drawing import generate
+from wason.tasks.lab.game import Answer, Finish, LabConfig, LabGame, Request, Step, random_history
+from wason.tasks.lab.learner import Learner, curves, public, reduction_curve
 from wason.tasks.lab.protocol import write_action
-from wason.tasks.lab.world import BUDGETS, PRESETS, Domain, generate
+from wason.tasks.lab.world import BUDGETS, PRESETS, Domain
 
 
 def _rising(curve: Sequence[float]) -> bool:

@@ -12,11 +12,12 @@ import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from wason.cli import main
+from wason.tasks.lab.drawing import generate
 from wason.tasks.lab.game import LabConfig, LabGame
 from wason.tasks.lab.judge import JUDGE_SYSTEM
 from wason.tasks.lab.laws import Thing, apply, format_value
 from wason.tasks.lab.protocol import LabProtocol
-from wason.tasks.lab.world import PRESETS, Domain, generate
+from wason.tasks.lab.world import PRESETS, Domain
 
 SEED, N = 3, 3
 DOMAINS = [generate(PRESETS["easy"], f"{SEED}|{k}") for k in range(1, N + 1)]

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from wason.tasks.lab.drawing import generate
 from wason.tasks.lab.game import Answer, Finish, LabConfig, LabGame, Request
 from wason.tasks.lab.learner import curve, public
 from wason.tasks.lab.solver import LabSolverPlayer
-from wason.tasks.lab.world import BUDGETS, PRESETS, Domain, generate
+from wason.tasks.lab.world import BUDGETS, PRESETS, Domain
 
 
 def play(domain: Domain, design: str = "information", seed: str = "s", player_domain: Domain | None = None,

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wason.tasks.lab import laws as laws_module
+from wason.tasks.lab.drawing import generate
 from wason.tasks.lab.grammar import slot_laws
 from wason.tasks.lab.laws import (
     Arith,
@@ -38,7 +39,7 @@ from wason.tasks.lab.theory import (
     read_theory,
     theory_accuracy,
 )
-from wason.tasks.lab.world import PRESETS, Domain, generate, slots_of, trials
+from wason.tasks.lab.world import PRESETS, Domain, slots_of, trials
 
 
 @pytest.fixture(scope="module")

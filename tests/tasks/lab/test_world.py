@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from wason.tasks.lab.drawing import generate, identifiability_problems
 from wason.tasks.lab.grammar import BOOLEAN_KINDS, kind_of
 from wason.tasks.lab.laws import Arith, Law, Num, Ref, refs
 from wason.tasks.lab.world import (
@@ -18,8 +19,6 @@ from wason.tasks.lab.world import (
     DomainParams,
     ObjectType,
     Operation,
-    generate,
-    identifiability_problems,
     is_english,
     trials,
 )
@@ -35,7 +34,7 @@ def test_same_seed_same_domain_byte_for_byte(difficulty: str) -> None:
 
 def test_same_domain_in_a_new_process() -> None:
     code = (
-        "from wason.tasks.lab.world import PRESETS, generate; "
+        "from wason.tasks.lab.drawing import generate; from wason.tasks.lab.world import PRESETS; "
         "print(generate(PRESETS['hard'], '3|4').canonical())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

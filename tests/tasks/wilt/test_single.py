@@ -31,12 +31,12 @@ from wason.tasks.wilt.protocol import (
 from wason.tasks.wilt.single import (
     SINGLE_RULES,
     SingleSolver,
-    SingleSolverPlayer,
     compile_single,
     domain_points,
     judge_single,
     lift,
 )
+from wason.tasks.wilt.solver_player import SingleSolverPlayer
 
 
 def test_the_prompt_is_the_references_byte_for_byte() -> None:

@@ -23,7 +23,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from wason.server.guard import CROSS_SITE, is_published_error
-from wason.server.web import render
+from wason.server.web.pages import render
 
 COOKIE = "wason_token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -29,21 +29,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
+import sqlalchemy as sa
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from wason.core import registry
 from wason.core.family import Family
+from wason.core.labels import run_label
 from wason.core.public import GAME_OVER, HIDDEN, public_episode, public_run
-from wason.core.records import EpisodeRow, Rate, RunRow, calls_note, rate_text, run_label
+from wason.core.records import EpisodeRow, Rate, RunRow, calls_note, rate_text
 from wason.core.results import Transcript, end_reason_text, yes_no
 from wason.engine import baselines_of
+from wason.report.plots import figures_of, write_plots
 from wason.report.render import results_html
 from wason.report.runs import count_text, seconds_between, took_text
-from wason.report.tables import results_of
+from wason.report.tables import episode_json, results_of
 from wason.server import offload
-from wason.server.web import render
+from wason.server.web.pages import render
 from wason.store import Store, StoreError
+from wason.store.db import episodes
 from wason.store.search import MAX_QUERY_CHARS, action_values, check_query, snippet
 
 if TYPE_CHECKING:
@@ -113,10 +117,6 @@ class Links:
 # -- what a page may show of a game that is not over --------------------------------------------------------
 def unfinished_runs(store: Store, run_ids: Iterable[int] | None = None) -> set[int]:
     """The runs (of ``run_ids``, default all) with a game that is not over - one query."""
-    import sqlalchemy as sa
-
-    from wason.store.db import episodes
-
     e = episodes.c
     query = sa.select(e.run_id).where(e.status.not_in(sorted(GAME_OVER))).group_by(e.run_id)
     if run_ids is not None:
@@ -205,10 +205,6 @@ def who(run: RunRow) -> str:
 def episode_counts(store: Store, run_ids: Iterable[int] | None = None) -> dict[int, tuple[int, int, int]]:
     """Per run (of ``run_ids``, default all): its episodes, those over, those that succeeded - one query for the
     whole list (reading every episode's item to count them cost a second for a few hundred runs)."""
-    import sqlalchemy as sa
-
-    from wason.store.db import episodes
-
     e = episodes.c
     query = sa.select(
         e.run_id,
@@ -673,7 +669,6 @@ def plots_into(store: Store, run: RunRow, directory: Path) -> list[Path]:
     fam = _family_or_none(run.task)
     if fam is None:
         return []
-    from wason.report.plots import write_plots
 
     try:
         return write_plots(
@@ -687,8 +682,6 @@ def plots_into(store: Store, run: RunRow, directory: Path) -> list[Path]:
 def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict[str, Any]:
     """An episode's page: the family's transcript (the turns so far while the game is on), its verdict and
     its model calls."""
-    from wason.report.tables import episode_json
-
     fam = family_of_run(get_run(store, run_id))
     run = shown_run(store, get_run(store, run_id))
     by_index = _episode_ids(store, run_id)  # one indexed query, no item read
@@ -760,10 +753,6 @@ def episode_context(store: Store, run_id: int, index: int, links: Links) -> dict
 
 def _episode_ids(store: Store, run_id: int) -> dict[int, int]:
     """A run's episodes: index -> id."""
-    import sqlalchemy as sa
-
-    from wason.store.db import episodes
-
     e = episodes.c
     with store.engine.connect() as c:
         return {int(i): int(k) for i, k in c.execute(sa.select(e.index, e.id).where(e.run_id == run_id))}
@@ -1126,7 +1115,6 @@ def planned_plots(store: Store, run: RunRow) -> list[str]:
     drawing them: what its page links to at once."""
     if _family_or_none(run.task) is None:
         return []
-    from wason.report.plots import figures_of
 
     try:
         figures = figures_of(PublicReader(store), [run.id, *baselines_of(store, run.id, completed_only=True)])

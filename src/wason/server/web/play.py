@@ -27,9 +27,8 @@ from wason.core.game import ExternalFailure
 from wason.core.public import is_over
 from wason.core.records import HUMAN, person_name
 from wason.server import offload
-from wason.server.allowed import AllowedModels, Refused
-from wason.server.app import allowed_models
-from wason.server.web import render
+from wason.server.allowed import AllowedModels, Refused, allowed_models, own_fields
+from wason.server.web.pages import render
 from wason.store import Store, StoreError
 
 router = APIRouter()
@@ -89,8 +88,6 @@ def option_fields(family: Family[Any]) -> list[dict[str, Any]]:
     not those ``wason play`` leaves out, not those that matter only to a model or a solver
     (:attr:`~wason.core.family.RunSettings.model_only`), not the models of judges or game masters (a person's
     game is judged by code); each with its label, help and default (the play default)."""
-    from wason.server.app import own_fields
-
     config_type = family.config_type
     defaults = config_type.with_play_defaults({})
     models = {*model_fields(config_type), *endpoint_fields(config_type)}

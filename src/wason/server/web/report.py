@@ -28,7 +28,8 @@ from wason.core.records import RunRow
 from wason.engine import baselines_of
 from wason.report.render import results_csv, results_latex, results_markdown
 from wason.report.tables import results_of
-from wason.server.web import browse, environment
+from wason.server.web import browse
+from wason.server.web.pages import environment
 from wason.store import Store
 
 ASSETS = ("wason.css", "wason.js", "favicon.svg")

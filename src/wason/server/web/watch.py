@@ -52,9 +52,10 @@ from wason.core.records import EpisodeRow, RunRow
 from wason.engine import Clients, create_run, play_run
 from wason.models.base import GenerationParams, ModelConfigError
 from wason.redaction import redact
-from wason.server.allowed import EMBEDDED, AllowedModels, ModelNotAllowed, Refused
-from wason.server.app import allowed_models, own_fields
-from wason.server.web import auth, render
+from wason.server.allowed import EMBEDDED, AllowedModels, ModelNotAllowed, Refused, allowed_models, own_fields
+from wason.server.web import auth
+from wason.server.web.pages import render
+from wason.server.web.play import action_words
 from wason.store import Store, StoreError
 
 log = logging.getLogger("wason.server.watch")
@@ -587,8 +588,6 @@ def _episode_view(family: Family[Any] | None, episode: EpisodeRow, n_turns: int)
 def _turn_view(family: Family[Any] | None, turn: Mapping[str, Any]) -> dict[str, Any]:
     """A stored turn as the page shows it (never its oracle work: a judge's messages may name the rule); the
     move in words as the Play page words it, and as stored."""
-    from wason.server.web.play import action_words
-
     return {
         "episode": turn["episode_id"],
         "index": turn["index"],

@@ -13,8 +13,9 @@ from pydantic import BaseModel
 
 from wason.core import columns as col
 from wason.core.family import RunReader
+from wason.core.labels import results_title
 from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
-from wason.core.results import Cell, Message, Results, Table, Transcript, episode_outcome, results_title
+from wason.core.results import Cell, Message, Results, Table, Transcript, episode_outcome
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
 from wason.metrics.rates import NearMissMass
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from wason.tasks.code_functions.grammar import generate_rules
+from wason.tasks.code_functions.translate import split_functions
 
 MAX_FILE = 1 << 20
 
@@ -96,8 +97,6 @@ def _check(args: argparse.Namespace, write: Callable[[str], None]) -> int:
 def _codes(text: str) -> list[str]:
     """The functions to check: each accepted rule's code of a write-rules report (``wason show RUN --json``),
     each reply of a write-rules report's rejections too, or else every function definition of a text file."""
-    from wason.tasks.code_functions.translate import split_functions
-
     stripped = text.lstrip()
     if stripped.startswith("{"):
         try:

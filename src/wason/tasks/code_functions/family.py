@@ -37,6 +37,8 @@ from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, give_up, yes_no_quiz
 from wason.core.records import RunReport
 from wason.failures import unavailable
+from wason.judges import VotingJudge
+from wason.sandbox import GuessRejected, compile_word_rule
 from wason.tasks.code_functions.game import (
     MAX_MORE,
     MAX_QUIZ,
@@ -252,8 +254,6 @@ class CodeFunctionsConfig(JudgedSettings):
 def load_rules_file(path: str) -> list[Rule]:
     """Rules from a JSONL file (one rule a line: ``source``, optional ``text``, ``level``, ``key``); each is
     compiled in the word language first. Errors name the file and line."""
-    from wason.sandbox import GuessRejected, compile_word_rule
-
     p = Path(path)
     try:
         with p.open("rb") as handle:
@@ -323,7 +323,6 @@ def _llm_judge(config: CodeFunctionsConfig, context: EpisodeContext, item: Mappi
     oracle = context.oracle
     if oracle is None:
         return unavailable("the LLM judge")
-    from wason.judges import VotingJudge
     from wason.tasks.code_functions.judge import read_judge_reply
     from wason.tasks.code_functions.protocol import judge_messages
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from wason.core import columns as col
 from wason.core.family import RunReader
+from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
     EpisodeRow,
@@ -30,7 +31,6 @@ from wason.core.results import (
     calls_notes,
     episode_outcome,
     named_runs,
-    results_title,
     turn_messages,
     yes_no,
 )
@@ -44,7 +44,7 @@ SOLVER_LEGEND = (
     "cannot say)."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 JUDGE_NAMES = {"predicate": "Code *", "quiz": "Quiz", "llm": "LLM judge"}
 JUDGE_LEGENDS = {

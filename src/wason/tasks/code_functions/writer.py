@@ -24,9 +24,11 @@ from pydantic import BaseModel, ConfigDict
 
 from wason.core.family import Item, RunReader
 from wason.core.game import Malformed, Outcome
+from wason.core.labels import results_title
 from wason.core.records import RunReport, run_header
-from wason.core.results import Cell, Column, Results, Table, results_title
+from wason.core.results import Cell, Column, Results, Table
 from wason.tasks.code_functions.grammar import balance
+from wason.tasks.code_functions.judge import JUDGE_STEPS, truth_of_source
 from wason.tasks.code_functions.protocol import load_text
 from wason.tasks.code_functions.translate import split_functions, translate_function
 
@@ -55,8 +57,6 @@ def strip_fences(reply: str) -> str:
 
 def check_code(code: str, seed: str) -> dict[str, Any]:
     """Translate the first function of ``code`` and check its balance; a JSON record of the verdict."""
-    from wason.tasks.code_functions.judge import JUDGE_STEPS, truth_of_source
-
     functions = split_functions(strip_fences(code)[:MAX_REPLY_CHARS])
     if not functions:
         return {"accepted": False, "reason": "no function definition (def ...) in the reply", "source": None}

@@ -24,6 +24,11 @@ from wason.core.records import CallContext
 from wason.judges import majority_vote
 from wason.sandbox.words import WordProgram
 from wason.tasks.dynamic_picnic import prompts
+from wason.tasks.dynamic_picnic.rules import MAX_RULE_CHARS as MAX_RULE_CHARS
+from wason.tasks.dynamic_picnic.rules import mentions_spelling
+from wason.tasks.dynamic_picnic.rules import read_level as read_level
+from wason.tasks.dynamic_picnic.rules import read_predicate as read_predicate
+from wason.tasks.dynamic_picnic.rules import read_rule as read_rule
 
 MAX_ITEM_CHARS = 60
 MAX_ITEMS_PER_REPLY = 50
@@ -220,38 +225,7 @@ def needs_vote(kind: str, program: WordProgram | None, item: str) -> bool:
 
 
 # -- writing rules --------------------------------------------------------------------------------------------
-_RULE_LINE = re.compile(r"^\W*rule\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
-_PRED_LINE = re.compile(r"^\W*predicate\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
-_WHOLE_LINE = re.compile(r"^\W*whole\s*:\s*(yes|no)\b", re.IGNORECASE | re.MULTILINE)
-MAX_RULE_CHARS = 1000
 LEVEL_TRIES = 5  # the reference re-asked the classifier up to 5 times, then took L2
-
-
-def read_rule(reply: str) -> str | None:
-    """The rule of a writer's ``Rule: ...`` reply (the first such line), or None."""
-    found = _RULE_LINE.search(reply)
-    if not found:
-        return None
-    text = found.group(1).strip().strip("[]*\"'` ").strip()
-    return text[:MAX_RULE_CHARS] if text else None
-
-
-def read_level(reply: str) -> str | None:
-    """A classifier's level: the reply must be exactly L1, L2 or L3 (spaces and a period aside)."""
-    text = reply.strip().rstrip(".").strip().upper()
-    return text if text in ("L1", "L2", "L3") else None
-
-
-def read_predicate(reply: str) -> tuple[str | None, bool]:
-    """The predicate line (None for NONE or none given) and whether it decides the whole rule."""
-    found = _PRED_LINE.search(reply)
-    whole = _WHOLE_LINE.search(reply)
-    if not found:
-        return None, False
-    text = found.group(1).strip().strip("`").strip()
-    if text.upper().startswith("NONE") or not text:
-        return None, False
-    return text, bool(whole and whole.group(1).lower() == "yes")
 
 
 async def write_rule(
@@ -275,8 +249,6 @@ async def write_rule(
             levels.append(reply.text)
             if read_level(reply.text):
                 break
-        from wason.tasks.dynamic_picnic.rules import mentions_spelling
-
         if mentions_spelling(text):
             reply = await master.oracle.complete(
                 prompts.predicate_writer(text), master.params, master._ctx(turn, "predicate-writer")

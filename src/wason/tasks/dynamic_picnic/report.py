@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from wason.core import columns as col
 from wason.core.family import RunReader
+from wason.core.labels import results_title
 from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
 from wason.core.results import (
     Cell,
@@ -20,7 +21,6 @@ from wason.core.results import (
     end_reason_text,
     episode_outcome,
     named_runs,
-    results_title,
     yes_no,
 )
 from wason.core.tally import group_by

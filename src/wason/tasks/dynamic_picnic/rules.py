@@ -326,6 +326,40 @@ def kind_counts(rules: list[PicnicRule] | tuple[PicnicRule, ...]) -> Counter[str
     return Counter(rule.kind for rule in rules)
 
 
+# -- reading the game master's replies ---------------------------------------------------------------------
+_RULE_LINE = re.compile(r"^\W*rule\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+_PRED_LINE = re.compile(r"^\W*predicate\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+_WHOLE_LINE = re.compile(r"^\W*whole\s*:\s*(yes|no)\b", re.IGNORECASE | re.MULTILINE)
+MAX_RULE_CHARS = 1000
+
+
+def read_rule(reply: str) -> str | None:
+    """The rule of a writer's ``Rule: ...`` reply (the first such line), or None."""
+    found = _RULE_LINE.search(reply)
+    if not found:
+        return None
+    text = found.group(1).strip().strip("[]*\"'` ").strip()
+    return text[:MAX_RULE_CHARS] if text else None
+
+
+def read_level(reply: str) -> str | None:
+    """A classifier's level: the reply must be exactly L1, L2 or L3 (spaces and a period aside)."""
+    text = reply.strip().rstrip(".").strip().upper()
+    return text if text in ("L1", "L2", "L3") else None
+
+
+def read_predicate(reply: str) -> tuple[str | None, bool]:
+    """The predicate line (None for NONE or none given) and whether it decides the whole rule."""
+    found = _PRED_LINE.search(reply)
+    whole = _WHOLE_LINE.search(reply)
+    if not found:
+        return None, False
+    text = found.group(1).strip().strip("`").strip()
+    if text.upper().startswith("NONE") or not text:
+        return None, False
+    return text, bool(whole and whole.group(1).lower() == "yes")
+
+
 NO_RULE = "the rule writer's reply has no 'Rule: ...' line"
 
 
@@ -333,8 +367,6 @@ def generated_rule(rule_id: int, rule_type: str, record: dict[str, object]) -> P
     """A rule written by the game master, derived by code from the writer's record: the ``Rule:`` line, the
     first level the classifier answered (L2 after five unreadable answers, as the reference), and for a rule
     about spelling the predicate the sandbox must accept (``WHOLE: yes`` makes it lexical, else mixed)."""
-    from wason.tasks.dynamic_picnic.master import read_level, read_predicate, read_rule
-
     text = read_rule(str(record.get("rule_reply") or ""))
     if text is None:
         return PicnicRule(rule_id, rule_type, "L2", "", "semantic", rejection=NO_RULE, source="generated")

@@ -8,8 +8,9 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from wason.tasks.lab.drawing import generate, identifiability_problems
 from wason.tasks.lab.laws import format_value
-from wason.tasks.lab.world import PRESETS, Domain, generate, identifiability_problems
+from wason.tasks.lab.world import PRESETS, Domain
 
 MAX_THEORY_FILE = 100_000
 

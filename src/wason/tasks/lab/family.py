@@ -23,6 +23,7 @@ from wason.core.family import (
 )
 from wason.core.game import Game, Player, TextProtocol
 from wason.failures import unavailable
+from wason.judges import VotingJudge
 from wason.tasks.lab.game import (
     MAX_BUDGET,
     MAX_PER_TURN,
@@ -35,15 +36,7 @@ from wason.tasks.lab.game import (
     Request,
 )
 from wason.tasks.lab.laws import Value
-from wason.tasks.lab.world import (
-    BUDGETS,
-    GENERATOR,
-    GENERATOR_VERSION,
-    PRESETS,
-    Domain,
-    DomainParams,
-    generate,
-)
+from wason.tasks.lab.world import BUDGETS, GENERATOR, GENERATOR_VERSION, PRESETS, Domain, DomainParams
 
 MAX_N = 1_000
 """The most domains of a run: each is drawn and checked to be identifiable, up to 0.5 s a hard one."""
@@ -198,6 +191,8 @@ class LabRunConfig(JudgedSettings):
             raise ValueError(str(exc)) from None
 
     def items(self) -> list[Item]:
+        from wason.tasks.lab.drawing import generate  # draws with the learner
+
         out = []
         for k in range(1, self.n + 1):
             domain = generate(self.domain_params(), f"{self.seed}|{k}")
@@ -209,6 +204,8 @@ class LabRunConfig(JudgedSettings):
     def item_at(self, index: int) -> Item:
         """``items()[index]`` alone: it draws one domain, not ``n``."""
         k, trial = divmod(index, self.trials)
+        from wason.tasks.lab.drawing import generate  # draws with the learner
+
         domain = generate(self.domain_params(), f"{self.seed}|{k + 1}")
         return self._item(k + 1, trial + 1, public_lab(domain), hidden_part(domain))
 
@@ -445,7 +442,6 @@ def _judge(config: LabRunConfig, context: EpisodeContext, item: Mapping[str, Any
     oracle = context.oracle
     if oracle is None:
         return unavailable("an LLM judge about its report")
-    from wason.judges import VotingJudge
     from wason.tasks.lab.judge import judge_messages
 
     call = context.calls(_sample(item))

@@ -28,7 +28,9 @@ from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
 from wason.tasks.lab.laws import Thing, Value, apply, format_law, same_value
-from wason.tasks.lab.world import Domain, fresh_thing, trials
+from wason.tasks.lab.laws import number_right as number_right
+from wason.tasks.lab.theory import TheoryError, equivalence, probe_set, read_theory
+from wason.tasks.lab.world import Domain, Trial, fresh_thing, trials
 
 MAX_OBJECTS = 40
 """Objects a lab may hold (created ones included)."""
@@ -212,12 +214,6 @@ class LabConfig:
 
 ReportJudge = Callable[[str], Awaitable[Mapping[str, Any]]]
 """An LLM judge of the free-text report (injected; returns a JSON record with a boolean ``verdict``)."""
-
-
-def number_right(predicted: float, truth: float, tolerance: float) -> bool:
-    """A predicted number is right within ``tolerance`` of relative error (of at least 1 in size, so values
-    near zero are judged on an absolute scale)."""
-    return abs(predicted - truth) <= tolerance * max(1.0, abs(truth)) + 1e-9
 
 
 @dataclass
@@ -579,7 +575,6 @@ class LabGame:
         text = (self.answer.theory if self.answer is not None else "").strip()
         if not text:
             return out
-        from wason.tasks.lab.theory import TheoryError, equivalence, probe_set, read_theory
 
         out["theory"] = text[:MAX_TEXT]
         try:
@@ -620,7 +615,7 @@ class LabGame:
             "laws": [format_law(law) for law in self.domain.laws],
             "history": self.history,
         }
-        from wason.tasks.lab.learner import curves, random_curve, reduction_curve
+        from wason.tasks.lab.learner import curves, reduction_curve  # the learner: off the family's load path
 
         if self.config.curve:
             tol = self.config.tolerance
@@ -649,3 +644,31 @@ def _median(xs: Sequence[float]) -> float | None:
     ys = sorted(xs)
     mid = len(ys) // 2
     return ys[mid] if len(ys) % 2 else (ys[mid - 1] + ys[mid]) / 2
+
+
+# -- the random-experiment baseline -------------------------------------------------------------------------
+def random_history(domain: Domain, budget: int, seed: str | int) -> list[dict[str, Any]]:
+    """``budget`` uniformly random experiments (an operation, then distinct objects) run on the lab's objects
+    as they evolve under the true laws, through a :class:`LabGame` (so with its measurement noise)."""
+    rng = random.Random(f"lab.random|{seed}")
+    config = LabConfig(
+        budget=budget, per_turn=1, max_turns=budget + 1, test_size=1, curve=False, seed=str(seed)
+    )
+    game = LabGame(domain, config)
+    game.start()
+    names = list(game.things)
+    ops = list(game.ops.items())
+    while not game.done and game.phase == "lab":
+        op, arity = ops[rng.randrange(len(ops))]
+        objects = tuple(rng.sample(names, arity))
+        game.step(Request((Step("experiment", op=op, objects=objects),)))
+    return list(game.history)
+
+
+def random_curve(
+    domain: Domain, budget: int, test: Sequence[Trial], tolerance: float, seed: str | int
+) -> list[float]:
+    """:func:`curve` for a random-experiment design of ``budget`` experiments (:func:`random_history`)."""
+    from wason.tasks.lab.learner import curve
+
+    return curve(domain, random_history(domain, budget, seed), test, tolerance)

@@ -372,3 +372,9 @@ def law_from_json(data: Mapping[str, object]) -> Law:
         value=expr_from_json(data["value"]),
         condition=None if cond is None else expr_from_json(cond),
     )
+
+
+def number_right(predicted: float, truth: float, tolerance: float) -> bool:
+    """A predicted number is right within ``tolerance`` of relative error (of at least 1 in size, so values
+    near zero are judged on an absolute scale)."""
+    return abs(predicted - truth) <= tolerance * max(1.0, abs(truth)) + 1e-9

@@ -27,7 +27,6 @@ values a law multiplies), and a threshold whose number is within ``4 s`` of it i
 from __future__ import annotations
 
 import dataclasses
-import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,9 +34,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from wason.tasks.lab.game import LabConfig, LabGame, Request, Step, number_right
 from wason.tasks.lab.grammar import BOOLEAN_KINDS, NUMBER_KINDS, kind_of, slot_laws
-from wason.tasks.lab.laws import Arith, Bool, Compare, Law, Not, Num, Ref, Thing, Value, format_law, refs
+from wason.tasks.lab.laws import (
+    Arith,
+    Bool,
+    Compare,
+    Law,
+    Not,
+    Num,
+    Ref,
+    Thing,
+    Value,
+    format_law,
+    number_right,
+    refs,
+)
 from wason.tasks.lab.world import Domain, Trial, _ordered, slots_of
 from wason.tasks.lab.world import thresholds as world_thresholds
 
@@ -47,8 +58,6 @@ __all__ = [
     "curve",
     "curves",
     "public",
-    "random_curve",
-    "random_history",
     "reduction_curve",
 ]
 
@@ -480,28 +489,3 @@ def reduction_curve(domain: Domain, history: Sequence[Mapping[str, Any]]) -> lis
         learner.observe(record)
         out.append(learner.reduction())
     return out
-
-
-def random_history(domain: Domain, budget: int, seed: str | int) -> list[dict[str, Any]]:
-    """``budget`` uniformly random experiments (an operation, then distinct objects) run on the lab's objects
-    as they evolve under the true laws, through a :class:`LabGame` (so with its measurement noise)."""
-    rng = random.Random(f"lab.random|{seed}")
-    config = LabConfig(
-        budget=budget, per_turn=1, max_turns=budget + 1, test_size=1, curve=False, seed=str(seed)
-    )
-    game = LabGame(domain, config)
-    game.start()
-    names = list(game.things)
-    ops = list(game.ops.items())
-    while not game.done and game.phase == "lab":
-        op, arity = ops[rng.randrange(len(ops))]
-        objects = tuple(rng.sample(names, arity))
-        game.step(Request((Step("experiment", op=op, objects=objects),)))
-    return list(game.history)
-
-
-def random_curve(
-    domain: Domain, budget: int, test: Sequence[Trial], tolerance: float, seed: str | int
-) -> list[float]:
-    """:func:`curve` for a random-experiment design of ``budget`` experiments (:func:`random_history`)."""
-    return curve(domain, random_history(domain, budget, seed), test, tolerance)

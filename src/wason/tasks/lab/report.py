@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.game import VOID
+from wason.core.labels import results_title
 from wason.core.records import (
     SOLVER_LABEL,
     CallTotals,
@@ -39,11 +40,11 @@ from wason.core.results import (
     calls_notes,
     episode_outcome,
     player_message,
-    results_title,
 )
 from wason.core.results import Mean as ResultMean
 from wason.metrics.rates import mean_present, t_quantile
-from wason.tasks.lab.laws import Value, format_value
+from wason.tasks.lab.laws import Value, format_value, same_value
+from wason.tasks.lab.world import BUDGETS, Domain, Trial
 
 SOLVER_LEGEND = (
     "the ideal scientist over the law grammar (docs/lab.md), choosing each experiment by expected "
@@ -51,7 +52,7 @@ SOLVER_LEGEND = (
     "(bench/bench_lab.py), a reference for what the budget allows, not a ceiling of reasoning."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 CURVE_POINTS = (0, 5, 10, 20, 40)
 """Experiments at which table 2 reads the curves (and the budget)."""
@@ -322,7 +323,6 @@ def _budget(data: Mapping[str, Any]) -> int:
     budget = data["config"].get("budget")
     if isinstance(budget, int):
         return budget
-    from wason.tasks.lab.world import BUDGETS
 
     return int(BUDGETS.get(str(data["config"].get("difficulty", "easy")), 20))
 
@@ -539,9 +539,6 @@ def _prediction(p: Mapping[str, Any] | None) -> str:
 
 def _truths(domain_json: Any, trials: Sequence[Mapping[str, Any]]) -> list[str | None]:
     """What each test experiment really changes (None where the domain cannot be read)."""
-    from wason.tasks.lab.laws import same_value
-    from wason.tasks.lab.world import Domain, Trial
-
     try:
         domain = Domain.from_json(domain_json)
         tests = [Trial.from_json(t) for t in trials]

@@ -13,7 +13,6 @@ recorded with the domain.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 from collections.abc import Mapping, Sequence
@@ -37,6 +36,7 @@ from wason.tasks.lab.laws import (
     law_to_json,
     refs,
 )
+from wason.tasks.lab.reading import parse_theory
 
 GENERATOR = "wason.lab"
 GENERATOR_VERSION = 2
@@ -226,8 +226,6 @@ def _laws(data: Mapping[str, Any]) -> tuple[Law, ...]:
     """A domain's laws from its JSON: the syntax trees, or (an item's hidden part) their text."""
     if "laws" in data:
         return tuple(law_from_json(x) for x in data["laws"])
-    from wason.tasks.lab.theory import parse_theory
-
     return parse_theory("\n".join(data["law_text"])) if data["law_text"] else ()
 
 
@@ -292,30 +290,7 @@ def nonsense(rng: random.Random, kind: str, taken: set[str]) -> str:
 
 
 # -- drawing a domain ---------------------------------------------------------------------------------------
-def generate(params: DomainParams, seed: str | int) -> Domain:
-    """The domain of ``seed`` with ``params``: the first identifiable draw.
-
-    Raises:
-        ValueError: no identifiable domain in ``MAX_DRAWS`` draws (parameters that cannot give one).
-    """
-    from wason.tasks.lab.identify import identifying_design
-
-    rng = random.Random(f"{GENERATOR}|{DRAW_VERSION}|{seed}")
-    budget = BUDGETS[difficulty_of(params)]
-    for rejected in range(MAX_DRAWS):
-        domain = _draw(params, str(seed), rng, rejected)
-        if domain is None or _law_problems(domain):
-            continue
-        design = identifying_design(domain, budget)
-        if design is not None:
-            return dataclasses.replace(domain, design=len(design))
-    raise ValueError(
-        f"params: no identifiable domain in {MAX_DRAWS} draws with {params.model_dump_json()}; "
-        "give it more properties or operations, or fewer laws"
-    )
-
-
-def _draw(params: DomainParams, seed: str, rng: random.Random, rejected: int) -> Domain | None:
+def draw_domain(params: DomainParams, seed: str, rng: random.Random, rejected: int) -> Domain | None:
     taken: set[str] = set()
     types = tuple(
         ObjectType(
@@ -481,32 +456,8 @@ def _ordered(laws: Sequence[Law]) -> tuple[Law, ...] | None:
     return tuple(out)
 
 
-# -- identifiability ----------------------------------------------------------------------------------------
-def identifiability_problems(domain: Domain, budget: int | None = None) -> list[str]:
-    """Why the domain could not be identified within ``budget`` experiments (default: its difficulty's
-    budget, see :data:`BUDGETS`), or nothing.
-
-    Checks: every law is of the grammar and changes what it touches for some object of the lab (no identity, no
-    law whose condition no object meets); and a design of at most ``budget`` experiments on the lab's starting
-    objects tells the laws apart from every other theory of the grammar
-    (:func:`wason.tasks.lab.identify.identifying_design`).
-    """
-    problems = _law_problems(domain)
-    if problems:
-        return problems
-    from wason.tasks.lab.identify import identifying_design
-
-    if budget is None:
-        budget = BUDGETS[difficulty_of(domain.params)]
-    if identifying_design(domain, budget) is None:
-        problems.append(
-            f"no design of at most {budget} experiments on the lab's starting objects tells its laws apart from "
-            "every other theory of the grammar"
-        )
-    return problems
-
-
-def _law_problems(domain: Domain) -> list[str]:
+# -- identifiability (the search for a design: wason.tasks.lab.drawing) ---------------------------------------
+def law_problems(domain: Domain) -> list[str]:
     """Laws outside the grammar, and laws that change nothing on any object of the lab."""
     problems: list[str] = []
     things = domain.things()

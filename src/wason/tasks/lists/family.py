@@ -32,6 +32,7 @@ from wason.core.family import (
 from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, form_moves, yes_no_quiz
 from wason.failures import unavailable
+from wason.judges.llm import LLMJudge, LLMLabeller
 from wason.tasks.lists.game import (
     MAX_QUIZ,
     MAX_ROUNDS,
@@ -581,7 +582,6 @@ def _oracles(config: ListsRunConfig, context: EpisodeContext, item: Mapping[str,
         # action that needs them fails as an outside failure, with the reason.
         none = unavailable("an LLM judge or labeller")
         return (none if wanted[0] else None), (none if wanted[1] else None)
-    from wason.judges.llm import LLMJudge, LLMLabeller
     from wason.tasks.lists.protocol import (
         format_cases_for_labeller,
         load_analysis_prompt,

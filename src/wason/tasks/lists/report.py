@@ -9,6 +9,7 @@ from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 
 from wason.core import columns as col
 from wason.core.family import RunReader
+from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
     EpisodeRow,
@@ -29,13 +30,13 @@ from wason.core.results import (
     Table,
     Transcript,
     end_reason_text,
-    results_title,
     run_notes,
     turn_messages,
     yes_no,
 )
 from wason.core.tally import MeanScore, Tally, group_by
 from wason.tasks.lists.game import PRIMARY_ORDER
+from wason.tasks.lists.protocol import render_initial_prompt
 
 SOLVER_LEGEND = (
     "the list scientist of docs/solver.md (List rules), a strong reference and not a ceiling: it states 10 "
@@ -43,7 +44,7 @@ SOLVER_LEGEND = (
     "had never seen (measured once)."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 class ListsNumbers(BaseModel):
@@ -368,8 +369,6 @@ SCORED = (
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
     """One episode as a conversation: the first message (whole: the renderer folds it; its example lists stay in
     view as a note), each reply and what the harness said, the judges' verdicts and how it ended."""
-    from wason.tasks.lists.protocol import render_initial_prompt
-
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     examples = item.get("examples") or []

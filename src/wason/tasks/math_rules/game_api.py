@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wason.core.family import GameApi, Item, RunSettings
+from wason.tasks.math_rules.config import MathRunConfig, make_item
 from wason.tasks.math_rules.expression import find_expression
 from wason.tasks.math_rules.game import MAX_MORE, MAX_TURNS, GiveUp, Guess, MathObservation, More
 from wason.tasks.math_rules.protocol import INCORRECT, format_sequences, load_text, parse_guess_reply
@@ -66,8 +67,6 @@ class MathGameApi(GameApi):
     game_gen_type = "dynamic"
 
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
-        from wason.tasks.math_rules.family import MathRunConfig, make_item
-
         if difficulty not in self.levels:
             raise ValueError(f"difficulty must be one of {', '.join(self.levels)}, not {difficulty!r}")
         if isinstance(num_init_examples, bool) or not isinstance(num_init_examples, int):

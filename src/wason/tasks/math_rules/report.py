@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from wason.core import columns as col
 from wason.core.family import RunReader
+from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
     EpisodeRow,
@@ -30,7 +31,6 @@ from wason.core.results import (
     calls_notes,
     episode_outcome,
     named_runs,
-    results_title,
     turn_messages,
     votes_text,
     yes_no,
@@ -43,7 +43,7 @@ SOLVER_LEGEND = (
     "seeded games at each level; fifteen terms pin a rule of that grammar almost always."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 JUDGE_NAMES = {"expression": "expression (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
 JUDGE_SHORT = {"expression": "Code", "quiz": "Quiz", "llm": "LLM judge"}

@@ -28,6 +28,7 @@ from typing import Any
 
 from wason.core.family import GameApi, Item, RunSettings
 from wason.tasks.picnic.catalog import LEVELS, derive_seed, draw_rule
+from wason.tasks.picnic.config import PicnicRunConfig, make_item
 from wason.tasks.picnic.game import MAX_REQUEST, GiveUp, Guess, More, PicnicObservation
 from wason.tasks.picnic.protocol import exceeded_line, join_items, load_text
 
@@ -87,8 +88,6 @@ class PicnicGameApi(GameApi):
     game_gen_type = "static"
 
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
-        from wason.tasks.picnic.family import PicnicRunConfig, make_item
-
         if difficulty not in LEVELS:
             raise ValueError(f"difficulty must be one of {', '.join(LEVELS)}, not {str(difficulty)[:20]!r}")
         if isinstance(num_init_examples, bool) or not isinstance(num_init_examples, int):

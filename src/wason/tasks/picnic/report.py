@@ -9,6 +9,7 @@ from typing import Any
 
 from wason.core import columns as col
 from wason.core.family import RunReader
+from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
     EpisodeRow,
@@ -29,7 +30,6 @@ from wason.core.results import (
     calls_notes,
     episode_outcome,
     named_runs,
-    results_title,
     turn_messages,
     votes_text,
     yes_no,
@@ -42,7 +42,7 @@ SOLVER_LEGEND = (
     "each level at the default settings, and 86-92% with one move only (--max-turns 1)."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:

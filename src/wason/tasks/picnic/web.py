@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from wason.tasks.picnic.catalog import catalog
+
 
 def intro(observation: Mapping[str, Any]) -> str:
     """The start of a game: what to find, how, the categories a rule is made of, and the first examples."""
@@ -30,8 +32,6 @@ def intro(observation: Mapping[str, Any]) -> str:
 
 def categories_line() -> str:
     """The 76 category names a rule is made of, as the terminal's ``categories`` command lists them."""
-    from wason.tasks.picnic.catalog import catalog
-
     names = catalog().tags
     return f"The {len(names)} categories: {', '.join(names)}."
 

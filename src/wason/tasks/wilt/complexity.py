@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from wason.sandbox import GuessRejected, compile_rule
+from wason.tasks.wilt.single import compile_single
 
 __all__ = ["GuessComplexity", "RunComplexity", "guess_complexity", "run_complexity"]
 
@@ -59,12 +60,7 @@ def guess_complexity(
     if verdict is not None and not verdict.get("accepted", True):
         return None
     try:
-        if arity == 1:
-            from wason.tasks.wilt.single import compile_single
-
-            program = compile_single(guess)
-        else:
-            program = compile_rule(guess)
+        program = compile_single(guess) if arity == 1 else compile_rule(guess)
     except GuessRejected:
         return None
     body = _HEAD.sub("", guess, count=1)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
+
 from wason.sandbox import Inputs, Program
 from wason.sandbox.exact import Inexact, evaluate_exact, exact_point
 
@@ -200,7 +202,6 @@ def enumerate_domain(rule: Program, guess: Program, domain: Domain) -> Decision:
     """
     if domain.integer_range is None:
         return Decision("unknown", reason="not a whole-number domain")
-    import numpy as np
 
     low, high = domain.integer_range
     side = high - low + 1

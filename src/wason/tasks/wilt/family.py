@@ -31,6 +31,7 @@ from wason.core.family import (
 )
 from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, form_moves
+from wason.sandbox import compile_rule
 from wason.tasks.wilt.game import MAX_TESTS, FinalGuess, ProposeTest, WiltConfig, WiltGame
 from wason.tasks.wilt.generate import MAX_N as MAX_GENERATED
 from wason.tasks.wilt.generate import SERVED_N
@@ -377,7 +378,7 @@ class WiltFamily(Family[WiltRunConfig]):
         from wason.tasks.wilt.solver_player import WiltSolverPlayer
 
         if config.protocol == "single":
-            from wason.tasks.wilt.single import SingleSolverPlayer
+            from wason.tasks.wilt.solver_player import SingleSolverPlayer
 
             return SingleSolverPlayer(max_tests=config.max_tests)
         if config.protocol == "testswap":
@@ -526,8 +527,6 @@ class WiltFamily(Family[WiltRunConfig]):
         return (test, guess)
 
     def own_rule(self, config: WiltRunConfig, text: str) -> Item:
-        from wason.sandbox import compile_rule
-
         rule = " ".join(text.split())
         if not rule or len(rule) > 1000:
             raise ValueError("own_rule: a rule of 1 to 1000 characters in the guess language")

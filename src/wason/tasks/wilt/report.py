@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from wason.core import columns as col
 from wason.core.family import RunReader
 from wason.core.game import PLAYER_METRICS
+from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
     EpisodeRow,
@@ -34,7 +35,6 @@ from wason.core.results import (
     end_reason_text,
     episode_outcome,
     player_message,
-    results_title,
 )
 from wason.core.tally import Tally, group_by
 from wason.tasks.wilt.complexity import RunComplexity, run_complexity
@@ -47,7 +47,7 @@ SOLVER_LEGEND = (
     "that it had never seen, it won 1,802 of 2,195 (82%, each set measured once)."
 )
 """What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.records.solver_legend`)."""
+shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 def run_summary(

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from wason.core.game import Move
 from wason.sandbox import GuessRejected, Program, compile_rule
 from wason.sandbox.pyast import parse
 from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD, Verdict
@@ -284,20 +283,3 @@ class SingleSolver:
             return self.texts[int(alive[np.argmax(self.weight[alive])])]
         true = sorted(x for x, result in self.tested.items() if result)
         return f"lambda x: x in ({', '.join(map(str, true))}{',' if len(true) == 1 else ''})"
-
-
-class SingleSolverPlayer:
-    """Plays the one-variable game with :class:`SingleSolver` (no text, no model)."""
-
-    def __init__(self, max_tests: int = MAX_TESTS) -> None:
-        self.solver = SingleSolver(max_tests)
-
-    async def act(self, observation: Any) -> Move[Any]:
-        from wason.tasks.wilt.game import FinalGuess, ProposeTest
-
-        if observation.kind == "result" and observation.values is not None and observation.result is not None:
-            self.solver.observe(int(observation.values[0]), bool(observation.result))
-        test = None if observation.must_guess or observation.remaining <= 0 else self.solver.next_test()
-        if test is None:
-            return Move(FinalGuess(self.solver.guess()), meta={"alive": int(self.solver.alive.sum())})
-        return Move(ProposeTest((str(test),)), meta={"alive": int(self.solver.alive.sum())})

@@ -9,6 +9,7 @@ from wason.tasks.wilt.elimination import CONFIDENCE
 from wason.tasks.wilt.game import FinalGuess, ProposeTest, WiltAction, WiltObservation
 from wason.tasks.wilt.listed_space import HypothesisSpace, build_space, candidate_tests
 from wason.tasks.wilt.scientist import Scientist, label
+from wason.tasks.wilt.single import MAX_TESTS, SingleSolver
 
 
 class WiltSolverPlayer:
@@ -79,3 +80,18 @@ class WiltSolverPlayer:
         self._pending = test
         meta["information_bits"] = self.solver.last_information
         return Move(action=ProposeTest(tuple(label(v) for v in test)), meta=meta)
+
+
+class SingleSolverPlayer:
+    """Plays the one-variable game with :class:`SingleSolver` (no text, no model)."""
+
+    def __init__(self, max_tests: int = MAX_TESTS) -> None:
+        self.solver = SingleSolver(max_tests)
+
+    async def act(self, observation: Any) -> Move[Any]:
+        if observation.kind == "result" and observation.values is not None and observation.result is not None:
+            self.solver.observe(int(observation.values[0]), bool(observation.result))
+        test = None if observation.must_guess or observation.remaining <= 0 else self.solver.next_test()
+        if test is None:
+            return Move(FinalGuess(self.solver.guess()), meta={"alive": int(self.solver.alive.sum())})
+        return Move(ProposeTest((str(test),)), meta={"alive": int(self.solver.alive.sum())})
