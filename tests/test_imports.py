@@ -33,6 +33,7 @@ LAZY: dict[str, str] = {
     "wordfreq": "heavy word lists, read on first use",
     "z3": "heavy solver, only where a rule needs it",
     # wason modules that pull heavy packages in, imported where used so that start-up stays light
+    "wason.cli": "the command line, run by the contract's checks only: importing wason.testing loads none of it",
     "wason.cli.common": "pydantic and the family machinery, not for `wason --help` / `--version`",
     "wason.cli.console": "rich, not for `wason --help`",
     "wason.core.family": "pydantic: the registry answers `wason --help` without it",
@@ -215,3 +216,11 @@ def test_the_checks_fail_on_a_planted_cycle_and_a_lazy_import(tmp_path: Path) ->
     assert find_cycle(graph) == ["wason.a", "wason.b", "wason.a"]  # the lazy import counts
     assert find_cycle({k: v for k, v in graph.items() if k != "wason.b"}) is None  # TYPE_CHECKING does not
     assert lazy_refused(tmp_path) == ["wason.b:4 imports wason.a inside a function"]
+
+
+def test_the_design_lists_the_modules_imported_where_used() -> None:
+    """docs/design.md names exactly the modules of :data:`LAZY` (its list of imports inside functions)."""
+    design = (SRC.parent / "docs" / "design.md").read_text(encoding="utf-8")
+    section = design[design.index("### Imports: no cycles") : design.index("## Rules of the house")]
+    listed = set(re.findall(r"`([a-z_][\w.]*)`", section.split("  - packages:", 1)[1]))
+    assert listed == set(LAZY), (sorted(set(LAZY) - listed), sorted(listed - set(LAZY)))

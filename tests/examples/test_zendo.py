@@ -78,7 +78,7 @@ def test_a_session_takes_a_model_s_text_and_the_environment_and_inspect_play_it(
 
     from inspect_ai import eval as inspect_eval
 
-    from wason.inspect.tasks import family_task
+    from wason.inspect._registry import family_task
 
     with FakeOpenAIServer(reply=lambda messages, body: "TEST red circle\n") as server:
         monkeypatch.setenv("FAKE_BASE_URL", server.base_url)

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from wason.cli import family_fields, main
 from wason.core import registry, session
 from wason.core.family import REPORT_HOOKS, Family, Item, RunSettings, endpoint_fields, model_fields
 from wason.core.game import PLAYER_METRICS
@@ -228,6 +227,8 @@ def _render(renderable: Any, width: int = 160) -> str:
 
 def _flags(config_type: type[RunSettings], *, play: bool = False) -> set[str]:
     """The flags the command line derives from a configuration's own fields."""
+    from wason.cli import family_fields
+
     out = set()
     for name, info in family_fields(config_type, play=play).items():
         flag = config_type.play_flag(name) if play else "--" + config_type.flag_names.get(name, name)
@@ -361,6 +362,8 @@ class _Checker:
     def config_errors_name_the_field(self) -> None:
         self.need("config")
         assert self.config is not None
+        from wason.cli import family_fields
+
         kind = self.family.config_type
         base = self.config.model_dump(mode="json")
         unnamed = []
@@ -780,6 +783,8 @@ class _Checker:
 
     # -- g. the command line ----------------------------------------------------------------------------------
     def command_line(self) -> None:
+        from wason.cli import main
+
         family = self.family
 
         def call(args: list[str]) -> tuple[int, str, str]:
