@@ -46,7 +46,9 @@ def test_the_package_s_family_is_the_example_under_its_name(tmp_path: Path) -> N
         sys.path.remove(str(tmp_path))
 
 
-@pytest.mark.parametrize("name", ["Zendo", "9lives", "a--b", "a_b", "a-", "x" * 41, "a b"])
+@pytest.mark.parametrize(
+    "name", ["Zendo", "9lives", "a--b", "a_b", "a-", "x" * 41, "a b", "json", "wason", "wason-extra", "wilt"]
+)
 def test_a_name_that_is_no_family_name_is_refused_in_one_line(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError
+from wason.core import registry
 
 if TYPE_CHECKING:  # rich is imported by the command that prints, not by building the parser (start-up)
     from rich.console import Console
@@ -42,6 +44,11 @@ def package_files(name: str) -> dict[str, str]:
             f"starting with a letter, at most {MAX_NAME_CHARS} characters (e.g. zendo)"
         )
     package = name.replace("-", "_")
+    taken = "a module of Python's standard library" if package in sys.stdlib_module_names else None
+    if package.split("_")[0] == "wason" or name in registry.names():
+        taken = "wason's own name" if package.split("_")[0] == "wason" else "a family already known to wason"
+    if taken is not None:
+        raise UserError(f"NAME: {name!r} is {taken}; choose another name")
     camel = "".join(part.capitalize() for part in name.split("-"))
     source = resources.files("wason.examples").joinpath("hello.py").read_text(encoding="utf-8")
     for old, new in (
