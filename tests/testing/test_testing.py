@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 import pytest
 
 from tests.env import planted
-from tests.families.toy import ToyFamily, ToyRunConfig
+from tests.families.toy import FAMILY, ToyFamily, ToyRunConfig
 from wason.core import registry
 from wason.core.family import RunReader
 from wason.core.results import Cell, Column, Results, Table
@@ -253,3 +253,24 @@ def test_the_pytest_plugin_offers_the_fixture_and_an_option(tmp_path: Path) -> N
 def _env() -> dict[str, str]:
     """This process's import path for a child (the worktree's sources and the tests' families)."""
     return {**os.environ, "PYTHONPATH": os.pathsep.join(p or os.getcwd() for p in sys.path)}
+
+
+def test_a_card_that_does_not_say_what_the_family_says_fails_the_command_line_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a plugin's card (its wason.cards entry point) is what help shows without importing the family
+    stale = registry.Card("Toy threshold", "an old summary", "", True)
+    monkeypatch.setattr(registry, "declared_card", lambda name: stale if name == "toy" else None)
+    with pytest.raises(FamilyCheckFailed) as raised:
+        check_family(FAMILY, config={"n": 1}, items=1)
+    failures = dict(raised.value.failures)
+    assert list(failures) == ["command line: flags derived from the config"]
+    assert "an old summary" in failures["command line: flags derived from the config"]
+    monkeypatch.setattr(
+        registry,
+        "declared_card",
+        lambda name: registry.Card(FAMILY.title, FAMILY.summary, FAMILY.commands, FAMILY.playable),
+    )
+    assert (
+        "command line: flags derived from the config" in check_family(FAMILY, config={"n": 1}, items=1).passed
+    )

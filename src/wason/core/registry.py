@@ -219,6 +219,19 @@ def card(name: str) -> Card | None:
         return None
 
 
+def declared_card(name: str) -> Card | None:
+    """The card declared for the family ``name`` beside its code, whether or not the family is loaded:
+    :data:`wason.tasks.CARDS` for a built-in one, a plugin's ``wason.cards`` entry point; None without one.
+    :func:`wason.testing.check_family` holds it to the family's own attributes. Raises what reading a broken
+    card raises."""
+    if name in _builtin():
+        from wason.tasks import CARDS
+
+        return Card(**CARDS[name])
+    entry = _scan()[2].get(name)
+    return None if entry is None else _read_card(entry.load())
+
+
 def _read_card(found: Any) -> Card:
     if not isinstance(found, Mapping):
         raise TypeError(f"a card is a mapping, not {type(found).__name__}")

@@ -786,6 +786,12 @@ class _Checker:
         from wason.cli import main
 
         family = self.family
+        # what help shows of the family without importing it must be what the family says
+        card = registry.declared_card(family.name)
+        says = registry.Card(family.title, family.summary, family.commands, family.playable)
+        assert card is None or card == says, (
+            f"its card (what help shows without importing it: wason.cards) is {card}, the family says {says}"
+        )
 
         def call(args: list[str]) -> tuple[int, str, str]:
             out, err = io.StringIO(), io.StringIO()
