@@ -1018,6 +1018,20 @@ async def runs_page(request: Request) -> HTMLResponse:
     return await offload.build(request.app, _store(request), None, _runs_page, dict(request.query_params))
 
 
+RUN_COLUMNS = (
+    ("id", "run"),
+    ("family", "family"),
+    ("who", "player / model"),
+    ("status", "status"),
+    ("created", "created"),
+    ("duration", "took"),
+    ("episodes", "episodes"),
+    ("accuracy", "accuracy"),
+    ("tokens", "tokens"),
+)
+"""The runs list's columns (their sort key and heading), on the served page and in the static report."""
+
+
 def _runs_page(store: Store, params: dict[str, str]) -> HTMLResponse:
     links = Links()
     filters, error = parse_filters(store, params)
@@ -1032,17 +1046,7 @@ def _runs_page(store: Store, params: dict[str, str]) -> HTMLResponse:
             row["href"] = links.run(row["id"])
     pages = max(1, -(-total // PER_PAGE))
     headers = []
-    for key, label in (
-        ("id", "run"),
-        ("family", "family"),
-        ("who", "player / model"),
-        ("status", "status"),
-        ("created", "created"),
-        ("duration", "took"),
-        ("episodes", "episodes"),
-        ("accuracy", "accuracy"),
-        ("tokens", "tokens"),
-    ):
+    for key, label in RUN_COLUMNS:
         order = "asc" if filters.sort == key and filters.order == "desc" else "desc"
         mark = ("▼" if filters.order == "desc" else "▲") if filters.sort == key else ""
         headers.append(

@@ -138,20 +138,7 @@ def _write_index(
         filters=browse.RunFilters(),
         rows=rows,
         total=len(rows),
-        headers=[
-            {"key": k, "label": label, "mark": "", "href": None}
-            for k, label in (
-                ("id", "run"),
-                ("family", "family"),
-                ("who", "player / model"),
-                ("status", "status"),
-                ("created", "created"),
-                ("duration", "took"),
-                ("episodes", "episodes"),
-                ("accuracy", "accuracy"),
-                ("tokens", "tokens"),
-            )
-        ],
+        headers=[{"key": k, "label": label, "mark": "", "href": None} for k, label in browse.RUN_COLUMNS],
         families=[],
         statuses=[],
         page=1,
