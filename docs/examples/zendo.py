@@ -3,16 +3,17 @@
 import itertools
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
 
-from wason.core import Command, Family, FormField, Item, Malformed, Move, Outcome, RunSettings, form_number
+from wason.core import Family, Item, Malformed, Move, Outcome, RunSettings
 
 COLOURS, SHAPES = ("red", "blue", "green"), ("circle", "square", "triangle")
-RULES = {  # the menu: a rule's name, and whether a row (a tuple of (colour, shape) pieces) follows it
+Row = tuple[tuple[str, str], ...]  # (colour, shape) pieces
+RULES = {  # the menu: a rule's name, and whether a row follows it
     "has a red piece": lambda row: any(c == "red" for c, _ in row),
     "all one colour": lambda row: len({c for c, _ in row}) == 1,
     "has a triangle": lambda row: any(s == "triangle" for _, s in row),
@@ -26,27 +27,24 @@ ROWS = [row for n in (1, 2, 3) for row in itertools.product(PIECES, repeat=n)]  
 PIECE = re.compile(rf"({'|'.join(COLOURS)})\s+({'|'.join(SHAPES)})", re.I)
 
 
-def read_row(text: str) -> tuple[tuple[str, str], ...]:
-    row = tuple((c.lower(), s.lower()) for c, s in PIECE.findall(text))
-    if not 1 <= len(row) <= 6:
-        raise ValueError("row: 1 to 6 pieces such as 'red circle, blue square'")
-    return row
+def follows(rule: int, row: Row) -> bool:  # rule: its number in the menu, from 1
+    return bool(RULES[MENU[rule - 1]](row))
 
 
 @dataclass(frozen=True)
 class Test:
-    row: tuple[tuple[str, str], ...]
+    row: Row
 
 
 @dataclass(frozen=True)
 class Guess:
-    rule: int  # its number in the menu, from 1
+    rule: int
 
 
 @dataclass(frozen=True)
 class Seen:
     tests_left: int
-    row: tuple[tuple[str, str], ...] | None = None
+    row: Row | None = None
     follows: bool | None = None
     correct: bool | None = None
 
@@ -71,13 +69,13 @@ class ZendoGame:
             return Seen(self.left, correct=self.won)
         self.left -= 1
         row = None if isinstance(action, Malformed) else action.row
-        return Seen(self.left, row=row, follows=None if row is None else RULES[MENU[self.rule - 1]](row))
+        return Seen(self.left, row=row, follows=None if row is None else follows(self.rule, row))
 
     def outcome(self) -> Outcome:
         return Outcome(success=self.won, metrics={"tests_left": self.left})
 
 
-class ZendoProtocol(NamedTuple):
+class ZendoProtocol(NamedTuple):  # with no moves declared, a person types these commands too
     max_tests: int
 
     def system_prompt(self) -> str:
@@ -91,11 +89,14 @@ class ZendoProtocol(NamedTuple):
     def parse(self, reply: str) -> Test | Guess | Malformed:
         if found := re.search(r"^\s*GUESS\s+([1-9])\s*$", reply, re.I | re.M):
             return Guess(int(found[1])) if int(found[1]) <= len(MENU) else Malformed("no such rule")
-        found = re.search(r"^\s*TEST\s+(.+)$", reply, re.I | re.M)
-        try:
-            return Test(read_row(found[1])) if found else Malformed("no line TEST ... or GUESS N")
-        except ValueError as exc:
-            return Malformed(str(exc))
+        if not (found := re.search(r"^\s*TEST\s+(.+)$", reply, re.I | re.M)):
+            return Malformed("no line TEST ... or GUESS N")
+        row = tuple((c.lower(), s.lower()) for c, s in PIECE.findall(found[1]))
+        return (
+            Test(row)
+            if 1 <= len(row) <= 6
+            else Malformed("row: 1 to 6 pieces such as 'red circle, blue square'")
+        )
 
     def feedback(self, seen: Seen) -> str:
         if seen.correct is not None:
@@ -110,11 +111,12 @@ class ZendoSolver:  # tests the row that splits the rules still possible most ev
 
     async def act(self, seen: Seen) -> Move[Test | Guess]:
         if seen.row is not None:
-            self.alive = [r for r in self.alive if RULES[MENU[r - 1]](seen.row) == seen.follows]
+            self.alive = [r for r in self.alive if follows(r, seen.row) == seen.follows]
         if len(self.alive) == 1 or seen.tests_left == 0:
             return Move(action=Guess(self.alive[0]))
-        split = lambda row: abs(sum(RULES[MENU[r - 1]](row) for r in self.alive) * 2 - len(self.alive))  # noqa: E731
-        return Move(action=Test(min(ROWS, key=split)))
+        return Move(
+            action=Test(min(ROWS, key=lambda row: abs(sum(follows(r, row) * 2 - 1 for r in self.alive))))
+        )
 
 
 class ZendoFamily(Family[ZendoConfig]):
@@ -133,15 +135,6 @@ class ZendoFamily(Family[ZendoConfig]):
 
     def solver(self, config: ZendoConfig, item: Mapping[str, Any]) -> ZendoSolver:
         return ZendoSolver()
-
-    def moves(self, config: ZendoConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
-        row, n = FormField("row", "row", placeholder="red circle, blue square"), FormField("n", "n", "number")
-        return (
-            Command(
-                name="test", label="Test", make=lambda v: Test(read_row(v.get("row", ""))), fields=(row,)
-            ),
-            Command(name="guess", label="Guess", make=lambda v: Guess(form_number(v, "n")), fields=(n,)),
-        )
 
 
 FAMILY = ZendoFamily()

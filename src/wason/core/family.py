@@ -640,6 +640,28 @@ REPLY_MOVE = FormMove(
 )
 
 
+def reply_command(protocol: TextProtocol[Any, Any]) -> Command:
+    """The terminal's move for a family that declares none (:meth:`Family.moves`): the typed line is read by the
+    family's text protocol as a model's reply would be (the web form's :data:`REPLY_MOVE`); a line the protocol
+    cannot read plays nothing and its reason is shown."""
+
+    def make(values: Mapping[str, str]) -> Any:
+        action = protocol.parse(values.get("text", ""))
+        if isinstance(action, Malformed):
+            raise ValueError(action.reason)
+        return action
+
+    return Command(
+        name="reply",
+        label="Send",
+        make=make,
+        fields=(FormField("text", "Your reply"),),
+        words=("",),
+        syntax="TEXT",
+        hint="a reply as a model would write it (the text above says how)",
+    )
+
+
 REPORT_HOOKS: Mapping[str, tuple[str, ...]] = {
     "results": ("store", "run_ids"),
     "report_json": ("store", "run_ids"),
@@ -920,11 +942,19 @@ class Family(ABC, Generic[C]):
     def human(self, config: C, item: Mapping[str, Any], io: PlayIO) -> Player[Any, Any] | None:
         """A person playing one item at the terminal, or None when the family cannot be played so. By default,
         for a :attr:`playable` family, the generic player of its declared moves (:meth:`moves`): it shows
-        :meth:`terminal_text` and reads the moves as typed commands."""
-        if not self.playable or not self.moves(config, item, None):
+        :meth:`terminal_text` and reads the moves as typed commands; a family that declares none is played by
+        typing a reply as a model would write it (:func:`reply_command`)."""
+        if not self.playable:
             return None
+        if self.moves(config, item, None):
+            moves: Callable[[Any, int], Sequence[Command]] = lambda observation, turn: self.moves(  # noqa: E731
+                config, item, observation
+            )
+        else:  # no moves declared: the person types what a model would write, read by the protocol
+            reply = (reply_command(self.protocol(config, item)),)
+            moves = lambda observation, turn: reply  # noqa: E731
         return TerminalPlayer(
-            lambda observation, turn: self.moves(config, item, observation),
+            moves,
             lambda observation, turn: self.terminal_text(config, item, observation, turn),
             io,
             turn=io.turn,
