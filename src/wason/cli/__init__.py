@@ -156,7 +156,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     json_opt.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
 
     names, loaded = _families_for(sys.argv[1:] if argv is None else argv)
-    ctx = ParserContext(store_opts=store_opts, json_opt=json_opt, names=names, loaded=loaded)
+    ctx = ParserContext(store_opts, json_opt, names, loaded, helps={n: c.help for n, c in COMMANDS.items()})
     for name, command in COMMANDS.items():
         command.add_arguments(sub, ctx)
         if name == "session":

@@ -11,7 +11,7 @@ import re
 import sys
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,22 @@ class ParserContext:
     json_opt: argparse.ArgumentParser
     names: list[str]
     loaded: dict[str, Family[Any]]
+    helps: dict[str, str]  # each command's help line (``COMMANDS``), by name
+
+    def command(
+        self,
+        sub: Any,
+        name: str,
+        *,
+        json: bool = False,
+        parents: Sequence[argparse.ArgumentParser] = (),
+        **kw: Any,
+    ) -> argparse.ArgumentParser:
+        """The parser of command ``name``: its help line, the store's ``--db`` (and ``--json`` with ``json``)
+        flags and ``parents``; ``kw`` goes to ``add_parser`` (the description)."""
+        shared = [self.store_opts, *([self.json_opt] if json else []), *parents]
+        parser: argparse.ArgumentParser = sub.add_parser(name, parents=shared, help=self.helps[name], **kw)
+        return parser
 
     @property
     def families(self) -> list[Family[Any]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS, _Parser
+from wason.cli import _Parser
 from wason.cli.common import ParserContext, _record_id, add_config_flags
 
 if TYPE_CHECKING:  # the family machinery is imported for a family the command line names (issue 53)
@@ -23,10 +23,11 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
         default=argparse.SUPPRESS,
         help="print only the results: no header line, no live progress",
     )
-    ev = sub.add_parser(
+    ev = ctx.command(
+        sub,
         "eval",
-        parents=[ctx.store_opts, ctx.json_opt, quiet],
-        help=COMMANDS["eval"].help,
+        json=True,
+        parents=[quiet],
         description="Run a benchmark: `wason eval NAME [flags]` (see `wason eval NAME --help`), or finish an "
         "interrupted run with `wason eval --resume RUN`.",
     )

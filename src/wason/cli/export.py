@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _db, _record_id
 
 if TYPE_CHECKING:  # imported where used: building the parser imports no store (issue 53)
@@ -15,11 +14,9 @@ if TYPE_CHECKING:  # imported where used: building the parser imports no store (
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``export`` command and its flags."""
-    store_opts = ctx.store_opts
-    ex = sub.add_parser(
+    ex = ctx.command(
+        sub,
         "export",
-        parents=[store_opts],
-        help=COMMANDS["export"].help,
         description="Write the runs given, their episodes, turns and model calls as four tables into DIR "
         "(runs, episodes, turns, calls), one row per record, columns documented in docs/export.md. Parquet "
         "needs `pip install 'wason[data]'`. `--format inspect` writes one Inspect log (.eval) per run instead "

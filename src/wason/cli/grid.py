@@ -6,7 +6,6 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, _as_json, _db, _record_id
 
 if TYPE_CHECKING:
@@ -15,12 +14,10 @@ if TYPE_CHECKING:
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``grid`` command and its flags."""
-    store_opts = ctx.store_opts
-    json_opt = ctx.json_opt
-    gr = sub.add_parser(
+    gr = ctx.command(
+        sub,
         "grid",
-        parents=[store_opts, json_opt],
-        help=COMMANDS["grid"].help,
+        json=True,
         description="One table of runs of any games: a row per player (model, solver, human), a column per "
         "game and level, each cell the win rate with its 95%% Wilson interval (the layout of the "
         "guess-the-rule paper's Table 2). Runs of one player and column are pooled; each run's finished "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _db
 
 if TYPE_CHECKING:  # imported where used: building the parser imports no store (issue 53)
@@ -14,10 +13,9 @@ if TYPE_CHECKING:  # imported where used: building the parser imports no store (
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``import`` command and its flags."""
-    p = sub.add_parser(
+    p = ctx.command(
+        sub,
         "import",
-        parents=[ctx.store_opts],
-        help=COMMANDS["import"].help,
         description="Read Inspect logs (.eval or .json) of `inspect eval wason/NAME` into the store, one run "
         "per log, so that `wason show`, the paired tests and the viewer work on them; a log imported before "
         "gives its run again. Needs `pip install 'wason[inspect]'`.",

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS, _Parser
+from wason.cli import _Parser
 from wason.cli.common import (
     ParserContext,
     UserError,
@@ -31,10 +31,9 @@ if TYPE_CHECKING:  # imported where used: building the parser imports no store, 
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``play`` command, with a choice per family (its flags when the command line names it)."""
-    pl = sub.add_parser(
+    pl = ctx.command(
+        sub,
         "play",
-        parents=[ctx.store_opts],
-        help=COMMANDS["play"].help,
         description="Play a game yourself: `wason play NAME [flags]`, or go on with a session that was "
         "interrupted: `wason play --session ID`.",
     )

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _db, _record_id
 
 if TYPE_CHECKING:
@@ -15,11 +14,9 @@ if TYPE_CHECKING:
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``report`` command and its flags."""
-    store_opts = ctx.store_opts
-    rp = sub.add_parser(
+    rp = ctx.command(
+        sub,
         "report",
-        parents=[store_opts],
-        help=COMMANDS["report"].help,
         description="Write the web pages of the runs (their summaries, baselines, plots, every episode's "
         "transcript and model calls, and a comparison when several runs of one family are given) as static "
         "HTML files into DIR, with the assets they use: open DIR/index.html from disk, or publish DIR. "

@@ -6,7 +6,6 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, _as_json, _db, _record_id
 
 if TYPE_CHECKING:
@@ -15,12 +14,10 @@ if TYPE_CHECKING:
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``runs`` command and its flags."""
-    store_opts = ctx.store_opts
-    json_opt = ctx.json_opt
-    rn = sub.add_parser(
+    rn = ctx.command(
+        sub,
         "runs",
-        parents=[store_opts, json_opt],
-        help=COMMANDS["runs"].help,
+        json=True,
         description="List the runs in the store, newest last, with their duration, tokens spent and key "
         "settings; filters combine. `wason runs --delete RUN...` deletes runs with their episodes, turns and "
         "model calls (and the solver baselines made for them).",

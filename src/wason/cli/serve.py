@@ -7,7 +7,6 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _db
 
 if TYPE_CHECKING:
@@ -38,11 +37,9 @@ class _ModelAddress(argparse.Action):
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``serve`` command and its flags."""
-    store_opts = ctx.store_opts
-    sv = sub.add_parser(
+    sv = ctx.command(
+        sub,
         "serve",
-        parents=[store_opts],
-        help=COMMANDS["serve"].help,
         description="Start the HTTP API on HOST:PORT (uvicorn). Games are sessions in the store and are judged "
         "by code only; routes and examples: docs/server.md. With --token (or $WASON_TOKEN) every write "
         "(play, start or stop a run) needs the token and reads stay open; without one nothing is asked, so keep "

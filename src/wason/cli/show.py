@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, UserError, _as_json, _db, _record_id, _report, _warn_truncated
 
 if TYPE_CHECKING:  # imported where used: building the parser imports no store (issue 53)
@@ -20,12 +19,10 @@ if TYPE_CHECKING:  # imported where used: building the parser imports no store (
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``show`` command and its flags."""
-    store_opts = ctx.store_opts
-    json_opt = ctx.json_opt
-    sh = sub.add_parser(
+    sh = ctx.command(
+        sub,
         "show",
-        parents=[store_opts, json_opt],
-        help=COMMANDS["show"].help,
+        json=True,
         description="`wason show RUN` prints a run's tables (with its solver baseline); `wason show RUN RUN...` "
         "(or --format) prints one table of runs of one family, a row per model, baseline and person, with "
         "intervals and paired comparisons; `--episode N` prints a transcript.",
@@ -38,10 +35,10 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
 
 def add_compare_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``compare`` command (``show RUN RUN...``) and its flags."""
-    cp = sub.add_parser(
+    cp = ctx.command(
+        sub,
         "compare",
-        parents=[ctx.store_opts, ctx.json_opt],
-        help=COMMANDS["compare"].help,
+        json=True,
     )
     cp.add_argument("runs", type=_record_id("run"), nargs="+", metavar="RUN")
     _add_table_flags(cp)

@@ -7,7 +7,6 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS
 from wason.cli.common import ParserContext, _as_json, _db
 
 if TYPE_CHECKING:
@@ -16,12 +15,10 @@ if TYPE_CHECKING:
 
 def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``sweep`` command and its flags."""
-    store_opts = ctx.store_opts
-    json_opt = ctx.json_opt
-    sw = sub.add_parser(
+    sw = ctx.command(
+        sub,
         "sweep",
-        parents=[store_opts, json_opt],
-        help=COMMANDS["sweep"].help,
+        json=True,
         description="Run every cell of a sweep file (families x their settings x models x generation settings) "
         "as one run per cell, then print a row per cell; run it again to finish what did not complete. "
         "The file format and running on a cluster: docs/scale.md.",

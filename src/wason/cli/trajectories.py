@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wason.cli import COMMANDS, _Parser
+from wason.cli import _Parser
 from wason.cli.common import ParserContext, UserError, _db, _given, _reasons, _record_id, add_config_flags
 from wason.core import registry
 
@@ -19,10 +19,9 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     """The ``trajectories`` command: a family's solver games, or the model episodes of stored runs."""
     out = _Parser(add_help=False)
     out.add_argument("--to", required=True, metavar="FILE", help="the JSON lines file to write (replaced)")
-    p = sub.add_parser(
+    p = ctx.command(
+        sub,
         "trajectories",
-        parents=[ctx.store_opts],
-        help=COMMANDS["trajectories"].help,
         description="Write games as chat JSON lines, one trajectory a line in exactly the messages a model sees: "
         "`wason trajectories NAME --games N --to FILE` plays the family's solver (its moves in the protocol's text), "
         "`wason trajectories --from-runs RUN... --to FILE` replays stored model episodes.",
