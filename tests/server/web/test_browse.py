@@ -9,6 +9,7 @@ import html
 import json
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -157,18 +158,29 @@ def test_a_finished_run_shows_its_summary_baseline_transcripts_and_calls(
     assert "No model calls" in solver_ep and "Transcript" in solver_ep
 
 
+def _drawn(web: TestClient, url: str) -> Any:
+    """A figure as a browser gets it: a 202 ("still drawing", on a loaded machine) is asked again after its
+    Retry-After, as the page's script does, a bounded number of times."""
+    for _ in range(30):
+        response = web.get(url)
+        if response.status_code != 202:
+            return response
+        time.sleep(float(response.headers["Retry-After"]))
+    raise AssertionError(f"{url} still drawing after 30 tries")
+
+
 def test_plots_are_drawn_and_served(web: TestClient, filled: Filled) -> None:
     aiw = filled.runs["aiw_model"]
     page = web.get(f"/runs/{aiw}").text
     srcs = re.findall(r'<img src="([^"]+)"', page)
     assert srcs and all(s.startswith(f"/runs/{aiw}/plots/") and s.endswith(".png") for s in srcs)
     assert {s.rsplit("/", 1)[1] for s in srcs} >= {"accuracy.png", "correct-by-variation.png"}
-    png = web.get(srcs[0])
+    png = _drawn(web, srcs[0])
     assert png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
     # each figure's SVG is linked beside its PNG, and served as SVG
     svgs = re.findall(r'<a href="([^"]+\.svg)">SVG</a>', page)
     assert sorted(s.removesuffix(".svg") for s in svgs) == sorted(s.removesuffix(".png") for s in srcs)
-    svg = web.get(svgs[0])
+    svg = _drawn(web, svgs[0])
     assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
     assert b"<svg" in svg.content
     assert web.get(f"/runs/{aiw}/plots/..%2Fbrowse.db").status_code == 404
@@ -178,7 +190,7 @@ def test_plots_are_drawn_and_served(web: TestClient, filled: Filled) -> None:
     # a model's run draws its finished solver baseline beside it
     wilt = web.get(f"/runs/{filled.runs['wilt_model']}").text
     reduction = next(s for s in re.findall(r'<img src="([^"]+)"', wilt) if s.endswith("/reduction.png"))
-    svg_text = web.get(reduction.removesuffix(".png") + ".svg").text
+    svg_text = _drawn(web, reduction.removesuffix(".png") + ".svg").text
     assert "solver (reference)" in svg_text and "vllm:fake-model" in svg_text
 
 
