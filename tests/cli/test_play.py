@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from wason.cli import main
 from wason.core.family import PlayIO
+from wason.store import Store
 from wason.tasks.wilt import FinalGuess, ProposeTest, WiltObservation
 from wason.tasks.wilt.family import FAMILY, WiltRunConfig
 
@@ -272,3 +274,17 @@ def test_a_name_a_person_cannot_have_is_one_line(tmp_path: Path) -> None:
     assert (
         done.returncode == 2 and done.stderr.count("\n") == 1 and "--name: a name of 1 to 40" in done.stderr
     )
+
+
+def test_a_family_not_for_people_gets_one_line_naming_the_games_to_play(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'p.db'}"
+    for argv in (["play", "aiw"], ["play", "aiw", "--seed", "3", "--db", db]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [
+            "wason: error: AIW is not played by a person (its games are for models: wason eval aiw); "
+            "games to play: wilt, lists, picnic, code-functions, math, dynamic-picnic, lab"
+        ]
+    assert not (tmp_path / "p.db").exists() or Store(db).list_runs() == []

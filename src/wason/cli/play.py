@@ -42,15 +42,15 @@ def add_arguments(sub: Any, ctx: ParserContext) -> None:
     ctx.add_unloaded(
         pl_sub, lambda card: f"{card.title}: {card.summary}" if card.playable else None
     )  # choices without their flags
-    for fam in ctx.families:
-        if fam.playable:
-            fp = pl_sub.add_parser(fam.name, parents=[ctx.store_opts], help=f"{fam.title}: {fam.summary}")
-            add_config_flags(fp, fam.config_type, play=True)
-            fp.add_argument("--rule", type=int, metavar="ID", help="the item (rule) id to play")
-            fp.add_argument("--name", help="your name: you play as human:NAME (asked once when not given)")
-            fp.add_argument(
-                "--seed", type=int, help="draw the item with this seed (default: a random seed, printed)"
-            )
+    for fam in ctx.families:  # one that is not for people is a choice too: `wason play` says so in a line
+        shown = f"{fam.title}: {fam.summary}" if fam.playable else f"{fam.title}: not played by a person"
+        fp = pl_sub.add_parser(fam.name, parents=[ctx.store_opts], help=shown)
+        add_config_flags(fp, fam.config_type, play=True)
+        fp.add_argument("--rule", type=int, metavar="ID", help="the item (rule) id to play")
+        fp.add_argument("--name", help="your name: you play as human:NAME (asked once when not given)")
+        fp.add_argument(
+            "--seed", type=int, help="draw the item with this seed (default: a random seed, printed)"
+        )
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
@@ -87,6 +87,13 @@ def _play(args: argparse.Namespace, console: Console) -> int:
     if args.family is None:
         raise UserError(f"name a game ({', '.join(registry.names())}) or --session ID")
     family = registry.get(args.family)
+    if not family.playable:
+        cards = [(n, registry.card(n)) for n in registry.names()]
+        games = ", ".join(n for n, card in cards if card is not None and card.playable)
+        raise UserError(
+            f"{family.title} is not played by a person (its games are for models: wason eval {family.name}); "
+            f"games to play: {games}"
+        )
     player = HUMAN + _person(args.name)
     config = family.config_type(**_given(args, family.config_type, play=True), player=player)
     config = family.prepare(config, store)  # evidence from another run, as `wason eval` takes it
