@@ -21,14 +21,10 @@ RULES = {  # the menu: a rule's name, and whether a row follows it
     "at least three pieces": lambda row: len(row) >= 3,
     "two pieces alike": lambda row: len(set(row)) < len(row),
 }
-MENU = list(RULES)
+MENU, FOLLOWS = list(RULES), list(RULES.values())  # FOLLOWS[rule - 1](row): a rule by its number, from 1
 PIECES = [(c, s) for c in COLOURS for s in SHAPES]
 ROWS = [row for n in (1, 2, 3) for row in itertools.product(PIECES, repeat=n)]  # the rows a solver may test
 PIECE = re.compile(rf"({'|'.join(COLOURS)})\s+({'|'.join(SHAPES)})", re.I)
-
-
-def follows(rule: int, row: Row) -> bool:  # rule: its number in the menu, from 1
-    return bool(RULES[MENU[rule - 1]](row))
 
 
 @dataclass(frozen=True)
@@ -69,7 +65,7 @@ class ZendoGame:
             return Seen(self.left, correct=self.won)
         self.left -= 1
         row = None if isinstance(action, Malformed) else action.row
-        return Seen(self.left, row=row, follows=None if row is None else follows(self.rule, row))
+        return Seen(self.left, row=row, follows=None if row is None else FOLLOWS[self.rule - 1](row))
 
     def outcome(self) -> Outcome:
         return Outcome(success=self.won, metrics={"tests_left": self.left})
@@ -111,11 +107,11 @@ class ZendoSolver:  # tests the row that splits the rules still possible most ev
 
     async def act(self, seen: Seen) -> Move[Test | Guess]:
         if seen.row is not None:
-            self.alive = [r for r in self.alive if follows(r, seen.row) == seen.follows]
+            self.alive = [r for r in self.alive if FOLLOWS[r - 1](seen.row) == seen.follows]
         if len(self.alive) == 1 or seen.tests_left == 0:
             return Move(action=Guess(self.alive[0]))
         return Move(
-            action=Test(min(ROWS, key=lambda row: abs(sum(follows(r, row) * 2 - 1 for r in self.alive))))
+            action=Test(min(ROWS, key=lambda row: abs(sum(FOLLOWS[r - 1](row) * 2 - 1 for r in self.alive))))
         )
 
 
