@@ -14,6 +14,7 @@ import pytest
 
 from wason.tasks.aiw import families
 from wason.tasks.aiw.items import published_items
+from wason.tasks.aiw.prompt_types import PROMPT_TYPES
 
 SNAPSHOT = Path(__file__).with_name("family_table.json")
 DRAWS = 24
@@ -77,3 +78,34 @@ def test_family_is_the_same_as_in_the_snapshot(name: str) -> None:
     new = _entry(fam)
     assert new["samples"] == old["samples"]
     assert new == old
+
+
+def test_prompt_types_keep_their_order() -> None:
+    assert list(PROMPT_TYPES) == [
+        *(
+            "STANDARD",
+            "THINKING",
+            "THINKING_V2",
+            "THINKING_V2_NO_PERIOD",
+            "THINKING_V2_TWO_PERIODS",
+            "RESTRICTED",
+        ),
+        *(
+            "RESTRICTED_V0",
+            "FORMATTING_ONLY",
+            "FORMATTING_THEN",
+            "FORMATTING_THEN_NO_THE",
+            "STANDARD_BY",
+            "PLAIN",
+        ),
+        *("SCIENTIST_V1", "SCIENTIST_V2", "SCIENTIST_V3", "CONFIDENCE", "COUNT_STEPS", "COUNT_STEPS_FORMAT"),
+        *(
+            "REFLECTION_THINKING_V2",
+            "REFLECTION_THINKING_V2_SPACED",
+            "SQL",
+            "THINKING_V2_SEX_CODE",
+            "BASE",
+            "ICL",
+        ),
+        "ICL_NO_HEADING",
+    ]
