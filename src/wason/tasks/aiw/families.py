@@ -54,17 +54,8 @@ MAX_WORD_NUMBER = 100
 
 
 def number_word(n: int) -> str:
-    """Spell a count in lower-case English words ("seven", "forty-two", "one hundred").
-
-    Args:
-        n: an int in 0..:data:`MAX_WORD_NUMBER`.
-
-    Returns:
-        The number in words, tens and units joined by a hyphen.
-
-    Raises:
-        ValueError: if ``n`` is outside the spelled range.
-    """
+    """Spell a count in 0..:data:`MAX_WORD_NUMBER` in lower-case English words ("seven", "forty-two", "one
+    hundred"); ValueError outside that range."""
     if not 0 <= n <= MAX_WORD_NUMBER:
         raise ValueError(f"no number word for {n}; words cover 0..{MAX_WORD_NUMBER}")
     if n == 100:
@@ -80,14 +71,8 @@ WORD_NUMBERS: Mapping[str, int] = {number_word(n): n for n in range(MAX_WORD_NUM
 
 
 def add(*terms: Slot) -> Answer:
-    """Sum slot values; symbolic terms stay as names joined by `` + ``, with the integer part last.
-
-    Args:
-        *terms: ints or symbol names.
-
-    Returns:
-        An int when every term is numeric, else a normalised expression like ``"M + 1"``.
-    """
+    """Sum slot values (ints or symbol names): an int when every term is numeric, else a normalised expression
+    like ``"M + 1"``, the symbols' names joined by `` + `` with the integer part last."""
     symbols = [t for t in terms if isinstance(t, str)]
     constant = sum(t for t in terms if isinstance(t, int))
     if not symbols:
@@ -247,14 +232,8 @@ _orders(
 # for Bob's brother's sisters (Bob is male, so they are just Bob's sisters) or Bob's siblings.
 _orders("AIW Haret", "haret", "bs sb", "Haret has {}.", "How many sisters does Haret's brother have?", _S1)
 _orders("AIW A girl", "girl", "bs sb", "A girl has {}.", "How many sisters does girl's brother have?", _S1)
-_orders(
-    "AIW Bob",
-    "bob.brother_sisters",
-    "bs sb",
-    "Bob has {}.",
-    "How many sisters does Bob's brother have?",
-    _SISTERS,
-)
+_BROTHER_SISTERS = "How many sisters does Bob's brother have?"
+_orders("AIW Bob", "bob.brother_sisters", "bs sb", "Bob has {}.", _BROTHER_SISTERS, _SISTERS)
 _orders(_SIBLINGS, "bob_light_siblings", "sb", "Bob has {}.", "How many siblings does Bob have?", _SIBS)
 # Bob named as one of Alice's brothers: his sisters are Alice's sisters and Alice.
 _NAMED_G = "AIW named brother"
@@ -307,44 +286,26 @@ _AB_FRIENDS = "Alice and Bob are female and male friends."
 _ALICE_FEMALE = "How many female friends does Alice have?"
 _ALICE_MALE = "How many male friends does Alice have?"
 _BF_1, _BM1 = _sum("bob_female", -1), _sum("bob_male", 1)
-_family(
-    "friends_ab.alice_female",
-    _FRIENDS,
-    f"{_AB_FRIENDS} Alice has {_AM}. Bob has {_BF}. {_AB} {_ALICE_FEMALE}",
-    _BF_1,
-)
-_family(
-    "friends_ab.alice_male",
-    _FRIENDS,
-    f"{_AB_FRIENDS} Alice has {_AF}. Bob has {_BM}. {_AB} {_ALICE_MALE}",
-    _BM1,
-)
-_family(
-    "friends_ab.including.alice_female",
-    _FRIENDS,
-    f"{_AB_FRIENDS} In total, including each other, Alice has {_AM} and Bob has {_BF}. {_AB} {_ALICE_FEMALE}",
-    _BF_1,
-)
-_family(
-    "friends_ab.besides.bob_female",
-    _FRIENDS,
+_SEXES_AB = "Alice and Bob are friends. Alice is female. Bob is male."
+_BESIDES_EACH = (
     f"{_AB_FRIENDS} Besides each other, Alice has {_count('alice_male', 'other male friend')} and Bob has "
-    f"{_count('bob_female', 'other female friend')}. {_AB} How many female friends does Bob have?",
-    _sum("bob_female", 1),
+    f"{_count('bob_female', 'other female friend')}."
 )
-_FRIENDS_SEXES = "Alice and Bob are friends. Alice is female. Bob is male."
-_family(
-    "friends_ab.sexes.alice_female",
-    _FRIENDS,
-    f"{_FRIENDS_SEXES} Alice has {_AM} in total. Bob has {_BF} in total. {_AB} {_ALICE_FEMALE}",
-    _BF_1,
-)
-_family(
-    "friends_ab.sexes.alice_male",
-    _FRIENDS,
-    f"{_FRIENDS_SEXES} Alice has {_AF} in total. Bob has {_BM} in total. {_AB} {_ALICE_MALE}",
-    _BM1,
-)
+_INCLUDING = f"{_AB_FRIENDS} In total, including each other, Alice has {_AM} and Bob has {_BF}."
+for _name, _given, _question, _solver in (
+    ("alice_female", f"{_AB_FRIENDS} Alice has {_AM}. Bob has {_BF}.", _ALICE_FEMALE, _BF_1),
+    ("alice_male", f"{_AB_FRIENDS} Alice has {_AF}. Bob has {_BM}.", _ALICE_MALE, _BM1),
+    ("including.alice_female", _INCLUDING, _ALICE_FEMALE, _BF_1),
+    ("besides.bob_female", _BESIDES_EACH, "How many female friends does Bob have?", _sum("bob_female", 1)),
+    (
+        "sexes.alice_female",
+        f"{_SEXES_AB} Alice has {_AM} in total. Bob has {_BF} in total.",
+        _ALICE_FEMALE,
+        _BF_1,
+    ),
+    ("sexes.alice_male", f"{_SEXES_AB} Alice has {_AF} in total. Bob has {_BM} in total.", _ALICE_MALE, _BM1),
+):
+    _family(f"friends_ab.{_name}", _FRIENDS, f"{_given} {_AB} {_question}", _solver)
 # "Alice and N other females": the women are Alice and the others, and each man is friends with all of them.
 _WHO_ALL = ", who are all friends with each other and have no other friends aside."
 for _kind, _friends in (("friends", "friends"), ("female_friends", "female friends")):
@@ -380,18 +341,13 @@ _MATILDA = (
     f"male friends. {_AB}"
 )
 _IN_COMMON = "How many friends do {} and Lewis have in common?"
+_LEWIS_FEMALE = "How many female friends does Lewis have?"
 _BOB_GROUP, _LEWIS_GROUP = _at_least_one("alice_male", "bob_female"), _at_least_one("bob_male")
 _WOMEN_AND_MEN = _sum("alice_female", "bob_male")
 for _name, _text, _question, _solver, _consistent in (
     ("alice_female", _ALICE_BOB, _ALICE_FEMALE, _BF_1, _BOB_GROUP),
     ("bob_male", _ALICE_BOB, "How many male friends does Bob have?", _sum("alice_male", -1), _BOB_GROUP),
-    (
-        "lewis.female",
-        _LEWIS,
-        "How many female friends does Lewis have?",
-        _sum("alice_female", 1),
-        _LEWIS_GROUP,
-    ),
+    ("lewis.female", _LEWIS, _LEWIS_FEMALE, _sum("alice_female", 1), _LEWIS_GROUP),
     ("lewis.alice_in_common", _LEWIS, _IN_COMMON.format("Alice"), _WOMEN_AND_MEN, _LEWIS_GROUP),
     ("lewis.bob_in_common", _LEWIS, _IN_COMMON.format("Bob"), _WOMEN_AND_MEN, _LEWIS_GROUP),
     # the men are Alice's male friends (Lewis among them), the women Matilda and her female friends
@@ -414,23 +370,11 @@ _ENG, _NON = _count("others", "software engineer colleague"), _count("others", "
 _SCIENTIST_WHO = "Alice is a scientist who has {} and she also has {}."
 _HERSELF = "Alice has {}. She is herself a scientist and she also has {}."
 _NON_Q, _SCI1 = "How many scientist colleagues does a non-scientist have?", _sum("scientists", 1)
+_ENG_Q = "How many scientist colleagues does a software engineer have?"
+_MALE_COLLEAGUE_Q = "How many female colleagues does Alice's male colleague have?"
 _COLLEAGUES = (
-    (
-        "male_female",
-        "Alice has {} and she also has {}.",
-        _FC,
-        _MC,
-        "How many female colleagues does Alice's male colleague have?",
-        _F1,
-    ),
-    (
-        "scientist.engineers",
-        _SCIENTIST_WHO,
-        _SCI,
-        _ENG,
-        "How many scientist colleagues does a software engineer have?",
-        _SCI1,
-    ),
+    ("male_female", "Alice has {} and she also has {}.", _FC, _MC, _MALE_COLLEAGUE_Q, _F1),
+    ("scientist.engineers", _SCIENTIST_WHO, _SCI, _ENG, _ENG_Q, _SCI1),
     ("scientist.non_scientists", _SCIENTIST_WHO, _SCI, _NON, _NON_Q, _SCI1),
     ("scientist.herself", _HERSELF, _SCI, _NON, _NON_Q, _SCI1),
 )
@@ -613,21 +557,11 @@ _BEADS = (
     "{yellow_oval_green:green bead|green beads}"
     ", 2 blue beads and 1 red bead. How many green beads are there in yellow bowls in total?"
 )
-_family(
-    "beads.yellow_green",
-    "Beads (control)",
-    _BEADS,
-    _sum("yellow_square_green", "yellow_oval_green"),
-    published_only=True,
-)
+_GREEN = _sum("yellow_square_green", "yellow_oval_green")
+_family("beads.yellow_green", "Beads (control)", _BEADS, _GREEN, published_only=True)
 # Record 684 writes "by ,Alice" (as published; its neighbours write "by Alice").
-_family(
-    "movies.that_year.comma_typo",
-    _MOVIES,
-    _THAT_YEAR.replace("by Alice", "by ,Alice", 1),
-    _COMEDIES,
-    published_only=True,
-)
+_COMMA_TYPO = _THAT_YEAR.replace("by Alice", "by ,Alice", 1)
+_family("movies.that_year.comma_typo", _MOVIES, _COMMA_TYPO, _COMEDIES, published_only=True)
 
 # Further friends wordings (records 347-362, 383-390): "who are all friends" as one sentence, and the control
 # questions that count the women of the group (Alice and her female friends).
@@ -690,9 +624,8 @@ for _name, _opening in (
 ):
     _family(f"aiw.{_name}.sb", _WORDINGS, f"{_opening} {_ALICE_Q}", _S1)
 _orders(_WORDINGS, "bob.siblings", "bs", "Bob has {}.", "How many siblings does Bob have?", _SIBS)
-_orders(
-    "AIW A boy", "boy", "sb bs", "A boy has {}.", "How many brothers does boys's sister have?", _B1
-)  # sic
+_BOY_Q = "How many brothers does boys's sister have?"  # sic, as published
+_orders("AIW A boy", "boy", "sb bs", "A boy has {}.", _BOY_Q, _B1)
 _TWO_GIRLS = "Two girls are sisters who also have further"
 for _name, _question in (("girls", "the girls' brother"), ("alice", "Alice's brother")):
     _family(
@@ -729,12 +662,8 @@ _family(
 # Record 163 leaves out the full stop before the question (as published; its neighbours 162 and 164 have it).
 _NO_STOP = f"Alice is female and has {_has('bs')} {_ALICE_Q}"
 _family("female_boost.words.bs.no_stop", _WORDINGS, _NO_STOP, _S1, words=True, published_only=True)
-_family(
-    "alice_and_bob.alice_siblings",
-    _EXT_G,
-    f"{_EXT} How many siblings does Alice have?",
-    _sum("sisters", "brothers", 1),
-)
+_ALICE_SIBLINGS = f"{_EXT} How many siblings does Alice have?"
+_family("alice_and_bob.alice_siblings", _EXT_G, _ALICE_SIBLINGS, _sum("sisters", "brothers", 1))
 
 
 # "Name them all" (records 297-300): every sibling named; the counts must match the names given.
