@@ -207,13 +207,8 @@ _EXT = f"Alice and Bob are sister and brother. Alice has {_S} and Bob has {_B}."
 _ALICE_BROTHERS, _BOB_SISTERS = "How many brothers does Alice have?", "How many sisters does Bob have?"
 _family("ext.alice_brothers", _EXT_G, f"{_EXT} {_ALICE_BROTHERS}", _B1)
 _family("ext.bob_sisters", _EXT_G, f"{_EXT} {_BOB_SISTERS}", _S1)
-_family(
-    "ext_boost.alice_brothers",
-    _EXT_G,
-    f"Alice and Bob are sister and brother. Alice is female and has {_S}. Bob is male and has {_B}. "
-    + _ALICE_BROTHERS,
-    _B1,
-)
+_EXT_BOOST = f"Alice and Bob are sister and brother. Alice is female and has {_S}. Bob is male and has {_B}."
+_family("ext_boost.alice_brothers", _EXT_G, f"{_EXT_BOOST} {_ALICE_BROTHERS}", _B1)
 # Records 154-155 state both sexes before the Ext facts ("Alice is a female and Bob is a male.").
 _SEXES = f"Alice is a female and Bob is a male. {_EXT}"
 _family("ext_sexes.alice_brothers", _EXT_G, f"{_SEXES} {_ALICE_BROTHERS}", _B1)
@@ -247,18 +242,11 @@ _SAME_PARENTS = (
 _orders("AIW complete family", "same_parents", "bs sb", _SAME_PARENTS, _ALICE_Q, _S1)
 _MARY = "Alice and Mary are sisters who also have further"
 _family("alice_and_mary", "AIW Alice and Mary", f"{_MARY} {_S} and {_B}. {_ALICE_Q}", _sum("sisters", 2))
-_family(
-    "sisters_of_brothers",
-    "AIW Light Family",
-    f"Alice has {_B} and each of her brothers has {_S}. How many sisters does Alice have?",
-    _S_1,
-)
-_family(
-    "brother_bob.alice_sisters",
-    _EXT_G,
-    f"Alice is a girl and has a brother, Bob. Bob has {_S}. How many sisters does Alice have?",
-    _S_1,
-)
+_ALICE_SISTERS = "How many sisters does Alice have?"
+_EACH_BROTHER = f"Alice has {_B} and each of her brothers has {_S}."
+_family("sisters_of_brothers", "AIW Light Family", f"{_EACH_BROTHER} {_ALICE_SISTERS}", _S_1)
+_BROTHER_BOB = f"Alice is a girl and has a brother, Bob. Bob has {_S}."
+_family("brother_bob.alice_sisters", _EXT_G, f"{_BROTHER_BOB} {_ALICE_SISTERS}", _S_1)
 # Ext wordings: Alice's sisters and Bob's brothers given (the usual Ext facts), or crossed (Alice's brothers and
 # Bob's sisters). Alice's brother has her sisters and Alice; Bob's sister has his brothers and Bob. The published
 # answers to "How many siblings do Alice and Bob have?" count the siblings besides Alice and Bob themselves.
@@ -267,16 +255,12 @@ _family("ext.bob_sister_brothers", _EXT_G, f"{_EXT} {_BOB_Q}", _B1)
 _family("ext.siblings", _EXT_G, f"{_EXT} How many siblings do Alice and Bob have?", _SIBS)
 _CROSS = f"Alice and Bob are sister and brother. Alice has {_B} and Bob has {_S}."
 _family("ext_cross.bob_sister_sisters", _EXT_G, f"{_CROSS} How many sisters does Bob's sister have?", _S_1)
-_family("ext_cross.alice_sisters", _EXT_G, f"{_CROSS} How many sisters does Alice have?", _S_1)
+_family("ext_cross.alice_sisters", _EXT_G, f"{_CROSS} {_ALICE_SISTERS}", _S_1)
 _GIRL_BOY = f"A girl and a boy are sister and brother. The girl has {_S} and the boy has {_B}."
 _family("ext_girl_boy.boy_sisters", _EXT_G, f"{_GIRL_BOY} How many sisters does the boy have?", _S1)
 _family("ext_girl_boy.girl_brothers", _EXT_G, f"{_GIRL_BOY} How many brothers does the girl have?", _B1)
-_family(
-    "light_total_sisters.other_girls",
-    _TOTAL,
-    f"Alice and {_count('others', 'other girl')} are sisters. How many sisters are there in total?",
-    _sum("others", 1),
-)
+_OTHER_GIRLS = f"Alice and {_count('others', 'other girl')} are sisters. How many sisters are there in total?"
+_family("light_total_sisters.other_girls", _TOTAL, _OTHER_GIRLS, _sum("others", 1))
 
 # Friends: Alice and Bob in one group where everybody is friends with everybody. Alice's female friends are Bob's
 # female friends without Alice; Alice's male friends are Bob's male friends and Bob.
@@ -475,33 +459,19 @@ _BOWLS, _BLUE1, _BLUE = "Bowls (control)", _sum("blue", 1), _sum("blue")
 _RED_BLUE = f"{_count('red', 'red bowl')} and {_count('blue', 'blue bowl')} on the table."
 _BESIDE = "How many blue bowls are on the table beside the red bowls?"
 _BESIDES = "How many blue bowls are on the table besides the red bowls?"
+_BESIDE_BIG = "How many bowls are on the table beside the big bowl?"
 _NEXT_WHICH = "a big bowl, next to this bowl, which is blue,"
 for _name, _where, _question, _solver in (
     ("next_which.with_red", _NEXT_WHICH, "How many blue bowls are on the table with red bowls?", _BLUE1),
-    (
-        "next_which.beside_big",
-        _NEXT_WHICH,
-        "How many bowls are on the table beside the big bowl?",
-        _sum("red", "blue"),
-    ),
-    (
-        "next_which.next_to_red",
-        _NEXT_WHICH,
-        "How many blue bowls are on the table next to the red bowls?",
-        _BLUE1,
-    ),
+    ("next_which.beside_big", _NEXT_WHICH, _BESIDE_BIG, _sum("red", "blue")),
+    ("next_which.next_to_red", _NEXT_WHICH, _BESIDE.replace("beside", "next to"), _BLUE1),
     ("which_next", "a big bowl, which is blue, next to this bowl", _BESIDE, _BLUE1),
     ("big_blue_next", "a big blue bowl, next to this bowl", _BESIDE, _BLUE1),
     ("big_blue_addition", "a big blue bowl, in addition to this bowl", _BESIDE, _BLUE1),
     ("which_addition", "a big bowl, which is blue, in addition to this bowl", _BESIDE, _BLUE1),
     ("blue_addition", "a blue bowl, in addition to this bowl", _BESIDE, _BLUE1),
     ("blue_further", "a blue bowl. Further,", _BESIDES, _BLUE1),
-    (
-        "big_blue_further",
-        "a big blue bowl. Further,",
-        _BESIDES,
-        _BLUE1,
-    ),
+    ("big_blue_further", "a big blue bowl. Further,", _BESIDES, _BLUE1),
 ):
     _family(
         f"bowls.{_name}", _BOWLS, f"On a table, there is {_where} there are {_RED_BLUE} {_question}", _solver
@@ -788,9 +758,9 @@ def _cousin_template(form: str) -> str:
     brothers = _count("mother_brothers", "brother")
     if mother == "brothers_first":
         mother = (
-            f"Her mother has {brothers}. She also has 1 sister who does not have children and who has {aunt}"
+            f"Her mother has {brothers}. She also has 1 sister who does not have children and who has {aunt} "
+            "in total."
         )
-        mother += " in total."
     else:
         joint = " - she has" if mother == "dash" else " and who has"
         total = " in total" if split else ""
