@@ -75,6 +75,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from wason.tasks.aiw.families import WORD_NUMBERS
+
 Kind = Literal["number", "sex", "symbolic"]
 Status = Literal["ok", "unparseable", "no_marker", "ambiguous"]
 
@@ -97,31 +99,9 @@ _ALNUM = re.compile(r"[^\W_]")
 _DIGITS = re.compile(
     r"(?<![\d.])(?P<sign>[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d)|\d+(?:\.\d+)?)(?!\d)"
 )
-_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
-_SMALL = {
-    "zero": 0,
-    **_UNITS,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-}
-_TENS = {
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
+_UNITS = {w: n for w, n in WORD_NUMBERS.items() if 1 <= n <= 9}
+_SMALL = {w: n for w, n in WORD_NUMBERS.items() if n < 20}
+_TENS = {w: n for w, n in WORD_NUMBERS.items() if n in range(20, 100, 10)}
 
 
 def _alt(words: dict[str, int]) -> str:

@@ -54,17 +54,8 @@ MAX_WORD_NUMBER = 100
 
 
 def number_word(n: int) -> str:
-    """Spell a count in lower-case English words ("seven", "forty-two", "one hundred").
-
-    Args:
-        n: an int in 0..:data:`MAX_WORD_NUMBER`.
-
-    Returns:
-        The number in words, tens and units joined by a hyphen.
-
-    Raises:
-        ValueError: if ``n`` is outside the spelled range.
-    """
+    """Spell a count in 0..:data:`MAX_WORD_NUMBER` in lower-case English words ("seven", "forty-two", "one
+    hundred"); ValueError outside that range."""
     if not 0 <= n <= MAX_WORD_NUMBER:
         raise ValueError(f"no number word for {n}; words cover 0..{MAX_WORD_NUMBER}")
     if n == 100:
@@ -80,14 +71,8 @@ WORD_NUMBERS: Mapping[str, int] = {number_word(n): n for n in range(MAX_WORD_NUM
 
 
 def add(*terms: Slot) -> Answer:
-    """Sum slot values; symbolic terms stay as names joined by `` + ``, with the integer part last.
-
-    Args:
-        *terms: ints or symbol names.
-
-    Returns:
-        An int when every term is numeric, else a normalised expression like ``"M + 1"``.
-    """
+    """Sum slot values (ints or symbol names): an int when every term is numeric, else a normalised expression
+    like ``"M + 1"``, the symbols' names joined by `` + `` with the integer part last."""
     symbols = [t for t in terms if isinstance(t, str)]
     constant = sum(t for t in terms if isinstance(t, int))
     if not symbols:
@@ -136,436 +121,184 @@ class Family:
         return tuple(seen)
 
 
+Solver = Callable[[Slots], Answer]
+
+
 def _count(name: str, singular: str, plural: str | None = None) -> str:
     return "{%s:%s|%s}" % (name, singular, plural or singular + "s")  # noqa: UP031 - braces are template syntax
 
 
-_B, _S = _count("brothers", "brother"), _count("sisters", "sister")
-_MALE, _FEMALE = _count("male", "male friend"), _count("female", "female friend")
 _FAMILIES: list[Family] = []
 
 
-def _family(name: str, group: str, template: str, solver: Callable[[Slots], Answer], **kw: object) -> None:
+def _family(name: str, group: str, template: str, solver: Solver, **kw: object) -> None:
     _FAMILIES.append(Family(name, group, template, solver, **kw))  # type: ignore[arg-type]
 
 
-def _sisters_plus_one(s: Slots) -> Answer:
-    return add(s["sisters"], 1)
+def _sum(*terms: str | int) -> Solver:
+    """A solver adding the values of the named slots and the int terms (see :func:`add`)."""
+    return lambda s: add(*(s[t] if isinstance(t, str) else t for t in terms))
 
 
-def _brothers_plus_one(s: Slots) -> Answer:
-    return add(s["brothers"], 1)
+_B, _S = _count("brothers", "brother"), _count("sisters", "sister")
+_MALE, _FEMALE = _count("male", "male friend"), _count("female", "female friend")
+# The two word orders of a pair of counts: brothers or sisters first, male or female friends first.
+_ORDERS = {"bs": (_B, _S), "sb": (_S, _B), "mf": (_MALE, _FEMALE), "fm": (_FEMALE, _MALE)}
 
 
+def _has(order: str, pronoun: str = "she") -> str:
+    first, second = _ORDERS[order]
+    return f"{first} and {pronoun} also has {second}"
+
+
+def _orders(
+    group: str, name: str, orders: str, text: str, question: str, solver: Solver, **kw: object
+) -> None:
+    """A family ``name.ORDER`` for each word order in ``orders``: ``text`` with the counts at its ``{}`` ("he also
+    has" after Bob or a boy), then ``question``."""
+    pronoun = "he" if text.startswith(("Bob", "A boy")) else "she"
+    for order in orders.split():
+        template = f"{text.replace('{}', _has(order, pronoun))} {question}"
+        _family(f"{name}.{order}", group, template, solver, **kw)
+
+
+_S1, _B1, _F1 = _sum("sisters", 1), _sum("brothers", 1), _sum("female", 1)
+_S_1 = _sum("sisters", -1)  # a sister count seen from a brother includes the sister asked about
+_SIBS, _BROTHERS, _SISTERS = _sum("brothers", "sisters"), _sum("brothers"), _sum("sisters")
 _ALICE_Q = "How many sisters does Alice's brother have?"
 _BOB_Q = "How many brothers does Bob's sister have?"
+_SISTER_Q = "How many brothers does Alice's sister have?"
+_ALICE = "Alice has {}."
+_BOOST, _EXT_G, _FRIENDS, _WORK_G = "AIW female boost", "AIW Ext", "AIW Friends", "AIW Colleagues"
 
 # AIW original, its exaggerated-number instances and AIW-Param share the wording; they differ in slot values.
-for _group, _kw in (
-    ("AIW", {}),
-    ("AIW exaggerated numbers", {"min_value": 50}),
-    ("AIW-Param", {"symbolic": True}),
-):
-    _prefix = {"AIW": "aiw", "AIW exaggerated numbers": "exaggerated", "AIW-Param": "param"}[_group]
-    _family(
-        f"{_prefix}.bs", _group, f"Alice has {_B} and she also has {_S}. {_ALICE_Q}", _sisters_plus_one, **_kw
-    )
-    _family(
-        f"{_prefix}.sb", _group, f"Alice has {_S} and she also has {_B}. {_ALICE_Q}", _sisters_plus_one, **_kw
-    )
-_family(
-    "param.light.sb",
-    "AIW-Param",
-    f"Alice has {_S} and she also has {_B}. How many brothers does Alice's sister have?",
-    lambda s: s["brothers"],
-    symbolic=True,
-)
-
+_orders("AIW", "aiw", "bs sb", _ALICE, _ALICE_Q, _S1)
+_orders("AIW exaggerated numbers", "exaggerated", "bs sb", _ALICE, _ALICE_Q, _S1, min_value=50)
+_orders("AIW-Param", "param", "bs sb", _ALICE, _ALICE_Q, _S1, symbolic=True)
+_orders("AIW-Param", "param.light", "sb", _ALICE, _SISTER_Q, _BROTHERS, symbolic=True)
 # Word twins of the original and female-boost wordings (records 3-4, 9-10, 144-177 spell the counts out; 9-10
 # write one as "a"). Same groups as the digit forms: only the spelling of the numbers differs.
-for _form, _kw in (("words", {"words": True}), ("words_a", {"words": True, "article": True})):
-    _family(
-        f"aiw.{_form}.bs",
-        "AIW",
-        f"Alice has {_B} and she also has {_S}. {_ALICE_Q}",
-        _sisters_plus_one,
-        **_kw,
-    )
-    _family(
-        f"aiw.{_form}.sb",
-        "AIW",
-        f"Alice has {_S} and she also has {_B}. {_ALICE_Q}",
-        _sisters_plus_one,
-        **_kw,
-    )
-for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and she also has {_B}")):
-    _family(
-        f"female_boost.words.{_order}",
-        "AIW female boost",
-        f"Alice is female and has {_facts}. {_ALICE_Q}",
-        _sisters_plus_one,
-        words=True,
-    )
-
-_family("bob.bs", "AIW Bob", f"Bob has {_B} and he also has {_S}. {_BOB_Q}", _brothers_plus_one)
-_family("bob.sb", "AIW Bob", f"Bob has {_S} and he also has {_B}. {_BOB_Q}", _brothers_plus_one)
+_orders("AIW", "aiw.words", "bs sb", _ALICE, _ALICE_Q, _S1, words=True)
+_orders("AIW", "aiw.words_a", "bs sb", _ALICE, _ALICE_Q, _S1, words=True, article=True)
+_orders(_BOOST, "female_boost.words", "bs sb", "Alice is female and has {}.", _ALICE_Q, _S1, words=True)
+_orders("AIW Bob", "bob", "bs sb", "Bob has {}.", _BOB_Q, _B1)
 # The in-context-learning records (72-73) write a space before the period of the problem to solve; the same
 # problems otherwise, kept as published in a group of their own (never drawn for generated variations of AIW).
 _ICL_GROUP = "AIW in-context learning (as published)"
-_family("aiw.bs.spaced", _ICL_GROUP, f"Alice has {_B} and she also has {_S} . {_ALICE_Q}", _sisters_plus_one)
-_family("bob.bs.spaced", _ICL_GROUP, f"Bob has {_B} and he also has {_S} . {_BOB_Q}", _brothers_plus_one)
-
-_family(
-    "female_boost.bs",
-    "AIW female boost",
-    f"Alice is female and has {_B} and she also has {_S}. {_ALICE_Q}",
-    _sisters_plus_one,
-)
-_family(
-    "female_boost.sb",
-    "AIW female boost",
-    f"Alice is female and has {_S} and she also has {_B}. {_ALICE_Q}",
-    _sisters_plus_one,
-)
-_family(
-    "female_boost.a_female.bs",
-    "AIW female boost",
-    f"Alice is a female, she has {_B} and she also has {_S}. {_ALICE_Q}",
-    _sisters_plus_one,
-)
-_family(
-    "female_boost.girl.bs",
-    "AIW female boost",
-    f"Alice is a girl and has {_B} and she also has {_S}. {_ALICE_Q}",
-    _sisters_plus_one,
-)
-_family(
-    "female_boost.girl.sb",
-    "AIW female boost",
-    f"Alice is a girl and has {_S} and she also has {_B}. {_ALICE_Q}",
-    _sisters_plus_one,
-)
-_family(
-    "male_boost.bs",
-    "AIW male boost",
-    f"Bob is male and has {_B} and he also has {_S}. {_BOB_Q}",
-    _brothers_plus_one,
-)
-_family(
-    "male_boost.sb",
-    "AIW male boost",
-    f"Bob is male and has {_S} and he also has {_B}. {_BOB_Q}",
-    _brothers_plus_one,
-)
+_family("aiw.bs.spaced", _ICL_GROUP, f"Alice has {_has('bs')} . {_ALICE_Q}", _S1)
+_family("bob.bs.spaced", _ICL_GROUP, f"Bob has {_has('bs', 'he')} . {_BOB_Q}", _B1)
+_orders(_BOOST, "female_boost", "bs sb", "Alice is female and has {}.", _ALICE_Q, _S1)
+_orders(_BOOST, "female_boost.a_female", "bs", "Alice is a female, she has {}.", _ALICE_Q, _S1)
+_orders(_BOOST, "female_boost.girl", "bs sb", "Alice is a girl and has {}.", _ALICE_Q, _S1)
+_orders("AIW male boost", "male_boost", "bs sb", "Bob is male and has {}.", _BOB_Q, _B1)
 
 # AIW Light: same family facts, questions that do not need the "Alice is one of the sisters" step
 # (Family: a sister's brothers; Arithmetic Siblings; Total Girls) or only ask for Alice's sex.
-_family(
-    "light_family.bs",
-    "AIW Light Family",
-    f"Alice has {_B} and she also has {_S}. How many brothers does Alice's sister have?",
-    lambda s: s["brothers"],
-)
-_family(
-    "light_family.sb",
-    "AIW Light Family",
-    f"Alice has {_S} and she also has {_B}. How many brothers does Alice's sister have?",
-    lambda s: s["brothers"],
-)
-_family(
-    "light_siblings.bs",
-    "AIW Light Arithmetic Siblings",
-    f"Alice has {_B} and she also has {_S}. How many siblings does Alice have?",
-    lambda s: add(s["brothers"], s["sisters"]),
-)
-_family(
-    "light_siblings.sb",
-    "AIW Light Arithmetic Siblings",
-    f"Alice has {_S} and she also has {_B}. How many siblings does Alice have?",
-    lambda s: add(s["brothers"], s["sisters"]),
-)
-_family(
-    "light_total_girls.sb",
-    "AIW Light Arithmetic Total Girls",
-    f"Alice has {_S} and she also has {_B}. How many girls are there in total?",
-    _sisters_plus_one,
-)
-_family(
-    "light_total_sisters.sb",
-    "AIW Light Arithmetic Total Girls",
-    f"Alice has {_S} and she also has {_B}. How many sisters are there in total?",
-    _sisters_plus_one,
-)
-_family(
-    "light_attribute.bs",
-    "AIW Light attribute control",
-    f"Alice has {_B} and she also has {_S}. Is Alice male or female?",
-    lambda s: "female",
-)
-_family(
-    "light_attribute.sb",
-    "AIW Light attribute control",
-    f"Alice has {_S} and she also has {_B}. Is Alice male or female?",
-    lambda s: "female",
-)
+_orders("AIW Light Family", "light_family", "bs sb", _ALICE, _SISTER_Q, _BROTHERS)
+_SIBLINGS, _TOTAL = "AIW Light Arithmetic Siblings", "AIW Light Arithmetic Total Girls"
+_orders(_SIBLINGS, "light_siblings", "bs sb", _ALICE, "How many siblings does Alice have?", _SIBS)
+_orders(_TOTAL, "light_total_girls", "sb", _ALICE, "How many girls are there in total?", _S1)
+_orders(_TOTAL, "light_total_sisters", "sb", _ALICE, "How many sisters are there in total?", _S1)
+_ATTRIBUTE = "AIW Light attribute control"
+_orders(_ATTRIBUTE, "light_attribute", "bs sb", _ALICE, "Is Alice male or female?", lambda s: "female")
 
 # AIW Ext: Alice's sisters and Bob's brothers are given; each asks for the other sibling set.
 _EXT = f"Alice and Bob are sister and brother. Alice has {_S} and Bob has {_B}."
-_family("ext.alice_brothers", "AIW Ext", f"{_EXT} How many brothers does Alice have?", _brothers_plus_one)
-_family("ext.bob_sisters", "AIW Ext", f"{_EXT} How many sisters does Bob have?", _sisters_plus_one)
-_family(
-    "ext_boost.alice_brothers",
-    "AIW Ext",
-    f"Alice and Bob are sister and brother. Alice is female and has {_S}. Bob is male and has {_B}. "
-    "How many brothers does Alice have?",
-    _brothers_plus_one,
-)
-
+_ALICE_BROTHERS, _BOB_SISTERS = "How many brothers does Alice have?", "How many sisters does Bob have?"
+_family("ext.alice_brothers", _EXT_G, f"{_EXT} {_ALICE_BROTHERS}", _B1)
+_family("ext.bob_sisters", _EXT_G, f"{_EXT} {_BOB_SISTERS}", _S1)
+_EXT_BOOST = f"Alice and Bob are sister and brother. Alice is female and has {_S}. Bob is male and has {_B}."
+_family("ext_boost.alice_brothers", _EXT_G, f"{_EXT_BOOST} {_ALICE_BROTHERS}", _B1)
 # Records 154-155 state both sexes before the Ext facts ("Alice is a female and Bob is a male.").
-for _q, _question, _solver in (
-    ("alice_brothers", "How many brothers does Alice have?", _brothers_plus_one),
-    ("bob_sisters", "How many sisters does Bob have?", _sisters_plus_one),
-):
-    _family(
-        f"ext_sexes.{_q}",
-        "AIW Ext",
-        f"Alice is a female and Bob is a male. {_EXT} {_question}",
-        _solver,
-    )
-
-
-def _female_plus_one(s: Slots) -> Answer:
-    return add(s["female"], 1)
-
+_SEXES = f"Alice is a female and Bob is a male. {_EXT}"
+_family("ext_sexes.alice_brothers", _EXT_G, f"{_SEXES} {_ALICE_BROTHERS}", _B1)
+_family("ext_sexes.bob_sisters", _EXT_G, f"{_SEXES} {_BOB_SISTERS}", _S1)
 
 _FRIENDS_Q = "How many female friends does male friend of Alice have?"
-for _form, _clause in (
-    ("they_all", "They all are friends with each other and have no other friends aside."),
-    ("all_mentioned", "All mentioned persons are friends with each other and have no other friends aside."),
-):
-    _family(
-        f"friends.{_form}.mf",
-        "AIW Friends",
-        f"Alice has {_MALE} and she also has {_FEMALE}. {_clause} {_FRIENDS_Q}",
-        _female_plus_one,
-    )
-    _family(
-        f"friends.{_form}.fm",
-        "AIW Friends",
-        f"Alice has {_FEMALE} and she also has {_MALE}. {_clause} {_FRIENDS_Q}",
-        _female_plus_one,
-    )
-_family(
-    "female_boost.friends.mf",
-    "AIW female boost",
-    f"Alice is female who has {_MALE} and she also has {_FEMALE}. They all are friends with each other and have no "
-    f"other friends aside. {_FRIENDS_Q}",
-    _female_plus_one,
+_THEY_ALL = "They all are friends with each other and have no other friends aside."
+_AB = "All mentioned persons are friends with each other and have no other friends aside."
+for _form, _clause in (("they_all", _THEY_ALL), ("all_mentioned", _AB)):
+    _orders(_FRIENDS, f"friends.{_form}", "mf fm", f"{_ALICE} {_clause}", _FRIENDS_Q, _F1)
+_orders(
+    _BOOST, "female_boost.friends", "mf fm", f"Alice is female who has {{}}. {_THEY_ALL}", _FRIENDS_Q, _F1
 )
-_family(
-    "female_boost.friends.fm",
-    "AIW female boost",
-    f"Alice is female who has {_FEMALE} and she also has {_MALE}. They all are friends with each other and have no "
-    f"other friends aside. {_FRIENDS_Q}",
-    _female_plus_one,
-)
-
 
 # Other published wordings of the sibling problem. Haret and "a girl" keep the AIW question; the Bob forms ask
 # for Bob's brother's sisters (Bob is male, so they are just Bob's sisters) or Bob's siblings.
-for _name, _subject in (("haret", "Haret"), ("girl", "A girl")):
-    _owner = "Haret's" if _name == "haret" else "girl's"
-    for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and she also has {_B}")):
-        _family(
-            f"{_name}.{_order}",
-            f"AIW {_subject}",
-            f"{_subject} has {_facts}. How many sisters does {_owner} brother have?",
-            _sisters_plus_one,
-        )
-_family(
-    "bob.brother_sisters.bs",
-    "AIW Bob",
-    f"Bob has {_B} and he also has {_S}. How many sisters does Bob's brother have?",
-    lambda s: s["sisters"],
-)
-_family(
-    "bob.brother_sisters.sb",
-    "AIW Bob",
-    f"Bob has {_S} and he also has {_B}. How many sisters does Bob's brother have?",
-    lambda s: s["sisters"],
-)
-_family(
-    "bob_light_siblings.sb",
-    "AIW Light Arithmetic Siblings",
-    f"Bob has {_S} and he also has {_B}. How many siblings does Bob have?",
-    lambda s: add(s["brothers"], s["sisters"]),
-)
+_orders("AIW Haret", "haret", "bs sb", "Haret has {}.", "How many sisters does Haret's brother have?", _S1)
+_orders("AIW A girl", "girl", "bs sb", "A girl has {}.", "How many sisters does girl's brother have?", _S1)
+_BROTHER_SISTERS = "How many sisters does Bob's brother have?"
+_orders("AIW Bob", "bob.brother_sisters", "bs sb", "Bob has {}.", _BROTHER_SISTERS, _SISTERS)
+_orders(_SIBLINGS, "bob_light_siblings", "sb", "Bob has {}.", "How many siblings does Bob have?", _SIBS)
 # Bob named as one of Alice's brothers: his sisters are Alice's sisters and Alice.
-for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and she also has {_B}")):
-    _family(
-        f"named_bob.{_order}",
-        "AIW named brother",
-        f"Alice has {_facts}. Bob is a brother of Alice. How many sisters does Bob have?",
-        _sisters_plus_one,
-    )
-_family(
-    "named_bob.his_name",
-    "AIW named brother",
-    f"Alice has {_S} and she also has a brother. His name is Bob. How many sisters does Bob have?",
-    _sisters_plus_one,
+_NAMED_G = "AIW named brother"
+_orders(_NAMED_G, "named_bob", "bs sb", f"{_ALICE} Bob is a brother of Alice.", _BOB_SISTERS, _S1)
+_HIS_NAME = f"Alice has {_S} and she also has a brother. His name is Bob. {_BOB_SISTERS}"
+_family("named_bob.his_name", _NAMED_G, _HIS_NAME, _S1)
+_SAME_PARENTS = (
+    f"{_ALICE} Alice and all her mentioned siblings have the same two parents, the description of Alice's family is "
+    "complete and no person is left out."
 )
-for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and she also has {_B}")):
-    _family(
-        f"same_parents.{_order}",
-        "AIW complete family",
-        f"Alice has {_facts}. Alice and all her mentioned siblings have the same two parents, the description of "
-        "Alice's family is complete and no person is left out. How many sisters does Alice's brother have?",
-        _sisters_plus_one,
-    )
-_family(
-    "alice_and_mary",
-    "AIW Alice and Mary",
-    f"Alice and Mary are sisters who also have further {_S} and {_B}. How many sisters does Alice's brother have?",
-    lambda s: add(s["sisters"], 2),  # the further sisters, Alice and Mary
-)
-
-
-def _sisters_minus_one(s: Slots) -> Answer:
-    # A sister count seen from a brother includes the sister asked about; she is not her own sister.
-    return add(s["sisters"], -1)
-
-
-_family(
-    "sisters_of_brothers",
-    "AIW Light Family",
-    f"Alice has {_B} and each of her brothers has {_S}. How many sisters does Alice have?",
-    _sisters_minus_one,
-)
-_family(
-    "brother_bob.alice_sisters",
-    "AIW Ext",
-    f"Alice is a girl and has a brother, Bob. Bob has {_S}. How many sisters does Alice have?",
-    _sisters_minus_one,
-)
+_orders("AIW complete family", "same_parents", "bs sb", _SAME_PARENTS, _ALICE_Q, _S1)
+_MARY = "Alice and Mary are sisters who also have further"
+_family("alice_and_mary", "AIW Alice and Mary", f"{_MARY} {_S} and {_B}. {_ALICE_Q}", _sum("sisters", 2))
+_ALICE_SISTERS = "How many sisters does Alice have?"
+_EACH_BROTHER = f"Alice has {_B} and each of her brothers has {_S}."
+_family("sisters_of_brothers", "AIW Light Family", f"{_EACH_BROTHER} {_ALICE_SISTERS}", _S_1)
+_BROTHER_BOB = f"Alice is a girl and has a brother, Bob. Bob has {_S}."
+_family("brother_bob.alice_sisters", _EXT_G, f"{_BROTHER_BOB} {_ALICE_SISTERS}", _S_1)
 # Ext wordings: Alice's sisters and Bob's brothers given (the usual Ext facts), or crossed (Alice's brothers and
-# Bob's sisters). Alice's brother has her sisters and Alice; Bob's sister has his brothers and Bob.
-_family(
-    "ext.alice_brother_sisters",
-    "AIW Ext",
-    f"{_EXT} How many sisters does Alice's brother have?",
-    _sisters_plus_one,
-)
-_family(
-    "ext.bob_sister_brothers",
-    "AIW Ext",
-    f"{_EXT} How many brothers does Bob's sister have?",
-    _brothers_plus_one,
-)
-_family(
-    "ext.siblings",
-    "AIW Ext",
-    f"{_EXT} How many siblings do Alice and Bob have?",
-    # The published answers count the siblings besides Alice and Bob themselves.
-    lambda s: add(s["sisters"], s["brothers"]),
-)
-_EXT_CROSS = f"Alice and Bob are sister and brother. Alice has {_B} and Bob has {_S}."
-_family(
-    "ext_cross.bob_sister_sisters",
-    "AIW Ext",
-    f"{_EXT_CROSS} How many sisters does Bob's sister have?",
-    _sisters_minus_one,
-)
-_family(
-    "ext_cross.alice_sisters",
-    "AIW Ext",
-    f"{_EXT_CROSS} How many sisters does Alice have?",
-    _sisters_minus_one,
-)
+# Bob's sisters). Alice's brother has her sisters and Alice; Bob's sister has his brothers and Bob. The published
+# answers to "How many siblings do Alice and Bob have?" count the siblings besides Alice and Bob themselves.
+_family("ext.alice_brother_sisters", _EXT_G, f"{_EXT} {_ALICE_Q}", _S1)
+_family("ext.bob_sister_brothers", _EXT_G, f"{_EXT} {_BOB_Q}", _B1)
+_family("ext.siblings", _EXT_G, f"{_EXT} How many siblings do Alice and Bob have?", _SIBS)
+_CROSS = f"Alice and Bob are sister and brother. Alice has {_B} and Bob has {_S}."
+_family("ext_cross.bob_sister_sisters", _EXT_G, f"{_CROSS} How many sisters does Bob's sister have?", _S_1)
+_family("ext_cross.alice_sisters", _EXT_G, f"{_CROSS} {_ALICE_SISTERS}", _S_1)
 _GIRL_BOY = f"A girl and a boy are sister and brother. The girl has {_S} and the boy has {_B}."
-_family(
-    "ext_girl_boy.boy_sisters",
-    "AIW Ext",
-    f"{_GIRL_BOY} How many sisters does the boy have?",
-    _sisters_plus_one,
-)
-_family(
-    "ext_girl_boy.girl_brothers",
-    "AIW Ext",
-    f"{_GIRL_BOY} How many brothers does the girl have?",
-    _brothers_plus_one,
-)
-_family(
-    "light_total_sisters.other_girls",
-    "AIW Light Arithmetic Total Girls",
-    f"Alice and {_count('others', 'other girl')} are sisters. How many sisters are there in total?",
-    lambda s: add(s["others"], 1),
-)
+_family("ext_girl_boy.boy_sisters", _EXT_G, f"{_GIRL_BOY} How many sisters does the boy have?", _S1)
+_family("ext_girl_boy.girl_brothers", _EXT_G, f"{_GIRL_BOY} How many brothers does the girl have?", _B1)
+_OTHER_GIRLS = f"Alice and {_count('others', 'other girl')} are sisters. How many sisters are there in total?"
+_family("light_total_sisters.other_girls", _TOTAL, _OTHER_GIRLS, _sum("others", 1))
 
 # Friends: Alice and Bob in one group where everybody is friends with everybody. Alice's female friends are Bob's
 # female friends without Alice; Alice's male friends are Bob's male friends and Bob.
-_AB = "All mentioned persons are friends with each other and have no other friends aside."
 _BF, _BM = _count("bob_female", "female friend"), _count("bob_male", "male friend")
 _AF, _AM = _count("alice_female", "female friend"), _count("alice_male", "male friend")
-_family(
-    "friends_ab.alice_female",
-    "AIW Friends",
-    f"Alice and Bob are female and male friends. Alice has {_AM}. Bob has {_BF}. {_AB} "
-    "How many female friends does Alice have?",
-    lambda s: add(s["bob_female"], -1),
+_AB_FRIENDS = "Alice and Bob are female and male friends."
+_ALICE_FEMALE = "How many female friends does Alice have?"
+_ALICE_MALE = "How many male friends does Alice have?"
+_BF_1, _BM1 = _sum("bob_female", -1), _sum("bob_male", 1)
+_SEXES_AB = "Alice and Bob are friends. Alice is female. Bob is male."
+_BESIDES_EACH = (
+    f"{_AB_FRIENDS} Besides each other, Alice has {_count('alice_male', 'other male friend')} and Bob has "
+    f"{_count('bob_female', 'other female friend')}."
 )
-_family(
-    "friends_ab.alice_male",
-    "AIW Friends",
-    f"Alice and Bob are female and male friends. Alice has {_AF}. Bob has {_BM}. {_AB} "
-    "How many male friends does Alice have?",
-    lambda s: add(s["bob_male"], 1),
-)
-_family(
-    "friends_ab.including.alice_female",
-    "AIW Friends",
-    f"Alice and Bob are female and male friends. In total, including each other, Alice has {_AM} and Bob has "
-    f"{_BF}. {_AB} How many female friends does Alice have?",
-    lambda s: add(s["bob_female"], -1),
-)
-_family(
-    "friends_ab.besides.bob_female",
-    "AIW Friends",
-    "Alice and Bob are female and male friends. Besides each other, Alice has "
-    f"{_count('alice_male', 'other male friend')} and Bob has {_count('bob_female', 'other female friend')}. "
-    f"{_AB} How many female friends does Bob have?",
-    lambda s: add(s["bob_female"], 1),
-)
-for _q, _given, _solver in (
+_INCLUDING = f"{_AB_FRIENDS} In total, including each other, Alice has {_AM} and Bob has {_BF}."
+for _name, _given, _question, _solver in (
+    ("alice_female", f"{_AB_FRIENDS} Alice has {_AM}. Bob has {_BF}.", _ALICE_FEMALE, _BF_1),
+    ("alice_male", f"{_AB_FRIENDS} Alice has {_AF}. Bob has {_BM}.", _ALICE_MALE, _BM1),
+    ("including.alice_female", _INCLUDING, _ALICE_FEMALE, _BF_1),
+    ("besides.bob_female", _BESIDES_EACH, "How many female friends does Bob have?", _sum("bob_female", 1)),
     (
-        "alice_female",
-        f"Alice has {_AM} in total. Bob has {_BF} in total.",
-        lambda s: add(s["bob_female"], -1),
+        "sexes.alice_female",
+        f"{_SEXES_AB} Alice has {_AM} in total. Bob has {_BF} in total.",
+        _ALICE_FEMALE,
+        _BF_1,
     ),
-    (
-        "alice_male",
-        f"Alice has {_AF} in total. Bob has {_BM} in total.",
-        lambda s: add(s["bob_male"], 1),
-    ),
+    ("sexes.alice_male", f"{_SEXES_AB} Alice has {_AF} in total. Bob has {_BM} in total.", _ALICE_MALE, _BM1),
 ):
-    _family(
-        f"friends_ab.sexes.{_q}",
-        "AIW Friends",
-        f"Alice and Bob are friends. Alice is female. Bob is male. {_given} {_AB} "
-        f"How many {_q.split('_')[1]} friends does Alice have?",
-        _solver,
-    )
+    _family(f"friends_ab.{_name}", _FRIENDS, f"{_given} {_AB} {_question}", _solver)
 # "Alice and N other females": the women are Alice and the others, and each man is friends with all of them.
+_WHO_ALL = ", who are all friends with each other and have no other friends aside."
 for _kind, _friends in (("friends", "friends"), ("female_friends", "female friends")):
-    for _form, _tail in (
-        ("who", ", who are all friends with each other and have no other friends aside."),
-        ("they_all", ". They all are friends with each other and have no other friends aside."),
-    ):
+    for _form, _tail in (("who", _WHO_ALL), ("they_all", f". {_THEY_ALL}")):
         _family(
             f"friends.other_females.{_kind}.{_form}",
-            "AIW Friends",
-            f"Alice and {_count('others', 'other female')} are {_friends} and she also has {_MALE}{_tail} "
-            "How many female friends does male friend of Alice have?",
-            lambda s: add(s["others"], 1),
+            _FRIENDS,
+            f"Alice and {_count('others', 'other female')} are {_friends} and she also has {_MALE}{_tail} {_FRIENDS_Q}",
+            _sum("others", 1),
         )
 
 
@@ -575,11 +308,7 @@ for _kind, _friends in (("friends", "friends"), ("female_friends", "female frien
 # else in common: the women (Alice and her female friends) and the men (Bob and his male friends, Lewis among them)
 # but those two.
 def _at_least_one(*names: str) -> Callable[[Slots], bool]:
-    def check(s: Slots) -> bool:
-        values = [s[name] for name in names]
-        return all(isinstance(v, int) and v >= 1 for v in values)
-
-    return check
+    return lambda s: all(isinstance(v, int) and v >= 1 for v in (s[name] for name in names))
 
 
 _ALICE_BOB = (
@@ -590,112 +319,70 @@ _LEWIS = (
     f"Alice has {_AF} in total. She also has male friends. Bob is one of Alice's male friends. He has {_BM} in "
     f"total. He also has female friends. Lewis is one of Bob's male friends. {_AB}"
 )
-for _name, _text, _solver, _needs in (
-    (
-        "alice_female",
-        f"{_ALICE_BOB} How many female friends does Alice have?",
-        lambda s: add(s["bob_female"], -1),
-        ("alice_male", "bob_female"),
-    ),
-    (
-        "bob_male",
-        f"{_ALICE_BOB} How many male friends does Bob have?",
-        lambda s: add(s["alice_male"], -1),
-        ("alice_male", "bob_female"),
-    ),
-    (
-        "lewis.female",
-        f"{_LEWIS} How many female friends does Lewis have?",
-        lambda s: add(s["alice_female"], 1),
-        ("bob_male",),
-    ),
-    (
-        "lewis.alice_in_common",
-        f"{_LEWIS} How many friends do Alice and Lewis have in common?",
-        lambda s: add(s["alice_female"], s["bob_male"]),
-        ("bob_male",),
-    ),
-    (
-        "lewis.bob_in_common",
-        f"{_LEWIS} How many friends do Bob and Lewis have in common?",
-        lambda s: add(s["alice_female"], s["bob_male"]),
-        ("bob_male",),
-    ),
+_MATILDA = (
+    f"Alice has {_AM} in total. She also has female friends. Matilda is one of Alice's female friends. She has "
+    f"{_count('matilda_female', 'female friend')} in total. She also has male friends. Lewis is one of Matilda's "
+    f"male friends. {_AB}"
+)
+_IN_COMMON = "How many friends do {} and Lewis have in common?"
+_LEWIS_FEMALE = "How many female friends does Lewis have?"
+_BOB_GROUP, _LEWIS_GROUP = _at_least_one("alice_male", "bob_female"), _at_least_one("bob_male")
+_WOMEN_AND_MEN = _sum("alice_female", "bob_male")
+for _name, _text, _question, _solver, _consistent in (
+    ("alice_female", _ALICE_BOB, _ALICE_FEMALE, _BF_1, _BOB_GROUP),
+    ("bob_male", _ALICE_BOB, "How many male friends does Bob have?", _sum("alice_male", -1), _BOB_GROUP),
+    ("lewis.female", _LEWIS, _LEWIS_FEMALE, _sum("alice_female", 1), _LEWIS_GROUP),
+    ("lewis.alice_in_common", _LEWIS, _IN_COMMON.format("Alice"), _WOMEN_AND_MEN, _LEWIS_GROUP),
+    ("lewis.bob_in_common", _LEWIS, _IN_COMMON.format("Bob"), _WOMEN_AND_MEN, _LEWIS_GROUP),
+    # the men are Alice's male friends (Lewis among them), the women Matilda and her female friends
     (
         "matilda.alice_lewis_in_common",
-        f"Alice has {_AM} in total. She also has female friends. Matilda is one of Alice's female friends. She has "
-        f"{_count('matilda_female', 'female friend')} in total. She also has male friends. Lewis is one of "
-        f"Matilda's male friends. {_AB} How many friends do Alice and Lewis have in common?",
-        # the men are Alice's male friends (Lewis among them), the women Matilda and her female friends
-        lambda s: add(s["alice_male"], s["matilda_female"], -1),
-        ("alice_male", "matilda_female"),
+        _MATILDA,
+        _IN_COMMON.format("Alice"),
+        _sum("alice_male", "matilda_female", -1),
+        _at_least_one("alice_male", "matilda_female"),
     ),
 ):
-    _family(f"friends_ext.{_name}", "AIW Friends", _text, _solver, consistent=_at_least_one(*_needs))
+    _family(f"friends_ext.{_name}", _FRIENDS, f"{_text} {_question}", _solver, consistent=_consistent)
 
 # Colleagues: every colleague works with every other, so a colleague of the other kind has all of Alice's
-# colleagues of her kind and Alice.
+# colleagues of her kind and Alice. Records 394-414 give the facts in the other order (".reversed").
 _WORK = "They all are working with each other and have no other colleagues aside."
-_family(
-    "colleagues.male_female",
-    "AIW Colleagues",
-    f"Alice has {_count('female', 'female colleague')} and she also has {_count('male', 'male colleague')}. "
-    f"{_WORK} How many female colleagues does Alice's male colleague have?",
-    _female_plus_one,
-)
+_FC, _MC = _count("female", "female colleague"), _count("male", "male colleague")
 _SCI = _count("scientists", "scientist colleague")
-_family(
-    "colleagues.scientist.engineers",
-    "AIW Colleagues",
-    f"Alice is a scientist who has {_SCI} and she also has {_count('others', 'software engineer colleague')}. "
-    f"{_WORK} How many scientist colleagues does a software engineer have?",
-    lambda s: add(s["scientists"], 1),
-)
-_NON = _count("others", "non-scientist colleague")
-_family(
-    "colleagues.scientist.non_scientists",
-    "AIW Colleagues",
-    f"Alice is a scientist who has {_SCI} and she also has {_NON}. {_WORK} "
-    "How many scientist colleagues does a non-scientist have?",
-    lambda s: add(s["scientists"], 1),
-)
-_family(
-    "colleagues.scientist.herself",
-    "AIW Colleagues",
-    f"Alice has {_SCI}. She is herself a scientist and she also has {_NON}. {_WORK} "
-    "How many scientist colleagues does a non-scientist have?",
-    lambda s: add(s["scientists"], 1),
+_ENG, _NON = _count("others", "software engineer colleague"), _count("others", "non-scientist colleague")
+_SCIENTIST_WHO = "Alice is a scientist who has {} and she also has {}."
+_HERSELF = "Alice has {}. She is herself a scientist and she also has {}."
+_NON_Q, _SCI1 = "How many scientist colleagues does a non-scientist have?", _sum("scientists", 1)
+_ENG_Q = "How many scientist colleagues does a software engineer have?"
+_MALE_COLLEAGUE_Q = "How many female colleagues does Alice's male colleague have?"
+_COLLEAGUES = (
+    ("male_female", "Alice has {} and she also has {}.", _FC, _MC, _MALE_COLLEAGUE_Q, _F1),
+    ("scientist.engineers", _SCIENTIST_WHO, _SCI, _ENG, _ENG_Q, _SCI1),
+    ("scientist.non_scientists", _SCIENTIST_WHO, _SCI, _NON, _NON_Q, _SCI1),
+    ("scientist.herself", _HERSELF, _SCI, _NON, _NON_Q, _SCI1),
 )
 
 
-def _circles(noun: str) -> str:
-    # "Mod 8" wording: Matilda belongs to both circles and nobody has relations outside them.
-    n = noun
-    return (
-        f"Alice has {_count('alice_male', f'male {n}')} and she also has {_count('alice_female', f'female {n}')} "
-        f"in total. All these mentioned persons in the circle around Alice are {n}s of each other. Bob has "
-        f"{_count('bob_female', f'female {n}')} and {_count('bob_male', f'male {n}')} in total. All these "
-        f"mentioned persons in the circle around Bob are {n}s of each other. The people in the circle around Bob "
-        f"do not have other {n}s aside - with the only exception of Matilda. She is {n} of Bob, being part of "
-        f"Bob's circle, and she is also {n} of Alice, being part of Alice's circle. All the mentioned persons "
-        f"have no {n}s beyond the already described group of people. How many female {n}s does Matilda have?"
-    )
+def _colleagues(reverse: bool) -> None:
+    for name, facts, first, second, question, solver in _COLLEAGUES:
+        counts = (second, first) if reverse else (first, second)
+        if reverse:
+            name = {"male_female": "female_male"}.get(name, name) + ".reversed"
+        _family(f"colleagues.{name}", _WORK_G, f"{facts.format(*counts)} {_WORK} {question}", solver)
 
 
-def _matilda(s: Slots) -> Answer:
-    # Matilda is one of Alice's female colleagues and one of Bob's: the other women in Alice's circle
-    # (Alice plus her female colleagues, minus Matilda) plus Bob's female colleagues other than Matilda.
-    return add(s["alice_female"], s["bob_female"], -1)
+_colleagues(reverse=False)
 
 
-_family("circles.colleagues", "Colleague Circles", _circles("colleague"), _matilda)
-_family("circles.friends", "Colleague Circles", _circles("friend"), _matilda)
+# Colleague circles: Matilda is one of Alice's female colleagues and one of Bob's, and her female colleagues are the
+# other women of both circles: Alice and her female colleagues but Matilda, and Bob's female colleagues but Matilda.
+# The wordings (records 593-647, 825) differ in how they open (the first says who Alice's colleagues are, "These are
+# all colleagues that Alice has."), tell of Matilda and close; "Mod 8" is the one the first records use.
+_MATILDA_SOLVER = _sum("alice_female", "bob_female", -1)
+_CIRCLES = "Colleague Circles"
 
 
-# More wordings of the circles (records 593-636): the first says who Alice's colleagues are ("These are all
-# colleagues that Alice has."), some add that Matilda has nobody outside the two circles (the friends' records
-# say "the Alice and Bob circles", the colleagues' "the Alice's and Bob's circles"), the last tells of Matilda
-# before the exception. The answer is the same: Matilda's female colleagues are the other women of both circles.
 def _circle_opening(n: str, *, in_total: bool) -> str:
     alice = f"Alice has {_count('alice_male', f'male {n}')} and she also has {_count('alice_female', f'female {n}')}"
     bob = f"Bob has {_count('bob_female', f'female {n}')} and {_count('bob_male', f'male {n}')} in total."
@@ -710,182 +397,104 @@ def _circle_opening(n: str, *, in_total: bool) -> str:
     )
 
 
-def _circle_exception(n: str) -> str:
+def _circle_exception(n: str, bob: str = "", alice: str = ", being part of Alice's circle") -> str:
     return (
         f"The people in the circle around Bob do not have other {n}s aside - with the only exception of Matilda. "
-        f"She is {n} of Bob and she is also {n} of Alice, being part of Alice's circle."
+        f"She is {n} of Bob{bob} and she is also {n} of Alice{alice}."
     )
 
 
-_QUESTION = "How many female {n}s does Matilda have?"
-_BEYOND = "All the mentioned persons have no {n}s beyond the already described group of people."
-for _n, _outside in (("friend", "the Alice and Bob circles"), ("colleague", "the Alice's and Bob's circles")):
-    _q = _QUESTION.format(n=_n)
-    _family(
-        f"circles.{_n}s.all_that_alice_has",
-        "Colleague Circles",
-        f"{_circle_opening(_n, in_total=False)} {_circle_exception(_n)} {_q}",
-        _matilda,
+def _beyond(n: str, word: str = "beyond") -> str:
+    return f"All the mentioned persons have no {n}s {word} the already described group of people."
+
+
+def _circle_texts(n: str) -> dict[str, str]:
+    """The circles' wordings for friends or colleagues (``n``), by form, each ending with the question."""
+    q = f"How many female {n}s does Matilda have?"
+    outside = "the Alice and Bob circles" if n == "friend" else "the Alice's and Bob's circles"
+    only = (
+        f"Matilda is a {n} of Bob. She is the only person from Bob's circle who has {n}s outside Bob's circle, all "
+        f"other people in Bob's circle have no further {n}s aside. Matilda is {n} of Alice, being part of Alice's "
+        "circle."
     )
-    _family(
-        f"circles.{_n}s.all_that_alice_has.no_outside",
-        "Colleague Circles",
-        f"{_circle_opening(_n, in_total=False)} {_circle_exception(_n)} Mathilda has no other {_n}s outside of "
-        f"{_outside}. {_q}",
-        _matilda,
-    )
-    _family(
-        f"circles.{_n}s.in_total.beyond",
-        "Colleague Circles",
-        f"{_circle_opening(_n, in_total=True)} {_circle_exception(_n)} {_BEYOND.format(n=_n)} {_q}",
-        _matilda,
-    )
-    _family(
-        f"circles.{_n}s.in_total.only_person",
-        "Colleague Circles",
-        f"{_circle_opening(_n, in_total=True)} Matilda is a {_n} of Bob. She is the only person from Bob's circle "
-        f"who has {_n}s outside Bob's circle, all other people in Bob's circle have no further {_n}s aside. "
-        f"Matilda is {_n} of Alice, being part of Alice's circle. {_BEYOND.format(n=_n)} {_q}",
-        _matilda,
-    )
+    mod8 = _circle_exception(n, ", being part of Bob's circle,")
+    return {
+        "all_that_alice_has": f"{_circle_opening(n, in_total=False)} {_circle_exception(n)} {q}",
+        "all_that_alice_has.no_outside": f"{_circle_opening(n, in_total=False)} {_circle_exception(n)} Mathilda has "
+        f"no other {n}s outside of {outside}. {q}",
+        "in_total.beyond": f"{_circle_opening(n, in_total=True)} {_circle_exception(n)} {_beyond(n)} {q}",
+        "in_total.only_person": f"{_circle_opening(n, in_total=True)} {only} {_beyond(n)} {q}",
+        "mod8": f"{_circle_opening(n, in_total=True)} {mod8} {_beyond(n)} {q}",
+    }
+
+
+_family("circles.colleagues", _CIRCLES, _circle_texts("colleague")["mod8"], _MATILDA_SOLVER)
+_family("circles.friends", _CIRCLES, _circle_texts("friend")["mod8"], _MATILDA_SOLVER)
+for _n in ("friend", "colleague"):
+    for _form, _text in list(_circle_texts(_n).items())[:4]:
+        _family(f"circles.{_n}s.{_form}", _CIRCLES, _text, _MATILDA_SOLVER)
 
 # Matilda's friends (records 565-576): Alice's male friend has all the women of the group, Matilda's female
 # friends and Matilda herself.
-_MATILDA_FRIENDS = (
-    "Matilda is one of Alice's female friends. Matilda has {female:female friend|female friends} in total."
-)
-_ALL_FRIENDS = "All mentioned persons are friends with each other and have no other friends aside."
-_MALE_FRIEND_Q = "How many female friends does male friend of Alice have?"
+_MATILDA_FRIENDS = f"Matilda is one of Alice's female friends. Matilda has {_FEMALE} in total."
 _family(
     "matilda_friends.alice_males",
     "AIW Friends Matilda",
-    f"Alice has {_MALE} and she also has female friends. {_MATILDA_FRIENDS} {_ALL_FRIENDS} {_MALE_FRIEND_Q}",
-    lambda s: add(s["female"], 1),
+    f"Alice has {_MALE} and she also has female friends. {_MATILDA_FRIENDS} {_AB} {_FRIENDS_Q}",
+    _F1,
 )
 _family(
     "matilda_friends.bob",
     "AIW Friends Matilda",
     f"Alice has male friends and she also has female friends. {_MATILDA_FRIENDS} Bob is one of Matilda's male "
-    f"friends. Bob has {_MALE} in total. {_ALL_FRIENDS} {_MALE_FRIEND_Q}",
-    lambda s: add(s["female"], 1),
+    f"friends. Bob has {_MALE} in total. {_AB} {_FRIENDS_Q}",
+    _F1,
 )
-
 
 # Bowls (records 685-764, a control without people): a big (or plain) blue bowl with red and blue bowls beside it
 # on one table. The question asks for the blue bowls with, beside or near the red ones (all of them: the big one is
 # blue too) or near a blue one (each small blue bowl; the published answers leave the big bowl out there), or for
 # every bowl beside the big one.
-def _blue_and_big(s: Slots) -> Answer:
-    return add(s["blue"], 1)
-
-
-def _blue_only(s: Slots) -> Answer:
-    return s["blue"]
-
-
+_BOWLS, _BLUE1, _BLUE = "Bowls (control)", _sum("blue", 1), _sum("blue")
 _RED_BLUE = f"{_count('red', 'red bowl')} and {_count('blue', 'blue bowl')} on the table."
-_BESIDE_RED = "How many blue bowls are on the table beside the red bowls?"
-_BOWL_FORMS: tuple[tuple[str, str, Callable[[Slots], Answer]], ...] = (
-    (
-        "next_which.with_red",
-        f"On a table, there is a big bowl, next to this bowl, which is blue, there are {_RED_BLUE} How many blue "
-        "bowls are on the table with red bowls?",
-        _blue_and_big,
-    ),
-    (
-        "next_which.beside_big",
-        f"On a table, there is a big bowl, next to this bowl, which is blue, there are {_RED_BLUE} How many bowls "
-        "are on the table beside the big bowl?",
-        lambda s: add(s["red"], s["blue"]),
-    ),
-    (
-        "next_which.next_to_red",
-        f"On a table, there is a big bowl, next to this bowl, which is blue, there are {_RED_BLUE} How many blue "
-        "bowls are on the table next to the red bowls?",
-        _blue_and_big,
-    ),
-    (
-        "which_next",
-        f"On a table, there is a big bowl, which is blue, next to this bowl there are {_RED_BLUE} {_BESIDE_RED}",
-        _blue_and_big,
-    ),
-    (
-        "big_blue_next",
-        f"On a table, there is a big blue bowl, next to this bowl there are {_RED_BLUE} {_BESIDE_RED}",
-        _blue_and_big,
-    ),
-    (
-        "big_blue_addition",
-        f"On a table, there is a big blue bowl, in addition to this bowl there are {_RED_BLUE} {_BESIDE_RED}",
-        _blue_and_big,
-    ),
-    (
-        "which_addition",
-        f"On a table, there is a big bowl, which is blue, in addition to this bowl there are {_RED_BLUE} "
-        f"{_BESIDE_RED}",
-        _blue_and_big,
-    ),
-    (
-        "blue_addition",
-        f"On a table, there is a blue bowl, in addition to this bowl there are {_RED_BLUE} {_BESIDE_RED}",
-        _blue_and_big,
-    ),
-    (
-        "blue_further",
-        f"On a table, there is a blue bowl. Further, there are {_RED_BLUE} How many blue bowls are on the table "
-        "besides the red bowls?",
-        _blue_and_big,
-    ),
-    (
-        "big_blue_further",
-        f"On a table, there is a big blue bowl. Further, there are {_RED_BLUE} How many blue bowls are on the "
-        "table besides the red bowls?",
-        _blue_and_big,
-    ),
-    (
-        "near.which.same_table",
-        "A big bowl is on a table and there are {blue} blue and {red} red bowls near that bowl, which is blue. "
-        "How many blue bowls are near the red bowl which is on the same table as the big bowl?",
-        _blue_and_big,
-    ),
-    (
-        "near.big_blue.same_table",
-        "A big blue bowl is on a table and there are {blue} blue and {red} red bowls near that bowl. How many "
-        "blue bowls are near the red bowl which is on the same table as the big bowl?",
-        _blue_and_big,
-    ),
-    (
-        "near.big_blue.near_red",
-        "A big blue bowl is on a table and there are {blue} blue and {red} red bowls near that bowl. How many "
-        "blue bowls are near a red bowl?",
-        _blue_and_big,
-    ),
-    (
-        "near.big_blue.near_blue",
-        "A big blue bowl is on a table and there are {blue} blue and {red} red bowls near that bowl. How many "
-        "blue bowls are near a blue bowl?",
-        _blue_only,
-    ),
-    (
-        "on_table.placed_red",
-        "A big blue bowl is on a table and there are {blue} blue and {red} red bowls on the table. How many blue "
-        "bowls are on the table that a red bowl placed on?",
-        _blue_and_big,
-    ),
-    (
-        "on_table.placed_blue",
-        "A big blue bowl is on a table and there are {blue} blue and {red} red bowls on the table. How many blue "
-        "bowls are on the table that a blue bowl placed on?",
-        _blue_only,
-    ),
-)
-for _name, _template, _bowl_solver in _BOWL_FORMS:
-    _family(f"bowls.{_name}", "Bowls (control)", _template, _bowl_solver)
+_BESIDE = "How many blue bowls are on the table beside the red bowls?"
+_BESIDES = "How many blue bowls are on the table besides the red bowls?"
+_BESIDE_BIG = "How many bowls are on the table beside the big bowl?"
+_NEXT_WHICH = "a big bowl, next to this bowl, which is blue,"
+for _name, _where, _question, _solver in (
+    ("next_which.with_red", _NEXT_WHICH, "How many blue bowls are on the table with red bowls?", _BLUE1),
+    ("next_which.beside_big", _NEXT_WHICH, _BESIDE_BIG, _sum("red", "blue")),
+    ("next_which.next_to_red", _NEXT_WHICH, _BESIDE.replace("beside", "next to"), _BLUE1),
+    ("which_next", "a big bowl, which is blue, next to this bowl", _BESIDE, _BLUE1),
+    ("big_blue_next", "a big blue bowl, next to this bowl", _BESIDE, _BLUE1),
+    ("big_blue_addition", "a big blue bowl, in addition to this bowl", _BESIDE, _BLUE1),
+    ("which_addition", "a big bowl, which is blue, in addition to this bowl", _BESIDE, _BLUE1),
+    ("blue_addition", "a blue bowl, in addition to this bowl", _BESIDE, _BLUE1),
+    ("blue_further", "a blue bowl. Further,", _BESIDES, _BLUE1),
+    ("big_blue_further", "a big blue bowl. Further,", _BESIDES, _BLUE1),
+):
+    _family(
+        f"bowls.{_name}", _BOWLS, f"On a table, there is {_where} there are {_RED_BLUE} {_question}", _solver
+    )
+_SAME_TABLE = "near the red bowl which is on the same table as the big bowl"
+_PLACED = "on the table that a {} bowl placed on"
+for _name, _bowl, _where, _question, _solver in (
+    ("near.which.same_table", "bowl", "near that bowl, which is blue", _SAME_TABLE, _BLUE1),
+    ("near.big_blue.same_table", "blue bowl", "near that bowl", _SAME_TABLE, _BLUE1),
+    ("near.big_blue.near_red", "blue bowl", "near that bowl", "near a red bowl", _BLUE1),
+    ("near.big_blue.near_blue", "blue bowl", "near that bowl", "near a blue bowl", _BLUE),
+    ("on_table.placed_red", "blue bowl", "on the table", _PLACED.format("red"), _BLUE1),
+    ("on_table.placed_blue", "blue bowl", "on the table", _PLACED.format("blue"), _BLUE),
+):
+    _where = f"A big {_bowl} is on a table and there are {{blue}} blue and {{red}} red bowls {_where}."
+    _family(f"bowls.{_name}", _BOWLS, f"{_where} How many blue bowls are {_question}?", _solver)
 
 # Movies (records 669-692, a control without people): Rabbit Hole is one of the comedies of its year.
+_MOVIES, _COMEDIES = "Movies (control)", _sum("comedies", 1)
 _RABBIT = (
     "Rabbit Hole by Alice was released in {year} alongside {comedies} other comedies and {westerns} westerns"
 )
+_THAT_YEAR = f"{_RABBIT} including one by Alice. How many comedies were released that year?"
 for _name, _template in (
     (
         "westerns_in_theatres",
@@ -893,14 +502,14 @@ for _name, _template in (
         "comedy there were {westerns} westerns and {comedies} comedies. How many comedies could you watch when "
         "the westerns were in theaters?",
     ),
-    ("that_year", f"{_RABBIT} including one by Alice. How many comedies were released that year?"),
+    ("that_year", _THAT_YEAR),
     (
         "directors_comedy",
         f"{_RABBIT} including one by Alice. How many comedies were released when the comedy by Rabbit Hole's "
         "director was out?",
     ),
 ):
-    _family(f"movies.{_name}", "Movies (control)", _template, lambda s: add(s["comedies"], 1))
+    _family(f"movies.{_name}", _MOVIES, _template, _COMEDIES)
 # Record 589 (beads, a control without people): bowls of beads on four tables; the question counts the green beads
 # in the two yellow bowls that hold any. Only those counts are slots: the rest of the text is as published ("1 blue
 # beads", "1 yellow beads" included).
@@ -918,95 +527,49 @@ _BEADS = (
     "{yellow_oval_green:green bead|green beads}"
     ", 2 blue beads and 1 red bead. How many green beads are there in yellow bowls in total?"
 )
-_family(
-    "beads.yellow_green",
-    "Beads (control)",
-    _BEADS,
-    lambda s: add(s["yellow_square_green"], s["yellow_oval_green"]),
-    published_only=True,
-)
+_GREEN = _sum("yellow_square_green", "yellow_oval_green")
+_family("beads.yellow_green", "Beads (control)", _BEADS, _GREEN, published_only=True)
 # Record 684 writes "by ,Alice" (as published; its neighbours write "by Alice").
-_family(
-    "movies.that_year.comma_typo",
-    "Movies (control)",
-    f"{_RABBIT.replace('by Alice', 'by ,Alice')} including one by Alice. How many comedies were released that year?",
-    lambda s: add(s["comedies"], 1),
-    published_only=True,
-)
-
+_COMMA_TYPO = _THAT_YEAR.replace("by Alice", "by ,Alice", 1)
+_family("movies.that_year.comma_typo", _MOVIES, _COMMA_TYPO, _COMEDIES, published_only=True)
 
 # Further friends wordings (records 347-362, 383-390): "who are all friends" as one sentence, and the control
 # questions that count the women of the group (Alice and her female friends).
-_WHO_ALL = ", who are all friends with each other and have no other friends aside."
-_THEY_ALL = ". They all are friends with each other and have no other friends aside."
-for _form, _clause in (("who", _WHO_ALL), ("they_all", _THEY_ALL)):
-    for _order, _facts in (
-        ("mf", f"{_MALE} and she also has {_FEMALE}"),
-        ("fm", f"{_FEMALE} and she also has {_MALE}"),
-    ):
+for _form, _clause in (("who", _WHO_ALL), ("they_all", f". {_THEY_ALL}")):
+    for _order in ("mf", "fm"):
         for _q, _question in (
             ("male_friend", _FRIENDS_Q),
             ("female_friends_total", "How many female friends are there in total?"),
             ("females_total", "How many females are there in total?"),
         ):
-            _name = f"friends.{_form}_sentence.{_order}.{_q}"
             if _form == "they_all" and _q == "male_friend":
                 continue  # the same text as friends.they_all.*
-            _family(_name, "AIW Friends", f"Alice has {_facts}{_clause} {_question}", _female_plus_one)
+            _name = f"friends.{_form}_sentence.{_order}.{_q}"
+            _family(_name, _FRIENDS, f"Alice has {_has(_order)}{_clause} {_question}", _F1)
 
-# Colleagues with the facts in the other order (records 394-414).
-_family(
-    "colleagues.female_male.reversed",
-    "AIW Colleagues",
-    f"Alice has {_count('male', 'male colleague')} and she also has {_count('female', 'female colleague')}. "
-    f"{_WORK} How many female colleagues does Alice's male colleague have?",
-    _female_plus_one,
-)
-_family(
-    "colleagues.scientist.engineers.reversed",
-    "AIW Colleagues",
-    f"Alice is a scientist who has {_count('others', 'software engineer colleague')} and she also has {_SCI}. "
-    f"{_WORK} How many scientist colleagues does a software engineer have?",
-    lambda s: add(s["scientists"], 1),
-)
-_family(
-    "colleagues.scientist.non_scientists.reversed",
-    "AIW Colleagues",
-    f"Alice is a scientist who has {_NON} and she also has {_SCI}. {_WORK} "
-    "How many scientist colleagues does a non-scientist have?",
-    lambda s: add(s["scientists"], 1),
-)
-_family(
-    "colleagues.scientist.herself.reversed",
-    "AIW Colleagues",
-    f"Alice has {_NON}. She is herself a scientist and she also has {_SCI}. {_WORK} "
-    "How many scientist colleagues does a non-scientist have?",
-    lambda s: add(s["scientists"], 1),
-)
+_colleagues(reverse=True)
 # Bob's friends and colleagues, and Alice's colleagues "all mentioned" (records 590-592): the question swaps the
 # sexes for Bob.
+_ALL_COLLEAGUES = "All mentioned persons are colleagues of each other and have no other colleagues aside."
 _family(
     "friends.bob.all_mentioned",
-    "AIW Friends",
-    f"Bob has {_FEMALE} and he also has {_MALE}. They all are friends with each other and have no other friends "
-    "aside. How many male friends does female friend of Bob have?",
-    lambda s: add(s["male"], 1),
+    _FRIENDS,
+    f"Bob has {_has('fm', 'he')}. {_THEY_ALL} How many male friends does female friend of Bob have?",
+    _sum("male", 1),
 )
 _family(
     "colleagues.alice.all_mentioned",
-    "AIW Colleagues",
-    f"Alice has {_count('male', 'male colleague')} and she also has {_count('female', 'female colleague')}. All "
-    "mentioned persons are colleagues of each other and have no other colleagues aside. How many female "
-    "colleagues does male colleague of Alice have?",
-    _female_plus_one,
+    _WORK_G,
+    f"Alice has {_MC} and she also has {_FC}. {_ALL_COLLEAGUES} How many female colleagues does male colleague of "
+    "Alice have?",
+    _F1,
 )
 _family(
     "colleagues.bob.all_mentioned",
-    "AIW Colleagues",
-    f"Bob has {_count('female', 'female colleague')} and he also has {_count('male', 'male colleague')}. All "
-    "mentioned persons are colleagues of each other and have no other colleagues aside. How many male "
-    "colleagues does female colleague of Bob have?",
-    lambda s: add(s["male"], 1),
+    _WORK_G,
+    f"Bob has {_FC} and he also has {_MC}. {_ALL_COLLEAGUES} How many male colleagues does female colleague of Bob "
+    "have?",
+    _sum("male", 1),
 )
 
 # One-off wordings of the sibling problem (records 15-16, 41-42, 178-184, 305-312, 330-334), kept in a group of
@@ -1017,16 +580,9 @@ _PRECISION = (
     "Alice and her sisters identify themselves as female, the brothers identify themselves as male. All persons "
     "described before have same two parents and are one family."
 )
-for _order, _facts in (("bs", f"{_B} and she also has {_S}"), ("sb", f"{_S} and she also has {_B}")):
-    _family(
-        f"aiw.identify.{_order}", _WORDINGS, f"Alice has {_facts}. {_IDENTIFY} {_ALICE_Q}", _sisters_plus_one
-    )
-    _family(
-        f"aiw.precision.{_order}",
-        _WORDINGS,
-        f"Alice has {_facts}. {_ALICE_Q} {_PRECISION}",
-        _sisters_plus_one,
-    )
+for _order in ("bs", "sb"):
+    _orders(_WORDINGS, "aiw.identify", _order, f"{_ALICE} {_IDENTIFY}", _ALICE_Q, _S1)
+    _orders(_WORDINGS, "aiw.precision", _order, _ALICE, f"{_ALICE_Q} {_PRECISION}", _S1)
 for _name, _opening in (
     ("person_and", f"Alice is a person and has {_S} and she also has {_B}."),
     ("person_who", f"Alice is a person who has {_S} and she also has {_B}."),
@@ -1036,79 +592,51 @@ for _name, _opening in (
     ("simple_family", f"Alice has a family. She has {_S} and {_B}."),
     ("simple_in_family", f"Alice has a family. In her family, she has {_S} and {_B}."),
 ):
-    _family(f"aiw.{_name}.sb", _WORDINGS, f"{_opening} {_ALICE_Q}", _sisters_plus_one)
-_family(
-    "bob.siblings.bs",
-    _WORDINGS,
-    f"Bob has {_B} and he also has {_S}. How many siblings does Bob have?",
-    lambda s: add(s["brothers"], s["sisters"]),
-)
+    _family(f"aiw.{_name}.sb", _WORDINGS, f"{_opening} {_ALICE_Q}", _S1)
+_orders(_WORDINGS, "bob.siblings", "bs", "Bob has {}.", "How many siblings does Bob have?", _SIBS)
 _BOY_Q = "How many brothers does boys's sister have?"  # sic, as published
-_family("boy.sb", "AIW A boy", f"A boy has {_S} and he also has {_B}. {_BOY_Q}", _brothers_plus_one)
-_family("boy.bs", "AIW A boy", f"A boy has {_B} and he also has {_S}. {_BOY_Q}", _brothers_plus_one)
+_orders("AIW A boy", "boy", "sb bs", "A boy has {}.", _BOY_Q, _B1)
 _TWO_GIRLS = "Two girls are sisters who also have further"
 for _name, _question in (("girls", "the girls' brother"), ("alice", "Alice's brother")):
     _family(
         f"two_girls.{_name}",
         "AIW Two girls",
         f"{_TWO_GIRLS} {_S} and {_B}. How many sisters does {_question} have?",
-        lambda s: add(s["sisters"], 2),
+        _sum("sisters", 2),
     )
 _family(
     "two_girls.no_other",
     "AIW Two girls",
     f"{_TWO_GIRLS} {_B} and no other sisters. How many sisters does the girls' brother have?",
-    lambda s: 2,
+    _sum(2),
 )
 # Record 292: Alice's siblings when she has no sisters are Bob and his brothers.
 _family(
     "alice_and_bob.no_sisters.alice_siblings",
-    "AIW Ext",
+    _EXT_G,
     f"Alice and Bob are sister and brother. Alice has no sisters and Bob has {_B}. How many siblings does Alice "
     "have?",
-    _brothers_plus_one,
+    _B1,
 )
 # Record 328: Alice and Mary are the only sisters.
 _family(
-    "alice_and_mary.no_other",
-    "AIW Alice and Mary",
-    f"Alice and Mary are sisters who also have further {_B} and no other sisters. How many sisters does Alice's "
-    "brother have?",
-    lambda s: 2,
+    "alice_and_mary.no_other", "AIW Alice and Mary", f"{_MARY} {_B} and no other sisters. {_ALICE_Q}", _sum(2)
 )
 # Record 86 (the SQL prompt) states the problem with "a brother" and asks for the sisters "in total".
 _family(
     "aiw.a_brother.in_total",
     _WORDINGS,
     f"Alice has {_S} and she also has a brother. How many sisters in total does Alice's brother have?",
-    _sisters_plus_one,
+    _S1,
 )
 # Record 163 leaves out the full stop before the question (as published; its neighbours 162 and 164 have it).
-_family(
-    "female_boost.words.bs.no_stop",
-    _WORDINGS,
-    f"Alice is female and has {_B} and she also has {_S} {_ALICE_Q}",
-    _sisters_plus_one,
-    words=True,
-    published_only=True,
-)
-_family(
-    "alice_and_bob.alice_siblings",
-    "AIW Ext",
-    f"Alice and Bob are sister and brother. Alice has {_S} and Bob has {_B}. How many siblings does Alice have?",
-    lambda s: add(s["sisters"], s["brothers"], 1),
-)
+_NO_STOP = f"Alice is female and has {_has('bs')} {_ALICE_Q}"
+_family("female_boost.words.bs.no_stop", _WORDINGS, _NO_STOP, _S1, words=True, published_only=True)
+_ALICE_SIBLINGS = f"{_EXT} How many siblings does Alice have?"
+_family("alice_and_bob.alice_siblings", _EXT_G, _ALICE_SIBLINGS, _sum("sisters", "brothers", 1))
 
 
 # "Name them all" (records 297-300): every sibling named; the counts must match the names given.
-_NAMED = (
-    ("v1", ("Jack", "Frank", "Bob"), ("Mary", "Elisa", "Sue", "Julia", "Jane", "Marianna"), True),
-    ("v2", ("Jack", "Frank", "David", "Bob"), ("Elisa", "Marianna"), False),
-    ("v3", ("Bob",), ("Mary", "Elisa", "Sue", "Marianna"), False),
-    ("v4", ("Jack", "Frank", "David", "Bob"), ("Marianna",), True),
-)
-
-
 def _names(names: tuple[str, ...]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
@@ -1117,48 +645,30 @@ def _named_counts(brothers: int, sisters: int) -> Callable[[Slots], bool]:
     return lambda s: s["brothers"] == brothers and s["sisters"] == sisters
 
 
-for _v, _brothers, _sisters, _brothers_first in _NAMED:
+for _v, _brothers, _sisters, _brothers_first in (
+    ("v1", ("Jack", "Frank", "Bob"), ("Mary", "Elisa", "Sue", "Julia", "Jane", "Marianna"), True),
+    ("v2", ("Jack", "Frank", "David", "Bob"), ("Elisa", "Marianna"), False),
+    ("v3", ("Bob",), ("Mary", "Elisa", "Sue", "Marianna"), False),
+    ("v4", ("Jack", "Frank", "David", "Bob"), ("Marianna",), True),
+):
     _bro = f"{_B} - {_names(_brothers)}"
     _sis = f"{_S} - {_names(_sisters)}"
     _first, _then = (_bro, _sis) if _brothers_first else (_sis, _bro)
     _family(
         f"named_all.{_v}",
         "AIW Name them all",
-        f"Alice has {_first}. She also has {_then}. How many sisters does Bob have?",
-        _sisters_plus_one,
+        f"Alice has {_first}. She also has {_then}. {_BOB_SISTERS}",
+        _S1,
         consistent=_named_counts(len(_brothers), len(_sisters)),
         published_only=True,
     )
 
-
 # The circles with "N female colleague" for any N (records 602-647, 825: the singular after a count above one,
 # as published).
-def _typo_circle(text: str) -> str:
-    return re.sub(r"\{alice_female:female (\w+)\|female \w+\}", r"{alice_female} female \1", text)
-
-
-for _n, _outside in (("friend", "the Alice and Bob circles"), ("colleague", "the Alice's and Bob's circles")):
-    _q = _QUESTION.format(n=_n)
-    for _name, _text in (
-        ("all_that_alice_has", f"{_circle_opening(_n, in_total=False)} {_circle_exception(_n)} {_q}"),
-        (
-            "all_that_alice_has.no_outside",
-            f"{_circle_opening(_n, in_total=False)} {_circle_exception(_n)} Mathilda has no other {_n}s outside "
-            f"of {_outside}. {_q}",
-        ),
-        (
-            "in_total.beyond",
-            f"{_circle_opening(_n, in_total=True)} {_circle_exception(_n)} {_BEYOND.format(n=_n)} {_q}",
-        ),
-        (
-            "in_total.only_person",
-            f"{_circle_opening(_n, in_total=True)} Matilda is a {_n} of Bob. She is the only person from Bob's "
-            f"circle who has {_n}s outside Bob's circle, all other people in Bob's circle have no further {_n}s "
-            f"aside. Matilda is {_n} of Alice, being part of Alice's circle. {_BEYOND.format(n=_n)} {_q}",
-        ),
-        ("mod8", _circles(_n)),
-    ):
-        _family(f"circles.{_n}s.{_name}.singular_typo", "Colleague Circles", _typo_circle(_text), _matilda)
+for _n in ("friend", "colleague"):
+    for _form, _text in _circle_texts(_n).items():
+        _typo = re.sub(r"\{alice_female:female (\w+)\|female \w+\}", r"{alice_female} female \1", _text)
+        _family(f"circles.{_n}s.{_form}.singular_typo", _CIRCLES, _typo, _MATILDA_SOLVER)
 
 
 # One-off colleagues wordings of the circles (records 593-595: "Peers", Matilde; 621-622: "Mod 3", Matilda a
@@ -1175,17 +685,9 @@ def _peers(around: str, part: str) -> str:
     )
 
 
-def _mod3(beyond: str) -> str:
-    return (
-        f"{_circle_opening('colleague', in_total=True)} The people in the circle around Bob do not have other "
-        "colleagues aside - with the only exception of Matilda. She is colleague of Bob and she is also colleague "
-        f"of Alice. All the mentioned persons have no colleagues {beyond} the already described group of people. "
-        f"{_QUESTION.format(n='colleague')}"
-    )
-
-
 _IN_TOTAL = _circle_opening("colleague", in_total=True)
-_CIRCLE_Q = _QUESTION.format(n="colleague")
+_CIRCLE_Q = "How many female colleagues does Matilda have?"
+_MOD3 = f"{_IN_TOTAL} {_circle_exception('colleague', alice='')}"
 _TOTAL_GROUP = (
     "All the mentioned persons have no colleagues beyond the already described total group of people."
 )
@@ -1193,8 +695,8 @@ for _name, _text, _kw in (
     ("peers", _peers("", ""), {}),
     ("peers.around_alice", _peers(" around Alice", ""), {}),
     ("peers.around_alice.part", _peers(" around Alice", ", being part of Alice's circle"), {}),
-    ("mod3.beoynd_typo", _mod3("beoynd"), {"published_only": True}),
-    ("mod3", _mod3("beyond"), {}),
+    ("mod3.beoynd_typo", f"{_MOD3} {_beyond('colleague', 'beoynd')} {_CIRCLE_Q}", {"published_only": True}),
+    ("mod3", f"{_MOD3} {_beyond('colleague')} {_CIRCLE_Q}", {}),
     (
         "mod6",
         f"{_IN_TOTAL} Matilda is a colleague of Bob and she is also a colleague of Alice, being part of Alice's "
@@ -1210,33 +712,32 @@ for _name, _text, _kw in (
         {},
     ),
 ):
-    _family(f"circles.colleagues.{_name}", "Colleague Circles", _text, _matilda, **_kw)
+    _family(f"circles.colleagues.{_name}", _CIRCLES, _text, _MATILDA_SOLVER, **_kw)
 
 
 # AIW+ (cousins). Alice's mother has a childless sister, so the aunt's nephews and nieces are the children of the
 # mother and of the mother's brothers; the father's brother's nephews and nieces are the children of the father
 # and of the father's sisters. Subtracting Alice and her siblings from each total leaves the cousins on that side,
 # and the uncle's own children are cousins too. Alice's sister shares all of them.
-@dataclass(frozen=True)
-class _CousinForm:
-    """One AIW+ wording; the published records combine these independent choices."""
-
-    opening: (
-        str  # "plain": sisters only; "no_other": "and no other siblings"; "in_total": sisters and brothers
+#
+# A form's name lists the published records' choices (ids 91-99, 447-452, 485-564, 815-820): the opening ("plain":
+# sisters only; "no_other": "and no other siblings"; "in_total": sisters and brothers), the aunt's clause ("dash":
+# "- she has"; "who": "and who has"; "brothers_first": "Her mother has N brothers." first), then "father_sisters"
+# ("Alice's father has N sisters. He also has a brother ..."), "split" ("N nephews and M nieces" instead of "N
+# nephews and nieces"), the uncle's "sons" or "daughters", "has_also" ("who has also N son", the first records,
+# instead of "who also has") and "male" (asks for male cousins only).
+_COUSIN_FORMS = (
+    "plain.dash.sons.has_also plain.dash.sons plain.dash.daughters plain.who.sons.has_also plain.who.sons "
+    "plain.who.daughters no_other.dash.sons no_other.dash.daughters no_other.who.sons no_other.who.daughters "
+    "no_other.who.father_sisters.sons no_other.who.father_sisters.daughters "
+    + " ".join(
+        f"in_total.{mother}.split.sons.male in_total.{mother}.father_sisters.split.sons "
+        f"in_total.{mother}.father_sisters.split.sons.male in_total.{mother}.father_sisters.split.daughters "
+        f"in_total.{mother}.father_sisters.split.daughters.male"
+        for mother in ("dash", "who", "brothers_first")
     )
-    mother: str  # "dash": "- she has"; "who": "and who has"; "brothers_first": "Her mother has N brothers."
-    father_sisters: bool  # "Alice's father has N sisters. He also has a brother ..."
-    split: bool  # "N nephews and M nieces" instead of "N nephews and nieces"
-    child: str  # the father's brother's children: "son" or "daughter"
-    has_also: bool  # "who has also N son" (the first records) instead of "who also has"
-    male: bool  # asks for male cousins only
-
-    @property
-    def name(self) -> str:
-        parts = [self.opening, self.mother]
-        parts += ["father_sisters"] * self.father_sisters + ["split"] * self.split
-        parts += [f"{self.child}s"] + ["has_also"] * self.has_also + ["male"] * self.male
-        return "aiw_plus." + ".".join(parts)
+    + " in_total.brothers_first.father_sisters.sons in_total.brothers_first.father_sisters.daughters"
+).split()
 
 
 def _kin(who: str, split: bool) -> str:
@@ -1245,32 +746,34 @@ def _kin(who: str, split: bool) -> str:
     return "{%s_kin} nephews and nieces" % who  # noqa: UP031 - braces are template syntax
 
 
-def _cousin_template(f: _CousinForm) -> str:
+def _cousin_template(form: str) -> str:
+    opening, mother, *choices = form.split(".")
+    split = "split" in choices
     opening = {
         "plain": f"Alice has {_S}.",
         "no_other": f"Alice has {_S} and no other siblings.",
         "in_total": f"Alice has {_S} and {_B} in total.",
-    }[f.opening]
-    aunt = _kin("aunt", f.split)
-    if f.mother == "brothers_first":
+    }[opening]
+    aunt = _kin("aunt", split)
+    brothers = _count("mother_brothers", "brother")
+    if mother == "brothers_first":
         mother = (
-            f"Her mother has {_count('mother_brothers', 'brother')}. She also has 1 sister who does not have "
-            f"children and who has {aunt} in total."
+            f"Her mother has {brothers}. She also has 1 sister who does not have children and who has {aunt} "
+            "in total."
         )
     else:
-        joint = " - she has" if f.mother == "dash" else " and who has"
-        total = " in total" if f.split else ""
+        joint = " - she has" if mother == "dash" else " and who has"
+        total = " in total" if split else ""
         mother = (
-            f"Her mother has 1 sister who does not have children{joint} {aunt}{total} and also "
-            f"{_count('mother_brothers', 'brother')}."
+            f"Her mother has 1 sister who does not have children{joint} {aunt}{total} and also {brothers}."
         )
     father = "Alice's father has "
-    if f.father_sisters:
+    if "father_sisters" in choices:
         father += f"{_count('father_sisters', 'sister')}. He also has "
-    children = _count(f"uncle_{f.child}s", f.child)
-    verb = "has also" if f.has_also else "also has"
-    father += f"a brother who has {_kin('uncle', f.split)} in total, and who {verb} {children}."
-    question = f"How many {'male ' if f.male else ''}cousins does Alice's sister have?"
+    child = "son" if "sons" in choices else "daughter"
+    verb = "has also" if "has_also" in choices else "also has"
+    father += f"a brother who has {_kin('uncle', split)} in total, and who {verb} {_count(f'uncle_{child}s', child)}."
+    question = f"How many {'male ' if 'male' in choices else ''}cousins does Alice's sister have?"
     return f"{opening} {mother} {father} {question}"
 
 
@@ -1288,78 +791,38 @@ def _kin_counts(s: Slots, who: str) -> tuple[int, int]:
     return _int(s, f"{who}_nephews"), _int(s, f"{who}_nieces")
 
 
-def _cousin_solver(f: _CousinForm) -> Callable[[Slots], Answer]:
-    def solve(s: Slots) -> Answer:
-        girls, boys = _int(s, "sisters") + 1, _int(s, "brothers")  # Alice is one of the girls
-        aunt, uncle = _kin_counts(s, "aunt"), _kin_counts(s, "uncle")
-        sons = _int(s, "uncle_sons")
-        if f.male:
-            # The male cousins are the nephews other than Alice's brothers, on both sides, and the uncle's sons.
-            return aunt[0] - boys + uncle[0] - boys + sons
-        own = sons + _int(s, "uncle_daughters")
-        return sum(aunt) - girls - boys + sum(uncle) - girls - boys + own
-
-    return solve
+def _cousins(s: Slots) -> Answer:
+    girls, boys = _int(s, "sisters") + 1, _int(s, "brothers")  # Alice is one of the girls
+    own = _int(s, "uncle_sons") + _int(s, "uncle_daughters")
+    return sum(_kin_counts(s, "aunt")) + sum(_kin_counts(s, "uncle")) - 2 * (girls + boys) + own
 
 
-def _cousin_consistent(f: _CousinForm) -> Callable[[Slots], bool]:
+def _male_cousins(s: Slots) -> Answer:
+    # The male cousins are the nephews other than Alice's brothers, on both sides, and the uncle's sons.
+    boys = _int(s, "brothers")
+    return _kin_counts(s, "aunt")[0] - boys + _kin_counts(s, "uncle")[0] - boys + _int(s, "uncle_sons")
+
+
+def _cousin_consistent(split: bool) -> Callable[[Slots], bool]:
     def check(s: Slots) -> bool:
         girls, boys = _int(s, "sisters") + 1, _int(s, "brothers")
         for who in ("aunt", "uncle"):
             nephews, nieces = _kin_counts(s, who)
-            if f.split and (nephews < boys or nieces < girls):
-                return False
-            if nephews + nieces < girls + boys:
+            if (split and (nephews < boys or nieces < girls)) or nephews + nieces < girls + boys:
                 return False
         return True
 
     return check
 
 
-def _cousin_forms() -> list[_CousinForm]:
-    # The combinations the published records use (ids 91-99, 447-452, 485-564, 815-820).
-    forms = [
-        _CousinForm("plain", mother, False, False, child, has_also, False)
-        for mother, child, has_also in (
-            ("dash", "son", True),
-            ("dash", "son", False),
-            ("dash", "daughter", False),
-            ("who", "son", True),
-            ("who", "son", False),
-            ("who", "daughter", False),
-        )
-    ]
-    for mother in ("dash", "who"):
-        forms += [
-            _CousinForm("no_other", mother, fs, False, child, False, False)
-            for fs in (False, True)
-            for child in ("son", "daughter")
-            if mother == "who" or not fs
-        ]
-    for mother in ("dash", "who", "brothers_first"):
-        # Without the father's sisters only the male-cousins question with a son was published.
-        forms.append(_CousinForm("in_total", mother, False, True, "son", False, True))
-        forms += [
-            _CousinForm("in_total", mother, True, True, child, False, male)
-            for child in ("son", "daughter")
-            for male in (False, True)
-        ]
-    forms += [
-        _CousinForm("in_total", "brothers_first", True, False, child, False, False)
-        for child in ("son", "daughter")
-    ]
-    return forms
-
-
-for _cousin in _cousin_forms():
+for _form in _COUSIN_FORMS:
     _family(
-        _cousin.name,
+        f"aiw_plus.{_form}",
         "AIW+",
-        _cousin_template(_cousin),
-        _cousin_solver(_cousin),
-        consistent=_cousin_consistent(_cousin),
+        _cousin_template(_form),
+        _male_cousins if _form.endswith(".male") else _cousins,
+        consistent=_cousin_consistent(".split." in _form),
     )
-
 
 FAMILIES: Mapping[str, Family] = {f.name: f for f in _FAMILIES if not f.words and not f.published_only}
 # Word-form families are kept out of FAMILIES: run configuration selects FAMILIES by group and fresh variations

@@ -46,8 +46,6 @@ class AiwRunConfig(RunSettings):
     model_config = ConfigDict(frozen=True)
 
     # the fields that choose which items a run plays (hidden while a game of the run is on)
-    # (not the seed: it draws a generated variation's numbers, which its question shows, so it names no more
-    # than the game does, and is public)
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"families", "variations", "n"})
     # shown while a game of the run is not over. The seed too: it draws a generated variation's numbers, which its
     # question shows (and its name holds), and nothing else; the answer is hidden until the end

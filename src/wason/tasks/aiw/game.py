@@ -54,14 +54,9 @@ class AiwGame:
         *,
         continuation: bool = False,
     ) -> None:
-        """Args:
-        prompt: the question.
-        expected: the right answer.
-        followups: self-verification prompts after the answer.
-        continuation: the prompt is for a base model, which continues it: the reply is read from its first
-            answer (up to the next ``### Problem`` it invents), after the prompt's own closing ``### Answer:``
-            when it ends with one.
-        """
+        """``followups`` are the self-verification prompts after the answer. With ``continuation`` the prompt is
+        for a base model, which continues it: the reply is read from its first answer (up to the next ``###
+        Problem`` it invents), after the prompt's own closing ``### Answer:`` when it ends with one."""
         self.prompt = prompt
         self.continuation = continuation
         self.expected = expected

@@ -65,18 +65,8 @@ def _starts_sentence(text: str) -> bool:
 
 
 def render_problem(family: Family | str, slots: Slots) -> str:
-    """Fill a family's template with slot values (no prompt-type instruction).
-
-    Args:
-        family: a :class:`Family` or its name.
-        slots: a value for every slot of the family.
-
-    Returns:
-        The problem statement.
-
-    Raises:
-        ValueError: if slots are missing, extra, or of the wrong kind for the family.
-    """
+    """The problem statement: a family's template (or its name's) filled with a value for every slot, no
+    prompt-type instruction. Raises ValueError if slots are missing, extra, or of the wrong kind for the family."""
     fam = _family(family)
     _check_slots(fam, slots)
 
@@ -92,30 +82,14 @@ def render_problem(family: Family | str, slots: Slots) -> str:
 
 
 def render(family: Family | str, slots: Slots, prompt_type: PromptType | str) -> str:
-    """Return the full prompt: the problem wrapped in the prompt type's instruction text.
-
-    Args:
-        family: a :class:`Family` or its name.
-        slots: a value for every slot of the family.
-        prompt_type: a :class:`PromptType` or its name.
-
-    Returns:
-        The prompt text, byte-identical to the published record for published items.
-    """
+    """The full prompt: the problem wrapped in the prompt type's instruction text (byte-identical to the published
+    record for published items)."""
     return _prompt_type(prompt_type).wrap(render_problem(family, slots))
 
 
 def solve(family: Family | str, slots: Slots) -> Answer:
-    """Return the right answer: an int, ``"female"`` for the attribute control, or an expression string
-    such as ``"M + 1"`` for symbolic slots.
-
-    Args:
-        family: a :class:`Family` or its name.
-        slots: a value for every slot of the family.
-
-    Raises:
-        ValueError: if the slots do not fit the family.
-    """
+    """The right answer: an int, ``"female"`` for the attribute control, or an expression string such as
+    ``"M + 1"`` for symbolic slots. Raises ValueError if the slots do not fit the family."""
     fam = _family(family)
     _check_slots(fam, slots)
     return fam.solver(slots)
@@ -161,17 +135,9 @@ def _slot_value(fam: Family, text: str) -> Slot:
 
 
 def parse(prompt: str) -> list[tuple[str, dict[str, Slot], str]]:
-    """Find every (family, slots, prompt type) whose rendering is exactly ``prompt``.
-
-    Several families share wording (AIW original and its exaggerated-number instances); callers
-    choose among the candidates.
-
-    Args:
-        prompt: a full prompt text.
-
-    Returns:
-        Candidates as (family name, slots, prompt type name); empty when nothing reproduces the text.
-    """
+    """Every (family name, slots, prompt type name) whose rendering is exactly ``prompt`` (none when nothing
+    reproduces the text). Several families share wording (AIW original and its exaggerated-number instances);
+    callers choose among the candidates."""
     found: list[tuple[str, dict[str, Slot], str]] = []
     for ptype in PROMPT_TYPES.values():
         if not (prompt.startswith(ptype.prefix) and prompt.endswith(ptype.suffix)):

@@ -163,33 +163,7 @@ ICL = PromptType("ICL", " ### Answer:", prefix=_ICL_PREFIX, continuation=True)
 # Record 73 ends with the question itself, without the answer heading the examples have (as published).
 ICL_NO_HEADING = PromptType("ICL_NO_HEADING", "", prefix=_ICL_PREFIX, continuation=True)
 
+# Every prompt type above, in the order they are defined.
 PROMPT_TYPES: Mapping[str, PromptType] = {
-    p.name: p
-    for p in (
-        STANDARD,
-        THINKING,
-        THINKING_V2,
-        THINKING_V2_NO_PERIOD,
-        THINKING_V2_TWO_PERIODS,
-        RESTRICTED,
-        RESTRICTED_V0,
-        FORMATTING_ONLY,
-        FORMATTING_THEN,
-        FORMATTING_THEN_NO_THE,
-        STANDARD_BY,
-        PLAIN,
-        SCIENTIST_V1,
-        SCIENTIST_V2,
-        SCIENTIST_V3,
-        CONFIDENCE,
-        COUNT_STEPS,
-        COUNT_STEPS_FORMAT,
-        REFLECTION_THINKING_V2,
-        REFLECTION_THINKING_V2_SPACED,
-        SQL,
-        THINKING_V2_SEX_CODE,
-        BASE,
-        ICL,
-        ICL_NO_HEADING,
-    )
+    p.name: p for p in list(globals().values()) if isinstance(p, PromptType)
 }
