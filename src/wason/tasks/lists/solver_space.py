@@ -347,6 +347,8 @@ def _plural_compound(verb: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- terms and links
 
+_AT = {"x": "xs[i]", "p": "xs[i - 1]", "q": "xs[i - 2]", "r": "xs[i - 3]"}
+"""What ``{x}``, ``{p}``, ``{q}`` and ``{r}`` of a link or term are at position ``i`` of ``xs``."""
 _BACK = {"p": "the previous item", "q": "the item two places before", "r": "the item three places before"}
 
 
@@ -512,7 +514,7 @@ def _base_term_tables() -> set[tuple[int | None, ...]]:
     """Tables of the one-item recurrences the base grammar has ("each item after the first is ...")."""
     taken = [_linear1(1, c) for c in ADD_STEPS] + [_linear1(k, 0) for k in MUL_FACTORS]
     taken += [_linear1(k, c) for k, c in AFFINE]
-    taken.append(_Term("sq", "", "", "", _one(lambda p: p * p), 1, 0))
+    taken.append(_term1("sq", "", "{p} * {p}", 0))
     return {_term_table(t) for t in taken}
 
 
@@ -548,6 +550,15 @@ def _linear_text(coefs: Sequence[tuple[int, str]], c: int) -> str:
     return " ".join(parts) + _signed_text(c)
 
 
+def _linear_term(key: str, coefs: Sequence[tuple[int, str]], c: int, absolute: bool, cost: int) -> _Term:
+    """``i * q + j * p + c`` (or with ``r``, or its absolute value), its function compiled from its source."""
+    src, text = _linear_src(coefs, c), _linear_text(coefs, c)
+    if absolute:
+        src, text = f"abs({src})", f"the absolute value of ({text})"
+    fn = _python("xs, i", src.format(**_AT))
+    return _Term(f"{'abs' if absolute else 'lin'}{key}", text, src, "", fn, len(coefs), cost)
+
+
 def _order2_terms() -> list[_Term]:
     out: list[_Term] = []
     for absolute in (False, True):
@@ -556,42 +567,11 @@ def _order2_terms() -> list[_Term]:
                 continue  # |-a| = |a|: the first coefficient is positive
             for j in (1, -1, 0, 2, -2):
                 for c in range(-10, 11) if abs(i) == 1 and abs(j) == 1 else range(-3, 4):
-                    coefs = ((i, "{q}"), (j, "{p}"))
-                    src, text = _linear_src(coefs, c), _linear_text(coefs, c)
-                    if absolute:
-                        src, text = f"abs({src})", f"the absolute value of ({text})"
                     cost = 2 + (abs(i) > 1) + (j != 0) + (abs(j) > 1) + (c != 0) + (abs(c) > 3) + absolute
-                    out.append(
-                        _Term(
-                            f"{'abs' if absolute else 'lin'}2:{i}:{j}:{c}",
-                            text,
-                            src,
-                            "",
-                            _linear_fn(i, j, 0, c, absolute),
-                            2,
-                            cost,
-                        )
-                    )
-    for c in (0,):
-        out.append(
-            _Term("prod2", "the product of the two items before it", "{q} * {p}", "", _product_fn, 2, 3 + c)
-        )
+                    out.append(_linear_term(f"2:{i}:{j}:{c}", ((i, "{q}"), (j, "{p}")), c, absolute, cost))
+    product = _python("xs, i", "xs[i - 2] * xs[i - 1]")
+    out.append(_Term("prod2", "the product of the two items before it", "{q} * {p}", "", product, 2, 3))
     return out
-
-
-def _product_fn(xs: Sequence[int], i: int) -> int:
-    return xs[i - 1] * xs[i - 2]
-
-
-def _linear_fn(i: int, j: int, k: int, c: int, absolute: bool) -> Callable[[Sequence[int], int], int | None]:
-    # (i, j, k) are the coefficients of q, p and r
-    if k == 0:
-        if absolute:
-            return lambda xs, n: abs(i * xs[n - 2] + j * xs[n - 1] + c)
-        return lambda xs, n: i * xs[n - 2] + j * xs[n - 1] + c
-    if absolute:
-        return lambda xs, n: abs(k * xs[n - 3] + i * xs[n - 2] + j * xs[n - 1] + c)
-    return lambda xs, n: k * xs[n - 3] + i * xs[n - 2] + j * xs[n - 1] + c
 
 
 def _order3_terms() -> list[_Term]:
@@ -603,20 +583,8 @@ def _order3_terms() -> list[_Term]:
             for i in (1, -1, 0):
                 for j in (1, -1, 0):
                     coefs = ((k, "{r}"), (i, "{q}"), (j, "{p}"))
-                    src, text = _linear_src(coefs, 0), _linear_text(coefs, 0)
-                    if absolute:
-                        src, text = f"abs({src})", f"the absolute value of ({text})"
-                    out.append(
-                        _Term(
-                            f"{'abs' if absolute else 'lin'}3:{k}:{i}:{j}",
-                            text,
-                            src,
-                            "",
-                            _linear_fn(i, j, k, 0, absolute),
-                            3,
-                            3 + (i != 0) + (j != 0) + absolute,
-                        )
-                    )
+                    cost = 3 + (i != 0) + (j != 0) + absolute
+                    out.append(_linear_term(f"3:{k}:{i}:{j}", coefs, 0, absolute, cost))
     return out
 
 
@@ -635,9 +603,6 @@ def _eq_link(t: _Term) -> _Link:
 def _paren(src: str) -> str:
     simple = src.replace("_", "").replace("{", "").replace("}", "").isalnum()
     return src if simple or (src.startswith("(") and src.endswith(")")) else f"({src})"
-
-
-_AT = {"x": "xs[i]", "p": "xs[i - 1]", "q": "xs[i - 2]", "r": "xs[i - 3]"}
 
 
 def _link(key: str, text: str, cond: str, order: int, cost: int) -> _Link:
@@ -702,15 +667,8 @@ def _simple_links() -> list[_Link]:
     out = [_eq_link(_linear1(1, 0))]
     out += [_MULTOF, _DIVOF]
     out += [_eq_link(_linear1(k, 0)) for k in (2, 3, -1)]
-    two_back = ((1, 0), (1, 1), (-1, 1), (1, -1))
-    for i, j in two_back:
-        coefs = ((i, "{q}"), (j, "{p}"))
-        text = _linear_text(coefs, 0)
-        out.append(
-            _eq_link(
-                _Term(f"lin2:{i}:{j}:0", text, _linear_src(coefs, 0), "", _linear_fn(i, j, 0, 0, False), 2, 2)
-            )
-        )
+    for i, j in ((1, 0), (1, 1), (-1, 1), (1, -1)):
+        out.append(_eq_link(_linear_term(f"2:{i}:{j}:0", ((i, "{q}"), (j, "{p}")), 0, False, 2)))
     out.append(_DIFF)
     out += [_eq_link(_linear1(1, c)) for c in range(-20, 21) if c != 0]
     return out
