@@ -16,7 +16,6 @@ the largest) fail on the empty list; primes are integers >= 2; digit rules read 
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -76,28 +75,17 @@ def _hyp(key: str, family: str, text: str, expr: str, predicate: Predicate, comp
     return Hypothesis(key, family, text, f"lambda xs: {expr}", predicate, complexity)
 
 
-# ---------------------------------------------------------------------------------------------- numbers
+_NAMES: dict[str, object] = {"math": math, "is_prime": is_prime}
 
 
-def _is_square(x: int) -> bool:
-    return x >= 0 and math.isqrt(x) ** 2 == x
+def _python(params: str, expr: str) -> Callable[..., bool]:
+    """``lambda params: expr`` compiled by Python, for this grammar's own text (never a model's or a user's).
 
-
-def _is_fibonacci(x: int) -> bool:
-    return x >= 0 and (_is_square(5 * x * x + 4) or _is_square(5 * x * x - 4))
-
-
-def _is_triangular(x: int) -> bool:
-    return x >= 0 and _is_square(8 * x + 1)
-
-
-def _digit_sum(x: int) -> int:
-    return sum(int(d) for d in str(abs(x)))
-
-
-def _is_palindrome(x: int) -> bool:
-    s = str(abs(x))
-    return s == s[::-1]
+    A rule is written once, in the list guess language's subset of Python: the text is its ``source`` and,
+    compiled here, its fast ``predicate``, so the two cannot say different things.
+    """
+    fn: Callable[..., bool] = eval(f"lambda {params}: {expr}", _NAMES)  # trusted text, built in this module
+    return fn
 
 
 def _signed(c: int) -> str:
@@ -131,6 +119,16 @@ class _Property:
     cost: int
 
 
+def _prop(key: str, verb: str, cond: str, cost: int, fn: IntPredicate | None = None) -> _Property:
+    """A property whose function is its condition compiled, unless a faster equivalent ``fn`` is given."""
+    return _Property(key, verb, cond, fn or _python("x", cond.format(x="x")), cost)
+
+
+def _has_digit(d: int) -> IntPredicate:
+    digit = str(d)
+    return lambda x: digit in str(abs(x))
+
+
 _PLURAL_VERBS = {
     "is": "are",
     "has": "have",
@@ -154,31 +152,6 @@ def _plural(verb: str) -> str:
     return f"{_PLURAL_VERBS[first]} {rest}"
 
 
-def _mod_is(k: int, r: int) -> IntPredicate:
-    return lambda x: x % k == r
-
-
-def _above(c: int) -> IntPredicate:
-    return lambda x: x > c
-
-
-def _below(c: int) -> IntPredicate:
-    return lambda x: x < c
-
-
-def _within(lo: int, hi: int) -> IntPredicate:
-    return lambda x: lo <= x <= hi
-
-
-def _ends_in(d: int) -> IntPredicate:
-    return lambda x: abs(x) % 10 == d
-
-
-def _has_digit(d: int) -> IntPredicate:
-    digit = str(d)
-    return lambda x: digit in str(abs(x))
-
-
 # Bounds and intervals a person would pick: small numbers, tens, and the digit ranges.
 GREATER_THAN = (-10, -5, 1, 2, 3, 5, 9, 10, 20, 50, 100)
 LESS_THAN = (-5, 2, 3, 5, 10, 20, 50, 100)
@@ -186,130 +159,85 @@ RANGES = ((1, 6), (0, 9), (1, 9), (0, 10), (1, 10), (1, 20), (10, 20), (10, 99),
 MULTIPLES = (3, 4, 5, 6, 7, 8, 9, 10)
 RESIDUE_MODULI = (3, 4, 5, 6)
 
+_FIBONACCI = (
+    "{x} >= 0 and (math.isqrt(5 * {x} * {x} + 4) ** 2 == 5 * {x} * {x} + 4"
+    " or math.isqrt(5 * {x} * {x} - 4) ** 2 == 5 * {x} * {x} - 4)"
+)
+_DIGIT_SUM = "sum(int(d) for d in str(abs({x})))"
+
 
 def _named_properties() -> list[_Property]:
     """The properties with a name of their own: parity, sign, kinds of number, digits."""
-    return [
-        _Property("even", "is even", "{x} % 2 == 0", lambda x: x % 2 == 0, 1),
-        _Property("odd", "is odd", "{x} % 2 == 1", lambda x: x % 2 == 1, 1),
-        _Property("pos", "is positive", "{x} > 0", lambda x: x > 0, 1),
-        _Property("neg", "is negative", "{x} < 0", lambda x: x < 0, 1),
-        _Property("zero", "is 0", "{x} == 0", lambda x: x == 0, 1),
-        _Property("prime", "is a prime number", "is_prime({x})", is_prime, 1),
-        _Property("nonneg", "is 0 or more", "{x} >= 0", lambda x: x >= 0, 2),
-        _Property("nonpos", "is 0 or less", "{x} <= 0", lambda x: x <= 0, 2),
-        _Property("nonzero", "is not 0", "{x} != 0", lambda x: x != 0, 2),
-        _Property(
+    rows = (
+        ("even", "is even", "{x} % 2 == 0", 1),
+        ("odd", "is odd", "{x} % 2 == 1", 1),
+        ("pos", "is positive", "{x} > 0", 1),
+        ("neg", "is negative", "{x} < 0", 1),
+        ("zero", "is 0", "{x} == 0", 1),
+        ("prime", "is a prime number", "is_prime({x})", 1),
+        ("nonneg", "is 0 or more", "{x} >= 0", 2),
+        ("nonpos", "is 0 or less", "{x} <= 0", 2),
+        ("nonzero", "is not 0", "{x} != 0", 2),
+        (
             "square",
             "is a perfect square (0, 1, 4, 9, 16, ...)",
             "{x} >= 0 and math.isqrt({x}) ** 2 == {x}",
-            _is_square,
             2,
         ),
-        _Property(
-            "fib",
-            "is a Fibonacci number (0, 1, 2, 3, 5, 8, 13, ...)",
-            "{x} >= 0 and (math.isqrt(5 * {x} * {x} + 4) ** 2 == 5 * {x} * {x} + 4"
-            " or math.isqrt(5 * {x} * {x} - 4) ** 2 == 5 * {x} * {x} - 4)",
-            _is_fibonacci,
-            3,
-        ),
-        _Property(
+        ("fib", "is a Fibonacci number (0, 1, 2, 3, 5, 8, 13, ...)", _FIBONACCI, 3),
+        (
             "tri",
             "is a triangular number (0, 1, 3, 6, 10, 15, ...)",
             "{x} >= 0 and math.isqrt(8 * {x} + 1) ** 2 == 8 * {x} + 1",
-            _is_triangular,
             3,
         ),
-        _Property(
+        (
             "sqm1",
             "is one less than a perfect square (-1, 0, 3, 8, 15, ...)",
             "{x} >= -1 and math.isqrt({x} + 1) ** 2 == {x} + 1",
-            lambda x: _is_square(x + 1),
             3,
         ),
-        _Property(
+        (
             "pal",
             "reads the same backwards as forwards (like 7, 44 or 121; a minus sign is ignored)",
             "str(abs({x})) == str(abs({x}))[::-1]",
-            _is_palindrome,
             3,
         ),
-        _Property("digit1", "is a single digit (from -9 to 9)", "-9 <= {x} <= 9", lambda x: -9 <= x <= 9, 2),
-        _Property(
-            "digit2",
-            "has exactly two digits (a minus sign is not a digit)",
-            "10 <= abs({x}) <= 99",
-            lambda x: 10 <= abs(x) <= 99,
-            3,
-        ),
-        _Property(
-            "dsum:even",
-            "has digits that add up to an even number",
-            "sum(int(d) for d in str(abs({x}))) % 2 == 0",
-            lambda x: _digit_sum(x) % 2 == 0,
-            3,
-        ),
-        _Property(
-            "dsum:odd",
-            "has digits that add up to an odd number",
-            "sum(int(d) for d in str(abs({x}))) % 2 == 1",
-            lambda x: _digit_sum(x) % 2 == 1,
-            3,
-        ),
-    ]
+        ("digit1", "is a single digit (from -9 to 9)", "-9 <= {x} <= 9", 2),
+        ("digit2", "has exactly two digits (a minus sign is not a digit)", "10 <= abs({x}) <= 99", 3),
+        ("dsum:even", "has digits that add up to an even number", f"{_DIGIT_SUM} % 2 == 0", 3),
+        ("dsum:odd", "has digits that add up to an odd number", f"{_DIGIT_SUM} % 2 == 1", 3),
+    )
+    return [_prop(*row) for row in rows]
 
 
 def _parametrised_properties() -> list[_Property]:
     """The properties of a parameter: multiples, remainders, bounds, ranges, last and contained digits."""
-    props: list[_Property] = []
-    for k in MULTIPLES:
-        props.append(_Property(f"mul:{k}", f"is a multiple of {k}", f"{{x}} % {k} == 0", _mod_is(k, 0), 2))
-    for k in RESIDUE_MODULI:
-        for r in range(1, k):
-            props.append(
-                _Property(
-                    f"mod:{k}:{r}",
-                    f"leaves remainder {r} when divided by {k}",
-                    f"{{x}} % {k} == {r}",
-                    _mod_is(k, r),
-                    3,
-                )
-            )
-    for c in GREATER_THAN:
-        props.append(_Property(f"gt:{c}", f"is greater than {c}", f"{{x}} > {c}", _above(c), 2))
-    for c in LESS_THAN:
-        props.append(_Property(f"lt:{c}", f"is less than {c}", f"{{x}} < {c}", _below(c), 2))
-    for lo, hi in RANGES:
-        props.append(
-            _Property(
-                f"range:{lo}:{hi}",
-                f"is between {lo} and {hi} (inclusive)",
-                f"{lo} <= {{x}} <= {hi}",
-                _within(lo, hi),
-                3,
-            )
+    props = [_prop(f"mul:{k}", f"is a multiple of {k}", f"{{x}} % {k} == 0", 2) for k in MULTIPLES]
+    props += [
+        _prop(f"mod:{k}:{r}", f"leaves remainder {r} when divided by {k}", f"{{x}} % {k} == {r}", 3)
+        for k in RESIDUE_MODULI
+        for r in range(1, k)
+    ]
+    props += [_prop(f"gt:{c}", f"is greater than {c}", f"{{x}} > {c}", 2) for c in GREATER_THAN]
+    props += [_prop(f"lt:{c}", f"is less than {c}", f"{{x}} < {c}", 2) for c in LESS_THAN]
+    props += [
+        _prop(f"range:{lo}:{hi}", f"is between {lo} and {hi} (inclusive)", f"{lo} <= {{x}} <= {hi}", 3)
+        for lo, hi in RANGES
+    ]
+    props += [
+        _prop(f"ends:{d}", f"ends in the digit {d}", f"abs({{x}}) % 10 == {d}", 3) for d in range(1, 10)
+    ]
+    props += [
+        _prop(
+            f"digit:{d}",
+            f"contains the digit {d}",
+            f"any(int(d) == {d} for d in str(abs({{x}})))",
+            3,
+            _has_digit(d),
         )
-    for d in range(1, 10):
-        props.append(
-            _Property(
-                f"ends:{d}",
-                f"ends in the digit {d}",
-                f"abs({{x}}) % 10 == {d}",
-                _ends_in(d),
-                3,
-            )
-        )
-    for d in range(10):
-        props.append(
-            _Property(
-                f"digit:{d}",
-                f"contains the digit {d}",
-                f"any(int(d) == {d} for d in str(abs({{x}})))",
-                _has_digit(d),
-                3,
-            )
-        )
+        for d in range(10)
+    ]
     return props
 
 
@@ -317,128 +245,68 @@ def _element_properties() -> list[_Property]:
     return [*_named_properties(), *_parametrised_properties()]
 
 
+_MAKERS: dict[str, Callable[[IntPredicate], Predicate]] = {
+    "all": lambda fn: lambda xs: all(map(fn, xs)),
+    "any": lambda fn: lambda xs: any(map(fn, xs)),
+    "none": lambda fn: lambda xs: not any(map(fn, xs)),
+    "first": lambda fn: lambda xs: len(xs) > 0 and fn(xs[0]),
+    "last": lambda fn: lambda xs: len(xs) > 0 and fn(xs[-1]),
+    "second": lambda fn: lambda xs: len(xs) > 1 and fn(xs[1]),
+    "one": lambda fn: lambda xs: sum(map(fn, xs)) == 1,
+    "most": lambda fn: lambda xs: 2 * sum(map(fn, xs)) > len(xs),
+    "oddcount": lambda fn: lambda xs: sum(map(fn, xs)) % 2 == 1,
+    "evencount": lambda fn: lambda xs: sum(map(fn, xs)) % 2 == 0,
+}
+"""Each quantifier's predicate from its property's (faster than compiling the quantified source)."""
+
+
 @dataclass(frozen=True)
 class _Quantifier:
+    """How many or which items must have a property.
+
+    Attributes:
+        key: part of the hypothesis key.
+        cost: its share of the complexity.
+        max_property_cost: only properties at most this costly get this quantifier.
+        statement: the statement, with ``{v}`` for the singular verb phrase and ``{vp}`` for the plural.
+        template: the expression over ``xs``, with ``{c}`` for the property's condition on ``subject``.
+        subject: the item (or the loop variable ``x``) the condition is about.
+    """
+
     key: str
     cost: int
-    max_property_cost: int  # only properties at most this costly get this quantifier
-    text: Callable[[str, str], str]  # (singular verb, plural verb) -> statement
-    source: Callable[[str], str]  # condition template -> expression over xs
-    make: Callable[[IntPredicate], Predicate]
+    max_property_cost: int
+    statement: str
+    template: str
+    subject: str = "x"
+
+    def text(self, verb: str, plural: str) -> str:
+        return self.statement.format(v=verb, vp=plural)
+
+    def source(self, cond: str) -> str:
+        return self.template.format(c=cond.format(x=self.subject))
+
+    def make(self, fn: IntPredicate) -> Predicate:
+        return _MAKERS[self.key](fn)
 
 
-def _q_all(fn: IntPredicate) -> Predicate:
-    return lambda xs: all(map(fn, xs))
-
-
-def _q_any(fn: IntPredicate) -> Predicate:
-    return lambda xs: any(map(fn, xs))
-
-
-def _q_none(fn: IntPredicate) -> Predicate:
-    return lambda xs: not any(map(fn, xs))
-
-
-def _q_first(fn: IntPredicate) -> Predicate:
-    return lambda xs: len(xs) > 0 and fn(xs[0])
-
-
-def _q_last(fn: IntPredicate) -> Predicate:
-    return lambda xs: len(xs) > 0 and fn(xs[-1])
-
-
-def _q_second(fn: IntPredicate) -> Predicate:
-    return lambda xs: len(xs) > 1 and fn(xs[1])
-
-
-def _q_one(fn: IntPredicate) -> Predicate:
-    return lambda xs: sum(map(fn, xs)) == 1
-
-
-def _q_most(fn: IntPredicate) -> Predicate:
-    return lambda xs: 2 * sum(map(fn, xs)) > len(xs)
-
-
-def _q_odd_count(fn: IntPredicate) -> Predicate:
-    return lambda xs: sum(map(fn, xs)) % 2 == 1
-
-
-def _q_even_count(fn: IntPredicate) -> Predicate:
-    return lambda xs: sum(map(fn, xs)) % 2 == 0
-
-
-def _count(cond: str) -> str:
-    return f"len([x for x in xs if {cond.format(x='x')}])"
-
-
+_COUNT = "len([x for x in xs if {c}])"
 _QUANTIFIERS = (
-    _Quantifier(
-        "all", 1, 3, lambda v, vp: f"Every item {v}.", lambda c: f"all({c.format(x='x')} for x in xs)", _q_all
-    ),
-    _Quantifier(
-        "any",
-        1,
-        3,
-        lambda v, vp: f"At least one item {v}.",
-        lambda c: f"any({c.format(x='x')} for x in xs)",
-        _q_any,
-    ),
-    _Quantifier(
-        "none",
-        2,
-        3,
-        lambda v, vp: f"No item {v}.",
-        lambda c: f"not any({c.format(x='x')} for x in xs)",
-        _q_none,
-    ),
-    _Quantifier(
-        "first",
-        2,
-        3,
-        lambda v, vp: f"The first item {v}.",
-        lambda c: f"len(xs) > 0 and ({c.format(x='xs[0]')})",
-        _q_first,
-    ),
-    _Quantifier(
-        "last",
-        2,
-        3,
-        lambda v, vp: f"The last item {v}.",
-        lambda c: f"len(xs) > 0 and ({c.format(x='xs[-1]')})",
-        _q_last,
-    ),
-    _Quantifier(
-        "second",
-        3,
-        1,
-        lambda v, vp: f"The second item {v}.",
-        lambda c: f"len(xs) > 1 and ({c.format(x='xs[1]')})",
-        _q_second,
-    ),
-    _Quantifier("one", 2, 3, lambda v, vp: f"Exactly one item {v}.", lambda c: f"{_count(c)} == 1", _q_one),
-    _Quantifier(
-        "most",
-        2,
-        3,
-        lambda v, vp: f"More than half of the items {vp}.",
-        lambda c: f"2 * {_count(c)} > len(xs)",
-        _q_most,
-    ),
-    _Quantifier(
-        "oddcount",
-        3,
-        2,
-        lambda v, vp: f"An odd number of the items {vp}.",
-        lambda c: f"{_count(c)} % 2 == 1",
-        _q_odd_count,
-    ),
+    _Quantifier("all", 1, 3, "Every item {v}.", "all({c} for x in xs)"),
+    _Quantifier("any", 1, 3, "At least one item {v}.", "any({c} for x in xs)"),
+    _Quantifier("none", 2, 3, "No item {v}.", "not any({c} for x in xs)"),
+    _Quantifier("first", 2, 3, "The first item {v}.", "len(xs) > 0 and ({c})", "xs[0]"),
+    _Quantifier("last", 2, 3, "The last item {v}.", "len(xs) > 0 and ({c})", "xs[-1]"),
+    _Quantifier("second", 3, 1, "The second item {v}.", "len(xs) > 1 and ({c})", "xs[1]"),
+    _Quantifier("one", 2, 3, "Exactly one item {v}.", f"{_COUNT} == 1"),
+    _Quantifier("most", 2, 3, "More than half of the items {vp}.", f"2 * {_COUNT} > len(xs)"),
+    _Quantifier("oddcount", 3, 2, "An odd number of the items {vp}.", f"{_COUNT} % 2 == 1"),
     _Quantifier(
         "evencount",
         3,
         2,
-        lambda v, vp: f"An even number of the items {vp} (none at all counts as even).",
-        lambda c: f"{_count(c)} % 2 == 0",
-        _q_even_count,
+        "An even number of the items {vp} (none at all counts as even).",
+        f"{_COUNT} % 2 == 0",
     ),
 )
 
@@ -462,9 +330,6 @@ def _element() -> Iterator[Hypothesis]:
 
 # ---------------------------------------------------------------------------------------------- sequential
 
-PairFn = Callable[[int, int], bool]
-TripleFn = Callable[[int, int, int], bool]
-
 _PAIRS = "for a, b in zip(xs, xs[1:])"
 _TRIPLES = "for a, b, c in zip(xs, xs[1:], xs[2:])"
 
@@ -476,78 +341,30 @@ FAR_STEPS = (2, 3, 5, 10)
 EXACT_STEPS = (1, 2, 3, 5, 10)
 
 
-def _all_pairs(fn: PairFn) -> Predicate:
-    return lambda xs: all(map(fn, xs, xs[1:]))
+def _rule(key: str, family: str, cost: int, text: str, expr: str) -> Hypothesis:
+    """A rule whose predicate is its expression compiled."""
+    return _hyp(key, family, text, expr, _python("xs", expr), cost)
 
 
-def _all_triples(fn: TripleFn) -> Predicate:
-    return lambda xs: all(map(fn, xs, xs[1:], xs[2:]))
+def _pair_rule(key: str, cost: int, text: str, cond: str) -> Hypothesis:
+    """Every pair of neighbours ``a, b`` satisfies ``cond``."""
+    fn = _python("a, b", cond)
+    return _hyp(
+        f"seq:{key}", "sequential", text, f"all({cond} {_PAIRS})", lambda xs: all(map(fn, xs, xs[1:])), cost
+    )
 
 
-def _pair_rule(key: str, text: str, cond: str, fn: PairFn, cost: int) -> Hypothesis:
-    return _hyp(f"seq:{key}", "sequential", text, f"all({cond} {_PAIRS})", _all_pairs(fn), cost)
-
-
-def _triple_rule(key: str, text: str, cond: str, fn: TripleFn, cost: int) -> Hypothesis:
-    return _hyp(f"seq:{key}", "sequential", text, f"all({cond} {_TRIPLES})", _all_triples(fn), cost)
-
-
-def _plus(c: int) -> PairFn:
-    return lambda a, b: b == a + c
-
-
-def _times(k: int) -> PairFn:
-    return lambda a, b: b == k * a
-
-
-def _affine(k: int, c: int) -> PairFn:
-    return lambda a, b: b == k * a + c
-
-
-def _close(c: int) -> PairFn:
-    return lambda a, b: abs(b - a) <= c
-
-
-def _far(c: int) -> PairFn:
-    return lambda a, b: abs(b - a) >= c
-
-
-def _step(c: int) -> PairFn:
-    return lambda a, b: abs(b - a) == c
-
-
-def _multiple_of_previous(a: int, b: int) -> bool:
-    return b == 0 if a == 0 else b % a == 0
-
-
-def _divides_previous(a: int, b: int) -> bool:
-    return a == 0 if b == 0 else a % b == 0
-
-
-def _share_digit(a: int, b: int) -> bool:
-    return not set(str(abs(a))).isdisjoint(str(abs(b)))
-
-
-def _zigzag(xs: Sequence[int]) -> bool:
-    return all(a != b for a, b in itertools.pairwise(xs)) and all(map(_turns, xs, xs[1:], xs[2:]))
-
-
-def _turns(a: int, b: int, c: int) -> bool:
-    return (b - a) * (c - b) < 0
-
-
-def _distinct_steps(xs: Sequence[int]) -> bool:
-    steps = [b - a for a, b in itertools.pairwise(xs)]
-    return len(set(steps)) == len(steps)
-
-
-def _sum_of_previous(xs: Sequence[int]) -> bool:
-    total = 0
-    for i, x in enumerate(xs):
-        if i > 0 and x != total:
-            return False
-        total += x
-    return True
+def _triple_rule(key: str, cost: int, text: str, cond: str) -> Hypothesis:
+    """Every three neighbours ``a, b, c`` satisfy ``cond``."""
+    fn = _python("a, b, c", cond)
+    return _hyp(
+        f"seq:{key}",
+        "sequential",
+        text,
+        f"all({cond} {_TRIPLES})",
+        lambda xs: all(map(fn, xs, xs[1:], xs[2:])),
+        cost,
+    )
 
 
 def _times_text(k: int) -> str:
@@ -563,40 +380,26 @@ _AFTER = "Each item after the first"
 
 def _order_rules() -> Iterator[Hypothesis]:
     """How neighbours compare: up, down, never equal, evenly spaced."""
-    after = _AFTER
-    yield _pair_rule("inc", f"{after} is greater than the one before it.", "a < b", lambda a, b: a < b, 2)
-    yield _pair_rule("dec", f"{after} is less than the one before it.", "a > b", lambda a, b: a > b, 2)
-    yield _pair_rule(
-        "nondec", f"{after} is at least as large as the one before it.", "a <= b", lambda a, b: a <= b, 2
-    )
-    yield _pair_rule(
-        "noninc", f"{after} is at most as large as the one before it.", "a >= b", lambda a, b: a >= b, 2
-    )
-    yield _pair_rule("differ", "No two neighbouring items are equal.", "a != b", lambda a, b: a != b, 2)
+    yield _pair_rule("inc", 2, f"{_AFTER} is greater than the one before it.", "a < b")
+    yield _pair_rule("dec", 2, f"{_AFTER} is less than the one before it.", "a > b")
+    yield _pair_rule("nondec", 2, f"{_AFTER} is at least as large as the one before it.", "a <= b")
+    yield _pair_rule("noninc", 2, f"{_AFTER} is at most as large as the one before it.", "a >= b")
+    yield _pair_rule("differ", 2, "No two neighbouring items are equal.", "a != b")
     yield _triple_rule(
-        "arith",
-        "The differences between neighbouring items are all the same.",
-        "c - b == b - a",
-        lambda a, b, c: c - b == b - a,
-        2,
+        "arith", 2, "The differences between neighbouring items are all the same.", "c - b == b - a"
     )
 
 
 def _follow_rules() -> Iterator[Hypothesis]:
     """Each item made from the one before it: plus, times, an affine map, the square, a multiple, a divisor."""
-    after = _AFTER
     for c in ADD_STEPS:
         how = f"plus {c}" if c > 0 else f"minus {-c}"
         yield _pair_rule(
-            f"add:{c}",
-            f"{after} is the previous item {how}.",
-            f"b == a {_signed(c)}",
-            _plus(c),
-            2 + (abs(c) > 1),
+            f"add:{c}", 2 + (abs(c) > 1), f"{_AFTER} is the previous item {how}.", f"b == a {_signed(c)}"
         )
     for k in MUL_FACTORS:
         cond = "b == -a" if k == -1 else f"b == {k} * a"
-        yield _pair_rule(f"mul:{k}", f"{after} is {_times_text(k)}.", cond, _times(k), 3)
+        yield _pair_rule(f"mul:{k}", 3, f"{_AFTER} is {_times_text(k)}.", cond)
     for k, c in AFFINE:
         if k == -1:
             text = (
@@ -607,158 +410,114 @@ def _follow_rules() -> Iterator[Hypothesis]:
             how = f"plus {c}" if c > 0 else f"minus {-c}"
             text = f"{_times_text(k)} {how}"
             cond = f"b == {k} * a {_signed(c)}"
-        yield _pair_rule(f"aff:{k}:{c}", f"{after} is {text}.", cond, _affine(k, c), 5)
-    yield _pair_rule(
-        "square", f"{after} is the square of the previous item.", "b == a * a", lambda a, b: b == a * a, 3
-    )
-    yield _pair_rule(
-        "double+",
-        f"{after} is more than twice the previous item.",
-        "b > 2 * a",
-        lambda a, b: b > 2 * a,
-        3,
-    )
+        yield _pair_rule(f"aff:{k}:{c}", 5, f"{_AFTER} is {text}.", cond)
+    yield _pair_rule("square", 3, f"{_AFTER} is the square of the previous item.", "b == a * a")
+    yield _pair_rule("double+", 3, f"{_AFTER} is more than twice the previous item.", "b > 2 * a")
     yield _pair_rule(
         "multof",
-        f"{after} is a multiple of the previous item (after a 0, only 0 may follow).",
-        "(b == 0 if a == 0 else b % a == 0)",
-        _multiple_of_previous,
         3,
+        f"{_AFTER} is a multiple of the previous item (after a 0, only 0 may follow).",
+        "(b == 0 if a == 0 else b % a == 0)",
     )
     yield _pair_rule(
         "divof",
-        f"{after} divides the previous item exactly (a 0 may only follow a 0).",
-        "(a == 0 if b == 0 else a % b == 0)",
-        _divides_previous,
         3,
+        f"{_AFTER} divides the previous item exactly (a 0 may only follow a 0).",
+        "(a == 0 if b == 0 else a % b == 0)",
     )
 
 
 def _difference_rules() -> Iterator[Hypothesis]:
     """How far apart neighbours are, and whether their parities differ."""
-    after = _AFTER
     for c in CLOSE_STEPS:
-        yield _pair_rule(
-            f"close:{c}", f"Neighbouring items differ by at most {c}.", f"abs(b - a) <= {c}", _close(c), 3
-        )
+        yield _pair_rule(f"close:{c}", 3, f"Neighbouring items differ by at most {c}.", f"abs(b - a) <= {c}")
     for c in FAR_STEPS:
-        yield _pair_rule(
-            f"far:{c}", f"Neighbouring items differ by at least {c}.", f"abs(b - a) >= {c}", _far(c), 3
-        )
+        yield _pair_rule(f"far:{c}", 3, f"Neighbouring items differ by at least {c}.", f"abs(b - a) >= {c}")
     for c in EXACT_STEPS:
-        yield _pair_rule(
-            f"step:{c}",
-            f"{after} is exactly {c} more or {c} less than the previous item.",
-            f"abs(b - a) == {c}",
-            _step(c),
-            3,
-        )
+        text = f"{_AFTER} is exactly {c} more or {c} less than the previous item."
+        yield _pair_rule(f"step:{c}", 3, text, f"abs(b - a) == {c}")
     yield _pair_rule(
         "altpar",
+        3,
         "Neighbouring items have different parity (one is even, the other odd).",
         "(a + b) % 2 == 1",
-        lambda a, b: (a + b) % 2 == 1,
-        3,
     )
     yield _pair_rule(
-        "samepar",
-        "Neighbouring items have the same parity (both even or both odd).",
-        "(a + b) % 2 == 0",
-        lambda a, b: (a + b) % 2 == 0,
-        3,
+        "samepar", 3, "Neighbouring items have the same parity (both even or both odd).", "(a + b) % 2 == 0"
     )
 
 
 def _pattern_rules() -> Iterator[Hypothesis]:
     """Rules over more than a pair, or over digits and positions: zigzag, growing steps, Fibonacci, ..."""
-    after = _AFTER
-    yield _hyp(
+    yield _rule(
         "seq:zigzag",
         "sequential",
+        3,
         "The items go alternately up and down (so no two neighbouring items are equal).",
         f"all(a != b {_PAIRS}) and all((b - a) * (c - b) < 0 {_TRIPLES})",
-        _zigzag,
-        3,
     )
-    yield _hyp(
+    yield _rule(
         "seq:diffs:distinct",
         "sequential",
+        3,
         "The differences between neighbouring items are all different.",
         f"len(set(b - a {_PAIRS})) == len(xs[1:])",
-        _distinct_steps,
-        3,
     )
     yield _triple_rule(
         "convex",
+        3,
         "The differences between neighbouring items keep growing (each step is bigger than the last).",
         "c - b > b - a",
-        lambda a, b, c: c - b > b - a,
-        3,
     )
     yield _triple_rule(
         "concave",
+        3,
         "The differences between neighbouring items keep shrinking (each step is smaller than the last).",
         "c - b < b - a",
-        lambda a, b, c: c - b < b - a,
-        3,
     )
     yield _triple_rule(
-        "fib",
-        "Each item after the second is the sum of the two items before it.",
-        "c == a + b",
-        lambda a, b, c: c == a + b,
-        3,
+        "fib", 3, "Each item after the second is the sum of the two items before it.", "c == a + b"
     )
     yield _triple_rule(
         "between",
+        5,
         "Each item after the second lies strictly between the two items before it.",
         "min(a, b) < c < max(a, b)",
-        lambda a, b, c: min(a, b) < c < max(a, b),
-        5,
     )
     yield _pair_rule(
         "primediff",
+        4,
         "Neighbouring items differ by a prime number (2, 3, 5, 7, ...).",
         "is_prime(abs(b - a))",
-        lambda a, b: is_prime(abs(b - a)),
-        4,
     )
     yield _pair_rule(
-        "primesum",
-        "Each pair of neighbouring items adds up to a prime number.",
-        "is_prime(a + b)",
-        lambda a, b: is_prime(a + b),
-        4,
+        "primesum", 4, "Each pair of neighbouring items adds up to a prime number.", "is_prime(a + b)"
     )
     yield _pair_rule(
         "sharedigit",
-        f"{after} shares at least one digit with the item before it (minus signs are ignored).",
-        "any(d == e for d in str(abs(a)) for e in str(abs(b)))",
-        _share_digit,
         5,
+        f"{_AFTER} shares at least one digit with the item before it (minus signs are ignored).",
+        "any(d == e for d in str(abs(a)) for e in str(abs(b)))",
     )
     yield _pair_rule(
         "nosharedigit",
+        5,
         "No item shares a digit with the item before it (minus signs are ignored).",
         "not any(d == e for d in str(abs(a)) for e in str(abs(b)))",
-        lambda a, b: not _share_digit(a, b),
-        5,
     )
-    yield _hyp(
+    yield _rule(
         "seq:posmul",
         "sequential",
+        4,
         "Each item is a multiple of its position in the list (the first of 1, the second of 2, and so on).",
         "all(x % (i + 1) == 0 for i, x in enumerate(xs))",
-        lambda xs: all(x % i == 0 for i, x in enumerate(xs, start=1)),
-        4,
     )
-    yield _hyp(
+    yield _rule(
         "seq:sumprev",
         "sequential",
-        f"{after} is the sum of all the items before it.",
-        "all(xs[i] == sum(xs[:i]) for i in range(1, len(xs)))",
-        _sum_of_previous,
         4,
+        f"{_AFTER} is the sum of all the items before it.",
+        "all(xs[i] == sum(xs[:i]) for i in range(1, len(xs)))",
     )
 
 
@@ -783,245 +542,125 @@ MIN_VALUES = (0, 1)
 SAME_RESIDUE_MODULI = (3, 4, 5)
 
 
-def _agg(key: str, text: str, expr: str, fn: Predicate, cost: int) -> Hypothesis:
-    return _hyp(f"agg:{key}", "aggregate", text, expr, fn, cost)
-
-
-def _sum_mod(k: int, r: int) -> Predicate:
-    return lambda xs: sum(xs) % k == r
-
-
-def _sum_cmp(op: str, c: int) -> Predicate:
-    if op == "eq":
-        return lambda xs: sum(xs) == c
-    if op == "gt":
-        return lambda xs: sum(xs) > c
-    return lambda xs: sum(xs) < c
-
-
-def _contains(v: int) -> Predicate:
-    return lambda xs: v in xs
-
-
-def _spread(c: int) -> Predicate:
-    return lambda xs: len(xs) == 0 or max(xs) - min(xs) <= c
-
-
-def _distinct_count(n: int, op: str) -> Predicate:
-    if op == "eq":
-        return lambda xs: len(set(xs)) == n
-    return lambda xs: len(set(xs)) <= n
-
-
-def _max_is(c: int) -> Predicate:
-    return lambda xs: len(xs) > 0 and max(xs) == c
-
-
-def _min_is(c: int) -> Predicate:
-    return lambda xs: len(xs) > 0 and min(xs) == c
-
-
-def _same_residue(k: int) -> Predicate:
-    return lambda xs: len({x % k for x in xs}) <= 1
-
-
-def _no_repeated_digits(xs: Sequence[int]) -> bool:
-    digits = "".join(str(abs(x)) for x in xs)
-    return len(set(digits)) == len(digits)
-
-
-def _negatives(xs: Sequence[int]) -> int:
-    return sum(1 for x in xs if x < 0)
+def _agg(key: str, cost: int, text: str, expr: str) -> Hypothesis:
+    return _rule(f"agg:{key}", "aggregate", cost, text, expr)
 
 
 def _repeat_and_sum_parity_aggregates() -> Iterator[Hypothesis]:
     """The cheapest ideas (complexity 2): repeats, all equal, the sum's parity, equal ends, a number present."""
-    yield _agg(
-        "norep",
-        "No number appears more than once.",
-        "len(set(xs)) == len(xs)",
-        lambda xs: len(set(xs)) == len(xs),
-        2,
-    )
-    yield _agg(
-        "repeat",
-        "Some number appears more than once.",
-        "len(set(xs)) < len(xs)",
-        lambda xs: len(set(xs)) < len(xs),
-        2,
-    )
-    yield _agg("same", "All the items are equal.", "len(set(xs)) <= 1", lambda xs: len(set(xs)) <= 1, 2)
-    yield _agg(
-        "sum:even",
-        "The sum of the items is even (an empty list sums to 0).",
-        "sum(xs) % 2 == 0",
-        lambda xs: sum(xs) % 2 == 0,
-        2,
-    )
-    yield _agg("sum:odd", "The sum of the items is odd.", "sum(xs) % 2 == 1", lambda xs: sum(xs) % 2 == 1, 2)
+    yield _agg("norep", 2, "No number appears more than once.", "len(set(xs)) == len(xs)")
+    yield _agg("repeat", 2, "Some number appears more than once.", "len(set(xs)) < len(xs)")
+    yield _agg("same", 2, "All the items are equal.", "len(set(xs)) <= 1")
+    yield _agg("sum:even", 2, "The sum of the items is even (an empty list sums to 0).", "sum(xs) % 2 == 0")
+    yield _agg("sum:odd", 2, "The sum of the items is odd.", "sum(xs) % 2 == 1")
     yield _agg(
         "firstlast:eq",
+        2,
         "The first and last items are equal (a one-item list counts).",
         "len(xs) > 0 and xs[0] == xs[-1]",
-        lambda xs: len(xs) > 0 and xs[0] == xs[-1],
-        2,
     )
     for v in CONTAINS:
-        yield _agg(
-            f"has:{v}",
-            f"The number {v} appears in the list.",
-            f"any(x == {v} for x in xs)",
-            _contains(v),
-            2 if 0 <= v <= 10 else 3,
-        )
+        text = f"The number {v} appears in the list."
+        yield _agg(f"has:{v}", 2 if 0 <= v <= 10 else 3, text, f"any(x == {v} for x in xs)")
 
 
 def _sum_aggregates() -> Iterator[Hypothesis]:
     """The sum: a target, a multiple, a bound, a prime."""
     for c in SUM_TARGETS:
         text = "The items add up to 0 (an empty list sums to 0)." if c == 0 else f"The items add up to {c}."
-        yield _agg(f"sum:eq:{c}", text, f"sum(xs) == {c}", _sum_cmp("eq", c), 2 if c == 0 else 3)
+        yield _agg(f"sum:eq:{c}", 2 if c == 0 else 3, text, f"sum(xs) == {c}")
     for k in SUM_MULTIPLES:
-        yield _agg(
-            f"sum:mul:{k}",
-            f"The sum of the items is a multiple of {k}.",
-            f"sum(xs) % {k} == 0",
-            _sum_mod(k, 0),
-            3,
-        )
+        yield _agg(f"sum:mul:{k}", 3, f"The sum of the items is a multiple of {k}.", f"sum(xs) % {k} == 0")
     for c in SUM_BOUNDS:
-        yield _agg(
-            f"sum:gt:{c}", f"The items add up to more than {c}.", f"sum(xs) > {c}", _sum_cmp("gt", c), 3
-        )
-        yield _agg(
-            f"sum:lt:{c}", f"The items add up to less than {c}.", f"sum(xs) < {c}", _sum_cmp("lt", c), 3
-        )
-    yield _agg(
-        "sum:prime",
-        "The sum of the items is a prime number.",
-        "is_prime(sum(xs))",
-        lambda xs: is_prime(sum(xs)),
-        3,
-    )
+        yield _agg(f"sum:gt:{c}", 3, f"The items add up to more than {c}.", f"sum(xs) > {c}")
+        yield _agg(f"sum:lt:{c}", 3, f"The items add up to less than {c}.", f"sum(xs) < {c}")
+    yield _agg("sum:prime", 3, "The sum of the items is a prime number.", "is_prime(sum(xs))")
 
 
 def _end_aggregates() -> Iterator[Hypothesis]:
     """The first and last items: their order, an extreme at either end."""
     yield _agg(
-        "firstlast:lt",
-        "The first item is less than the last item.",
-        "len(xs) > 0 and xs[0] < xs[-1]",
-        lambda xs: len(xs) > 0 and xs[0] < xs[-1],
-        3,
+        "firstlast:lt", 3, "The first item is less than the last item.", "len(xs) > 0 and xs[0] < xs[-1]"
     )
     yield _agg(
-        "firstlast:gt",
-        "The first item is greater than the last item.",
-        "len(xs) > 0 and xs[0] > xs[-1]",
-        lambda xs: len(xs) > 0 and xs[0] > xs[-1],
-        3,
+        "firstlast:gt", 3, "The first item is greater than the last item.", "len(xs) > 0 and xs[0] > xs[-1]"
     )
     for pos, index in (("first", 0), ("last", -1)):
         for kind in ("max", "min"):
             word = "largest" if kind == "max" else "smallest"
             yield _agg(
                 f"{pos}:{kind}",
+                3,
                 f"The {pos} item is the {word} in the list (others may equal it).",
                 f"len(xs) > 0 and xs[{index}] == {kind}(xs)",
-                _extreme_at(index, kind),
-                3,
             )
 
 
 def _value_aggregates() -> Iterator[Hypothesis]:
     """The values as a set: their spread, how many differ, the largest and smallest, shared remainders and digits."""
     for c in SPREADS:
-        yield _agg(
-            f"spread:{c}",
-            f"No two items differ by more than {c}.",
-            f"len(xs) == 0 or max(xs) - min(xs) <= {c}",
-            _spread(c),
-            3,
-        )
+        text = f"No two items differ by more than {c}."
+        yield _agg(f"spread:{c}", 3, text, f"len(xs) == 0 or max(xs) - min(xs) <= {c}")
     for n in DISTINCT_COUNTS:
         yield _agg(
             f"distinct:eq:{n}",
+            3,
             f"Exactly {n} different numbers appear in the list.",
             f"len(set(xs)) == {n}",
-            _distinct_count(n, "eq"),
-            3,
         )
         yield _agg(
             f"distinct:le:{n}",
+            3,
             f"At most {n} different numbers appear in the list.",
             f"len(set(xs)) <= {n}",
-            _distinct_count(n, "le"),
-            3,
         )
     for c in MAX_VALUES:
-        yield _agg(f"max:{c}", f"The largest item is {c}.", f"len(xs) > 0 and max(xs) == {c}", _max_is(c), 3)
+        yield _agg(f"max:{c}", 3, f"The largest item is {c}.", f"len(xs) > 0 and max(xs) == {c}")
     for c in MIN_VALUES:
-        yield _agg(f"min:{c}", f"The smallest item is {c}.", f"len(xs) > 0 and min(xs) == {c}", _min_is(c), 3)
+        yield _agg(f"min:{c}", 3, f"The smallest item is {c}.", f"len(xs) > 0 and min(xs) == {c}")
     yield _agg(
         "first:repeat",
+        3,
         "The first item appears again later in the list.",
         "len(xs) > 0 and any(x == xs[0] for x in xs[1:])",
-        lambda xs: len(xs) > 0 and xs[0] in xs[1:],
-        3,
     )
     for k in SAME_RESIDUE_MODULI:
-        yield _agg(
-            f"samemod:{k}",
-            f"All the items leave the same remainder when divided by {k}.",
-            f"len(set(x % {k} for x in xs)) <= 1",
-            _same_residue(k),
-            3,
-        )
+        text = f"All the items leave the same remainder when divided by {k}."
+        yield _agg(f"samemod:{k}", 3, text, f"len(set(x % {k} for x in xs)) <= 1")
     yield _agg(
         "samelast",
+        3,
         "All the items end in the same digit (minus signs are ignored).",
         "len(set(abs(x) % 10 for x in xs)) <= 1",
-        lambda xs: len({abs(x) % 10 for x in xs}) <= 1,
-        3,
     )
-    yield _agg(
-        "max:even",
-        "The largest item is even.",
-        "len(xs) > 0 and max(xs) % 2 == 0",
-        lambda xs: len(xs) > 0 and max(xs) % 2 == 0,
-        3,
-    )
+    yield _agg("max:even", 3, "The largest item is even.", "len(xs) > 0 and max(xs) % 2 == 0")
 
 
 def _product_and_mean_aggregates() -> Iterator[Hypothesis]:
     """The product's sign, a whole mean, a palindrome."""
     yield _agg(
         "prod:pos",
+        3,
         "The product of the items is positive (an empty list's product is 1).",
         "all(x != 0 for x in xs) and len([x for x in xs if x < 0]) % 2 == 0",
-        lambda xs: 0 not in xs and _negatives(xs) % 2 == 0,
-        3,
     )
     yield _agg(
         "prod:neg",
+        3,
         "The product of the items is negative.",
         "all(x != 0 for x in xs) and len([x for x in xs if x < 0]) % 2 == 1",
-        lambda xs: 0 not in xs and _negatives(xs) % 2 == 1,
-        3,
     )
     yield _agg(
         "mean:int",
+        3,
         "The average of the items is a whole number (an empty list has no average).",
         "len(xs) > 0 and sum(xs) % len(xs) == 0",
-        lambda xs: len(xs) > 0 and sum(xs) % len(xs) == 0,
-        3,
     )
     yield _agg(
         "palindrome",
+        3,
         "The list reads the same backwards as forwards.",
         "all(xs[i] == xs[-1 - i] for i in range(len(xs)))",
-        lambda xs: list(xs) == list(xs)[::-1],
-        3,
     )
 
 
@@ -1029,61 +668,49 @@ def _costly_aggregates() -> Iterator[Hypothesis]:
     """The costlier ideas (complexity 4, 5): a sum's remainder or square, the length as an item, digits, more evens."""
     for k in SUM_RESIDUE_MODULI:
         for r in range(1, k):
-            yield _agg(
-                f"sum:mod:{k}:{r}",
-                f"The sum of the items leaves remainder {r} when divided by {k}.",
-                f"sum(xs) % {k} == {r}",
-                _sum_mod(k, r),
-                4,
-            )
+            text = f"The sum of the items leaves remainder {r} when divided by {k}."
+            yield _agg(f"sum:mod:{k}:{r}", 4, text, f"sum(xs) % {k} == {r}")
     yield _agg(
         "sum:square",
+        4,
         "The sum of the items is a perfect square (0, 1, 4, 9, ...).",
         "sum(xs) >= 0 and math.isqrt(sum(xs)) ** 2 == sum(xs)",
-        lambda xs: _is_square(sum(xs)),
-        4,
     )
     yield _agg(
         "sumothers",
+        4,
         "Some item equals the sum of all the other items.",
         "any(2 * x == sum(xs) for x in xs)",
-        lambda xs: any(2 * x == sum(xs) for x in xs),
-        4,
     )
     yield _agg(
         "first:len",
+        4,
         "The first item equals the number of items in the list.",
         "len(xs) > 0 and xs[0] == len(xs)",
-        lambda xs: len(xs) > 0 and xs[0] == len(xs),
-        4,
     )
     yield _agg(
         "has:len",
+        4,
         "The number of items in the list is itself one of the items.",
         "any(x == len(xs) for x in xs)",
-        lambda xs: len(xs) in xs,
-        4,
     )
     yield _agg(
         "digits:norep",
+        5,
         "No digit appears twice anywhere in the list (minus signs are ignored).",
         "len([d for x in xs for d in str(abs(x))]) == len(set(d for x in xs for d in str(abs(x))))",
-        _no_repeated_digits,
-        5,
     )
     yield _agg(
         "digits:sum:10",
+        5,
         "The digits of all the items add up to 10 (minus signs are ignored).",
         "sum(int(d) for x in xs for d in str(abs(x))) == 10",
-        lambda xs: sum(_digit_sum(x) for x in xs) == 10,
-        5,
     )
     yield _agg(
         "evens>odds",
+        4,
         "There are more even items than odd ones.",
         "len([x for x in xs if x % 2 == 0]) > len([x for x in xs if x % 2 == 1])",
-        lambda xs: 2 * sum(1 for x in xs if x % 2 == 0) > len(xs),
-        4,
     )
 
 
@@ -1097,26 +724,11 @@ def _aggregate() -> Iterator[Hypothesis]:
     yield from _costly_aggregates()
 
 
-def _extreme_at(index: int, kind: str) -> Predicate:
-    pick = max if kind == "max" else min
-    return lambda xs: len(xs) > 0 and xs[index] == pick(xs)
-
-
 # ---------------------------------------------------------------------------------------------- length
 
 LENGTHS = tuple(range(0, 9))
 LENGTH_BOUNDS = tuple(range(1, 8))
 LENGTH_EXCLUDED = (1, 2, 3, 4, 5)
-
-
-def _len_cmp(op: str, n: int) -> Predicate:
-    if op == "eq":
-        return lambda xs: len(xs) == n
-    if op == "ge":
-        return lambda xs: len(xs) >= n
-    if op == "ne":
-        return lambda xs: len(xs) != n
-    return lambda xs: len(xs) <= n
 
 
 def _items(n: int) -> str:
@@ -1126,64 +738,35 @@ def _items(n: int) -> str:
 def _length() -> Iterator[Hypothesis]:
     for n in LENGTHS:
         text = "The list is empty." if n == 0 else f"The list has exactly {_items(n)}."
-        yield _hyp(f"len:eq:{n}", "length", text, f"len(xs) == {n}", _len_cmp("eq", n), 2)
+        yield _rule(f"len:eq:{n}", "length", 2, text, f"len(xs) == {n}")
     for n in LENGTH_BOUNDS:
-        yield _hyp(
-            f"len:ge:{n}",
-            "length",
-            f"The list has at least {_items(n)}.",
-            f"len(xs) >= {n}",
-            _len_cmp("ge", n),
-            2,
-        )
-        yield _hyp(
-            f"len:le:{n}",
-            "length",
-            f"The list has at most {_items(n)}.",
-            f"len(xs) <= {n}",
-            _len_cmp("le", n),
-            2,
-        )
+        yield _rule(f"len:ge:{n}", "length", 2, f"The list has at least {_items(n)}.", f"len(xs) >= {n}")
+        yield _rule(f"len:le:{n}", "length", 2, f"The list has at most {_items(n)}.", f"len(xs) <= {n}")
     for n in LENGTH_EXCLUDED:
-        yield _hyp(
-            f"len:ne:{n}",
-            "length",
-            f"The list does not have exactly {_items(n)}.",
-            f"len(xs) != {n}",
-            _len_cmp("ne", n),
-            3,
+        yield _rule(
+            f"len:ne:{n}", "length", 3, f"The list does not have exactly {_items(n)}.", f"len(xs) != {n}"
         )
-    yield _hyp(
+    yield _rule(
         "len:even",
         "length",
+        2,
         "The list has an even number of items (an empty list counts).",
         "len(xs) % 2 == 0",
-        lambda xs: len(xs) % 2 == 0,
-        2,
     )
-    yield _hyp(
-        "len:odd",
-        "length",
-        "The list has an odd number of items.",
-        "len(xs) % 2 == 1",
-        lambda xs: len(xs) % 2 == 1,
-        2,
-    )
-    yield _hyp(
+    yield _rule("len:odd", "length", 2, "The list has an odd number of items.", "len(xs) % 2 == 1")
+    yield _rule(
         "len:prime",
         "length",
+        2,
         "The number of items is a prime number (2, 3, 5, 7, ...).",
         "is_prime(len(xs))",
-        lambda xs: is_prime(len(xs)),
-        2,
     )
-    yield _hyp(
+    yield _rule(
         "len:mul:3",
         "length",
+        3,
         "The number of items is a multiple of 3 (an empty list counts).",
         "len(xs) % 3 == 0",
-        lambda xs: len(xs) % 3 == 0,
-        3,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import operator
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -254,26 +255,15 @@ def _lshift(a: Any, b: Any, fr: Frame) -> Any:
     return _num_ok(a << b, fr)
 
 
-def _rshift(a: Any, b: Any, fr: Frame) -> Any:
-    return a >> b
+def _deep(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any, Frame], Any]:
+    """A set or bitwise operator: it may walk both operands."""
 
+    def apply(a: Any, b: Any, fr: Frame) -> Any:
+        _charge_deep(a, fr)
+        _charge_deep(b, fr)
+        return op(a, b)
 
-def _bitand(a: Any, b: Any, fr: Frame) -> Any:
-    _charge_deep(a, fr)
-    _charge_deep(b, fr)
-    return a & b
-
-
-def _bitor(a: Any, b: Any, fr: Frame) -> Any:
-    _charge_deep(a, fr)
-    _charge_deep(b, fr)
-    return a | b
-
-
-def _bitxor(a: Any, b: Any, fr: Frame) -> Any:
-    _charge_deep(a, fr)
-    _charge_deep(b, fr)
-    return a ^ b
+    return apply
 
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any, Frame], Any]] = {
@@ -285,47 +275,20 @@ _BINOPS: dict[type[ast.operator], Callable[[Any, Any, Frame], Any]] = {
     ast.Mod: _mod,
     ast.Pow: _pow,
     ast.LShift: _lshift,
-    ast.RShift: _rshift,
-    ast.BitAnd: _bitand,
-    ast.BitOr: _bitor,
-    ast.BitXor: _bitxor,
+    ast.RShift: lambda a, b, fr: a >> b,
+    ast.BitAnd: _deep(operator.and_),
+    ast.BitOr: _deep(operator.or_),
+    ast.BitXor: _deep(operator.xor),
 }
 
 
-def _lt(a: Any, b: Any, fr: Frame) -> bool:
-    if type(a) is not int or type(b) is not int:
-        _charge_deep(a, fr)
-    return bool(a < b)
+def _ordering(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any, Frame], bool]:
+    def compare(a: Any, b: Any, fr: Frame) -> bool:
+        if type(a) is not int or type(b) is not int:
+            _charge_deep(a, fr)
+        return bool(op(a, b))
 
-
-def _le(a: Any, b: Any, fr: Frame) -> bool:
-    if type(a) is not int or type(b) is not int:
-        _charge_deep(a, fr)
-    return bool(a <= b)
-
-
-def _gt(a: Any, b: Any, fr: Frame) -> bool:
-    if type(a) is not int or type(b) is not int:
-        _charge_deep(a, fr)
-    return bool(a > b)
-
-
-def _ge(a: Any, b: Any, fr: Frame) -> bool:
-    if type(a) is not int or type(b) is not int:
-        _charge_deep(a, fr)
-    return bool(a >= b)
-
-
-def _eq(a: Any, b: Any, fr: Frame) -> bool:
-    if type(a) is not int or type(b) is not int:
-        _charge_deep(a, fr)
-    return bool(a == b)
-
-
-def _ne(a: Any, b: Any, fr: Frame) -> bool:
-    if type(a) is not int or type(b) is not int:
-        _charge_deep(a, fr)
-    return bool(a != b)
+    return compare
 
 
 def _contains(container: Any, item: Any, fr: Frame) -> bool:
@@ -353,46 +316,23 @@ def _contains(container: Any, item: Any, fr: Frame) -> bool:
     return found
 
 
-def _in(a: Any, b: Any, fr: Frame) -> bool:
-    return _contains(b, a, fr)
-
-
-def _not_in(a: Any, b: Any, fr: Frame) -> bool:
-    return not _contains(b, a, fr)
-
-
-def _is(a: Any, b: Any, fr: Frame) -> bool:
-    return a is b
-
-
-def _is_not(a: Any, b: Any, fr: Frame) -> bool:
-    return a is not b
-
-
 _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any, Frame], bool]] = {
-    ast.Lt: _lt,
-    ast.LtE: _le,
-    ast.Gt: _gt,
-    ast.GtE: _ge,
-    ast.Eq: _eq,
-    ast.NotEq: _ne,
-    ast.In: _in,
-    ast.NotIn: _not_in,
-    ast.Is: _is,
-    ast.IsNot: _is_not,
+    ast.Lt: _ordering(operator.lt),
+    ast.LtE: _ordering(operator.le),
+    ast.Gt: _ordering(operator.gt),
+    ast.GtE: _ordering(operator.ge),
+    ast.Eq: _ordering(operator.eq),
+    ast.NotEq: _ordering(operator.ne),
+    ast.In: lambda a, b, fr: _contains(b, a, fr),
+    ast.NotIn: lambda a, b, fr: not _contains(b, a, fr),
+    ast.Is: lambda a, b, fr: a is b,
+    ast.IsNot: lambda a, b, fr: a is not b,
 }
-
-
-def _neg(a: Any, fr: Frame) -> Any:
-    return _num_ok(-a, fr)
-
-
-def _pos(a: Any, fr: Frame) -> Any:
-    return _num_ok(+a, fr)
-
-
-def _invert(a: Any, fr: Frame) -> Any:
-    return _num_ok(~a, fr)
+_UNARYOPS: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Invert: operator.invert,
+}
 
 
 # ------------------------------------------------------------------------------------------ iteration
@@ -443,8 +383,9 @@ _MISSING: Any = object()
 _CALL_COST = 4  # a built-in called by map(), filter() or key=, which no static cost covers
 
 
-def _f_len(fr: Frame, v: Any) -> int:
-    return len(v)
+def _plain(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A built-in whose static cost covers it: called as Python would, without the frame."""
+    return lambda fr, *args, **kwargs: fn(*args, **kwargs)
 
 
 def _f_sum(fr: Frame, iterable: Any, start: Any = 0) -> Any:
@@ -471,40 +412,28 @@ def _min_max(pick: Callable[..., Any], fr: Frame, args: tuple[Any, ...], key: An
     return pick(items, **kwargs)
 
 
-def _f_min(fr: Frame, *args: Any, key: Any = None, default: Any = _MISSING) -> Any:
-    return _min_max(min, fr, args, key, default)
+def _extreme(pick: Callable[..., Any]) -> Callable[..., Any]:
+    def extreme(fr: Frame, *args: Any, key: Any = None, default: Any = _MISSING) -> Any:
+        return _min_max(pick, fr, args, key, default)
+
+    return extreme
 
 
-def _f_max(fr: Frame, *args: Any, key: Any = None, default: Any = _MISSING) -> Any:
-    return _min_max(max, fr, args, key, default)
+def _all_any(settled_by: bool) -> Callable[[Frame, Any], bool]:
+    """all() (settled by the first false item) or any() (by the first true one), charged per item seen."""
 
+    def check(fr: Frame, iterable: Any) -> bool:
+        t = type(iterable)
+        if t is list or t is tuple or t is set or t is frozenset or t is str:
+            _charge(fr, len(iterable))
+            return any(iterable) if settled_by else all(iterable)
+        for v in iter(iterable):
+            _charge(fr, 1)
+            if bool(v) is settled_by:
+                return settled_by
+        return not settled_by
 
-def _f_abs(fr: Frame, v: Any) -> Any:
-    return abs(v)
-
-
-def _f_all(fr: Frame, iterable: Any) -> bool:
-    t = type(iterable)
-    if t is list or t is tuple or t is set or t is frozenset or t is str:
-        _charge(fr, len(iterable))
-        return all(iterable)
-    for v in iter(iterable):
-        _charge(fr, 1)
-        if not v:
-            return False
-    return True
-
-
-def _f_any(fr: Frame, iterable: Any) -> bool:
-    t = type(iterable)
-    if t is list or t is tuple or t is set or t is frozenset or t is str:
-        _charge(fr, len(iterable))
-        return any(iterable)
-    for v in iter(iterable):
-        _charge(fr, 1)
-        if v:
-            return True
-    return False
+    return check
 
 
 def _f_sorted(fr: Frame, iterable: Any, key: Any = None, reverse: Any = False) -> list[Any]:
@@ -515,40 +444,19 @@ def _f_sorted(fr: Frame, iterable: Any, key: Any = None, reverse: Any = False) -
     return sorted(items, key=key, reverse=reverse)
 
 
-def _f_reversed(fr: Frame, seq: Any) -> Any:
-    return reversed(seq)
+def _collected(kind: Callable[[Any], Any], hashed: bool = False) -> Callable[..., Any]:
+    """list(), tuple(), set() or frozenset() of a bounded collection (a set also charged for hashing)."""
+
+    def build(fr: Frame, iterable: Any = ()) -> Any:
+        items = _collect(fr, iterable)
+        if hashed:
+            _charge_deep(items, fr)
+        return kind(items)
+
+    return build
 
 
-def _f_list(fr: Frame, iterable: Any = ()) -> list[Any]:
-    return list(_collect(fr, iterable))
-
-
-def _f_tuple(fr: Frame, iterable: Any = ()) -> tuple[Any, ...]:
-    return tuple(_collect(fr, iterable))
-
-
-def _f_set(fr: Frame, iterable: Any = ()) -> set[Any]:
-    items = _collect(fr, iterable)
-    _charge_deep(items, fr)  # hashing every element
-    return set(items)
-
-
-def _f_frozenset(fr: Frame, iterable: Any = ()) -> frozenset[Any]:
-    items = _collect(fr, iterable)
-    _charge_deep(items, fr)
-    return frozenset(items)
-
-
-def _f_range(fr: Frame, *args: Any) -> range:
-    return range(*args)  # lazy: its length is only checked when something materialises it
-
-
-def _f_zip(fr: Frame, *iterables: Any) -> Any:
-    return zip(*iterables, strict=False)
-
-
-def _f_enumerate(fr: Frame, iterable: Any, start: Any = 0) -> Any:
-    return enumerate(iterable, start)
+_f_set = _collected(set, hashed=True)
 
 
 def _f_int(fr: Frame, *args: Any, base: Any = _MISSING) -> int:
@@ -565,10 +473,6 @@ def _f_float(fr: Frame, *args: Any) -> float:
     if args:
         _charge_deep(args[0], fr)  # parsing a string is linear in its length
     return float(*args)
-
-
-def _f_bool(fr: Frame, *args: Any) -> bool:
-    return bool(*args)
 
 
 def _f_str(fr: Frame, v: Any = "") -> str:
@@ -606,16 +510,8 @@ def _f_round(fr: Frame, v: Any, ndigits: Any = None) -> Any:
     return _num_ok(round(v, ndigits), fr)
 
 
-def _f_bin(fr: Frame, v: Any) -> str:
-    return str(_sized_ok(bin(v), fr))
-
-
-def _f_hex(fr: Frame, v: Any) -> str:
-    return str(_sized_ok(hex(v), fr))
-
-
-def _f_oct(fr: Frame, v: Any) -> str:
-    return str(_sized_ok(oct(v), fr))
+def _digits_text(fn: Callable[[Any], str]) -> Callable[[Frame, Any], str]:
+    return lambda fr, v: str(_sized_ok(fn(v), fr))
 
 
 def _f_map(fr: Frame, fn: Callable[..., Any], *iterables: Any) -> Iterator[Any]:
@@ -722,36 +618,8 @@ def _m_lcm(fr: Frame, *args: Any) -> int:
     return acc
 
 
-def _m_sqrt(fr: Frame, v: Any) -> float:
-    return math.sqrt(v)
-
-
-def _m_floor(fr: Frame, v: Any) -> Any:
-    return _num_ok(math.floor(v), fr)
-
-
-def _m_ceil(fr: Frame, v: Any) -> Any:
-    return _num_ok(math.ceil(v), fr)
-
-
-def _m_trunc(fr: Frame, v: Any) -> Any:
-    return _num_ok(math.trunc(v), fr)
-
-
-def _m_fabs(fr: Frame, v: Any) -> float:
-    return math.fabs(v)
-
-
-def _m_log(fr: Frame, *args: Any) -> float:
-    return math.log(*args)
-
-
-def _m_log2(fr: Frame, v: Any) -> float:
-    return math.log2(v)
-
-
-def _m_log10(fr: Frame, v: Any) -> float:
-    return math.log10(v)
+def _rounding(fn: Callable[[Any], Any]) -> Callable[[Frame, Any], Any]:
+    return lambda fr, v: _num_ok(fn(v), fr)
 
 
 def _m_prod(fr: Frame, iterable: Any, start: Any = 1) -> Any:
@@ -815,32 +683,32 @@ def _fn(
 
 
 _FUNCTIONS: dict[str, _Function] = {
-    "len": _fn(_f_len, 1, 1),
+    "len": _fn(_plain(len), 1, 1),
     "sum": _fn(_f_sum, 1, 2, "start"),
-    "min": _fn(_f_min, 1, None, "key default"),
-    "max": _fn(_f_max, 1, None, "key default"),
-    "abs": _fn(_f_abs, 1, 1),
-    "all": _fn(_f_all, 1, 1),
-    "any": _fn(_f_any, 1, 1),
+    "min": _fn(_extreme(min), 1, None, "key default"),
+    "max": _fn(_extreme(max), 1, None, "key default"),
+    "abs": _fn(_plain(abs), 1, 1),
+    "all": _fn(_all_any(False), 1, 1),
+    "any": _fn(_all_any(True), 1, 1),
     "sorted": _fn(_f_sorted, 1, 1, "key reverse"),
-    "reversed": _fn(_f_reversed, 1, 1),
-    "list": _fn(_f_list, 0, 1),
-    "tuple": _fn(_f_tuple, 0, 1),
+    "reversed": _fn(_plain(reversed), 1, 1),
+    "list": _fn(_collected(list), 0, 1),
+    "tuple": _fn(_collected(tuple), 0, 1),
     "set": _fn(_f_set, 0, 1),
-    "frozenset": _fn(_f_frozenset, 0, 1),
-    "range": _fn(_f_range, 1, 3),
-    "zip": _fn(_f_zip, 0, None),
-    "enumerate": _fn(_f_enumerate, 1, 2, "start"),
+    "frozenset": _fn(_collected(frozenset, hashed=True), 0, 1),
+    "range": _fn(_plain(range), 1, 3),  # lazy: its length is only checked when something materialises it
+    "zip": _fn(_plain(zip), 0, None),
+    "enumerate": _fn(_plain(enumerate), 1, 2, "start"),
     "int": _fn(_f_int, 0, 2, "base"),
     "float": _fn(_f_float, 0, 1),
-    "bool": _fn(_f_bool, 0, 1),
+    "bool": _fn(_plain(bool), 0, 1),
     "str": _fn(_f_str, 0, 1),
     "divmod": _fn(_f_divmod, 2, 2),
     "pow": _fn(_f_pow, 2, 3),
     "round": _fn(_f_round, 1, 2, "ndigits"),
-    "bin": _fn(_f_bin, 1, 1),
-    "hex": _fn(_f_hex, 1, 1),
-    "oct": _fn(_f_oct, 1, 1),
+    "bin": _fn(_digits_text(bin), 1, 1),
+    "hex": _fn(_digits_text(hex), 1, 1),
+    "oct": _fn(_digits_text(oct), 1, 1),
     "map": _fn(_f_map, 2, None, takes_function=True),
     "filter": _fn(_f_filter, 2, 2, takes_function=True),
     "is_prime": _fn(_f_is_prime, 1, 1),
@@ -849,14 +717,14 @@ _MATH_FUNCTIONS: dict[str, _Function] = {
     "isqrt": _fn(_m_isqrt, 1, 1),
     "gcd": _fn(_m_gcd, 0, None),
     "lcm": _fn(_m_lcm, 0, None),
-    "sqrt": _fn(_m_sqrt, 1, 1),
-    "floor": _fn(_m_floor, 1, 1),
-    "ceil": _fn(_m_ceil, 1, 1),
-    "trunc": _fn(_m_trunc, 1, 1),
-    "fabs": _fn(_m_fabs, 1, 1),
-    "log": _fn(_m_log, 1, 2),
-    "log2": _fn(_m_log2, 1, 1),
-    "log10": _fn(_m_log10, 1, 1),
+    "sqrt": _fn(_plain(math.sqrt), 1, 1),
+    "floor": _fn(_rounding(math.floor), 1, 1),
+    "ceil": _fn(_rounding(math.ceil), 1, 1),
+    "trunc": _fn(_rounding(math.trunc), 1, 1),
+    "fabs": _fn(_plain(math.fabs), 1, 1),
+    "log": _fn(_plain(math.log), 1, 2),
+    "log2": _fn(_plain(math.log2), 1, 1),
+    "log10": _fn(_plain(math.log10), 1, 1),
     "prod": _fn(_m_prod, 1, 1, "start"),
     "comb": _fn(_m_comb, 2, 2),
     "perm": _fn(_m_perm, 1, 2),
@@ -868,54 +736,16 @@ _MATH_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "tau": math.tau
 # ------------------------------------------------------------------------------------------ methods
 
 
-def _s_count(fr: Frame, s: Any, *args: Any) -> int:
-    _charge_deep(s, fr)
-    return int(s.count(*args))
+def _scan(method: Callable[..., Any], charge_args: bool = False) -> Callable[..., Any]:
+    """A method that may read all of its receiver (and of its arguments)."""
 
+    def call(fr: Frame, s: Any, *args: Any) -> Any:
+        _charge_deep(s, fr)
+        if charge_args:
+            _charge_deep(args, fr)
+        return method(s, *args)
 
-def _s_index(fr: Frame, s: Any, *args: Any) -> int:
-    _charge_deep(s, fr)
-    return int(s.index(*args))
-
-
-def _s_find(fr: Frame, s: str, *args: Any) -> int:
-    _charge_deep(s, fr)
-    return s.find(*args)
-
-
-def _s_startswith(fr: Frame, s: str, *args: Any) -> bool:
-    _charge_deep(s, fr)
-    _charge_deep(args, fr)
-    return s.startswith(*args)
-
-
-def _s_endswith(fr: Frame, s: str, *args: Any) -> bool:
-    _charge_deep(s, fr)
-    _charge_deep(args, fr)
-    return s.endswith(*args)
-
-
-def _s_strip(fr: Frame, s: str, *args: Any) -> str:
-    _charge_deep(s, fr)
-    _charge_deep(args, fr)
-    return s.strip(*args)
-
-
-def _s_lstrip(fr: Frame, s: str, *args: Any) -> str:
-    _charge_deep(s, fr)
-    _charge_deep(args, fr)
-    return s.lstrip(*args)
-
-
-def _s_rstrip(fr: Frame, s: str, *args: Any) -> str:
-    _charge_deep(s, fr)
-    _charge_deep(args, fr)
-    return s.rstrip(*args)
-
-
-def _s_isdigit(fr: Frame, s: str) -> bool:
-    _charge_deep(s, fr)
-    return s.isdigit()
+    return call
 
 
 def _s_join(fr: Frame, sep: str, iterable: Any) -> str:
@@ -941,15 +771,23 @@ def _s_replace(fr: Frame, s: str, old: Any, new: Any, count: Any = -1) -> str:
 
 # method name -> receiver type -> (implementation, min args, max args)
 _METHODS: dict[str, dict[type, tuple[Callable[..., Any], int, int]]] = {
-    "count": {str: (_s_count, 1, 3), list: (_s_count, 1, 1), tuple: (_s_count, 1, 1)},
-    "index": {str: (_s_index, 1, 3), list: (_s_index, 1, 3), tuple: (_s_index, 1, 3)},
-    "find": {str: (_s_find, 1, 3)},
-    "startswith": {str: (_s_startswith, 1, 3)},
-    "endswith": {str: (_s_endswith, 1, 3)},
-    "strip": {str: (_s_strip, 0, 1)},
-    "lstrip": {str: (_s_lstrip, 0, 1)},
-    "rstrip": {str: (_s_rstrip, 0, 1)},
-    "isdigit": {str: (_s_isdigit, 0, 0)},
+    "count": {
+        str: (_scan(str.count), 1, 3),
+        list: (_scan(list.count), 1, 1),
+        tuple: (_scan(tuple.count), 1, 1),
+    },
+    "index": {
+        str: (_scan(str.index), 1, 3),
+        list: (_scan(list.index), 1, 3),
+        tuple: (_scan(tuple.index), 1, 3),
+    },
+    "find": {str: (_scan(str.find), 1, 3)},
+    "startswith": {str: (_scan(str.startswith, True), 1, 3)},
+    "endswith": {str: (_scan(str.endswith, True), 1, 3)},
+    "strip": {str: (_scan(str.strip, True), 0, 1)},
+    "lstrip": {str: (_scan(str.lstrip, True), 0, 1)},
+    "rstrip": {str: (_scan(str.rstrip, True), 0, 1)},
+    "isdigit": {str: (_scan(str.isdigit), 0, 0)},
     "join": {str: (_s_join, 1, 1)},
     "replace": {str: (_s_replace, 2, 3)},
 }
@@ -1112,8 +950,8 @@ class _Compiler:
         operand = self.expr(node.operand, scope)
         if isinstance(node.op, ast.Not):
             return lambda fr: not operand(fr)
-        op = _neg if isinstance(node.op, ast.USub) else _pos if isinstance(node.op, ast.UAdd) else _invert
-        return lambda fr: op(operand(fr), fr)
+        op = _UNARYOPS[type(node.op)]
+        return lambda fr: _num_ok(op(operand(fr)), fr)
 
     def _BinOp(self, node: ast.BinOp, scope: _Scope) -> Eval:
         op = _BINOPS.get(type(node.op))
@@ -1125,27 +963,19 @@ class _Compiler:
 
     def _BoolOp(self, node: ast.BoolOp, scope: _Scope) -> Eval:
         first, *rest = [self.expr(v, scope) for v in node.values]
-        if isinstance(node.op, ast.And):
+        settled_by = isinstance(
+            node.op, ast.Or
+        )  # the truth value that decides: True for `or`, False for `and`
 
-            def and_(fr: Frame) -> Any:
-                v = first(fr)
-                for f in rest:
-                    if not v:
-                        return v
-                    v = f(fr)
-                return v
-
-            return and_
-
-        def or_(fr: Frame) -> Any:
+        def boolop(fr: Frame) -> Any:
             v = first(fr)
             for f in rest:
-                if v:
+                if bool(v) is settled_by:
                     return v
                 v = f(fr)
             return v
 
-        return or_
+        return boolop
 
     def _Compare(self, node: ast.Compare, scope: _Scope) -> Eval:
         operands = [node.left, *node.comparators]

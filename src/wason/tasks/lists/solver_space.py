@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -51,10 +52,13 @@ from wason.tasks.lists.hypotheses import (
     Hypothesis,
     _element_properties,
     _plural,
+    _prop,
     _Property,
+    _python,
+    _rule,
     build_space,
 )
-from wason.tasks.lists.rules import Predicate, is_prime
+from wason.tasks.lists.rules import Predicate
 
 SOLVER_SPACE_VERSION = "wason-list-solver-space-1"
 """Bump whenever the added grammar, a statement or a complexity changes."""
@@ -86,10 +90,6 @@ def _is_cube(n: int) -> bool:
 
 def _digits(n: int) -> str:
     return str(abs(n))
-
-
-def _digit_sum(n: int) -> int:
-    return sum(int(d) for d in _digits(n))
 
 
 def _first_nonzero_over(p: int, k: int) -> int | None:
@@ -124,62 +124,43 @@ def _negated(verb: str) -> str:
 def _new_atoms() -> list[_Property]:
     """Item properties the base grammar does not have."""
     return [
-        _Property(
-            "cube",
-            "is a perfect cube (0, 1, 8, 27, ... or their negatives)",
-            _exact_cube("{x}"),
-            _is_cube,
-            2,
+        _prop(
+            "cube", "is a perfect cube (0, 1, 8, 27, ... or their negatives)", _exact_cube("{x}"), 2, _is_cube
         ),
-        _Property(
+        _prop(
             "cubep1",
             "is one more than a perfect cube (1, 2, 9, 28, ...; 0 = -1 + 1 too)",
             _exact_cube("{x} - 1"),
-            lambda x: _is_cube(x - 1),
             3,
+            lambda x: _is_cube(x - 1),
         ),
-        _Property(
+        _prop(
             "cubem1",
             "is one less than a perfect cube (-1, 0, 7, 26, ...)",
             _exact_cube("{x} + 1"),
-            lambda x: _is_cube(x + 1),
             3,
+            lambda x: _is_cube(x + 1),
         ),
-        _Property(
+        _prop(
             "sqp1",
             "is one more than a perfect square (1, 2, 5, 10, 17, ...)",
             "{x} >= 1 and math.isqrt({x} - 1) ** 2 == {x} - 1",
-            lambda x: x >= 1 and math.isqrt(x - 1) ** 2 == x - 1,
             3,
         ),
-        _Property(
-            "primep1",
-            "is one more than a prime number",
-            "is_prime({x} - 1)",
-            lambda x: is_prime(x - 1),
-            3,
-        ),
-        _Property(
+        _prop("primep1", "is one more than a prime number", "is_prime({x} - 1)", 3),
+        _prop(
             "bin:even",
             "has an even number of 1s in binary (of its absolute value)",
             "bin(abs({x})).count('1') % 2 == 0",
-            lambda x: bin(abs(x)).count("1") % 2 == 0,
             3,
         ),
-        _Property(
+        _prop(
             "bin:odd",
             "has an odd number of 1s in binary (of its absolute value)",
             "bin(abs({x})).count('1') % 2 == 1",
-            lambda x: bin(abs(x)).count("1") % 2 == 1,
             3,
         ),
-        _Property(
-            "pow2",
-            "is a power of 2 (1, 2, 4, 8, ...)",
-            "{x} > 0 and bin({x}).count('1') == 1",
-            lambda x: x > 0 and x & (x - 1) == 0,
-            3,
-        ),
+        _prop("pow2", "is a power of 2 (1, 2, 4, 8, ...)", "{x} > 0 and bin({x}).count('1') == 1", 3),
     ]
 
 
@@ -214,13 +195,8 @@ def _table(fn: IntFn) -> npt.NDArray[np.bool_]:
     return np.array([bool(fn(int(v))) for v in _DOMAIN], dtype=np.bool_)
 
 
-@dataclass(frozen=True)
-class _Compound:
-    key: str
-    verb: str
-    cond: str
-    fn: IntFn
-    cost: int
+class _Compound(_Property):
+    """A property joined from others: only "every item" takes it."""
 
 
 def _or(p: _Property, q: _Property) -> _Compound:
@@ -245,7 +221,7 @@ def _xor(p: _Property, q: _Property) -> _Compound:
     )
 
 
-def _but_not(p: _Property | _Compound, r: _Property) -> _Compound:
+def _but_not(p: _Property, r: _Property) -> _Compound:
     fp, fr = p.fn, r.fn
     return _Compound(
         f"({p.key}-{r.key})",
@@ -269,7 +245,7 @@ def _digit_set(allowed: Sequence[int]) -> _Compound:
     )
 
 
-def _compound_properties() -> list[tuple[_Property | _Compound, npt.NDArray[np.bool_]]]:
+def _compound_properties() -> list[tuple[_Property, npt.NDArray[np.bool_]]]:
     """New atoms and compound properties, simplest first, distinct in meaning from each other and from the base
     grammar's properties (compared on their truth tables over ``_DOMAIN``, computed from their parts' tables)."""
     base = {p.key: p for p in _element_properties()}
@@ -278,9 +254,7 @@ def _compound_properties() -> list[tuple[_Property | _Compound, npt.NDArray[np.b
     tables = {k: _table(pool[k].fn) for k in (*_COMPOUND_ATOMS, *(a.key for a in atoms))}
     parts = [pool[k] for k in _COMPOUND_ATOMS]
     numeric = [p for p in parts if p.key not in _DIGIT_ATOMS]
-    candidates: list[tuple[_Property | _Compound, npt.NDArray[np.bool_]]] = [
-        (a, tables[a.key]) for a in atoms
-    ]
+    candidates: list[tuple[_Property, npt.NDArray[np.bool_]]] = [(a, tables[a.key]) for a in atoms]
     for p, q in itertools.combinations(parts, 2):
         candidates.append((_or(p, q), tables[p.key] | tables[q.key]))
     for p, q in itertools.combinations(numeric, 2):
@@ -308,7 +282,7 @@ def _compound_properties() -> list[tuple[_Property | _Compound, npt.NDArray[np.b
     seen = {_table(p.fn).tobytes() for p in base.values()}
     seen.add(np.zeros(len(_DOMAIN), dtype=np.bool_).tobytes())
     seen.add(np.ones(len(_DOMAIN), dtype=np.bool_).tobytes())
-    kept: list[tuple[_Property | _Compound, npt.NDArray[np.bool_]]] = []
+    kept: list[tuple[_Property, npt.NDArray[np.bool_]]] = []
     for c, table in sorted(candidates, key=lambda item: item[0].cost):  # stable: generation order breaks ties
         t = table.tobytes()
         if t not in seen:
@@ -351,7 +325,7 @@ def _element() -> Iterator[Hypothesis]:
         for q in _QUANTIFIERS:
             if isinstance(c, _Compound) and q.key != "all":
                 continue
-            if isinstance(c, _Property) and c.cost > q.max_property_cost:
+            if not isinstance(c, _Compound) and c.cost > q.max_property_cost:
                 continue
             yield Hypothesis(
                 f"{q.key}:{c.key}",
@@ -373,6 +347,8 @@ def _plural_compound(verb: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- terms and links
 
+_AT = {"x": "xs[i]", "p": "xs[i - 1]", "q": "xs[i - 2]", "r": "xs[i - 3]"}
+"""What ``{x}``, ``{p}``, ``{q}`` and ``{r}`` of a link or term are at position ``i`` of ``xs``."""
 _BACK = {"p": "the previous item", "q": "the item two places before", "r": "the item three places before"}
 
 
@@ -460,111 +436,65 @@ def _times_src(k: int, name: str) -> str:
     return f"{k} * {name}"
 
 
+def _term1(key: str, text: str, src: str, cost: int, fn: Term1 | None = None, guard: str = "") -> _Term:
+    """A term of the previous item; its function is ``src`` compiled unless ``fn`` is given."""
+    return _Term(key, text, src, guard, _one(fn or _python("p", src.format(p="p"))), 1, cost)
+
+
 def _linear1(k: int, c: int) -> _Term:
-    return _Term(
-        f"lin:{k}:{c}",
-        _times_text(k, "the previous item") + _signed_text(c),
-        _times_src(k, "{p}") + _signed_src(c),
-        "",
-        _one(lambda p: k * p + c),
-        1,
-        1 + (k != 1) + (c != 0) + (abs(c) > 3) + (abs(k) > 3),
-    )
+    text = _times_text(k, "the previous item") + _signed_text(c)
+    cost = 1 + (k != 1) + (c != 0) + (abs(c) > 3) + (abs(k) > 3)
+    return _term1(f"lin:{k}:{c}", text, _times_src(k, "{p}") + _signed_src(c), cost, lambda p: k * p + c)
+
+
+_DIGIT_TERMS = {
+    "dsum": ("the sum of the digits of", "digit sum", "sum(int(d) for d in str(abs({y})))"),
+    "first": ("the first digit of", "first digit", "int(str(abs({y}))[0])"),
+    "last": ("the last digit of", "last digit", "abs({y}) % 10"),
+    "ndigits": ("the number of digits of", "number of digits", "len(str(abs({y})))"),
+}
+"""Digit functions of an item: "the ... of" for a term, the noun for a relation, the source over ``{y}``."""
 
 
 def _order1_terms() -> list[_Term]:
     """One-item terms, simplest first, before de-duplication."""
-    out: list[_Term] = []
-    for c in range(-20, 21):
-        out.append(_linear1(1, c))
-    for k in (2, 3, -1, -2, 4, 5, -3, 10):
-        for c in range(-10, 11):
-            out.append(_linear1(k, c))
+    out = [_linear1(1, c) for c in range(-20, 21)]
+    out += [_linear1(k, c) for k in (2, 3, -1, -2, 4, 5, -3, 10) for c in range(-10, 11)]
     for c in range(-10, 11):
-        out.append(
-            _Term(
-                f"sq:{c}",
-                "the square of the previous item" + _signed_text(c),
-                "{p} * {p}" + _signed_src(c),
-                "",
-                _one(lambda p, c=c: p * p + c),  # type: ignore[misc]
-                1,
-                2 + (c != 0) + (abs(c) > 3),
-            )
-        )
+        text = "the square of the previous item" + _signed_text(c)
+        out.append(_term1(f"sq:{c}", text, "{p} * {p}" + _signed_src(c), 2 + (c != 0) + (abs(c) > 3)))
     for k in (2, 3, 10):
-        out.append(
-            _Term(
-                f"div:{k}",
-                f"the previous item divided by {k}, rounded down",
-                f"{{p}} // {k}",
-                "",
-                _one(lambda p, k=k: p // k),  # type: ignore[misc]
-                1,
-                3,
-            )
-        )
+        out.append(_term1(f"div:{k}", f"the previous item divided by {k}, rounded down", f"{{p}} // {k}", 3))
     for num, den, name in ((2, 1, "2"), (3, 1, "3"), (3, 2, "1.5"), (6, 5, "1.2"), (11, 10, "1.1")):
-        power = _ceil_power(num, den)
         src = f"{num} ** {{p}}" if den == 1 else f"-(-({num} ** {{p}}) // {den} ** {{p}})"
         rounded = "" if den == 1 else ", rounded up"
+        text = f"{name} to the power of the previous item{rounded} (1 when the previous item is 0 or less)"
         out.append(
-            _Term(
-                f"pow:{num}/{den}",
-                f"{name} to the power of the previous item{rounded} (1 when the previous item is 0 or less)",
-                f"(1 if {{p}} <= 0 else {src})",
-                "",
-                _one(power),
-                1,
-                4,
-            )
+            _term1(f"pow:{num}/{den}", text, f"(1 if {{p}} <= 0 else {src})", 4, _ceil_power(num, den))
         )
-    digit_fns: tuple[tuple[str, str, str, Term1], ...] = (
-        ("dsum", "the sum of the digits of", "sum(int(d) for d in str(abs({y})))", _digit_sum),
-        ("first", "the first digit of", "int(str(abs({y}))[0])", lambda y: int(_digits(y)[0])),
-        ("last", "the last digit of", "abs({y}) % 10", lambda y: abs(y) % 10),
-        ("ndigits", "the number of digits of", "len(str(abs({y})))", lambda y: len(_digits(y))),
-    )
-    for key, text, src, fn in digit_fns:
-        out.append(_Term(f"{key}:p", f"{text} the previous item", src.format(y="{p}"), "", _one(fn), 1, 3))
+    for key, (text, _, src) in _DIGIT_TERMS.items():
+        out.append(_term1(f"{key}:p", f"{text} the previous item", src.format(y="{p}"), 3))
         for k in (2, 3):
             out.append(
-                _Term(
-                    f"{key}:{k}p",
-                    f"{text} {k} times the previous item",
-                    src.format(y=f"{k} * {{p}}"),
-                    "",
-                    _one(lambda p, fn=fn, k=k: fn(k * p)),  # type: ignore[misc]
-                    1,
-                    4,
-                )
+                _term1(f"{key}:{k}p", f"{text} {k} times the previous item", src.format(y=f"{k} * {{p}}"), 4)
             )
     for k in range(2, 21):
         out.append(
-            _Term(
+            _term1(
                 f"fnz:{k}",
                 f"the first non-zero digit of the previous item divided by {k} (nothing may follow a 0)",
                 f"int(str(abs({{p}}) * 10 ** 20 // {k})[0])",
-                "{p} != 0",
-                _one(lambda p, k=k: _first_nonzero_over(p, k)),  # type: ignore[misc]
-                1,
                 5,
+                lambda p, k=k: _first_nonzero_over(p, k),  # type: ignore[misc]
+                "{p} != 0",
             )
         )
     for k in range(1, 6):
         for c in range(-3, 4):
             odd = _linear1(k, c)
-            out.append(
-                _Term(
-                    f"half|{odd.key}",
-                    f"half the previous item if that is even, otherwise {odd.text}",
-                    f"({{p}} // 2 if {{p}} % 2 == 0 else {odd.src})",
-                    "",
-                    _one(lambda p, k=k, c=c: p // 2 if p % 2 == 0 else k * p + c),  # type: ignore[misc]
-                    1,
-                    3 + odd.cost,
-                )
-            )
+            text = f"half the previous item if that is even, otherwise {odd.text}"
+            src = f"({{p}} // 2 if {{p}} % 2 == 0 else {odd.src})"
+            out.append(_term1(f"half|{odd.key}", text, src, 3 + odd.cost))
     return out
 
 
@@ -584,7 +514,7 @@ def _base_term_tables() -> set[tuple[int | None, ...]]:
     """Tables of the one-item recurrences the base grammar has ("each item after the first is ...")."""
     taken = [_linear1(1, c) for c in ADD_STEPS] + [_linear1(k, 0) for k in MUL_FACTORS]
     taken += [_linear1(k, c) for k, c in AFFINE]
-    taken.append(_Term("sq", "", "", "", _one(lambda p: p * p), 1, 0))
+    taken.append(_term1("sq", "", "{p} * {p}", 0))
     return {_term_table(t) for t in taken}
 
 
@@ -620,6 +550,15 @@ def _linear_text(coefs: Sequence[tuple[int, str]], c: int) -> str:
     return " ".join(parts) + _signed_text(c)
 
 
+def _linear_term(key: str, coefs: Sequence[tuple[int, str]], c: int, absolute: bool, cost: int) -> _Term:
+    """``i * q + j * p + c`` (or with ``r``, or its absolute value), its function compiled from its source."""
+    src, text = _linear_src(coefs, c), _linear_text(coefs, c)
+    if absolute:
+        src, text = f"abs({src})", f"the absolute value of ({text})"
+    fn = _python("xs, i", src.format(**_AT))
+    return _Term(f"{'abs' if absolute else 'lin'}{key}", text, src, "", fn, len(coefs), cost)
+
+
 def _order2_terms() -> list[_Term]:
     out: list[_Term] = []
     for absolute in (False, True):
@@ -628,42 +567,11 @@ def _order2_terms() -> list[_Term]:
                 continue  # |-a| = |a|: the first coefficient is positive
             for j in (1, -1, 0, 2, -2):
                 for c in range(-10, 11) if abs(i) == 1 and abs(j) == 1 else range(-3, 4):
-                    coefs = ((i, "{q}"), (j, "{p}"))
-                    src, text = _linear_src(coefs, c), _linear_text(coefs, c)
-                    if absolute:
-                        src, text = f"abs({src})", f"the absolute value of ({text})"
                     cost = 2 + (abs(i) > 1) + (j != 0) + (abs(j) > 1) + (c != 0) + (abs(c) > 3) + absolute
-                    out.append(
-                        _Term(
-                            f"{'abs' if absolute else 'lin'}2:{i}:{j}:{c}",
-                            text,
-                            src,
-                            "",
-                            _linear_fn(i, j, 0, c, absolute),
-                            2,
-                            cost,
-                        )
-                    )
-    for c in (0,):
-        out.append(
-            _Term("prod2", "the product of the two items before it", "{q} * {p}", "", _product_fn, 2, 3 + c)
-        )
+                    out.append(_linear_term(f"2:{i}:{j}:{c}", ((i, "{q}"), (j, "{p}")), c, absolute, cost))
+    product = _python("xs, i", "xs[i - 2] * xs[i - 1]")
+    out.append(_Term("prod2", "the product of the two items before it", "{q} * {p}", "", product, 2, 3))
     return out
-
-
-def _product_fn(xs: Sequence[int], i: int) -> int:
-    return xs[i - 1] * xs[i - 2]
-
-
-def _linear_fn(i: int, j: int, k: int, c: int, absolute: bool) -> Callable[[Sequence[int], int], int | None]:
-    # (i, j, k) are the coefficients of q, p and r
-    if k == 0:
-        if absolute:
-            return lambda xs, n: abs(i * xs[n - 2] + j * xs[n - 1] + c)
-        return lambda xs, n: i * xs[n - 2] + j * xs[n - 1] + c
-    if absolute:
-        return lambda xs, n: abs(k * xs[n - 3] + i * xs[n - 2] + j * xs[n - 1] + c)
-    return lambda xs, n: k * xs[n - 3] + i * xs[n - 2] + j * xs[n - 1] + c
 
 
 def _order3_terms() -> list[_Term]:
@@ -675,20 +583,8 @@ def _order3_terms() -> list[_Term]:
             for i in (1, -1, 0):
                 for j in (1, -1, 0):
                     coefs = ((k, "{r}"), (i, "{q}"), (j, "{p}"))
-                    src, text = _linear_src(coefs, 0), _linear_text(coefs, 0)
-                    if absolute:
-                        src, text = f"abs({src})", f"the absolute value of ({text})"
-                    out.append(
-                        _Term(
-                            f"{'abs' if absolute else 'lin'}3:{k}:{i}:{j}",
-                            text,
-                            src,
-                            "",
-                            _linear_fn(i, j, k, 0, absolute),
-                            3,
-                            3 + (i != 0) + (j != 0) + absolute,
-                        )
-                    )
+                    cost = 3 + (i != 0) + (j != 0) + absolute
+                    out.append(_linear_term(f"3:{k}:{i}:{j}", coefs, 0, absolute, cost))
     return out
 
 
@@ -709,37 +605,29 @@ def _paren(src: str) -> str:
     return src if simple or (src.startswith("(") and src.endswith(")")) else f"({src})"
 
 
-def _multiple_of_previous(xs: Sequence[int], i: int) -> bool:
-    p, x = xs[i - 1], xs[i]
-    return x == 0 if p == 0 else x % p == 0
+def _link(key: str, text: str, cond: str, order: int, cost: int) -> _Link:
+    """A link whose function is its condition compiled, at position ``i`` of ``xs``."""
+    return _Link(key, text, cond, _python("xs, i", cond.format(**_AT)), order, cost)
 
 
-def _divides_previous(xs: Sequence[int], i: int) -> bool:
-    p, x = xs[i - 1], xs[i]
-    return p == 0 if x == 0 else p % x == 0
-
-
-_MULTOF = _Link(
+_MULTOF = _link(
     "multof",
     "is a multiple of the previous item (after a 0, only 0)",
     "({x} == 0 if {p} == 0 else {x} % {p} == 0)",
-    _multiple_of_previous,
     1,
     2,
 )
-_DIVOF = _Link(
+_DIVOF = _link(
     "divof",
     "divides the previous item exactly (a 0 only after a 0)",
     "({p} == 0 if {x} == 0 else {p} % {x} == 0)",
-    _divides_previous,
     1,
     2,
 )
-_DIFF = _Link(
+_DIFF = _link(
     "diff",
     "is the difference of the two items before it, in either order",
     "{x} in ({p} - {q}, {q} - {p})",
-    lambda xs, i: xs[i] in (xs[i - 1] - xs[i - 2], xs[i - 2] - xs[i - 1]),
     2,
     3,
 )
@@ -748,41 +636,28 @@ _DIFF = _Link(
 def _relation_links() -> list[_Link]:
     out = [
         _DIFF,
-        _Link(
+        _link(
             "outside",
             "is greater than both or less than both of the two items before it",
             "({x} > max({p}, {q}) or {x} < min({p}, {q}))",
-            lambda xs, i: xs[i] > max(xs[i - 1], xs[i - 2]) or xs[i] < min(xs[i - 1], xs[i - 2]),
             2,
             4,
         ),
-        _Link(
+        _link(
             "within",
             "lies between the two items before it (equal to one of them counts)",
             "min({p}, {q}) <= {x} <= max({p}, {q})",
-            lambda xs, i: min(xs[i - 1], xs[i - 2]) <= xs[i] <= max(xs[i - 1], xs[i - 2]),
             2,
             4,
         ),
     ]
-    digit_fns: tuple[tuple[str, str, str, Term1], ...] = (
-        ("first", "first digit", "int(str(abs({y}))[0])", lambda y: int(_digits(y)[0])),
-        ("last", "last digit", "abs({y}) % 10", lambda y: abs(y) % 10),
-        ("dsum", "digit sum", "sum(int(d) for d in str(abs({y})))", _digit_sum),
-        ("ndigits", "number of digits", "len(str(abs({y})))", lambda y: len(_digits(y))),
-    )
-    for (ka, ta, sa, fa), (kb, tb, sb, fb) in itertools.product(digit_fns, repeat=2):
+    for ka, kb in itertools.product(("first", "last", "dsum", "ndigits"), repeat=2):
         if (ka in ("first", "last")) != (kb in ("first", "last")) and "ndigits" not in (ka, kb):
             continue  # a digit is compared with a digit, a digit sum with a digit sum (or a count)
+        (_, ta, sa), (_, tb, sb) = _DIGIT_TERMS[ka], _DIGIT_TERMS[kb]
+        text = f"has a {ta} equal to the {tb} of the previous item (minus signs are ignored)"
         out.append(
-            _Link(
-                f"{ka}={kb}",
-                f"has a {ta} equal to the {tb} of the previous item (minus signs are ignored)",
-                f"{sa.format(y='{x}')} == {sb.format(y='{p}')}",
-                lambda xs, i, fa=fa, fb=fb: fa(xs[i]) == fb(xs[i - 1]),  # type: ignore[misc]
-                1,
-                4 + (ka != kb),
-            )
+            _link(f"{ka}={kb}", text, f"{sa.format(y='{x}')} == {sb.format(y='{p}')}", 1, 4 + (ka != kb))
         )
     return out
 
@@ -792,15 +667,8 @@ def _simple_links() -> list[_Link]:
     out = [_eq_link(_linear1(1, 0))]
     out += [_MULTOF, _DIVOF]
     out += [_eq_link(_linear1(k, 0)) for k in (2, 3, -1)]
-    two_back = ((1, 0), (1, 1), (-1, 1), (1, -1))
-    for i, j in two_back:
-        coefs = ((i, "{q}"), (j, "{p}"))
-        text = _linear_text(coefs, 0)
-        out.append(
-            _eq_link(
-                _Term(f"lin2:{i}:{j}:0", text, _linear_src(coefs, 0), "", _linear_fn(i, j, 0, 0, False), 2, 2)
-            )
-        )
+    for i, j in ((1, 0), (1, 1), (-1, 1), (1, -1)):
+        out.append(_eq_link(_linear_term(f"2:{i}:{j}:0", ((i, "{q}"), (j, "{p}")), 0, False, 2)))
     out.append(_DIFF)
     out += [_eq_link(_linear1(1, c)) for c in range(-20, 21) if c != 0]
     return out
@@ -947,18 +815,6 @@ def _prefix_all(fn: IntFn) -> Predicate:
     return predicate
 
 
-def _one_is_product_of_others(xs: Sequence[int]) -> bool:
-    return any(math.prod(xs[:i]) * math.prod(xs[i + 1 :]) == x for i, x in enumerate(xs))
-
-
-def _constant_ratio(xs: Sequence[int]) -> bool:
-    if len(xs) < 2:
-        return True
-    if xs[0] == 0:
-        return all(x == 0 for x in xs)
-    return all(b * xs[0] == a * xs[1] for a, b in itertools.pairwise(xs))
-
-
 _COUNTED: tuple[str, ...] = ("even", "odd", "pos", "neg", "zero", "prime", "nonneg", "nonpos", "nonzero")
 _COUNTED += ("square", *(f"mul:{k}" for k in (3, 4, 5, 10)))
 _VALUES = tuple(v for v in range(-5, 21) if v != 0)  # "is 0" is a property of the base grammar
@@ -977,117 +833,77 @@ def _counter(fn: IntFn) -> Callable[[Sequence[int]], int]:
     return count
 
 
-def _count_is(count: Callable[[Sequence[int]], int], n: int) -> Predicate:
-    return lambda xs: count(xs) == n
+_COMPARE = {"==": operator.eq, ">=": operator.ge, "<=": operator.le}
 
 
-def _count_at_least(count: Callable[[Sequence[int]], int], n: int) -> Predicate:
-    return lambda xs: count(xs) >= n
-
-
-def _count_at_most(count: Callable[[Sequence[int]], int], n: int) -> Predicate:
-    return lambda xs: count(xs) <= n
+def _count_cmp(count: Callable[[Sequence[int]], int], op: str, n: int) -> Predicate:
+    compare = _COMPARE[op]
+    return lambda xs: bool(compare(count(xs), n))
 
 
 def _counts() -> Iterator[Hypothesis]:
     """How many items have a property, or equal a number: exactly, at least or at most ``n``."""
     base = {p.key: p for p in _element_properties()}
     props = [base[k] for k in _COUNTED]
-    props += [_Property(f"is:{v}", f"is {v}", f"{{x}} == {v}", _equals(v), 2) for v in _VALUES]
+    props += [_prop(f"is:{v}", f"is {v}", f"{{x}} == {v}", 2) for v in _VALUES]
     for p in props:
         counter = _counter(p.fn)
         count = f"len([x for x in xs if {p.cond.format(x='x')}])"
         plural = f"items {_plural(p.verb)}" if not p.key.startswith("is:") else f"items are {p.key[3:]}"
-        single = f"item {p.verb}"
         for n in (2, 3):
-            yield Hypothesis(
-                f"count:eq:{n}:{p.key}",
-                FAMILY,
-                f"Exactly {n} {plural}.",
-                f"lambda xs: {count} == {n}",
-                _count_is(counter, n),
-                3 + p.cost,
-            )
-            yield Hypothesis(
-                f"count:ge:{n}:{p.key}",
-                FAMILY,
-                f"At least {n} {plural}.",
-                f"lambda xs: {count} >= {n}",
-                _count_at_least(counter, n),
-                3 + p.cost,
-            )
-            if p.key.startswith("is:"):
-                continue  # "at most two items are 13" holds of nearly every list
-            yield Hypothesis(
-                f"count:le:{n - 1}:{p.key}",
-                FAMILY,
-                f"At most {n - 1} {plural}." if n > 2 else f"At most one {single}.",
-                f"lambda xs: {count} <= {n - 1}",
-                _count_at_most(counter, n - 1),
-                3 + p.cost,
-            )
+            kinds = [("eq", "==", n, f"Exactly {n} {plural}."), ("ge", ">=", n, f"At least {n} {plural}.")]
+            if not p.key.startswith("is:"):  # "at most two items are 13" holds of nearly every list
+                kinds.append(
+                    (
+                        "le",
+                        "<=",
+                        n - 1,
+                        f"At most {n - 1} {plural}." if n > 2 else f"At most one item {p.verb}.",
+                    )
+                )
+            for kind, op, m, text in kinds:
+                source = f"lambda xs: {count} {op} {m}"
+                yield Hypothesis(
+                    f"count:{kind}:{m}:{p.key}", FAMILY, text, source, _count_cmp(counter, op, m), 3 + p.cost
+                )
     for v in _VALUES:
-        yield Hypothesis(
+        yield _rule(
             f"none:is:{v}",
             FAMILY,
-            f"The number {v} does not appear in the list.",
-            f"lambda xs: not any(x == {v} for x in xs)",
-            lambda xs, v=v: v not in xs,  # type: ignore[misc]
             3,
+            f"The number {v} does not appear in the list.",
+            f"not any(x == {v} for x in xs)",
         )
         if v not in CONTAINS:
-            yield Hypothesis(
-                f"any:is:{v}",
-                FAMILY,
-                f"The number {v} appears in the list.",
-                f"lambda xs: any(x == {v} for x in xs)",
-                lambda xs, v=v: v in xs,  # type: ignore[misc]
-                3,
+            yield _rule(
+                f"any:is:{v}", FAMILY, 3, f"The number {v} appears in the list.", f"any(x == {v} for x in xs)"
             )
-
-
-def _equals(v: int) -> IntFn:
-    return lambda x: x == v
 
 
 def _aggregates() -> Iterator[Hypothesis]:
     yield from _counts()
     for c in range(-10, 101):
-        if c in SUM_TARGETS:
-            continue
-        yield Hypothesis(
-            f"agg:sum:eq:{c}",
-            FAMILY,
-            f"The items add up to {c}.",
-            f"lambda xs: sum(xs) == {c}",
-            lambda xs, c=c: sum(xs) == c,  # type: ignore[misc]
-            4 + (c % 5 != 0),
-        )
+        if c not in SUM_TARGETS:
+            yield _rule(
+                f"agg:sum:eq:{c}", FAMILY, 4 + (c % 5 != 0), f"The items add up to {c}.", f"sum(xs) == {c}"
+            )
     for c in range(-10, 101):
-        yield Hypothesis(
-            f"agg:prod:eq:{c}",
-            FAMILY,
-            f"The product of the items is {c} (an empty list's product is 1).",
-            f"lambda xs: math.prod(xs) == {c}",
-            lambda xs, c=c: math.prod(xs) == c,  # type: ignore[misc]
-            4 + (c % 5 != 0),
-        )
-    yield Hypothesis(
+        text = f"The product of the items is {c} (an empty list's product is 1)."
+        yield _rule(f"agg:prod:eq:{c}", FAMILY, 4 + (c % 5 != 0), text, f"math.prod(xs) == {c}")
+    yield _rule(
         "agg:prodothers",
         FAMILY,
-        "Some item equals the product of all the other items (the product of none is 1).",
-        "lambda xs: any(math.prod(xs[:i]) * math.prod(xs[i + 1:]) == x for i, x in enumerate(xs))",
-        _one_is_product_of_others,
         4,
+        "Some item equals the product of all the other items (the product of none is 1).",
+        "any(math.prod(xs[:i]) * math.prod(xs[i + 1:]) == x for i, x in enumerate(xs))",
     )
-    yield Hypothesis(
+    yield _rule(
         "seq:ratio",
         FAMILY,
-        "The ratio of each item to the one before is the same all along (after a leading 0, only 0s).",
-        "lambda xs: len(xs) < 2 or (all(x == 0 for x in xs) if xs[0] == 0 else "
-        "all(b * xs[0] == a * xs[1] for a, b in zip(xs, xs[1:])))",
-        _constant_ratio,
         3,
+        "The ratio of each item to the one before is the same all along (after a leading 0, only 0s).",
+        "len(xs) < 2 or (all(x == 0 for x in xs) if xs[0] == 0 else "
+        "all(b * xs[0] == a * xs[1] for a, b in zip(xs, xs[1:])))",
     )
     base = {p.key: p for p in _element_properties()}
     for key in ("prime", "square", "pos", "neg", "nonneg", "even", "odd", "nonzero"):
