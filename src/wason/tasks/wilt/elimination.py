@@ -138,22 +138,6 @@ def _table(space: HypothesisSpace, points: F) -> _Table:
     return table
 
 
-def truth_table(space: HypothesisSpace, candidates: npt.ArrayLike) -> B:
-    """The (hypotheses x candidates) truth table, from the one computed once per space and candidate set.
-
-    Args:
-        space: the hypothesis space.
-        candidates: (C, 3) candidate test points.
-
-    Returns:
-        Read-only boolean array of shape (H, C), unpacked anew for each call (64 MB for seed 0's candidates).
-    """
-    table = _table(space, _as_points(candidates))
-    out = table.rows(np.arange(table.packed.shape[0]))
-    out.flags.writeable = False
-    return out
-
-
 def weighted_rows(table: B, rows: Index, weights: F) -> F:
     """``weights[rows] @ table[rows]``: the weight of the given rows (distinct, ascending) that says True in each
     column.

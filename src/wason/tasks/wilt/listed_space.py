@@ -238,7 +238,7 @@ class _AllOf:
     """Every one of the predicates (:class:`_AnyOf`: at least one)."""
 
     __slots__ = ("preds",)
-    _join = staticmethod(np.logical_and)
+    any_of = False
 
     def __init__(self, preds: Sequence[Predicate]) -> None:
         self.preds = tuple(preds)
@@ -246,13 +246,13 @@ class _AllOf:
     def __call__(self, k: _Cols) -> B:
         out = self.preds[0](k)
         for p in self.preds[1:]:
-            out = self._join(out, p(k))
+            out = (out | p(k)) if self.any_of else (out & p(k))
         return out
 
 
 class _AnyOf(_AllOf):
     __slots__ = ()
-    _join = staticmethod(np.logical_or)
+    any_of = True
 
 
 def _chain(*parts: Operand | str) -> Predicate:
