@@ -59,7 +59,7 @@ from wason.tasks.wilt.listed_space import (
     _absolute,
     _binary,
     _Cols,
-    _extreme,
+    _fold,
     _power,
     _Quantity,
     _scaled,
@@ -240,19 +240,6 @@ def _join(out: _Quantity | None, part: _Quantity, plus: bool) -> _Quantity:
     return _binary(out, "+" if plus else "-", part)
 
 
-def _fold(kind: str, *parts: _Quantity) -> _Quantity:
-    """The least (``"min"``) or greatest (``"max"``) of the parts at each point."""
-    ufunc = np.maximum if kind == "max" else np.minimum
-
-    def compute(k: _Cols) -> F:
-        out: F = k.get(parts[0])
-        for p in parts[1:]:
-            out = ufunc(out, k.get(p))
-        return out
-
-    return _Quantity(f"{kind}({', '.join(p.key for p in parts)})", compute)
-
-
 def _sum3(a: _Quantity, b: _Quantity, c: _Quantity) -> _Quantity:
     """``a + b + c`` as Python adds it, left to right."""
     return _binary(_binary(a, "+", b), "+", c)
@@ -379,12 +366,8 @@ def _size_terms() -> list[Term]:
             terms.append(Term(f"abs({a} {op} {b})", 2, _absolute(inner)))
             terms.append(Term(f"({a} {op} {b}) ** 2", 2, _square(inner)))
     terms.append(Term("abs(x + y + z)", 3, _absolute(_sum3(X, Y, Z))))
-    for text, op1, op2 in (
-        ("abs(x + y - z)", "+", "-"),
-        ("abs(x - y + z)", "-", "+"),
-        ("abs(x - y - z)", "-", "-"),
-    ):
-        terms.append(Term(text, 3, _absolute(_binary(_binary(X, op1, Y), op2, Z))))
+    for op1, op2 in (("+", "-"), ("-", "+"), ("-", "-")):
+        terms.append(Term(f"abs(x {op1} y {op2} z)", 3, _absolute(_binary(_binary(X, op1, Y), op2, Z))))
     for unary, text in ((_square, "{} ** 2"), (_absolute, "abs({})")):
         parts = {v: (text.format(v), unary(_Q[v])) for v in _VARS}
         for a, b in itertools.permutations(_VARS, 2):
@@ -405,13 +388,15 @@ def _extreme_terms() -> list[Term]:
     for kind in ("max", "min"):
         for a, b in _PAIRS:
             terms.append(Term(f"{kind}({a}, {b})", 1, _fold(kind, _Q[a], _Q[b]), simple=True))
-        terms.append(Term(f"{kind}(x, y, z)", 1, _extreme(kind), simple=True))
+        terms.append(Term(f"{kind}(x, y, z)", 1, _fold(kind, X, Y, Z), simple=True))
     # the spread of the three (max(x, y, z) - min(x, y, z) <= 4)
-    terms.append(Term("max(x, y, z) - min(x, y, z)", 3, _binary(_extreme("max"), "-", _extreme("min"))))
+    terms.append(
+        Term("max(x, y, z) - min(x, y, z)", 3, _binary(_fold("max", X, Y, Z), "-", _fold("min", X, Y, Z)))
+    )
     # the middle value, as it is written without sorting (x + y + z - max(x, y, z) - min(x, y, z) > 4); dear,
     # because against 0 it is the count of signs ((x > 0) + (y > 0) + (z > 0) >= 2) on all but a few decimals,
     # and the count is the likelier rule (cheaper, it lost both such rules of the outside sets)
-    middle = _binary(_binary(_sum3(X, Y, Z), "-", _extreme("max")), "-", _extreme("min"))
+    middle = _binary(_binary(_sum3(X, Y, Z), "-", _fold("max", X, Y, Z)), "-", _fold("min", X, Y, Z))
     terms.append(Term("x + y + z - max(x, y, z) - min(x, y, z)", 9, middle))
     # the path from one variable through another to the third (abs(x - y) + abs(y - z) <= 6), each variable in
     # the middle
@@ -440,38 +425,25 @@ def _whole_terms() -> list[Term]:
 def _count_terms() -> list[Term]:
     """Conditions on the variables and how many variables (or pairs) meet them."""
     terms: list[Term] = []
+
+    def counted(flags: list[Term], cost: int) -> Term:
+        return Term(" + ".join(f.text for f in flags), cost, _sum3(*(f.quantity for f in flags)), "count")
+
     for test, cost in FLAG_TESTS:  # conditions on each variable: two compared, three counted
-        flags = []
-        for v in _VARS:
-            flags.append(Term(f"({v} {test})", cost, _flag(_Q[v], test), "flag"))
-        terms += flags
-        total = _sum3(*(f.quantity for f in flags))
-        terms.append(Term(" + ".join(f.text for f in flags), 3 * cost + 2, total, "count"))
+        flags = [Term(f"({v} {test})", cost, _flag(_Q[v], test), "flag") for v in _VARS]
+        terms += [*flags, counted(flags, 3 * cost + 2)]
     # how many of the pairs are in order: round the circle (two of x > y, y > z, z > x: not sorted either way),
-    # and ascending (all three of x < y, y < z, x < z: sorted)
-    for pairs in (
-        (("x", "y", ">"), ("y", "z", ">"), ("z", "x", ">")),
-        (("x", "y", "<"), ("y", "z", "<"), ("x", "z", "<")),
-    ):
-        flags = [
-            Term(
-                f"({a} {op} {b})", 1, _flag(_binary(_Q[a], "-", _Q[b]), "> 0" if op == ">" else "< 0"), "flag"
-            )
-            for a, b, op in pairs
-        ]
-        total = _sum3(*(f.quantity for f in flags))
-        terms.append(Term(" + ".join(f.text for f in flags), 3 + 2, total, "count"))
-    # how many pairs are equal ((x == y) + (y == z) + (x == z) == 1: exactly two of the three are the same)
-    same = [
-        Term(f"({a} == {b})", 1, _flag(_binary(_Q[a], "-", _Q[b]), "== 0"), "flag")
-        for a, b in (("x", "y"), ("y", "z"), ("x", "z"))
-    ]
-    terms.append(Term(" + ".join(f.text for f in same), 3 + 2, _sum3(*(f.quantity for f in same)), "count"))
+    # and ascending (all three of x < y, y < z, x < z: sorted); how many are equal ((x == y) + (y == z) + (x ==
+    # z) == 1: exactly two of the three are the same)
+    for op, pairs in ((">", ("xy", "yz", "zx")), ("<", ("xy", "yz", "xz")), ("==", ("xy", "yz", "xz"))):
+        diffs = [(a, b, _binary(_Q[a], "-", _Q[b])) for a, b in pairs]
+        terms.append(
+            counted([Term(f"({a} {op} {b})", 1, _flag(q, f"{op} 0"), "flag") for a, b, q in diffs], 5)
+        )
     # the residues by 2 summed (``x % 2 + y % 2 + z % 2 == 1``: on whole numbers how many are odd, as the count
     # of ``v % 2 == 1`` is, but not on decimals)
     odd = [_binary(_Q[v], "%", 2.0) for v in _VARS]
-    total = _sum3(*odd)
-    terms.append(Term("x % 2 + y % 2 + z % 2", 3 + 2, total, "count"))
+    terms.append(Term("x % 2 + y % 2 + z % 2", 3 + 2, _sum3(*odd), "count"))
     return terms
 
 
@@ -965,11 +937,7 @@ def shared_space(seed: int = 0) -> BuiltSpace:
 
 
 class BuiltSpace:
-    """The grammar's formulas, searched on observations.
-
-    Args:
-        seed: seed of the de-duplication points.
-    """
+    """The grammar's formulas (de-duplicated on the points of ``seed``), searched on observations."""
 
     def __init__(self, seed: int = 0) -> None:
         self.grammar = grammar(seed)
@@ -1049,18 +1017,10 @@ class BuiltSpace:
     def consistent(
         self, points: npt.ArrayLike, labels: Sequence[bool], limit: int = MAX_FORMULAS, *, widen: bool = True
     ) -> list[Formula]:
-        """The simplest formulas that agree with every observation (at most ``limit`` of the grammar's, and every
-        fitted ball), simplest first.
-
-        Args:
-            points: the observed (x, y, z).
-            labels: what the rule said at each.
-            limit: how many of the grammar's formulas to return at most (the fitted balls come beside them).
-            widen: when no formula of the grammar fits, fit thresholds to the observations.
-
-        Returns:
-            Formulas ordered by complexity (ties: atoms before pairs, then generation order).
-        """
+        """The simplest formulas that agree with every observation (what the rule said at each point): at most
+        ``limit`` of the grammar's, and every fitted ball beside them, by complexity (ties: atoms before pairs,
+        then generation order). ``widen``: when no formula of the grammar fits, fit thresholds to the
+        observations."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         truth = self.observed_truth(pts)
         lab = np.asarray(labels, dtype=np.bool_)
@@ -1571,7 +1531,7 @@ def _pieces() -> list[_Monomial]:
         ]
     for kind in ("max", "min"):
         out += [_Monomial(f"{kind}({a}, {b})", (), 1, 1, _fold(kind, _Q[a], _Q[b])) for a, b in _PAIRS]
-        out.append(_Monomial(f"{kind}(x, y, z)", (), 1, 1, _extreme(kind)))
+        out.append(_Monomial(f"{kind}(x, y, z)", (), 1, 1, _fold(kind, X, Y, Z)))
     return out
 
 
@@ -1869,19 +1829,10 @@ _MAX_PATTERNS = 1500  # patterns paired, those with the cheapest atoms
 def formula_truth(
     space: BuiltSpace, formulas: Sequence[Formula], points: npt.ArrayLike, *, keep: bool = False
 ) -> B:
-    """Each formula at each point, computing only the atoms and terms the formulas use.
-
-    Args:
-        space: the space the formulas come from.
-        formulas: the formulas.
-        points: shape (N, 3).
-        keep: the points are asked about again and again (a player's candidate tests): the atoms' truth there
-            is kept by the space and reused by every later call on them, so a game's alternatives cost only
-            the atoms no earlier game used.
-
-    Returns:
-        Boolean array of shape (formulas, N).
-    """
+    """Each formula of ``space`` at each point, shape (formulas, N), computing only the atoms and terms the
+    formulas use. ``keep``: the points are asked about again and again (a player's candidate tests): the atoms'
+    truth there is kept by the space and reused by every later call on them, so a game's alternatives cost only
+    the atoms no earlier game used."""
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     used = np.array(sorted({a for f in formulas for a in f.atoms}), dtype=np.intp)
     kept = space.kept_truth(pts) if keep else None

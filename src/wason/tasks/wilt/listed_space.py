@@ -169,14 +169,17 @@ def _absolute(a: _Quantity) -> _Quantity:
     return _Quantity(f"abs({a.key})", compute)
 
 
-def _extreme(kind: str) -> _Quantity:
+def _fold(kind: str, *parts: _Quantity) -> _Quantity:
+    """The least (``"min"``) or greatest (``"max"``) of the parts at each point."""
     ufunc = np.maximum if kind == "max" else np.minimum
 
     def compute(k: _Cols) -> F:
-        out: F = ufunc(ufunc(k.get(_VAR["x"]), k.get(_VAR["y"])), k.get(_VAR["z"]))
+        out: F = k.get(parts[0])
+        for p in parts[1:]:
+            out = ufunc(out, k.get(p))
         return out
 
-    return _Quantity(f"{kind}(x, y, z)", compute)
+    return _Quantity(f"{kind}({', '.join(p.key for p in parts)})", compute)
 
 
 def _square(a: _Quantity) -> _Quantity:
@@ -215,7 +218,7 @@ def _power(a: _Quantity, n: int) -> _Quantity:
 X, Y, Z = _VAR["x"], _VAR["y"], _VAR["z"]
 _SUM = _binary(_binary(X, "+", Y), "+", Z)  # Python adds left to right: (x + y) + z
 _PRODUCT = _binary(_binary(X, "*", Y), "*", Z)
-_MAX, _MIN = _extreme("max"), _extreme("min")
+_MAX, _MIN = _fold("max", X, Y, Z), _fold("min", X, Y, Z)
 
 
 def _operand(k: _Cols, a: Operand) -> F | float:
@@ -840,13 +843,9 @@ def candidate_tests(seed: int = 0) -> tuple[F, list[tuple[str, str, str]]]:
     or not, perfect squares, decimal sums whose float rounding matters), fractional parts in every order,
     sorted triples of many spreads, and seeded random integers and decimals up to +-999. Every token is
     accepted by :func:`wason.tasks.wilt.values.parse_value` and parses to the float given. Simplest triples
-    come first (fewest decimals, then smallest magnitude): that is how the solver breaks ties.
-
-    Args:
-        seed: seed of the random part; the same seed gives the same candidates in the same order.
-
-    Returns:
-        ``(points, labels)``: an (N, 3) read-only float64 array and the N triples of strings.
+    come first (fewest decimals, then smallest magnitude): that is how the solver breaks ties. The same seed
+    (of the random part) gives the same ``(points, labels)`` in the same order: an (N, 3) read-only float64
+    array and the N triples of strings.
     """
     points, labels = _candidates(seed)
     return points, list(labels)
@@ -919,15 +918,8 @@ class HypothesisSpace:
         return len(self.hypotheses)
 
     def evaluate(self, points: npt.ArrayLike) -> B:
-        """Every hypothesis at every point, computed with numpy (no sandbox calls).
-
-        Args:
-            points: shape (N, 3) values of (x, y, z); integral values stand for Python ints, as in the sandbox.
-
-        Returns:
-            Boolean matrix of shape (H, N): row h is hypothesis h's truth value at each point, the same as
-            ``compile_rule(h.lambda_text).evaluate(points)``.
-        """
+        """Every hypothesis at every (x, y, z) point (integral values stand for Python ints, as in the sandbox),
+        computed with numpy: row h of the (H, N) result is ``compile_rule(h.lambda_text).evaluate(points)``."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         out = np.empty((len(self.hypotheses), pts.shape[0]), dtype=np.bool_)
         for start in range(0, pts.shape[0], _CHUNK):
@@ -940,15 +932,7 @@ class HypothesisSpace:
         return out
 
     def evaluate_rows(self, rows: npt.ArrayLike, points: npt.ArrayLike) -> B:
-        """The hypotheses ``rows`` at every point: ``evaluate(points)[rows]``, joining only those rows.
-
-        Args:
-            rows: hypothesis indices.
-            points: shape (N, 3).
-
-        Returns:
-            Boolean matrix of shape (len(rows), N).
-        """
+        """The hypotheses ``rows`` at every point: ``evaluate(points)[rows]``, joining only those rows."""
         index = np.asarray(rows, dtype=np.intp).reshape(-1)
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         out = np.empty((index.shape[0], pts.shape[0]), dtype=np.bool_)
@@ -1119,13 +1103,8 @@ def build_space(seed: int = 0) -> HypothesisSpace:
     spellings win), and expressions constant on all these points are dropped: 11,290 hypotheses remain for
     seed 0 (1,552 primitives, 9,738 conjunctions). The build takes about 0.25 s (plus 0.45 s of imports in a
     fresh process) and at most about 35 MB on top of the process, on the 2-core reference machine: rows are
-    compared packed, a block at a time. Deterministic for a seed.
-
-    Args:
-        seed: seed of the candidate tests and of the de-duplication points.
-
-    Returns:
-        The space.
+    compared packed, a block at a time. Deterministic for the seed (of the candidate tests and of the
+    de-duplication points).
     """
     prims = _primitives()
     pairs = _conjunction_pairs(prims)
