@@ -436,7 +436,7 @@ def _count_terms() -> list[Term]:
     # and ascending (all three of x < y, y < z, x < z: sorted); how many are equal ((x == y) + (y == z) + (x ==
     # z) == 1: exactly two of the three are the same)
     for op, pairs in ((">", ("xy", "yz", "zx")), ("<", ("xy", "yz", "xz")), ("==", ("xy", "yz", "xz"))):
-        diffs = [(a, b, _binary(_Q[a], "-", _Q[b])) for a, b in pairs]
+        diffs = [(p[0], p[1], _binary(_Q[p[0]], "-", _Q[p[1]])) for p in pairs]
         terms.append(
             counted([Term(f"({a} {op} {b})", 1, _flag(q, f"{op} 0"), "flag") for a, b, q in diffs], 5)
         )
@@ -1002,18 +1002,6 @@ class BuiltSpace:
         out: B = np.unpackbits(np.stack(known, axis=1), axis=0, count=n_atoms).view(np.bool_)
         return out
 
-    def formula_truth(self, formulas: Sequence[Formula], atom_truth: B) -> B:
-        """Each formula at the points ``atom_truth`` was computed on: shape (formulas, points)."""
-        out = np.empty((len(formulas), atom_truth.shape[1]), dtype=np.bool_)
-        for k, f in enumerate(formulas):
-            if len(f.atoms) == 1:
-                out[k] = atom_truth[f.atoms[0]]
-            elif f.connective == "and":
-                np.logical_and(atom_truth[f.atoms[0]], atom_truth[f.atoms[1]], out=out[k])
-            else:
-                np.logical_or(atom_truth[f.atoms[0]], atom_truth[f.atoms[1]], out=out[k])
-        return out
-
     def consistent(
         self, points: npt.ArrayLike, labels: Sequence[bool], limit: int = MAX_FORMULAS, *, widen: bool = True
     ) -> list[Formula]:
@@ -1067,13 +1055,10 @@ class BuiltSpace:
         order = order[chosen[order]]
         out: list[Formula] = []
         for i in order.tolist():
-            a, b, k = int(first[i]), int(second[i]), int(kind[i])
-            if k == 0:
-                out.append(Formula((a,), "and", self.atoms[a].text, int(complexity[i])))
-            else:
-                word = "and" if k == 1 else "or"
-                text = f"{self.atoms[a].text} {word} {self.atoms[b].text}"
-                out.append(Formula((a, b), word, text, int(complexity[i])))
+            ids = (int(first[i]),) if kind[i] == 0 else (int(first[i]), int(second[i]))
+            word = "or" if kind[i] == 2 else "and"
+            text = f" {word} ".join(self.atoms[a].text for a in ids)
+            out.append(Formula(ids, word, text, int(complexity[i])))
         return out
 
     def _fitted_formulas(self, points: F, truth: B, lab: B) -> tuple[Index, Index, npt.NDArray[np.int8]]:
@@ -1082,14 +1067,8 @@ class BuiltSpace:
         g = self.grammar
         numeric = np.array([t.kind == "num" for t in g.terms], dtype=np.bool_)
         values = self.term_values(points)
-        firsts: list[int] = []
-        seconds: list[int] = []
-        kinds: list[int] = []
         pos, neg = lab, ~lab
-        for fitted in self._separate(values, numeric, pos, neg):
-            firsts.append(fitted)
-            seconds.append(fitted)
-            kinds.append(0)
+        rows = [(fitted, fitted, 0) for fitted in self._separate(values, numeric, pos, neg)]
         cheap = np.argsort(g.cost, kind="stable")
         and_ok: B = (
             np.all(truth[:, pos], axis=1) & np.any(truth[:, neg], axis=1) & ~np.all(truth[:, neg], axis=1)
@@ -1101,15 +1080,9 @@ class BuiltSpace:
                     keep, drop = pos, neg & truth[a]
                 else:  # the threshold takes the positives the atom missed and no negative
                     keep, drop = pos & ~truth[a], neg
-                for fitted in self._separate(values, numeric, keep, drop):
-                    firsts.append(a)
-                    seconds.append(fitted)
-                    kinds.append(k)
-        return (
-            np.array(firsts, dtype=np.intp),
-            np.array(seconds, dtype=np.intp),
-            np.array(kinds, dtype=np.int8),
-        )
+                rows += [(a, fitted, k) for fitted in self._separate(values, numeric, keep, drop)]
+        table = np.array(rows, dtype=np.intp).reshape(-1, 3)
+        return table[:, 0], table[:, 1], table[:, 2].astype(np.int8)
 
     def _separate(self, values: F, numeric: B, keep: B, drop: B) -> list[int]:
         """Fitted atoms true on every ``keep`` point and false on every ``drop`` one: ``t > c`` with c the highest
@@ -1139,14 +1112,10 @@ class BuiltSpace:
     def _fit(self, term: int, op: str, c: float) -> int:
         """The atom ``term op c``, added to :attr:`atoms` once."""
         t = self.terms[term]
-        text = f"{t.text} {op} {_number_text(c)}"
-        with self._lock:  # one space may serve players on several threads
-            found = self._fitted.get(text)
-            if found is None:
-                found = self._fitted[text] = len(self.atoms)
-                cost = t.cost + 1 + (_constant_cost(c) if c == int(c) else 3)
-                self.atoms.append(Atom(text, cost, term, op, -1, c))
-                self._catch_up()
+        cost = t.cost + 1 + (_constant_cost(c) if c == int(c) else 3)
+        found = self._fitted_atom(Atom(f"{t.text} {op} {_number_text(c)}", cost, term, op, -1, c))
+        with self._lock:
+            self._catch_up()
         return found
 
     def _term(self, text: str, cost: int, quantity: _Quantity) -> int:
@@ -1232,21 +1201,15 @@ class BuiltSpace:
         nearest value (none when the sides overlap)."""
         values = _term_values([self.terms[term]], points)[0]
         keep, drop = values[lab], values[~lab]
-        if upward and keep.min() > drop.max():
-            lo, hi = float(drop.max()), float(keep.min())
-            return [
-                self._fit(term, ">", simplest_between(lo, hi)),
-                self._fit(term, ">=", hi),
-                self._fit(term, ">", lo),
-            ]
-        if not upward and keep.max() < drop.min():
-            lo, hi = float(keep.max()), float(drop.min())
-            return [
-                self._fit(term, "<", simplest_between(lo, hi)),
-                self._fit(term, "<=", lo),
-                self._fit(term, "<", hi),
-            ]
-        return []
+        lo, hi = (float(drop.max()), float(keep.min())) if upward else (float(keep.max()), float(drop.min()))
+        if not lo < hi:
+            return []
+        strict, loose = (">", ">=") if upward else ("<", "<=")
+        return [
+            self._fit(term, strict, simplest_between(lo, hi)),
+            self._fit(term, loose, hi if upward else lo),
+            self._fit(term, strict, lo if upward else hi),
+        ]
 
     def _planes(self, points: F, lab: B) -> list[int]:
         """Thresholds on linear forms whose coefficients the grammar does not have (``2 * x + 3 * y - z > 0``,
@@ -1335,7 +1298,7 @@ class BuiltSpace:
     def _fitted_atom(self, atom: Atom) -> int:
         """The index of a fitted atom, added to :attr:`atoms` once (its cost and shape follow when the fit's
         new atoms are all made: see :meth:`_catch_up`)."""
-        with self._lock:
+        with self._lock:  # one space may serve players on several threads
             found = self._fitted.get(atom.text)
             if found is None:
                 found = self._fitted[atom.text] = len(self.atoms)

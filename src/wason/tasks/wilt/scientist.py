@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -577,19 +578,17 @@ class Scientist:
         bases = list(_BASES) + [(p[1], p[2]) for p, r in self.history[-4:] if r]
         grid = np.array(_GRID, dtype=np.float64)
         n = grid.shape[0]
-        lines = []
-        for a, b in bases:
-            for position in range(3):
-                pts = np.empty((n, 3))
-                others = [k for k in range(3) if k != position]
-                pts[:, position] = grid
-                pts[:, others[0]] = a
-                pts[:, others[1]] = b
-                lines.append(pts)
+        base_array = np.array(bases, dtype=np.float64)
+        # the lines through each base point along each variable
+        lines = [
+            np.insert(np.tile(ab, (n, 1)), position, grid, axis=1)
+            for ab in base_array
+            for position in range(3)
+        ]
         line_points = np.concatenate(lines, axis=0)
         made: list[F] = []
         for k in order.tolist():
-            program = self._evaluator(k)
+            program = partial(self._truth_of, k)
             truth = program(line_points)
             hits = np.flatnonzero(truth)
             made.append(line_points[hits[:: max(1, hits.shape[0] // 3)][:3]])
@@ -607,7 +606,6 @@ class Scientist:
                 edges = _bisect(program, lo, hi)
                 made.append(edges)
                 self._edges[k] = typeable_points(edges)
-        base_array = np.array(bases, dtype=np.float64)
         atoms = self.built().atoms
         with_equality: list[Formula] = []
         for k in np.argsort(-self._weights, kind="stable").tolist():
@@ -619,10 +617,6 @@ class Scientist:
         made.extend(self._solve(with_equality, base_array))
         pts = typeable_points(np.concatenate(made, axis=0)) if made else np.zeros((0, 3))
         return unique_points(pts)
-
-    def _evaluator(self, k: int) -> Callable[[F], B]:
-        """Alternative ``k`` at given points, computed with numpy as the sandbox would (no sandbox calls)."""
-        return lambda points: self._truth_of(k, points)
 
     def _solve(self, formulas: Sequence[Formula], bases: F) -> list[F]:
         """Points where each formula's equalities hold: each is solved for one variable in turn, along lines
