@@ -40,7 +40,7 @@ import itertools
 import json
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -59,7 +59,7 @@ from wason.tasks.wilt.listed_space import (
     _absolute,
     _binary,
     _Cols,
-    _extreme,
+    _fold,
     _power,
     _Quantity,
     _scaled,
@@ -195,16 +195,18 @@ class Formula:
 
 
 def _linear_text(coefs: Sequence[int]) -> str:
-    parts: list[str] = []
-    for c, v in zip(coefs, _VARS, strict=True):
-        if c == 0:
-            continue
-        body = v if abs(c) == 1 else f"{abs(c)} * {v}"
-        if not parts:
-            parts.append(body if c > 0 else f"-{body}")
-        else:
-            parts.append(f"{'+' if c > 0 else '-'} {body}")
-    return " ".join(parts)
+    return _sum_text(zip(_VARS, coefs, strict=True))
+
+
+def _sum_text(parts: Iterable[tuple[str, int]]) -> str:
+    """Terms times coefficients as written: a coefficient of 1 unwritten, a negative one subtracted (negated
+    when first), a zero one left out."""
+    text = ""
+    for t, c in parts:
+        if c:
+            body = t if abs(c) == 1 else f"{abs(c)} * {t}"
+            text = f"{text} {'+' if c > 0 else '-'} {body}" if text else (body if c > 0 else f"-{body}")
+    return text
 
 
 def _linear_quantity(coefs: Sequence[int]) -> _Quantity:
@@ -219,23 +221,23 @@ def _linear_quantity(coefs: Sequence[int]) -> _Quantity:
     return out
 
 
+def _linear_cost(coefs: Sequence[int]) -> int:
+    """The operators of a linear form: its joins, and a multiplication for each coefficient other than 1."""
+    return sum(1 for c in coefs if c) - 1 + sum(1 for c in coefs if abs(c) > 1)
+
+
+def _plus(text: str, q: _Quantity, d: float) -> tuple[str, _Quantity]:
+    """``text + d`` (``text - |d|`` for a negative d, ``text`` for 0) and its quantity."""
+    if d == 0:
+        return text, q
+    sign = "+" if d > 0 else "-"
+    return f"{text} {sign} {_number_text(abs(d))}", _binary(q, sign, float(abs(d)))
+
+
 def _join(out: _Quantity | None, part: _Quantity, plus: bool) -> _Quantity:
     if out is None:
         return part if plus else _scaled(-1.0, part)
     return _binary(out, "+" if plus else "-", part)
-
-
-def _fold(kind: str, *parts: _Quantity) -> _Quantity:
-    """The least (``"min"``) or greatest (``"max"``) of the parts at each point."""
-    ufunc = np.maximum if kind == "max" else np.minimum
-
-    def compute(k: _Cols) -> F:
-        out: F = k.get(parts[0])
-        for p in parts[1:]:
-            out = ufunc(out, k.get(p))
-        return out
-
-    return _Quantity(f"{kind}({', '.join(p.key for p in parts)})", compute)
 
 
 def _sum3(a: _Quantity, b: _Quantity, c: _Quantity) -> _Quantity:
@@ -334,8 +336,7 @@ def _polynomial_terms() -> list[Term]:
         nonzero = [c for c in coefs if c != 0]
         if len(nonzero) < 2 or nonzero[0] < 0:
             continue  # a variable alone is a term already; -t compares as t with the operator turned round
-        cost = len(nonzero) - 1 + sum(1 for c in nonzero if abs(c) > 1)
-        terms.append(Term(_linear_text(coefs), cost, _linear_quantity(coefs)))
+        terms.append(Term(_linear_text(coefs), _linear_cost(coefs), _linear_quantity(coefs)))
     for a, b in _PAIRS:
         terms.append(Term(f"{a} * {b}", 1, _binary(_Q[a], "*", _Q[b]), simple=True))
     terms.append(Term("x * y * z", 2, _binary(_binary(X, "*", Y), "*", Z)))
@@ -365,12 +366,8 @@ def _size_terms() -> list[Term]:
             terms.append(Term(f"abs({a} {op} {b})", 2, _absolute(inner)))
             terms.append(Term(f"({a} {op} {b}) ** 2", 2, _square(inner)))
     terms.append(Term("abs(x + y + z)", 3, _absolute(_sum3(X, Y, Z))))
-    for text, op1, op2 in (
-        ("abs(x + y - z)", "+", "-"),
-        ("abs(x - y + z)", "-", "+"),
-        ("abs(x - y - z)", "-", "-"),
-    ):
-        terms.append(Term(text, 3, _absolute(_binary(_binary(X, op1, Y), op2, Z))))
+    for op1, op2 in (("+", "-"), ("-", "+"), ("-", "-")):
+        terms.append(Term(f"abs(x {op1} y {op2} z)", 3, _absolute(_binary(_binary(X, op1, Y), op2, Z))))
     for unary, text in ((_square, "{} ** 2"), (_absolute, "abs({})")):
         parts = {v: (text.format(v), unary(_Q[v])) for v in _VARS}
         for a, b in itertools.permutations(_VARS, 2):
@@ -391,13 +388,15 @@ def _extreme_terms() -> list[Term]:
     for kind in ("max", "min"):
         for a, b in _PAIRS:
             terms.append(Term(f"{kind}({a}, {b})", 1, _fold(kind, _Q[a], _Q[b]), simple=True))
-        terms.append(Term(f"{kind}(x, y, z)", 1, _extreme(kind), simple=True))
+        terms.append(Term(f"{kind}(x, y, z)", 1, _fold(kind, X, Y, Z), simple=True))
     # the spread of the three (max(x, y, z) - min(x, y, z) <= 4)
-    terms.append(Term("max(x, y, z) - min(x, y, z)", 3, _binary(_extreme("max"), "-", _extreme("min"))))
+    terms.append(
+        Term("max(x, y, z) - min(x, y, z)", 3, _binary(_fold("max", X, Y, Z), "-", _fold("min", X, Y, Z)))
+    )
     # the middle value, as it is written without sorting (x + y + z - max(x, y, z) - min(x, y, z) > 4); dear,
     # because against 0 it is the count of signs ((x > 0) + (y > 0) + (z > 0) >= 2) on all but a few decimals,
     # and the count is the likelier rule (cheaper, it lost both such rules of the outside sets)
-    middle = _binary(_binary(_sum3(X, Y, Z), "-", _extreme("max")), "-", _extreme("min"))
+    middle = _binary(_binary(_sum3(X, Y, Z), "-", _fold("max", X, Y, Z)), "-", _fold("min", X, Y, Z))
     terms.append(Term("x + y + z - max(x, y, z) - min(x, y, z)", 9, middle))
     # the path from one variable through another to the third (abs(x - y) + abs(y - z) <= 6), each variable in
     # the middle
@@ -426,38 +425,25 @@ def _whole_terms() -> list[Term]:
 def _count_terms() -> list[Term]:
     """Conditions on the variables and how many variables (or pairs) meet them."""
     terms: list[Term] = []
+
+    def counted(flags: list[Term], cost: int) -> Term:
+        return Term(" + ".join(f.text for f in flags), cost, _sum3(*(f.quantity for f in flags)), "count")
+
     for test, cost in FLAG_TESTS:  # conditions on each variable: two compared, three counted
-        flags = []
-        for v in _VARS:
-            flags.append(Term(f"({v} {test})", cost, _flag(_Q[v], test), "flag"))
-        terms += flags
-        total = _sum3(*(f.quantity for f in flags))
-        terms.append(Term(" + ".join(f.text for f in flags), 3 * cost + 2, total, "count"))
+        flags = [Term(f"({v} {test})", cost, _flag(_Q[v], test), "flag") for v in _VARS]
+        terms += [*flags, counted(flags, 3 * cost + 2)]
     # how many of the pairs are in order: round the circle (two of x > y, y > z, z > x: not sorted either way),
-    # and ascending (all three of x < y, y < z, x < z: sorted)
-    for pairs in (
-        (("x", "y", ">"), ("y", "z", ">"), ("z", "x", ">")),
-        (("x", "y", "<"), ("y", "z", "<"), ("x", "z", "<")),
-    ):
-        flags = [
-            Term(
-                f"({a} {op} {b})", 1, _flag(_binary(_Q[a], "-", _Q[b]), "> 0" if op == ">" else "< 0"), "flag"
-            )
-            for a, b, op in pairs
-        ]
-        total = _sum3(*(f.quantity for f in flags))
-        terms.append(Term(" + ".join(f.text for f in flags), 3 + 2, total, "count"))
-    # how many pairs are equal ((x == y) + (y == z) + (x == z) == 1: exactly two of the three are the same)
-    same = [
-        Term(f"({a} == {b})", 1, _flag(_binary(_Q[a], "-", _Q[b]), "== 0"), "flag")
-        for a, b in (("x", "y"), ("y", "z"), ("x", "z"))
-    ]
-    terms.append(Term(" + ".join(f.text for f in same), 3 + 2, _sum3(*(f.quantity for f in same)), "count"))
+    # and ascending (all three of x < y, y < z, x < z: sorted); how many are equal ((x == y) + (y == z) + (x ==
+    # z) == 1: exactly two of the three are the same)
+    for op, pairs in ((">", ("xy", "yz", "zx")), ("<", ("xy", "yz", "xz")), ("==", ("xy", "yz", "xz"))):
+        diffs = [(p[0], p[1], _binary(_Q[p[0]], "-", _Q[p[1]])) for p in pairs]
+        terms.append(
+            counted([Term(f"({a} {op} {b})", 1, _flag(q, f"{op} 0"), "flag") for a, b, q in diffs], 5)
+        )
     # the residues by 2 summed (``x % 2 + y % 2 + z % 2 == 1``: on whole numbers how many are odd, as the count
     # of ``v % 2 == 1`` is, but not on decimals)
     odd = [_binary(_Q[v], "%", 2.0) for v in _VARS]
-    total = _sum3(*odd)
-    terms.append(Term("x % 2 + y % 2 + z % 2", 3 + 2, total, "count"))
+    terms.append(Term("x % 2 + y % 2 + z % 2", 3 + 2, _sum3(*odd), "count"))
     return terms
 
 
@@ -491,268 +477,219 @@ def _terms() -> list[Term]:
     ]
 
 
-def _constant_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
-    """The variables against each other, then each term against constants (by its kind)."""
-    atoms: list[Atom] = []
-    # variables against each other first, so the plain spellings win ties
+class _Maker:
+    """The atoms being made, and the terms they compare (named by their text)."""
+
+    def __init__(self, terms: list[Term]) -> None:
+        self.terms = terms
+        self.index = {t.text: i for i, t in enumerate(terms)}
+        self.atoms: list[Atom] = []
+
+    def term(self, text: str, q: _Quantity, cost: int) -> int:
+        """The index of a term, appended to the terms when it is new."""
+        if text not in self.index:
+            self.index[text] = len(self.terms)
+            self.terms.append(Term(text, cost, q))
+        return self.index[text]
+
+    def cost(self, text: str) -> int:
+        return self.terms[self.index[text]].cost
+
+    def versus(
+        self, left: str, ops: Iterable[str], right: str, cost: int | None = None, extra: int = 0
+    ) -> None:
+        """``left op right`` for each operator, both sides terms; costing the sides' operators, one and
+        ``extra`` unless ``cost`` is given."""
+        if cost is None:
+            cost = self.cost(left) + self.cost(right) + 1 + extra
+        i, j = self.index[left], self.index[right]
+        self.atoms += [Atom(f"{left} {op} {right}", cost, i, op, j, 0.0) for op in ops]
+
+    def each_pair(self, texts: Sequence[str]) -> None:
+        """Every two of the terms compared: ``<`` and ``<=`` both ways, ``==`` and ``!=`` the earlier first."""
+        for i, j in itertools.permutations(range(len(texts)), 2):
+            self.versus(texts[i], ("<", "<=", "==", "!=") if i < j else ("<", "<="), texts[j])
+
+
+def _against_constants(t: Term) -> list[tuple[str, float, Sequence[str], int]]:
+    """The constants a term is compared with, by its kind: their texts, values, operators and costs (none for
+    whole parts and conditions, which are compared with each other, nor for ``y % x``)."""
+    if t.kind == "mod":  # a residue against its remainders
+        return [(f"{r}", r, ("==", "!="), t.cost + 1 + (0 if r == 0 else 1)) for r in range(t.modulus)]
+    if t.kind == "count":  # how many variables meet a condition
+        extra = 1 + FLAG_EXTRA
+        return [
+            (f"{k}", float(k), _OPS if k in (1, 2) else ("==", "!="), t.cost + extra + _constant_cost(k))
+            for k in range(4)
+        ]
+    if t.kind == "frac":  # a fractional part against a fraction
+        return [(f"{c:g}", c, _OPS, t.cost + 2) for c in (0.0, 0.25, 0.5, 0.75)]
+    if t.kind == "num":
+        return [(f"{c}", float(c), _OPS, t.cost + 1 + _constant_cost(c)) for c in CONSTANT_POOL]
+    return []
+
+
+def _constant_atoms(m: _Maker) -> None:
+    """The variables against each other (first, so the plain spellings win ties), then each term against
+    constants."""
     for a, b in itertools.permutations(_VARS, 2):
-        for op in ("<", "<="):
-            atoms.append(Atom(f"{a} {op} {b}", 1, index[a], op, index[b], 0.0))
+        m.versus(a, ("<", "<="), b)
     for a, b in _PAIRS:
-        for op in ("==", "!="):
-            atoms.append(Atom(f"{a} {op} {b}", 1, index[a], op, index[b], 0.0))
-    for i, t in enumerate(terms):
-        if t.kind == "mod":
-            for r in range(t.modulus):
-                for op in ("==", "!="):
-                    atoms.append(Atom(f"{t.text} {op} {r}", t.cost + 1 + (0 if r == 0 else 1), i, op, -1, r))
-            continue
+        m.versus(a, ("==", "!="), b)
+    for i, t in enumerate(m.terms):
         if t.kind == "divides":  # written as people write it, with its guard (Python raises at x == 0)
             divisor = t.text.split(" % ")[1]
-            atoms.append(Atom(f"{divisor} != 0 and {t.text} == 0", t.cost + 1, i, "==", -1, 0.0))
-            continue
-        if t.kind == "whole":  # a whole part: against another and against a variable, below
-            continue
-        if t.kind == "flag":  # a condition on a variable: against the same condition on another, below
-            continue
-        if t.kind == "count":  # how many variables meet a condition
-            for k, ops in ((0, ("==", "!=")), (1, _OPS), (2, _OPS), (3, ("==", "!="))):
-                for op in ops:
-                    cost = t.cost + 1 + _constant_cost(k) + FLAG_EXTRA
-                    atoms.append(Atom(f"{t.text} {op} {k}", cost, i, op, -1, float(k)))
-            continue
-        if t.kind == "frac":  # a fractional part against a fraction
-            for c in (0.0, 0.25, 0.5, 0.75):
-                for op in _OPS:
-                    atoms.append(Atom(f"{t.text} {op} {c:g}", t.cost + 2, i, op, -1, c))
-            continue
-        for c in CONSTANT_POOL:
-            for op in _OPS:
-                atoms.append(Atom(f"{t.text} {op} {c}", t.cost + 1 + _constant_cost(c), i, op, -1, float(c)))
-    return atoms
+            m.atoms.append(Atom(f"{divisor} != 0 and {t.text} == 0", t.cost + 1, i, "==", -1, 0.0))
+        for text, c, ops, cost in _against_constants(t):
+            m.atoms += [Atom(f"{t.text} {op} {text}", cost, i, op, -1, c) for op in ops]
 
 
-def _simple_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+def _simple_atoms(m: _Maker) -> None:
     """Simple terms against a variable and against each other; sizes and squares of two variables."""
-    atoms: list[Atom] = []
-    # simple terms against a variable, and against each other when of one kind
-    for i, t in enumerate(terms):
-        if not t.simple:
-            continue
+    simple = [t.text for t in m.terms if t.simple]
+    for t in simple:
         for v in _VARS:
-            for op in _OPS:
-                atoms.append(Atom(f"{t.text} {op} {v}", t.cost + 1, i, op, index[v], 0.0))
-    simple = [i for i, t in enumerate(terms) if t.simple]
-    for i, j in itertools.permutations(simple, 2):
-        for op in ("<", "<=", "==", "!="):
-            if op in ("==", "!=") and i > j:
-                continue
-            cost = terms[i].cost + terms[j].cost + 1
-            atoms.append(Atom(f"{terms[i].text} {op} {terms[j].text}", cost, i, op, j, 0.0))
-    for prefix in ("abs(", ""):
-        for a, b in itertools.permutations(_VARS, 2):
-            ta = f"abs({a})" if prefix else f"{a} ** 2"
-            tb = f"abs({b})" if prefix else f"{b} ** 2"
-            for op in ("<", "<=", "==", "!="):
-                if op in ("==", "!=") and a > b:
-                    continue
-                atoms.append(Atom(f"{ta} {op} {tb}", 3, index[ta], op, index[tb], 0.0))
-    return atoms
+            m.versus(t, _OPS, v)
+    m.each_pair(simple)
+    for unary in ("abs({})", "{} ** 2"):
+        m.each_pair([unary.format(v) for v in _VARS])
 
 
-def _size_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+def _size_atoms(m: _Maker) -> None:
     """Sizes of sums and differences against the third variable, paths and distances compared."""
-    atoms: list[Atom] = []
     # the size of a sum or difference of two against the size of the third (abs(x + y) == abs(z))
     for (a, b), third in zip(_PAIRS, ("z", "y", "x"), strict=True):
-        right = f"abs({third})"
         for sign in ("+", "-"):
-            left = f"abs({a} {sign} {b})"
-            for op in _OPS:
-                atoms.append(Atom(f"{left} {op} {right}", SIZES_COST, index[left], op, index[right], 0.0))
-    distances = [f"abs({a} - {b})" for a, b in _PAIRS]
+            m.versus(f"abs({a} {sign} {b})", _OPS, f"abs({third})", SIZES_COST)
     for a, mid, b in _PATHS:  # the middle one between the others: abs(x - y) + abs(y - z) == abs(x - z)
-        tp, td = f"abs({a} - {mid}) + abs({mid} - {b})", f"abs({min(a, b)} - {max(a, b)})"
-        for op in ("==", "!="):
-            atoms.append(Atom(f"{tp} {op} {td}", 7, index[tp], op, index[td], 0.0))
-    for da, db in itertools.permutations(distances, 2):
-        for op in ("<", "<=", "==", "!="):
-            if op in ("==", "!=") and da > db:
-                continue
-            atoms.append(Atom(f"{da} {op} {db}", 5, index[da], op, index[db], 0.0))
-    return atoms
+        m.versus(f"abs({a} - {mid}) + abs({mid} - {b})", ("==", "!="), f"abs({min(a, b)} - {max(a, b)})", 7)
+    m.each_pair([f"abs({a} - {b})" for a, b in _PAIRS])
 
 
-def _whole_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+def _whole_atoms(m: _Maker) -> None:
     """Whole parts against each other and against a variable."""
-    atoms: list[Atom] = []
     for text in _WHOLE_TEXT.values():  # x // 2 == y // 2, round(x / 3) == y
         for k in WHOLE_DIVISORS:
             for a, b in itertools.permutations(_VARS, 2):
-                ta, tb = text.format(a, k), text.format(b, k)
                 if a < b:
-                    cost = terms[index[ta]].cost + terms[index[tb]].cost + 1 + WHOLE_EXTRA
-                    atoms.append(Atom(f"{ta} == {tb}", cost, index[ta], "==", index[tb], 0.0))
-                cost = terms[index[ta]].cost + 1 + WHOLE_EXTRA
-                atoms.append(Atom(f"{ta} == {b}", cost, index[ta], "==", index[b], 0.0))
+                    m.versus(text.format(a, k), ("==",), text.format(b, k), extra=WHOLE_EXTRA)
+                m.versus(text.format(a, k), ("==",), b, extra=WHOLE_EXTRA)
         for sides, k in _MEANS:
-            tm = text.format(f"({' + '.join(sides)})", k)
             for v in _VARS:
-                if len(sides) == 2 and v in sides:
-                    continue
-                cost = terms[index[tm]].cost + 1 + WHOLE_EXTRA
-                atoms.append(Atom(f"{tm} == {v}", cost, index[tm], "==", index[v], 0.0))
-    return atoms
+                if len(sides) == 3 or v not in sides:
+                    m.versus(text.format(f"({' + '.join(sides)})", k), ("==",), v, extra=WHOLE_EXTRA)
 
 
-def _paired_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+def _paired_atoms(m: _Maker) -> None:
     """One condition, or one residue, compared between two variables."""
-    atoms: list[Atom] = []
-    for test, cost in FLAG_TESTS:  # (x % 2 == 1) != (y % 2 == 1): one of the two is odd
+    for test, _ in FLAG_TESTS:  # (x % 2 == 1) != (y % 2 == 1): one of the two is odd
         for a, b in _PAIRS:
-            ta, tb = f"({a} {test})", f"({b} {test})"
-            for op in ("==", "!="):
-                atoms.append(
-                    Atom(f"{ta} {op} {tb}", 2 * cost + 1 + FLAG_EXTRA, index[ta], op, index[tb], 0.0)
-                )
-    for m in (2, 3, 4, 5, 10):
+            m.versus(f"({a} {test})", ("==", "!="), f"({b} {test})", extra=FLAG_EXTRA)
+    for k in (2, 3, 4, 5, 10):
         for a, b in _PAIRS:
-            ta, tb = f"{a} % {m}", f"{b} % {m}"
-            for op in ("==", "!="):
-                atoms.append(Atom(f"{ta} {op} {tb}", 3 + (0 if m == 2 else 1), index[ta], op, index[tb], 0.0))
-    return atoms
+            m.versus(f"{a} % {k}", ("==", "!="), f"{b} % {k}", 3 + (0 if k == 2 else 1))
 
 
-def _product_atoms(terms: list[Term], index: dict[str, int]) -> list[Atom]:
-    """Products against the sums of their factors, and squares (or sizes) against the others."""
-    atoms: list[Atom] = []
-    # a product against the sum of its factors (x * y > x + y), a square against the sum of the other two
-    # variables (z ** 2 > x + y)
-    products = [(f"{a} * {b}", f"{a} + {b}", 3) for a, b in _PAIRS] + [("x * y * z", "x + y + z", 5)]
-    squares = [(f"{c} ** 2", f"{a} + {b}", 3) for (a, b), c in zip(_PAIRS, ("z", "y", "x"), strict=True)]
-    # two squares against the third (x ** 2 + y ** 2 > z ** 2), and the same of absolute values
+def _product_atoms(m: _Maker) -> None:
+    """Squares (or sizes) of two against the third, products against the sums of their factors, squares
+    against the sum of the other two (``x * y > x + y``, ``z ** 2 > x + y``)."""
     for unary in ("{} ** 2", "abs({})"):
         for (a, b), v in zip(_PAIRS, ("z", "y", "x"), strict=True):
-            two, third = f"{unary.format(a)} + {unary.format(b)}", unary.format(v)
-            for op in ("<", "<=", ">", ">=", "=="):
-                cost = terms[index[two]].cost + terms[index[third]].cost + 1
-                atoms.append(Atom(f"{two} {op} {third}", cost, index[two], op, index[third], 0.0))
-    for left, right, cost in products + squares:  # every side is a term already
-        for op in ("<", "<=", ">", ">="):
-            atoms.append(Atom(f"{left} {op} {right}", cost, index[left], op, index[right], 0.0))
-    return atoms
+            two = f"{unary.format(a)} + {unary.format(b)}"
+            m.versus(two, ("<", "<=", ">", ">=", "=="), unary.format(v))
+    products = [(f"{a} * {b}", f"{a} + {b}") for a, b in _PAIRS] + [("x * y * z", "x + y + z")]
+    squares = [(f"{c} ** 2", f"{a} + {b}") for (a, b), c in zip(_PAIRS, ("z", "y", "x"), strict=True)]
+    for left, right in products + squares:  # every side is a term already
+        m.versus(left, ("<", "<=", ">", ">="), right)
 
 
 def _atoms(terms: list[Term]) -> list[Atom]:
     """Every atom of the grammar; the linear equalities' sides are appended to ``terms``."""
-    index = {t.text: i for i, t in enumerate(terms)}
-    return [
-        *_constant_atoms(terms, index),
-        *_simple_atoms(terms, index),
-        *_size_atoms(terms, index),
-        *_whole_atoms(terms, index),
-        *_paired_atoms(terms, index),
-        *_product_atoms(terms, index),
-        *_linear_equalities(terms, index),  # last: it appends to terms
-    ]
+    m = _Maker(terms)
+    for part in (
+        _constant_atoms,
+        _simple_atoms,
+        _size_atoms,
+        _whole_atoms,
+        _paired_atoms,
+        _product_atoms,
+        _linear_equalities,  # last: it appends to terms
+    ):
+        part(m)
+    return m.atoms
 
 
-def _joined_atoms(terms: list[Term], term_for: Callable[[str, _Quantity, int], int]) -> list[Atom]:
+def _joined_atoms(m: _Maker) -> None:
     """Chains (``x < y < z``) and one relation over all three splits (``x + y > z and y + z > x and
     x + z > y``, or with ``or``), each one atom computed from the least or greatest of the differences it
     compares: ``a < b`` exactly when ``b - a > 0`` in floating point, and ``a + b == c`` exactly when
     ``a + b - c == 0``."""
-    out: list[Atom] = []
     for a, b, c in itertools.permutations(_VARS):
         gap = _fold("min", _binary(_Q[b], "-", _Q[a]), _binary(_Q[c], "-", _Q[b]))
-        gi = term_for(f"min({b} - {a}, {c} - {b})", gap, 2)
-        out.append(Atom(f"{a} < {b} < {c}", 2, gi, ">", -1, 0.0))
-        out.append(Atom(f"{a} <= {b} <= {c}", 2, gi, ">=", -1, 0.0))
+        gi = m.term(f"min({b} - {a}, {c} - {b})", gap, 2)
+        m.atoms.append(Atom(f"{a} < {b} < {c}", 2, gi, ">", -1, 0.0))
+        m.atoms.append(Atom(f"{a} <= {b} <= {c}", 2, gi, ">=", -1, 0.0))
     splits = (("x", "y", "z"), ("y", "z", "x"), ("x", "z", "y"))
     excess = [_binary(_binary(_Q[a], "+", _Q[b]), "-", _Q[c]) for a, b, c in splits]
-    least = term_for("min(x + y - z, y + z - x, x + z - y)", _fold("min", *excess), 4)
-    most = term_for("max(x + y - z, y + z - x, x + z - y)", _fold("max", *excess), 4)
+    least = m.term("min(x + y - z, y + z - x, x + z - y)", _fold("min", *excess), 4)
+    most = m.term("max(x + y - z, y + z - x, x + z - y)", _fold("max", *excess), 4)
     for op, flip in ((">", "<"), (">=", "<=")):
-        text_all = " and ".join(f"{a} + {b} {op} {c}" for a, b, c in splits)
-        out.append(Atom(text_all, 5, least, op, -1, 0.0))
-        text_any = " or ".join(f"{a} + {b} {op} {c}" for a, b, c in splits)
-        out.append(Atom(text_any, 6, most, op, -1, 0.0))
-        text_all = " and ".join(f"{a} + {b} {flip} {c}" for a, b, c in splits)
-        out.append(Atom(text_all, 5, most, flip, -1, 0.0))
-        text_any = " or ".join(f"{a} + {b} {flip} {c}" for a, b, c in splits)
-        out.append(Atom(text_any, 6, least, flip, -1, 0.0))
-    absolute = [_absolute(e) for e in excess]
-    closest = term_for(
-        "min(abs(x + y - z), abs(y + z - x), abs(x + z - y))",
-        _fold("min", *absolute),
-        4,
+        # every split above (the least excess above) or any (the greatest), then every and any split below
+        for o, every, some in ((op, least, most), (flip, most, least)):
+            for word, term, cost in ((" and ", every, 5), (" or ", some, 6)):
+                text = word.join(f"{a} + {b} {o} {c}" for a, b, c in splits)
+                m.atoms.append(Atom(text, cost, term, o, -1, 0.0))
+    closest = m.term(
+        "min(abs(x + y - z), abs(y + z - x), abs(x + z - y))", _fold("min", *map(_absolute, excess)), 4
     )
-    out.append(Atom(" or ".join(f"{a} + {b} == {c}" for a, b, c in splits), 6, closest, "==", -1, 0.0))
-    return out
+    m.atoms.append(Atom(" or ".join(f"{a} + {b} == {c}" for a, b, c in splits), 6, closest, "==", -1, 0.0))
 
 
-def _linear_equalities(terms: list[Term], index: dict[str, int]) -> list[Atom]:
+def _linear_equalities(m: _Maker) -> None:
     """Equalities of linear forms in their usual spellings: ``P == N + c`` and, for the differences of a
     progression, ``b - a == c - b (+ d)`` and ``c - b == 2 * (b - a)``."""
-    out: list[Atom] = []
-
-    def term_for(text: str, q: _Quantity, cost: int) -> int:
-        if text not in index:
-            index[text] = len(terms)
-            terms.append(Term(text, cost, q))
-        return index[text]
-
     for coefs in _coefficients():
         pos = [c if c > 0 else 0 for c in coefs]
         neg = [-c if c < 0 else 0 for c in coefs]
         if not any(pos) or not any(neg):
             continue
-        lt, rt = _linear_text(pos), _linear_text(neg)
-        li = term_for(lt, _linear_quantity(pos), sum(1 for c in pos if c) - 1 + sum(1 for c in pos if c > 1))
-        cost = sum(1 for c in coefs if c) - 1 + sum(1 for c in coefs if abs(c) > 1)
-        rq = _linear_quantity(neg)
+        lt, rt, rq = _linear_text(pos), _linear_text(neg), _linear_quantity(neg)
+        m.term(lt, _linear_quantity(pos), _linear_cost(pos))
+        cost = _linear_cost(coefs)
         for d in range(-5, 6):
             if d == 0 and (sum(1 for c in neg if c), lt) > (sum(1 for c in pos if c), rt):
                 continue  # P op N is N op' P: the side with more variables goes first, as in x + z == 2 * y
-            right = rq if d == 0 else _binary(rq, "+" if d > 0 else "-", float(abs(d)))
-            rtext = rt if d == 0 else f"{rt} {'+' if d > 0 else '-'} {abs(d)}"
-            ri = term_for(rtext, right, cost)
-            for op in _OPS:
-                out.append(Atom(f"{lt} {op} {rtext}", cost + 1 + _constant_cost(d), li, op, ri, 0.0))
+            rtext, right = _plus(rt, rq, d)
+            m.term(rtext, right, cost)
+            m.versus(lt, _OPS, rtext, cost + 1 + _constant_cost(d))
     # a sum against a multiple of one variable, or the mean against it
     total = _sum3(X, Y, Z)
-    ti = term_for("x + y + z", total, 2)
-    mi = term_for("(x + y + z) / 3", _binary(total, "/", 3.0), 3)
+    m.term("x + y + z", total, 2)
+    m.term("(x + y + z) / 3", _binary(total, "/", 3.0), 3)
     for v in _VARS:
         for k in (2, 3):
-            ki = term_for(f"{k} * {v}", _scaled(float(k), _Q[v]), 1)
-            for op in _OPS:
-                out.append(Atom(f"x + y + z {op} {k} * {v}", 4, ti, op, ki, 0.0))
-        for op in _OPS:
-            out.append(Atom(f"(x + y + z) / 3 {op} {v}", 4, mi, op, index[v], 0.0))
-    out += _joined_atoms(terms, term_for)
+            m.term(f"{k} * {v}", _scaled(float(k), _Q[v]), 1)
+            m.versus("x + y + z", _OPS, f"{k} * {v}", 4)
+        m.versus("(x + y + z) / 3", _OPS, v, 4)
+    _joined_atoms(m)
     for a, b, c in itertools.permutations(_VARS):
         if a > c:
             continue
         first = _binary(_Q[b], "-", _Q[a])
         second = _binary(_Q[c], "-", _Q[b])
-        fi = term_for(f"{b} - {a}", first, 1)
+        m.term(f"{b} - {a}", first, 1)
         for d in range(-2, 3):
-            right = second if d == 0 else _binary(second, "+" if d > 0 else "-", float(abs(d)))
-            rtext = f"{c} - {b}" if d == 0 else f"{c} - {b} {'+' if d > 0 else '-'} {abs(d)}"
-            si = term_for(rtext, right, 1 + (0 if d == 0 else 1))
-            out.append(Atom(f"{b} - {a} == {rtext}", 3 + _constant_cost(d), fi, "==", si, 0.0))
+            rtext, right = _plus(f"{c} - {b}", second, d)
+            m.term(rtext, right, 1 + (0 if d == 0 else 1))
+            m.versus(f"{b} - {a}", ("==",), rtext, 3 + _constant_cost(d))
         for k in (2, 3):
-            si = term_for(f"{c} - {b}", second, 1)
-            di = term_for(f"{k} * ({b} - {a})", _scaled(float(k), first), 2)
-            out.append(Atom(f"{c} - {b} == {k} * ({b} - {a})", 5, si, "==", di, 0.0))
+            m.term(f"{k} * ({b} - {a})", _scaled(float(k), first), 2)
+            m.versus(f"{c} - {b}", ("==",), f"{k} * ({b} - {a})", 5)
     # a variable against a larger multiple of another (z == 4 * x; the multiples 2 and 3 are linear forms)
     for a, b in itertools.permutations(_VARS, 2):
         for k in (4, 5, 10):
-            ki = term_for(f"{k} * {b}", _scaled(float(k), _Q[b]), 1)
-            for op in ("==", "!="):
-                out.append(Atom(f"{a} {op} {k} * {b}", 4, index[a], op, ki, 0.0))
-    return out
+            m.term(f"{k} * {b}", _scaled(float(k), _Q[b]), 1)
+            m.versus(a, ("==", "!="), f"{k} * {b}", 4)
 
 
 # ---- evaluation ---------------------------------------------------------------------------------------------
@@ -1000,11 +937,7 @@ def shared_space(seed: int = 0) -> BuiltSpace:
 
 
 class BuiltSpace:
-    """The grammar's formulas, searched on observations.
-
-    Args:
-        seed: seed of the de-duplication points.
-    """
+    """The grammar's formulas (de-duplicated on the points of ``seed``), searched on observations."""
 
     def __init__(self, seed: int = 0) -> None:
         self.grammar = grammar(seed)
@@ -1069,33 +1002,13 @@ class BuiltSpace:
         out: B = np.unpackbits(np.stack(known, axis=1), axis=0, count=n_atoms).view(np.bool_)
         return out
 
-    def formula_truth(self, formulas: Sequence[Formula], atom_truth: B) -> B:
-        """Each formula at the points ``atom_truth`` was computed on: shape (formulas, points)."""
-        out = np.empty((len(formulas), atom_truth.shape[1]), dtype=np.bool_)
-        for k, f in enumerate(formulas):
-            if len(f.atoms) == 1:
-                out[k] = atom_truth[f.atoms[0]]
-            elif f.connective == "and":
-                np.logical_and(atom_truth[f.atoms[0]], atom_truth[f.atoms[1]], out=out[k])
-            else:
-                np.logical_or(atom_truth[f.atoms[0]], atom_truth[f.atoms[1]], out=out[k])
-        return out
-
     def consistent(
         self, points: npt.ArrayLike, labels: Sequence[bool], limit: int = MAX_FORMULAS, *, widen: bool = True
     ) -> list[Formula]:
-        """The simplest formulas that agree with every observation (at most ``limit`` of the grammar's, and every
-        fitted ball), simplest first.
-
-        Args:
-            points: the observed (x, y, z).
-            labels: what the rule said at each.
-            limit: how many of the grammar's formulas to return at most (the fitted balls come beside them).
-            widen: when no formula of the grammar fits, fit thresholds to the observations.
-
-        Returns:
-            Formulas ordered by complexity (ties: atoms before pairs, then generation order).
-        """
+        """The simplest formulas that agree with every observation (what the rule said at each point): at most
+        ``limit`` of the grammar's, and every fitted ball beside them, by complexity (ties: atoms before pairs,
+        then generation order). ``widen``: when no formula of the grammar fits, fit thresholds to the
+        observations."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         truth = self.observed_truth(pts)
         lab = np.asarray(labels, dtype=np.bool_)
@@ -1142,13 +1055,10 @@ class BuiltSpace:
         order = order[chosen[order]]
         out: list[Formula] = []
         for i in order.tolist():
-            a, b, k = int(first[i]), int(second[i]), int(kind[i])
-            if k == 0:
-                out.append(Formula((a,), "and", self.atoms[a].text, int(complexity[i])))
-            else:
-                word = "and" if k == 1 else "or"
-                text = f"{self.atoms[a].text} {word} {self.atoms[b].text}"
-                out.append(Formula((a, b), word, text, int(complexity[i])))
+            ids = (int(first[i]),) if kind[i] == 0 else (int(first[i]), int(second[i]))
+            word = "or" if kind[i] == 2 else "and"
+            text = f" {word} ".join(self.atoms[a].text for a in ids)
+            out.append(Formula(ids, word, text, int(complexity[i])))
         return out
 
     def _fitted_formulas(self, points: F, truth: B, lab: B) -> tuple[Index, Index, npt.NDArray[np.int8]]:
@@ -1157,14 +1067,8 @@ class BuiltSpace:
         g = self.grammar
         numeric = np.array([t.kind == "num" for t in g.terms], dtype=np.bool_)
         values = self.term_values(points)
-        firsts: list[int] = []
-        seconds: list[int] = []
-        kinds: list[int] = []
         pos, neg = lab, ~lab
-        for fitted in self._separate(values, numeric, pos, neg):
-            firsts.append(fitted)
-            seconds.append(fitted)
-            kinds.append(0)
+        rows = [(fitted, fitted, 0) for fitted in self._separate(values, numeric, pos, neg)]
         cheap = np.argsort(g.cost, kind="stable")
         and_ok: B = (
             np.all(truth[:, pos], axis=1) & np.any(truth[:, neg], axis=1) & ~np.all(truth[:, neg], axis=1)
@@ -1176,15 +1080,9 @@ class BuiltSpace:
                     keep, drop = pos, neg & truth[a]
                 else:  # the threshold takes the positives the atom missed and no negative
                     keep, drop = pos & ~truth[a], neg
-                for fitted in self._separate(values, numeric, keep, drop):
-                    firsts.append(a)
-                    seconds.append(fitted)
-                    kinds.append(k)
-        return (
-            np.array(firsts, dtype=np.intp),
-            np.array(seconds, dtype=np.intp),
-            np.array(kinds, dtype=np.int8),
-        )
+                rows += [(a, fitted, k) for fitted in self._separate(values, numeric, keep, drop)]
+        table = np.array(rows, dtype=np.intp).reshape(-1, 3)
+        return table[:, 0], table[:, 1], table[:, 2].astype(np.int8)
 
     def _separate(self, values: F, numeric: B, keep: B, drop: B) -> list[int]:
         """Fitted atoms true on every ``keep`` point and false on every ``drop`` one: ``t > c`` with c the highest
@@ -1214,14 +1112,10 @@ class BuiltSpace:
     def _fit(self, term: int, op: str, c: float) -> int:
         """The atom ``term op c``, added to :attr:`atoms` once."""
         t = self.terms[term]
-        text = f"{t.text} {op} {_number_text(c)}"
-        with self._lock:  # one space may serve players on several threads
-            found = self._fitted.get(text)
-            if found is None:
-                found = self._fitted[text] = len(self.atoms)
-                cost = t.cost + 1 + (_constant_cost(c) if c == int(c) else 3)
-                self.atoms.append(Atom(text, cost, term, op, -1, c))
-                self._catch_up()
+        cost = t.cost + 1 + (_constant_cost(c) if c == int(c) else 3)
+        found = self._fitted_atom(Atom(f"{t.text} {op} {_number_text(c)}", cost, term, op, -1, c))
+        with self._lock:
+            self._catch_up()
         return found
 
     def _term(self, text: str, cost: int, quantity: _Quantity) -> int:
@@ -1241,8 +1135,7 @@ class BuiltSpace:
         pieces: list[_Quantity] = []
         for v, c in zip(axes, centre, strict=True):
             name = _VARS[v]
-            shifted = f"{name} {'-' if c > 0 else '+'} {abs(c)}" if c else name
-            q = _binary(_Q[name], "-" if c > 0 else "+", float(abs(c))) if c else _Q[name]
+            shifted, q = _plus(name, _Q[name], -c)
             if norm == "l2":
                 parts.append(f"({shifted}) ** 2" if c else f"{name} ** 2")
                 pieces.append(_square(q))
@@ -1308,21 +1201,15 @@ class BuiltSpace:
         nearest value (none when the sides overlap)."""
         values = _term_values([self.terms[term]], points)[0]
         keep, drop = values[lab], values[~lab]
-        if upward and keep.min() > drop.max():
-            lo, hi = float(drop.max()), float(keep.min())
-            return [
-                self._fit(term, ">", simplest_between(lo, hi)),
-                self._fit(term, ">=", hi),
-                self._fit(term, ">", lo),
-            ]
-        if not upward and keep.max() < drop.min():
-            lo, hi = float(keep.max()), float(drop.min())
-            return [
-                self._fit(term, "<", simplest_between(lo, hi)),
-                self._fit(term, "<=", lo),
-                self._fit(term, "<", hi),
-            ]
-        return []
+        lo, hi = (float(drop.max()), float(keep.min())) if upward else (float(keep.max()), float(drop.min()))
+        if not lo < hi:
+            return []
+        strict, loose = (">", ">=") if upward else ("<", "<=")
+        return [
+            self._fit(term, strict, simplest_between(lo, hi)),
+            self._fit(term, loose, hi if upward else lo),
+            self._fit(term, strict, lo if upward else hi),
+        ]
 
     def _planes(self, points: F, lab: B) -> list[int]:
         """Thresholds on linear forms whose coefficients the grammar does not have (``2 * x + 3 * y - z > 0``,
@@ -1345,11 +1232,8 @@ class BuiltSpace:
                 if gap[k] <= 0:
                     break
                 c = tuple(int(v) for v in coefs[k])
-                nonzero = [v for v in c if v]
-                cost = len(nonzero) + sum(1 for v in nonzero if abs(v) > 1)
-                out += self._fit_apart(
-                    self._term(_linear_text(c), cost, _linear_quantity(c)), points, lab, upward
-                )
+                term = self._term(_linear_text(c), _linear_cost(c) + 1, _linear_quantity(c))
+                out += self._fit_apart(term, points, lab, upward)
         return list(dict.fromkeys(out))
 
     def _relations(self, points: F, lab: B) -> list[int]:
@@ -1414,7 +1298,7 @@ class BuiltSpace:
     def _fitted_atom(self, atom: Atom) -> int:
         """The index of a fitted atom, added to :attr:`atoms` once (its cost and shape follow when the fit's
         new atoms are all made: see :meth:`_catch_up`)."""
-        with self._lock:
+        with self._lock:  # one space may serve players on several threads
             found = self._fitted.get(atom.text)
             if found is None:
                 found = self._fitted[atom.text] = len(self.atoms)
@@ -1456,26 +1340,26 @@ class BuiltSpace:
         """The atoms ``(form) % m op r``, and for a remainder of 0 with terms of both signs ``P % m op N % m``
         (the positive terms against the negative ones), less those the grammar has."""
         coefs = [int(c) for c in _RESIDUE_FORMS[form]]
-        nonzero = sum(1 for c in coefs if c)
-        inner = _linear_text(coefs)
-        body = inner if nonzero == 1 else f"({inner})"
-        base = nonzero - 1 + 1 + (0 if m <= 2 else 1)  # as the grammar counts a residue of a linear form
+        base = sum(1 for c in coefs if c) + (0 if m <= 2 else 1)  # as the grammar counts a residue
         cost = base + 1 + (0 if r == 0 else 1) + RELATION_EXTRA
-        ways = [(f"{body} % {m} {op} {r}", self._term(f"{body} % {m}", base, _residue(coefs, m)), -1)]
+        text, term = self._residue_term(coefs, m, base)
+        ways = [(f"{text} {op} {r}", term, -1)]
         if r == 0 and min(coefs) < 0 < max(coefs):
-            sides = []
-            for sign in (1, -1):
-                part = [c * sign if c * sign > 0 else 0 for c in coefs]
-                text = _linear_text(part)
-                text = text if sum(1 for c in part if c) == 1 else f"({text})"
-                sides.append((f"{text} % {m}", self._term(f"{text} % {m}", base, _residue(part, m))))
-            (lt, li), (rt, ri) = sides
+            (lt, li), (rt, ri) = (
+                self._residue_term([max(c * s, 0) for c in coefs], m, base) for s in (1, -1)
+            )
             ways.append((f"{lt} {op} {rt}", li, ri))
         return [
             self._fitted_atom(Atom(text, cost, li, op, ri, float(r) if ri < 0 else 0.0))
             for text, li, ri in ways
             if text not in known
         ]
+
+    def _residue_term(self, coefs: list[int], m: int, cost: int) -> tuple[str, int]:
+        """``(a * x + b * y + c * z) % m`` (no brackets round one variable), added once: its text and index."""
+        inner = _linear_text(coefs)
+        text = f"{inner if sum(1 for c in coefs if c) == 1 else f'({inner})'} % {m}"
+        return text, self._term(text, cost, _binary(_linear_quantity(coefs), "%", float(m)))
 
     def _catch_up(self) -> None:
         """Extends the costs and shapes to every atom: new arrays, each holding every earlier one, so a reader
@@ -1610,7 +1494,7 @@ def _pieces() -> list[_Monomial]:
         ]
     for kind in ("max", "min"):
         out += [_Monomial(f"{kind}({a}, {b})", (), 1, 1, _fold(kind, _Q[a], _Q[b])) for a, b in _PAIRS]
-        out.append(_Monomial(f"{kind}(x, y, z)", (), 1, 1, _extreme(kind)))
+        out.append(_Monomial(f"{kind}(x, y, z)", (), 1, 1, _fold(kind, X, Y, Z)))
     return out
 
 
@@ -1653,11 +1537,6 @@ _RESIDUE_FORMS = np.array(
     dtype=np.float64,
 )
 """The sums and differences whose residues are fitted: ``x``, ``x - y``, ``x + y - z`` and the like."""
-
-
-def _residue(coefs: Sequence[int], m: int) -> _Quantity:
-    """``(a * x + b * y + c * z) % m`` as Python computes it."""
-    return _binary(_linear_quantity(coefs), "%", float(m))
 
 
 _RELATION_COEFFICIENT = 12
@@ -1878,26 +1757,13 @@ def _keep_relation(
 
 
 def _relation_text(r: _Relation) -> str:
-    return f"{_side_text(r[0], 0)} == {_side_text(r[1], r[2])}"
-
-
-def _side_text(parts: Sequence[tuple[int, int]], const: int) -> str:
-    """The text :func:`_polynomial` writes (without making the quantity)."""
-    text = ""
-    for m, c in parts:
-        mono = _MONOMIALS[m]
-        body = mono.text if abs(c) == 1 else f"{abs(c)} * {mono.text}"
-        text = (body if c > 0 else f"-{body}") if not text else f"{text} {'+' if c > 0 else '-'} {body}"
-    if not text:
-        return _number_text(const)
-    return f"{text} {'+' if const > 0 else '-'} {abs(const)}" if const else text
+    return f"{_polynomial(r[0], 0)[0]} == {_polynomial(r[1], r[2])[0]}"
 
 
 def _polynomial(parts: Sequence[tuple[int, int]], const: int) -> tuple[str, _Quantity | None]:
     """The text and quantity of a sum of coefficients times monomials (a negative one subtracted, or negated
     when first), then the constant, as Python reads it, left to right; no quantity when there are no monomials
     (the constant alone)."""
-    text = ""
     q: _Quantity | None = None
     for m, c in parts:
         mono = _MONOMIALS[m]
@@ -1913,18 +1779,10 @@ def _polynomial(parts: Sequence[tuple[int, int]], const: int) -> tuple[str, _Qua
             part = _Q[mono.factors[0]] if k == 1 else _scaled(float(k), _Q[mono.factors[0]])
             for f in mono.factors[1:]:
                 part = _binary(part, "*", _Q[f])
-        body = mono.text if abs(c) == 1 else f"{abs(c)} * {mono.text}"
-        if q is None:
-            text, q = (body if c > 0 else f"-{body}"), part
-        else:
-            text += f" {'+' if c > 0 else '-'} {body}"
-            q = _binary(q, "+" if c > 0 else "-", part)
+        q = part if q is None else _binary(q, "+" if c > 0 else "-", part)
     if q is None:
         return _number_text(const), None
-    if const:
-        text += f" {'+' if const > 0 else '-'} {abs(const)}"
-        q = _binary(q, "+" if const > 0 else "-", float(abs(const)))
-    return text, q
+    return _plus(_sum_text((_MONOMIALS[m].text, c) for m, c in parts), q, const)
 
 
 _PER_PATTERN = 5  # atoms kept per truth pattern on the observations
@@ -1934,19 +1792,10 @@ _MAX_PATTERNS = 1500  # patterns paired, those with the cheapest atoms
 def formula_truth(
     space: BuiltSpace, formulas: Sequence[Formula], points: npt.ArrayLike, *, keep: bool = False
 ) -> B:
-    """Each formula at each point, computing only the atoms and terms the formulas use.
-
-    Args:
-        space: the space the formulas come from.
-        formulas: the formulas.
-        points: shape (N, 3).
-        keep: the points are asked about again and again (a player's candidate tests): the atoms' truth there
-            is kept by the space and reused by every later call on them, so a game's alternatives cost only
-            the atoms no earlier game used.
-
-    Returns:
-        Boolean array of shape (formulas, N).
-    """
+    """Each formula of ``space`` at each point, shape (formulas, N), computing only the atoms and terms the
+    formulas use. ``keep``: the points are asked about again and again (a player's candidate tests): the atoms'
+    truth there is kept by the space and reused by every later call on them, so a game's alternatives cost only
+    the atoms no earlier game used."""
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     used = np.array(sorted({a for f in formulas for a in f.atoms}), dtype=np.intp)
     kept = space.kept_truth(pts) if keep else None

@@ -115,18 +115,9 @@ def decide(
     rlimit: int = RLIMIT,
     exclude: Sequence[Point] = (),
 ) -> Decision:
-    """Decide whether ``guess`` agrees with ``rule`` on every point of ``domain`` (less ``exclude``).
-
-    Args:
-        rule: the hidden rule.
-        guess: the guess (already accepted by the sandbox).
-        domain: the points a player can test.
-        rlimit: z3's resource limit.
-        exclude: points not to give as a counterexample (found before).
-
-    Returns:
-        The decision; a ``refuted`` point has been checked by the exact evaluator.
-    """
+    """Decide whether ``guess`` (already accepted by the sandbox) agrees with ``rule`` on every point of
+    ``domain`` less ``exclude`` (counterexamples found before), within z3's resource limit ``rlimit``; a
+    ``refuted`` point has been checked by the exact evaluator."""
     if rule.root is guess.root:
         return Decision("proved")  # the compiler interns expressions: the same node is the same expression
     import z3  # here: importing it costs a tenth of a second, and only a verdict needs it

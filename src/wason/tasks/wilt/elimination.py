@@ -138,22 +138,6 @@ def _table(space: HypothesisSpace, points: F) -> _Table:
     return table
 
 
-def truth_table(space: HypothesisSpace, candidates: npt.ArrayLike) -> B:
-    """The (hypotheses x candidates) truth table, from the one computed once per space and candidate set.
-
-    Args:
-        space: the hypothesis space.
-        candidates: (C, 3) candidate test points.
-
-    Returns:
-        Read-only boolean array of shape (H, C), unpacked anew for each call (64 MB for seed 0's candidates).
-    """
-    table = _table(space, _as_points(candidates))
-    out = table.rows(np.arange(table.packed.shape[0]))
-    out.flags.writeable = False
-    return out
-
-
 def weighted_rows(table: B, rows: Index, weights: F) -> F:
     """``weights[rows] @ table[rows]``: the weight of the given rows (distinct, ascending) that says True in each
     column.
@@ -191,14 +175,9 @@ class IdealSolver:
     and the final guess is the best of them, or a constant when it disagrees with fewer observations (see
     :meth:`guess`).
 
-    Args:
-        space: the hypothesis space.
-        candidates: (C, 3) test points the solver chooses from.
-        max_tests: tests available; :meth:`should_guess` turns true once they are used.
-        confidence: share of the surviving weight the best hypothesis needs before the solver stops testing.
-
-    Raises:
-        ValueError: ``max_tests`` is negative or ``confidence`` is not in (0, 1].
+    It chooses from the (C, 3) ``candidates``; :meth:`should_guess` turns true once ``max_tests`` are used or
+    the best hypothesis holds the ``confidence`` share of the surviving weight (ValueError unless ``max_tests``
+    >= 0 and 0 < ``confidence`` <= 1).
     """
 
     def __init__(
@@ -308,15 +287,8 @@ class IdealSolver:
         return self.next_test()
 
     def observe(self, point: Sequence[float], result: bool) -> None:
-        """Record the rule's answer at a point (a candidate or any other triple).
-
-        Args:
-            point: the tested (x, y, z).
-            result: what the rule said.
-
-        Raises:
-            ValueError: the point does not have three values.
-        """
+        """Record the rule's answer at a point (a candidate or any other triple; ValueError if it has not three
+        values)."""
         key = tuple(float(v) for v in point)
         if len(key) != 3:
             raise ValueError("a test point has three values")

@@ -78,25 +78,15 @@ class Kind:
         return out
 
 
-def _difference(i: int, j: int) -> Callable[[F], F]:
-    return lambda p: p[:, i] - p[:, j]
+def _pair(ufunc: Callable[[F, F], F], i: int, j: int) -> Callable[[F], F]:
+    """A difference, sum or product of two coordinates."""
+    return lambda p: ufunc(p[:, i], p[:, j])
 
 
-def _sum(i: int, j: int) -> Callable[[F], F]:
-    return lambda p: p[:, i] + p[:, j]
-
-
-def _product(i: int, j: int) -> Callable[[F], F]:
-    return lambda p: p[:, i] * p[:, j]
-
-
-def _against_sum(k: int) -> Callable[[F], F]:
-    return lambda p: p[:, k] - (p.sum(axis=1) - p[:, k])
-
-
-def _against_mean(k: int) -> Callable[[F], F]:
-    """Twice a variable less the other two (0 when it is their mean: ``(x + y) / 2 == z``)."""
-    return lambda p: 2 * p[:, k] - (p.sum(axis=1) - p[:, k])
+def _against(k: int, times: int) -> Callable[[F], F]:
+    """A variable (``times`` 2: twice it) less the other two (0 when it is their sum, or their mean: ``(x + y) /
+    2 == z``)."""
+    return lambda p: times * p[:, k] - (p.sum(axis=1) - p[:, k])
 
 
 def _coordinate(i: int) -> Callable[[F], F]:
@@ -138,10 +128,10 @@ RATIO_MASS = 1.0
 RATIOS = ((2, 1.0), (3, 1.0), (4, 0.8), (5, 0.8), (-1, 0.5), (-2, 0.4), (10, 0.4), (-3, 0.3))
 """The multiples people use (``z == 4 * x``) weigh more than the others from -5 to 10 (which weigh 0.2)."""
 KINDS: tuple[Kind, ...] = (
-    *(Kind(f"v{i} - v{j}", _difference(i, j), -20, 20, 1.0) for i, j in PAIRS),
-    *(Kind(f"v{i} + v{j}", _sum(i, j), -10, 40, 1.0, (0, 25)) for i, j in PAIRS),
+    *(Kind(f"v{i} - v{j}", _pair(np.subtract, i, j), -20, 20, 1.0) for i, j in PAIRS),
+    *(Kind(f"v{i} + v{j}", _pair(np.add, i, j), -10, 40, 1.0, (0, 25)) for i, j in PAIRS),
     Kind("x + y + z", lambda p: p.sum(axis=1), -10, 60, 1.0, (0, 30)),
-    *(Kind(f"v{i} * v{j}", _product(i, j), -50, 100, 0.3, (1, 50), (0,)) for i, j in PAIRS),
+    *(Kind(f"v{i} * v{j}", _pair(np.multiply, i, j), -50, 100, 0.3, (1, 50), (0,)) for i, j in PAIRS),
     Kind("x * y * z", lambda p: p.prod(axis=1), -60, 150, 0.3, (1, 60), (0,)),
     *(
         Kind(f"v{i} / v{j}", _ratio(i, j), -5, 10, RATIO_MASS, (-3, 5), (0, 1), _zeros(i, j), RATIOS)
@@ -150,8 +140,8 @@ KINDS: tuple[Kind, ...] = (
         if i != j
     ),
     Kind("geometric", _geometric, -5, 10, RATIO_MASS, (-3, 5), (0, 1), _zeros(0, 1, 2), RATIOS),
-    *(Kind(f"v{k} - others", _against_sum(k), -10, 10, 1.0) for k in range(3)),
-    *(Kind(f"2 v{k} - others", _against_mean(k), -10, 10, 0.5, (0, 0)) for k in range(3)),
+    *(Kind(f"v{k} - others", _against(k, 1), -10, 10, 1.0) for k in range(3)),
+    *(Kind(f"2 v{k} - others", _against(k, 2), -10, 10, 0.5, (0, 0)) for k in range(3)),
     *(Kind(f"v{i}", _coordinate(i), -10, 30, 0.5, (0, 20)) for i in range(3)),
     Kind("progression", _progression, -10, 10, 0.5),
     Kind("steps", _steps, 0, 21 * 21 - 1, 0.1, (0, 21 * 21 - 1)),
@@ -258,15 +248,22 @@ def _cover() -> _Cover:
     # smallest magnitude first, so that ties go to the simplest triple
     order = np.lexsort((grid[:, 2], grid[:, 1], grid[:, 0], np.abs(grid).sum(axis=1)))
     pool = np.ascontiguousarray(grid[order])
-    width = hi - lo + 1
-    flat = ((pool[:, 0] - lo) * width + (pool[:, 1] - lo)) * width + (pool[:, 2] - lo)
     return _Cover(
         pool=pool,
-        flat=flat.astype(np.int64),
+        flat=_flat(pool),
         index=tuple(k.index(pool) for k in KINDS),
         weights=tuple(k.weights() for k in KINDS),
         through=_through_cover(pool),
     )
+
+
+def _flat(points: F) -> Ints:
+    """Each integer triple's place in the grid of POOL_RANGE."""
+    lo, hi = POOL_RANGE
+    width = hi - lo + 1
+    flat = ((points[:, 0] - lo) * width + (points[:, 1] - lo)) * width + (points[:, 2] - lo)
+    out: Ints = flat.astype(np.int64)
+    return out
 
 
 def hunting_test(
@@ -309,18 +306,9 @@ def hunting_test(
     # the answer least predictable over what is left: while every answer has been no, the triple that makes the
     # most weight true (as long as that is under half of it); after a rarer answer, one that splits what is left
     score = binary_entropy(covered / total)
-    # a tested triple is not proposed again
-    if done.shape[0]:
-        seen = np.zeros(cover.pool.shape[0], dtype=np.bool_)
-        lo = POOL_RANGE[0]
-        width = POOL_RANGE[1] - lo + 1
-        inside = done[
-            (done == np.round(done)).all(axis=1) & (done >= lo).all(axis=1) & (done < lo + width).all(axis=1)
-        ]
-        if inside.shape[0]:
-            flat = ((inside[:, 0] - lo) * width + (inside[:, 1] - lo)) * width + (inside[:, 2] - lo)
-            seen[np.isin(cover.flat, flat.astype(np.int64))] = True
-        score[seen] = 0.0
+    lo, hi = POOL_RANGE
+    inside = done[(done == np.round(done)).all(axis=1) & (done >= lo).all(axis=1) & (done <= hi).all(axis=1)]
+    score[np.isin(cover.flat, _flat(inside))] = 0.0  # a tested triple is not proposed again
     best = int(np.argmax(score))
     if score[best] <= 1e-12:
         return None

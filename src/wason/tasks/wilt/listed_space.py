@@ -169,14 +169,17 @@ def _absolute(a: _Quantity) -> _Quantity:
     return _Quantity(f"abs({a.key})", compute)
 
 
-def _extreme(kind: str) -> _Quantity:
+def _fold(kind: str, *parts: _Quantity) -> _Quantity:
+    """The least (``"min"``) or greatest (``"max"``) of the parts at each point."""
     ufunc = np.maximum if kind == "max" else np.minimum
 
     def compute(k: _Cols) -> F:
-        out: F = ufunc(ufunc(k.get(_VAR["x"]), k.get(_VAR["y"])), k.get(_VAR["z"]))
+        out: F = k.get(parts[0])
+        for p in parts[1:]:
+            out = ufunc(out, k.get(p))
         return out
 
-    return _Quantity(f"{kind}(x, y, z)", compute)
+    return _Quantity(f"{kind}({', '.join(p.key for p in parts)})", compute)
 
 
 def _square(a: _Quantity) -> _Quantity:
@@ -215,7 +218,7 @@ def _power(a: _Quantity, n: int) -> _Quantity:
 X, Y, Z = _VAR["x"], _VAR["y"], _VAR["z"]
 _SUM = _binary(_binary(X, "+", Y), "+", Z)  # Python adds left to right: (x + y) + z
 _PRODUCT = _binary(_binary(X, "*", Y), "*", Z)
-_MAX, _MIN = _extreme("max"), _extreme("min")
+_MAX, _MIN = _fold("max", X, Y, Z), _fold("min", X, Y, Z)
 
 
 def _operand(k: _Cols, a: Operand) -> F | float:
@@ -235,9 +238,10 @@ class _Compare:
 
 
 class _AllOf:
-    """Every one of the predicates."""
+    """Every one of the predicates (:class:`_AnyOf`: at least one)."""
 
     __slots__ = ("preds",)
+    any_of = False
 
     def __init__(self, preds: Sequence[Predicate]) -> None:
         self.preds = tuple(preds)
@@ -245,27 +249,13 @@ class _AllOf:
     def __call__(self, k: _Cols) -> B:
         out = self.preds[0](k)
         for p in self.preds[1:]:
-            out = out & p(k)
+            out = (out | p(k)) if self.any_of else (out & p(k))
         return out
 
 
-class _AnyOf:
-    """At least one of the predicates."""
-
-    __slots__ = ("preds",)
-
-    def __init__(self, preds: Sequence[Predicate]) -> None:
-        self.preds = tuple(preds)
-
-    def __call__(self, k: _Cols) -> B:
-        out = self.preds[0](k)
-        for p in self.preds[1:]:
-            out = out | p(k)
-        return out
-
-
-def _compare(a: Operand, op: str, b: Operand) -> Predicate:
-    return _Compare(a, op, b)
+class _AnyOf(_AllOf):
+    __slots__ = ()
+    any_of = True
 
 
 def _chain(*parts: Operand | str) -> Predicate:
@@ -274,16 +264,8 @@ def _chain(*parts: Operand | str) -> Predicate:
     for i in range(1, len(parts), 2):
         a, op, b = parts[i - 1], parts[i], parts[i + 1]
         assert isinstance(op, str) and not isinstance(a, str) and not isinstance(b, str)
-        links.append(_compare(a, op, b))
-    return _all_of(links)
-
-
-def _all_of(preds: Sequence[Predicate]) -> Predicate:
-    return _AllOf(preds)
-
-
-def _any_of(preds: Sequence[Predicate]) -> Predicate:
-    return _AnyOf(preds)
+        links.append(_Compare(a, op, b))
+    return _AllOf(links)
 
 
 def _bitwise(a: str, op: str, b: str, c: str) -> Predicate:
@@ -354,9 +336,9 @@ class _Grammar:
     ) -> None:
         """One condition on each variable, for all of them (cost +1), for any (cost +2), and each alone."""
         if "all" in forms:
-            self.add(" and ".join(texts), f"{family}_all", complexity + 1, _all_of(fns), *all_groups)
+            self.add(" and ".join(texts), f"{family}_all", complexity + 1, _AllOf(fns), *all_groups)
         if "any" in forms:
-            self.add(" or ".join(texts), f"{family}_any", complexity + 2, _any_of(fns))
+            self.add(" or ".join(texts), f"{family}_any", complexity + 2, _AnyOf(fns))
         if "each" in forms:
             for text, fn in zip(texts, fns, strict=True):
                 self.add(text, family, complexity, fn, *each_groups)
@@ -375,16 +357,16 @@ def _unit_cost(d: float) -> int:
 def _orderings(g: _Grammar) -> None:
     # all equal comes first, so that x == y == z keeps this spelling over the chains that mean the same
     g.add("x == y == z", "equality", 2, _chain(X, "==", Y, "==", Z), "order")
-    distinct = _all_of([_compare(_VAR[a], "!=", _VAR[b]) for a, b in (("x", "y"), ("y", "z"), ("x", "z"))])
+    distinct = _AllOf([_Compare(_VAR[a], "!=", _VAR[b]) for a, b in (("x", "y"), ("y", "z"), ("x", "z"))])
     g.add("x != y and y != z and x != z", "equality", 3, distinct, "order")
-    some_tie = _any_of([_compare(_VAR[a], "==", _VAR[b]) for a, b in (("x", "y"), ("y", "z"), ("x", "z"))])
+    some_tie = _AnyOf([_Compare(_VAR[a], "==", _VAR[b]) for a, b in (("x", "y"), ("y", "z"), ("x", "z"))])
     g.add("x == y or y == z or x == z", "equality", 3, some_tie, "order")
     for a, b in _ORDERED_PAIRS:
         for op in ("<", "<="):
-            g.add(f"{a} {op} {b}", "pairwise", 1, _compare(_VAR[a], op, _VAR[b]), "order", "pair")
+            g.add(f"{a} {op} {b}", "pairwise", 1, _Compare(_VAR[a], op, _VAR[b]), "order", "pair")
     for a, b in _PAIRS:
         for op in ("==", "!="):
-            g.add(f"{a} {op} {b}", "pairwise", 1, _compare(_VAR[a], op, _VAR[b]), "order", "pair")
+            g.add(f"{a} {op} {b}", "pairwise", 1, _Compare(_VAR[a], op, _VAR[b]), "order", "pair")
     for a, b, c in _PERMS:
         for o1, o2 in itertools.product(("<", "<=", "=="), repeat=2):
             groups = () if "==" in (o1, o2) else ("order",)
@@ -400,7 +382,7 @@ def _bounds(g: _Grammar) -> None:
                 each += ["zerosign", "relsign"]
             g.add_quantified(
                 [f"{v} {op} {c}" for v in _VARS],
-                [_compare(_VAR[v], op, c) for v in _VARS],
+                [_Compare(_VAR[v], op, c) for v in _VARS],
                 "bound",
                 1 + _const_cost(c),
                 all_groups=("allsign", "relsign") if c == 0 else ("allsign",),
@@ -409,7 +391,7 @@ def _bounds(g: _Grammar) -> None:
     for op in ("==", "!="):
         g.add_quantified(
             [f"{v} {op} 0" for v in _VARS],
-            [_compare(_VAR[v], op, 0.0) for v in _VARS],
+            [_Compare(_VAR[v], op, 0.0) for v in _VARS],
             "bound",
             1,
             all_groups=("allsign", "relsign"),
@@ -444,7 +426,7 @@ def _modulo(g: _Grammar) -> None:
                 groups = (["allpar"] if parity else []) + (["relsign"] if m == 1 and op == "==" else [])
                 g.add_quantified(
                     [f"{v} % {m} {op} {r}" for v in _VARS],
-                    [_compare(_binary(_VAR[v], "%", float(m)), op, float(r)) for v in _VARS],
+                    [_Compare(_binary(_VAR[v], "%", float(m)), op, float(r)) for v in _VARS],
                     family,
                     2 + (0 if m <= 2 else 1) + (0 if r == 0 else 1),
                     all_groups=groups,
@@ -454,7 +436,7 @@ def _modulo(g: _Grammar) -> None:
             for r in range(m):
                 for op in ("==", "!="):
                     cost = 4 + (0 if m == 2 else 1) + (0 if r == 0 else 1)
-                    residue = _compare(_binary(quantity, "%", float(m)), op, float(r))
+                    residue = _Compare(_binary(quantity, "%", float(m)), op, float(r))
                     g.add(f"({text}) % {m} {op} {r}", f"{name}_modulo", cost, residue)
 
 
@@ -462,41 +444,41 @@ def _aggregates(g: _Grammar) -> None:
     for c in (-10, -5, -1, 0, 1, 5, 10):
         # equal to (or different from) zero only: a sum equal to another constant is a needle no rule suggests
         for op in ("==", "!=", "<", "<=", ">", ">=") if c == 0 else ("<", "<=", ">", ">="):
-            g.add(f"x + y + z {op} {c}", "sum", 3 + _const_cost(c), _compare(_SUM, op, float(c)))
+            g.add(f"x + y + z {op} {c}", "sum", 3 + _const_cost(c), _Compare(_SUM, op, float(c)))
     for c in (-1, 0, 1):
         for op in ("==", "!=", "<", "<=", ">", ">="):
-            g.add(f"x * y * z {op} {c}", "product", 3 + _const_cost(c), _compare(_PRODUCT, op, float(c)))
+            g.add(f"x * y * z {op} {c}", "product", 3 + _const_cost(c), _Compare(_PRODUCT, op, float(c)))
 
 
 def _relation_rules(g: _Grammar) -> None:
     for a, b, c in _SPLITS:
         qa, qb, qc = _VAR[a], _VAR[b], _VAR[c]
-        g.add(f"{a} + {b} == {c}", "sum_relation", 2, _compare(_binary(qa, "+", qb), "==", qc), "rel")
-        g.add(f"{a} * {b} == {c}", "product_relation", 2, _compare(_binary(qa, "*", qb), "==", qc), "rel")
+        g.add(f"{a} + {b} == {c}", "sum_relation", 2, _Compare(_binary(qa, "+", qb), "==", qc), "rel")
+        g.add(f"{a} * {b} == {c}", "product_relation", 2, _Compare(_binary(qa, "*", qb), "==", qc), "rel")
         mean = _binary(_binary(qa, "+", qb), "/", 2.0)
-        g.add(f"({a} + {b}) / 2 == {c}", "mean_relation", 3, _compare(mean, "==", qc), "rel")
+        g.add(f"({a} + {b}) / 2 == {c}", "mean_relation", 3, _Compare(mean, "==", qc), "rel")
         for op in (">", ">=", "<", "<="):
-            g.add(f"{a} + {b} {op} {c}", "sum_inequality", 2, _compare(_binary(qa, "+", qb), op, qc), "rel")
+            g.add(f"{a} + {b} {op} {c}", "sum_inequality", 2, _Compare(_binary(qa, "+", qb), op, qc), "rel")
     for a, b in _ORDERED_PAIRS:
         c = next(v for v in _VARS if v not in (a, b))
         qa, qb, qc = _VAR[a], _VAR[b], _VAR[c]
-        g.add(f"{a} - {b} == {c}", "difference_relation", 2, _compare(_binary(qa, "-", qb), "==", qc), "rel")
-        g.add(f"{a} == 2 * {b}", "double", 2, _compare(qa, "==", _scaled(2.0, qb)), "rel")
+        g.add(f"{a} - {b} == {c}", "difference_relation", 2, _Compare(_binary(qa, "-", qb), "==", qc), "rel")
+        g.add(f"{a} == 2 * {b}", "double", 2, _Compare(qa, "==", _scaled(2.0, qb)), "rel")
         for d in (1, 2):
             shifted = _binary(qa, "+", float(d))
-            g.add(f"{b} == {a} + {d}", "offset", 3 + _unit_cost(d), _compare(qb, "==", shifted), "rel")
+            g.add(f"{b} == {a} + {d}", "offset", 3 + _unit_cost(d), _Compare(qb, "==", shifted), "rel")
     for a, b in _PAIRS:
         qa, qb = _VAR[a], _VAR[b]
-        g.add(f"{a} + {b} == 0", "opposite", 2, _compare(_binary(qa, "+", qb), "==", 0.0), "rel")
-        g.add(f"abs({a}) == abs({b})", "opposite", 3, _compare(_absolute(qa), "==", _absolute(qb)), "rel")
+        g.add(f"{a} + {b} == 0", "opposite", 2, _Compare(_binary(qa, "+", qb), "==", 0.0), "rel")
+        g.add(f"abs({a}) == abs({b})", "opposite", 3, _Compare(_absolute(qa), "==", _absolute(qb)), "rel")
         for op in (">", "<"):
-            g.add(f"{a} * {b} {op} 0", "same_sign", 2, _compare(_binary(qa, "*", qb), op, 0.0), "rel")
-    g.add("x + y + z == 0", "sum", 3, _compare(_SUM, "==", 0.0), "rel")
-    g.add("x * y * z == 0", "product", 3, _compare(_PRODUCT, "==", 0.0), "rel")
+            g.add(f"{a} * {b} {op} 0", "same_sign", 2, _Compare(_binary(qa, "*", qb), op, 0.0), "rel")
+    g.add("x + y + z == 0", "sum", 3, _Compare(_SUM, "==", 0.0), "rel")
+    g.add("x * y * z == 0", "product", 3, _Compare(_PRODUCT, "==", 0.0), "rel")
     for v in _VARS:
-        g.add(f"max(x, y, z) == {v}", "max_position", 2, _compare(_MAX, "==", _VAR[v]), "rel")
+        g.add(f"max(x, y, z) == {v}", "max_position", 2, _Compare(_MAX, "==", _VAR[v]), "rel")
     for v in _VARS:
-        g.add(f"min(x, y, z) == {v}", "min_position", 2, _compare(_MIN, "==", _VAR[v]), "rel")
+        g.add(f"min(x, y, z) == {v}", "min_position", 2, _Compare(_MIN, "==", _VAR[v]), "rel")
 
 
 def _squares(g: _Grammar) -> None:
@@ -506,7 +488,7 @@ def _squares(g: _Grammar) -> None:
             f"{a}**2 + {b}**2 == {c}**2",
             "pythagorean",
             5,
-            _compare(_binary(sq[a], "+", sq[b]), "==", sq[c]),
+            _Compare(_binary(sq[a], "+", sq[b]), "==", sq[c]),
             "rel",
         )
     for a, b, c in _SPLITS:
@@ -514,10 +496,10 @@ def _squares(g: _Grammar) -> None:
             f"{a}**2 + {b}**2 == {c}",
             "sum_of_squares",
             4,
-            _compare(_binary(sq[a], "+", sq[b]), "==", _VAR[c]),
+            _Compare(_binary(sq[a], "+", sq[b]), "==", _VAR[c]),
         )
     for a, b in _ORDERED_PAIRS:
-        g.add(f"{a}**2 == {b}", "square", 2, _compare(sq[a], "==", _VAR[b]), "rel")
+        g.add(f"{a}**2 == {b}", "square", 2, _Compare(sq[a], "==", _VAR[b]), "rel")
 
 
 def _number_theory(g: _Grammar) -> None:
@@ -525,19 +507,19 @@ def _number_theory(g: _Grammar) -> None:
         for a, b, c in _SPLITS:
             g.add(f"(int({a}) {op} int({b})) == int({c})", "bitwise", 5, _bitwise(a, op, b, c))
     cycle = (("x", "y"), ("y", "z"), ("z", "x"))
-    integral = [_compare(_binary(_VAR[v], "%", 1.0), "==", 0.0) for v in _VARS]
+    integral = [_Compare(_binary(_VAR[v], "%", 1.0), "==", 0.0) for v in _VARS]
     g.add(
         " and ".join(
             [f"{v} % 1 == 0" for v in _VARS] + [f"math.gcd(int({a}), int({b})) == 1" for a, b in cycle]
         ),
         "coprime",
         6,
-        _all_of(integral + [_coprime(a, b) for a, b in cycle]),
+        _AllOf(integral + [_coprime(a, b) for a, b in cycle]),
     )
     for a, b in cycle:
         g.add(f"math.gcd(int({a}), int({b})) == 1", "coprime", 4, _coprime(a, b))
     squares = [_perfect_square(v) for v in _VARS]
-    g.add(" and ".join(f"math.isqrt({v})**2 == {v}" for v in _VARS), "perfect_square", 5, _all_of(squares))
+    g.add(" and ".join(f"math.isqrt({v})**2 == {v}" for v in _VARS), "perfect_square", 5, _AllOf(squares))
     for v, fn in zip(_VARS, squares, strict=True):
         g.add(f"math.isqrt({v})**2 == {v}", "perfect_square", 4, fn)
 
@@ -560,15 +542,15 @@ def _spreads(g: _Grammar) -> None:
     for d in SPREADS:
         for a, b, c in _PERMS:
             gap = _binary(_VAR[c], "-", _VAR[a])
-            fn = _all_of([_chain(_VAR[a], "<", _VAR[b], "<", _VAR[c]), _chain(0.0, "<", gap, "<=", float(d))])
+            fn = _AllOf([_chain(_VAR[a], "<", _VAR[b], "<", _VAR[c]), _chain(0.0, "<", gap, "<=", float(d))])
             g.add(f"{a} < {b} < {c} and 0 < {c} - {a} <= {d}", "spread", 5 + _unit_cost(d), fn)
     for d in (1, 2, 5, 10):
         for op in ("<=", "<"):
             width = _binary(_MAX, "-", _MIN)
-            g.add(f"max(x, y, z) - min(x, y, z) {op} {d}", "range", 4, _compare(width, op, float(d)))
+            g.add(f"max(x, y, z) - min(x, y, z) {op} {d}", "range", 4, _Compare(width, op, float(d)))
         for a, b in _PAIRS:
             distance = _absolute(_binary(_VAR[a], "-", _VAR[b]))
-            g.add(f"abs({a} - {b}) <= {d}", "distance", 3, _compare(distance, "<=", float(d)))
+            g.add(f"abs({a} - {b}) <= {d}", "distance", 3, _Compare(distance, "<=", float(d)))
 
 
 def _primitives() -> list[_Primitive]:
@@ -861,13 +843,9 @@ def candidate_tests(seed: int = 0) -> tuple[F, list[tuple[str, str, str]]]:
     or not, perfect squares, decimal sums whose float rounding matters), fractional parts in every order,
     sorted triples of many spreads, and seeded random integers and decimals up to +-999. Every token is
     accepted by :func:`wason.tasks.wilt.values.parse_value` and parses to the float given. Simplest triples
-    come first (fewest decimals, then smallest magnitude): that is how the solver breaks ties.
-
-    Args:
-        seed: seed of the random part; the same seed gives the same candidates in the same order.
-
-    Returns:
-        ``(points, labels)``: an (N, 3) read-only float64 array and the N triples of strings.
+    come first (fewest decimals, then smallest magnitude): that is how the solver breaks ties. The same seed
+    (of the random part) gives the same ``(points, labels)`` in the same order: an (N, 3) read-only float64
+    array and the N triples of strings.
     """
     points, labels = _candidates(seed)
     return points, list(labels)
@@ -940,15 +918,8 @@ class HypothesisSpace:
         return len(self.hypotheses)
 
     def evaluate(self, points: npt.ArrayLike) -> B:
-        """Every hypothesis at every point, computed with numpy (no sandbox calls).
-
-        Args:
-            points: shape (N, 3) values of (x, y, z); integral values stand for Python ints, as in the sandbox.
-
-        Returns:
-            Boolean matrix of shape (H, N): row h is hypothesis h's truth value at each point, the same as
-            ``compile_rule(h.lambda_text).evaluate(points)``.
-        """
+        """Every hypothesis at every (x, y, z) point (integral values stand for Python ints, as in the sandbox),
+        computed with numpy: row h of the (H, N) result is ``compile_rule(h.lambda_text).evaluate(points)``."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         out = np.empty((len(self.hypotheses), pts.shape[0]), dtype=np.bool_)
         for start in range(0, pts.shape[0], _CHUNK):
@@ -961,15 +932,7 @@ class HypothesisSpace:
         return out
 
     def evaluate_rows(self, rows: npt.ArrayLike, points: npt.ArrayLike) -> B:
-        """The hypotheses ``rows`` at every point: ``evaluate(points)[rows]``, joining only those rows.
-
-        Args:
-            rows: hypothesis indices.
-            points: shape (N, 3).
-
-        Returns:
-            Boolean matrix of shape (len(rows), N).
-        """
+        """The hypotheses ``rows`` at every point: ``evaluate(points)[rows]``, joining only those rows."""
         index = np.asarray(rows, dtype=np.intp).reshape(-1)
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         out = np.empty((index.shape[0], pts.shape[0]), dtype=np.bool_)
@@ -1140,13 +1103,8 @@ def build_space(seed: int = 0) -> HypothesisSpace:
     spellings win), and expressions constant on all these points are dropped: 11,290 hypotheses remain for
     seed 0 (1,552 primitives, 9,738 conjunctions). The build takes about 0.25 s (plus 0.45 s of imports in a
     fresh process) and at most about 35 MB on top of the process, on the 2-core reference machine: rows are
-    compared packed, a block at a time. Deterministic for a seed.
-
-    Args:
-        seed: seed of the candidate tests and of the de-duplication points.
-
-    Returns:
-        The space.
+    compared packed, a block at a time. Deterministic for the seed (of the candidate tests and of the
+    de-duplication points).
     """
     prims = _primitives()
     pairs = _conjunction_pairs(prims)

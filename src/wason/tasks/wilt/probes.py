@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -145,17 +145,7 @@ def probe_set(seed: int, constants: Iterable[float] = (), corners: Iterable[floa
 
 def canonical_constants(constants: Iterable[float]) -> tuple[float, ...]:
     """The constants :func:`probe_set` actually uses: finite, -0.0 as 0.0, first 64 distinct, sorted."""
-    chosen: list[float] = []
-    seen: set[float] = set()
-    for c in constants:
-        value = float(c) + 0.0  # folds -0.0 into 0.0
-        if not math.isfinite(value) or value in seen:
-            continue
-        seen.add(value)
-        chosen.append(value)
-        if len(chosen) == MAX_BOUNDARY_CONSTANTS:
-            break
-    return tuple(sorted(chosen))
+    return _first_distinct(constants, math.isfinite, MAX_BOUNDARY_CONSTANTS)
 
 
 def canonical_corners(values: Iterable[float]) -> tuple[float, ...]:
@@ -164,51 +154,50 @@ def canonical_corners(values: Iterable[float]) -> tuple[float, ...]:
 
     Only typeable values are kept before the cap, since a triple holding any other is no test a player could
     make (and would take a place from one that is)."""
-    chosen: list[float] = []
-    seen: set[float] = set()
+    return _first_distinct(values, lambda v: bool(typeable_rows(np.array([[v, v, v]]))[0]), MAX_CORNER_VALUES)
+
+
+def _first_distinct(values: Iterable[float], keep: Callable[[float], bool], most: int) -> tuple[float, ...]:
+    chosen: dict[float, None] = {}
     for c in values:
         value = float(c) + 0.0  # folds -0.0 into 0.0
-        if value in seen or not typeable_rows(np.array([[value, value, value]]))[0]:
-            continue
-        seen.add(value)
-        chosen.append(value)
-        if len(chosen) == MAX_CORNER_VALUES:
-            break
+        if value not in chosen and keep(value):
+            chosen[value] = None
+            if len(chosen) == most:
+                break
     return tuple(sorted(chosen))
 
 
 def clear_probe_caches() -> None:
     """Forget every cached probe set (for benchmarks and tests of build determinism)."""
-    for cached in (
-        _cached_probe_set,
-        _base,
-        _base_inputs,
-        _base_meta,
-        _boundary,
-        _boundary_inputs,
-        _boundary_simplicity,
-        _base_typeable,
-        _boundary_typeable,
-        _corners,
-        _corners_inputs,
-    ):
+    for cached in (_cached_probe_set, _base, _boundary, _corners):
         cached.cache_clear()
+
+
+class _Part(NamedTuple):
+    """A block of probe points and what is computed per point, cached on its own (the base is most of every
+    probe set) and joined."""
+
+    points: F
+    inputs: Inputs
+    simplicity: F
+    typeable: npt.NDArray[np.bool_]
+
+
+def _part(points: F) -> _Part:
+    inputs = Inputs.from_points(points)
+    return _Part(points, inputs, _simplicity(points, inputs), typeable_rows(points))
 
 
 # Two only: each holds about 15 MB once the sandbox has indexed its values, the judge asks for a new one with
 # nearly every rule's constants, and the parts it is joined from are cached on their own.
 @lru_cache(maxsize=2)
 def _cached_probe_set(seed: int, constants: tuple[float, ...], corners: tuple[float, ...]) -> ProbeSet:
-    base_points, base_family = _base(seed)
-    base_reference, base_simplicity = _base_meta(seed)
-    corner_points, corner_inputs = _corners(corners), _corners_inputs(corners)
-    parts = [base_points] + [_boundary(seed, c) for c in constants] + [corner_points]
-    points = np.ascontiguousarray(np.concatenate(parts, axis=0), dtype=np.float64)
-    inputs = Inputs.concatenate(
-        [_base_inputs(seed)] + [_boundary_inputs(seed, c) for c in constants] + [corner_inputs]
-    )
-    n_corners = corner_points.shape[0]
-    n_boundary = points.shape[0] - base_points.shape[0] - n_corners
+    base, base_family = _base(seed)
+    parts = [base, *(_boundary(seed, c) for c in constants), _corners(corners)]
+    points = np.ascontiguousarray(np.concatenate([p.points for p in parts], axis=0), dtype=np.float64)
+    n_corners = parts[-1].points.shape[0]
+    n_boundary = points.shape[0] - base.points.shape[0] - n_corners
     family = np.concatenate(
         [
             base_family,
@@ -216,18 +205,11 @@ def _cached_probe_set(seed: int, constants: tuple[float, ...], corners: tuple[fl
             np.full(n_corners, FAMILIES.index("corners"), dtype=np.int8),
         ]
     )
-    # per point, so computed once per part (the base is most of every probe set) and joined
-    reference = np.concatenate([base_reference, np.zeros(n_boundary + n_corners, dtype=np.bool_)])
-    simplicity = np.concatenate(
-        [base_simplicity]
-        + [_boundary_simplicity(seed, c) for c in constants]
-        + [_simplicity(corner_points, corner_inputs)]
-    )
-    typeable = np.concatenate(
-        [_base_typeable(seed)]
-        + [_boundary_typeable(seed, c) for c in constants]
-        + [typeable_rows(corner_points)]
-    )
+    reference = np.isin(family, np.array([FAMILIES.index(f) for f in REFERENCE_FAMILIES], dtype=np.int8))
+    reference_end = int(np.count_nonzero(reference))
+    assert not reference[reference_end:].any()  # a prefix, by the order of FAMILIES
+    simplicity = np.concatenate([p.simplicity for p in parts])
+    typeable = np.concatenate([p.typeable for p in parts])
     for arr in (points, family, reference, simplicity, typeable):
         arr.flags.writeable = False
     return ProbeSet(
@@ -237,9 +219,9 @@ def _cached_probe_set(seed: int, constants: tuple[float, ...], corners: tuple[fl
         seed=seed,
         constants=constants,
         corners=corners,
-        inputs=inputs,
+        inputs=Inputs.concatenate([p.inputs for p in parts]),
         reference=reference,
-        reference_end=int(np.count_nonzero(reference)),
+        reference_end=reference_end,
         simplicity=simplicity,
         typeable=typeable,
     )
@@ -251,30 +233,6 @@ def _simplicity(points: F, inputs: Inputs) -> F:
     magnitude = np.abs(points).max(axis=1)
     out: F = n_fractional + magnitude / (1.0 + magnitude)
     return out
-
-
-@lru_cache(maxsize=4)
-def _base_meta(seed: int) -> tuple[npt.NDArray[np.bool_], F]:
-    """The base points' reference mask and simplicity."""
-    points, family = _base(seed)
-    reference = np.isin(family, np.array([FAMILIES.index(f) for f in REFERENCE_FAMILIES], dtype=np.int8))
-    assert not reference[int(np.count_nonzero(reference)) :].any()  # a prefix, by the order of FAMILIES
-    return reference, _simplicity(points, _base_inputs(seed))
-
-
-@lru_cache(maxsize=512)
-def _boundary_simplicity(seed: int, c: float) -> F:
-    return _simplicity(_boundary(seed, c), _boundary_inputs(seed, c))
-
-
-@lru_cache(maxsize=4)
-def _base_typeable(seed: int) -> npt.NDArray[np.bool_]:
-    return typeable_rows(_base(seed)[0])
-
-
-@lru_cache(maxsize=512)
-def _boundary_typeable(seed: int, c: float) -> npt.NDArray[np.bool_]:
-    return typeable_rows(_boundary(seed, c))
 
 
 def typeable_rows(points: F) -> npt.NDArray[np.bool_]:
@@ -295,10 +253,10 @@ def _rng(seed: int, family: str, *extra: int) -> np.random.Generator:
 
 
 @lru_cache(maxsize=4)
-def _base(seed: int) -> tuple[F, npt.NDArray[np.int8]]:
+def _base(seed: int) -> tuple[_Part, npt.NDArray[np.int8]]:
     builders: dict[str, Callable[[], npt.NDArray[Any]]] = {
         "uniform200": lambda: _rng(seed, "uniform200").uniform(-200.0, 200.0, (5000, 3)),
-        "grid": _grid,
+        "grid": lambda: _cube(np.arange(-20, 21, dtype=np.float64)),
         "uniform3": lambda: _rng(seed, "uniform3").uniform(-3.0, 3.0, (5000, 3)),
         "special": lambda: np.array(_SPECIAL, dtype=np.float64),
         "int999": lambda: _rng(seed, "int999").integers(-999, 1000, (10000, 3)).astype(np.float64),
@@ -314,22 +272,12 @@ def _base(seed: int) -> tuple[F, npt.NDArray[np.int8]]:
         block = np.asarray(build(), dtype=np.float64).reshape(-1, 3)
         points.append(block)
         family.append(np.full(block.shape[0], FAMILIES.index(name), dtype=np.int8))
-    return np.concatenate(points, axis=0), np.concatenate(family)
+    return _part(np.concatenate(points, axis=0)), np.concatenate(family)
 
 
-@lru_cache(maxsize=4)
-def _base_inputs(seed: int) -> Inputs:
-    return Inputs.from_points(_base(seed)[0])
-
-
-@lru_cache(maxsize=512)
-def _boundary_inputs(seed: int, c: float) -> Inputs:
-    return Inputs.from_points(_boundary(seed, c))
-
-
-def _grid() -> F:
-    r = np.arange(-20, 21, dtype=np.float64)
-    xs, ys, zs = np.meshgrid(r, r, r, indexing="ij")
+def _cube(v: F) -> F:
+    """Every triple over the values, x varying slowest."""
+    xs, ys, zs = np.meshgrid(v, v, v, indexing="ij")
     return np.stack([xs.ravel(), ys.ravel(), zs.ravel()], axis=1)
 
 
@@ -486,7 +434,7 @@ def _fractional(rng: np.random.Generator) -> F:
 
 
 @lru_cache(maxsize=512)
-def _boundary(seed: int, c: float) -> F:
+def _boundary(seed: int, c: float) -> _Part:
     """Probes at c + d for each offset, in each coordinate, with companions from a small seeded pool; only
     the rows a player could type (around 999 or a constant beyond three digits, few or none are left)."""
     bits = int(np.array(c, dtype=np.float64).view(np.uint64))
@@ -508,26 +456,18 @@ def _boundary(seed: int, c: float) -> F:
                 np.stack([p, q, v], axis=1),
             ]
         )
-    out = np.concatenate(blocks, axis=0)
-    out = np.ascontiguousarray(out[typeable_rows(out)])
-    out.flags.writeable = False
-    return out
+    return _typed_part(np.concatenate(blocks, axis=0))
 
 
 @lru_cache(maxsize=8)
-def _corners(values: tuple[float, ...]) -> F:
+def _corners(values: tuple[float, ...]) -> _Part:
     """Every triple over the values (x varying slowest), only the rows a player could type: with
     ``(-41, 13, 97)`` among them, the carve-out's point ``(97, -41, 13)`` and the corners of any box they bound."""
-    if not values:
-        return np.zeros((0, 3), dtype=np.float64)
-    v = np.array(values, dtype=np.float64)
-    xs, ys, zs = np.meshgrid(v, v, v, indexing="ij")
-    out = np.stack([xs.ravel(), ys.ravel(), zs.ravel()], axis=1)
-    out = np.ascontiguousarray(out[typeable_rows(out)])
+    return _typed_part(_cube(np.array(values, dtype=np.float64)))
+
+
+def _typed_part(points: F) -> _Part:
+    """The part of the rows of ``points`` a player could type."""
+    out = np.ascontiguousarray(points[typeable_rows(points)])
     out.flags.writeable = False
-    return out
-
-
-@lru_cache(maxsize=8)
-def _corners_inputs(values: tuple[float, ...]) -> Inputs:
-    return Inputs.from_points(_corners(values))
+    return _part(out)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -157,18 +158,10 @@ class _Alternative:
 
 
 class Scientist:
-    """Plays WILT: the ideal solver first, then falsification over a widened space.
-
-    Args:
-        space: the listed hypothesis space.
-        candidates: (C, 3) listed candidate tests (typeable).
-        max_tests: tests available.
-        falsify: spend the remaining tests on trying to break the hypothesis (False: guess when the ideal
-            solver would, for protocols that reward fewer tests).
-        confidence: the ideal solver's stopping share.
-        built: the built space (default: the process's one for the seed,
-            :func:`~wason.tasks.wilt.built_space.shared_space`).
-    """
+    """Plays WILT: the ideal solver first (over the listed space and its typeable (C, 3) candidates, stopping at
+    ``confidence``), then falsification over a widened space: ``falsify=False`` guesses when the ideal solver
+    would, for protocols that reward fewer tests. ``built``: the built space (default: the process's one for
+    the seed, :func:`~wason.tasks.wilt.built_space.shared_space`)."""
 
     def __init__(
         self,
@@ -317,6 +310,14 @@ class Scientist:
             return self.tests_used % EARLY_EVERY == EARLY_EVERY - 1
         return True
 
+    def _points(self) -> F:
+        """The tested points, shape (tests, 3)."""
+        return np.array([p for p, _ in self.history], dtype=np.float64).reshape(-1, 3)
+
+    def _all_same(self) -> bool:
+        """Whether every answer so far has been the same."""
+        return len({r for _, r in self.history}) < 2
+
     def _rarer(self) -> int:
         """How many answers were the rarer one."""
         yes = sum(1 for _, r in self.history if r)
@@ -329,12 +330,11 @@ class Scientist:
             return False
         if 3 * self.tests_used >= 2 * self.max_tests:
             return True
-        same = len({r for _, r in self.history}) < 2
-        return same and SAME_HAND_OVER * self.tests_used >= self.max_tests
+        return self._all_same() and SAME_HAND_OVER * self.tests_used >= self.max_tests
 
     def observe(self, point: Sequence[float], result: bool) -> None:
         """Record the rule's answer at a point."""
-        key = (float(point[0]), float(point[1]), float(point[2]))
+        key = _point(point)
         self.ideal.observe(key, result)
         self.history.append((key, bool(result)))
         if self._alts:
@@ -371,7 +371,7 @@ class Scientist:
 
     def exclude(self, point: Sequence[float]) -> None:
         """Never propose this point again (e.g. the game refused it)."""
-        key = (float(point[0]), float(point[1]), float(point[2]))
+        key = _point(point)
         index = self.ideal._table.index.get(key)
         if index is not None:
             self.ideal.exclude(index)
@@ -416,8 +416,7 @@ class Scientist:
             self._spelled[base] = options
         if not options or not self.history:
             return options
-        points = np.array([p for p, _ in self.history], dtype=np.float64)
-        answers = np.array([r for _, r in self.history], dtype=np.bool_)
+        points, answers = self._points(), np.array([r for _, r in self.history], dtype=np.bool_)
         return [option for option in options if np.array_equal(option[1].evaluate(points), answers)]
 
     def _spelling_test(self) -> Point | None:
@@ -428,8 +427,9 @@ class Scientist:
         alive = self._spellings_alive(base)
         if len(alive) < 2:
             return None
-        tested = np.array([p for p, _ in self.history], dtype=np.float64)
-        points = np.concatenate([on_the_lines(base, seed=self.tests_used), typeable_points(beside(tested))])
+        points = np.concatenate(
+            [on_the_lines(base, seed=self.tests_used), typeable_points(beside(self._points()))]
+        )
         if points.shape[0] == 0:
             return None
         seen = {p for p, _ in self.history}
@@ -465,10 +465,8 @@ class Scientist:
 
     def _consistent_built(self, limit: int) -> list[Formula]:
         # thresholds are fitted to the observations only when the listed space has nothing consistent either
-        points = np.array([p for p, _ in self.history], dtype=np.float64).reshape(-1, 3)
-        return self.built().consistent(
-            points, [r for _, r in self.history], limit, widen=not self.ideal.consistent
-        )
+        answers = [r for _, r in self.history]
+        return self.built().consistent(self._points(), answers, limit, widen=not self.ideal.consistent)
 
     def _widen(self) -> None:
         self.widened += 1
@@ -580,19 +578,17 @@ class Scientist:
         bases = list(_BASES) + [(p[1], p[2]) for p, r in self.history[-4:] if r]
         grid = np.array(_GRID, dtype=np.float64)
         n = grid.shape[0]
-        lines = []
-        for a, b in bases:
-            for position in range(3):
-                pts = np.empty((n, 3))
-                others = [k for k in range(3) if k != position]
-                pts[:, position] = grid
-                pts[:, others[0]] = a
-                pts[:, others[1]] = b
-                lines.append(pts)
+        base_array = np.array(bases, dtype=np.float64)
+        # the lines through each base point along each variable
+        lines = [
+            np.insert(np.tile(ab, (n, 1)), position, grid, axis=1)
+            for ab in base_array
+            for position in range(3)
+        ]
         line_points = np.concatenate(lines, axis=0)
         made: list[F] = []
         for k in order.tolist():
-            program = self._evaluator(k)
+            program = partial(self._truth_of, k)
             truth = program(line_points)
             hits = np.flatnonzero(truth)
             made.append(line_points[hits[:: max(1, hits.shape[0] // 3)][:3]])
@@ -610,7 +606,6 @@ class Scientist:
                 edges = _bisect(program, lo, hi)
                 made.append(edges)
                 self._edges[k] = typeable_points(edges)
-        base_array = np.array(bases, dtype=np.float64)
         atoms = self.built().atoms
         with_equality: list[Formula] = []
         for k in np.argsort(-self._weights, kind="stable").tolist():
@@ -622,10 +617,6 @@ class Scientist:
         made.extend(self._solve(with_equality, base_array))
         pts = typeable_points(np.concatenate(made, axis=0)) if made else np.zeros((0, 3))
         return unique_points(pts)
-
-    def _evaluator(self, k: int) -> Callable[[F], B]:
-        """Alternative ``k`` at given points, computed with numpy as the sandbox would (no sandbox calls)."""
-        return lambda points: self._truth_of(k, points)
 
     def _solve(self, formulas: Sequence[Formula], bases: F) -> list[F]:
         """Points where each formula's equalities hold: each is solved for one variable in turn, along lines
@@ -699,11 +690,10 @@ class Scientist:
         then :data:`SCATTERED` in turn; after a rarer answer, the triple that splits the weight of the
         equalities still possible most evenly (None when none is)."""
         tested = {p for p, _ in self.history}
-        same = len({r for _, r in self.history}) < 2
-        if same and FIRST_HUNT not in tested:
+        if self._all_same() and FIRST_HUNT not in tested:
             return FIRST_HUNT
-        found = hunting_test([p for p, _ in self.history], [r for _, r in self.history])
-        if found is not None or not same:
+        found = hunting_test(self._points(), [r for _, r in self.history])
+        if found is not None or not self._all_same():
             return found
         return next((t for t in SCATTERED if t not in tested), None)
 
@@ -713,7 +703,7 @@ class Scientist:
         candidate, where the guess says yes and no in turn (not the opposite of the last answer: that would put
         every far candidate on one side, the boundary points taking the other); either way the one farthest from
         everything tested."""
-        tested = np.array([p for p, _ in self.history], dtype=np.float64).reshape(-1, 3)
+        tested = self._points()
         best = self._best()
         seen = {p for p, _ in self.history}
         if best is not None and best in self._edges and self.tests_used % 2 == 0:

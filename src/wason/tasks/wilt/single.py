@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -21,7 +22,8 @@ import numpy.typing as npt
 
 from wason.sandbox import GuessRejected, Program, compile_rule
 from wason.sandbox.pyast import parse
-from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD, Verdict
+from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD, Verdict, _jaccard, _set_inclusion
+from wason.tasks.wilt.listed_space import _CMP
 
 DOMAIN = (1, 100)
 """The whole numbers a test and the rule range over, as the prompt states."""
@@ -104,15 +106,9 @@ def judge_single(rule: Program, guess: str) -> Verdict:
     points = domain_points()
     r = rule.evaluate(points)
     g = program.evaluate(points)
-    disagree = r != g
     n = len(points)
-    n_disagree = int(np.count_nonzero(disagree))
-    union = int(np.count_nonzero(r | g))
-    jaccard = int(np.count_nonzero(r & g)) / union if union else None
-    n_rule = int(np.count_nonzero(r))
-    nested = not np.any(g & ~r) or not np.any(r & ~g)
-    inclusion = int(np.count_nonzero(g)) / n_rule if n_rule and nested else None
-    wrong = np.flatnonzero(disagree)[:5]
+    n_disagree = int(np.count_nonzero(r != g))
+    jaccard = _jaccard(r, g)
     return Verdict(
         rule=rule.source,
         guess=guess,
@@ -123,16 +119,18 @@ def judge_single(rule: Program, guess: str) -> Verdict:
         n_probes=n,
         n_disagree=n_disagree,
         jaccard=jaccard,
-        set_inclusion=inclusion,
+        set_inclusion=_set_inclusion(r, g),
         approximately_correct=n_disagree > 0 and jaccard is not None and jaccard >= APPROX_JACCARD_THRESHOLD,
-        counterexamples=[((float(points[i, 0]), 0.0, 0.0), bool(r[i]), bool(g[i])) for i in wrong],
+        counterexamples=[
+            ((float(points[i, 0]), 0.0, 0.0), bool(r[i]), bool(g[i])) for i in np.flatnonzero(r != g)[:5]
+        ],
         probe_seed=0,
         probe_version=JUDGE_VERSION,
     )
 
 
 # -- the solver ------------------------------------------------------------------------------------------------
-_xs = np.arange(DOMAIN[0], DOMAIN[1] + 1)
+_xs = np.arange(DOMAIN[0], DOMAIN[1] + 1, dtype=np.float64)
 
 
 def _number_cost(c: int) -> float:
@@ -190,12 +188,8 @@ def _hypotheses() -> tuple[list[str], npt.NDArray[np.bool_], npt.NDArray[np.floa
             residues.append((f"x % {m} == {r}", _xs % m == r, 1.0 + _number_cost(m) + _number_cost(r)))
     comparisons: list[tuple[str, npt.NDArray[np.bool_], float]] = []
     for c in range(low, high + 1):
-        comparisons.append((f"x > {c}", _xs > c, 1.0 + _number_cost(c)))
-        comparisons.append((f"x < {c}", _xs < c, 1.0 + _number_cost(c)))
-        comparisons.append((f"x >= {c}", _xs >= c, 1.5 + _number_cost(c)))
-        comparisons.append((f"x <= {c}", _xs <= c, 1.5 + _number_cost(c)))
-        comparisons.append((f"x == {c}", _xs == c, 1.5 + _number_cost(c)))
-        comparisons.append((f"x != {c}", _xs != c, 1.5 + _number_cost(c)))
+        for op, cost in ((">", 1.0), ("<", 1.0), (">=", 1.5), ("<=", 1.5), ("==", 1.5), ("!=", 1.5)):
+            comparisons.append((f"x {op} {c}", _CMP[op](_xs, c), cost + _number_cost(c)))
     for text, truth, cost in (*comparisons, *residues):
         add(f"lambda x: {text}", truth, cost)
     for text, truth in _known_sets():
@@ -221,15 +215,8 @@ def _hypotheses() -> tuple[list[str], npt.NDArray[np.bool_], npt.NDArray[np.floa
     )
 
 
-_SPACE: tuple[list[str], npt.NDArray[np.bool_], npt.NDArray[np.float64]] | None = None
-
-
-def hypothesis_space() -> tuple[list[str], npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
-    """The one-variable hypothesis space, built once per process (it never changes)."""
-    global _SPACE
-    if _SPACE is None:
-        _SPACE = _hypotheses()
-    return _SPACE
+hypothesis_space = cache(_hypotheses)
+"""The one-variable hypothesis space, built once per process (it never changes)."""
 
 
 class SingleSolver:

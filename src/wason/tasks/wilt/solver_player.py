@@ -18,14 +18,9 @@ class WiltSolverPlayer:
     It proposes the scientist's next test, reads each result from the observation, and guesses when the
     scientist has nothing left to test or the game asks for the guess. By default every test is spent: once the
     ideal solver would guess, the rest go to trying to break its hypothesis. ``falsify=False`` guesses as soon
-    as the ideal solver is confident, for scores that reward fewer tests. Use one player per episode.
-
-    Args:
-        seed: seed of the hypothesis space and candidate tests (both cached per process).
-        max_tests: tests the solver allows itself (the game's own limit also forces the guess).
-        confidence: posterior share of the best hypothesis at which the ideal solver stops.
-        falsify: spend the remaining tests on falsification (False: stop when confident).
-        space: a prebuilt space to use instead of ``build_space(seed)``.
+    as the ideal solver is confident (its posterior ``confidence``), for scores that reward fewer tests. Use one
+    player per episode. ``seed`` chooses the hypothesis space (unless ``space`` is given) and the candidate
+    tests, both cached per process; the game's own limit also forces the guess, whatever ``max_tests``.
     """
 
     def __init__(
@@ -48,14 +43,8 @@ class WiltSolverPlayer:
         self._pending: tuple[float, float, float] | None = None
 
     async def act(self, observation: WiltObservation) -> Move[WiltAction]:
-        """Choose the next move after ``observation``.
-
-        Args:
-            observation: the game's last observation (``start``, ``result``, ``invalid_test``...).
-
-        Returns:
-            A :class:`ProposeTest` with typed values, or the :class:`FinalGuess`.
-        """
+        """The next move after the game's last observation: a :class:`ProposeTest` with typed values, or the
+        :class:`FinalGuess`."""
         if observation.kind == "result" and observation.values is not None and observation.result is not None:
             self.solver.observe(observation.values, observation.result)
         elif observation.kind == "invalid_test" and self._pending is not None:
