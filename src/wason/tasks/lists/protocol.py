@@ -27,11 +27,9 @@ from wason.tasks.lists.game import (
     PredicateAnswer,
     QuizAnswer,
     TestRound,
+    jsonable,
 )
 
-# The pilot asked for six hypotheses and five test cases; replies that differ are kept as given.
-REQUESTED_HYPOTHESES = 6
-REQUESTED_TEST_CASES = 5
 # Bounds that keep parsing linear and shallow whatever a model sends.
 MAX_REPLY_CHARS = 200_000
 MAX_DEPTH = 32
@@ -42,14 +40,7 @@ _MARKER = RESPONSE_TAG
 # Opening quote -> closing quote. Smart quotes are common when a model's output passed through a word processor.
 _QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u201d": "\u201d", "\u2018": "\u2019", "\u2019": "\u2019"}
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "'": "'"}
-_LITERALS: dict[str, object] = {
-    "true": True,
-    "false": False,
-    "null": None,
-    "True": True,
-    "False": False,
-    "None": None,
-}
+_LITERALS = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # After a closing quote the next significant character must be one of these, else the quote was part of the
@@ -122,7 +113,7 @@ def render_initial_prompt(examples: Sequence[Sequence[int]], template: str | Non
 
 def format_case(case: object) -> str:
     """A test case as JSON text, e.g. ``[2, 4, 6]`` or ``[1.5, "7"]``, the way the model wrote it."""
-    return json.dumps(_jsonable(case), ensure_ascii=False, default=repr)
+    return json.dumps(jsonable(case), ensure_ascii=False, default=repr)
 
 
 def render_feedback(
@@ -268,12 +259,6 @@ def _frozen(value: object) -> object:
         return tuple(_frozen(item) for item in value)
     if isinstance(value, dict):
         return tuple((key, _frozen(item)) for key, item in value.items())
-    return value
-
-
-def _jsonable(value: object) -> object:
-    if isinstance(value, tuple):
-        return [_jsonable(item) for item in value]
     return value
 
 

@@ -61,7 +61,7 @@ import numpy as np
 import numpy.typing as npt
 
 from wason.tasks.lists import draw
-from wason.tasks.lists.rules import as_int_list
+from wason.tasks.lists.rules import as_int_list, holds
 
 NAME = "wason.lists.solver"
 VERSION = 1
@@ -87,30 +87,9 @@ _SHARE_TOLERANCE = 1e-12  # float sums of the same weights in another order
 _CONFIRM_POSITIVES = 0.6  # share of a confirmation round's filler spent on lists the hypothesis accepts
 
 _SHORT_LISTS: tuple[tuple[int, ...], ...] = (
-    (),
-    (0,),
-    (1,),
-    (2,),
-    (3,),
-    (-1,),
-    (7,),
-    (10,),
-    (0, 0),
-    (1, 1),
-    (0, 1),
-    (1, 2),
-    (2, 1),
-    (2, 2),
-    (1, 3),
-    (3, 1),
-    (-1, 1),
-    (2, 4),
-    (1, 2, 3),
-    (3, 2, 1),
-    (2, 4, 6),
-    (5, 5, 5),
-    (1, 0, 1),
-    (-3, -2, -1),
+    *((), (0,), (1,), (2,), (3,), (-1,), (7,), (10,)),
+    *((0, 0), (1, 1), (0, 1), (1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (-1, 1), (2, 4)),
+    *((1, 2, 3), (3, 2, 1), (2, 4, 6), (5, 5, 5), (1, 0, 1), (-3, -2, -1)),
 )
 _CONSTANTS = (*range(14), 15, 16, 17, 20, 25, 30, 50, 100, -1, -2, -3, -5, -10)
 _SEQUENCES: tuple[tuple[int, ...], ...] = (
@@ -162,32 +141,24 @@ B = npt.NDArray[np.bool_]
 
 
 class HypothesisLike(Protocol):
-    """What the solver needs of a hypothesis (``wason.tasks.lists.hypotheses.Hypothesis`` is one)."""
+    """What the solver needs of a hypothesis (``wason.tasks.lists.hypotheses.Hypothesis`` is one): a stable key,
+    the rule in words, the rule as ``lambda xs: ...`` in the list guess language, a predicate deciding a list
+    of integers, and a description length (the prior weight is ``2**-complexity``)."""
 
     @property
-    def key(self) -> str:
-        """A stable identifier."""
-        ...
+    def key(self) -> str: ...
 
     @property
-    def text(self) -> str:
-        """The rule in words."""
-        ...
+    def text(self) -> str: ...
 
     @property
-    def source(self) -> str:
-        """The rule as ``lambda xs: ...`` in the list guess language."""
-        ...
+    def source(self) -> str: ...
 
     @property
-    def predicate(self) -> Callable[[tuple[int, ...]], bool]:
-        """Decides a list of integers."""
-        ...
+    def predicate(self) -> Callable[[tuple[int, ...]], bool]: ...
 
     @property
-    def complexity(self) -> int:
-        """Description length; the prior weight is ``2**-complexity``."""
-        ...
+    def complexity(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -216,14 +187,6 @@ class _Plan:
     done: bool  # nothing left to test: the solver is ready
     # The hypothesis this round tries to refute, once the survivors are settled.
     confirming: int | None
-
-
-def _holds(predicate: Callable[[tuple[int, ...]], bool], xs: IntList) -> bool:
-    try:
-        return bool(predicate(xs))
-    except Exception:
-        # One odd hypothesis must not stop a game; a predicate that cannot decide a list does not accept it.
-        return False
 
 
 def _xlog2x(p: F) -> F:
@@ -414,7 +377,7 @@ class ListSolver:
             elif xs in self._labels:
                 out.append(self._labels[xs])
             else:
-                out.append(_holds(predicate, xs))
+                out.append(holds(predicate, xs))
         return out
 
     # ---- hypotheses -----------------------------------------------------------------------------------------
@@ -441,7 +404,7 @@ class ListSolver:
                 verdicts = [bool(predicates[h](xs)) for h in missing.tolist()]
             except Exception:
                 # Some predicate cannot decide this list: ask each one apart, that one saying no.
-                verdicts = [_holds(predicates[h], xs) for h in missing.tolist()]
+                verdicts = [holds(predicates[h], xs) for h in missing.tolist()]
             column[missing] = verdicts
             known = column[rows]
         out: B = known > 0
@@ -573,7 +536,7 @@ class ListSolver:
             for _ in range(min(_VERIFY_ATTEMPTS, budget)):
                 budget -= 1
                 xs = self._probe(rng, parents, values)
-                if xs not in taken and self._fresh(xs) and _holds(best, xs) != _holds(other, xs):
+                if xs not in taken and self._fresh(xs) and holds(best, xs) != holds(other, xs):
                     found.append(xs)
                     taken.add(xs)
                     break
@@ -708,15 +671,12 @@ class ListSolver:
             out[xs] = None
             return True
 
-        for xs in self._carry:
+        for xs in (*self._carry, *_SHORT_LISTS):
             add(xs)
-        for xs in _SHORT_LISTS:
-            add(xs)
-        for xs in self.examples:
-            if xs:
-                add(xs[:1])
-                add(xs[-1:])
-                add(xs[:2])
+        for xs in self.examples:  # (the empty list is among the short lists already)
+            add(xs[:1])
+            add(xs[-1:])
+            add(xs[:2])
         parents, values = self._parents()
         negatives = [xs for xs, label in self._labels.items() if not label]
         self._near = set()
@@ -736,13 +696,21 @@ class ListSolver:
         # lists almost nothing accepts; then, for the next heaviest (and a few sampled by weight), lists on which
         # they and the heaviest disagree.
         heaviest = self._predicates[int(scored[0])]
-        found = 0
-        for _ in range(_TARGETED_ATTEMPTS):
-            xs = self._probe(rng, parents, values)
-            if xs not in out and _holds(heaviest, xs) and add(xs):
-                found += 1
-                if found >= _TARGETED_FINDS:
-                    break
+
+        def search(other: Callable[[IntList], bool] | None) -> None:
+            """Add a few probes the heaviest accepts (no ``other``), or on which it and ``other`` disagree."""
+            found = 0
+            for _ in range(_TARGETED_ATTEMPTS):
+                xs = self._probe(rng, parents, values)
+                if xs in out:
+                    continue
+                wanted = holds(heaviest, xs) != (False if other is None else holds(other, xs))
+                if wanted and add(xs):
+                    found += 1
+                    if found >= _TARGETED_FINDS:
+                        break
+
+        search(None)
         targets = scored[1 : _TARGETED_HEAVIEST + 1].tolist()
         rest = scored[_TARGETED_HEAVIEST + 1 :]
         if rest.shape[0]:
@@ -750,14 +718,7 @@ class ListSolver:
             k = min(_TARGETED_SAMPLED, rest.shape[0])
             targets += [int(h) for h in rng.choices(rest.tolist(), weights=w.tolist(), k=k)]
         for h in targets:
-            other = self._predicates[h]
-            found = 0
-            for _ in range(_TARGETED_ATTEMPTS):
-                xs = self._probe(rng, parents, values)
-                if xs not in out and _holds(heaviest, xs) != _holds(other, xs) and add(xs):
-                    found += 1
-                    if found >= _TARGETED_FINDS:
-                        break
+            search(self._predicates[h])
         return list(out)
 
     def _fresh(self, xs: IntList) -> bool:
@@ -895,5 +856,5 @@ def play(solver: ListSolver, rule: Callable[[tuple[int, ...]], bool]) -> tuple[S
     """
     while not solver.ready:
         tests = solver.propose()
-        solver.observe(tests, [_holds(rule, xs) for xs in tests])
+        solver.observe(tests, [holds(rule, xs) for xs in tests])
     return solver.hypothesis(), solver.rounds_used
