@@ -100,15 +100,9 @@ def format_example(example: Sequence[int]) -> str:
     return str([int(item) for item in example])
 
 
-def render_initial_prompt(examples: Sequence[Sequence[int]], template: str | None = None) -> str:
-    """The pilot's first message: the template with the example lists one per line.
-
-    Args:
-        examples: The example lists (the pilot used three).
-        template: The template to fill; defaults to :func:`load_initial_prompt`.
-    """
-    text = template if template is not None else load_initial_prompt()
-    return text.format(examples="\n".join(format_example(example) for example in examples))
+def render_initial_prompt(examples: Sequence[Sequence[int]]) -> str:
+    """The pilot's first message: its template with the example lists (the pilot used three) one per line."""
+    return load_initial_prompt().format(examples="\n".join(format_example(example) for example in examples))
 
 
 def format_case(case: object) -> str:
@@ -147,9 +141,7 @@ def integer_list(case: object) -> tuple[int, ...] | None:
     Strict on purpose: ``1.0``, ``"1"`` and ``true`` are not integers here, because the model wrote something
     other than an integer and the pilot's labeller was told that such lists fail.
     """
-    if not isinstance(case, tuple):
-        return None
-    if all(isinstance(item, int) and not isinstance(item, bool) for item in case):
+    if isinstance(case, tuple) and all(isinstance(item, int) and not isinstance(item, bool) for item in case):
         return case
     return None
 
@@ -234,11 +226,7 @@ def _key(key: str) -> str:
 
 
 def _text(value: object) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    return format_case(value)
+    return value if value is None or isinstance(value, str) else format_case(value)
 
 
 def _hypotheses(value: object) -> tuple[str, ...]:

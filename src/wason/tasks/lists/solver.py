@@ -258,8 +258,8 @@ class ListSolver:
         self._carry: list[IntList] = []
         self._near: set[IntList] = set()  # this round's candidates made by mutating a positive
         self._plan_cache: _Plan | None = None
-        everyone: Index = np.arange(len(self.space), dtype=np.intp)
-        self._alive: Index = everyone
+        self._everyone: Index = np.arange(len(self.space), dtype=np.intp)
+        self._alive = self._everyone
         self._consistent = True
         self._mismatch = np.zeros(len(self.space), dtype=np.int64)
         self._level = 0
@@ -281,20 +281,8 @@ class ListSolver:
         """True while some hypothesis fits every observation."""
         return self._consistent
 
-    @property
-    def remaining(self) -> int:
-        """How many hypotheses survive (outside the space: how many have the fewest disagreements)."""
-        return int(self._alive.shape[0])
-
     def survivors(self, limit: int = 10) -> list[tuple[HypothesisLike, float]]:
-        """The heaviest surviving hypotheses with their share of the surviving weight.
-
-        Args:
-            limit: how many to return.
-
-        Returns:
-            Up to ``limit`` (hypothesis, share) pairs, heaviest first.
-        """
+        """Up to ``limit`` (hypothesis, share of the surviving weight) pairs, heaviest first."""
         order = self._by_weight(self._alive)
         weights = self._weights(order)
         total = float(weights.sum())
@@ -311,19 +299,11 @@ class ListSolver:
     # ---- the game -------------------------------------------------------------------------------------------
 
     def propose(self) -> list[tuple[int, ...]]:
-        """The next round's test lists.
-
-        Returns:
-            Exactly ``tests_per_round`` distinct integer lists, none tested before or given as an example.
-        """
+        """The next round's tests: ``tests_per_round`` distinct lists, none tested before or an example."""
         return list(self._plan().tests)
 
     def observe(self, tests: Sequence[Sequence[int]], labels: Sequence[bool]) -> None:
-        """Record a round's labels (for the proposed lists or any others).
-
-        Args:
-            tests: the lists tested.
-            labels: whether each fits the hidden rule.
+        """Record a round's labels (for the proposed lists or any others): whether each test fits the rule.
 
         Raises:
             ValueError: the lengths differ or a test is not a list of integers.
@@ -351,23 +331,13 @@ class ListSolver:
 
     def hypothesis(self) -> SolverHypothesis:
         """The hypothesis the solver states now: the simplest member of the heaviest extension class (outside the
-        space, the simplest of the least contradicted hypotheses).
-
-        Returns:
-            Its text, source and key, and whether it fits every observation.
-        """
+        space, the simplest of the least contradicted hypotheses)."""
         h = self.space[self._plan().best]
         return SolverHypothesis(text=h.text, source=h.source, key=h.key, consistent=self._consistent)
 
     def predict(self, lists: Sequence[Sequence[int]]) -> list[bool]:
-        """Quiz answers: the label observed for a list already seen, else the stated hypothesis's.
-
-        Args:
-            lists: the lists to label; anything but a list of integers is "No", as in the game.
-
-        Returns:
-            One label per list.
-        """
+        """Quiz answers: the label observed for a list already seen, else the stated hypothesis's (anything but a
+        list of integers is "No", as in the game)."""
         predicate = self.space[self._plan().best].predicate
         out = []
         for items in lists:
@@ -418,23 +388,18 @@ class ListSolver:
                 return
             # Every hypothesis is contradicted: count each one's disagreements with everything seen so far.
             self._consistent = False
-            everyone: Index = np.arange(len(self.space), dtype=np.intp)
             self._mismatch = np.zeros(len(self.space), dtype=np.int64)
             for seen, answer in self._observations:
-                self._mismatch += self._column(seen, everyone) != answer
+                self._mismatch += self._column(seen, self._everyone) != answer
         else:
-            everyone = np.arange(len(self.space), dtype=np.intp)
-            self._mismatch += self._column(xs, everyone) != label
+            self._mismatch += self._column(xs, self._everyone) != label
         self._level = int(self._mismatch.min())
         self._alive = np.flatnonzero(self._mismatch == self._level).astype(np.intp)
 
     def _in_play(self) -> Index:
         """The hypotheses tests are chosen for: the survivors; outside the space, every hypothesis (weighted by
         its disagreements)."""
-        if self._consistent:
-            return self._alive
-        everyone: Index = np.arange(len(self.space), dtype=np.intp)
-        return everyone
+        return self._alive if self._consistent else self._everyone
 
     def _log_weights(self, rows: Index) -> F:
         out: F = -self._complexity[rows]
