@@ -152,16 +152,11 @@ def summarize_episodes(
         "primary_judge": primary,
         "success": per_judge.get(primary) if primary else None,
         "judges": per_judge,
-        "quiz_accuracy": t.mean("quiz_accuracy"),
+        # (the model orders the fields)
+        **{k: t.mean(k) for k in ("quiz_accuracy", "rounds", "lists_tested", "repeats")},
+        **{k: t.total(k) for k in ("format_errors", "truncated", "non_integer_lists", "llm_labels")},
         "final_hypotheses": sum(m.get("final_hypothesis") is not None for m in metrics),
-        "rounds": t.mean("rounds"),
         "rounds_to_solution": t.mean("rounds_to_solution", solved),
-        "lists_tested": t.mean("lists_tested"),
-        "repeats": t.mean("repeats"),
-        "format_errors": t.total("format_errors"),
-        "truncated": t.total("truncated"),
-        "non_integer_lists": t.total("non_integer_lists"),
-        "llm_labels": t.total("llm_labels"),
         "label_disagreements": sum(len(m.get("label_disagreements") or []) for m in metrics),
     }
 
