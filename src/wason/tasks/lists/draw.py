@@ -37,11 +37,7 @@ Range = tuple[int, int]
 
 def uniform(lo: int, hi: int) -> Proposal:
     """Items drawn independently and uniformly from ``lo..hi``."""
-
-    def proposal(rng: random.Random, n: int) -> list[int]:
-        return [rng.randint(lo, hi) for _ in range(n)]
-
-    return proposal
+    return lambda rng, n: [rng.randint(lo, hi) for _ in range(n)]
 
 
 def uniform_one_of(ranges: Sequence[Range]) -> Proposal:
@@ -56,20 +52,12 @@ def uniform_one_of(ranges: Sequence[Range]) -> Proposal:
 
 def uniform_mixed(ranges: Sequence[Range]) -> Proposal:
     """Every item from its own range, chosen among ``ranges``."""
-
-    def proposal(rng: random.Random, n: int) -> list[int]:
-        return [rng.randint(*rng.choice(ranges)) for _ in range(n)]
-
-    return proposal
+    return lambda rng, n: [rng.randint(*rng.choice(ranges)) for _ in range(n)]
 
 
 def constant(lo: int, hi: int) -> Proposal:
     """One value from ``lo..hi``, repeated."""
-
-    def proposal(rng: random.Random, n: int) -> list[int]:
-        return [rng.randint(lo, hi)] * n
-
-    return proposal
+    return lambda rng, n: [rng.randint(lo, hi)] * n
 
 
 def repeats(lo: int, hi: int) -> Proposal:
@@ -87,20 +75,12 @@ def repeats(lo: int, hi: int) -> Proposal:
 
 def increasing(lo: int, hi: int) -> Proposal:
     """Strictly increasing: ``n`` distinct values of ``lo..hi``, sorted (``n`` at most ``hi - lo + 1``)."""
-
-    def proposal(rng: random.Random, n: int) -> list[int]:
-        return sorted(rng.sample(range(lo, hi + 1), n))
-
-    return proposal
+    return lambda rng, n: sorted(rng.sample(range(lo, hi + 1), n))
 
 
 def non_decreasing(lo: int, hi: int) -> Proposal:
     """Uniform items from ``lo..hi``, sorted ascending."""
-
-    def proposal(rng: random.Random, n: int) -> list[int]:
-        return sorted(rng.randint(lo, hi) for _ in range(n))
-
-    return proposal
+    return lambda rng, n: sorted(rng.randint(lo, hi) for _ in range(n))
 
 
 def sorted_either_way(lo: int, hi: int, *, descending: float) -> Proposal:
@@ -226,11 +206,7 @@ def members_or_their_set(terms: Sequence[int], *, as_set: float) -> Proposal:
 
 def members_mixed(terms: Sequence[int], lo: int, hi: int) -> Proposal:
     """Each item, with even odds, one of ``terms`` or uniform from ``lo..hi``."""
-
-    def proposal(rng: random.Random, n: int) -> list[int]:
-        return [rng.choice(terms) if rng.random() < 0.5 else rng.randint(lo, hi) for _ in range(n)]
-
-    return proposal
+    return lambda rng, n: [rng.choice(terms) if rng.random() < 0.5 else rng.randint(lo, hi) for _ in range(n)]
 
 
 def multiples_of_one(bases: Sequence[int], *, factors: Range) -> Proposal:

@@ -97,14 +97,8 @@ _BASE_VALUES = tuple(range(LOW, HIGH + 1))
 
 
 def _derived_values(items: Sequence[int]) -> list[int]:
-    """Values a next item might plausibly take: the base range plus simple functions of the items so far.
-
-    Args:
-        items: the list built so far.
-
-    Returns:
-        Distinct candidate values in sorted order (sorted so that shuffling them is reproducible).
-    """
+    """Values a next item might plausibly take: the base range plus simple functions of the items so far,
+    distinct and sorted (so that shuffling them is reproducible)."""
     values = set(_BASE_VALUES)
     offsets = range(-13, 14)
     if items:
@@ -234,17 +228,5 @@ def generate_examples_with_provenance(
 
 
 def generate_examples(rule: ListRule, *, seed: int, k: int = 3) -> list[list[int]]:
-    """Draw ``k`` distinct lists the rule accepts; see :func:`generate_examples_with_provenance`.
-
-    Args:
-        rule: the hidden rule.
-        seed: makes the draw reproducible.
-        k: how many examples.
-
-    Returns:
-        The examples.
-
-    Raises:
-        ValueError: if ``k`` is below 1, or no ``k`` distinct accepted lists were found for the rule.
-    """
+    """The examples of :func:`generate_examples_with_provenance`, without their provenance."""
     return generate_examples_with_provenance(rule, seed=seed, k=k)[0]

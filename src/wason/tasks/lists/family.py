@@ -80,22 +80,9 @@ class ListsRunConfig(JudgedSettings):
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"split", "ids", "seed", "n"})
     # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
-        {
-            "examples",
-            "trials",
-            "echo",
-            "labeller",
-            "judges",
-            "judge_model",
-            "judge_base_url",
-            "max_rounds",
-            "tests_per_round",
-            "format_error_limit",
-            "quiz_size",
-            "probe_seed",
-        }
+        {"examples", "trials", "echo", "labeller", "judges", "judge_model", "judge_base_url"}
+        | {"max_rounds", "tests_per_round", "format_error_limit", "quiz_size", "probe_seed"}
     )
-
     not_in_play: ClassVar[frozenset[str]] = frozenset(
         {"ids", "seed", "n", "trials", "labeller", "judges", "judge_model", "judge_base_url", "echo"}
     )

@@ -244,7 +244,10 @@ class ListsGame:
         return max(0, self.config.max_rounds - self.rounds_used)
 
     def start(self) -> ListsObservation:
-        return ListsObservation(kind="start", round=0, rounds_left=self.rounds_left, examples=self.examples)
+        return self._observation("start", examples=self.examples)
+
+    def _observation(self, kind: ObservationKind, **fields: Any) -> ListsObservation:
+        return ListsObservation(kind=kind, round=self.rounds_used, rounds_left=self.rounds_left, **fields)
 
     # ------------------------------------------------------------------------------------- outside work
 
@@ -265,15 +268,8 @@ class ListsGame:
         final = self._final_text(action)
         if final is not None and self.judge is not None and "llm" in self.config.judges:
             self._pending.llm_judgement = await self.judge(self.rule.text, final)
-        record = {
-            k: v
-            for k, v in (
-                ("llm_labels", self._pending.llm_labels),
-                ("llm_judgement", self._pending.llm_judgement),
-            )
-            if v is not None
-        }
-        return record or None
+        record = {"llm_labels": self._pending.llm_labels, "llm_judgement": self._pending.llm_judgement}
+        return {k: v for k, v in record.items() if v is not None} or None
 
     def settled(self, action: object, record: Mapping[str, Any]) -> None:
         """Restore what :meth:`settle` learnt for ``action`` from its stored record."""
@@ -354,10 +350,8 @@ class ListsGame:
                 llm_labels=tuple(llm) if llm is not None else None,
             )
         )
-        return ListsObservation(
-            kind="labels",
-            round=self.rounds_used,
-            rounds_left=self.rounds_left,
+        return self._observation(
+            "labels",
             must_finalize=self._must_finalize(),
             cases=cases,
             labels=shown,
@@ -375,22 +369,14 @@ class ListsGame:
         limit = self.config.format_error_limit
         if limit and self._consecutive_errors >= limit:
             return self._end("format_errors", reason)
-        return ListsObservation(
-            kind="format_error",
-            round=self.rounds_used,
-            rounds_left=self.rounds_left,
-            must_finalize=self._must_finalize(),
-            reason=reason,
-        )
+        return self._observation("format_error", must_finalize=self._must_finalize(), reason=reason)
 
     def _finalize(self, text: str, pending: _Pending) -> ListsObservation:
         self.final_hypothesis = text
         self.llm_judgement = pending.llm_judgement
         if "predicate" in self.config.judges:
             self._phase = "predicate"
-            return ListsObservation(
-                kind="ask_predicate", round=self.rounds_used, rounds_left=self.rounds_left
-            )
+            return self._observation("ask_predicate")
         return self._after_predicate()
 
     def _after_predicate(self) -> ListsObservation:
@@ -404,12 +390,7 @@ class ListsGame:
                 n=self.config.quiz_size,
                 exclude=self._seen,
             )
-            return ListsObservation(
-                kind="ask_quiz",
-                round=self.rounds_used,
-                rounds_left=self.rounds_left,
-                quiz=tuple(lst for lst, _ in self.quiz),
-            )
+            return self._observation("ask_quiz", quiz=tuple(lst for lst, _ in self.quiz))
         return self._end("finished")
 
     def _judge_predicate(self, action: object) -> None:
@@ -446,13 +427,7 @@ class ListsGame:
     def _end(self, reason: EndReason, detail: str | None = None) -> ListsObservation:
         self._phase = "done"
         self.end_reason = reason
-        return ListsObservation(
-            kind="ended",
-            round=self.rounds_used,
-            rounds_left=self.rounds_left,
-            end_reason=reason,
-            reason=detail,
-        )
+        return self._observation("ended", end_reason=reason, reason=detail)
 
     # ---------------------------------------------------------------------------------------- outcome
 
@@ -483,7 +458,7 @@ class ListsGame:
         success = bool(primary and results.get(primary))
         lists_tested = sum(len(r.cases) for r in self.rounds)
         disagreements = [
-            {"round": i + 1, "list": _jsonable(case), "code": code, "llm": llm}
+            {"round": i + 1, "list": jsonable(case), "code": code, "llm": llm}
             for i, r in enumerate(self.rounds)
             if r.llm_labels is not None
             for case, code, llm in zip(r.cases, r.code_labels, r.llm_labels, strict=True)
@@ -530,7 +505,7 @@ class ListsGame:
                 "examples": [list(e) for e in self.examples],
                 "history": [
                     {
-                        "cases": [_jsonable(c) for c in r.cases],
+                        "cases": [jsonable(c) for c in r.cases],
                         "labels": list(r.shown),
                         "code_labels": list(r.code_labels),
                         "repeats": list(r.repeats),
@@ -544,7 +519,8 @@ class ListsGame:
         )
 
 
-def _jsonable(value: object) -> object:
+def jsonable(value: object) -> object:
+    """Tuples (as a reply's cases are kept) as lists, recursively, for JSON."""
     if isinstance(value, tuple):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     return value

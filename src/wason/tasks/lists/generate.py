@@ -69,9 +69,7 @@ def tier_cuts(space: Sequence[Hypothesis]) -> tuple[int, int]:
 
 def tier_of(complexity: int, cuts: tuple[int, int]) -> str:
     """``easy``, ``medium`` or ``hard`` for a complexity, given :func:`tier_cuts`."""
-    if complexity <= cuts[0]:
-        return "easy"
-    return "medium" if complexity <= cuts[1] else "hard"
+    return "easy" if complexity <= cuts[0] else "medium" if complexity <= cuts[1] else "hard"
 
 
 def draw_group(h: Hypothesis) -> str:
@@ -106,11 +104,6 @@ def broad_sample() -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
-def _share(h: Hypothesis) -> float:
-    sample = broad_sample()
-    return sum(map(h.predicate, sample)) / len(sample)
-
-
 @cache
 def _long_probe_lists() -> tuple[tuple[int, ...], ...]:
     return tuple(xs for xs in extension_probe() if len(xs) >= MIN_EXAMPLE_LENGTH)
@@ -118,7 +111,8 @@ def _long_probe_lists() -> tuple[tuple[int, ...], ...]:
 
 def _playable(rule: ListRule, h: Hypothesis) -> bool:
     """Whether a game can be made of the rule (see the module docstring); cheapest checks first."""
-    if _share(h) > MAX_SHARE:
+    sample = broad_sample()
+    if sum(map(h.predicate, sample)) / len(sample) > MAX_SHARE:
         return False
     # A rule accepting none of the probe's ~2,000 lists of 3+ items (built to hold positives of every
     # parametrised rule) almost surely has no three examples either; the example draw would spend seconds
@@ -231,6 +225,5 @@ class _Draw:
         )
 
 
-@lru_cache(maxsize=64)
-def _draw(seed: int) -> _Draw:
-    return _Draw(seed)
+_draw = lru_cache(maxsize=64)(_Draw)
+"""The draw of a seed, kept for the process (the most recent 64 seeds)."""

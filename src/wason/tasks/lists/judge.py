@@ -362,15 +362,16 @@ class ListVerdict(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    equivalent: bool
-    agreement: float
-    probes: int
-    rule_positives: int
-    false_positives: int
-    false_negatives: int
-    errors: int
-    counterexamples: list[dict[str, Any]]
-    rejection: str | None
+    # the defaults are a rejected text's: nothing was evaluated
+    equivalent: bool = False
+    agreement: float = 0.0
+    probes: int = 0
+    rule_positives: int = 0
+    false_positives: int = 0
+    false_negatives: int = 0
+    errors: int = 0
+    counterexamples: list[dict[str, Any]] = []
+    rejection: str | None = None
     first_error: str | None = None
     probe_version: str = PROBES_VERSION
     language_version: str = LANGUAGE_VERSION
@@ -407,18 +408,7 @@ def judge_list_predicate(
     try:
         guess = compile_list_predicate(source)
     except ListGuessError as exc:
-        return ListVerdict(
-            equivalent=False,
-            agreement=0.0,
-            probes=0,
-            rule_positives=0,
-            false_positives=0,
-            false_negatives=0,
-            errors=0,
-            counterexamples=[],
-            rejection=str(exc),
-            seed=seed,
-        )
+        return ListVerdict(rejection=str(exc), seed=seed)
     observed = _observed(observations)
     sampled = _labelled_probes(rule, seed=seed, key=key, positives=positives)
     # (list, its labels, observed?): the guess is evaluated once per list; a probe is a list with one label
@@ -458,7 +448,6 @@ def judge_list_predicate(
         false_negatives=len(false_neg),
         errors=errors,
         counterexamples=_counterexamples(false_pos, false_neg),
-        rejection=None,
         first_error=first_error,
         seed=seed,
         n_observations=sum(len(labels) for labels in observed.values()),

@@ -16,35 +16,31 @@ RULES_IN_CAPTION = 8
 """The caption spells out the rules' texts up to this many rules."""
 
 
-def _by_rule(store: RunReader, run_id: int) -> dict[str, list[EpisodeRow]]:
-    out: dict[str, list[EpisodeRow]] = {}
-    for e in store.list_episodes(run_id):
-        if e.status in ("completed", "errored"):
-            out.setdefault(str(e.item["rule"]["key"]), []).append(e)
-    return out
+def _grouped(store: RunReader, run_ids: Sequence[int]) -> tuple[list[dict[str, list[EpisodeRow]]], list[str]]:
+    """Each run's finished games (completed or errored) by rule key, and the rule keys in order of appearance.
 
-
-def _texts(store: RunReader, run_ids: Sequence[int]) -> dict[str, str]:
-    texts: dict[str, str] = {}
+    Games not over are left out: their rule is hidden from the web pages until they end."""
+    groups: list[dict[str, list[EpisodeRow]]] = []
     for run_id in run_ids:
-        # games not over are skipped: their rule is hidden from the web pages until they end
+        by_rule: dict[str, list[EpisodeRow]] = {}
         for e in store.list_episodes(run_id):
             if e.status in ("completed", "errored"):
-                rule = e.item["rule"]
-                texts.setdefault(str(rule["key"]), str(rule.get("text", "")))
-    return texts
+                by_rule.setdefault(str(e.item["rule"]["key"]), []).append(e)
+        groups.append(by_rule)
+    return groups, list(dict.fromkeys(k for g in groups for k in g))
 
 
-def _key_note(rules: Sequence[str], texts: dict[str, str]) -> str:
+def _key_note(rules: Sequence[str], groups: Sequence[dict[str, list[EpisodeRow]]]) -> str:
     if len(rules) > RULES_IN_CAPTION:
         return ""
+    # a rule's text as its first run has it
+    texts = {k: str(g[k][0].item["rule"].get("text", "")) for g in reversed(groups) for k in g}
     return " Rules: " + "; ".join(f"{r}: {texts.get(r, '').rstrip('.')}" for r in rules) + "."
 
 
 def success_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
     """The share of a rule's games won, a series per run, with 95% Wilson whiskers."""
-    groups = [_by_rule(store, r) for r in run_ids]
-    rules = list(dict.fromkeys(k for g in groups for k in g))
+    groups, rules = _grouped(store, run_ids)
     names = series_names([store.get_run(r) for r in run_ids])
     series = []
     for name, by_rule in zip(names, groups, strict=True):
@@ -65,32 +61,30 @@ def success_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
         y_label="share of games won",
         y_range=(0.0, 1.0),
         caption="Bars: share of a rule's games (trials) won, by the run's primary judge; whiskers: 95% Wilson "
-        "interval; an errored game counts as lost." + _key_note(rules, _texts(store, run_ids)),
+        "interval; an errored game counts as lost." + _key_note(rules, groups),
     )
 
 
 def rounds_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
     """The mean rounds of testing a rule's finished games used, a series per run, whiskers from the fewest to
     the most."""
-    groups = [_by_rule(store, r) for r in run_ids]
-    rules = list(dict.fromkeys(k for g in groups for k in g))
+    groups, rules = _grouped(store, run_ids)
     names = series_names([store.get_run(r) for r in run_ids])
     series = []
     limits: set[int] = set()
     for run_id, name, by_rule in zip(run_ids, names, groups, strict=True):
         limits.add(int(store.get_run(run_id).config.get("max_rounds", 19) or 19))
-        values: list[float | None] = []
-        low: list[float | None] = []
-        high: list[float | None] = []
-        for k in rules:
-            rounds = [
+        rounds = [
+            [
                 int(e.metrics["rounds"])
                 for e in by_rule.get(k, [])
                 if e.status == "completed" and e.metrics and e.metrics.get("rounds") is not None
             ]
-            values.append(sum(rounds) / len(rounds) if rounds else None)
-            low.append(float(min(rounds)) if rounds else None)
-            high.append(float(max(rounds)) if rounds else None)
+            for k in rules
+        ]
+        values: list[float | None] = [sum(r) / len(r) if r else None for r in rounds]
+        low: list[float | None] = [float(min(r)) if r else None for r in rounds]
+        high: list[float | None] = [float(max(r)) if r else None for r in rounds]
         series.append(Series(name=name, values=values, low=low, high=high))
     limit = "/".join(str(n) for n in sorted(limits))
     return Figure(

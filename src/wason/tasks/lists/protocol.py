@@ -27,11 +27,9 @@ from wason.tasks.lists.game import (
     PredicateAnswer,
     QuizAnswer,
     TestRound,
+    jsonable,
 )
 
-# The pilot asked for six hypotheses and five test cases; replies that differ are kept as given.
-REQUESTED_HYPOTHESES = 6
-REQUESTED_TEST_CASES = 5
 # Bounds that keep parsing linear and shallow whatever a model sends.
 MAX_REPLY_CHARS = 200_000
 MAX_DEPTH = 32
@@ -42,14 +40,7 @@ _MARKER = RESPONSE_TAG
 # Opening quote -> closing quote. Smart quotes are common when a model's output passed through a word processor.
 _QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u201d": "\u201d", "\u2018": "\u2019", "\u2019": "\u2019"}
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "'": "'"}
-_LITERALS: dict[str, object] = {
-    "true": True,
-    "false": False,
-    "null": None,
-    "True": True,
-    "False": False,
-    "None": None,
-}
+_LITERALS = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # After a closing quote the next significant character must be one of these, else the quote was part of the
@@ -109,20 +100,14 @@ def format_example(example: Sequence[int]) -> str:
     return str([int(item) for item in example])
 
 
-def render_initial_prompt(examples: Sequence[Sequence[int]], template: str | None = None) -> str:
-    """The pilot's first message: the template with the example lists one per line.
-
-    Args:
-        examples: The example lists (the pilot used three).
-        template: The template to fill; defaults to :func:`load_initial_prompt`.
-    """
-    text = template if template is not None else load_initial_prompt()
-    return text.format(examples="\n".join(format_example(example) for example in examples))
+def render_initial_prompt(examples: Sequence[Sequence[int]]) -> str:
+    """The pilot's first message: its template with the example lists (the pilot used three) one per line."""
+    return load_initial_prompt().format(examples="\n".join(format_example(example) for example in examples))
 
 
 def format_case(case: object) -> str:
     """A test case as JSON text, e.g. ``[2, 4, 6]`` or ``[1.5, "7"]``, the way the model wrote it."""
-    return json.dumps(_jsonable(case), ensure_ascii=False, default=repr)
+    return json.dumps(jsonable(case), ensure_ascii=False, default=repr)
 
 
 def render_feedback(
@@ -156,9 +141,7 @@ def integer_list(case: object) -> tuple[int, ...] | None:
     Strict on purpose: ``1.0``, ``"1"`` and ``true`` are not integers here, because the model wrote something
     other than an integer and the pilot's labeller was told that such lists fail.
     """
-    if not isinstance(case, tuple):
-        return None
-    if all(isinstance(item, int) and not isinstance(item, bool) for item in case):
+    if isinstance(case, tuple) and all(isinstance(item, int) and not isinstance(item, bool) for item in case):
         return case
     return None
 
@@ -243,11 +226,7 @@ def _key(key: str) -> str:
 
 
 def _text(value: object) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    return format_case(value)
+    return value if value is None or isinstance(value, str) else format_case(value)
 
 
 def _hypotheses(value: object) -> tuple[str, ...]:
@@ -268,12 +247,6 @@ def _frozen(value: object) -> object:
         return tuple(_frozen(item) for item in value)
     if isinstance(value, dict):
         return tuple((key, _frozen(item)) for key, item in value.items())
-    return value
-
-
-def _jsonable(value: object) -> object:
-    if isinstance(value, tuple):
-        return [_jsonable(item) for item in value]
     return value
 
 

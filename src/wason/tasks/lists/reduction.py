@@ -22,9 +22,9 @@ a few seconds; the solver builds the same one).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from wason.tasks.lists.rules import as_int_list
+from wason.tasks.lists.rules import as_int_list, holds
 from wason.tasks.lists.solver_space import SOLVER_SPACE_VERSION, solver_space
 
 __all__ = ["MAX_ABS", "MAX_ITEMS", "SPACE", "VERSION", "reduction_curve"]
@@ -42,14 +42,6 @@ MAX_ABS = 10**18
 SPACE = f"{SOLVER_SPACE_VERSION}/reduction-{VERSION}"
 """What a stored curve was measured on: the solver space's version and this module's (the ``hypothesis_space``
 metric)."""
-
-
-def _accepts(predicate: Callable[[tuple[int, ...]], bool], xs: tuple[int, ...]) -> bool:
-    try:
-        return bool(predicate(xs))
-    except Exception:
-        # one odd hypothesis must not stop the scoring; a predicate that cannot decide a list does not accept it
-        return False
 
 
 def _measurable(xs: tuple[int, ...]) -> bool:
@@ -77,7 +69,7 @@ def reduction_curve(
         xs = tuple(int(x) for x in example)
         if xs not in seen:
             seen.add(xs)
-            alive = [h for h in alive if _accepts(space[h].predicate, xs)]
+            alive = [h for h in alive if holds(space[h].predicate, xs)]
     base = len(alive)
     out: list[float] = []
     for tests in rounds:
@@ -86,6 +78,6 @@ def reduction_curve(
             if xs_or_none is None or xs_or_none in seen or not _measurable(xs_or_none):
                 continue
             seen.add(xs_or_none)
-            alive = [h for h in alive if _accepts(space[h].predicate, xs_or_none) == label]
+            alive = [h for h in alive if holds(space[h].predicate, xs_or_none) == label]
         out.append((base - len(alive)) / base if base else 0.0)
     return out

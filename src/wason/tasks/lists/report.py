@@ -152,16 +152,11 @@ def summarize_episodes(
         "primary_judge": primary,
         "success": per_judge.get(primary) if primary else None,
         "judges": per_judge,
-        "quiz_accuracy": t.mean("quiz_accuracy"),
+        # (the model orders the fields)
+        **{k: t.mean(k) for k in ("quiz_accuracy", "rounds", "lists_tested", "repeats")},
+        **{k: t.total(k) for k in ("format_errors", "truncated", "non_integer_lists", "llm_labels")},
         "final_hypotheses": sum(m.get("final_hypothesis") is not None for m in metrics),
-        "rounds": t.mean("rounds"),
         "rounds_to_solution": t.mean("rounds_to_solution", solved),
-        "lists_tested": t.mean("lists_tested"),
-        "repeats": t.mean("repeats"),
-        "format_errors": t.total("format_errors"),
-        "truncated": t.total("truncated"),
-        "non_integer_lists": t.total("non_integer_lists"),
-        "llm_labels": t.total("llm_labels"),
         "label_disagreements": sum(len(m.get("label_disagreements") or []) for m in metrics),
     }
 
@@ -244,6 +239,9 @@ SUMMARY = (
 )
 """The summary's columns after the player and the judges."""
 
+_SUMMARY_FIELDS = {"to_solve": "rounds_to_solution", "lists": "lists_tested"}
+"""The :class:`ListsNumbers` field of a summary column whose key is not the field's name."""
+
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     """A row per rule of the first run (its judges' successes with 95% Wilson intervals across trials), then a
@@ -284,14 +282,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
                 "label": name,
                 "run": report.run,
                 **{j: s.judges.get(j) for j in all_judges},
-                "quiz_accuracy": s.quiz_accuracy,
-                "rounds": s.rounds,
-                "to_solve": s.rounds_to_solution,
-                "lists": s.lists_tested,
-                "repeats": s.repeats,
-                "format_errors": s.format_errors,
-                "truncated": s.truncated,
-                "errored": s.errored,
+                **{c.key: getattr(s, _SUMMARY_FIELDS.get(c.key, c.key)) for c in SUMMARY},
             }
         )
     summary = Table(
@@ -372,12 +363,12 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     examples = item.get("examples") or []
-    messages = [
-        Message(role="system", name="user", text=render_initial_prompt(examples).strip("\n")),
-        Message(
-            role="note", name="prompt", text="example lists: " + ", ".join(str(list(e)) for e in examples)
-        ),
-    ]
+    messages = [Message(role="system", name="user", text=render_initial_prompt(examples).strip("\n"))]
+
+    def note(name: str, text: str) -> None:
+        messages.append(Message(role="note", name=name, text=text))
+
+    note("prompt", "example lists: " + ", ".join(str(list(e)) for e in examples))
     messages += turn_messages(data, run, MOVES, game="harness")
     m = data.get("metrics") or {}
     if data["status"] == "completed":
@@ -389,13 +380,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
         }
         verdict = m.get("predicate_verdict") or {}
         if verdict.get("rejection"):
-            messages.append(
-                Message(
-                    role="note",
-                    name="judge",
-                    text=f"predicate {m.get('predicate')!r} rejected: {verdict['rejection']}",
-                )
-            )
+            note("judge", f"predicate {m.get('predicate')!r} rejected: {verdict['rejection']}")
         elif verdict:
             observed = verdict.get("n_observations")  # absent from verdicts stored before version 2
             lines = [
@@ -409,16 +394,13 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
                 f"  e.g. {ce['list']}: the rule says {yes_no(ce['rule'])}, the predicate says {yes_no(ce['guess'])}"
                 for ce in (verdict.get("counterexamples") or [])[:3]
             ]
-            messages.append(Message(role="note", name="judge", text="\n".join(lines)))
+            note("judge", "\n".join(lines))
         if m.get("quiz_accuracy") is not None:
             verdicts["quiz accuracy"] = f"{m['quiz_accuracy']:.2f}"
         for d in m.get("label_disagreements") or []:
-            messages.append(
-                Message(
-                    role="note",
-                    name="labeller",
-                    text=f"LLM label disagreed in round {d['round']}: {d['list']} code {d['code']}, LLM {d['llm']}",
-                )
+            note(
+                "labeller",
+                f"LLM label disagreed in round {d['round']}: {d['list']} code {d['code']}, LLM {d['llm']}",
             )
         verdicts["end"] = f"{end_reason_text(m)}; rounds {m.get('rounds')}; lists {m.get('lists_tested')}"
         messages.append(

@@ -38,7 +38,6 @@ SPLITS = ("pilot", "second", "all", "phase1")
 
 # rules.json's ``set`` value of the highlighted candidates that were chosen as a second sample but never run.
 SECOND_SET = "purple (second set, never run)"
-PILOT_SET = "blue (pilot, run)"
 
 
 @dataclass(frozen=True)
@@ -104,6 +103,15 @@ def as_int_list(items: object) -> tuple[int, ...] | None:
             return None
         out.append(int(item))
     return tuple(out)
+
+
+def holds(predicate: Callable[[tuple[int, ...]], bool], xs: tuple[int, ...]) -> bool:
+    """``predicate(xs)``, False where it raises: one odd hypothesis must not stop a game or a score (a predicate
+    that cannot decide a list does not accept it)."""
+    try:
+        return bool(predicate(xs))
+    except Exception:
+        return False
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -179,20 +187,18 @@ def _first_nonzero_digit_over_17(p: int) -> int | None:
 
 
 _ONES = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_TEENS: tuple[str, ...] = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen")
-_TEENS += ("seventeen", "eighteen", "nineteen")
+_TEENS = (
+    "ten",
+    "eleven",
+    "twelve",
+    *(w + "teen" for w in ("thir", "four", "fif", "six", "seven", "eigh", "nine")),
+)
 _TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_SCALES: tuple[str, ...] = (
+_SCALES = (
     "",
     "thousand",
-    "million",
-    "billion",
-    "trillion",
-    "quadrillion",
-    "quintillion",
-    "sextillion",
+    *(p + "illion" for p in ("m", "b", "tr", "quadr", "quint", "sext", "sept", "oct", "non", "dec")),
 )
-_SCALES += ("septillion", "octillion", "nonillion", "decillion")
 
 
 def _below_thousand(n: int) -> str:
@@ -251,38 +257,10 @@ _LED_SYMMETRIC = frozenset("012358")
 # ---------------------------------------------------------------------------------------------- rules
 
 
-def _strictly_increasing(xs: Sequence[int]) -> bool:
-    return all(a < b for a, b in _pairs(xs))
-
-
-def _no_repeats(xs: Sequence[int]) -> bool:
-    return len(set(xs)) == len(xs)
-
-
-def _mult_3_or_5_not_15(xs: Sequence[int]) -> bool:
-    return all((x % 3 == 0 or x % 5 == 0) and x % 15 != 0 for x in xs)
-
-
-def _strictly_between(xs: Sequence[int]) -> bool:
-    return all(min(a, b) < c < max(a, b) for a, b, c in _windows3(xs))
-
-
-def _odd_count_of_odds(xs: Sequence[int]) -> bool:
-    return sum(x % 2 for x in xs) % 2 == 1
-
-
-def _prime_length(xs: Sequence[int]) -> bool:
-    return is_prime(len(xs))
-
-
 def _previous_or_sum(xs: Sequence[int]) -> bool:
     if len(xs) >= 2 and xs[1] != xs[0]:
         return False
     return all(c in (b, a + b) for a, b, c in _windows3(xs))
-
-
-def _collatzish(xs: Sequence[int]) -> bool:
-    return all(b == (a // 2 if a % 2 == 0 else 5 * a + 1) for a, b in _pairs(xs))
 
 
 def _divisible_or_plus_13(xs: Sequence[int]) -> bool:
@@ -293,14 +271,6 @@ def _divisible_or_plus_13(xs: Sequence[int]) -> bool:
     return all(ok(p, x) for p, x in _pairs(xs[1:]))
 
 
-def _previous_over_17(xs: Sequence[int]) -> bool:
-    return all(b == _first_nonzero_digit_over_17(a) for a, b in _pairs(xs))
-
-
-def _constant_differences(xs: Sequence[int]) -> bool:
-    return len({b - a for a, b in _pairs(xs)}) <= 1
-
-
 def _constant_ratio(xs: Sequence[int]) -> bool:
     if len(xs) < 2:
         return True
@@ -308,10 +278,6 @@ def _constant_ratio(xs: Sequence[int]) -> bool:
         return all(x == 0 for x in xs)
     ratio = Fraction(xs[1], xs[0])
     return all(b == ratio * a for a, b in _pairs(xs))
-
-
-def _all_fibonacci(xs: Sequence[int]) -> bool:
-    return all(x >= 0 and (_is_square(5 * x * x + 4) or _is_square(5 * x * x - 4)) for x in xs)
 
 
 def _alternate_up_down(xs: Sequence[int]) -> bool:
@@ -324,33 +290,13 @@ def _one_is_sum_of_others(xs: Sequence[int]) -> bool:
     return any(2 * x == total for x in xs)
 
 
-def _one_is_product_of_others(xs: Sequence[int]) -> bool:
-    return any(math.prod(xs[:i]) * math.prod(xs[i + 1 :]) == x for i, x in enumerate(xs))
-
-
 def _share_digit(a: int, b: int) -> bool:
     return bool(set(_digits(a)) & set(_digits(b)))
-
-
-def _outside_both(xs: Sequence[int]) -> bool:
-    return all(c > max(a, b) or c < min(a, b) for a, b, c in _windows3(xs))
 
 
 def _no_repeated_digits(xs: Sequence[int]) -> bool:
     digits = "".join(_digits(x) for x in xs)
     return len(set(digits)) == len(digits)
-
-
-def _difference_either_order(xs: Sequence[int]) -> bool:
-    return all(c in (b - a, a - b) for a, b, c in _windows3(xs))
-
-
-def _p2_or_difference(xs: Sequence[int]) -> bool:
-    return all(c in (a, b - a, a - b) for a, b, c in _windows3(xs))
-
-
-def _two_seven_need_one(xs: Sequence[int]) -> bool:
-    return all("1" in d or not ("2" in d or "7" in d) for d in map(_digits, xs))
 
 
 def _three_times_composites_below(xs: Sequence[int]) -> bool:
@@ -366,14 +312,6 @@ def _three_times_composites_below(xs: Sequence[int]) -> bool:
     return all(ok(p, x) for p, x in _pairs(xs))
 
 
-def _no_e_in_english(xs: Sequence[int]) -> bool:
-    return all((w := english(x)) is not None and "e" not in w for x in xs)
-
-
-def _led_symmetric(xs: Sequence[int]) -> bool:
-    return all(set(_digits(x)) <= _LED_SYMMETRIC for x in xs)
-
-
 def _sum_is(target: int) -> Predicate:
     def rule(xs: Sequence[int]) -> bool:
         return sum(xs) == target
@@ -383,19 +321,25 @@ def _sum_is(target: int) -> Predicate:
 
 # Candidate rank -> (predicate, reading). Readings say which interpretation was chosen where the text allows more.
 _CANDIDATES: dict[int, tuple[Predicate, str | None]] = {
-    1: (_constant_differences, "Consecutive differences are all equal; lists of 0-2 items hold."),
+    1: (
+        lambda xs: len({b - a for a, b in _pairs(xs)}) <= 1,
+        "Consecutive differences are all equal; lists of 0-2 items hold.",
+    ),
     2: (
         _constant_ratio,
         "There is one rational r with next = r * previous for every pair (so [4, 6, 9] holds, "
         "[5, 0, 0] holds with r = 0, and after a leading 0 every item must be 0).",
     ),
-    3: (_strictly_increasing, "As the pilot's operative text."),
-    4: (_all_fibonacci, "Every item is in 0, 1, 1, 2, 3, 5, 8, ... (0 counts; negatives do not)."),
+    3: (lambda xs: all(a < b for a, b in _pairs(xs)), "As the pilot's operative text."),
+    4: (
+        lambda xs: all(x >= 0 and (_is_square(5 * x * x + 4) or _is_square(5 * x * x - 4)) for x in xs),
+        "Every item is in 0, 1, 1, 2, 3, 5, 8, ... (0 counts; negatives do not).",
+    ),
     5: (lambda xs: all(x % 3 == 0 or x % 5 == 0 for x in xs), "Inclusive or; 0 is a multiple of both."),
     6: (lambda xs: 3 in xs, "Some item equals 3 (the digit 3 inside 13 does not count)."),
     7: (lambda xs: all(is_prime(x) for x in xs), "Every item is prime; the empty list holds (vacuous)."),
     8: (lambda xs: all(a <= b for a, b in _pairs(xs)), None),
-    9: (_no_repeats, "As the pilot's operative text."),
+    9: (lambda xs: len(set(xs)) == len(xs), "As the pilot's operative text."),
     10: (lambda xs: all(_is_square(x + 1) for x in xs), "x + 1 is a perfect square, so -1 (0 - 1) counts."),
     11: (lambda xs: len(xs) > 0 and xs[0] in xs[1:], "The first item occurs again; the empty list fails."),
     12: (lambda xs: all(b == 2 * a - 1 for a, b in _pairs(xs)), "Every item after the first is 2p - 1."),
@@ -404,7 +348,10 @@ _CANDIDATES: dict[int, tuple[Predicate, str | None]] = {
         "Consecutive differences are non-zero and alternate in sign, starting either way (phase-1 text).",
     ),
     14: (_sum_is(10), None),
-    15: (_mult_3_or_5_not_15, "As the pilot's operative text: a multiple of 3 or 5 but not of 15."),
+    15: (
+        lambda xs: all((x % 3 == 0 or x % 5 == 0) and x % 15 != 0 for x in xs),
+        "As the pilot's operative text: a multiple of 3 or 5 but not of 15.",
+    ),
     16: (lambda xs: not any(is_prime(x) for x in xs), None),
     17: (
         lambda xs: all(_is_cube(x - 1) for x in xs),
@@ -416,7 +363,10 @@ _CANDIDATES: dict[int, tuple[Predicate, str | None]] = {
         _one_is_sum_of_others,
         "Some item equals the sum of the rest ([0] holds: the empty sum is 0); the empty list fails.",
     ),
-    21: (_strictly_between, "As the pilot rule: strictly between, first two arbitrary."),
+    21: (
+        lambda xs: all(min(a, b) < c < max(a, b) for a, b, c in _windows3(xs)),
+        "As the pilot rule: strictly between, first two arbitrary.",
+    ),
     22: (lambda xs: math.prod(xs) == 60, "The empty product is 1, so the empty list fails."),
     23: (lambda xs: all(b == a * a - 10 for a, b in _pairs(xs)), "Every item after the first is p^2 - 10."),
     24: (
@@ -426,16 +376,16 @@ _CANDIDATES: dict[int, tuple[Predicate, str | None]] = {
     ),
     25: (lambda xs: all(c == a + b for a, b, c in _windows3(xs)), None),
     26: (lambda xs: sum(1 for x in xs if x % 2 == 0) % 2 == 0, "Zero evens is an even count."),
-    27: (_odd_count_of_odds, None),
+    27: (lambda xs: sum(x % 2 for x in xs) % 2 == 1, None),
     28: (lambda xs: len(xs) >= 2 and is_prime(xs[1]), "Lists without a second item fail."),
     29: (lambda xs: len({x % 3 for x in xs}) <= 1, "Congruence mod 3, so -1 and 2 share a remainder."),
     30: (lambda xs: is_prime(sum(xs)), "The empty sum is 0, not prime."),
     31: (lambda xs: len(xs) > 0 and xs[-1] % 2 == 0, "The empty list has no last item and fails."),
     32: (
-        _one_is_product_of_others,
+        lambda xs: any(math.prod(xs[:i]) * math.prod(xs[i + 1 :]) == x for i, x in enumerate(xs)),
         "Some item equals the product of the rest ([1] holds: the empty product is 1); the empty list fails.",
     ),
-    33: (_prime_length, None),
+    33: (lambda xs: is_prime(len(xs)), None),
     34: (lambda xs: sum(1 for x in xs if is_prime(x)) == 1, None),
     35: (lambda xs: all(x % n == 0 for n, x in enumerate(xs, start=1)), "0 is a multiple of every N."),
     36: (lambda xs: len(xs) != 4, None),
@@ -450,14 +400,20 @@ _CANDIDATES: dict[int, tuple[Predicate, str | None]] = {
         "the preceding two' as undefined there; summing the one available predecessor gives the same).",
     ),
     40: (
-        _outside_both,
+        lambda xs: all(c > max(a, b) or c < min(a, b) for a, b, c in _windows3(xs)),
         "Strictly above both or strictly below both of the preceding two; first two arbitrary.",
     ),
     41: (_no_repeated_digits, "No decimal digit occurs twice anywhere in the list (signs ignored)."),
     42: (lambda xs: len(xs) in xs, None),
-    43: (_difference_either_order, "Item = p - p2 or p2 - p for every item after the first two."),
+    43: (
+        lambda xs: all(c in (b - a, a - b) for a, b, c in _windows3(xs)),
+        "Item = p - p2 or p2 - p for every item after the first two.",
+    ),
     44: (lambda xs: not any(_share_digit(a, b) for a, b in _pairs(xs)), "Digits of absolute values."),
-    45: (_collatzish, "As the pilot rule (n even -> n / 2, odd -> 5n + 1), for any sign."),
+    45: (
+        lambda xs: all(b == (a // 2 if a % 2 == 0 else 5 * a + 1) for a, b in _pairs(xs)),
+        "As the pilot rule (n even -> n / 2, odd -> 5n + 1), for any sign.",
+    ),
     47: (lambda xs: all(is_prime(a + b) for a, b in _pairs(xs)), None),
     48: (
         lambda xs: all(is_prime(sum(xs[: i + 1])) for i in range(len(xs))),
@@ -479,10 +435,13 @@ _CANDIDATES: dict[int, tuple[Predicate, str | None]] = {
         "A zero predecessor divides only 0.",
     ),
     52: (
-        _p2_or_difference,
+        lambda xs: all(c in (a, b - a, a - b) for a, b, c in _windows3(xs)),
         "Item = p2, or the difference of the preceding two in either order (as in rank 43); first two free.",
     ),
-    53: (_two_seven_need_one, "Per item, by its decimal digits: a 2 or 7 is allowed only beside a 1."),
+    53: (
+        lambda xs: all("1" in d or not ("2" in d or "7" in d) for d in map(_digits, xs)),
+        "Per item, by its decimal digits: a 2 or 7 is allowed only beside a 1.",
+    ),
     54: (
         _three_times_composites_below,
         "Item = 3 x the number of composites below p (1 is not counted), as the published example "
@@ -497,14 +456,20 @@ _CANDIDATES: dict[int, tuple[Predicate, str | None]] = {
         "The list is an initial run of the digits after the point of 15/17 = 0.8823529411764705..., one "
         "digit per item; the empty list holds.",
     ),
-    57: (_previous_over_17, "As the pilot rule; a 0 has no non-zero digit, so nothing may follow it."),
+    57: (
+        lambda xs: all(b == _first_nonzero_digit_over_17(a) for a, b in _pairs(xs)),
+        "As the pilot rule; a 0 has no non-zero digit, so nothing may follow it.",
+    ),
     58: (
-        _no_e_in_english,
+        lambda xs: all((w := english(x)) is not None and "e" not in w for x in xs),
         "American short-scale words without 'and' ('and' has no e anyway); negatives are 'negative ...' and "
         "so fail; numbers of 1e36 or more have no standard name and fail.",
     ),
     59: (lambda xs: all(bin(abs(x)).count("1") % 2 == 0 for x in xs), "Binary of the absolute value."),
-    60: (_led_symmetric, "Every decimal digit is one the text lists as symmetric: 0, 1, 2, 3, 5, 8."),
+    60: (
+        lambda xs: all(set(_digits(x)) <= _LED_SYMMETRIC for x in xs),
+        "Every decimal digit is one the text lists as symmetric: 0, 1, 2, 3, 5, 8.",
+    ),
 }
 
 _UNREPRESENTABLE_REASONS = {
@@ -535,37 +500,28 @@ def _data() -> dict[str, Any]:
     return data
 
 
-def _examples(entry: dict[str, Any]) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(int(x) for x in ex) for ex in entry["examples"])
-
-
 def _candidate(entry: dict[str, Any], split: str) -> ListRule:
     rank = int(entry["rank"])
     predicate, reading = _CANDIDATES[rank]
-    return ListRule(
-        split=split,
-        id=rank,
-        text=str(entry["text"]),
-        predicate=predicate,
-        reading=reading,
-        difficulty=float(entry["difficulty"]),
-        rank=rank,
-    )
+    difficulty = float(entry["difficulty"])
+    return ListRule(split, rank, str(entry["text"]), predicate, reading, difficulty, rank=rank)
 
 
 def _published(
-    entry: dict[str, Any], split: str, position: int, rank: int | None, pred: Predicate
+    entry: dict[str, Any], split: str, position: int, ref: int | tuple[Predicate, str | None]
 ) -> ListRule:
-    reading = _CANDIDATES[rank][1] if rank is not None else None
+    """A pilot or phase-1 rule: ``ref`` is its candidate rank, or its own predicate and reading."""
+    rank = ref if isinstance(ref, int) else None
+    predicate, reading = _CANDIDATES[ref] if isinstance(ref, int) else ref
     return ListRule(
         split=split,
         id=position,
         text=str(entry["rule"]),
-        predicate=pred,
+        predicate=predicate,
         reading=reading,
         difficulty=float(entry["difficulty"]),
         short_rule=str(entry["short_rule"]),
-        examples=_examples(entry),
+        examples=tuple(tuple(int(x) for x in ex) for ex in entry["examples"]),
         rank=rank,
     )
 
@@ -586,19 +542,10 @@ def load_split(split: str) -> list[ListRule]:
         ValueError: for an unknown split.
     """
     data = _data()
-    if split == "pilot":
-        return [
-            _published(e, split, i, rank, _CANDIDATES[rank][0])
-            for i, (e, rank) in enumerate(zip(data["pilot"], _PILOT_RANKS, strict=True), start=1)
-        ]
-    if split == "phase1":
-        rules = []
-        for i, (e, ref) in enumerate(zip(data["phase1"], _PHASE1_RULES, strict=True), start=1):
-            if isinstance(ref, int):
-                rules.append(_published(e, split, i, ref, _CANDIDATES[ref][0]))
-            else:
-                rules.append(_published(e, split, i, None, ref[0]))
-        return rules
+    if split in ("pilot", "phase1"):
+        refs = _PILOT_RANKS if split == "pilot" else _PHASE1_RULES
+        pairs = zip(data[split], refs, strict=True)
+        return [_published(e, split, i, ref) for i, (e, ref) in enumerate(pairs, start=1)]
     if split in ("second", "all"):
         return [
             _candidate(e, split)

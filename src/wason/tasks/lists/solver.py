@@ -61,7 +61,7 @@ import numpy as np
 import numpy.typing as npt
 
 from wason.tasks.lists import draw
-from wason.tasks.lists.rules import as_int_list
+from wason.tasks.lists.rules import as_int_list, holds
 
 NAME = "wason.lists.solver"
 VERSION = 1
@@ -87,30 +87,9 @@ _SHARE_TOLERANCE = 1e-12  # float sums of the same weights in another order
 _CONFIRM_POSITIVES = 0.6  # share of a confirmation round's filler spent on lists the hypothesis accepts
 
 _SHORT_LISTS: tuple[tuple[int, ...], ...] = (
-    (),
-    (0,),
-    (1,),
-    (2,),
-    (3,),
-    (-1,),
-    (7,),
-    (10,),
-    (0, 0),
-    (1, 1),
-    (0, 1),
-    (1, 2),
-    (2, 1),
-    (2, 2),
-    (1, 3),
-    (3, 1),
-    (-1, 1),
-    (2, 4),
-    (1, 2, 3),
-    (3, 2, 1),
-    (2, 4, 6),
-    (5, 5, 5),
-    (1, 0, 1),
-    (-3, -2, -1),
+    *((), (0,), (1,), (2,), (3,), (-1,), (7,), (10,)),
+    *((0, 0), (1, 1), (0, 1), (1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (-1, 1), (2, 4)),
+    *((1, 2, 3), (3, 2, 1), (2, 4, 6), (5, 5, 5), (1, 0, 1), (-3, -2, -1)),
 )
 _CONSTANTS = (*range(14), 15, 16, 17, 20, 25, 30, 50, 100, -1, -2, -3, -5, -10)
 _SEQUENCES: tuple[tuple[int, ...], ...] = (
@@ -162,32 +141,24 @@ B = npt.NDArray[np.bool_]
 
 
 class HypothesisLike(Protocol):
-    """What the solver needs of a hypothesis (``wason.tasks.lists.hypotheses.Hypothesis`` is one)."""
+    """What the solver needs of a hypothesis (``wason.tasks.lists.hypotheses.Hypothesis`` is one): a stable key,
+    the rule in words, the rule as ``lambda xs: ...`` in the list guess language, a predicate deciding a list
+    of integers, and a description length (the prior weight is ``2**-complexity``)."""
 
     @property
-    def key(self) -> str:
-        """A stable identifier."""
-        ...
+    def key(self) -> str: ...
 
     @property
-    def text(self) -> str:
-        """The rule in words."""
-        ...
+    def text(self) -> str: ...
 
     @property
-    def source(self) -> str:
-        """The rule as ``lambda xs: ...`` in the list guess language."""
-        ...
+    def source(self) -> str: ...
 
     @property
-    def predicate(self) -> Callable[[tuple[int, ...]], bool]:
-        """Decides a list of integers."""
-        ...
+    def predicate(self) -> Callable[[tuple[int, ...]], bool]: ...
 
     @property
-    def complexity(self) -> int:
-        """Description length; the prior weight is ``2**-complexity``."""
-        ...
+    def complexity(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -216,14 +187,6 @@ class _Plan:
     done: bool  # nothing left to test: the solver is ready
     # The hypothesis this round tries to refute, once the survivors are settled.
     confirming: int | None
-
-
-def _holds(predicate: Callable[[tuple[int, ...]], bool], xs: IntList) -> bool:
-    try:
-        return bool(predicate(xs))
-    except Exception:
-        # One odd hypothesis must not stop a game; a predicate that cannot decide a list does not accept it.
-        return False
 
 
 def _xlog2x(p: F) -> F:
@@ -295,8 +258,8 @@ class ListSolver:
         self._carry: list[IntList] = []
         self._near: set[IntList] = set()  # this round's candidates made by mutating a positive
         self._plan_cache: _Plan | None = None
-        everyone: Index = np.arange(len(self.space), dtype=np.intp)
-        self._alive: Index = everyone
+        self._everyone: Index = np.arange(len(self.space), dtype=np.intp)
+        self._alive = self._everyone
         self._consistent = True
         self._mismatch = np.zeros(len(self.space), dtype=np.int64)
         self._level = 0
@@ -318,20 +281,8 @@ class ListSolver:
         """True while some hypothesis fits every observation."""
         return self._consistent
 
-    @property
-    def remaining(self) -> int:
-        """How many hypotheses survive (outside the space: how many have the fewest disagreements)."""
-        return int(self._alive.shape[0])
-
     def survivors(self, limit: int = 10) -> list[tuple[HypothesisLike, float]]:
-        """The heaviest surviving hypotheses with their share of the surviving weight.
-
-        Args:
-            limit: how many to return.
-
-        Returns:
-            Up to ``limit`` (hypothesis, share) pairs, heaviest first.
-        """
+        """Up to ``limit`` (hypothesis, share of the surviving weight) pairs, heaviest first."""
         order = self._by_weight(self._alive)
         weights = self._weights(order)
         total = float(weights.sum())
@@ -348,19 +299,11 @@ class ListSolver:
     # ---- the game -------------------------------------------------------------------------------------------
 
     def propose(self) -> list[tuple[int, ...]]:
-        """The next round's test lists.
-
-        Returns:
-            Exactly ``tests_per_round`` distinct integer lists, none tested before or given as an example.
-        """
+        """The next round's tests: ``tests_per_round`` distinct lists, none tested before or an example."""
         return list(self._plan().tests)
 
     def observe(self, tests: Sequence[Sequence[int]], labels: Sequence[bool]) -> None:
-        """Record a round's labels (for the proposed lists or any others).
-
-        Args:
-            tests: the lists tested.
-            labels: whether each fits the hidden rule.
+        """Record a round's labels (for the proposed lists or any others): whether each test fits the rule.
 
         Raises:
             ValueError: the lengths differ or a test is not a list of integers.
@@ -388,23 +331,13 @@ class ListSolver:
 
     def hypothesis(self) -> SolverHypothesis:
         """The hypothesis the solver states now: the simplest member of the heaviest extension class (outside the
-        space, the simplest of the least contradicted hypotheses).
-
-        Returns:
-            Its text, source and key, and whether it fits every observation.
-        """
+        space, the simplest of the least contradicted hypotheses)."""
         h = self.space[self._plan().best]
         return SolverHypothesis(text=h.text, source=h.source, key=h.key, consistent=self._consistent)
 
     def predict(self, lists: Sequence[Sequence[int]]) -> list[bool]:
-        """Quiz answers: the label observed for a list already seen, else the stated hypothesis's.
-
-        Args:
-            lists: the lists to label; anything but a list of integers is "No", as in the game.
-
-        Returns:
-            One label per list.
-        """
+        """Quiz answers: the label observed for a list already seen, else the stated hypothesis's (anything but a
+        list of integers is "No", as in the game)."""
         predicate = self.space[self._plan().best].predicate
         out = []
         for items in lists:
@@ -414,7 +347,7 @@ class ListSolver:
             elif xs in self._labels:
                 out.append(self._labels[xs])
             else:
-                out.append(_holds(predicate, xs))
+                out.append(holds(predicate, xs))
         return out
 
     # ---- hypotheses -----------------------------------------------------------------------------------------
@@ -441,7 +374,7 @@ class ListSolver:
                 verdicts = [bool(predicates[h](xs)) for h in missing.tolist()]
             except Exception:
                 # Some predicate cannot decide this list: ask each one apart, that one saying no.
-                verdicts = [_holds(predicates[h], xs) for h in missing.tolist()]
+                verdicts = [holds(predicates[h], xs) for h in missing.tolist()]
             column[missing] = verdicts
             known = column[rows]
         out: B = known > 0
@@ -455,23 +388,18 @@ class ListSolver:
                 return
             # Every hypothesis is contradicted: count each one's disagreements with everything seen so far.
             self._consistent = False
-            everyone: Index = np.arange(len(self.space), dtype=np.intp)
             self._mismatch = np.zeros(len(self.space), dtype=np.int64)
             for seen, answer in self._observations:
-                self._mismatch += self._column(seen, everyone) != answer
+                self._mismatch += self._column(seen, self._everyone) != answer
         else:
-            everyone = np.arange(len(self.space), dtype=np.intp)
-            self._mismatch += self._column(xs, everyone) != label
+            self._mismatch += self._column(xs, self._everyone) != label
         self._level = int(self._mismatch.min())
         self._alive = np.flatnonzero(self._mismatch == self._level).astype(np.intp)
 
     def _in_play(self) -> Index:
         """The hypotheses tests are chosen for: the survivors; outside the space, every hypothesis (weighted by
         its disagreements)."""
-        if self._consistent:
-            return self._alive
-        everyone: Index = np.arange(len(self.space), dtype=np.intp)
-        return everyone
+        return self._alive if self._consistent else self._everyone
 
     def _log_weights(self, rows: Index) -> F:
         out: F = -self._complexity[rows]
@@ -573,7 +501,7 @@ class ListSolver:
             for _ in range(min(_VERIFY_ATTEMPTS, budget)):
                 budget -= 1
                 xs = self._probe(rng, parents, values)
-                if xs not in taken and self._fresh(xs) and _holds(best, xs) != _holds(other, xs):
+                if xs not in taken and self._fresh(xs) and holds(best, xs) != holds(other, xs):
                     found.append(xs)
                     taken.add(xs)
                     break
@@ -708,15 +636,12 @@ class ListSolver:
             out[xs] = None
             return True
 
-        for xs in self._carry:
+        for xs in (*self._carry, *_SHORT_LISTS):
             add(xs)
-        for xs in _SHORT_LISTS:
-            add(xs)
-        for xs in self.examples:
-            if xs:
-                add(xs[:1])
-                add(xs[-1:])
-                add(xs[:2])
+        for xs in self.examples:  # (the empty list is among the short lists already)
+            add(xs[:1])
+            add(xs[-1:])
+            add(xs[:2])
         parents, values = self._parents()
         negatives = [xs for xs, label in self._labels.items() if not label]
         self._near = set()
@@ -736,13 +661,21 @@ class ListSolver:
         # lists almost nothing accepts; then, for the next heaviest (and a few sampled by weight), lists on which
         # they and the heaviest disagree.
         heaviest = self._predicates[int(scored[0])]
-        found = 0
-        for _ in range(_TARGETED_ATTEMPTS):
-            xs = self._probe(rng, parents, values)
-            if xs not in out and _holds(heaviest, xs) and add(xs):
-                found += 1
-                if found >= _TARGETED_FINDS:
-                    break
+
+        def search(other: Callable[[IntList], bool] | None) -> None:
+            """Add a few probes the heaviest accepts (no ``other``), or on which it and ``other`` disagree."""
+            found = 0
+            for _ in range(_TARGETED_ATTEMPTS):
+                xs = self._probe(rng, parents, values)
+                if xs in out:
+                    continue
+                wanted = holds(heaviest, xs) != (False if other is None else holds(other, xs))
+                if wanted and add(xs):
+                    found += 1
+                    if found >= _TARGETED_FINDS:
+                        break
+
+        search(None)
         targets = scored[1 : _TARGETED_HEAVIEST + 1].tolist()
         rest = scored[_TARGETED_HEAVIEST + 1 :]
         if rest.shape[0]:
@@ -750,14 +683,7 @@ class ListSolver:
             k = min(_TARGETED_SAMPLED, rest.shape[0])
             targets += [int(h) for h in rng.choices(rest.tolist(), weights=w.tolist(), k=k)]
         for h in targets:
-            other = self._predicates[h]
-            found = 0
-            for _ in range(_TARGETED_ATTEMPTS):
-                xs = self._probe(rng, parents, values)
-                if xs not in out and _holds(heaviest, xs) != _holds(other, xs) and add(xs):
-                    found += 1
-                    if found >= _TARGETED_FINDS:
-                        break
+            search(self._predicates[h])
         return list(out)
 
     def _fresh(self, xs: IntList) -> bool:
@@ -895,5 +821,5 @@ def play(solver: ListSolver, rule: Callable[[tuple[int, ...]], bool]) -> tuple[S
     """
     while not solver.ready:
         tests = solver.propose()
-        solver.observe(tests, [_holds(rule, xs) for xs in tests])
+        solver.observe(tests, [holds(rule, xs) for xs in tests])
     return solver.hypothesis(), solver.rounds_used
