@@ -102,14 +102,8 @@ class WiltConfig:
 
 
 class WiltGame:
-    """One WILT episode against a hidden rule.
-
-    Args:
-        rule: the hidden rule.
-        config: the episode's settings.
-        given: tests and results the player is shown without making them (a test swap's source tests); the
-            guess is held to them as to its own.
-    """
+    """One WILT episode against a hidden rule; ``given`` are tests and results the player is shown without
+    making them (a test swap's source tests): the guess is held to them as to its own."""
 
     def __init__(
         self,

@@ -31,10 +31,9 @@ from wason.core.results import (
     Table,
     Transcript,
     calls_notes,
-    describe_move,
     end_reason_text,
     episode_outcome,
-    player_message,
+    turn_messages,
 )
 from wason.core.tally import Tally, group_by
 from wason.tasks.wilt.complexity import RunComplexity, run_complexity
@@ -162,18 +161,11 @@ def run_json(store: RunReader, run_id: int) -> WiltRunReport:
         protocol=protocol_name(run.config),
         complexity=_complexity(eps),
         table=WiltTable(
+            **s.model_dump(include=set(WiltTable.model_fields)),
             accuracy=s.accuracy,
             approx_correct=s.approx,
-            avg_guesses=s.avg_guesses,
-            repeats=s.repeats,
-            invalid_tests=s.invalid_tests,
-            format_errors=s.format_errors,
-            truncated=s.truncated,
-            errored=s.errored,
             input_tokens=calls["input_tokens"],
             output_tokens=calls["output_tokens"],
-            reduction=s.reduction,
-            uninformative_share=s.uninformative_share,
         ),
         summary=s,
         calls=CallTotals(**calls),
@@ -511,10 +503,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
             text=load_instruction(str(run.config.get("protocol") or "published")),
         )
     ]
-    for t in data["turns"]:
-        reply = t["reply"] if t["reply"] is not None else describe_move(t["action"], MOVES)
-        out.append(player_message(run, t["index"], reply))
-        out.append(Message(role="game", name="harness", text=str(t["feedback"]), turn=t["index"]))
+    out += turn_messages(data, run, MOVES, game="harness")
     m = data["metrics"] or {}
     if data["status"] != "completed":
         out.append(episode_outcome(data))
