@@ -271,13 +271,11 @@ class WiltRunConfig(RunSettings):
         if self.split == "file":
             return load_rules_file(str(self.rules_file))
         if self.split == "single":
-            rules = [WiltRule("single", r.id, r.rule, r.kind) for r in SINGLE_RULES]
-            if self.ids is None:
-                return rules
-            unknown = sorted(set(self.ids) - {r.id for r in rules})
+            rules = {r.id: WiltRule("single", r.id, r.rule, r.kind) for r in SINGLE_RULES}
+            unknown = sorted(set(self.ids or ()) - set(rules))
             if unknown:
                 raise ValueError(f"the single split has rules 1 to {len(rules)}; no {unknown[0]}")
-            return [r for i in self.ids for r in rules if r.id == i]
+            return list(rules.values()) if self.ids is None else [rules[i] for i in self.ids]
         if self.ids is None:
             return load_split(self.split)
         return [get_rule(self.split, i) for i in self.ids]

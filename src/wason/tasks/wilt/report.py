@@ -453,9 +453,7 @@ def _episodes_table(store: RunReader, run_id: int) -> Table:
     for e in eps:
         m = e.metrics or {}
         if e.status == "completed":
-            result = (
-                "correct" if m.get("correct") else "approx." if m.get("approximately_correct") else "wrong"
-            )
+            result = _result(m, "approx.")
             detail = m.get("guess") or f"(no guess: {end_reason_text(m)})"
         else:
             result, detail = "-", (e.error or "").splitlines()[0] if e.error else ""
@@ -509,13 +507,6 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
         out.append(episode_outcome(data))
         return Transcript(title=title, messages=out, success=data.get("success"))
     v = m.get("verdict") or {}
-    verdict = (
-        "correct"
-        if m.get("correct")
-        else "approximately correct"
-        if m.get("approximately_correct")
-        else "wrong"
-    )
     notes: dict[str, str] = {}
     if v.get("rejection"):
         notes["guess rejected by the sandbox"] = str(v["rejection"])
@@ -528,9 +519,13 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     certainty = (m.get(PLAYER_METRICS) or {}).get("certainty")
     if certainty is not None:
         notes["certainty"] = f"{certainty:.4f} (the guess's share of the solver's surviving weight)"
-    said = f"result: {verdict}; guess: {m.get('guess') or '-'}; end: {end_reason_text(m)}"
+    said = f"result: {_result(m, 'approximately correct')}; guess: {m.get('guess') or '-'}; end: {end_reason_text(m)}"
     out.append(Message(role="outcome", name="ended", text=said, annotations=notes))
     return Transcript(title=title, messages=out, success=data.get("success"))
+
+
+def _result(m: Mapping[str, Any], approx: str) -> str:
+    return "correct" if m.get("correct") else approx if m.get("approximately_correct") else "wrong"
 
 
 MOVES: Moves = {
