@@ -162,22 +162,19 @@ class WiltRunConfig(RunSettings):
 
     @model_validator(mode="before")
     @classmethod
-    def _single_has_its_rules_and_budget(cls, data: Any) -> Any:
-        # the one-variable prompt plays our one-variable rules with the 5 tests it states, unless told otherwise
-        if isinstance(data, dict) and data.get("protocol") == "single":
-            data = dict(data)
+    def _implied_split(cls, data: Any) -> Any:
+        # `--rules FILE` plays the file's rules: the split is "file" unless the user named another; the
+        # one-variable prompt plays our one-variable rules with the 5 tests it states, unless told otherwise
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if data.get("rules_file") and data.get("split") in (None, "file"):
+            data["split"] = "file"
+        if data.get("protocol") == "single":
             if data.get("split") in (None, "lite"):
                 data["split"] = "single"
             if data.get("max_tests") is None:
                 data["max_tests"] = SINGLE_MAX_TESTS
-        return data
-
-    @model_validator(mode="before")
-    @classmethod
-    def _rules_file_is_a_split(cls, data: Any) -> Any:
-        # `--rules FILE` plays the file's rules: the split is "file" unless the user named another
-        if isinstance(data, dict) and data.get("rules_file") and data.get("split") in (None, "file"):
-            data = {**data, "split": "file"}
         return data
 
     @field_validator("rules_file")
@@ -235,18 +232,12 @@ class WiltRunConfig(RunSettings):
         return len(load_split(self.split))
 
     def game_config(self) -> WiltConfig:
-        if self.protocol == "testswap":
-            # one turn: the guess from the tests given; a reply that is no guess ends the episode
-            return WiltConfig(
-                max_tests=0,
-                format_error_limit=1,
-                probe_seed=self.probe_seed,
-                lenient_guess=self.lenient_guess,
-            )
+        # a test swap has one turn: the guess from the tests given; a reply that is no guess ends the episode
+        swap = self.protocol == "testswap"
         return WiltConfig(
             lenient_guess=self.lenient_guess,
-            max_tests=self.max_tests,
-            format_error_limit=self.format_error_limit,
+            max_tests=0 if swap else self.max_tests,
+            format_error_limit=1 if swap else self.format_error_limit,
             probe_seed=self.probe_seed,
             integer_range=(1, 100) if self.protocol in ("bayesian", "single") else None,
             arity=1 if self.protocol == "single" else 3,
@@ -263,19 +254,12 @@ class WiltRunConfig(RunSettings):
             if self.swap is None:
                 raise ValueError("a test-swap run needs its source run's tests: give --tests-from RUN")
             base = [(str(s["key"]), {**s["item"], "swap_tests": s["tests"]}) for s in self.swap]
-            check_episodes(len(base) * self.trials, "trials")
-            if self.trials == 1:
-                return base
-            return [(f"{k}|{t}", {**i, "trial": t}) for k, i in base for t in range(1, self.trials + 1)]
-        rules = self.rules()
-        check_episodes(len(rules) * self.trials, "trials")
+        else:
+            base = [rule_item(r) for r in self.rules()]
+        check_episodes(len(base) * self.trials, "trials")
         if self.trials == 1:
-            return [rule_item(r) for r in rules]
-        out: list[Item] = []
-        for rule in rules:
-            key, item = rule_item(rule)
-            out += [(f"{key}|{t}", {**item, "trial": t}) for t in range(1, self.trials + 1)]
-        return out
+            return base
+        return [(f"{k}|{t}", {**i, "trial": t}) for k, i in base for t in range(1, self.trials + 1)]
 
     def rules(self) -> list[WiltRule]:
         """The run's hidden rules, in order: a published split (or some of its ids), a generated split, or a
@@ -287,13 +271,11 @@ class WiltRunConfig(RunSettings):
         if self.split == "file":
             return load_rules_file(str(self.rules_file))
         if self.split == "single":
-            rules = [WiltRule("single", r.id, r.rule, r.kind) for r in SINGLE_RULES]
-            if self.ids is None:
-                return rules
-            unknown = sorted(set(self.ids) - {r.id for r in rules})
+            rules = {r.id: WiltRule("single", r.id, r.rule, r.kind) for r in SINGLE_RULES}
+            unknown = sorted(set(self.ids or ()) - set(rules))
             if unknown:
                 raise ValueError(f"the single split has rules 1 to {len(rules)}; no {unknown[0]}")
-            return [r for i in self.ids for r in rules if r.id == i]
+            return list(rules.values()) if self.ids is None else [rules[i] for i in self.ids]
         if self.ids is None:
             return load_split(self.split)
         return [get_rule(self.split, i) for i in self.ids]
@@ -384,8 +366,8 @@ class WiltFamily(Family[WiltRunConfig]):
         if config.protocol == "testswap":
             # the ideal reader of the tests given: it has seen them, and makes no test of its own
             player = WiltSolverPlayer(max_tests=0)
-            for (a, b, c), result in item.get("swap_tests") or []:
-                player.solver.observe((float(a), float(b), float(c)), bool(result))
+            for point, result in _swap_tests(item):
+                player.solver.observe(point, result)
             return player
         return WiltSolverPlayer(max_tests=config.max_tests, falsify=config.solver_stop == "falsify")
 
@@ -480,29 +462,25 @@ class WiltFamily(Family[WiltRunConfig]):
         single = config.protocol == "single"
         names = ("x",) if single else ("x", "y", "z")
         whole = config.protocol in ("bayesian", "single")
+        head = f"lambda {', '.join(names)}: "
+        example = "x > 50" if single else "x < y < z"
 
         def final_guess(values: Mapping[str, str]) -> FinalGuess:
             text = form_value(values, "expression")
-            if not is_lambda(text):  # a person may leave out the lambda (the model protocol may not)
-                text = f"lambda x: {text}" if single else f"lambda x, y, z: {text}"
-            return FinalGuess(text)
+            # a person may leave out the lambda (the model protocol may not)
+            return FinalGuess(text if is_lambda(text) else head + text)
 
         guess = Command(
             name="guess",
             label="Final guess",
             make=final_guess,
-            fields=(FormField("expression", "Rule", placeholder="x > 50" if single else "x < y < z"),),
+            fields=(FormField("expression", "Rule", placeholder=example),),
             words=("guess", "g", "final"),
             syntax="guess EXPR",
             # an action's guess is held to the published form (a lambda); a person typing may leave it out
-            hint="your one final guess, "
-            + ("lambda x: x > 50" if single else "lambda x, y, z: x < y < z")
-            + " (typed, the lambda may be left out: guess "
-            + ("x > 50" if single else "x < y < z")
-            + "); ends the game",
-            web_hint="your one final guess, e.g. "
-            + ("x > 50" if single else "x < y < z")
-            + " (the lambda may be left out); ends the game",
+            hint=f"your one final guess, {head}{example} (typed, the lambda may be left out: guess {example}); "
+            "ends the game",
+            web_hint=f"your one final guess, e.g. {example} (the lambda may be left out); ends the game",
             action="FinalGuess",
         )
         if getattr(observation, "must_guess", False):
@@ -513,7 +491,7 @@ class WiltFamily(Family[WiltRunConfig]):
             make=lambda values: ProposeTest(tuple(_test_value(values, n, whole) for n in names)),
             fields=tuple(
                 FormField(n, n, kind="number" if single else "text", placeholder=p)
-                for n, p in zip(names, ("1", "2", "3") if not single else ("42",), strict=True)
+                for n, p in zip(names, ("42",) if single else ("1", "2", "3"), strict=True)
             ),
             words=("", "test"),
             syntax="42" if single else "1 2 3",

@@ -102,14 +102,8 @@ class WiltConfig:
 
 
 class WiltGame:
-    """One WILT episode against a hidden rule.
-
-    Args:
-        rule: the hidden rule.
-        config: the episode's settings.
-        given: tests and results the player is shown without making them (a test swap's source tests); the
-            guess is held to them as to its own.
-    """
+    """One WILT episode against a hidden rule; ``given`` are tests and results the player is shown without
+    making them (a test swap's source tests): the guess is held to them as to its own."""
 
     def __init__(
         self,
@@ -146,10 +140,9 @@ class WiltGame:
     def step(self, action: WiltAction | Malformed) -> WiltObservation:
         if self.done:
             raise RuntimeError("the episode has ended")
-        must_guess_before = self.remaining <= 0
         if isinstance(action, FinalGuess):
             return self._guess(action.expression)
-        if must_guess_before:
+        if self.remaining <= 0:
             # After the last test the only accepted move is the guess: anything else ends the episode.
             self.end_reason = "refused_forced_guess"
             return WiltObservation(kind="ended", remaining=0, end_reason=self.end_reason, correct=False)

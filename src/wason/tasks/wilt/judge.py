@@ -66,14 +66,11 @@ class Verdict(BaseModel):
     """The judge's verdict on one guess.
 
     Attributes:
-        rule: the rule's text.
-        guess: the guess's text.
-        accepted: False when the sandbox rejected the guess (it is then wrong, with ``rejection`` saying why).
-        rejection: the sandbox's one-line reason, or None.
+        accepted: False when the sandbox rejected the guess (it is then wrong, with ``rejection``, the sandbox's
+            one-line reason, saying why).
         equivalent: the guess is correct: nothing refutes it on the domain (proved, or sampled; see ``method``).
-        agreement: fraction of probes where the two truth values agree (0.0 if rejected).
-        n_probes: number of probes evaluated (0 if rejected).
-        n_disagree: number of probes where they disagree.
+        agreement: fraction of the ``n_probes`` probes where the two truth values agree (0 if rejected), and
+            ``n_disagree`` where they disagree.
         jaccard: |R ∩ G| / |R ∪ G| over the probe set, R and G the points where rule and guess are True;
             None when both are empty.
         set_inclusion: paper A.3, over the reference subset (uniform floats in +-200 and the integer grid):
@@ -83,8 +80,7 @@ class Verdict(BaseModel):
             differ exactly and as the game computes them: the deciding one first (the episode's test, z3's
             point), then the probes', simplest first (integers before fractions, then smallest magnitude, then
             probe order); empty for a correct guess.
-        probe_seed: seed of the probe set.
-        probe_version: version of the probe-set code.
+        probe_seed, probe_version: the probe set's seed and the version of its code.
         judge_version: version of the judge (:data:`JUDGE_VERSION`); ``float-1`` for verdicts stored before.
         method: how it was decided (``proved``, ``refuted``, ``sampled``); None for verdicts stored before
             ``decided-1`` (they were sampled) and for rejected guesses.
@@ -158,9 +154,6 @@ def judge(
         domain: the triples a player can test (the published game's by default).
         rlimit: z3's resource limit (:data:`wason.tasks.wilt.decide.RLIMIT`).
         solve: False decides on the probes and tests alone (``sampled`` or ``refuted``), without z3.
-
-    Returns:
-        The verdict.
 
     Raises:
         GuessRejected: the *rule* is not in the guess language.
@@ -236,12 +229,8 @@ def _decide(
     for point, result in tests:
         said = guess(*point)  # as the game computed the rule's result: the sandbox's floats
         if said != bool(result):
-            return (
-                "refuted",
-                f"the episode's test {_triple(point)} showed {bool(result)}; the guess says {said}",
-                (point, bool(result), said),
-                0,
-            )
+            shown = f"the episode's test {_triple(point)} showed {bool(result)}; the guess says {said}"
+            return "refuted", shown, (point, bool(result), said), 0
     if probed:
         return "refuted", f"a probe the game accepts: {_triple(probed[0][0])}", None, 0
     if rule.root is guess.root:
@@ -255,30 +244,21 @@ def _decide(
         decision = decide(rule, guess, domain, rlimit=rlimit, exclude=tried)
         spent += decision.resources
         if decision.kind == "proved":
-            apart = (
-                f" apart from {', '.join(_triple(p) for p in tried)}, where only exact arithmetic tells them "
-                "apart and the game's answers agree"
-                if tried
-                else ""
-            )
-            return (
-                "proved",
-                f"{SOLVER_VERSION} found no triple where they differ{apart} ({spent:,} steps)",
-                None,
-                spent,
-            )
+            found = f"{SOLVER_VERSION} found no triple where they differ"
+            if tried:
+                found += (
+                    f" apart from {', '.join(_triple(p) for p in tried)}, where only exact arithmetic tells "
+                )
+                found += "them apart and the game's answers agree"
+            return "proved", f"{found} ({spent:,} steps)", None, spent
         if decision.kind == "unknown" or decision.point is None:
             reason = decision.reason or "undecided"
             break
         point = decision.point
         rule_value, guess_value = rule(*point), guess(*point)
         if rule_value != guess_value:
-            return (
-                "refuted",
-                f"{SOLVER_VERSION} found {_triple(point)} ({spent:,} steps)",
-                (point, rule_value, guess_value),
-                spent,
-            )
+            found = f"{SOLVER_VERSION} found {_triple(point)} ({spent:,} steps)"
+            return "refuted", found, (point, rule_value, guess_value), spent
         tried.append(point)  # they differ only in exact arithmetic here: the game would show no difference
     else:
         reason = f"they differ only where the game's floats agree (e.g. {_triple(tried[0])})"
@@ -388,10 +368,7 @@ def _points_in_order(probes: ProbeSet, idx: npt.NDArray[np.intp]) -> Iterator[tu
 
 
 def _with_negations(constants: tuple[float, ...]) -> list[float]:
-    out: list[float] = []
-    for c in constants:
-        out.extend((c, -c))
-    return out
+    return [v for c in constants for v in (c, -c)]
 
 
 def _corner_values(rule: tuple[float, ...], guess: tuple[float, ...]) -> list[float]:
@@ -465,14 +442,7 @@ def _number(v: float) -> str:
 
 
 def format_verdict(v: Verdict) -> str:
-    """A few human-readable lines describing a verdict, for the command line.
-
-    Args:
-        v: the verdict.
-
-    Returns:
-        Text without a trailing newline.
-    """
+    """A few human-readable lines describing a verdict, for the command line (no trailing newline)."""
     lines = [f"rule:    {v.rule}", f"guess:   {v.guess}"]
     if not v.accepted:
         lines.append(f"verdict: WRONG - the guess was rejected by the sandbox: {v.rejection}")
@@ -491,9 +461,8 @@ def format_verdict(v: Verdict) -> str:
             else "not approximately correct"
         )
         lines.append(f"verdict: WRONG - {kind}")
-        for (x, y, z), rule_value, guess_value in v.counterexamples:
-            point = f"({_number(x)}, {_number(y)}, {_number(z)})"
-            lines.append(f"  e.g. {point}: rule {rule_value}, guess {guess_value}")
+        for point, rule_value, guess_value in v.counterexamples:
+            lines.append(f"  e.g. {_triple(point)}: rule {rule_value}, guess {guess_value}")
     if v.evidence:
         lines.append(f"decided: {v.method} - {v.evidence}")
     lines.append(

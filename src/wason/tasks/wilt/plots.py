@@ -36,15 +36,8 @@ def reduction_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
     xs = list(range(1, max(budget, longest) + 1))
     series = []
     for name, cs in zip(series_names(runs), curves, strict=True):
-        values: list[float | None] = []
-        low: list[float | None] = []
-        high: list[float | None] = []
-        for k in xs:
-            points = [curve_at(c, k) for c in cs]
-            mean, lo, hi = _mean_band(points)
-            values.append(mean)
-            low.append(lo)
-            high.append(hi)
+        bands = [_mean_band([curve_at(c, k) for c in cs]) for k in xs]
+        values, low, high = ([band[i] for band in bands] for i in range(3))
         series.append(Series(name=f"{name} ({_games(len(cs))})", values=values, low=low, high=high))
     space = f" Hypothesis space: {', '.join(sorted(spaces))}." if spaces else ""
     return Figure(

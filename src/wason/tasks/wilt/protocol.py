@@ -168,16 +168,15 @@ def render_feedback(obs: WiltObservation, *, arity: int = 3, whole_1_100: bool =
     if obs.kind == "result":
         shown = ", ".join(format_value(v) for v in (obs.values or ())[:arity])
         text = f"Result for input ({shown}): {obs.result}. {remaining}"
-    elif obs.kind == "invalid_test" and whole_1_100:
-        text = (
-            f"Invalid test case: {obs.reason}. Each value must be a whole number from 1 to 100. This used one "
-            f"attempt. {remaining}"
-        )
     elif obs.kind == "invalid_test":
+        value = (
+            "a whole number from 1 to 100"
+            if whole_1_100
+            else "a finite number that can be typed in 3 or fewer digits, not including signs and decimal "
+            "characters (e.g. -11.3)"
+        )
         text = (
-            f"Invalid test case: {obs.reason}. Each value must be a finite number that can be typed in 3 or "
-            f"fewer digits, not including signs and decimal characters (e.g. -11.3). This used one attempt. "
-            f"{remaining}"
+            f"Invalid test case: {obs.reason}. Each value must be {value}. This used one attempt. {remaining}"
         )
     elif obs.kind == "format_error":
         text = SINGLE_FORMAT_COMPLAINT if arity == 1 else FORMAT_COMPLAINT

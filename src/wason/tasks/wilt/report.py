@@ -31,10 +31,9 @@ from wason.core.results import (
     Table,
     Transcript,
     calls_notes,
-    describe_move,
     end_reason_text,
     episode_outcome,
-    player_message,
+    turn_messages,
 )
 from wason.core.tally import Tally, group_by
 from wason.tasks.wilt.complexity import RunComplexity, run_complexity
@@ -162,18 +161,11 @@ def run_json(store: RunReader, run_id: int) -> WiltRunReport:
         protocol=protocol_name(run.config),
         complexity=_complexity(eps),
         table=WiltTable(
+            **s.model_dump(include=set(WiltTable.model_fields)),
             accuracy=s.accuracy,
             approx_correct=s.approx,
-            avg_guesses=s.avg_guesses,
-            repeats=s.repeats,
-            invalid_tests=s.invalid_tests,
-            format_errors=s.format_errors,
-            truncated=s.truncated,
-            errored=s.errored,
             input_tokens=calls["input_tokens"],
             output_tokens=calls["output_tokens"],
-            reduction=s.reduction,
-            uninformative_share=s.uninformative_share,
         ),
         summary=s,
         calls=CallTotals(**calls),
@@ -461,9 +453,7 @@ def _episodes_table(store: RunReader, run_id: int) -> Table:
     for e in eps:
         m = e.metrics or {}
         if e.status == "completed":
-            result = (
-                "correct" if m.get("correct") else "approx." if m.get("approximately_correct") else "wrong"
-            )
+            result = _result(m, "approx.")
             detail = m.get("guess") or f"(no guess: {end_reason_text(m)})"
         else:
             result, detail = "-", (e.error or "").splitlines()[0] if e.error else ""
@@ -511,22 +501,12 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
             text=load_instruction(str(run.config.get("protocol") or "published")),
         )
     ]
-    for t in data["turns"]:
-        reply = t["reply"] if t["reply"] is not None else describe_move(t["action"], MOVES)
-        out.append(player_message(run, t["index"], reply))
-        out.append(Message(role="game", name="harness", text=str(t["feedback"]), turn=t["index"]))
+    out += turn_messages(data, run, MOVES, game="harness")
     m = data["metrics"] or {}
     if data["status"] != "completed":
         out.append(episode_outcome(data))
         return Transcript(title=title, messages=out, success=data.get("success"))
     v = m.get("verdict") or {}
-    verdict = (
-        "correct"
-        if m.get("correct")
-        else "approximately correct"
-        if m.get("approximately_correct")
-        else "wrong"
-    )
     notes: dict[str, str] = {}
     if v.get("rejection"):
         notes["guess rejected by the sandbox"] = str(v["rejection"])
@@ -539,9 +519,13 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
     certainty = (m.get(PLAYER_METRICS) or {}).get("certainty")
     if certainty is not None:
         notes["certainty"] = f"{certainty:.4f} (the guess's share of the solver's surviving weight)"
-    said = f"result: {verdict}; guess: {m.get('guess') or '-'}; end: {end_reason_text(m)}"
+    said = f"result: {_result(m, 'approximately correct')}; guess: {m.get('guess') or '-'}; end: {end_reason_text(m)}"
     out.append(Message(role="outcome", name="ended", text=said, annotations=notes))
     return Transcript(title=title, messages=out, success=data.get("success"))
+
+
+def _result(m: Mapping[str, Any], approx: str) -> str:
+    return "correct" if m.get("correct") else approx if m.get("approximately_correct") else "wrong"
 
 
 MOVES: Moves = {

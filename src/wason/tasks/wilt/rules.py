@@ -86,8 +86,7 @@ def get_rule(split: str, rule_id: int) -> WiltRule:
     for rule in load_split(split):
         if rule.id == rule_id:
             return rule
-    n = len(_data()[split])
-    raise ValueError(f"split {split!r} has no rule {rule_id} (ids are 1..{n})")
+    raise ValueError(f"split {split!r} has no rule {rule_id} (ids are 1..{len(_data()[split])})")
 
 
 def load_rules_file(path: str | Path) -> list[WiltRule]:

@@ -196,9 +196,7 @@ def thresholds(text: str) -> list[Threshold]:
     alone), in the order of the text."""
     found: list[Threshold] = []
     for node in _comparisons(text):
-        if type(node.ops[0]) not in _ORDER:
-            continue
-        if node.end_col_offset is None:
+        if type(node.ops[0]) not in _ORDER or node.end_col_offset is None:
             continue
         op = _ORDER[type(node.ops[0])]
         left, right = node.left, node.comparators[0]
@@ -326,16 +324,11 @@ def _sum(terms: list[tuple[int, str]], constant: Fraction = Fraction(0)) -> str:
     return out or "0"
 
 
-def _ways(e: Equality) -> list[str]:
-    """Ways of writing one equality, the most usual first: a variable of coefficient 1 against the rest (the
-    last variable first: ``z == x + y + 1``), the positive terms against the negative ones (``x + z == y + 2``,
-    either way round), and all terms on the left (``x - y + z == 2``), also negated."""
-    return _linear_ways(e.coefficients, "==", e.constant)
-
-
 def _linear_ways(coefficients: tuple[int, int, int], op: str, k: Fraction) -> list[str]:
-    """Ways of writing ``sum(coefficients[v] * v) op k`` (see :func:`_ways`); a side moved to the other side of
-    a comparison mirrors it (``x - y < -5`` is ``y > x + 5``)."""
+    """Ways of writing ``sum(coefficients[v] * v) op k``, the most usual first: a variable of coefficient 1
+    against the rest (the last variable first: ``z == x + y + 1``), the positive terms against the negative ones
+    (``x + z == y + 2``, either way round), and all terms on the left (``x - y + z == 2``), also negated; a side
+    moved to the other side of a comparison mirrors it (``x - y < -5`` is ``y > x + 5``)."""
     mirror = _MIRROR.get(op, op)
     terms = [(c, v) for c, v in zip(coefficients, VARIABLES, strict=True) if c]
     ways: list[str] = []
@@ -379,7 +372,10 @@ def weighted_spellings(text: str) -> list[tuple[str, float]]:
         )
         for t in found
     ]
-    places += [(e.start, e.end, [(w, 1.0) for w in _ways(e)]) for e in equalities(text)]
+    places += [
+        (e.start, e.end, [(w, 1.0) for w in _linear_ways(e.coefficients, "==", e.constant)])
+        for e in equalities(text)
+    ]
     # linear comparisons with variables on both sides (those against a constant are thresholds, above)
     for q in inequalities(text):
         ways = dict.fromkeys([text[q.start : q.end], *_linear_ways(q.coefficients, q.op, q.constant)], 1.0)
@@ -401,31 +397,14 @@ def weighted_spellings(text: str) -> list[tuple[str, float]]:
 
 def on_the_lines(text: str, n: int = 400, seed: int = 0) -> F:
     """Up to ``n`` typeable points with one decimal that satisfy every linear equality of the guess over the
-    reals (each equality solved in turn for a variable of coefficient 1 not yet set; empty when it cannot be),
-    then up to ``n / 4`` on each boundary of its linear comparisons (see :func:`_edges`)."""
-    found = equalities(text)
+    reals (empty when they cannot be solved, see :func:`_on`), then up to ``n / 4`` on each boundary of its
+    linear comparisons (see :func:`_edges`)."""
     rng = np.random.default_rng(seed)
-    # decimals of magnitude below 10 first (the likeliest to round differently), then up to 50
-    points = np.round(rng.uniform(-9.9, 9.9, (n, 3)), 1)
-    points[n // 2 :] = np.round(rng.uniform(-49.9, 49.9, (n - n // 2, 3)), 1)
-    solved: set[int] = set()
-    for e in found:
-        free = [i for i in range(3) if abs(e.coefficients[i]) == 1 and i not in solved]
-        if not free:
-            return np.zeros((0, 3))
-        i = free[-1]
-        others = sum(e.coefficients[j] * points[:, j] for j in range(3) if j != i)
-        points[:, i] = np.round((float(e.constant) - others) * e.coefficients[i], 1)
-        solved.add(i)
-    # keep the points whose solved coordinates are still typeable and that satisfy every equality exactly
-    tenths = np.round(points * 10).astype(np.int64)
-    ok = (np.abs(points) < 100).all(axis=1)
-    for e in found:
-        lhs = sum(e.coefficients[j] * tenths[:, j] for j in range(3))
-        ok &= lhs * e.constant.denominator == 10 * e.constant.numerator
-    on_lines = np.ascontiguousarray(points[ok])
-    edges = [_on_the_edge(c, k, n // 4, rng) for c, k in _edges(text)]
-    return np.concatenate([on_lines, *edges], axis=0) if edges else on_lines
+    on_lines = _on([(e.coefficients, e.constant) for e in equalities(text)], n, rng)
+    if on_lines is None:
+        return np.zeros((0, 3))
+    edges = [points for edge in _edges(text) if (points := _on([edge], n // 4, rng)) is not None]
+    return np.concatenate([on_lines, *edges], axis=0)
 
 
 def _edges(text: str) -> list[tuple[tuple[int, int, int], Fraction]]:
@@ -443,21 +422,28 @@ def _edges(text: str) -> list[tuple[tuple[int, int, int], Fraction]]:
     return list(found)
 
 
-def _on_the_edge(coefficients: tuple[int, int, int], k: Fraction, n: int, rng: np.random.Generator) -> F:
-    """Up to ``n`` typeable points with one decimal on ``sum(coefficients[v] * v) == k`` over the reals (where
-    the ways of writing a comparison of that boundary can disagree in Python); none when no variable has a
-    coefficient of 1 or -1."""
-    free = [i for i in range(3) if abs(coefficients[i]) == 1]
-    if not free:
-        return np.zeros((0, 3))
-    i = free[-1]
+def _on(lines: list[tuple[tuple[int, int, int], Fraction]], n: int, rng: np.random.Generator) -> F | None:
+    """Up to ``n`` typeable points with one decimal on every ``sum(coefficients[v] * v) == k`` of ``lines`` over
+    the reals (where the ways of writing it, or a comparison of that boundary, can disagree in Python): each
+    solved in turn for a variable of coefficient 1 or -1 not yet set; None when one has no such variable."""
+    solved: list[int] = []
+    for coefficients, _ in lines:
+        free = [i for i in range(3) if abs(coefficients[i]) == 1 and i not in solved]
+        if not free:
+            return None
+        solved.append(free[-1])
+    # decimals of magnitude below 10 first (the likeliest to round differently), then up to 50
     points = np.round(rng.uniform(-9.9, 9.9, (n, 3)), 1)
     points[n // 2 :] = np.round(rng.uniform(-49.9, 49.9, (n - n // 2, 3)), 1)
-    others = sum(coefficients[j] * points[:, j] for j in range(3) if j != i)
-    points[:, i] = np.round((float(k) - others) * coefficients[i], 1)
+    for (coefficients, k), i in zip(lines, solved, strict=True):
+        others = sum(coefficients[j] * points[:, j] for j in range(3) if j != i)
+        points[:, i] = np.round((float(k) - others) * coefficients[i], 1)
+    # keep the points whose solved coordinates are still typeable and that satisfy every line exactly
     tenths = np.round(points * 10).astype(np.int64)
-    lhs = sum(coefficients[j] * tenths[:, j] for j in range(3))
-    ok = (np.abs(points) < 100).all(axis=1) & (lhs * k.denominator == 10 * k.numerator)
+    ok = (np.abs(points) < 100).all(axis=1)
+    for coefficients, k in lines:
+        lhs = sum(coefficients[j] * tenths[:, j] for j in range(3))
+        ok &= lhs * k.denominator == 10 * k.numerator
     return np.ascontiguousarray(points[ok])
 
 
