@@ -57,10 +57,7 @@ TEST_SIZE = LabRunConfig().test_size
 _DONE = write_action(Finish())
 _NOTHING = write_action(Answer(({},) * TEST_SIZE))
 
-PLAYERS: Mapping[str, tuple[str, ...]] = {
-    "leave-at-once": (_DONE, _NOTHING),
-    "no-answer": (_DONE,),
-}
+PLAYERS: Mapping[str, tuple[str, ...]] = {"leave-at-once": (_DONE, _NOTHING), "no-answer": (_DONE,)}
 
 
 def _changes(before: Sequence[Thing], after: Sequence[Thing]) -> Prediction:

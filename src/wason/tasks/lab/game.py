@@ -330,9 +330,9 @@ class LabGame:
             self.finished_early = True
             return self._begin_test(())
         if isinstance(action, Answer):
-            problem: str | None = "the test has not begun: send experiments, or say you are done"
-        else:
-            problem = self._problem(action)
+            self.invalid += 1
+            return self._refuse("the test has not begun: send experiments, or say you are done")
+        problem = self._problem(action)
         if problem:
             self.invalid += 1
             return self._refuse(problem)

@@ -53,14 +53,7 @@ from wason.tasks.lab.laws import (
 from wason.tasks.lab.world import Domain, Trial, _ordered, slots_of
 from wason.tasks.lab.world import thresholds as world_thresholds
 
-__all__ = [
-    "Learner",
-    "accuracy",
-    "curve",
-    "curves",
-    "public",
-    "reduction_curve",
-]
+__all__ = ["Learner", "accuracy", "curve", "curves", "public", "reduction_curve"]
 
 NOISE_SDS = 4.0
 
@@ -185,9 +178,7 @@ class _Slot:
                 kind == _SET,
                 t,
                 np.where(
-                    kind == _TOGGLE,
-                    1.0 - x,
-                    np.where(kind == _GT, q > t, np.where(kind == _LT, q < t, x)),
+                    kind == _TOGGLE, 1.0 - x, np.where(kind == _GT, q > t, np.where(kind == _LT, q < t, x))
                 ),
             ).astype(float)
         else:

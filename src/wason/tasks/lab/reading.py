@@ -10,18 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from wason.tasks.lab.laws import (
-    Arith,
-    Bool,
-    Compare,
-    Expr,
-    Law,
-    Logic,
-    Neg,
-    Not,
-    Num,
-    Ref,
-)
+from wason.tasks.lab.laws import Arith, Bool, Compare, Expr, Law, Logic, Neg, Not, Num, Ref
 
 MAX_TEXT = 20_000
 MAX_LAWS = 60

@@ -1,7 +1,9 @@
 """Lab reports: prediction accuracy with intervals, the theory's verdicts, experiments used, and where a player
 stands between random experiments and an ideal learner on its own experiments; per run (a model's run, then its
-solver baseline), as JSON (:func:`run_json`), results the shared renderers draw (:func:`results`) and one
-game's transcript (:func:`messages`).
+solver baseline), as JSON (:func:`run_json`), results the shared renderers draw (:func:`results`), one
+game's transcript (:func:`messages`) and the figure (:func:`figures`, drawn by :mod:`wason.report.plots`): a line
+per run and the random experiments as a dashed comparison line, so a player's experiments read against a good
+design and a blind one.
 
 Rates are k/n with the 95% Wilson interval; a game that errored counts in ``n`` of the success rate as a loss
 (and apart), a void one in nothing. Means over games (prediction accuracy) carry a 95% Student t interval over
@@ -24,11 +26,14 @@ from wason.core.records import (
     SOLVER_LABEL,
     CallTotals,
     EpisodeRow,
+    Figure,
     Rate,
     RunReport,
     RunRow,
     Score,
+    Series,
     run_header,
+    series_names,
 )
 from wason.core.results import (
     Cell,
@@ -193,17 +198,17 @@ def judge_verdict(judged: Mapping[str, Any]) -> bool | None:
     return None
 
 
-def _mean_curve(curves: Sequence[Mapping[int, float]]) -> list[float]:
-    curves = [c for c in curves if c]
-    if not curves:
-        return []
-    top = max(max(c) for c in curves)
-    out = []
-    for k in range(top + 1):
-        values = [v for v in (value_at(c, k) for c in curves) if v is not None]
-        if not values:
+def _mean_curve(curves: Sequence[Mapping[int, float]], xs: Sequence[int] | None = None) -> list[float | None]:
+    """The mean over games after each k of ``xs``; a game that stopped before k counts at its last point.
+    Without ``xs``: from 0 up to the longest curve, ending where no game has a point."""
+    if xs is not None:
+        at = [[v for v in (value_at(c, k) for c in curves if c) if v is not None] for k in xs]
+        return [sum(values) / len(values) if values else None for values in at]
+    out: list[float | None] = []
+    for v in _mean_curve(curves, range(max((max(c) for c in curves if c), default=-1) + 1)):
+        if v is None:
             break
-        out.append(sum(values) / len(values))
+        out.append(v)
     return out
 
 
@@ -772,3 +777,57 @@ def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -
     laws = m.get("laws") or (item.get("domain") or {}).get("law_text") or []
     theory = m.get("theory")
     return "\n".join(str(law) for law in laws), str(theory) if theory else None
+
+
+# -- figures ------------------------------------------------------------------------------------------------
+def curves_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
+    """Mean test accuracy of an ideal learner after k experiments: on each run's experiments, and on random
+    experiments (dashed)."""
+    runs = [store.get_run(r) for r in run_ids]
+    ideal: list[list[dict[int, float]]] = []
+    rand: list[list[dict[int, float]]] = []
+    for run in runs:
+        ms: list[dict[str, Any]] = [
+            e.metrics
+            for e in store.list_episodes(run.id)
+            if e.status == "completed" and e.metrics and not e.metrics.get(VOID)
+        ]
+        ideal.append([curve_points(m.get("curve")) for m in ms])
+        rand.append([curve_points(m.get("random_curve")) for m in ms])
+    top = max((max(c) for cs in (*ideal, *rand) for c in cs if c), default=0)
+    xs = list(range(top + 1))
+    series = [
+        Series(name=f"{name} ({_games(sum(bool(c) for c in cs))})", values=_mean_curve(cs, xs))
+        for name, cs in zip(series_names(runs), ideal, strict=True)
+    ]
+    references: list[tuple[str, list[float | None]]] = []
+    for name, cs in zip(series_names(runs), rand, strict=True):
+        values = _mean_curve(cs, xs)
+        if any(v is not None for v in values) and values not in [v for _, v in references]:
+            references.append((name, values))
+    for name, values in references:
+        # runs on different domains each have their own random line, named for the run whose games it is on
+        label = "random experiments" + (f" (games of {name})" if len(references) > 1 else "")
+        series.append(Series(name=label, values=values, reference=True))
+    return Figure(
+        name="test-accuracy-by-experiments",
+        title="Lab: test accuracy an ideal learner reaches after k experiments",
+        kind="lines",
+        x=[float(k) for k in xs],
+        series=series,
+        x_label="experiments (k)",
+        y_label="share of the test predicted right",
+        y_range=(0.0, 1.0),
+        caption="Solid: an ideal learner that saw the first k experiments a run's player made, mean over its "
+        "finished games (a game that stopped earlier keeps its last point); dashed: the same learner on random "
+        "experiments, up to the budget.",
+    )
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
+
+
+def figures(store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
+    """The lab's figures of ``run_ids``: test accuracy by number of experiments."""
+    return [curves_figure(store, run_ids)]

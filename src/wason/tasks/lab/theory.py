@@ -31,19 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wason.tasks.lab.laws import (
-    Bool,
-    Compare,
-    Expr,
-    Law,
-    Logic,
-    Neg,
-    Not,
-    Num,
-    Ref,
-    format_law,
-    same_values,
-)
+from wason.tasks.lab.laws import Bool, Compare, Expr, Law, Logic, Neg, Not, Num, Ref, format_law, same_values
 from wason.tasks.lab.reading import MAX_DEPTH as MAX_DEPTH
 from wason.tasks.lab.reading import MAX_LAWS as MAX_LAWS
 from wason.tasks.lab.reading import MAX_TEXT, law_pieces, quoted, read_law
