@@ -240,6 +240,16 @@ def same_value(x: Value, y: Value, rel: float = 1e-9) -> bool:
     return math.isclose(x, y, rel_tol=rel, abs_tol=1e-12)
 
 
+def changes(before: Sequence[Thing], after: Sequence[Thing]) -> dict[str, dict[str, Value]]:
+    """What an operation changed, as a prediction names it: ``{object: {property: new value}}``."""
+    out: dict[str, dict[str, Value]] = {}
+    for old, new in zip(before, after, strict=True):
+        moved = {p: v for p, v in new.values.items() if not same_value(v, old.values[p])}
+        if moved:
+            out[new.name] = moved
+    return out
+
+
 def same_values(x: Mapping[str, Value], y: Mapping[str, Value]) -> bool:
     return x.keys() == y.keys() and all(same_value(x[k], y[k]) for k in x)
 
@@ -361,3 +371,15 @@ def number_right(predicted: float, truth: float, tolerance: float) -> bool:
     """A predicted number is right within ``tolerance`` of relative error (of at least 1 in size, so values
     near zero are judged on an absolute scale)."""
     return abs(predicted - truth) <= tolerance * max(1.0, abs(truth)) + 1e-9
+
+
+def outcome_right(guess: Sequence[Thing], truth: Sequence[Thing], tolerance: float) -> bool:
+    """Whether an experiment's outcome is predicted right: every property of every object, booleans exactly,
+    numbers within ``tolerance`` (:func:`number_right`)."""
+    return all(
+        g.values[p] == v
+        if isinstance(v, bool)
+        else not isinstance(g.values[p], bool) and number_right(float(g.values[p]), v, tolerance)
+        for g, t in zip(guess, truth, strict=True)
+        for p, v in t.values.items()
+    )

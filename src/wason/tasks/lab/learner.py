@@ -47,7 +47,7 @@ from wason.tasks.lab.laws import (
     Value,
     clean,
     format_law,
-    number_right,
+    outcome_right,
     refs,
 )
 from wason.tasks.lab.world import Domain, Trial, _ordered, slots_of
@@ -404,18 +404,6 @@ class Learner:
 
 
 # -- curves -------------------------------------------------------------------------------------------------
-def _right(guess: Sequence[Thing], truth: Sequence[Thing], tolerance: float) -> bool:
-    for g, t in zip(guess, truth, strict=True):
-        for prop, value in t.values.items():
-            mine = g.values[prop]
-            if isinstance(value, bool):
-                if mine != value:
-                    return False
-            elif isinstance(mine, bool) or not number_right(float(mine), value, tolerance):
-                return False
-    return True
-
-
 def accuracy(
     learner: Learner, test: Sequence[Trial], truth: Sequence[Sequence[Thing]], tolerance: float
 ) -> float:
@@ -423,7 +411,8 @@ def accuracy(
     if not test:
         return 0.0
     right = sum(
-        _right(learner.predict(t.op, t.things), real, tolerance) for t, real in zip(test, truth, strict=True)
+        outcome_right(learner.predict(t.op, t.things), real, tolerance)
+        for t, real in zip(test, truth, strict=True)
     )
     return right / len(test)
 

@@ -47,7 +47,7 @@ from wason.core.results import (
 )
 from wason.core.results import Mean as ResultMean
 from wason.metrics.rates import mean_present, t_interval
-from wason.tasks.lab.laws import Value, format_value, same_value
+from wason.tasks.lab.laws import changes, format_value
 from wason.tasks.lab.world import BUDGETS, Domain, Trial
 
 SOLVER_LEGEND = (
@@ -542,17 +542,7 @@ def _truths(domain_json: Any, trials: Sequence[Mapping[str, Any]]) -> list[str |
         tests = [Trial.from_json(t) for t in trials]
     except (KeyError, TypeError, ValueError):
         return [None] * len(trials)
-    out: list[str | None] = []
-    for t in tests:
-        after = t.outcome(domain.laws)
-        parts = []
-        for old, new in zip(t.things, after, strict=True):
-            for prop, v in new.values.items():
-                was: Value = old.values[prop]
-                if not same_value(was, v):
-                    parts.append(f"{new.name}.{prop}={format_value(v)}")
-        out.append(", ".join(parts) or "nothing changes")
-    return out
+    return [_prediction(changes(t.things, t.outcome(domain.laws))) for t in tests]
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:

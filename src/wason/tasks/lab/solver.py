@@ -31,7 +31,7 @@ from wason.tasks.lab.game import (
     Step,
     StepResult,
 )
-from wason.tasks.lab.laws import Thing, Value, format_theory, same_value, same_values
+from wason.tasks.lab.laws import Thing, Value, changes, format_theory, same_values
 from wason.tasks.lab.learner import Key, Learner, public
 from wason.tasks.lab.world import Domain
 
@@ -220,13 +220,7 @@ class LabSolverPlayer:
             predictions: list[dict[str, dict[str, Value]] | None] = []
             for trial in obs.trials:
                 things = [Thing(o.name, o.type, o.values) for o in trial.objects]
-                after = self.learner.predict(trial.op, things)
-                changed: dict[str, dict[str, Value]] = {}
-                for old, new in zip(things, after, strict=True):
-                    for prop, value in new.values.items():
-                        if not same_value(old.values[prop], value):
-                            changed.setdefault(old.name, {})[prop] = value
-                predictions.append(changed)
+                predictions.append(changes(things, self.learner.predict(trial.op, things)))
             self.answer = Answer(tuple(predictions), theory=format_theory(self.learner.theory()))
         return self.answer
 
