@@ -45,7 +45,9 @@ from typing import Any
 from wason.core.family import EpisodeContext
 from wason.tasks.lab.family import FAMILY, LabRunConfig
 from wason.tasks.lab.game import Answer, Finish, LabGame, Request, Step, number_right
-from wason.tasks.lab.laws import Arith, Bool, Compare, Law, Num, Thing, Value, format_theory, same_value
+from wason.tasks.lab.laws import Arith, Bool, Compare, Law, Num, Thing, Value, format_theory
+from wason.tasks.lab.laws import changes as _changes
+from wason.tasks.lab.laws import outcome_right as _right
 from wason.tasks.lab.protocol import write_action
 from wason.tasks.lab.world import BUDGETS, Trial
 
@@ -57,20 +59,7 @@ TEST_SIZE = LabRunConfig().test_size
 _DONE = write_action(Finish())
 _NOTHING = write_action(Answer(({},) * TEST_SIZE))
 
-PLAYERS: Mapping[str, tuple[str, ...]] = {
-    "leave-at-once": (_DONE, _NOTHING),
-    "no-answer": (_DONE,),
-}
-
-
-def _changes(before: Sequence[Thing], after: Sequence[Thing]) -> Prediction:
-    """What an experiment changed, as a prediction names it: ``{object: {property: new value}}``."""
-    out: Prediction = {}
-    for old, new in zip(before, after, strict=True):
-        moved = {p: v for p, v in new.values.items() if not same_value(v, old.values[p])}
-        if moved:
-            out[new.name] = moved
-    return out
+PLAYERS: Mapping[str, tuple[str, ...]] = {"leave-at-once": (_DONE, _NOTHING), "no-answer": (_DONE,)}
 
 
 def _one_off(trial: Trial, after: Sequence[Thing], tolerance: float) -> Prediction:
@@ -83,16 +72,6 @@ def _one_off(trial: Trial, after: Sequence[Thing], tolerance: float) -> Predicti
     off = value + 2 * tolerance * max(1.0, abs(value))
     assert not number_right(off, value, tolerance)
     return {**right, name: {**right.get(name, {}), prop: off}}
-
-
-def _right(predicted: Sequence[Thing], truth: Sequence[Thing], tolerance: float) -> bool:
-    """Whether the verdict counts a test experiment predicted right: every property, numbers within the
-    tolerance (as :meth:`~wason.tasks.lab.game.LabGame.outcome` scores it)."""
-    return all(
-        guess.values[p] == v if isinstance(v, bool) else number_right(float(guess.values[p]), v, tolerance)
-        for guess, real in zip(predicted, truth, strict=True)
-        for p, v in real.values.items()
-    )
 
 
 def _variants(law: Law) -> list[Law | None]:

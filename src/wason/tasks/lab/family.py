@@ -54,7 +54,7 @@ class LabRunConfig(JudgedSettings):
     Game ``k`` (1..n) plays the domain drawn with seed ``"{seed}|{k}"`` at the run's difficulty, ``trials`` times.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)  # every number of the run finite
 
     # the text environments' shaped rewards: requests the lab refused, and the share of the learner's wrong
     # hypotheses the experiments ruled out, after each experiment (wason.tasks.lab.learner.reduction_curve)
@@ -111,7 +111,6 @@ class LabRunConfig(JudgedSettings):
         default=None,
         ge=0.0,
         le=100.0,
-        allow_inf_nan=False,
         description="standard deviation of the measurement noise on numbers (default 0)",
     )
     budget: int | None = Field(
@@ -131,17 +130,12 @@ class LabRunConfig(JudgedSettings):
         default=20, ge=1, le=MAX_TEST_SIZE, description="test experiments on fresh objects"
     )
     tolerance: float = Field(
-        default=0.05,
-        ge=0.0,
-        lt=1.0,
-        allow_inf_nan=False,
-        description="relative error within which a predicted number is right",
+        default=0.05, ge=0.0, lt=1.0, description="relative error within which a predicted number is right"
     )
     pass_mark: float = Field(
         default=0.9,
         gt=0.0,
         le=1.0,
-        allow_inf_nan=False,
         description="share of test experiments predicted right that counts as a success",
     )
     design: Literal["information", "random"] = Field(
@@ -191,23 +185,23 @@ class LabRunConfig(JudgedSettings):
             raise ValueError(str(exc)) from None
 
     def items(self) -> list[Item]:
-        from wason.tasks.lab.drawing import generate  # draws with the learner
-
         out = []
         for k in range(1, self.n + 1):
-            domain = generate(self.domain_params(), f"{self.seed}|{k}")
-            # one domain's trials share its parts (they are only read)
-            lab, hidden = public_lab(domain), hidden_part(domain)
-            out += [self._item(k, trial, lab, hidden) for trial in range(1, self.trials + 1)]
+            parts = self._parts(k)  # one domain's trials share its parts (they are only read)
+            out += [self._item(k, trial, *parts) for trial in range(1, self.trials + 1)]
         return out
 
     def item_at(self, index: int) -> Item:
         """``items()[index]`` alone: it draws one domain, not ``n``."""
         k, trial = divmod(index, self.trials)
+        return self._item(k + 1, trial + 1, *self._parts(k + 1))
+
+    def _parts(self, k: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Domain ``k``'s lab and hidden part."""
         from wason.tasks.lab.drawing import generate  # draws with the learner
 
-        domain = generate(self.domain_params(), f"{self.seed}|{k + 1}")
-        return self._item(k + 1, trial + 1, public_lab(domain), hidden_part(domain))
+        domain = generate(self.domain_params(), f"{self.seed}|{k}")
+        return public_lab(domain), hidden_part(domain)
 
     def _item(self, k: int, trial: int, lab: dict[str, Any], hidden: dict[str, Any]) -> Item:
         item = {
@@ -282,7 +276,7 @@ class LabFamily(Family[LabRunConfig]):
     title = "Lab domains"
     summary = "random quasi-physical domains: run experiments, then predict new ones (scored by code)"
     config_type = LabRunConfig
-    reports = ("wason.tasks.lab.report", "wason.tasks.lab.plots")
+    reports = ("wason.tasks.lab.report",)
     playable = True
     commands = "lab domain tools"
 

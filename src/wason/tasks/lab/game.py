@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -50,11 +51,9 @@ class Step:
     type: str = ""
 
     def text(self) -> str:
-        if self.kind == "experiment":
-            return f"{self.op}({', '.join(self.objects)})"
-        if self.kind == "reset":
-            return f"reset({', '.join(self.objects)})"
-        return f"create({self.type})"
+        if self.kind == "create":
+            return f"create({self.type})"
+        return f"{self.op if self.kind == 'experiment' else 'reset'}({', '.join(self.objects)})"
 
 
 @dataclass(frozen=True)
@@ -280,20 +279,14 @@ class LabGame:
             k: v if isinstance(v, bool) else round(v + self._rng.gauss(0.0, sd), 2) for k, v in values.items()
         }
 
+    def _view(self, name: str) -> ObjectView:
+        return ObjectView(name=name, type=self.things[name].type, values=dict(self.known[name]))
+
     def _views(self) -> tuple[ObjectView, ...]:
-        return tuple(
-            ObjectView(name=n, type=self.things[n].type, values=dict(v)) for n, v in self.known.items()
-        )
+        return tuple(self._view(n) for n in self.known)
 
     def start(self) -> LabObservation:
-        return LabObservation(
-            kind="start",
-            turn=0,
-            turns_left=self.turns_left,
-            experiments_left=self.experiments_left,
-            objects=self._views(),
-            operations=tuple((o.name, o.arity) for o in self.domain.operations),
-        )
+        return self._obs("start", objects=self._views(), operations=tuple(self.ops.items()))
 
     def _obs(self, kind: ObservationKind, **fields: Any) -> LabObservation:
         return LabObservation(
@@ -332,27 +325,27 @@ class LabGame:
                 self.truncated += 1
             else:
                 self.format_errors += 1
-            return self._after_turn(self._obs("invalid", message=action.reason))
+            return self._refuse(action.reason)
         if isinstance(action, Finish):
             self.finished_early = True
             return self._begin_test(())
         if isinstance(action, Answer):
             self.invalid += 1
-            message = "the test has not begun: send experiments, or say you are done"
-            return self._after_turn(self._obs("invalid", message=message))
+            return self._refuse("the test has not begun: send experiments, or say you are done")
         problem = self._problem(action)
         if problem:
             self.invalid += 1
-            return self._after_turn(self._obs("invalid", message=problem))
+            return self._refuse(problem)
         results = tuple(self._run(s) for s in action.steps)
         if self.experiments_left == 0 or self.turns_left == 0:
             return self._begin_test(results)
         return self._obs("results", results=results)
 
-    def _after_turn(self, obs: LabObservation) -> LabObservation:
+    def _refuse(self, message: str) -> LabObservation:
+        """A refused turn (the test begins when it was the last)."""
         if self.turns_left == 0:
-            return self._begin_test((), message=obs.message)
-        return obs
+            return self._begin_test((), message=message)
+        return self._obs("invalid", message=message)
 
     def _problem(self, request: Request) -> str | None:
         """Why a request is refused (one line), or None."""
@@ -402,22 +395,17 @@ class LabGame:
         return f"{type_name}-{k}"
 
     def _run(self, s: Step) -> StepResult:
-        if s.kind == "create":
-            self.creates += 1
-            name = self._next_name(s.type)
-            thing = fresh_thing(self.domain, s.type, name, self._rng)
-            self.things[name] = thing
-            self.known[name] = self._measure(thing.values)
-            return StepResult(
-                step=s.text(), object=ObjectView(name=name, type=s.type, values=self.known[name])
-            )
-        if s.kind == "reset":
-            self.resets += 1
-            name = s.objects[0]
-            self.things[name] = self.initial[name].copy()
+        if s.kind != "experiment":
+            if s.kind == "create":
+                self.creates += 1
+                name = self._next_name(s.type)
+                self.things[name] = fresh_thing(self.domain, s.type, name, self._rng)
+            else:
+                self.resets += 1
+                name = s.objects[0]
+                self.things[name] = self.initial[name].copy()
             self.known[name] = self._measure(self.things[name].values)
-            view = ObjectView(name=name, type=self.things[name].type, values=self.known[name])
-            return StepResult(step=s.text(), object=view)
+            return StepResult(step=s.text(), object=self._view(name))
         self.experiments += 1
         things = [self.things[n] for n in s.objects]
         before = [dict(self.known[n]) for n in s.objects]
@@ -529,25 +517,22 @@ class LabGame:
             guess = self.predicted_outcome(k, preds[k]) if preds[k] is not None else None
             right_all = guess is not None
             null_all = True
-            for j, real in enumerate(truth[k]):
-                start = trial.things[j]
+            for j, (start, real) in enumerate(zip(trial.things, truth[k], strict=True)):
                 for prop, value in real.values.items():
                     moved = not same_value(start.values[prop], value)
-                    if moved:
-                        null_all = False
-                    if guess is None:
+                    g = None if guess is None else guess[j].values[prop]
+                    if g is None:
                         ok = False
+                    elif isinstance(value, bool):
+                        ok = g == value
                     else:
-                        g = guess[j].values[prop]
-                        if isinstance(value, bool):
-                            ok = g == value
-                        else:
-                            ok = number_right(float(g), value, tol)
-                            if moved:
-                                rel_errors.append(abs(float(g) - value) / max(1.0, abs(value)))
+                        ok = number_right(float(g), value, tol)
+                        if moved:
+                            rel_errors.append(abs(float(g) - value) / max(1.0, abs(value)))
                     (bools if isinstance(value, bool) else numbers).append(ok)
                     if moved:
                         changed.append(ok)
+                    null_all = null_all and not moved
                     right_all = right_all and ok
             exact.append(right_all)
             null_exact.append(null_all)
@@ -557,7 +542,7 @@ class LabGame:
             "boolean_accuracy": _mean(bools),
             "number_accuracy": _mean(numbers),
             "changed_accuracy": _mean(changed),
-            "median_relative_error": _median(rel_errors),
+            "median_relative_error": statistics.median(rel_errors) if rel_errors else None,
             "null_accuracy": _mean(null_exact),
             "answered": self.answer is not None,
         }
@@ -565,13 +550,8 @@ class LabGame:
         return scores
 
     def _theory_scores(self, truth: Sequence[Sequence[Thing]]) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "theory": None,
-            "theory_error": None,
-            "theory_accuracy": None,
-            "theory_equivalent": None,
-            "counterexample": None,
-        }
+        keys = ("theory", "theory_error", "theory_accuracy", "theory_equivalent", "counterexample")
+        out: dict[str, Any] = dict.fromkeys(keys)
         text = (self.answer.theory if self.answer is not None else "").strip()
         if not text:
             return out
@@ -636,14 +616,6 @@ class LabGame:
 
 def _mean(xs: Sequence[bool]) -> float | None:
     return sum(xs) / len(xs) if xs else None
-
-
-def _median(xs: Sequence[float]) -> float | None:
-    if not xs:
-        return None
-    ys = sorted(xs)
-    mid = len(ys) // 2
-    return ys[mid] if len(ys) % 2 else (ys[mid - 1] + ys[mid]) / 2
 
 
 # -- the random-experiment baseline -------------------------------------------------------------------------

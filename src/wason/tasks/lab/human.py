@@ -252,16 +252,17 @@ class LabHumanPlayer:
         if obs.kind == "start":
             self.write(describe_lab(obs))
             self.write(LAB_HELP)
-        elif obs.kind in ("results", "invalid"):
-            self.write(render(obs, self.config))
         elif obs.kind in ("test", "test_invalid"):
             if obs.message:
                 self.write(f"Refused: {obs.message}.")
             if obs.results:
                 self.write("\n".join(["Results:", *render_results(obs.results)]))
-            self.write(TEST_HELP.format(tolerance=self.config.tolerance * 100))
+            self._test_help()
         else:
             self.write(render(obs, self.config))
+
+    def _test_help(self) -> None:
+        self.write(TEST_HELP.format(tolerance=self.config.tolerance * 100))
 
     async def act(self, observation: LabObservation) -> Move[LabAction]:
         self._show(observation)
@@ -293,7 +294,7 @@ class LabHumanPlayer:
             while True:
                 line = await self._line(f"{k}> ")
                 if line.lower() in ("help", "?"):
-                    self.write(TEST_HELP.format(tolerance=self.config.tolerance * 100))
+                    self._test_help()
                     continue
                 try:
                     predictions.append(parse_prediction(line, trial))
@@ -317,7 +318,7 @@ class LabHumanPlayer:
             if not line:
                 break
             if line.lower() in ("help", "?"):
-                self.write(TEST_HELP.format(tolerance=self.config.tolerance * 100))
+                self._test_help()
                 continue
             n = law_count(line)
             if n == 0:  # a comment: nothing to check, nothing to keep
@@ -414,10 +415,7 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
         ]
         fields.append(
             FormField(
-                "theory",
-                "Your theory (optional)",
-                kind="textarea",
-                placeholder=_example_law(observation),
+                "theory", "Your theory (optional)", kind="textarea", placeholder=_example_law(observation)
             )
         )
         fields.append(FormField("report", "Report (optional)", placeholder="what you found, in a line"))
@@ -454,10 +452,7 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
 
 
 def web_action(
-    observation: LabObservation,
-    move: str,
-    values: Mapping[str, str],
-    signature: Signature | None = None,
+    observation: LabObservation, move: str, values: Mapping[str, str], signature: Signature | None = None
 ) -> LabAction:
     """The action of a move sent from :func:`web_form` (the free-text reply is the family's).
 

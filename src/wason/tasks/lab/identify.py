@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import permutations
 
 import numpy as np
 import numpy.typing as npt
@@ -31,13 +32,7 @@ Experiment = tuple[str, tuple[str, ...]]
 def candidates(domain: Domain) -> list[Experiment]:
     """Every experiment on the lab's starting objects: each operation on each object, or ordered pair."""
     names = [name for name, _, _ in domain.objects]
-    out: list[Experiment] = []
-    for op in domain.operations:
-        if op.arity == 1:
-            out += [(op.name, (n,)) for n in names]
-        else:
-            out += [(op.name, (x, y)) for x in names for y in names if x != y]
-    return out
+    return [(op.name, objects) for op in domain.operations for objects in permutations(names, op.arity)]
 
 
 def identifying_design(domain: Domain, budget: int | None = None) -> list[Experiment] | None:

@@ -23,6 +23,7 @@ This module holds the syntax tree and its evaluation; :mod:`wason.tasks.lab.theo
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -126,6 +127,10 @@ class Thing:
     __hash__ = None  # type: ignore[assignment]
 
 
+_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
+
+
 class _Skip(Exception):
     """The law does nothing (a property its objects lack, a value that is not finite)."""
 
@@ -147,9 +152,7 @@ def evaluate(expr: Expr, things: Sequence[Thing]) -> Value:
     Raises:
         _Skip: a property an object lacks, a value that is not a finite number, a type mismatch.
     """
-    if isinstance(expr, Num):
-        return expr.value
-    if isinstance(expr, Bool):
+    if isinstance(expr, Num | Bool):
         return expr.value
     if isinstance(expr, Ref):
         if expr.arg >= len(things) or expr.prop not in things[expr.arg].values:
@@ -170,25 +173,11 @@ def evaluate(expr: Expr, things: Sequence[Thing]) -> Value:
                 raise _Skip
             equal = lv == rv if isinstance(lv, bool) else math.isclose(lv, rv, rel_tol=1e-9, abs_tol=1e-12)
             return equal if expr.op == "==" else not equal
-        x, y = _number(lv), _number(rv)
-        if expr.op == "<":
-            return x < y
-        if expr.op == "<=":
-            return x <= y
-        if expr.op == ">":
-            return x > y
-        return x >= y
+        return bool(_ORDER[expr.op](_number(lv), _number(rv)))
     x, y = _number(evaluate(expr.left, things)), _number(evaluate(expr.right, things))
-    if expr.op == "+":
-        out = x + y
-    elif expr.op == "-":
-        out = x - y
-    elif expr.op == "*":
-        out = x * y
-    else:
-        if y == 0:
-            raise _Skip
-        out = x / y
+    if expr.op == "/" and y == 0:
+        raise _Skip
+    out: float = _ARITH[expr.op](x, y)
     if not math.isfinite(out):
         raise _Skip
     return out
@@ -227,7 +216,7 @@ def apply(theory: Sequence[Law], op: str, things: Sequence[Thing]) -> list[tuple
             old = target.values[law.target.prop]
             if isinstance(old, bool) != isinstance(value, bool):
                 continue
-            target.values[law.target.prop] = value if isinstance(value, bool) else _clean(value)
+            target.values[law.target.prop] = value if isinstance(value, bool) else clean(value)
         except _Skip:
             continue
     changes: list[tuple[str, str, Value, Value]] = []
@@ -239,11 +228,9 @@ def apply(theory: Sequence[Law], op: str, things: Sequence[Thing]) -> list[tuple
     return changes
 
 
-def _clean(value: float) -> float:
+def clean(value: float) -> float:
     """A float with the noise of binary arithmetic rounded away (12 significant digits)."""
-    if value == 0:
-        return 0.0
-    return float(f"{value:.12g}")
+    return 0.0 if value == 0 else float(f"{value:.12g}")
 
 
 def same_value(x: Value, y: Value, rel: float = 1e-9) -> bool:
@@ -251,6 +238,16 @@ def same_value(x: Value, y: Value, rel: float = 1e-9) -> bool:
     if isinstance(x, bool) or isinstance(y, bool):
         return isinstance(x, bool) and isinstance(y, bool) and x == y
     return math.isclose(x, y, rel_tol=rel, abs_tol=1e-12)
+
+
+def changes(before: Sequence[Thing], after: Sequence[Thing]) -> dict[str, dict[str, Value]]:
+    """What an operation changed, as a prediction names it: ``{object: {property: new value}}``."""
+    out: dict[str, dict[str, Value]] = {}
+    for old, new in zip(before, after, strict=True):
+        moved = {p: v for p, v in new.values.items() if not same_value(v, old.values[p])}
+        if moved:
+            out[new.name] = moved
+    return out
 
 
 def same_values(x: Mapping[str, Value], y: Mapping[str, Value]) -> bool:
@@ -318,10 +315,8 @@ def expr_to_json(expr: Expr) -> object:
         return expr.value
     if isinstance(expr, Ref):
         return ["ref", expr.arg, expr.prop]
-    if isinstance(expr, Neg):
-        return ["neg", expr_to_json(expr.operand)]
-    if isinstance(expr, Not):
-        return ["not", expr_to_json(expr.operand)]
+    if isinstance(expr, Neg | Not):
+        return ["neg" if isinstance(expr, Neg) else "not", expr_to_json(expr.operand)]
     return [expr.op, expr_to_json(expr.left), expr_to_json(expr.right)]
 
 
@@ -335,10 +330,8 @@ def expr_from_json(data: object) -> Expr:
     head, *rest = data
     if head == "ref" and len(rest) == 2 and rest[0] in (0, 1) and isinstance(rest[1], str):
         return Ref(int(rest[0]), rest[1])
-    if head == "neg" and len(rest) == 1:
-        return Neg(expr_from_json(rest[0]))
-    if head == "not" and len(rest) == 1:
-        return Not(expr_from_json(rest[0]))
+    if head in ("neg", "not") and len(rest) == 1:
+        return (Neg if head == "neg" else Not)(expr_from_json(rest[0]))
     if len(rest) == 2:
         left, right = expr_from_json(rest[0]), expr_from_json(rest[1])
         if head in ("+", "-", "*", "/"):
@@ -378,3 +371,15 @@ def number_right(predicted: float, truth: float, tolerance: float) -> bool:
     """A predicted number is right within ``tolerance`` of relative error (of at least 1 in size, so values
     near zero are judged on an absolute scale)."""
     return abs(predicted - truth) <= tolerance * max(1.0, abs(truth)) + 1e-9
+
+
+def outcome_right(guess: Sequence[Thing], truth: Sequence[Thing], tolerance: float) -> bool:
+    """Whether an experiment's outcome is predicted right: every property of every object, booleans exactly,
+    numbers within ``tolerance`` (:func:`number_right`)."""
+    return all(
+        g.values[p] == v
+        if isinstance(v, bool)
+        else not isinstance(g.values[p], bool) and number_right(float(g.values[p]), v, tolerance)
+        for g, t in zip(guess, truth, strict=True)
+        for p, v in t.values.items()
+    )

@@ -45,21 +45,15 @@ from wason.tasks.lab.laws import (
     Ref,
     Thing,
     Value,
+    clean,
     format_law,
-    number_right,
+    outcome_right,
     refs,
 )
 from wason.tasks.lab.world import Domain, Trial, _ordered, slots_of
 from wason.tasks.lab.world import thresholds as world_thresholds
 
-__all__ = [
-    "Learner",
-    "accuracy",
-    "curve",
-    "curves",
-    "public",
-    "reduction_curve",
-]
+__all__ = ["Learner", "accuracy", "curve", "curves", "public", "reduction_curve"]
 
 NOISE_SDS = 4.0
 
@@ -109,7 +103,7 @@ class _Slot:
         self.viol = np.zeros(n, dtype=np.int64)
         self.refuted = 0  # hypotheses some observation contradicts
         self.version = 0
-        self._alive: IntArray = np.arange(n)
+        self.alive: IntArray = np.arange(n)  # the hypotheses with the fewest contradictions
         self.cache: dict[tuple[Any, ...], Any] = {}
 
     def _encode(self, h: int, law: Law) -> None:
@@ -145,13 +139,10 @@ class _Slot:
             raise ValueError(f"law: outside the grammar: {law}")
 
     # -- state ----------------------------------------------------------------------------------------------
-    def alive(self) -> IntArray:
-        return self._alive
-
     def _update(self) -> None:
         alive = np.flatnonzero(self.viol == self.viol.min())
-        if not np.array_equal(alive, self._alive):
-            self._alive = alive
+        if not np.array_equal(alive, self.alive):
+            self.alive = alive
             self.version += 1
             self.cache.clear()
 
@@ -187,9 +178,7 @@ class _Slot:
                 kind == _SET,
                 t,
                 np.where(
-                    kind == _TOGGLE,
-                    1.0 - x,
-                    np.where(kind == _GT, q > t, np.where(kind == _LT, q < t, x)),
+                    kind == _TOGGLE, 1.0 - x, np.where(kind == _GT, q > t, np.where(kind == _LT, q < t, x))
                 ),
             ).astype(float)
         else:
@@ -226,7 +215,7 @@ class _Slot:
         self, x: float, vals: FloatArray, avail: BoolArray, post: FloatArray
     ) -> tuple[FloatArray, FloatArray]:
         """The distinct values the surviving hypotheses predict, and their posterior shares."""
-        idx = self._alive
+        idx = self.alive
         pred = self.predict(idx, x, vals, avail, post)
         key = np.round(pred, 6)
         if len(key) == 1:  # one surviving hypothesis (most slots, once identified): one value, all the weight
@@ -237,7 +226,7 @@ class _Slot:
         return values, share / share.sum()
 
     def map_law(self) -> Law | None:
-        idx = self._alive
+        idx = self.alive
         return self.laws[int(idx[np.argmax(self.prior[idx])])]
 
 
@@ -362,7 +351,7 @@ class Learner:
         for slot, values, share in self._outcomes(op, things):
             arg, prop = slot.key[1], slot.key[2]
             best = float(values[int(share.argmax())])
-            after[arg].values[prop] = (best > 0.5) if slot.is_bool else _clean(best)
+            after[arg].values[prop] = (best > 0.5) if slot.is_bool else clean(best)
         return after
 
     def slot_information(self, op: str, things: Sequence[Thing]) -> dict[Key, float]:
@@ -386,18 +375,11 @@ class Learner:
         ordered = _ordered(laws)
         if ordered is not None:
             return ordered
-        numbers = sorted((x for x in laws if kind_of(x) in NUMBER_KINDS), key=lambda x: (x.op, format_law(x)))
-        booleans = sorted(
-            (x for x in laws if kind_of(x) not in NUMBER_KINDS), key=lambda x: (x.op, format_law(x))
-        )
-        out: list[Law] = []
-        for op in sorted({x.op for x in laws}):
-            out += [x for x in numbers if x.op == op] + [x for x in booleans if x.op == op]
-        return tuple(out)
+        return tuple(sorted(laws, key=lambda x: (x.op, kind_of(x) not in NUMBER_KINDS, format_law(x))))
 
     def hypotheses(self) -> int:
         """Surviving hypotheses, summed over the slots."""
-        return sum(len(slot.alive()) for slot in self.slots.values())
+        return sum(len(slot.alive) for slot in self.slots.values())
 
     def reduction(self) -> float:
         """The share of the space's wrong hypotheses that some observation contradicts, from 0 to 1.
@@ -413,31 +395,15 @@ class Learner:
 
     def unresolved(self) -> list[Key]:
         """The slots with more than one surviving hypothesis."""
-        return [key for key, slot in self.slots.items() if len(slot.alive()) > 1]
+        return [key for key, slot in self.slots.items() if len(slot.alive) > 1]
 
     def identified(self) -> bool:
         """Whether every slot has one surviving hypothesis (distinct laws of a slot differ as functions, so
         this is agreement on every state)."""
-        return all(len(slot.alive()) == 1 for slot in self.slots.values())
-
-
-def _clean(value: float) -> float:
-    return 0.0 if value == 0 else float(f"{value:.12g}")
+        return all(len(slot.alive) == 1 for slot in self.slots.values())
 
 
 # -- curves -------------------------------------------------------------------------------------------------
-def _right(guess: Sequence[Thing], truth: Sequence[Thing], tolerance: float) -> bool:
-    for g, t in zip(guess, truth, strict=True):
-        for prop, value in t.values.items():
-            mine = g.values[prop]
-            if isinstance(value, bool):
-                if mine != value:
-                    return False
-            elif isinstance(mine, bool) or not number_right(float(mine), value, tolerance):
-                return False
-    return True
-
-
 def accuracy(
     learner: Learner, test: Sequence[Trial], truth: Sequence[Sequence[Thing]], tolerance: float
 ) -> float:
@@ -445,7 +411,8 @@ def accuracy(
     if not test:
         return 0.0
     right = sum(
-        _right(learner.predict(t.op, t.things), real, tolerance) for t, real in zip(test, truth, strict=True)
+        outcome_right(learner.predict(t.op, t.things), real, tolerance)
+        for t, real in zip(test, truth, strict=True)
     )
     return right / len(test)
 

@@ -115,17 +115,13 @@ class LabProtocol:
 
 
 # -- rendering ----------------------------------------------------------------------------------------------
-def _values(values: dict[str, Value]) -> str:
+def format_values(values: dict[str, Value]) -> str:
+    """An object's properties as the player reads them: ``prop=value, prop=value``."""
     return ", ".join(f"{k}={format_value(v)}" for k, v in values.items())
 
 
-def format_values(values: dict[str, Value]) -> str:
-    """An object's properties as the player reads them: ``prop=value, prop=value``."""
-    return _values(values)
-
-
 def _object_line(o: ObjectView) -> str:
-    return f"{o.name} ({o.type}): {_values(o.values)}"
+    return f"{o.name} ({o.type}): {format_values(o.values)}"
 
 
 def describe_lab(obs: LabObservation) -> str:
@@ -275,7 +271,7 @@ def read_step(value: Any, k: int) -> Step:
 def _number(value: Any, where: str) -> Value:
     if isinstance(value, bool):
         return value
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if isinstance(value, int | float):
         out = float(value)
         if not math.isfinite(out):
             raise ValueError(f"{where}: not a finite number")

@@ -5,20 +5,12 @@ grammar: :mod:`wason.tasks.lab.theory`). It knows no domain, so the world reads 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from wason.tasks.lab.laws import (
-    Arith,
-    Bool,
-    Compare,
-    Expr,
-    Law,
-    Logic,
-    Neg,
-    Not,
-    Num,
-    Ref,
-)
+from wason.tasks.lab.laws import Arith, Bool, Compare, Expr, Law, Logic, Neg, Not, Num, Ref
 
 MAX_TEXT = 20_000
 MAX_LAWS = 60
@@ -28,10 +20,12 @@ MAX_NUMBER = 1e12
 MAX_NAME = 64
 
 KEYWORDS = frozenset({"on", "if", "and", "or", "not", "true", "false"})
-_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_DIGITS = frozenset("0123456789")
-_NAME_CHARS = _LETTERS | _DIGITS | {"_"}
-_SYMBOLS = ("<=", ">=", "==", "!=", "<", ">", "=", "+", "-", "*", "/", "(", ")", ",", ":", ".")
+_TOKEN = re.compile(
+    r"(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<number>(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+    r"|(?P<symbol><=|>=|==|!=|[<>=+\-*/(),:.])"
+)
+_GLUED = re.compile(r"[A-Za-z0-9_.]")
+"""What may not follow a number."""
 _COMPARE_OPS = ("<", "<=", ">", ">=", "==", "!=")
 
 
@@ -64,51 +58,26 @@ def _tokens(text: str, line: int) -> list[_Token]:
             break
         if len(out) >= MAX_TOKENS:
             raise TheoryError(f"line {line}: a law of more than {MAX_TOKENS} tokens")
-        if c in _LETTERS:
-            j = i + 1
-            while j < n and text[j] in _NAME_CHARS:
-                j += 1
-            word = text[i:j]
+        match = _TOKEN.match(text, i)
+        if match is None:
+            raise TheoryError(f"line {line}: unexpected character {quoted(c)}")
+        word, i = match.group(), match.end()
+        if match.lastgroup == "symbol":
+            out.append(_Token("symbol", word))
+        elif match.lastgroup == "name":
             if len(word) > MAX_NAME:
                 raise TheoryError(f"line {line}: a name longer than {MAX_NAME} characters: {quoted(word)}")
             lower = word.lower()
             out.append(_Token("keyword", lower) if lower in KEYWORDS else _Token("name", word))
-            i = j
-            continue
-        if c in _DIGITS or (c == "." and i + 1 < n and text[i + 1] in _DIGITS):
-            j = i
-            while j < n and text[j] in _DIGITS:
-                j += 1
-            if j < n and text[j] == ".":
-                j += 1
-                while j < n and text[j] in _DIGITS:
-                    j += 1
-            if j < n and text[j] in "eE":
-                k = j + 1
-                if k < n and text[k] in "+-":
-                    k += 1
-                if k < n and text[k] in _DIGITS:
-                    while k < n and text[k] in _DIGITS:
-                        k += 1
-                    j = k
-            literal = text[i:j]
-            if j < n and (text[j] in _NAME_CHARS or text[j] == "."):
-                raise TheoryError(f"line {line}: a malformed number {quoted(text[i : j + 1])}")
-            if len(literal) > 40:
-                raise TheoryError(f"line {line}: a number of more than 40 characters")
-            value = float(literal)  # ASCII digits only: float() cannot fail or run long here
-            if not math.isfinite(value) or abs(value) > MAX_NUMBER:
-                raise TheoryError(f"line {line}: the number {quoted(literal)} is out of range (at most 1e12)")
-            out.append(_Token("number", literal, value))
-            i = j
-            continue
-        for symbol in _SYMBOLS:
-            if text.startswith(symbol, i):
-                out.append(_Token("symbol", symbol))
-                i += len(symbol)
-                break
         else:
-            raise TheoryError(f"line {line}: unexpected character {quoted(c)}")
+            if _GLUED.match(text, i):
+                raise TheoryError(f"line {line}: a malformed number {quoted(text[match.start() : i + 1])}")
+            if len(word) > 40:
+                raise TheoryError(f"line {line}: a number of more than 40 characters")
+            value = float(word)  # ASCII digits only: float() cannot fail or run long here
+            if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+                raise TheoryError(f"line {line}: the number {quoted(word)} is out of range (at most 1e12)")
+            out.append(_Token("number", word, value))
     out.append(_Token("end", ""))
     return out
 
@@ -212,20 +181,18 @@ class _Parser:
             raise self.fail(f"the expression is nested more than {MAX_DEPTH} levels deep")
         return depth + 1
 
-    def expr(self, depth: int) -> Expr:
-        depth = self.deeper(depth)
-        left = self.conjunction(depth)
-        while self.at("or"):
-            self.take()
-            left = Logic("or", left, self.conjunction(depth))
+    def chain(self, ops: tuple[str, ...], kind: Any, operand: Callable[[int], Expr], depth: int) -> Expr:
+        """Operands joined by the left-associative operators ``ops`` into ``kind`` nodes."""
+        left = operand(depth)
+        while any(self.at(op) for op in ops):
+            left = kind(self.take().text, left, operand(depth))
         return left
 
+    def expr(self, depth: int) -> Expr:
+        return self.chain(("or",), Logic, self.conjunction, self.deeper(depth))
+
     def conjunction(self, depth: int) -> Expr:
-        left = self.negation(depth)
-        while self.at("and"):
-            self.take()
-            left = Logic("and", left, self.negation(depth))
-        return left
+        return self.chain(("and",), Logic, self.negation, depth)
 
     def negation(self, depth: int) -> Expr:
         if self.at("not"):
@@ -246,18 +213,10 @@ class _Parser:
         return left
 
     def sum(self, depth: int) -> Expr:
-        left = self.product(depth)
-        while self.at("+") or self.at("-"):
-            op = self.take().text
-            left = Arith(op, left, self.product(depth))  # type: ignore[arg-type]
-        return left
+        return self.chain(("+", "-"), Arith, self.product, depth)
 
     def product(self, depth: int) -> Expr:
-        left = self.unary(depth)
-        while self.at("*") or self.at("/"):
-            op = self.take().text
-            left = Arith(op, left, self.unary(depth))  # type: ignore[arg-type]
-        return left
+        return self.chain(("*", "/"), Arith, self.unary, depth)
 
     def unary(self, depth: int) -> Expr:
         if self.at("-"):

@@ -1,7 +1,9 @@
 """Lab reports: prediction accuracy with intervals, the theory's verdicts, experiments used, and where a player
 stands between random experiments and an ideal learner on its own experiments; per run (a model's run, then its
-solver baseline), as JSON (:func:`run_json`), results the shared renderers draw (:func:`results`) and one
-game's transcript (:func:`messages`).
+solver baseline), as JSON (:func:`run_json`), results the shared renderers draw (:func:`results`), one
+game's transcript (:func:`messages`) and the figure (:func:`figures`, drawn by :mod:`wason.report.plots`): a line
+per run and the random experiments as a dashed comparison line, so a player's experiments read against a good
+design and a blind one.
 
 Rates are k/n with the 95% Wilson interval; a game that errored counts in ``n`` of the success rate as a loss
 (and apart), a void one in nothing. Means over games (prediction accuracy) carry a 95% Student t interval over
@@ -11,7 +13,6 @@ experiments; a game whose player stopped before k counts at its last point (what
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,11 +26,14 @@ from wason.core.records import (
     SOLVER_LABEL,
     CallTotals,
     EpisodeRow,
+    Figure,
     Rate,
     RunReport,
     RunRow,
     Score,
+    Series,
     run_header,
+    series_names,
 )
 from wason.core.results import (
     Cell,
@@ -42,8 +46,8 @@ from wason.core.results import (
     player_message,
 )
 from wason.core.results import Mean as ResultMean
-from wason.metrics.rates import mean_present, t_quantile
-from wason.tasks.lab.laws import Value, format_value, same_value
+from wason.metrics.rates import mean_present, t_interval
+from wason.tasks.lab.laws import changes, format_value
 from wason.tasks.lab.world import BUDGETS, Domain, Trial
 
 SOLVER_LEGEND = (
@@ -140,15 +144,10 @@ class LabRunReport(RunReport):
 # -- numbers -------------------------------------------------------------------------------------------------
 def mean_interval(values: Sequence[float]) -> dict[str, Any]:
     """A mean with its 95% Student t interval (clipped to [0, 1], for accuracies)."""
-    n = len(values)
-    if n == 0:
-        return {"mean": None, "n": 0, "low": None, "high": None, "method": "t"}
-    m = sum(values) / n
-    if n < 2:
-        return {"mean": m, "n": 1, "low": None, "high": None, "method": "t"}
-    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
-    half = t_quantile(0.95, n - 1) * sd / math.sqrt(n)
-    return {"mean": m, "n": n, "low": max(0.0, m - half), "high": min(1.0, m + half), "method": "t"}
+    interval = t_interval(values)
+    low, high = (max(0.0, interval[0]), min(1.0, interval[1])) if interval else (None, None)
+    mean = sum(values) / len(values) if values else None
+    return {"mean": mean, "n": len(values), "low": low, "high": high, "method": "t"}
 
 
 def curve_points(curve: Any) -> dict[int, float]:
@@ -199,17 +198,17 @@ def judge_verdict(judged: Mapping[str, Any]) -> bool | None:
     return None
 
 
-def _mean_curve(curves: Sequence[Mapping[int, float]]) -> list[float]:
-    curves = [c for c in curves if c]
-    if not curves:
-        return []
-    top = max(max(c) for c in curves)
-    out = []
-    for k in range(top + 1):
-        values = [v for v in (value_at(c, k) for c in curves) if v is not None]
-        if not values:
+def _mean_curve(curves: Sequence[Mapping[int, float]], xs: Sequence[int] | None = None) -> list[float | None]:
+    """The mean over games after each k of ``xs``; a game that stopped before k counts at its last point.
+    Without ``xs``: from 0 up to the longest curve, ending where no game has a point."""
+    if xs is not None:
+        at = [[v for v in (value_at(c, k) for c in curves if c) if v is not None] for k in xs]
+        return [sum(values) / len(values) if values else None for values in at]
+    out: list[float | None] = []
+    for v in _mean_curve(curves, range(max((max(c) for c in curves if c), default=-1) + 1)):
+        if v is None:
             break
-        out.append(sum(values) / len(values))
+        out.append(v)
     return out
 
 
@@ -225,6 +224,13 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
     same = [value_at(r, int(m.get("experiments") or 0)) for r, m in zip(rand, ms, strict=True) if r]
     judged = [m["report_judge"] for m in ms if isinstance(m.get("report_judge"), Mapping)]
     verdicts = [v for v in (judge_verdict(j) for j in judged) if v is not None]
+    means = (
+        "boolean_accuracy",
+        "number_accuracy",
+        "changed_accuracy",
+        "median_relative_error",
+        "null_accuracy",
+    )
     return {
         "episodes": len(eps),
         "completed": len(done),
@@ -235,18 +241,12 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "prediction_accuracy": mean_interval(
             [float(m["prediction_accuracy"]) for m in ms if m.get("prediction_accuracy") is not None]
         ),
-        "boolean_accuracy": mean_present([m.get("boolean_accuracy") for m in ms]),
-        "number_accuracy": mean_present([m.get("number_accuracy") for m in ms]),
-        "changed_accuracy": mean_present([m.get("changed_accuracy") for m in ms]),
-        "median_relative_error": mean_present([m.get("median_relative_error") for m in ms]),
-        "null_accuracy": mean_present([m.get("null_accuracy") for m in ms]),
+        **{key: mean_present([m.get(key) for m in ms]) for key in (*means, "experiments", "turns")},
         "theories": len(given),
         "theory_errors": sum(bool(m.get("theory_error")) for m in given),
         "theory_equivalent": Rate.of(sum(m.get("theory_equivalent") is True for m in given), len(given)),
         "theory_equivalent_all": Rate.of(sum(m.get("theory_equivalent") is True for m in ms), len(ms)),
         "theory_accuracy": mean_present([m.get("theory_accuracy") for m in given]),
-        "experiments": mean_present([m.get("experiments") for m in ms]),
-        "turns": mean_present([m.get("turns") for m in ms]),
         "ideal_accuracy": mean_present([last_point(c) for c in ideal]),
         "random_accuracy_budget": mean_present([last_point(c) for c in rand]),
         "random_accuracy_same": mean_present(same),
@@ -381,32 +381,30 @@ def _scores_table(runs: Sequence[Mapping[str, Any]], budget: int) -> Table:
 
 
 BESIDE = (
-    col.mean("chg", "Chg", "changed properties predicted right", digits=2),
-    col.mean("ideal", "Ideal", "an ideal learner on the player's experiments", digits=2),
-    col.mean("rand", "Rand", "an ideal learner on as many random experiments", digits=2),
-    col.count("refused", "Refused", "requests the lab refused"),
-    col.count("format", "Format", "replies that could not be read"),
-    col.count("cut", "Cut", "replies cut off at the token limit (--max-tokens; counted apart)"),
+    (col.mean("chg", "Chg", "changed properties predicted right", digits=2), "changed_accuracy"),
+    (col.mean("ideal", "Ideal", "an ideal learner on the player's experiments", digits=2), "ideal_accuracy"),
+    (
+        col.mean("rand", "Rand", "an ideal learner on as many random experiments", digits=2),
+        "random_accuracy_same",
+    ),
+    (col.count("refused", "Refused", "requests the lab refused"), "invalid_requests"),
+    (col.count("format", "Format", "replies that could not be read"), "format_errors"),
+    (
+        col.count("cut", "Cut", "replies cut off at the token limit (--max-tokens; counted apart)"),
+        "truncated",
+    ),
 )
 """The columns beside the score, after the player, and the summary's numbers they show."""
-BESIDE_OF = {
-    "chg": "changed_accuracy",
-    "ideal": "ideal_accuracy",
-    "rand": "random_accuracy_same",
-    "refused": "invalid_requests",
-    "format": "format_errors",
-    "cut": "truncated",
-}
 
 
 def _beside_table(runs: Sequence[Mapping[str, Any]]) -> Table:
     return Table(
         name="beside",
         title="Beside the score",
-        columns=[col.PLAYER, *BESIDE],
+        columns=[col.PLAYER, *(column for column, _ in BESIDE)],
         rows=[
             {"player": _who(data), "run": data["run"]}
-            | {key: data["summary"][number] for key, number in BESIDE_OF.items()}
+            | {column.key: data["summary"][number] for column, number in BESIDE}
             for data in runs
         ],
         legend="Each refused or unreadable reply cost its turn.",
@@ -544,17 +542,7 @@ def _truths(domain_json: Any, trials: Sequence[Mapping[str, Any]]) -> list[str |
         tests = [Trial.from_json(t) for t in trials]
     except (KeyError, TypeError, ValueError):
         return [None] * len(trials)
-    out: list[str | None] = []
-    for t in tests:
-        after = t.outcome(domain.laws)
-        parts = []
-        for old, new in zip(t.things, after, strict=True):
-            for prop, v in new.values.items():
-                was: Value = old.values[prop]
-                if not same_value(was, v):
-                    parts.append(f"{new.name}.{prop}={format_value(v)}")
-        out.append(", ".join(parts) or "nothing changes")
-    return out
+    return [_prediction(changes(t.things, t.outcome(domain.laws))) for t in tests]
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
@@ -594,12 +582,8 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
         truths = _truths(domain, trials)
         lines = []
         for k, trial in enumerate(trials):
-            names = ", ".join(str(o.get("name")) for o in trial.get("objects") or [])
-            where = "; ".join(
-                f"{o.get('name')}: {_values(o.get('values') or {})}" for o in trial.get("objects") or []
-            )
             pred = _prediction(predictions[k]) if k < len(predictions) and answer is not None else "(none)"
-            line = f"{k + 1}. {trial.get('op')}({names}) where {where}\n   predicted: {pred}"
+            line = f"{k + 1}. {_experiment(trial)}\n   predicted: {pred}"
             if truths[k] is not None:
                 line += f"\n   truth: {truths[k]}"
             if k < len(right):
@@ -639,9 +623,6 @@ def _counterexample(ce: Any) -> str:
     theory, truth = ce.get("theory"), ce.get("truth")
     if not (isinstance(trial, Mapping) and isinstance(theory, list) and isinstance(truth, list)):
         return "; ".join(f"{k}: {v}" for k, v in ce.items())
-    objects = [o for o in trial.get("objects") or [] if isinstance(o, Mapping)]
-    names = ", ".join(str(o.get("name")) for o in objects)
-    where = "; ".join(f"{o.get('name')}: {_values(o.get('values') or {})}" for o in objects)
     diffs = []
     for mine, real in zip(theory, truth, strict=False):
         if not (isinstance(mine, Mapping) and isinstance(real, Mapping)):
@@ -652,7 +633,15 @@ def _counterexample(ce: Any) -> str:
                 diffs.append(
                     f"{real.get('name')}.{prop}: your theory {_fmt(ours[prop])}, the laws {_fmt(value)}"
                 )
-    return f"{trial.get('op')}({names}) where {where}: " + ("; ".join(diffs) or "the outcomes differ")
+    return f"{_experiment(trial)}: " + ("; ".join(diffs) or "the outcomes differ")
+
+
+def _experiment(trial: Mapping[str, Any]) -> str:
+    """A stored experiment: ``op(objects) where object: values; ...``."""
+    objects = [o for o in trial.get("objects") or [] if isinstance(o, Mapping)]
+    names = ", ".join(str(o.get("name")) for o in objects)
+    where = "; ".join(f"{o.get('name')}: {_values(o.get('values') or {})}" for o in objects)
+    return f"{trial.get('op')}({names}) where {where}"
 
 
 def _judge_line(judged: Mapping[str, Any]) -> str:
@@ -735,12 +724,6 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
         and (m := e.metrics or {}).get("experiments") is not None
         and not m.get(VOID)
     ]
-    spread: tuple[float, float] | None = None
-    if len(used) > 1:
-        mean = sum(used) / len(used)
-        sd = math.sqrt(sum((v - mean) ** 2 for v in used) / (len(used) - 1))
-        half = t_quantile(0.95, len(used) - 1) * sd / math.sqrt(len(used))
-        spread = (mean - half, mean + half)
     exact: Rate = s["theory_equivalent_all"]
     return [
         Score.rate(
@@ -770,7 +753,7 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
             "Exp",
             s["experiments"],
             n=len(used),
-            interval=spread,
+            interval=t_interval(used),
             legend="experiments used, mean over games [95% t]",
             higher_is_better=False,
         ),
@@ -784,3 +767,57 @@ def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -
     laws = m.get("laws") or (item.get("domain") or {}).get("law_text") or []
     theory = m.get("theory")
     return "\n".join(str(law) for law in laws), str(theory) if theory else None
+
+
+# -- figures ------------------------------------------------------------------------------------------------
+def curves_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
+    """Mean test accuracy of an ideal learner after k experiments: on each run's experiments, and on random
+    experiments (dashed)."""
+    runs = [store.get_run(r) for r in run_ids]
+    ideal: list[list[dict[int, float]]] = []
+    rand: list[list[dict[int, float]]] = []
+    for run in runs:
+        ms: list[dict[str, Any]] = [
+            e.metrics
+            for e in store.list_episodes(run.id)
+            if e.status == "completed" and e.metrics and not e.metrics.get(VOID)
+        ]
+        ideal.append([curve_points(m.get("curve")) for m in ms])
+        rand.append([curve_points(m.get("random_curve")) for m in ms])
+    top = max((max(c) for cs in (*ideal, *rand) for c in cs if c), default=0)
+    xs = list(range(top + 1))
+    series = [
+        Series(name=f"{name} ({_games(sum(bool(c) for c in cs))})", values=_mean_curve(cs, xs))
+        for name, cs in zip(series_names(runs), ideal, strict=True)
+    ]
+    references: list[tuple[str, list[float | None]]] = []
+    for name, cs in zip(series_names(runs), rand, strict=True):
+        values = _mean_curve(cs, xs)
+        if any(v is not None for v in values) and values not in [v for _, v in references]:
+            references.append((name, values))
+    for name, values in references:
+        # runs on different domains each have their own random line, named for the run whose games it is on
+        label = "random experiments" + (f" (games of {name})" if len(references) > 1 else "")
+        series.append(Series(name=label, values=values, reference=True))
+    return Figure(
+        name="test-accuracy-by-experiments",
+        title="Lab: test accuracy an ideal learner reaches after k experiments",
+        kind="lines",
+        x=[float(k) for k in xs],
+        series=series,
+        x_label="experiments (k)",
+        y_label="share of the test predicted right",
+        y_range=(0.0, 1.0),
+        caption="Solid: an ideal learner that saw the first k experiments a run's player made, mean over its "
+        "finished games (a game that stopped earlier keeps its last point); dashed: the same learner on random "
+        "experiments, up to the budget.",
+    )
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
+
+
+def figures(store: RunReader, run_ids: Sequence[int]) -> list[Figure]:
+    """The lab's figures of ``run_ids``: test accuracy by number of experiments."""
+    return [curves_figure(store, run_ids)]

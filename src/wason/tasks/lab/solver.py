@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from itertools import permutations
 from typing import Any, Literal
 
 from wason.core.game import Move
@@ -30,7 +31,7 @@ from wason.tasks.lab.game import (
     Step,
     StepResult,
 )
-from wason.tasks.lab.laws import Thing, Value, format_theory, same_value
+from wason.tasks.lab.laws import Thing, Value, changes, format_theory, same_values
 from wason.tasks.lab.learner import Key, Learner, public
 from wason.tasks.lab.world import Domain
 
@@ -114,13 +115,7 @@ class LabSolverPlayer:
 
     # -- choosing experiments --------------------------------------------------------------------------------
     def _experiments(self, names: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
-        out: list[tuple[str, tuple[str, ...]]] = []
-        for op, arity in self.ops.items():
-            if arity == 1:
-                out += [(op, (n,)) for n in names]
-            else:
-                out += [(op, (x, y)) for x in names for y in names if x != y]
-        return out
+        return [(op, objects) for op, arity in self.ops.items() for objects in permutations(names, arity)]
 
     def _scored(
         self, states: dict[str, dict[str, Value]], covered: set[Key]
@@ -150,7 +145,7 @@ class LabSolverPlayer:
                 resettable = {
                     n: self.initial[n]
                     for n in free
-                    if n in self.initial and not _same(self.initial[n], self.known[n])
+                    if n in self.initial and not same_values(self.initial[n], self.known[n])
                 }
                 if resettable:
                     states = {**free, **resettable}
@@ -191,7 +186,7 @@ class LabSolverPlayer:
             moved = {
                 t.name: dict(t.values)
                 for t, old in zip(after, things, strict=True)
-                if not _same(t.values, old.values)
+                if not same_values(t.values, old.values)
             }
             if not moved:
                 continue
@@ -225,13 +220,7 @@ class LabSolverPlayer:
             predictions: list[dict[str, dict[str, Value]] | None] = []
             for trial in obs.trials:
                 things = [Thing(o.name, o.type, o.values) for o in trial.objects]
-                after = self.learner.predict(trial.op, things)
-                changed: dict[str, dict[str, Value]] = {}
-                for old, new in zip(things, after, strict=True):
-                    for prop, value in new.values.items():
-                        if not same_value(old.values[prop], value):
-                            changed.setdefault(old.name, {})[prop] = value
-                predictions.append(changed)
+                predictions.append(changes(things, self.learner.predict(trial.op, things)))
             self.answer = Answer(tuple(predictions), theory=format_theory(self.learner.theory()))
         return self.answer
 
@@ -258,7 +247,3 @@ class LabSolverPlayer:
             return Move(Finish(), meta=self._meta())
         self.pending = tuple(steps)
         return Move(Request(tuple(steps)), meta=self._meta())
-
-
-def _same(x: dict[str, Value], y: dict[str, Value]) -> bool:
-    return x.keys() == y.keys() and all(same_value(x[k], y[k]) for k in x)

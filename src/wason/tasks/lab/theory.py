@@ -25,34 +25,18 @@ or ``*`` bullet and ````` fences are ignored.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wason.tasks.lab.laws import (
-    Bool,
-    Compare,
-    Expr,
-    Law,
-    Logic,
-    Neg,
-    Not,
-    Num,
-    Ref,
-    format_law,
-    same_values,
-)
-from wason.tasks.lab.reading import KEYWORDS as KEYWORDS
+from wason.tasks.lab.laws import Bool, Compare, Expr, Law, Logic, Neg, Not, Num, Ref, format_law, same_values
 from wason.tasks.lab.reading import MAX_DEPTH as MAX_DEPTH
 from wason.tasks.lab.reading import MAX_LAWS as MAX_LAWS
-from wason.tasks.lab.reading import MAX_NAME as MAX_NAME
-from wason.tasks.lab.reading import MAX_NUMBER as MAX_NUMBER
-from wason.tasks.lab.reading import MAX_TEXT as MAX_TEXT
-from wason.tasks.lab.reading import MAX_TOKENS as MAX_TOKENS
+from wason.tasks.lab.reading import MAX_TEXT, law_pieces, quoted, read_law
 from wason.tasks.lab.reading import TheoryError as TheoryError
 from wason.tasks.lab.reading import law_count as law_count
-from wason.tasks.lab.reading import law_pieces, quoted, read_law
 from wason.tasks.lab.reading import parse_theory as parse_theory
 from wason.tasks.lab.world import Domain, Trial, fresh_thing, trials
 
@@ -250,12 +234,7 @@ def probe_set(domain: Domain, n: int = 400) -> list[Trial]:
     rng = random.Random(f"probes|combinations|{domain.seed}")
     counter = 0
     for op in domain.operations:
-        assignments = (
-            [(t,) for t in domain.types]
-            if op.arity == 1
-            else [(x, y) for x in domain.types for y in domain.types]
-        )
-        for types in assignments:
+        for types in itertools.product(domain.types, repeat=op.arity):
             flags = [(k, b) for k, t in enumerate(types) for b in t.booleans]
             count = max(PER_COMBINATION, min(2 ** len(flags), 16))
             for m in range(count):

@@ -13,6 +13,7 @@ recorded with the domain.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections.abc import Mapping, Sequence
@@ -154,12 +155,6 @@ class Domain:
         for t in self.types:
             if t.name == name:
                 return t
-        raise KeyError(name)
-
-    def operation(self, name: str) -> Operation:
-        for o in self.operations:
-            if o.name == name:
-                return o
         raise KeyError(name)
 
     def things(self) -> list[Thing]:
@@ -330,6 +325,9 @@ def _starting_values(
     def pattern() -> dict[str, Value]:
         return {b: rng.random() < 0.5 for b in t.booleans}
 
+    def anyone() -> dict[str, Value]:
+        return {**pattern(), **{n: float(rng.randint(lo, hi)) for n in t.numbers}}
+
     def pair(flags: dict[str, Value]) -> list[dict[str, Value]]:
         first: dict[str, Value] = dict(flags)
         second: dict[str, Value] = dict(flags)
@@ -341,9 +339,7 @@ def _starting_values(
     base = pattern()
     out = pair(base) + pair({b: not v for b, v in base.items()})
     while len(out) < params.objects:
-        extra = pattern()
-        extra.update({n: float(rng.randint(lo, hi)) for n in t.numbers})
-        out.append(extra)
+        out.append(anyone())
     out = out[: params.objects]
     for law in laws:
         if kind_of(law) != "threshold" or law.target.prop not in t.booleans:
@@ -353,11 +349,7 @@ def _starting_values(
             continue
         q, c = compare.left.prop, int(compare.right.value) if isinstance(compare.right, Num) else lo
         sides = (c, c + 1) if compare.op == ">" else (c - 1, c)
-        for value in sides:
-            pin = pattern()
-            pin.update({n: float(rng.randint(lo, hi)) for n in t.numbers})
-            pin[q] = float(value)
-            out.append(pin)
+        out += [{**anyone(), q: float(value)} for value in sides]
     rng.shuffle(out)
     return out
 
@@ -367,12 +359,7 @@ def slots_of(
 ) -> list[tuple[Slot, tuple[str, ...]]]:
     """Every slot of ``op``: for each assignment of types to its objects, each property of each object."""
     out = []
-    assignments: list[tuple[ObjectType, ...]] = (
-        [(t,) for t in domain_types]
-        if op.arity == 1
-        else [(x, y) for x in domain_types for y in domain_types]
-    )
-    for types in assignments:
+    for types in itertools.product(domain_types, repeat=op.arity):
         names = tuple(t.name for t in types)
         for arg, t in enumerate(types):
             other = types[1 - arg] if op.arity == 2 else None
@@ -461,9 +448,6 @@ def law_problems(domain: Domain) -> list[str]:
     """Laws outside the grammar, and laws that change nothing on any object of the lab."""
     problems: list[str] = []
     things = domain.things()
-    by_type: dict[str, list[Thing]] = {}
-    for t in things:
-        by_type.setdefault(t.type, []).append(t)
     prop_type = {p: t.name for t in domain.types for p in t.properties}
     for law in domain.laws:
         text = format_law(law)
@@ -471,22 +455,20 @@ def law_problems(domain: Domain) -> list[str]:
             problems.append(f"{text}: not a law of the grammar")
             continue
         # a lab object on which the law changes its target
-        fired = False
-        for target in by_type.get(prop_type.get(law.target.prop, ""), []):
-            if law.arity == 1:
-                partners: list[list[Thing]] = [[target.copy()]]
-            else:
-                others = [o for o in things if o.name != target.name]
-                partners = [
-                    [target.copy(), o.copy()] if law.target.arg == 0 else [o.copy(), target.copy()]
-                    for o in others
+        fired = any(
+            apply([law], law.op, [t.copy() for t in objs])
+            for target in things
+            if target.type == prop_type.get(law.target.prop)
+            for objs in (
+                [[target]]
+                if law.arity == 1
+                else [
+                    [target, o] if law.target.arg == 0 else [o, target]
+                    for o in things
+                    if o.name != target.name
                 ]
-            for objs in partners:
-                if apply([law], law.op, objs):
-                    fired = True
-                    break
-            if fired:
-                break
+            )
+        )
         if not fired:
             problems.append(f"{text}: changes nothing on any object of the lab")
     return problems
@@ -563,12 +545,11 @@ def trials(domain: Domain, n: int, seed: str, wide: bool = False, prefix: str = 
     :data:`LIVELY_DRAWS` times, from the same seeded stream) until the experiment changes something, so the test
     is not won by predicting that nothing happens; the rest are drawn uniformly."""
     rng = random.Random(f"{GENERATOR}|trials|{seed}|{wide}")
-    combos: list[tuple[Operation, tuple[str, ...]]] = []
-    for op in domain.operations:
-        if op.arity == 1:
-            combos += [(op, (t.name,)) for t in domain.types]
-        else:
-            combos += [(op, (x.name, y.name)) for x in domain.types for y in domain.types]
+    combos = [
+        (op, tuple(t.name for t in types))
+        for op in domain.operations
+        for types in itertools.product(domain.types, repeat=op.arity)
+    ]
     prop_type = {p: t.name for t in domain.types for p in t.properties}
 
     def active(op: Operation, names: tuple[str, ...]) -> bool:
@@ -589,10 +570,8 @@ def trials(domain: Domain, n: int, seed: str, wide: bool = False, prefix: str = 
         must_act = k % 2 == 0 and bool(lively)
         pool = lively if must_act else combos
         op, names = pool[rng.randrange(len(pool))]
-        labels = []
-        for type_name in names:
-            counter += 1
-            labels.append(f"{prefix}-{type_name}-{counter}")
+        labels = [f"{prefix}-{type_name}-{counter + i}" for i, type_name in enumerate(names, start=1)]
+        counter += len(names)
         for _ in range(LIVELY_DRAWS if must_act else 1):
             things = tuple(
                 fresh_thing(domain, type_name, label, rng, wide)
