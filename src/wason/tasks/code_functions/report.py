@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from wason.core import columns as col
 from wason.core.family import RunReader
+from wason.core.guess_rule import cells
 from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
@@ -168,17 +169,17 @@ def run_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
 
 
 TOOK = (
-    col.mean("turns", "Turns", digits=1),
-    col.mean("won_in", "Won in", "turns of the games won", digits=1),
-    col.mean("pos", "Pos.", "positive examples seen", digits=1),
-    col.mean("neg", "Neg.", "negative examples seen", digits=1),
-    col.mean("quiz", "Quiz", "quiz accuracy", digits=2),
-    col.mean("acc", "Acc.", "the last predicate's accuracy on unseen words", digits=3),
-    col.mean("seconds", "Seconds", digits=1),
-    col.count("format", "Format", "unreadable replies"),
-    col.CUT,
+    ("turns", col.mean("turns", "Turns", digits=1)),
+    ("turns_to_win", col.mean("won_in", "Won in", "turns of the games won", digits=1)),
+    ("positives_seen", col.mean("pos", "Pos.", "positive examples seen", digits=1)),
+    ("negatives_seen", col.mean("neg", "Neg.", "negative examples seen", digits=1)),
+    ("quiz_accuracy", col.mean("quiz", "Quiz", "quiz accuracy", digits=2)),
+    ("final_accuracy", col.mean("acc", "Acc.", "the last predicate's accuracy on unseen words", digits=3)),
+    ("seconds", col.mean("seconds", "Seconds", digits=1)),
+    ("format_errors", col.count("format", "Format", "unreadable replies")),
+    ("truncated", col.CUT),
 )
-"""The columns of what the games took."""
+"""The columns of what the games took, each beside the field of :class:`Numbers` it shows."""
 
 
 def _writes_rules(store: RunReader, run_id: int) -> bool:
@@ -204,25 +205,9 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         rows = [("all", report.summary)] + (list(report.levels.items()) if len(report.levels) > 1 else [])
         for level, s in rows:
             level = level if level != "all" or len(report.levels) != 1 else next(iter(report.levels))
-            verdicts.append(
-                {"player": name, "run": report.run, "level": level, **{j: s.judges.get(j) for j in shown}}
-            )
-            took.append(
-                {
-                    "player": name,
-                    "run": report.run,
-                    "level": level,
-                    "turns": s.turns,
-                    "won_in": s.turns_to_win,
-                    "pos": s.positives_seen,
-                    "neg": s.negatives_seen,
-                    "quiz": s.quiz_accuracy,
-                    "acc": s.final_accuracy,
-                    "seconds": s.seconds,
-                    "format": s.format_errors,
-                    "cut": s.truncated,
-                }
-            )
+            key: dict[str, Cell] = {"player": name, "run": report.run, "level": level}
+            verdicts.append(key | {j: s.judges.get(j) for j in shown})
+            took.append(key | cells(s, TOOK))
     tables = [
         Table(
             name="verdicts",
@@ -233,7 +218,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         Table(
             name="took",
             title="What the games took (means over finished games)",
-            columns=[col.PLAYER, col.LEVEL, *TOOK],
+            columns=[col.PLAYER, col.LEVEL, *(c for _, c in TOOK)],
             rows=took,
         ),
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
@@ -248,16 +249,12 @@ class DynamicPicnicRunConfig(RunSettings):
 
     @model_validator(mode="after")
     def _check(self) -> DynamicPicnicRunConfig:
-        if self.types is not None:
-            bad = [t for t in self.types if t not in RULE_TYPES]
+        for name, known in (("types", RULE_TYPES), ("kinds", KINDS)):
+            bad = [v for v in getattr(self, name) or () if v not in known]
             if bad:
-                raise ValueError(f"types: unknown {bad}; choose from {', '.join(RULE_TYPES)}")
-        if self.kinds is not None:
-            bad = [k for k in self.kinds if k not in KINDS]
-            if bad:
-                raise ValueError(f"kinds: unknown {bad}; choose from {', '.join(KINDS)}")
-            if self.oracle_model is None and any(k not in CODE_KINDS for k in self.kinds):
-                raise ValueError("kinds: semantic rules need a game-master model (--game-master-model)")
+                raise ValueError(f"{name}: unknown {bad}; choose from {', '.join(known)}")
+        if self.oracle_model is None and any(k not in CODE_KINDS for k in self.kinds or ()):
+            raise ValueError("kinds: semantic rules need a game-master model (--game-master-model)")
         if self.source == "generated":
             if self.oracle_model is None:
                 raise ValueError("source: generated rules need a game-master model (--game-master-model)")
@@ -283,17 +280,9 @@ class DynamicPicnicRunConfig(RunSettings):
         return KINDS if self.oracle_model else CODE_KINDS
 
     def settings(self) -> PicnicSettings:
-        return PicnicSettings(
-            init_examples=self.init_examples,
-            negatives=self.negatives,
-            more_default=self.more_default,
-            max_turns=self.max_turns,
-            min_positives=self.min_positives,
-            min_negatives=self.min_negatives,
-            candidates=self.candidates,
-            writer_rounds=self.writer_rounds,
-            format_error_limit=self.format_error_limit,
-        )
+        """The game's settings: each of its fields this configuration has (``probes`` keeps its default)."""
+        names = [f.name for f in fields(PicnicSettings) if f.name in type(self).model_fields]
+        return PicnicSettings(**{name: getattr(self, name) for name in names})
 
     def rules(self) -> list[PicnicRule]:
         if self.ids is not None:
@@ -398,32 +387,17 @@ def blind_share(rules: Sequence[PicnicRule], probes: int = 2000, seed: int = 0) 
     return wins(best) / len(rules), rules[best]
 
 
+RULE_KEYS = ("id", "key", "source", "type", "level", "text", "kind", "predicate", "rejection")
+"""An item's rule, in order: the attributes of a :class:`PicnicRule` (``type`` is its ``rule_type``)."""
+
+
 def rule_json(rule: PicnicRule) -> dict[str, Any]:
-    return {
-        "id": rule.id,
-        "key": rule.key,
-        "source": rule.source,
-        "type": rule.rule_type,
-        "level": rule.level,
-        "text": rule.text,
-        "kind": rule.kind,
-        "predicate": rule.predicate,
-        "rejection": rule.rejection,
-    }
+    return {k: getattr(rule, "rule_type" if k == "type" else k) for k in RULE_KEYS}
 
 
 def rule_from_item(item: Mapping[str, Any], *, relational: bool = False) -> PicnicRule:
     """The hidden rule of an item; a published one is read from the package data and must still match."""
     ref = item["rule"]
-    if ref.get("source", "published") == "generated" and not ref.get("text"):
-        return PicnicRule(
-            id=int(ref["id"]),
-            rule_type=str(ref["type"]),
-            level=str(ref["level"]),
-            text="",
-            kind="semantic",
-            source="generated",
-        )
     if ref.get("source", "published") == "published":
         rule = get_rule(int(ref["id"]))
         if rule.text != ref["text"]:

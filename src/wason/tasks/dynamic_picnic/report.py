@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from wason.core import columns as col
 from wason.core.family import RunReader
+from wason.core.guess_rule import cells
 from wason.core.labels import results_title
 from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
 from wason.core.results import (
@@ -108,23 +109,24 @@ def run_json(store: RunReader, run_id: int) -> PicnicRunReport:
 
 KEYS = (col.PLAYER, col.LEVEL)
 ENDED = (
-    col.count("games", "Games"),
-    col.rate("won", "Won", "games won"),
-    col.rate("llm", "LLM judge", "the last guess accepted, of the games it judged"),
-    col.rate("code", "Code check", "the last guess accepted, of the games it judged"),
-    col.count("gave_up", "Gave up"),
-    col.count("no_turns", "No turns", "games that ran out of turns"),
+    ("games", col.count("games", "Games")),
+    ("wins", col.rate("won", "Won", "games won")),
+    ("llm_judge", col.rate("llm", "LLM judge", "the last guess accepted, of the games it judged")),
+    ("code_check", col.rate("code", "Code check", "the last guess accepted, of the games it judged")),
+    ("gave_up", col.count("gave_up", "Gave up")),
+    ("out_of_turns", col.count("no_turns", "No turns", "games that ran out of turns")),
 )
 TOOK = (
-    col.mean("turns", "Turns", digits=1),
-    col.mean("pos", "Pos.", "examples seen that can be brought", digits=1),
-    col.mean("neg", "Neg.", "examples seen that cannot be brought", digits=1),
-    col.mean("asked", "Asked", "questions asked", digits=1),
-    col.mean("seconds", "Seconds", digits=1),
-    col.count("format", "Format", "replies the game master could not read"),
-    col.CUT,
+    ("turns", col.mean("turns", "Turns", digits=1)),
+    ("positives_seen", col.mean("pos", "Pos.", "examples seen that can be brought", digits=1)),
+    ("negatives_seen", col.mean("neg", "Neg.", "examples seen that cannot be brought", digits=1)),
+    ("questions", col.mean("asked", "Asked", "questions asked", digits=1)),
+    ("seconds", col.mean("seconds", "Seconds", digits=1)),
+    ("format_errors", col.count("format", "Format", "replies the game master could not read")),
+    ("truncated", col.CUT),
 )
-"""The columns of the two tables, after the player and the level."""
+"""The columns of the two tables, after the player and the level, each beside the key of a level's row it
+shows."""
 
 
 def results(store: RunReader, run_ids: list[int]) -> Results:
@@ -137,30 +139,9 @@ def results(store: RunReader, run_ids: list[int]) -> Results:
     for name, run in named:
         report = run_json(store, run.id)
         for row in report.levels:
-            key = {"player": name, "run": run.id, "level": row["level"]}
-            ended.append(
-                key
-                | {
-                    "games": row["games"],
-                    "won": Rate.model_validate(row["wins"]),
-                    "llm": Rate.model_validate(row["llm_judge"]) if row["llm_judge"] else None,
-                    "code": Rate.model_validate(row["code_check"]) if row["code_check"] else None,
-                    "gave_up": row["gave_up"],
-                    "no_turns": row["out_of_turns"],
-                }
-            )
-            took.append(
-                key
-                | {
-                    "turns": row["turns"],
-                    "pos": row["positives_seen"],
-                    "neg": row["negatives_seen"],
-                    "asked": row["questions"],
-                    "seconds": row["seconds"],
-                    "format": row["format_errors"],
-                    "cut": row["truncated"],
-                }
-            )
+            key: dict[str, Cell] = {"player": name, "run": run.id, "level": row["level"]}
+            ended.append(key | cells(row, ENDED))
+            took.append(key | cells(row, TOOK))
         who = f"run {run.id}: " if len(named) > 1 else ""
         notes.append(f"{who}rules rejected by validation (not counted): {len(report.rejected)}")
         reasons: dict[str, int] = defaultdict(int)
@@ -171,8 +152,18 @@ def results(store: RunReader, run_ids: list[int]) -> Results:
             notes.append(f"{who}errored {report.errored}, not played {report.pending}")
         notes.append(calls_note(report.calls.model_dump()))
     tables = [
-        Table(name="ended", title="Dynamic Picnic: how the games ended", columns=[*KEYS, *ENDED], rows=ended),
-        Table(name="took", title="What the games took (means over games)", columns=[*KEYS, *TOOK], rows=took),
+        Table(
+            name="ended",
+            title="Dynamic Picnic: how the games ended",
+            columns=[*KEYS, *(c for _, c in ENDED)],
+            rows=ended,
+        ),
+        Table(
+            name="took",
+            title="What the games took (means over games)",
+            columns=[*KEYS, *(c for _, c in TOOK)],
+            rows=took,
+        ),
     ]
     return Results(title=results_title(named[0][1]), tables=tables, notes=notes)
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from wason.core import columns as col
 from wason.core.family import RunReader
+from wason.core.guess_rule import cells
 from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
@@ -172,6 +173,16 @@ def run_json(store: RunReader, run_id: int) -> MathRunReport:
     )
 
 
+GAMES = (
+    ("wins", col.rate("wins", "Wins", WIN_LEGEND)),
+    ("turns", col.mean("turns", "Turns", "turns played", digits=1)),
+    ("turns_to_solution", col.mean("to_solve", "To solve", "turns of the games won", digits=1)),
+    ("sequences_seen", col.mean("seqs", "Seqs", "sequences seen", digits=1)),
+    ("seconds", col.mean("seconds", "Seconds", "per game", digits=2)),
+)
+"""The columns of the games table, after the player, each beside the field of :class:`MathNumbers` it shows."""
+
+
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     """One row per run (a model's, then its solver baseline): wins (decided by code) with their 95% Wilson
     intervals, turns and sequences; then each judge beside the code's verdict; then what went wrong."""
@@ -181,24 +192,9 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     games = Table(
         name="games",
         title=f"Math sequences {first.config.get('level')}: games won and what they took",
-        columns=[
-            col.PLAYER,
-            col.rate("wins", "Wins", WIN_LEGEND),
-            col.mean("turns", "Turns", "turns played", digits=1),
-            col.mean("to_solve", "To solve", "turns of the games won", digits=1),
-            col.mean("seqs", "Seqs", "sequences seen", digits=1),
-            col.mean("seconds", "Seconds", "per game", digits=2),
-        ],
+        columns=[col.PLAYER, *(c for _, c in GAMES)],
         rows=[
-            {
-                "player": name,
-                "run": data.run,
-                "wins": data.summary.wins,
-                "turns": Mean(value=data.summary.turns),
-                "to_solve": Mean(value=data.summary.turns_to_solution),
-                "seqs": Mean(value=data.summary.sequences_seen),
-                "seconds": Mean(value=data.summary.seconds),
-            }
+            {"player": name, "run": data.run, **cells(data.summary, GAMES, means=True)}
             for (name, _), data in zip(named, runs, strict=True)
         ],
         legend="Means over finished games.",

@@ -9,6 +9,7 @@ from typing import Any
 
 from wason.core import columns as col
 from wason.core.family import RunReader
+from wason.core.guess_rule import cells
 from wason.core.labels import results_title
 from wason.core.records import (
     CallTotals,
@@ -150,43 +151,20 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     named = named_runs(store, run_ids)
     runs = [run_json(store, run.id).model_dump() for _, run in named]
     first = runs[0]
-    cells = first["cells"]
-    llm_ran = any(c["llm_judge"] for c in cells)
+    games = first["cells"]
+    shown = {"won"}
     # the code's verdict decides, so its column repeats "won" unless the LLM judge decided a game
-    code_differs = any(c["code_judge"]["k"] != c["wins"]["k"] for c in cells)
-    ended_columns = [col.LEVEL, LIMIT, col.rate("won", "Won", WIN_LEGEND)]
-    if code_differs:
-        ended_columns.append(col.rate("code", "Code", "the code judge said right"))
-    if llm_ran:
-        ended_columns += [
-            col.rate("llm", "LLM said", "the published LLM judge said right, of the games it judged"),
-            col.rate("agree", "Agree", "the LLM judge agreed with the code"),
-        ]
+    if any(c["code_judge"]["k"] != c["wins"]["k"] for c in games):
+        shown.add("code")
+    if any(c["llm_judge"] for c in games):
+        shown |= {"llm", "agree"}
+    ended_columns = [col.LEVEL, LIMIT, *(c for _, c in ENDED if c.key in shown)]
     ended: list[dict[str, Cell]] = []
     took: list[dict[str, Cell]] = []
-    for c in cells:
+    for c in games:
         key: dict[str, Cell] = {"level": c["level"], "limit": c["max_turns"]}
-        ended.append(
-            key
-            | {
-                "won": _rate(c["wins"]),
-                "code": _rate(c["code_judge"]),
-                "llm": _rate(c["llm_judge"]),
-                "agree": _rate(c["judges_agree"]),
-            }
-        )
-        took.append(
-            key
-            | {
-                "moves": c["moves"],
-                "won_in": c["moves_won"],
-                "pos": c["positives_seen"],
-                "neg": c["negatives_seen"],
-                "seconds": c["seconds"],
-                "gave_up": c["gave_up"],
-                "limit_hit": c["turn_limit"],
-            }
-        )
+        ended.append(key | cells(c, ENDED))
+        took.append(key | cells(c, TOOK))
     levels = sorted({lv for data in runs for lv in data["levels"]})
     per_level: list[dict[str, Cell]] = []
     for (name, run), data in zip(named, runs, strict=True):
@@ -202,7 +180,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         Table(
             name="took",
             title="What the games took (means over finished games)",
-            columns=[col.LEVEL, LIMIT, *TOOK],
+            columns=[col.LEVEL, LIMIT, *(c for _, c in TOOK)],
             rows=took,
         ),
         Table(
@@ -233,18 +211,31 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
 # the turn limit bounds the moves; the stored ``turns`` count the start as turn 1 (published counting), so the
 # tables show moves beside it, never a mean of turns above its bound
 LIMIT = col.count("limit", "Moves≤", "the turn limit, in moves (--max-turns)")
-TOOK = (
-    col.mean(
-        "moves", "Moves", "moves made (the published turn count is one more: the start is turn 1)", digits=1
-    ),
-    col.mean("won_in", "Won in", "moves of the games won", digits=1),
-    col.mean("pos", "Pos.", "positive examples seen", digits=1),
-    col.mean("neg", "Neg.", "negative examples seen", digits=1),
-    col.mean("seconds", "Seconds", "per game", digits=1),
-    col.count("gave_up", "Gave up", "games given up"),
-    col.count("limit_hit", "Limit", "games that ran out of turns"),
+ENDED = (
+    ("wins", col.rate("won", "Won", WIN_LEGEND)),
+    ("code_judge", col.rate("code", "Code", "the code judge said right")),
+    ("llm_judge", col.rate("llm", "LLM said", "the published LLM judge said right, of the games it judged")),
+    ("judges_agree", col.rate("agree", "Agree", "the LLM judge agreed with the code")),
 )
-"""The columns of what the games took, after the level and its turn limit."""
+TOOK = (
+    (
+        "moves",
+        col.mean(
+            "moves",
+            "Moves",
+            "moves made (the published turn count is one more: the start is turn 1)",
+            digits=1,
+        ),
+    ),
+    ("moves_won", col.mean("won_in", "Won in", "moves of the games won", digits=1)),
+    ("positives_seen", col.mean("pos", "Pos.", "positive examples seen", digits=1)),
+    ("negatives_seen", col.mean("neg", "Neg.", "negative examples seen", digits=1)),
+    ("seconds", col.mean("seconds", "Seconds", "per game", digits=1)),
+    ("gave_up", col.count("gave_up", "Gave up", "games given up")),
+    ("turn_limit", col.count("limit_hit", "Limit", "games that ran out of turns")),
+)
+"""The columns of how the games ended and of what they took (after the level and its turn limit), each beside
+the number of a (level, turn limit) cell it shows."""
 
 
 def _rate(rate: Any) -> Rate | None:

@@ -1,0 +1,50 @@
+"""Parts the guess-the-rule families share: their published texts read from package data, their results tables'
+rows, and the game API's view of a turn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from wason.core.records import Rate
+from wason.core.results import Cell, Column, Mean
+
+__all__ = ["api_view", "cells", "package_text"]
+
+
+@cache
+def package_text(package: str, name: str) -> str:
+    """A published text of ``package``'s ``data/`` folder, byte for byte."""
+    return (resources.files(package) / "data" / name).read_text(encoding="utf-8")
+
+
+def cells(source: Any, fields: Iterable[tuple[str, Column]], *, means: bool = False) -> dict[str, Cell]:
+    """A table row: each column's value under the name beside it, a key of ``source`` (a mapping) or else its
+    attribute; a rate read from a mapping is validated (an empty one is None), and with ``means`` the value of
+    a mean column is a :class:`~wason.core.results.Mean`."""
+    row: dict[str, Cell] = {}
+    for name, column in fields:
+        value = source.get(name) if isinstance(source, Mapping) else getattr(source, name)
+        if column.kind == "rate" and isinstance(source, Mapping):
+            value = Rate.model_validate(value) if value else None
+        row[column.key] = Mean(value=value) if means and column.kind == "mean" else value
+    return row
+
+
+def api_view(
+    message: str,
+    positives: Sequence[Any],
+    negatives: Sequence[Any],
+    available: int | None = None,
+    result: bool | None = None,
+) -> dict[str, Any]:
+    """The reference's fields for the player after an action (:meth:`wason.core.family.GameApi.view`)."""
+    return {
+        "system_message": message,
+        "positive_examples": list(positives),
+        "negative_examples": list(negatives),
+        "total_examples_available": available,
+        "guess_result": result,
+    }
