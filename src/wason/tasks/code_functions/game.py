@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict
 from wason.core.game import Malformed, Outcome
 from wason.tasks.code_functions.grammar import Rule
 from wason.tasks.code_functions.judge import PredicateVerdict, judge_predicate
-from wason.tasks.code_functions.vocabulary import vocabulary, vocabulary_index
+from wason.tasks.code_functions.vocabulary import vocabulary
 
 JUDGES = ("predicate", "quiz", "llm")
 MAX_MORE = 100
@@ -447,8 +447,3 @@ class CodeFunctionsGame:
                 "negatives": list(self.negatives),
             },
         )
-
-
-def word_indices(words: list[str]) -> list[int]:
-    index = vocabulary_index()
-    return [index[w] for w in words if w in index]

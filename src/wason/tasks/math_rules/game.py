@@ -219,16 +219,19 @@ class MathGame:
     def turns_left(self) -> int:
         return max(0, self.config.max_turns - self.turns)
 
+    def _obs(self, kind: ObservationKind, **fields: Any) -> MathObservation:
+        return MathObservation(kind=kind, turn=self.turns, turns_left=self.turns_left, **fields)
+
     def start(self) -> MathObservation:
-        return MathObservation(kind="start", turn=0, turns_left=self.turns_left, sequences=self.examples)
+        return self._obs("start", sequences=self.examples)
 
     # ------------------------------------------------------------------------------------- outside work
     async def settle(self, action: object) -> dict[str, Any] | None:
         """Ask the published LLM judge about a guess (when it is on); the record is stored with the turn."""
         self._pending = None
-        if self._phase != "play" or not isinstance(action, Guess) or "llm" not in self.config.judges:
+        if self._phase != "play" or not isinstance(action, Guess) or self.judge is None:
             return None
-        if self.judge is None:  # pragma: no cover - refused in __post_init__
+        if "llm" not in self.config.judges:
             return None
         record = dict(await self.judge(action.text))
         self._pending = (action, record)
@@ -282,9 +285,7 @@ class MathGame:
             return self._end("turns" if kind != "wrong" else "wrong", reason)
         count = n if n is not None else self.config.per_turn
         sequences = self._draw(count) if always or self.config.refill else ()
-        return MathObservation(
-            kind=kind, turn=self.turns, turns_left=self.turns_left, sequences=sequences, reason=reason
-        )
+        return self._obs(kind, sequences=sequences, reason=reason)
 
     def _format_error(self, reason: str, *, truncated: bool = False) -> MathObservation:
         if truncated:
@@ -300,7 +301,7 @@ class MathGame:
             if action.expression is None and self.config.ask_expression:
                 record.asked_expression = True
                 self._phase = "expression"
-                return MathObservation(kind="ask_expression", turn=self.turns, turns_left=self.turns_left)
+                return self._obs("ask_expression")
             record.verdict = judge_expression(self.rule, self.level, action.expression)
         return self._after_verdict(record)
 
@@ -342,22 +343,12 @@ class MathGame:
             terms = sequence(self.rule, s)
             self.quiz.append((tuple(terms[:QUIZ_SHOWN]), tuple(terms[QUIZ_SHOWN : QUIZ_SHOWN + QUIZ_ASKED])))
         self._phase = "quiz"
-        return MathObservation(
-            kind="ask_quiz", turn=self.turns, turns_left=self.turns_left, quiz=tuple(q for q, _ in self.quiz)
-        )
+        return self._obs("ask_quiz", quiz=tuple(q for q, _ in self.quiz))
 
     def _end(self, reason: EndReason, detail: str | None = None) -> MathObservation:
         self._phase = "done"
         self.end_reason = reason
-        return MathObservation(
-            kind="ended",
-            turn=self.turns,
-            turns_left=self.turns_left,
-            end_reason=reason,
-            won=self.won,
-            rule=self.rule.text(),
-            reason=detail,
-        )
+        return self._obs("ended", end_reason=reason, won=self.won, rule=self.rule.text(), reason=detail)
 
     # ---------------------------------------------------------------------------------------- outcome
     def quiz_accuracy(self) -> float | None:
