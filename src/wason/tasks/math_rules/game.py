@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
+from wason.core.judged import JudgedMoves
 from wason.tasks.math_rules.expression import ExpressionVerdict, judge_expression
 from wason.tasks.math_rules.rules import MathRule, draw_sequences, quiz_starts, sequence
 
@@ -177,7 +178,7 @@ class _GuessRecord:
 
 
 @dataclass
-class MathGame:
+class MathGame(JudgedMoves):
     """One math-sequence episode against a hidden rule.
 
     Args:
@@ -192,6 +193,7 @@ class MathGame:
     examples: tuple[tuple[int, ...], ...]
     config: MathConfig = field(default_factory=MathConfig)
     judge: GuessJudge | None = None
+    judge_key = "llm"
 
     def __post_init__(self) -> None:
         if "llm" in self.config.judges and self.judge is None:
@@ -208,7 +210,6 @@ class MathGame:
         self.end_reason: EndReason | None = None
         self.won = False
         self._phase: Literal["play", "expression", "quiz", "done"] = "play"
-        self._pending: tuple[object, Mapping[str, Any] | None] | None = None
 
     # ------------------------------------------------------------------------------------------ state
     @property
@@ -233,21 +234,13 @@ class MathGame:
             return None
         if "llm" not in self.config.judges:
             return None
-        record = dict(await self.judge(action.text))
-        self._pending = (action, record)
-        return {"llm": record}
-
-    def settled(self, action: object, record: Mapping[str, Any]) -> None:
-        """Restore what :meth:`settle` learnt for ``action``."""
-        llm = record.get("llm")
-        self._pending = (action, dict(llm)) if isinstance(llm, Mapping) else None
+        return await self._ask(action, self.judge(action.text))
 
     # ------------------------------------------------------------------------------------------ steps
     def step(self, action: MathAction | Malformed) -> MathObservation:
         if self.done:
             raise RuntimeError("the episode has ended")
-        pending = self._pending[1] if self._pending and self._pending[0] is action else None
-        self._pending = None
+        pending = self._judged(action)
         if self._phase == "expression":
             source = action.source if isinstance(action, ExpressionAnswer) else None
             record = self.guesses[-1]
@@ -268,10 +261,12 @@ class MathGame:
             self.more_requests += 1
             n = self.config.per_turn if action.n is None else action.n
             if not 1 <= n <= MAX_MORE:
-                return self._format_error(f"n_examples must be between 1 and {MAX_MORE}, not {n}")
+                self.format_errors += 1
+                return self._continue(
+                    "format_error", reason=f"n_examples must be between 1 and {MAX_MORE}, not {n}"
+                )
             return self._continue("examples", n=n, always=True)
-        reason = action.reason if isinstance(action, Malformed) else f"unexpected {type(action).__name__}"
-        return self._format_error(reason, truncated=isinstance(action, Malformed) and action.truncated)
+        return self._continue("format_error", reason=self._unreadable(action))
 
     def _draw(self, n: int) -> tuple[tuple[int, ...], ...]:
         drawn = tuple(tuple(s) for s in draw_sequences(self.rule, self.level, self._rng, n))
@@ -286,13 +281,6 @@ class MathGame:
         count = n if n is not None else self.config.per_turn
         sequences = self._draw(count) if always or self.config.refill else ()
         return self._obs(kind, sequences=sequences, reason=reason)
-
-    def _format_error(self, reason: str, *, truncated: bool = False) -> MathObservation:
-        if truncated:
-            self.truncated += 1
-        else:
-            self.format_errors += 1
-        return self._continue("format_error", reason=reason)
 
     def _guess(self, action: Guess, llm: Mapping[str, Any] | None) -> MathObservation:
         record = _GuessRecord(text=action.text, expression=action.expression, llm=llm)
