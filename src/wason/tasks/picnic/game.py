@@ -213,9 +213,6 @@ class PicnicGame(JudgedMoves):
         neg = bin(everything & ~self.members & ~self._not_negative & ~self._seen_neg_mask).count("1")
         return min(pos, neg)
 
-    def positives_left(self) -> int:
-        return bin(self.members & ~self._seen_pos_mask).count("1")
-
     def start(self) -> PicnicObservation:
         if self._started:
             raise RuntimeError("the game has started")
