@@ -72,24 +72,16 @@ def hypotheses(level: str) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16]]
     for shape in SHAPES[level]:
         code = SHAPE_CODES.index(shape)
         if shape == "one":
-            for i in range(n):
-                shapes.append(code)
-                atoms.append((i, -1, -1))
+            chosen = [(i, -1, -1) for i in range(n)]
         elif shape in ("and", "or", "xor"):
-            for i, j in pairs:
-                shapes.append(code)
-                atoms.append((i, j, -1))
+            chosen = [(i, j, -1) for i, j in pairs]
         else:
-            for i, j, k in itertools.combinations(range(n), 3):
-                if len({kinds[i], kinds[j], kinds[k]}) < 3:
-                    continue
-                if shape in ("and3", "or3"):
-                    shapes.append(code)
-                    atoms.append((i, j, k))
-                else:  # (A and B) or C / (A or B) and C: any of the three is C
-                    for a, b, c in ((i, j, k), (i, k, j), (j, k, i)):
-                        shapes.append(code)
-                        atoms.append((a, b, c))
+            triples = [t for t in itertools.combinations(range(n), 3) if len({kinds[i] for i in t}) == 3]
+            # (A and B) or C / (A or B) and C: any of the three is C
+            turns = ((0, 1, 2),) if shape in ("and3", "or3") else ((0, 1, 2), (0, 2, 1), (1, 2, 0))
+            chosen = [(t[a], t[b], t[c]) for t in triples for a, b, c in turns]
+        shapes += [code] * len(chosen)
+        atoms += chosen
     return np.array(shapes, dtype=np.int8), np.array(atoms, dtype=np.int16).reshape(-1, 3)
 
 

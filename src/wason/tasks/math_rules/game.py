@@ -351,15 +351,12 @@ class MathGame(JudgedMoves):
     def judge_results(self) -> dict[str, bool | None]:
         """Each judge that ran, on the last guess: right, wrong, or None (no guess, or it could not judge)."""
         last = self.guesses[-1] if self.guesses else None
-        out: dict[str, bool | None] = {}
-        for name in self.config.judges:
-            if name == "expression":
-                out[name] = bool(last and last.verdict and last.verdict.equivalent)
-            elif name == "quiz":
-                out[name] = self.quiz_accuracy() == 1.0 if self.quiz_answers is not None else False
-            elif name == "llm":
-                out[name] = bool(last and last.llm and last.llm.get("verdict") is True)
-        return out
+        verdicts: dict[str, bool | None] = {
+            "expression": bool(last and last.verdict and last.verdict.equivalent),
+            "quiz": self.quiz_accuracy() == 1.0 if self.quiz_answers is not None else False,
+            "llm": bool(last and last.llm and last.llm.get("verdict") is True),
+        }
+        return {name: verdicts[name] for name in self.config.judges}
 
     def outcome(self) -> Outcome:
         # guesses whose text held no expression (asked for afterwards, or judged by the LLM judge only)
