@@ -31,9 +31,10 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
+from wason.core.judged import JudgedMoves
 from wason.tasks.code_functions.grammar import Rule
 from wason.tasks.code_functions.judge import PredicateVerdict, judge_predicate
-from wason.tasks.code_functions.vocabulary import vocabulary, vocabulary_index
+from wason.tasks.code_functions.vocabulary import vocabulary
 
 JUDGES = ("predicate", "quiz", "llm")
 MAX_MORE = 100
@@ -172,7 +173,7 @@ class _GuessRecord:
 
 
 @dataclass
-class CodeFunctionsGame:
+class CodeFunctionsGame(JudgedMoves):
     """One game against a hidden word rule.
 
     Args:
@@ -213,7 +214,6 @@ class CodeFunctionsGame:
         self.quiz_answers: tuple[bool | None, ...] | None = None
         self.requests = 0
         self._phase: Literal["play", "predicate", "quiz", "done"] = "play"
-        self._pending: tuple[object, Mapping[str, Any] | None] | None = None
         self._start: Observation | None = None
         self._initial = self._draw(self.settings.initial)
 
@@ -294,21 +294,13 @@ class CodeFunctionsGame:
             return None
         if "llm" not in self.settings.judges:
             return None
-        record = dict(await self.judge(self.judge_code or self.rule.source, action.text))
-        self._pending = (action, record)
-        return {"llm_judgement": record}
-
-    def settled(self, action: object, record: Mapping[str, Any]) -> None:
-        judgement = record.get("llm_judgement")
-        self._pending = (action, judgement) if judgement is not None else None
+        return await self._ask(action, self.judge(self.judge_code or self.rule.source, action.text))
 
     # -- steps ----------------------------------------------------------------------------------------------
     def step(self, action: Action | Malformed) -> Observation:
         if self.done:
             raise RuntimeError("the game is over")
-        pending = self._pending
-        self._pending = None
-        llm = pending[1] if pending is not None and pending[0] is action else None
+        llm = self._judged(action)
         if self._phase == "predicate":
             source = ""
             if isinstance(action, PredicateAnswer):
@@ -336,12 +328,7 @@ class CodeFunctionsGame:
                 self._phase = "predicate"
                 return self._obs("ask_predicate")
             return self._judge_last(action.predicate)
-        if isinstance(action, Malformed) and action.truncated:
-            self.truncated += 1
-        else:
-            self.format_errors += 1
-        reason = action.reason if isinstance(action, Malformed) else f"unexpected {type(action).__name__}"
-        return self._wrong("format_error", reason)
+        return self._wrong("format_error", self._unreadable(action))
 
     def _out_of_turns(self) -> bool:
         return self.turns_left is not None and self.turns_left <= 0
@@ -447,8 +434,3 @@ class CodeFunctionsGame:
                 "negatives": list(self.negatives),
             },
         )
-
-
-def word_indices(words: list[str]) -> list[int]:
-    index = vocabulary_index()
-    return [index[w] for w in words if w in index]

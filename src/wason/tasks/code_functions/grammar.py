@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import operator
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -43,15 +44,32 @@ SHAPES: dict[str, tuple[Shape, ...]] = {
     "L2": ("and", "or"),
     "L3": ("and3", "or3", "and_or", "or_and", "xor"),
 }
-ARITY: dict[Shape, int] = {
-    "one": 1,
-    "and": 2,
-    "or": 2,
-    "and3": 3,
-    "or3": 3,
-    "and_or": 3,
-    "or_and": 3,
-    "xor": 2,
+# each shape: how many atoms it joins, how it joins their truth values (bools or numpy arrays), its predicate
+# in the word language and its text, about "the word"
+_FORMS: dict[str, tuple[int, Callable[[Sequence[Any]], Any], str, str]] = {
+    "one": (1, lambda v: v[0], "{0}", "The word {0}."),
+    "and": (2, lambda v: v[0] & v[1], "{0} and {1}", "The word {0} and {1}."),
+    "or": (2, lambda v: v[0] | v[1], "{0} or {1}", "The word {0} or {1} (or both)."),
+    "and3": (3, lambda v: v[0] & v[1] & v[2], "{0} and {1} and {2}", "The word {0}, {1} and {2}."),
+    "or3": (
+        3,
+        lambda v: v[0] | v[1] | v[2],
+        "{0} or {1} or {2}",
+        "The word {0}, or {1}, or {2} (at least one of them).",
+    ),
+    "and_or": (
+        3,
+        lambda v: (v[0] & v[1]) | v[2],
+        "({0} and {1}) or {2}",
+        "Either the word {0} and {1}, or it {2} (or both).",
+    ),
+    "or_and": (
+        3,
+        lambda v: (v[0] | v[1]) & v[2],
+        "({0} or {1}) and {2}",
+        "The word {2}, and also {0} or {1} (or both).",
+    ),
+    "xor": (2, lambda v: v[0] ^ v[1], "{0} != {1}", "The word {0} or {1}, but not both."),
 }
 
 
@@ -83,272 +101,196 @@ def _atom(id_: str, kind: str, text: str, source: str, test: Callable[..., bool]
     return Atom(id_, kind, text, source, test)
 
 
-def _length_atoms() -> Iterator[Atom]:
-    """Length: exactly, at least, at most k letters; even or odd."""
-    for k in range(4, 8):
-        yield _atom(
-            f"len_eq_{k}", "length", f"has exactly {k} letters", f"len(w) == {k}", lambda w, k=k: len(w) == k
-        )
-    for k in range(5, 8):
-        yield _atom(
-            f"len_ge_{k}", "length", f"has at least {k} letters", f"len(w) >= {k}", lambda w, k=k: len(w) >= k
-        )
-    for k in range(4, 7):
-        yield _atom(
-            f"len_le_{k}", "length", f"has at most {k} letters", f"len(w) <= {k}", lambda w, k=k: len(w) <= k
-        )
-    yield _atom(
-        "len_even", "length", "has an even number of letters", "len(w) % 2 == 0", lambda w: len(w) % 2 == 0
-    )
-    yield _atom(
-        "len_odd", "length", "has an odd number of letters", "len(w) % 2 == 1", lambda w: len(w) % 2 == 1
-    )
+_COMPARE: dict[str, tuple[str, str, Callable[[int, int], bool]]] = {
+    "eq": ("exactly", "==", operator.eq),
+    "ge": ("at least", ">=", operator.ge),
+    "le": ("at most", "<=", operator.le),
+}
 
 
-def _end_atoms() -> Iterator[Atom]:
-    """The first and the last letter: vowel or consonant, a half of the alphabet, a letter, a suffix."""
-    yield _atom("first_vowel", "first", "starts with a vowel", 'w[0] in "aeiou"', lambda w: w[0] in VOWELS)
-    yield _atom(
-        "first_consonant",
+def _counted(
+    name: str, kind: str, noun: str, source: str, count: Callable[[str], int], **ks: Iterable[int]
+) -> Iterator[Atom]:
+    """``has exactly / at least / at most k nouns``, for each comparison's ``k`` in the order given."""
+    for op, values in ks.items():
+        word, symbol, compare = _COMPARE[op]
+        for k in values:
+            yield _atom(
+                f"{name}_{op}_{k}",
+                kind,
+                f"has {word} {k} {noun}{'s' * (k > 1)}",
+                f"{source} {symbol} {k}",
+                lambda w, k=k, compare=compare: compare(count(w), k),
+            )
+
+
+def _each(
+    values: Iterable[Any], id_: str, kind: str, text: str, source: str, test: Callable[[str, Any], bool]
+) -> Iterator[Atom]:
+    """One atom per value (a tuple is formatted as its fields): ``test(w, value)`` is its test."""
+    for v in values:
+        fields = v if isinstance(v, tuple) else (v,)
+        yield _atom(
+            id_.format(*fields),
+            kind,
+            text.format(*fields),
+            source.format(*fields),
+            lambda w, v=v: test(w, v),
+        )
+
+
+def _table(kind: str, *rows: tuple[str, str, str, Callable[[str], bool]]) -> Iterator[Atom]:
+    """Atoms of one kind, each written out: id, text, source and test."""
+    for id_, text, source, test in rows:
+        yield Atom(id_, kind, text, source, test)
+
+
+def _atoms() -> Iterator[Atom]:
+    """Every atom, kind by kind (the order is each atom's index in the table: keep it)."""
+    yield from _counted(
+        "len", "length", "letter", "len(w)", len, eq=range(4, 8), ge=range(5, 8), le=range(4, 7)
+    )
+    yield from _table(
+        "length",
+        ("len_even", "has an even number of letters", "len(w) % 2 == 0", lambda w: len(w) % 2 == 0),
+        ("len_odd", "has an odd number of letters", "len(w) % 2 == 1", lambda w: len(w) % 2 == 1),
+    )
+    # the first and the last letter: vowel or consonant, a half of the alphabet, a letter, a suffix
+    yield from _table(
         "first",
-        "starts with a consonant",
-        'w[0] not in "aeiou"',
-        lambda w: w[0] not in VOWELS,
+        ("first_vowel", "starts with a vowel", 'w[0] in "aeiou"', lambda w: w[0] in VOWELS),
+        ("first_consonant", "starts with a consonant", 'w[0] not in "aeiou"', lambda w: w[0] not in VOWELS),
+        ("first_a_m", "starts with a letter from a to m", 'w[0] <= "m"', lambda w: w[0] <= "m"),
+        ("first_n_z", "starts with a letter from n to z", 'w[0] > "m"', lambda w: w[0] > "m"),
     )
-    yield _atom(
-        "first_a_m", "first", "starts with a letter from a to m", 'w[0] <= "m"', lambda w: w[0] <= "m"
+    yield from _each(
+        "sbcpmtdf", "first_{}", "first", "starts with '{}'", 'w[0] == "{}"', lambda w, c: w[0] == c
     )
-    yield _atom("first_n_z", "first", "starts with a letter from n to z", 'w[0] > "m"', lambda w: w[0] > "m")
-    for c in "sbcpmtdf":
-        yield _atom(f"first_{c}", "first", f"starts with '{c}'", f'w[0] == "{c}"', lambda w, c=c: w[0] == c)
-
-    yield _atom("last_vowel", "last", "ends with a vowel", 'w[-1] in "aeiou"', lambda w: w[-1] in VOWELS)
-    yield _atom(
-        "last_consonant",
+    yield from _table(
         "last",
-        "ends with a consonant",
-        'w[-1] not in "aeiou"',
-        lambda w: w[-1] not in VOWELS,
+        ("last_vowel", "ends with a vowel", 'w[-1] in "aeiou"', lambda w: w[-1] in VOWELS),
+        ("last_consonant", "ends with a consonant", 'w[-1] not in "aeiou"', lambda w: w[-1] not in VOWELS),
     )
-    for c in "esydtnr":
-        yield _atom(f"last_{c}", "last", f"ends with '{c}'", f'w[-1] == "{c}"', lambda w, c=c: w[-1] == c)
-    for suffix in ("er", "ed", "es", "ing", "ly", "al", "on"):
-        yield _atom(
-            f"suffix_{suffix}",
-            "last",
-            f"ends with '{suffix}'",
-            f'w.endswith("{suffix}")',
-            lambda w, s=suffix: w.endswith(s),
-        )
-
-
-def _count_atoms() -> Iterator[Atom]:
-    """How many vowels, how many consonants."""
-    vowel_count = 'sum(c in "aeiou" for c in w)'
-    for k in (1, 2, 3):
-        yield _atom(
-            f"vowels_eq_{k}",
-            "vowels",
-            f"has exactly {k} vowel{'s' * (k > 1)}",
-            f"{vowel_count} == {k}",
-            lambda w, k=k: _vowels(w) == k,
-        )
-    for k in (2, 3):
-        yield _atom(
-            f"vowels_ge_{k}",
-            "vowels",
-            f"has at least {k} vowels",
-            f"{vowel_count} >= {k}",
-            lambda w, k=k: _vowels(w) >= k,
-        )
-    for k in (1, 2):
-        yield _atom(
-            f"vowels_le_{k}",
-            "vowels",
-            f"has at most {k} vowel{'s' * (k > 1)}",
-            f"{vowel_count} <= {k}",
-            lambda w, k=k: _vowels(w) <= k,
-        )
+    yield from _each("esydtnr", "last_{}", "last", "ends with '{}'", 'w[-1] == "{}"', lambda w, c: w[-1] == c)
+    yield from _each(
+        ("er", "ed", "es", "ing", "ly", "al", "on"),
+        "suffix_{}",
+        "last",
+        "ends with '{}'",
+        'w.endswith("{}")',
+        lambda w, s: w.endswith(s),
+    )
+    # how many vowels, how many consonants
+    vowels = 'sum(c in "aeiou" for c in w)'
+    yield from _counted("vowels", "vowels", "vowel", vowels, _vowels, eq=(1, 2, 3), ge=(2, 3), le=(1, 2))
     yield _atom(
         "vowels_half",
         "vowels",
         "has at least as many vowels as consonants",
-        f"2 * {vowel_count} >= len(w)",
+        f"2 * {vowels} >= len(w)",
         lambda w: 2 * _vowels(w) >= len(w),
     )
-
-    consonant_count = 'sum(c not in "aeiou" for c in w)'
-    for k in (3, 4):
-        yield _atom(
-            f"consonants_eq_{k}",
-            "consonants",
-            f"has exactly {k} consonants",
-            f"{consonant_count} == {k}",
-            lambda w, k=k: len(w) - _vowels(w) == k,
-        )
-    for k in (3, 4, 5):
-        yield _atom(
-            f"consonants_ge_{k}",
-            "consonants",
-            f"has at least {k} consonants",
-            f"{consonant_count} >= {k}",
-            lambda w, k=k: len(w) - _vowels(w) >= k,
-        )
-    for k in (2, 3):
-        yield _atom(
-            f"consonants_le_{k}",
-            "consonants",
-            f"has at most {k} consonants",
-            f"{consonant_count} <= {k}",
-            lambda w, k=k: len(w) - _vowels(w) <= k,
-        )
-
-
-def _repetition_atoms() -> Iterator[Atom]:
-    """Letters that repeat: a double letter, a letter used twice, how many different letters."""
-    yield _atom(
-        "double",
-        "double",
-        "has a double letter (the same letter twice in a row)",
-        "any(a == b for a, b in zip(w, w[1:]))",
-        lambda w: any(a == b for a, b in itertools.pairwise(w)),
+    yield from _counted(
+        "consonants",
+        "consonants",
+        "consonant",
+        'sum(c not in "aeiou" for c in w)',
+        lambda w: len(w) - _vowels(w),
+        eq=(3, 4),
+        ge=(3, 4, 5),
+        le=(2, 3),
     )
-    yield _atom(
-        "no_double",
+    # letters that repeat: a double letter, a letter used twice, how many different letters
+    yield from _table(
         "double",
-        "has no double letter (never the same letter twice in a row)",
-        "all(a != b for a, b in zip(w, w[1:]))",
-        lambda w: all(a != b for a, b in itertools.pairwise(w)),
+        (
+            "double",
+            "has a double letter (the same letter twice in a row)",
+            "any(a == b for a, b in zip(w, w[1:]))",
+            lambda w: any(a == b for a, b in itertools.pairwise(w)),
+        ),
+        (
+            "no_double",
+            "has no double letter (never the same letter twice in a row)",
+            "all(a != b for a, b in zip(w, w[1:]))",
+            lambda w: all(a != b for a, b in itertools.pairwise(w)),
+        ),
     )
-
-    yield _atom(
-        "repeats",
+    yield from _table(
         "repeat",
-        "uses some letter more than once",
-        "len(set(w)) < len(w)",
-        lambda w: len(set(w)) < len(w),
+        (
+            "repeats",
+            "uses some letter more than once",
+            "len(set(w)) < len(w)",
+            lambda w: len(set(w)) < len(w),
+        ),
+        ("unique", "uses no letter more than once", "len(set(w)) == len(w)", lambda w: len(set(w)) == len(w)),
     )
-    yield _atom(
-        "unique",
-        "repeat",
-        "uses no letter more than once",
-        "len(set(w)) == len(w)",
-        lambda w: len(set(w)) == len(w),
+    distinct = {"ge": (5, 6), "le": (4, 5)}
+    yield from _counted(
+        "distinct", "repeat", "different letter", "len(set(w))", lambda w: len(set(w)), **distinct
     )
-    for k in (5, 6):
-        yield _atom(
-            f"distinct_ge_{k}",
-            "repeat",
-            f"has at least {k} different letters",
-            f"len(set(w)) >= {k}",
-            lambda w, k=k: len(set(w)) >= k,
-        )
-    for k in (4, 5):
-        yield _atom(
-            f"distinct_le_{k}",
-            "repeat",
-            f"has at most {k} different letters",
-            f"len(set(w)) <= {k}",
-            lambda w, k=k: len(set(w)) <= k,
-        )
-
-
-def _order_atoms() -> Iterator[Atom]:
-    """Alphabetical order among the letters."""
-    yield _atom(
-        "first_before_last",
+    # alphabetical order among the letters
+    yield from _table(
         "order",
-        "has its first letter earlier in the alphabet than its last",
-        "w[0] < w[-1]",
-        lambda w: w[0] < w[-1],
+        (
+            "first_before_last",
+            "has its first letter earlier in the alphabet than its last",
+            "w[0] < w[-1]",
+            lambda w: w[0] < w[-1],
+        ),
+        (
+            "first_after_last",
+            "has its first letter later in the alphabet than its last",
+            "w[0] > w[-1]",
+            lambda w: w[0] > w[-1],
+        ),
+        (
+            "first_two_sorted",
+            "has its first two letters in alphabetical order",
+            "w[0] <= w[1]",
+            lambda w: w[0] <= w[1],
+        ),
+        (
+            "first_three_sorted",
+            "has its first three letters in alphabetical order",
+            "w[0] <= w[1] <= w[2]",
+            lambda w: w[0] <= w[1] <= w[2],
+        ),
+        (
+            "sorted",
+            "has all its letters in alphabetical order",
+            '"".join(sorted(w)) == w',
+            lambda w: "".join(sorted(w)) == w,
+        ),
     )
-    yield _atom(
-        "first_after_last",
-        "order",
-        "has its first letter later in the alphabet than its last",
-        "w[0] > w[-1]",
-        lambda w: w[0] > w[-1],
+    # a letter or a pair of letters the word contains, or contains twice
+    yield from _each(
+        "aeiorstnl", "has_{}", "contains", "contains the letter '{}'", '"{}" in w', lambda w, c: c in w
     )
-    yield _atom(
-        "first_two_sorted",
-        "order",
-        "has its first two letters in alphabetical order",
-        "w[0] <= w[1]",
-        lambda w: w[0] <= w[1],
+    yield from _each(
+        "eao",
+        "twice_{}",
+        "count",
+        "contains the letter '{}' at least twice",
+        'w.count("{}") >= 2',
+        lambda w, c: w.count(c) >= 2,
     )
-    yield _atom(
-        "first_three_sorted",
-        "order",
-        "has its first three letters in alphabetical order",
-        "w[0] <= w[1] <= w[2]",
-        lambda w: w[0] <= w[1] <= w[2],
-    )
-    yield _atom(
-        "sorted",
-        "order",
-        "has all its letters in alphabetical order",
-        '"".join(sorted(w)) == w',
-        lambda w: "".join(sorted(w)) == w,
-    )
-
-
-def _content_atoms() -> Iterator[Atom]:
-    """A letter or a pair of letters the word contains, or contains twice."""
-    for c in "aeiorstnl":
-        yield _atom(
-            f"has_{c}", "contains", f"contains the letter '{c}'", f'"{c}" in w', lambda w, c=c: c in w
-        )
-    for c in "eao":
-        yield _atom(
-            f"twice_{c}",
-            "count",
-            f"contains the letter '{c}' at least twice",
-            f'w.count("{c}") >= 2',
-            lambda w, c=c: w.count(c) >= 2,
-        )
-    for pair in ("er", "in", "th", "an", "re", "on", "st", "en"):
-        yield _atom(
-            f"sub_{pair}", "substring", f"contains '{pair}'", f'"{pair}" in w', lambda w, p=pair: p in w
-        )
-
-
-def _place_atoms() -> Iterator[Atom]:
-    """A mirrored word, and a vowel in a given place."""
-    yield _atom(
-        "palindrome",
+    pairs = ("er", "in", "th", "an", "re", "on", "st", "en")
+    yield from _each(pairs, "sub_{}", "substring", "contains '{}'", '"{}" in w', lambda w, p: p in w)
+    # a mirrored word, and a vowel in a given place
+    yield from _table(
         "mirror",
-        "reads the same backwards (a palindrome)",
-        "w == w[::-1]",
-        lambda w: w == w[::-1],
+        ("palindrome", "reads the same backwards (a palindrome)", "w == w[::-1]", lambda w: w == w[::-1]),
+        ("same_ends", "starts and ends with the same letter", "w[0] == w[-1]", lambda w: w[0] == w[-1]),
     )
-    yield _atom(
-        "same_ends",
-        "mirror",
-        "starts and ends with the same letter",
-        "w[0] == w[-1]",
-        lambda w: w[0] == w[-1],
-    )
-
-    yield _atom(
-        "second_vowel",
+    yield from _each(
+        (("second", 1, "second"), ("third", 2, "third"), ("penultimate", -2, "second-to-last")),
+        "{0}_vowel",
         "position",
-        "has a vowel as its second letter",
-        'w[1] in "aeiou"',
-        lambda w: w[1] in VOWELS,
-    )
-    yield _atom(
-        "third_vowel",
-        "position",
-        "has a vowel as its third letter",
-        'w[2] in "aeiou"',
-        lambda w: w[2] in VOWELS,
-    )
-    yield _atom(
-        "penultimate_vowel",
-        "position",
-        "has a vowel as its second-to-last letter",
-        'w[-2] in "aeiou"',
-        lambda w: w[-2] in VOWELS,
+        "has a vowel as its {2} letter",
+        'w[{1}] in "aeiou"',
+        lambda w, v: w[v[1]] in VOWELS,
     )
     yield _atom(
         "middle_vowel",
@@ -359,21 +301,7 @@ def _place_atoms() -> Iterator[Atom]:
     )
 
 
-def _atoms() -> tuple[Atom, ...]:
-    """Every atom, kind by kind (the order is each atom's index in the table: keep it)."""
-    kinds = (
-        _length_atoms,
-        _end_atoms,
-        _count_atoms,
-        _repetition_atoms,
-        _order_atoms,
-        _content_atoms,
-        _place_atoms,
-    )
-    return tuple(atom for kind in kinds for atom in kind())
-
-
-ATOMS: tuple[Atom, ...] = _atoms()
+ATOMS: tuple[Atom, ...] = tuple(_atoms())
 ATOM_INDEX: dict[str, int] = {a.id: i for i, a in enumerate(ATOMS)}
 
 
@@ -386,54 +314,20 @@ def atom_table() -> npt.NDArray[np.bool_]:
 
 def combine(shape: str, values: Sequence[Any]) -> Any:
     """A shape applied to its atoms' truth values (bools or numpy arrays)."""
-    if shape == "one":
-        return values[0]
-    if shape == "and":
-        return values[0] & values[1]
-    if shape == "or":
-        return values[0] | values[1]
-    if shape == "and3":
-        return values[0] & values[1] & values[2]
-    if shape == "or3":
-        return values[0] | values[1] | values[2]
-    if shape == "and_or":
-        return (values[0] & values[1]) | values[2]
-    if shape == "or_and":
-        return (values[0] | values[1]) & values[2]
-    if shape == "xor":
-        return values[0] ^ values[1]
-    raise ValueError(f"unknown shape {shape!r}")
+    if shape not in _FORMS:
+        raise ValueError(f"unknown shape {shape!r}")
+    return _FORMS[shape][1](values)
 
 
 def rule_source(shape: str, atoms: Sequence[Atom]) -> str:
     """The rule's predicate in the word language."""
-    p = [f"({a.source})" for a in atoms]
-    body = {
-        "one": lambda: atoms[0].source,
-        "and": lambda: f"{p[0]} and {p[1]}",
-        "or": lambda: f"{p[0]} or {p[1]}",
-        "and3": lambda: f"{p[0]} and {p[1]} and {p[2]}",
-        "or3": lambda: f"{p[0]} or {p[1]} or {p[2]}",
-        "and_or": lambda: f"({p[0]} and {p[1]}) or {p[2]}",
-        "or_and": lambda: f"({p[0]} or {p[1]}) and {p[2]}",
-        "xor": lambda: f"{p[0]} != {p[1]}",
-    }[shape]()
-    return f"lambda w: {body}"
+    parts = [atoms[0].source] if shape == "one" else [f"({a.source})" for a in atoms]
+    return f"lambda w: {_FORMS[shape][2].format(*parts)}"
 
 
 def rule_text(shape: str, atoms: Sequence[Atom]) -> str:
     """The rule in words, about "the word"."""
-    t = [a.text for a in atoms]
-    return {
-        "one": lambda: f"The word {t[0]}.",
-        "and": lambda: f"The word {t[0]} and {t[1]}.",
-        "or": lambda: f"The word {t[0]} or {t[1]} (or both).",
-        "and3": lambda: f"The word {t[0]}, {t[1]} and {t[2]}.",
-        "or3": lambda: f"The word {t[0]}, or {t[1]}, or {t[2]} (at least one of them).",
-        "and_or": lambda: f"Either the word {t[0]} and {t[1]}, or it {t[2]} (or both).",
-        "or_and": lambda: f"The word {t[2]}, and also {t[0]} or {t[1]} (or both).",
-        "xor": lambda: f"The word {t[0]} or {t[1]}, but not both.",
-    }[shape]()
+    return _FORMS[shape][3].format(*(a.text for a in atoms))
 
 
 @dataclass(frozen=True)
@@ -486,8 +380,9 @@ def grammar_rule(
     shape: str, atom_ids: Sequence[str], level: str, provenance: dict[str, Any] | None = None
 ) -> Rule:
     atoms = [ATOMS[ATOM_INDEX[a]] for a in atom_ids]
-    if len(atoms) != ARITY[shape]:  # type: ignore[index]
-        raise ValueError(f"shape {shape} takes {ARITY[shape]} atoms, not {len(atoms)}")  # type: ignore[index]
+    arity = _FORMS[shape][0]
+    if len(atoms) != arity:
+        raise ValueError(f"shape {shape} takes {arity} atoms, not {len(atoms)}")
     return Rule(
         key=f"{level}:{shape}:{'+'.join(atom_ids)}",
         level=level,
@@ -614,7 +509,7 @@ def generate_rules(level: str, seed: int, n: int) -> list[Rule]:
         shape = rng.choice(SHAPES[level])
         atoms: list[int] = []
         kinds: set[str] = set()
-        while len(atoms) < ARITY[shape]:
+        while len(atoms) < _FORMS[shape][0]:
             i = rng.randrange(len(ATOMS))
             if ATOMS[i].kind not in kinds:
                 atoms.append(i)

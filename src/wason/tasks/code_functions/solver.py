@@ -72,37 +72,22 @@ def hypotheses(level: str) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int16]]
     for shape in SHAPES[level]:
         code = SHAPE_CODES.index(shape)
         if shape == "one":
-            for i in range(n):
-                shapes.append(code)
-                atoms.append((i, -1, -1))
+            chosen = [(i, -1, -1) for i in range(n)]
         elif shape in ("and", "or", "xor"):
-            for i, j in pairs:
-                shapes.append(code)
-                atoms.append((i, j, -1))
+            chosen = [(i, j, -1) for i, j in pairs]
         else:
-            for i, j, k in itertools.combinations(range(n), 3):
-                if len({kinds[i], kinds[j], kinds[k]}) < 3:
-                    continue
-                if shape in ("and3", "or3"):
-                    shapes.append(code)
-                    atoms.append((i, j, k))
-                else:  # (A and B) or C / (A or B) and C: any of the three is C
-                    for a, b, c in ((i, j, k), (i, k, j), (j, k, i)):
-                        shapes.append(code)
-                        atoms.append((a, b, c))
+            triples = [t for t in itertools.combinations(range(n), 3) if len({kinds[i] for i in t}) == 3]
+            # (A and B) or C / (A or B) and C: any of the three is C
+            turns = ((0, 1, 2),) if shape in ("and3", "or3") else ((0, 1, 2), (0, 2, 1), (1, 2, 0))
+            chosen = [(t[a], t[b], t[c]) for t in triples for a, b, c in turns]
+        shapes += [code] * len(chosen)
+        atoms += chosen
     return np.array(shapes, dtype=np.int8), np.array(atoms, dtype=np.int16).reshape(-1, 3)
 
 
 def _values(shape: npt.NDArray[np.int8], atoms: npt.NDArray[np.int16], column: npt.NDArray[np.bool_]) -> Any:
     """Each hypothesis's truth on one word, given the atoms' truth on it (``column``)."""
-    padded = np.append(column, False)  # index -1 reads the padding
-    a, b, c = padded[atoms[:, 0]], padded[atoms[:, 1]], padded[atoms[:, 2]]
-    out = np.zeros(len(shape), dtype=bool)
-    for code, name in enumerate(SHAPE_CODES):
-        sel = shape == code
-        if sel.any():
-            out[sel] = combine(name, [a[sel], b[sel], c[sel]])
-    return out
+    return _extensions(shape, atoms, np.append(column, (True, False)))  # indices -2 and -1 read the padding
 
 
 def _pack(truth: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
@@ -117,12 +102,13 @@ def _pack(truth: npt.NDArray[np.bool_]) -> npt.NDArray[np.uint64]:
 
 
 def _extensions(
-    shape: npt.NDArray[np.int8], atoms: npt.NDArray[np.int16], bits: npt.NDArray[np.uint64]
-) -> npt.NDArray[np.uint64]:
+    shape: npt.NDArray[np.int8], atoms: npt.NDArray[np.int16], bits: npt.NDArray[Any]
+) -> npt.NDArray[Any]:
     """Each hypothesis's truth on the word list, packed (:func:`_pack`), from the atoms' packed rows ``bits``
-    (then a row of ones and a row of zeros, which atom indices -2 and -1 read): shape (hypotheses, columns)."""
+    (then a row of ones and a row of zeros, which atom indices -2 and -1 read): shape (hypotheses, columns).
+    Given the atoms' truth on one word (then true, then false), each hypothesis's truth on it."""
     a, b, c = bits[atoms[:, 0]], bits[atoms[:, 1]], bits[atoms[:, 2]]
-    out = np.zeros((len(shape), bits.shape[1]), dtype=bits.dtype)
+    out = np.zeros((len(shape), *bits.shape[1:]), dtype=bits.dtype)
     for code, name in enumerate(SHAPE_CODES):
         sel = shape == code
         if sel.any():

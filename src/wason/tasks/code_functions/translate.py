@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -38,13 +39,7 @@ class Translation:
     reason: str | None
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "index": self.index,
-            "name": self.name,
-            "code": self.code,
-            "source": self.source,
-            "reason": self.reason,
-        }
+        return dataclasses.asdict(self)
 
 
 def split_functions(text: str) -> list[str]:

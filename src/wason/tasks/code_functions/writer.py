@@ -199,17 +199,14 @@ def writer_results(store: RunReader, run_id: int) -> Results:
     """The rules a game master wrote: each accepted rule's code, each rejection's reason."""
     report = writer_report(store, run_id)
     rows: list[dict[str, Cell]] = [
-        {"episode": row["index"], "index": row["index"], "accepted": "yes", "what": str(row["source"])}
-        for row in report.rules
-    ]
-    rows += [
         {
             "episode": row["index"],
             "index": row["index"],
-            "accepted": "no",
-            "what": str(row.get("reason") or row.get("error")),
+            "accepted": "yes" if ok else "no",
+            "what": str(row["source"] if ok else row.get("reason") or row.get("error")),
         }
-        for row in report.rejections
+        for ok, group in ((True, report.rules), (False, report.rejections))
+        for row in group
     ]
     table = Table(
         name="rules",

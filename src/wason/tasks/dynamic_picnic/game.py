@@ -226,10 +226,6 @@ class _Stats:
     judge_calls: int = 0
 
 
-def _stats_to_dict(s: _Stats) -> dict[str, int]:
-    return dict(s.__dict__)
-
-
 @dataclass
 class DynamicPicnicGame:
     """One Dynamic Picnic episode.
@@ -450,9 +446,9 @@ class DynamicPicnicGame:
                 "judge_votes": last["votes"] if last else None,
                 "guess_log": self.guesses,
                 "question_log": self.questions,
-                "validated_positives": sum(1 for e in self.pool.values() if e.label is True),
-                "validated_negatives": sum(1 for e in self.pool.values() if e.label is False),
-                "items": _stats_to_dict(self.stats),
+                "validated_positives": self._validated(True),
+                "validated_negatives": self._validated(False),
+                "items": dict(self.stats.__dict__),
                 "items_provenance": self.provenance,
                 "by_code": self.by_code,
                 "domain": "nouns" if self.nouns else ("words" if self.by_code else None),
@@ -466,18 +462,21 @@ class DynamicPicnicGame:
         return min(n, MAX_MORE)
 
     def _short_of(self, n: int) -> bool:
-        unseen_pos = sum(1 for e in self._unseen() if e.label is True)
-        unseen_neg = sum(1 for e in self._unseen() if e.label is False)
-        return unseen_pos < n or (self.settings.negatives and unseen_neg < n)
+        unseen = self._unseen()
+        short = [sum(1 for e in unseen if e.label is label) < n for label in (True, False)]
+        return short[0] or (self.settings.negatives and short[1])
 
     def _unseen(self) -> list[Entry]:
         return [e for e in self.pool.values() if e.source != "player" and e.item not in self.shown]
 
+    def _validated(self, label: bool) -> int:
+        return sum(1 for e in self.pool.values() if e.label is label)
+
     def _enough(self) -> bool:
         s = self.settings
-        pos = sum(1 for e in self.pool.values() if e.label is True)
-        neg = sum(1 for e in self.pool.values() if e.label is False)
-        return pos >= s.min_positives and (not s.negatives or neg >= s.min_negatives)
+        return self._validated(True) >= s.min_positives and (
+            not s.negatives or self._validated(False) >= s.min_negatives
+        )
 
     async def _write_rounds(self, rounds: int, *, turn: int, until_enough: bool) -> dict[str, Any]:
         """Writer rounds, each followed by the panel's votes on the new items; the record holds them all.
@@ -491,15 +490,10 @@ class DynamicPicnicGame:
             known = list(self.pool)
             writes = [
                 await master.write(
-                    self.rule.text, known, self.asked, s.candidates, fits=True, turn=turn, round_=round_
+                    self.rule.text, known, self.asked, s.candidates, fits=fits, turn=turn, round_=round_
                 )
+                for fits in (True, False)[: 1 + s.negatives]
             ]
-            if s.negatives:
-                writes.append(
-                    await master.write(
-                        self.rule.text, known, self.asked, s.candidates, fits=False, turn=turn, round_=round_
-                    )
-                )
             fresh = [i for w in writes for i in w["items"] if i not in self.pool]
             fresh = list(dict.fromkeys(fresh))
             to_vote = [i for i in fresh if needs_vote(self.rule.kind, self.program, i)]
@@ -537,27 +531,26 @@ class DynamicPicnicGame:
                     self.stats.writer_misses += 1
                 self.pool[item] = Entry(item, label, by, "writer+" if fits else "writer-", vote)
 
-    def _take(self, label: bool, n: int) -> list[str]:
-        out = [e.item for e in self._unseen() if e.label is label][:n]
-        self.shown.update(out)
-        return out
+    def _deal(self, n: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Up to ``n`` unseen validated items that fit, and as many that do not (when negatives are shown)."""
+        unseen = self._unseen()
+        pos = tuple([e.item for e in unseen if e.label is True][:n])
+        neg = tuple([e.item for e in unseen if e.label is False][:n]) if self.settings.negatives else ()
+        self.shown.update(pos + neg)
+        self.seen_pos += len(pos)
+        self.seen_neg += len(neg)
+        return pos, neg
 
     def _begin(self) -> PicnicObservation:
         self.prepared = True
         if not self._enough():
-            pos = sum(1 for e in self.pool.values() if e.label is True)
-            neg = sum(1 for e in self.pool.values() if e.label is False)
             s = self.settings
             self._rejection = (
-                f"too few validated items: {pos} that fit and {neg} that do not "
-                f"(needs {s.min_positives} and {s.min_negatives if s.negatives else 0})"
+                f"too few validated items: {self._validated(True)} that fit and {self._validated(False)} that "
+                f"do not (needs {s.min_positives} and {s.min_negatives if s.negatives else 0})"
             )
             return self._end("rule_rejected")
-        n = self.settings.init_examples
-        self.initial = tuple(self._take(True, n))
-        self.initial_negatives = tuple(self._take(False, n)) if self.settings.negatives else ()
-        self.seen_pos += len(self.initial)
-        self.seen_neg += len(self.initial_negatives)
+        self.initial, self.initial_negatives = self._deal(self.settings.init_examples)
         self.history.append((GM, prompts.initial_message(self.initial)))
         if self.initial_negatives:
             self.history.append((GM, cannot_bring(self.initial_negatives)))
@@ -610,10 +603,7 @@ class DynamicPicnicGame:
         self.history.append(
             (PLAYER, action.said[:MAX_SAID] or f"Can I have {n} more example{'s' if n > 1 else ''}?")
         )
-        pos = tuple(self._take(True, n))
-        neg = tuple(self._take(False, n)) if self.settings.negatives else ()
-        self.seen_pos += len(pos)
-        self.seen_neg += len(neg)
+        pos, neg = self._deal(n)
         lines = []
         if pos:
             lines.append(f"You can also bring: {prompts.examples_text(pos)}.")

@@ -207,9 +207,7 @@ def decide(
         fits = program(item)
         if kind == "lexical" or not fits:
             return fits, "predicate"
-    if vote is None:
-        return None, "panel"
-    if not vote["unanimous"]:
+    if vote is None or not vote["unanimous"]:
         return None, "panel"
     label = vote["votes"][0]
     return (bool(label) if label is not None else None), ("predicate+panel" if kind == "mixed" else "panel")

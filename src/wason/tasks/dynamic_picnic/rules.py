@@ -63,80 +63,65 @@ _PICNIC = "can be brought to the picnic."
 _ITEMS = "Only items that "
 _LOGICAL = "The item can be brought to the picnic only if its name "
 
-PREDICATES: dict[str, tuple[Kind, str]] = {
+_SPELLING: dict[str, str] = {
     # attribute-based
     f"{_ITEMS}have their vowels in alphabetical order {_PICNIC}": (
-        "lexical",
-        f"lambda w: [c for c in w if c in {_VOWEL}] == sorted(c for c in w if c in {_VOWEL})",
+        f"lambda w: [c for c in w if c in {_VOWEL}] == sorted(c for c in w if c in {_VOWEL})"
     ),
     f"{_ITEMS}are palindromes {_PICNIC}": (
-        "lexical",
-        'lambda w: len(w.replace(" ", "")) > 1 and w.replace(" ", "") == w.replace(" ", "")[::-1]',
+        'lambda w: len(w.replace(" ", "")) > 1 and w.replace(" ", "") == w.replace(" ", "")[::-1]'
     ),
     f"{_ITEMS}can be typed using only the top row of a QWERTY keyboard {_PICNIC}": (
-        "lexical",
-        'lambda w: len(w) > 0 and all(c in "qwertyuiop" for c in w.replace(" ", ""))',
+        'lambda w: len(w) > 0 and all(c in "qwertyuiop" for c in w.replace(" ", ""))'
     ),
     f"{_ITEMS}have a prime number of letters in their names {_PICNIC}": (
-        "lexical",
-        "lambda w: sum(c.isalpha() for c in w) in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)",
+        "lambda w: sum(c.isalpha() for c in w) in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)"
     ),
     f"{_ITEMS}can be spelled without repeating a letter {_PICNIC}": (
-        "lexical",
-        "lambda w: len(set(c for c in w if c.isalpha())) == sum(c.isalpha() for c in w)",
+        "lambda w: len(set(c for c in w if c.isalpha())) == sum(c.isalpha() for c in w)"
     ),
     f"{_ITEMS}contain the same number of consonants and vowels in their names {_PICNIC}": (
-        "lexical",
-        f"lambda w: sum(c in {_VOWEL} for c in w) == sum(c.isalpha() and c not in {_VOWEL} for c in w)",
+        f"lambda w: sum(c in {_VOWEL} for c in w) == sum(c.isalpha() and c not in {_VOWEL} for c in w)"
     ),
     (
         f"{_ITEMS}are spelled with letters that, when converted to their corresponding numbers in the alphabet "
         f"(A=1, B=2... Z=26), the sum of these numbers is a Fibonacci number {_PICNIC}"
     ): (
-        "lexical",
         "lambda w: sum(ord(c) - 96 for c in w if 'a' <= c <= 'z') in "
-        "(1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377)",
+        "(1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377)"
     ),
     f"{_ITEMS}when translated into Morse Code, contain an equal number of dots and dashes {_PICNIC}".replace(
         "Only items that when", "Only items that, when"
-    ): (
-        "lexical",
-        f'lambda w: sum(int("{_MORSE_DIGITS}"[ord(c) - 97]) - 4 for c in w if "a" <= c <= "z") == 0',
-    ),
+    ): f'lambda w: sum(int("{_MORSE_DIGITS}"[ord(c) - 97]) - 4 for c in w if "a" <= c <= "z") == 0',
     f"{_ITEMS}have a double letter in their names {_PICNIC}": (
-        "lexical",
-        "lambda w: any(a == b and a.isalpha() for a, b in zip(w, w[1:]))",
+        "lambda w: any(a == b and a.isalpha() for a, b in zip(w, w[1:]))"
     ),
-    f"{_ITEMS}start with the letter 'F' {_PICNIC}": ("lexical", 'lambda w: w.startswith("f")'),
+    f"{_ITEMS}start with the letter 'F' {_PICNIC}": 'lambda w: w.startswith("f")',
     # logical
     (
         # the published text says "only if it starts", not "only if its name starts" (rule 161)
         "The item can be brought to the picnic only if it starts with a vowel, contains an odd number of letters, "
         "and its last letter is not the same as the first."
-    ): (
-        "lexical",
-        f"lambda w: w[0] in {_VOWEL} and sum(c.isalpha() for c in w) % 2 == 1 and w[-1] != w[0]",
-    ),
+    ): f"lambda w: w[0] in {_VOWEL} and sum(c.isalpha() for c in w) % 2 == 1 and w[-1] != w[0]",
     f"{_LOGICAL}starts with a vowel and has an even number of letters.": (
-        "lexical",
-        f"lambda w: w[0] in {_VOWEL} and sum(c.isalpha() for c in w) % 2 == 0",
+        f"lambda w: w[0] in {_VOWEL} and sum(c.isalpha() for c in w) % 2 == 0"
     ),
     f"{_LOGICAL}starts with a consonant and ends with a vowel.": (
-        "lexical",
-        f"lambda w: w[0].isalpha() and w[0] not in {_VOWEL} and w[-1] in {_VOWEL}",
+        f"lambda w: w[0].isalpha() and w[0] not in {_VOWEL} and w[-1] in {_VOWEL}"
     ),
+}
+_MIXED: dict[str, str] = {
     f"{_LOGICAL}is a one-word noun and starts with a consonant.": (
-        "mixed",
-        f"lambda w: {_SINGLE} and w[0].isalpha() and w[0] not in {_VOWEL}",
+        f"lambda w: {_SINGLE} and w[0].isalpha() and w[0] not in {_VOWEL}"
     ),
     f"{_LOGICAL}is a single-word noun that contains the letter 'a' and ends with the letter 's'.": (
-        "mixed",
-        f'lambda w: {_SINGLE} and "a" in w and w.endswith("s")',
+        f'lambda w: {_SINGLE} and "a" in w and w.endswith("s")'
     ),
-    f"{_LOGICAL}is a single-word noun and ends with a vowel.": (
-        "mixed",
-        f"lambda w: {_SINGLE} and w[-1] in {_VOWEL}",
-    ),
+    f"{_LOGICAL}is a single-word noun and ends with a vowel.": f"lambda w: {_SINGLE} and w[-1] in {_VOWEL}",
+}
+PREDICATES: dict[str, tuple[Kind, str]] = {
+    **{text: ("lexical", predicate) for text, predicate in _SPELLING.items()},
+    **{text: ("mixed", predicate) for text, predicate in _MIXED.items()},
 }
 
 # "... its name is a single-word noun that starts with the letter 'P'." and its siblings.

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
+from wason.core.judged import JudgedMoves
 from wason.tasks.math_rules.expression import ExpressionVerdict, judge_expression
 from wason.tasks.math_rules.rules import MathRule, draw_sequences, quiz_starts, sequence
 
@@ -177,7 +178,7 @@ class _GuessRecord:
 
 
 @dataclass
-class MathGame:
+class MathGame(JudgedMoves):
     """One math-sequence episode against a hidden rule.
 
     Args:
@@ -192,6 +193,7 @@ class MathGame:
     examples: tuple[tuple[int, ...], ...]
     config: MathConfig = field(default_factory=MathConfig)
     judge: GuessJudge | None = None
+    judge_key = "llm"
 
     def __post_init__(self) -> None:
         if "llm" in self.config.judges and self.judge is None:
@@ -208,7 +210,6 @@ class MathGame:
         self.end_reason: EndReason | None = None
         self.won = False
         self._phase: Literal["play", "expression", "quiz", "done"] = "play"
-        self._pending: tuple[object, Mapping[str, Any] | None] | None = None
 
     # ------------------------------------------------------------------------------------------ state
     @property
@@ -219,32 +220,27 @@ class MathGame:
     def turns_left(self) -> int:
         return max(0, self.config.max_turns - self.turns)
 
+    def _obs(self, kind: ObservationKind, **fields: Any) -> MathObservation:
+        return MathObservation(kind=kind, turn=self.turns, turns_left=self.turns_left, **fields)
+
     def start(self) -> MathObservation:
-        return MathObservation(kind="start", turn=0, turns_left=self.turns_left, sequences=self.examples)
+        return self._obs("start", sequences=self.examples)
 
     # ------------------------------------------------------------------------------------- outside work
     async def settle(self, action: object) -> dict[str, Any] | None:
         """Ask the published LLM judge about a guess (when it is on); the record is stored with the turn."""
         self._pending = None
-        if self._phase != "play" or not isinstance(action, Guess) or "llm" not in self.config.judges:
+        if self._phase != "play" or not isinstance(action, Guess) or self.judge is None:
             return None
-        if self.judge is None:  # pragma: no cover - refused in __post_init__
+        if "llm" not in self.config.judges:
             return None
-        record = dict(await self.judge(action.text))
-        self._pending = (action, record)
-        return {"llm": record}
-
-    def settled(self, action: object, record: Mapping[str, Any]) -> None:
-        """Restore what :meth:`settle` learnt for ``action``."""
-        llm = record.get("llm")
-        self._pending = (action, dict(llm)) if isinstance(llm, Mapping) else None
+        return await self._ask(action, self.judge(action.text))
 
     # ------------------------------------------------------------------------------------------ steps
     def step(self, action: MathAction | Malformed) -> MathObservation:
         if self.done:
             raise RuntimeError("the episode has ended")
-        pending = self._pending[1] if self._pending and self._pending[0] is action else None
-        self._pending = None
+        pending = self._judged(action)
         if self._phase == "expression":
             source = action.source if isinstance(action, ExpressionAnswer) else None
             record = self.guesses[-1]
@@ -265,10 +261,12 @@ class MathGame:
             self.more_requests += 1
             n = self.config.per_turn if action.n is None else action.n
             if not 1 <= n <= MAX_MORE:
-                return self._format_error(f"n_examples must be between 1 and {MAX_MORE}, not {n}")
+                self.format_errors += 1
+                return self._continue(
+                    "format_error", reason=f"n_examples must be between 1 and {MAX_MORE}, not {n}"
+                )
             return self._continue("examples", n=n, always=True)
-        reason = action.reason if isinstance(action, Malformed) else f"unexpected {type(action).__name__}"
-        return self._format_error(reason, truncated=isinstance(action, Malformed) and action.truncated)
+        return self._continue("format_error", reason=self._unreadable(action))
 
     def _draw(self, n: int) -> tuple[tuple[int, ...], ...]:
         drawn = tuple(tuple(s) for s in draw_sequences(self.rule, self.level, self._rng, n))
@@ -282,16 +280,7 @@ class MathGame:
             return self._end("turns" if kind != "wrong" else "wrong", reason)
         count = n if n is not None else self.config.per_turn
         sequences = self._draw(count) if always or self.config.refill else ()
-        return MathObservation(
-            kind=kind, turn=self.turns, turns_left=self.turns_left, sequences=sequences, reason=reason
-        )
-
-    def _format_error(self, reason: str, *, truncated: bool = False) -> MathObservation:
-        if truncated:
-            self.truncated += 1
-        else:
-            self.format_errors += 1
-        return self._continue("format_error", reason=reason)
+        return self._obs(kind, sequences=sequences, reason=reason)
 
     def _guess(self, action: Guess, llm: Mapping[str, Any] | None) -> MathObservation:
         record = _GuessRecord(text=action.text, expression=action.expression, llm=llm)
@@ -300,7 +289,7 @@ class MathGame:
             if action.expression is None and self.config.ask_expression:
                 record.asked_expression = True
                 self._phase = "expression"
-                return MathObservation(kind="ask_expression", turn=self.turns, turns_left=self.turns_left)
+                return self._obs("ask_expression")
             record.verdict = judge_expression(self.rule, self.level, action.expression)
         return self._after_verdict(record)
 
@@ -342,22 +331,12 @@ class MathGame:
             terms = sequence(self.rule, s)
             self.quiz.append((tuple(terms[:QUIZ_SHOWN]), tuple(terms[QUIZ_SHOWN : QUIZ_SHOWN + QUIZ_ASKED])))
         self._phase = "quiz"
-        return MathObservation(
-            kind="ask_quiz", turn=self.turns, turns_left=self.turns_left, quiz=tuple(q for q, _ in self.quiz)
-        )
+        return self._obs("ask_quiz", quiz=tuple(q for q, _ in self.quiz))
 
     def _end(self, reason: EndReason, detail: str | None = None) -> MathObservation:
         self._phase = "done"
         self.end_reason = reason
-        return MathObservation(
-            kind="ended",
-            turn=self.turns,
-            turns_left=self.turns_left,
-            end_reason=reason,
-            won=self.won,
-            rule=self.rule.text(),
-            reason=detail,
-        )
+        return self._obs("ended", end_reason=reason, won=self.won, rule=self.rule.text(), reason=detail)
 
     # ---------------------------------------------------------------------------------------- outcome
     def quiz_accuracy(self) -> float | None:
@@ -372,15 +351,12 @@ class MathGame:
     def judge_results(self) -> dict[str, bool | None]:
         """Each judge that ran, on the last guess: right, wrong, or None (no guess, or it could not judge)."""
         last = self.guesses[-1] if self.guesses else None
-        out: dict[str, bool | None] = {}
-        for name in self.config.judges:
-            if name == "expression":
-                out[name] = bool(last and last.verdict and last.verdict.equivalent)
-            elif name == "quiz":
-                out[name] = self.quiz_accuracy() == 1.0 if self.quiz_answers is not None else False
-            elif name == "llm":
-                out[name] = bool(last and last.llm and last.llm.get("verdict") is True)
-        return out
+        verdicts: dict[str, bool | None] = {
+            "expression": bool(last and last.verdict and last.verdict.equivalent),
+            "quiz": self.quiz_accuracy() == 1.0 if self.quiz_answers is not None else False,
+            "llm": bool(last and last.llm and last.llm.get("verdict") is True),
+        }
+        return {name: verdicts[name] for name in self.config.judges}
 
     def outcome(self) -> Outcome:
         # guesses whose text held no expression (asked for afterwards, or judged by the LLM judge only)

@@ -107,14 +107,9 @@ class MathGameApi(GameApi):
         obs = observation if isinstance(observation, MathObservation) else MathObservation(**observation)
         messages = short_messages()
         result: bool | None = None
-        if obs.kind == "start":
-            text = load_text("api_init_message.txt").format(
-                generated_examples=format_sequences(obs.sequences)
-            )
-        elif obs.kind == "examples":
-            text = load_text("api_more_examples_message.txt").format(
-                generated_examples=format_sequences(obs.sequences)
-            )
+        if obs.kind in ("start", "examples"):
+            name = "api_init_message.txt" if obs.kind == "start" else "api_more_examples_message.txt"
+            text = load_text(name).format(generated_examples=format_sequences(obs.sequences))
         elif obs.kind == "wrong":
             result = False
             text = INCORRECT + (f"\n{NO_EXPRESSION}" if obs.reason else "")

@@ -88,21 +88,10 @@ class Catalog:
 
     def names(self, mask: int) -> list[str]:
         """The items of a bit set, in file order."""
-        return [self.items[i] for i in _bits(mask)]
+        return [self.items[i] for i in range(mask.bit_length()) if mask >> i & 1]
 
     def index(self, item: str) -> int:
         return self.positions[item]
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    i = 0
-    while mask:
-        if mask & 1:
-            out.append(i)
-        mask >>= 1
-        i += 1
-    return out
 
 
 @cache

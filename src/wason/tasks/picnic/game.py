@@ -33,6 +33,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from wason.core.game import Malformed, Outcome
+from wason.core.judged import JudgedMoves
 from wason.tasks.picnic.catalog import Catalog, PicnicRule, catalog, named_within, near_miss_mask
 from wason.tasks.picnic.guess import judge_guess
 
@@ -150,7 +151,7 @@ class _Move:
 
 
 @dataclass
-class PicnicGame:
+class PicnicGame(JudgedMoves):
     """One Static Picnic episode.
 
     Args:
@@ -186,7 +187,6 @@ class PicnicGame:
         self.end_reason: EndReason | None = None
         self.last_count = self.config.num_init_examples
         self.initial: tuple[tuple[str, ...], tuple[str, ...], bool] = ((), (), False)
-        self._pending: tuple[object, Mapping[str, Any] | None] | None = None
         self._started = False
 
     # ------------------------------------------------------------------------------------------ state
@@ -213,9 +213,6 @@ class PicnicGame:
         neg = bin(everything & ~self.members & ~self._not_negative & ~self._seen_neg_mask).count("1")
         return min(pos, neg)
 
-    def positives_left(self) -> int:
-        return bin(self.members & ~self._seen_pos_mask).count("1")
-
     def start(self) -> PicnicObservation:
         if self._started:
             raise RuntimeError("the game has started")
@@ -232,13 +229,7 @@ class PicnicGame:
         self._pending = None
         if self.done or not isinstance(action, Guess) or not self.config.llm_judge or self.judge is None:
             return None
-        verdict = await self.judge(action.text, self.rule.text, list(self.seen_pos))
-        self._pending = (action, verdict)
-        return {"llm_judgement": dict(verdict)}
-
-    def settled(self, action: object, record: Mapping[str, Any]) -> None:
-        """Restore what :meth:`settle` learnt for ``action``."""
-        self._pending = (action, record.get("llm_judgement"))
+        return await self._ask(action, self.judge(action.text, self.rule.text, list(self.seen_pos)))
 
     # ------------------------------------------------------------------------------------------ steps
 
@@ -247,9 +238,7 @@ class PicnicGame:
             raise RuntimeError("the episode has ended")
         if not self._started:
             raise RuntimeError("start the game first")
-        pending = self._pending
-        self._pending = None
-        llm = pending[1] if pending is not None and pending[0] is action else None
+        llm = self._judged(action)
         if isinstance(action, More):
             return self._more(action)
         if isinstance(action, GiveUp):
@@ -257,11 +246,7 @@ class PicnicGame:
             return self._end("gave_up")
         if isinstance(action, Guess):
             return self._guess(action, llm)
-        reason = action.reason if isinstance(action, Malformed) else f"not a move: {type(action).__name__}"
-        if isinstance(action, Malformed) and action.truncated:
-            self.truncated += 1
-        else:
-            self.format_errors += 1
+        reason = self._unreadable(action, "not a move:")
         self.moves.append(_Move(action={"type": "Malformed", "reason": reason}))
         if self._out_of_turns():
             return self._end("turn_limit")
