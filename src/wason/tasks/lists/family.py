@@ -459,11 +459,7 @@ class ListsFamily(Family[ListsRunConfig]):
         return ["trial", "examples", "examples_source"]
 
     def describe(self, config: ListsRunConfig, n_episodes: int, n_todo: int, who: str) -> str:
-        rules = (
-            f"generated split (seed {config.seed})"
-            if config.split == "generated"
-            else f"{config.split} split"
-        )
+        rules = f"{config.split} split" + (f" (seed {config.seed})" if config.split == "generated" else "")
         examples = config.examples_source()
         if examples == "generated":
             examples += f" with seeds {config.seed or 0}..{(config.seed or 0) + config.trials - 1}"

@@ -390,14 +390,12 @@ def judge_list_predicate(
     positives: Sequence[Sequence[int]] = (),
     observations: Iterable[Observation] = (),
 ) -> ListVerdict:
-    """Judge a model's predicate against the hidden rule on the probe set.
+    """Judge a model's predicate against the hidden rule on the probe set (``seed``, ``key`` and ``positives`` as
+    in :func:`list_probes`).
 
     Args:
         rule: the hidden rule, a plain callable on a tuple of ints.
         source: the model's predicate text (anything; text outside the language is judged wrong, not raised).
-        seed: probe seed.
-        key: the rule's key.
-        positives: lists the rule accepts, to mutate into near misses (see :func:`list_probes`).
         observations: ``(list, label)`` for every list the episode labelled (examples included), with the label
             the player was shown; each is a probe with that label (even where the rule's code would say
             otherwise), evaluated before the sampled probes.
@@ -513,11 +511,8 @@ def quiz_lists(
     say so. No list is in ``exclude`` and no list appears twice.
 
     Args:
-        rule: the hidden rule.
-        seed: quiz seed (the generator is separate from the probe set's).
-        key: the rule's key.
+        seed: quiz seed (the generator is separate from the probe set's); with the rule's ``key`` it seeds it.
         positives: lists the rule accepts (e.g. the examples shown).
-        n: number of lists.
         exclude: lists the player already tested or saw; none of them is used.
 
     Returns:
