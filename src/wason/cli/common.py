@@ -46,12 +46,11 @@ class ParserContext:
         json: bool = False,
         parents: Sequence[argparse.ArgumentParser] = (),
         **kw: Any,
-    ) -> argparse.ArgumentParser:
+    ) -> Any:
         """The parser of command ``name``: its help line, the store's ``--db`` (and ``--json`` with ``json``)
         flags and ``parents``; ``kw`` goes to ``add_parser`` (the description)."""
         shared = [self.store_opts, *([self.json_opt] if json else []), *parents]
-        parser: argparse.ArgumentParser = sub.add_parser(name, parents=shared, help=self.helps[name], **kw)
-        return parser
+        return sub.add_parser(name, parents=shared, help=self.helps[name], **kw)
 
     @property
     def families(self) -> list[Family[Any]]:
