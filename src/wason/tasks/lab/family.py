@@ -54,7 +54,7 @@ class LabRunConfig(JudgedSettings):
     Game ``k`` (1..n) plays the domain drawn with seed ``"{seed}|{k}"`` at the run's difficulty, ``trials`` times.
     """
 
-    model_config = ConfigDict(frozen=True, allow_inf_nan=False)  # every number of the run finite
+    model_config = ConfigDict(frozen=True)
 
     # the text environments' shaped rewards: requests the lab refused, and the share of the learner's wrong
     # hypotheses the experiments ruled out, after each experiment (wason.tasks.lab.learner.reduction_curve)
@@ -111,6 +111,7 @@ class LabRunConfig(JudgedSettings):
         default=None,
         ge=0.0,
         le=100.0,
+        allow_inf_nan=False,
         description="standard deviation of the measurement noise on numbers (default 0)",
     )
     budget: int | None = Field(
@@ -130,12 +131,17 @@ class LabRunConfig(JudgedSettings):
         default=20, ge=1, le=MAX_TEST_SIZE, description="test experiments on fresh objects"
     )
     tolerance: float = Field(
-        default=0.05, ge=0.0, lt=1.0, description="relative error within which a predicted number is right"
+        default=0.05,
+        ge=0.0,
+        lt=1.0,
+        allow_inf_nan=False,
+        description="relative error within which a predicted number is right",
     )
     pass_mark: float = Field(
         default=0.9,
         gt=0.0,
         le=1.0,
+        allow_inf_nan=False,
         description="share of test experiments predicted right that counts as a success",
     )
     design: Literal["information", "random"] = Field(
