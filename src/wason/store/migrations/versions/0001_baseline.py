@@ -14,9 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0001"
-down_revision: str | None = None
-branch_labels: str | None = None
-depends_on: str | None = None
+down_revision = None
 
 
 def upgrade() -> None:

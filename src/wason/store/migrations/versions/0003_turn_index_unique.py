@@ -18,9 +18,7 @@ from alembic import op
 from wason.store.migrations import MigrationRefused
 
 revision = "0003"
-down_revision: str | None = "0002"
-branch_labels: str | None = None
-depends_on: str | None = None
+down_revision = "0002"
 
 INDEX = "uq_turns_episode_index"
 

@@ -23,9 +23,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004"
-down_revision: str | None = "0003"
-branch_labels: str | None = None
-depends_on: str | None = None
+down_revision = "0003"
 
 CELL_INDEX = "uq_runs_sweep_cell"
 

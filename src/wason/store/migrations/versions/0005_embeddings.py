@@ -13,9 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
-down_revision: str | None = "0004"
-branch_labels: str | None = None
-depends_on: str | None = None
+down_revision = "0004"
 
 
 def upgrade() -> None:

@@ -21,9 +21,7 @@ from alembic import op
 from wason.store import search
 
 revision = "0006"
-down_revision: str | None = "0005"
-branch_labels: str | None = None
-depends_on: str | None = None
+down_revision = "0005"
 
 
 def upgrade() -> None:

@@ -22,9 +22,7 @@ from alembic import op
 from wason.store import search
 
 revision = "0008"
-down_revision: str | None = "0007"
-branch_labels: str | None = None
-depends_on: str | None = None
+down_revision = "0007"
 
 
 def _run(statements: list[str]) -> None:
