@@ -88,11 +88,9 @@ class ZendoProtocol(NamedTuple):  # with no moves declared, a person types these
         if not (found := re.search(r"^\s*TEST\s+(.+)$", reply, re.I | re.M)):
             return Malformed("no line TEST ... or GUESS N")
         row = tuple((c.lower(), s.lower()) for c, s in PIECE.findall(found[1]))
-        return (
-            Test(row)
-            if 1 <= len(row) <= 6
-            else Malformed("row: 1 to 6 pieces such as 'red circle, blue square'")
-        )
+        if not 1 <= len(row) <= 6:
+            return Malformed("row: 1 to 6 pieces such as 'red circle, blue square'")
+        return Test(row)
 
     def feedback(self, seen: Seen) -> str:
         if seen.correct is not None:
@@ -110,9 +108,8 @@ class ZendoSolver:  # tests the row that splits the rules still possible most ev
             self.alive = [r for r in self.alive if FOLLOWS[r - 1](seen.row) == seen.follows]
         if len(self.alive) == 1 or seen.tests_left == 0:
             return Move(action=Guess(self.alive[0]))
-        return Move(
-            action=Test(min(ROWS, key=lambda row: abs(sum(FOLLOWS[r - 1](row) * 2 - 1 for r in self.alive))))
-        )
+        split = min(ROWS, key=lambda row: abs(sum(FOLLOWS[r - 1](row) * 2 - 1 for r in self.alive)))
+        return Move(action=Test(split))
 
 
 class ZendoFamily(Family[ZendoConfig]):

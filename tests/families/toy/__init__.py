@@ -41,9 +41,7 @@ class ToyObservation(BaseModel):  # what the player learns after a move; never t
 
 
 class ToyRunConfig(RunSettings):
-    item_fields: ClassVar[frozenset[str] | None] = frozenset(
-        {"seed", "n"}
-    )  # choose the items: hidden in play
+    item_fields: ClassVar[frozenset[str] | None] = frozenset({"seed", "n"})  # draw the items: hidden in play
     task: Literal["toy"] = "toy"
     seed: int = Field(default=0, ge=0, le=2**31, description="seed the hidden thresholds are drawn with")
     n: int = Field(default=5, ge=1, le=10_000, description="hidden thresholds (episodes) in the run")
@@ -122,10 +120,8 @@ class ToySolver:  # the ideal player: binary search over 1..100 (at most seven p
         self.low, self.high = LOW, HIGH
 
     async def act(self, o: ToyObservation) -> Move[Probe | Guess]:
-        if o.kind == "answer" and o.x is not None:
-            self.high, self.low = (
-                (min(self.high, o.x), self.low) if o.result else (self.high, max(self.low, o.x + 1))
-            )
+        if o.kind == "answer" and o.x is not None:  # its own probe, low <= x < high: halve the range
+            self.high, self.low = (o.x, self.low) if o.result else (self.high, o.x + 1)
         if self.low >= self.high or o.remaining <= 0:
             return Move(action=Guess(self.low))
         return Move(action=Probe((self.low + self.high) // 2))
@@ -138,10 +134,8 @@ class ToyFamily(Family[ToyRunConfig]):
     def items(self, config: ToyRunConfig) -> list[Item]:
         s, rng, params = config.seed, random.Random(config.seed), {"n": config.n, "low": LOW, "high": HIGH}
         prov = {"generator": GENERATOR, "version": GENERATOR_VERSION, "seed": s, "params": params}
-        drawn = [rng.randint(LOW, HIGH) for _ in range(config.n)]
-        return [
-            (f"toy-{s}-{i}", {"id": i, "threshold": t, "provenance": prov}) for i, t in enumerate(drawn, 1)
-        ]
+        drawn = enumerate((rng.randint(LOW, HIGH) for _ in range(config.n)), 1)
+        return [(f"toy-{s}-{i}", {"id": i, "threshold": t, "provenance": prov}) for i, t in drawn]
 
     def game(self, config: ToyRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> ToyGame:
         return ToyGame(int(item["threshold"]), config.max_probes)
