@@ -26,6 +26,8 @@ from wason.models.preflight import confirm_model
 from wason.models.replies import (
     MAX_REPLY_BYTES,
     Count,
+    ListedModel,
+    ModelList,
     ReplyModel,
     checked_text,
     is_transport_error,
@@ -68,14 +70,6 @@ class MessagesReply(ReplyModel):
     stop_reason: StrictStr | None = None
     usage: _ReplyUsage | None = None
     model: StrictStr | None = None
-
-
-class _ModelInfo(ReplyModel):
-    id: StrictStr
-
-
-class _ModelList(ReplyModel):
-    data: list[_ModelInfo]
 
 
 def to_anthropic_messages(messages: list[ChatMessage]) -> tuple[str | None, list[MessageParam]]:
@@ -347,7 +341,7 @@ class AnthropicModel:
                 raise
             return False
         try:
-            return validate(_ModelInfo, parse_json(body)).id != ""
+            return validate(ListedModel, parse_json(body)).id != ""
         except ModelError:
             return False
 
@@ -363,7 +357,7 @@ class AnthropicModel:
                     limit=self.max_reply_bytes,
                     declared_length=response.headers.get("content-length"),
                 )
-            return [entry.id for entry in validate(_ModelList, parse_json(body)).data]
+            return [entry.id for entry in validate(ModelList, parse_json(body)).data]
         except (TimeoutError, anthropic.AnthropicError, ModelError):
             return None
         except Exception as err:

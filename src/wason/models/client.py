@@ -6,6 +6,7 @@ of every call (messages, parameters, response, tokens, latency, errors) written 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import random
@@ -161,22 +162,12 @@ class ModelClient:
             "params": params.model_dump(),
             "cache_key": key,
         }
+        record = functools.partial(self._record, base, thread, parent, messages, hashed)
         if self.use_cache and self.store is not None:
             hit = self.store.cache_get(key)
             if hit is not None:
                 response = ModelResponse.model_validate(hit)
-                self._record(
-                    base,
-                    thread,
-                    parent,
-                    messages,
-                    hashed,
-                    response,
-                    latency=0.0,
-                    attempts=0,
-                    errors=[],
-                    cached=True,
-                )
+                record(response, latency=0.0, attempts=0, errors=[], cached=True)
                 return response
 
         errors: list[str] = []
@@ -198,33 +189,12 @@ class ModelClient:
             else:
                 latency = time.perf_counter() - started
                 # the call's record is also its cache entry (looked up by its cache_key)
-                self._record(
-                    base,
-                    thread,
-                    parent,
-                    messages,
-                    hashed,
-                    response,
-                    latency=latency,
-                    attempts=attempt + 1,
-                    errors=errors,
-                    cached=False,
-                )
+                record(response, latency=latency, attempts=attempt + 1, errors=errors, cached=False)
                 return response
             errors.append(_one_line(redact(str(exc))))
             if not exc.transient or attempt == self.policy.retries:
-                self._record(
-                    base,
-                    thread,
-                    parent,
-                    messages,
-                    hashed,
-                    None,
-                    latency=time.perf_counter() - started,
-                    attempts=attempt + 1,
-                    errors=errors,
-                    cached=False,
-                )
+                latency = time.perf_counter() - started
+                record(None, latency=latency, attempts=attempt + 1, errors=errors, cached=False)
                 if len(errors) > 1:
                     raise ModelError(
                         f"{errors[-1]} (after {len(errors)} attempts)",

@@ -36,6 +36,7 @@ from wason.models.preflight import confirm_model
 from wason.models.replies import (
     MAX_REPLY_BYTES,
     Count,
+    ModelList,
     ReplyModel,
     checked_text,
     parse_json,
@@ -139,14 +140,6 @@ class CompletionReply(ReplyModel):
     choices: list[_TextChoice] = Field(min_length=1)
     usage: _ReplyUsage | None = None
     model: StrictStr | None = None
-
-
-class _ListedModel(ReplyModel):
-    id: StrictStr
-
-
-class _ModelList(ReplyModel):
-    data: list[_ListedModel]
 
 
 def _request_messages(messages: list[ChatMessage]) -> list[dict[str, str]]:
@@ -374,7 +367,7 @@ class OpenAICompatModel:
                 raise ModelConfigError(f"cannot reach {self.endpoint}: {cause}") from None
             return None  # a list too large or cut off: the one-token request decides
         try:
-            listed = validate(_ModelList, parse_json(body))
+            listed = validate(ModelList, parse_json(body))
         except ModelError:
             return None
         return [entry.id for entry in listed.data]

@@ -13,7 +13,7 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Annotated, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from wason.models.base import ModelError
 
@@ -34,6 +34,18 @@ class ReplyModel(BaseModel):
     """Base of the reply schemas: fields we do not use are ignored, whatever they hold."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ListedModel(ReplyModel):
+    """One model of a ``GET /models`` reply (the OpenAI and Anthropic APIs answer with the same shape)."""
+
+    id: StrictStr
+
+
+class ModelList(ReplyModel):
+    """A ``GET /models`` reply: ``{"data": [{"id": ...}, ...]}``."""
+
+    data: list[ListedModel]
 
 
 def malformed(why: str) -> ModelError:

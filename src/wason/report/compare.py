@@ -372,35 +372,25 @@ def _by_name(row: ComparisonRow) -> dict[str, Score]:
     return {s.name: s for s in row.scores}
 
 
-def _rate_cell(score: Score, sep: str) -> str:
-    # the one format of a rate, in every format (rate_text): the terminal puts the counts on a line of their own
-    return rate_text(score.value or 0.0, score.interval or (0.0, 1.0), score.k or 0, score.n or 0, sep=sep)
+def _cell(score: Score | None, sep: str, between: str) -> str:
+    # the one format of a score, in every format: ``sep`` before its interval (the terminal's is a line break),
+    # ``between`` the interval's ends; a rate's is rate_text's
+    if score is None or score.value is None:
+        return "-"
+    if score.kind == "rate":
+        return rate_text(score.value, score.interval or (0.0, 1.0), score.k or 0, score.n or 0, sep=sep)
+    if score.kind == "mean" and score.interval is not None:
+        low, high = score.interval
+        return f"{number(score.value)}{sep}[{number(low)}{between}{number(high)}]"
+    return number(score.value) if score.kind == "mean" else str(int(score.value))
 
 
 def _terminal_cell(score: Score | None) -> str:
-    if score is None or score.value is None:
-        return "-"
-    if score.kind == "rate":
-        return _rate_cell(score, "\n")
-    if score.kind == "mean":
-        if score.interval is None:
-            return number(score.value)
-        low, high = score.interval
-        return f"{number(score.value)}\n[{number(low)}-{number(high)}]"
-    return str(int(score.value))
+    return _cell(score, "\n", "-")
 
 
 def _paper_cell(score: Score | None) -> str:
-    if score is None or score.value is None:
-        return "-"
-    if score.kind == "rate":
-        return _rate_cell(score, " ")
-    if score.kind == "mean":
-        if score.interval is None:
-            return number(score.value)
-        low, high = score.interval
-        return f"{number(score.value)} [{number(low)}, {number(high)}]"
-    return str(int(score.value))
+    return _cell(score, " ", ", ")
 
 
 def _compact(n: int) -> str:
