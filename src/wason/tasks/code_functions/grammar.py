@@ -2,7 +2,7 @@
 
 An **atom** is one property of a word (its length, its first or last letter, how many vowels it has, a double
 letter, repeated letters, alphabetical order, a substring, a letter at a position...), with a phrase for people,
-a predicate in the word language (:mod:`wason.sandbox.words`) and the same test written natively (for speed: the
+a predicate in the word language (:mod:`wason.sandbox.words`) and the same test compiled by Python (for speed: the
 two are checked against each other on every word by the tests). Vowels are a, e, i, o, u; y is a consonant.
 
 Levels (the complexity of a rule is the number of atoms and how they are joined):
@@ -20,8 +20,6 @@ so that the luck of 50 words lets no 3% rule through, true for 10%-90% of the wh
 from __future__ import annotations
 
 import hashlib
-import itertools
-import operator
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +34,6 @@ from wason.tasks.code_functions.vocabulary import vocabulary
 GENERATOR = "code-functions-grammar"
 GENERATOR_VERSION = 2
 LEVELS = ("L1", "L2", "L3")
-VOWELS = "aeiou"
 
 Shape = Literal["one", "and", "or", "and3", "or3", "and_or", "or_and", "xor"]
 SHAPES: dict[str, tuple[Shape, ...]] = {
@@ -82,7 +79,8 @@ class Atom:
         kind: its family; rules never join two atoms of one kind.
         text: the phrase (``has exactly 5 letters``).
         source: the body of its predicate in the word language, over ``w``.
-        test: the same test, natively.
+        test: the same test, compiled by Python from ``source`` (the word language is a subset of Python's
+            expressions: the tests check the two agree on every word).
     """
 
     id: str
@@ -92,113 +90,71 @@ class Atom:
     test: Callable[[str], bool] = field(repr=False, compare=False)
 
 
-def _vowels(w: str) -> int:
-    return sum(c in VOWELS for c in w)
-
-
-def _atom(id_: str, kind: str, text: str, source: str, test: Callable[..., bool]) -> Atom:
-    # the tests bind their parameters as defaults (``lambda w, k=k: ...``), which Callable[[str], bool] refuses
+def _atom(id_: str, kind: str, text: str, source: str) -> Atom:
+    test: Callable[[str], bool] = eval(f"lambda w: {source}", {})  # trusted text, built in this module
     return Atom(id_, kind, text, source, test)
 
 
-_COMPARE: dict[str, tuple[str, str, Callable[[int, int], bool]]] = {
-    "eq": ("exactly", "==", operator.eq),
-    "ge": ("at least", ">=", operator.ge),
-    "le": ("at most", "<=", operator.le),
-}
+_COMPARE = {"eq": ("exactly", "=="), "ge": ("at least", ">="), "le": ("at most", "<=")}
 
 
-def _counted(
-    name: str, kind: str, noun: str, source: str, count: Callable[[str], int], **ks: Iterable[int]
-) -> Iterator[Atom]:
+def _counted(name: str, kind: str, noun: str, source: str, **ks: Iterable[int]) -> Iterator[Atom]:
     """``has exactly / at least / at most k nouns``, for each comparison's ``k`` in the order given."""
     for op, values in ks.items():
-        word, symbol, compare = _COMPARE[op]
+        word, symbol = _COMPARE[op]
         for k in values:
             yield _atom(
-                f"{name}_{op}_{k}",
-                kind,
-                f"has {word} {k} {noun}{'s' * (k > 1)}",
-                f"{source} {symbol} {k}",
-                lambda w, k=k, compare=compare: compare(count(w), k),
+                f"{name}_{op}_{k}", kind, f"has {word} {k} {noun}{'s' * (k > 1)}", f"{source} {symbol} {k}"
             )
 
 
-def _each(
-    values: Iterable[Any], id_: str, kind: str, text: str, source: str, test: Callable[[str, Any], bool]
-) -> Iterator[Atom]:
-    """One atom per value (a tuple is formatted as its fields): ``test(w, value)`` is its test."""
+def _each(values: Iterable[Any], id_: str, kind: str, text: str, source: str) -> Iterator[Atom]:
+    """One atom per value (a tuple is formatted as its fields)."""
     for v in values:
         fields = v if isinstance(v, tuple) else (v,)
-        yield _atom(
-            id_.format(*fields),
-            kind,
-            text.format(*fields),
-            source.format(*fields),
-            lambda w, v=v: test(w, v),
-        )
+        yield _atom(id_.format(*fields), kind, text.format(*fields), source.format(*fields))
 
 
-def _table(kind: str, *rows: tuple[str, str, str, Callable[[str], bool]]) -> Iterator[Atom]:
-    """Atoms of one kind, each written out: id, text, source and test."""
-    for id_, text, source, test in rows:
-        yield Atom(id_, kind, text, source, test)
+def _table(kind: str, *rows: tuple[str, str, str]) -> Iterator[Atom]:
+    """Atoms of one kind, each written out: id, text and source."""
+    for id_, text, source in rows:
+        yield _atom(id_, kind, text, source)
 
 
 def _atoms() -> Iterator[Atom]:
     """Every atom, kind by kind (the order is each atom's index in the table: keep it)."""
-    yield from _counted(
-        "len", "length", "letter", "len(w)", len, eq=range(4, 8), ge=range(5, 8), le=range(4, 7)
-    )
+    yield from _counted("len", "length", "letter", "len(w)", eq=range(4, 8), ge=range(5, 8), le=range(4, 7))
     yield from _table(
         "length",
-        ("len_even", "has an even number of letters", "len(w) % 2 == 0", lambda w: len(w) % 2 == 0),
-        ("len_odd", "has an odd number of letters", "len(w) % 2 == 1", lambda w: len(w) % 2 == 1),
+        ("len_even", "has an even number of letters", "len(w) % 2 == 0"),
+        ("len_odd", "has an odd number of letters", "len(w) % 2 == 1"),
     )
     # the first and the last letter: vowel or consonant, a half of the alphabet, a letter, a suffix
     yield from _table(
         "first",
-        ("first_vowel", "starts with a vowel", 'w[0] in "aeiou"', lambda w: w[0] in VOWELS),
-        ("first_consonant", "starts with a consonant", 'w[0] not in "aeiou"', lambda w: w[0] not in VOWELS),
-        ("first_a_m", "starts with a letter from a to m", 'w[0] <= "m"', lambda w: w[0] <= "m"),
-        ("first_n_z", "starts with a letter from n to z", 'w[0] > "m"', lambda w: w[0] > "m"),
+        ("first_vowel", "starts with a vowel", 'w[0] in "aeiou"'),
+        ("first_consonant", "starts with a consonant", 'w[0] not in "aeiou"'),
+        ("first_a_m", "starts with a letter from a to m", 'w[0] <= "m"'),
+        ("first_n_z", "starts with a letter from n to z", 'w[0] > "m"'),
     )
-    yield from _each(
-        "sbcpmtdf", "first_{}", "first", "starts with '{}'", 'w[0] == "{}"', lambda w, c: w[0] == c
-    )
+    yield from _each("sbcpmtdf", "first_{}", "first", "starts with '{}'", 'w[0] == "{}"')
     yield from _table(
         "last",
-        ("last_vowel", "ends with a vowel", 'w[-1] in "aeiou"', lambda w: w[-1] in VOWELS),
-        ("last_consonant", "ends with a consonant", 'w[-1] not in "aeiou"', lambda w: w[-1] not in VOWELS),
+        ("last_vowel", "ends with a vowel", 'w[-1] in "aeiou"'),
+        ("last_consonant", "ends with a consonant", 'w[-1] not in "aeiou"'),
     )
-    yield from _each("esydtnr", "last_{}", "last", "ends with '{}'", 'w[-1] == "{}"', lambda w, c: w[-1] == c)
-    yield from _each(
-        ("er", "ed", "es", "ing", "ly", "al", "on"),
-        "suffix_{}",
-        "last",
-        "ends with '{}'",
-        'w.endswith("{}")',
-        lambda w, s: w.endswith(s),
-    )
+    yield from _each("esydtnr", "last_{}", "last", "ends with '{}'", 'w[-1] == "{}"')
+    suffixes = ("er", "ed", "es", "ing", "ly", "al", "on")
+    yield from _each(suffixes, "suffix_{}", "last", "ends with '{}'", 'w.endswith("{}")')
     # how many vowels, how many consonants
     vowels = 'sum(c in "aeiou" for c in w)'
-    yield from _counted("vowels", "vowels", "vowel", vowels, _vowels, eq=(1, 2, 3), ge=(2, 3), le=(1, 2))
+    yield from _counted("vowels", "vowels", "vowel", vowels, eq=(1, 2, 3), ge=(2, 3), le=(1, 2))
     yield _atom(
-        "vowels_half",
-        "vowels",
-        "has at least as many vowels as consonants",
-        f"2 * {vowels} >= len(w)",
-        lambda w: 2 * _vowels(w) >= len(w),
+        "vowels_half", "vowels", "has at least as many vowels as consonants", f"2 * {vowels} >= len(w)"
     )
+    consonants = 'sum(c not in "aeiou" for c in w)'
     yield from _counted(
-        "consonants",
-        "consonants",
-        "consonant",
-        'sum(c not in "aeiou" for c in w)',
-        lambda w: len(w) - _vowels(w),
-        eq=(3, 4),
-        ge=(3, 4, 5),
-        le=(2, 3),
+        "consonants", "consonants", "consonant", consonants, eq=(3, 4), ge=(3, 4, 5), le=(2, 3)
     )
     # letters that repeat: a double letter, a letter used twice, how many different letters
     yield from _table(
@@ -207,82 +163,40 @@ def _atoms() -> Iterator[Atom]:
             "double",
             "has a double letter (the same letter twice in a row)",
             "any(a == b for a, b in zip(w, w[1:]))",
-            lambda w: any(a == b for a, b in itertools.pairwise(w)),
         ),
         (
             "no_double",
             "has no double letter (never the same letter twice in a row)",
             "all(a != b for a, b in zip(w, w[1:]))",
-            lambda w: all(a != b for a, b in itertools.pairwise(w)),
         ),
     )
     yield from _table(
         "repeat",
-        (
-            "repeats",
-            "uses some letter more than once",
-            "len(set(w)) < len(w)",
-            lambda w: len(set(w)) < len(w),
-        ),
-        ("unique", "uses no letter more than once", "len(set(w)) == len(w)", lambda w: len(set(w)) == len(w)),
+        ("repeats", "uses some letter more than once", "len(set(w)) < len(w)"),
+        ("unique", "uses no letter more than once", "len(set(w)) == len(w)"),
     )
-    distinct = {"ge": (5, 6), "le": (4, 5)}
-    yield from _counted(
-        "distinct", "repeat", "different letter", "len(set(w))", lambda w: len(set(w)), **distinct
-    )
+    yield from _counted("distinct", "repeat", "different letter", "len(set(w))", ge=(5, 6), le=(4, 5))
     # alphabetical order among the letters
     yield from _table(
         "order",
-        (
-            "first_before_last",
-            "has its first letter earlier in the alphabet than its last",
-            "w[0] < w[-1]",
-            lambda w: w[0] < w[-1],
-        ),
-        (
-            "first_after_last",
-            "has its first letter later in the alphabet than its last",
-            "w[0] > w[-1]",
-            lambda w: w[0] > w[-1],
-        ),
-        (
-            "first_two_sorted",
-            "has its first two letters in alphabetical order",
-            "w[0] <= w[1]",
-            lambda w: w[0] <= w[1],
-        ),
-        (
-            "first_three_sorted",
-            "has its first three letters in alphabetical order",
-            "w[0] <= w[1] <= w[2]",
-            lambda w: w[0] <= w[1] <= w[2],
-        ),
-        (
-            "sorted",
-            "has all its letters in alphabetical order",
-            '"".join(sorted(w)) == w',
-            lambda w: "".join(sorted(w)) == w,
-        ),
+        ("first_before_last", "has its first letter earlier in the alphabet than its last", "w[0] < w[-1]"),
+        ("first_after_last", "has its first letter later in the alphabet than its last", "w[0] > w[-1]"),
+        ("first_two_sorted", "has its first two letters in alphabetical order", "w[0] <= w[1]"),
+        ("first_three_sorted", "has its first three letters in alphabetical order", "w[0] <= w[1] <= w[2]"),
+        ("sorted", "has all its letters in alphabetical order", '"".join(sorted(w)) == w'),
     )
     # a letter or a pair of letters the word contains, or contains twice
+    yield from _each("aeiorstnl", "has_{}", "contains", "contains the letter '{}'", '"{}" in w')
     yield from _each(
-        "aeiorstnl", "has_{}", "contains", "contains the letter '{}'", '"{}" in w', lambda w, c: c in w
-    )
-    yield from _each(
-        "eao",
-        "twice_{}",
-        "count",
-        "contains the letter '{}' at least twice",
-        'w.count("{}") >= 2',
-        lambda w, c: w.count(c) >= 2,
+        "eao", "twice_{}", "count", "contains the letter '{}' at least twice", 'w.count("{}") >= 2'
     )
     pairs = ("er", "in", "th", "an", "re", "on", "st", "en")
-    yield from _each(pairs, "sub_{}", "substring", "contains '{}'", '"{}" in w', lambda w, p: p in w)
+    yield from _each(pairs, "sub_{}", "substring", "contains '{}'", '"{}" in w')
     # a mirrored word, and a vowel in a given place
     yield from _table(
         "mirror",
-        ("palindrome", "reads the same backwards (a palindrome)", "w == w[::-1]", lambda w: w == w[::-1]),
-        ("same_ends", "starts and ends with the same letter", "w[0] == w[-1]", lambda w: w[0] == w[-1]),
+        ("palindrome", "reads the same backwards (a palindrome)", "w == w[::-1]"),
+        ("same_ends", "starts and ends with the same letter", "w[0] == w[-1]"),
     )
     yield from _each(
         (("second", 1, "second"), ("third", 2, "third"), ("penultimate", -2, "second-to-last")),
@@ -290,14 +204,12 @@ def _atoms() -> Iterator[Atom]:
         "position",
         "has a vowel as its {2} letter",
         'w[{1}] in "aeiou"',
-        lambda w, v: w[v[1]] in VOWELS,
     )
     yield _atom(
         "middle_vowel",
         "position",
         "has a vowel in its middle (letter len // 2, counting from 0)",
         'w[len(w) // 2] in "aeiou"',
-        lambda w: w[len(w) // 2] in VOWELS,
     )
 
 
