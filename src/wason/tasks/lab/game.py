@@ -23,11 +23,12 @@ import random
 import statistics
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
+from wason.core.judged import JudgedMoves
 from wason.tasks.lab.laws import Thing, Value, apply, format_law, same_value
 from wason.tasks.lab.laws import number_right as number_right
 from wason.tasks.lab.theory import TheoryError, equivalence, probe_set, read_theory
@@ -89,38 +90,34 @@ LabAction = Request | Finish | Answer
 
 
 # -- observations -------------------------------------------------------------------------------------------
-class ObjectView(BaseModel):
+class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True)
 
+
+class ObjectView(_Frozen):
     name: str
     type: str
     values: dict[str, Value]
 
 
-class Change(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class Change(_Frozen):
     object: str
     prop: str
     before: Value
     after: Value
 
 
-class StepResult(BaseModel):
+class StepResult(_Frozen):
     """What the lab assistant reports for one step: its text and the changes (none: "nothing changed"), or
     the object a reset or a creation leaves."""
-
-    model_config = ConfigDict(frozen=True)
 
     step: str
     changes: tuple[Change, ...] = ()
     object: ObjectView | None = None
 
 
-class TrialView(BaseModel):
+class TrialView(_Frozen):
     """A test experiment: the operation and its fresh objects before it."""
-
-    model_config = ConfigDict(frozen=True)
 
     op: str
     objects: tuple[ObjectView, ...]
@@ -129,7 +126,7 @@ class TrialView(BaseModel):
 ObservationKind = Literal["start", "results", "invalid", "test", "test_invalid", "ended"]
 
 
-class LabObservation(BaseModel):
+class LabObservation(_Frozen):
     """What the player learns after an action.
 
     Attributes:
@@ -140,8 +137,6 @@ class LabObservation(BaseModel):
         operations: the operations' names and arity (at the start).
         score: at the end, the share of test experiments predicted right.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     kind: ObservationKind
     turn: int
@@ -195,20 +190,17 @@ class LabConfig:
     seed: str = "0"
 
     def __post_init__(self) -> None:
-        if not 1 <= self.budget <= MAX_BUDGET:
-            raise ValueError(f"budget: between 1 and {MAX_BUDGET} experiments")
-        if not 1 <= self.per_turn <= MAX_PER_TURN:
-            raise ValueError(f"per_turn: between 1 and {MAX_PER_TURN} steps")
-        if not 1 <= self.max_turns <= MAX_TURNS:
-            raise ValueError(f"max_turns: between 1 and {MAX_TURNS}")
-        if not 1 <= self.test_size <= MAX_TEST_SIZE:
-            raise ValueError(f"test_size: between 1 and {MAX_TEST_SIZE} experiments")
-        if not 0 <= self.tolerance < 1:
-            raise ValueError("tolerance: a relative error from 0 to below 1")
-        if not 0 < self.pass_mark <= 1:
-            raise ValueError("pass_mark: above 0, at most 1")
-        if not 1 <= self.answer_attempts <= 10:
-            raise ValueError("answer_attempts: between 1 and 10")
+        for ok, problem in (
+            (1 <= self.budget <= MAX_BUDGET, f"budget: between 1 and {MAX_BUDGET} experiments"),
+            (1 <= self.per_turn <= MAX_PER_TURN, f"per_turn: between 1 and {MAX_PER_TURN} steps"),
+            (1 <= self.max_turns <= MAX_TURNS, f"max_turns: between 1 and {MAX_TURNS}"),
+            (1 <= self.test_size <= MAX_TEST_SIZE, f"test_size: between 1 and {MAX_TEST_SIZE} experiments"),
+            (0 <= self.tolerance < 1, "tolerance: a relative error from 0 to below 1"),
+            (0 < self.pass_mark <= 1, "pass_mark: above 0, at most 1"),
+            (1 <= self.answer_attempts <= 10, "answer_attempts: between 1 and 10"),
+        ):
+            if not ok:
+                raise ValueError(problem)
 
 
 ReportJudge = Callable[[str], Awaitable[Mapping[str, Any]]]
@@ -216,7 +208,7 @@ ReportJudge = Callable[[str], Awaitable[Mapping[str, Any]]]
 
 
 @dataclass
-class LabGame:
+class LabGame(JudgedMoves):
     """One lab episode on a domain.
 
     Args:
@@ -224,6 +216,7 @@ class LabGame:
         judge: the LLM judge of the report, or None.
     """
 
+    judge_key: ClassVar[str] = "report_judge"
     domain: Domain
     config: LabConfig = field(default_factory=LabConfig)
     judge: ReportJudge | None = None
@@ -248,7 +241,6 @@ class LabGame:
         self.answer: Answer | None = None
         self.attempts = 0
         self.judged: Mapping[str, Any] | None = None
-        self._pending_judge: tuple[Answer, Mapping[str, Any]] | None = None
         self._phase: Literal["lab", "test", "done"] = "lab"
         self._scores: dict[str, Any] | None = None
         self._outcome: Outcome | None = None
@@ -304,14 +296,7 @@ class LabGame:
             return None
         if not action.report.strip():
             return None
-        record = {"report_judge": dict(await self.judge(action.report[:MAX_TEXT]))}
-        self.settled(action, record)
-        return record
-
-    def settled(self, action: object, record: dict[str, Any]) -> None:
-        """Keep what the judge said about ``action``'s report, for when the answer is accepted."""
-        if isinstance(action, Answer) and "report_judge" in record:
-            self._pending_judge = (action, record["report_judge"])
+        return await self._ask(action, self.judge(action.report[:MAX_TEXT]))
 
     # ------------------------------------------------------------------------------------------- play
     def step(self, action: LabAction | Malformed) -> LabObservation:
@@ -321,11 +306,7 @@ class LabGame:
             return self._test_step(action)
         self.turns += 1
         if isinstance(action, Malformed):
-            if action.truncated:
-                self.truncated += 1
-            else:
-                self.format_errors += 1
-            return self._refuse(action.reason)
+            return self._refuse(self._unreadable(action))
         if isinstance(action, Finish):
             self.finished_early = True
             return self._begin_test(())
@@ -458,8 +439,7 @@ class LabGame:
             problem = "the test has begun: answer with your predictions"
         if problem is None:
             self.answer = action  # type: ignore[assignment]
-            if self._pending_judge is not None and self._pending_judge[0] == action:
-                self.judged = self._pending_judge[1]
+            self.judged = self._judged(action)
             return self._end()
         if self.attempts >= self.config.answer_attempts:
             return self._end()
