@@ -382,6 +382,16 @@ class RunSettings(BaseModel):
         """The fields of a game a person plays: ``given``, over the play defaults."""
         return {**cls.play_defaults, **given}
 
+    # the run's items, where the settings draw them (the default of the family's methods of the same names)
+    def items(self) -> list[Item]:
+        raise NotImplementedError(f"{type(self).__name__} draws no items: its family's items() does")
+
+    def item_count(self) -> int | None:
+        return None
+
+    def item_at(self, index: int) -> Item:
+        return self.items()[index]
+
 
 C = TypeVar("C", bound=RunSettings)
 
@@ -732,20 +742,21 @@ class Family(ABC, Generic[C]):
         :meth:`solver`."""
         return ("llm", "solver") if type(self).solver is not Family.solver else ("llm",)
 
-    @abstractmethod
     def items(self, config: C) -> list[Item]:
-        """The run's episodes, deterministic from the configuration (and its seeds), with provenance."""
+        """The run's episodes, deterministic from the configuration (and its seeds), with provenance; by default
+        the configuration's own (:meth:`RunSettings.items`)."""
+        return config.items()
 
     def item_count(self, config: C) -> int | None:
         """How many items :meth:`items` gives, when the family can say so without drawing them all; then a session
-        (one game) draws only its own, with :meth:`item_at`. None (the default): a session draws them all and
-        picks one, which is right where items are cheap to draw."""
-        return None
+        (one game) draws only its own, with :meth:`item_at`. None (the default, unless the configuration counts
+        them): a session draws them all and picks one, which is right where items are cheap to draw."""
+        return config.item_count()
 
     def item_at(self, config: C, index: int) -> Item:
         """``items(config)[index]``, drawn alone where :meth:`item_count` says how many there are (a family that
-        overrides one overrides both)."""
-        return self.items(config)[index]
+        overrides one overrides both); by default the configuration's, where it draws the items."""
+        return config.item_at(index) if type(self).items is Family.items else self.items(config)[index]
 
     @abstractmethod
     def game(self, config: C, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:

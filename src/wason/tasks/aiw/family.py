@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from wason.core.family import (
     MAX_EPISODES,
@@ -42,8 +42,6 @@ class AiwRunConfig(RunSettings):
     distinct (family, slots) instances of the published records of the chosen families (default: the paper's
     AIW variations 1-6); ``generated`` draws ``n`` fresh variations per family with ``seed``.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     # the fields that choose which items a run plays (hidden while a game of the run is on)
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"families", "variations", "n"})
@@ -169,9 +167,6 @@ class AiwFamily(Family[AiwRunConfig]):
 
     action_writer = "wason.tasks.aiw.protocol"
     action_codec = ActionCodec(Reply)
-
-    def items(self, config: AiwRunConfig) -> list[Item]:
-        return config.items()
 
     def game(self, config: AiwRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
         return AiwGame(

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from wason.core.family import (
     MAX_EPISODES,
@@ -74,8 +74,6 @@ class CodeFunctionsConfig(JudgedSettings):
     Each rule is played ``trials`` times; trial ``t`` has the episode seed ``seed + t - 1``, which draws the
     examples and the quiz.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # the fields that choose which items a run plays (hidden while a game of the run is on)
@@ -361,9 +359,6 @@ class CodeFunctionsFamily(Family[CodeFunctionsConfig]):
         if isinstance(decoded, WrittenRule):  # a game master's reply is its code
             return decoded.code if decoded.code.strip() else None
         return write_action(decoded)
-
-    def items(self, config: CodeFunctionsConfig) -> list[Item]:
-        return config.items()
 
     def game(
         self, config: CodeFunctionsConfig, item: Mapping[str, Any], context: EpisodeContext

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from wason.core.family import (
     MAX_EPISODES,
@@ -96,8 +96,6 @@ class DynamicPicnicRunConfig(RunSettings):
     :data:`MIN_CODE_RULES` such rules (L3 has 2) is refused without a model, since a blind guess would win too
     many of its games.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     # the fields that choose which items a run plays (hidden while a game of the run is on)
     item_fields: ClassVar[frozenset[str] | None] = frozenset(
@@ -453,9 +451,6 @@ class DynamicPicnicFamily(Family[DynamicPicnicRunConfig]):
     commands = "Dynamic Picnic tools"
 
     action_codec = ActionCodec(Begin, AskItem, MoreExamples, GuessRule, GiveUp)
-
-    def items(self, config: DynamicPicnicRunConfig) -> list[Item]:
-        return config.items()
 
     def game(
         self, config: DynamicPicnicRunConfig, item: Mapping[str, Any], context: EpisodeContext

@@ -7,7 +7,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from wason.core.family import (
     MAX_SEED,
@@ -53,8 +53,6 @@ class LabRunConfig(JudgedSettings):
 
     Game ``k`` (1..n) plays the domain drawn with seed ``"{seed}|{k}"`` at the run's difficulty, ``trials`` times.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     # the text environments' shaped rewards: requests the lab refused, and the share of the learner's wrong
     # hypotheses the experiments ruled out, after each experiment (wason.tasks.lab.learner.reduction_curve)
@@ -289,14 +287,8 @@ class LabFamily(Family[LabRunConfig]):
     action_writer = "wason.tasks.lab.protocol"
     action_codec = ActionCodec(Request, Finish, Answer, hooks={"Answer": _decode_answer})
 
-    def items(self, config: LabRunConfig) -> list[Item]:
-        return config.items()
-
     def item_count(self, config: LabRunConfig) -> int:
         return config.n * config.trials
-
-    def item_at(self, config: LabRunConfig, index: int) -> Item:
-        return config.item_at(index)
 
     def game(self, config: LabRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
         domain = domain_of(item)

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from wason.core.family import (
     MAX_EPISODES,
@@ -72,8 +72,6 @@ class ListsRunConfig(JudgedSettings):
     Each rule is played ``trials`` times; trial ``t`` has the episode seed ``seed + t - 1`` (``seed`` defaults to
     0), which draws generated examples and the quiz, and keeps the trials' model samples apart.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # the fields that choose which items a run plays (hidden while a game of the run is on)
@@ -337,15 +335,9 @@ class ListsFamily(Family[ListsRunConfig]):
         TestRound, FinalHypothesis, PredicateAnswer, QuizAnswer, hooks={"TestRound": _decode_round}
     )
 
-    def items(self, config: ListsRunConfig) -> list[Item]:
-        return config.items()
-
     def item_count(self, config: ListsRunConfig) -> int:
         rules = int(config.n or 0) if config.split == "generated" else len(config.rules())
         return rules * config.trials
-
-    def item_at(self, config: ListsRunConfig, index: int) -> Item:
-        return config.item_at(index)
 
     def prepare(self, config: ListsRunConfig, reader: RunReader) -> ListsRunConfig:
         """A new run that calls a model and sets no temperature samples at the pilot's: its ``api.py`` sends

@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from wason.core.family import (
     MAX_SEED,
@@ -45,8 +45,6 @@ class MathRunConfig(JudgedSettings):
 
     Game ``k`` (1..n) of a run plays the rule drawn with seed ``"{seed}|{k}"`` at the run's level.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # the fields that choose which items a run plays (hidden while a game of the run is on)

@@ -81,9 +81,6 @@ class MathFamily(Family[MathRunConfig]):
         More, Guess, ExpressionAnswer, QuizAnswer, GiveUp, hooks={"QuizAnswer": _decode_quiz}
     )
 
-    def items(self, config: MathRunConfig) -> list[Item]:
-        return config.items()
-
     def item_count(self, config: MathRunConfig) -> int:
         return config.n
 

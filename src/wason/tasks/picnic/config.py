@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from wason.core.family import (
     MAX_SEED,
@@ -46,8 +46,6 @@ class PicnicRunConfig(JudgedSettings):
     Games of one level share their rules and example seeds across the turn limits (a paired design): game ``g``
     of level ``L`` draws its rule with ``derive_seed("picnic-rule", seed, pool, L, g)``.
     """
-
-    model_config = ConfigDict(frozen=True)
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # the fields that choose which items a run plays (hidden while a game of the run is on)

@@ -11,7 +11,6 @@ from wason.core.family import (
     EpisodeContext,
     Family,
     GameApi,
-    Item,
 )
 from wason.core.game import Game, Player, TextProtocol
 from wason.core.moves import Command, give_up
@@ -47,15 +46,6 @@ class PicnicFamily(Family[PicnicRunConfig]):
     playable = True
 
     action_codec = ActionCodec(More, Guess, GiveUp)
-
-    def items(self, config: PicnicRunConfig) -> list[Item]:
-        return config.items()
-
-    def item_count(self, config: PicnicRunConfig) -> int:
-        return config.item_count()
-
-    def item_at(self, config: PicnicRunConfig, index: int) -> Item:
-        return config.item_at(index)
 
     def game(
         self, config: PicnicRunConfig, item: Mapping[str, Any], context: EpisodeContext

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from wason.core.family import (
     MAX_EPISODES,
@@ -57,8 +57,6 @@ from wason.tasks.wilt.single import SINGLE_RULES
 
 class WiltRunConfig(RunSettings):
     """Everything that defines a WILT run; stored with the run so ``--resume`` can rebuild it."""
-
-    model_config = ConfigDict(frozen=True)
 
     # the fields that choose which items a run plays (hidden while a game of the run is on)
     item_fields: ClassVar[frozenset[str] | None] = frozenset(
@@ -301,9 +299,6 @@ class WiltFamily(Family[WiltRunConfig]):
         )
         for n in INSTRUCTIONS
     }
-
-    def items(self, config: WiltRunConfig) -> list[Item]:
-        return config.items()
 
     def game(self, config: WiltRunConfig, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
         # a test swap's guesser is shown the source's tests: its guess is held to them
