@@ -618,9 +618,9 @@ class GameApi(ABC):
         them ``positive_examples``, ``negative_examples``, ``total_examples_available``, ``guess_result``
         (``True``/``False`` for a judged guess, else None). Never the hidden rule."""
 
-    @abstractmethod
     def rule_text(self, item: Mapping[str, Any]) -> str:
-        """The hidden rule in words."""
+        """The hidden rule in words: by default the item's ``rule.text``."""
+        return str(item["rule"]["text"])
 
     def rule_object(self, item: Mapping[str, Any]) -> Any:
         """The hidden rule as the summary's ``rule`` shows it once the game is over, JSON-ready: the reference's

@@ -1,5 +1,5 @@
-"""Parts the guess-the-rule families share: their published texts read from package data, their results tables'
-rows, and the game API's view of a turn."""
+"""Parts the guess-the-rule families share: their published texts read from package data (the reference's short
+messages among them), their results tables' rows, and the game API's view of a turn."""
 
 from __future__ import annotations
 
@@ -11,13 +11,24 @@ from typing import Any
 from wason.core.records import Rate
 from wason.core.results import Cell, Column, Mean
 
-__all__ = ["api_view", "cells", "package_text"]
+__all__ = ["api_view", "cells", "package_text", "short_messages"]
 
 
 @cache
 def package_text(package: str, name: str) -> str:
     """A published text of ``package``'s ``data/`` folder, byte for byte."""
     return (resources.files(package) / "data" / name).read_text(encoding="utf-8")
+
+
+@cache
+def short_messages(package: str) -> dict[str, str]:
+    """``package``'s ``data/gm_short_messages.txt`` (each message under a ``=== SOURCE (when)`` line) as {SOURCE:
+    message}, byte for byte but for the file's last newline."""
+    blocks = ("\n" + package_text(package, "gm_short_messages.txt")).split("\n=== ")[1:]
+    return {
+        head.split(" ", 1)[0]: body.removesuffix("\n")
+        for head, _, body in (b.partition("\n") for b in blocks)
+    }
 
 
 def cells(source: Any, fields: Iterable[tuple[str, Column]], *, means: bool = False) -> dict[str, Cell]:

@@ -34,6 +34,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, Player, TextProtocol
+from wason.core.guess_rule import api_view
 from wason.core.moves import Command, give_up, yes_no_quiz
 from wason.core.records import RunReport
 from wason.failures import unavailable
@@ -610,13 +611,7 @@ class CodeFunctionsGameApi(GameApi):
             message = short_message("base.py:360") if obs.reason != "gave up" else "You gave up. Game over!"
         else:
             message = ""
-        return {
-            "system_message": message,
-            "positive_examples": list(obs.positives),
-            "negative_examples": list(obs.negatives),
-            "total_examples_available": obs.available,
-            "guess_result": result,
-        }
+        return api_view(message, obs.positives, obs.negatives, obs.available, result)
 
     def rule_text(self, item: Mapping[str, Any]) -> str:
         rule = item.get("rule") or {}

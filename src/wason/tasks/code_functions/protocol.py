@@ -23,12 +23,11 @@ Not published, after the published conversation: a guess without a predicate is 
 from __future__ import annotations
 
 import re
-from functools import cache
-from importlib import resources
 from typing import Literal
 
 from wason.core import ChatMessage
 from wason.core.game import Malformed
+from wason.core.guess_rule import package_text, short_messages
 from wason.sandbox import GuessRejected, compile_word_rule
 from wason.tasks.code_functions.game import (
     MAX_MORE,
@@ -63,21 +62,14 @@ FORMAT_COMPLAINT = "Please state the rule, or reply 'more N' or 'give up'."
 PREDICATE_PROBLEM = "That predicate could not be used: {reason}"
 
 
-@cache
 def load_text(name: str) -> str:
     """A published text from the package data, byte for byte."""
-    return (resources.files("wason.tasks.code_functions") / "data" / name).read_text(encoding="utf-8")
+    return package_text("wason.tasks.code_functions", name)
 
 
 def short_message(header: str) -> str:
-    """A message of ``gm_short_messages.txt`` by the start of its ``=== source`` header."""
-    text = load_text("gm_short_messages.txt")
-    blocks = text.split("=== ")
-    for block in blocks:
-        head, _, body = block.partition("\n")
-        if head.startswith(header):
-            return body[:-1] if body.endswith("\n") else body
-    raise KeyError(header)
+    """A message of ``gm_short_messages.txt`` by the source its ``=== source`` header names."""
+    return short_messages("wason.tasks.code_functions")[header]
 
 
 def judge_messages(rule_code: str, guess: str) -> list[ChatMessage]:

@@ -35,6 +35,7 @@ from wason.core.family import (
     form_value,
 )
 from wason.core.game import Game, Malformed, TextProtocol
+from wason.core.guess_rule import api_view
 from wason.core.moves import Command, form_moves, give_up
 from wason.failures import OracleUnavailable
 from wason.tasks.dynamic_picnic.game import (
@@ -778,16 +779,7 @@ class DynamicPicnicGameApi(GameApi):
             message, guess_result = prompts.short("base.py:220", rule=obs.rule or ""), True
         else:
             message = obs.message
-        return {
-            "system_message": message,
-            "positive_examples": list(obs.positives),
-            "negative_examples": list(obs.negatives),
-            "total_examples_available": None,
-            "guess_result": guess_result,
-        }
-
-    def rule_text(self, item: Mapping[str, Any]) -> str:
-        return str(item["rule"]["text"])
+        return api_view(message, obs.positives, obs.negatives, None, guess_result)
 
     def resume_message(self, history: Sequence[tuple[Any, Any]], status: str, rule: Any) -> str:
         from wason.tasks.dynamic_picnic import prompts

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wason.core.family import GameApi, Item, RunSettings
+from wason.core.guess_rule import short_messages
 from wason.tasks.math_rules.config import MathRunConfig, make_item
 from wason.tasks.math_rules.expression import find_expression
 from wason.tasks.math_rules.game import MAX_MORE, MAX_TURNS, GiveUp, Guess, MathObservation, More
@@ -44,18 +45,6 @@ RESUME = (
 """Ours (the reference has none for this game): the summary's text while the game is ongoing."""
 RESUME_OVER = 'Game is over. You {status}. The rule was "{rule_str}".\nCheck your stats in the top panel.'
 """Ours, as the dynamic picnic game's (``dynamic_picnic/base.py:53``): the summary's text once the game is over."""
-
-
-def short_messages() -> dict[str, str]:
-    """The reference's one-line messages, by their source line (``gm_short_messages.txt``)."""
-    out: dict[str, str] = {}
-    key = ""
-    for line in load_text("gm_short_messages.txt").splitlines():
-        if line.startswith("==="):
-            key = line.split("(")[0].strip("= ").strip()
-        elif key and line:
-            out[key] = line
-    return out
 
 
 class MathGameApi(GameApi):
@@ -105,7 +94,7 @@ class MathGameApi(GameApi):
 
     def view(self, observation: Any, done: bool) -> dict[str, Any]:
         obs = observation if isinstance(observation, MathObservation) else MathObservation(**observation)
-        messages = short_messages()
+        messages = short_messages("wason.tasks.math_rules")
         result: bool | None = None
         if obs.kind in ("start", "examples"):
             name = "api_init_message.txt" if obs.kind == "start" else "api_more_examples_message.txt"
@@ -128,9 +117,6 @@ class MathGameApi(GameApi):
         if obs.sequences:  # every sequence obeys the rule: the game's positive examples
             view["positive_examples"] = [list(s) for s in obs.sequences]
         return view
-
-    def rule_text(self, item: Mapping[str, Any]) -> str:
-        return str(item["rule"]["text"])
 
     def rule_object(self, item: Mapping[str, Any]) -> dict[str, str]:
         return {"rule_str": str(item["rule"]["text"]), "rule_code": str(item["rule"]["code"])}

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from importlib import resources
 
 from wason.core.game import Malformed
+from wason.core.guess_rule import package_text
 from wason.tasks.math_rules.expression import find_expression
 from wason.tasks.math_rules.game import (
     QUIZ_ASKED,
@@ -63,7 +63,7 @@ _INT = re.compile(r"(?<![\w.])[+-]?\d{1,40}(?!\w|\.\d)")
 
 def load_text(name: str) -> str:
     """A published text of the package's ``data/`` folder, byte for byte."""
-    return (resources.files("wason.tasks.math_rules") / "data" / name).read_text(encoding="utf-8")
+    return package_text("wason.tasks.math_rules", name)
 
 
 def format_sequences(sequences: Sequence[Sequence[int]]) -> str:

@@ -23,39 +23,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import Any
 
 from wason.core.family import GameApi, Item, RunSettings
+from wason.core.guess_rule import short_messages
 from wason.tasks.picnic.catalog import LEVELS, derive_seed, draw_rule
 from wason.tasks.picnic.config import PicnicRunConfig, make_item
 from wason.tasks.picnic.game import MAX_REQUEST, GiveUp, Guess, More, PicnicObservation
 from wason.tasks.picnic.protocol import exceeded_line, join_items, load_text
 
 
-@cache
-def short_messages() -> dict[str, str]:
-    """``gm_short_messages.txt`` as {source: message}; the header lines name the source (``base.py:205``)."""
-    out: dict[str, str] = {}
-    header: str | None = None
-    lines: list[str] = []
-    text = load_text("gm_short_messages.txt")
-    for line in text.split("\n"):
-        if line.startswith("==="):
-            if header is not None:
-                out[header] = "\n".join(lines)
-            header = line[3:].strip().split(" ", 1)[0]
-            lines = []
-        else:
-            lines.append(line)
-    if header is not None:
-        out[header] = "\n".join(lines).removesuffix("\n")
-    return out
-
-
 def short(source: str) -> str:
-    """One short message by the source its header names first (e.g. ``base.py:205``)."""
-    return short_messages()[source]
+    """One short message of ``gm_short_messages.txt`` by the source its header names first (e.g. ``base.py:205``)."""
+    return short_messages("wason.tasks.picnic")[source]
 
 
 LAST_TURN = "base.py:162,192,354"
@@ -161,9 +141,6 @@ class PicnicGameApi(GameApi):
             out["guess_result"] = False
             return short(WRONG_OVER).format(rule=rule)
         return short(GAVE_UP).format(rule=rule)
-
-    def rule_text(self, item: Mapping[str, Any]) -> str:
-        return str(item["rule"]["text"])
 
     def rule_object(self, item: Mapping[str, Any]) -> dict[str, Any]:
         """The reference's rule: ``{"type": "category", "rule": text, "category": c}`` for one category, else

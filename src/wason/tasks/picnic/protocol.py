@@ -16,10 +16,9 @@ the category", ``:330-337``); ``give up`` is read with its punctuation and case 
 from __future__ import annotations
 
 import re
-from functools import cache
-from importlib import resources
 
 from wason.core.game import Malformed
+from wason.core.guess_rule import package_text
 from wason.tasks.picnic.game import (
     MAX_REQUEST,
     PUBLISHED_DEFAULT_MORE,
@@ -47,10 +46,9 @@ _ASKS = re.compile(
 _GIVE_UP = re.compile(r"^\W*(?:i\s+)?give\s+up\W*$", re.I)
 
 
-@cache
 def load_text(name: str) -> str:
     """A published text from the package data, byte for byte."""
-    return (resources.files("wason.tasks.picnic") / "data" / name).read_text(encoding="utf-8")
+    return package_text("wason.tasks.picnic", name)
 
 
 def join_items(items: tuple[str, ...] | list[str]) -> str:
