@@ -43,14 +43,12 @@ class AiwRunConfig(RunSettings):
     AIW variations 1-6); ``generated`` draws ``n`` fresh variations per family with ``seed``.
     """
 
-    # the fields that choose which items a run plays (hidden while a game of the run is on)
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"families", "variations", "n"})
     # shown while a game of the run is not over. The seed too: it draws a generated variation's numbers, which its
     # question shows (and its name holds), and nothing else; the answer is hidden until the end
     public_fields: ClassVar[frozenset[str]] = frozenset({"prompt_types", "trials", "self_verify", "seed"})
     # how a model is asked (the prompt's instructions, follow-ups): a person reads the problem alone
     model_only: ClassVar[frozenset[str]] = frozenset({"prompt_types", "self_verify"})
-    # the reward audit's degenerate players and hacks
     audit_module: ClassVar[str | None] = "wason.tasks.aiw.audit"
 
     label_fields: ClassVar[tuple[str, ...]] = ("variations",)

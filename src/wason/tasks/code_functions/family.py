@@ -77,12 +77,10 @@ class CodeFunctionsConfig(JudgedSettings):
     """
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
-    # the fields that choose which items a run plays (hidden while a game of the run is on)
-    # (the level is public: it holds many rules, and is the run's label)
+    # the level is public (not in item_fields): it holds many rules, and is the run's label
     item_fields: ClassVar[frozenset[str] | None] = frozenset(
         {"split", "n", "seed", "ids", "balanced_only", "rules_file"}
     )
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "level",
@@ -105,9 +103,7 @@ class CodeFunctionsConfig(JudgedSettings):
     model_only: ClassVar[frozenset[str]] = frozenset({"protocol"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"], "max_turns": 0}
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}
-    # the reward audit's degenerate players and hacks
     audit_module: ClassVar[str | None] = "wason.tasks.code_functions.audit"
-    # the curricula's difficulty axis (wason.env.curriculum): the published levels, easiest first
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"level": ("L1", "L2", "L3")}
 
     label_fields: ClassVar[tuple[str, ...]] = ("split", "level")

@@ -98,11 +98,9 @@ class DynamicPicnicRunConfig(RunSettings):
     many of its games.
     """
 
-    # the fields that choose which items a run plays (hidden while a game of the run is on)
     item_fields: ClassVar[frozenset[str] | None] = frozenset(
         {"source", "n", "level", "types", "kinds", "pool", "relational", "rejected", "ids", "seed"}
     )
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "trials",
@@ -135,9 +133,7 @@ class DynamicPicnicRunConfig(RunSettings):
             "format_error_limit",
         }
     )
-    # the reward audit's degenerate players and hacks
     audit_module: ClassVar[str | None] = "wason.tasks.dynamic_picnic.audit"
-    # the curricula's difficulty axis (wason.env.curriculum): the published levels, easiest first
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"level": ("L1", "L2", "L3")}
 
     label_fields: ClassVar[tuple[str, ...]] = ("source", "level")

@@ -58,14 +58,11 @@ class LabRunConfig(JudgedSettings):
     # hypotheses the experiments ruled out, after each experiment (wason.tasks.lab.learner.reduction_curve)
     reward_counts: ClassVar[Mapping[str, str]] = {"invalid": "invalid_requests"}
     reward_information: ClassVar[str | None] = "reduction"
-    # the reward audit's degenerate players and hacks
     audit_module: ClassVar[str | None] = "wason.tasks.lab.audit"
     # the curricula's difficulty axes (wason.env.curriculum): the domain's difficulty, easiest first
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"difficulty": ("easy", "medium", "hard")}
-    # the fields that choose which items a run plays (hidden while a game of the run is on)
     # (the difficulty is public: it holds many labs, and is the run's label)
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"n", "seed"})
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "difficulty",

@@ -74,9 +74,7 @@ class ListsRunConfig(JudgedSettings):
     """
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
-    # the fields that choose which items a run plays (hidden while a game of the run is on)
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"split", "ids", "seed", "n"})
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {"examples", "trials", "echo", "labeller", "judges", "judge_model", "judge_base_url"}
         | {"max_rounds", "tests_per_round", "format_error_limit", "quiz_size", "probe_seed"}
@@ -92,7 +90,6 @@ class ListsRunConfig(JudgedSettings):
     # the examples leave) the tests ruled out, after each round (wason.tasks.lists.reduction)
     reward_counts: ClassVar[Mapping[str, str]] = {"repeat": "repeats"}
     reward_information: ClassVar[str | None] = "reduction"
-    # the reward audit's degenerate players and hacks
     audit_module: ClassVar[str | None] = "wason.tasks.lists.audit"
     # the curricula's difficulty axis (wason.env.curriculum): the rounds of tests, most first
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"max_rounds": (19, 10, 5, 3)}

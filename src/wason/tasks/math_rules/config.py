@@ -47,10 +47,8 @@ class MathRunConfig(JudgedSettings):
     """
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
-    # the fields that choose which items a run plays (hidden while a game of the run is on)
-    # (the level is public: it holds many rules, and is the run's label)
+    # the level is public (not in item_fields): it holds many rules, and is the run's label
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"n", "seed"})
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "level",
@@ -70,9 +68,7 @@ class MathRunConfig(JudgedSettings):
     not_in_play: ClassVar[frozenset[str]] = frozenset({"n", "judges", "judge_model", "judge_base_url"})
     model_only: ClassVar[frozenset[str]] = frozenset({"ask_lambda"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["expression", "quiz"]}
-    # the reward audit's degenerate players and hacks
     audit_module: ClassVar[str | None] = "wason.tasks.math_rules.audit"
-    # the curricula's difficulty axis (wason.env.curriculum): the published levels, easiest first
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"level": ("L1", "L2", "L3")}
 
     label_fields: ClassVar[tuple[str, ...]] = ("level",)

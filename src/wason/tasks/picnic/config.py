@@ -48,10 +48,8 @@ class PicnicRunConfig(JudgedSettings):
     """
 
     model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
-    # the fields that choose which items a run plays (hidden while a game of the run is on)
-    # (the level and the pool are public: each holds many rules, and the level is the run's label)
+    # the level and the pool are public: each holds many rules, and the level is the run's label
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"draw", "n", "seed"})
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "level",
@@ -73,9 +71,7 @@ class PicnicRunConfig(JudgedSettings):
     model_only: ClassVar[frozenset[str]] = frozenset({"examples_each_turn"})
     # a person is drawn one game from many rules
     play_defaults: ClassVar[Mapping[str, Any]] = {"n": 100}
-    # the reward audit's degenerate players and hacks
     audit_module: ClassVar[str | None] = "wason.tasks.picnic.audit"
-    # the curricula's difficulty axis (wason.env.curriculum): the published levels, easiest first
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"level": (["L1"], ["L2"], ["L3"])}
 
     label_fields: ClassVar[tuple[str, ...]] = ("level",)

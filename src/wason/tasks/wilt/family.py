@@ -58,11 +58,9 @@ from wason.tasks.wilt.single import SINGLE_RULES
 class WiltRunConfig(RunSettings):
     """Everything that defines a WILT run; stored with the run so ``--resume`` can rebuild it."""
 
-    # the fields that choose which items a run plays (hidden while a game of the run is on)
     item_fields: ClassVar[frozenset[str] | None] = frozenset(
         {"split", "ids", "rules_file", "seed", "n", "tests_from"}
     )
-    # shown while a game of the run is not over; the rest (what draws the rules) only once all are over
     public_fields: ClassVar[frozenset[str]] = frozenset(
         {
             "trials",
@@ -85,7 +83,6 @@ class WiltRunConfig(RunSettings):
     # the text environments' shaped rewards: invalid and repeated tests, and the hypothesis-space reduction
     reward_counts: ClassVar[Mapping[str, str]] = {"invalid": "invalid_tests", "repeat": "repeats"}
     reward_information: ClassVar[str | None] = "reduction"
-    # the reward audit's degenerate players and hacks
     audit_module: ClassVar[str | None] = "wason.tasks.wilt.audit"
     # the curricula's difficulty axis: the test budget, most tests first
     difficulty_axes: ClassVar[Mapping[str, tuple[Any, ...]]] = {"max_tests": (30, 20, 10, 5)}
