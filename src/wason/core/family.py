@@ -618,6 +618,25 @@ class GameApi(ABC):
         them ``positive_examples``, ``negative_examples``, ``total_examples_available``, ``guess_result``
         (``True``/``False`` for a judged guess, else None). Never the hidden rule."""
 
+    def check_create(self, difficulty: str, num_init_examples: int, most: int) -> None:
+        """Refuse what :meth:`create` cannot make, naming the field: a difficulty not of :attr:`levels`, or a number
+        of first examples that is not a whole number from 1 to ``most``."""
+        if difficulty not in self.levels:
+            raise ValueError(
+                f"difficulty must be one of {', '.join(self.levels)}, not {str(difficulty)[:20]!r}"
+            )
+        if isinstance(num_init_examples, bool) or not isinstance(num_init_examples, int):
+            raise ValueError("num_init_examples must be a whole number")
+        if not 1 <= num_init_examples <= most:
+            raise ValueError(f"num_init_examples must be between 1 and {most}")
+
+    @staticmethod
+    def check_more(n: int, most: int) -> int:
+        """The ``n`` of :meth:`more`, refused naming ``n_examples`` unless a whole number from 1 to ``most``."""
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= most:
+            raise ValueError(f"n_examples must be a whole number between 1 and {most}")
+        return n
+
     def rule_text(self, item: Mapping[str, Any]) -> str:
         """The hidden rule in words: by default the item's ``rule.text``."""
         return str(item["rule"]["text"])

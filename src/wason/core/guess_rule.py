@@ -11,7 +11,7 @@ from typing import Any
 from wason.core.records import Rate
 from wason.core.results import Cell, Column, Mean
 
-__all__ = ["api_view", "cells", "package_text", "short_messages"]
+__all__ = ["api_view", "bring_lines", "cells", "package_text", "short_messages"]
 
 
 @cache
@@ -59,3 +59,16 @@ def api_view(
         "total_examples_available": available,
         "guess_result": result,
     }
+
+
+def bring_lines(observation: Mapping[str, Any]) -> list[str]:
+    """What a person reads of the examples an observation (its JSON) shows: what may come and what may not (none
+    without either)."""
+    positives = list(observation.get("positives") or ())
+    negatives = list(observation.get("negatives") or ())
+    if not positives and not negatives:
+        return []
+    return [
+        f"You can bring: {', '.join(positives) or '(none)'}",
+        f"You cannot bring: {', '.join(negatives) or '(none)'}",
+    ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from wason.core.guess_rule import bring_lines
 from wason.tasks.code_functions.protocol import PREDICATE_REQUEST
 
 
@@ -23,7 +24,7 @@ def intro(observation: Mapping[str, Any]) -> str:
             f"You have {moves}: ask for more examples, or guess the rule in words; you then write it as a Python "
             "predicate over the word w, which is checked by code.",
             "",
-            *_words(observation),
+            *bring_lines(observation),
         ]
     )
 
@@ -48,19 +49,8 @@ def answer(observation: Mapping[str, Any]) -> str:
         lines.append(f"That move could not be read ({observation.get('reason') or 'unreadable'}).")
     elif kind == "examples" and not observation.get("positives") and not observation.get("negatives"):
         lines.append("No examples are left to hand out.")
-    lines += _words(observation)
+    lines += bring_lines(observation)
     left = observation.get("turns_left")
     if left is not None:
         lines.append(f"{left} move{'' if left == 1 else 's'} left.")
     return "\n".join(lines)
-
-
-def _words(observation: Mapping[str, Any]) -> list[str]:
-    positives = list(observation.get("positives") or ())
-    negatives = list(observation.get("negatives") or ())
-    if not positives and not negatives:
-        return []
-    return [
-        f"You can bring: {', '.join(positives) or '(none)'}",
-        f"You cannot bring: {', '.join(negatives) or '(none)'}",
-    ]

@@ -213,7 +213,6 @@ class MathFamily(Family[MathRunConfig]):
                 write(f"  after {ce['value']} at index {ce['index']} the rule gives {ce['next']}")
         return 0 if verdict.equivalent else 1
 
-    # -- the guess-the-rule game API ---------------------------------------------------------------------
     # -- playing in a browser ----------------------------------------------------------------------------
     def moves(self, config: MathRunConfig, item: Mapping[str, Any], observation: Any) -> Sequence[Command]:
         kind = getattr(observation, "kind", "")

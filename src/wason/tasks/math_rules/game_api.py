@@ -56,12 +56,7 @@ class MathGameApi(GameApi):
     game_gen_type = "dynamic"
 
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
-        if difficulty not in self.levels:
-            raise ValueError(f"difficulty must be one of {', '.join(self.levels)}, not {difficulty!r}")
-        if isinstance(num_init_examples, bool) or not isinstance(num_init_examples, int):
-            raise ValueError("num_init_examples must be a whole number")
-        if not 1 <= num_init_examples <= MAX_MORE:
-            raise ValueError(f"num_init_examples must be between 1 and {MAX_MORE}")
+        self.check_create(difficulty, num_init_examples, MAX_MORE)
         drawn = seed if seed is not None else random.SystemRandom().randrange(2**31)
         config = MathRunConfig(
             level=difficulty,  # type: ignore[arg-type]
@@ -77,9 +72,7 @@ class MathGameApi(GameApi):
         return config, make_item(difficulty, drawn, 1, num_init_examples)
 
     def more(self, n: int) -> More:
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_MORE:
-            raise ValueError(f"n_examples must be a whole number between 1 and {MAX_MORE}")
-        return More(n)
+        return More(self.check_more(n, MAX_MORE))
 
     def guess(self, text: str) -> Guess | GiveUp:
         if not isinstance(text, str) or not text.strip():

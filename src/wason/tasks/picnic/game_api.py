@@ -68,12 +68,7 @@ class PicnicGameApi(GameApi):
     game_gen_type = "static"
 
     def create(self, difficulty: str, num_init_examples: int, seed: int | None) -> tuple[RunSettings, Item]:
-        if difficulty not in LEVELS:
-            raise ValueError(f"difficulty must be one of {', '.join(LEVELS)}, not {str(difficulty)[:20]!r}")
-        if isinstance(num_init_examples, bool) or not isinstance(num_init_examples, int):
-            raise ValueError("num_init_examples must be a whole number")
-        if not 1 <= num_init_examples <= MAX_REQUEST:
-            raise ValueError(f"num_init_examples must be between 1 and {MAX_REQUEST}")
+        self.check_create(difficulty, num_init_examples, MAX_REQUEST)
         if seed is None:
             seed = random.SystemRandom().randrange(2**62)
         level = next(lv for lv in LEVELS if lv == difficulty)
@@ -89,9 +84,7 @@ class PicnicGameApi(GameApi):
         return config, (f"api|{level}|{seed}", item)
 
     def more(self, n: int) -> Any:
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_REQUEST:
-            raise ValueError(f"n_examples must be a whole number between 1 and {MAX_REQUEST}")
-        return More(n)
+        return More(self.check_more(n, MAX_REQUEST))
 
     def guess(self, text: str) -> Any:
         if _give_up_text(text):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from wason.core.guess_rule import bring_lines
 from wason.tasks.picnic.catalog import catalog
 
 
@@ -62,15 +63,9 @@ def answer(observation: Mapping[str, Any]) -> str:
 
 
 def _examples(observation: Mapping[str, Any]) -> list[str]:
-    positives = list(observation.get("positives") or ())
-    negatives = list(observation.get("negatives") or ())
-    if not positives and not negatives:
-        return []
-    lines = []
-    if observation.get("capped"):
-        lines.append(f"Only {len(positives)} of each were left.")
-    lines.append(f"You can bring: {', '.join(positives) or '(none)'}")
-    lines.append(f"You cannot bring: {', '.join(negatives) or '(none)'}")
+    lines = bring_lines(observation)
+    if lines and observation.get("capped"):
+        lines.insert(0, f"Only {len(observation.get('positives') or ())} of each were left.")
     return lines
 
 
