@@ -12,6 +12,7 @@ import functools
 import hashlib
 import importlib
 import json
+import sys
 import types
 import typing
 from abc import ABC, abstractmethod
@@ -1156,6 +1157,21 @@ def _game_api_more(game_api: GameApi, values: Mapping[str, str]) -> Any:
         return game_api.more(n)
     except ValueError as exc:
         raise ValueError(f"n: {' '.join(str(exc).split())[:200]}") from None
+
+
+def command_text(path: str, limit: int) -> str:
+    """What a family's own command reads: the first ``limit`` characters of file ``path`` (``-``: standard input).
+
+    Raises:
+        ValueError: ``cannot read PATH: ErrorName``, for a file that cannot be opened or is not UTF-8 text.
+    """
+    if path == "-":
+        return sys.stdin.read(limit)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(limit)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read {path}: {exc.__class__.__name__}") from None
 
 
 def form_value(values: Mapping[str, str], name: str) -> str:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from wason.core.family import command_text
 from wason.tasks.lab.drawing import generate, identifiability_problems
 from wason.tasks.lab.laws import format_value
 from wason.tasks.lab.world import PRESETS, Domain
@@ -160,14 +160,7 @@ def _solved(domain: Domain) -> bool:
 def _theory(args: Any, write: Callable[[str], None]) -> int:
     from wason.tasks.lab.theory import equivalence, probe_set, read_theory
 
-    if args.file == "-":
-        text = sys.stdin.read(MAX_THEORY_FILE)
-    else:
-        try:
-            with open(args.file, encoding="utf-8") as f:
-                text = f.read(MAX_THEORY_FILE)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"cannot read {args.file}: {exc.__class__.__name__}") from None
+    text = command_text(args.file, MAX_THEORY_FILE)
     domain = _domain(args)
     theory = read_theory(text, domain)
     verdict = equivalence(theory, domain.laws, domain, probe_set(domain))

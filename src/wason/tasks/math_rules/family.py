@@ -3,7 +3,6 @@ protocol, the published LLM judge, solver, human player, reports and the game AP
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -14,6 +13,7 @@ from wason.core.family import (
     FormField,
     GameApi,
     Item,
+    command_text,
     form_number,
     form_value,
 )
@@ -187,15 +187,7 @@ class MathFamily(Family[MathRunConfig]):
         from wason.tasks.math_rules.gm_code import identify_rule, read_rule
 
         if args.family_command == "rule":
-            if args.file == "-":
-                text = sys.stdin.read(MAX_RULE_FILE)
-            else:
-                try:
-                    with open(args.file, encoding="utf-8") as f:
-                        text = f.read(MAX_RULE_FILE)
-                except (OSError, UnicodeDecodeError) as exc:
-                    raise ValueError(f"cannot read {args.file}: {exc.__class__.__name__}") from None
-            expression = read_rule(text)
+            expression = read_rule(command_text(args.file, MAX_RULE_FILE))
             rule = identify_rule(expression, args.level)
             write(f"{rule.text()}\n{rule.expression()}\n(read as {expression})")
             return 0
