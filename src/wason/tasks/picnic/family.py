@@ -45,6 +45,7 @@ class PicnicFamily(Family[PicnicRunConfig]):
     reports = ("wason.tasks.picnic.report",)
     playable = True
 
+    action_writer = "wason.tasks.picnic.protocol"
     action_codec = ActionCodec(More, Guess, GiveUp)
 
     def game(
@@ -66,20 +67,6 @@ class PicnicFamily(Family[PicnicRunConfig]):
 
     def sample_key(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> str:
         return _sample(item)
-
-    def action_message(self, action: Mapping[str, Any]) -> str | None:
-        from wason.tasks.picnic.protocol import parse_reply, write_action
-
-        try:
-            move = self.actions.decode(action)
-        except ValueError:  # not an action of this game: no message makes it
-            return None
-        if not isinstance(move, More | Guess | GiveUp):
-            return None
-        text = write_action(move)
-        # a guess the protocol would read otherwise ("more", "give up", padded with spaces), or a request it
-        # caps: no message makes exactly that move
-        return text if parse_reply(text) == move else None
 
     def solver(self, config: PicnicRunConfig, item: Mapping[str, Any]) -> Player[Any, Any]:
         from wason.tasks.picnic.solver import PicnicSolverPlayer

@@ -134,15 +134,21 @@ def parse_reply(reply: str) -> PicnicAction | Malformed:
     return Guess(text)
 
 
-def write_action(action: PicnicAction) -> str:
+def write_action(action: object) -> str | None:
     """An action as the reply that makes it under this protocol (``more N``, the guess as written, ``give up``):
     what the solver's moves are written as for transcripts and expert trajectories; :func:`parse_reply` reads it
-    back as the same action (a request for 1 to 511, a guess in the answer format)."""
+    back as the same action (a request for 1 to 511, a guess in the answer format). None where no reply makes it:
+    what is no action of this game, a guess the protocol would read otherwise ("more", "give up", padded with
+    spaces), or a request it caps."""
     if isinstance(action, More):
-        return f"more {action.n}"
-    if isinstance(action, GiveUp):
-        return "give up"
-    return action.text
+        text = f"more {action.n}"
+    elif isinstance(action, GiveUp):
+        text = "give up"
+    elif isinstance(action, Guess):
+        text = action.text
+    else:
+        return None
+    return text if parse_reply(text) == action else None
 
 
 class PicnicProtocol:
