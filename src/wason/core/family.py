@@ -509,6 +509,23 @@ class JudgedSettings(RunSettings):
         )
 
 
+JUDGE_FIELDS = frozenset({"judges", "judge_model", "judge_base_url"})
+"""The fields of :class:`LlmJudgedSettings` that choose the judges and the LLM judge's model: public while a game
+is on, and never offered to a person (a person is judged by code, :attr:`RunSettings.not_in_play`)."""
+
+
+class LlmJudgedSettings(JudgedSettings):
+    """The settings of a family whose ``judges`` field may name ``llm``: a published LLM judge, run beside the
+    judges of code where a model can be asked."""
+
+    model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
+
+    @property
+    def llm_judge(self) -> bool:
+        """Whether the LLM judge runs."""
+        return "llm" in getattr(self, "judges", ())
+
+
 @dataclass(frozen=True)
 class EpisodeContext:
     """Who an episode's game belongs to: for its oracles' call records and cache keys."""

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from wason.core.family import (
+    JUDGE_FIELDS,
     MAX_EPISODES,
     MAX_IDS,
     MAX_PATH_CHARS,
@@ -23,7 +24,7 @@ from wason.core.family import (
     FormField,
     GameApi,
     Item,
-    JudgedSettings,
+    LlmJudgedSettings,
     Name,
     OracleSpec,
     PlayIO,
@@ -68,7 +69,7 @@ MAX_PUBLISHED = 167
 """The translated published functions (the most rules the published split plays)."""
 
 
-class CodeFunctionsConfig(JudgedSettings):
+class CodeFunctionsConfig(LlmJudgedSettings):
     """Everything that defines a Code Functions Picnic run: which rules, how examples are shown, the protocol,
     the turn limit and the judges.
 
@@ -76,30 +77,22 @@ class CodeFunctionsConfig(JudgedSettings):
     examples and the quiz.
     """
 
-    model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # the level is public (not in item_fields): it holds many rules, and is the run's label
     item_fields: ClassVar[frozenset[str] | None] = frozenset(
         {"split", "n", "seed", "ids", "balanced_only", "rules_file"}
     )
-    public_fields: ClassVar[frozenset[str]] = frozenset(
-        {
-            "level",
-            "trials",
-            "protocol",
-            "examples",
-            "init_examples",
-            "after_wrong",
-            "max_turns",
-            "judges",
-            "judge_model",
-            "judge_base_url",
-            "quiz_size",
-        }
-    )
+    public_fields: ClassVar[frozenset[str]] = JUDGE_FIELDS | {
+        "level",
+        "trials",
+        "protocol",
+        "examples",
+        "init_examples",
+        "after_wrong",
+        "max_turns",
+        "quiz_size",
+    }
 
-    not_in_play: ClassVar[frozenset[str]] = frozenset(
-        {"n", "trials", "judges", "judge_model", "judge_base_url"}
-    )
+    not_in_play: ClassVar[frozenset[str]] = JUDGE_FIELDS | {"n", "trials"}
     model_only: ClassVar[frozenset[str]] = frozenset({"protocol"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"], "max_turns": 0}
     flag_names: ClassVar[Mapping[str, str]] = {"rules_file": "rules"}

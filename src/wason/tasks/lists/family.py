@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from wason.core.family import (
+    JUDGE_FIELDS,
     MAX_EPISODES,
     MAX_FORMAT_ERRORS,
     MAX_IDS,
@@ -20,7 +21,7 @@ from wason.core.family import (
     Family,
     FormField,
     Item,
-    JudgedSettings,
+    LlmJudgedSettings,
     Name,
     OracleSpec,
     RuleId,
@@ -66,22 +67,26 @@ PILOT_TEMPERATURE = 0.0
 :meth:`ListsFamily.prepare`)."""
 
 
-class ListsRunConfig(JudgedSettings):
+class ListsRunConfig(LlmJudgedSettings):
     """Everything that defines a list-rules (Numberwang) run: rules, examples, trials, labeller and judges.
 
     Each rule is played ``trials`` times; trial ``t`` has the episode seed ``seed + t - 1`` (``seed`` defaults to
     0), which draws generated examples and the quiz, and keeps the trials' model samples apart.
     """
 
-    model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"split", "ids", "seed", "n"})
-    public_fields: ClassVar[frozenset[str]] = frozenset(
-        {"examples", "trials", "echo", "labeller", "judges", "judge_model", "judge_base_url"}
-        | {"max_rounds", "tests_per_round", "format_error_limit", "quiz_size", "probe_seed"}
-    )
-    not_in_play: ClassVar[frozenset[str]] = frozenset(
-        {"ids", "seed", "n", "trials", "labeller", "judges", "judge_model", "judge_base_url", "echo"}
-    )
+    public_fields: ClassVar[frozenset[str]] = JUDGE_FIELDS | {
+        "examples",
+        "trials",
+        "echo",
+        "labeller",
+        "max_rounds",
+        "tests_per_round",
+        "format_error_limit",
+        "quiz_size",
+        "probe_seed",
+    }
+    not_in_play: ClassVar[frozenset[str]] = JUDGE_FIELDS | {"ids", "seed", "n", "trials", "labeller", "echo"}
     model_only: ClassVar[frozenset[str]] = frozenset({"format_error_limit"})
     # a person is scored by code: the predicate and the quiz, no LLM judge
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["predicate", "quiz"]}

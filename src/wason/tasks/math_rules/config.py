@@ -9,9 +9,10 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from wason.core.family import (
+    JUDGE_FIELDS,
     MAX_SEED,
     Item,
-    JudgedSettings,
+    LlmJudgedSettings,
     Name,
 )
 from wason.tasks.math_rules.game import (
@@ -40,32 +41,26 @@ MAX_N = 10_000
 """The most games of a run: drawing an item (a rule and its first sequences) takes about 0.4 ms."""
 
 
-class MathRunConfig(JudgedSettings):
+class MathRunConfig(LlmJudgedSettings):
     """Everything that defines a math-sequence run: the level, the rules, the protocol and the judges.
 
     Game ``k`` (1..n) of a run plays the rule drawn with seed ``"{seed}|{k}"`` at the run's level.
     """
 
-    model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # the level is public (not in item_fields): it holds many rules, and is the run's label
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"n", "seed"})
-    public_fields: ClassVar[frozenset[str]] = frozenset(
-        {
-            "level",
-            "init_examples",
-            "per_turn",
-            "max_turns",
-            "refill",
-            "judges",
-            "ask_expression",
-            "ask_lambda",
-            "quiz_size",
-            "judge_model",
-            "judge_base_url",
-        }
-    )
+    public_fields: ClassVar[frozenset[str]] = JUDGE_FIELDS | {
+        "level",
+        "init_examples",
+        "per_turn",
+        "max_turns",
+        "refill",
+        "ask_expression",
+        "ask_lambda",
+        "quiz_size",
+    }
 
-    not_in_play: ClassVar[frozenset[str]] = frozenset({"n", "judges", "judge_model", "judge_base_url"})
+    not_in_play: ClassVar[frozenset[str]] = JUDGE_FIELDS | {"n"}
     model_only: ClassVar[frozenset[str]] = frozenset({"ask_lambda"})
     play_defaults: ClassVar[Mapping[str, Any]] = {"judges": ["expression", "quiz"]}
     audit_module: ClassVar[str | None] = "wason.tasks.math_rules.audit"

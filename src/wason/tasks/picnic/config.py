@@ -8,9 +8,10 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from wason.core.family import (
+    JUDGE_FIELDS,
     MAX_SEED,
     Item,
-    JudgedSettings,
+    LlmJudgedSettings,
     check_episodes,
 )
 from wason.tasks.picnic.catalog import (
@@ -40,33 +41,25 @@ MAX_TURN_LIMITS = 20
 """The most turn limits a run compares."""
 
 
-class PicnicRunConfig(JudgedSettings):
+class PicnicRunConfig(LlmJudgedSettings):
     """Everything that defines a Static Picnic run: levels, pool, draws, turn limits, examples and judges.
 
     Games of one level share their rules and example seeds across the turn limits (a paired design): game ``g``
     of level ``L`` draws its rule with ``derive_seed("picnic-rule", seed, pool, L, g)``.
     """
 
-    model_judges: ClassVar[frozenset[str]] = frozenset({"llm"})
     # the level and the pool are public: each holds many rules, and the level is the run's label
     item_fields: ClassVar[frozenset[str] | None] = frozenset({"draw", "n", "seed"})
-    public_fields: ClassVar[frozenset[str]] = frozenset(
-        {
-            "level",
-            "pool",
-            "max_turns",
-            "init_examples",
-            "negatives",
-            "examples_each_turn",
-            "judges",
-            "judge_model",
-            "judge_base_url",
-        }
-    )
+    public_fields: ClassVar[frozenset[str]] = JUDGE_FIELDS | {
+        "level",
+        "pool",
+        "max_turns",
+        "init_examples",
+        "negatives",
+        "examples_each_turn",
+    }
 
-    not_in_play: ClassVar[frozenset[str]] = frozenset(
-        {"n", "draw", "judges", "judge_model", "judge_base_url"}
-    )
+    not_in_play: ClassVar[frozenset[str]] = JUDGE_FIELDS | {"n", "draw"}
     # the published LLM protocol's host hands out examples after a wrong guess; a person's game keeps the default
     model_only: ClassVar[frozenset[str]] = frozenset({"examples_each_turn"})
     # a person is drawn one game from many rules
@@ -139,11 +132,6 @@ class PicnicRunConfig(JudgedSettings):
             )
         check_episodes(self.item_count(), "n")
         return self
-
-    @property
-    def llm_judge(self) -> bool:
-        """Whether the published LLM judge runs beside the code."""
-        return "llm" in self.judges
 
     def game_config(self, item: Mapping[str, Any]) -> PicnicConfig:
         mt = item.get("max_turns")
