@@ -44,8 +44,6 @@ SOLVER_LEGEND = (
     "the 156 published functions; asking for more words (game-api) 60, 199, 197 and 78 (50%; many of them its grammar "
     "cannot say)."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 JUDGE_NAMES = {"predicate": "Code *", "quiz": "Quiz", "llm": "LLM judge"}
 JUDGE_LEGENDS = {

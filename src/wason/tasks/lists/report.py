@@ -43,8 +43,6 @@ SOLVER_LEGEND = (
     "of the 10 pilot rules and 55 of the 59 published candidates, and 3 of 12 rules written by others that it "
     "had never seen (measured once)."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 class ListsNumbers(BaseModel):

@@ -43,8 +43,6 @@ SOLVER_LEGEND = (
     "version-space elimination over a grammar wider than any level's (docs/math.md): it won 1000 of 1000 "
     "seeded games at each level; fifteen terms pin a rule of that grammar almost always."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 JUDGE_NAMES = {"expression": "expression (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
 JUDGE_SHORT = {"expression": "Code", "quiz": "Quiz", "llm": "LLM judge"}

@@ -42,8 +42,6 @@ SOLVER_LEGEND = (
     "version-space elimination over the categories (docs/picnic.md): it won 200 of 200 seeded games at "
     "each level at the default settings, and 86-92% with one move only (--max-turns 1)."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:

@@ -45,8 +45,6 @@ SOLVER_LEGEND = (
     "the scientist of docs/solver.md, a strong reference and not a ceiling: on rules written by others "
     "that it had never seen, it won 1,802 of 2,195 (82%, each set measured once)."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 def run_summary(
