@@ -16,6 +16,7 @@ from wason.core.family import RunReader
 from wason.core.labels import results_title
 from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
 from wason.core.results import Cell, Message, Results, Table, Transcript, episode_outcome
+from wason.core.tally import group_by
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
 from wason.metrics.rates import NearMissMass
 
@@ -120,11 +121,8 @@ def aiw_json(store: RunReader, run_id: int) -> AiwRunReport:
                 "revised": sum(bool(t.get("revised")) for t in trials) if "revised" in trials[0] else None,
             }
         )
-    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_type[row["prompt_type"]].append(row)
     averages = {}
-    for prompt_type, typed in by_type.items():
+    for prompt_type, typed in group_by(rows, lambda r: r["prompt_type"]).items():
         score = robustness([r["p"] for r in typed])
         averages[prompt_type] = {
             "variations": len(typed),
@@ -164,9 +162,6 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
     run_id = run_ids[0]
     data = aiw_json(store, run_id).model_dump()
     params = data["config"].get("params", {})
-    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in data["cells"]:
-        by_type[r["prompt_type"]].append(r)
     columns = [
         col.text("variation", "Variation"),
         col.text("right", "Right", "the right answer"),
@@ -176,7 +171,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         col.text("top", "Top answers", TOP_LEGEND),
     ]
     tables = []
-    for prompt_type, cells in by_type.items():
+    for prompt_type, cells in group_by(data["cells"], lambda r: r["prompt_type"]).items():
         rows: list[dict[str, Cell]] = []
         for r in cells:
             top = sorted(r["distribution"].items(), key=lambda kv: -kv[1])[:3]

@@ -23,6 +23,7 @@ from wason.core.records import (
     episode_line,
     run_header,
 )
+from wason.core.reporting import fields_table
 from wason.core.results import (
     Cell,
     Message,
@@ -166,6 +167,7 @@ def run_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
     )
 
 
+KEYS = (col.PLAYER, col.LEVEL)
 TOOK = (
     ("turns", col.mean("turns", "Turns", digits=1)),
     ("turns_to_win", col.mean("won_in", "Won in", "turns of the games won", digits=1)),
@@ -210,15 +212,10 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         Table(
             name="verdicts",
             title="Code Functions Picnic: the judges' verdicts per level",
-            columns=[col.PLAYER, col.LEVEL, *(col.rate(j, JUDGE_NAMES[j], JUDGE_LEGENDS[j]) for j in shown)],
+            columns=[*KEYS, *(col.rate(j, JUDGE_NAMES[j], JUDGE_LEGENDS[j]) for j in shown)],
             rows=verdicts,
         ),
-        Table(
-            name="took",
-            title="What the games took (means over finished games)",
-            columns=[col.PLAYER, col.LEVEL, *(c for _, c in TOOK)],
-            rows=took,
-        ),
+        fields_table("took", "What the games took (means over finished games)", KEYS, TOOK, took),
     ]
     notes = []
     if "llm" not in (first.config.get("judges") or ["predicate"]):

@@ -13,11 +13,11 @@ from wason.core.family import RunReader
 from wason.core.guess_rule import cells
 from wason.core.labels import results_title
 from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
+from wason.core.reporting import fields_table
 from wason.core.results import (
     Cell,
     Message,
     Results,
-    Table,
     Transcript,
     end_reason_text,
     episode_outcome,
@@ -152,18 +152,8 @@ def results(store: RunReader, run_ids: list[int]) -> Results:
             notes.append(f"{who}errored {report.errored}, not played {report.pending}")
         notes.append(calls_note(report.calls.model_dump()))
     tables = [
-        Table(
-            name="ended",
-            title="Dynamic Picnic: how the games ended",
-            columns=[*KEYS, *(c for _, c in ENDED)],
-            rows=ended,
-        ),
-        Table(
-            name="took",
-            title="What the games took (means over games)",
-            columns=[*KEYS, *(c for _, c in TOOK)],
-            rows=took,
-        ),
+        fields_table("ended", "Dynamic Picnic: how the games ended", KEYS, ENDED, ended),
+        fields_table("took", "What the games took (means over games)", KEYS, TOOK, took),
     ]
     return Results(title=results_title(named[0][1]), tables=tables, notes=notes)
 

@@ -21,6 +21,7 @@ from wason.core.records import (
     episode_line,
     run_header,
 )
+from wason.core.reporting import fields_table
 from wason.core.results import (
     Cell,
     Message,
@@ -35,7 +36,7 @@ from wason.core.results import (
     votes_text,
     yes_no,
 )
-from wason.core.tally import WIN_LEGEND, MeanScore, Tally, group_by
+from wason.core.tally import WIN_LEGEND, MeanScore, Tally, group_by, judged_scores
 from wason.metrics.rates import mean_present
 
 SOLVER_LEGEND = (
@@ -50,7 +51,6 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
     t = Tally(eps)
     ms, won = t.metrics, t.won
     llm = t.where(lambda m: (m.get("judges") or {}).get("llm") is not None)
-    agree = sum(bool(m["judges"]["llm"]) == bool(m["judges"].get("code")) for m in llm)
     return {
         "games": len(eps),
         "errored": t.errored,
@@ -58,7 +58,7 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "wins": t.rate(len(won)),
         "code_judge": t.judge("code"),
         "llm_judge": Rate.of(sum(bool(m["judges"]["llm"]) for m in llm), len(llm)) if llm else None,
-        "judges_agree": Rate.of(agree, len(llm)) if llm else None,
+        "judges_agree": t.agreement("code") if llm else None,
         "llm_decided": sum(bool(m.get("llm_decided")) for m in ms),
         "unreadable_guesses": t.total("unreadable_guesses"),
         "gave_up": sum(m.get("end_reason") == "gave_up" for m in ms),
@@ -175,11 +175,8 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         table2_columns.append(col.rate("all", "All"))
     tables = [
         Table(name="ended", title="Static Picnic: how the games ended", columns=ended_columns, rows=ended),
-        Table(
-            name="took",
-            title="What the games took (means over finished games)",
-            columns=[col.LEVEL, LIMIT, *(c for _, c in TOOK)],
-            rows=took,
+        fields_table(
+            "took", "What the games took (means over finished games)", (col.LEVEL, LIMIT), TOOK, took
         ),
         Table(
             name="table2",
@@ -236,6 +233,9 @@ TOOK = (
 the number of a (level, turn limit) cell it shows."""
 
 
+AGREE_LEGEND = "the published LLM judge agreed with the code's verdict (reported apart; the code decides)"
+
+
 def _rate(rate: Any) -> Rate | None:
     return None if not rate else Rate.model_validate(rate)
 
@@ -243,20 +243,8 @@ def _rate(rate: Any) -> Rate | None:
 def scores(store: RunReader, run_id: int) -> list[Score]:
     """The run's columns of a comparison table, in the paper's Table 2 order: the win rate, then what the games
     took (turns, examples seen) and, where the LLM judge ran beside the code, how often they agreed."""
-    eps = store.list_episodes(run_id)
-    t, s = Tally(eps), summarize(eps)
-    agree: Rate = s["judges_agree"] or Rate.of(0, 0)
-    return [
-        Score.rate("Win rate", "Win", s["wins"].k, s["wins"].n, WIN_LEGEND),
-        *(m.of(t) for m in SCORED),
-        Score.rate(
-            "LLM judge agreement",
-            "Agree",
-            agree.k,
-            agree.n,
-            "the published LLM judge agreed with the code's verdict (reported apart; the code decides)",
-        ),
-    ]
+    t = Tally(store.list_episodes(run_id))
+    return judged_scores(t, len(t.won), SCORED, "code", AGREE_LEGEND)
 
 
 SCORED = (
