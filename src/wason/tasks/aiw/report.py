@@ -58,8 +58,7 @@ class AiwCell(BaseModel):
 
 
 class AiwPromptTypeSummary(BaseModel):
-    """One prompt type over the run's variations: its trials pooled (a rate with its Wilson interval), the mean
-    correct rate over variations and the robustness score R."""
+    """One prompt type over the run's variations: trials pooled, mean rate over variations, robustness R."""
 
     variations: int
     correct: Rate
@@ -69,8 +68,7 @@ class AiwPromptTypeSummary(BaseModel):
 
 
 class AiwRunReport(RunReport):
-    """``wason show RUN --json`` for an AIW run: the correct response rate over every finished trial (with its
-    Wilson interval), a cell per (variation, prompt type), a summary per prompt type."""
+    """``wason show RUN --json`` for an AIW run."""
 
     correct: Rate
     cells: list[AiwCell]
@@ -157,8 +155,7 @@ TOP_LEGEND = (
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """A table of cells per prompt type (correct rate with its Wilson interval, spread, answers), a summary
-    per prompt type (pooled rate, mean over variations, robustness R) and notes."""
+    """A table of cells per prompt type, a summary per prompt type (paper 3.4.2) and notes."""
     run_id = run_ids[0]
     data = aiw_json(store, run_id).model_dump()
     params = data["config"].get("params", {})
@@ -236,8 +233,7 @@ def _key(text: str) -> str:
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """A run's columns: the correct response rate over every finished trial (Wilson interval), the mean of the
-    (variation, prompt type) cells' rates, and the robustness R over those cells."""
+    """A run's columns: the pooled correct rate, the mean of the cells' rates and the robustness R over them."""
     data = aiw_json(store, run_id)
     rates = [c.p for c in data.cells]
     score = robustness(rates) if rates else None
@@ -290,8 +286,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the right answer, and
-    its answer, the one read from the reply (else what the reply said where no answer could be read)."""
+    """An Inspect sample's target and answer (else what the reply said, where no answer could be read)."""
     m = metrics or {}
     answer = m.get("answer") if m.get("answer") is not None else m.get("answer_text")
     expected = item.get("expected", m.get("expected"))

@@ -23,7 +23,7 @@ from wason.core.records import (
     episode_line,
     run_header,
 )
-from wason.core.reporting import fields_table
+from wason.core.reporting import fields_table, rule_text, said_text
 from wason.core.results import (
     Cell,
     Message,
@@ -55,8 +55,7 @@ JUDGE_LEGENDS = {
 
 
 class Numbers(BaseModel):
-    """The numbers of a set of episodes: rates (``won``, each judge's) as k of n with the 95% Wilson interval;
-    ``format_errors`` unreadable replies and ``truncated`` replies cut off at the token limit, counted apart."""
+    """The numbers of a set of episodes; ``format_errors`` and ``truncated`` replies are counted apart."""
 
     episodes: int
     errored: int
@@ -187,8 +186,7 @@ def _writes_rules(store: RunReader, run_id: int) -> bool:
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """The judges' verdicts per run and level (k/n with 95% Wilson intervals), then what the games took; a game
-    master's run (write-rules) shows the rules it wrote."""
+    """The judges' verdicts per run and level, then what the games took; a game master's run, its rules."""
     if _writes_rules(store, run_ids[0]):
         from wason.tasks.code_functions.writer import writer_results
 
@@ -227,9 +225,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """The run's columns of a comparison table, in the paper's Table 2 order: the win rate (the code's
-    verdict), what the games took, the last predicate's accuracy, and how often the LLM judge agreed with the
-    code where it ran (reported apart). A game master's run (write-rules): the share of its rules accepted."""
+    """The comparison's columns in the paper's Table 2 order (a game master's run: its rules accepted)."""
     if _writes_rules(store, run_id):
         eps = [e for e in store.list_episodes(run_id) if e.status in ("completed", "errored")]
         accepted = sum(bool((e.metrics or {}).get("accepted")) for e in eps)
@@ -264,8 +260,7 @@ SCORED = (
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
-    """One episode: the system prompt the player read, each turn with the game's answer, then the guesses and
-    their verdicts."""
+    """One episode: the system prompt, each turn with the game's answer, the guesses and their verdicts."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     if rule:
@@ -317,8 +312,5 @@ def _describe(action: dict[str, Any]) -> str:
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule's text,
-    and its answer, the player's last guess with the predicate it wrote (None when it made no guess)."""
-    m = metrics or {}
-    said = [str(m[k]) for k in ("final_guess", "final_predicate") if m.get(k)]
-    return str((item.get("rule") or {}).get("text") or ""), "\n".join(said) or None
+    """An Inspect sample's target (the rule's text) and answer (the last guess and its predicate)."""
+    return rule_text(item), said_text(metrics, "final_guess", "final_predicate")

@@ -31,7 +31,7 @@ from wason.core.records import (
     run_header,
     series_names,
 )
-from wason.core.reporting import games_text
+from wason.core.reporting import games_text, said_text
 from wason.core.results import (
     Cell,
     Message,
@@ -71,8 +71,7 @@ class Mean(BaseModel):
 
 
 class Curves(BaseModel):
-    """Mean test accuracy after k = 0, 1, ... experiments: of the ideal learner on the player's experiments
-    (``ideal``), and on random experiments up to the budget (``random``)."""
+    """Mean test accuracy after k = 0, 1, ... experiments, of the ideal learner on the player's and on random ones."""
 
     ideal: list[float]
     random: list[float]
@@ -323,9 +322,7 @@ def _budget(data: Mapping[str, Any]) -> int:
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """Table 1: a row per run (the model's, then its baselines); then what is beside the score; then the curves,
-    so a player is placed between random experiments and an ideal learner; and, for a small run, a row per
-    game."""
+    """Table 1, what is beside the score, the curves (a player between random and ideal), a small run's games."""
     runs = [run_json(store, r).model_dump() for r in run_ids]
     first = runs[0]
     cfg = first["config"]
@@ -541,8 +538,7 @@ def _truths(domain_json: Any, trials: Sequence[Mapping[str, Any]]) -> list[str |
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
-    """One game: the system prompt the player read, the lab, each request and the lab assistant's report, the
-    test with the answer against the truth, the theory beside the hidden laws, and the scores."""
+    """One game: the lab, each request and report, the test against the truth, the theory and the scores."""
     item = data.get("item") or {}
     domain = {**(item.get("lab") or {}), **(item.get("domain") or {})}
     m = data.get("metrics") or {}
@@ -670,8 +666,7 @@ def _score_lines(m: Mapping[str, Any]) -> list[str]:
 
 
 def lab_ending(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
-    """What ``wason play lab`` prints after a game: the hidden laws, the score, the theory's verdict and its
-    counterexample."""
+    """What ``wason play lab`` prints after a game: the hidden laws, the score, the theory's verdict."""
     domain = {**(item.get("lab") or {}), **(item.get("domain") or {})}
     m = metrics or {}
     laws = list(m.get("laws") or domain.get("law_text") or [])
@@ -706,9 +701,7 @@ def lab_ending(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> li
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """The run's columns of a comparison table, in the order of the lab's main table: the success rate (Wilson),
-    mean test accuracy (95% t interval), exact theories (a rate over the finished games: a game without a
-    theory has none) and the experiments used."""
+    """The comparison's columns in the main table's order (exact theories over every finished game)."""
     eps = store.list_episodes(run_id)
     s = summarize(eps)
     acc = s["prediction_accuracy"]
@@ -747,18 +740,15 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden laws (one a
-    line), and its answer, the player's theory (None when it wrote none; its predictions are in the metrics)."""
+    """An Inspect sample's target (the hidden laws, one a line) and answer (the theory)."""
     m = metrics or {}
     laws = m.get("laws") or (item.get("domain") or {}).get("law_text") or []
-    theory = m.get("theory")
-    return "\n".join(str(law) for law in laws), str(theory) if theory else None
+    return "\n".join(str(law) for law in laws), said_text(m, "theory")
 
 
 # -- figures ------------------------------------------------------------------------------------------------
 def curves_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
-    """Mean test accuracy of an ideal learner after k experiments: on each run's experiments, and on random
-    experiments (dashed)."""
+    """Mean test accuracy of an ideal learner after k experiments: each run's, and random ones (dashed)."""
     runs = [store.get_run(r) for r in run_ids]
     ideal: list[list[dict[int, float]]] = []
     rand: list[list[dict[int, float]]] = []

@@ -21,7 +21,7 @@ from wason.core.records import (
     episode_line,
     run_header,
 )
-from wason.core.reporting import fields_table
+from wason.core.reporting import fields_table, rule_text, said_text
 from wason.core.results import (
     Cell,
     Message,
@@ -78,8 +78,7 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
 
 
 class PicnicRunReport(RunReport):
-    """``wason show RUN --json`` for a Static Picnic run: its summary, a row per level and per (level, turn
-    limit), every game, and the runs made as its baselines."""
+    """``wason show RUN --json`` for a Static Picnic run."""
 
     protocol: str
     summary: dict[str, Any]
@@ -144,8 +143,7 @@ def run_json(store: RunReader, run_id: int) -> PicnicRunReport:
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """The first run's games per (level, turn limit): how they ended, then what they took; then the paper's
-    Table 2 layout: a row per run (the model's, then its solver baseline), the win rate per level."""
+    """The first run's games per (level, turn limit), then the paper's Table 2 layout: a row per run."""
     named = named_runs(store, run_ids)
     runs = [run_json(store, run.id).model_dump() for _, run in named]
     first = runs[0]
@@ -229,8 +227,7 @@ TOOK = (
     ("gave_up", col.count("gave_up", "Gave up", "games given up")),
     ("turn_limit", col.count("limit_hit", "Limit", "games that ran out of turns")),
 )
-"""The columns of how the games ended and of what they took (after the level and its turn limit), each beside
-the number of a (level, turn limit) cell it shows."""
+"""The columns after the level and its turn limit, each beside the number of a (level, turn limit) it shows."""
 
 
 AGREE_LEGEND = "the published LLM judge agreed with the code's verdict (reported apart; the code decides)"
@@ -241,8 +238,7 @@ def _rate(rate: Any) -> Rate | None:
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """The run's columns of a comparison table, in the paper's Table 2 order: the win rate, then what the games
-    took (turns, examples seen) and, where the LLM judge ran beside the code, how often they agreed."""
+    """The comparison's columns in the paper's Table 2 order."""
     t = Tally(store.list_episodes(run_id))
     return judged_scores(t, len(t.won), SCORED, "code", AGREE_LEGEND)
 
@@ -264,8 +260,7 @@ SCORED = (
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
-    """One game: the system prompt the player read, the first examples, each move with what the host answered,
-    and both judges' verdicts."""
+    """One game: the system prompt, the first examples, each move and the host's answer, both judges."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     m = data.get("metrics") or {}
@@ -306,7 +301,5 @@ MOVES: Moves = {"More": "more {n}", "Guess": "guess: {text}", "GiveUp": "give up
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule (its
-    text), and its answer, the player's last guess (None when it made none)."""
-    guess = (metrics or {}).get("final_guess")
-    return str((item.get("rule") or {}).get("text") or ""), str(guess) if guess else None
+    """An Inspect sample's target (the rule's text) and answer (the last guess)."""
+    return rule_text(item), said_text(metrics, "final_guess")
