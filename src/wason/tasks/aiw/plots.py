@@ -39,8 +39,7 @@ def _natural(value: Any) -> int | None:
 
 
 def _names(cells: Sequence[Cell]) -> dict[Cell, str]:
-    """How a cell's variation is named: with its problem family where two families' variations share a
-    name."""
+    """A cell's variation's name, with its problem family where two families' variations share a name."""
     variations: dict[str, set[str]] = {}
     for family, variation, _ in cells:
         variations.setdefault(variation, set()).add(family)
@@ -77,8 +76,7 @@ def correct_rate_figure(names: Sequence[str], trials: Sequence[dict[Cell, list[d
 def distribution_figure(
     cell: Cell, label: str, names: Sequence[str], trials: Sequence[dict[Cell, list[dict[str, Any]]]]
 ) -> Figure | None:
-    """How often each answer was given in one cell, a series per run, the correct answer marked; None when the
-    right answer is not a natural number (symbolic answers have no number line)."""
+    """How often each answer was given in one cell, a series per run; None for a symbolic right answer."""
     given = [t.get(cell, []) for t in trials]
     expected = next((_natural(t["expected"]) for ts in given for t in ts), None)
     if expected is None:

@@ -16,6 +16,7 @@ from wason.core.family import RunReader
 from wason.core.labels import results_title
 from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
 from wason.core.results import Cell, Message, Results, Table, Transcript, episode_outcome
+from wason.core.tally import group_by
 from wason.metrics import answer_distribution, near_miss_mass, robustness, summarize_rate
 from wason.metrics.rates import NearMissMass
 
@@ -57,8 +58,7 @@ class AiwCell(BaseModel):
 
 
 class AiwPromptTypeSummary(BaseModel):
-    """One prompt type over the run's variations: its trials pooled (a rate with its Wilson interval), the mean
-    correct rate over variations and the robustness score R."""
+    """One prompt type over the run's variations: trials pooled, mean rate over variations, robustness R."""
 
     variations: int
     correct: Rate
@@ -68,8 +68,7 @@ class AiwPromptTypeSummary(BaseModel):
 
 
 class AiwRunReport(RunReport):
-    """``wason show RUN --json`` for an AIW run: the correct response rate over every finished trial (with its
-    Wilson interval), a cell per (variation, prompt type), a summary per prompt type."""
+    """``wason show RUN --json`` for an AIW run."""
 
     correct: Rate
     cells: list[AiwCell]
@@ -120,11 +119,8 @@ def aiw_json(store: RunReader, run_id: int) -> AiwRunReport:
                 "revised": sum(bool(t.get("revised")) for t in trials) if "revised" in trials[0] else None,
             }
         )
-    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_type[row["prompt_type"]].append(row)
     averages = {}
-    for prompt_type, typed in by_type.items():
+    for prompt_type, typed in group_by(rows, lambda r: r["prompt_type"]).items():
         score = robustness([r["p"] for r in typed])
         averages[prompt_type] = {
             "variations": len(typed),
@@ -159,14 +155,10 @@ TOP_LEGEND = (
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """A table of cells per prompt type (correct rate with its Wilson interval, spread, answers), a summary
-    per prompt type (pooled rate, mean over variations, robustness R) and notes."""
+    """A table of cells per prompt type, a summary per prompt type (paper 3.4.2) and notes."""
     run_id = run_ids[0]
     data = aiw_json(store, run_id).model_dump()
     params = data["config"].get("params", {})
-    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in data["cells"]:
-        by_type[r["prompt_type"]].append(r)
     columns = [
         col.text("variation", "Variation"),
         col.text("right", "Right", "the right answer"),
@@ -176,7 +168,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         col.text("top", "Top answers", TOP_LEGEND),
     ]
     tables = []
-    for prompt_type, cells in by_type.items():
+    for prompt_type, cells in group_by(data["cells"], lambda r: r["prompt_type"]).items():
         rows: list[dict[str, Cell]] = []
         for r in cells:
             top = sorted(r["distribution"].items(), key=lambda kv: -kv[1])[:3]
@@ -241,8 +233,7 @@ def _key(text: str) -> str:
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """A run's columns: the correct response rate over every finished trial (Wilson interval), the mean of the
-    (variation, prompt type) cells' rates, and the robustness R over those cells."""
+    """A run's columns: the pooled correct rate, the mean of the cells' rates and the robustness R over them."""
     data = aiw_json(store, run_id)
     rates = [c.p for c in data.cells]
     score = robustness(rates) if rates else None
@@ -295,8 +286,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the right answer, and
-    its answer, the one read from the reply (else what the reply said where no answer could be read)."""
+    """An Inspect sample's target and answer (else what the reply said, where no answer could be read)."""
     m = metrics or {}
     answer = m.get("answer") if m.get("answer") is not None else m.get("answer_text")
     expected = item.get("expected", m.get("expected"))

@@ -23,6 +23,7 @@ from wason.core.records import (
     episode_line,
     run_header,
 )
+from wason.core.reporting import fields_table, rule_text, said_text
 from wason.core.results import (
     Cell,
     Message,
@@ -44,8 +45,6 @@ SOLVER_LEGEND = (
     "the 156 published functions; asking for more words (game-api) 60, 199, 197 and 78 (50%; many of them its grammar "
     "cannot say)."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 JUDGE_NAMES = {"predicate": "Code *", "quiz": "Quiz", "llm": "LLM judge"}
 JUDGE_LEGENDS = {
@@ -56,8 +55,7 @@ JUDGE_LEGENDS = {
 
 
 class Numbers(BaseModel):
-    """The numbers of a set of episodes: rates (``won``, each judge's) as k of n with the 95% Wilson interval;
-    ``format_errors`` unreadable replies and ``truncated`` replies cut off at the token limit, counted apart."""
+    """The numbers of a set of episodes; ``format_errors`` and ``truncated`` replies are counted apart."""
 
     episodes: int
     errored: int
@@ -168,6 +166,7 @@ def run_json(store: RunReader, run_id: int) -> CodeFunctionsReport:
     )
 
 
+KEYS = (col.PLAYER, col.LEVEL)
 TOOK = (
     ("turns", col.mean("turns", "Turns", digits=1)),
     ("turns_to_win", col.mean("won_in", "Won in", "turns of the games won", digits=1)),
@@ -187,8 +186,7 @@ def _writes_rules(store: RunReader, run_id: int) -> bool:
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """The judges' verdicts per run and level (k/n with 95% Wilson intervals), then what the games took; a game
-    master's run (write-rules) shows the rules it wrote."""
+    """The judges' verdicts per run and level, then what the games took; a game master's run, its rules."""
     if _writes_rules(store, run_ids[0]):
         from wason.tasks.code_functions.writer import writer_results
 
@@ -212,15 +210,10 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         Table(
             name="verdicts",
             title="Code Functions Picnic: the judges' verdicts per level",
-            columns=[col.PLAYER, col.LEVEL, *(col.rate(j, JUDGE_NAMES[j], JUDGE_LEGENDS[j]) for j in shown)],
+            columns=[*KEYS, *(col.rate(j, JUDGE_NAMES[j], JUDGE_LEGENDS[j]) for j in shown)],
             rows=verdicts,
         ),
-        Table(
-            name="took",
-            title="What the games took (means over finished games)",
-            columns=[col.PLAYER, col.LEVEL, *(c for _, c in TOOK)],
-            rows=took,
-        ),
+        fields_table("took", "What the games took (means over finished games)", KEYS, TOOK, took),
     ]
     notes = []
     if "llm" not in (first.config.get("judges") or ["predicate"]):
@@ -232,9 +225,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """The run's columns of a comparison table, in the paper's Table 2 order: the win rate (the code's
-    verdict), what the games took, the last predicate's accuracy, and how often the LLM judge agreed with the
-    code where it ran (reported apart). A game master's run (write-rules): the share of its rules accepted."""
+    """The comparison's columns in the paper's Table 2 order (a game master's run: its rules accepted)."""
     if _writes_rules(store, run_id):
         eps = [e for e in store.list_episodes(run_id) if e.status in ("completed", "errored")]
         accepted = sum(bool((e.metrics or {}).get("accepted")) for e in eps)
@@ -269,8 +260,7 @@ SCORED = (
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
-    """One episode: the system prompt the player read, each turn with the game's answer, then the guesses and
-    their verdicts."""
+    """One episode: the system prompt, each turn with the game's answer, the guesses and their verdicts."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     if rule:
@@ -322,8 +312,5 @@ def _describe(action: dict[str, Any]) -> str:
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule's text,
-    and its answer, the player's last guess with the predicate it wrote (None when it made no guess)."""
-    m = metrics or {}
-    said = [str(m[k]) for k in ("final_guess", "final_predicate") if m.get(k)]
-    return str((item.get("rule") or {}).get("text") or ""), "\n".join(said) or None
+    """An Inspect sample's target (the rule's text) and answer (the last guess and its predicate)."""
+    return rule_text(item), said_text(metrics, "final_guess", "final_predicate")

@@ -13,11 +13,11 @@ from wason.core.family import RunReader
 from wason.core.guess_rule import cells
 from wason.core.labels import results_title
 from wason.core.records import CallTotals, Rate, RunReport, RunRow, Score, calls_note, run_header
+from wason.core.reporting import fields_table
 from wason.core.results import (
     Cell,
     Message,
     Results,
-    Table,
     Transcript,
     end_reason_text,
     episode_outcome,
@@ -125,13 +125,11 @@ TOOK = (
     ("format_errors", col.count("format", "Format", "replies the game master could not read")),
     ("truncated", col.CUT),
 )
-"""The columns of the two tables, after the player and the level, each beside the key of a level's row it
-shows."""
+"""The columns of the two tables, after the player and the level, each beside the level row's key it shows."""
 
 
 def results(store: RunReader, run_ids: list[int]) -> Results:
-    """How the games ended per level (win rate and the judges, with 95% Wilson intervals), then what they took;
-    a row per run and level; the rules the validation rejected in the notes."""
+    """How the games ended per run and level, then what they took; the rules rejected in the notes."""
     named = named_runs(store, run_ids)
     ended: list[dict[str, Cell]] = []
     took: list[dict[str, Cell]] = []
@@ -152,26 +150,14 @@ def results(store: RunReader, run_ids: list[int]) -> Results:
             notes.append(f"{who}errored {report.errored}, not played {report.pending}")
         notes.append(calls_note(report.calls.model_dump()))
     tables = [
-        Table(
-            name="ended",
-            title="Dynamic Picnic: how the games ended",
-            columns=[*KEYS, *(c for _, c in ENDED)],
-            rows=ended,
-        ),
-        Table(
-            name="took",
-            title="What the games took (means over games)",
-            columns=[*KEYS, *(c for _, c in TOOK)],
-            rows=took,
-        ),
+        fields_table("ended", "Dynamic Picnic: how the games ended", KEYS, ENDED, ended),
+        fields_table("took", "What the games took (means over games)", KEYS, TOOK, took),
     ]
     return Results(title=results_title(named[0][1]), tables=tables, notes=notes)
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """The run's columns of a comparison table, in the paper's Table 2 order: the win rate over the games
-    played (rejected rules left out, errored games counted as losses), then what they took, and how often the
-    LLM judge and the code check agreed where both judged (reported apart)."""
+    """The comparison's columns in the paper's Table 2 order; rejected rules are left out of every one."""
     played, _, errored, _ = _played(store, run_id)
     both = [m for m in played if m.get("llm_verdict") is not None and m.get("code_check") is not None]
     agree = sum(bool(m["llm_verdict"]) == bool(m["code_check"]) for m in both)
@@ -216,8 +202,7 @@ SCORED: tuple[tuple[str, str, Callable[[Mapping[str, Any]], float], str], ...] =
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
-    """One episode: the published prompt the player read each turn (its first), the conversation as the player
-    saw it, then the result and the judges."""
+    """One episode: the published prompt (its first), the conversation as the player saw it, the judges."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     m = data.get("metrics") or {}
@@ -255,8 +240,7 @@ def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) ->
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule's text,
-    and its answer, the player's last guess of the rule (None when it made none)."""
+    """An Inspect sample's target (the rule's text) and answer (the last guess of the rule)."""
     m = metrics or {}
     guesses = [g for g in m.get("guess_log") or [] if isinstance(g, dict) and g.get("text")]
     rule = str((item.get("rule") or {}).get("text") or m.get("rule_text") or "")

@@ -1,14 +1,10 @@
-"""Lab reports: prediction accuracy with intervals, the theory's verdicts, experiments used, and where a player
-stands between random experiments and an ideal learner on its own experiments; per run (a model's run, then its
-solver baseline), as JSON (:func:`run_json`), results the shared renderers draw (:func:`results`), one
-game's transcript (:func:`messages`) and the figure (:func:`figures`, drawn by :mod:`wason.report.plots`): a line
-per run and the random experiments as a dashed comparison line, so a player's experiments read against a good
-design and a blind one.
+"""Lab reports: prediction accuracy, the theory's verdicts, experiments used, and where a player stands between
+random experiments and an ideal learner on its own experiments, so its experiments read against a good design and
+a blind one.
 
-Rates are k/n with the 95% Wilson interval; a game that errored counts in ``n`` of the success rate as a loss
-(and apart), a void one in nothing. Means over games (prediction accuracy) carry a 95% Student t interval over
-the completed games. The curves are means over games of the ideal learner's test accuracy after k
-experiments; a game whose player stopped before k counts at its last point (what it had learned stays).
+A game that errored counts in ``n`` of the success rate as a loss (and apart), a void one in nothing. The curves
+are means over games of the ideal learner's test accuracy after k experiments; a game whose player stopped before
+k counts at its last point (what it had learned stays).
 """
 
 from __future__ import annotations
@@ -35,6 +31,7 @@ from wason.core.records import (
     run_header,
     series_names,
 )
+from wason.core.reporting import games_text, said_text
 from wason.core.results import (
     Cell,
     Message,
@@ -46,6 +43,7 @@ from wason.core.results import (
     player_message,
 )
 from wason.core.results import Mean as ResultMean
+from wason.core.tally import Tally
 from wason.metrics.rates import mean_present, t_interval
 from wason.tasks.lab.laws import changes, format_value
 from wason.tasks.lab.world import BUDGETS, Domain, Trial
@@ -55,8 +53,6 @@ SOLVER_LEGEND = (
     "information: its theory was exactly the hidden laws in 50 of 50 games at each difficulty "
     "(bench/bench_lab.py), a reference for what the budget allows, not a ceiling of reasoning."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 CURVE_POINTS = (0, 5, 10, 20, 40)
 """Experiments at which table 2 reads the curves (and the budget)."""
@@ -65,8 +61,7 @@ SMALL_RUN = 30
 
 
 class Mean(BaseModel):
-    """A mean over games with its 95% interval (``method``: ``t``, Student's t over the games; the interval is
-    None for fewer than two games)."""
+    """A mean over games with its 95% Student t interval (None for fewer than two games)."""
 
     mean: float | None
     n: int
@@ -76,8 +71,7 @@ class Mean(BaseModel):
 
 
 class Curves(BaseModel):
-    """Mean test accuracy after k = 0, 1, ... experiments: of the ideal learner on the player's experiments
-    (``ideal``), and on random experiments up to the budget (``random``)."""
+    """Mean test accuracy after k = 0, 1, ... experiments, of the ideal learner on the player's and on random ones."""
 
     ideal: list[float]
     random: list[float]
@@ -212,12 +206,14 @@ def _mean_curve(curves: Sequence[Mapping[int, float]], xs: Sequence[int] | None 
     return out
 
 
+def _void(e: EpisodeRow) -> bool:
+    return e.status == "completed" and bool((e.metrics or {}).get(VOID))
+
+
 def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
     """The numbers of a set of games (see the module's note on what counts where)."""
-    void = [e for e in eps if e.status == "completed" and (e.metrics or {}).get(VOID)]
-    done = [e for e in eps if e.status == "completed" and not (e.metrics or {}).get(VOID)]
-    errored = [e for e in eps if e.status == "errored"]
-    ms = [e.metrics or {} for e in done]
+    t = Tally(e for e in eps if not _void(e))
+    ms = t.metrics
     given = [m for m in ms if m.get("theory")]
     ideal = [curve_points(m.get("curve")) for m in ms]
     rand = [curve_points(m.get("random_curve")) for m in ms]
@@ -233,15 +229,15 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
     )
     return {
         "episodes": len(eps),
-        "completed": len(done),
-        "errored": len(errored),
-        "void": len(void),
-        "unfinished": len(eps) - len(done) - len(errored) - len(void),
-        "success": Rate.of(sum(bool(e.success) for e in done), len(done) + len(errored)),
+        "completed": len(t.done),
+        "errored": t.errored,
+        "void": len(eps) - len(t.episodes),
+        "unfinished": t.unfinished,
+        "success": t.rate(len(t.succeeded)),
         "prediction_accuracy": mean_interval(
             [float(m["prediction_accuracy"]) for m in ms if m.get("prediction_accuracy") is not None]
         ),
-        **{key: mean_present([m.get(key) for m in ms]) for key in (*means, "experiments", "turns")},
+        **{key: t.mean(key) for key in (*means, "experiments", "turns")},
         "theories": len(given),
         "theory_errors": sum(bool(m.get("theory_error")) for m in given),
         "theory_equivalent": Rate.of(sum(m.get("theory_equivalent") is True for m in given), len(given)),
@@ -250,9 +246,7 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "ideal_accuracy": mean_present([last_point(c) for c in ideal]),
         "random_accuracy_budget": mean_present([last_point(c) for c in rand]),
         "random_accuracy_same": mean_present(same),
-        "invalid_requests": sum(int(m.get("invalid_requests") or 0) for m in ms),
-        "format_errors": sum(int(m.get("format_errors") or 0) for m in ms),
-        "truncated": sum(int(m.get("truncated") or 0) for m in ms),
+        **{key: t.total(key) for key in ("invalid_requests", "format_errors", "truncated")},
         "finished_early": sum(bool(m.get("finished_early")) for m in ms),
         "report_judge": Rate.of(sum(verdicts), len(verdicts)) if verdicts else None,
         "curves": {"ideal": _mean_curve(ideal), "random": _mean_curve(rand)},
@@ -328,9 +322,7 @@ def _budget(data: Mapping[str, Any]) -> int:
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """Table 1: a row per run (the model's, then its baselines); then what is beside the score; then the curves,
-    so a player is placed between random experiments and an ideal learner; and, for a small run, a row per
-    game."""
+    """Table 1, what is beside the score, the curves (a player between random and ideal), a small run's games."""
     runs = [run_json(store, r).model_dump() for r in run_ids]
     first = runs[0]
     cfg = first["config"]
@@ -546,8 +538,7 @@ def _truths(domain_json: Any, trials: Sequence[Mapping[str, Any]]) -> list[str |
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
-    """One game: the system prompt the player read, the lab, each request and the lab assistant's report, the
-    test with the answer against the truth, the theory beside the hidden laws, and the scores."""
+    """One game: the lab, each request and report, the test against the truth, the theory and the scores."""
     item = data.get("item") or {}
     domain = {**(item.get("lab") or {}), **(item.get("domain") or {})}
     m = data.get("metrics") or {}
@@ -675,8 +666,7 @@ def _score_lines(m: Mapping[str, Any]) -> list[str]:
 
 
 def lab_ending(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> list[str]:
-    """What ``wason play lab`` prints after a game: the hidden laws, the score, the theory's verdict and its
-    counterexample."""
+    """What ``wason play lab`` prints after a game: the hidden laws, the score, the theory's verdict."""
     domain = {**(item.get("lab") or {}), **(item.get("domain") or {})}
     m = metrics or {}
     laws = list(m.get("laws") or domain.get("law_text") or [])
@@ -711,19 +701,10 @@ def lab_ending(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> li
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """The run's columns of a comparison table, in the order of the lab's main table: the success rate (Wilson),
-    mean test accuracy (95% t interval), exact theories (a rate over the finished games: a game without a
-    theory has none) and the experiments used."""
+    """The comparison's columns in the main table's order (exact theories over every finished game)."""
     eps = store.list_episodes(run_id)
     s = summarize(eps)
     acc = s["prediction_accuracy"]
-    used = [
-        float(m["experiments"])
-        for e in eps
-        if e.status == "completed"
-        and (m := e.metrics or {}).get("experiments") is not None
-        and not m.get(VOID)
-    ]
     exact: Rate = s["theory_equivalent_all"]
     return [
         Score.rate(
@@ -748,46 +729,37 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
             exact.n,
             "theories exactly equivalent to the hidden laws, of the finished games",
         ),
-        Score.mean(
+        Score.mean_of(
             "Experiments",
             "Exp",
-            s["experiments"],
-            n=len(used),
-            interval=t_interval(used),
-            legend="experiments used, mean over games [95% t]",
+            Tally(e for e in eps if not _void(e)).values("experiments"),
+            "experiments used, mean over games [95% t]",
             higher_is_better=False,
         ),
     ]
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden laws (one a
-    line), and its answer, the player's theory (None when it wrote none; its predictions are in the metrics)."""
+    """An Inspect sample's target (the hidden laws, one a line) and answer (the theory)."""
     m = metrics or {}
     laws = m.get("laws") or (item.get("domain") or {}).get("law_text") or []
-    theory = m.get("theory")
-    return "\n".join(str(law) for law in laws), str(theory) if theory else None
+    return "\n".join(str(law) for law in laws), said_text(m, "theory")
 
 
 # -- figures ------------------------------------------------------------------------------------------------
 def curves_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
-    """Mean test accuracy of an ideal learner after k experiments: on each run's experiments, and on random
-    experiments (dashed)."""
+    """Mean test accuracy of an ideal learner after k experiments: each run's, and random ones (dashed)."""
     runs = [store.get_run(r) for r in run_ids]
     ideal: list[list[dict[int, float]]] = []
     rand: list[list[dict[int, float]]] = []
     for run in runs:
-        ms: list[dict[str, Any]] = [
-            e.metrics
-            for e in store.list_episodes(run.id)
-            if e.status == "completed" and e.metrics and not e.metrics.get(VOID)
-        ]
+        ms = Tally(e for e in store.list_episodes(run.id) if e.metrics and not _void(e)).metrics
         ideal.append([curve_points(m.get("curve")) for m in ms])
         rand.append([curve_points(m.get("random_curve")) for m in ms])
     top = max((max(c) for cs in (*ideal, *rand) for c in cs if c), default=0)
     xs = list(range(top + 1))
     series = [
-        Series(name=f"{name} ({_games(sum(bool(c) for c in cs))})", values=_mean_curve(cs, xs))
+        Series(name=f"{name} ({games_text(sum(bool(c) for c in cs))})", values=_mean_curve(cs, xs))
         for name, cs in zip(series_names(runs), ideal, strict=True)
     ]
     references: list[tuple[str, list[float | None]]] = []
@@ -812,10 +784,6 @@ def curves_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
         "finished games (a game that stopped earlier keeps its last point); dashed: the same learner on random "
         "experiments, up to the budget.",
     )
-
-
-def _games(n: int) -> str:
-    return f"{n} game" if n == 1 else f"{n} games"
 
 
 def figures(store: RunReader, run_ids: Sequence[int]) -> list[Figure]:

@@ -66,8 +66,7 @@ def success_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
 
 
 def rounds_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
-    """The mean rounds of testing a rule's finished games used, a series per run, whiskers from the fewest to
-    the most."""
+    """The mean rounds of a rule's finished games, a series per run, whiskers from the fewest to the most."""
     groups, rules = _grouped(store, run_ids)
     names = series_names([store.get_run(r) for r in run_ids])
     series = []

@@ -21,6 +21,7 @@ from wason.core.records import (
     run_header,
     series_names,
 )
+from wason.core.reporting import rule_text, said_text
 from wason.core.results import (
     Cell,
     Column,
@@ -43,16 +44,10 @@ SOLVER_LEGEND = (
     "of the 10 pilot rules and 55 of the 59 published candidates, and 3 of 12 rules written by others that it "
     "had never seen (measured once)."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 class ListsNumbers(BaseModel):
-    """The numbers of a set of episodes (a rule's trials, or a whole run).
-
-    ``success`` and ``judges`` are rates over every episode (errored ones count as failures), with their 95%
-    Wilson intervals; ``format_errors`` are unreadable replies and ``truncated`` replies cut off at the token
-    limit (each costs a round; they are counted apart)."""
+    """The numbers of a set of episodes (a rule's trials, or a whole run); errored ones count as failures."""
 
     episodes: int
     errored: int
@@ -106,8 +101,7 @@ class ListsEpisodeRow(BaseModel):
 
 
 class ListsRunReport(RunReport):
-    """``wason show RUN --json`` for a list-rules run: its summary, a row per rule, every episode, and the
-    runs made as its baselines."""
+    """``wason show RUN --json`` for a list-rules run."""
 
     protocol: str
     summary: ListsNumbers
@@ -136,11 +130,7 @@ def lists_protocol(config: dict[str, Any]) -> str:
 def summarize_episodes(
     eps: Sequence[EpisodeRow], judges: Sequence[str], primary: str | None
 ) -> dict[str, Any]:
-    """The numbers of a set of episodes (a rule's trials, or a whole run).
-
-    Every judge's success counts errored episodes as failures in ``n`` (they are also counted apart), so the
-    rates are over the episodes that were played; episodes not played yet are in no rate.
-    """
+    """The numbers of a set of episodes; the rates are over the episodes played (errored ones as failures)."""
     t = Tally(eps)
     metrics = t.metrics
     per_judge = t.judges(judges)
@@ -244,8 +234,7 @@ _SUMMARY_FIELDS = {"to_solve": "rounds_to_solution", "lists": "lists_tested"}
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """A row per rule of the first run (its judges' successes with 95% Wilson intervals across trials), then a
-    summary with a row per run (the model's, then its solver baseline's)."""
+    """A row per rule of the first run (its judges' successes across trials), then a row per run."""
     reports = [run_json(store, r) for r in run_ids]
     runs = [store.get_run(r) for r in run_ids]
     first = reports[0]
@@ -310,9 +299,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """A run's columns in its report's order: each judge's success rate (over every episode played, errored
-    ones as failures, with its Wilson interval), then the means of quiz accuracy, rounds, rounds to a solution,
-    lists tested and repeats."""
+    """A run's columns in its report's order: each judge's success rate, then the means."""
     t = Tally(store.list_episodes(run_id))
     judges, primary = _run_judges(store.get_run(run_id).config)
     solved = t.where(lambda m: primary and (m.get("judges") or {}).get(primary))
@@ -436,8 +423,5 @@ MOVES: Moves = {
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule's text,
-    and its answer, the player's final hypothesis with the predicate it stated (None when it stated none)."""
-    m = metrics or {}
-    said = [str(m[k]) for k in ("final_hypothesis", "predicate") if m.get(k)]
-    return str((item.get("rule") or {}).get("text") or ""), "\n".join(said) or None
+    """An Inspect sample's target (the rule's text) and answer (the final hypothesis and its predicate)."""
+    return rule_text(item), said_text(metrics, "final_hypothesis", "predicate")

@@ -22,6 +22,7 @@ from wason.core.records import (
     episode_line,
     run_header,
 )
+from wason.core.reporting import said_text
 from wason.core.results import (
     Mean,
     Message,
@@ -43,8 +44,6 @@ SOLVER_LEGEND = (
     "version-space elimination over a grammar wider than any level's (docs/math.md): it won 1000 of 1000 "
     "seeded games at each level; fifteen terms pin a rule of that grammar almost always."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 JUDGE_NAMES = {"expression": "expression (code)", "quiz": "quiz (all right)", "llm": "LLM judge (2 of 3)"}
 JUDGE_SHORT = {"expression": "Code", "quiz": "Quiz", "llm": "LLM judge"}
@@ -56,9 +55,7 @@ JUDGE_LEGENDS = {
 
 
 class MathNumbers(BaseModel):
-    """The numbers of a set of episodes: rates (``wins``, each judge's) as k of n with the 95% Wilson
-    interval; ``format_errors`` unreadable replies and ``truncated`` replies cut off at the token limit, counted
-    apart."""
+    """The numbers of a set of episodes; ``format_errors`` and ``truncated`` replies are counted apart."""
 
     episodes: int
     errored: int
@@ -184,8 +181,7 @@ GAMES = (
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """One row per run (a model's, then its solver baseline): wins (decided by code) with their 95% Wilson
-    intervals, turns and sequences; then each judge beside the code's verdict; then what went wrong."""
+    """A row per run: wins (decided by code) and what they took; each judge beside the code; what went wrong."""
     named = named_runs(store, run_ids)
     runs = [run_json(store, run.id) for _, run in named]
     first = runs[0]
@@ -240,8 +236,7 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """The run's columns of a comparison table, in the paper's Table 2 order: the win rate (the code's
-    verdict), what the games took, and how often the LLM judge agreed with the code where it ran (apart)."""
+    """The comparison's columns in the paper's Table 2 order."""
     t = Tally(store.list_episodes(run_id))
     return judged_scores(
         t,
@@ -256,8 +251,7 @@ def scores(store: RunReader, run_id: int) -> list[Score]:
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
-    """One episode: the system prompt the player read, the sequences, each reply and what the game answered,
-    and the verdicts."""
+    """One episode: the system prompt, the sequences, each reply and the game's answer, the verdicts."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     messages: list[Message] = []
@@ -311,9 +305,6 @@ MOVES: Moves = {
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule's text
-    and expression, and its answer, the player's last guess with the expression it wrote (None: no guess)."""
-    m, rule = metrics or {}, item.get("rule") or {}
-    hidden = [str(rule[k]) for k in ("text", "expression") if rule.get(k)]
-    said = [str(m[k]) for k in ("final_guess", "final_expression") if m.get(k)]
-    return "\n".join(hidden), "\n".join(said) or None
+    """An Inspect sample's target (the rule's text and expression) and answer (the last guess, its expression)."""
+    hidden = said_text(item.get("rule"), "text", "expression") or ""
+    return hidden, said_text(metrics, "final_guess", "final_expression")

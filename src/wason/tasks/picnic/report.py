@@ -21,6 +21,7 @@ from wason.core.records import (
     episode_line,
     run_header,
 )
+from wason.core.reporting import fields_table, rule_text, said_text
 from wason.core.results import (
     Cell,
     Message,
@@ -35,15 +36,13 @@ from wason.core.results import (
     votes_text,
     yes_no,
 )
-from wason.core.tally import WIN_LEGEND, MeanScore, Tally, group_by
+from wason.core.tally import WIN_LEGEND, MeanScore, Tally, group_by, judged_scores
 from wason.metrics.rates import mean_present
 
 SOLVER_LEGEND = (
     "version-space elimination over the categories (docs/picnic.md): it won 200 of 200 seeded games at "
     "each level at the default settings, and 86-92% with one move only (--max-turns 1)."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
@@ -52,7 +51,6 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
     t = Tally(eps)
     ms, won = t.metrics, t.won
     llm = t.where(lambda m: (m.get("judges") or {}).get("llm") is not None)
-    agree = sum(bool(m["judges"]["llm"]) == bool(m["judges"].get("code")) for m in llm)
     return {
         "games": len(eps),
         "errored": t.errored,
@@ -60,7 +58,7 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
         "wins": t.rate(len(won)),
         "code_judge": t.judge("code"),
         "llm_judge": Rate.of(sum(bool(m["judges"]["llm"]) for m in llm), len(llm)) if llm else None,
-        "judges_agree": Rate.of(agree, len(llm)) if llm else None,
+        "judges_agree": t.agreement("code") if llm else None,
         "llm_decided": sum(bool(m.get("llm_decided")) for m in ms),
         "unreadable_guesses": t.total("unreadable_guesses"),
         "gave_up": sum(m.get("end_reason") == "gave_up" for m in ms),
@@ -80,8 +78,7 @@ def summarize(eps: Sequence[EpisodeRow]) -> dict[str, Any]:
 
 
 class PicnicRunReport(RunReport):
-    """``wason show RUN --json`` for a Static Picnic run: its summary, a row per level and per (level, turn
-    limit), every game, and the runs made as its baselines."""
+    """``wason show RUN --json`` for a Static Picnic run."""
 
     protocol: str
     summary: dict[str, Any]
@@ -146,8 +143,7 @@ def run_json(store: RunReader, run_id: int) -> PicnicRunReport:
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """The first run's games per (level, turn limit): how they ended, then what they took; then the paper's
-    Table 2 layout: a row per run (the model's, then its solver baseline), the win rate per level."""
+    """The first run's games per (level, turn limit), then the paper's Table 2 layout: a row per run."""
     named = named_runs(store, run_ids)
     runs = [run_json(store, run.id).model_dump() for _, run in named]
     first = runs[0]
@@ -177,11 +173,8 @@ def results(store: RunReader, run_ids: Sequence[int]) -> Results:
         table2_columns.append(col.rate("all", "All"))
     tables = [
         Table(name="ended", title="Static Picnic: how the games ended", columns=ended_columns, rows=ended),
-        Table(
-            name="took",
-            title="What the games took (means over finished games)",
-            columns=[col.LEVEL, LIMIT, *(c for _, c in TOOK)],
-            rows=took,
+        fields_table(
+            "took", "What the games took (means over finished games)", (col.LEVEL, LIMIT), TOOK, took
         ),
         Table(
             name="table2",
@@ -234,8 +227,10 @@ TOOK = (
     ("gave_up", col.count("gave_up", "Gave up", "games given up")),
     ("turn_limit", col.count("limit_hit", "Limit", "games that ran out of turns")),
 )
-"""The columns of how the games ended and of what they took (after the level and its turn limit), each beside
-the number of a (level, turn limit) cell it shows."""
+"""The columns after the level and its turn limit, each beside the number of a (level, turn limit) it shows."""
+
+
+AGREE_LEGEND = "the published LLM judge agreed with the code's verdict (reported apart; the code decides)"
 
 
 def _rate(rate: Any) -> Rate | None:
@@ -243,22 +238,9 @@ def _rate(rate: Any) -> Rate | None:
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """The run's columns of a comparison table, in the paper's Table 2 order: the win rate, then what the games
-    took (turns, examples seen) and, where the LLM judge ran beside the code, how often they agreed."""
-    eps = store.list_episodes(run_id)
-    t, s = Tally(eps), summarize(eps)
-    agree: Rate = s["judges_agree"] or Rate.of(0, 0)
-    return [
-        Score.rate("Win rate", "Win", s["wins"].k, s["wins"].n, WIN_LEGEND),
-        *(m.of(t) for m in SCORED),
-        Score.rate(
-            "LLM judge agreement",
-            "Agree",
-            agree.k,
-            agree.n,
-            "the published LLM judge agreed with the code's verdict (reported apart; the code decides)",
-        ),
-    ]
+    """The comparison's columns in the paper's Table 2 order."""
+    t = Tally(store.list_episodes(run_id))
+    return judged_scores(t, len(t.won), SCORED, "code", AGREE_LEGEND)
 
 
 SCORED = (
@@ -278,8 +260,7 @@ SCORED = (
 
 
 def messages(data: Mapping[str, Any], run: RunRow, system: str | None = None) -> Transcript:
-    """One game: the system prompt the player read, the first examples, each move with what the host answered,
-    and both judges' verdicts."""
+    """One game: the system prompt, the first examples, each move and the host's answer, both judges."""
     item = data.get("item") or {}
     rule = item.get("rule") or {}
     m = data.get("metrics") or {}
@@ -320,7 +301,5 @@ MOVES: Moves = {"More": "more {n}", "Guess": "guess: {text}", "GiveUp": "give up
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule (its
-    text), and its answer, the player's last guess (None when it made none)."""
-    guess = (metrics or {}).get("final_guess")
-    return str((item.get("rule") or {}).get("text") or ""), str(guess) if guess else None
+    """An Inspect sample's target (the rule's text) and answer (the last guess)."""
+    return rule_text(item), said_text(metrics, "final_guess")

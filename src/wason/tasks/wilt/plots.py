@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from wason.core.family import RunReader
 from wason.core.records import Figure, Series, series_names
+from wason.core.reporting import games_text
 from wason.tasks.wilt.reduction import curve_at
 
 Z95 = 1.959963984540054
@@ -38,7 +39,7 @@ def reduction_figure(store: RunReader, run_ids: Sequence[int]) -> Figure:
     for name, cs in zip(series_names(runs), curves, strict=True):
         bands = [_mean_band([curve_at(c, k) for c in cs]) for k in xs]
         values, low, high = ([band[i] for band in bands] for i in range(3))
-        series.append(Series(name=f"{name} ({_games(len(cs))})", values=values, low=low, high=high))
+        series.append(Series(name=f"{name} ({games_text(len(cs))})", values=values, low=low, high=high))
     space = f" Hypothesis space: {', '.join(sorted(spaces))}." if spaces else ""
     return Figure(
         name="reduction",
@@ -65,10 +66,6 @@ def _mean_band(points: Sequence[float]) -> tuple[float | None, float | None, flo
     sd = math.sqrt(sum((p - mean) ** 2 for p in points) / (n - 1))
     half = Z95 * sd / math.sqrt(n)
     return mean, max(0.0, mean - half), min(1.0, mean + half)
-
-
-def _games(n: int) -> str:
-    return f"{n} game" if n == 1 else f"{n} games"
 
 
 def figures(store: RunReader, run_ids: Sequence[int]) -> list[Figure]:

@@ -23,6 +23,7 @@ from wason.core.records import (
     run_header,
     series_names,
 )
+from wason.core.reporting import said_text
 from wason.core.results import (
     Cell,
     Message,
@@ -45,8 +46,6 @@ SOLVER_LEGEND = (
     "the scientist of docs/solver.md, a strong reference and not a ceiling: on rules written by others "
     "that it had never seen, it won 1,802 of 2,195 (82%, each set measured once)."
 )
-"""What the family's solver is and what it was measured to win: the legend of its row under every table that
-shows one (:func:`wason.core.labels.solver_legend`)."""
 
 
 def run_summary(
@@ -58,11 +57,7 @@ def run_summary(
 
 
 class WiltTable(BaseModel):
-    """The paper's Table 1 columns for one run, with what it did not count.
-
-    ``accuracy`` and ``approx_correct`` are rates over every episode of the run (every trial of every rule),
-    with their 95% Wilson intervals; ``format_errors`` are unreadable replies and ``truncated`` replies cut off
-    at the token limit (each costs an attempt; they are counted apart)."""
+    """The paper's Table 1 columns for one run (rates over every trial of every rule), with what it did not count."""
 
     accuracy: Rate
     approx_correct: Rate
@@ -109,8 +104,7 @@ class WiltEpisodeRow(BaseModel):
 
 
 class WiltRunReport(RunReport):
-    """``wason show RUN --json`` for a WILT run: the table, the summary, the calls, a row per rule (its trials
-    pooled), every episode, and the runs made as its baselines."""
+    """``wason show RUN --json`` for a WILT run."""
 
     protocol: str
     table: WiltTable
@@ -133,8 +127,7 @@ def trial_of(e: EpisodeRow) -> int:
 
 
 def rule_rows(eps: list[EpisodeRow]) -> list[WiltRuleRow]:
-    """A row per rule, its trials pooled: correct (and approximately correct) of the trials played, errored
-    trials counted as not correct, trials not played yet left out."""
+    """A row per rule, its trials pooled: errored trials count as not correct, those not played in nothing."""
     rows = []
     for key, group in group_by(eps, rule_key).items():
         t = Tally(group)
@@ -187,9 +180,7 @@ def run_json(store: RunReader, run_id: int) -> WiltRunReport:
 
 
 def scores(store: RunReader, run_id: int) -> list[Score]:
-    """The paper's Table 1 columns of one run, in its order: Accuracy, Approx. Correct (rates over every
-    episode, trials pooled, with Wilson intervals), Avg. Guesses (a mean over finished episodes, with its t
-    interval), Repeats and Invalid tests (counts)."""
+    """The paper's Table 1 columns of one run, in its order (trials pooled), then the verdicts and medians."""
     _, eps, s, _ = run_summary(store, run_id)
     attempts = [(e.metrics or {}).get("attempts") for e in eps if e.status == "completed" and e.metrics]
     return [
@@ -295,8 +286,7 @@ def _protocol_name(config: dict[str, Any]) -> str:
 
 
 def results(store: RunReader, run_ids: Sequence[int]) -> Results:
-    """The episodes of the first run (and its rules, with trials); the paper's Table 1 columns, one row per run
-    (a model run, then its solver baseline; trials pooled); the hypothesis-space reduction curve."""
+    """The first run's episodes (and rules), the paper's Table 1 (a row per run), the reduction curve."""
     first = store.get_run(run_ids[0])
     tables = [_episodes_table(store, first.id)]
     if int(first.config.get("trials") or 1) > 1:
@@ -536,7 +526,5 @@ MOVES: Moves = {
 
 
 def inspect_sample(item: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """An episode as an Inspect sample (``wason export --format inspect``): its target, the hidden rule, and
-    its answer, the player's final guess (None when it made none)."""
-    guess = (metrics or {}).get("guess")
-    return str(item.get("rule") or ""), str(guess) if guess else None
+    """An Inspect sample's target (the hidden rule) and answer (the final guess)."""
+    return str(item.get("rule") or ""), said_text(metrics, "guess")
