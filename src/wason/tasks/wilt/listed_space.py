@@ -70,24 +70,25 @@ _FEW_PRIMITIVES = 64  # evaluate_rows calls each primitive's predicate up to thi
 _ROW_BLOCK = 2048  # hypotheses computed at once
 
 
-@dataclass(frozen=True)
-class Hypothesis:
-    """One candidate rule.
+class Guessable:
+    """A rule written as a guess-language expression in ``x``, ``y`` and ``z`` (both spaces' hypotheses)."""
 
-    Attributes:
-        expr: a guess-language expression in ``x``, ``y`` and ``z``.
-        family: the grammar family it comes from; ``"a+b"`` for a conjunction of families ``a`` and ``b``.
-        complexity: the simplicity score the prior decreases in (roughly the operator count).
-    """
+    expr: str
+
+    @property
+    def lambda_text(self) -> str:
+        """The rule as a final guess: ``lambda x, y, z: <expr>``."""
+        return f"lambda x, y, z: {self.expr}"
+
+
+@dataclass(frozen=True)
+class Hypothesis(Guessable):
+    """One candidate rule: its grammar family (``"a+b"`` for a conjunction of families ``a`` and ``b``) and the
+    simplicity score the prior decreases in (roughly the operator count)."""
 
     expr: str
     family: str
     complexity: int
-
-    @property
-    def lambda_text(self) -> str:
-        """The hypothesis as a final guess: ``lambda x, y, z: <expr>``."""
-        return f"lambda x, y, z: {self.expr}"
 
 
 # ---- numpy semantics --------------------------------------------------------------------------------------------
@@ -109,8 +110,7 @@ class _Cols:
         return found
 
     def trunc(self, v: str) -> tuple[I64, B]:
-        """``int(v)`` as int64, and where it is usable: the sandbox counts bitwise operations and gcd on
-        magnitudes of 2**63 or more as errors, and Python raises on ``int`` of inf or nan."""
+        """``int(v)`` as int64, and where it is usable (the sandbox errs on bitwise and gcd of 2**63 or more)."""
         found = self._ints.get(v)
         if found is None:
             t = np.trunc(self.get(_VAR[v]))
@@ -183,16 +183,14 @@ def _fold(kind: str, *parts: _Quantity) -> _Quantity:
 
 
 def _square(a: _Quantity) -> _Quantity:
-    """``a ** 2`` as Python computes it (see :func:`_power`)."""
     return _power(a, 2)
 
 
 def _power(a: _Quantity, n: int) -> _Quantity:
-    """``a ** n`` as Python computes it; nan where Python raises, so that an ``==`` on it is False there.
+    """``a ** n`` as Python computes it; nan where Python raises (``OverflowError``), so an ``==`` is False there.
 
-    An int is raised exactly (below 2 ** 53). A float goes through the C library's ``pow``, which differs from
-    ``a * a`` in the last place for about one float in a thousand, so non-integral values are raised by Python
-    itself, once per distinct value (as the sandbox does); ``OverflowError`` gives nan.
+    Python's float ``pow`` differs from ``a * a`` in the last place for about one float in a thousand, so
+    non-integral values are raised by Python itself, once per distinct value (as the sandbox does).
     """
 
     def compute(k: _Cols) -> F:
@@ -226,7 +224,7 @@ def _operand(k: _Cols, a: Operand) -> F | float:
 
 
 class _Compare:
-    """``a op b`` at each point; it says what it compares, so that :class:`_Plan` can batch it with others."""
+    """``a op b`` at each point; it says what it compares, so :class:`_Plan` can batch it with others."""
 
     __slots__ = ("a", "b", "op")
 
@@ -315,8 +313,7 @@ class _Primitive:
 
 
 class _Grammar:
-    """Collects primitives in generation order (which breaks ties of complexity when de-duplicating, so the
-    published spellings are generated first)."""
+    """Primitives in generation order (which breaks ties when de-duplicating: published spellings come first)."""
 
     def __init__(self) -> None:
         self.items: list[_Primitive] = []
@@ -802,6 +799,7 @@ def _candidate_triples(seed: int) -> list[Scaled]:
         _random,
     ):
         part(t, rng)
+
     return t.items
 
 
