@@ -236,9 +236,7 @@ WHOLE_EXTRA = 2
 """What a whole part's equality costs beyond its operators: ``x // 2 == y // 2`` is true of many small triples
 (one in ten integer pairs below 20), so it must not come before the simpler ideas that fit as well."""
 SYMMETRIC_COST = 5
-"""The cost of the symmetric sum of products ``x * y + y * z + z * x`` and of the discriminant
-``y ** 2 - 4 * x * z``: dearer than one variable a multiple of another (at 4 they crowded out the alternatives
-of a band and of a ball)."""
+"""The cost of ``x * y + y * z + z * x`` and ``y ** 2 - 4 * x * z`` (at 4 they crowded out bands and balls)."""
 SIZES_COST = 5
 """The cost of the size of a sum or difference of two against the size of the third (``abs(x + y) == abs(z)``)."""
 DIVIDES_COST = 4
@@ -247,14 +245,9 @@ constant, which people write more often."""
 _WHOLE_TEXT = {"floor": "{} // {}", "int": "int({} / {})", "round": "round({} / {})"}
 _ROUNDING: dict[str, Callable[[F], F]] = {"int": np.trunc, "round": np.round}
 _PATHS = (("x", "y", "z"), ("y", "x", "z"), ("x", "z", "y"))
-"""The paths through a middle variable whose lengths are terms: ``abs(x - y) + abs(y - z)``, with y, x and z in
-the middle."""
-_MEANS: tuple[tuple[tuple[str, ...], int], ...] = (
-    (("x", "y"), 2),
-    (("x", "z"), 2),
-    (("y", "z"), 2),
-    (("x", "y", "z"), 3),
-)
+"""The paths through a middle variable whose lengths are terms: ``abs(x - y) + abs(y - z)``."""
+
+_MEANS: tuple[tuple[tuple[str, ...], int], ...] = (*((pair, 2) for pair in _PAIRS), (_VARS, 3))
 """The means whose whole parts are compared with a variable (``round((x + y) / 2) == z``, ``(x + y + z) // 3 ==
 y``): of two variables against the third, of all three against each."""
 

@@ -1,9 +1,7 @@
 """A hypothesis space for WILT: triple predicates from a small grammar, with a simplicity prior.
 
-The space holds every published rule (as an expression the judge finds equivalent) and its near neighbours:
-orderings, equalities, sign and interval bounds, parity and residues, sums and products, linear relations,
-max/min positions, squares and Pythagorean triples, bitwise relations of integer parts, coprimality, perfect
-squares, fractional parts, spreads, and conjunctions of two primitives from chosen pairs of groups.
+The space holds every published rule (as an expression the judge finds equivalent) and its near neighbours
+(see the ``_orderings`` ... ``_spreads`` parts), and conjunctions of two primitives from chosen pairs of groups.
 
 Every hypothesis is an expression of the guess language. :meth:`HypothesisSpace.evaluate` computes all of them
 at once with numpy, reproducing the sandbox's (that is, Python's) semantics; the sandbox stays the reference,
@@ -833,17 +831,9 @@ def _candidates(seed: int) -> tuple[F, tuple[tuple[str, str, str], ...]]:
 
 
 def candidate_tests(seed: int = 0) -> tuple[F, list[tuple[str, str, str]]]:
-    """The triples the solver may test: valid typeable values, as floats and as the exact text to type.
-
-    About 5,600 triples (5,632 for seed 0): small integers with all their ties and orders, ties at large
-    magnitudes, values at and around every constant of the grammar, triples satisfying each relation of the
-    grammar in every order (a+b=c, a-b=c, a*b=c, (a+b)/2=c, squares, Pythagorean, bitwise and/or/xor, coprime
-    or not, perfect squares, decimal sums whose float rounding matters), fractional parts in every order,
-    sorted triples of many spreads, and seeded random integers and decimals up to +-999. Every token is
-    accepted by :func:`wason.tasks.wilt.values.parse_value` and parses to the float given. Simplest triples
-    come first (fewest decimals, then smallest magnitude): that is how the solver breaks ties. The same seed
-    (of the random part) gives the same ``(points, labels)`` in the same order: an (N, 3) read-only float64
-    array and the N triples of strings.
+    """The triples the solver may test (5,632 for seed 0; see :func:`_candidate_triples`), as an (N, 3) read-only
+    float64 array and as the exact text to type (every token parses to the float given), simplest first (fewest
+    decimals, then smallest magnitude: that is how the solver breaks ties); the same for the same seed.
     """
     points, labels = _candidates(seed)
     return points, list(labels)
@@ -879,15 +869,8 @@ def _extra_probes(seed: int) -> F:
 
 
 class HypothesisSpace:
-    """De-duplicated hypotheses, simplest first, with their prior.
-
-    Attributes:
-        version: :data:`SPACE_VERSION`.
-        seed: the seed of the candidate tests and de-duplication points the space was built with.
-        hypotheses: the hypotheses, by complexity (ties in generation order).
-        prior: normalised prior weights, one per hypothesis (read-only).
-        generated: how many expressions the grammar produced before de-duplication.
-    """
+    """De-duplicated hypotheses by complexity (ties in generation order), with their normalised prior (read-only);
+    ``generated`` counts the expressions before de-duplication."""
 
     def __init__(
         self,
@@ -952,15 +935,9 @@ class HypothesisSpace:
 
 
 def _prior(hypotheses: Sequence[Hypothesis], family_complexity: dict[str, int]) -> F:
-    """The prior of a two-level grammar.
-
-    A primitive family f has probability pi(f) ∝ exp(-PRIOR_DECAY * c(f)), c(f) the complexity of its simplest
-    member in the grammar. A rule is a primitive with probability 1 - CONJUNCTION_SHARE, of family f with
-    probability pi(f); or a conjunction, of the families (a, b) with probability ∝ pi(a) pi(b) over the pairs
-    present. Within a family, members share its mass in proportion to exp(-PRIOR_DECAY * complexity). So the
-    many variants of a family share its mass instead of multiplying it, and a conjunction is about as likely as
-    its two parts together.
-    """
+    """The prior of a two-level grammar: a family f weighs pi(f) ∝ exp(-PRIOR_DECAY * c(f)), c(f) its simplest
+    member's complexity; a conjunction of (a, b) ∝ pi(a) pi(b), CONJUNCTION_SHARE of the mass in all; members
+    share their family's mass ∝ exp(-PRIOR_DECAY * complexity), so many variants do not multiply it."""
     names = sorted(family_complexity)
     raw_family = np.exp(-PRIOR_DECAY * np.array([family_complexity[f] for f in names], dtype=np.float64))
     pi = dict(zip(names, (raw_family / raw_family.sum()).tolist(), strict=True))
@@ -1014,12 +991,10 @@ def _atoms(fn: Predicate) -> tuple[list[tuple[_Quantity, str, float, bool]], boo
 class _Plan:
     """How to evaluate a list of primitives at many points at once.
 
-    Most primitives compare one quantity with a constant (``x < 5``, ``-2 <= y < 10``, ``x % 3 == 1`` and
-    their "all" and "any" forms): their comparisons are computed together, one array operation per operator,
-    and joined with one operation per position for all primitives of a shape, instead of several small array
-    operations per primitive, which cost more than the arithmetic at a few points. Each value is the same
-    comparison of the same float64 numbers as the primitive's own predicate makes; the others are called one by
-    one.
+    Most primitives compare one quantity with a constant (``x < 5``, ``-2 <= y < 10`` and their "all" and "any"
+    forms): their comparisons are made one array operation per operator and joined one per position for all
+    primitives of a shape (small array operations per primitive cost more than the arithmetic at a few points),
+    with the same float64 comparisons as the primitive's own predicate; the others are called one by one.
     """
 
     def __init__(self, prims: Sequence[_Primitive]) -> None:
@@ -1095,14 +1070,10 @@ class _Plan:
 def build_space(seed: int = 0) -> HypothesisSpace:
     """Build the hypothesis space (cached: once per seed and process).
 
-    The grammar's 1,575 primitives and 10,470 chosen conjunctions are evaluated on the candidate tests plus
-    seeded typeable points (about 21,000 points in all). Expressions with the same truth values there form one
-    class, of which only the simplest is kept (ties go to the earlier generated, which is how the published
-    spellings win), and expressions constant on all these points are dropped: 11,290 hypotheses remain for
-    seed 0 (1,552 primitives, 9,738 conjunctions). The build takes about 0.25 s (plus 0.45 s of imports in a
-    fresh process) and at most about 35 MB on top of the process, on the 2-core reference machine: rows are
-    compared packed, a block at a time. Deterministic for the seed (of the candidate tests and of the
-    de-duplication points).
+    The grammar's 1,575 primitives and 10,470 chosen conjunctions are evaluated on the candidate tests and
+    seeded typeable points (about 21,000 in all); of the expressions with the same truth values there only the
+    simplest is kept (ties: the earlier generated, so the published spellings win), and those constant there are
+    dropped: 11,290 hypotheses for seed 0. About 0.25 s and 35 MB, rows compared packed a block at a time.
     """
     prims = _primitives()
     pairs = _conjunction_pairs(prims)

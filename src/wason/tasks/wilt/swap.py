@@ -37,12 +37,8 @@ def matrices(store: RunReader, run_ids: Sequence[int]) -> list[Matrix]:
 
 
 def swap_matrix(store: RunReader, run_ids: Sequence[int]) -> Matrix | None:
-    """The guessing models x test sources matrix of the test-swap runs among ``run_ids`` (None without any).
-
-    A row is one guesser (a model with its settings, or the solver reading the same tests); a column is one
-    source run, named for its model. Runs of one guesser on one source are pooled (their rules are the
-    source's, so a second run is more trials of the same cells); a note says so.
-    """
+    """The guessers x source runs matrix of the test-swap runs among ``run_ids`` (None without any); runs of one
+    guesser on one source are pooled (a second run is more trials of the same cells), and a note says so."""
     runs = [store.get_run(r) for r in dict.fromkeys(run_ids)]
     swaps = [
         r for r in runs if r.config.get("protocol") == "testswap" and r.config.get("tests_from") is not None
@@ -63,15 +59,13 @@ def swap_matrix(store: RunReader, run_ids: Sequence[int]) -> Matrix | None:
     keys = list(guessers)
     for run in swaps:
         at = (keys.index(_guesser_key(run)), source_ids.index(int(run.config["tests_from"])))
-        k, n = _accuracy(store, run.id)
-        before_k, before_n = counts.get(at, (0, 0))
+        (k, n), (before_k, before_n) = _accuracy(store, run.id), counts.get(at, (0, 0))
         counts[at] = (before_k + k, before_n + n)
+
         pooled.setdefault(at, []).append(run.id)
     cells: list[list[Score | None]] = [
         [
-            Score.rate("Accuracy", "Acc", counts[(i, j)][0], counts[(i, j)][1], LEGEND)
-            if (i, j) in counts
-            else None
+            Score.rate("Accuracy", "Acc", *counts[(i, j)], LEGEND) if (i, j) in counts else None
             for j in range(len(sources))
         ]
         for i in range(len(keys))
@@ -83,10 +77,9 @@ def swap_matrix(store: RunReader, run_ids: Sequence[int]) -> Matrix | None:
     ]
     left_out = [r.id for r in runs if r not in swaps and r.id in source_ids]
     if left_out:
+        runs_text = ", ".join(map(str, left_out))
         notes.append(
-            "runs "
-            + ", ".join(map(str, left_out))
-            + " are sources, not test-swap runs: their own accuracy is in the table above"
+            f"runs {runs_text} are sources, not test-swap runs: their own accuracy is in the table above"
         )
     return Matrix(
         name="testswap",
