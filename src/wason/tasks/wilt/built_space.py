@@ -38,11 +38,14 @@ import numpy.typing as npt
 
 from wason.tasks.wilt.listed_space import (
     _CMP,
+    _OPS,
+    Atom,
     Guessable,
     X,
     Y,
     Z,
     _absolute,
+    _AtomPlan,
     _binary,
     _Cols,
     _fold,
@@ -51,6 +54,7 @@ from wason.tasks.wilt.listed_space import (
     _scaled,
     _square,
     candidate_tests,
+    packed_blocks,
 )
 
 F = npt.NDArray[np.float64]
@@ -98,7 +102,6 @@ BALL_CENTRES = 2
 _VARS = ("x", "y", "z")
 _Q = {"x": X, "y": Y, "z": Z}
 _PAIRS = (("x", "y"), ("x", "z"), ("y", "z"))
-_OPS = ("<", "<=", ">", ">=", "==", "!=")
 
 
 def _constant_cost(c: float) -> int:
@@ -127,21 +130,6 @@ class Term:
     kind: str = "num"
     modulus: int = 0  # of a residue
     simple: bool = False
-
-
-class Atom(NamedTuple):
-    """A comparison: ``left op const`` when ``right`` is -1, else ``left op right`` (term indices).
-
-    A named tuple rather than a frozen dataclass: the grammar makes 70,000 of them in every process that plays,
-    and a tuple is made in a third of the time.
-    """
-
-    text: str
-    cost: int
-    left: int
-    op: str
-    right: int
-    const: float
 
 
 @dataclass(frozen=True)
@@ -632,60 +620,6 @@ def _term_values(terms: Sequence[Term], points: F) -> F:
     return out
 
 
-class _AtomPlan:
-    """Atoms grouped so that many are compared at once.
-
-    At a few points the atoms of one operator are compared in one operation on gathered term values; at many
-    points the atoms of one term and operator are compared by broadcasting the term's row against their
-    constants, so no (atoms x points) array of floats is ever made.
-    """
-
-    def __init__(self, atoms: Sequence[Atom]) -> None:
-        self.n = len(atoms)
-        left = np.array([a.left for a in atoms], dtype=np.intp)
-        right = np.array([a.right for a in atoms], dtype=np.intp)
-        op = np.array([_OPS.index(a.op) for a in atoms], dtype=np.intp)
-        const = np.array([a.const for a in atoms], dtype=np.float64)
-        self.by_op: list[tuple[str, bool, Index, Index, Index, F]] = []
-        for code, name in enumerate(_OPS):
-            for with_term in (False, True):
-                ids = np.flatnonzero((op == code) & ((right >= 0) == with_term))
-                if ids.shape[0]:
-                    self.by_op.append(
-                        (name, with_term, ids, left[ids], np.maximum(right[ids], 0), const[ids][:, None])
-                    )
-        # the atoms of one term, operator and other term (or constant) together, in their order
-        key = (left * len(_OPS) + op) * (int(right.max(initial=0)) + 2) + right + 1
-        _, group = np.unique(key, return_inverse=True)
-        group = group.reshape(-1)
-        by_group = np.argsort(group, kind="stable")
-        starts = np.flatnonzero(np.r_[True, np.diff(group[by_group]) != 0])
-        self.by_term = (
-            [
-                (int(left[ids[0]]), _OPS[op[ids[0]]], int(right[ids[0]]), ids, const[ids][:, None])
-                for ids in np.split(by_group, starts[1:])
-            ]
-            if self.n
-            else []
-        )
-
-    def matrix(self, values: F) -> B:
-        """Truth of every atom at every point, from the terms' values there."""
-        out = np.empty((self.n, values.shape[1]), dtype=np.bool_)
-        with np.errstate(invalid="ignore"):
-            if values.shape[1] <= _FEW_POINTS:
-                for op, with_term, ids, left, right, const in self.by_op:
-                    out[ids] = _CMP[op](values[left], values[right] if with_term else const)
-            else:
-                for term, op, other, ids, const in self.by_term:
-                    row = values[term][None, :]
-                    out[ids] = _CMP[op](row, values[other][None, :] if other >= 0 else const)
-        return out
-
-
-_FEW_POINTS = 64
-
-
 @dataclass(frozen=True)
 class Grammar:
     terms: tuple[Term, ...]
@@ -732,15 +666,7 @@ def _deduplicate(terms: Sequence[Term], ordered: Sequence[Atom], points: F) -> l
     kept_k = np.flatnonzero(~suspect).tolist()
     suspects = np.flatnonzero(suspect)
     plan = _AtomPlan([ordered[k] for k in suspects.tolist()])
-    # packed a block of points at a time (blocks of a multiple of eight points pack to the bytes the whole
-    # would), so the unpacked table is never whole
-    truth = np.concatenate(
-        [
-            np.packbits(plan.matrix(_term_values(terms, points[start : start + _DEDUPE_BLOCK])), axis=1)
-            for start in range(0, points.shape[0], _DEDUPE_BLOCK)
-        ],
-        axis=1,
-    )
+    truth = packed_blocks(lambda block: plan.matrix(_term_values(terms, block)), points, _DEDUPE_BLOCK)
     seen: set[bytes] = set()
     n_true = np.bitwise_count(truth).sum(axis=1)
     for j, row in enumerate(truth):
@@ -920,10 +846,8 @@ class BuiltSpace:
     def consistent(
         self, points: npt.ArrayLike, labels: Sequence[bool], limit: int = MAX_FORMULAS, *, widen: bool = True
     ) -> list[Formula]:
-        """The simplest formulas that agree with every observation (what the rule said at each point): at most
-        ``limit`` of the grammar's, and every fitted ball beside them, by complexity (ties: atoms before pairs,
-        then generation order). ``widen``: when no formula of the grammar fits, fit thresholds to the
-        observations."""
+        """The simplest formulas that agree with every observation: at most ``limit`` of the grammar's, and every
+        fitted atom beside them (ties: atoms before pairs); ``widen``: fit thresholds when nothing else fits."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         truth = self.observed_truth(pts)
         lab = np.asarray(labels, dtype=np.bool_)
@@ -1440,10 +1364,9 @@ def _monomial_values(points: F) -> F:
 
 @cache
 def _supports(size: int) -> Index:
-    """The sets of ``size`` monomials (the constant among them) fitted: with a variable alone (a relation of
-    squares, products and a constant only, ``x * y == 12``, is in the grammar), or two pieces alone
-    (``abs(x - z) == abs(y)``, ``max(x, y, z) - min(x, y, z) == 2``); at most two pieces, and one among four
-    monomials, with nothing else but variables and the constant."""
+    """The sets of ``size`` monomials (the constant among them) fitted: with a variable (one of squares,
+    products and a constant, ``x * y == 12``, is in the grammar), or two pieces alone (``abs(x - z) ==
+    abs(y)``); at most two pieces (one among four monomials), with nothing else but variables."""
     n = len(_MONOMIALS)
     every = np.fromiter(
         itertools.chain.from_iterable(itertools.combinations(range(n + 1), size)), dtype=np.intp
@@ -1460,9 +1383,8 @@ def _supports(size: int) -> Index:
 
 
 def _whole_directions(v: F) -> tuple[npt.NDArray[np.int64], B]:
-    """For each row of ``v``, the smallest whole numbers proportional to it with no common divisor (up to
-    _RELATION_COEFFICIENT times its smallest entry), and whether there are such (none for a row with a zero
-    entry: that is a smaller relation)."""
+    """For each row of ``v``, the smallest whole numbers proportional to it, and whether there are such (none
+    for a row with a zero entry: that is a smaller relation)."""
     small = np.abs(v).min(axis=1, keepdims=True)
     nonzero = (small[:, 0] > 1e-9 * np.abs(v).max(axis=1)) & np.isfinite(v).all(axis=1)
     w = v / np.where(small > 0, small, 1.0)
@@ -1480,11 +1402,9 @@ def _whole_directions(v: F) -> tuple[npt.NDArray[np.int64], B]:
 
 def _fit_relations(pos: F, known: frozenset[str] = frozenset()) -> list[_Relation]:
     """Relations of two to four monomials (the constant among them) with small whole coefficients that hold at
-    every positive, in each of their usual spellings (:func:`_keep_relation`), each as its left side, right side
-    (monomial index and coefficient pairs), constant (on the right) and cost, cheapest first. Where the
-    positives leave one relation of a set of monomials free, it is that one; where they leave two (positives on
-    a line: ``(1, 1, 2)``, ``(2, 2, 4)`` for ``z == 3 * x - y``), every whole combination of them with small
-    coefficients, for sets with no piece and at most one monomial beyond the variables."""
+    every positive, in their usual spellings (:func:`_keep_relation`), cheapest first: where the positives leave
+    one relation of a set free, that one; where two (positives on a line), their small whole combinations."""
+
     values = _monomial_values(pos)
     n = values.shape[0]
     out: dict[str, _Relation] = {}
@@ -1565,9 +1485,7 @@ def _whole_planes(u: F, v: F) -> tuple[Index, npt.NDArray[np.int64]]:
 
 
 def _may_keep(support: Index, coefs: npt.NDArray[np.int64]) -> B:
-    """Which relations (rows of monomial indices and whole coefficients) :func:`_keep_relation` may keep: every
-    coefficient non-zero and small enough, few of them other than 1, and not too costly before the constant's
-    cost (a quick test of many at once)."""
+    """Which relations (rows of monomial indices and coefficients) :func:`_keep_relation` may keep, at once."""
     terms = support < len(_MONOMIALS)
     size = np.abs(coefs)
     odd = (size != 1) & terms
@@ -1638,9 +1556,8 @@ def _relation_text(r: _Relation) -> str:
 
 
 def _polynomial(parts: Sequence[tuple[int, int]], const: int) -> tuple[str, _Quantity | None]:
-    """The text and quantity of a sum of coefficients times monomials (a negative one subtracted, or negated
-    when first), then the constant, as Python reads it, left to right; no quantity when there are no monomials
-    (the constant alone)."""
+    """The text and quantity of a sum of coefficients times monomials, then the constant, as Python reads it
+    (no quantity for the constant alone)."""
     q: _Quantity | None = None
     for m, c in parts:
         mono = _MONOMIALS[m]
@@ -1669,10 +1586,8 @@ _MAX_PATTERNS = 1500  # patterns paired, those with the cheapest atoms
 def formula_truth(
     space: BuiltSpace, formulas: Sequence[Formula], points: npt.ArrayLike, *, keep: bool = False
 ) -> B:
-    """Each formula of ``space`` at each point, shape (formulas, N), computing only the atoms and terms the
-    formulas use. ``keep``: the points are asked about again and again (a player's candidate tests): the atoms'
-    truth there is kept by the space and reused by every later call on them, so a game's alternatives cost only
-    the atoms no earlier game used."""
+    """Each formula at each point, shape (formulas, N), computing only the atoms the formulas use; ``keep``: the
+    points are asked about again and again (a player's candidate tests), so the atoms' truth there is kept."""
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     used = np.array(sorted({a for f in formulas for a in f.atoms}), dtype=np.intp)
     kept = space.kept_truth(pts) if keep else None
@@ -1720,9 +1635,8 @@ class _KeptTruth:
     def rows(
         self, atoms: Index, compute: Callable[[Index], npt.NDArray[np.uint8]]
     ) -> tuple[npt.NDArray[np.uint8], Index]:
-        """The kept truth table (packed: ``compute`` gives the atoms' rows packed too) and the row of each atom in
-        it, the atoms not kept yet computed and kept (when the table is full, a table of just these atoms is
-        returned instead)."""
+        """The kept (packed) truth table and each atom's row in it, the missing ones computed and kept (when the
+        table is full, a table of just these atoms)."""
         with self._lock:  # rows are only ever added, and a grown table holds every earlier row
             missing = np.array([a for a in atoms.tolist() if a not in self.row], dtype=np.intp)
             if missing.shape[0]:
