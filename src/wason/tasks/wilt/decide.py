@@ -122,51 +122,33 @@ def decide(
     except Unsupported as exc:
         return Decision("unknown", reason=f"not encoded: {exc.reason}")
     try:
-        return _solve(rule, guess, variables, constraints, encoded, ctx, rlimit=rlimit, exclude=exclude)
+        spent = 0
+        answer = z3.unknown
+        solver = None
+        for strategy, share in _STRATEGIES:
+            solver = _solver(strategy, ctx)
+            solver.set("rlimit", max(1, int(rlimit * share)))
+            solver.add(*constraints, *encoded[-1].side, encoded[0].truth != encoded[1].truth)
+            for point in exclude:
+                solver.add(
+                    z3.Or(*[v.numerator != _numerator(c, v) for v, c in zip(variables, point, strict=True)])
+                )
+            answer = solver.check()
+            spent += _resources(solver)
+            if answer != z3.unknown:
+                break
+        assert solver is not None
+        if answer == z3.unsat:
+            return Decision("proved", resources=spent)
+        if answer == z3.unknown:
+            return Decision("unknown", reason=f"undecided: {solver.reason_unknown()}", resources=spent)
+        model = solver.model()
+        x, y, z = (_model_value(model, v) for v in variables)
+        if not _differ_exactly(rule, guess, (x, y, z)):
+            return Decision("unknown", reason="the solver's counterexample did not hold", resources=spent)
+        return Decision("refuted", point=(x, y, z), resources=spent)
     except z3.Z3Exception as exc:  # z3 refusing a formula is no verdict: the probes decide
         return Decision("unknown", reason=f"z3 failed: {' '.join(str(exc).split())[:200]}")
-
-
-def _solve(
-    rule: Program,
-    guess: Program,
-    variables: list[Variable],
-    constraints: list[Any],
-    encoded: list[Any],
-    ctx: Any,
-    *,
-    rlimit: int,
-    exclude: Sequence[Point],
-) -> Decision:
-    import z3
-
-    spent = 0
-    answer = z3.unknown
-    solver = None
-    for strategy, share in _STRATEGIES:
-        solver = _solver(strategy, ctx)
-        solver.set("rlimit", max(1, int(rlimit * share)))
-        solver.add(*constraints)
-        solver.add(*encoded[-1].side)
-        solver.add(encoded[0].truth != encoded[1].truth)
-        for point in exclude:
-            solver.add(
-                z3.Or(*[v.numerator != _numerator(c, v) for v, c in zip(variables, point, strict=True)])
-            )
-        answer = solver.check()
-        spent += _resources(solver)
-        if answer != z3.unknown:
-            break
-    assert solver is not None
-    if answer == z3.unsat:
-        return Decision("proved", resources=spent)
-    if answer == z3.unknown:
-        return Decision("unknown", reason=f"undecided: {solver.reason_unknown()}", resources=spent)
-    model = solver.model()
-    x, y, z = (_model_value(model, v) for v in variables)
-    if not _differ_exactly(rule, guess, (x, y, z)):
-        return Decision("unknown", reason="the solver's counterexample did not hold", resources=spent)
-    return Decision("refuted", point=(x, y, z), resources=spent)
 
 
 MAX_ENUMERATED = 1_000_000

@@ -1140,11 +1140,9 @@ def build_space(seed: int = 0) -> HypothesisSpace:
     hypotheses = []
     for h in chosen.tolist():
         a, b = prims[int(left[h])], prims[int(right[h])]
-        if a is b:
-            hypotheses.append(Hypothesis(a.expr, a.family, int(complexity[h])))
-        else:
-            text = _conjunction_text(a.expr, b.expr)
-            hypotheses.append(Hypothesis(text, f"{a.family}+{b.family}", int(complexity[h])))
+        both = (_conjunction_text(a.expr, b.expr), f"{a.family}+{b.family}")
+        hypotheses.append(Hypothesis(*((a.expr, a.family) if a is b else both), int(complexity[h])))
+
     family_complexity: dict[str, int] = {}
     for p in prims:
         family_complexity[p.family] = min(family_complexity.get(p.family, p.complexity), p.complexity)
