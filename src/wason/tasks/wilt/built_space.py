@@ -852,15 +852,14 @@ class BuiltSpace:
         truth = self.observed_truth(pts)
         lab = np.asarray(labels, dtype=np.bool_)
         single = np.flatnonzero((truth == lab).all(axis=1))
-        firsts = [single]
-        seconds = [single]
-        kinds = [np.zeros(single.shape[0], dtype=np.int8)]
-        for k, connective in ((1, "and"), (2, "or")):
-            left, right = self._pairs(truth, lab, connective)
-            firsts.append(left)
-            seconds.append(right)
-            kinds.append(np.full(left.shape[0], k, dtype=np.int8))
-        first, second, kind = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(kinds)
+        parts = [
+            (single, single),
+            self._pairs(truth, lab, "and"),
+            self._pairs(truth, lab, "or"),
+        ]  # kinds 0, 1, 2
+        first, second = (np.concatenate([p[side] for p in parts]) for side in (0, 1))
+        kind = np.concatenate([np.full(p[0].shape[0], k, dtype=np.int8) for k, p in enumerate(parts)])
+
         if widen and first.shape[0] == 0 and lab.any() and not lab.all():
             # nothing of the grammar fits: widen with thresholds whose constants come from the observations
             first, second, kind = self._fitted_formulas(pts, truth, lab)
