@@ -1,40 +1,25 @@
 """A hypothesis space built from a typed grammar and searched on the evidence, for rules nobody listed.
 
 :mod:`wason.tasks.wilt.listed_space` lists a space once, for every game. This space is composed instead:
+**terms** (numbers at a point: linear forms, products, squares, sizes, extremes, whole parts, residues, counts
+of conditions), **atoms** (a term compared with a constant, a variable or another term of its kind, and linear
+equalities in their usual spellings, which differ on decimals the way Python's floats do), **formulas** (an atom,
+or two joined by ``and`` or ``or``), and **fitted atoms** made for the observations (thresholds, balls off
+centre, relations of a few monomials, residues at any modulus up to 10); see each ``_*_terms`` and ``_*_atoms``.
 
-* **Terms** (numbers at a point): the variables; integer linear forms ``a*x + b*y + c*z`` with coefficients
-  from -2 to 2; products; squares and absolute values of variables and of sums and differences (of two
-  variables, and ``abs(x + y - z)`` and the like of three); sums and differences of squares or absolute values;
-  pairwise and three-way min and max and the spread ``max(x, y, z) - min(x, y, z)``; residues ``t % m``; how
-  many variables meet a condition (``(x < 0) + (y < 0) + (z < 0)``; the conditions ``> 0``, ``< 0``, even, odd
-  and a multiple of 3); one variable a multiple of another (``y % x``, compared with 0 behind the guard people
-  write: ``x != 0 and y % x == 0``).
-* **Atoms** (truth values): a term compared with a constant (``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``, the
-  constants a pool of round numbers), a term compared with a variable or another term of its kind, a product
-  against the sum of its factors (``x * y > x + y``) and a square against the sum of the other two variables
-  (``z ** 2 > x + y``), two residues compared, a count against 0 to 3, one condition on two variables compared
-  (``(x % 3 == 0) != (y % 3 == 0)``), and equalities of linear forms written in their usual spellings
-  (``x + y == z + 1``, ``y - x == z - y``), which differ from each other on decimals the way Python's floats do.
-* **Formulas**: an atom, or two atoms joined by ``and`` or ``or``.
-* **Fitted atoms**, made for the observations beside the grammar's: thresholds between observed values, balls off
-  centre, relations of a few monomials (``x ** 2 + y == z``) and residues of sums and differences at any modulus
-  up to 10 (``(x + y) % 3 == z % 3``).
-
-Complexity counts operators the way the listed space does (a comparison 1, each arithmetic operator 1, a constant
-other than 0 one more, a connective 1), so the two spaces' hypotheses compete on one scale. Atoms are
-de-duplicated by extension on the candidate tests and seeded decimal points: two spellings that Python's
-arithmetic tells apart stay apart, and of two that it never does the simpler is kept.
+Complexity counts operators the way the listed space does, so the two spaces' hypotheses compete on one scale.
+Atoms are de-duplicated by extension on the candidate tests and seeded decimal points: two spellings that
+Python's arithmetic tells apart stay apart, and of two that it never does the simpler is kept.
 
 The grammar is never enumerated whole: :meth:`BuiltSpace.consistent` finds the formulas that agree with every
-observation from the atoms' truth on the observed points alone (a conjunction needs both atoms true on every
-positive and one of them false on each negative; pairs are found among distinct truth patterns by a matrix
-product), simplest first. Every value is computed with numpy reproducing Python's semantics, with the quantities
-of :mod:`wason.tasks.wilt.listed_space`.
+observation from the atoms' truth on the observed points alone (pairs are found among distinct truth patterns by
+a matrix product), simplest first. Every value is computed with numpy reproducing Python's semantics.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import itertools
 import json
@@ -53,10 +38,14 @@ import numpy.typing as npt
 
 from wason.tasks.wilt.listed_space import (
     _CMP,
+    _OPS,
+    Atom,
+    Guessable,
     X,
     Y,
     Z,
     _absolute,
+    _AtomPlan,
     _binary,
     _Cols,
     _fold,
@@ -65,6 +54,7 @@ from wason.tasks.wilt.listed_space import (
     _scaled,
     _square,
     candidate_tests,
+    packed_blocks,
 )
 
 F = npt.NDArray[np.float64]
@@ -112,14 +102,10 @@ BALL_CENTRES = 2
 _VARS = ("x", "y", "z")
 _Q = {"x": X, "y": Y, "z": Z}
 _PAIRS = (("x", "y"), ("x", "z"), ("y", "z"))
-_OPS = ("<", "<=", ">", ">=", "==", "!=")
-_NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 
 
 def _constant_cost(c: float) -> int:
-    """0 for zero; 1 for the round 1, 2, 5 and 10; 2 for the other numbers up to 10 and round numbers and
-    squares up to 100; 3 for any other. A rule about ``x + y == 10`` is likelier than one about ``x + y == 7``,
-    and both than one about ``x < -500``."""
+    """A rule about ``x + y == 10`` is likelier than one about ``x + y == 7``, and both than ``x < -500``."""
     a = abs(c)
     if a == 0:
         return 0
@@ -132,63 +118,28 @@ def _constant_cost(c: float) -> int:
 
 @dataclass(frozen=True)
 class Term:
-    """A number at each point.
+    """A number at each point: its guess-language text, operators and quantity (Python's semantics, in numpy).
 
-    Attributes:
-        text: the guess-language expression.
-        cost: its operators.
-        quantity: how to compute it (Python's semantics, in numpy).
-        kind: ``"num"``; ``"mod"`` for a residue (compared only with ``==`` and ``!=`` to its remainders);
-            ``"frac"`` for a fractional part (compared with 0, 0.25, 0.5 and 0.75); ``"flag"`` for a condition
-            on a variable, 1 or 0 (compared with the same condition on another); ``"count"`` for how many
-            variables meet one (compared with 0 to 3).
-        modulus: the modulus of a residue (0 otherwise).
-        simple: compared with the variables (squares, absolute values, products and extremes of variables).
+    ``kind`` says what it is compared with (see :func:`_against_constants`); ``simple`` terms (squares, absolute
+    values, products and extremes of variables) are compared with the variables too.
     """
 
     text: str
     cost: int
     quantity: _Quantity
     kind: str = "num"
-    modulus: int = 0
+    modulus: int = 0  # of a residue
     simple: bool = False
 
 
-class Atom(NamedTuple):
-    """A comparison: ``left op const`` when ``right`` is -1, else ``left op right`` (term indices).
-
-    A named tuple rather than a frozen dataclass: the grammar makes 70,000 of them in every process that plays,
-    and a tuple is made in a third of the time.
-    """
-
-    text: str
-    cost: int
-    left: int
-    op: str
-    right: int
-    const: float
-
-
 @dataclass(frozen=True)
-class Formula:
-    """One atom, or two joined by ``and`` or ``or``.
-
-    Attributes:
-        atoms: atom indices (one or two).
-        connective: ``"and"`` or ``"or"`` (meaningless for one atom).
-        expr: the guess-language expression.
-        complexity: on the listed space's scale.
-    """
+class Formula(Guessable):
+    """One atom, or two (atom indices) joined by ``and`` or ``or``; its complexity on the listed space's scale."""
 
     atoms: tuple[int, ...]
-    connective: str
+    connective: str  # meaningless for one atom
     expr: str
     complexity: int
-
-    @property
-    def lambda_text(self) -> str:
-        """The formula as a final guess."""
-        return f"lambda x, y, z: {self.expr}"
 
 
 # ---- the grammar ------------------------------------------------------------------------------------------------
@@ -199,8 +150,7 @@ def _linear_text(coefs: Sequence[int]) -> str:
 
 
 def _sum_text(parts: Iterable[tuple[str, int]]) -> str:
-    """Terms times coefficients as written: a coefficient of 1 unwritten, a negative one subtracted (negated
-    when first), a zero one left out."""
+    """Terms times coefficients as written (``x - 2 * y``, ``-x + z``)."""
     text = ""
     for t, c in parts:
         if c:
@@ -222,12 +172,11 @@ def _linear_quantity(coefs: Sequence[int]) -> _Quantity:
 
 
 def _linear_cost(coefs: Sequence[int]) -> int:
-    """The operators of a linear form: its joins, and a multiplication for each coefficient other than 1."""
     return sum(1 for c in coefs if c) - 1 + sum(1 for c in coefs if abs(c) > 1)
 
 
 def _plus(text: str, q: _Quantity, d: float) -> tuple[str, _Quantity]:
-    """``text + d`` (``text - |d|`` for a negative d, ``text`` for 0) and its quantity."""
+    """``text + d`` and its quantity."""
     if d == 0:
         return text, q
     sign = "+" if d > 0 else "-"
@@ -241,40 +190,29 @@ def _join(out: _Quantity | None, part: _Quantity, plus: bool) -> _Quantity:
 
 
 def _sum3(a: _Quantity, b: _Quantity, c: _Quantity) -> _Quantity:
-    """``a + b + c`` as Python adds it, left to right."""
-    return _binary(_binary(a, "+", b), "+", c)
+    return _binary(_binary(a, "+", b), "+", c)  # left to right, as Python adds
 
 
 def _flag(a: _Quantity, test: str) -> _Quantity:
-    """A condition on a quantity as a number, 1 where it holds and 0 elsewhere, as Python adds and compares
-    its booleans: ``test`` is ``"> 0"``, ``"< 0"``, ``"== 0"`` or ``"% m == r"``."""
+    """A condition (``"> 0"``, ``"< 0"``, ``"== 0"`` or ``"% m == r"``) as a number, 1 or 0, as Python adds
+    its booleans."""
     op, _, rest = test.partition(" ")
     m, r = (float(part) for part in rest.split(" == ")) if op == "%" else (0.0, 0.0)
 
     def compute(cols: _Cols) -> F:
         v = cols.get(a)
-        held = (
-            v > 0 if op == ">" else v < 0 if op == "<" else v == 0 if op == "==" else np.remainder(v, m) == r
-        )
-        out: F = held.astype(np.float64)
+        out: F = (_CMP[op](v, 0.0) if op != "%" else np.remainder(v, m) == r).astype(np.float64)
         return out
 
     return _Quantity(f"flag({a.key} {test})", compute)
 
 
 def _whole(kind: str, a: _Quantity, k: int) -> _Quantity:
-    """A whole number made of a quantity and a divisor as Python makes it: ``a // k`` (``"floor"``),
-    ``int(a / k)`` (``"int"``, towards 0) or ``round(a / k)`` (``"round"``, halves to even)."""
+    """``a // k`` (``"floor"``), ``int(a / k)`` (``"int"``) or ``round(a / k)`` (``"round"``, halves to even)."""
 
     def compute(cols: _Cols) -> F:
         v = cols.get(a)
-        out: F
-        if kind == "floor":
-            out = np.floor_divide(v, float(k))
-        elif kind == "int":
-            out = np.trunc(v / float(k))
-        else:
-            out = np.round(v / float(k))
+        out: F = np.floor_divide(v, float(k)) if kind == "floor" else _ROUNDING[kind](v / float(k))
         return out
 
     return _Quantity(f"{kind}({a.key}, {k})", compute)
@@ -286,24 +224,18 @@ WHOLE_EXTRA = 2
 """What a whole part's equality costs beyond its operators: ``x // 2 == y // 2`` is true of many small triples
 (one in ten integer pairs below 20), so it must not come before the simpler ideas that fit as well."""
 SYMMETRIC_COST = 5
-"""The cost of the symmetric sum of products ``x * y + y * z + z * x`` and of the discriminant
-``y ** 2 - 4 * x * z``: dearer than one variable a multiple of another (at 4 they crowded out the alternatives
-of a band and of a ball)."""
+"""The cost of ``x * y + y * z + z * x`` and ``y ** 2 - 4 * x * z`` (at 4 they crowded out bands and balls)."""
 SIZES_COST = 5
 """The cost of the size of a sum or difference of two against the size of the third (``abs(x + y) == abs(z)``)."""
 DIVIDES_COST = 4
 """The cost of ``y % x`` (its atom ``x != 0 and y % x == 0`` costs one more): dearer than a residue by a
 constant, which people write more often."""
 _WHOLE_TEXT = {"floor": "{} // {}", "int": "int({} / {})", "round": "round({} / {})"}
+_ROUNDING: dict[str, Callable[[F], F]] = {"int": np.trunc, "round": np.round}
 _PATHS = (("x", "y", "z"), ("y", "x", "z"), ("x", "z", "y"))
-"""The paths through a middle variable whose lengths are terms: ``abs(x - y) + abs(y - z)``, with y, x and z in
-the middle."""
-_MEANS: tuple[tuple[tuple[str, ...], int], ...] = (
-    (("x", "y"), 2),
-    (("x", "z"), 2),
-    (("y", "z"), 2),
-    (("x", "y", "z"), 3),
-)
+"""The paths through a middle variable whose lengths are terms: ``abs(x - y) + abs(y - z)``."""
+
+_MEANS: tuple[tuple[tuple[str, ...], int], ...] = (*((pair, 2) for pair in _PAIRS), (_VARS, 3))
 """The means whose whole parts are compared with a variable (``round((x + y) / 2) == z``, ``(x + y + z) // 3 ==
 y``): of two variables against the third, of all three against each."""
 
@@ -323,7 +255,7 @@ are, it must not come before the simpler ideas that fit as well."""
 
 
 def _coefficients() -> list[tuple[int, ...]]:
-    """Coefficients of the linear forms: -2 to 2 on any variables, and -3 to 3 on two of them."""
+    """-2 to 2 on any variables, and -3 to 3 on two of them."""
     out = list(itertools.product(range(-2, 3), repeat=3))
     out += [c for c in itertools.product(range(-3, 4), repeat=3) if 3 in map(abs, c) and c.count(0) == 1]
     return out
@@ -467,18 +399,12 @@ def _residue_terms() -> list[Term]:
 
 def _terms() -> list[Term]:
     """Every term of the grammar, in this order (a term's index is its place; plain spellings win ties)."""
-    return [
-        *_polynomial_terms(),
-        *_size_terms(),
-        *_extreme_terms(),
-        *_whole_terms(),
-        *_count_terms(),
-        *_residue_terms(),
-    ]
+    parts = (_polynomial_terms, _size_terms, _extreme_terms, _whole_terms, _count_terms, _residue_terms)
+    return [t for part in parts for t in part()]
 
 
 class _Maker:
-    """The atoms being made, and the terms they compare (named by their text)."""
+    """The atoms being made, and the terms (named by their text) they compare."""
 
     def __init__(self, terms: list[Term]) -> None:
         self.terms = terms
@@ -498,8 +424,7 @@ class _Maker:
     def versus(
         self, left: str, ops: Iterable[str], right: str, cost: int | None = None, extra: int = 0
     ) -> None:
-        """``left op right`` for each operator, both sides terms; costing the sides' operators, one and
-        ``extra`` unless ``cost`` is given."""
+        """``left op right`` for each operator, costing the sides' operators, one and ``extra`` by default."""
         if cost is None:
             cost = self.cost(left) + self.cost(right) + 1 + extra
         i, j = self.index[left], self.index[right]
@@ -512,8 +437,7 @@ class _Maker:
 
 
 def _against_constants(t: Term) -> list[tuple[str, float, Sequence[str], int]]:
-    """The constants a term is compared with, by its kind: their texts, values, operators and costs (none for
-    whole parts and conditions, which are compared with each other, nor for ``y % x``)."""
+    """The constants a term is compared with, by its kind: their texts, values, operators and costs."""
     if t.kind == "mod":  # a residue against its remainders
         return [(f"{r}", r, ("==", "!="), t.cost + 1 + (0 if r == 0 else 1)) for r in range(t.modulus)]
     if t.kind == "count":  # how many variables meet a condition
@@ -530,8 +454,7 @@ def _against_constants(t: Term) -> list[tuple[str, float, Sequence[str], int]]:
 
 
 def _constant_atoms(m: _Maker) -> None:
-    """The variables against each other (first, so the plain spellings win ties), then each term against
-    constants."""
+    """The variables against each other (first, so the plain spellings win ties), then terms against constants."""
     for a, b in itertools.permutations(_VARS, 2):
         m.versus(a, ("<", "<="), b)
     for a, b in _PAIRS:
@@ -604,18 +527,11 @@ def _product_atoms(m: _Maker) -> None:
 
 
 def _atoms(terms: list[Term]) -> list[Atom]:
-    """Every atom of the grammar; the linear equalities' sides are appended to ``terms``."""
+    """Every atom of the grammar; the linear equalities' sides are appended to ``terms`` (so they come last)."""
     m = _Maker(terms)
-    for part in (
-        _constant_atoms,
-        _simple_atoms,
-        _size_atoms,
-        _whole_atoms,
-        _paired_atoms,
-        _product_atoms,
-        _linear_equalities,  # last: it appends to terms
-    ):
+    for part in (_constant_atoms, _simple_atoms, _size_atoms, _whole_atoms, _paired_atoms, _product_atoms):
         part(m)
+    _linear_equalities(m)
     return m.atoms
 
 
@@ -704,60 +620,6 @@ def _term_values(terms: Sequence[Term], points: F) -> F:
     return out
 
 
-class _AtomPlan:
-    """Atoms grouped so that many are compared at once.
-
-    At a few points the atoms of one operator are compared in one operation on gathered term values; at many
-    points the atoms of one term and operator are compared by broadcasting the term's row against their
-    constants, so no (atoms x points) array of floats is ever made.
-    """
-
-    def __init__(self, atoms: Sequence[Atom]) -> None:
-        self.n = len(atoms)
-        left = np.array([a.left for a in atoms], dtype=np.intp)
-        right = np.array([a.right for a in atoms], dtype=np.intp)
-        op = np.array([_OPS.index(a.op) for a in atoms], dtype=np.intp)
-        const = np.array([a.const for a in atoms], dtype=np.float64)
-        self.by_op: list[tuple[str, bool, Index, Index, Index, F]] = []
-        for code, name in enumerate(_OPS):
-            for with_term in (False, True):
-                ids = np.flatnonzero((op == code) & ((right >= 0) == with_term))
-                if ids.shape[0]:
-                    self.by_op.append(
-                        (name, with_term, ids, left[ids], np.maximum(right[ids], 0), const[ids][:, None])
-                    )
-        # the atoms of one term, operator and other term (or constant) together, in their order
-        key = (left * len(_OPS) + op) * (int(right.max(initial=0)) + 2) + right + 1
-        _, group = np.unique(key, return_inverse=True)
-        group = group.reshape(-1)
-        by_group = np.argsort(group, kind="stable")
-        starts = np.flatnonzero(np.r_[True, np.diff(group[by_group]) != 0])
-        self.by_term = (
-            [
-                (int(left[ids[0]]), _OPS[op[ids[0]]], int(right[ids[0]]), ids, const[ids][:, None])
-                for ids in np.split(by_group, starts[1:])
-            ]
-            if self.n
-            else []
-        )
-
-    def matrix(self, values: F) -> B:
-        """Truth of every atom at every point, from the terms' values there."""
-        out = np.empty((self.n, values.shape[1]), dtype=np.bool_)
-        with np.errstate(invalid="ignore"):
-            if values.shape[1] <= _FEW_POINTS:
-                for op, with_term, ids, left, right, const in self.by_op:
-                    out[ids] = _CMP[op](values[left], values[right] if with_term else const)
-            else:
-                for term, op, other, ids, const in self.by_term:
-                    row = values[term][None, :]
-                    out[ids] = _CMP[op](row, values[other][None, :] if other >= 0 else const)
-        return out
-
-
-_FEW_POINTS = 64
-
-
 @dataclass(frozen=True)
 class Grammar:
     terms: tuple[Term, ...]
@@ -804,15 +666,7 @@ def _deduplicate(terms: Sequence[Term], ordered: Sequence[Atom], points: F) -> l
     kept_k = np.flatnonzero(~suspect).tolist()
     suspects = np.flatnonzero(suspect)
     plan = _AtomPlan([ordered[k] for k in suspects.tolist()])
-    # packed a block of points at a time (blocks of a multiple of eight points pack to the bytes the whole
-    # would), so the unpacked table is never whole
-    truth = np.concatenate(
-        [
-            np.packbits(plan.matrix(_term_values(terms, points[start : start + _DEDUPE_BLOCK])), axis=1)
-            for start in range(0, points.shape[0], _DEDUPE_BLOCK)
-        ],
-        axis=1,
-    )
+    truth = packed_blocks(lambda block: plan.matrix(_term_values(terms, block)), points, _DEDUPE_BLOCK)
     seen: set[bytes] = set()
     n_true = np.bitwise_count(truth).sum(axis=1)
     for j, row in enumerate(truth):
@@ -828,8 +682,7 @@ def _deduplicate(terms: Sequence[Term], ordered: Sequence[Atom], points: F) -> l
 def _fingerprint(
     seed: int, terms: Sequence[Term], ordered: Sequence[Atom], points: F, kept: Sequence[int], plan: _AtomPlan
 ) -> str:
-    """A digest of the grammar (version, seed, every atom's text and cost in order), the de-duplication points,
-    the atoms kept and their truth at a sample of the points (``plan``: the kept atoms')."""
+    """A digest of the grammar (every atom's text and cost), the points, the atoms kept and their truth at a sample."""
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{BUILT_VERSION}\0{seed}\0{len(terms)}\n".encode())
     for a in ordered:
@@ -860,8 +713,7 @@ def _packaged_kept(seed: int, n: int) -> tuple[list[int], str] | None:
 def _kept(
     seed: int, terms: Sequence[Term], ordered: Sequence[Atom], points: F
 ) -> tuple[list[int], _AtomPlan]:
-    """The positions in ``ordered`` the de-duplication keeps, and the kept atoms' plan: from the package's data
-    when its fingerprint is this grammar's, else computed."""
+    """The positions in ``ordered`` kept, and their plan: from the package's data when its fingerprint fits."""
     stored = _packaged_kept(seed, len(ordered))
     if stored is not None:
         plan = _AtomPlan([ordered[k] for k in stored[0]])
@@ -896,12 +748,7 @@ def write_kept(seed: int = 0) -> Path:
 
 @cache
 def grammar(seed: int = 0) -> Grammar:
-    """The terms and atoms, de-duplicated by extension (cached per seed and process).
-
-    Which atoms the de-duplication keeps is read from the package's data when it was written for this exact
-    grammar (:func:`write_kept`; the fingerprint covers the atoms, their costs, the points and the atoms' truth
-    at a sample of them), and computed otherwise.
-    """
+    """The terms and atoms, de-duplicated by extension (cached; the kept atoms from :func:`write_kept`'s data)."""
     terms = _terms()
     atoms = _atoms(terms)
     order = sorted(range(len(atoms)), key=lambda i: atoms[i].cost)  # stable: generation order breaks ties
@@ -909,13 +756,8 @@ def grammar(seed: int = 0) -> Grammar:
     points = _dedupe_points(seed)
     kept_k, plan = _kept(seed, terms, ordered, points)
     kept = tuple(atoms[order[k]] for k in kept_k)
-    return Grammar(
-        tuple(terms),
-        kept,
-        plan,
-        np.array([a.cost for a in kept], dtype=np.int64),
-        _shape_keys(kept, len(terms)),
-    )
+    costs = np.array([a.cost for a in kept], dtype=np.int64)
+    return Grammar(tuple(terms), kept, plan, costs, _shape_keys(kept, len(terms)))
 
 
 _Side = tuple[tuple[int, int], ...]
@@ -959,8 +801,7 @@ class BuiltSpace:
         self._lock = threading.Lock()
 
     def kept_truth(self, points: F) -> _KeptTruth:
-        """The atoms' truth kept for this point set (made on first use). At most two point sets are kept (a
-        player's candidate tests, and another's)."""
+        """The atoms' truth kept for this point set (at most two: a player's candidate tests, and another's)."""
         key = hashlib.blake2b(np.ascontiguousarray(points).tobytes(), digest_size=16).digest()
         with self._lock:
             found = self._kept.get(key)
@@ -979,8 +820,8 @@ class BuiltSpace:
         return self.grammar.plan.matrix(self.term_values(points))
 
     def observed_truth(self, points: npt.ArrayLike) -> B:
-        """:meth:`atom_truth` at observed points, each point's column computed once and kept (at most
-        OBSERVED_POINTS of them, the oldest dropped first)."""
+        """:meth:`atom_truth` at observed points, each point's column computed once (OBSERVED_POINTS kept)."""
+
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         keys = [tuple(p) for p in pts.tolist()]
         with self._lock:
@@ -1005,44 +846,32 @@ class BuiltSpace:
     def consistent(
         self, points: npt.ArrayLike, labels: Sequence[bool], limit: int = MAX_FORMULAS, *, widen: bool = True
     ) -> list[Formula]:
-        """The simplest formulas that agree with every observation (what the rule said at each point): at most
-        ``limit`` of the grammar's, and every fitted ball beside them, by complexity (ties: atoms before pairs,
-        then generation order). ``widen``: when no formula of the grammar fits, fit thresholds to the
-        observations."""
+        """The simplest formulas that agree with every observation: at most ``limit`` of the grammar's, and every
+        fitted atom beside them (ties: atoms before pairs); ``widen``: fit thresholds when nothing else fits."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         truth = self.observed_truth(pts)
         lab = np.asarray(labels, dtype=np.bool_)
         single = np.flatnonzero((truth == lab).all(axis=1))
-        firsts = [single]
-        seconds = [single]
-        kinds = [np.zeros(single.shape[0], dtype=np.int8)]
-        for k, connective in ((1, "and"), (2, "or")):
-            left, right = self._pairs(truth, lab, connective)
-            firsts.append(left)
-            seconds.append(right)
-            kinds.append(np.full(left.shape[0], k, dtype=np.int8))
-        first, second, kind = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(kinds)
+        parts = [
+            (single, single),
+            self._pairs(truth, lab, "and"),
+            self._pairs(truth, lab, "or"),
+        ]  # kinds 0, 1, 2
+        first, second = (np.concatenate([p[side] for p in parts]) for side in (0, 1))
+        kind = np.concatenate([np.full(p[0].shape[0], k, dtype=np.int8) for k, p in enumerate(parts)])
+
         if widen and first.shape[0] == 0 and lab.any() and not lab.all():
             # nothing of the grammar fits: widen with thresholds whose constants come from the observations
             first, second, kind = self._fitted_formulas(pts, truth, lab)
-        # balls centred off 0, fitted to the observations (beside the grammar, which has those centred at 0)
-        # equalities of a few monomials fitted to the positives (``x ** 2 + y == z``) and residues of sums and
-        # differences fitted to the observations (``(y - z) % 3 == 1``)
-        balls = np.array(
-            list(
-                dict.fromkeys(
-                    self._balls(pts, lab)
-                    + self._planes(pts, lab)
-                    + self._relations(pts, lab)
-                    + self._residues(pts, lab)
-                )
-            ),
-            dtype=np.intp,
-        )
+        # balls centred off 0 (the grammar has those centred at 0), planes, relations of a few monomials fitted to
+        # the positives (``x ** 2 + y == z``) and residues of sums and differences (``(y - z) % 3 == 1``)
+        fitted = [
+            a for fit in (self._balls, self._planes, self._relations, self._residues) for a in fit(pts, lab)
+        ]
+        balls = np.array(list(dict.fromkeys(fitted)), dtype=np.intp)
         n_grammar = first.shape[0]
         if balls.shape[0]:
-            first = np.concatenate([first, balls])
-            second = np.concatenate([second, balls])
+            first, second = np.concatenate([first, balls]), np.concatenate([second, balls])
             kind = np.concatenate([kind, np.zeros(balls.shape[0], dtype=np.int8)])
         cost = self._cost
         complexity = cost[first] + np.where(kind == 0, 0, cost[second] + 1)
@@ -1085,29 +914,27 @@ class BuiltSpace:
         return table[:, 0], table[:, 1], table[:, 2].astype(np.int8)
 
     def _separate(self, values: F, numeric: B, keep: B, drop: B) -> list[int]:
-        """Fitted atoms true on every ``keep`` point and false on every ``drop`` one: ``t > c`` with c the highest
-        dropped value of t or the roundest number above it and below the lowest kept one, ``t >= c`` with c that
-        lowest kept value; and the same for ``<`` and ``<=``."""
+        """Thresholds on numeric terms true on every ``keep`` point and false on every ``drop`` one."""
         if not keep.any() or not drop.any():
             return []
         out: list[int] = []
         with np.errstate(invalid="ignore"):
             lo_keep, hi_keep = values[:, keep].min(axis=1), values[:, keep].max(axis=1)
             lo_drop, hi_drop = values[:, drop].min(axis=1), values[:, drop].max(axis=1)
-        # upwards: t > c with c the highest dropped value or the roundest above it, t >= the lowest kept one;
-        # downwards the same with < and <=
-        for below, above, strict, loose, upward in (
-            (hi_drop, lo_keep, ">", ">=", True),
-            (hi_keep, lo_drop, "<", "<=", False),
-        ):
+        for below, above, upward in ((hi_drop, lo_keep, True), (hi_keep, lo_drop, False)):
             for t in np.flatnonzero(numeric & (below < above)).tolist():
-                lo, hi = float(below[t]), float(above[t])
-                out += [
-                    self._fit(t, strict, simplest_between(lo, hi)),
-                    self._fit(t, strict, lo if upward else hi),
-                    self._fit(t, loose, hi if upward else lo),
-                ]
+                out += self._thresholds(t, float(below[t]), float(above[t]), upward)
         return list(dict.fromkeys(out))
+
+    def _thresholds(
+        self, term: int, lo: float, hi: float, upward: bool, loose_first: bool = False
+    ) -> list[int]:
+        """``term > c`` (``upward``; else ``<``) with c the roundest number between the sides' nearest values
+        ``lo`` and ``hi`` or the dropped side's, and ``term >= c`` with c the kept side's."""
+        strict, loose = (">", ">=") if upward else ("<", "<=")
+        near = [(strict, lo if upward else hi), (loose, hi if upward else lo)]
+        first = self._fit(term, strict, simplest_between(lo, hi))
+        return [first, *(self._fit(term, op, c) for op, c in (near[::-1] if loose_first else near))]
 
     def _fit(self, term: int, op: str, c: float) -> int:
         """The atom ``term op c``, added to :attr:`atoms` once."""
@@ -1128,9 +955,7 @@ class BuiltSpace:
         return found
 
     def _ball_term(self, axes: tuple[int, ...], centre: tuple[int, ...], norm: str = "l2") -> int:
-        """The distance of the given variables from a centre, as a term (added once): squared (``"l2"``), the
-        sum of the absolute differences (``"l1"``: ``abs(x - 2) + abs(y + 3)``) or their greatest (``"max"``:
-        ``max(abs(x - 5), abs(y - 5))``)."""
+        """The distance of the given variables from a centre (see :data:`_BALL_SHAPES`), as a term added once."""
         parts: list[str] = []
         pieces: list[_Quantity] = []
         for v, c in zip(axes, centre, strict=True):
@@ -1146,18 +971,12 @@ class BuiltSpace:
         cost = 2 * len(axes) - 1 + sum(1 + _constant_cost(c) for c in centre if c)
         if norm == "max":
             return self._term(f"max({', '.join(parts)})", cost + 1, _fold("max", *pieces))
-        quantity = pieces[0]
-        for q in pieces[1:]:
-            quantity = _binary(quantity, "+", q)
-        return self._term(" + ".join(parts), cost, quantity)
+        return self._term(" + ".join(parts), cost, functools.reduce(lambda a, b: _binary(a, "+", b), pieces))
 
     def _balls(self, points: F, lab: B) -> list[int]:
-        """Thresholds on the squared distance from a centre, for two or three variables (``(x - 2) ** 2 +
-        (y + 1) ** 2 < 16``), where every positive is nearer than every negative (inside) or farther (outside).
-        The centres' coordinates are whole numbers within BALL_REACH of the midrange and the mean of the
-        positives (and of the negatives, the inside of a rule true outside a ball); of those, the BALL_CENTRES
-        that part the two sides widest for each set of variables and side. Balls centred at 0 are in the grammar
-        already."""
+        """Thresholds on the distance from a centre where every positive is nearer than every negative, or
+        farther: centres within BALL_REACH of either side's midrange and mean (the inside of a rule true outside a
+        ball is its negatives), the BALL_CENTRES that part the sides widest."""
         pos, neg = points[lab], points[~lab]
         if pos.shape[0] < BALL_POSITIVES or neg.shape[0] == 0:
             return []
@@ -1197,24 +1016,15 @@ class BuiltSpace:
 
     def _fit_apart(self, term: int, points: F, lab: B, upward: bool) -> list[int]:
         """Thresholds on a fitted term, computed as Python computes its text, that put every positive above
-        (``upward``) or below every negative: at the roundest number between the two sides and at each side's
-        nearest value (none when the sides overlap)."""
+        (``upward``) or below every negative (none when the sides overlap)."""
         values = _term_values([self.terms[term]], points)[0]
         keep, drop = values[lab], values[~lab]
         lo, hi = (float(drop.max()), float(keep.min())) if upward else (float(keep.max()), float(drop.min()))
-        if not lo < hi:
-            return []
-        strict, loose = (">", ">=") if upward else ("<", "<=")
-        return [
-            self._fit(term, strict, simplest_between(lo, hi)),
-            self._fit(term, loose, hi if upward else lo),
-            self._fit(term, strict, lo if upward else hi),
-        ]
+        return self._thresholds(term, lo, hi, upward, loose_first=True) if lo < hi else []
 
     def _planes(self, points: F, lab: B) -> list[int]:
-        """Thresholds on linear forms whose coefficients the grammar does not have (``2 * x + 3 * y - z > 0``,
-        ``4 * x + 5 * z > 13``: whole coefficients up to PLANE_REACH), where every positive is on one side and
-        every negative on the other: of those, the PLANES that part the two sides widest, each way."""
+        """Thresholds on linear forms the grammar does not have (``4 * x + 5 * z > 13``) that part the positives
+        from the negatives: the PLANES that part them widest, each way."""
         pos, neg = points[lab], points[~lab]
         if pos.shape[0] < BALL_POSITIVES or neg.shape[0] < BALL_POSITIVES:
             return []
@@ -1237,11 +1047,9 @@ class BuiltSpace:
         return list(dict.fromkeys(out))
 
     def _relations(self, points: F, lab: B) -> list[int]:
-        """Equalities of a few monomials with whole coefficients that every positive satisfies and no negative
-        does (``x ** 2 + y == z``, ``x * y + x + y == z``, ``10 * x + y == z``, ``x ** 3 == y``): for each set of
-        two to four of :data:`_MONOMIALS`, the relation is the one direction the positives leave free, when
-        there is exactly one and the positives are more than the unknowns (so at least one of them confirms
-        it). Only once there are RELATION_POSITIVES positives, and while they are few enough (RELATION_SHARE)."""
+        """Equalities of a few monomials that every positive satisfies and no negative does (``x ** 2 + y == z``,
+        ``10 * x + y == z``; see :func:`_fit_relations`), once there are RELATION_POSITIVES positives and while
+        they are few enough (RELATION_SHARE)."""
         pos = points[lab]
         n_pos = pos.shape[0]
         if n_pos < RELATION_POSITIVES or RELATION_SHARE * n_pos > points.shape[0]:
@@ -1260,8 +1068,7 @@ class BuiltSpace:
         return self._agreeing(atoms, points, lab)[:RELATION_MOST]
 
     def _agreeing(self, atoms: list[int], points: F, lab: B) -> list[int]:
-        """Of the fitted atoms (their costs and shapes brought up to date first), those that agree with every
-        observation computed exactly as Python computes their text, in their order."""
+        """Of the fitted atoms, those that agree with every observation computed as Python computes their text."""
         with self._lock:
             self._catch_up()
         if not atoms:
@@ -1272,8 +1079,7 @@ class BuiltSpace:
         return out
 
     def _relation(self, left: _Side, right: _Side, const: int, cost: int) -> int:
-        """The atom ``left == right`` (sums of coefficients times monomials, the constant on the right), added
-        to :attr:`atoms` once; -1 when the grammar has it (it is among the grammar's formulas already)."""
+        """The atom ``left == right`` (the constant on the right), added once; -1 when the grammar has it."""
         key = (left, right, const)
         found = self._relation_ids.get(key)
         if found is None:
@@ -1296,8 +1102,7 @@ class BuiltSpace:
         return self._fitted_atom(Atom(text, cost, li, "==", ri, float(const) if ri < 0 else 0.0))
 
     def _fitted_atom(self, atom: Atom) -> int:
-        """The index of a fitted atom, added to :attr:`atoms` once (its cost and shape follow when the fit's
-        new atoms are all made: see :meth:`_catch_up`)."""
+        """The index of a fitted atom, added once (its cost and shape follow: see :meth:`_catch_up`)."""
         with self._lock:  # one space may serve players on several threads
             found = self._fitted.get(atom.text)
             if found is None:
@@ -1306,12 +1111,9 @@ class BuiltSpace:
         return found
 
     def _residues(self, points: F, lab: B) -> list[int]:
-        """Residues of sums and differences of the variables fitted to the observations: ``(x + y - z) % 3 ==
-        0`` (also written ``(x + y) % 3 == z % 3``), ``(y - z) % 3 == 1``, ``x % 7 == 3``, where every positive
-        leaves one remainder and no negative leaves it (or every negative, and no positive: ``!=``). The
-        grammar's residues are of variables, sums and products at the moduli 2, 3, 4, 5 and 10; these are of
-        any of :data:`_RESIDUE_FORMS` at every modulus from 2 to RESIDUE_MODULUS, once RESIDUE_POINTS
-        observations with RESIDUE_VALUES values of the form share the remainder."""
+        """Residues of :data:`_RESIDUE_FORMS` at any modulus up to RESIDUE_MODULUS (``(y - z) % 3 == 1``, ``x % 7
+        == 3``) where every positive leaves one remainder and no negative does (or the other way round: ``!=``),
+        once RESIDUE_POINTS observations with RESIDUE_VALUES values of the form share it."""
         if min(int(lab.sum()), int((~lab).sum())) < 1 or points.shape[0] < RESIDUE_POINTS + 1:
             return []
         with np.errstate(invalid="ignore"):
@@ -1362,8 +1164,7 @@ class BuiltSpace:
         return text, self._term(text, cost, _binary(_linear_quantity(coefs), "%", float(m)))
 
     def _catch_up(self) -> None:
-        """Extends the costs and shapes to every atom: new arrays, each holding every earlier one, so a reader
-        never sees them shrink (called with the lock held)."""
+        """Extends the costs and shapes to every atom, in new arrays so a reader never sees them shrink (locked)."""
         done = self._cost.shape[0]
         if len(self.atoms) > done:
             new = self.atoms[done:]
@@ -1371,8 +1172,7 @@ class BuiltSpace:
             self._shape = np.concatenate([self._shape, _shape_keys(new, len(self.grammar.terms))])
 
     def shapes(self, atoms: npt.ArrayLike) -> Index:
-        """Each atom's shape, its terms and operator without its constant, as a number: ``x + y == 10`` and
-        ``x + y == 12`` have one shape."""
+        """Each atom's terms and operator, numbered: ``x + y == 10`` and ``x + y == 12`` have one shape."""
         out: Index = self._shape[np.asarray(atoms, dtype=np.intp)]
         return out
 
@@ -1563,10 +1363,9 @@ def _monomial_values(points: F) -> F:
 
 @cache
 def _supports(size: int) -> Index:
-    """The sets of ``size`` monomials (the constant among them) fitted: with a variable alone (a relation of
-    squares, products and a constant only, ``x * y == 12``, is in the grammar), or two pieces alone
-    (``abs(x - z) == abs(y)``, ``max(x, y, z) - min(x, y, z) == 2``); at most two pieces, and one among four
-    monomials, with nothing else but variables and the constant."""
+    """The sets of ``size`` monomials (the constant among them) fitted: with a variable (one of squares,
+    products and a constant, ``x * y == 12``, is in the grammar), or two pieces alone (``abs(x - z) ==
+    abs(y)``); at most two pieces (one among four monomials), with nothing else but variables."""
     n = len(_MONOMIALS)
     every = np.fromiter(
         itertools.chain.from_iterable(itertools.combinations(range(n + 1), size)), dtype=np.intp
@@ -1583,9 +1382,8 @@ def _supports(size: int) -> Index:
 
 
 def _whole_directions(v: F) -> tuple[npt.NDArray[np.int64], B]:
-    """For each row of ``v``, the smallest whole numbers proportional to it with no common divisor (up to
-    _RELATION_COEFFICIENT times its smallest entry), and whether there are such (none for a row with a zero
-    entry: that is a smaller relation)."""
+    """For each row of ``v``, the smallest whole numbers proportional to it, and whether there are such (none
+    for a row with a zero entry: that is a smaller relation)."""
     small = np.abs(v).min(axis=1, keepdims=True)
     nonzero = (small[:, 0] > 1e-9 * np.abs(v).max(axis=1)) & np.isfinite(v).all(axis=1)
     w = v / np.where(small > 0, small, 1.0)
@@ -1603,11 +1401,9 @@ def _whole_directions(v: F) -> tuple[npt.NDArray[np.int64], B]:
 
 def _fit_relations(pos: F, known: frozenset[str] = frozenset()) -> list[_Relation]:
     """Relations of two to four monomials (the constant among them) with small whole coefficients that hold at
-    every positive, in each of their usual spellings (:func:`_keep_relation`), each as its left side, right side
-    (monomial index and coefficient pairs), constant (on the right) and cost, cheapest first. Where the
-    positives leave one relation of a set of monomials free, it is that one; where they leave two (positives on
-    a line: ``(1, 1, 2)``, ``(2, 2, 4)`` for ``z == 3 * x - y``), every whole combination of them with small
-    coefficients, for sets with no piece and at most one monomial beyond the variables."""
+    every positive, in their usual spellings (:func:`_keep_relation`), cheapest first: where the positives leave
+    one relation of a set free, that one; where two (positives on a line), their small whole combinations."""
+
     values = _monomial_values(pos)
     n = values.shape[0]
     out: dict[str, _Relation] = {}
@@ -1688,9 +1484,7 @@ def _whole_planes(u: F, v: F) -> tuple[Index, npt.NDArray[np.int64]]:
 
 
 def _may_keep(support: Index, coefs: npt.NDArray[np.int64]) -> B:
-    """Which relations (rows of monomial indices and whole coefficients) :func:`_keep_relation` may keep: every
-    coefficient non-zero and small enough, few of them other than 1, and not too costly before the constant's
-    cost (a quick test of many at once)."""
+    """Which relations (rows of monomial indices and coefficients) :func:`_keep_relation` may keep, at once."""
     terms = support < len(_MONOMIALS)
     size = np.abs(coefs)
     odd = (size != 1) & terms
@@ -1761,9 +1555,8 @@ def _relation_text(r: _Relation) -> str:
 
 
 def _polynomial(parts: Sequence[tuple[int, int]], const: int) -> tuple[str, _Quantity | None]:
-    """The text and quantity of a sum of coefficients times monomials (a negative one subtracted, or negated
-    when first), then the constant, as Python reads it, left to right; no quantity when there are no monomials
-    (the constant alone)."""
+    """The text and quantity of a sum of coefficients times monomials, then the constant, as Python reads it
+    (no quantity for the constant alone)."""
     q: _Quantity | None = None
     for m, c in parts:
         mono = _MONOMIALS[m]
@@ -1792,10 +1585,8 @@ _MAX_PATTERNS = 1500  # patterns paired, those with the cheapest atoms
 def formula_truth(
     space: BuiltSpace, formulas: Sequence[Formula], points: npt.ArrayLike, *, keep: bool = False
 ) -> B:
-    """Each formula of ``space`` at each point, shape (formulas, N), computing only the atoms and terms the
-    formulas use. ``keep``: the points are asked about again and again (a player's candidate tests): the atoms'
-    truth there is kept by the space and reused by every later call on them, so a game's alternatives cost only
-    the atoms no earlier game used."""
+    """Each formula at each point, shape (formulas, N), computing only the atoms the formulas use; ``keep``: the
+    points are asked about again and again (a player's candidate tests), so the atoms' truth there is kept."""
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     used = np.array(sorted({a for f in formulas for a in f.atoms}), dtype=np.intp)
     kept = space.kept_truth(pts) if keep else None
@@ -1843,9 +1634,8 @@ class _KeptTruth:
     def rows(
         self, atoms: Index, compute: Callable[[Index], npt.NDArray[np.uint8]]
     ) -> tuple[npt.NDArray[np.uint8], Index]:
-        """The kept truth table (packed: ``compute`` gives the atoms' rows packed too) and the row of each atom in
-        it, the atoms not kept yet computed and kept (when the table is full, a table of just these atoms is
-        returned instead)."""
+        """The kept (packed) truth table and each atom's row in it, the missing ones computed and kept (when the
+        table is full, a table of just these atoms)."""
         with self._lock:  # rows are only ever added, and a grown table holds every earlier row
             missing = np.array([a for a in atoms.tolist() if a not in self.row], dtype=np.intp)
             if missing.shape[0]:

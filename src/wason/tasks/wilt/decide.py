@@ -42,12 +42,8 @@ _SCALE = 1000
 
 @dataclass(frozen=True)
 class Domain:
-    """The triples a player can test.
-
-    Attributes:
-        integer_range: whole numbers from low to high inclusive for each of x, y and z; None: every number of
-            at most three digits (the published game).
-    """
+    """The triples a player can test: whole numbers in ``integer_range`` (inclusive) for each of x, y and z, or
+    with None every number of at most three digits (the published game)."""
 
     integer_range: tuple[int, int] | None = None
 
@@ -65,11 +61,11 @@ class Domain:
         return f"every triple of whole numbers from {low} to {high}"
 
     def contains(self, point: Point) -> bool:
-        """Whether a player can test this point."""
         return all(self.contains_value(v) for v in point)
 
     def contains_value(self, v: float) -> bool:
         """Whether a player can type this value."""
+
         if self.integer_range is not None:
             low, high = self.integer_range
             return float(v).is_integer() and low <= v <= high
@@ -91,20 +87,13 @@ def typeable(v: float) -> bool:
 
 @dataclass(frozen=True)
 class Decision:
-    """What the solver decided.
-
-    Attributes:
-        kind: ``proved`` (no point of the domain tells them apart), ``refuted`` (``point`` does), or
-            ``unknown`` (not encoded, or past the resource limit: ``reason`` says which).
-        point: the counterexample, for ``refuted``.
-        reason: why it is ``unknown``.
-        resources: z3's resource count spent (0 when it did not run).
-    """
+    """What the solver decided: ``proved`` (no point of the domain tells them apart), ``refuted`` (``point``
+    does), or ``unknown`` (not encoded, or past the resource limit: ``reason`` says which)."""
 
     kind: DecisionKind
     point: Point | None = None
     reason: str | None = None
-    resources: int = 0
+    resources: int = 0  # z3's resource count spent (0 when it did not run)
 
 
 def decide(
@@ -133,51 +122,33 @@ def decide(
     except Unsupported as exc:
         return Decision("unknown", reason=f"not encoded: {exc.reason}")
     try:
-        return _solve(rule, guess, variables, constraints, encoded, ctx, rlimit=rlimit, exclude=exclude)
+        spent = 0
+        answer = z3.unknown
+        solver = None
+        for strategy, share in _STRATEGIES:
+            solver = _solver(strategy, ctx)
+            solver.set("rlimit", max(1, int(rlimit * share)))
+            solver.add(*constraints, *encoded[-1].side, encoded[0].truth != encoded[1].truth)
+            for point in exclude:
+                solver.add(
+                    z3.Or(*[v.numerator != _numerator(c, v) for v, c in zip(variables, point, strict=True)])
+                )
+            answer = solver.check()
+            spent += _resources(solver)
+            if answer != z3.unknown:
+                break
+        assert solver is not None
+        if answer == z3.unsat:
+            return Decision("proved", resources=spent)
+        if answer == z3.unknown:
+            return Decision("unknown", reason=f"undecided: {solver.reason_unknown()}", resources=spent)
+        model = solver.model()
+        x, y, z = (_model_value(model, v) for v in variables)
+        if not _differ_exactly(rule, guess, (x, y, z)):
+            return Decision("unknown", reason="the solver's counterexample did not hold", resources=spent)
+        return Decision("refuted", point=(x, y, z), resources=spent)
     except z3.Z3Exception as exc:  # z3 refusing a formula is no verdict: the probes decide
         return Decision("unknown", reason=f"z3 failed: {' '.join(str(exc).split())[:200]}")
-
-
-def _solve(
-    rule: Program,
-    guess: Program,
-    variables: list[Variable],
-    constraints: list[Any],
-    encoded: list[Any],
-    ctx: Any,
-    *,
-    rlimit: int,
-    exclude: Sequence[Point],
-) -> Decision:
-    import z3
-
-    spent = 0
-    answer = z3.unknown
-    solver = None
-    for strategy, share in _STRATEGIES:
-        solver = _solver(strategy, ctx)
-        solver.set("rlimit", max(1, int(rlimit * share)))
-        solver.add(*constraints)
-        solver.add(*encoded[-1].side)
-        solver.add(encoded[0].truth != encoded[1].truth)
-        for point in exclude:
-            solver.add(
-                z3.Or(*[v.numerator != _numerator(c, v) for v, c in zip(variables, point, strict=True)])
-            )
-        answer = solver.check()
-        spent += _resources(solver)
-        if answer != z3.unknown:
-            break
-    assert solver is not None
-    if answer == z3.unsat:
-        return Decision("proved", resources=spent)
-    if answer == z3.unknown:
-        return Decision("unknown", reason=f"undecided: {solver.reason_unknown()}", resources=spent)
-    model = solver.model()
-    x, y, z = (_model_value(model, v) for v in variables)
-    if not _differ_exactly(rule, guess, (x, y, z)):
-        return Decision("unknown", reason="the solver's counterexample did not hold", resources=spent)
-    return Decision("refuted", point=(x, y, z), resources=spent)
 
 
 MAX_ENUMERATED = 1_000_000
@@ -186,14 +157,10 @@ _CHUNK = 125_000
 
 
 def enumerate_domain(rule: Program, guess: Program, domain: Domain) -> Decision:
-    """Decide over a whole-number domain by checking every point (``unknown`` when it is not one, or too big).
-
-    A point where the game's floats differ and exact arithmetic agrees that they do is the counterexample;
-    with none, the guess is proved equal to the rule as the game answers it.
-    """
+    """Decide over a whole-number domain by checking every point (``unknown`` when it is not one, or too big);
+    a counterexample is a point where the game's floats differ and exact arithmetic agrees."""
     if domain.integer_range is None:
         return Decision("unknown", reason="not a whole-number domain")
-
     low, high = domain.integer_range
     side = high - low + 1
     if side**3 > MAX_ENUMERATED:

@@ -36,11 +36,8 @@ _MIN_ENTROPY = 1e-12  # bits; an answer known for certain has entropy exactly 0 
 
 
 class _Table:
-    """A space's truth table on a candidate set, with the prior's weighted column sums (shared by solvers).
-
-    The table is kept packed, eight truth values a byte, by rows and by columns: 16 MB instead of 64 for the
-    5,632 candidates of seed 0. Rows are unpacked when gathered, which costs less than the sums made of them.
-    """
+    """A space's truth table on a candidate set, with the prior's weighted column sums (shared by solvers), kept
+    packed by rows and by columns (16 MB instead of 64 for seed 0), rows unpacked when gathered."""
 
     def __init__(self, space: HypothesisSpace, points: F) -> None:
         self.n_columns = int(points.shape[0])
@@ -139,12 +136,8 @@ def _table(space: HypothesisSpace, points: F) -> _Table:
 
 
 def weighted_rows(table: B, rows: Index, weights: F) -> F:
-    """``weights[rows] @ table[rows]``: the weight of the given rows (distinct, ascending) that says True in each
-    column.
-
-    ``einsum`` reads the boolean table as it is; a matrix product would first copy it to floats, which costs
-    four times more than the sum itself.
-    """
+    """``weights[rows] @ table[rows]`` (rows distinct, ascending), by ``einsum``, which reads the boolean table as
+    it is: a matrix product would first copy it to floats, four times the cost of the sum itself."""
     if rows.shape[0] == table.shape[0]:  # every row (rows are distinct and sorted): no copy of the table
         every: F = np.einsum("h,hc->c", weights, table, dtype=np.float64)
         return every
@@ -169,15 +162,9 @@ def _as_points(candidates: npt.ArrayLike) -> F:
 class IdealSolver:
     """Plays WILT over a hypothesis space: most informative test first, guess once one hypothesis dominates.
 
-    The survivors are the hypotheses with the fewest disagreements with the observations. While the rule is in
-    the space that means the consistent ones: elimination. When every hypothesis has been contradicted (the
-    rule is outside the space), the survivors are the least contradicted ones, the search goes on among them,
-    and the final guess is the best of them, or a constant when it disagrees with fewer observations (see
-    :meth:`guess`).
-
-    It chooses from the (C, 3) ``candidates``; :meth:`should_guess` turns true once ``max_tests`` are used or
-    the best hypothesis holds the ``confidence`` share of the surviving weight (ValueError unless ``max_tests``
-    >= 0 and 0 < ``confidence`` <= 1).
+    The survivors are the hypotheses with the fewest disagreements with the observations: the consistent ones
+    while the rule is in the space; when it is not, the least contradicted ones, the search going on among them
+    (see :meth:`guess`). Tests are chosen from the (C, 3) ``candidates``.
     """
 
     def __init__(
@@ -264,10 +251,7 @@ class IdealSolver:
     # ---- the game -------------------------------------------------------------------------------------------
 
     def next_test(self) -> int | None:
-        """Index (into ``candidates``) of the most informative untested candidate; None if none tells anything.
-
-        Ties go to the first candidate, so among equally informative tests the simplest triple is chosen.
-        """
+        """Index of the most informative untested candidate (ties: the first, simplest); None if none tells."""
         h = self.information()
         best = int(np.argmax(h))
         return best if h[best] > _MIN_ENTROPY else None
@@ -278,11 +262,8 @@ class IdealSolver:
         return self.choose() is None
 
     def choose(self) -> int | None:
-        """The next test, or None when it is time to guess: ``None if should_guess() else next_test()``, with
-        the candidates' information computed once."""
-        if self.tests_used >= self.max_tests:
-            return None
-        if self.posterior_top()[1] >= self.confidence:
+        """``None if should_guess() else next_test()``, with the candidates' information computed once."""
+        if self.tests_used >= self.max_tests or self.posterior_top()[1] >= self.confidence:
             return None
         return self.next_test()
 
@@ -293,6 +274,7 @@ class IdealSolver:
         if len(key) != 3:
             raise ValueError("a test point has three values")
         i = self._table.index.get(key)
+        at = np.array([key], dtype=np.float64)
         if i is not None:
             column = self._table.column(i)
             self._tested[i] = True
@@ -300,12 +282,12 @@ class IdealSolver:
         elif _DEFER_BELOW * self._alive.shape[0] < len(self.space):
             # only the survivors can stay survivors while one of them agrees with everything: the others are
             # counted if that stops being so
-            at = np.array([key], dtype=np.float64)
             column = self.space.evaluate_rows(self._alive, at)[:, 0]
             self._mismatches[self._alive] += column != bool(result)
             self._deferred.append((at, bool(result), self._alive))
         else:
-            column = self.space.evaluate(np.array([key], dtype=np.float64))[:, 0]
+            column = self.space.evaluate(at)[:, 0]
+
             self._mismatches += column != bool(result)
         self.history.append(((key[0], key[1], key[2]), bool(result)))
         self._information = None
@@ -341,13 +323,8 @@ class IdealSolver:
         self._alive = after
 
     def _true(self) -> F:
-        """The surviving weight that says True at each candidate, brought up to date.
-
-        Only the search reads it, so a player that has stopped searching (the scientist, once it falsifies)
-        never pays for it. The weights are whole numbers and their sums stay below 2**53, so subtracting the
-        eliminated rows in one go or summing the survivors again gives exactly what updating it after every
-        answer gave.
-        """
+        """The surviving weight that says True at each candidate, brought up to date only when the search reads
+        it (exact either way: the weights are whole numbers and their sums stay below 2**53)."""
         if self._true_weight is None or self._gone:
             gone = np.concatenate(self._gone) if self._gone else np.zeros(0, dtype=np.intp)
             work = min(gone.shape[0], self._alive.shape[0]) if self._true_weight is not None else 0
@@ -378,13 +355,8 @@ class IdealSolver:
         self._deferred = []
 
     def guess(self) -> str:
-        """The final guess: the best surviving hypothesis as a lambda.
-
-        When no hypothesis agrees with every observation (the rule is outside the space), the best of the least
-        contradicted hypotheses is compared with the constants True and False, and whichever disagrees with
-        fewer observations is guessed (the hypothesis on a tie). Either way the guess is one of those closest to
-        consistent with what was seen.
-        """
+        """The best surviving hypothesis as a lambda; when none is consistent, the constant True or False instead
+        if it disagrees with fewer observations."""
         best, _ = self.posterior_top()
         if self.consistent:
             return best.lambda_text

@@ -1,16 +1,12 @@
 """Hunting for the rarer answer of a rarely true rule: integer triples chosen over the simple equalities.
 
-While every answer has been no, the rules still possible are mostly the rarely true ones, and among the rules
-people write most of those are equalities with small integers: an offset (``x - z == 7``), a sum (``y + z == 8``,
-``x + y + z == 21``), a product (``y * z == 12``), a multiple (``z == 4 * x``), a progression (``y == x + 2 and
-z == y + 2``, ``y == 2 * x and z == 2 * y``), a variable against the sum of the others (``z == x + y + 1``) or
-against a constant. A triple makes several of them true at once (``(9, 2, 2)`` has an offset of 7 between x and
-y and between x and z, sums 11, 11, 4 and 13, and so on), so the next hunting test is the untested integer
-triple that makes true the most prior weight of the equalities no earlier test made true. After a yes (at
-(0, 0, 0), which every multiple passes through), the equalities true at every yes and false at every no are
-what is left, and the next test is the triple that splits their weight most evenly (at the origin they include
-the equalities through it with larger coefficients: ``2 * x + 3 * y == z``). The same choice serves a rule that
-is rarely false: its negation is one of them.
+While every answer has been no, the rules still possible are mostly the rarely true ones, and most of those that
+people write are equalities with small integers (offsets, sums, products, multiples, progressions: ``KINDS``). A
+triple makes several of them true at once, so the next hunting test is the untested integer triple that makes
+true the most prior weight of the equalities no earlier test made true. After a yes, the equalities true at
+every yes and false at every no are left (at the origin also those through it: ``2 * x + 3 * y == z``), and the
+next test splits their weight most evenly. The same choice serves a rule that is rarely false: its negation is
+one of them.
 """
 
 from __future__ import annotations
@@ -38,10 +34,8 @@ PAIRS = ((0, 1), (0, 2), (1, 2))
 
 @dataclass(frozen=True)
 class Kind:
-    """A family of equalities ``value(point) == c`` for the integers ``c`` from ``lo`` to ``hi``, one hypothesis
-    per constant. Each weighs ``mass`` times 1 inside ``usual`` and 1 / (1 + d / 10) at a distance d beyond it
-    (or as ``weight_of`` says, the others then 0.2); those in ``skip`` weigh nothing. ``every`` says where every
-    constant's equality holds (``z == k * x`` at x = z = 0)."""
+    """The equalities ``value(point) == c`` for the integers ``c`` from ``lo`` to ``hi``, each weighing ``mass``
+    times 1 inside ``usual`` and less beyond (or as ``weight_of`` says); ``every``: where all of them hold."""
 
     name: str
     value: Callable[[F], F]
@@ -103,7 +97,7 @@ def _zeros(*axes: int) -> Callable[[F], B]:
 
 def _geometric(p: F) -> F:
     """The common ratio of a geometric progression x, y, z of whole ratio (nan when it is not one)."""
-    k = np.where(p[:, 0] != 0, p[:, 1] / np.where(p[:, 0] != 0, p[:, 0], 1.0), np.nan)
+    k = _ratio(1, 0)(p)
     out: F = np.where(p[:, 2] == k * p[:, 1], k, np.nan)
     return out
 
@@ -158,10 +152,8 @@ together as the multiples (``z == 4 * x``), which also pass through the origin."
 
 
 def _through_forms() -> npt.NDArray[np.int64]:
-    """The coefficients of the hunted equalities ``a * x + b * y + c * z == 0``: whole numbers up to
-    THROUGH_REACH in size, one or two of them beyond 1 (the others are :data:`KINDS`' differences, sums and
-    means at 0), with no common divisor and the first non-zero positive (``-2 * x + y == 0`` is ``2 * x - y ==
-    0``)."""
+    """The coefficients of ``a * x + b * y + c * z == 0``, one or two beyond 1 (the others are :data:`KINDS`'),
+    with no common divisor and the first non-zero positive."""
     r = range(-THROUGH_REACH, THROUGH_REACH + 1)
     out = [
         c
@@ -269,10 +261,9 @@ def _flat(points: F) -> Ints:
 def hunting_test(
     tested: npt.ArrayLike, answers: npt.ArrayLike | None = None
 ) -> tuple[float, float, float] | None:
-    """The untested integer triple whose answer is least predictable over the prior weight of the hunted
-    equalities still possible (None when none is): those true at every tested point where the rule gave the
-    rarer answer and false at every other (``answers``: the rule's answers, all no if not given; when yes is
-    the commoner answer the rule is read as the negation of an equality)."""
+    """The untested integer triple whose answer is least predictable over the weight of the hunted equalities
+    still possible (None when none is); ``answers``: the rule's, all no if not given."""
+
     cover = _cover()
     done = np.asarray(tested, dtype=np.float64).reshape(-1, 3)
     said = np.zeros(done.shape[0], dtype=np.bool_) if answers is None else np.asarray(answers, dtype=np.bool_)

@@ -1,9 +1,7 @@
 """A hypothesis space for WILT: triple predicates from a small grammar, with a simplicity prior.
 
-The space holds every published rule (as an expression the judge finds equivalent) and its near neighbours:
-orderings, equalities, sign and interval bounds, parity and residues, sums and products, linear relations,
-max/min positions, squares and Pythagorean triples, bitwise relations of integer parts, coprimality, perfect
-squares, fractional parts, spreads, and conjunctions of two primitives from chosen pairs of groups.
+The space holds every published rule (as an expression the judge finds equivalent) and its near neighbours
+(see the ``_orderings`` ... ``_spreads`` parts), and conjunctions of two primitives from chosen pairs of groups.
 
 Every hypothesis is an expression of the guess language. :meth:`HypothesisSpace.evaluate` computes all of them
 at once with numpy, reproducing the sandbox's (that is, Python's) semantics; the sandbox stays the reference,
@@ -18,6 +16,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +41,7 @@ CONJUNCTION_COST = 1
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
 I64 = npt.NDArray[np.int64]
+Index = npt.NDArray[np.intp]
 
 _VARS = ("x", "y", "z")
 _PERMS = (
@@ -63,6 +63,8 @@ _CMP: dict[str, Callable[[F | float, F | float], B]] = {
     "==": np.equal,
     "!=": np.not_equal,
 }
+_OPS = tuple(_CMP)
+_MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}  # c op q is q mirrored c
 _TWO63 = 2.0**63
 # points evaluated at once, which bounds the (primitives x points) scratch matrix; a multiple of 8
 _CHUNK = 8192
@@ -70,24 +72,25 @@ _FEW_PRIMITIVES = 64  # evaluate_rows calls each primitive's predicate up to thi
 _ROW_BLOCK = 2048  # hypotheses computed at once
 
 
-@dataclass(frozen=True)
-class Hypothesis:
-    """One candidate rule.
+class Guessable:
+    """A rule written as a guess-language expression in ``x``, ``y`` and ``z`` (both spaces' hypotheses)."""
 
-    Attributes:
-        expr: a guess-language expression in ``x``, ``y`` and ``z``.
-        family: the grammar family it comes from; ``"a+b"`` for a conjunction of families ``a`` and ``b``.
-        complexity: the simplicity score the prior decreases in (roughly the operator count).
-    """
+    expr: str
+
+    @property
+    def lambda_text(self) -> str:
+        """The rule as a final guess: ``lambda x, y, z: <expr>``."""
+        return f"lambda x, y, z: {self.expr}"
+
+
+@dataclass(frozen=True)
+class Hypothesis(Guessable):
+    """One candidate rule: its grammar family (``"a+b"`` for a conjunction of families ``a`` and ``b``) and the
+    simplicity score the prior decreases in (roughly the operator count)."""
 
     expr: str
     family: str
     complexity: int
-
-    @property
-    def lambda_text(self) -> str:
-        """The hypothesis as a final guess: ``lambda x, y, z: <expr>``."""
-        return f"lambda x, y, z: {self.expr}"
 
 
 # ---- numpy semantics --------------------------------------------------------------------------------------------
@@ -109,8 +112,7 @@ class _Cols:
         return found
 
     def trunc(self, v: str) -> tuple[I64, B]:
-        """``int(v)`` as int64, and where it is usable: the sandbox counts bitwise operations and gcd on
-        magnitudes of 2**63 or more as errors, and Python raises on ``int`` of inf or nan."""
+        """``int(v)`` as int64, and where it is usable (the sandbox errs on bitwise and gcd of 2**63 or more)."""
         found = self._ints.get(v)
         if found is None:
             t = np.trunc(self.get(_VAR[v]))
@@ -183,16 +185,14 @@ def _fold(kind: str, *parts: _Quantity) -> _Quantity:
 
 
 def _square(a: _Quantity) -> _Quantity:
-    """``a ** 2`` as Python computes it (see :func:`_power`)."""
     return _power(a, 2)
 
 
 def _power(a: _Quantity, n: int) -> _Quantity:
-    """``a ** n`` as Python computes it; nan where Python raises, so that an ``==`` on it is False there.
+    """``a ** n`` as Python computes it; nan where Python raises (``OverflowError``), so an ``==`` is False there.
 
-    An int is raised exactly (below 2 ** 53). A float goes through the C library's ``pow``, which differs from
-    ``a * a`` in the last place for about one float in a thousand, so non-integral values are raised by Python
-    itself, once per distinct value (as the sandbox does); ``OverflowError`` gives nan.
+    Python's float ``pow`` differs from ``a * a`` in the last place for about one float in a thousand, so
+    non-integral values are raised by Python itself, once per distinct value (as the sandbox does).
     """
 
     def compute(k: _Cols) -> F:
@@ -226,7 +226,7 @@ def _operand(k: _Cols, a: Operand) -> F | float:
 
 
 class _Compare:
-    """``a op b`` at each point; it says what it compares, so that :class:`_Plan` can batch it with others."""
+    """``a op b`` at each point; it says what it compares, so :class:`_Plan` can batch it with others."""
 
     __slots__ = ("a", "b", "op")
 
@@ -302,6 +302,68 @@ def _perfect_square(v: str) -> Predicate:
     return fn
 
 
+class Atom(NamedTuple):
+    """A comparison: ``left op const`` when ``right`` is -1, else ``left op right`` (term indices); a named tuple,
+    made in a third of a frozen dataclass's time (the grammar makes 70,000 in every process that plays)."""
+
+    text: str
+    cost: int
+    left: int
+    op: str
+    right: int
+    const: float
+
+
+class _AtomPlan:
+    """Atoms grouped so that many are compared at once: at a few points by operator on gathered term values, at
+    many by term and operator, broadcasting the term's row (so no (atoms x points) array of floats is made)."""
+
+    def __init__(self, atoms: Sequence[Atom]) -> None:
+        self.n = len(atoms)
+        left = np.array([a.left for a in atoms], dtype=np.intp)
+        right = np.array([a.right for a in atoms], dtype=np.intp)
+        op = np.array([_OPS.index(a.op) for a in atoms], dtype=np.intp)
+        const = np.array([a.const for a in atoms], dtype=np.float64)
+        self.by_op: list[tuple[str, bool, Index, Index, Index, F]] = []
+        for code, name in enumerate(_OPS):
+            for with_term in (False, True):
+                ids = np.flatnonzero((op == code) & ((right >= 0) == with_term))
+                if ids.shape[0]:
+                    self.by_op.append(
+                        (name, with_term, ids, left[ids], np.maximum(right[ids], 0), const[ids][:, None])
+                    )
+        # the atoms of one term, operator and other term (or constant) together, in their order
+        key = (left * len(_OPS) + op) * (int(right.max(initial=0)) + 2) + right + 1
+        _, group = np.unique(key, return_inverse=True)
+        group = group.reshape(-1)
+        by_group = np.argsort(group, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(group[by_group]) != 0])
+        self.by_term = (
+            [
+                (int(left[ids[0]]), _OPS[op[ids[0]]], int(right[ids[0]]), ids, const[ids][:, None])
+                for ids in np.split(by_group, starts[1:])
+            ]
+            if self.n
+            else []
+        )
+
+    def matrix(self, values: F) -> B:
+        """Truth of every atom at every point, from the terms' values there."""
+        out = np.empty((self.n, values.shape[1]), dtype=np.bool_)
+        with np.errstate(invalid="ignore"):
+            if values.shape[1] <= _FEW_POINTS:
+                for op, with_term, ids, left, right, const in self.by_op:
+                    out[ids] = _CMP[op](values[left], values[right] if with_term else const)
+            else:
+                for term, op, other, ids, const in self.by_term:
+                    row = values[term][None, :]
+                    out[ids] = _CMP[op](row, values[other][None, :] if other >= 0 else const)
+        return out
+
+
+_FEW_POINTS = 64
+
+
 # ---- the grammar ------------------------------------------------------------------------------------------------
 
 
@@ -315,8 +377,7 @@ class _Primitive:
 
 
 class _Grammar:
-    """Collects primitives in generation order (which breaks ties of complexity when de-duplicating, so the
-    published spellings are generated first)."""
+    """Primitives in generation order (which breaks ties when de-duplicating: published spellings come first)."""
 
     def __init__(self) -> None:
         self.items: list[_Primitive] = []
@@ -357,10 +418,9 @@ def _unit_cost(d: float) -> int:
 def _orderings(g: _Grammar) -> None:
     # all equal comes first, so that x == y == z keeps this spelling over the chains that mean the same
     g.add("x == y == z", "equality", 2, _chain(X, "==", Y, "==", Z), "order")
-    distinct = _AllOf([_Compare(_VAR[a], "!=", _VAR[b]) for a, b in (("x", "y"), ("y", "z"), ("x", "z"))])
-    g.add("x != y and y != z and x != z", "equality", 3, distinct, "order")
-    some_tie = _AnyOf([_Compare(_VAR[a], "==", _VAR[b]) for a, b in (("x", "y"), ("y", "z"), ("x", "z"))])
-    g.add("x == y or y == z or x == z", "equality", 3, some_tie, "order")
+    for op, joined, word in (("!=", _AllOf, " and "), ("==", _AnyOf, " or ")):  # all distinct, or some tie
+        text = word.join(f"{a} {op} {b}" for a, b in _PAIRS)
+        g.add(text, "equality", 3, joined([_Compare(_VAR[a], op, _VAR[b]) for a, b in _PAIRS]), "order")
     for a, b in _ORDERED_PAIRS:
         for op in ("<", "<="):
             g.add(f"{a} {op} {b}", "pairwise", 1, _Compare(_VAR[a], op, _VAR[b]), "order", "pair")
@@ -483,21 +543,11 @@ def _relation_rules(g: _Grammar) -> None:
 
 def _squares(g: _Grammar) -> None:
     sq = {v: _square(_VAR[v]) for v in _VARS}
+    two = {(a, b): _binary(sq[a], "+", sq[b]) for a, b, _ in _SPLITS}
     for a, b, c in _SPLITS:
-        g.add(
-            f"{a}**2 + {b}**2 == {c}**2",
-            "pythagorean",
-            5,
-            _Compare(_binary(sq[a], "+", sq[b]), "==", sq[c]),
-            "rel",
-        )
+        g.add(f"{a}**2 + {b}**2 == {c}**2", "pythagorean", 5, _Compare(two[a, b], "==", sq[c]), "rel")
     for a, b, c in _SPLITS:
-        g.add(
-            f"{a}**2 + {b}**2 == {c}",
-            "sum_of_squares",
-            4,
-            _Compare(_binary(sq[a], "+", sq[b]), "==", _VAR[c]),
-        )
+        g.add(f"{a}**2 + {b}**2 == {c}", "sum_of_squares", 4, _Compare(two[a, b], "==", _VAR[c]))
     for a, b in _ORDERED_PAIRS:
         g.add(f"{a}**2 == {b}", "square", 2, _Compare(sq[a], "==", _VAR[b]), "rel")
 
@@ -508,16 +558,11 @@ def _number_theory(g: _Grammar) -> None:
             g.add(f"(int({a}) {op} int({b})) == int({c})", "bitwise", 5, _bitwise(a, op, b, c))
     cycle = (("x", "y"), ("y", "z"), ("z", "x"))
     integral = [_Compare(_binary(_VAR[v], "%", 1.0), "==", 0.0) for v in _VARS]
-    g.add(
-        " and ".join(
-            [f"{v} % 1 == 0" for v in _VARS] + [f"math.gcd(int({a}), int({b})) == 1" for a, b in cycle]
-        ),
-        "coprime",
-        6,
-        _AllOf(integral + [_coprime(a, b) for a, b in cycle]),
-    )
-    for a, b in cycle:
-        g.add(f"math.gcd(int({a}), int({b})) == 1", "coprime", 4, _coprime(a, b))
+    coprime = [(f"math.gcd(int({a}), int({b})) == 1", _coprime(a, b)) for a, b in cycle]
+    texts = [f"{v} % 1 == 0" for v in _VARS] + [text for text, _ in coprime]
+    g.add(" and ".join(texts), "coprime", 6, _AllOf(integral + [fn for _, fn in coprime]))
+    for text, fn in coprime:
+        g.add(text, "coprime", 4, fn)
     squares = [_perfect_square(v) for v in _VARS]
     g.add(" and ".join(f"math.isqrt({v})**2 == {v}" for v in _VARS), "perfect_square", 5, _AllOf(squares))
     for v, fn in zip(_VARS, squares, strict=True):
@@ -683,8 +728,7 @@ _NUMBER_THEORY = (
 
 
 def _small_integers(t: _Triples, rng: np.random.Generator) -> None:
-    """Small integers, with every tie and order among them."""
-    for a, b, c in itertools.product(range(-3, 4), repeat=3):
+    for a, b, c in itertools.product(range(-3, 4), repeat=3):  # with every tie and order among them
         t.add(a, b, c)
 
 
@@ -700,8 +744,7 @@ def _ties(t: _Triples, rng: np.random.Generator) -> None:
 
 
 def _near_constants(t: _Triples, rng: np.random.Generator) -> None:
-    """At and around every constant, in each coordinate and in all three; then random triples over these
-    values, so that bounds on two variables meet in every combination."""
+    """At and around every constant; then random triples of such values, so bounds on two variables meet."""
     for c in CONSTANTS:
         for d in (-1.0, -0.5, -0.001, 0.0, 0.001, 0.5, 1.0):
             v = c + d
@@ -715,8 +758,7 @@ def _near_constants(t: _Triples, rng: np.random.Generator) -> None:
 
 
 def _relations(t: _Triples, rng: np.random.Generator) -> None:
-    """Arithmetic relations in every order, and decimal sums whose float rounding separates the spellings
-    a + b == c, c - a == b and c - b == a."""
+    """Arithmetic relations in every order, and decimal sums whose float rounding separates their spellings."""
     values = [*range(-5, 11), 12, 15, 25, 0.5, 1.5, 2.5, -0.5, -2.5]
     pairs: list[tuple[float, float]] = list(_RELATION_PAIRS)
     pairs += [(values[i], values[j]) for i, j in rng.choice(len(values), (30, 2)).tolist()]
@@ -730,8 +772,7 @@ def _relations(t: _Triples, rng: np.random.Generator) -> None:
 
 
 def _squares_and_bits(t: _Triples, rng: np.random.Generator) -> None:
-    """Pythagorean triples with sign changes and their tenths, sums of squares; bitwise and / or / xor of small
-    integers, of negatives and of truncated decimals; coprime or not, perfect squares or not."""
+    """Pythagorean triples, sums of squares, bitwise relations, coprime or not, perfect squares or not."""
     for a, b, c in _PYTHAGOREAN:
         for sa, sb, sc in ((1, 1, 1), (-1, 1, 1), (1, 1, -1), (-1, -1, -1)):
             t.add_all_orders(sa * a, sb * b, sc * c)
@@ -750,9 +791,8 @@ def _squares_and_bits(t: _Triples, rng: np.random.Generator) -> None:
 
 
 def _fractions(t: _Triples, rng: np.random.Generator) -> None:
-    """Fractional parts in every order, equal, and mixed with integers, at several whole parts and signs; and
-    three decimals within one unit whose fractional parts grow with them, like (0.1, 0.5, 0.9), which are
-    examples of the spread rules and of the fractional-order rules at once, in every order."""
+    """Fractional parts in every order, equal, and mixed with integers; and three decimals within one unit like
+    (0.1, 0.5, 0.9), examples of the spread rules and of the fractional-order rules at once."""
     fracs = np.array([0.1, 0.2, 0.5, 0.7, 0.9, 0.25, 0.75])
     wholes = np.array([0, 1, 2, 3, -1, -2, 10])
     for _ in range(160):
@@ -767,8 +807,7 @@ def _fractions(t: _Triples, rng: np.random.Generator) -> None:
 
 
 def _orders_and_spreads(t: _Triples, rng: np.random.Generator) -> None:
-    """Distinct values beyond the constants in every order (orderings conjoined with large bounds), and sorted
-    triples of many spreads (bounds on z - x) in every order."""
+    """Distinct values beyond the constants (orderings with large bounds), and triples of many spreads."""
     for a, b, c in ((-50, -30, -25), (21, 30, 50), (-999, -500, -100), (100, 500, 999), (-30, 0, 30)):
         t.add_all_orders(a, b, c)
     for lo in (0, 1, -1.5):
@@ -802,6 +841,7 @@ def _candidate_triples(seed: int) -> list[Scaled]:
         _random,
     ):
         part(t, rng)
+
     return t.items
 
 
@@ -835,25 +875,16 @@ def _candidates(seed: int) -> tuple[F, tuple[tuple[str, str, str], ...]]:
 
 
 def candidate_tests(seed: int = 0) -> tuple[F, list[tuple[str, str, str]]]:
-    """The triples the solver may test: valid typeable values, as floats and as the exact text to type.
-
-    About 5,600 triples (5,632 for seed 0): small integers with all their ties and orders, ties at large
-    magnitudes, values at and around every constant of the grammar, triples satisfying each relation of the
-    grammar in every order (a+b=c, a-b=c, a*b=c, (a+b)/2=c, squares, Pythagorean, bitwise and/or/xor, coprime
-    or not, perfect squares, decimal sums whose float rounding matters), fractional parts in every order,
-    sorted triples of many spreads, and seeded random integers and decimals up to +-999. Every token is
-    accepted by :func:`wason.tasks.wilt.values.parse_value` and parses to the float given. Simplest triples
-    come first (fewest decimals, then smallest magnitude): that is how the solver breaks ties. The same seed
-    (of the random part) gives the same ``(points, labels)`` in the same order: an (N, 3) read-only float64
-    array and the N triples of strings.
+    """The triples the solver may test (5,632 for seed 0; see :func:`_candidate_triples`), as an (N, 3) read-only
+    float64 array and as the exact text to type (every token parses to the float given), simplest first (fewest
+    decimals, then smallest magnitude: that is how the solver breaks ties); the same for the same seed.
     """
     points, labels = _candidates(seed)
     return points, list(labels)
 
 
 def _extra_probes(seed: int) -> F:
-    """Typeable points beyond the candidates, so that hypotheses that the candidates cannot tell apart but the
-    judge would are not merged: large and decimal values, ties, relations of decimals, near every constant."""
+    """Typeable points beyond the candidates, so that hypotheses the judge would tell apart are not merged."""
     rng = np.random.default_rng([seed, 7, 2])
     blocks: list[F] = [
         rng.integers(-20, 21, (800, 3)).astype(np.float64),
@@ -881,15 +912,8 @@ def _extra_probes(seed: int) -> F:
 
 
 class HypothesisSpace:
-    """De-duplicated hypotheses, simplest first, with their prior.
-
-    Attributes:
-        version: :data:`SPACE_VERSION`.
-        seed: the seed of the candidate tests and de-duplication points the space was built with.
-        hypotheses: the hypotheses, by complexity (ties in generation order).
-        prior: normalised prior weights, one per hypothesis (read-only).
-        generated: how many expressions the grammar produced before de-duplication.
-    """
+    """De-duplicated hypotheses by complexity (ties in generation order), with their normalised prior (read-only);
+    ``generated`` counts the expressions before de-duplication."""
 
     def __init__(
         self,
@@ -918,8 +942,8 @@ class HypothesisSpace:
         return len(self.hypotheses)
 
     def evaluate(self, points: npt.ArrayLike) -> B:
-        """Every hypothesis at every (x, y, z) point (integral values stand for Python ints, as in the sandbox),
-        computed with numpy: row h of the (H, N) result is ``compile_rule(h.lambda_text).evaluate(points)``."""
+        """Every hypothesis at every point: row h of the (H, N) result is the sandbox's answer of h there."""
+
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         out = np.empty((len(self.hypotheses), pts.shape[0]), dtype=np.bool_)
         for start in range(0, pts.shape[0], _CHUNK):
@@ -954,15 +978,9 @@ class HypothesisSpace:
 
 
 def _prior(hypotheses: Sequence[Hypothesis], family_complexity: dict[str, int]) -> F:
-    """The prior of a two-level grammar.
-
-    A primitive family f has probability pi(f) ∝ exp(-PRIOR_DECAY * c(f)), c(f) the complexity of its simplest
-    member in the grammar. A rule is a primitive with probability 1 - CONJUNCTION_SHARE, of family f with
-    probability pi(f); or a conjunction, of the families (a, b) with probability ∝ pi(a) pi(b) over the pairs
-    present. Within a family, members share its mass in proportion to exp(-PRIOR_DECAY * complexity). So the
-    many variants of a family share its mass instead of multiplying it, and a conjunction is about as likely as
-    its two parts together.
-    """
+    """The prior of a two-level grammar: a family f weighs pi(f) ∝ exp(-PRIOR_DECAY * c(f)), c(f) its simplest
+    member's complexity; a conjunction of (a, b) ∝ pi(a) pi(b), CONJUNCTION_SHARE of the mass in all; members
+    share their family's mass ∝ exp(-PRIOR_DECAY * complexity), so many variants do not multiply it."""
     names = sorted(family_complexity)
     raw_family = np.exp(-PRIOR_DECAY * np.array([family_complexity[f] for f in names], dtype=np.float64))
     pi = dict(zip(names, (raw_family / raw_family.sum()).tolist(), strict=True))
@@ -984,16 +1002,16 @@ def _prior(hypotheses: Sequence[Hypothesis], family_complexity: dict[str, int]) 
     return out
 
 
-def _simple(c: _Compare) -> tuple[_Quantity, str, float, bool] | None:
-    """``(quantity, op, constant, constant first)`` of a comparison of a quantity with a constant."""
+def _simple(c: _Compare) -> tuple[_Quantity, str, float] | None:
+    """``(quantity, op, constant)`` of a comparison with a constant, written with the quantity first."""
     if isinstance(c.a, _Quantity) and not isinstance(c.b, _Quantity):
-        return c.a, c.op, float(c.b), False
+        return c.a, c.op, float(c.b)
     if isinstance(c.b, _Quantity) and not isinstance(c.a, _Quantity):
-        return c.b, c.op, float(c.a), True
+        return c.b, _MIRROR[c.op], float(c.a)
     return None
 
 
-def _atoms(fn: Predicate) -> tuple[list[tuple[_Quantity, str, float, bool]], bool] | None:
+def _atoms(fn: Predicate) -> tuple[list[tuple[_Quantity, str, float]], bool] | None:
     """The comparisons of quantities with constants that ``fn`` joins, and whether it joins them with "or";
     None for any other predicate."""
     if isinstance(fn, _Compare):
@@ -1003,7 +1021,7 @@ def _atoms(fn: Predicate) -> tuple[list[tuple[_Quantity, str, float, bool]], boo
         found = [_simple(p) if isinstance(p, _Compare) else None for p in fn.preds]
         return None if any(a is None for a in found) else ([a for a in found if a is not None], True)
     if isinstance(fn, _AllOf):
-        out: list[tuple[_Quantity, str, float, bool]] = []
+        out: list[tuple[_Quantity, str, float]] = []
         for p in fn.preds:
             part = _atoms(p)
             if part is None or (part[1] and len(part[0]) > 1):
@@ -1016,12 +1034,10 @@ def _atoms(fn: Predicate) -> tuple[list[tuple[_Quantity, str, float, bool]], boo
 class _Plan:
     """How to evaluate a list of primitives at many points at once.
 
-    Most primitives compare one quantity with a constant (``x < 5``, ``-2 <= y < 10``, ``x % 3 == 1`` and
-    their "all" and "any" forms): their comparisons are computed together, one array operation per operator,
-    and joined with one operation per position for all primitives of a shape, instead of several small array
-    operations per primitive, which cost more than the arithmetic at a few points. Each value is the same
-    comparison of the same float64 numbers as the primitive's own predicate makes; the others are called one by
-    one.
+    Most primitives compare one quantity with a constant (``x < 5``, ``-2 <= y < 10`` and their "all" and "any"
+    forms): their comparisons are made one array operation per operator and joined one per position for all
+    primitives of a shape (small array operations per primitive cost more than the arithmetic at a few points),
+    with the same float64 comparisons as the primitive's own predicate; the others are called one by one.
     """
 
     def __init__(self, prims: Sequence[_Primitive]) -> None:
@@ -1029,7 +1045,7 @@ class _Plan:
         self.general: list[int] = []
         quantities: dict[str, int] = {}
         self.quantities: list[_Quantity] = []
-        atoms: dict[tuple[int, str, float, bool], int] = {}
+        atoms: dict[tuple[int, str, float], int] = {}
         shapes: dict[tuple[int, bool], tuple[list[int], list[list[int]]]] = {}
         for i, p in enumerate(self.prims):
             found = _atoms(p.fn)
@@ -1037,28 +1053,15 @@ class _Plan:
                 self.general.append(i)
                 continue
             ids = []
-            for q, op, const, first in found[0]:
+            for q, op, const in found[0]:
                 if q.key not in quantities:
                     quantities[q.key] = len(self.quantities)
                     self.quantities.append(q)
-                ids.append(atoms.setdefault((quantities[q.key], op, const, first), len(atoms)))
+                ids.append(atoms.setdefault((quantities[q.key], op, const), len(atoms)))
             rows, members = shapes.setdefault((len(ids), found[1]), ([], []))
             rows.append(i)
             members.append(ids)
-        self.n_atoms = len(atoms)
-        by_op: dict[tuple[str, bool], list[tuple[int, int, float]]] = {}
-        for (qi, op, const, first), a in atoms.items():
-            by_op.setdefault((op, first), []).append((a, qi, const))
-        self.by_op = [
-            (
-                op,
-                first,
-                np.array([a for a, _, _ in group], dtype=np.intp),
-                np.array([q for _, q, _ in group], dtype=np.intp),
-                np.array([c for _, _, c in group], dtype=np.float64)[:, None],
-            )
-            for (op, first), group in by_op.items()
-        ]
+        self.atoms = _AtomPlan([Atom("", 0, qi, op, -1, const) for qi, op, const in atoms])
         self.shapes = [
             (np.array(rows, dtype=np.intp), np.array(members, dtype=np.intp), any_of)
             for (_, any_of), (rows, members) in shapes.items()
@@ -1074,37 +1077,33 @@ class _Plan:
         ):  # inf and nan behave as in Python's float arithmetic; no warnings wanted
             for i in self.general:
                 out[i] = self.prims[i].fn(cols)
-            if self.n_atoms:
+            if self.atoms.n:
                 values = np.empty((len(self.quantities), n), dtype=np.float64)
                 for j, q in enumerate(self.quantities):
                     values[j] = cols.get(q)
-                atom = np.empty((self.n_atoms, n), dtype=np.bool_)
-                for op, first, ids, qs, consts in self.by_op:
-                    compare = _CMP[op]
-                    atom[ids] = compare(consts, values[qs]) if first else compare(values[qs], consts)
+                atom = self.atoms.matrix(values)
                 for rows, members, any_of in self.shapes:
                     joined = atom[members[:, 0]]
                     for j in range(1, members.shape[1]):
-                        if any_of:
-                            joined |= atom[members[:, j]]
-                        else:
-                            joined &= atom[members[:, j]]
+                        (np.bitwise_or if any_of else np.bitwise_and)(joined, atom[members[:, j]], out=joined)
                     out[rows] = joined
         return out
+
+
+def packed_blocks(truth: Callable[[F], B], points: F, block: int) -> npt.NDArray[np.uint8]:
+    """``np.packbits(truth(points), axis=1)`` made a block of points at a time (a multiple of 8: the bytes join)."""
+    parts = [np.packbits(truth(points[s : s + block]), axis=1) for s in range(0, points.shape[0], block)]
+    return np.concatenate(parts, axis=1)
 
 
 @cache
 def build_space(seed: int = 0) -> HypothesisSpace:
     """Build the hypothesis space (cached: once per seed and process).
 
-    The grammar's 1,575 primitives and 10,470 chosen conjunctions are evaluated on the candidate tests plus
-    seeded typeable points (about 21,000 points in all). Expressions with the same truth values there form one
-    class, of which only the simplest is kept (ties go to the earlier generated, which is how the published
-    spellings win), and expressions constant on all these points are dropped: 11,290 hypotheses remain for
-    seed 0 (1,552 primitives, 9,738 conjunctions). The build takes about 0.25 s (plus 0.45 s of imports in a
-    fresh process) and at most about 35 MB on top of the process, on the 2-core reference machine: rows are
-    compared packed, a block at a time. Deterministic for the seed (of the candidate tests and of the
-    de-duplication points).
+    The grammar's 1,575 primitives and 10,470 chosen conjunctions are evaluated on the candidate tests and
+    seeded typeable points (about 21,000 in all); of the expressions with the same truth values there only the
+    simplest is kept (ties: the earlier generated, so the published spellings win), and those constant there are
+    dropped: 11,290 hypotheses for seed 0. About 0.25 s and 35 MB, rows compared packed a block at a time.
     """
     prims = _primitives()
     pairs = _conjunction_pairs(prims)
@@ -1122,14 +1121,7 @@ def build_space(seed: int = 0) -> HypothesisSpace:
     # commutes with "and" (packbits(a & b) is packbits(a) & packbits(b), padding bits are zero in both), and
     # chunks of a multiple of eight points pack to the bytes the whole would. Rows with the same 128-bit digest
     # are taken as equal (a collision is beyond any practical chance).
-    plan = _Plan(prims)
-    matrix = np.concatenate(
-        [
-            np.packbits(plan.matrix(points[start : start + _CHUNK]), axis=1)
-            for start in range(0, points.shape[0], _CHUNK)
-        ],
-        axis=1,
-    )
+    matrix = packed_blocks(_Plan(prims).matrix, points, _CHUNK)
     n_true = np.empty(order.shape[0], dtype=np.int64)
     first_of: dict[bytes, int] = {}  # digest -> the first, so the simplest, member of its class
     for start in range(0, order.shape[0], _ROW_BLOCK):
@@ -1148,11 +1140,9 @@ def build_space(seed: int = 0) -> HypothesisSpace:
     hypotheses = []
     for h in chosen.tolist():
         a, b = prims[int(left[h])], prims[int(right[h])]
-        if a is b:
-            hypotheses.append(Hypothesis(a.expr, a.family, int(complexity[h])))
-        else:
-            text = _conjunction_text(a.expr, b.expr)
-            hypotheses.append(Hypothesis(text, f"{a.family}+{b.family}", int(complexity[h])))
+        both = (_conjunction_text(a.expr, b.expr), f"{a.family}+{b.family}")
+        hypotheses.append(Hypothesis(*((a.expr, a.family) if a is b else both), int(complexity[h])))
+
     family_complexity: dict[str, int] = {}
     for p in prims:
         family_complexity[p.family] = min(family_complexity.get(p.family, p.complexity), p.complexity)

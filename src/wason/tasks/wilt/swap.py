@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from wason.core.family import RunReader
 from wason.core.records import Matrix, RunRow, Score, series_names
+from wason.core.tally import group_by
 from wason.tasks.wilt.scoring import summarize
 
 LEGEND = (
@@ -37,56 +38,46 @@ def matrices(store: RunReader, run_ids: Sequence[int]) -> list[Matrix]:
 
 
 def swap_matrix(store: RunReader, run_ids: Sequence[int]) -> Matrix | None:
-    """The guessing models x test sources matrix of the test-swap runs among ``run_ids`` (None without any).
-
-    A row is one guesser (a model with its settings, or the solver reading the same tests); a column is one
-    source run, named for its model. Runs of one guesser on one source are pooled (their rules are the
-    source's, so a second run is more trials of the same cells); a note says so.
-    """
+    """The guessers x source runs matrix of the test-swap runs among ``run_ids`` (None without any); runs of one
+    guesser on one source are pooled (a second run is more trials of the same cells), and a note says so."""
     runs = [store.get_run(r) for r in dict.fromkeys(run_ids)]
     swaps = [
         r for r in runs if r.config.get("protocol") == "testswap" and r.config.get("tests_from") is not None
     ]
     if not swaps:
         return None
-    guessers: dict[str, RunRow] = {}
-    for run in swaps:
-        guessers.setdefault(_guesser_key(run), run)
+    guessers = {key: group[0] for key, group in group_by(swaps, _guesser_key).items()}
     row_labels = [n.removesuffix(" (baseline)") for n in series_names(list(guessers.values()))]
     source_ids = list(dict.fromkeys(int(r.config["tests_from"]) for r in swaps))
     sources = [store.get_run(s) for s in source_ids]
     column_labels = [
         f"{name} (run {run.id})" for name, run in zip(series_names(sources), sources, strict=True)
     ]
-    counts: dict[tuple[int, int], tuple[int, int]] = {}
-    pooled: dict[tuple[int, int], list[int]] = {}
     keys = list(guessers)
-    for run in swaps:
-        at = (keys.index(_guesser_key(run)), source_ids.index(int(run.config["tests_from"])))
-        k, n = _accuracy(store, run.id)
-        before_k, before_n = counts.get(at, (0, 0))
-        counts[at] = (before_k + k, before_n + n)
-        pooled.setdefault(at, []).append(run.id)
+    pooled = group_by(
+        swaps, lambda r: (keys.index(_guesser_key(r)), source_ids.index(int(r.config["tests_from"])))
+    )
+    counts: dict[tuple[int, int], tuple[int, int]] = {}
+    for at, group in pooled.items():
+        scores = [_accuracy(store, run.id) for run in group]
+        counts[at] = (sum(k for k, _ in scores), sum(n for _, n in scores))
     cells: list[list[Score | None]] = [
         [
-            Score.rate("Accuracy", "Acc", counts[(i, j)][0], counts[(i, j)][1], LEGEND)
-            if (i, j) in counts
-            else None
+            Score.rate("Accuracy", "Acc", *counts[(i, j)], LEGEND) if (i, j) in counts else None
             for j in range(len(sources))
         ]
         for i in range(len(keys))
     ]
     notes = [
-        f"{row_labels[i]} on the tests of run {source_ids[j]}: runs {', '.join(map(str, ids))} pooled"
-        for (i, j), ids in sorted(pooled.items())
-        if len(ids) > 1
+        f"{row_labels[i]} on the tests of run {source_ids[j]}: runs {', '.join(str(r.id) for r in group)} pooled"
+        for (i, j), group in sorted(pooled.items())
+        if len(group) > 1
     ]
     left_out = [r.id for r in runs if r not in swaps and r.id in source_ids]
     if left_out:
+        runs_text = ", ".join(map(str, left_out))
         notes.append(
-            "runs "
-            + ", ".join(map(str, left_out))
-            + " are sources, not test-swap runs: their own accuracy is in the table above"
+            f"runs {runs_text} are sources, not test-swap runs: their own accuracy is in the table above"
         )
     return Matrix(
         name="testswap",
