@@ -144,8 +144,7 @@ class WiltGame:
             return self._guess(action.expression)
         if self.remaining <= 0:
             # After the last test the only accepted move is the guess: anything else ends the episode.
-            self.end_reason = "refused_forced_guess"
-            return WiltObservation(kind="ended", remaining=0, end_reason=self.end_reason, correct=False)
+            return self._ended("refused_forced_guess")
         if isinstance(action, Malformed):
             return self._format_error(action.reason, truncated=action.truncated)
         return self._test(action.values)
@@ -160,17 +159,18 @@ class WiltGame:
         self._consecutive_format_errors += 1
         limit = self.config.format_error_limit
         if limit and self._consecutive_format_errors >= limit:
-            self.end_reason = "format_errors"
-            return WiltObservation(
-                kind="ended",
-                remaining=self.remaining,
-                reason=reason,
-                end_reason=self.end_reason,
-                correct=False,
-            )
+            return self._ended("format_errors", reason=reason)
+        return self._told("format_error", reason=reason)
+
+    def _ended(self, end: EndReason, **fields: Any) -> WiltObservation:
+        self.end_reason = end
         return WiltObservation(
-            kind="format_error", remaining=self.remaining, reason=reason, must_guess=self.remaining <= 0
+            kind="ended", remaining=self.remaining, end_reason=end, correct=False, **fields
         )
+
+    def _told(self, kind: ObservationKind, **fields: Any) -> WiltObservation:
+        """An observation while tests may be made, saying whether the guess is now due."""
+        return WiltObservation(kind=kind, remaining=self.remaining, must_guess=self.remaining <= 0, **fields)
 
     def _test(self, tokens: tuple[str, ...]) -> WiltObservation:
         self.attempts += 1
@@ -189,23 +189,14 @@ class WiltGame:
                         raise InvalidValue(f"{v:g} is not a whole number from {low} to {high}")
         except InvalidValue as exc:
             self.invalid_tests += 1
-            return WiltObservation(
-                kind="invalid_test", remaining=self.remaining, reason=str(exc), must_guess=self.remaining <= 0
-            )
+            return self._told("invalid_test", reason=str(exc))
         point = (x, y, z)
         repeat = point in self._seen
         self.repeats += repeat
         self._seen.add(point)
         result = bool(self.rule(x, y, z))
         self.tests.append((point, result))
-        return WiltObservation(
-            kind="result",
-            remaining=self.remaining,
-            values=point,
-            result=result,
-            repeat=repeat,
-            must_guess=self.remaining <= 0,
-        )
+        return self._told("result", values=point, result=result, repeat=repeat)
 
     def _guess(self, expression: str) -> WiltObservation:
         self.guess = expression
@@ -243,13 +234,9 @@ class WiltGame:
         from wason.tasks.wilt.reduction import reduction_curve, uninformative_tests
 
         v = self.verdict
-        single = self.config.arity == 1
-        # the hypothesis space is of three-variable rules: no reduction curve for the one-variable game
-        curve, space_version = (None, None) if single else reduction_curve(self.tests)
+        verdict = v.model_dump(mode="json") if v else None
         shape = (
-            guess_complexity(self.guess, v.model_dump(mode="json") if v else None, arity=self.config.arity)
-            if self.guess is not None
-            else None
+            guess_complexity(self.guess, verdict, arity=self.config.arity) if self.guess is not None else None
         )
         metrics: dict[str, Any] = {
             "correct": bool(v and v.equivalent),
@@ -263,7 +250,7 @@ class WiltGame:
             "format_errors": self.format_errors,
             "truncated": self.truncated,
             "repeats": self.repeats,
-            "verdict": v.model_dump(mode="json") if v else None,
+            "verdict": verdict,
             # how the verdict was reached: proved, refuted or sampled (None: no guess, or one the sandbox refused)
             "verdict_method": v.method if v else None,
             # paper A.3 for this guess (None when there was none or the sandbox refused it)
@@ -271,13 +258,13 @@ class WiltGame:
             "guess_length": shape.length if shape else None,
             "set_inclusion": shape.set_inclusion if shape else None,
             "history": [[list(p)[: self.config.arity], r] for p, r in self.tests],
-            "reduction": curve,
-            "uninformative_tests": uninformative_tests(curve) if curve is not None else None,
-            "hypothesis_space": space_version,
         }
-        if single:
-            # no three-variable hypothesis space to reduce; the published game's metrics stay as they were
-            for key in ("reduction", "uninformative_tests", "hypothesis_space"):
-                del metrics[key]
+        if self.config.arity == 1:
+            # the hypothesis space is of three-variable rules: no reduction curve for the one-variable game
             metrics["arity"] = 1
+        else:
+            curve, space_version = reduction_curve(self.tests)
+            metrics["reduction"] = curve
+            metrics["uninformative_tests"] = uninformative_tests(curve) if curve is not None else None
+            metrics["hypothesis_space"] = space_version
         return Outcome(success=bool(v and v.equivalent), metrics=metrics)

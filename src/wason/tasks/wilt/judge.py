@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -175,33 +175,21 @@ def judge(
     in_domain = probes.typeable if domain == TYPEABLE else _in_box(probes, domain)
     float_differ = r != g
     decided = _decide_exactly(rule_program, guess_program, probes, r, g, in_domain)
-    disagree = r != g
     # a counterexample a player could have typed, and seen: it differs exactly and as the game computes it
-    shown = disagree & float_differ & decided & in_domain
-    n_disagree = int(np.count_nonzero(disagree))
-    jaccard = _jaccard(r, g)
-    counterexamples = _counterexamples(probes, shown, r, g)
+    counterexamples = _counterexamples(probes, (r != g) & float_differ & decided & in_domain, r, g)
     method, evidence, first, spent = _decide(
         rule_program, guess_program, tests, counterexamples, domain, rlimit=rlimit, solve=solve
     )
     if first is not None:
         counterexamples = [first, *(c for c in counterexamples if c[0] != first[0])][:MAX_COUNTEREXAMPLES]
-    equivalent = method != "refuted"
-    return Verdict(
-        rule=rule_program.source,
-        guess=guess_text,
-        accepted=True,
-        rejection=None,
-        equivalent=equivalent,
-        agreement=1.0 - n_disagree / probes.n,
-        n_probes=probes.n,
-        n_disagree=n_disagree,
-        jaccard=jaccard,
+    return scored(
+        rule_program.source,
+        guess_text,
+        r,
+        g,
+        equivalent=method != "refuted",
         set_inclusion=_set_inclusion(r[: probes.reference_end], g[: probes.reference_end]),
-        approximately_correct=(
-            not equivalent and jaccard is not None and jaccard >= APPROX_JACCARD_THRESHOLD
-        ),
-        counterexamples=[] if equivalent else counterexamples,
+        counterexamples=counterexamples,
         probe_seed=probes.seed,
         probe_version=probes.version,
         judge_version=JUDGE_VERSION,
@@ -209,6 +197,36 @@ def judge(
         evidence=evidence,
         domain=domain.describe(),
         solver_resources=spent,
+    )
+
+
+def scored(
+    rule: str,
+    guess: str,
+    r: npt.NDArray[np.bool_],
+    g: npt.NDArray[np.bool_],
+    *,
+    equivalent: bool,
+    counterexamples: list[Counterexample],
+    **fields: Any,
+) -> Verdict:
+    """The verdict on an accepted guess, its figures from the rule's and the guess's values ``r`` and ``g`` at
+    the probes (``fields``: the rest of the verdict's)."""
+    n_disagree = int(np.count_nonzero(r != g))
+    jaccard = _jaccard(r, g)
+    return Verdict(
+        rule=rule,
+        guess=guess,
+        accepted=True,
+        rejection=None,
+        equivalent=equivalent,
+        agreement=1.0 - n_disagree / len(r),
+        n_probes=len(r),
+        n_disagree=n_disagree,
+        jaccard=jaccard,
+        approximately_correct=not equivalent and jaccard is not None and jaccard >= APPROX_JACCARD_THRESHOLD,
+        counterexamples=[] if equivalent else counterexamples,
+        **fields,
     )
 
 

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from wason.sandbox import GuessRejected, Program, compile_rule
 from wason.sandbox.pyast import parse
-from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD, Verdict, _jaccard, _set_inclusion
+from wason.tasks.wilt.judge import Verdict, _set_inclusion, scored
 from wason.tasks.wilt.listed_space import _CMP
 
 DOMAIN = (1, 100)
@@ -104,26 +104,16 @@ def judge_single(rule: Program, guess: str) -> Verdict:
     except GuessRejected as exc:
         return Verdict.rejected(rule.source, guess, exc.reason, probe_seed=0, probe_version=JUDGE_VERSION)
     points = domain_points()
-    r = rule.evaluate(points)
-    g = program.evaluate(points)
-    n = len(points)
-    n_disagree = int(np.count_nonzero(r != g))
-    jaccard = _jaccard(r, g)
-    return Verdict(
-        rule=rule.source,
-        guess=guess,
-        accepted=True,
-        rejection=None,
-        equivalent=n_disagree == 0,
-        agreement=1.0 - n_disagree / n,
-        n_probes=n,
-        n_disagree=n_disagree,
-        jaccard=jaccard,
+    r, g = rule.evaluate(points), program.evaluate(points)
+    wrong = np.flatnonzero(r != g)
+    return scored(
+        rule.source,
+        guess,
+        r,
+        g,
+        equivalent=wrong.size == 0,
         set_inclusion=_set_inclusion(r, g),
-        approximately_correct=n_disagree > 0 and jaccard is not None and jaccard >= APPROX_JACCARD_THRESHOLD,
-        counterexamples=[
-            ((float(points[i, 0]), 0.0, 0.0), bool(r[i]), bool(g[i])) for i in np.flatnonzero(r != g)[:5]
-        ],
+        counterexamples=[((float(points[i, 0]), 0.0, 0.0), bool(r[i]), bool(g[i])) for i in wrong[:5]],
         probe_seed=0,
         probe_version=JUDGE_VERSION,
     )

@@ -45,10 +45,12 @@ MAX_SPELLINGS = 64
 
 
 @dataclass(frozen=True)
-class Equality:
-    """A linear equality ``sum(coefficients[v] * v) == constant`` found at ``start:end`` of the guess's text."""
+class Linear:
+    """A linear comparison ``sum(coefficients[v] * v) op constant`` of two or more variables with integer
+    coefficients, found at ``start:end`` of the guess's text (``x - y == 3``, ``y < z - 5``)."""
 
     coefficients: tuple[int, int, int]
+    op: str  # "==", "<", "<=", ">" or ">="
     constant: Fraction
     start: int
     end: int
@@ -102,18 +104,31 @@ def _comparisons(text: str) -> list[ast.Compare]:
     return found
 
 
-def equalities(text: str) -> list[Equality]:
+def equalities(text: str) -> list[Linear]:
     """The linear equalities of two or more variables with integer coefficients in a lambda's text (a chained
     comparison is left alone)."""
-    found: list[Equality] = []
+    return _linears(text, ("==",))
+
+
+def inequalities(text: str) -> list[Linear]:
+    """The linear comparisons of two or more variables with integer coefficients and variables on both sides in a
+    lambda's text (one against a constant is a threshold, see :func:`thresholds`; a chained comparison is left
+    alone), in the order of the text."""
+    return _linears(text, ("<", "<=", ">", ">="))
+
+
+def _linears(text: str, ops: tuple[str, ...]) -> list[Linear]:
+    found: list[Linear] = []
     for node in _comparisons(text):
-        if not isinstance(node.ops[0], ast.Eq):
+        op = _OPS.get(type(node.ops[0]))
+        if op not in ops or node.end_col_offset is None:
+            continue
+        if op != "==" and (_constant(node.left) is not None or _constant(node.comparators[0]) is not None):
             continue
         form = _integer_comparison(node)
-        if form is None or node.end_col_offset is None:
-            continue
-        found.append(Equality(form[0], form[1], node.col_offset, node.end_col_offset))
-    found.sort(key=lambda e: e.start)
+        if form is not None:
+            found.append(Linear(form[0], op, form[1], node.col_offset, node.end_col_offset))
+    found.sort(key=lambda q: q.start)
     return found
 
 
@@ -135,37 +150,6 @@ def _whole(coefficients: list[Fraction], k: Fraction) -> tuple[tuple[int, int, i
 
 
 @dataclass(frozen=True)
-class Inequality:
-    """A linear comparison ``sum(coefficients[v] * v) op constant`` of two or more variables with integer
-    coefficients, found at ``start:end`` of the guess's text (``x + y > z + 10``, ``y < z - 5``)."""
-
-    coefficients: tuple[int, int, int]
-    op: str  # "<", "<=", ">" or ">="
-    constant: Fraction
-    start: int
-    end: int
-
-
-def inequalities(text: str) -> list[Inequality]:
-    """The linear comparisons of two or more variables with integer coefficients and variables on both sides in a
-    lambda's text (one against a constant is a threshold, see :func:`thresholds`; a chained comparison is left
-    alone), in the order of the text."""
-    found: list[Inequality] = []
-    for node in _comparisons(text):
-        if type(node.ops[0]) not in _ORDER or node.end_col_offset is None:
-            continue
-        if _constant(node.left) is not None or _constant(node.comparators[0]) is not None:
-            continue
-        form = _integer_comparison(node)
-        if form is not None:
-            found.append(
-                Inequality(form[0], _ORDER[type(node.ops[0])], form[1], node.col_offset, node.end_col_offset)
-            )
-    found.sort(key=lambda q: q.start)
-    return found
-
-
-@dataclass(frozen=True)
 class Threshold:
     """A comparison ``side op constant`` (written either way round) at ``start:end`` of the guess's text."""
 
@@ -178,6 +162,7 @@ class Threshold:
 
 _ORDER = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_OPS = {ast.Eq: "==", **_ORDER}
 
 
 def _constant(node: ast.expr) -> float | None:
@@ -455,19 +440,11 @@ def beside(tested: npt.ArrayLike) -> F:
     """Typeable points one coordinate of a tested point away (by :data:`BESIDE_STEPS`, or a whole step of one or
     two in two coordinates): where a threshold between the tested values can be crossed at a decimal."""
     done = np.asarray(tested, dtype=np.float64).reshape(-1, 3)
-    parts: list[F] = []
-    steps = np.array(BESIDE_STEPS)
-    for axis in range(3):
-        moved = np.repeat(done, steps.shape[0], axis=0)
-        moved[:, axis] += np.tile(steps, done.shape[0])
-        parts.append(moved)
+    steps = np.zeros((len(BESIDE_STEPS), 2))
+    offsets = [np.insert(steps, axis, BESIDE_STEPS, axis=1) for axis in range(3)]
     whole = np.array([(a, b) for a in (-2, -1, 1, 2) for b in (-2, -1, 1, 2)], dtype=np.float64)
-    for i, j in ((0, 1), (0, 2), (1, 2)):
-        moved = np.repeat(done, whole.shape[0], axis=0)
-        moved[:, i] += np.tile(whole[:, 0], done.shape[0])
-        moved[:, j] += np.tile(whole[:, 1], done.shape[0])
-        parts.append(moved)
-    points = np.round(np.concatenate(parts, axis=0), 1) if parts else np.zeros((0, 3))
+    offsets += [np.insert(whole, axis, 0.0, axis=1) for axis in (2, 1, 0)]  # (x, y), (x, z) and (y, z) moved
+    points = np.round((done[:, None, :] + np.concatenate(offsets)[None]).reshape(-1, 3), 1)
     points = points[(np.abs(points) < 1000).all(axis=1)]
     points[points == 0] = 0.0  # no negative zero
     return np.ascontiguousarray(np.unique(points, axis=0))
