@@ -233,16 +233,12 @@ class Scientist:
         left = self.max_tests - self.tests_used
         # (the guess is read only where a band's extra test could begin)
         spell = left <= SPELL_TESTS or (left <= SPELL_TESTS + SPELL_BAND and left <= self._spelling_tests())
-        if spell and self._spelling_due():
-            spelled = self._spelling_test()
-            if spelled is not None:
-                self.last_information = 0.0
-                return spelled
-        if self._hunting():
-            hunted = self._hunting_test()
-            if hunted is not None:
-                self.last_information = 0.0
-                return hunted
+        chosen = self._spelling_test() if spell and self._spelling_due() else None
+        if chosen is None and self._hunting():
+            chosen = self._hunting_test()
+        if chosen is not None:
+            self.last_information = 0.0
+            return chosen
         if not self.falsifying:
             # the listed space holds the rule while some hypothesis agrees with everything seen
             index = self.ideal.choose() if self.ideal.consistent and not self._hand_over() else None
@@ -437,12 +433,8 @@ class Scientist:
         if points.shape[0] == 0:
             return None
         weights = np.array([w for _, _, w in alive])
-        p = (
-            weights
-            @ np.array([prog.evaluate(points) for _, prog, _ in alive], dtype=np.float64)
-            / weights.sum()
-        )
-        h = binary_entropy(p)
+        truth = np.array([prog.evaluate(points) for _, prog, _ in alive], dtype=np.float64)
+        h = binary_entropy(weights @ truth / weights.sum())
         best = int(np.argmax(h))
         if h[best] <= 1e-9:
             return None
@@ -560,15 +552,12 @@ class Scientist:
         built = [k for k, a in enumerate(self._alts) if a.formula is not None]
         if listed:
             rows = np.array([self._alts[k].listed for k in listed], dtype=np.intp)
-            if on_candidates:
-                out[listed] = self.ideal._table.rows(rows)
-            else:
-                out[listed] = self.space.evaluate_rows(rows, points)
-        if built:
-            formulas = [self._alts[k].formula for k in built]
-            out[built] = formula_truth(
-                self.built(), [f for f in formulas if f is not None], points, keep=on_candidates
+            out[listed] = (
+                self.ideal._table.rows(rows) if on_candidates else self.space.evaluate_rows(rows, points)
             )
+        if built:
+            formulas = [a.formula for a in self._alts if a.formula is not None]
+            out[built] = formula_truth(self.built(), formulas, points, keep=on_candidates)
         return out
 
     def _design(self) -> F:
