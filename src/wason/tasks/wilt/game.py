@@ -66,27 +66,17 @@ MAX_TESTS = 1_000
 
 @dataclass(frozen=True)
 class WiltConfig:
-    """Episode settings. Defaults are the published protocol.
+    """Episode settings; the defaults are the published protocol. The guess is judged over the domain a player
+    can test: ``integer_range`` (inclusive; the Bayesian prompt's 1 to 100), or any number of at most three
+    digits (None: the published prompt); the one-variable game's on every whole number of it (:mod:`.single`)."""
 
-    Attributes:
-        max_tests: test attempts before the final guess is forced (published: 30).
-        format_error_limit: the episode ends after this many consecutive unreadable replies (the reference
-            harness aborts on the second); 0 never ends it this way.
-        probe_seed: seed of the probe set the final guess is judged on.
-        integer_range: the whole numbers a test may use, ``(low, high)`` inclusive (the Bayesian prompt's 1 to
-            100); None: any number of at most three digits (the published prompt). The guess is judged over
-            the same domain: what a player can test.
-        arity: numbers per test and parameters of the guess: 3, or 1 for the single-variable prompt (whose
-            guesses are judged on every whole number of ``integer_range``, :mod:`wason.tasks.wilt.single`).
-        lenient_guess: accept a final guess that is a bare expression (``x > y > z``) as the lambda of x, y and
-            z; False (the reference): it is an invalid guess, scored 0, with the reference's message.
-    """
-
-    max_tests: int = 30
+    max_tests: int = 30  # test attempts before the final guess is forced
+    # the episode ends after this many unreadable replies in a row (the reference aborts on the second); 0 never
     format_error_limit: int = 2
-    probe_seed: int = 0
+    probe_seed: int = 0  # of the probe set the final guess is judged on
     integer_range: tuple[int, int] | None = None
-    arity: int = 3
+    arity: int = 3  # numbers per test and parameters of the guess: 3, or 1 for the single-variable prompt
+    # accept a bare expression (``x > y > z``) as the guess's lambda; False (the reference): an invalid guess
     lenient_guess: bool = False
 
     def __post_init__(self) -> None:

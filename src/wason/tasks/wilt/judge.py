@@ -387,17 +387,15 @@ def _counterexamples(
 ) -> list[tuple[Point, bool, bool]]:
     idx = np.flatnonzero(disagree)
     keys = probes.simplicity[idx]
-    pool = idx.size
-    if pool > _CANDIDATES:
+    if idx.size > _CANDIDATES:
         # only the simplest few need sorting; keep every tie of the cut-off key so the choice is well defined
-        cutoff = np.partition(keys, _CANDIDATES - 1)[_CANDIDATES - 1]
-        chosen = keys <= cutoff
-        idx, keys = idx[chosen], keys[chosen]
-    out = _unique_points(probes, idx[np.lexsort((idx, keys))], r, g)
-    if len(out) < MAX_COUNTEREXAMPLES and idx.size < pool:  # many copies of the same point: sort them all
-        all_idx = np.flatnonzero(disagree)
-        out = _unique_points(probes, all_idx[np.lexsort((all_idx, probes.simplicity[all_idx]))], r, g)
-    return out
+        few = keys <= np.partition(keys, _CANDIDATES - 1)[_CANDIDATES - 1]
+        out = _unique_points(probes, idx[few][np.lexsort((idx[few], keys[few]))], r, g)
+        if len(out) == MAX_COUNTEREXAMPLES:
+            return out
+    return _unique_points(
+        probes, idx[np.lexsort((idx, keys))], r, g
+    )  # (many copies of a point: sort them all)
 
 
 _CANDIDATES = 64

@@ -51,12 +51,9 @@ class WiltSummary(BaseModel):
 
 
 def summarize(episodes: Sequence[tuple[str, dict[str, Any] | None]]) -> WiltSummary:
-    """Summarise ``(status, metrics)`` pairs of a run's episodes.
-
-    The reduction curve is the mean over finished episodes of the fraction of the hypothesis space eliminated
-    after tests 1, 5, 10, 20 and 30 (an episode that stopped earlier keeps its last value); the uninformative
-    share is the share of all valid tests that eliminated no new hypothesis.
-    """
+    """Summarise ``(status, metrics)`` pairs of a run's episodes. The reduction curve is the mean over finished
+    episodes of the share of the hypothesis space eliminated after tests 1, 5, 10, 20 and 30 (an episode that
+    stopped earlier keeps its last value); the uninformative share: of valid tests, those eliminating nothing."""
     done = [m for status, m in episodes if status == "completed" and m is not None]
     verdicts = [m.get("verdict") for m in done]
     curves = [m["reduction"] for m in done if "reduction" in m]

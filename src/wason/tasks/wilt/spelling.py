@@ -13,14 +13,8 @@ A threshold is the same: on whole numbers ``z > 6``, ``z >= 7`` and ``z > 6.5`` 
 them apart, and the judge's probes have decimals. Thresholds fitted to the observations fall between the values
 tested (``x * z > 21.5``); the rule's author wrote a whole number.
 
-:func:`spellings` lists the usual ways of writing each linear equality of a guess (a variable against the rest,
-the two sides with positive terms, all terms on the left) and each threshold against a constant (``<`` and
-``<=``, or ``>`` and ``>=``, at the whole numbers around its constant), and every combination of them over the
-guess's equalities and thresholds, the guess's own first; a linear comparison of terms of both signs is also
-written with its terms moved across (``x - y > 3`` as ``x > y + 3``; a sum, ``x + y > 10``, is written as it is).
-:func:`on_the_lines` makes typeable decimal points that satisfy all of the guess's equalities over the reals, and
-points on the boundaries of its linear comparisons; :func:`beside` makes points a step from the tested ones, where
-the spellings can disagree.
+:func:`spellings` writes a guess every usual way over its linear equalities, comparisons and thresholds;
+:func:`on_the_lines` and :func:`beside` make the decimal points where those ways can disagree.
 """
 
 from __future__ import annotations
@@ -220,17 +214,17 @@ def _cut(op: str, c: float) -> int:
     return math.floor(c) + 1 if op == ">" else math.ceil(c)
 
 
-def _threshold_ways(t: Threshold, own: str, reach: int = 1) -> list[tuple[str, float]]:
-    """Ways of writing a threshold with their weights, its own first: the same direction, strict or not, at its
-    constant and at the whole numbers from the one below it less ``reach`` to the one above it plus ``reach``;
-    those that say what the guess says at every whole number weigh most (``z > 6`` for ``z >= 7``)."""
+def _threshold_ways(t: Threshold, text: str, reach: int = 1) -> list[tuple[str, float]]:
+    """Ways of writing a threshold of ``text`` with their weights, its own first: the same direction, strict or
+    not, at its constant and at the whole numbers from the one below it less ``reach`` to the one above it plus
+    ``reach``; those that say what the guess says at every whole number weigh most (``z > 6`` for ``z >= 7``)."""
     ops = ("<", "<=") if t.op in ("<", "<=") else (">", ">=")
     low, high = math.floor(t.constant), math.ceil(t.constant)
     constants = [t.constant] + [float(k) for k in range(low - reach, high + reach + 1)]
     side = t.side if _simple(t.side) else f"({t.side})"
     cut = _cut(t.op, t.constant)
     linear = _integer_form(t.side)
-    ways = {own: 1.0}
+    ways = {text[t.start : t.end]: 1.0}
     for k in dict.fromkeys(constants):
         for op in ops:
             weight = 1.0 if _cut(op, k) == cut else OTHER_CUT
@@ -350,12 +344,7 @@ def weighted_spellings(text: str) -> list[tuple[str, float]]:
     # a band's ends (two thresholds on one side) reach farther: its tests were spent on both ends, and an end
     # is often still wide open (``y <= 36`` guessed after yes at 36 and no at 41, for ``y <= 40``)
     places: list[tuple[int, int, list[tuple[str, float]]]] = [
-        (
-            t.start,
-            t.end,
-            _threshold_ways(t, text[t.start : t.end], BAND_REACH if t.side in bands else 1),
-        )
-        for t in found
+        (t.start, t.end, _threshold_ways(t, text, BAND_REACH if t.side in bands else 1)) for t in found
     ]
     places += [
         (e.start, e.end, [(w, 1.0) for w in _linear_ways(e.coefficients, "==", e.constant)])
