@@ -234,10 +234,9 @@ def _decide(
         if decision.kind == "proved":
             found = f"{SOLVER_VERSION} found no triple where they differ"
             if tried:
-                found += (
-                    f" apart from {', '.join(_triple(p) for p in tried)}, where only exact arithmetic tells "
-                )
-                found += "them apart and the game's answers agree"
+                apart = ", ".join(_triple(p) for p in tried)
+                found += f" apart from {apart}, where only exact arithmetic tells them apart and the game's answers"
+                found += " agree"
             return "proved", f"{found} ({spent:,} steps)", None, spent
         if decision.kind == "unknown" or decision.point is None:
             reason = decision.reason or "undecided"
@@ -392,10 +391,8 @@ def _counterexamples(
         few = keys <= np.partition(keys, _CANDIDATES - 1)[_CANDIDATES - 1]
         out = _unique_points(probes, idx[few][np.lexsort((idx[few], keys[few]))], r, g)
         if len(out) == MAX_COUNTEREXAMPLES:
-            return out
-    return _unique_points(
-        probes, idx[np.lexsort((idx, keys))], r, g
-    )  # (many copies of a point: sort them all)
+            return out  # else many copies of the same point: sort them all
+    return _unique_points(probes, idx[np.lexsort((idx, keys))], r, g)
 
 
 _CANDIDATES = 64

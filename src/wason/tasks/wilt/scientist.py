@@ -250,8 +250,6 @@ class Scientist:
         if self.falsifying and self.tests_used % PROBE_EVERY == PROBE_EVERY - 1 and self._sure():
             # a falsification probe whatever the alternatives say: beside the guess's boundaries or far from
             # everything tested (other magnitudes, signs, decimals), for rules no alternative anticipates
-            if self._stale:
-                self._widen()
             self.last_information = 0.0
             probe = self._far_test()
             if probe is not None:
@@ -278,9 +276,7 @@ class Scientist:
         """Whether the last tests go to the guess's spellings: once a positive is known, unless the rarer answer
         came only once and the guess holds less than half the surviving weight (then many equalities pass
         through that one point, and telling them apart comes first)."""
-        if not any(r for _, r in self.history):
-            return False
-        return self._rarer() >= SPELL_SURE_FROM or self._sure()
+        return any(r for _, r in self.history) and (self._rarer() >= SPELL_SURE_FROM or self._sure())
 
     def _sure(self) -> bool:
         """Whether the guess holds at least half the surviving weight (so probing it is what is left to do)."""
@@ -426,8 +422,6 @@ class Scientist:
         points = np.concatenate(
             [on_the_lines(base, seed=self.tests_used), typeable_points(beside(self._points()))]
         )
-        if points.shape[0] == 0:
-            return None
         seen = {p for p, _ in self.history}
         points = points[[tuple(p) not in seen for p in points.tolist()]]
         if points.shape[0] == 0:
@@ -569,11 +563,7 @@ class Scientist:
         n = grid.shape[0]
         base_array = np.array(bases, dtype=np.float64)
         # the lines through each base point along each variable
-        lines = [
-            np.insert(np.tile(ab, (n, 1)), position, grid, axis=1)
-            for ab in base_array
-            for position in range(3)
-        ]
+        lines = [np.insert(np.tile(ab, (n, 1)), at, grid, axis=1) for ab in base_array for at in range(3)]
         line_points = np.concatenate(lines, axis=0)
         made: list[F] = []
         for k in order.tolist():
@@ -596,14 +586,9 @@ class Scientist:
                 made.append(edges)
                 self._edges[k] = typeable_points(edges)
         atoms = self.built().atoms
-        with_equality: list[Formula] = []
-        for k in np.argsort(-self._weights, kind="stable").tolist():
-            formula = self._alts[k].formula
-            if formula is not None and any(atoms[a].op == "==" for a in formula.atoms):
-                with_equality.append(formula)
-                if len(with_equality) >= SOLVED_FOR:
-                    break
-        made.extend(self._solve(with_equality, base_array))
+        heaviest = [self._alts[k].formula for k in np.argsort(-self._weights, kind="stable").tolist()]
+        with_equality = [f for f in heaviest if f is not None and any(atoms[a].op == "==" for a in f.atoms)]
+        made.extend(self._solve(with_equality[:SOLVED_FOR], base_array))
         pts = typeable_points(np.concatenate(made, axis=0)) if made else np.zeros((0, 3))
         return unique_points(pts)
 

@@ -58,9 +58,7 @@ class WiltSolverPlayer:
             "consistent": self.solver.ideal.consistent,
             "falsifying": self.solver.falsifying,
         }
-        test = None
-        if not (observation.must_guess or observation.remaining <= 0):
-            test = self.solver.next_test()
+        test = None if observation.must_guess or observation.remaining <= 0 else self.solver.next_test()
         if test is None:
             guess = self.solver.guess()
             meta["certainty"] = self.solver.certainty()

@@ -175,9 +175,9 @@ def thresholds(text: str) -> list[Threshold]:
     alone), in the order of the text."""
     found: list[Threshold] = []
     for node in _comparisons(text):
-        if type(node.ops[0]) not in _ORDER or node.end_col_offset is None:
+        op = _ORDER.get(type(node.ops[0]))
+        if op is None or node.end_col_offset is None:
             continue
-        op = _ORDER[type(node.ops[0])]
         left, right = node.left, node.comparators[0]
         c, side = _constant(right), left
         if c is None:
