@@ -66,27 +66,17 @@ MAX_TESTS = 1_000
 
 @dataclass(frozen=True)
 class WiltConfig:
-    """Episode settings. Defaults are the published protocol.
+    """Episode settings; the defaults are the published protocol. The guess is judged over the domain a player
+    can test: ``integer_range`` (inclusive; the Bayesian prompt's 1 to 100), or any number of at most three
+    digits (None: the published prompt); the one-variable game's on every whole number of it (:mod:`.single`)."""
 
-    Attributes:
-        max_tests: test attempts before the final guess is forced (published: 30).
-        format_error_limit: the episode ends after this many consecutive unreadable replies (the reference
-            harness aborts on the second); 0 never ends it this way.
-        probe_seed: seed of the probe set the final guess is judged on.
-        integer_range: the whole numbers a test may use, ``(low, high)`` inclusive (the Bayesian prompt's 1 to
-            100); None: any number of at most three digits (the published prompt). The guess is judged over
-            the same domain: what a player can test.
-        arity: numbers per test and parameters of the guess: 3, or 1 for the single-variable prompt (whose
-            guesses are judged on every whole number of ``integer_range``, :mod:`wason.tasks.wilt.single`).
-        lenient_guess: accept a final guess that is a bare expression (``x > y > z``) as the lambda of x, y and
-            z; False (the reference): it is an invalid guess, scored 0, with the reference's message.
-    """
-
-    max_tests: int = 30
+    max_tests: int = 30  # test attempts before the final guess is forced
+    # the episode ends after this many unreadable replies in a row (the reference aborts on the second); 0 never
     format_error_limit: int = 2
-    probe_seed: int = 0
+    probe_seed: int = 0  # of the probe set the final guess is judged on
     integer_range: tuple[int, int] | None = None
-    arity: int = 3
+    arity: int = 3  # numbers per test and parameters of the guess: 3, or 1 for the single-variable prompt
+    # accept a bare expression (``x > y > z``) as the guess's lambda; False (the reference): an invalid guess
     lenient_guess: bool = False
 
     def __post_init__(self) -> None:
@@ -144,8 +134,7 @@ class WiltGame:
             return self._guess(action.expression)
         if self.remaining <= 0:
             # After the last test the only accepted move is the guess: anything else ends the episode.
-            self.end_reason = "refused_forced_guess"
-            return WiltObservation(kind="ended", remaining=0, end_reason=self.end_reason, correct=False)
+            return self._ended("refused_forced_guess")
         if isinstance(action, Malformed):
             return self._format_error(action.reason, truncated=action.truncated)
         return self._test(action.values)
@@ -160,17 +149,18 @@ class WiltGame:
         self._consecutive_format_errors += 1
         limit = self.config.format_error_limit
         if limit and self._consecutive_format_errors >= limit:
-            self.end_reason = "format_errors"
-            return WiltObservation(
-                kind="ended",
-                remaining=self.remaining,
-                reason=reason,
-                end_reason=self.end_reason,
-                correct=False,
-            )
+            return self._ended("format_errors", reason=reason)
+        return self._told("format_error", reason=reason)
+
+    def _ended(self, end: EndReason, **fields: Any) -> WiltObservation:
+        self.end_reason = end
         return WiltObservation(
-            kind="format_error", remaining=self.remaining, reason=reason, must_guess=self.remaining <= 0
+            kind="ended", remaining=self.remaining, end_reason=end, correct=False, **fields
         )
+
+    def _told(self, kind: ObservationKind, **fields: Any) -> WiltObservation:
+        """An observation while tests may be made, saying whether the guess is now due."""
+        return WiltObservation(kind=kind, remaining=self.remaining, must_guess=self.remaining <= 0, **fields)
 
     def _test(self, tokens: tuple[str, ...]) -> WiltObservation:
         self.attempts += 1
@@ -189,23 +179,14 @@ class WiltGame:
                         raise InvalidValue(f"{v:g} is not a whole number from {low} to {high}")
         except InvalidValue as exc:
             self.invalid_tests += 1
-            return WiltObservation(
-                kind="invalid_test", remaining=self.remaining, reason=str(exc), must_guess=self.remaining <= 0
-            )
+            return self._told("invalid_test", reason=str(exc))
         point = (x, y, z)
         repeat = point in self._seen
         self.repeats += repeat
         self._seen.add(point)
         result = bool(self.rule(x, y, z))
         self.tests.append((point, result))
-        return WiltObservation(
-            kind="result",
-            remaining=self.remaining,
-            values=point,
-            result=result,
-            repeat=repeat,
-            must_guess=self.remaining <= 0,
-        )
+        return self._told("result", values=point, result=result, repeat=repeat)
 
     def _guess(self, expression: str) -> WiltObservation:
         self.guess = expression
@@ -243,13 +224,9 @@ class WiltGame:
         from wason.tasks.wilt.reduction import reduction_curve, uninformative_tests
 
         v = self.verdict
-        single = self.config.arity == 1
-        # the hypothesis space is of three-variable rules: no reduction curve for the one-variable game
-        curve, space_version = (None, None) if single else reduction_curve(self.tests)
+        verdict = v.model_dump(mode="json") if v else None
         shape = (
-            guess_complexity(self.guess, v.model_dump(mode="json") if v else None, arity=self.config.arity)
-            if self.guess is not None
-            else None
+            guess_complexity(self.guess, verdict, arity=self.config.arity) if self.guess is not None else None
         )
         metrics: dict[str, Any] = {
             "correct": bool(v and v.equivalent),
@@ -263,7 +240,7 @@ class WiltGame:
             "format_errors": self.format_errors,
             "truncated": self.truncated,
             "repeats": self.repeats,
-            "verdict": v.model_dump(mode="json") if v else None,
+            "verdict": verdict,
             # how the verdict was reached: proved, refuted or sampled (None: no guess, or one the sandbox refused)
             "verdict_method": v.method if v else None,
             # paper A.3 for this guess (None when there was none or the sandbox refused it)
@@ -271,13 +248,13 @@ class WiltGame:
             "guess_length": shape.length if shape else None,
             "set_inclusion": shape.set_inclusion if shape else None,
             "history": [[list(p)[: self.config.arity], r] for p, r in self.tests],
-            "reduction": curve,
-            "uninformative_tests": uninformative_tests(curve) if curve is not None else None,
-            "hypothesis_space": space_version,
         }
-        if single:
-            # no three-variable hypothesis space to reduce; the published game's metrics stay as they were
-            for key in ("reduction", "uninformative_tests", "hypothesis_space"):
-                del metrics[key]
+        if self.config.arity == 1:
+            # the hypothesis space is of three-variable rules: no reduction curve for the one-variable game
             metrics["arity"] = 1
+        else:
+            curve, space_version = reduction_curve(self.tests)
+            metrics["reduction"] = curve
+            metrics["uninformative_tests"] = uninformative_tests(curve) if curve is not None else None
+            metrics["hypothesis_space"] = space_version
         return Outcome(success=bool(v and v.equivalent), metrics=metrics)

@@ -106,10 +106,7 @@ def generate_split(*, seed: int, n: int) -> list[WiltRule]:
             tier, index, program, future = ahead.popleft()
             h = space.hypotheses[index]
             # (both checks are pure, so their order does not matter)
-            if not identifiable(index, program):
-                continue
-            extension = future.result()
-            if extension in seen:
+            if not identifiable(index, program) or (extension := future.result()) in seen:
                 continue
             seen.add(extension)
             rules.append(

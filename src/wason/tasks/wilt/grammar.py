@@ -86,13 +86,8 @@ def _from_json(data: Mapping[str, Any]) -> str:
 def reply_format(
     *, tests: bool = True, whole_1_100: bool = False, variables: tuple[str, ...] = ("x", "y", "z")
 ) -> ReplyFormat:
-    """WILT's reply format: a line of reasoning, then a test case (when ``tests``) or a final guess.
-
-    Args:
-        tests: whether a test may be proposed (False when the budget is spent, or in the test swap).
-        whole_1_100: test values are whole numbers from 1 to 100 (the Bayesian protocol).
-        variables: the rule's arguments, as the lambda names them.
-    """
+    """WILT's reply format: a line of reasoning, then a test case (when ``tests``: not once the budget is spent,
+    nor in the test swap) or a final guess; ``whole_1_100``: tests are whole numbers from 1 to 100."""
     what = "a test case or a final guess" if tests else "a final guess"
     return ReplyFormat(
         grammar=_grammar(tests=tests, whole_1_100=whole_1_100, variables=variables),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -63,53 +63,34 @@ Point = tuple[float, float, float]
 
 
 class Verdict(BaseModel):
-    """The judge's verdict on one guess.
-
-    Attributes:
-        accepted: False when the sandbox rejected the guess (it is then wrong, with ``rejection``, the sandbox's
-            one-line reason, saying why).
-        equivalent: the guess is correct: nothing refutes it on the domain (proved, or sampled; see ``method``).
-        agreement: fraction of the ``n_probes`` probes where the two truth values agree (0 if rejected), and
-            ``n_disagree`` where they disagree.
-        jaccard: |R ∩ G| / |R ∪ G| over the probe set, R and G the points where rule and guess are True;
-            None when both are empty.
-        set_inclusion: paper A.3, over the reference subset (uniform floats in +-200 and the integer grid):
-            |G| / |R| when G ⊆ R or R ⊆ G, otherwise None; None when |R| == 0.
-        approximately_correct: accepted, not equivalent and jaccard >= :data:`APPROX_JACCARD_THRESHOLD`.
-        counterexamples: up to five (point, rule value, guess value) a player could have typed, where the two
-            differ exactly and as the game computes them: the deciding one first (the episode's test, z3's
-            point), then the probes', simplest first (integers before fractions, then smallest magnitude, then
-            probe order); empty for a correct guess.
-        probe_seed, probe_version: the probe set's seed and the version of its code.
-        judge_version: version of the judge (:data:`JUDGE_VERSION`); ``float-1`` for verdicts stored before.
-        method: how it was decided (``proved``, ``refuted``, ``sampled``); None for verdicts stored before
-            ``decided-1`` (they were sampled) and for rejected guesses.
-        evidence: one line saying what decided it (the counterexample's source, z3's proof, the samples).
-        domain: the triples it was decided over (:meth:`wason.tasks.wilt.decide.Domain.describe`).
-        solver_resources: z3's resource count spent (its ``rlimit`` steps), 0 when it did not run.
-    """
+    """The judge's verdict on one guess; its figures are over the ``n_probes`` probes, R and G the points where
+    rule and guess are True. Verdicts stored before ``decided-1`` (they were sampled) have no ``method``."""
 
     model_config = ConfigDict(frozen=True)
 
     rule: str
     guess: str
-    accepted: bool
+    accepted: bool  # False: the sandbox rejected the guess (then wrong, ``rejection`` its one-line reason)
     rejection: str | None
-    equivalent: bool
-    agreement: float
+    equivalent: bool  # correct: nothing refutes it on the domain (proved, or sampled; see ``method``)
+    agreement: float  # share of the probes where the two agree (0 if rejected)
     n_probes: int
     n_disagree: int
-    jaccard: float | None
+    jaccard: float | None  # |R & G| / |R | G|; None when both are empty
+    # paper A.3, over the reference subset: |G| / |R| when G is in R or R in G, otherwise (or if |R| == 0) None
     set_inclusion: float | None
-    approximately_correct: bool
+    approximately_correct: bool  # accepted, not equivalent and jaccard >= APPROX_JACCARD_THRESHOLD
+    # up to five (point, rule value, guess value) a player could have typed, where the two differ exactly and
+    # as the game computes them: the deciding one first (the episode's test, z3's point), then the probes',
+    # simplest first (integers before fractions, then smallest magnitude, then probe order)
     counterexamples: list[tuple[Point, bool, bool]]
     probe_seed: int
     probe_version: str
-    judge_version: str = "float-1"
-    method: Method | None = None
-    evidence: str | None = None
-    domain: str | None = None
-    solver_resources: int = 0
+    judge_version: str = "float-1"  # JUDGE_VERSION; ``float-1`` for verdicts stored before
+    method: Method | None = None  # None also for rejected guesses
+    evidence: str | None = None  # one line saying what decided it (the counterexample's source, z3's proof)
+    domain: str | None = None  # the triples it was decided over (Domain.describe)
+    solver_resources: int = 0  # z3's rlimit steps spent, 0 when it did not run
 
     @classmethod
     def rejected(cls, rule: str, guess: str, reason: str, *, probe_seed: int, probe_version: str) -> Verdict:
@@ -143,21 +124,10 @@ def judge(
     rlimit: int = RLIMIT,
     solve: bool = True,
 ) -> Verdict:
-    """Judge a guess against a rule over the domain, with the probe set for ``seed``.
-
-    Args:
-        rule: the hidden rule, as text or already compiled.
-        guess: the model's final guess (any text; a guess outside the language is judged wrong, not raised).
-        seed: probe-set seed.
-        tests: the episode's tests and the results it showed, ``((x, y, z), result)``: a guess contradicting one
-            is wrong, with that test as its counterexample.
-        domain: the triples a player can test (the published game's by default).
-        rlimit: z3's resource limit (:data:`wason.tasks.wilt.decide.RLIMIT`).
-        solve: False decides on the probes and tests alone (``sampled`` or ``refuted``), without z3.
-
-    Raises:
-        GuessRejected: the *rule* is not in the guess language.
-    """
+    """Judge a guess (any text: one outside the language is judged wrong) against a rule over the ``domain`` a
+    player can test, with the probe set for ``seed``; GuessRejected when the *rule* is not in the language.
+    A guess contradicting one of the episode's ``tests`` (``((x, y, z), result)``) is wrong, with that test as
+    its counterexample; ``solve=False`` decides on the probes and tests alone, without z3."""
     rule_program = rule if isinstance(rule, Program) else compile_rule(rule)
     guess_text = guess if isinstance(guess, str) else repr(guess)
     try:
@@ -175,33 +145,21 @@ def judge(
     in_domain = probes.typeable if domain == TYPEABLE else _in_box(probes, domain)
     float_differ = r != g
     decided = _decide_exactly(rule_program, guess_program, probes, r, g, in_domain)
-    disagree = r != g
     # a counterexample a player could have typed, and seen: it differs exactly and as the game computes it
-    shown = disagree & float_differ & decided & in_domain
-    n_disagree = int(np.count_nonzero(disagree))
-    jaccard = _jaccard(r, g)
-    counterexamples = _counterexamples(probes, shown, r, g)
+    counterexamples = _counterexamples(probes, (r != g) & float_differ & decided & in_domain, r, g)
     method, evidence, first, spent = _decide(
         rule_program, guess_program, tests, counterexamples, domain, rlimit=rlimit, solve=solve
     )
     if first is not None:
         counterexamples = [first, *(c for c in counterexamples if c[0] != first[0])][:MAX_COUNTEREXAMPLES]
-    equivalent = method != "refuted"
-    return Verdict(
-        rule=rule_program.source,
-        guess=guess_text,
-        accepted=True,
-        rejection=None,
-        equivalent=equivalent,
-        agreement=1.0 - n_disagree / probes.n,
-        n_probes=probes.n,
-        n_disagree=n_disagree,
-        jaccard=jaccard,
+    return scored(
+        rule_program.source,
+        guess_text,
+        r,
+        g,
+        equivalent=method != "refuted",
         set_inclusion=_set_inclusion(r[: probes.reference_end], g[: probes.reference_end]),
-        approximately_correct=(
-            not equivalent and jaccard is not None and jaccard >= APPROX_JACCARD_THRESHOLD
-        ),
-        counterexamples=[] if equivalent else counterexamples,
+        counterexamples=counterexamples,
         probe_seed=probes.seed,
         probe_version=probes.version,
         judge_version=JUDGE_VERSION,
@@ -209,6 +167,36 @@ def judge(
         evidence=evidence,
         domain=domain.describe(),
         solver_resources=spent,
+    )
+
+
+def scored(
+    rule: str,
+    guess: str,
+    r: npt.NDArray[np.bool_],
+    g: npt.NDArray[np.bool_],
+    *,
+    equivalent: bool,
+    counterexamples: list[Counterexample],
+    **fields: Any,
+) -> Verdict:
+    """The verdict on an accepted guess, its figures from the rule's and the guess's values ``r`` and ``g`` at
+    the probes (``fields``: the rest of the verdict's)."""
+    n_disagree = int(np.count_nonzero(r != g))
+    jaccard = _jaccard(r, g)
+    return Verdict(
+        rule=rule,
+        guess=guess,
+        accepted=True,
+        rejection=None,
+        equivalent=equivalent,
+        agreement=1.0 - n_disagree / len(r),
+        n_probes=len(r),
+        n_disagree=n_disagree,
+        jaccard=jaccard,
+        approximately_correct=not equivalent and jaccard is not None and jaccard >= APPROX_JACCARD_THRESHOLD,
+        counterexamples=[] if equivalent else counterexamples,
+        **fields,
     )
 
 
@@ -246,10 +234,9 @@ def _decide(
         if decision.kind == "proved":
             found = f"{SOLVER_VERSION} found no triple where they differ"
             if tried:
-                found += (
-                    f" apart from {', '.join(_triple(p) for p in tried)}, where only exact arithmetic tells "
-                )
-                found += "them apart and the game's answers agree"
+                apart = ", ".join(_triple(p) for p in tried)
+                found += f" apart from {apart}, where only exact arithmetic tells them apart and the game's answers"
+                found += " agree"
             return "proved", f"{found} ({spent:,} steps)", None, spent
         if decision.kind == "unknown" or decision.point is None:
             reason = decision.reason or "undecided"
@@ -310,19 +297,13 @@ def _decide_exactly(
     g: npt.NDArray[np.bool_],
     in_domain: npt.NDArray[np.bool_],
 ) -> npt.NDArray[np.bool_]:
-    """Re-decide, in place and in exact arithmetic, the probes where rule and guess disagree in floats.
+    """Re-decide, in place and in exact arithmetic, the probes where rule and guess disagree in floats (only a
+    disagreement can be a float artifact), the domain's first, simplest first; the mask of those decided.
 
-    Only a disagreement can make a wrong verdict that exactness corrects (a float artifact), so only those are
-    re-decided, the domain's first, simplest points first. Once :data:`CONFIRMED_ENOUGH` of them still disagree
-    exactly, the verdict is settled (not equivalent) and the rest keep their float values: the agreement and
-    Jaccard figures are then float figures corrected on the points re-decided, and the counterexamples, drawn
-    simplest first from the points re-decided, are exact ones. At most :data:`MAX_EXACT_POINTS` probes are
-    re-decided; a point whose value is too large to carry exactly (:class:`Inexact`) keeps its float result,
-    which then decides it.
-
-    Returns:
-        The mask of the probes decided exactly.
-    """
+    Once :data:`CONFIRMED_ENOUGH` still disagree exactly, the verdict is settled and the rest keep their float
+    values: the agreement and Jaccard are then float figures corrected on the points re-decided, and the
+    counterexamples, drawn simplest first from those, exact ones. A point too large to carry exactly
+    (:class:`Inexact`) keeps its float result, which then decides it."""
     decided = np.zeros(probes.n, dtype=np.bool_)
     idx = np.flatnonzero(r != g)
     if idx.size == 0:
@@ -405,17 +386,13 @@ def _counterexamples(
 ) -> list[tuple[Point, bool, bool]]:
     idx = np.flatnonzero(disagree)
     keys = probes.simplicity[idx]
-    pool = idx.size
-    if pool > _CANDIDATES:
+    if idx.size > _CANDIDATES:
         # only the simplest few need sorting; keep every tie of the cut-off key so the choice is well defined
-        cutoff = np.partition(keys, _CANDIDATES - 1)[_CANDIDATES - 1]
-        chosen = keys <= cutoff
-        idx, keys = idx[chosen], keys[chosen]
-    out = _unique_points(probes, idx[np.lexsort((idx, keys))], r, g)
-    if len(out) < MAX_COUNTEREXAMPLES and idx.size < pool:  # many copies of the same point: sort them all
-        all_idx = np.flatnonzero(disagree)
-        out = _unique_points(probes, all_idx[np.lexsort((all_idx, probes.simplicity[all_idx]))], r, g)
-    return out
+        few = keys <= np.partition(keys, _CANDIDATES - 1)[_CANDIDATES - 1]
+        out = _unique_points(probes, idx[few][np.lexsort((idx[few], keys[few]))], r, g)
+        if len(out) == MAX_COUNTEREXAMPLES:
+            return out  # else many copies of the same point: sort them all
+    return _unique_points(probes, idx[np.lexsort((idx, keys))], r, g)
 
 
 _CANDIDATES = 64

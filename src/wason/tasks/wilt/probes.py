@@ -78,35 +78,21 @@ I64 = npt.NDArray[np.int64]
 
 @dataclass(frozen=True, eq=False)
 class ProbeSet:
-    """A built probe set. Arrays are read-only; instances are cached and shared.
+    """A built probe set (read-only arrays; instances are cached and shared), with each point's family, the
+    canonical constants and corner values it was built for, and masks of the paper's set-inclusion subset
+    (exactly ``points[:reference_end]``) and of the points a player can type."""
 
-    Attributes:
-        points: (N, 3) float64 probe triples.
-        family: (N,) int8 index into :data:`FAMILIES` of each point's family.
-        version: :data:`PROBE_VERSION` of the code that built it.
-        seed: the seed it was built from.
-        constants: the constants that got boundary probes (canonical: sorted, deduplicated).
-        corners: the values whose every triple is probed (canonical: typeable, sorted, deduplicated).
-        inputs: the points prepared for the sandbox evaluator.
-        reference: (N,) mask of the paper's set-inclusion subset (uniform floats in +-200 and the grid).
-        reference_end: that subset is exactly ``points[:reference_end]``.
-        simplicity: (N,) sort key putting simple points first: the number of non-integer coordinates,
-            then the largest magnitude (mapped monotonically into [0, 1)).
-        typeable: (N,) mask of the points a player can test in the published game (every value of at most
-            three digits); the reference's uniform floats mostly are not.
-    """
-
-    points: F
-    family: npt.NDArray[np.int8]
-    version: str
+    points: F  # (N, 3)
+    family: npt.NDArray[np.int8]  # index into FAMILIES
+    version: str  # PROBE_VERSION of the code that built it
     seed: int
-    constants: tuple[float, ...]
+    constants: tuple[float, ...]  # those that got boundary probes
     corners: tuple[float, ...]
-    inputs: Inputs
-    reference: npt.NDArray[np.bool_]
+    inputs: Inputs  # the points prepared for the sandbox evaluator
+    reference: npt.NDArray[np.bool_]  # uniform floats in +-200 and the grid
     reference_end: int
-    simplicity: F
-    typeable: npt.NDArray[np.bool_]
+    simplicity: F  # sort key, simple first: non-integer coordinates, then magnitude mapped into [0, 1)
+    typeable: npt.NDArray[np.bool_]  # every value of at most three digits (the reference's floats mostly not)
 
     @property
     def n(self) -> int:
@@ -120,22 +106,10 @@ class ProbeSet:
 
 
 def probe_set(seed: int, constants: Iterable[float] = (), corners: Iterable[float] | None = None) -> ProbeSet:
-    """Build (or fetch from cache) the probe set for a seed and a set of constants.
-
-    Args:
-        seed: non-negative integer; the same seed and constants give the same points, byte for byte.
-        constants: values to probe around (the judge passes the rule's and the guess's constants and their
-            negations). Non-finite values are ignored; at most :data:`MAX_BOUNDARY_CONSTANTS` are used.
-        corners: values whose every triple is probed (the judge passes the guess's own constants first, then
-            0 and the rule's, each with its negation); ``None`` takes ``constants``. Values a player cannot
-            type are ignored; at most :data:`MAX_CORNER_VALUES` are used.
-
-    Returns:
-        The probe set.
-
-    Raises:
-        ValueError: the seed is negative or not an integer.
-    """
+    """Build (or fetch from cache) the probe set for a non-negative integer seed (ValueError otherwise): the
+    same seed and values give the same points, byte for byte. ``constants`` are probed around (the first
+    finite ones, see :func:`canonical_constants`); every triple of ``corners`` is probed (the first typeable
+    ones, see :func:`canonical_corners`; ``None`` takes ``constants``)."""
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"probe seed must be a non-negative integer, not {seed!r}")
     values = list(constants)
@@ -149,11 +123,8 @@ def canonical_constants(constants: Iterable[float]) -> tuple[float, ...]:
 
 
 def canonical_corners(values: Iterable[float]) -> tuple[float, ...]:
-    """The corner values :func:`probe_set` uses: typeable, -0.0 as 0.0, the first :data:`MAX_CORNER_VALUES`
-    distinct, sorted.
-
-    Only typeable values are kept before the cap, since a triple holding any other is no test a player could
-    make (and would take a place from one that is)."""
+    """The corner values :func:`probe_set` uses: typeable (before the cap: a triple holding any other is no test
+    a player could make), -0.0 as 0.0, the first :data:`MAX_CORNER_VALUES` distinct, sorted."""
     return _first_distinct(values, lambda v: bool(typeable_rows(np.array([[v, v, v]]))[0]), MAX_CORNER_VALUES)
 
 
@@ -254,25 +225,18 @@ def _rng(seed: int, family: str, *extra: int) -> np.random.Generator:
 
 @lru_cache(maxsize=4)
 def _base(seed: int) -> tuple[_Part, npt.NDArray[np.int8]]:
-    builders: dict[str, Callable[[], npt.NDArray[Any]]] = {
-        "uniform200": lambda: _rng(seed, "uniform200").uniform(-200.0, 200.0, (5000, 3)),
-        "grid": lambda: _cube(np.arange(-20, 21, dtype=np.float64)),
-        "uniform3": lambda: _rng(seed, "uniform3").uniform(-3.0, 3.0, (5000, 3)),
-        "special": lambda: np.array(_SPECIAL, dtype=np.float64),
-        "int999": lambda: _rng(seed, "int999").integers(-999, 1000, (10000, 3)).astype(np.float64),
-        "typeable": lambda: _to_float(_typeable_scaled(_rng(seed, "typeable"), (10000, 3))),
-        "ties": lambda: _ties(_rng(seed, "ties")),
-        "relations": lambda: _relations(_rng(seed, "relations")),
-        "pythagorean": lambda: _pythagorean(_rng(seed, "pythagorean")),
-        "fractional": lambda: _fractional(_rng(seed, "fractional")),
+    blocks: dict[str, npt.NDArray[Any]] = {
+        "uniform200": _rng(seed, "uniform200").uniform(-200.0, 200.0, (5000, 3)),
+        "grid": _cube(np.arange(-20, 21, dtype=np.float64)),
+        "uniform3": _rng(seed, "uniform3").uniform(-3.0, 3.0, (5000, 3)),
+        "special": np.array(_SPECIAL, dtype=np.float64),
+        "int999": _rng(seed, "int999").integers(-999, 1000, (10000, 3)).astype(np.float64),
+        "typeable": _to_float(_typeable_scaled(_rng(seed, "typeable"), (10000, 3))),
+        **{name: build(_rng(seed, name)) for name, build in _BUILT.items()},
     }
-    points: list[F] = []
-    family: list[npt.NDArray[np.int8]] = []
-    for name, build in builders.items():
-        block = np.asarray(build(), dtype=np.float64).reshape(-1, 3)
-        points.append(block)
-        family.append(np.full(block.shape[0], FAMILIES.index(name), dtype=np.int8))
-    return _part(np.concatenate(points, axis=0)), np.concatenate(family)
+    points = {name: np.asarray(block, dtype=np.float64).reshape(-1, 3) for name, block in blocks.items()}
+    family = [np.full(p.shape[0], FAMILIES.index(name), dtype=np.int8) for name, p in points.items()]
+    return _part(np.concatenate(list(points.values()), axis=0)), np.concatenate(family)
 
 
 def _cube(v: F) -> F:
@@ -354,10 +318,8 @@ def _wide_pairs(rng: np.random.Generator, n: int) -> tuple[I64, I64]:
     anywhere up to +-999 and split into a typeable first part and the rest, or a first factor and a second no
     larger than the result's bound allows."""
     result = _typeable_scaled(rng, (n,))
-    big = (
-        rng.random(n) < 0.5
-    )  # half of the results are whole numbers of any size, which _typeable_scaled rarely draws
-    result = np.where(big, rng.integers(-999, 1000, n) * _SCALE, result)
+    # half of the results are whole numbers of any size, which _typeable_scaled rarely draws
+    result = np.where(rng.random(n) < 0.5, rng.integers(-999, 1000, n) * _SCALE, result)
     first = _typeable_scaled(rng, (n,))
     first = np.where(rng.random(n) < 0.5, rng.integers(-999, 1000, n) * _SCALE, first)
     split = result - first
@@ -433,6 +395,15 @@ def _fractional(rng: np.random.Generator) -> F:
     return _to_float(scaled)
 
 
+_BUILT: dict[str, Callable[[np.random.Generator], F]] = {
+    "ties": _ties,
+    "relations": _relations,
+    "pythagorean": _pythagorean,
+    "fractional": _fractional,
+}
+"""The base families built from their generator alone, in the order of :data:`FAMILIES`."""
+
+
 @lru_cache(maxsize=512)
 def _boundary(seed: int, c: float) -> _Part:
     """Probes at c + d for each offset, in each coordinate, with companions from a small seeded pool; only
@@ -448,14 +419,10 @@ def _boundary(seed: int, c: float) -> _Part:
         # the decimal nearest c + d (a float sum would miss it: 5 - 0.001 is not the double of 4.999)
         shifted = float(np.round((c + d) * _SCALE) / _SCALE) if abs(c) < 1e12 else c + d
         v = np.full(p.shape, shifted)
-        blocks.extend(
-            [
-                np.array([[shifted, shifted, shifted]]),
-                np.stack([v, p, q], axis=1),
-                np.stack([p, v, q], axis=1),
-                np.stack([p, q, v], axis=1),
-            ]
-        )
+        blocks += [
+            np.array([[shifted] * 3]),
+            *(np.stack(c, axis=1) for c in ((v, p, q), (p, v, q), (p, q, v))),
+        ]
     return _typed_part(np.concatenate(blocks, axis=0))
 
 

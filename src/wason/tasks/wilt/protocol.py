@@ -93,10 +93,8 @@ def write_action(action: WiltAction) -> str:
 
 
 def parse_reply(reply: str) -> WiltAction | Malformed:
-    """Read a model's reply as a WILT action.
-
-    Returns :class:`Malformed` with a reason when no marker or no readable payload follows the last marker.
-    """
+    """Read a model's reply as a WILT action (:class:`Malformed` with a reason when there is no marker or
+    nothing readable after the last one)."""
     markers = list(_MARKER.finditer(reply))
     if not markers:
         return Malformed("no 'Test Case:' or 'Final Guess:' marker")
@@ -128,12 +126,9 @@ class WiltProtocol:
         whole_1_100: bool = False,
         arity: int = 3,
     ) -> None:
-        """Args:
-        instruction: the system prompt (the paper's A.1.2 text by default).
-        testing: whether the player may propose tests (False in the test swap: one guess).
-        whole_1_100: tests are whole numbers from 1 to 100 (the Bayesian prompt), for the reply format.
-        arity: numbers per test (1 for the single-variable prompt: its results show the one number).
-        """
+        """``instruction``: the system prompt (the paper's A.1.2 text by default); ``testing``: whether tests may
+        be proposed (not in the test swap: one guess); ``whole_1_100``: tests are whole numbers from 1 to 100
+        (the Bayesian prompt); ``arity``: numbers per test (1 for the single-variable prompt)."""
         self._instruction = instruction if instruction is not None else load_instruction()
         self._testing = testing
         self._whole_1_100 = whole_1_100

@@ -26,20 +26,13 @@ _BYTE_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 @dataclass(frozen=True)
 class WiltRule:
-    """One hidden rule: where it comes from, its id there, its text in the guess language, and its tier.
+    """One hidden rule: where it comes from, its id there, its text in the guess language, and its tier."""
 
-    Attributes:
-        split: ``lite`` / ``full`` (published), ``generated``, or ``file``.
-        id: published id, index in a generated split, or line number in a rules file.
-        text: the rule as a lambda (or expression) in the guess language; the sandbox evaluates it.
-        tier: difficulty tier where known.
-        meta: provenance of generated rules (generator, version, seed, family).
-    """
-
-    split: str
-    id: int
-    text: str
-    tier: str | None = None
+    split: str  # ``lite`` / ``full`` (published), ``generated``, ``file`` or ``single``
+    id: int  # published id, index in a generated split, or line number in a rules file
+    text: str  # a lambda (or expression) in the guess language; the sandbox evaluates it
+    tier: str | None = None  # difficulty tier where known
+    # provenance of generated rules (generator, version, seed, family)
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -65,9 +58,9 @@ def _compiled(text: str) -> Program:
 
 
 @cache
-def _data() -> dict[str, list[dict[str, object]]]:
+def _data() -> dict[str, list[dict[str, Any]]]:
     raw = (resources.files("wason.tasks.wilt") / "data" / "rules.json").read_text(encoding="utf-8")
-    splits: dict[str, list[dict[str, object]]] = json.loads(raw)["splits"]
+    splits: dict[str, list[dict[str, Any]]] = json.loads(raw)["splits"]
     return splits
 
 
@@ -76,7 +69,7 @@ def load_split(split: str) -> list[WiltRule]:
     if split not in SPLITS:
         raise ValueError(f"unknown WILT split {split!r}; choose one of: {', '.join(SPLITS)}")
     return [
-        WiltRule(split=split, id=int(str(r["id"])), text=str(r["rule"]), tier=_opt(r.get("tier")))
+        WiltRule(split=split, id=int(r["id"]), text=str(r["rule"]), tier=r.get("tier"))
         for r in _data()[split]
     ]
 
@@ -90,16 +83,9 @@ def get_rule(split: str, rule_id: int) -> WiltRule:
 
 
 def load_rules_file(path: str | Path) -> list[WiltRule]:
-    """Rules written by a user, one per line in the guess language (``#`` starts a comment line).
-
-    The file is UTF-8 text (a byte-order mark is accepted) of at most :data:`MAX_RULES_FILE_BYTES`; no more
-    than that is ever read, so a device or a huge file fails at once instead of filling memory. Every rule is
-    checked by the sandbox.
-
-    Raises:
-        ValueError: one line naming the file (and the line, where there is one): unreadable, too large, not
-            UTF-8 text, a rule the sandbox rejects, or no rules at all.
-    """
+    """Rules written by a user, one per line in the guess language (``#`` starts a comment line), read as
+    :func:`read_lines` reads, each checked by the sandbox; ValueError (one line naming the file and the line)
+    for one the sandbox rejects or no rules at all."""
     source = Path(path)
     rules = []
     for number, text_of_rule in read_lines(source, "rules file", "one rule a line"):
@@ -120,12 +106,8 @@ _TEST_LINE = re.compile(r"\(?\s*([^,()]*),([^,()]*),([^,()]*?)\s*\)?\s*:\s*(\w+)
 
 def load_tests_file(path: str | Path) -> list[tuple[tuple[float, float, float], bool]]:
     """An episode's tests and the results it showed, one a line: ``(1, 2, 3): True`` (``#`` starts a comment
-    line), as the test-swap prompt lists them; each value must be one the game accepts.
-
-    Raises:
-        ValueError: one line naming the file and the line: unreadable, too large, not UTF-8 text, a line that is
-            not a test and its result, a value the game refuses, or more than :data:`MAX_TESTS_IN_FILE` tests.
-    """
+    line), as the test-swap prompt lists them; ValueError (one line naming the file and the line) for a line
+    that is not one, a value the game refuses, or more than :data:`MAX_TESTS_IN_FILE` tests."""
     from wason.tasks.wilt.values import InvalidValue, parse_value
 
     source = Path(path)
@@ -146,14 +128,10 @@ def load_tests_file(path: str | Path) -> list[tuple[tuple[float, float, float], 
 
 
 def read_lines(source: Path, what: str, hint: str) -> list[tuple[int, str]]:
-    """The non-blank, non-comment lines of a small UTF-8 text file, stripped, with their line numbers.
-
-    At most :data:`MAX_RULES_FILE_BYTES` are read. ``what`` names the file in messages (``rules file``) and
-    ``hint`` says what it holds.
-
-    Raises:
-        ValueError: one line naming the file (and the line, where there is one).
-    """
+    """The non-blank, non-comment lines of a small UTF-8 text file (a byte-order mark is accepted), stripped,
+    with their line numbers; ValueError, one line naming the file (and the line, where there is one), when it
+    is unreadable, too large, or not UTF-8 text. No more than :data:`MAX_RULES_FILE_BYTES` is ever read, so a
+    device or a huge file fails at once. ``what`` names the file in messages and ``hint`` says what it holds."""
     try:
         with source.open("rb") as handle:
             data = handle.read(MAX_RULES_FILE_BYTES + 1)
@@ -199,7 +177,3 @@ def rule_from_item(item: Mapping[str, Any]) -> WiltRule:
 def rule_item(rule: WiltRule) -> tuple[str, dict[str, Any]]:
     """The ``(key, item)`` a run stores for an episode on ``rule``."""
     return rule.key, {"split": rule.split, "id": rule.id, "rule": rule.text, "tier": rule.tier, **rule.meta}
-
-
-def _opt(value: object) -> str | None:
-    return None if value is None else str(value)

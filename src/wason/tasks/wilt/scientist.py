@@ -233,16 +233,12 @@ class Scientist:
         left = self.max_tests - self.tests_used
         # (the guess is read only where a band's extra test could begin)
         spell = left <= SPELL_TESTS or (left <= SPELL_TESTS + SPELL_BAND and left <= self._spelling_tests())
-        if spell and self._spelling_due():
-            spelled = self._spelling_test()
-            if spelled is not None:
-                self.last_information = 0.0
-                return spelled
-        if self._hunting():
-            hunted = self._hunting_test()
-            if hunted is not None:
-                self.last_information = 0.0
-                return hunted
+        chosen = self._spelling_test() if spell and self._spelling_due() else None
+        if chosen is None and self._hunting():
+            chosen = self._hunting_test()
+        if chosen is not None:
+            self.last_information = 0.0
+            return chosen
         if not self.falsifying:
             # the listed space holds the rule while some hypothesis agrees with everything seen
             index = self.ideal.choose() if self.ideal.consistent and not self._hand_over() else None
@@ -254,8 +250,6 @@ class Scientist:
         if self.falsifying and self.tests_used % PROBE_EVERY == PROBE_EVERY - 1 and self._sure():
             # a falsification probe whatever the alternatives say: beside the guess's boundaries or far from
             # everything tested (other magnitudes, signs, decimals), for rules no alternative anticipates
-            if self._stale:
-                self._widen()
             self.last_information = 0.0
             probe = self._far_test()
             if probe is not None:
@@ -282,9 +276,7 @@ class Scientist:
         """Whether the last tests go to the guess's spellings: once a positive is known, unless the rarer answer
         came only once and the guess holds less than half the surviving weight (then many equalities pass
         through that one point, and telling them apart comes first)."""
-        if not any(r for _, r in self.history):
-            return False
-        return self._rarer() >= SPELL_SURE_FROM or self._sure()
+        return any(r for _, r in self.history) and (self._rarer() >= SPELL_SURE_FROM or self._sure())
 
     def _sure(self) -> bool:
         """Whether the guess holds at least half the surviving weight (so probing it is what is left to do)."""
@@ -430,19 +422,13 @@ class Scientist:
         points = np.concatenate(
             [on_the_lines(base, seed=self.tests_used), typeable_points(beside(self._points()))]
         )
-        if points.shape[0] == 0:
-            return None
         seen = {p for p, _ in self.history}
         points = points[[tuple(p) not in seen for p in points.tolist()]]
         if points.shape[0] == 0:
             return None
         weights = np.array([w for _, _, w in alive])
-        p = (
-            weights
-            @ np.array([prog.evaluate(points) for _, prog, _ in alive], dtype=np.float64)
-            / weights.sum()
-        )
-        h = binary_entropy(p)
+        truth = np.array([prog.evaluate(points) for _, prog, _ in alive], dtype=np.float64)
+        h = binary_entropy(weights @ truth / weights.sum())
         best = int(np.argmax(h))
         if h[best] <= 1e-9:
             return None
@@ -560,15 +546,12 @@ class Scientist:
         built = [k for k, a in enumerate(self._alts) if a.formula is not None]
         if listed:
             rows = np.array([self._alts[k].listed for k in listed], dtype=np.intp)
-            if on_candidates:
-                out[listed] = self.ideal._table.rows(rows)
-            else:
-                out[listed] = self.space.evaluate_rows(rows, points)
-        if built:
-            formulas = [self._alts[k].formula for k in built]
-            out[built] = formula_truth(
-                self.built(), [f for f in formulas if f is not None], points, keep=on_candidates
+            out[listed] = (
+                self.ideal._table.rows(rows) if on_candidates else self.space.evaluate_rows(rows, points)
             )
+        if built:
+            formulas = [a.formula for a in self._alts if a.formula is not None]
+            out[built] = formula_truth(self.built(), formulas, points, keep=on_candidates)
         return out
 
     def _design(self) -> F:
@@ -580,11 +563,7 @@ class Scientist:
         n = grid.shape[0]
         base_array = np.array(bases, dtype=np.float64)
         # the lines through each base point along each variable
-        lines = [
-            np.insert(np.tile(ab, (n, 1)), position, grid, axis=1)
-            for ab in base_array
-            for position in range(3)
-        ]
+        lines = [np.insert(np.tile(ab, (n, 1)), at, grid, axis=1) for ab in base_array for at in range(3)]
         line_points = np.concatenate(lines, axis=0)
         made: list[F] = []
         for k in order.tolist():
@@ -607,14 +586,9 @@ class Scientist:
                 made.append(edges)
                 self._edges[k] = typeable_points(edges)
         atoms = self.built().atoms
-        with_equality: list[Formula] = []
-        for k in np.argsort(-self._weights, kind="stable").tolist():
-            formula = self._alts[k].formula
-            if formula is not None and any(atoms[a].op == "==" for a in formula.atoms):
-                with_equality.append(formula)
-                if len(with_equality) >= SOLVED_FOR:
-                    break
-        made.extend(self._solve(with_equality, base_array))
+        heaviest = [self._alts[k].formula for k in np.argsort(-self._weights, kind="stable").tolist()]
+        with_equality = [f for f in heaviest if f is not None and any(atoms[a].op == "==" for a in f.atoms)]
+        made.extend(self._solve(with_equality[:SOLVED_FOR], base_array))
         pts = typeable_points(np.concatenate(made, axis=0)) if made else np.zeros((0, 3))
         return unique_points(pts)
 

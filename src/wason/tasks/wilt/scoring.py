@@ -14,12 +14,9 @@ from wason.tasks.wilt.reduction import CURVE_POINTS, curve_at
 class WiltSummary(BaseModel):
     """Table 1 of the WILT paper for one run: Accuracy (k/N), Approx. Correct (k/N), Avg. Guesses, Repeats.
 
-    ``avg_guesses`` is the mean number of attempts used before the final guess (tests, invalid tests and
-    unreadable replies: each costs one of the 30), over episodes that finished. ``n`` counts every episode of the
-    run that was played (every trial of every rule), errored ones included, so an errored episode lowers accuracy
-    rather than vanishing; episodes not played yet (``pending``) are in no rate. ``format_errors`` are replies
-    that could not be read; ``truncated`` are replies cut off at the token limit (they cost an attempt like a
-    format error, and are counted apart from them).
+    ``avg_guesses``: the mean attempts used before the final guess (each test, invalid test and unreadable or
+    truncated reply costs one of the 30) over finished episodes. ``n`` counts every episode played, errored ones
+    included, so an errored episode lowers accuracy rather than vanishing; those not played yet are in no rate.
     """
 
     n: int
@@ -54,23 +51,20 @@ class WiltSummary(BaseModel):
 
 
 def summarize(episodes: Sequence[tuple[str, dict[str, Any] | None]]) -> WiltSummary:
-    """Summarise ``(status, metrics)`` pairs of a run's episodes.
-
-    The reduction curve is the mean over finished episodes of the fraction of the hypothesis space eliminated
-    after tests 1, 5, 10, 20 and 30 (an episode that stopped earlier keeps its last value); the uninformative
-    share is the share of all valid tests that eliminated no new hypothesis.
-    """
+    """Summarise ``(status, metrics)`` pairs of a run's episodes. The reduction curve is the mean over finished
+    episodes of the share of the hypothesis space eliminated after tests 1, 5, 10, 20 and 30 (an episode that
+    stopped earlier keeps its last value); the uninformative share: of valid tests, those eliminating nothing."""
     done = [m for status, m in episodes if status == "completed" and m is not None]
     verdicts = [m.get("verdict") for m in done]
     curves = [m["reduction"] for m in done if "reduction" in m]
     n_tests = sum(len(c) for c in curves)
+    reduction = (
+        {k: sum(curve_at(c, k) for c in curves) / len(curves) for k in CURVE_POINTS} if curves else None
+    )
+    uninformative = sum(m.get("uninformative_tests", 0) for m in done) / n_tests if n_tests else None
     return WiltSummary(
-        reduction={k: sum(curve_at(c, k) for c in curves) / len(curves) for k in CURVE_POINTS}
-        if curves
-        else None,
-        uninformative_share=(sum(m.get("uninformative_tests", 0) for m in done) / n_tests)
-        if n_tests
-        else None,
+        reduction=reduction,
+        uninformative_share=uninformative,
         hypothesis_space=next((m.get("hypothesis_space") for m in done if m.get("hypothesis_space")), None),
         # episodes not played yet are in no rate (a run under way does not show them as wrong); errored ones are
         n=sum(status in ("completed", "errored") for status, _ in episodes),

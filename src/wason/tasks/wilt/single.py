@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from wason.sandbox import GuessRejected, Program, compile_rule
 from wason.sandbox.pyast import parse
-from wason.tasks.wilt.judge import APPROX_JACCARD_THRESHOLD, Verdict, _jaccard, _set_inclusion
+from wason.tasks.wilt.judge import Verdict, _set_inclusion, scored
 from wason.tasks.wilt.listed_space import _CMP
 
 DOMAIN = (1, 100)
@@ -31,6 +31,7 @@ MAX_TESTS = 5
 """Tests before the guess, as the prompt states."""
 JUDGE_VERSION = "single-1..100-v1"
 _FILLERS = ("y_unused", "z_unused")
+_xs = np.arange(DOMAIN[0], DOMAIN[1] + 1, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -54,11 +55,8 @@ SINGLE_RULES: tuple[SingleRule, ...] = load_single_rules()
 
 
 def lift(text: str) -> str:
-    """A one-argument guess ``lambda x: BODY`` as the three-argument lambda the guess language reads.
-
-    Raises:
-        GuessRejected: not a lambda of exactly one plain parameter.
-    """
+    """A one-argument guess ``lambda x: BODY`` as the three-argument lambda the guess language reads
+    (GuessRejected: not a lambda of exactly one plain parameter)."""
     try:
         tree = parse(text.strip(), mode="eval")
     except SyntaxError as exc:
@@ -82,19 +80,13 @@ def lift(text: str) -> str:
 
 
 def compile_single(text: str) -> Program:
-    """A one-argument rule or guess, compiled (lifted to three arguments).
-
-    Raises:
-        GuessRejected: not a one-argument lambda in the guess language.
-    """
+    """A one-argument rule or guess, compiled (lifted to three arguments; GuessRejected if it cannot be)."""
     return compile_rule(lift(text))
 
 
 def domain_points() -> npt.NDArray[np.float64]:
     """Every whole number of the domain as a point ``(x, 0, 0)``."""
-    low, high = DOMAIN
-    xs = np.arange(low, high + 1, dtype=np.float64)
-    return np.stack([xs, np.zeros_like(xs), np.zeros_like(xs)], axis=1)
+    return np.stack([_xs, np.zeros_like(_xs), np.zeros_like(_xs)], axis=1)
 
 
 def judge_single(rule: Program, guess: str) -> Verdict:
@@ -104,33 +96,22 @@ def judge_single(rule: Program, guess: str) -> Verdict:
     except GuessRejected as exc:
         return Verdict.rejected(rule.source, guess, exc.reason, probe_seed=0, probe_version=JUDGE_VERSION)
     points = domain_points()
-    r = rule.evaluate(points)
-    g = program.evaluate(points)
-    n = len(points)
-    n_disagree = int(np.count_nonzero(r != g))
-    jaccard = _jaccard(r, g)
-    return Verdict(
-        rule=rule.source,
-        guess=guess,
-        accepted=True,
-        rejection=None,
-        equivalent=n_disagree == 0,
-        agreement=1.0 - n_disagree / n,
-        n_probes=n,
-        n_disagree=n_disagree,
-        jaccard=jaccard,
+    r, g = rule.evaluate(points), program.evaluate(points)
+    wrong = np.flatnonzero(r != g)
+    return scored(
+        rule.source,
+        guess,
+        r,
+        g,
+        equivalent=wrong.size == 0,
         set_inclusion=_set_inclusion(r, g),
-        approximately_correct=n_disagree > 0 and jaccard is not None and jaccard >= APPROX_JACCARD_THRESHOLD,
-        counterexamples=[
-            ((float(points[i, 0]), 0.0, 0.0), bool(r[i]), bool(g[i])) for i in np.flatnonzero(r != g)[:5]
-        ],
+        counterexamples=[((float(points[i, 0]), 0.0, 0.0), bool(r[i]), bool(g[i])) for i in wrong[:5]],
         probe_seed=0,
         probe_version=JUDGE_VERSION,
     )
 
 
 # -- the solver ------------------------------------------------------------------------------------------------
-_xs = np.arange(DOMAIN[0], DOMAIN[1] + 1, dtype=np.float64)
 
 
 def _number_cost(c: int) -> float:
@@ -162,12 +143,10 @@ def _hypotheses() -> tuple[list[str], npt.NDArray[np.bool_], npt.NDArray[np.floa
     """The one-variable hypothesis space: texts, truth tables on 1..100 and prior weights.
 
     A grammar of the paper's kinds at full resolution: comparisons (and equality) with every constant, residues
-    (m from 2 to 12), every range and its complement, a comparison and a residue together, two residues either way,
-    and named sets
-    (squares, primes, cubes, powers of two, triangular and Fibonacci numbers, equal digits). Each text's prior is
-    exp(-description length), a constant costing less when small or round; texts with one truth table on the
-    domain are one hypothesis whose prior is their sum, written as its shortest text.
-    """
+    (m from 2 to 12), every range and its complement, a comparison and a residue together, two residues either
+    way, and named sets (:func:`_known_sets`). Each text's prior is exp(-description length), a constant costing
+    less when small or round; texts with one truth table on the domain are one hypothesis whose prior is their
+    sum, written as its shortest text."""
     found: dict[bytes, list[Any]] = {}
 
     def add(text: str, truth: npt.NDArray[np.bool_], cost: float) -> None:

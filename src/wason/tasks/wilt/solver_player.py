@@ -58,9 +58,7 @@ class WiltSolverPlayer:
             "consistent": self.solver.ideal.consistent,
             "falsifying": self.solver.falsifying,
         }
-        test = None
-        if not (observation.must_guess or observation.remaining <= 0):
-            test = self.solver.next_test()
+        test = None if observation.must_guess or observation.remaining <= 0 else self.solver.next_test()
         if test is None:
             guess = self.solver.guess()
             meta["certainty"] = self.solver.certainty()
@@ -81,6 +79,5 @@ class SingleSolverPlayer:
         if observation.kind == "result" and observation.values is not None and observation.result is not None:
             self.solver.observe(int(observation.values[0]), bool(observation.result))
         test = None if observation.must_guess or observation.remaining <= 0 else self.solver.next_test()
-        if test is None:
-            return Move(FinalGuess(self.solver.guess()), meta={"alive": int(self.solver.alive.sum())})
-        return Move(ProposeTest((str(test),)), meta={"alive": int(self.solver.alive.sum())})
+        action = FinalGuess(self.solver.guess()) if test is None else ProposeTest((str(test),))
+        return Move(action, meta={"alive": int(self.solver.alive.sum())})

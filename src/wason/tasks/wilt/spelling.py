@@ -13,14 +13,8 @@ A threshold is the same: on whole numbers ``z > 6``, ``z >= 7`` and ``z > 6.5`` 
 them apart, and the judge's probes have decimals. Thresholds fitted to the observations fall between the values
 tested (``x * z > 21.5``); the rule's author wrote a whole number.
 
-:func:`spellings` lists the usual ways of writing each linear equality of a guess (a variable against the rest,
-the two sides with positive terms, all terms on the left) and each threshold against a constant (``<`` and
-``<=``, or ``>`` and ``>=``, at the whole numbers around its constant), and every combination of them over the
-guess's equalities and thresholds, the guess's own first; a linear comparison of terms of both signs is also
-written with its terms moved across (``x - y > 3`` as ``x > y + 3``; a sum, ``x + y > 10``, is written as it is).
-:func:`on_the_lines` makes typeable decimal points that satisfy all of the guess's equalities over the reals, and
-points on the boundaries of its linear comparisons; :func:`beside` makes points a step from the tested ones, where
-the spellings can disagree.
+:func:`spellings` writes a guess every usual way over its linear equalities, comparisons and thresholds;
+:func:`on_the_lines` and :func:`beside` make the decimal points where those ways can disagree.
 """
 
 from __future__ import annotations
@@ -45,10 +39,12 @@ MAX_SPELLINGS = 64
 
 
 @dataclass(frozen=True)
-class Equality:
-    """A linear equality ``sum(coefficients[v] * v) == constant`` found at ``start:end`` of the guess's text."""
+class Linear:
+    """A linear comparison ``sum(coefficients[v] * v) op constant`` of two or more variables with integer
+    coefficients, found at ``start:end`` of the guess's text (``x - y == 3``, ``y < z - 5``)."""
 
     coefficients: tuple[int, int, int]
+    op: str  # "==", "<", "<=", ">" or ">="
     constant: Fraction
     start: int
     end: int
@@ -102,18 +98,31 @@ def _comparisons(text: str) -> list[ast.Compare]:
     return found
 
 
-def equalities(text: str) -> list[Equality]:
+def equalities(text: str) -> list[Linear]:
     """The linear equalities of two or more variables with integer coefficients in a lambda's text (a chained
     comparison is left alone)."""
-    found: list[Equality] = []
+    return _linears(text, ("==",))
+
+
+def inequalities(text: str) -> list[Linear]:
+    """The linear comparisons of two or more variables with integer coefficients and variables on both sides in a
+    lambda's text (one against a constant is a threshold, see :func:`thresholds`; a chained comparison is left
+    alone), in the order of the text."""
+    return _linears(text, ("<", "<=", ">", ">="))
+
+
+def _linears(text: str, ops: tuple[str, ...]) -> list[Linear]:
+    found: list[Linear] = []
     for node in _comparisons(text):
-        if not isinstance(node.ops[0], ast.Eq):
+        op = _OPS.get(type(node.ops[0]))
+        if op not in ops or node.end_col_offset is None:
+            continue
+        if op != "==" and (_constant(node.left) is not None or _constant(node.comparators[0]) is not None):
             continue
         form = _integer_comparison(node)
-        if form is None or node.end_col_offset is None:
-            continue
-        found.append(Equality(form[0], form[1], node.col_offset, node.end_col_offset))
-    found.sort(key=lambda e: e.start)
+        if form is not None:
+            found.append(Linear(form[0], op, form[1], node.col_offset, node.end_col_offset))
+    found.sort(key=lambda q: q.start)
     return found
 
 
@@ -135,37 +144,6 @@ def _whole(coefficients: list[Fraction], k: Fraction) -> tuple[tuple[int, int, i
 
 
 @dataclass(frozen=True)
-class Inequality:
-    """A linear comparison ``sum(coefficients[v] * v) op constant`` of two or more variables with integer
-    coefficients, found at ``start:end`` of the guess's text (``x + y > z + 10``, ``y < z - 5``)."""
-
-    coefficients: tuple[int, int, int]
-    op: str  # "<", "<=", ">" or ">="
-    constant: Fraction
-    start: int
-    end: int
-
-
-def inequalities(text: str) -> list[Inequality]:
-    """The linear comparisons of two or more variables with integer coefficients and variables on both sides in a
-    lambda's text (one against a constant is a threshold, see :func:`thresholds`; a chained comparison is left
-    alone), in the order of the text."""
-    found: list[Inequality] = []
-    for node in _comparisons(text):
-        if type(node.ops[0]) not in _ORDER or node.end_col_offset is None:
-            continue
-        if _constant(node.left) is not None or _constant(node.comparators[0]) is not None:
-            continue
-        form = _integer_comparison(node)
-        if form is not None:
-            found.append(
-                Inequality(form[0], _ORDER[type(node.ops[0])], form[1], node.col_offset, node.end_col_offset)
-            )
-    found.sort(key=lambda q: q.start)
-    return found
-
-
-@dataclass(frozen=True)
 class Threshold:
     """A comparison ``side op constant`` (written either way round) at ``start:end`` of the guess's text."""
 
@@ -178,6 +156,7 @@ class Threshold:
 
 _ORDER = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_OPS = {ast.Eq: "==", **_ORDER}
 
 
 def _constant(node: ast.expr) -> float | None:
@@ -196,9 +175,9 @@ def thresholds(text: str) -> list[Threshold]:
     alone), in the order of the text."""
     found: list[Threshold] = []
     for node in _comparisons(text):
-        if type(node.ops[0]) not in _ORDER or node.end_col_offset is None:
+        op = _ORDER.get(type(node.ops[0]))
+        if op is None or node.end_col_offset is None:
             continue
-        op = _ORDER[type(node.ops[0])]
         left, right = node.left, node.comparators[0]
         c, side = _constant(right), left
         if c is None:
@@ -235,17 +214,17 @@ def _cut(op: str, c: float) -> int:
     return math.floor(c) + 1 if op == ">" else math.ceil(c)
 
 
-def _threshold_ways(t: Threshold, own: str, reach: int = 1) -> list[tuple[str, float]]:
-    """Ways of writing a threshold with their weights, its own first: the same direction, strict or not, at its
-    constant and at the whole numbers from the one below it less ``reach`` to the one above it plus ``reach``;
-    those that say what the guess says at every whole number weigh most (``z > 6`` for ``z >= 7``)."""
+def _threshold_ways(t: Threshold, text: str, reach: int = 1) -> list[tuple[str, float]]:
+    """Ways of writing a threshold of ``text`` with their weights, its own first: the same direction, strict or
+    not, at its constant and at the whole numbers from the one below it less ``reach`` to the one above it plus
+    ``reach``; those that say what the guess says at every whole number weigh most (``z > 6`` for ``z >= 7``)."""
     ops = ("<", "<=") if t.op in ("<", "<=") else (">", ">=")
     low, high = math.floor(t.constant), math.ceil(t.constant)
     constants = [t.constant] + [float(k) for k in range(low - reach, high + reach + 1)]
     side = t.side if _simple(t.side) else f"({t.side})"
     cut = _cut(t.op, t.constant)
     linear = _integer_form(t.side)
-    ways = {own: 1.0}
+    ways = {text[t.start : t.end]: 1.0}
     for k in dict.fromkeys(constants):
         for op in ops:
             weight = 1.0 if _cut(op, k) == cut else OTHER_CUT
@@ -365,12 +344,7 @@ def weighted_spellings(text: str) -> list[tuple[str, float]]:
     # a band's ends (two thresholds on one side) reach farther: its tests were spent on both ends, and an end
     # is often still wide open (``y <= 36`` guessed after yes at 36 and no at 41, for ``y <= 40``)
     places: list[tuple[int, int, list[tuple[str, float]]]] = [
-        (
-            t.start,
-            t.end,
-            _threshold_ways(t, text[t.start : t.end], BAND_REACH if t.side in bands else 1),
-        )
-        for t in found
+        (t.start, t.end, _threshold_ways(t, text, BAND_REACH if t.side in bands else 1)) for t in found
     ]
     places += [
         (e.start, e.end, [(w, 1.0) for w in _linear_ways(e.coefficients, "==", e.constant)])
@@ -455,19 +429,11 @@ def beside(tested: npt.ArrayLike) -> F:
     """Typeable points one coordinate of a tested point away (by :data:`BESIDE_STEPS`, or a whole step of one or
     two in two coordinates): where a threshold between the tested values can be crossed at a decimal."""
     done = np.asarray(tested, dtype=np.float64).reshape(-1, 3)
-    parts: list[F] = []
-    steps = np.array(BESIDE_STEPS)
-    for axis in range(3):
-        moved = np.repeat(done, steps.shape[0], axis=0)
-        moved[:, axis] += np.tile(steps, done.shape[0])
-        parts.append(moved)
+    steps = np.zeros((len(BESIDE_STEPS), 2))
+    offsets = [np.insert(steps, axis, BESIDE_STEPS, axis=1) for axis in range(3)]
     whole = np.array([(a, b) for a in (-2, -1, 1, 2) for b in (-2, -1, 1, 2)], dtype=np.float64)
-    for i, j in ((0, 1), (0, 2), (1, 2)):
-        moved = np.repeat(done, whole.shape[0], axis=0)
-        moved[:, i] += np.tile(whole[:, 0], done.shape[0])
-        moved[:, j] += np.tile(whole[:, 1], done.shape[0])
-        parts.append(moved)
-    points = np.round(np.concatenate(parts, axis=0), 1) if parts else np.zeros((0, 3))
+    offsets += [np.insert(whole, axis, 0.0, axis=1) for axis in (2, 1, 0)]  # (x, y), (x, z) and (y, z) moved
+    points = np.round((done[:, None, :] + np.concatenate(offsets)[None]).reshape(-1, 3), 1)
     points = points[(np.abs(points) < 1000).all(axis=1)]
     points[points == 0] = 0.0  # no negative zero
     return np.ascontiguousarray(np.unique(points, axis=0))
