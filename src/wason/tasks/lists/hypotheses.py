@@ -45,23 +45,14 @@ IntPredicate = Callable[[int], bool]
 
 @dataclass(frozen=True)
 class Hypothesis:
-    """One candidate list rule.
+    """One candidate list rule."""
 
-    Attributes:
-        key: stable id, e.g. ``all:even``, ``seq:add:3``, ``len:eq:3``, ``and(all:pos,seq:inc)``.
-        family: ``element``, ``sequential``, ``aggregate``, ``length`` or ``combination``.
-        text: the rule as a plain-English statement.
-        source: the same rule as ``lambda xs: ...`` in the sandbox's restricted Python subset.
-        predicate: the same rule as fast plain Python over a sequence of ints.
-        complexity: description length; the solver's prior weight is ``2 ** -complexity``.
-    """
-
-    key: str
-    family: str
-    text: str
-    source: str
-    predicate: Predicate
-    complexity: int
+    key: str  # stable id, e.g. ``all:even``, ``seq:add:3``, ``len:eq:3``, ``and(all:pos,seq:inc)``
+    family: str  # ``element``, ``sequential``, ``aggregate``, ``length`` or ``combination``
+    text: str  # the rule as a plain-English statement
+    source: str  # the same rule as ``lambda xs: ...`` in the sandbox's restricted Python subset
+    predicate: Predicate  # the same rule as fast plain Python over a sequence of ints
+    complexity: int  # description length; the solver's prior weight is ``2 ** -complexity``
 
     @property
     def expr(self) -> str:
@@ -898,10 +889,7 @@ def _sequential_positives(rng: random.Random) -> list[tuple[int, ...]]:
     """Positive instances of every parametrised sequential rule, with random starts."""
     out: list[tuple[int, ...]] = []
     # Every step of the grammar at every length 2-8 (so "plus 1" is told apart from "plus 1 and at most 4 items").
-    for step in range(-12, 13):
-        for n in range(2, 9):
-            start = rng.randint(-10, 30)
-            out.append(tuple(start + i * step for i in range(n)))
+    out += [_affine_run(rng.randint(-10, 30), 1, step, n) for step in range(-12, 13) for n in range(2, 9)]
     for k in (-3, -2, -1, 2, 3, 4, 5, 10):
         for c in range(-5, 6):
             for n in (3, 4, 5, 6) if c in (-3, 0, 1, 3) else (3, 5):
@@ -917,8 +905,7 @@ def _sequential_positives(rng: random.Random) -> list[tuple[int, ...]]:
     for _ in range(15):
         a, b = rng.randint(-5, 10), rng.randint(-5, 10)
         out.append(_recurrence([a, b], lambda xs: xs[-1] + xs[-2], rng.randint(3, 7)))
-        a = rng.randint(-5, 10)
-        out.append(_recurrence([a], lambda xs: sum(xs), rng.randint(2, 6)))
+        out.append(_recurrence([rng.randint(-5, 10)], sum, rng.randint(2, 6)))
     for _ in range(40):
         x, up, xs = rng.randint(-10, 30), rng.random() < 0.5, []
         for _ in range(rng.randint(3, 7)):
@@ -999,17 +986,14 @@ def _property_members(rng: random.Random) -> list[tuple[int, ...]]:
         # Runs with a constant step inside the property (even numbers going up by 2, ...).
         for _ in range(3):
             step = spacing.get(name, 1) * rng.choice((1, 2, -1, -2))
-            start, n = rng.choice(pool), rng.randint(3, 6)
-            out.append(tuple(start + i * step for i in range(n)))
+            out.append(_affine_run(rng.choice(pool), 1, step, rng.randint(3, 6)))
     return out
 
 
 def _aggregate_positives(rng: random.Random, one_range: Proposal) -> list[tuple[int, ...]]:
     """Aggregate positives and near misses, then random lists of every length 0-9."""
     out: list[tuple[int, ...]] = []
-    for _ in range(20):
-        v, n = rng.randint(-10, 30), rng.randint(2, 6)
-        out.append((v,) * n)
+    out += [(rng.randint(-10, 30),) * rng.randint(2, 6) for _ in range(20)]
     for _ in range(30):
         pool = [rng.randint(-5, 20) for _ in range(rng.randint(1, 3))]
         out.append(tuple(rng.choice(pool) for _ in range(rng.randint(3, 7))))
@@ -1047,14 +1031,9 @@ def _aggregate_positives(rng: random.Random, one_range: Proposal) -> list[tuple[
         xs = [rng.randint(-5, 20) for _ in range(rng.randint(2, 4))]
         xs.insert(rng.randint(0, len(xs)), sum(xs))
         out.append(tuple(xs))
-    for n in range(1, 8):
-        out.append((n, *(rng.randint(-5, 20) for _ in range(n - 1))))
-    for _ in range(15):
-        out.append(tuple(i * rng.randint(-3, 6) for i in range(1, rng.randint(3, 7))))
-    for n in range(10):
-        for _ in range(3):
-            out.append(tuple(one_range(rng, n)) if n else ())
-    return out
+    out += [(n, *(rng.randint(-5, 20) for _ in range(n - 1))) for n in range(1, 8)]
+    out += [tuple(i * rng.randint(-3, 6) for i in range(1, rng.randint(3, 7))) for _ in range(15)]
+    return out + [tuple(one_range(rng, n)) if n else () for n in range(10) for _ in range(3)]
 
 
 # ---------------------------------------------------------------------------------------------- the space

@@ -303,14 +303,12 @@ def _contains(container: Any, item: Any, fr: Frame) -> bool:
         if isinstance(item, float | complex) and item == item.real and float(item.real).is_integer():
             return int(item.real) in container
         return False
-    found = False
     per_item = 1 + _charge_deep(item, fr)
     for v in iter(container):  # an iterator (zip, map, generator...): walked here, charged per element
         _charge(fr, per_item)
         if v is item or v == item:
-            found = True
-            break
-    return found
+            return True
+    return False
 
 
 _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any, Frame], bool]] = {
@@ -388,8 +386,7 @@ def _plain(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _f_sum(fr: Frame, iterable: Any, start: Any = 0) -> Any:
     if not isinstance(start, int | float | complex):
         raise ListEvalError("sum() here adds numbers only; its start value must be a number")
-    items = _collect(fr, iterable)
-    return _num_ok(sum(items, start), fr)
+    return _num_ok(sum(_collect(fr, iterable), start), fr)
 
 
 def _min_max(pick: Callable[..., Any], fr: Frame, args: tuple[Any, ...], key: Any, default: Any) -> Any:
@@ -1087,12 +1084,9 @@ class _Compiler:
             else:
                 expected = f"{spec.min_args} to {spec.max_args}"
             raise ListGuessError(f"{name}() takes {expected} positional arguments here, not {n}")
-        args: list[Eval] = []
-        for i, a in enumerate(node.args):
-            if i == 0 and spec.takes_function:
-                args.append(self._function_value(a, scope, allow_none=name == "filter"))
-            else:
-                args.append(self.expr(a, scope))
+        fn_args = node.args[:1] if spec.takes_function else []
+        args = [self._function_value(a, scope, allow_none=name == "filter") for a in fn_args]
+        args += [self.expr(a, scope) for a in node.args[len(fn_args) :]]
         kwargs: dict[str, Eval] = {}
         for kw in node.keywords:
             if kw.arg is None:
