@@ -389,26 +389,22 @@ def _f_sum(fr: Frame, iterable: Any, start: Any = 0) -> Any:
     return _num_ok(sum(_collect(fr, iterable), start), fr)
 
 
-def _min_max(pick: Callable[..., Any], fr: Frame, args: tuple[Any, ...], key: Any, default: Any) -> Any:
-    if len(args) == 1:
-        items = _collect(fr, args[0])
-    else:
-        if default is not _MISSING:
-            raise ListEvalError("TypeError: cannot give a default to min() or max() with several arguments")
-        items = args
-    _charge_deep(items, fr)
-    kwargs: dict[str, Any] = {}
-    if key is not None:
-        _charge(fr, _CALL_COST * len(items))  # one call of the key function per item
-        kwargs["key"] = key
-    if default is not _MISSING:
-        kwargs["default"] = default
-    return pick(items, **kwargs)
-
-
 def _extreme(pick: Callable[..., Any]) -> Callable[..., Any]:
+    """min() or max(), charged for comparing the items (and for calling ``key`` on each)."""
+
     def extreme(fr: Frame, *args: Any, key: Any = None, default: Any = _MISSING) -> Any:
-        return _min_max(pick, fr, args, key, default)
+        if len(args) == 1:
+            items = _collect(fr, args[0])
+        elif default is not _MISSING:
+            raise ListEvalError("TypeError: cannot give a default to min() or max() with several arguments")
+        else:
+            items = args
+        _charge_deep(items, fr)
+        kwargs: dict[str, Any] = {} if default is _MISSING else {"default": default}
+        if key is not None:
+            _charge(fr, _CALL_COST * len(items))  # one call of the key function per item
+            kwargs["key"] = key
+        return pick(items, **kwargs)
 
     return extreme
 
