@@ -832,10 +832,6 @@ def _combination_parts(prims: dict[str, Hypothesis]) -> list[tuple[str, Hypothes
 # ---------------------------------------------------------------------------------------------- the probe
 
 
-def _unique(lists: Sequence[tuple[int, ...]]) -> tuple[tuple[int, ...], ...]:
-    return tuple(dict.fromkeys(lists))
-
-
 def _affine_run(x0: int, k: int, c: int, n: int) -> tuple[int, ...]:
     xs = [x0]
     while len(xs) < n:
@@ -868,7 +864,7 @@ def extension_probe() -> tuple[tuple[int, ...], ...]:
     out += _sequential_positives(rng)
     out += _property_members(rng)
     out += _aggregate_positives(rng, one_range)
-    return _unique(out)
+    return tuple(dict.fromkeys(out))  # duplicates dropped, first occurrence kept
 
 
 def _number_lists(rng: random.Random, one_range: Proposal) -> list[tuple[int, ...]]:
@@ -1061,14 +1057,9 @@ def _extension(predicate: Predicate, probe: Sequence[tuple[int, ...]]) -> int:
 @cache
 def _extensions() -> tuple[tuple[Hypothesis, ...], dict[str, int]]:
     """The grammar and every hypothesis's extension on the probe (combinations from their parts' bits)."""
-    probe = extension_probe()
-    hyps = grammar()
-    ext: dict[str, int] = {}
-    by_key = {h.key: h for h in hyps}
-    for h in hyps:
-        if h.family != "combination":
-            ext[h.key] = _extension(h.predicate, probe)
-    for op, a, b in _combination_parts(by_key):
+    probe, hyps = extension_probe(), grammar()
+    ext = {h.key: _extension(h.predicate, probe) for h in hyps if h.family != "combination"}
+    for op, a, b in _combination_parts({h.key: h for h in hyps}):
         ext[f"{op}({a.key},{b.key})"] = ext[a.key] & ext[b.key] if op == "and" else ext[a.key] | ext[b.key]
     return hyps, ext
 
@@ -1093,14 +1084,12 @@ def build_space() -> tuple[Hypothesis, ...]:
     """
     hyps, ext = _extensions()
     full = int.from_bytes(b"\x01" * len(extension_probe()), "big")
-    order = sorted(range(len(hyps)), key=lambda i: (hyps[i].complexity, i))
     seen: set[int] = {0, full}
     kept: list[Hypothesis] = []
-    for i in order:
-        e = ext[hyps[i].key]
-        if e not in seen:
-            seen.add(e)
-            kept.append(hyps[i])
+    for h in sorted(hyps, key=lambda h: h.complexity):  # a stable sort: ties stay in generation order
+        if ext[h.key] not in seen:
+            seen.add(ext[h.key])
+            kept.append(h)
     return tuple(kept)
 
 

@@ -51,15 +51,9 @@ def _measurable(xs: tuple[int, ...]) -> bool:
 def reduction_curve(
     examples: Sequence[Sequence[int]], rounds: Sequence[Sequence[tuple[object, bool]]]
 ) -> list[float]:
-    """The share of the solver's hypotheses that accept ``examples`` ruled out after each round of ``rounds``.
-
-    Args:
-        examples: the positive examples the game showed (they cut the space; they rule nothing out).
-        rounds: each round's tests as (list as the player wrote it, the rule's label).
-
-    Returns:
-        One share per round, from 0 to 1, never falling; all 0 when no hypothesis accepts the examples.
-    """
+    """The share of the solver's hypotheses that accept ``examples`` (the positives the game showed: they cut
+    the space, they rule nothing out) ruled out after each round of ``rounds`` (each round's tests as the list
+    as the player wrote it and the rule's label): from 0 to 1, never falling; all 0 if none accepts them."""
     if not rounds:
         return []  # no test: no need of the space
     space = solver_space()  # built once per process, on first use
