@@ -16,6 +16,7 @@ the largest) fail on the empty list; primes are integers >= 2; digit rules read 
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -44,23 +45,14 @@ IntPredicate = Callable[[int], bool]
 
 @dataclass(frozen=True)
 class Hypothesis:
-    """One candidate list rule.
+    """One candidate list rule."""
 
-    Attributes:
-        key: stable id, e.g. ``all:even``, ``seq:add:3``, ``len:eq:3``, ``and(all:pos,seq:inc)``.
-        family: ``element``, ``sequential``, ``aggregate``, ``length`` or ``combination``.
-        text: the rule as a plain-English statement.
-        source: the same rule as ``lambda xs: ...`` in the sandbox's restricted Python subset.
-        predicate: the same rule as fast plain Python over a sequence of ints.
-        complexity: description length; the solver's prior weight is ``2 ** -complexity``.
-    """
-
-    key: str
-    family: str
-    text: str
-    source: str
-    predicate: Predicate
-    complexity: int
+    key: str  # stable id, e.g. ``all:even``, ``seq:add:3``, ``len:eq:3``, ``and(all:pos,seq:inc)``
+    family: str  # ``element``, ``sequential``, ``aggregate``, ``length`` or ``combination``
+    text: str  # the rule as a plain-English statement
+    source: str  # the same rule as ``lambda xs: ...`` in the sandbox's restricted Python subset
+    predicate: Predicate  # the same rule as fast plain Python over a sequence of ints
+    complexity: int  # description length; the solver's prior weight is ``2 ** -complexity``
 
     @property
     def expr(self) -> str:
@@ -79,11 +71,8 @@ _NAMES: dict[str, object] = {"math": math, "is_prime": is_prime}
 
 
 def _python(params: str, expr: str) -> Callable[..., bool]:
-    """``lambda params: expr`` compiled by Python, for this grammar's own text (never a model's or a user's).
-
-    A rule is written once, in the list guess language's subset of Python: the text is its ``source`` and,
-    compiled here, its fast ``predicate``, so the two cannot say different things.
-    """
+    """``lambda params: expr`` compiled by Python, for this grammar's own text (never a model's or a user's):
+    a rule is written once, so its ``source`` and its fast ``predicate`` cannot say different things."""
     fn: Callable[..., bool] = eval(f"lambda {params}: {expr}", _NAMES)  # trusted text, built in this module
     return fn
 
@@ -102,21 +91,13 @@ def _lower_first(text: str) -> str:
 
 @dataclass(frozen=True)
 class _Property:
-    """A property of one integer.
+    """A property of one integer."""
 
-    Attributes:
-        key: part of the hypothesis key.
-        verb: a singular verb phrase, "is even"; :func:`_plural` makes "are even".
-        cond: a source template with ``{x}`` for the item.
-        fn: the property as Python.
-        cost: its share of the complexity.
-    """
-
-    key: str
-    verb: str
-    cond: str
+    key: str  # part of the hypothesis key
+    verb: str  # a singular verb phrase, "is even"; :func:`_plural` makes "are even"
+    cond: str  # a source template with ``{x}`` for the item
     fn: IntPredicate
-    cost: int
+    cost: int  # its share of the complexity
 
 
 def _prop(key: str, verb: str, cond: str, cost: int, fn: IntPredicate | None = None) -> _Property:
@@ -262,23 +243,14 @@ _MAKERS: dict[str, Callable[[IntPredicate], Predicate]] = {
 
 @dataclass(frozen=True)
 class _Quantifier:
-    """How many or which items must have a property.
+    """How many or which items must have a property."""
 
-    Attributes:
-        key: part of the hypothesis key.
-        cost: its share of the complexity.
-        max_property_cost: only properties at most this costly get this quantifier.
-        statement: the statement, with ``{v}`` for the singular verb phrase and ``{vp}`` for the plural.
-        template: the expression over ``xs``, with ``{c}`` for the property's condition on ``subject``.
-        subject: the item (or the loop variable ``x``) the condition is about.
-    """
-
-    key: str
-    cost: int
-    max_property_cost: int
-    statement: str
-    template: str
-    subject: str = "x"
+    key: str  # part of the hypothesis key
+    cost: int  # its share of the complexity
+    max_property_cost: int  # only properties at most this costly get this quantifier
+    statement: str  # with ``{v}`` for the singular verb phrase and ``{vp}`` for the plural
+    template: str  # the expression over ``xs``, with ``{c}`` for the property's condition on ``subject``
+    subject: str = "x"  # the item (or the loop variable ``x``) the condition is about
 
     def text(self, verb: str, plural: str) -> str:
         return self.statement.format(v=verb, vp=plural)
@@ -346,25 +318,19 @@ def _rule(key: str, family: str, cost: int, text: str, expr: str) -> Hypothesis:
     return _hyp(key, family, text, expr, _python("xs", expr), cost)
 
 
-def _pair_rule(key: str, cost: int, text: str, cond: str) -> Hypothesis:
-    """Every pair of neighbours ``a, b`` satisfies ``cond``."""
-    fn = _python("a, b", cond)
+def _pair_rule(key: str, cost: int, text: str, cond: str, triples: bool = False) -> Hypothesis:
+    """Every pair of neighbours ``a, b`` (with ``triples``, every three ``a, b, c``) satisfies ``cond``."""
+    fn = _python("a, b, c" if triples else "a, b", cond)
+
+    def predicate(xs: Sequence[int]) -> bool:
+        return all(map(fn, xs, xs[1:], xs[2:]) if triples else map(fn, xs, xs[1:]))
+
     return _hyp(
-        f"seq:{key}", "sequential", text, f"all({cond} {_PAIRS})", lambda xs: all(map(fn, xs, xs[1:])), cost
+        f"seq:{key}", "sequential", text, f"all({cond} {_TRIPLES if triples else _PAIRS})", predicate, cost
     )
 
 
-def _triple_rule(key: str, cost: int, text: str, cond: str) -> Hypothesis:
-    """Every three neighbours ``a, b, c`` satisfy ``cond``."""
-    fn = _python("a, b, c", cond)
-    return _hyp(
-        f"seq:{key}",
-        "sequential",
-        text,
-        f"all({cond} {_TRIPLES})",
-        lambda xs: all(map(fn, xs, xs[1:], xs[2:])),
-        cost,
-    )
+_triple_rule = functools.partial(_pair_rule, triples=True)
 
 
 def _times_text(k: int) -> str:
@@ -735,38 +701,24 @@ def _items(n: int) -> str:
     return "1 item" if n == 1 else f"{n} items"
 
 
+def _len(key: str, cost: int, text: str, expr: str) -> Hypothesis:
+    return _rule(f"len:{key}", "length", cost, text, expr)
+
+
 def _length() -> Iterator[Hypothesis]:
     for n in LENGTHS:
         text = "The list is empty." if n == 0 else f"The list has exactly {_items(n)}."
-        yield _rule(f"len:eq:{n}", "length", 2, text, f"len(xs) == {n}")
+        yield _len(f"eq:{n}", 2, text, f"len(xs) == {n}")
     for n in LENGTH_BOUNDS:
-        yield _rule(f"len:ge:{n}", "length", 2, f"The list has at least {_items(n)}.", f"len(xs) >= {n}")
-        yield _rule(f"len:le:{n}", "length", 2, f"The list has at most {_items(n)}.", f"len(xs) <= {n}")
+        yield _len(f"ge:{n}", 2, f"The list has at least {_items(n)}.", f"len(xs) >= {n}")
+        yield _len(f"le:{n}", 2, f"The list has at most {_items(n)}.", f"len(xs) <= {n}")
     for n in LENGTH_EXCLUDED:
-        yield _rule(
-            f"len:ne:{n}", "length", 3, f"The list does not have exactly {_items(n)}.", f"len(xs) != {n}"
-        )
-    yield _rule(
-        "len:even",
-        "length",
-        2,
-        "The list has an even number of items (an empty list counts).",
-        "len(xs) % 2 == 0",
-    )
-    yield _rule("len:odd", "length", 2, "The list has an odd number of items.", "len(xs) % 2 == 1")
-    yield _rule(
-        "len:prime",
-        "length",
-        2,
-        "The number of items is a prime number (2, 3, 5, 7, ...).",
-        "is_prime(len(xs))",
-    )
-    yield _rule(
-        "len:mul:3",
-        "length",
-        3,
-        "The number of items is a multiple of 3 (an empty list counts).",
-        "len(xs) % 3 == 0",
+        yield _len(f"ne:{n}", 3, f"The list does not have exactly {_items(n)}.", f"len(xs) != {n}")
+    yield _len("even", 2, "The list has an even number of items (an empty list counts).", "len(xs) % 2 == 0")
+    yield _len("odd", 2, "The list has an odd number of items.", "len(xs) % 2 == 1")
+    yield _len("prime", 2, "The number of items is a prime number (2, 3, 5, 7, ...).", "is_prime(len(xs))")
+    yield _len(
+        "mul:3", 3, "The number of items is a multiple of 3 (an empty list counts).", "len(xs) % 3 == 0"
     )
 
 
@@ -848,27 +800,19 @@ DISJUNCTIONS = (
 )
 
 
-def _conjunction(a: Hypothesis, b: Hypothesis) -> Hypothesis:
+def _combine(op: str, a: Hypothesis, b: Hypothesis) -> Hypothesis:
+    """``A and B`` or ``A or B``: the parts' statements joined into one sentence."""
     pa, pb = a.predicate, b.predicate
+    both = op == "and"
     return _hyp(
-        f"and({a.key},{b.key})",
+        f"{op}({a.key},{b.key})",
         "combination",
-        f"{a.text[:-1]}, and {_lower_first(b.text)}",
-        f"({a.expr}) and ({b.expr})",
-        lambda xs: pa(xs) and pb(xs),
-        a.complexity + b.complexity + CONJUNCTION_COST,
-    )
-
-
-def _disjunction(a: Hypothesis, b: Hypothesis) -> Hypothesis:
-    pa, pb = a.predicate, b.predicate
-    return _hyp(
-        f"or({a.key},{b.key})",
-        "combination",
-        f"Either {_lower_first(a.text[:-1])}, or {_lower_first(b.text)}",
-        f"({a.expr}) or ({b.expr})",
-        lambda xs: pa(xs) or pb(xs),
-        a.complexity + b.complexity + DISJUNCTION_COST,
+        f"{a.text[:-1]}, and {_lower_first(b.text)}"
+        if both
+        else f"Either {_lower_first(a.text[:-1])}, or {_lower_first(b.text)}",
+        f"({a.expr}) {op} ({b.expr})",
+        (lambda xs: pa(xs) and pb(xs)) if both else (lambda xs: pa(xs) or pb(xs)),
+        a.complexity + b.complexity + (CONJUNCTION_COST if both else DISJUNCTION_COST),
     )
 
 
@@ -886,10 +830,6 @@ def _combination_parts(prims: dict[str, Hypothesis]) -> list[tuple[str, Hypothes
 
 
 # ---------------------------------------------------------------------------------------------- the probe
-
-
-def _unique(lists: Sequence[tuple[int, ...]]) -> tuple[tuple[int, ...], ...]:
-    return tuple(dict.fromkeys(lists))
 
 
 def _affine_run(x0: int, k: int, c: int, n: int) -> tuple[int, ...]:
@@ -911,33 +851,12 @@ _RANGES = ((-20, 60), (0, 12), (1, 30), (-5, 5), (-1000, 1000), (0, 100), (-12, 
 
 @cache
 def extension_probe() -> tuple[tuple[int, ...], ...]:
-    """The fixed lists every hypothesis is evaluated on to compare extensions (de-duplication).
+    """The 2,525 fixed lists (the same in every process) every hypothesis is evaluated on to compare extensions.
 
-    Composition, in order (duplicates dropped; random parts from ``random.Random(PROBE_SEED)``):
-
-    * the empty list; every one-item list from -25 to 130, and some larger or notable numbers (squares,
-      Fibonacci numbers, palindromes, 1000, ...), so that properties of single numbers are told apart;
-    * every two-item list over -3..8;
-    * 500 random lists of 2-9 items, each list from one of the ranges -20..60, 0..12, 1..30, -5..5, -12..12,
-      0..100 and -1000..1000, and 300 more whose every item picks its own range;
-    * positive instances of every parametrised sequential rule: arithmetic progressions for every step from -12
-      to 12, every affine recurrence ``k * p + c`` of the grammar and its neighbours, multiplication and
-      squaring chains, multiple and divisor chains, Fibonacci-like and sum-of-previous lists, zigzags, lists
-      with alternating or equal parity, steps of exactly +-c, convex and concave lists, strictly-between lists;
-    * sorted, reversed and shuffled lists of members of common properties (even, odd, prime, multiples, small,
-      negative, squares, single digits, ...), and runs with a constant step inside each, so that conjunctions
-      of a property with an order or a step are told apart;
-    * constant lists, lists with repeats, palindromes, lists with equal ends, lists whose first item is the
-      largest or last the smallest, lists with given sums (every target of the grammar, also made of
-      multiples of 2, 5 and 10, or as arithmetic runs), lists with small spreads, lists in which one item is
-      the sum of the others, lists starting with their length, lists of multiples of the positions, and
-      random lists of every length 0-9.
-
+    Its four parts, in order (duplicates dropped; random parts from ``random.Random(PROBE_SEED)``), are listed in
+    ``docs/lists-generated.md``: each is there so that rules a person would tell apart get different extensions.
     The probe only approximates meaning: a test checks every merge it makes on 6,000 other random and
     structured lists (45,000 were checked when it was written), and finds none wrong.
-
-    Returns:
-        2,525 distinct lists (tuples of ints), the same in every process.
     """
     rng = random.Random(PROBE_SEED)
     one_range = uniform_one_of(_RANGES)
@@ -945,7 +864,7 @@ def extension_probe() -> tuple[tuple[int, ...], ...]:
     out += _sequential_positives(rng)
     out += _property_members(rng)
     out += _aggregate_positives(rng, one_range)
-    return _unique(out)
+    return tuple(dict.fromkeys(out))  # duplicates dropped, first occurrence kept
 
 
 def _number_lists(rng: random.Random, one_range: Proposal) -> list[tuple[int, ...]]:
@@ -965,12 +884,8 @@ def _number_lists(rng: random.Random, one_range: Proposal) -> list[tuple[int, ..
 def _sequential_positives(rng: random.Random) -> list[tuple[int, ...]]:
     """Positive instances of every parametrised sequential rule, with random starts."""
     out: list[tuple[int, ...]] = []
-    # Sequential positives: every parameter of the grammar, with random starts, at every length 2-8 (so that
-    # "plus 1" is told apart from "plus 1 and at most 4 items").
-    for step in range(-12, 13):
-        for n in range(2, 9):
-            start = rng.randint(-10, 30)
-            out.append(tuple(start + i * step for i in range(n)))
+    # Every step of the grammar at every length 2-8 (so "plus 1" is told apart from "plus 1 and at most 4 items").
+    out += [_affine_run(rng.randint(-10, 30), 1, step, n) for step in range(-12, 13) for n in range(2, 9)]
     for k in (-3, -2, -1, 2, 3, 4, 5, 10):
         for c in range(-5, 6):
             for n in (3, 4, 5, 6) if c in (-3, 0, 1, 3) else (3, 5):
@@ -986,8 +901,7 @@ def _sequential_positives(rng: random.Random) -> list[tuple[int, ...]]:
     for _ in range(15):
         a, b = rng.randint(-5, 10), rng.randint(-5, 10)
         out.append(_recurrence([a, b], lambda xs: xs[-1] + xs[-2], rng.randint(3, 7)))
-        a = rng.randint(-5, 10)
-        out.append(_recurrence([a], lambda xs: sum(xs), rng.randint(2, 6)))
+        out.append(_recurrence([rng.randint(-5, 10)], sum, rng.randint(2, 6)))
     for _ in range(40):
         x, up, xs = rng.randint(-10, 30), rng.random() < 0.5, []
         for _ in range(rng.randint(3, 7)):
@@ -1038,7 +952,6 @@ def _sequential_positives(rng: random.Random) -> list[tuple[int, ...]]:
 def _property_members(rng: random.Random) -> list[tuple[int, ...]]:
     """Members of common properties, sorted both ways and shuffled, and runs with a step inside each."""
     out: list[tuple[int, ...]] = []
-    # Members of common properties, sorted both ways and shuffled.
     pools = {
         "even": list(range(-10, 41, 2)),
         "odd": list(range(-9, 40, 2)),
@@ -1069,18 +982,14 @@ def _property_members(rng: random.Random) -> list[tuple[int, ...]]:
         # Runs with a constant step inside the property (even numbers going up by 2, ...).
         for _ in range(3):
             step = spacing.get(name, 1) * rng.choice((1, 2, -1, -2))
-            start, n = rng.choice(pool), rng.randint(3, 6)
-            out.append(tuple(start + i * step for i in range(n)))
+            out.append(_affine_run(rng.choice(pool), 1, step, rng.randint(3, 6)))
     return out
 
 
 def _aggregate_positives(rng: random.Random, one_range: Proposal) -> list[tuple[int, ...]]:
     """Aggregate positives and near misses, then random lists of every length 0-9."""
     out: list[tuple[int, ...]] = []
-    # Aggregate positives and near misses.
-    for _ in range(20):
-        v, n = rng.randint(-10, 30), rng.randint(2, 6)
-        out.append((v,) * n)
+    out += [(rng.randint(-10, 30),) * rng.randint(2, 6) for _ in range(20)]
     for _ in range(30):
         pool = [rng.randint(-5, 20) for _ in range(rng.randint(1, 3))]
         out.append(tuple(rng.choice(pool) for _ in range(rng.randint(3, 7))))
@@ -1118,37 +1027,26 @@ def _aggregate_positives(rng: random.Random, one_range: Proposal) -> list[tuple[
         xs = [rng.randint(-5, 20) for _ in range(rng.randint(2, 4))]
         xs.insert(rng.randint(0, len(xs)), sum(xs))
         out.append(tuple(xs))
-    for n in range(1, 8):
-        out.append((n, *(rng.randint(-5, 20) for _ in range(n - 1))))
-    for _ in range(15):
-        out.append(tuple(i * rng.randint(-3, 6) for i in range(1, rng.randint(3, 7))))
-    for n in range(10):
-        for _ in range(3):
-            out.append(tuple(one_range(rng, n)) if n else ())
-    return out
+    out += [(n, *(rng.randint(-5, 20) for _ in range(n - 1))) for n in range(1, 8)]
+    out += [tuple(i * rng.randint(-3, 6) for i in range(1, rng.randint(3, 7))) for _ in range(15)]
+    return out + [tuple(one_range(rng, n)) if n else () for n in range(10) for _ in range(3)]
 
 
 # ---------------------------------------------------------------------------------------------- the space
 
 
 def grammar() -> tuple[Hypothesis, ...]:
-    """Every hypothesis the grammar generates, before de-duplication, in generation order.
+    """Every hypothesis the grammar generates (extensions may be equal), in generation order.
 
     Order: element, sequential, aggregate, length, then combinations; within a family the most natural
     spelling of an idea comes first, so it is the one kept when two spellings have one extension and one
     complexity.
-
-    Returns:
-        The hypotheses (with possibly equal extensions).
     """
     prims = [*_element(), *_sequential(), *_aggregate(), *_length()]
     by_key = {h.key: h for h in prims}
     if len(by_key) != len(prims):
         raise RuntimeError("duplicate hypothesis keys in the list grammar")  # pragma: no cover
-    combos = [
-        _conjunction(a, b) if op == "and" else _disjunction(a, b) for op, a, b in _combination_parts(by_key)
-    ]
-    return (*prims, *combos)
+    return (*prims, *(_combine(op, a, b) for op, a, b in _combination_parts(by_key)))
 
 
 def _extension(predicate: Predicate, probe: Sequence[tuple[int, ...]]) -> int:
@@ -1159,34 +1057,17 @@ def _extension(predicate: Predicate, probe: Sequence[tuple[int, ...]]) -> int:
 @cache
 def _extensions() -> tuple[tuple[Hypothesis, ...], dict[str, int]]:
     """The grammar and every hypothesis's extension on the probe (combinations from their parts' bits)."""
-    probe = extension_probe()
-    hyps = grammar()
-    ext: dict[str, int] = {}
-    by_key = {h.key: h for h in hyps}
-    for h in hyps:
-        if h.family != "combination":
-            ext[h.key] = _extension(h.predicate, probe)
-    for op, a, b in _combination_parts(by_key):
-        if op == "and":
-            ext[f"and({a.key},{b.key})"] = ext[a.key] & ext[b.key]
-        else:
-            ext[f"or({a.key},{b.key})"] = ext[a.key] | ext[b.key]
+    probe, hyps = extension_probe(), grammar()
+    ext = {h.key: _extension(h.predicate, probe) for h in hyps if h.family != "combination"}
+    for op, a, b in _combination_parts({h.key: h for h in hyps}):
+        ext[f"{op}({a.key},{b.key})"] = ext[a.key] & ext[b.key] if op == "and" else ext[a.key] | ext[b.key]
     return hyps, ext
 
 
 def extension(h: Hypothesis) -> int:
-    """The extension of a grammar hypothesis on :func:`extension_probe`, as an int with one byte per list.
+    """The extension of a grammar hypothesis (by key; KeyError if not one) on :func:`extension_probe`.
 
-    Byte ``i`` (counting from the most significant end) is 1 if ``h`` accepts probe list ``i``, else 0.
-
-    Args:
-        h: a hypothesis of :func:`grammar` (looked up by key).
-
-    Returns:
-        The packed truth values.
-
-    Raises:
-        KeyError: if ``h.key`` is not in the grammar.
+    As an int with one byte per list: byte ``i`` (from the most significant end) is 1 if ``h`` accepts list ``i``.
     """
     return _extensions()[1][h.key]
 
@@ -1200,34 +1081,22 @@ def build_space() -> tuple[Hypothesis, ...]:
     list or on none are dropped too (no game can be made of them, and they are not rules a person would set).
     The grammar's 1,881 hypotheses (917 single ideas, 964 combinations) give 1,802; combinations are evaluated
     as the bitwise and/or of their parts' extensions. About 1 s in a fresh process, 0.6 s warm.
-
-    Returns:
-        The hypotheses, sorted by complexity then generation order.
     """
     hyps, ext = _extensions()
     full = int.from_bytes(b"\x01" * len(extension_probe()), "big")
-    order = sorted(range(len(hyps)), key=lambda i: (hyps[i].complexity, i))
     seen: set[int] = {0, full}
     kept: list[Hypothesis] = []
-    for i in order:
-        e = ext[hyps[i].key]
-        if e not in seen:
-            seen.add(e)
-            kept.append(hyps[i])
+    for h in sorted(hyps, key=lambda h: h.complexity):  # a stable sort: ties stay in generation order
+        if ext[h.key] not in seen:
+            seen.add(ext[h.key])
+            kept.append(h)
     return tuple(kept)
 
 
 def get_hypothesis(key: str) -> Hypothesis:
-    """A hypothesis of the grammar by key (whether or not de-duplication kept it).
+    """A hypothesis of the grammar by key, e.g. ``and(all:pos,seq:inc)``, whether or not de-duplication kept it.
 
-    Args:
-        key: e.g. ``all:even`` or ``and(all:pos,seq:inc)``.
-
-    Returns:
-        The hypothesis.
-
-    Raises:
-        ValueError: if the grammar has no such key.
+    Raises ValueError if the grammar has no such key.
     """
     found = _by_key().get(key)
     if found is None:
@@ -1241,14 +1110,7 @@ def _by_key() -> dict[str, Hypothesis]:
 
 
 def parts(h: Hypothesis) -> tuple[Hypothesis, ...]:
-    """The two hypotheses a combination joins, or ``(h,)`` for any other hypothesis.
-
-    Args:
-        h: a hypothesis of the grammar.
-
-    Returns:
-        The parts, in the order of the key.
-    """
+    """The two hypotheses a combination joins, in the order of the key, or ``(h,)`` for any other hypothesis."""
     if h.family != "combination":
         return (h,)
     inner = h.key[h.key.index("(") + 1 : -1]

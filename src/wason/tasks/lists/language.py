@@ -70,10 +70,7 @@ _BIG = 1 << 64  # below this magnitude an int needs no size check or extra charg
 
 
 class ListGuessError(ValueError):
-    """The text is not in the list guess language or is over one of its limits.
-
-    ``str(error)`` is one line saying why, which a user or a model can act on.
-    """
+    """The text is not in the list guess language or is over one of its limits (``str(error)``: one line why)."""
 
 
 class ListEvalError(Exception):
@@ -306,14 +303,12 @@ def _contains(container: Any, item: Any, fr: Frame) -> bool:
         if isinstance(item, float | complex) and item == item.real and float(item.real).is_integer():
             return int(item.real) in container
         return False
-    found = False
     per_item = 1 + _charge_deep(item, fr)
     for v in iter(container):  # an iterator (zip, map, generator...): walked here, charged per element
         _charge(fr, per_item)
         if v is item or v == item:
-            found = True
-            break
-    return found
+            return True
+    return False
 
 
 _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any, Frame], bool]] = {
@@ -391,30 +386,25 @@ def _plain(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _f_sum(fr: Frame, iterable: Any, start: Any = 0) -> Any:
     if not isinstance(start, int | float | complex):
         raise ListEvalError("sum() here adds numbers only; its start value must be a number")
-    items = _collect(fr, iterable)
-    return _num_ok(sum(items, start), fr)
-
-
-def _min_max(pick: Callable[..., Any], fr: Frame, args: tuple[Any, ...], key: Any, default: Any) -> Any:
-    if len(args) == 1:
-        items = _collect(fr, args[0])
-    else:
-        if default is not _MISSING:
-            raise ListEvalError("TypeError: cannot give a default to min() or max() with several arguments")
-        items = args
-    _charge_deep(items, fr)
-    kwargs: dict[str, Any] = {}
-    if key is not None:
-        _charge(fr, _CALL_COST * len(items))  # one call of the key function per item
-        kwargs["key"] = key
-    if default is not _MISSING:
-        kwargs["default"] = default
-    return pick(items, **kwargs)
+    return _num_ok(sum(_collect(fr, iterable), start), fr)
 
 
 def _extreme(pick: Callable[..., Any]) -> Callable[..., Any]:
+    """min() or max(), charged for comparing the items (and for calling ``key`` on each)."""
+
     def extreme(fr: Frame, *args: Any, key: Any = None, default: Any = _MISSING) -> Any:
-        return _min_max(pick, fr, args, key, default)
+        if len(args) == 1:
+            items = _collect(fr, args[0])
+        elif default is not _MISSING:
+            raise ListEvalError("TypeError: cannot give a default to min() or max() with several arguments")
+        else:
+            items = args
+        _charge_deep(items, fr)
+        kwargs: dict[str, Any] = {} if default is _MISSING else {"default": default}
+        if key is not None:
+            _charge(fr, _CALL_COST * len(items))  # one call of the key function per item
+            kwargs["key"] = key
+        return pick(items, **kwargs)
 
     return extreme
 
@@ -543,16 +533,10 @@ _BASES_FOR: tuple[tuple[int, int], ...] = ((3_215_031_751, 4), (341_550_071_728_
 
 
 def is_prime(n: int) -> bool:
-    """Whether ``n`` is prime: trial division by the primes below 41, then Miller-Rabin.
+    """Whether ``n`` is prime (never below 2): trial division by the primes below 41, then Miller-Rabin.
 
     The twelve Miller-Rabin bases 2..37 decide every n below 3.3 * 10**24 exactly; above that the answer is a
     deterministic strong-probable-prime test (no composite passing all twelve bases is used by any rule).
-
-    Args:
-        n: any integer (negative numbers, 0 and 1 are not prime).
-
-    Returns:
-        True if n is (as far as the test says) prime.
     """
     if n < 2:
         return False
@@ -630,17 +614,11 @@ def _m_prod(fr: Frame, iterable: Any, start: Any = 1) -> Any:
 
 
 def _m_comb(fr: Frame, n: Any, k: Any) -> int:
-    # C(n, k) <= n**k (and <= 2**n, which is why n <= MAX_INT_BITS is always fine)
-    if (
-        isinstance(n, int)
-        and isinstance(k, int)
-        and n > MAX_INT_BITS
-        and 0 <= k <= n
-        and min(k, n - k) * n.bit_length() > MAX_INT_BITS
-    ):
-        raise ListEvalError(f"integer too large: more than {MAX_INT_BITS} bits")
     if isinstance(n, int) and isinstance(k, int) and 0 <= k <= n:
         kk = min(k, n - k)
+        # C(n, k) <= n**k (and <= 2**n, which is why n <= MAX_INT_BITS is always fine)
+        if n > MAX_INT_BITS and kk * n.bit_length() > MAX_INT_BITS:
+            raise ListEvalError(f"integer too large: more than {MAX_INT_BITS} bits")
         _charge_products(kk, min(n, kk * n.bit_length()), fr)
     return _int_ok(math.comb(n, k), fr)
 
@@ -771,16 +749,8 @@ def _s_replace(fr: Frame, s: str, old: Any, new: Any, count: Any = -1) -> str:
 
 # method name -> receiver type -> (implementation, min args, max args)
 _METHODS: dict[str, dict[type, tuple[Callable[..., Any], int, int]]] = {
-    "count": {
-        str: (_scan(str.count), 1, 3),
-        list: (_scan(list.count), 1, 1),
-        tuple: (_scan(tuple.count), 1, 1),
-    },
-    "index": {
-        str: (_scan(str.index), 1, 3),
-        list: (_scan(list.index), 1, 3),
-        tuple: (_scan(tuple.index), 1, 3),
-    },
+    "count": {str: (_scan(str.count), 1, 3)} | {t: (_scan(t.count), 1, 1) for t in (list, tuple)},
+    "index": {t: (_scan(t.index), 1, 3) for t in (str, list, tuple)},
     "find": {str: (_scan(str.find), 1, 3)},
     "startswith": {str: (_scan(str.startswith, True), 1, 3)},
     "endswith": {str: (_scan(str.endswith, True), 1, 3)},
@@ -876,9 +846,17 @@ def _size(node: ast.AST) -> int:
     return sum(1 for n in ast.walk(node) if isinstance(n, ast.expr))
 
 
-def _check_name(name: str, what: str) -> None:
+def _is_math(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "math"
+
+
+def _no_dunder(name: str, dot: str = "") -> None:
     if name.startswith("__"):
-        raise ListGuessError(f"names with double underscores ('{name}') are not allowed")
+        raise ListGuessError(f"names with double underscores ('{dot}{name}') are not allowed")
+
+
+def _check_name(name: str, what: str) -> None:
+    _no_dunder(name)
     if name in _RESERVED:
         raise ListGuessError(f"{what} name '{name}' is reserved (it is a built-in)")
 
@@ -897,28 +875,22 @@ class _Compiler:
 
     def _Constant(self, node: ast.Constant, scope: _Scope) -> Eval:
         v = node.value
-        if v is None or isinstance(v, bool | float):
+        if isinstance(v, int) and v.bit_length() > MAX_INT_BITS:
+            raise ListGuessError(f"an integer literal has more than {MAX_INT_BITS} bits")
+        if isinstance(v, str) and len(v) > MAX_STRING_LITERAL:
+            raise ListGuessError(f"string literals may be at most {MAX_STRING_LITERAL} characters long")
+        if v is None or isinstance(v, int | float | str):
             return _constant(v)
-        if isinstance(v, int):
-            if v.bit_length() > MAX_INT_BITS:
-                raise ListGuessError(f"an integer literal has more than {MAX_INT_BITS} bits")
-            return _constant(v)
-        if isinstance(v, str):
-            if len(v) > MAX_STRING_LITERAL:
-                raise ListGuessError(f"string literals may be at most {MAX_STRING_LITERAL} characters long")
-            return _constant(v)
-        if isinstance(v, complex):
-            raise ListGuessError("complex literals are not allowed")
-        if isinstance(v, bytes):
-            raise ListGuessError("bytes literals are not allowed")
-        raise ListGuessError(f"the constant {v!r} is not allowed")
+        kind = {complex: "complex", bytes: "bytes"}.get(type(v))
+        raise ListGuessError(
+            f"{kind} literals are not allowed" if kind else f"the constant {v!r} is not allowed"
+        )
 
     def _Name(self, node: ast.Name, scope: _Scope) -> Eval:
         found = scope.lookup(node.id)
         if found is not None:
             return _variable(*found)
-        if node.id.startswith("__"):
-            raise ListGuessError(f"names with double underscores ('{node.id}') are not allowed")
+        _no_dunder(node.id)
         if node.id == "math":
             raise ListGuessError("'math' can only be used as math.<function>(...), e.g. math.isqrt(x)")
         if node.id in _FUNCTIONS:
@@ -928,9 +900,8 @@ class _Compiler:
         )
 
     def _Attribute(self, node: ast.Attribute, scope: _Scope) -> Eval:
-        if node.attr.startswith("__"):
-            raise ListGuessError(f"names with double underscores ('.{node.attr}') are not allowed")
-        if isinstance(node.value, ast.Name) and node.value.id == "math":
+        _no_dunder(node.attr, ".")
+        if _is_math(node.value):
             if node.attr in _MATH_CONSTANTS:
                 return _constant(_MATH_CONSTANTS[node.attr])
             if node.attr in _MATH_FUNCTIONS:
@@ -1025,34 +996,24 @@ class _Compiler:
         index = self.expr(s, scope)
         return lambda fr: value(fr)[index(fr)]
 
-    def _elements(self, elts: list[ast.expr], scope: _Scope) -> list[Eval]:
-        return [self.expr(e, scope) for e in elts]
-
-    def _List(self, node: ast.List, scope: _Scope) -> Eval:
-        fs = self._elements(node.elts, scope)
-        return lambda fr: [f(fr) for f in fs]
-
-    def _Tuple(self, node: ast.Tuple, scope: _Scope) -> Eval:
-        fs = self._elements(node.elts, scope)
-        return lambda fr: tuple(f(fr) for f in fs)
-
-    def _Set(self, node: ast.Set, scope: _Scope) -> Eval:
-        fs = self._elements(node.elts, scope)
+    def _display(self, node: ast.List | ast.Tuple | ast.Set, scope: _Scope) -> Eval:
+        fs = [self.expr(e, scope) for e in node.elts]
+        if isinstance(node, ast.List):
+            return lambda fr: [f(fr) for f in fs]
+        if isinstance(node, ast.Tuple):
+            return lambda fr: tuple(f(fr) for f in fs)
         return lambda fr: _f_set(fr, [f(fr) for f in fs])
 
-    def _ListComp(self, node: ast.ListComp, scope: _Scope) -> Eval:
-        make = self._comprehension(node.elt, node.generators, scope)
-        return lambda fr: _collect(fr, make(fr))  # a fresh list: the comprehension is a generator
-
-    def _SetComp(self, node: ast.SetComp, scope: _Scope) -> Eval:
-        make = self._comprehension(node.elt, node.generators, scope)
-        return lambda fr: _f_set(fr, make(fr))
-
-    def _GeneratorExp(self, node: ast.GeneratorExp, scope: _Scope) -> Eval:
-        return self._comprehension(node.elt, node.generators, scope)
-
-    def _comprehension(self, elt: ast.expr, generators: list[ast.comprehension], scope: _Scope) -> Eval:
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, scope: _Scope) -> Eval:
         """A generator of the comprehension's values; list and set comprehensions collect it at once."""
+        make = self._generator(node.elt, node.generators, scope)
+        if isinstance(node, ast.ListComp):
+            return lambda fr: _collect(fr, make(fr))  # a fresh list: the comprehension is a generator
+        if isinstance(node, ast.SetComp):
+            return lambda fr: _f_set(fr, make(fr))
+        return make
+
+    def _generator(self, elt: ast.expr, generators: list[ast.comprehension], scope: _Scope) -> Eval:
         if any(g.is_async for g in generators):
             raise ListGuessError("async comprehensions are not allowed")
         # As in Python, the first iterable is evaluated in the enclosing scope, everything else inside.
@@ -1099,17 +1060,13 @@ class _Compiler:
                     sub(fr, item)
 
             return unpack
-        raise ListGuessError(
-            "a comprehension's target must be a name or a tuple of names"
-        )  # pragma: no cover
+        raise ListGuessError(_BAD_TARGET)  # pragma: no cover
 
     # ---- calls -------------------------------------------------------------------------------------------
 
     def _Call(self, node: ast.Call, scope: _Scope) -> Eval:
         func = node.func
-        if isinstance(func, ast.Attribute) and not (
-            isinstance(func.value, ast.Name) and func.value.id == "math"
-        ):
+        if isinstance(func, ast.Attribute) and not _is_math(func.value):
             return self._method(node, func, scope)
         name, spec = self._function(func, scope)
         if any(isinstance(a, ast.Starred) for a in node.args):
@@ -1123,12 +1080,9 @@ class _Compiler:
             else:
                 expected = f"{spec.min_args} to {spec.max_args}"
             raise ListGuessError(f"{name}() takes {expected} positional arguments here, not {n}")
-        args: list[Eval] = []
-        for i, a in enumerate(node.args):
-            if i == 0 and spec.takes_function:
-                args.append(self._function_value(a, scope, allow_none=name == "filter"))
-            else:
-                args.append(self.expr(a, scope))
+        fn_args = node.args[:1] if spec.takes_function else []
+        args = [self._function_value(a, scope, allow_none=name == "filter") for a in fn_args]
+        args += [self.expr(a, scope) for a in node.args[len(fn_args) :]]
         kwargs: dict[str, Eval] = {}
         for kw in node.keywords:
             if kw.arg is None:
@@ -1155,8 +1109,7 @@ class _Compiler:
         if isinstance(func, ast.Name):
             if scope.lookup(func.id) is not None:
                 raise ListGuessError(f"'{func.id}' is a value and cannot be called")
-            if func.id.startswith("__"):
-                raise ListGuessError(f"names with double underscores ('{func.id}') are not allowed")
+            _no_dunder(func.id)
             spec = _FUNCTIONS.get(func.id)
             if spec is None:
                 raise ListGuessError(
@@ -1164,9 +1117,8 @@ class _Compiler:
                     "and math.<function>"
                 )
             return func.id, spec
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "math":
-            if func.attr.startswith("__"):
-                raise ListGuessError(f"names with double underscores ('.{func.attr}') are not allowed")
+        if isinstance(func, ast.Attribute) and _is_math(func.value):
+            _no_dunder(func.attr, ".")
             found = _MATH_FUNCTIONS.get(func.attr)
             if found is None:
                 raise ListGuessError(
@@ -1183,11 +1135,7 @@ class _Compiler:
             return _constant(None)
         if isinstance(node, ast.Lambda):
             raise ListGuessError("nested lambdas are not allowed; use a comprehension instead")
-        if (
-            isinstance(node, ast.Attribute)
-            and not (isinstance(node.value, ast.Name) and node.value.id == "math")
-            and node.attr in _METHODS
-        ):
+        if isinstance(node, ast.Attribute) and not _is_math(node.value) and node.attr in _METHODS:
             name, receiver = node.attr, self.expr(node.value, scope)  # e.g. max(xs, key=xs.count)
             return lambda fr: functools.partial(_bound_method, name, fr, receiver(fr))
         if not isinstance(node, ast.Name | ast.Attribute):
@@ -1200,8 +1148,7 @@ class _Compiler:
 
     def _method(self, node: ast.Call, func: ast.Attribute, scope: _Scope) -> Eval:
         name = func.attr
-        if name.startswith("__"):
-            raise ListGuessError(f"names with double underscores ('.{name}') are not allowed")
+        _no_dunder(name, ".")
         receiver = self.expr(func.value, scope)  # first, so `os.system(...)` blames the unknown name 'os'
         if name not in _METHODS:
             raise ListGuessError(
@@ -1225,14 +1172,17 @@ _HANDLERS: dict[type[ast.expr], Callable[[_Compiler, Any, _Scope], Eval]] = {
     ast.Compare: _Compiler._Compare,
     ast.IfExp: _Compiler._IfExp,
     ast.Subscript: _Compiler._Subscript,
-    ast.List: _Compiler._List,
-    ast.Tuple: _Compiler._Tuple,
-    ast.Set: _Compiler._Set,
-    ast.ListComp: _Compiler._ListComp,
-    ast.SetComp: _Compiler._SetComp,
-    ast.GeneratorExp: _Compiler._GeneratorExp,
+    ast.List: _Compiler._display,
+    ast.Tuple: _Compiler._display,
+    ast.Set: _Compiler._display,
+    ast.ListComp: _Compiler._comprehension,
+    ast.SetComp: _Compiler._comprehension,
+    ast.GeneratorExp: _Compiler._comprehension,
     ast.Call: _Compiler._Call,
 }
+
+
+_BAD_TARGET = "a comprehension's target must be a name or a tuple of names"
 
 
 def _target_names(node: ast.expr) -> list[str]:
@@ -1243,7 +1193,7 @@ def _target_names(node: ast.expr) -> list[str]:
         return [name for t in node.elts for name in _target_names(t)]
     if isinstance(node, ast.Starred):
         raise ListGuessError("starred targets (*rest) are not allowed")
-    raise ListGuessError("a comprehension's target must be a name or a tuple of names")
+    raise ListGuessError(_BAD_TARGET)
 
 
 @dataclass
@@ -1258,13 +1208,8 @@ class _Level:
 
 def _build_levels(levels: list[_Level], body: Eval) -> Callable[[Frame, Iterator[Any]], Iterator[Any]]:
     """Nested loops of a comprehension, innermost last; each iteration is charged its static cost."""
-    level_spec = levels[0]
-    assign, conds, cost, next_iter = (
-        level_spec.assign,
-        level_spec.conds,
-        level_spec.cost,
-        level_spec.next_iter,
-    )
+    spec = levels[0]
+    assign, conds, cost, next_iter = spec.assign, spec.conds, spec.cost, spec.next_iter
     inner = _build_levels(levels[1:], body) if len(levels) > 1 else None
 
     def level(fr: Frame, iterator: Iterator[Any]) -> Iterator[Any]:
@@ -1375,16 +1320,8 @@ def compile_list_predicate(source: str) -> ListPredicate:
 
     Accepted forms: ``lambda xs: <expr>`` (any parameter name), a bare expression using ``xs``,
     ``def f(xs): return <expr>``, and ``name = lambda xs: <expr>``; surrounding whitespace and a Markdown code
-    fence (with an optional ``python`` tag) or backticks are stripped.
-
-    Args:
-        source: the text as the model wrote it.
-
-    Returns:
-        The compiled predicate; call it on a tuple of ints.
-
-    Raises:
-        ListGuessError: the text is not in the language or exceeds a limit; ``str(error)`` says why.
+    fence (with an optional ``python`` tag) or backticks are stripped. Raises :class:`ListGuessError` (saying
+    why) if the text is not in the language or exceeds a limit.
     """
     if not isinstance(source, str):
         raise ListGuessError(f"a predicate must be text, not {type(source).__name__}")
@@ -1412,33 +1349,18 @@ def compile_list_predicate(source: str) -> ListPredicate:
 
 @dataclass(frozen=True)
 class ListPredicate:
-    """A compiled list predicate; build one with :func:`compile_list_predicate`.
+    """A compiled list predicate; build one with :func:`compile_list_predicate`."""
 
-    Attributes:
-        source: the text it was compiled from, exactly as given.
-        parameter: the name the text gave the list (``xs`` for a bare expression).
-    """
-
-    source: str
-    parameter: str = "xs"
+    source: str  # the text it was compiled from, exactly as given
+    parameter: str = "xs"  # the name the text gave the list (``xs`` for a bare expression)
     _run: Eval = field(default=_constant(False), repr=False, compare=False)
     _static_cost: int = field(default=0, repr=False, compare=False)
 
     def __call__(self, xs: Sequence[int]) -> bool:
-        """Evaluate the predicate on one list of integers.
+        """The verdict on one list of integers, bound as a fresh ``list`` (so ``xs == sorted(xs)`` works).
 
-        The list is bound as a fresh Python ``list`` (so ``xs == sorted(xs)`` works as a model expects). A
-        result that is not a bool is converted by its truthiness.
-
-        Args:
-            xs: the integers.
-
-        Returns:
-            The predicate's verdict.
-
-        Raises:
-            ListEvalError: the evaluation failed on this input (any Python error such as IndexError or
-                ZeroDivisionError, or one of the limits), with a one-line message.
+        A result that is not a bool counts by its truthiness; a failure on this input (any Python error such
+        as IndexError, or one of the limits) raises :class:`ListEvalError` with a one-line message.
         """
         verdict, error, _ = self.run(xs)
         if verdict is None:
@@ -1446,26 +1368,14 @@ class ListPredicate:
         return verdict
 
     def evaluate(self, xs: Sequence[int]) -> bool | None:
-        """Like calling the predicate, but None instead of raising :class:`ListEvalError`.
-
-        Args:
-            xs: the integers.
-
-        Returns:
-            The verdict, or None when the evaluation failed.
-        """
+        """Like calling the predicate, but None instead of raising :class:`ListEvalError`."""
         return self.run(xs)[0]
 
     def run(self, xs: Sequence[int], *, max_steps: int = MAX_STEPS) -> tuple[bool | None, str | None, int]:
-        """Evaluate on one list with a given step budget, reporting the steps used (for a caller's total budget).
+        """Evaluate on one list with a step budget (at most :data:`MAX_STEPS` is sensible), counting steps.
 
-        Args:
-            xs: the integers.
-            max_steps: the step budget of this call (at most :data:`MAX_STEPS` is sensible).
-
-        Returns:
-            ``(verdict, None, steps)`` on success, ``(None, message, steps)`` when the evaluation failed; steps
-            counts the whole static cost of the expression plus every charged operation.
+        Returns ``(verdict, None, steps)`` or, when the evaluation failed, ``(None, message, steps)``; steps
+        count the whole static cost of the expression plus every charged operation (for a caller's budget).
         """
         items = list(xs)
         for v in items:

@@ -51,33 +51,22 @@ def _measurable(xs: tuple[int, ...]) -> bool:
 def reduction_curve(
     examples: Sequence[Sequence[int]], rounds: Sequence[Sequence[tuple[object, bool]]]
 ) -> list[float]:
-    """The share of the solver's hypotheses that accept ``examples`` ruled out after each round of ``rounds``.
-
-    Args:
-        examples: the positive examples the game showed (they cut the space; they rule nothing out).
-        rounds: each round's tests as (list as the player wrote it, the rule's label).
-
-    Returns:
-        One share per round, from 0 to 1, never falling; all 0 when no hypothesis accepts the examples.
-    """
+    """The share of the solver's hypotheses that accept ``examples`` (the positives the game showed: they cut
+    the space, they rule nothing out) ruled out after each round of ``rounds`` (each round's tests as the list
+    as the player wrote it and the rule's label): from 0 to 1, never falling; all 0 if none accepts them."""
     if not rounds:
         return []  # no test: no need of the space
     space = solver_space()  # built once per process, on first use
-    alive = list(range(len(space)))
-    seen: set[tuple[int, ...]] = set()
-    for example in examples:
-        xs = tuple(int(x) for x in example)
-        if xs not in seen:
-            seen.add(xs)
-            alive = [h for h in alive if holds(space[h].predicate, xs)]
+    seen = {tuple(int(x) for x in example) for example in examples}
+    alive = [h for h in range(len(space)) if all(holds(space[h].predicate, xs) for xs in seen)]
     base = len(alive)
     out: list[float] = []
     for tests in rounds:
         for case, label in tests:
-            xs_or_none = as_int_list(case)
-            if xs_or_none is None or xs_or_none in seen or not _measurable(xs_or_none):
+            xs = as_int_list(case)
+            if xs is None or xs in seen or not _measurable(xs):
                 continue
-            seen.add(xs_or_none)
-            alive = [h for h in alive if holds(space[h].predicate, xs_or_none) == label]
+            seen.add(xs)
+            alive = [h for h in alive if holds(space[h].predicate, xs) == label]
         out.append((base - len(alive)) / base if base else 0.0)
     return out
