@@ -59,6 +59,7 @@ from wason.tasks.lists.hypotheses import (
     build_space,
 )
 from wason.tasks.lists.rules import Predicate
+from wason.tasks.lists.rules import _digits as _digits
 
 SOLVER_SPACE_VERSION = "wason-list-solver-space-1"
 """Bump whenever the added grammar, a statement or a complexity changes."""
@@ -86,10 +87,6 @@ def _is_cube(n: int) -> bool:
     m = abs(n)
     root = round(m ** (1 / 3))
     return any((root + d) ** 3 == m for d in (-1, 0, 1) if root + d >= 0)
-
-
-def _digits(n: int) -> str:
-    return str(abs(n))
 
 
 def _first_nonzero_over(p: int, k: int) -> int | None:
@@ -123,45 +120,23 @@ def _negated(verb: str) -> str:
 
 def _new_atoms() -> list[_Property]:
     """Item properties the base grammar does not have."""
-    return [
-        _prop(
-            "cube", "is a perfect cube (0, 1, 8, 27, ... or their negatives)", _exact_cube("{x}"), 2, _is_cube
-        ),
-        _prop(
-            "cubep1",
-            "is one more than a perfect cube (1, 2, 9, 28, ...; 0 = -1 + 1 too)",
-            _exact_cube("{x} - 1"),
-            3,
-            lambda x: _is_cube(x - 1),
-        ),
-        _prop(
-            "cubem1",
-            "is one less than a perfect cube (-1, 0, 7, 26, ...)",
-            _exact_cube("{x} + 1"),
-            3,
-            lambda x: _is_cube(x + 1),
-        ),
-        _prop(
-            "sqp1",
-            "is one more than a perfect square (1, 2, 5, 10, 17, ...)",
-            "{x} >= 1 and math.isqrt({x} - 1) ** 2 == {x} - 1",
-            3,
-        ),
-        _prop("primep1", "is one more than a prime number", "is_prime({x} - 1)", 3),
-        _prop(
-            "bin:even",
-            "has an even number of 1s in binary (of its absolute value)",
-            "bin(abs({x})).count('1') % 2 == 0",
-            3,
-        ),
-        _prop(
-            "bin:odd",
-            "has an odd number of 1s in binary (of its absolute value)",
-            "bin(abs({x})).count('1') % 2 == 1",
-            3,
-        ),
-        _prop("pow2", "is a power of 2 (1, 2, 4, 8, ...)", "{x} > 0 and bin({x}).count('1') == 1", 3),
+    cubes = [
+        ("cube", "is a perfect cube (0, 1, 8, 27, ... or their negatives)", "{x}", 2, 0),
+        ("cubep1", "is one more than a perfect cube (1, 2, 9, 28, ...; 0 = -1 + 1 too)", "{x} - 1", 3, -1),
+        ("cubem1", "is one less than a perfect cube (-1, 0, 7, 26, ...)", "{x} + 1", 3, 1),
     ]
+    out = [
+        _prop(key, verb, _exact_cube(y), cost, lambda x, d=d: _is_cube(x + d))  # type: ignore[misc]
+        for key, verb, y, cost, d in cubes
+    ]
+    sqp1 = "{x} >= 1 and math.isqrt({x} - 1) ** 2 == {x} - 1"
+    out.append(_prop("sqp1", "is one more than a perfect square (1, 2, 5, 10, 17, ...)", sqp1, 3))
+    out.append(_prop("primep1", "is one more than a prime number", "is_prime({x} - 1)", 3))
+    for parity, r in (("even", 0), ("odd", 1)):
+        verb = f"has an {parity} number of 1s in binary (of its absolute value)"
+        out.append(_prop(f"bin:{parity}", verb, f"bin(abs({{x}})).count('1') % 2 == {r}", 3))
+    out.append(_prop("pow2", "is a power of 2 (1, 2, 4, 8, ...)", "{x} > 0 and bin({x}).count('1') == 1", 3))
+    return out
 
 
 def _exact_cube(y: str) -> str:
@@ -200,36 +175,21 @@ class _Compound(_Property):
 
 
 def _or(p: _Property, q: _Property) -> _Compound:
-    fp, fq = p.fn, q.fn
-    return _Compound(
-        f"({p.key}|{q.key})",
-        f"{p.verb} or {q.verb}",
-        f"({p.cond} or {q.cond})",
-        lambda x: fp(x) or fq(x),
-        p.cost + q.cost + OR_COST,
-    )
+    fp, fq, cost = p.fn, q.fn, p.cost + q.cost + OR_COST
+    verb, cond = f"{p.verb} or {q.verb}", f"({p.cond} or {q.cond})"
+    return _Compound(f"({p.key}|{q.key})", verb, cond, lambda x: fp(x) or fq(x), cost)
 
 
 def _xor(p: _Property, q: _Property) -> _Compound:
-    fp, fq = p.fn, q.fn
-    return _Compound(
-        f"({p.key}^{q.key})",
-        f"{p.verb} or {q.verb}, but not both",
-        f"({p.cond}) != ({q.cond})",
-        lambda x: fp(x) != fq(x),
-        p.cost + q.cost + OR_COST + BUT_NOT_COST,
-    )
+    fp, fq, cost = p.fn, q.fn, p.cost + q.cost + OR_COST + BUT_NOT_COST
+    verb, cond = f"{p.verb} or {q.verb}, but not both", f"({p.cond}) != ({q.cond})"
+    return _Compound(f"({p.key}^{q.key})", verb, cond, lambda x: fp(x) != fq(x), cost)
 
 
 def _but_not(p: _Property, r: _Property) -> _Compound:
-    fp, fr = p.fn, r.fn
-    return _Compound(
-        f"({p.key}-{r.key})",
-        f"{p.verb}, but {_negated(r.verb)}",
-        f"({p.cond}) and not ({r.cond})",
-        lambda x: fp(x) and not fr(x),
-        p.cost + r.cost + BUT_NOT_COST,
-    )
+    fp, fr, cost = p.fn, r.fn, p.cost + r.cost + BUT_NOT_COST
+    verb, cond = f"{p.verb}, but {_negated(r.verb)}", f"({p.cond}) and not ({r.cond})"
+    return _Compound(f"({p.key}-{r.key})", verb, cond, lambda x: fp(x) and not fr(x), cost)
 
 
 def _digit_set(allowed: Sequence[int]) -> _Compound:
@@ -311,13 +271,10 @@ def _all_by_table(table: npt.NDArray[np.bool_], fn: IntFn) -> Predicate:
 def _unless(keep: _Property, bad1: _Property, bad2: _Property) -> _Compound:
     fk, f1, f2 = keep.fn, bad1.fn, bad2.fn
     d1, d2, dk = bad1.key[-1], bad2.key[-1], keep.key[-1]
-    return _Compound(
-        f"({keep.key}|-{bad1.key}-{bad2.key})",
-        f"contains neither the digit {d1} nor the digit {d2}, unless it contains the digit {dk}",
-        f"({keep.cond} or not ({bad1.cond} or {bad2.cond}))",
-        lambda x: fk(x) or not (f1(x) or f2(x)),
-        keep.cost + bad1.cost + bad2.cost + OR_COST + BUT_NOT_COST,
-    )
+    key, cond = f"({keep.key}|-{bad1.key}-{bad2.key})", f"({keep.cond} or not ({bad1.cond} or {bad2.cond}))"
+    verb = f"contains neither the digit {d1} nor the digit {d2}, unless it contains the digit {dk}"
+    cost = keep.cost + bad1.cost + bad2.cost + OR_COST + BUT_NOT_COST
+    return _Compound(key, verb, cond, lambda x: fk(x) or not (f1(x) or f2(x)), cost)
 
 
 def _element() -> Iterator[Hypothesis]:
@@ -410,30 +367,20 @@ def _one(g: Term1) -> Callable[[Sequence[int], int], int | None]:
     return term
 
 
+def _signed(c: int, plus: str = "+", minus: str = "-") -> str:
+    return "" if c == 0 else (f" {plus} {c}" if c > 0 else f" {minus} {-c}")
+
+
 def _signed_text(c: int) -> str:
-    return "" if c == 0 else (f" plus {c}" if c > 0 else f" minus {-c}")
-
-
-def _signed_src(c: int) -> str:
-    return "" if c == 0 else (f" + {c}" if c > 0 else f" - {-c}")
+    return _signed(c, "plus", "minus")
 
 
 def _times_text(k: int, what: str) -> str:
-    if k == 1:
-        return what
-    if k == -1:
-        return f"the negative of {what}"
-    if k == 2:
-        return f"twice {what}"
-    return f"{k} times {what}"
+    return {1: what, -1: f"the negative of {what}", 2: f"twice {what}"}.get(k, f"{k} times {what}")
 
 
 def _times_src(k: int, name: str) -> str:
-    if k == 1:
-        return name
-    if k == -1:
-        return f"-{name}"
-    return f"{k} * {name}"
+    return {1: name, -1: f"-{name}"}.get(k, f"{k} * {name}")
 
 
 def _term1(key: str, text: str, src: str, cost: int, fn: Term1 | None = None, guard: str = "") -> _Term:
@@ -444,7 +391,7 @@ def _term1(key: str, text: str, src: str, cost: int, fn: Term1 | None = None, gu
 def _linear1(k: int, c: int) -> _Term:
     text = _times_text(k, "the previous item") + _signed_text(c)
     cost = 1 + (k != 1) + (c != 0) + (abs(c) > 3) + (abs(k) > 3)
-    return _term1(f"lin:{k}:{c}", text, _times_src(k, "{p}") + _signed_src(c), cost, lambda p: k * p + c)
+    return _term1(f"lin:{k}:{c}", text, _times_src(k, "{p}") + _signed(c), cost, lambda p: k * p + c)
 
 
 _DIGIT_TERMS = {
@@ -462,7 +409,7 @@ def _order1_terms() -> list[_Term]:
     out += [_linear1(k, c) for k in (2, 3, -1, -2, 4, 5, -3, 10) for c in range(-10, 11)]
     for c in range(-10, 11):
         text = "the square of the previous item" + _signed_text(c)
-        out.append(_term1(f"sq:{c}", text, "{p} * {p}" + _signed_src(c), 2 + (c != 0) + (abs(c) > 3)))
+        out.append(_term1(f"sq:{c}", text, "{p} * {p}" + _signed(c), 2 + (c != 0) + (abs(c) > 3)))
     for k in (2, 3, 10):
         out.append(_term1(f"div:{k}", f"the previous item divided by {k}, rounded down", f"{{p}} // {k}", 3))
     for num, den, name in ((2, 1, "2"), (3, 1, "3"), (3, 2, "1.5"), (6, 5, "1.2"), (11, 10, "1.1")):
@@ -518,41 +465,27 @@ def _base_term_tables() -> set[tuple[int | None, ...]]:
     return {_term_table(t) for t in taken}
 
 
-def _linear_src(coefs: Sequence[tuple[int, str]], c: int) -> str:
+def _combination(
+    coefs: Sequence[tuple[int, str]], c: int, times: Callable[[int, str], str], words: str
+) -> str:
+    """``i * q + j * p + c`` in ``words`` ("+ -" for source, "plus minus" for text), zero terms left out."""
+    plus, minus = words.split()
     parts: list[str] = []
-    for k, name in coefs:
-        if k == 0:
-            continue
-        if not parts:
-            parts.append(_times_src(k, name))
-        elif k > 0:
-            parts.append(f"+ {_times_src(k, name)}")
-        else:
-            parts.append(f"- {_times_src(-k, name)}")
-    return " ".join(parts) + _signed_src(c)
+    for k, name in ((k, name) for k, name in coefs if k):
+        parts.append(f"{plus if k > 0 else minus} {times(abs(k), name)}" if parts else times(k, name))
+    return " ".join(parts) + _signed(c, plus, minus)
 
 
 def _linear_text(coefs: Sequence[tuple[int, str]], c: int) -> str:
     used = [k for k, _ in coefs if k]
     if used in ([1, 1], [1, 1, 1]) and all(k for k, _ in coefs):
         return f"the sum of the {'two' if len(used) == 2 else 'three'} items before it" + _signed_text(c)
-    parts: list[str] = []
-    for k, name in coefs:
-        if k == 0:
-            continue
-        what = _BACK[name.strip("{}")]
-        if not parts:
-            parts.append(_times_text(k, what))
-        elif k > 0:
-            parts.append(f"plus {_times_text(k, what)}")
-        else:
-            parts.append(f"minus {_times_text(-k, what)}")
-    return " ".join(parts) + _signed_text(c)
+    return _combination([(k, _BACK[name.strip("{}")]) for k, name in coefs], c, _times_text, "plus minus")
 
 
 def _linear_term(key: str, coefs: Sequence[tuple[int, str]], c: int, absolute: bool, cost: int) -> _Term:
     """``i * q + j * p + c`` (or with ``r``, or its absolute value), its function compiled from its source."""
-    src, text = _linear_src(coefs, c), _linear_text(coefs, c)
+    src, text = _combination(coefs, c, _times_src, "+ -"), _linear_text(coefs, c)
     if absolute:
         src, text = f"abs({src})", f"the absolute value of ({text})"
     fn = _python("xs, i", src.format(**_AT))
@@ -691,49 +624,41 @@ def _recurrence(links: Sequence[_Link], start: int) -> Hypothesis:
     """Every item from position ``start`` on satisfies one of ``links`` (a link needing more items before than
     the position has is false there)."""
     order = max(link.order for link in links)
-    fns = [(link.fn, link.order) for link in links]
-    if len(links) == 1:
-        fn = links[0].fn
-        term = links[0].term
-        unary = _UNARY.get(term.fn) if term is not None else None
-
-        def predicate(xs: Sequence[int]) -> bool:
-            n = len(xs)
-            return n <= start or all(map(fn, itertools.repeat(xs, n - start), range(start, n)))
-
-        if unary is not None:
-            g = unary
-
-            def follows(x: int, p: int) -> bool:
-                return x == g(p)
-
-            def predicate(xs: Sequence[int]) -> bool:  # the same, faster
-                return all(map(follows, xs[start:], xs[start - 1 :]))
-
-        source = _zip_source(links[0].cond, order, start)
-        text = f"Each item after the {_ORDINALS[start]} {links[0].text}."
-        cost = 1 + links[0].cost
-    else:
-        (f1, o1), (f2, o2) = fns
+    fn = links[0].fn
+    if len(links) > 1:
+        (f1, o1), (f2, o2) = ((link.fn, link.order) for link in links)
 
         def either(xs: Sequence[int], i: int) -> bool:
             return (i >= o1 and f1(xs, i)) or (i >= o2 and f2(xs, i))
 
-        def predicate(xs: Sequence[int]) -> bool:
-            n = len(xs)
-            return n <= start or all(map(either, itertools.repeat(xs, n - start), range(start, n)))
+        fn = either
 
-        if start >= order:
-            source = _zip_source(" or ".join(_paren(link.cond) for link in links), order, start)
-        else:
-            names = {"x": "xs[i]", "p": "xs[i - 1]", "q": "xs[i - 2]", "r": "xs[i - 3]"}
-            parts = []
-            for link in links:
-                cond = _paren(link.cond.format(**names))
-                parts.append(cond if link.order <= start else f"(i > {link.order - 1} and {cond})")
-            source = f"all({' or '.join(parts)} for i in range({start}, len(xs)))"
-        text = f"Each item after the {_ORDINALS[start]} {' or '.join(link.text for link in links)}."
-        cost = 1 + sum(link.cost for link in links) + OR_COST * (len(links) - 1)
+    def predicate(xs: Sequence[int]) -> bool:
+        n = len(xs)
+        return n <= start or all(map(fn, itertools.repeat(xs, n - start), range(start, n)))
+
+    term = links[0].term
+    unary = _UNARY.get(term.fn) if term is not None and len(links) == 1 else None
+    if unary is not None:
+        g = unary
+
+        def follows(x: int, p: int) -> bool:
+            return x == g(p)
+
+        def predicate(xs: Sequence[int]) -> bool:  # the same, faster
+            return all(map(follows, xs[start:], xs[start - 1 :]))
+
+    if len(links) == 1 or start >= order:
+        conds = links[0].cond if len(links) == 1 else " or ".join(_paren(link.cond) for link in links)
+        source = _zip_source(conds, order, start)
+    else:
+        parts = []
+        for link in links:
+            cond = _paren(link.cond.format(**_AT))
+            parts.append(cond if link.order <= start else f"(i > {link.order - 1} and {cond})")
+        source = f"all({' or '.join(parts)} for i in range({start}, len(xs)))"
+    text = f"Each item after the {_ORDINALS[start]} {' or '.join(link.text for link in links)}."
+    cost = 1 + sum(link.cost for link in links) + OR_COST * (len(links) - 1)
     least = min(link.order for link in links)
     cost += FREE_START_COST * (start - least) if start > order else 0
     key = f"rec:{'|'.join(link.key for link in links)}@{start}"
@@ -743,14 +668,12 @@ def _recurrence(links: Sequence[_Link], start: int) -> Hypothesis:
 def _recurrences() -> Iterator[Hypothesis]:
     taken = _base_term_tables()
     seen: set[tuple[int | None, ...]] = set()
-    singles: list[_Link] = []
     for t in sorted(_order1_terms(), key=lambda t: t.cost):
         table = _term_table(t)
         if table in seen:
             continue
         seen.add(table)
         link = _eq_link(t)
-        singles.append(link)
         if table not in taken:
             yield _recurrence([link], 1)
         yield _recurrence([link], 2)
@@ -852,15 +775,9 @@ def _counts() -> Iterator[Hypothesis]:
         plural = f"items {_plural(p.verb)}" if not p.key.startswith("is:") else f"items are {p.key[3:]}"
         for n in (2, 3):
             kinds = [("eq", "==", n, f"Exactly {n} {plural}."), ("ge", ">=", n, f"At least {n} {plural}.")]
+            at_most = f"At most {n - 1} {plural}." if n > 2 else f"At most one item {p.verb}."
             if not p.key.startswith("is:"):  # "at most two items are 13" holds of nearly every list
-                kinds.append(
-                    (
-                        "le",
-                        "<=",
-                        n - 1,
-                        f"At most {n - 1} {plural}." if n > 2 else f"At most one item {p.verb}.",
-                    )
-                )
+                kinds.append(("le", "<=", n - 1, at_most))
             for kind, op, m, text in kinds:
                 source = f"lambda xs: {count} {op} {m}"
                 yield Hypothesis(
