@@ -16,9 +16,9 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 
 from wason.core.game import Malformed
+from wason.core.guess_rule import package_text
 from wason.judges.labels import RESPONSE_TAG, read_labels
 from wason.tasks.lists.game import (
     FinalHypothesis,
@@ -85,7 +85,7 @@ class ParsedReply:
 
 def load_initial_prompt() -> str:
     """The pilot's initial prompt template, byte for byte (a ``str.format`` template with ``{examples}``)."""
-    return (resources.files("wason.tasks.lists") / "data" / "initial_prompt.txt").read_text(encoding="utf-8")
+    return package_text("wason.tasks.lists", "initial_prompt.txt")
 
 
 def format_example(example: Sequence[int]) -> str:
@@ -153,11 +153,9 @@ def parse_reply(text: str) -> ParsedReply | Malformed:
         A :class:`ParsedReply`, or :class:`Malformed` with a reason when there is no ``<response>`` marker, no
         readable JSON object after it, or no usable ``test_cases`` list in a reply that is not final.
     """
-    if len(text) > MAX_REPLY_CHARS:
-        return Malformed(f"reply longer than {MAX_REPLY_CHARS} characters")
-    markers = [m.end() for m in _MARKER.finditer(text)]
-    if not markers:
-        return Malformed("no <response> tag")
+    markers = _markers(text)
+    if isinstance(markers, Malformed) or not markers:
+        return markers if isinstance(markers, Malformed) else Malformed("no <response> tag")
     first_error: str | None = None
     # Only the last few markers are tried, so that a reply full of tags cannot make parsing quadratic.
     for index in range(len(markers) - 1, max(-1, len(markers) - 1 - MAX_MARKERS_TRIED), -1):
@@ -171,6 +169,13 @@ def parse_reply(text: str) -> ParsedReply | Malformed:
             break
         return _reply_from(value, repairs)
     return Malformed(first_error or "no readable JSON after <response>")
+
+
+def _markers(text: str) -> list[int] | Malformed:
+    """Where each ``<response>`` marker ends, or Malformed for a reply too long to read."""
+    if len(text) > MAX_REPLY_CHARS:
+        return Malformed(f"reply longer than {MAX_REPLY_CHARS} characters")
+    return [m.end() for m in _MARKER.finditer(text)]
 
 
 def _object_after(text: str, start: int) -> tuple[dict[str, object], int, list[str]] | str:
@@ -280,12 +285,10 @@ class _Parser:
         if depth > MAX_DEPTH:
             raise self.fail(f"nested deeper than {MAX_DEPTH}")
         char = self.skip()
-        if char == "{":
-            return self.obj(depth)
-        if char in "[(":
+        if char in "{[(":
             if char == "(":
                 self.repairs.append("parentheses")
-            return self.array(depth, "]" if char == "[" else ")")
+            return self.container(depth, {"{": "}", "[": "]", "(": ")"}[char])
         if char in _QUOTES:
             return self.string()
         number = _NUMBER.match(self.text, self.pos)
@@ -323,33 +326,22 @@ class _Parser:
         self.repairs.append("missing comma")
         return False
 
-    def array(self, depth: int, close: str) -> list[object]:
+    def container(self, depth: int, close: str) -> dict[str, object] | list[object]:
+        """An object (``close`` is "}") or a list, from its opening character to past its closing one."""
         self.pos += 1
-        result: list[object] = []
-        if self.skip() == close:
-            self.pos += 1
-            return result
-        while True:
-            result.append(self.value(depth + 1))
-            if self.separator(close):
+        pairs: list[tuple[str, object]] = []
+        more = self.skip() != close
+        while more:
+            key = ""
+            if close == "}":
+                key = self.key()
+                if self.skip() != ":":
+                    raise self.fail("expected ':'")
                 self.pos += 1
-                return result
-
-    def obj(self, depth: int) -> dict[str, object]:
+            pairs.append((key, self.value(depth + 1)))
+            more = not self.separator(close)
         self.pos += 1
-        result: dict[str, object] = {}
-        if self.skip() == "}":
-            self.pos += 1
-            return result
-        while True:
-            key = self.key()
-            if self.skip() != ":":
-                raise self.fail("expected ':'")
-            self.pos += 1
-            result[key] = self.value(depth + 1)
-            if self.separator("}"):
-                self.pos += 1
-                return result
+        return dict(pairs) if close == "}" else [value for _, value in pairs]
 
     def key(self) -> str:
         char = self.skip()
@@ -445,9 +437,9 @@ _LAMBDA_LINE = re.compile(r"^[ \t>*`-]*(?P<body>lambda\s+xs\s*:.*?)[ \t`*]*$", r
 def parse_predicate_reply(text: str) -> str | Malformed:
     """The predicate source a reply states: the ``predicate`` field of the JSON after the last ``<response>``,
     else the last fenced code block or line that holds a ``lambda xs:``. Never evaluated here."""
-    if len(text) > MAX_REPLY_CHARS:
-        return Malformed(f"reply longer than {MAX_REPLY_CHARS} characters")
-    markers = [m.end() for m in _MARKER.finditer(text)]
+    markers = _markers(text)
+    if isinstance(markers, Malformed):
+        return markers
     if markers:
         found = _object_after(text, markers[-1])
         if not isinstance(found, str):
@@ -495,12 +487,12 @@ def python_text(value: object) -> str:
 
 def load_analysis_prompt() -> str:
     """The pilot's labelling prompt (``{rule}``, ``{test_cases}``), byte for byte."""
-    return (resources.files("wason.tasks.lists") / "data" / "analysis_prompt.txt").read_text(encoding="utf-8")
+    return package_text("wason.tasks.lists", "analysis_prompt.txt")
 
 
 def load_judgment_prompt() -> str:
     """The pilot's judging prompt (``{real_rule}``, ``{model_hypothesis}``), byte for byte."""
-    return (resources.files("wason.tasks.lists") / "data" / "judgment_prompt.txt").read_text(encoding="utf-8")
+    return package_text("wason.tasks.lists", "judgment_prompt.txt")
 
 
 class ListsProtocol:

@@ -137,8 +137,7 @@ def _digits(n: int) -> str:
     return str(abs(n))
 
 
-def _pairs(xs: Sequence[int]) -> list[tuple[int, int]]:
-    return list(itertools.pairwise(xs))
+_pairs = itertools.pairwise
 
 
 def _windows3(xs: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -231,12 +230,7 @@ def english(n: int) -> str | None:
 
 
 def _ceil_pow_1_2(p: int) -> int:
-    if p <= 0:
-        # 1.2**p is in (0, 1] for p <= 0, so its ceiling is 1.
-        return 1
-    numerator: int = 6**p
-    denominator: int = 5**p
-    return -(-numerator // denominator)
+    return 1 if p <= 0 else -(-(6**p) // 5**p)  # 1.2**p is in (0, 1] for p <= 0, so its ceiling is 1
 
 
 def _matches_ceil_pow(p: int, x: int) -> bool:
@@ -313,10 +307,7 @@ def _three_times_composites_below(xs: Sequence[int]) -> bool:
 
 
 def _sum_is(target: int) -> Predicate:
-    def rule(xs: Sequence[int]) -> bool:
-        return sum(xs) == target
-
-    return rule
+    return lambda xs: sum(xs) == target
 
 
 # Candidate rank -> (predicate, reading). Readings say which interpretation was chosen where the text allows more.
@@ -513,34 +504,16 @@ def _published(
     """A pilot or phase-1 rule: ``ref`` is its candidate rank, or its own predicate and reading."""
     rank = ref if isinstance(ref, int) else None
     predicate, reading = _CANDIDATES[ref] if isinstance(ref, int) else ref
-    return ListRule(
-        split=split,
-        id=position,
-        text=str(entry["rule"]),
-        predicate=predicate,
-        reading=reading,
-        difficulty=float(entry["difficulty"]),
-        short_rule=str(entry["short_rule"]),
-        examples=tuple(tuple(int(x) for x in ex) for ex in entry["examples"]),
-        rank=rank,
-    )
+    examples = tuple(tuple(int(x) for x in ex) for ex in entry["examples"])
+    text, difficulty, short = str(entry["rule"]), float(entry["difficulty"]), str(entry["short_rule"])
+    return ListRule(split, position, text, predicate, reading, difficulty, short, examples, rank)
 
 
 def load_split(split: str) -> list[ListRule]:
-    """The rules of a split, in published order.
-
-    Args:
-        split: ``pilot`` (the 10 rules run, operative text and examples), ``second`` (the 10 purple
-            candidates: a second difficulty-stratified sample, never run), ``all`` (every candidate that is
-            a well-defined predicate, 59 of 60; see :func:`unrepresentable`), or ``phase1`` (8 earlier
-            rules with examples, kept for the known example error).
-
-    Returns:
-        The rules, each with its predicate.
-
-    Raises:
-        ValueError: for an unknown split.
-    """
+    """The rules of a split, in published order: ``pilot`` (the 10 rules run, operative text and examples),
+    ``second`` (the 10 purple candidates: a second difficulty-stratified sample, never run), ``all`` (every
+    candidate that is a well-defined predicate, 59 of 60; see :func:`unrepresentable`), or ``phase1`` (8 earlier
+    rules with examples, kept for the known example error). ValueError for an unknown split."""
     data = _data()
     if split in ("pilot", "phase1"):
         refs = _PILOT_RANKS if split == "pilot" else _PHASE1_RULES
@@ -557,12 +530,11 @@ def load_split(split: str) -> list[ListRule]:
 
 def unrepresentable() -> list[Unrepresentable]:
     """The candidates left out of ``all`` because no well-defined predicate matches them, with reasons."""
+    found = [(int(e["rank"]), str(e["text"])) for e in _data()["candidates"]]
     return [
-        Unrepresentable(
-            rank=int(e["rank"]), text=str(e["text"]), reason=_UNREPRESENTABLE_REASONS[int(e["rank"])]
-        )
-        for e in _data()["candidates"]
-        if int(e["rank"]) in _UNREPRESENTABLE_REASONS
+        Unrepresentable(rank, text, _UNREPRESENTABLE_REASONS[rank])
+        for rank, text in found
+        if rank in _UNREPRESENTABLE_REASONS
     ]
 
 
