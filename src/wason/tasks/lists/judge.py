@@ -22,11 +22,8 @@ from wason.tasks.lists.language import LANGUAGE_VERSION, MAX_STEPS, ListGuessErr
 
 PROBES_VERSION = "wason-list-probes-2"
 """Version of the probe-set code: bumped whenever the same seed, key, positives and observations could give other
-lists or another verdict.
-
-Verdicts recorded under an older version still load (the fields added since have defaults). Version 1 probed no
-observations, no list longer than 12 items and no integer beyond 10**30.
-"""
+lists or another verdict. Verdicts recorded under an older version still load (the fields added since have
+defaults). Version 1 probed no observations, no list longer than 12 items and no integer beyond 10**30."""
 
 Rule = Callable[[tuple[int, ...]], bool]
 Observation = tuple[Sequence[int], bool]
@@ -36,12 +33,10 @@ _Mistake = tuple[tuple[int, ...], bool, bool]  # a probe the guess gets wrong: (
 MAX_COUNTEREXAMPLES = 5
 JUDGE_MAX_STEPS = 3_000_000
 """Step budget of one whole judgement, spent on the observations first; once spent, the remaining probes count
-as errors (so as "No") and the verdict is not equivalent.
-
-A typical predicate uses 10-100 steps per list (naive trial division up to x: a few hundred), so this only binds
-on texts that exhaust the per-list budget again and again, or on observations of tens of thousands of items; it
-keeps a judgement at about a second at most while staying deterministic (steps, not time).
-"""
+as errors (so as "No") and the verdict is not equivalent. A typical predicate uses 10-100 steps per list (naive
+trial division up to x: a few hundred), so this only binds on texts that exhaust the per-list budget again and
+again, or on observations of tens of thousands of items; it keeps a judgement at about a second at most while
+staying deterministic (steps, not time)."""
 RANDOM_PER_FAMILY = 70
 """Random lists of 0-9 items drawn from each value family."""
 LONG_PER_FAMILY = 12
@@ -121,14 +116,8 @@ def _tiny_lists() -> list[tuple[int, ...]]:
     return out
 
 
-def _random_lists(
-    rng: random.Random, per_family: int, lengths: tuple[int, int] = (0, 9)
-) -> list[tuple[int, ...]]:
-    out = []
-    for _, family in FAMILIES:
-        for _ in range(per_family):
-            out.append(tuple(family(rng, rng.randint(*lengths))))
-    return out
+def _random_lists(rng: random.Random, k: int, lengths: tuple[int, int] = (0, 9)) -> list[tuple[int, ...]]:
+    return [tuple(family(rng, rng.randint(*lengths))) for _, family in FAMILIES for _ in range(k)]
 
 
 def _huge(rng: random.Random, factor: int) -> int:
@@ -171,15 +160,8 @@ def _fits(xs: Sequence[int]) -> bool:
 
 
 def mutations(xs: Sequence[int], rng: random.Random) -> list[tuple[int, ...]]:
-    """Near misses of one list: small edits a careless guess might not notice.
-
-    Args:
-        xs: the list to mutate (usually one the rule accepts).
-        rng: the seeded generator for the random edits.
-
-    Returns:
-        The mutated lists in a fixed order (duplicates and the list itself possible; callers deduplicate).
-    """
+    """Near misses of ``xs`` (usually a list the rule accepts): small edits a careless guess might not notice, in
+    a fixed order for the seeded ``rng`` (duplicates and the list itself possible; callers deduplicate)."""
     items = list(xs)
     n = len(items)
     out: list[list[int]] = []
@@ -280,23 +262,25 @@ def _labelled_probes(
         *given,
     ]
     _label(rule, base, labels)
-    near: list[tuple[int, ...]] = []
-    for p in given:
-        near += mutations(p, rng)
+    near = [m for p in given for m in mutations(p, rng)]
     accepted = sorted({xs for xs, ok in labels.items() if ok and xs not in given and _fits(xs)})
-    for p in rng.sample(accepted, min(RANDOM_SEEDS, len(accepted))):
-        found = mutations(p, rng)
-        near += rng.sample(found, min(SEED_MUTATIONS, len(found)))
-    near = _unique(near)
+    near = _unique(near + _mutated(rng, accepted, RANDOM_SEEDS, SEED_MUTATIONS))
     _label(rule, near, labels)
     used = set(given) | set(accepted)
     second = sorted({xs for xs in near if labels[xs] and xs not in used})
-    more: list[tuple[int, ...]] = []
-    for p in rng.sample(second, min(SECOND_SEEDS, len(second))):
-        found = mutations(p, rng)
-        more += rng.sample(found, min(SECOND_MUTATIONS, len(found)))
-    _label(rule, more, labels)
+    _label(rule, _mutated(rng, second, SECOND_SEEDS, SECOND_MUTATIONS), labels)
     return labels
+
+
+def _some(rng: random.Random, lists: Sequence[tuple[int, ...]], k: int) -> list[tuple[int, ...]]:
+    return rng.sample(lists, min(k, len(lists)))
+
+
+def _mutated(
+    rng: random.Random, seeds: Sequence[tuple[int, ...]], k: int, keep: int
+) -> list[tuple[int, ...]]:
+    """``keep`` mutations each (at random) of ``k`` of ``seeds`` (at random)."""
+    return [m for p in _some(rng, seeds, k) for m in _some(rng, mutations(p, rng), keep)]
 
 
 def list_probes(
@@ -390,19 +374,10 @@ def judge_list_predicate(
     positives: Sequence[Sequence[int]] = (),
     observations: Iterable[Observation] = (),
 ) -> ListVerdict:
-    """Judge a model's predicate against the hidden rule on the probe set (``seed``, ``key`` and ``positives`` as
-    in :func:`list_probes`).
-
-    Args:
-        rule: the hidden rule, a plain callable on a tuple of ints.
-        source: the model's predicate text (anything; text outside the language is judged wrong, not raised).
-        observations: ``(list, label)`` for every list the episode labelled (examples included), with the label
-            the player was shown; each is a probe with that label (even where the rule's code would say
-            otherwise), evaluated before the sampled probes.
-
-    Returns:
-        The verdict.
-    """
+    """Judge a model's predicate ``source`` (any text: outside the language it is judged wrong, not raised)
+    against the hidden ``rule`` on the probe set (``seed``, ``key`` and ``positives`` as in :func:`list_probes`).
+    Each of ``observations`` (every list the episode labelled, examples included) is a probe with the label the
+    player was shown (even where the rule's code would say otherwise), evaluated before the sampled probes."""
     try:
         guess = compile_list_predicate(source)
     except ListGuessError as exc:
@@ -501,26 +476,16 @@ def quiz_lists(
     n: int = 10,
     exclude: Collection[tuple[int, ...]] = (),
 ) -> list[tuple[tuple[int, ...], bool]]:
-    """Held-out lists for a classification quiz, each with the rule's label.
+    """``n`` held-out lists for a classification quiz, each with the rule's label, in a seeded shuffled order
+    (``seed`` and the rule's ``key`` seed a generator apart from the probe set's; fewer lists only if even the
+    fallbacks run out of distinct ones; ValueError for a negative ``n``).
 
     Half the lists (``n // 2``) are accepted by the rule, the rest rejected. Accepted lists are edits of the
-    given positives (or of other accepted lists) that the rule still accepts, and random lists it accepts;
+    given ``positives`` (or of other accepted lists) that the rule still accepts, and random lists it accepts;
     rejected lists are near misses of accepted ones where there are enough, random lists otherwise. The given
     positives themselves are used only as a last resort. If the rule accepts (or rejects) too few distinct
     candidates, the other kind fills the gap, so the quiz still has ``n`` lists but is unbalanced; the labels
-    say so. No list is in ``exclude`` and no list appears twice.
-
-    Args:
-        seed: quiz seed (the generator is separate from the probe set's); with the rule's ``key`` it seeds it.
-        positives: lists the rule accepts (e.g. the examples shown).
-        exclude: lists the player already tested or saw; none of them is used.
-
-    Returns:
-        ``n`` pairs ``(list, rule's label)`` in a seeded shuffled order (fewer only if even the fallbacks run
-        out of distinct lists).
-
-    Raises:
-        ValueError: if ``n`` is negative.
+    say so. No list is in ``exclude`` (the lists the player tested or saw) and no list appears twice.
     """
     if n < 0:
         raise ValueError(f"n must be non-negative, got {n}")
@@ -528,13 +493,11 @@ def quiz_lists(
     excluded = {tuple(int(v) for v in xs) for xs in exclude}
     given = _positives(positives)
     labels: dict[tuple[int, ...], bool] = {}
-    near: list[tuple[int, ...]] = []
-    for p in given:
-        near += mutations(p, rng)
+    near = [m for p in given for m in mutations(p, rng)]
     randoms = _random_lists(rng, 10)
     _label(rule, [*near, *randoms], labels)
     accepted_near = sorted({xs for xs in near if labels[xs]} - set(given))
-    for p in rng.sample(accepted_near, min(SECOND_SEEDS, len(accepted_near))):
+    for p in _some(rng, accepted_near, SECOND_SEEDS):
         more = mutations(p, rng)
         _label(rule, more, labels)
         near += more

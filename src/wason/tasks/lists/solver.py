@@ -163,26 +163,17 @@ class HypothesisLike(Protocol):
 
 @dataclass(frozen=True)
 class SolverHypothesis:
-    """What the solver states at the end of a game.
-
-    Attributes:
-        text: the rule in words.
-        source: the rule as ``lambda xs: ...``.
-        key: the hypothesis's key in the space (``None`` if the solver had none to state).
-        consistent: whether it fits every observation (the examples and every labelled test).
-    """
+    """What the solver states at the end of a game: the rule in words and as ``lambda xs: ...``."""
 
     text: str
     source: str
-    key: str | None
-    consistent: bool
+    key: str | None  # in the space (``None`` if the solver had none to state)
+    consistent: bool  # it fits every observation (the examples and every labelled test)
 
 
 @dataclass(frozen=True)
 class _Plan:
     tests: tuple[IntList, ...]
-    information: float  # expected bits of the round, on the hypotheses scored
-    top_share: float  # share of the surviving weight in the heaviest extension class
     best: int  # index of the hypothesis to state
     done: bool  # nothing left to test: the solver is ready
     # The hypothesis this round tries to refute, once the survivors are settled.
@@ -303,11 +294,8 @@ class ListSolver:
         return list(self._plan().tests)
 
     def observe(self, tests: Sequence[Sequence[int]], labels: Sequence[bool]) -> None:
-        """Record a round's labels (for the proposed lists or any others): whether each test fits the rule.
-
-        Raises:
-            ValueError: the lengths differ or a test is not a list of integers.
-        """
+        """Record a round's labels (for the proposed lists or any others): whether each test fits the rule
+        (ValueError when the lengths differ or a test is not a list of integers)."""
         if len(tests) != len(labels):
             raise ValueError(f"{len(tests)} tests but {len(labels)} labels")
         lists = tuple(self._as_list(xs, "test") for xs in tests)
@@ -457,14 +445,7 @@ class ListSolver:
         gains[picks] = -1.0
         ranked = np.argsort(-gains, kind="stable")[:_CARRY]
         self._carry = [pool[int(c)] for c in ranked if gains[c] > _MIN_INFORMATION]
-        return _Plan(
-            tests=tuple(tests),
-            information=information,
-            top_share=top_share,
-            best=best,
-            done=done,
-            confirming=best if settled and not done else None,
-        )
+        return _Plan(tuple(tests), best, done, best if settled and not done else None)
 
     def _settled(self, top_share: float, information: float) -> bool:
         """Whether the survivors are as good as told apart: one class holds the ``confidence`` share of the
@@ -527,11 +508,8 @@ class ListSolver:
         return out
 
     def _choose(self, truth: B, weights: F, pool: Sequence[IntList]) -> tuple[list[int], float]:
-        """Greedily choose up to ``tests_per_round`` candidates maximising the entropy of the joint partition.
-
-        Returns:
-            The chosen candidate indices (only informative ones) and the partition's entropy in bits.
-        """
+        """Greedily choose up to ``tests_per_round`` candidates maximising the entropy of the joint partition:
+        the chosen candidate indices (only informative ones) and the partition's entropy in bits."""
         m, n = truth.shape
         total = float(weights.sum())
         if m == 0 or n == 0 or total <= 0.0:
@@ -564,11 +542,8 @@ class ListSolver:
         return picks, max(entropy, 0.0)
 
     def _heaviest_class(self, truth: B, scored: Index, in_play: Index) -> tuple[float, list[int]]:
-        """Share of the weight in play held by the heaviest extension class on the pool, and its members.
-
-        Members come heaviest first, so the first is the one to state. Hypotheses in play but not scored count
-        against the share (their class is unknown).
-        """
+        """Share of the weight in play held by the heaviest extension class on the pool, and its members
+        (heaviest first: the first is the one to state); the unscored count against it (their class is unknown)."""
         weights = self._weights(scored)
         total = float(self._weights(in_play).sum())
         classes: dict[bytes, tuple[float, list[int]]] = {}
@@ -582,12 +557,9 @@ class ListSolver:
         return (weight / total if total > 0 else 0.0), members
 
     def _fill(self, tests: list[IntList], pool: Sequence[IntList], best: int, rng: random.Random) -> None:
-        """Complete the round with lists that could refute the stated hypothesis.
-
-        Mostly lists it accepts (a rule narrower than the hypothesis shows up only there), drawn at random from
-        the pool, of lengths not used yet where possible; then lists it rejects, edits of positives first (a rule
-        broader than the hypothesis shows up there). Random lists fill any gap left.
-        """
+        """Complete the round with lists that could refute the stated hypothesis: mostly lists it accepts (a
+        narrower rule shows up only there), at random from the pool, of lengths not used yet where possible; then
+        lists it rejects, edits of positives first (a broader rule shows up there); random lists fill any gap."""
         need = self.tests_per_round
         taken = set(tests)
         if len(tests) < need:
@@ -810,15 +782,8 @@ class ListSolver:
 
 
 def play(solver: ListSolver, rule: Callable[[tuple[int, ...]], bool]) -> tuple[SolverHypothesis, int]:
-    """Play a whole game against a rule given as code: propose, label with the rule, observe, until ready.
-
-    Args:
-        solver: a fresh solver (built with the game's examples).
-        rule: the hidden rule's predicate; it labels every test (an exception counts as "No").
-
-    Returns:
-        The stated hypothesis and the number of rounds used.
-    """
+    """Play a whole game with a fresh ``solver`` against a rule given as code (an exception counts as "No"):
+    propose, label with the rule, observe, until ready. Returns the stated hypothesis and the rounds used."""
     while not solver.ready:
         tests = solver.propose()
         solver.observe(tests, [holds(rule, xs) for xs in tests])
