@@ -280,9 +280,7 @@ def _unless(keep: _Property, bad1: _Property, bad2: _Property) -> _Compound:
 def _element() -> Iterator[Hypothesis]:
     for c, table in _compound_properties():
         for q in _QUANTIFIERS:
-            if isinstance(c, _Compound) and q.key != "all":
-                continue
-            if not isinstance(c, _Compound) and c.cost > q.max_property_cost:
+            if q.key != "all" if isinstance(c, _Compound) else c.cost > q.max_property_cost:
                 continue
             yield Hypothesis(
                 f"{q.key}:{c.key}",
@@ -311,48 +309,30 @@ _BACK = {"p": "the previous item", "q": "the item two places before", "r": "the 
 
 @dataclass(frozen=True)
 class _Term:
-    """An integer expression of the items before the current one.
+    """An integer expression of the items before the current one."""
 
-    Attributes:
-        key: part of the hypothesis key.
-        text: a noun phrase, "twice the previous item plus 1".
-        src: a source template over ``{p}``, ``{q}``, ``{r}``.
-        guard: a source template that must hold for the term to be defined ("" when always).
-        fn: the term over ``(xs, i)``: its value for position ``i``, or ``None`` where undefined.
-        order: how many items before it reads (1-3).
-        cost: its share of the complexity.
-    """
-
-    key: str
-    text: str
-    src: str
-    guard: str
-    fn: Callable[[Sequence[int], int], int | None]
-    order: int
-    cost: int
+    key: str  # part of the hypothesis key
+    text: str  # a noun phrase, "twice the previous item plus 1"
+    src: str  # a source template over ``{p}``, ``{q}``, ``{r}``
+    guard: str  # a source template that must hold for the term to be defined ("" when always)
+    fn: Callable[
+        [Sequence[int], int], int | None
+    ]  # its value for position ``i`` of ``xs``, or None if undefined
+    order: int  # how many items before it reads (1-3)
+    cost: int  # its share of the complexity
 
 
 @dataclass(frozen=True)
 class _Link:
-    """A relation between an item ``x`` and the items before it.
-
-    Attributes:
-        key: part of the hypothesis key.
-        text: a verb phrase for the item, "is twice the previous item plus 1".
-        cond: a source template over ``{x}``, ``{p}``, ``{q}``, ``{r}``.
-        fn: the relation over ``(xs, i)``, for position ``i >= order``.
-        order: how many items before it reads (1-3).
-        cost: its share of the complexity.
-        term: for ``x == term``, the term.
-    """
+    """A relation between an item ``x`` and the items before it (key, order and cost as for :class:`_Term`)."""
 
     key: str
-    text: str
-    cond: str
-    fn: LinkFn
+    text: str  # a verb phrase for the item, "is twice the previous item plus 1"
+    cond: str  # a source template over ``{x}``, ``{p}``, ``{q}``, ``{r}``
+    fn: LinkFn  # the relation over ``(xs, i)``, for position ``i >= order``
     order: int
     cost: int
-    term: _Term | None = None
+    term: _Term | None = None  # for ``x == term``, the term
 
 
 _UNARY: dict[Callable[[Sequence[int], int], int | None], Term1] = {}
@@ -416,9 +396,8 @@ def _order1_terms() -> list[_Term]:
         src = f"{num} ** {{p}}" if den == 1 else f"-(-({num} ** {{p}}) // {den} ** {{p}})"
         rounded = "" if den == 1 else ", rounded up"
         text = f"{name} to the power of the previous item{rounded} (1 when the previous item is 0 or less)"
-        out.append(
-            _term1(f"pow:{num}/{den}", text, f"(1 if {{p}} <= 0 else {src})", 4, _ceil_power(num, den))
-        )
+        src = f"(1 if {{p}} <= 0 else {src})"
+        out.append(_term1(f"pow:{num}/{den}", text, src, 4, _ceil_power(num, den)))
     for key, (text, _, src) in _DIGIT_TERMS.items():
         out.append(_term1(f"{key}:p", f"{text} the previous item", src.format(y="{p}"), 3))
         for k in (2, 3):
@@ -426,16 +405,9 @@ def _order1_terms() -> list[_Term]:
                 _term1(f"{key}:{k}p", f"{text} {k} times the previous item", src.format(y=f"{k} * {{p}}"), 4)
             )
     for k in range(2, 21):
-        out.append(
-            _term1(
-                f"fnz:{k}",
-                f"the first non-zero digit of the previous item divided by {k} (nothing may follow a 0)",
-                f"int(str(abs({{p}}) * 10 ** 20 // {k})[0])",
-                5,
-                lambda p, k=k: _first_nonzero_over(p, k),  # type: ignore[misc]
-                "{p} != 0",
-            )
-        )
+        text = f"the first non-zero digit of the previous item divided by {k} (nothing may follow a 0)"
+        src, fnz = f"int(str(abs({{p}}) * 10 ** 20 // {k})[0])", lambda p, k=k: _first_nonzero_over(p, k)
+        out.append(_term1(f"fnz:{k}", text, src, 5, fnz, "{p} != 0"))
     for k in range(1, 6):
         for c in range(-3, 4):
             odd = _linear1(k, c)
@@ -494,14 +466,12 @@ def _linear_term(key: str, coefs: Sequence[tuple[int, str]], c: int, absolute: b
 
 def _order2_terms() -> list[_Term]:
     out: list[_Term] = []
-    for absolute in (False, True):
-        for i in (1, -1, 2, -2):
-            if absolute and i < 0:
-                continue  # |-a| = |a|: the first coefficient is positive
-            for j in (1, -1, 0, 2, -2):
-                for c in range(-10, 11) if abs(i) == 1 and abs(j) == 1 else range(-3, 4):
-                    cost = 2 + (abs(i) > 1) + (j != 0) + (abs(j) > 1) + (c != 0) + (abs(c) > 3) + absolute
-                    out.append(_linear_term(f"2:{i}:{j}:{c}", ((i, "{q}"), (j, "{p}")), c, absolute, cost))
+    for absolute, i, j in itertools.product((False, True), (1, -1, 2, -2), (1, -1, 0, 2, -2)):
+        if absolute and i < 0:
+            continue  # |-a| = |a|: the first coefficient is positive
+        for c in range(-10, 11) if abs(i) == 1 and abs(j) == 1 else range(-3, 4):
+            cost = 2 + (abs(i) > 1) + (j != 0) + (abs(j) > 1) + (c != 0) + (abs(c) > 3) + absolute
+            out.append(_linear_term(f"2:{i}:{j}:{c}", ((i, "{q}"), (j, "{p}")), c, absolute, cost))
     product = _python("xs, i", "xs[i - 2] * xs[i - 1]")
     out.append(_Term("prod2", "the product of the two items before it", "{q} * {p}", "", product, 2, 3))
     return out
@@ -509,15 +479,10 @@ def _order2_terms() -> list[_Term]:
 
 def _order3_terms() -> list[_Term]:
     out: list[_Term] = []
-    for absolute in (False, True):
-        for k in (1, -1):
-            if absolute and k < 0:
-                continue
-            for i in (1, -1, 0):
-                for j in (1, -1, 0):
-                    coefs = ((k, "{r}"), (i, "{q}"), (j, "{p}"))
-                    cost = 3 + (i != 0) + (j != 0) + absolute
-                    out.append(_linear_term(f"3:{k}:{i}:{j}", coefs, 0, absolute, cost))
+    for absolute, k, i, j in itertools.product((False, True), (1, -1), (1, -1, 0), (1, -1, 0)):
+        if not (absolute and k < 0):
+            coefs, cost = ((k, "{r}"), (i, "{q}"), (j, "{p}")), 3 + (i != 0) + (j != 0) + absolute
+            out.append(_linear_term(f"3:{k}:{i}:{j}", coefs, 0, absolute, cost))
     return out
 
 
