@@ -299,7 +299,7 @@ class ListsGame:
         self._pending = _Pending()
         if self._phase == "predicate":
             self.predicate_source = action.source if isinstance(action, PredicateAnswer) else None
-            self._judge_predicate(action)
+            self._judge_predicate(self.predicate_source or "")
             return self._after_predicate()
         if self._phase == "quiz":
             answers = action.labels if isinstance(action, QuizAnswer) else ()
@@ -340,24 +340,10 @@ class ListsGame:
             shown = tuple(c if label is None else label for label, c in zip(llm, code, strict=True))
         else:
             shown = code
-        self.rounds.append(
-            _Round(
-                cases=cases,
-                code_labels=code,
-                shown=shown,
-                repeats=tuple(repeats),
-                leading=action.leading_hypothesis,
-                llm_labels=tuple(llm) if llm is not None else None,
-            )
-        )
-        return self._observation(
-            "labels",
-            must_finalize=self._must_finalize(),
-            cases=cases,
-            labels=shown,
-            repeats=tuple(repeats),
-            ignored_cases=ignored,
-        )
+        llm_labels = tuple(llm) if llm is not None else None
+        self.rounds.append(_Round(cases, code, shown, tuple(repeats), action.leading_hypothesis, llm_labels))
+        fields = {"cases": cases, "labels": shown, "repeats": tuple(repeats), "ignored_cases": ignored}
+        return self._observation("labels", must_finalize=self._must_finalize(), **fields)
 
     def _format_error(self, reason: str, *, truncated: bool = False) -> ListsObservation:
         # a reply cut off at the token limit costs what an unreadable one costs; it is only counted apart
@@ -393,11 +379,10 @@ class ListsGame:
             return self._observation("ask_quiz", quiz=tuple(lst for lst, _ in self.quiz))
         return self._end("finished")
 
-    def _judge_predicate(self, action: object) -> None:
-        source = action.source if isinstance(action, PredicateAnswer) else ""
+    def _judge_predicate(self, source: str) -> None:
         self.predicate_verdict = judge_list_predicate(
             self.rule.predicate,
-            source or "",
+            source,
             seed=self.config.probe_seed,
             key=self.rule.key,
             positives=self._positives(),
