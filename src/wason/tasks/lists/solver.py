@@ -2,49 +2,43 @@
 
 The solver plays the list game (three positive examples, then rounds of five test lists, each labelled by the
 hidden rule, then one stated hypothesis) without any text: it is the baseline row of every table and lets tests
-play whole games without a model. It is written against :class:`HypothesisLike`, so any space of hypotheses with a
-key, a text, a ``lambda xs: ...`` source, a predicate and a complexity will do.
-
-Algorithm, in the spirit of the WILT solver (``wason.tasks.wilt.elimination``):
+play whole games without a model. Any space of :class:`HypothesisLike` (a key, a text, a ``lambda xs: ...``
+source, a predicate and a complexity) will do. Algorithm, in the spirit of ``wason.tasks.wilt.elimination``:
 
 * **Weights and elimination.** Each hypothesis has the prior weight ``2**-complexity``. Labels come from code and
   are never wrong, so a hypothesis that disagrees with an observation (the examples are positive observations) is
   eliminated and the survivors keep their prior weights.
-* **A rich candidate pool each round**, from a ``random.Random`` seeded by the solver's seed and the round: short
-  lists (empty, one, two, three items, and the first items of each example); mutations of the examples and of the
-  positives found so far (change, nudge, insert, delete, swap, duplicate, reverse, sort, truncate, continue the
-  pattern, move an amount or a factor from one item to another, scale, shift, concatenate) and a few mutations of
-  negatives; structured random lists (uniform, small, progressions, sorted, repeats, multiples, members of
-  familiar sequences, Fibonacci-like); lists the heaviest survivor *accepts*, found by rejection sampling, so a
-  narrow rule (a fixed sum or product, a recurrence) is tested on its positives too; lists on which the heaviest
-  survivor and each of the next heaviest (and a few sampled by weight) disagree; and the most informative
-  candidates of the last round that were not chosen.
-* **Joint, greedy choice of the five tests.** The labels of the five tests partition the surviving hypotheses; the
-  expected information of the round is the weighted entropy of that partition (labels are noiseless). The tests
-  are chosen greedily, each one maximising the entropy of the partition refined by it, so the five are not
-  redundant. Ties go to the shortest, smallest list.
-* **Scoring subset.** Predicates are evaluated only on survivors, and labels are cached per list. While many
-  hypotheses survive, tests are chosen for the :data:`SCORING_LIMIT` heaviest of them (they carry nearly all the
-  weight); the whole survivor set is scored when the subset cannot be split. (Outside the space, below, half as
-  many, widened to four times as many when they cannot be split.)
+* **A rich candidate pool each round**, from a ``random.Random`` seeded by the seed and the round: short lists
+  (empty, one to three items, the first items of each example); mutations of the examples and of the positives
+  found so far (change, nudge, insert, delete, swap, duplicate, reverse, sort, truncate, continue the pattern,
+  move an amount or a factor between items, scale, shift, concatenate) and a few of negatives; structured random
+  lists (:mod:`.draw`); lists the heaviest survivor *accepts*, by rejection sampling, so a narrow rule (a fixed
+  sum or product, a recurrence) is tested on its positives too; lists on which the heaviest survivor and each of
+  the next heaviest (and a few sampled by weight) disagree; and last round's most informative unchosen candidates.
+* **Joint, greedy choice of the five tests.** The labels of the five tests partition the survivors; the expected
+  information of the round is the weighted entropy of that partition (labels are noiseless). Each test is chosen
+  greedily to maximise the entropy of the partition refined by it, so the five are not redundant. Ties go to the
+  shortest, smallest list.
+* **Scoring subset.** Predicates are evaluated only on survivors, and labels are cached per list. Tests are
+  chosen for the :data:`SCORING_LIMIT` heaviest survivors (they carry nearly all the weight); the whole set is
+  scored when that subset cannot be split. (Outside the space, half as many, widened to four times as many.)
 * **Settling.** The survivors are *settled* when one extension class (survivors that agree on every candidate of
-  the pool) holds at least ``confidence`` of the surviving weight (by default all of it: no candidate splits the
-  survivors). Before accepting that, a longer search (up to 1,500 lists per hypothesis, 20,000 in all) looks
-  for lists on which the class's simplest member and each other member disagree; any found join the pool. The
-  stated hypothesis is the simplest member of the heaviest class.
+  the pool) holds at least ``confidence`` of the surviving weight (by default all of it). Before accepting that,
+  a longer search (up to 1,500 lists per hypothesis, 20,000 in all) looks for lists on which the class's simplest
+  member and each other member disagree; any found join the pool. The stated hypothesis is the simplest member
+  of the heaviest class.
 * **Confirmation and stopping.** Once settled, the solver spends ``confirm_rounds`` rounds (default 1) trying to
-  refute the stated hypothesis: the slots that no informative test fills get lists it accepts (random, of lengths
-  not tested yet in the round: a rule narrower than every hypothesis shows up only on those), then lists it
-  rejects (edits of positives first: a broader rule shows up there). Any round with spare slots is filled the
-  same way. The solver is :attr:`~ListSolver.ready` when the
-  stated hypothesis has come through ``confirm_rounds`` such rounds and the survivors are still settled, or when
-  the rounds are used up. ``confirm_rounds=0`` stops as soon as the survivors are settled.
+  refute the stated hypothesis: slots no informative test fills get lists it accepts (random, of lengths not
+  tested yet in the round: a narrower rule shows up only there), then lists it rejects (edits of positives
+  first: a broader rule shows up there); any round with spare slots is filled the same way. The solver is
+  :attr:`~ListSolver.ready` when the stated hypothesis has come through ``confirm_rounds`` such rounds and the
+  survivors are still settled, or when the rounds are used up (``confirm_rounds=0``: as soon as settled).
 * **Rules outside the space.** When every hypothesis has been contradicted, the solver says so
-  (``consistent=False``) and turns to the fewest disagreements: the survivors are the least contradicted
-  hypotheses, and tests are chosen for every hypothesis weighted by the prior and ``2**-(4 * disagreements beyond
-  the fewest)``. In practice some candidate always splits those, so the solver keeps testing to the last round:
-  more evidence makes the least-wrong choice better. It states the simplest of the least contradicted hypotheses.
-  Its quiz answers are the labels it observed where it has them and its hypothesis's elsewhere.
+  (``consistent=False``): the survivors are the least contradicted hypotheses, and tests are chosen for every
+  hypothesis weighted by the prior and ``2**-(4 * disagreements beyond the fewest)``. Some candidate always
+  splits those in practice, so it tests to the last round (more evidence, a better least-wrong choice) and
+  states the simplest of the least contradicted. Its quiz answers are the labels it observed, else its
+  hypothesis's.
 
 Everything random comes from private ``random.Random`` instances seeded by strings built from the seed, so the
 same space, examples, seed and labels give the same proposals byte for byte. A predicate that raises says False.
@@ -327,16 +321,11 @@ class ListSolver:
         """Quiz answers: the label observed for a list already seen, else the stated hypothesis's (anything but a
         list of integers is "No", as in the game)."""
         predicate = self.space[self._plan().best].predicate
-        out = []
-        for items in lists:
-            xs = as_int_list(items)
-            if xs is None:
-                out.append(False)
-            elif xs in self._labels:
-                out.append(self._labels[xs])
-            else:
-                out.append(holds(predicate, xs))
-        return out
+        known = self._labels
+        return [
+            False if xs is None else known[xs] if xs in known else holds(predicate, xs)
+            for xs in map(as_int_list, lists)
+        ]
 
     # ---- hypotheses -----------------------------------------------------------------------------------------
 
@@ -719,15 +708,11 @@ class ListSolver:
             j = rng.randrange(n)
             xs[i], xs[j] = xs[j], xs[i]
         elif op == 8:
-            how = rng.randrange(4)
-            if how == 0:
-                xs.reverse()
-            elif how == 1:
-                xs.sort()
-            elif how == 2:
-                xs.sort(reverse=True)
-            else:
+            how = rng.randrange(4)  # reverse, sort either way or shuffle
+            if how == 3:
                 rng.shuffle(xs)
+            else:
+                xs = xs[::-1] if how == 0 else sorted(xs, reverse=how == 2)
         elif op == 9:
             # Continue the pattern at the end: the last difference, or the last ratio when it is whole.
             step = xs[-1] - xs[-2] if n >= 2 else rng.choice((1, 2))
