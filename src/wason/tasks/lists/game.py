@@ -36,19 +36,13 @@ PRIMARY_ORDER = ("predicate", "quiz", "llm")
 
 @dataclass(frozen=True)
 class TestRound:
-    """One round's test lists, as the player wrote them (the game labels non-integer lists "No").
-
-    Attributes:
-        cases: the test cases; integer lists are tuples of ints, anything else is kept as given.
-        leading_hypothesis: the player's current hypothesis, if it stated one.
-        possible_hypotheses: the alternatives it listed (the pilot's prompt asks for six).
-    """
+    """One round's test lists, as the player wrote them (the game labels non-integer lists "No")."""
 
     __test__ = False  # not a pytest test class, despite its name
 
-    cases: tuple[object, ...]
-    leading_hypothesis: str | None = None
-    possible_hypotheses: tuple[str, ...] = ()
+    cases: tuple[object, ...]  # integer lists are tuples of ints, anything else is kept as given
+    leading_hypothesis: str | None = None  # the player's current hypothesis, if it stated one
+    possible_hypotheses: tuple[str, ...] = ()  # the alternatives it listed (the pilot's prompt asks for six)
 
 
 @dataclass(frozen=True)
@@ -84,34 +78,23 @@ HypothesisJudge = Callable[[str, str], Awaitable[Mapping[str, Any]]]
 
 
 class ListsObservation(BaseModel):
-    """What the player learns after an action.
-
-    Attributes:
-        kind: ``labels`` after a round; ``format_error`` after an unreadable reply; ``ask_predicate`` and
-            ``ask_quiz`` after the final hypothesis when those follow-ups are on; ``ended`` at the end.
-        round: rounds used so far (a round is a reply with tests, or an unreadable reply).
-        rounds_left: rounds still allowed.
-        must_finalize: the rounds are used up; the next reply must be the final hypothesis.
-        cases: this round's test cases as proposed (at most ``tests_per_round``).
-        labels: whether each case fits the rule, as shown to the player.
-        repeats: whether each case was tested before or is an example.
-        quiz: the held-out lists to label (``ask_quiz``).
-        predicate_language: a description of the predicate language (``ask_predicate``).
-    """
+    """What the player learns after an action: ``kind`` is ``labels`` after a round, ``format_error`` after an
+    unreadable reply, ``ask_predicate`` and ``ask_quiz`` after the final hypothesis when those follow-ups are on,
+    ``ended`` at the end."""
 
     model_config = ConfigDict(frozen=True)
 
     kind: ObservationKind
-    round: int
+    round: int  # rounds used so far (a round is a reply with tests, or an unreadable reply)
     rounds_left: int
-    must_finalize: bool = False
+    must_finalize: bool = False  # the rounds are used up; the next reply must be the final hypothesis
     examples: tuple[tuple[int, ...], ...] | None = None
-    cases: tuple[object, ...] = ()
-    labels: tuple[bool, ...] = ()
-    repeats: tuple[bool, ...] = ()
+    cases: tuple[object, ...] = ()  # this round's test cases as proposed (at most ``tests_per_round``)
+    labels: tuple[bool, ...] = ()  # whether each case fits the rule, as shown to the player
+    repeats: tuple[bool, ...] = ()  # whether each case was tested before or is an example
     ignored_cases: int = 0
     reason: str | None = None
-    quiz: tuple[tuple[int, ...], ...] = ()
+    quiz: tuple[tuple[int, ...], ...] = ()  # the held-out lists to label (``ask_quiz``)
     end_reason: EndReason | None = None
 
 
@@ -127,27 +110,19 @@ MAX_QUIZ = 100
 
 @dataclass(frozen=True)
 class ListsConfig:
-    """Episode settings. Defaults are the published protocol plus the code-judged follow-ups.
+    """Episode settings. Defaults are the published protocol plus the code-judged follow-ups. ``judges`` run of
+    ``predicate``, ``quiz``, ``llm``: ``predicate`` and ``quiz`` add follow-up turns after the final hypothesis
+    (the published conversation up to it is unchanged); ``llm`` needs a judge to be given to the game."""
 
-    Attributes:
-        tests_per_round: test lists labelled per round (published: 5; extra ones are ignored and counted).
-        max_rounds: rounds of tests (published prompt: 19).
-        format_error_limit: the episode ends after this many consecutive unreadable replies; 0 never.
-        judges: which of ``predicate``, ``quiz``, ``llm`` run. ``predicate`` and ``quiz`` add follow-up turns
-            after the final hypothesis (the published conversation up to it is unchanged); ``llm`` needs a
-            judge to be given to the game.
-        quiz_size: held-out lists in the quiz (half fit the rule).
-        probe_seed: seed of the probe set predicates are judged on.
-        quiz_seed: seed of the quiz lists.
-    """
-
-    tests_per_round: int = 5
-    max_rounds: int = 19
-    format_error_limit: int = 2
+    tests_per_round: int = (
+        5  # test lists labelled per round (published: 5; extra ones are ignored and counted)
+    )
+    max_rounds: int = 19  # rounds of tests (published prompt: 19)
+    format_error_limit: int = 2  # the episode ends after this many consecutive unreadable replies; 0 never
     judges: tuple[str, ...] = ("predicate", "quiz")
-    quiz_size: int = 10
-    probe_seed: int = 0
-    quiz_seed: int = 0
+    quiz_size: int = 10  # held-out lists in the quiz (half fit the rule)
+    probe_seed: int = 0  # seed of the probe set predicates are judged on
+    quiz_seed: int = 0  # seed of the quiz lists
 
     def __post_init__(self) -> None:
         if not 1 <= self.tests_per_round <= MAX_TESTS_PER_ROUND:
@@ -189,24 +164,17 @@ class _Pending:
 
 @dataclass
 class ListsGame:
-    """One list-rules episode against a hidden rule.
-
-    Args:
-        rule: the hidden rule.
-        examples: the positive examples shown to the player.
-        config: the episode's settings.
-        positives: more lists the rule accepts, for the probe set's near misses and the quiz (the examples are
-            always used too).
-        labeller: an LLM labeller; when given, its labels are shown (the code's where it gave none).
-        judge: an LLM judge of the final hypothesis (needed when ``config.judges`` has ``llm``).
-    """
+    """One list-rules episode against a hidden rule, showing the player ``examples``."""
 
     rule: ListRule
     examples: tuple[tuple[int, ...], ...]
     config: ListsConfig = field(default_factory=ListsConfig)
+    # more lists the rule accepts, for the probe set's near misses and the quiz (the examples are used too)
     positives: tuple[tuple[int, ...], ...] = ()
-    labeller: Labeller | None = None
-    judge: HypothesisJudge | None = None
+    labeller: Labeller | None = (
+        None  # an LLM labeller; when given, its labels are shown (the code's where none)
+    )
+    judge: HypothesisJudge | None = None  # an LLM judge of the final hypothesis (needed for ``llm`` judging)
 
     def __post_init__(self) -> None:
         if "llm" in self.config.judges and self.judge is None:

@@ -291,20 +291,12 @@ def list_probes(
     positives: Sequence[Sequence[int]] = (),
     observations: Iterable[Observation] = (),
 ) -> tuple[tuple[int, ...], ...]:
-    """The probe lists for one rule: the observations, then random lists and near misses of accepted lists.
-
-    Args:
-        rule: the hidden rule (trusted code); it chooses which lists are mutated, so it is called on probes.
-        seed: probe seed; with ``key`` it seeds the generator, so the same arguments give the same lists.
-        key: the rule's key (e.g. ``pilot/3``), so different rules get different random lists.
-        positives: lists the rule accepts (e.g. the examples shown); the first :data:`MAX_POSITIVES`
-            distinct ones of at most :data:`MAX_LENGTH` items are included and mutated.
-        observations: ``(list, label)`` for every list the episode labelled; all of them are probed (first),
-            however many, long or large they are. They do not change the sampled lists.
-
-    Returns:
-        The observed lists, then about 1,800-3,000 sampled lists not among them, distinct, in a fixed order.
-    """
+    """The probe lists for one rule: the observations (every list the episode labelled, however many, long or
+    large; they do not change the sampled lists), then about 1,800-3,000 distinct sampled lists not among them,
+    random lists and near misses of accepted lists, in a fixed order. The rule (trusted code) is called on
+    probes to choose which are mutated; ``seed`` and the rule's ``key`` (e.g. ``pilot/3``) seed the generator.
+    The first :data:`MAX_POSITIVES` distinct ``positives`` (lists the rule accepts, e.g. the examples shown) of at
+    most :data:`MAX_LENGTH` items are included and mutated."""
     observed = _observed(observations)
     sampled = _labelled_probes(rule, seed=seed, key=key, positives=positives)
     return (*observed, *(xs for xs in sampled if xs not in observed))
@@ -318,51 +310,33 @@ class ListVerdict(BaseModel):
 
     The verdict rests on a sample of lists (the probe set) that always holds every observation: a guess that
     disagrees with a label the player was shown is never equivalent; one that agrees with all of them and with
-    the rule on every sampled probe is equivalent as far as the sample can tell.
-
-    Attributes:
-        equivalent: the guess agrees with the reference on every probe (a probe where it raised counts as
-            "No") and was evaluated on all of them (the judgement's step budget was not spent).
-        agreement: share of probes where the guess agrees with the reference (0.0 when rejected).
-        probes: number of probes (0 when rejected): ``(list, label)`` pairs, the observations first. The label
-            is the one shown for an observed list, the rule's for a sampled one.
-        rule_positives: probes labelled Yes.
-        false_positives: probes the guess accepts and the label rejects.
-        false_negatives: probes the label accepts and the guess rejects (or raised on).
-        errors: probes where evaluating the guess failed (counted as "No").
-        counterexamples: up to five disagreements, the observed ones first, then the simplest lists (shortest,
-            then smallest items), each ``{"list": [...], "rule": bool, "guess": bool}`` (``rule`` is the
-            label: the one shown, for an observation); both kinds of mistake are shown when both occur.
-        rejection: why the text did not compile (then ``equivalent`` is False and ``agreement`` 0), or None.
-        first_error: the first evaluation error, with its list (abbreviated when long), or None.
-        probe_version: :data:`PROBES_VERSION` (verdicts of ``wason-list-probes-1`` had no observations).
-        language_version: the list language's version.
-        seed: the probe seed.
-        n_observations: probes that are observations of the episode (each distinct list and label once).
-        observation_mismatches: observations the guess contradicts (the first counterexamples).
-        decided_by_observation: the guess contradicts a label the player was shown, so it is refuted whatever
-            the sample holds.
+    the rule on every sampled probe is equivalent as far as the sample can tell. A probe is a ``(list, label)``
+    pair, the observations first; the label is the one shown for an observed list, the rule's for a sampled one.
+    ``counterexamples`` holds up to five disagreements, the observed ones first, then the simplest lists
+    (shortest, then smallest items), each ``{"list": [...], "rule": bool, "guess": bool}`` (``rule`` is the
+    label); both kinds of mistake are shown when both occur.
     """
 
     model_config = ConfigDict(frozen=True)
 
     # the defaults are a rejected text's: nothing was evaluated
+    # the guess agrees with the label on every probe (where it raised: "No"), and the step budget was not spent
     equivalent: bool = False
-    agreement: float = 0.0
+    agreement: float = 0.0  # share of probes where the guess agrees with the label
     probes: int = 0
-    rule_positives: int = 0
-    false_positives: int = 0
-    false_negatives: int = 0
-    errors: int = 0
+    rule_positives: int = 0  # probes labelled Yes
+    false_positives: int = 0  # probes the guess accepts and the label rejects
+    false_negatives: int = 0  # probes the label accepts and the guess rejects (or raised on)
+    errors: int = 0  # probes where evaluating the guess failed (counted as "No")
     counterexamples: list[dict[str, Any]] = []
-    rejection: str | None = None
-    first_error: str | None = None
-    probe_version: str = PROBES_VERSION
+    rejection: str | None = None  # why the text did not compile
+    first_error: str | None = None  # the first evaluation error, with its list (abbreviated when long)
+    probe_version: str = PROBES_VERSION  # (verdicts of ``wason-list-probes-1`` had no observations)
     language_version: str = LANGUAGE_VERSION
-    seed: int
-    n_observations: int = 0
-    observation_mismatches: int = 0
-    decided_by_observation: bool = False
+    seed: int  # the probe seed
+    n_observations: int = 0  # probes that are observations of the episode (each distinct list and label once)
+    observation_mismatches: int = 0  # observations the guess contradicts (the first counterexamples)
+    decided_by_observation: bool = False  # it contradicts a label the player was shown: refuted whatever else
 
 
 def judge_list_predicate(

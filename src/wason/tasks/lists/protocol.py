@@ -50,27 +50,18 @@ _AFTER_STRING = frozenset(",:}])")
 
 @dataclass(frozen=True)
 class ParsedReply:
-    """A readable reply.
-
-    Attributes:
-        thought_process: The ``thought_process`` field (non-strings are rendered as JSON), or None if absent.
-        possible_hypotheses: The hypotheses as given (the prompt asks for six; see :attr:`hypothesis_count`).
-        leading_hypothesis: The ``leading_hypothesis`` field, or None.
-        final_hypothesis: The ``final_hypothesis`` field, or None (an empty or null value counts as absent).
-        test_cases: Each test case as given: a JSON list becomes a tuple of its items (ints, floats, strings,
-            booleans, None or nested tuples); anything else is kept as parsed. The game decides what to do with
-            non-integer items and with more or fewer than five cases.
-        is_final: True when a non-empty ``final_hypothesis`` is present (it wins over ``leading_hypothesis``).
-        repairs: The tolerances needed to read the reply, in order of first use (empty for a clean reply).
-    """
+    """A readable reply: its fields (None if absent; a non-string text is rendered as JSON). Each test case is kept
+    as given: a JSON list becomes a tuple of its items (ints, floats, strings, booleans, None or nested tuples),
+    anything else is kept as parsed; the game decides what to do with non-integer items and with more or fewer
+    than five cases."""
 
     thought_process: str | None
-    possible_hypotheses: tuple[str, ...]
+    possible_hypotheses: tuple[str, ...]  # as given (the prompt asks for six)
     leading_hypothesis: str | None
-    final_hypothesis: str | None
+    final_hypothesis: str | None  # an empty or null value counts as absent
     test_cases: tuple[object, ...]
-    is_final: bool
-    repairs: tuple[str, ...] = ()
+    is_final: bool  # a non-empty ``final_hypothesis`` is present (it wins over ``leading_hypothesis``)
+    repairs: tuple[str, ...] = ()  # the tolerances needed to read the reply, in order of first use
 
     @property
     def hypothesis_count(self) -> int:
@@ -115,14 +106,9 @@ def render_feedback(
 ) -> str:
     """The verdicts in the pilot's format: ``"1. Yes\\n2. No\\n..."``, one line per test, no trailing newline.
 
-    Args:
-        labels: Whether each test case fits the rule, in the order proposed.
-        tests: The test cases (as in :attr:`ParsedReply.test_cases`); used only with ``echo``.
-        echo: Also show each tested case, as ``"1. [2, 4, 6]: Yes"`` (the case as JSON, see
-            :func:`format_case`). The pilot did not echo, so models had to keep track of their own lists.
-
-    Raises:
-        ValueError: If ``echo`` is set without one test case per label.
+    With ``echo``, each of ``tests`` is shown too, as ``"1. [2, 4, 6]: Yes"`` (the case as JSON, see
+    :func:`format_case`; ValueError without one test case per label). The pilot did not echo, so models had to
+    keep track of their own lists.
     """
     words = ["Yes" if label else "No" for label in labels]
     if not echo:
@@ -147,12 +133,8 @@ def integer_list(case: object) -> tuple[int, ...] | None:
 
 
 def parse_reply(text: str) -> ParsedReply | Malformed:
-    """Read a model's reply.
-
-    Returns:
-        A :class:`ParsedReply`, or :class:`Malformed` with a reason when there is no ``<response>`` marker, no
-        readable JSON object after it, or no usable ``test_cases`` list in a reply that is not final.
-    """
+    """Read a model's reply: :class:`Malformed` with a reason when there is no ``<response>`` marker, no readable
+    JSON object after it, or no usable ``test_cases`` list in a reply that is not final."""
     markers = _markers(text)
     if isinstance(markers, Malformed) or not markers:
         return markers if isinstance(markers, Malformed) else Malformed("no <response> tag")
@@ -496,15 +478,12 @@ def load_judgment_prompt() -> str:
 
 
 class ListsProtocol:
-    """The pilot's conversation for one episode: prompt with its examples, reply parser, feedback.
+    """The pilot's conversation for one episode: prompt with its (three) examples, reply parser, feedback; with
+    ``echo``, each tested list beside its label (the pilot showed only "1. Yes"); ``language`` describes the
+    predicate language when the predicate is asked for.
 
     The parser depends on what was last asked (tests, the predicate, the quiz), so use one protocol per episode;
     :meth:`feedback` records what the observation asks for before the next reply is parsed.
-
-    Args:
-        examples: the three example lists shown in the first message.
-        echo: show each tested list beside its label (the pilot showed only "1. Yes").
-        language: the predicate language's description, shown when the predicate is asked for.
     """
 
     name = "lists"
