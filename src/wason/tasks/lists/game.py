@@ -386,16 +386,13 @@ class ListsGame:
 
     def judge_results(self) -> dict[str, bool | None]:
         """Each judge that ran: did the player find the rule (None when it could not be judged)."""
-        results: dict[str, bool | None] = {}
         finished = self.final_hypothesis is not None
-        for name in self.config.judges:
-            if name == "predicate":
-                results[name] = bool(self.predicate_verdict and self.predicate_verdict.equivalent)
-            elif name == "quiz":
-                results[name] = bool(finished and self.quiz and self.quiz_accuracy() == 1.0)
-            elif name == "llm":
-                results[name] = bool(self.llm_judgement and self.llm_judgement.get("equivalent"))
-        return results
+        results: dict[str, bool | None] = {
+            "predicate": bool(self.predicate_verdict and self.predicate_verdict.equivalent),
+            "quiz": bool(finished and self.quiz and self.quiz_accuracy() == 1.0),
+            "llm": bool(self.llm_judgement and self.llm_judgement.get("equivalent")),
+        }
+        return {name: results[name] for name in self.config.judges}
 
     def quiz_accuracy(self) -> float | None:
         if not self.quiz or self.quiz_answers is None:

@@ -417,13 +417,9 @@ def _brief(xs: tuple[int, ...]) -> str:
 
 def _order(entry: _Mistake) -> tuple[bool, int, int, int]:
     xs, is_observed, _ = entry
-    return (not is_observed, *_simplicity(xs))
-
-
-def _simplicity(xs: tuple[int, ...]) -> tuple[int, int, int]:
     if len(xs) > MAX_LENGTH:  # only an observation is this long; its length says enough, and costs nothing
-        return len(xs), 0, 0
-    return len(xs), max((abs(v) for v in xs), default=0), sum(abs(v) for v in xs)
+        return not is_observed, len(xs), 0, 0
+    return not is_observed, len(xs), max((abs(v) for v in xs), default=0), sum(abs(v) for v in xs)
 
 
 def _counterexamples(false_pos: list[_Mistake], false_neg: list[_Mistake]) -> list[dict[str, Any]]:

@@ -80,11 +80,8 @@ def load_initial_prompt() -> str:
 
 
 def format_example(example: Sequence[int]) -> str:
-    """One example list as the pilot showed it: a Python list literal such as ``[2, 4, 6]``.
-
-    Raises:
-        TypeError: If an item is not an int (booleans are rejected although Python counts them as ints).
-    """
+    """One example list as the pilot showed it: a Python list literal such as ``[2, 4, 6]`` (TypeError if an item
+    is not an int; booleans are rejected although Python counts them as ints)."""
     for item in example:
         if not isinstance(item, int) or isinstance(item, bool):
             raise TypeError(f"example items must be ints, got {item!r}")

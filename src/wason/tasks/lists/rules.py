@@ -42,34 +42,24 @@ SECOND_SET = "purple (second set, never run)"
 
 @dataclass(frozen=True)
 class ListRule:
-    """One hidden rule over lists of integers.
+    """One hidden rule over lists of integers; ``text`` exactly as published, ``predicate`` deciding a list
+    already known to hold only integers (use :meth:`accepts` for raw input). ``source`` is the rule as
+    ``lambda xs: ...`` in the list guess language when one is known (generated rules carry one; the published
+    rules do not need it)."""
 
-    Attributes:
-        split: ``pilot``, ``second``, ``all`` or ``phase1``.
-        id: candidate rank (1-60) for ``second``/``all``; 1-based position in the published list otherwise.
-        text: the rule text exactly as published.
-        predicate: decides a list already known to hold only integers; use :meth:`accepts` for raw input.
-        reading: the interpretation chosen where the text is ambiguous (``None`` when it is not).
-        difficulty: mean difficulty of the two raters (0-5), as published.
-        short_rule: the pilot's short name, for pilot and phase-1 rules.
-        examples: the published positive examples (pilot and phase-1 rules only).
-        rank: the candidate rank this rule corresponds to, if any.
-        source: the rule as a predicate over ``xs`` in the list guess language (``lambda xs: ...``), when
-            one is known (generated rules carry one; the published rules do not need it).
-        provenance: for generated rules, the generator's name, version, seed and parameters.
-    """
-
-    split: str
-    id: int
+    split: str  # ``pilot``, ``second``, ``all`` or ``phase1``
+    id: int  # candidate rank (1-60) for ``second``/``all``; 1-based position in the published list otherwise
     text: str
     predicate: Predicate
-    reading: str | None = None
-    difficulty: float | None = None
-    short_rule: str | None = None
-    examples: tuple[tuple[int, ...], ...] = ()
-    rank: int | None = None
+    reading: str | None = None  # the interpretation chosen where the text is ambiguous
+    difficulty: float | None = None  # mean difficulty of the two raters (0-5), as published
+    short_rule: str | None = None  # the pilot's short name, for pilot and phase-1 rules
+    examples: tuple[tuple[int, ...], ...] = ()  # the published positive examples (pilot and phase-1 rules)
+    rank: int | None = None  # the candidate rank this rule corresponds to, if any
     source: str | None = None
-    provenance: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = (
+        None  # generated rules: the generator's name, version, seed, parameters
+    )
 
     @property
     def key(self) -> str:

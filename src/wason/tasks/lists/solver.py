@@ -186,22 +186,14 @@ def _cost(xs: IntList) -> float:
 
 
 class ListSolver:
-    """Plays the list game over a hypothesis space: five maximally informative tests a round, then a hypothesis.
-
-    Args:
-        space: the hypotheses (distinct by extension, ideally); see :class:`HypothesisLike`.
-        examples: the positive examples the game showed.
-        seed: seeds every random choice (candidate pools); same inputs and seed, same proposals.
-        tests_per_round: test lists per round.
-        max_rounds: rounds available; :attr:`ready` turns true once they are used.
-        confidence: share of the surviving weight one extension class (on the candidate pool) needs for the
-            survivors to count as settled; 1.0 (the default) waits until no candidate splits them.
-        confirm_rounds: rounds spent trying to refute the stated hypothesis once settled, before stopping.
-
-    Raises:
-        ValueError: the space is empty, an example is not a list of integers, ``tests_per_round`` or
-            ``max_rounds`` is below 1, ``confidence`` is not in (0, 1], or ``confirm_rounds`` is negative.
-    """
+    """Plays the list game over a hypothesis ``space`` (distinct by extension, ideally) from the ``examples`` the
+    game showed: five maximally informative tests a round, then a hypothesis. ``seed`` seeds every random choice
+    (same inputs and seed, same proposals); :attr:`ready` turns true once ``max_rounds`` are used. ``confidence``
+    is the share of the surviving weight one extension class (on the candidate pool) needs for the survivors to
+    count as settled (1.0 waits until no candidate splits them); ``confirm_rounds`` are spent trying to refute the
+    stated hypothesis once settled, before stopping. ValueError for an empty space, an example that is not a list
+    of integers, ``tests_per_round`` or ``max_rounds`` below 1, ``confidence`` not in (0, 1], or a negative
+    ``confirm_rounds``."""
 
     def __init__(
         self,

@@ -804,11 +804,8 @@ def _aggregates() -> Iterator[Hypothesis]:
 
 
 def added_grammar() -> tuple[Hypothesis, ...]:
-    """The hypotheses this module adds to the base grammar, in generation order (keys are unique).
-
-    Returns:
-        The compound item properties, recurrences and aggregates.
-    """
+    """The compound item properties, recurrences and aggregates this module adds to the base grammar, in
+    generation order (keys are unique)."""
     out = [*_element(), *_recurrences(), *_aggregates()]
     keys = {h.key for h in out}
     if len(keys) != len(out):
@@ -819,11 +816,7 @@ def added_grammar() -> tuple[Hypothesis, ...]:
 @cache
 def solver_space() -> tuple[Hypothesis, ...]:
     """The solver's hypothesis space: :func:`~.hypotheses.build_space` and :func:`added_grammar`, sorted by
-    complexity (ties: the base grammar first, then generation order). Built once per process, on first use.
-
-    Returns:
-        The hypotheses.
-    """
+    complexity (ties: the base grammar first, then generation order). Built once per process, on first use."""
     base = build_space()
     added = added_grammar()
     order = sorted(range(len(base) + len(added)), key=lambda i: ((base + added)[i].complexity, i))
