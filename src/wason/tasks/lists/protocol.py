@@ -267,7 +267,8 @@ class _Parser:
         if char in "{[(":
             if char == "(":
                 self.repairs.append("parentheses")
-            return self.container(depth, {"{": "}", "[": "]", "(": ")"}[char])
+            # (at the end, char is "" and this recurses to MAX_DEPTH, as the reader always has)
+            return self.container(depth, {"{": "}", "[": "]"}.get(char, ")"))
         if char in _QUOTES:
             return self.string()
         number = _NUMBER.match(self.text, self.pos)
