@@ -358,12 +358,9 @@ class ListsGame:
         )
 
     def observations(self) -> tuple[tuple[tuple[int, ...], bool], ...]:
-        """Every integer list the episode labelled, with the label the player was shown, in the order shown.
-
-        The examples come first (shown as fitting the rule), then each round's test lists; a list tested twice
-        appears twice. Lists that are not lists of integers are left out (no predicate over ``xs`` sees them).
-        The predicate judge probes every one of these with its label; the quiz uses none of them.
-        """
+        """Every integer list the episode labelled, with the label the player was shown, in the order shown: the
+        examples (as fitting), then each round's tests (a list tested twice appears twice; non-integer lists, which
+        no predicate over ``xs`` sees, are left out). The predicate judge probes all; the quiz uses none."""
         found = [
             (ints, label)
             for r in self.rounds

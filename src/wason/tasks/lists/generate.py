@@ -74,12 +74,9 @@ def tier_of(complexity: int, cuts: tuple[int, int]) -> str:
 
 def draw_group(h: Hypothesis) -> str:
     """The group a rule is drawn from within its family, so that each kind of idea gets an equal chance however
-    many variants the grammar has of it.
-
-    Element rules are grouped by quantifier (``all``, ``most``, ``first``, ...); sequential, aggregate and length
-    rules by their template (``seq:add``, ``agg:sum``, ``len:eq``, ...); conjunctions by the families they join
-    (``and:element+length``); disjunctions form one group (``or``).
-    """
+    many variants the grammar has of it: element rules by quantifier (``all``, ``most``, ``first``, ...);
+    sequential, aggregate and length rules by template (``seq:add``, ``agg:sum``, ``len:eq``, ...); conjunctions
+    by the families they join (``and:element+length``); disjunctions form one group (``or``)."""
     if h.family == "combination":
         if h.key.startswith("or("):
             return "or"

@@ -165,14 +165,9 @@ def _composites_below(p: int) -> int:
     return 0 if p < 3 else (p - 2) - _prime_pi(p - 1)
 
 
-def _first_nonzero_digit_over_17(p: int) -> int | None:
-    n = abs(p)
-    if n == 0:
-        return None
-    # Scaling by 10 shifts the decimal expansion of n/17 without changing its digits.
-    while n < 17:
-        n *= 10
-    return int(str(n // 17)[0])
+def _first_nonzero_over(p: int, k: int) -> int | None:
+    # Scaling by 10 shifts the decimal expansion of |p| / k without changing its digits (for any k up to 10**20).
+    return None if p == 0 else int(str(abs(p) * 10**20 // k)[0])
 
 
 _ONES = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -438,7 +433,7 @@ _CANDIDATES: dict[int, tuple[Predicate, str | None]] = {
         "digit per item; the empty list holds.",
     ),
     57: (
-        lambda xs: all(b == _first_nonzero_digit_over_17(a) for a, b in _pairs(xs)),
+        lambda xs: all(b == _first_nonzero_over(a, 17) for a, b in _pairs(xs)),
         "As the pilot rule; a 0 has no non-zero digit, so nothing may follow it.",
     ),
     58: (

@@ -561,9 +561,7 @@ class ListSolver:
             for c in negatives:
                 order[c] = rng.random()
             rest = sorted(negatives, key=lambda c: (pool[c] not in self._near, order[c])) + positives
-            for c in rest:
-                if len(tests) >= need:
-                    break
+            for c in rest[: need - len(tests)]:  # (never more than ``need`` tests so far)
                 tests.append(pool[c])
                 taken.add(pool[c])
         while len(tests) < need:
@@ -592,9 +590,8 @@ class ListSolver:
         for xs in (*self._carry, *_SHORT_LISTS):
             add(xs)
         for xs in self.examples:  # (the empty list is among the short lists already)
-            add(xs[:1])
-            add(xs[-1:])
-            add(xs[:2])
+            for part in (xs[:1], xs[-1:], xs[:2]):
+                add(part)
         parents, values = self._parents()
         negatives = [xs for xs, label in self._labels.items() if not label]
         self._near = set()

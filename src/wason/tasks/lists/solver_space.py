@@ -1,8 +1,8 @@
 """The reference solver's hypothesis space: the list grammar of :mod:`.hypotheses` plus a typed grammar of
 compound item properties, recurrences and digit relations, enumerated by size and de-duplicated by meaning.
 
-The grammar of :mod:`.hypotheses` (``build_space``) is also the source of the generated split, so it stays as it
-is; the solver plays over :func:`solver_space`, which adds, built compositionally from small typed parts:
+The base grammar (``build_space``) is also the source of the generated split, so it stays as it is; the solver
+plays over :func:`solver_space`, which adds, built compositionally from small typed parts:
 
 * **Compound item properties.** Atoms (multiples, primes, squares, cubes, signs, shifted squares and cubes, the
   parity of the binary digits, ...) joined as ``P or Q``, ``P or Q but not both``, ``P but not R``, ``(P or Q)
@@ -24,11 +24,9 @@ is; the solver plays over :func:`solver_space`, which adds, built compositionall
   product of the others, every running total prime (or square, positive, ...), a constant ratio, exactly / at
   least / at most ``n`` items with a property or equal to a number, "the number v does not appear".
 
-Complexities extend those of :mod:`.hypotheses` (the prior is ``2 ** -complexity``): each part costs its size,
-each connective adds a fixed cost, so the natural spelling of an idea is the simplest. Every hypothesis has
-``text``, a ``lambda xs: ...`` ``source`` in the list guess language (checked by the tests with the language's
-own compiler) and a fast ``predicate``; the tests compare the last two.
-"""
+Complexities extend the base grammar's (prior ``2 ** -complexity``): each part costs its size, each connective a
+fixed cost, so the natural spelling of an idea is the simplest. Every hypothesis has ``text``, a ``lambda xs:
+...`` ``source`` in the list guess language and a fast ``predicate``; the tests compare the last two."""
 
 from __future__ import annotations
 
@@ -60,6 +58,7 @@ from wason.tasks.lists.hypotheses import (
 )
 from wason.tasks.lists.rules import Predicate
 from wason.tasks.lists.rules import _digits as _digits
+from wason.tasks.lists.rules import _first_nonzero_over as _first_nonzero_over
 
 SOLVER_SPACE_VERSION = "wason-list-solver-space-1"
 """Bump whenever the added grammar, a statement or a complexity changes."""
@@ -87,12 +86,6 @@ def _is_cube(n: int) -> bool:
     m = abs(n)
     root = round(m ** (1 / 3))
     return any((root + d) ** 3 == m for d in (-1, 0, 1) if root + d >= 0)
-
-
-def _first_nonzero_over(p: int, k: int) -> int | None:
-    if p == 0:
-        return None
-    return int(str(abs(p) * 10**20 // k)[0])
 
 
 def _ceil_power(num: int, den: int) -> Term1:
@@ -282,14 +275,9 @@ def _element() -> Iterator[Hypothesis]:
         for q in _QUANTIFIERS:
             if q.key != "all" if isinstance(c, _Compound) else c.cost > q.max_property_cost:
                 continue
-            yield Hypothesis(
-                f"{q.key}:{c.key}",
-                FAMILY,
-                q.text(c.verb, _plural_compound(c.verb)),
-                f"lambda xs: {q.source(c.cond)}",
-                _all_by_table(table, c.fn) if q.key == "all" else q.make(c.fn),
-                q.cost + c.cost,
-            )
+            text, source = q.text(c.verb, _plural_compound(c.verb)), f"lambda xs: {q.source(c.cond)}"
+            predicate = _all_by_table(table, c.fn) if q.key == "all" else q.make(c.fn)
+            yield Hypothesis(f"{q.key}:{c.key}", FAMILY, text, source, predicate, q.cost + c.cost)
 
 
 def _plural_compound(verb: str) -> str:
@@ -749,17 +737,11 @@ def _counts() -> Iterator[Hypothesis]:
                     f"count:{kind}:{m}:{p.key}", FAMILY, text, source, _count_cmp(counter, op, m), 3 + p.cost
                 )
     for v in _VALUES:
-        yield _rule(
-            f"none:is:{v}",
-            FAMILY,
-            3,
-            f"The number {v} does not appear in the list.",
-            f"not any(x == {v} for x in xs)",
-        )
+        text = f"The number {v} does not appear in the list."
+        yield _rule(f"none:is:{v}", FAMILY, 3, text, f"not any(x == {v} for x in xs)")
         if v not in CONTAINS:
-            yield _rule(
-                f"any:is:{v}", FAMILY, 3, f"The number {v} appears in the list.", f"any(x == {v} for x in xs)"
-            )
+            text = f"The number {v} appears in the list."
+            yield _rule(f"any:is:{v}", FAMILY, 3, text, f"any(x == {v} for x in xs)")
 
 
 def _aggregates() -> Iterator[Hypothesis]:
@@ -790,14 +772,9 @@ def _aggregates() -> Iterator[Hypothesis]:
     base = {p.key: p for p in _element_properties()}
     for key in ("prime", "square", "pos", "neg", "nonneg", "even", "odd", "nonzero"):
         prop = base[key]
-        yield Hypothesis(
-            f"prefix:all:{key}",
-            FAMILY,
-            f"Every running total (the first item, the first two added, and so on) {prop.verb}.",
-            f"lambda xs: all({prop.cond.format(x='sum(xs[:i + 1])')} for i in range(len(xs)))",
-            _prefix_all(prop.fn),
-            4 + prop.cost,
-        )
+        text = f"Every running total (the first item, the first two added, and so on) {prop.verb}."
+        source = f"lambda xs: all({prop.cond.format(x='sum(xs[:i + 1])')} for i in range(len(xs)))"
+        yield Hypothesis(f"prefix:all:{key}", FAMILY, text, source, _prefix_all(prop.fn), 4 + prop.cost)
 
 
 # ---------------------------------------------------------------------------------------------- the space
