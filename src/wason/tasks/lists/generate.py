@@ -193,22 +193,11 @@ class _Draw:
     def _rule(self, h: Hypothesis, tier: str) -> ListRule:
         # The id is part of the examples' seed, so the playability check draws exactly the examples a game
         # played on this rule will show.
+        grammar = {"key": h.key, "family": h.family, "complexity": h.complexity, "tier": tier}
+        provenance = {"generator": GENERATOR, "version": VERSION, "seed": self.seed, **grammar}
+        rule_id, difficulty = len(self.rules) + 1, DIFFICULTY[tier]
         return ListRule(
-            split=SPLIT,
-            id=len(self.rules) + 1,
-            text=h.text,
-            predicate=h.predicate,
-            difficulty=DIFFICULTY[tier],
-            source=h.source,
-            provenance={
-                "generator": GENERATOR,
-                "version": VERSION,
-                "seed": self.seed,
-                "key": h.key,
-                "family": h.family,
-                "complexity": h.complexity,
-                "tier": tier,
-            },
+            SPLIT, rule_id, h.text, h.predicate, None, difficulty, source=h.source, provenance=provenance
         )
 
 

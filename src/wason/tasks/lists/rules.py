@@ -457,16 +457,8 @@ _UNREPRESENTABLE_REASONS = {
 _PILOT_RANKS = (3, 9, 15, 21, 27, 33, 39, 45, 51, 57)
 
 # Phase-1 position -> candidate rank, or a predicate where phase 1 used a rule that is no candidate.
-_PHASE1_RULES: tuple[int | tuple[Predicate, str | None], ...] = (
-    1,
-    9,
-    10,
-    11,
-    13,
-    16,
-    (_sum_is(20), None),
-    34,
-)
+_Ref = int | tuple[Predicate, str | None]  # a candidate rank, or a rule's own predicate and reading
+_PHASE1_RULES: tuple[_Ref, ...] = (1, 9, 10, 11, 13, 16, (_sum_is(20), None), 34)
 
 
 @cache
@@ -483,9 +475,7 @@ def _candidate(entry: dict[str, Any], split: str) -> ListRule:
     return ListRule(split, rank, str(entry["text"]), predicate, reading, difficulty, rank=rank)
 
 
-def _published(
-    entry: dict[str, Any], split: str, position: int, ref: int | tuple[Predicate, str | None]
-) -> ListRule:
+def _published(entry: dict[str, Any], split: str, position: int, ref: _Ref) -> ListRule:
     """A pilot or phase-1 rule: ``ref`` is its candidate rank, or its own predicate and reading."""
     rank = ref if isinstance(ref, int) else None
     predicate, reading = _CANDIDATES[ref] if isinstance(ref, int) else ref

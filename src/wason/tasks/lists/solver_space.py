@@ -138,20 +138,9 @@ def _exact_cube(y: str) -> str:
 
 
 # Atoms that join into compound properties ("a multiple of 3 or 5, but not of 15").
-_COMPOUND_ATOMS = (
-    "even",
-    "odd",
-    "pos",
-    "neg",
-    "zero",
-    "prime",
-    "square",
-    "cube",
-    "fib",
-    *(f"mul:{k}" for k in (3, 4, 5, 6, 7, 8, 9, 10)),
-    *(f"digit:{d}" for d in range(10)),
-)
 _DIGIT_ATOMS = tuple(f"digit:{d}" for d in range(10))
+_COMPOUND_ATOMS: tuple[str, ...] = ("even", "odd", "pos", "neg", "zero", "prime", "square", "cube", "fib")
+_COMPOUND_ATOMS += (*(f"mul:{k}" for k in range(3, 11)), *_DIGIT_ATOMS)
 
 _DOMAIN = np.array(
     [*range(-300, 1301), 1331, 1728, 2048, 2197, 4096, 4181, 6765, 10000, 10001, 12321, 65536, 99999, 100000],
