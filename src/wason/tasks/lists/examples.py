@@ -41,21 +41,15 @@ SAMPLED, COMPLETED, GUIDED = "sampled", "completed", "guided"
 
 @dataclass(frozen=True)
 class ExampleProvenance:
-    """Where a set of generated examples came from, so a run can record and reproduce them.
-
-    Attributes:
-        generator: name of this generator.
-        version: bumped whenever the same seed could yield different lists.
-        seed: the seed passed to :func:`generate_examples`.
-        rule_key: the rule's ``split/id`` key (part of the generator's seed).
-        methods: per example, ``sampled``, ``completed`` or ``guided`` (the latter two are fallbacks).
-    """
+    """Where a set of generated examples came from, so a run can record and reproduce them."""
 
     generator: str
-    version: int
-    seed: int
-    rule_key: str
-    methods: tuple[str, ...]
+    version: int  # bumped whenever the same seed could yield different lists
+    seed: int  # the seed passed to :func:`generate_examples`
+    rule_key: str  # the rule's ``split/id`` key (part of the generator's seed)
+    methods: tuple[
+        str, ...
+    ]  # per example, ``sampled``, ``completed`` or ``guided`` (the last two: fallbacks)
 
 
 def _sequence_terms(limit: int) -> dict[str, list[int]]:
@@ -176,20 +170,9 @@ def _draw(
 def generate_examples_with_provenance(
     rule: ListRule, *, seed: int, k: int = 3
 ) -> tuple[list[list[int]], ExampleProvenance]:
-    """Draw ``k`` distinct lists the rule accepts, and record how they were made.
-
-    Args:
-        rule: the hidden rule.
-        seed: makes the draw reproducible; combined with the rule's key so rules do not share lists.
-        k: how many examples.
-
-    Returns:
-        The examples (lengths 3 to 7, spread over different lengths where the rule allows) and their
-        provenance.
-
-    Raises:
-        ValueError: if ``k`` is below 1, or no ``k`` distinct accepted lists were found for the rule.
-    """
+    """Draw ``k`` distinct lists the rule accepts (lengths 3 to 7, spread over different lengths where the rule
+    allows), and record how they were made. ``seed`` is combined with the rule's key so rules do not share lists.
+    ValueError if ``k`` is below 1, or no ``k`` distinct accepted lists were found for the rule."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     # A string seed is hashed deterministically (unlike hash() of a str), so runs agree across processes.

@@ -36,19 +36,13 @@ PRIMARY_ORDER = ("predicate", "quiz", "llm")
 
 @dataclass(frozen=True)
 class TestRound:
-    """One round's test lists, as the player wrote them (the game labels non-integer lists "No").
-
-    Attributes:
-        cases: the test cases; integer lists are tuples of ints, anything else is kept as given.
-        leading_hypothesis: the player's current hypothesis, if it stated one.
-        possible_hypotheses: the alternatives it listed (the pilot's prompt asks for six).
-    """
+    """One round's test lists, as the player wrote them (the game labels non-integer lists "No")."""
 
     __test__ = False  # not a pytest test class, despite its name
 
-    cases: tuple[object, ...]
-    leading_hypothesis: str | None = None
-    possible_hypotheses: tuple[str, ...] = ()
+    cases: tuple[object, ...]  # integer lists are tuples of ints, anything else is kept as given
+    leading_hypothesis: str | None = None  # the player's current hypothesis, if it stated one
+    possible_hypotheses: tuple[str, ...] = ()  # the alternatives it listed (the pilot's prompt asks for six)
 
 
 @dataclass(frozen=True)
@@ -84,34 +78,23 @@ HypothesisJudge = Callable[[str, str], Awaitable[Mapping[str, Any]]]
 
 
 class ListsObservation(BaseModel):
-    """What the player learns after an action.
-
-    Attributes:
-        kind: ``labels`` after a round; ``format_error`` after an unreadable reply; ``ask_predicate`` and
-            ``ask_quiz`` after the final hypothesis when those follow-ups are on; ``ended`` at the end.
-        round: rounds used so far (a round is a reply with tests, or an unreadable reply).
-        rounds_left: rounds still allowed.
-        must_finalize: the rounds are used up; the next reply must be the final hypothesis.
-        cases: this round's test cases as proposed (at most ``tests_per_round``).
-        labels: whether each case fits the rule, as shown to the player.
-        repeats: whether each case was tested before or is an example.
-        quiz: the held-out lists to label (``ask_quiz``).
-        predicate_language: a description of the predicate language (``ask_predicate``).
-    """
+    """What the player learns after an action: ``kind`` is ``labels`` after a round, ``format_error`` after an
+    unreadable reply, ``ask_predicate`` and ``ask_quiz`` after the final hypothesis when those follow-ups are on,
+    ``ended`` at the end."""
 
     model_config = ConfigDict(frozen=True)
 
     kind: ObservationKind
-    round: int
+    round: int  # rounds used so far (a round is a reply with tests, or an unreadable reply)
     rounds_left: int
-    must_finalize: bool = False
+    must_finalize: bool = False  # the rounds are used up; the next reply must be the final hypothesis
     examples: tuple[tuple[int, ...], ...] | None = None
-    cases: tuple[object, ...] = ()
-    labels: tuple[bool, ...] = ()
-    repeats: tuple[bool, ...] = ()
+    cases: tuple[object, ...] = ()  # this round's test cases as proposed (at most ``tests_per_round``)
+    labels: tuple[bool, ...] = ()  # whether each case fits the rule, as shown to the player
+    repeats: tuple[bool, ...] = ()  # whether each case was tested before or is an example
     ignored_cases: int = 0
     reason: str | None = None
-    quiz: tuple[tuple[int, ...], ...] = ()
+    quiz: tuple[tuple[int, ...], ...] = ()  # the held-out lists to label (``ask_quiz``)
     end_reason: EndReason | None = None
 
 
@@ -127,27 +110,19 @@ MAX_QUIZ = 100
 
 @dataclass(frozen=True)
 class ListsConfig:
-    """Episode settings. Defaults are the published protocol plus the code-judged follow-ups.
+    """Episode settings. Defaults are the published protocol plus the code-judged follow-ups. ``judges`` run of
+    ``predicate``, ``quiz``, ``llm``: ``predicate`` and ``quiz`` add follow-up turns after the final hypothesis
+    (the published conversation up to it is unchanged); ``llm`` needs a judge to be given to the game."""
 
-    Attributes:
-        tests_per_round: test lists labelled per round (published: 5; extra ones are ignored and counted).
-        max_rounds: rounds of tests (published prompt: 19).
-        format_error_limit: the episode ends after this many consecutive unreadable replies; 0 never.
-        judges: which of ``predicate``, ``quiz``, ``llm`` run. ``predicate`` and ``quiz`` add follow-up turns
-            after the final hypothesis (the published conversation up to it is unchanged); ``llm`` needs a
-            judge to be given to the game.
-        quiz_size: held-out lists in the quiz (half fit the rule).
-        probe_seed: seed of the probe set predicates are judged on.
-        quiz_seed: seed of the quiz lists.
-    """
-
-    tests_per_round: int = 5
-    max_rounds: int = 19
-    format_error_limit: int = 2
+    tests_per_round: int = (
+        5  # test lists labelled per round (published: 5; extra ones are ignored and counted)
+    )
+    max_rounds: int = 19  # rounds of tests (published prompt: 19)
+    format_error_limit: int = 2  # the episode ends after this many consecutive unreadable replies; 0 never
     judges: tuple[str, ...] = ("predicate", "quiz")
-    quiz_size: int = 10
-    probe_seed: int = 0
-    quiz_seed: int = 0
+    quiz_size: int = 10  # held-out lists in the quiz (half fit the rule)
+    probe_seed: int = 0  # seed of the probe set predicates are judged on
+    quiz_seed: int = 0  # seed of the quiz lists
 
     def __post_init__(self) -> None:
         if not 1 <= self.tests_per_round <= MAX_TESTS_PER_ROUND:
@@ -189,24 +164,17 @@ class _Pending:
 
 @dataclass
 class ListsGame:
-    """One list-rules episode against a hidden rule.
-
-    Args:
-        rule: the hidden rule.
-        examples: the positive examples shown to the player.
-        config: the episode's settings.
-        positives: more lists the rule accepts, for the probe set's near misses and the quiz (the examples are
-            always used too).
-        labeller: an LLM labeller; when given, its labels are shown (the code's where it gave none).
-        judge: an LLM judge of the final hypothesis (needed when ``config.judges`` has ``llm``).
-    """
+    """One list-rules episode against a hidden rule, showing the player ``examples``."""
 
     rule: ListRule
     examples: tuple[tuple[int, ...], ...]
     config: ListsConfig = field(default_factory=ListsConfig)
+    # more lists the rule accepts, for the probe set's near misses and the quiz (the examples are used too)
     positives: tuple[tuple[int, ...], ...] = ()
-    labeller: Labeller | None = None
-    judge: HypothesisJudge | None = None
+    labeller: Labeller | None = (
+        None  # an LLM labeller; when given, its labels are shown (the code's where none)
+    )
+    judge: HypothesisJudge | None = None  # an LLM judge of the final hypothesis (needed for ``llm`` judging)
 
     def __post_init__(self) -> None:
         if "llm" in self.config.judges and self.judge is None:
@@ -299,7 +267,7 @@ class ListsGame:
         self._pending = _Pending()
         if self._phase == "predicate":
             self.predicate_source = action.source if isinstance(action, PredicateAnswer) else None
-            self._judge_predicate(action)
+            self._judge_predicate(self.predicate_source or "")
             return self._after_predicate()
         if self._phase == "quiz":
             answers = action.labels if isinstance(action, QuizAnswer) else ()
@@ -340,24 +308,10 @@ class ListsGame:
             shown = tuple(c if label is None else label for label, c in zip(llm, code, strict=True))
         else:
             shown = code
-        self.rounds.append(
-            _Round(
-                cases=cases,
-                code_labels=code,
-                shown=shown,
-                repeats=tuple(repeats),
-                leading=action.leading_hypothesis,
-                llm_labels=tuple(llm) if llm is not None else None,
-            )
-        )
-        return self._observation(
-            "labels",
-            must_finalize=self._must_finalize(),
-            cases=cases,
-            labels=shown,
-            repeats=tuple(repeats),
-            ignored_cases=ignored,
-        )
+        llm_labels = tuple(llm) if llm is not None else None
+        self.rounds.append(_Round(cases, code, shown, tuple(repeats), action.leading_hypothesis, llm_labels))
+        fields = {"cases": cases, "labels": shown, "repeats": tuple(repeats), "ignored_cases": ignored}
+        return self._observation("labels", must_finalize=self._must_finalize(), **fields)
 
     def _format_error(self, reason: str, *, truncated: bool = False) -> ListsObservation:
         # a reply cut off at the token limit costs what an unreadable one costs; it is only counted apart
@@ -393,11 +347,10 @@ class ListsGame:
             return self._observation("ask_quiz", quiz=tuple(lst for lst, _ in self.quiz))
         return self._end("finished")
 
-    def _judge_predicate(self, action: object) -> None:
-        source = action.source if isinstance(action, PredicateAnswer) else ""
+    def _judge_predicate(self, source: str) -> None:
         self.predicate_verdict = judge_list_predicate(
             self.rule.predicate,
-            source or "",
+            source,
             seed=self.config.probe_seed,
             key=self.rule.key,
             positives=self._positives(),
@@ -405,12 +358,9 @@ class ListsGame:
         )
 
     def observations(self) -> tuple[tuple[tuple[int, ...], bool], ...]:
-        """Every integer list the episode labelled, with the label the player was shown, in the order shown.
-
-        The examples come first (shown as fitting the rule), then each round's test lists; a list tested twice
-        appears twice. Lists that are not lists of integers are left out (no predicate over ``xs`` sees them).
-        The predicate judge probes every one of these with its label; the quiz uses none of them.
-        """
+        """Every integer list the episode labelled, with the label the player was shown, in the order shown: the
+        examples (as fitting), then each round's tests (a list tested twice appears twice; non-integer lists, which
+        no predicate over ``xs`` sees, are left out). The predicate judge probes all; the quiz uses none."""
         found = [
             (ints, label)
             for r in self.rounds
@@ -433,16 +383,13 @@ class ListsGame:
 
     def judge_results(self) -> dict[str, bool | None]:
         """Each judge that ran: did the player find the rule (None when it could not be judged)."""
-        results: dict[str, bool | None] = {}
         finished = self.final_hypothesis is not None
-        for name in self.config.judges:
-            if name == "predicate":
-                results[name] = bool(self.predicate_verdict and self.predicate_verdict.equivalent)
-            elif name == "quiz":
-                results[name] = bool(finished and self.quiz and self.quiz_accuracy() == 1.0)
-            elif name == "llm":
-                results[name] = bool(self.llm_judgement and self.llm_judgement.get("equivalent"))
-        return results
+        results: dict[str, bool | None] = {
+            "predicate": bool(self.predicate_verdict and self.predicate_verdict.equivalent),
+            "quiz": bool(finished and self.quiz and self.quiz_accuracy() == 1.0),
+            "llm": bool(self.llm_judgement and self.llm_judgement.get("equivalent")),
+        }
+        return {name: results[name] for name in self.config.judges}
 
     def quiz_accuracy(self) -> float | None:
         if not self.quiz or self.quiz_answers is None:

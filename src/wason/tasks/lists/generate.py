@@ -74,12 +74,9 @@ def tier_of(complexity: int, cuts: tuple[int, int]) -> str:
 
 def draw_group(h: Hypothesis) -> str:
     """The group a rule is drawn from within its family, so that each kind of idea gets an equal chance however
-    many variants the grammar has of it.
-
-    Element rules are grouped by quantifier (``all``, ``most``, ``first``, ...); sequential, aggregate and length
-    rules by their template (``seq:add``, ``agg:sum``, ``len:eq``, ...); conjunctions by the families they join
-    (``and:element+length``); disjunctions form one group (``or``).
-    """
+    many variants the grammar has of it: element rules by quantifier (``all``, ``most``, ``first``, ...);
+    sequential, aggregate and length rules by template (``seq:add``, ``agg:sum``, ``len:eq``, ...); conjunctions
+    by the families they join (``and:element+length``); disjunctions form one group (``or``)."""
     if h.family == "combination":
         if h.key.startswith("or("):
             return "or"
@@ -91,11 +88,8 @@ def draw_group(h: Hypothesis) -> str:
 
 @cache
 def broad_sample() -> tuple[tuple[int, ...], ...]:
-    """Random lists as a player might type them, to measure how permissive a rule is.
-
-    Returns:
-        ``BROAD_SAMPLE_SIZE`` lists of 1-8 items, each from one of the ranges -20..60, 0..12, 1..30 and -10..10.
-    """
+    """``BROAD_SAMPLE_SIZE`` random lists as a player might type them, to measure how permissive a rule is: 1-8
+    items, each list from one of the ranges -20..60, 0..12, 1..30 and -10..10."""
     rng = random.Random(BROAD_SAMPLE_SEED)
     out = []
     for _ in range(BROAD_SAMPLE_SIZE):
@@ -127,19 +121,12 @@ def _playable(rule: ListRule, h: Hypothesis) -> bool:
 
 
 def generate_rules(seed: int, n: int) -> list[ListRule]:
-    """``n`` new list rules for ``seed``, spread over difficulty tiers (deterministic).
+    """``n`` new list rules for ``seed``, spread over difficulty tiers; the same seed always gives the same rules,
+    in the same order (ValueError if ``n`` is below 1 or more than the grammar's several hundred playable ones).
 
-    Args:
-        seed: the split's seed; the same seed always gives the same rules, in the same order.
-        n: how many rules, at least 1 (the grammar yields several hundred playable ones).
-
-    Returns:
-        Rules with ``split="generated"`` and ids 1..n; each has its statement as ``text``, a ``source`` in the
-        list guess language, ``difficulty`` 1.0 / 2.0 / 3.0 for easy / medium / hard, and ``provenance``
-        with ``generator``, ``version``, ``seed``, ``key``, ``family``, ``complexity`` and ``tier``.
-
-    Raises:
-        ValueError: if ``n`` is below 1 or more than the grammar's playable rules.
+    Rules have ``split="generated"`` and ids 1..n; each has its statement as ``text``, a ``source`` in the list
+    guess language, ``difficulty`` 1.0 / 2.0 / 3.0 for easy / medium / hard, and ``provenance`` with
+    ``generator``, ``version``, ``seed``, ``key``, ``family``, ``complexity`` and ``tier``.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
@@ -206,22 +193,11 @@ class _Draw:
     def _rule(self, h: Hypothesis, tier: str) -> ListRule:
         # The id is part of the examples' seed, so the playability check draws exactly the examples a game
         # played on this rule will show.
+        grammar = {"key": h.key, "family": h.family, "complexity": h.complexity, "tier": tier}
+        provenance = {"generator": GENERATOR, "version": VERSION, "seed": self.seed, **grammar}
+        rule_id, difficulty = len(self.rules) + 1, DIFFICULTY[tier]
         return ListRule(
-            split=SPLIT,
-            id=len(self.rules) + 1,
-            text=h.text,
-            predicate=h.predicate,
-            difficulty=DIFFICULTY[tier],
-            source=h.source,
-            provenance={
-                "generator": GENERATOR,
-                "version": VERSION,
-                "seed": self.seed,
-                "key": h.key,
-                "family": h.family,
-                "complexity": h.complexity,
-                "tier": tier,
-            },
+            SPLIT, rule_id, h.text, h.predicate, None, difficulty, source=h.source, provenance=provenance
         )
 
 

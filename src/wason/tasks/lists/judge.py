@@ -22,11 +22,8 @@ from wason.tasks.lists.language import LANGUAGE_VERSION, MAX_STEPS, ListGuessErr
 
 PROBES_VERSION = "wason-list-probes-2"
 """Version of the probe-set code: bumped whenever the same seed, key, positives and observations could give other
-lists or another verdict.
-
-Verdicts recorded under an older version still load (the fields added since have defaults). Version 1 probed no
-observations, no list longer than 12 items and no integer beyond 10**30.
-"""
+lists or another verdict. Verdicts recorded under an older version still load (the fields added since have
+defaults). Version 1 probed no observations, no list longer than 12 items and no integer beyond 10**30."""
 
 Rule = Callable[[tuple[int, ...]], bool]
 Observation = tuple[Sequence[int], bool]
@@ -36,12 +33,10 @@ _Mistake = tuple[tuple[int, ...], bool, bool]  # a probe the guess gets wrong: (
 MAX_COUNTEREXAMPLES = 5
 JUDGE_MAX_STEPS = 3_000_000
 """Step budget of one whole judgement, spent on the observations first; once spent, the remaining probes count
-as errors (so as "No") and the verdict is not equivalent.
-
-A typical predicate uses 10-100 steps per list (naive trial division up to x: a few hundred), so this only binds
-on texts that exhaust the per-list budget again and again, or on observations of tens of thousands of items; it
-keeps a judgement at about a second at most while staying deterministic (steps, not time).
-"""
+as errors (so as "No") and the verdict is not equivalent. A typical predicate uses 10-100 steps per list (naive
+trial division up to x: a few hundred), so this only binds on texts that exhaust the per-list budget again and
+again, or on observations of tens of thousands of items; it keeps a judgement at about a second at most while
+staying deterministic (steps, not time)."""
 RANDOM_PER_FAMILY = 70
 """Random lists of 0-9 items drawn from each value family."""
 LONG_PER_FAMILY = 12
@@ -121,14 +116,8 @@ def _tiny_lists() -> list[tuple[int, ...]]:
     return out
 
 
-def _random_lists(
-    rng: random.Random, per_family: int, lengths: tuple[int, int] = (0, 9)
-) -> list[tuple[int, ...]]:
-    out = []
-    for _, family in FAMILIES:
-        for _ in range(per_family):
-            out.append(tuple(family(rng, rng.randint(*lengths))))
-    return out
+def _random_lists(rng: random.Random, k: int, lengths: tuple[int, int] = (0, 9)) -> list[tuple[int, ...]]:
+    return [tuple(family(rng, rng.randint(*lengths))) for _, family in FAMILIES for _ in range(k)]
 
 
 def _huge(rng: random.Random, factor: int) -> int:
@@ -171,15 +160,8 @@ def _fits(xs: Sequence[int]) -> bool:
 
 
 def mutations(xs: Sequence[int], rng: random.Random) -> list[tuple[int, ...]]:
-    """Near misses of one list: small edits a careless guess might not notice.
-
-    Args:
-        xs: the list to mutate (usually one the rule accepts).
-        rng: the seeded generator for the random edits.
-
-    Returns:
-        The mutated lists in a fixed order (duplicates and the list itself possible; callers deduplicate).
-    """
+    """Near misses of ``xs`` (usually a list the rule accepts): small edits a careless guess might not notice, in
+    a fixed order for the seeded ``rng`` (duplicates and the list itself possible; callers deduplicate)."""
     items = list(xs)
     n = len(items)
     out: list[list[int]] = []
@@ -280,23 +262,25 @@ def _labelled_probes(
         *given,
     ]
     _label(rule, base, labels)
-    near: list[tuple[int, ...]] = []
-    for p in given:
-        near += mutations(p, rng)
+    near = [m for p in given for m in mutations(p, rng)]
     accepted = sorted({xs for xs, ok in labels.items() if ok and xs not in given and _fits(xs)})
-    for p in rng.sample(accepted, min(RANDOM_SEEDS, len(accepted))):
-        found = mutations(p, rng)
-        near += rng.sample(found, min(SEED_MUTATIONS, len(found)))
-    near = _unique(near)
+    near = _unique(near + _mutated(rng, accepted, RANDOM_SEEDS, SEED_MUTATIONS))
     _label(rule, near, labels)
     used = set(given) | set(accepted)
     second = sorted({xs for xs in near if labels[xs] and xs not in used})
-    more: list[tuple[int, ...]] = []
-    for p in rng.sample(second, min(SECOND_SEEDS, len(second))):
-        found = mutations(p, rng)
-        more += rng.sample(found, min(SECOND_MUTATIONS, len(found)))
-    _label(rule, more, labels)
+    _label(rule, _mutated(rng, second, SECOND_SEEDS, SECOND_MUTATIONS), labels)
     return labels
+
+
+def _some(rng: random.Random, lists: Sequence[tuple[int, ...]], k: int) -> list[tuple[int, ...]]:
+    return rng.sample(lists, min(k, len(lists)))
+
+
+def _mutated(
+    rng: random.Random, seeds: Sequence[tuple[int, ...]], k: int, keep: int
+) -> list[tuple[int, ...]]:
+    """``keep`` mutations each (at random) of ``k`` of ``seeds`` (at random)."""
+    return [m for p in _some(rng, seeds, k) for m in _some(rng, mutations(p, rng), keep)]
 
 
 def list_probes(
@@ -307,20 +291,12 @@ def list_probes(
     positives: Sequence[Sequence[int]] = (),
     observations: Iterable[Observation] = (),
 ) -> tuple[tuple[int, ...], ...]:
-    """The probe lists for one rule: the observations, then random lists and near misses of accepted lists.
-
-    Args:
-        rule: the hidden rule (trusted code); it chooses which lists are mutated, so it is called on probes.
-        seed: probe seed; with ``key`` it seeds the generator, so the same arguments give the same lists.
-        key: the rule's key (e.g. ``pilot/3``), so different rules get different random lists.
-        positives: lists the rule accepts (e.g. the examples shown); the first :data:`MAX_POSITIVES`
-            distinct ones of at most :data:`MAX_LENGTH` items are included and mutated.
-        observations: ``(list, label)`` for every list the episode labelled; all of them are probed (first),
-            however many, long or large they are. They do not change the sampled lists.
-
-    Returns:
-        The observed lists, then about 1,800-3,000 sampled lists not among them, distinct, in a fixed order.
-    """
+    """The probe lists for one rule: the observations (every list the episode labelled, however many, long or
+    large; they do not change the sampled lists), then about 1,800-3,000 distinct sampled lists not among them,
+    random lists and near misses of accepted lists, in a fixed order. The rule (trusted code) is called on
+    probes to choose which are mutated; ``seed`` and the rule's ``key`` (e.g. ``pilot/3``) seed the generator.
+    The first :data:`MAX_POSITIVES` distinct ``positives`` (lists the rule accepts, e.g. the examples shown) of at
+    most :data:`MAX_LENGTH` items are included and mutated."""
     observed = _observed(observations)
     sampled = _labelled_probes(rule, seed=seed, key=key, positives=positives)
     return (*observed, *(xs for xs in sampled if xs not in observed))
@@ -334,51 +310,33 @@ class ListVerdict(BaseModel):
 
     The verdict rests on a sample of lists (the probe set) that always holds every observation: a guess that
     disagrees with a label the player was shown is never equivalent; one that agrees with all of them and with
-    the rule on every sampled probe is equivalent as far as the sample can tell.
-
-    Attributes:
-        equivalent: the guess agrees with the reference on every probe (a probe where it raised counts as
-            "No") and was evaluated on all of them (the judgement's step budget was not spent).
-        agreement: share of probes where the guess agrees with the reference (0.0 when rejected).
-        probes: number of probes (0 when rejected): ``(list, label)`` pairs, the observations first. The label
-            is the one shown for an observed list, the rule's for a sampled one.
-        rule_positives: probes labelled Yes.
-        false_positives: probes the guess accepts and the label rejects.
-        false_negatives: probes the label accepts and the guess rejects (or raised on).
-        errors: probes where evaluating the guess failed (counted as "No").
-        counterexamples: up to five disagreements, the observed ones first, then the simplest lists (shortest,
-            then smallest items), each ``{"list": [...], "rule": bool, "guess": bool}`` (``rule`` is the
-            label: the one shown, for an observation); both kinds of mistake are shown when both occur.
-        rejection: why the text did not compile (then ``equivalent`` is False and ``agreement`` 0), or None.
-        first_error: the first evaluation error, with its list (abbreviated when long), or None.
-        probe_version: :data:`PROBES_VERSION` (verdicts of ``wason-list-probes-1`` had no observations).
-        language_version: the list language's version.
-        seed: the probe seed.
-        n_observations: probes that are observations of the episode (each distinct list and label once).
-        observation_mismatches: observations the guess contradicts (the first counterexamples).
-        decided_by_observation: the guess contradicts a label the player was shown, so it is refuted whatever
-            the sample holds.
+    the rule on every sampled probe is equivalent as far as the sample can tell. A probe is a ``(list, label)``
+    pair, the observations first; the label is the one shown for an observed list, the rule's for a sampled one.
+    ``counterexamples`` holds up to five disagreements, the observed ones first, then the simplest lists
+    (shortest, then smallest items), each ``{"list": [...], "rule": bool, "guess": bool}`` (``rule`` is the
+    label); both kinds of mistake are shown when both occur.
     """
 
     model_config = ConfigDict(frozen=True)
 
     # the defaults are a rejected text's: nothing was evaluated
+    # the guess agrees with the label on every probe (where it raised: "No"), and the step budget was not spent
     equivalent: bool = False
-    agreement: float = 0.0
+    agreement: float = 0.0  # share of probes where the guess agrees with the label
     probes: int = 0
-    rule_positives: int = 0
-    false_positives: int = 0
-    false_negatives: int = 0
-    errors: int = 0
+    rule_positives: int = 0  # probes labelled Yes
+    false_positives: int = 0  # probes the guess accepts and the label rejects
+    false_negatives: int = 0  # probes the label accepts and the guess rejects (or raised on)
+    errors: int = 0  # probes where evaluating the guess failed (counted as "No")
     counterexamples: list[dict[str, Any]] = []
-    rejection: str | None = None
-    first_error: str | None = None
-    probe_version: str = PROBES_VERSION
+    rejection: str | None = None  # why the text did not compile
+    first_error: str | None = None  # the first evaluation error, with its list (abbreviated when long)
+    probe_version: str = PROBES_VERSION  # (verdicts of ``wason-list-probes-1`` had no observations)
     language_version: str = LANGUAGE_VERSION
-    seed: int
-    n_observations: int = 0
-    observation_mismatches: int = 0
-    decided_by_observation: bool = False
+    seed: int  # the probe seed
+    n_observations: int = 0  # probes that are observations of the episode (each distinct list and label once)
+    observation_mismatches: int = 0  # observations the guess contradicts (the first counterexamples)
+    decided_by_observation: bool = False  # it contradicts a label the player was shown: refuted whatever else
 
 
 def judge_list_predicate(
@@ -390,19 +348,10 @@ def judge_list_predicate(
     positives: Sequence[Sequence[int]] = (),
     observations: Iterable[Observation] = (),
 ) -> ListVerdict:
-    """Judge a model's predicate against the hidden rule on the probe set (``seed``, ``key`` and ``positives`` as
-    in :func:`list_probes`).
-
-    Args:
-        rule: the hidden rule, a plain callable on a tuple of ints.
-        source: the model's predicate text (anything; text outside the language is judged wrong, not raised).
-        observations: ``(list, label)`` for every list the episode labelled (examples included), with the label
-            the player was shown; each is a probe with that label (even where the rule's code would say
-            otherwise), evaluated before the sampled probes.
-
-    Returns:
-        The verdict.
-    """
+    """Judge a model's predicate ``source`` (any text: outside the language it is judged wrong, not raised)
+    against the hidden ``rule`` on the probe set (``seed``, ``key`` and ``positives`` as in :func:`list_probes`).
+    Each of ``observations`` (every list the episode labelled, examples included) is a probe with the label the
+    player was shown (even where the rule's code would say otherwise), evaluated before the sampled probes."""
     try:
         guess = compile_list_predicate(source)
     except ListGuessError as exc:
@@ -468,13 +417,9 @@ def _brief(xs: tuple[int, ...]) -> str:
 
 def _order(entry: _Mistake) -> tuple[bool, int, int, int]:
     xs, is_observed, _ = entry
-    return (not is_observed, *_simplicity(xs))
-
-
-def _simplicity(xs: tuple[int, ...]) -> tuple[int, int, int]:
     if len(xs) > MAX_LENGTH:  # only an observation is this long; its length says enough, and costs nothing
-        return len(xs), 0, 0
-    return len(xs), max((abs(v) for v in xs), default=0), sum(abs(v) for v in xs)
+        return not is_observed, len(xs), 0, 0
+    return not is_observed, len(xs), max((abs(v) for v in xs), default=0), sum(abs(v) for v in xs)
 
 
 def _counterexamples(false_pos: list[_Mistake], false_neg: list[_Mistake]) -> list[dict[str, Any]]:
@@ -501,26 +446,16 @@ def quiz_lists(
     n: int = 10,
     exclude: Collection[tuple[int, ...]] = (),
 ) -> list[tuple[tuple[int, ...], bool]]:
-    """Held-out lists for a classification quiz, each with the rule's label.
+    """``n`` held-out lists for a classification quiz, each with the rule's label, in a seeded shuffled order
+    (``seed`` and the rule's ``key`` seed a generator apart from the probe set's; fewer lists only if even the
+    fallbacks run out of distinct ones; ValueError for a negative ``n``).
 
     Half the lists (``n // 2``) are accepted by the rule, the rest rejected. Accepted lists are edits of the
-    given positives (or of other accepted lists) that the rule still accepts, and random lists it accepts;
+    given ``positives`` (or of other accepted lists) that the rule still accepts, and random lists it accepts;
     rejected lists are near misses of accepted ones where there are enough, random lists otherwise. The given
     positives themselves are used only as a last resort. If the rule accepts (or rejects) too few distinct
     candidates, the other kind fills the gap, so the quiz still has ``n`` lists but is unbalanced; the labels
-    say so. No list is in ``exclude`` and no list appears twice.
-
-    Args:
-        seed: quiz seed (the generator is separate from the probe set's); with the rule's ``key`` it seeds it.
-        positives: lists the rule accepts (e.g. the examples shown).
-        exclude: lists the player already tested or saw; none of them is used.
-
-    Returns:
-        ``n`` pairs ``(list, rule's label)`` in a seeded shuffled order (fewer only if even the fallbacks run
-        out of distinct lists).
-
-    Raises:
-        ValueError: if ``n`` is negative.
+    say so. No list is in ``exclude`` (the lists the player tested or saw) and no list appears twice.
     """
     if n < 0:
         raise ValueError(f"n must be non-negative, got {n}")
@@ -528,13 +463,11 @@ def quiz_lists(
     excluded = {tuple(int(v) for v in xs) for xs in exclude}
     given = _positives(positives)
     labels: dict[tuple[int, ...], bool] = {}
-    near: list[tuple[int, ...]] = []
-    for p in given:
-        near += mutations(p, rng)
+    near = [m for p in given for m in mutations(p, rng)]
     randoms = _random_lists(rng, 10)
     _label(rule, [*near, *randoms], labels)
     accepted_near = sorted({xs for xs in near if labels[xs]} - set(given))
-    for p in rng.sample(accepted_near, min(SECOND_SEEDS, len(accepted_near))):
+    for p in _some(rng, accepted_near, SECOND_SEEDS):
         more = mutations(p, rng)
         _label(rule, more, labels)
         near += more

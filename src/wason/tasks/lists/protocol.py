@@ -16,9 +16,9 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 
 from wason.core.game import Malformed
+from wason.core.guess_rule import package_text
 from wason.judges.labels import RESPONSE_TAG, read_labels
 from wason.tasks.lists.game import (
     FinalHypothesis,
@@ -50,27 +50,18 @@ _AFTER_STRING = frozenset(",:}])")
 
 @dataclass(frozen=True)
 class ParsedReply:
-    """A readable reply.
-
-    Attributes:
-        thought_process: The ``thought_process`` field (non-strings are rendered as JSON), or None if absent.
-        possible_hypotheses: The hypotheses as given (the prompt asks for six; see :attr:`hypothesis_count`).
-        leading_hypothesis: The ``leading_hypothesis`` field, or None.
-        final_hypothesis: The ``final_hypothesis`` field, or None (an empty or null value counts as absent).
-        test_cases: Each test case as given: a JSON list becomes a tuple of its items (ints, floats, strings,
-            booleans, None or nested tuples); anything else is kept as parsed. The game decides what to do with
-            non-integer items and with more or fewer than five cases.
-        is_final: True when a non-empty ``final_hypothesis`` is present (it wins over ``leading_hypothesis``).
-        repairs: The tolerances needed to read the reply, in order of first use (empty for a clean reply).
-    """
+    """A readable reply: its fields (None if absent; a non-string text is rendered as JSON). Each test case is kept
+    as given: a JSON list becomes a tuple of its items (ints, floats, strings, booleans, None or nested tuples),
+    anything else is kept as parsed; the game decides what to do with non-integer items and with more or fewer
+    than five cases."""
 
     thought_process: str | None
-    possible_hypotheses: tuple[str, ...]
+    possible_hypotheses: tuple[str, ...]  # as given (the prompt asks for six)
     leading_hypothesis: str | None
-    final_hypothesis: str | None
+    final_hypothesis: str | None  # an empty or null value counts as absent
     test_cases: tuple[object, ...]
-    is_final: bool
-    repairs: tuple[str, ...] = ()
+    is_final: bool  # a non-empty ``final_hypothesis`` is present (it wins over ``leading_hypothesis``)
+    repairs: tuple[str, ...] = ()  # the tolerances needed to read the reply, in order of first use
 
     @property
     def hypothesis_count(self) -> int:
@@ -85,15 +76,12 @@ class ParsedReply:
 
 def load_initial_prompt() -> str:
     """The pilot's initial prompt template, byte for byte (a ``str.format`` template with ``{examples}``)."""
-    return (resources.files("wason.tasks.lists") / "data" / "initial_prompt.txt").read_text(encoding="utf-8")
+    return package_text("wason.tasks.lists", "initial_prompt.txt")
 
 
 def format_example(example: Sequence[int]) -> str:
-    """One example list as the pilot showed it: a Python list literal such as ``[2, 4, 6]``.
-
-    Raises:
-        TypeError: If an item is not an int (booleans are rejected although Python counts them as ints).
-    """
+    """One example list as the pilot showed it: a Python list literal such as ``[2, 4, 6]`` (TypeError if an item
+    is not an int; booleans are rejected although Python counts them as ints)."""
     for item in example:
         if not isinstance(item, int) or isinstance(item, bool):
             raise TypeError(f"example items must be ints, got {item!r}")
@@ -115,14 +103,9 @@ def render_feedback(
 ) -> str:
     """The verdicts in the pilot's format: ``"1. Yes\\n2. No\\n..."``, one line per test, no trailing newline.
 
-    Args:
-        labels: Whether each test case fits the rule, in the order proposed.
-        tests: The test cases (as in :attr:`ParsedReply.test_cases`); used only with ``echo``.
-        echo: Also show each tested case, as ``"1. [2, 4, 6]: Yes"`` (the case as JSON, see
-            :func:`format_case`). The pilot did not echo, so models had to keep track of their own lists.
-
-    Raises:
-        ValueError: If ``echo`` is set without one test case per label.
+    With ``echo``, each of ``tests`` is shown too, as ``"1. [2, 4, 6]: Yes"`` (the case as JSON, see
+    :func:`format_case`; ValueError without one test case per label). The pilot did not echo, so models had to
+    keep track of their own lists.
     """
     words = ["Yes" if label else "No" for label in labels]
     if not echo:
@@ -147,17 +130,11 @@ def integer_list(case: object) -> tuple[int, ...] | None:
 
 
 def parse_reply(text: str) -> ParsedReply | Malformed:
-    """Read a model's reply.
-
-    Returns:
-        A :class:`ParsedReply`, or :class:`Malformed` with a reason when there is no ``<response>`` marker, no
-        readable JSON object after it, or no usable ``test_cases`` list in a reply that is not final.
-    """
-    if len(text) > MAX_REPLY_CHARS:
-        return Malformed(f"reply longer than {MAX_REPLY_CHARS} characters")
-    markers = [m.end() for m in _MARKER.finditer(text)]
-    if not markers:
-        return Malformed("no <response> tag")
+    """Read a model's reply: :class:`Malformed` with a reason when there is no ``<response>`` marker, no readable
+    JSON object after it, or no usable ``test_cases`` list in a reply that is not final."""
+    markers = _markers(text)
+    if isinstance(markers, Malformed) or not markers:
+        return markers if isinstance(markers, Malformed) else Malformed("no <response> tag")
     first_error: str | None = None
     # Only the last few markers are tried, so that a reply full of tags cannot make parsing quadratic.
     for index in range(len(markers) - 1, max(-1, len(markers) - 1 - MAX_MARKERS_TRIED), -1):
@@ -171,6 +148,13 @@ def parse_reply(text: str) -> ParsedReply | Malformed:
             break
         return _reply_from(value, repairs)
     return Malformed(first_error or "no readable JSON after <response>")
+
+
+def _markers(text: str) -> list[int] | Malformed:
+    """Where each ``<response>`` marker ends, or Malformed for a reply too long to read."""
+    if len(text) > MAX_REPLY_CHARS:
+        return Malformed(f"reply longer than {MAX_REPLY_CHARS} characters")
+    return [m.end() for m in _MARKER.finditer(text)]
 
 
 def _object_after(text: str, start: int) -> tuple[dict[str, object], int, list[str]] | str:
@@ -280,12 +264,11 @@ class _Parser:
         if depth > MAX_DEPTH:
             raise self.fail(f"nested deeper than {MAX_DEPTH}")
         char = self.skip()
-        if char == "{":
-            return self.obj(depth)
-        if char in "[(":
+        if char in "{[(":
             if char == "(":
                 self.repairs.append("parentheses")
-            return self.array(depth, "]" if char == "[" else ")")
+            # (at the end, char is "" and this recurses to MAX_DEPTH, as the reader always has)
+            return self.container(depth, {"{": "}", "[": "]"}.get(char, ")"))
         if char in _QUOTES:
             return self.string()
         number = _NUMBER.match(self.text, self.pos)
@@ -323,33 +306,22 @@ class _Parser:
         self.repairs.append("missing comma")
         return False
 
-    def array(self, depth: int, close: str) -> list[object]:
+    def container(self, depth: int, close: str) -> dict[str, object] | list[object]:
+        """An object (``close`` is "}") or a list, from its opening character to past its closing one."""
         self.pos += 1
-        result: list[object] = []
-        if self.skip() == close:
-            self.pos += 1
-            return result
-        while True:
-            result.append(self.value(depth + 1))
-            if self.separator(close):
+        pairs: list[tuple[str, object]] = []
+        more = self.skip() != close
+        while more:
+            key = ""
+            if close == "}":
+                key = self.key()
+                if self.skip() != ":":
+                    raise self.fail("expected ':'")
                 self.pos += 1
-                return result
-
-    def obj(self, depth: int) -> dict[str, object]:
+            pairs.append((key, self.value(depth + 1)))
+            more = not self.separator(close)
         self.pos += 1
-        result: dict[str, object] = {}
-        if self.skip() == "}":
-            self.pos += 1
-            return result
-        while True:
-            key = self.key()
-            if self.skip() != ":":
-                raise self.fail("expected ':'")
-            self.pos += 1
-            result[key] = self.value(depth + 1)
-            if self.separator("}"):
-                self.pos += 1
-                return result
+        return dict(pairs) if close == "}" else [value for _, value in pairs]
 
     def key(self) -> str:
         char = self.skip()
@@ -445,9 +417,9 @@ _LAMBDA_LINE = re.compile(r"^[ \t>*`-]*(?P<body>lambda\s+xs\s*:.*?)[ \t`*]*$", r
 def parse_predicate_reply(text: str) -> str | Malformed:
     """The predicate source a reply states: the ``predicate`` field of the JSON after the last ``<response>``,
     else the last fenced code block or line that holds a ``lambda xs:``. Never evaluated here."""
-    if len(text) > MAX_REPLY_CHARS:
-        return Malformed(f"reply longer than {MAX_REPLY_CHARS} characters")
-    markers = [m.end() for m in _MARKER.finditer(text)]
+    markers = _markers(text)
+    if isinstance(markers, Malformed):
+        return markers
     if markers:
         found = _object_after(text, markers[-1])
         if not isinstance(found, str):
@@ -495,24 +467,21 @@ def python_text(value: object) -> str:
 
 def load_analysis_prompt() -> str:
     """The pilot's labelling prompt (``{rule}``, ``{test_cases}``), byte for byte."""
-    return (resources.files("wason.tasks.lists") / "data" / "analysis_prompt.txt").read_text(encoding="utf-8")
+    return package_text("wason.tasks.lists", "analysis_prompt.txt")
 
 
 def load_judgment_prompt() -> str:
     """The pilot's judging prompt (``{real_rule}``, ``{model_hypothesis}``), byte for byte."""
-    return (resources.files("wason.tasks.lists") / "data" / "judgment_prompt.txt").read_text(encoding="utf-8")
+    return package_text("wason.tasks.lists", "judgment_prompt.txt")
 
 
 class ListsProtocol:
-    """The pilot's conversation for one episode: prompt with its examples, reply parser, feedback.
+    """The pilot's conversation for one episode: prompt with its (three) examples, reply parser, feedback; with
+    ``echo``, each tested list beside its label (the pilot showed only "1. Yes"); ``language`` describes the
+    predicate language when the predicate is asked for.
 
     The parser depends on what was last asked (tests, the predicate, the quiz), so use one protocol per episode;
     :meth:`feedback` records what the observation asks for before the next reply is parsed.
-
-    Args:
-        examples: the three example lists shown in the first message.
-        echo: show each tested list beside its label (the pilot showed only "1. Yes").
-        language: the predicate language's description, shown when the predicate is asked for.
     """
 
     name = "lists"

@@ -42,34 +42,24 @@ SECOND_SET = "purple (second set, never run)"
 
 @dataclass(frozen=True)
 class ListRule:
-    """One hidden rule over lists of integers.
+    """One hidden rule over lists of integers; ``text`` exactly as published, ``predicate`` deciding a list
+    already known to hold only integers (use :meth:`accepts` for raw input). ``source`` is the rule as
+    ``lambda xs: ...`` in the list guess language when one is known (generated rules carry one; the published
+    rules do not need it)."""
 
-    Attributes:
-        split: ``pilot``, ``second``, ``all`` or ``phase1``.
-        id: candidate rank (1-60) for ``second``/``all``; 1-based position in the published list otherwise.
-        text: the rule text exactly as published.
-        predicate: decides a list already known to hold only integers; use :meth:`accepts` for raw input.
-        reading: the interpretation chosen where the text is ambiguous (``None`` when it is not).
-        difficulty: mean difficulty of the two raters (0-5), as published.
-        short_rule: the pilot's short name, for pilot and phase-1 rules.
-        examples: the published positive examples (pilot and phase-1 rules only).
-        rank: the candidate rank this rule corresponds to, if any.
-        source: the rule as a predicate over ``xs`` in the list guess language (``lambda xs: ...``), when
-            one is known (generated rules carry one; the published rules do not need it).
-        provenance: for generated rules, the generator's name, version, seed and parameters.
-    """
-
-    split: str
-    id: int
+    split: str  # ``pilot``, ``second``, ``all`` or ``phase1``
+    id: int  # candidate rank (1-60) for ``second``/``all``; 1-based position in the published list otherwise
     text: str
     predicate: Predicate
-    reading: str | None = None
-    difficulty: float | None = None
-    short_rule: str | None = None
-    examples: tuple[tuple[int, ...], ...] = ()
-    rank: int | None = None
+    reading: str | None = None  # the interpretation chosen where the text is ambiguous
+    difficulty: float | None = None  # mean difficulty of the two raters (0-5), as published
+    short_rule: str | None = None  # the pilot's short name, for pilot and phase-1 rules
+    examples: tuple[tuple[int, ...], ...] = ()  # the published positive examples (pilot and phase-1 rules)
+    rank: int | None = None  # the candidate rank this rule corresponds to, if any
     source: str | None = None
-    provenance: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = (
+        None  # generated rules: the generator's name, version, seed, parameters
+    )
 
     @property
     def key(self) -> str:
@@ -137,8 +127,7 @@ def _digits(n: int) -> str:
     return str(abs(n))
 
 
-def _pairs(xs: Sequence[int]) -> list[tuple[int, int]]:
-    return list(itertools.pairwise(xs))
+_pairs = itertools.pairwise
 
 
 def _windows3(xs: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -176,14 +165,9 @@ def _composites_below(p: int) -> int:
     return 0 if p < 3 else (p - 2) - _prime_pi(p - 1)
 
 
-def _first_nonzero_digit_over_17(p: int) -> int | None:
-    n = abs(p)
-    if n == 0:
-        return None
-    # Scaling by 10 shifts the decimal expansion of n/17 without changing its digits.
-    while n < 17:
-        n *= 10
-    return int(str(n // 17)[0])
+def _first_nonzero_over(p: int, k: int) -> int | None:
+    # Scaling by 10 shifts the decimal expansion of |p| / k without changing its digits (for any k up to 10**20).
+    return None if p == 0 else int(str(abs(p) * 10**20 // k)[0])
 
 
 _ONES = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -231,12 +215,7 @@ def english(n: int) -> str | None:
 
 
 def _ceil_pow_1_2(p: int) -> int:
-    if p <= 0:
-        # 1.2**p is in (0, 1] for p <= 0, so its ceiling is 1.
-        return 1
-    numerator: int = 6**p
-    denominator: int = 5**p
-    return -(-numerator // denominator)
+    return 1 if p <= 0 else -(-(6**p) // 5**p)  # 1.2**p is in (0, 1] for p <= 0, so its ceiling is 1
 
 
 def _matches_ceil_pow(p: int, x: int) -> bool:
@@ -313,10 +292,7 @@ def _three_times_composites_below(xs: Sequence[int]) -> bool:
 
 
 def _sum_is(target: int) -> Predicate:
-    def rule(xs: Sequence[int]) -> bool:
-        return sum(xs) == target
-
-    return rule
+    return lambda xs: sum(xs) == target
 
 
 # Candidate rank -> (predicate, reading). Readings say which interpretation was chosen where the text allows more.
@@ -457,7 +433,7 @@ _CANDIDATES: dict[int, tuple[Predicate, str | None]] = {
         "digit per item; the empty list holds.",
     ),
     57: (
-        lambda xs: all(b == _first_nonzero_digit_over_17(a) for a, b in _pairs(xs)),
+        lambda xs: all(b == _first_nonzero_over(a, 17) for a, b in _pairs(xs)),
         "As the pilot rule; a 0 has no non-zero digit, so nothing may follow it.",
     ),
     58: (
@@ -481,16 +457,8 @@ _UNREPRESENTABLE_REASONS = {
 _PILOT_RANKS = (3, 9, 15, 21, 27, 33, 39, 45, 51, 57)
 
 # Phase-1 position -> candidate rank, or a predicate where phase 1 used a rule that is no candidate.
-_PHASE1_RULES: tuple[int | tuple[Predicate, str | None], ...] = (
-    1,
-    9,
-    10,
-    11,
-    13,
-    16,
-    (_sum_is(20), None),
-    34,
-)
+_Ref = int | tuple[Predicate, str | None]  # a candidate rank, or a rule's own predicate and reading
+_PHASE1_RULES: tuple[_Ref, ...] = (1, 9, 10, 11, 13, 16, (_sum_is(20), None), 34)
 
 
 @cache
@@ -507,40 +475,20 @@ def _candidate(entry: dict[str, Any], split: str) -> ListRule:
     return ListRule(split, rank, str(entry["text"]), predicate, reading, difficulty, rank=rank)
 
 
-def _published(
-    entry: dict[str, Any], split: str, position: int, ref: int | tuple[Predicate, str | None]
-) -> ListRule:
+def _published(entry: dict[str, Any], split: str, position: int, ref: _Ref) -> ListRule:
     """A pilot or phase-1 rule: ``ref`` is its candidate rank, or its own predicate and reading."""
     rank = ref if isinstance(ref, int) else None
     predicate, reading = _CANDIDATES[ref] if isinstance(ref, int) else ref
-    return ListRule(
-        split=split,
-        id=position,
-        text=str(entry["rule"]),
-        predicate=predicate,
-        reading=reading,
-        difficulty=float(entry["difficulty"]),
-        short_rule=str(entry["short_rule"]),
-        examples=tuple(tuple(int(x) for x in ex) for ex in entry["examples"]),
-        rank=rank,
-    )
+    examples = tuple(tuple(int(x) for x in ex) for ex in entry["examples"])
+    text, difficulty, short = str(entry["rule"]), float(entry["difficulty"]), str(entry["short_rule"])
+    return ListRule(split, position, text, predicate, reading, difficulty, short, examples, rank)
 
 
 def load_split(split: str) -> list[ListRule]:
-    """The rules of a split, in published order.
-
-    Args:
-        split: ``pilot`` (the 10 rules run, operative text and examples), ``second`` (the 10 purple
-            candidates: a second difficulty-stratified sample, never run), ``all`` (every candidate that is
-            a well-defined predicate, 59 of 60; see :func:`unrepresentable`), or ``phase1`` (8 earlier
-            rules with examples, kept for the known example error).
-
-    Returns:
-        The rules, each with its predicate.
-
-    Raises:
-        ValueError: for an unknown split.
-    """
+    """The rules of a split, in published order: ``pilot`` (the 10 rules run, operative text and examples),
+    ``second`` (the 10 purple candidates: a second difficulty-stratified sample, never run), ``all`` (every
+    candidate that is a well-defined predicate, 59 of 60; see :func:`unrepresentable`), or ``phase1`` (8 earlier
+    rules with examples, kept for the known example error). ValueError for an unknown split."""
     data = _data()
     if split in ("pilot", "phase1"):
         refs = _PILOT_RANKS if split == "pilot" else _PHASE1_RULES
@@ -557,12 +505,11 @@ def load_split(split: str) -> list[ListRule]:
 
 def unrepresentable() -> list[Unrepresentable]:
     """The candidates left out of ``all`` because no well-defined predicate matches them, with reasons."""
+    found = [(int(e["rank"]), str(e["text"])) for e in _data()["candidates"]]
     return [
-        Unrepresentable(
-            rank=int(e["rank"]), text=str(e["text"]), reason=_UNREPRESENTABLE_REASONS[int(e["rank"])]
-        )
-        for e in _data()["candidates"]
-        if int(e["rank"]) in _UNREPRESENTABLE_REASONS
+        Unrepresentable(rank, text, _UNREPRESENTABLE_REASONS[rank])
+        for rank, text in found
+        if rank in _UNREPRESENTABLE_REASONS
     ]
 
 

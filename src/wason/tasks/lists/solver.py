@@ -2,49 +2,43 @@
 
 The solver plays the list game (three positive examples, then rounds of five test lists, each labelled by the
 hidden rule, then one stated hypothesis) without any text: it is the baseline row of every table and lets tests
-play whole games without a model. It is written against :class:`HypothesisLike`, so any space of hypotheses with a
-key, a text, a ``lambda xs: ...`` source, a predicate and a complexity will do.
-
-Algorithm, in the spirit of the WILT solver (``wason.tasks.wilt.elimination``):
+play whole games without a model. Any space of :class:`HypothesisLike` (a key, a text, a ``lambda xs: ...``
+source, a predicate and a complexity) will do. Algorithm, in the spirit of ``wason.tasks.wilt.elimination``:
 
 * **Weights and elimination.** Each hypothesis has the prior weight ``2**-complexity``. Labels come from code and
   are never wrong, so a hypothesis that disagrees with an observation (the examples are positive observations) is
   eliminated and the survivors keep their prior weights.
-* **A rich candidate pool each round**, from a ``random.Random`` seeded by the solver's seed and the round: short
-  lists (empty, one, two, three items, and the first items of each example); mutations of the examples and of the
-  positives found so far (change, nudge, insert, delete, swap, duplicate, reverse, sort, truncate, continue the
-  pattern, move an amount or a factor from one item to another, scale, shift, concatenate) and a few mutations of
-  negatives; structured random lists (uniform, small, progressions, sorted, repeats, multiples, members of
-  familiar sequences, Fibonacci-like); lists the heaviest survivor *accepts*, found by rejection sampling, so a
-  narrow rule (a fixed sum or product, a recurrence) is tested on its positives too; lists on which the heaviest
-  survivor and each of the next heaviest (and a few sampled by weight) disagree; and the most informative
-  candidates of the last round that were not chosen.
-* **Joint, greedy choice of the five tests.** The labels of the five tests partition the surviving hypotheses; the
-  expected information of the round is the weighted entropy of that partition (labels are noiseless). The tests
-  are chosen greedily, each one maximising the entropy of the partition refined by it, so the five are not
-  redundant. Ties go to the shortest, smallest list.
-* **Scoring subset.** Predicates are evaluated only on survivors, and labels are cached per list. While many
-  hypotheses survive, tests are chosen for the :data:`SCORING_LIMIT` heaviest of them (they carry nearly all the
-  weight); the whole survivor set is scored when the subset cannot be split. (Outside the space, below, half as
-  many, widened to four times as many when they cannot be split.)
+* **A rich candidate pool each round**, from a ``random.Random`` seeded by the seed and the round: short lists
+  (empty, one to three items, the first items of each example); mutations of the examples and of the positives
+  found so far (change, nudge, insert, delete, swap, duplicate, reverse, sort, truncate, continue the pattern,
+  move an amount or a factor between items, scale, shift, concatenate) and a few of negatives; structured random
+  lists (:mod:`.draw`); lists the heaviest survivor *accepts*, by rejection sampling, so a narrow rule (a fixed
+  sum or product, a recurrence) is tested on its positives too; lists on which the heaviest survivor and each of
+  the next heaviest (and a few sampled by weight) disagree; and last round's most informative unchosen candidates.
+* **Joint, greedy choice of the five tests.** The labels of the five tests partition the survivors; the expected
+  information of the round is the weighted entropy of that partition (labels are noiseless). Each test is chosen
+  greedily to maximise the entropy of the partition refined by it, so the five are not redundant. Ties go to the
+  shortest, smallest list.
+* **Scoring subset.** Predicates are evaluated only on survivors, and labels are cached per list. Tests are
+  chosen for the :data:`SCORING_LIMIT` heaviest survivors (they carry nearly all the weight); the whole set is
+  scored when that subset cannot be split. (Outside the space, half as many, widened to four times as many.)
 * **Settling.** The survivors are *settled* when one extension class (survivors that agree on every candidate of
-  the pool) holds at least ``confidence`` of the surviving weight (by default all of it: no candidate splits the
-  survivors). Before accepting that, a longer search (up to 1,500 lists per hypothesis, 20,000 in all) looks
-  for lists on which the class's simplest member and each other member disagree; any found join the pool. The
-  stated hypothesis is the simplest member of the heaviest class.
+  the pool) holds at least ``confidence`` of the surviving weight (by default all of it). Before accepting that,
+  a longer search (up to 1,500 lists per hypothesis, 20,000 in all) looks for lists on which the class's simplest
+  member and each other member disagree; any found join the pool. The stated hypothesis is the simplest member
+  of the heaviest class.
 * **Confirmation and stopping.** Once settled, the solver spends ``confirm_rounds`` rounds (default 1) trying to
-  refute the stated hypothesis: the slots that no informative test fills get lists it accepts (random, of lengths
-  not tested yet in the round: a rule narrower than every hypothesis shows up only on those), then lists it
-  rejects (edits of positives first: a broader rule shows up there). Any round with spare slots is filled the
-  same way. The solver is :attr:`~ListSolver.ready` when the
-  stated hypothesis has come through ``confirm_rounds`` such rounds and the survivors are still settled, or when
-  the rounds are used up. ``confirm_rounds=0`` stops as soon as the survivors are settled.
+  refute the stated hypothesis: slots no informative test fills get lists it accepts (random, of lengths not
+  tested yet in the round: a narrower rule shows up only there), then lists it rejects (edits of positives
+  first: a broader rule shows up there); any round with spare slots is filled the same way. The solver is
+  :attr:`~ListSolver.ready` when the stated hypothesis has come through ``confirm_rounds`` such rounds and the
+  survivors are still settled, or when the rounds are used up (``confirm_rounds=0``: as soon as settled).
 * **Rules outside the space.** When every hypothesis has been contradicted, the solver says so
-  (``consistent=False``) and turns to the fewest disagreements: the survivors are the least contradicted
-  hypotheses, and tests are chosen for every hypothesis weighted by the prior and ``2**-(4 * disagreements beyond
-  the fewest)``. In practice some candidate always splits those, so the solver keeps testing to the last round:
-  more evidence makes the least-wrong choice better. It states the simplest of the least contradicted hypotheses.
-  Its quiz answers are the labels it observed where it has them and its hypothesis's elsewhere.
+  (``consistent=False``): the survivors are the least contradicted hypotheses, and tests are chosen for every
+  hypothesis weighted by the prior and ``2**-(4 * disagreements beyond the fewest)``. Some candidate always
+  splits those in practice, so it tests to the last round (more evidence, a better least-wrong choice) and
+  states the simplest of the least contradicted. Its quiz answers are the labels it observed, else its
+  hypothesis's.
 
 Everything random comes from private ``random.Random`` instances seeded by strings built from the seed, so the
 same space, examples, seed and labels give the same proposals byte for byte. A predicate that raises says False.
@@ -163,26 +157,17 @@ class HypothesisLike(Protocol):
 
 @dataclass(frozen=True)
 class SolverHypothesis:
-    """What the solver states at the end of a game.
-
-    Attributes:
-        text: the rule in words.
-        source: the rule as ``lambda xs: ...``.
-        key: the hypothesis's key in the space (``None`` if the solver had none to state).
-        consistent: whether it fits every observation (the examples and every labelled test).
-    """
+    """What the solver states at the end of a game: the rule in words and as ``lambda xs: ...``."""
 
     text: str
     source: str
-    key: str | None
-    consistent: bool
+    key: str | None  # in the space (``None`` if the solver had none to state)
+    consistent: bool  # it fits every observation (the examples and every labelled test)
 
 
 @dataclass(frozen=True)
 class _Plan:
     tests: tuple[IntList, ...]
-    information: float  # expected bits of the round, on the hypotheses scored
-    top_share: float  # share of the surviving weight in the heaviest extension class
     best: int  # index of the hypothesis to state
     done: bool  # nothing left to test: the solver is ready
     # The hypothesis this round tries to refute, once the survivors are settled.
@@ -201,22 +186,14 @@ def _cost(xs: IntList) -> float:
 
 
 class ListSolver:
-    """Plays the list game over a hypothesis space: five maximally informative tests a round, then a hypothesis.
-
-    Args:
-        space: the hypotheses (distinct by extension, ideally); see :class:`HypothesisLike`.
-        examples: the positive examples the game showed.
-        seed: seeds every random choice (candidate pools); same inputs and seed, same proposals.
-        tests_per_round: test lists per round.
-        max_rounds: rounds available; :attr:`ready` turns true once they are used.
-        confidence: share of the surviving weight one extension class (on the candidate pool) needs for the
-            survivors to count as settled; 1.0 (the default) waits until no candidate splits them.
-        confirm_rounds: rounds spent trying to refute the stated hypothesis once settled, before stopping.
-
-    Raises:
-        ValueError: the space is empty, an example is not a list of integers, ``tests_per_round`` or
-            ``max_rounds`` is below 1, ``confidence`` is not in (0, 1], or ``confirm_rounds`` is negative.
-    """
+    """Plays the list game over a hypothesis ``space`` (distinct by extension, ideally) from the ``examples`` the
+    game showed: five maximally informative tests a round, then a hypothesis. ``seed`` seeds every random choice
+    (same inputs and seed, same proposals); :attr:`ready` turns true once ``max_rounds`` are used. ``confidence``
+    is the share of the surviving weight one extension class (on the candidate pool) needs for the survivors to
+    count as settled (1.0 waits until no candidate splits them); ``confirm_rounds`` are spent trying to refute the
+    stated hypothesis once settled, before stopping. ValueError for an empty space, an example that is not a list
+    of integers, ``tests_per_round`` or ``max_rounds`` below 1, ``confidence`` not in (0, 1], or a negative
+    ``confirm_rounds``."""
 
     def __init__(
         self,
@@ -303,11 +280,8 @@ class ListSolver:
         return list(self._plan().tests)
 
     def observe(self, tests: Sequence[Sequence[int]], labels: Sequence[bool]) -> None:
-        """Record a round's labels (for the proposed lists or any others): whether each test fits the rule.
-
-        Raises:
-            ValueError: the lengths differ or a test is not a list of integers.
-        """
+        """Record a round's labels (for the proposed lists or any others): whether each test fits the rule
+        (ValueError when the lengths differ or a test is not a list of integers)."""
         if len(tests) != len(labels):
             raise ValueError(f"{len(tests)} tests but {len(labels)} labels")
         lists = tuple(self._as_list(xs, "test") for xs in tests)
@@ -339,16 +313,11 @@ class ListSolver:
         """Quiz answers: the label observed for a list already seen, else the stated hypothesis's (anything but a
         list of integers is "No", as in the game)."""
         predicate = self.space[self._plan().best].predicate
-        out = []
-        for items in lists:
-            xs = as_int_list(items)
-            if xs is None:
-                out.append(False)
-            elif xs in self._labels:
-                out.append(self._labels[xs])
-            else:
-                out.append(holds(predicate, xs))
-        return out
+        known = self._labels
+        return [
+            False if xs is None else known[xs] if xs in known else holds(predicate, xs)
+            for xs in map(as_int_list, lists)
+        ]
 
     # ---- hypotheses -----------------------------------------------------------------------------------------
 
@@ -457,14 +426,7 @@ class ListSolver:
         gains[picks] = -1.0
         ranked = np.argsort(-gains, kind="stable")[:_CARRY]
         self._carry = [pool[int(c)] for c in ranked if gains[c] > _MIN_INFORMATION]
-        return _Plan(
-            tests=tuple(tests),
-            information=information,
-            top_share=top_share,
-            best=best,
-            done=done,
-            confirming=best if settled and not done else None,
-        )
+        return _Plan(tuple(tests), best, done, best if settled and not done else None)
 
     def _settled(self, top_share: float, information: float) -> bool:
         """Whether the survivors are as good as told apart: one class holds the ``confidence`` share of the
@@ -527,11 +489,8 @@ class ListSolver:
         return out
 
     def _choose(self, truth: B, weights: F, pool: Sequence[IntList]) -> tuple[list[int], float]:
-        """Greedily choose up to ``tests_per_round`` candidates maximising the entropy of the joint partition.
-
-        Returns:
-            The chosen candidate indices (only informative ones) and the partition's entropy in bits.
-        """
+        """Greedily choose up to ``tests_per_round`` candidates maximising the entropy of the joint partition:
+        the chosen candidate indices (only informative ones) and the partition's entropy in bits."""
         m, n = truth.shape
         total = float(weights.sum())
         if m == 0 or n == 0 or total <= 0.0:
@@ -564,11 +523,8 @@ class ListSolver:
         return picks, max(entropy, 0.0)
 
     def _heaviest_class(self, truth: B, scored: Index, in_play: Index) -> tuple[float, list[int]]:
-        """Share of the weight in play held by the heaviest extension class on the pool, and its members.
-
-        Members come heaviest first, so the first is the one to state. Hypotheses in play but not scored count
-        against the share (their class is unknown).
-        """
+        """Share of the weight in play held by the heaviest extension class on the pool, and its members
+        (heaviest first: the first is the one to state); the unscored count against it (their class is unknown)."""
         weights = self._weights(scored)
         total = float(self._weights(in_play).sum())
         classes: dict[bytes, tuple[float, list[int]]] = {}
@@ -582,12 +538,9 @@ class ListSolver:
         return (weight / total if total > 0 else 0.0), members
 
     def _fill(self, tests: list[IntList], pool: Sequence[IntList], best: int, rng: random.Random) -> None:
-        """Complete the round with lists that could refute the stated hypothesis.
-
-        Mostly lists it accepts (a rule narrower than the hypothesis shows up only there), drawn at random from
-        the pool, of lengths not used yet where possible; then lists it rejects, edits of positives first (a rule
-        broader than the hypothesis shows up there). Random lists fill any gap left.
-        """
+        """Complete the round with lists that could refute the stated hypothesis: mostly lists it accepts (a
+        narrower rule shows up only there), at random from the pool, of lengths not used yet where possible; then
+        lists it rejects, edits of positives first (a broader rule shows up there); random lists fill any gap."""
         need = self.tests_per_round
         taken = set(tests)
         if len(tests) < need:
@@ -608,9 +561,7 @@ class ListSolver:
             for c in negatives:
                 order[c] = rng.random()
             rest = sorted(negatives, key=lambda c: (pool[c] not in self._near, order[c])) + positives
-            for c in rest:
-                if len(tests) >= need:
-                    break
+            for c in rest[: need - len(tests)]:  # (never more than ``need`` tests so far)
                 tests.append(pool[c])
                 taken.add(pool[c])
         while len(tests) < need:
@@ -639,9 +590,8 @@ class ListSolver:
         for xs in (*self._carry, *_SHORT_LISTS):
             add(xs)
         for xs in self.examples:  # (the empty list is among the short lists already)
-            add(xs[:1])
-            add(xs[-1:])
-            add(xs[:2])
+            for part in (xs[:1], xs[-1:], xs[:2]):
+                add(part)
         parents, values = self._parents()
         negatives = [xs for xs, label in self._labels.items() if not label]
         self._near = set()
@@ -747,15 +697,11 @@ class ListSolver:
             j = rng.randrange(n)
             xs[i], xs[j] = xs[j], xs[i]
         elif op == 8:
-            how = rng.randrange(4)
-            if how == 0:
-                xs.reverse()
-            elif how == 1:
-                xs.sort()
-            elif how == 2:
-                xs.sort(reverse=True)
-            else:
+            how = rng.randrange(4)  # reverse, sort either way or shuffle
+            if how == 3:
                 rng.shuffle(xs)
+            else:
+                xs = xs[::-1] if how == 0 else sorted(xs, reverse=how == 2)
         elif op == 9:
             # Continue the pattern at the end: the last difference, or the last ratio when it is whole.
             step = xs[-1] - xs[-2] if n >= 2 else rng.choice((1, 2))
@@ -810,15 +756,8 @@ class ListSolver:
 
 
 def play(solver: ListSolver, rule: Callable[[tuple[int, ...]], bool]) -> tuple[SolverHypothesis, int]:
-    """Play a whole game against a rule given as code: propose, label with the rule, observe, until ready.
-
-    Args:
-        solver: a fresh solver (built with the game's examples).
-        rule: the hidden rule's predicate; it labels every test (an exception counts as "No").
-
-    Returns:
-        The stated hypothesis and the number of rounds used.
-    """
+    """Play a whole game with a fresh ``solver`` against a rule given as code (an exception counts as "No"):
+    propose, label with the rule, observe, until ready. Returns the stated hypothesis and the rounds used."""
     while not solver.ready:
         tests = solver.propose()
         solver.observe(tests, [holds(rule, xs) for xs in tests])

@@ -12,12 +12,7 @@ class ListSolverPlayer:
 
     Each round it proposes the solver's five most informative lists and reads their labels; it states the
     solver's hypothesis (words and predicate) when the solver is ready or the rounds are used up, and answers the
-    quiz with that hypothesis. Use one player per episode.
-
-    Args:
-        seed: the solver's seed.
-        tests_per_round: lists per round (the game's setting).
-        max_rounds: rounds the game allows.
+    quiz with that hypothesis. Use one player per episode (``tests_per_round`` and ``max_rounds`` are the game's).
     """
 
     def __init__(self, *, seed: int = 0, tests_per_round: int = 5, max_rounds: int = 19) -> None:

@@ -1,8 +1,8 @@
 """The reference solver's hypothesis space: the list grammar of :mod:`.hypotheses` plus a typed grammar of
 compound item properties, recurrences and digit relations, enumerated by size and de-duplicated by meaning.
 
-The grammar of :mod:`.hypotheses` (``build_space``) is also the source of the generated split, so it stays as it
-is; the solver plays over :func:`solver_space`, which adds, built compositionally from small typed parts:
+The base grammar (``build_space``) is also the source of the generated split, so it stays as it is; the solver
+plays over :func:`solver_space`, which adds, built compositionally from small typed parts:
 
 * **Compound item properties.** Atoms (multiples, primes, squares, cubes, signs, shifted squares and cubes, the
   parity of the binary digits, ...) joined as ``P or Q``, ``P or Q but not both``, ``P but not R``, ``(P or Q)
@@ -24,11 +24,9 @@ is; the solver plays over :func:`solver_space`, which adds, built compositionall
   product of the others, every running total prime (or square, positive, ...), a constant ratio, exactly / at
   least / at most ``n`` items with a property or equal to a number, "the number v does not appear".
 
-Complexities extend those of :mod:`.hypotheses` (the prior is ``2 ** -complexity``): each part costs its size,
-each connective adds a fixed cost, so the natural spelling of an idea is the simplest. Every hypothesis has
-``text``, a ``lambda xs: ...`` ``source`` in the list guess language (checked by the tests with the language's
-own compiler) and a fast ``predicate``; the tests compare the last two.
-"""
+Complexities extend the base grammar's (prior ``2 ** -complexity``): each part costs its size, each connective a
+fixed cost, so the natural spelling of an idea is the simplest. Every hypothesis has ``text``, a ``lambda xs:
+...`` ``source`` in the list guess language and a fast ``predicate``; the tests compare the last two."""
 
 from __future__ import annotations
 
@@ -59,6 +57,8 @@ from wason.tasks.lists.hypotheses import (
     build_space,
 )
 from wason.tasks.lists.rules import Predicate
+from wason.tasks.lists.rules import _digits as _digits
+from wason.tasks.lists.rules import _first_nonzero_over as _first_nonzero_over
 
 SOLVER_SPACE_VERSION = "wason-list-solver-space-1"
 """Bump whenever the added grammar, a statement or a complexity changes."""
@@ -88,16 +88,6 @@ def _is_cube(n: int) -> bool:
     return any((root + d) ** 3 == m for d in (-1, 0, 1) if root + d >= 0)
 
 
-def _digits(n: int) -> str:
-    return str(abs(n))
-
-
-def _first_nonzero_over(p: int, k: int) -> int | None:
-    if p == 0:
-        return None
-    return int(str(abs(p) * 10**20 // k)[0])
-
-
 def _ceil_power(num: int, den: int) -> Term1:
     def term(p: int) -> int | None:
         if p <= 0:
@@ -123,45 +113,23 @@ def _negated(verb: str) -> str:
 
 def _new_atoms() -> list[_Property]:
     """Item properties the base grammar does not have."""
-    return [
-        _prop(
-            "cube", "is a perfect cube (0, 1, 8, 27, ... or their negatives)", _exact_cube("{x}"), 2, _is_cube
-        ),
-        _prop(
-            "cubep1",
-            "is one more than a perfect cube (1, 2, 9, 28, ...; 0 = -1 + 1 too)",
-            _exact_cube("{x} - 1"),
-            3,
-            lambda x: _is_cube(x - 1),
-        ),
-        _prop(
-            "cubem1",
-            "is one less than a perfect cube (-1, 0, 7, 26, ...)",
-            _exact_cube("{x} + 1"),
-            3,
-            lambda x: _is_cube(x + 1),
-        ),
-        _prop(
-            "sqp1",
-            "is one more than a perfect square (1, 2, 5, 10, 17, ...)",
-            "{x} >= 1 and math.isqrt({x} - 1) ** 2 == {x} - 1",
-            3,
-        ),
-        _prop("primep1", "is one more than a prime number", "is_prime({x} - 1)", 3),
-        _prop(
-            "bin:even",
-            "has an even number of 1s in binary (of its absolute value)",
-            "bin(abs({x})).count('1') % 2 == 0",
-            3,
-        ),
-        _prop(
-            "bin:odd",
-            "has an odd number of 1s in binary (of its absolute value)",
-            "bin(abs({x})).count('1') % 2 == 1",
-            3,
-        ),
-        _prop("pow2", "is a power of 2 (1, 2, 4, 8, ...)", "{x} > 0 and bin({x}).count('1') == 1", 3),
+    cubes = [
+        ("cube", "is a perfect cube (0, 1, 8, 27, ... or their negatives)", "{x}", 2, 0),
+        ("cubep1", "is one more than a perfect cube (1, 2, 9, 28, ...; 0 = -1 + 1 too)", "{x} - 1", 3, -1),
+        ("cubem1", "is one less than a perfect cube (-1, 0, 7, 26, ...)", "{x} + 1", 3, 1),
     ]
+    out = [
+        _prop(key, verb, _exact_cube(y), cost, lambda x, d=d: _is_cube(x + d))  # type: ignore[misc]
+        for key, verb, y, cost, d in cubes
+    ]
+    sqp1 = "{x} >= 1 and math.isqrt({x} - 1) ** 2 == {x} - 1"
+    out.append(_prop("sqp1", "is one more than a perfect square (1, 2, 5, 10, 17, ...)", sqp1, 3))
+    out.append(_prop("primep1", "is one more than a prime number", "is_prime({x} - 1)", 3))
+    for parity, r in (("even", 0), ("odd", 1)):
+        verb = f"has an {parity} number of 1s in binary (of its absolute value)"
+        out.append(_prop(f"bin:{parity}", verb, f"bin(abs({{x}})).count('1') % 2 == {r}", 3))
+    out.append(_prop("pow2", "is a power of 2 (1, 2, 4, 8, ...)", "{x} > 0 and bin({x}).count('1') == 1", 3))
+    return out
 
 
 def _exact_cube(y: str) -> str:
@@ -170,20 +138,9 @@ def _exact_cube(y: str) -> str:
 
 
 # Atoms that join into compound properties ("a multiple of 3 or 5, but not of 15").
-_COMPOUND_ATOMS = (
-    "even",
-    "odd",
-    "pos",
-    "neg",
-    "zero",
-    "prime",
-    "square",
-    "cube",
-    "fib",
-    *(f"mul:{k}" for k in (3, 4, 5, 6, 7, 8, 9, 10)),
-    *(f"digit:{d}" for d in range(10)),
-)
 _DIGIT_ATOMS = tuple(f"digit:{d}" for d in range(10))
+_COMPOUND_ATOMS: tuple[str, ...] = ("even", "odd", "pos", "neg", "zero", "prime", "square", "cube", "fib")
+_COMPOUND_ATOMS += (*(f"mul:{k}" for k in range(3, 11)), *_DIGIT_ATOMS)
 
 _DOMAIN = np.array(
     [*range(-300, 1301), 1331, 1728, 2048, 2197, 4096, 4181, 6765, 10000, 10001, 12321, 65536, 99999, 100000],
@@ -200,36 +157,21 @@ class _Compound(_Property):
 
 
 def _or(p: _Property, q: _Property) -> _Compound:
-    fp, fq = p.fn, q.fn
-    return _Compound(
-        f"({p.key}|{q.key})",
-        f"{p.verb} or {q.verb}",
-        f"({p.cond} or {q.cond})",
-        lambda x: fp(x) or fq(x),
-        p.cost + q.cost + OR_COST,
-    )
+    fp, fq, cost = p.fn, q.fn, p.cost + q.cost + OR_COST
+    verb, cond = f"{p.verb} or {q.verb}", f"({p.cond} or {q.cond})"
+    return _Compound(f"({p.key}|{q.key})", verb, cond, lambda x: fp(x) or fq(x), cost)
 
 
 def _xor(p: _Property, q: _Property) -> _Compound:
-    fp, fq = p.fn, q.fn
-    return _Compound(
-        f"({p.key}^{q.key})",
-        f"{p.verb} or {q.verb}, but not both",
-        f"({p.cond}) != ({q.cond})",
-        lambda x: fp(x) != fq(x),
-        p.cost + q.cost + OR_COST + BUT_NOT_COST,
-    )
+    fp, fq, cost = p.fn, q.fn, p.cost + q.cost + OR_COST + BUT_NOT_COST
+    verb, cond = f"{p.verb} or {q.verb}, but not both", f"({p.cond}) != ({q.cond})"
+    return _Compound(f"({p.key}^{q.key})", verb, cond, lambda x: fp(x) != fq(x), cost)
 
 
 def _but_not(p: _Property, r: _Property) -> _Compound:
-    fp, fr = p.fn, r.fn
-    return _Compound(
-        f"({p.key}-{r.key})",
-        f"{p.verb}, but {_negated(r.verb)}",
-        f"({p.cond}) and not ({r.cond})",
-        lambda x: fp(x) and not fr(x),
-        p.cost + r.cost + BUT_NOT_COST,
-    )
+    fp, fr, cost = p.fn, r.fn, p.cost + r.cost + BUT_NOT_COST
+    verb, cond = f"{p.verb}, but {_negated(r.verb)}", f"({p.cond}) and not ({r.cond})"
+    return _Compound(f"({p.key}-{r.key})", verb, cond, lambda x: fp(x) and not fr(x), cost)
 
 
 def _digit_set(allowed: Sequence[int]) -> _Compound:
@@ -311,30 +253,20 @@ def _all_by_table(table: npt.NDArray[np.bool_], fn: IntFn) -> Predicate:
 def _unless(keep: _Property, bad1: _Property, bad2: _Property) -> _Compound:
     fk, f1, f2 = keep.fn, bad1.fn, bad2.fn
     d1, d2, dk = bad1.key[-1], bad2.key[-1], keep.key[-1]
-    return _Compound(
-        f"({keep.key}|-{bad1.key}-{bad2.key})",
-        f"contains neither the digit {d1} nor the digit {d2}, unless it contains the digit {dk}",
-        f"({keep.cond} or not ({bad1.cond} or {bad2.cond}))",
-        lambda x: fk(x) or not (f1(x) or f2(x)),
-        keep.cost + bad1.cost + bad2.cost + OR_COST + BUT_NOT_COST,
-    )
+    key, cond = f"({keep.key}|-{bad1.key}-{bad2.key})", f"({keep.cond} or not ({bad1.cond} or {bad2.cond}))"
+    verb = f"contains neither the digit {d1} nor the digit {d2}, unless it contains the digit {dk}"
+    cost = keep.cost + bad1.cost + bad2.cost + OR_COST + BUT_NOT_COST
+    return _Compound(key, verb, cond, lambda x: fk(x) or not (f1(x) or f2(x)), cost)
 
 
 def _element() -> Iterator[Hypothesis]:
     for c, table in _compound_properties():
         for q in _QUANTIFIERS:
-            if isinstance(c, _Compound) and q.key != "all":
+            if q.key != "all" if isinstance(c, _Compound) else c.cost > q.max_property_cost:
                 continue
-            if not isinstance(c, _Compound) and c.cost > q.max_property_cost:
-                continue
-            yield Hypothesis(
-                f"{q.key}:{c.key}",
-                FAMILY,
-                q.text(c.verb, _plural_compound(c.verb)),
-                f"lambda xs: {q.source(c.cond)}",
-                _all_by_table(table, c.fn) if q.key == "all" else q.make(c.fn),
-                q.cost + c.cost,
-            )
+            text, source = q.text(c.verb, _plural_compound(c.verb)), f"lambda xs: {q.source(c.cond)}"
+            predicate = _all_by_table(table, c.fn) if q.key == "all" else q.make(c.fn)
+            yield Hypothesis(f"{q.key}:{c.key}", FAMILY, text, source, predicate, q.cost + c.cost)
 
 
 def _plural_compound(verb: str) -> str:
@@ -354,48 +286,30 @@ _BACK = {"p": "the previous item", "q": "the item two places before", "r": "the 
 
 @dataclass(frozen=True)
 class _Term:
-    """An integer expression of the items before the current one.
+    """An integer expression of the items before the current one."""
 
-    Attributes:
-        key: part of the hypothesis key.
-        text: a noun phrase, "twice the previous item plus 1".
-        src: a source template over ``{p}``, ``{q}``, ``{r}``.
-        guard: a source template that must hold for the term to be defined ("" when always).
-        fn: the term over ``(xs, i)``: its value for position ``i``, or ``None`` where undefined.
-        order: how many items before it reads (1-3).
-        cost: its share of the complexity.
-    """
-
-    key: str
-    text: str
-    src: str
-    guard: str
-    fn: Callable[[Sequence[int], int], int | None]
-    order: int
-    cost: int
+    key: str  # part of the hypothesis key
+    text: str  # a noun phrase, "twice the previous item plus 1"
+    src: str  # a source template over ``{p}``, ``{q}``, ``{r}``
+    guard: str  # a source template that must hold for the term to be defined ("" when always)
+    fn: Callable[
+        [Sequence[int], int], int | None
+    ]  # its value for position ``i`` of ``xs``, or None if undefined
+    order: int  # how many items before it reads (1-3)
+    cost: int  # its share of the complexity
 
 
 @dataclass(frozen=True)
 class _Link:
-    """A relation between an item ``x`` and the items before it.
-
-    Attributes:
-        key: part of the hypothesis key.
-        text: a verb phrase for the item, "is twice the previous item plus 1".
-        cond: a source template over ``{x}``, ``{p}``, ``{q}``, ``{r}``.
-        fn: the relation over ``(xs, i)``, for position ``i >= order``.
-        order: how many items before it reads (1-3).
-        cost: its share of the complexity.
-        term: for ``x == term``, the term.
-    """
+    """A relation between an item ``x`` and the items before it (key, order and cost as for :class:`_Term`)."""
 
     key: str
-    text: str
-    cond: str
-    fn: LinkFn
+    text: str  # a verb phrase for the item, "is twice the previous item plus 1"
+    cond: str  # a source template over ``{x}``, ``{p}``, ``{q}``, ``{r}``
+    fn: LinkFn  # the relation over ``(xs, i)``, for position ``i >= order``
     order: int
     cost: int
-    term: _Term | None = None
+    term: _Term | None = None  # for ``x == term``, the term
 
 
 _UNARY: dict[Callable[[Sequence[int], int], int | None], Term1] = {}
@@ -410,30 +324,20 @@ def _one(g: Term1) -> Callable[[Sequence[int], int], int | None]:
     return term
 
 
+def _signed(c: int, plus: str = "+", minus: str = "-") -> str:
+    return "" if c == 0 else (f" {plus} {c}" if c > 0 else f" {minus} {-c}")
+
+
 def _signed_text(c: int) -> str:
-    return "" if c == 0 else (f" plus {c}" if c > 0 else f" minus {-c}")
-
-
-def _signed_src(c: int) -> str:
-    return "" if c == 0 else (f" + {c}" if c > 0 else f" - {-c}")
+    return _signed(c, "plus", "minus")
 
 
 def _times_text(k: int, what: str) -> str:
-    if k == 1:
-        return what
-    if k == -1:
-        return f"the negative of {what}"
-    if k == 2:
-        return f"twice {what}"
-    return f"{k} times {what}"
+    return {1: what, -1: f"the negative of {what}", 2: f"twice {what}"}.get(k, f"{k} times {what}")
 
 
 def _times_src(k: int, name: str) -> str:
-    if k == 1:
-        return name
-    if k == -1:
-        return f"-{name}"
-    return f"{k} * {name}"
+    return {1: name, -1: f"-{name}"}.get(k, f"{k} * {name}")
 
 
 def _term1(key: str, text: str, src: str, cost: int, fn: Term1 | None = None, guard: str = "") -> _Term:
@@ -444,7 +348,7 @@ def _term1(key: str, text: str, src: str, cost: int, fn: Term1 | None = None, gu
 def _linear1(k: int, c: int) -> _Term:
     text = _times_text(k, "the previous item") + _signed_text(c)
     cost = 1 + (k != 1) + (c != 0) + (abs(c) > 3) + (abs(k) > 3)
-    return _term1(f"lin:{k}:{c}", text, _times_src(k, "{p}") + _signed_src(c), cost, lambda p: k * p + c)
+    return _term1(f"lin:{k}:{c}", text, _times_src(k, "{p}") + _signed(c), cost, lambda p: k * p + c)
 
 
 _DIGIT_TERMS = {
@@ -462,16 +366,15 @@ def _order1_terms() -> list[_Term]:
     out += [_linear1(k, c) for k in (2, 3, -1, -2, 4, 5, -3, 10) for c in range(-10, 11)]
     for c in range(-10, 11):
         text = "the square of the previous item" + _signed_text(c)
-        out.append(_term1(f"sq:{c}", text, "{p} * {p}" + _signed_src(c), 2 + (c != 0) + (abs(c) > 3)))
+        out.append(_term1(f"sq:{c}", text, "{p} * {p}" + _signed(c), 2 + (c != 0) + (abs(c) > 3)))
     for k in (2, 3, 10):
         out.append(_term1(f"div:{k}", f"the previous item divided by {k}, rounded down", f"{{p}} // {k}", 3))
     for num, den, name in ((2, 1, "2"), (3, 1, "3"), (3, 2, "1.5"), (6, 5, "1.2"), (11, 10, "1.1")):
         src = f"{num} ** {{p}}" if den == 1 else f"-(-({num} ** {{p}}) // {den} ** {{p}})"
         rounded = "" if den == 1 else ", rounded up"
         text = f"{name} to the power of the previous item{rounded} (1 when the previous item is 0 or less)"
-        out.append(
-            _term1(f"pow:{num}/{den}", text, f"(1 if {{p}} <= 0 else {src})", 4, _ceil_power(num, den))
-        )
+        src = f"(1 if {{p}} <= 0 else {src})"
+        out.append(_term1(f"pow:{num}/{den}", text, src, 4, _ceil_power(num, den)))
     for key, (text, _, src) in _DIGIT_TERMS.items():
         out.append(_term1(f"{key}:p", f"{text} the previous item", src.format(y="{p}"), 3))
         for k in (2, 3):
@@ -479,16 +382,9 @@ def _order1_terms() -> list[_Term]:
                 _term1(f"{key}:{k}p", f"{text} {k} times the previous item", src.format(y=f"{k} * {{p}}"), 4)
             )
     for k in range(2, 21):
-        out.append(
-            _term1(
-                f"fnz:{k}",
-                f"the first non-zero digit of the previous item divided by {k} (nothing may follow a 0)",
-                f"int(str(abs({{p}}) * 10 ** 20 // {k})[0])",
-                5,
-                lambda p, k=k: _first_nonzero_over(p, k),  # type: ignore[misc]
-                "{p} != 0",
-            )
-        )
+        text = f"the first non-zero digit of the previous item divided by {k} (nothing may follow a 0)"
+        src, fnz = f"int(str(abs({{p}}) * 10 ** 20 // {k})[0])", lambda p, k=k: _first_nonzero_over(p, k)
+        out.append(_term1(f"fnz:{k}", text, src, 5, fnz, "{p} != 0"))
     for k in range(1, 6):
         for c in range(-3, 4):
             odd = _linear1(k, c)
@@ -518,41 +414,27 @@ def _base_term_tables() -> set[tuple[int | None, ...]]:
     return {_term_table(t) for t in taken}
 
 
-def _linear_src(coefs: Sequence[tuple[int, str]], c: int) -> str:
+def _combination(
+    coefs: Sequence[tuple[int, str]], c: int, times: Callable[[int, str], str], words: str
+) -> str:
+    """``i * q + j * p + c`` in ``words`` ("+ -" for source, "plus minus" for text), zero terms left out."""
+    plus, minus = words.split()
     parts: list[str] = []
-    for k, name in coefs:
-        if k == 0:
-            continue
-        if not parts:
-            parts.append(_times_src(k, name))
-        elif k > 0:
-            parts.append(f"+ {_times_src(k, name)}")
-        else:
-            parts.append(f"- {_times_src(-k, name)}")
-    return " ".join(parts) + _signed_src(c)
+    for k, name in ((k, name) for k, name in coefs if k):
+        parts.append(f"{plus if k > 0 else minus} {times(abs(k), name)}" if parts else times(k, name))
+    return " ".join(parts) + _signed(c, plus, minus)
 
 
 def _linear_text(coefs: Sequence[tuple[int, str]], c: int) -> str:
     used = [k for k, _ in coefs if k]
     if used in ([1, 1], [1, 1, 1]) and all(k for k, _ in coefs):
         return f"the sum of the {'two' if len(used) == 2 else 'three'} items before it" + _signed_text(c)
-    parts: list[str] = []
-    for k, name in coefs:
-        if k == 0:
-            continue
-        what = _BACK[name.strip("{}")]
-        if not parts:
-            parts.append(_times_text(k, what))
-        elif k > 0:
-            parts.append(f"plus {_times_text(k, what)}")
-        else:
-            parts.append(f"minus {_times_text(-k, what)}")
-    return " ".join(parts) + _signed_text(c)
+    return _combination([(k, _BACK[name.strip("{}")]) for k, name in coefs], c, _times_text, "plus minus")
 
 
 def _linear_term(key: str, coefs: Sequence[tuple[int, str]], c: int, absolute: bool, cost: int) -> _Term:
     """``i * q + j * p + c`` (or with ``r``, or its absolute value), its function compiled from its source."""
-    src, text = _linear_src(coefs, c), _linear_text(coefs, c)
+    src, text = _combination(coefs, c, _times_src, "+ -"), _linear_text(coefs, c)
     if absolute:
         src, text = f"abs({src})", f"the absolute value of ({text})"
     fn = _python("xs, i", src.format(**_AT))
@@ -561,14 +443,12 @@ def _linear_term(key: str, coefs: Sequence[tuple[int, str]], c: int, absolute: b
 
 def _order2_terms() -> list[_Term]:
     out: list[_Term] = []
-    for absolute in (False, True):
-        for i in (1, -1, 2, -2):
-            if absolute and i < 0:
-                continue  # |-a| = |a|: the first coefficient is positive
-            for j in (1, -1, 0, 2, -2):
-                for c in range(-10, 11) if abs(i) == 1 and abs(j) == 1 else range(-3, 4):
-                    cost = 2 + (abs(i) > 1) + (j != 0) + (abs(j) > 1) + (c != 0) + (abs(c) > 3) + absolute
-                    out.append(_linear_term(f"2:{i}:{j}:{c}", ((i, "{q}"), (j, "{p}")), c, absolute, cost))
+    for absolute, i, j in itertools.product((False, True), (1, -1, 2, -2), (1, -1, 0, 2, -2)):
+        if absolute and i < 0:
+            continue  # |-a| = |a|: the first coefficient is positive
+        for c in range(-10, 11) if abs(i) == 1 and abs(j) == 1 else range(-3, 4):
+            cost = 2 + (abs(i) > 1) + (j != 0) + (abs(j) > 1) + (c != 0) + (abs(c) > 3) + absolute
+            out.append(_linear_term(f"2:{i}:{j}:{c}", ((i, "{q}"), (j, "{p}")), c, absolute, cost))
     product = _python("xs, i", "xs[i - 2] * xs[i - 1]")
     out.append(_Term("prod2", "the product of the two items before it", "{q} * {p}", "", product, 2, 3))
     return out
@@ -576,15 +456,10 @@ def _order2_terms() -> list[_Term]:
 
 def _order3_terms() -> list[_Term]:
     out: list[_Term] = []
-    for absolute in (False, True):
-        for k in (1, -1):
-            if absolute and k < 0:
-                continue
-            for i in (1, -1, 0):
-                for j in (1, -1, 0):
-                    coefs = ((k, "{r}"), (i, "{q}"), (j, "{p}"))
-                    cost = 3 + (i != 0) + (j != 0) + absolute
-                    out.append(_linear_term(f"3:{k}:{i}:{j}", coefs, 0, absolute, cost))
+    for absolute, k, i, j in itertools.product((False, True), (1, -1), (1, -1, 0), (1, -1, 0)):
+        if not (absolute and k < 0):
+            coefs, cost = ((k, "{r}"), (i, "{q}"), (j, "{p}")), 3 + (i != 0) + (j != 0) + absolute
+            out.append(_linear_term(f"3:{k}:{i}:{j}", coefs, 0, absolute, cost))
     return out
 
 
@@ -691,49 +566,41 @@ def _recurrence(links: Sequence[_Link], start: int) -> Hypothesis:
     """Every item from position ``start`` on satisfies one of ``links`` (a link needing more items before than
     the position has is false there)."""
     order = max(link.order for link in links)
-    fns = [(link.fn, link.order) for link in links]
-    if len(links) == 1:
-        fn = links[0].fn
-        term = links[0].term
-        unary = _UNARY.get(term.fn) if term is not None else None
-
-        def predicate(xs: Sequence[int]) -> bool:
-            n = len(xs)
-            return n <= start or all(map(fn, itertools.repeat(xs, n - start), range(start, n)))
-
-        if unary is not None:
-            g = unary
-
-            def follows(x: int, p: int) -> bool:
-                return x == g(p)
-
-            def predicate(xs: Sequence[int]) -> bool:  # the same, faster
-                return all(map(follows, xs[start:], xs[start - 1 :]))
-
-        source = _zip_source(links[0].cond, order, start)
-        text = f"Each item after the {_ORDINALS[start]} {links[0].text}."
-        cost = 1 + links[0].cost
-    else:
-        (f1, o1), (f2, o2) = fns
+    fn = links[0].fn
+    if len(links) > 1:
+        (f1, o1), (f2, o2) = ((link.fn, link.order) for link in links)
 
         def either(xs: Sequence[int], i: int) -> bool:
             return (i >= o1 and f1(xs, i)) or (i >= o2 and f2(xs, i))
 
-        def predicate(xs: Sequence[int]) -> bool:
-            n = len(xs)
-            return n <= start or all(map(either, itertools.repeat(xs, n - start), range(start, n)))
+        fn = either
 
-        if start >= order:
-            source = _zip_source(" or ".join(_paren(link.cond) for link in links), order, start)
-        else:
-            names = {"x": "xs[i]", "p": "xs[i - 1]", "q": "xs[i - 2]", "r": "xs[i - 3]"}
-            parts = []
-            for link in links:
-                cond = _paren(link.cond.format(**names))
-                parts.append(cond if link.order <= start else f"(i > {link.order - 1} and {cond})")
-            source = f"all({' or '.join(parts)} for i in range({start}, len(xs)))"
-        text = f"Each item after the {_ORDINALS[start]} {' or '.join(link.text for link in links)}."
-        cost = 1 + sum(link.cost for link in links) + OR_COST * (len(links) - 1)
+    def predicate(xs: Sequence[int]) -> bool:
+        n = len(xs)
+        return n <= start or all(map(fn, itertools.repeat(xs, n - start), range(start, n)))
+
+    term = links[0].term
+    unary = _UNARY.get(term.fn) if term is not None and len(links) == 1 else None
+    if unary is not None:
+        g = unary
+
+        def follows(x: int, p: int) -> bool:
+            return x == g(p)
+
+        def predicate(xs: Sequence[int]) -> bool:  # the same, faster
+            return all(map(follows, xs[start:], xs[start - 1 :]))
+
+    if len(links) == 1 or start >= order:
+        conds = links[0].cond if len(links) == 1 else " or ".join(_paren(link.cond) for link in links)
+        source = _zip_source(conds, order, start)
+    else:
+        parts = []
+        for link in links:
+            cond = _paren(link.cond.format(**_AT))
+            parts.append(cond if link.order <= start else f"(i > {link.order - 1} and {cond})")
+        source = f"all({' or '.join(parts)} for i in range({start}, len(xs)))"
+    text = f"Each item after the {_ORDINALS[start]} {' or '.join(link.text for link in links)}."
+    cost = 1 + sum(link.cost for link in links) + OR_COST * (len(links) - 1)
     least = min(link.order for link in links)
     cost += FREE_START_COST * (start - least) if start > order else 0
     key = f"rec:{'|'.join(link.key for link in links)}@{start}"
@@ -743,14 +610,12 @@ def _recurrence(links: Sequence[_Link], start: int) -> Hypothesis:
 def _recurrences() -> Iterator[Hypothesis]:
     taken = _base_term_tables()
     seen: set[tuple[int | None, ...]] = set()
-    singles: list[_Link] = []
     for t in sorted(_order1_terms(), key=lambda t: t.cost):
         table = _term_table(t)
         if table in seen:
             continue
         seen.add(table)
         link = _eq_link(t)
-        singles.append(link)
         if table not in taken:
             yield _recurrence([link], 1)
         yield _recurrence([link], 2)
@@ -852,32 +717,20 @@ def _counts() -> Iterator[Hypothesis]:
         plural = f"items {_plural(p.verb)}" if not p.key.startswith("is:") else f"items are {p.key[3:]}"
         for n in (2, 3):
             kinds = [("eq", "==", n, f"Exactly {n} {plural}."), ("ge", ">=", n, f"At least {n} {plural}.")]
+            at_most = f"At most {n - 1} {plural}." if n > 2 else f"At most one item {p.verb}."
             if not p.key.startswith("is:"):  # "at most two items are 13" holds of nearly every list
-                kinds.append(
-                    (
-                        "le",
-                        "<=",
-                        n - 1,
-                        f"At most {n - 1} {plural}." if n > 2 else f"At most one item {p.verb}.",
-                    )
-                )
+                kinds.append(("le", "<=", n - 1, at_most))
             for kind, op, m, text in kinds:
                 source = f"lambda xs: {count} {op} {m}"
                 yield Hypothesis(
                     f"count:{kind}:{m}:{p.key}", FAMILY, text, source, _count_cmp(counter, op, m), 3 + p.cost
                 )
     for v in _VALUES:
-        yield _rule(
-            f"none:is:{v}",
-            FAMILY,
-            3,
-            f"The number {v} does not appear in the list.",
-            f"not any(x == {v} for x in xs)",
-        )
+        text = f"The number {v} does not appear in the list."
+        yield _rule(f"none:is:{v}", FAMILY, 3, text, f"not any(x == {v} for x in xs)")
         if v not in CONTAINS:
-            yield _rule(
-                f"any:is:{v}", FAMILY, 3, f"The number {v} appears in the list.", f"any(x == {v} for x in xs)"
-            )
+            text = f"The number {v} appears in the list."
+            yield _rule(f"any:is:{v}", FAMILY, 3, text, f"any(x == {v} for x in xs)")
 
 
 def _aggregates() -> Iterator[Hypothesis]:
@@ -908,25 +761,17 @@ def _aggregates() -> Iterator[Hypothesis]:
     base = {p.key: p for p in _element_properties()}
     for key in ("prime", "square", "pos", "neg", "nonneg", "even", "odd", "nonzero"):
         prop = base[key]
-        yield Hypothesis(
-            f"prefix:all:{key}",
-            FAMILY,
-            f"Every running total (the first item, the first two added, and so on) {prop.verb}.",
-            f"lambda xs: all({prop.cond.format(x='sum(xs[:i + 1])')} for i in range(len(xs)))",
-            _prefix_all(prop.fn),
-            4 + prop.cost,
-        )
+        text = f"Every running total (the first item, the first two added, and so on) {prop.verb}."
+        source = f"lambda xs: all({prop.cond.format(x='sum(xs[:i + 1])')} for i in range(len(xs)))"
+        yield Hypothesis(f"prefix:all:{key}", FAMILY, text, source, _prefix_all(prop.fn), 4 + prop.cost)
 
 
 # ---------------------------------------------------------------------------------------------- the space
 
 
 def added_grammar() -> tuple[Hypothesis, ...]:
-    """The hypotheses this module adds to the base grammar, in generation order (keys are unique).
-
-    Returns:
-        The compound item properties, recurrences and aggregates.
-    """
+    """The compound item properties, recurrences and aggregates this module adds to the base grammar, in
+    generation order (keys are unique)."""
     out = [*_element(), *_recurrences(), *_aggregates()]
     keys = {h.key for h in out}
     if len(keys) != len(out):
@@ -937,11 +782,7 @@ def added_grammar() -> tuple[Hypothesis, ...]:
 @cache
 def solver_space() -> tuple[Hypothesis, ...]:
     """The solver's hypothesis space: :func:`~.hypotheses.build_space` and :func:`added_grammar`, sorted by
-    complexity (ties: the base grammar first, then generation order). Built once per process, on first use.
-
-    Returns:
-        The hypotheses.
-    """
+    complexity (ties: the base grammar first, then generation order). Built once per process, on first use."""
     base = build_space()
     added = added_grammar()
     order = sorted(range(len(base) + len(added)), key=lambda i: ((base + added)[i].complexity, i))
