@@ -209,7 +209,7 @@ class _Parser:
             nxt = self.peek
             if nxt.kind == "symbol" and nxt.text in _COMPARE_OPS:
                 raise self.fail("comparisons do not chain (write 'x < y and y < z')")
-            return Compare(tok.text, left, right)  # type: ignore[arg-type]
+            return Compare(tok.text, left, right)
         return left
 
     def sum(self, depth: int) -> Expr:
