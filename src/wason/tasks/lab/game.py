@@ -31,7 +31,7 @@ from wason.core.game import Malformed, Outcome
 from wason.core.judged import JudgedMoves
 from wason.tasks.lab.laws import Thing, Value, apply, format_law, same_value
 from wason.tasks.lab.laws import number_right as number_right
-from wason.tasks.lab.theory import TheoryError, equivalence, probe_set, read_theory
+from wason.tasks.lab.theory import TheoryError, equivalence, probe_set, read_theory, theory_accuracy
 from wason.tasks.lab.world import Domain, Trial, fresh_thing, trials
 
 MAX_OBJECTS = 40
@@ -71,15 +71,9 @@ class Finish:
 
 @dataclass(frozen=True)
 class Answer:
-    """The test's answer.
-
-    Attributes:
-        predictions: one per test experiment, in order: the properties the player expects to change, with
-            their new values, by object name (what is not named is predicted unchanged); None where the player
-            gave none.
-        theory: the player's laws in the law language (may be empty).
-        report: a free-text account of the domain (may be empty).
-    """
+    """The test's answer: per test experiment the properties the player expects to change, with their new
+    values, by object name (what is not named is predicted unchanged; None: no prediction), the player's laws
+    in the law language and a free-text report (both may be empty)."""
 
     predictions: tuple[dict[str, dict[str, Value]] | None, ...]
     theory: str = ""
@@ -167,16 +161,10 @@ MAX_TEST_SIZE = 500
 
 @dataclass(frozen=True)
 class LabConfig:
-    """Episode settings.
-
-    Attributes:
-        budget: experiments the player may run; per_turn: steps (experiments, resets, creations) per request;
-        max_turns: turns (requests, refused ones and unreadable replies included) before the test begins.
-        allow_create: whether fresh objects may be created; test_size: test experiments; tolerance: the
-        relative error within which a predicted number is right; pass_mark: the share of test experiments
-        predicted right that counts as a success; answer_attempts: tries at a readable answer; curve: compute
-        the ideal learner's curve over the player's experiments; seed: of the test, the noise and creations.
-    """
+    """Episode settings. ``max_turns`` counts refused requests and unreadable replies too; ``tolerance`` is the
+    relative error within which a predicted number is right; ``pass_mark`` the share of test experiments
+    predicted right that counts as a success; ``curve``: compute the ideal learner's curve over the player's
+    experiments; ``seed``: of the test, the noise and creations."""
 
     budget: int = 20
     per_turn: int = 5
@@ -209,12 +197,7 @@ ReportJudge = Callable[[str], Awaitable[Mapping[str, Any]]]
 
 @dataclass
 class LabGame(JudgedMoves):
-    """One lab episode on a domain.
-
-    Args:
-        domain: the world and its hidden laws; config: the episode's settings.
-        judge: the LLM judge of the report, or None.
-    """
+    """One lab episode on a domain (its hidden laws), with the LLM judge of the report or None."""
 
     judge_key: ClassVar[str] = "report_judge"
     domain: Domain
@@ -228,12 +211,7 @@ class LabGame(JudgedMoves):
         self.known: dict[str, dict[str, Value]] = {n: self._measure(t.values) for n, t in self.things.items()}
         self.ops = {o.name: o.arity for o in self.domain.operations}
         self.type_names = [t.name for t in self.domain.types]
-        self.turns = 0
-        self.experiments = 0
-        self.resets = 0
-        self.creates = 0
-        self.invalid = 0
-        self.format_errors = 0
+        self.turns = self.experiments = self.resets = self.creates = self.invalid = self.format_errors = 0
         self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
         self.finished_early = False
         self.history: list[dict[str, Any]] = []
@@ -526,10 +504,10 @@ class LabGame(JudgedMoves):
             "null_accuracy": _mean(null_exact),
             "answered": self.answer is not None,
         }
-        scores.update(self._theory_scores(truth))
+        scores.update(self._theory_scores())
         return scores
 
-    def _theory_scores(self, truth: Sequence[Sequence[Thing]]) -> dict[str, Any]:
+    def _theory_scores(self) -> dict[str, Any]:
         keys = ("theory", "theory_error", "theory_accuracy", "theory_equivalent", "counterexample")
         out: dict[str, Any] = dict.fromkeys(keys)
         text = (self.answer.theory if self.answer is not None else "").strip()
@@ -542,11 +520,7 @@ class LabGame(JudgedMoves):
         except TheoryError as exc:
             out["theory_error"] = str(exc)
             return out
-        right = 0
-        for k, trial in enumerate(self.test):
-            got = trial.outcome(theory)
-            right += all(g == t for g, t in zip(got, truth[k], strict=True))
-        out["theory_accuracy"] = right / len(self.test)
+        out["theory_accuracy"] = theory_accuracy(theory, self.domain.laws, self.test)
         eq = equivalence(theory, self.domain.laws, self.domain, probe_set(self.domain))
         out["theory_equivalent"] = eq.equivalent
         out["counterexample"] = eq.counterexample

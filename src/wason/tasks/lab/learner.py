@@ -448,11 +448,4 @@ def reduction_curve(domain: Domain, history: Sequence[Mapping[str, Any]]) -> lis
     """The share of the learner's wrong hypotheses (:meth:`Learner.reduction`) ruled out after each experiment of
     ``history`` (one value an experiment; the learner reads the public domain only, so the hidden laws are never
     used). The text environments pay its last value as the "information" reward."""
-    if not history:
-        return []  # no experiment: no need of the learner
-    learner = Learner(public(domain))
-    out = []
-    for record in history:
-        learner.observe(record)
-        out.append(learner.reduction())
-    return out
+    return curves(domain, history, (), 0.0)[1] if history else []  # no experiment: no need of the learner

@@ -42,13 +42,8 @@ MIN_INFORMATION = 1e-9
 
 
 class LabSolverPlayer:
-    """Plays :class:`wason.tasks.lab.game.LabGame` by its actions.
-
-    Args:
-        domain: the domain (only its public part is used); config: the episode's settings (``per_turn``,
-            ``allow_create``); design: ``information`` or ``random``; seed: of the random choices (the player
-            is deterministic from it).
-    """
+    """Plays :class:`wason.tasks.lab.game.LabGame` by its actions, on the public part of ``domain``, with
+    ``design`` ``information`` or ``random``; deterministic from ``seed``."""
 
     def __init__(
         self,
@@ -77,10 +72,9 @@ class LabSolverPlayer:
     # -- the known state -------------------------------------------------------------------------------------
     def _see(self, obs: LabObservation) -> None:
         if obs.objects and not self.known:
-            for o in obs.objects:
-                self.known[o.name] = dict(o.values)
-                self.types[o.name] = o.type
-                self.initial[o.name] = dict(o.values)
+            self.known = {o.name: dict(o.values) for o in obs.objects}
+            self.types = {o.name: o.type for o in obs.objects}
+            self.initial = {o.name: dict(o.values) for o in obs.objects}
         if obs.results:
             self._results(obs.results)
         self.pending = ()
@@ -109,9 +103,6 @@ class LabSolverPlayer:
                     "after": [dict(self.known[n]) for n in step.objects],
                 }
             )
-
-    def _thing(self, name: str, values: dict[str, Value] | None = None) -> Thing:
-        return Thing(name, self.types[name], self.known[name] if values is None else values)
 
     # -- choosing experiments --------------------------------------------------------------------------------
     def _experiments(self, names: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
