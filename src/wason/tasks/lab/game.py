@@ -121,16 +121,10 @@ ObservationKind = Literal["start", "results", "invalid", "test", "test_invalid",
 
 
 class LabObservation(_Frozen):
-    """What the player learns after an action.
-
-    Attributes:
-        kind: ``start``; ``results`` of a request; ``invalid`` (a refused request or an unreadable reply, with
-            ``message``); ``test`` (the test experiments, ``trials``; with this turn's ``results`` when the
-            budget ran out on it); ``test_invalid`` (an answer that could not be read, ``message``); ``ended``.
-        objects: the lab's objects (at the start; and at the test, as they are then).
-        operations: the operations' names and arity (at the start).
-        score: at the end, the share of test experiments predicted right.
-    """
+    """What the player learns after an action: ``start`` (the ``objects`` and ``operations``); ``results`` of a
+    request; ``invalid`` (a refused request or an unreadable reply: ``message``); ``test`` (the ``trials``, the
+    objects as they are then, and this turn's ``results`` when the budget ran out on it); ``test_invalid`` (an
+    answer that could not be read: ``message``); ``ended`` (``score``: the share predicted right)."""
 
     kind: ObservationKind
     turn: int

@@ -152,11 +152,7 @@ def refs(expr: Expr | None) -> list[Ref]:
 
 
 def evaluate(expr: Expr, things: Sequence[Thing]) -> Value:
-    """The value of ``expr`` with ``things`` bound to ``a`` and ``b``.
-
-    Raises:
-        _Skip: a property an object lacks, a value that is not a finite number, a type mismatch.
-    """
+    """The value of ``expr`` with ``things`` bound to ``a`` and ``b`` (:class:`_Skip` when it has none)."""
     if isinstance(expr, Num | Bool):
         return expr.value
     if isinstance(expr, Ref):
@@ -201,12 +197,8 @@ def _boolean(value: Value) -> bool:
 
 
 def apply(theory: Sequence[Law], op: str, things: Sequence[Thing]) -> list[tuple[str, str, Value, Value]]:
-    """Apply operation ``op`` to ``things`` (changed in place) under ``theory``'s laws, in order.
-
-    Returns:
-        every property that changed: ``(object name, property, before, after)``, in the order of the objects'
-        properties, each property once (its value before the operation and after it).
-    """
+    """Apply operation ``op`` to ``things`` (changed in place) under ``theory``'s laws, in order: every property
+    that changed, once, as ``(object name, property, before, after)``, in the order of the objects' properties."""
     before = [dict(t.values) for t in things]
     for law in theory:
         if law.op != op or law.arity != len(things):

@@ -19,7 +19,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -52,20 +52,12 @@ MAX_DRAWS = 500
 """Draws tried from one seed before giving up (a parameter set that almost never gives an identifiable
 domain is refused, naming it)."""
 
-Difficulty = Literal["easy", "medium", "hard"]
-
 
 class DomainParams(BaseModel):
-    """What a domain is made of: the generator's difficulty parameters.
-
-    Attributes:
-        types: object types; objects: objects of each type in the lab; booleans, numbers: properties per type.
-        unary, binary: operations on one object and by one object on another.
-        laws: hidden laws; kinds: the grammar kinds they are drawn from; conditional: the chance a law has a
-            condition; cross: whether two-object laws may read or be conditioned on the other object.
-        low, high: the range of whole numbers initial values are drawn from (and fresh objects').
-        noise: the standard deviation of the measurement noise on reported numbers (0: exact).
-    """
+    """The generator's difficulty parameters: counts per lab (``types``, ``unary`` and ``binary`` operations,
+    ``laws``), per type (``objects``, ``booleans``, ``numbers``); ``conditional``: the chance a law has a
+    condition; ``cross``: whether two-object laws may read the other object; ``low..high``: the whole numbers
+    initial values are drawn from; ``noise``: the sd of the measurement noise on reported numbers."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -133,12 +125,8 @@ class Operation:
 
 @dataclass(frozen=True)
 class Domain:
-    """A generated world: its types, operations, hidden laws and the lab's objects as they start.
-
-    Attributes:
-        seed: what it was drawn from; params: the generator's parameters; rejected: draws from the seed that
-            were not identifiable before this one.
-    """
+    """A generated world: its types, operations, hidden laws and the lab's objects as they start; ``rejected``:
+    the draws from its seed that were not identifiable before this one."""
 
     seed: str
     params: DomainParams
