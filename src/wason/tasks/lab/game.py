@@ -467,27 +467,22 @@ class LabGame(JudgedMoves):
         null_exact = []
         for k, trial in enumerate(self.test):
             guess = self.predicted_outcome(k, preds[k]) if preds[k] is not None else None
-            right_all = guess is not None
-            null_all = True
+            oks, moves = [], []
             for j, (start, real) in enumerate(zip(trial.things, truth[k], strict=True)):
                 for prop, value in real.values.items():
                     moved = not same_value(start.values[prop], value)
                     g = None if guess is None else guess[j].values[prop]
-                    if g is None:
-                        ok = False
-                    elif isinstance(value, bool):
-                        ok = g == value
-                    else:
-                        ok = number_right(float(g), value, tol)
-                        if moved:
-                            rel_errors.append(abs(float(g) - value) / max(1.0, abs(value)))
-                    (bools if isinstance(value, bool) else numbers).append(ok)
+                    is_bool = isinstance(value, bool)
+                    ok = g is not None and (g == value if is_bool else number_right(float(g), value, tol))
+                    if g is not None and moved and not is_bool:
+                        rel_errors.append(abs(float(g) - value) / max(1.0, abs(value)))
+                    (bools if is_bool else numbers).append(ok)
                     if moved:
                         changed.append(ok)
-                    null_all = null_all and not moved
-                    right_all = right_all and ok
-            exact.append(right_all)
-            null_exact.append(null_all)
+                    oks.append(ok)
+                    moves.append(moved)
+            exact.append(guess is not None and all(oks))
+            null_exact.append(not any(moves))
         scores: dict[str, Any] = {
             "prediction_accuracy": _mean(exact),
             "predicted": [bool(x) for x in exact],

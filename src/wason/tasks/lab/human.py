@@ -396,21 +396,17 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
             )
             for k, t in enumerate(observation.trials, start=1)
         ]
-        fields.append(
+        fields += [
             FormField(
                 "theory", "Your theory (optional)", kind="textarea", placeholder=_example_law(observation)
-            )
-        )
-        fields.append(FormField("report", "Report (optional)", placeholder="what you found, in a line"))
-        first = (
-            observation.trials[0].objects[0] if observation.trials and observation.trials[0].objects else None
-        )
-        example = (
-            f"e.g. {first.name}.{next(iter(first.values))}={format_value(next(iter(first.values.values())))}; "
-            if first is not None and first.values
-            else ""
-        )
-        hint = f"{example}- for nothing changes"
+            ),
+            FormField("report", "Report (optional)", placeholder="what you found, in a line"),
+        ]
+        hint = "- for nothing changes"
+        if observation.trials and observation.trials[0].objects and observation.trials[0].objects[0].values:
+            first = observation.trials[0].objects[0]
+            prop, value = next(iter(first.values.items()))
+            hint = f"e.g. {first.name}.{prop}={format_value(value)}; {hint}"
         columns = ("Experiment", "The objects before it", "What changes (your prediction)")
         answer = FormMove("answer", "Answer", tuple(fields), hint, columns)
         return WebForm(prompt="\n".join(lines), moves=(answer,))
