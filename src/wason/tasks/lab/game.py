@@ -83,6 +83,14 @@ class Answer:
 LabAction = Request | Finish | Answer
 
 
+def experiment_record(
+    step: Step, types: Sequence[str], before: list[dict[str, Value]], known: Mapping[str, Mapping[str, Value]]
+) -> dict[str, Any]:
+    """An entry of :attr:`LabGame.history` (what the learner reads): an experiment's objects before and after."""
+    after = [dict(known[n]) for n in step.objects]
+    return dict(op=step.op, objects=list(step.objects), types=list(types), before=before, after=after)
+
+
 # -- observations -------------------------------------------------------------------------------------------
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -368,15 +376,8 @@ class LabGame(JudgedMoves):
             now = self._measure({prop: new})[prop]
             self.known[name][prop] = now
             changes.append(Change(object=name, prop=prop, before=was, after=now))
-        self.history.append(
-            {
-                "op": s.op,
-                "objects": list(s.objects),
-                "types": [self.things[n].type for n in s.objects],
-                "before": before,
-                "after": [dict(self.known[n]) for n in s.objects],
-            }
-        )
+        types = [self.things[n].type for n in s.objects]
+        self.history.append(experiment_record(s, types, before, self.known))
         return StepResult(step=s.text(), changes=tuple(changes))
 
     def _begin_test(self, results: Sequence[StepResult], message: str | None = None) -> LabObservation:

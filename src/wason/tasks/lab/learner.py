@@ -272,17 +272,14 @@ class Learner:
     def slots_for(self, op: str, types: Sequence[str]) -> list[_Slot]:
         """The slots of ``op`` on objects of ``types``: numbers first, then booleans."""
         key = (op, tuple(types))
-        found = self._by_op.get(key)
-        if found is None:
-            found = []
-            for arg, type_name in enumerate(types):
-                t = self.domain.type_named(type_name)
-                for prop in t.numbers + t.booleans:
-                    slot = self.slots.get((op, arg, prop))
-                    if slot is not None:
-                        found.append(slot)
-            self._by_op[key] = found
-        return found
+        if key not in self._by_op:
+            self._by_op[key] = [
+                self.slots[(op, arg, prop)]
+                for arg, t in enumerate(map(self.domain.type_named, types))
+                for prop in t.numbers + t.booleans
+                if (op, arg, prop) in self.slots
+            ]
+        return self._by_op[key]
 
     # -- learning -------------------------------------------------------------------------------------------
     def observe(self, record: Mapping[str, Any]) -> None:

@@ -30,6 +30,7 @@ from wason.tasks.lab.game import (
     Request,
     Step,
     StepResult,
+    experiment_record,
 )
 from wason.tasks.lab.laws import Thing, Value, changes, format_theory, same_values
 from wason.tasks.lab.learner import Key, Learner, public
@@ -95,13 +96,7 @@ class LabSolverPlayer:
             for change in result.changes:
                 self.known[change.object][change.prop] = change.after
             self.learner.observe(
-                {
-                    "op": step.op,
-                    "objects": list(step.objects),
-                    "types": [self.types[n] for n in step.objects],
-                    "before": before,
-                    "after": [dict(self.known[n]) for n in step.objects],
-                }
+                experiment_record(step, [self.types[n] for n in step.objects], before, self.known)
             )
 
     # -- choosing experiments --------------------------------------------------------------------------------
@@ -186,13 +181,8 @@ class LabSolverPlayer:
                 if score <= best[0]:
                     break
                 if set(objects2) & set(moved):
-                    best = (
-                        score,
-                        [
-                            Step("experiment", op=op, objects=objects),
-                            Step("experiment", op=op2, objects=objects2),
-                        ],
-                    )
+                    pair = ((op, objects), (op2, objects2))
+                    best = (score, [Step("experiment", op=o, objects=names) for o, names in pair])
                     break
         return best[1]
 
