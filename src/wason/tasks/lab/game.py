@@ -150,15 +150,9 @@ class LabObservation(_Frozen):
 # -- configuration ------------------------------------------------------------------------------------------
 MAX_BUDGET = 1_000
 """The most experiments a game allows (easy 20, medium 60, hard 160 by default)."""
-
 MAX_PER_TURN = 50
-"""The most steps one request may make."""
-
 MAX_TURNS = 2_000
-"""The most turns before the test begins."""
-
 MAX_TEST_SIZE = 500
-"""The most test experiments."""
 
 
 @dataclass(frozen=True)
