@@ -31,7 +31,7 @@ from wason.core.game import Malformed, Outcome
 from wason.core.judged import JudgedMoves
 from wason.tasks.lab.laws import Thing, Value, apply, format_law, same_value
 from wason.tasks.lab.laws import number_right as number_right
-from wason.tasks.lab.theory import TheoryError, equivalence, probe_set, read_theory
+from wason.tasks.lab.theory import TheoryError, equivalence, probe_set, read_theory, theory_accuracy
 from wason.tasks.lab.world import Domain, Trial, fresh_thing, trials
 
 MAX_OBJECTS = 40
@@ -71,15 +71,9 @@ class Finish:
 
 @dataclass(frozen=True)
 class Answer:
-    """The test's answer.
-
-    Attributes:
-        predictions: one per test experiment, in order: the properties the player expects to change, with
-            their new values, by object name (what is not named is predicted unchanged); None where the player
-            gave none.
-        theory: the player's laws in the law language (may be empty).
-        report: a free-text account of the domain (may be empty).
-    """
+    """The test's answer: per test experiment the properties the player expects to change, with their new
+    values, by object name (what is not named is predicted unchanged; None: no prediction), the player's laws
+    in the law language and a free-text report (both may be empty)."""
 
     predictions: tuple[dict[str, dict[str, Value]] | None, ...]
     theory: str = ""
@@ -87,6 +81,14 @@ class Answer:
 
 
 LabAction = Request | Finish | Answer
+
+
+def experiment_record(
+    step: Step, types: Sequence[str], before: list[dict[str, Value]], known: Mapping[str, Mapping[str, Value]]
+) -> dict[str, Any]:
+    """An entry of :attr:`LabGame.history` (what the learner reads): an experiment's objects before and after."""
+    after = [dict(known[n]) for n in step.objects]
+    return dict(op=step.op, objects=list(step.objects), types=list(types), before=before, after=after)
 
 
 # -- observations -------------------------------------------------------------------------------------------
@@ -127,16 +129,10 @@ ObservationKind = Literal["start", "results", "invalid", "test", "test_invalid",
 
 
 class LabObservation(_Frozen):
-    """What the player learns after an action.
-
-    Attributes:
-        kind: ``start``; ``results`` of a request; ``invalid`` (a refused request or an unreadable reply, with
-            ``message``); ``test`` (the test experiments, ``trials``; with this turn's ``results`` when the
-            budget ran out on it); ``test_invalid`` (an answer that could not be read, ``message``); ``ended``.
-        objects: the lab's objects (at the start; and at the test, as they are then).
-        operations: the operations' names and arity (at the start).
-        score: at the end, the share of test experiments predicted right.
-    """
+    """What the player learns after an action: ``start`` (the ``objects`` and ``operations``); ``results`` of a
+    request; ``invalid`` (a refused request or an unreadable reply: ``message``); ``test`` (the ``trials``, the
+    objects as they are then, and this turn's ``results`` when the budget ran out on it); ``test_invalid`` (an
+    answer that could not be read: ``message``); ``ended`` (``score``: the share predicted right)."""
 
     kind: ObservationKind
     turn: int
@@ -154,29 +150,17 @@ class LabObservation(_Frozen):
 # -- configuration ------------------------------------------------------------------------------------------
 MAX_BUDGET = 1_000
 """The most experiments a game allows (easy 20, medium 60, hard 160 by default)."""
-
 MAX_PER_TURN = 50
-"""The most steps one request may make."""
-
 MAX_TURNS = 2_000
-"""The most turns before the test begins."""
-
 MAX_TEST_SIZE = 500
-"""The most test experiments."""
 
 
 @dataclass(frozen=True)
 class LabConfig:
-    """Episode settings.
-
-    Attributes:
-        budget: experiments the player may run; per_turn: steps (experiments, resets, creations) per request;
-        max_turns: turns (requests, refused ones and unreadable replies included) before the test begins.
-        allow_create: whether fresh objects may be created; test_size: test experiments; tolerance: the
-        relative error within which a predicted number is right; pass_mark: the share of test experiments
-        predicted right that counts as a success; answer_attempts: tries at a readable answer; curve: compute
-        the ideal learner's curve over the player's experiments; seed: of the test, the noise and creations.
-    """
+    """Episode settings. ``max_turns`` counts refused requests and unreadable replies too; ``tolerance`` is the
+    relative error within which a predicted number is right; ``pass_mark`` the share of test experiments
+    predicted right that counts as a success; ``curve``: compute the ideal learner's curve over the player's
+    experiments; ``seed``: of the test, the noise and creations."""
 
     budget: int = 20
     per_turn: int = 5
@@ -209,12 +193,7 @@ ReportJudge = Callable[[str], Awaitable[Mapping[str, Any]]]
 
 @dataclass
 class LabGame(JudgedMoves):
-    """One lab episode on a domain.
-
-    Args:
-        domain: the world and its hidden laws; config: the episode's settings.
-        judge: the LLM judge of the report, or None.
-    """
+    """One lab episode on a domain (its hidden laws), with the LLM judge of the report or None."""
 
     judge_key: ClassVar[str] = "report_judge"
     domain: Domain
@@ -228,12 +207,7 @@ class LabGame(JudgedMoves):
         self.known: dict[str, dict[str, Value]] = {n: self._measure(t.values) for n, t in self.things.items()}
         self.ops = {o.name: o.arity for o in self.domain.operations}
         self.type_names = [t.name for t in self.domain.types]
-        self.turns = 0
-        self.experiments = 0
-        self.resets = 0
-        self.creates = 0
-        self.invalid = 0
-        self.format_errors = 0
+        self.turns = self.experiments = self.resets = self.creates = self.invalid = self.format_errors = 0
         self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
         self.finished_early = False
         self.history: list[dict[str, Any]] = []
@@ -396,15 +370,8 @@ class LabGame(JudgedMoves):
             now = self._measure({prop: new})[prop]
             self.known[name][prop] = now
             changes.append(Change(object=name, prop=prop, before=was, after=now))
-        self.history.append(
-            {
-                "op": s.op,
-                "objects": list(s.objects),
-                "types": [self.things[n].type for n in s.objects],
-                "before": before,
-                "after": [dict(self.known[n]) for n in s.objects],
-            }
-        )
+        types = [self.things[n].type for n in s.objects]
+        self.history.append(experiment_record(s, types, before, self.known))
         return StepResult(step=s.text(), changes=tuple(changes))
 
     def _begin_test(self, results: Sequence[StepResult], message: str | None = None) -> LabObservation:
@@ -495,27 +462,22 @@ class LabGame(JudgedMoves):
         null_exact = []
         for k, trial in enumerate(self.test):
             guess = self.predicted_outcome(k, preds[k]) if preds[k] is not None else None
-            right_all = guess is not None
-            null_all = True
+            oks, moves = [], []
             for j, (start, real) in enumerate(zip(trial.things, truth[k], strict=True)):
                 for prop, value in real.values.items():
                     moved = not same_value(start.values[prop], value)
                     g = None if guess is None else guess[j].values[prop]
-                    if g is None:
-                        ok = False
-                    elif isinstance(value, bool):
-                        ok = g == value
-                    else:
-                        ok = number_right(float(g), value, tol)
-                        if moved:
-                            rel_errors.append(abs(float(g) - value) / max(1.0, abs(value)))
-                    (bools if isinstance(value, bool) else numbers).append(ok)
+                    is_bool = isinstance(value, bool)
+                    ok = g is not None and (g == value if is_bool else number_right(float(g), value, tol))
+                    if g is not None and moved and not is_bool:
+                        rel_errors.append(abs(float(g) - value) / max(1.0, abs(value)))
+                    (bools if is_bool else numbers).append(ok)
                     if moved:
                         changed.append(ok)
-                    null_all = null_all and not moved
-                    right_all = right_all and ok
-            exact.append(right_all)
-            null_exact.append(null_all)
+                    oks.append(ok)
+                    moves.append(moved)
+            exact.append(guess is not None and all(oks))
+            null_exact.append(not any(moves))
         scores: dict[str, Any] = {
             "prediction_accuracy": _mean(exact),
             "predicted": [bool(x) for x in exact],
@@ -526,10 +488,10 @@ class LabGame(JudgedMoves):
             "null_accuracy": _mean(null_exact),
             "answered": self.answer is not None,
         }
-        scores.update(self._theory_scores(truth))
+        scores.update(self._theory_scores())
         return scores
 
-    def _theory_scores(self, truth: Sequence[Sequence[Thing]]) -> dict[str, Any]:
+    def _theory_scores(self) -> dict[str, Any]:
         keys = ("theory", "theory_error", "theory_accuracy", "theory_equivalent", "counterexample")
         out: dict[str, Any] = dict.fromkeys(keys)
         text = (self.answer.theory if self.answer is not None else "").strip()
@@ -542,11 +504,7 @@ class LabGame(JudgedMoves):
         except TheoryError as exc:
             out["theory_error"] = str(exc)
             return out
-        right = 0
-        for k, trial in enumerate(self.test):
-            got = trial.outcome(theory)
-            right += all(g == t for g, t in zip(got, truth[k], strict=True))
-        out["theory_accuracy"] = right / len(self.test)
+        out["theory_accuracy"] = theory_accuracy(theory, self.domain.laws, self.test)
         eq = equivalence(theory, self.domain.laws, self.domain, probe_set(self.domain))
         out["theory_equivalent"] = eq.equivalent
         out["counterexample"] = eq.counterexample

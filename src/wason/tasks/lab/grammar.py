@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wason.tasks.lab.laws import Arith, Bool, Compare, Law, Not, Num, Ref
+from wason.tasks.lab.laws import Arith, Bool, Compare, Expr, Law, Not, Num, Ref
 
 __all__ = [
     "ADD_CONSTANTS",
@@ -48,15 +48,8 @@ KINDS = NUMBER_KINDS + BOOLEAN_KINDS
 
 @dataclass(frozen=True)
 class Slot:
-    """One property of one object of an operation applied to objects of given types.
-
-    Attributes:
-        op: the operation's name; ``arity`` its number of objects.
-        arg: the object whose property it is (0 ``a``, 1 ``b``).
-        prop: the property; ``is_bool`` its kind.
-        own_numbers, own_booleans: the other properties of the same object (numbers and booleans).
-        other_numbers, other_booleans: the other object's properties (empty for a one-object operation).
-    """
+    """Property ``prop`` of object ``arg`` (0 ``a``, 1 ``b``) of an operation applied to objects of given types,
+    with the properties of that object (``own_*``) and of the other one (``other_*``, empty for one object)."""
 
     op: str
     arity: int
@@ -71,49 +64,38 @@ class Slot:
 
 def _effects(slot: Slot, kinds: Sequence[str], thresholds: Sequence[int], cross: bool) -> list[Law]:
     me = Ref(slot.arg, slot.prop)
-    other = 1 - slot.arg
-    out: list[Law] = []
-
-    def law(value: object) -> None:
-        out.append(Law(slot.op, slot.arity, me, value))  # type: ignore[arg-type]
-
+    values: list[Expr] = []
     if not slot.is_bool:
         if "add" in kinds:
-            for c in ADD_CONSTANTS:
-                law(Arith("+", me, Num(c)) if c > 0 else Arith("-", me, Num(-c)))
+            values += [Arith("+", me, Num(c)) if c > 0 else Arith("-", me, Num(-c)) for c in ADD_CONSTANTS]
         if "scale" in kinds:
-            for c in SCALE_CONSTANTS:
-                law(Arith("*", me, Num(c)))
+            values += [Arith("*", me, Num(c)) for c in SCALE_CONSTANTS]
         if "interact" in kinds:
             sources = [Ref(slot.arg, q) for q in slot.own_numbers if q != slot.prop]
             if cross and slot.arity == 2:
-                sources += [Ref(other, q) for q in slot.other_numbers]
-            for q in sources:
-                law(Arith("+", me, q))
-                law(Arith("-", me, q))
-        return out
-    if "set" in kinds:
-        law(Bool(True))
-        law(Bool(False))
-    if "toggle" in kinds:
-        law(Not(me))
-    if "threshold" in kinds:
-        for name in slot.own_numbers:
-            for t in thresholds:
-                law(Compare(">", Ref(slot.arg, name), Num(float(t))))
-                law(Compare("<", Ref(slot.arg, name), Num(float(t))))
-    return out
+                sources += [Ref(1 - slot.arg, q) for q in slot.other_numbers]
+            values += [Arith(op, me, q) for q in sources for op in ("+", "-")]
+    else:
+        if "set" in kinds:
+            values += [Bool(True), Bool(False)]
+        if "toggle" in kinds:
+            values.append(Not(me))
+        if "threshold" in kinds:
+            values += [
+                Compare(op, Ref(slot.arg, name), Num(float(t)))
+                for name in slot.own_numbers
+                for t in thresholds
+                for op in (">", "<")
+            ]
+    return [Law(slot.op, slot.arity, me, v) for v in values]
 
 
-def conditions(slot: Slot, cross: bool) -> list[object]:
+def conditions(slot: Slot, cross: bool) -> list[Expr]:
     """The conditions a law of ``slot`` may have: its object's other booleans, and the other object's."""
     refs = [Ref(slot.arg, b) for b in slot.own_booleans if b != slot.prop]
     if cross and slot.arity == 2:
         refs += [Ref(1 - slot.arg, b) for b in slot.other_booleans]
-    out: list[object] = []
-    for r in refs:
-        out += [r, Not(r)]
-    return out
+    return [c for r in refs for c in (r, Not(r))]
 
 
 def slot_laws(
@@ -123,18 +105,13 @@ def slot_laws(
     conditional: bool = True,
     cross: bool = True,
 ) -> list[Law]:
-    """Every law the grammar allows in ``slot`` (not "no law": the caller adds it), unconditional ones first.
-
-    Args:
-        kinds: the kinds allowed; thresholds: the whole numbers a threshold may be;
-        conditional: whether laws may have a condition; cross: whether a two-object law may read or be
-        conditioned on the other object.
-    """
+    """Every law the grammar allows in ``slot`` (not "no law": the caller adds it), unconditional ones first;
+    ``cross``: whether a two-object law may read or be conditioned on the other object."""
     effects = _effects(slot, kinds, thresholds, cross)
     out = list(effects)
     if conditional:
         for cond in conditions(slot, cross):
-            out += [Law(e.op, e.arity, e.target, e.value, cond) for e in effects]  # type: ignore[arg-type]
+            out += [Law(e.op, e.arity, e.target, e.value, cond) for e in effects]
     return out
 
 

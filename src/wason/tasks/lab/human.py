@@ -85,11 +85,7 @@ def _name(text: str, what: str) -> str:
 
 
 def parse_step(text: str, k: int = 1) -> Step:
-    """One step: ``OP OBJ``, ``OP ACTOR TARGET``, ``OP(ACTOR, TARGET)``, ``reset OBJ`` or ``create TYPE``.
-
-    Raises:
-        ValueError: one line naming the step.
-    """
+    """One step: ``OP OBJ``, ``OP ACTOR TARGET``, ``OP(ACTOR, TARGET)``, ``reset OBJ`` or ``create TYPE``."""
     where = f"step {k}"
     words = text.replace("(", " ").replace(")", " ").replace(",", " ").split()
     if not words:
@@ -112,11 +108,7 @@ def parse_step(text: str, k: int = 1) -> Step:
 
 
 def parse_steps(text: str, per_turn: int | None = None) -> tuple[Step, ...]:
-    """A request: steps separated by ``;`` or new lines (at most ``per_turn`` when given).
-
-    Raises:
-        ValueError: one line naming the step at fault.
-    """
+    """A request: steps separated by ``;`` or new lines (at most ``per_turn`` when given)."""
     if len(text) > MAX_LINE:
         raise ValueError(f"more than {MAX_LINE} characters")
     parts = [p.strip() for p in re.split(r"[;\n]", text) if p.strip()]
@@ -145,11 +137,7 @@ def _value(text: str, where: str) -> Value:
 
 def parse_prediction(text: str, trial: TrialView | None = None) -> dict[str, dict[str, Value]]:
     """What a person expects a test experiment to change: ``obj.prop=value, ...``, or ``-`` / nothing for
-    "nothing changes" (``{}``). With ``trial``, the names and kinds of value are checked against its objects.
-
-    Raises:
-        ValueError: one line naming the part at fault.
-    """
+    "nothing changes" (``{}``). With ``trial``, the names and kinds of value are checked against its objects."""
     if len(text) > MAX_LINE:
         raise ValueError(f"more than {MAX_LINE} characters")
     body = text.strip()
@@ -216,14 +204,9 @@ def theory_problem(text: str, signature: Signature) -> str | None:
 
 # -- the terminal ------------------------------------------------------------------------------------------
 class LabHumanPlayer:
-    """A person at the terminal: shows the lab and each report, reads requests and the test's answer.
-
-    Args:
-        read, write: the terminal.
-        config: the game's settings (the tolerance and the steps a turn it shows).
-        signature: the domain's properties and operations (shown at the start), to check each law of the theory
-            as it is typed; None: what the start of the game shows (or, for a game resumed after it, the test).
-    """
+    """A person at the terminal: shows the lab and each report, reads requests and the test's answer. Each law of
+    the theory is checked as it is typed against ``signature`` (None: what the start of the game shows, or for a
+    game resumed after it, the test)."""
 
     def __init__(
         self,
@@ -413,21 +396,17 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
             )
             for k, t in enumerate(observation.trials, start=1)
         ]
-        fields.append(
+        fields += [
             FormField(
                 "theory", "Your theory (optional)", kind="textarea", placeholder=_example_law(observation)
-            )
-        )
-        fields.append(FormField("report", "Report (optional)", placeholder="what you found, in a line"))
-        first = (
-            observation.trials[0].objects[0] if observation.trials and observation.trials[0].objects else None
-        )
-        example = (
-            f"e.g. {first.name}.{next(iter(first.values))}={format_value(next(iter(first.values.values())))}; "
-            if first is not None and first.values
-            else ""
-        )
-        hint = f"{example}- for nothing changes"
+            ),
+            FormField("report", "Report (optional)", placeholder="what you found, in a line"),
+        ]
+        hint = "- for nothing changes"
+        if observation.trials and observation.trials[0].objects and observation.trials[0].objects[0].values:
+            first = observation.trials[0].objects[0]
+            prop, value = next(iter(first.values.items()))
+            hint = f"e.g. {first.name}.{prop}={format_value(value)}; {hint}"
         columns = ("Experiment", "The objects before it", "What changes (your prediction)")
         answer = FormMove("answer", "Answer", tuple(fields), hint, columns)
         return WebForm(prompt="\n".join(lines), moves=(answer,))
@@ -454,17 +433,9 @@ def web_form(config: LabConfig, observation: LabObservation, turn: int) -> WebFo
 def web_action(
     observation: LabObservation, move: str, values: Mapping[str, str], signature: Signature | None = None
 ) -> LabAction:
-    """The action of a move sent from :func:`web_form` (the free-text reply is the family's).
-
-    Args:
-        observation: what the page showed; move, values: the form sent.
-        signature: the domain's properties and operations, to check each line of the theory; None: what
-            ``observation`` shows of them.
-
-    Raises:
-        ValueError: a move not open now, or a field that cannot be read (one line naming the field, and for the
-            theory each line at fault: nothing is played, the page keeps what was typed).
-    """
+    """The action of a move sent from :func:`web_form` (the free-text reply is the family's), each line of the
+    theory checked against ``signature`` (None: what ``observation`` shows). A ValueError names the field at
+    fault (for the theory each line at fault): nothing is played, the page keeps what was typed."""
     testing = observation.kind in ("test", "test_invalid")
     if (
         observation.kind == "ended"

@@ -95,7 +95,4 @@ def _close(pred: npt.NDArray[np.float64], y: float) -> npt.NDArray[np.bool_]:
 
 
 def _truth(laws: Sequence[Law], key: tuple[str, int, str]) -> Law | None:
-    for law in laws:
-        if (law.op, law.target.arg, law.target.prop) == key:
-            return law
-    return None
+    return next((law for law in laws if (law.op, law.target.arg, law.target.prop) == key), None)

@@ -26,7 +26,6 @@ import math
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 Value = bool | float
 """A property's value: a boolean, or a number (held as a float)."""
@@ -54,34 +53,35 @@ class Ref:
 
 
 @dataclass(frozen=True)
-class Arith:
-    op: Literal["+", "-", "*", "/"]
+class _Binary:
+    op: str
     left: Expr
     right: Expr
 
 
 @dataclass(frozen=True)
-class Neg:
+class _Unary:
     operand: Expr
 
 
-@dataclass(frozen=True)
-class Compare:
-    op: Literal["<", "<=", ">", ">=", "==", "!="]
-    left: Expr
-    right: Expr
+class Arith(_Binary):
+    """``+ - * /``."""
 
 
-@dataclass(frozen=True)
-class Not:
-    operand: Expr
+class Compare(_Binary):
+    """``< <= > >= == !=``."""
 
 
-@dataclass(frozen=True)
-class Logic:
-    op: Literal["and", "or"]
-    left: Expr
-    right: Expr
+class Logic(_Binary):
+    """``and``, ``or``."""
+
+
+class Neg(_Unary):
+    """Unary ``-``."""
+
+
+class Not(_Unary):
+    """``not``."""
 
 
 Expr = Num | Bool | Ref | Arith | Neg | Compare | Not | Logic
@@ -129,6 +129,11 @@ class Thing:
 
 _ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
+_BINARY: dict[str, type[Arith | Compare | Logic]] = {
+    **dict.fromkeys(_ARITH, Arith),
+    **dict.fromkeys((*_ORDER, "==", "!="), Compare),
+    **dict.fromkeys(("and", "or"), Logic),
+}
 
 
 class _Skip(Exception):
@@ -147,11 +152,7 @@ def refs(expr: Expr | None) -> list[Ref]:
 
 
 def evaluate(expr: Expr, things: Sequence[Thing]) -> Value:
-    """The value of ``expr`` with ``things`` bound to ``a`` and ``b``.
-
-    Raises:
-        _Skip: a property an object lacks, a value that is not a finite number, a type mismatch.
-    """
+    """The value of ``expr`` with ``things`` bound to ``a`` and ``b`` (:class:`_Skip` when it has none)."""
     if isinstance(expr, Num | Bool):
         return expr.value
     if isinstance(expr, Ref):
@@ -196,12 +197,8 @@ def _boolean(value: Value) -> bool:
 
 
 def apply(theory: Sequence[Law], op: str, things: Sequence[Thing]) -> list[tuple[str, str, Value, Value]]:
-    """Apply operation ``op`` to ``things`` (changed in place) under ``theory``'s laws, in order.
-
-    Returns:
-        every property that changed: ``(object name, property, before, after)``, in the order of the objects'
-        properties, each property once (its value before the operation and after it).
-    """
+    """Apply operation ``op`` to ``things`` (changed in place) under ``theory``'s laws, in order: every property
+    that changed, once, as ``(object name, property, before, after)``, in the order of the objects' properties."""
     before = [dict(t.values) for t in things]
     for law in theory:
         if law.op != op or law.arity != len(things):
@@ -219,13 +216,12 @@ def apply(theory: Sequence[Law], op: str, things: Sequence[Thing]) -> list[tuple
             target.values[law.target.prop] = value if isinstance(value, bool) else clean(value)
         except _Skip:
             continue
-    changes: list[tuple[str, str, Value, Value]] = []
-    for thing, old_values in zip(things, before, strict=True):
-        for prop, old in old_values.items():
-            new = thing.values[prop]
-            if not same_value(old, new):
-                changes.append((thing.name, prop, old, new))
-    return changes
+    return [
+        (thing.name, prop, old, thing.values[prop])
+        for thing, old_values in zip(things, before, strict=True)
+        for prop, old in old_values.items()
+        if not same_value(old, thing.values[prop])
+    ]
 
 
 def clean(value: float) -> float:
@@ -332,14 +328,8 @@ def expr_from_json(data: object) -> Expr:
         return Ref(int(rest[0]), rest[1])
     if head in ("neg", "not") and len(rest) == 1:
         return (Neg if head == "neg" else Not)(expr_from_json(rest[0]))
-    if len(rest) == 2:
-        left, right = expr_from_json(rest[0]), expr_from_json(rest[1])
-        if head in ("+", "-", "*", "/"):
-            return Arith(head, left, right)
-        if head in ("<", "<=", ">", ">=", "==", "!="):
-            return Compare(head, left, right)
-        if head in ("and", "or"):
-            return Logic(head, left, right)
+    if len(rest) == 2 and isinstance(head, str) and head in _BINARY:
+        return _BINARY[head](head, expr_from_json(rest[0]), expr_from_json(rest[1]))
     raise ValueError(f"not an expression: {data!r:.60}")
 
 

@@ -80,14 +80,11 @@ class _Slot:
         self.key = key
         self.arity = arity
         self.is_bool = is_bool
+        self.candidates = list(laws)
         self.laws: list[Law | None] = [None, *laws]
-        ref_list: list[Ref] = []
-        for law in laws:
-            for r in refs(law.value) + refs(law.condition):
-                if r != law.target and r not in ref_list:
-                    ref_list.append(r)
-        self.refs = ref_list
-        sentinel = len(ref_list)
+        reads = (r for law in laws for r in refs(law.value) + refs(law.condition) if r != law.target)
+        self.refs: list[Ref] = list(dict.fromkeys(reads))
+        sentinel = len(self.refs)
         n = len(self.laws)
         self.kind = np.zeros(n, dtype=np.int64)
         self.m = np.ones(n)
@@ -174,13 +171,8 @@ class _Slot:
         if self.is_bool:
             q = post[src]
             t = self.c[idx]
-            pred = np.where(
-                kind == _SET,
-                t,
-                np.where(
-                    kind == _TOGGLE, 1.0 - x, np.where(kind == _GT, q > t, np.where(kind == _LT, q < t, x))
-                ),
-            ).astype(float)
+            conditions = [kind == _SET, kind == _TOGGLE, kind == _GT, kind == _LT]
+            pred = np.select(conditions, [t, 1.0 - x, q > t, q < t], x).astype(float)
         else:
             with np.errstate(over="ignore", invalid="ignore"):
                 pred = x * self.m[idx] + self.c[idx] + self.s[idx] * vals[src]
@@ -231,15 +223,9 @@ class _Slot:
 
 
 class Learner:
-    """An ideal learner over a domain's grammar (public part only).
-
-    Per slot the candidate laws and "no law", with the generator's prior (see the module's docstring: no law
-    first, then unconditional laws, conditional ones last), filtered by every observed experiment; predictions
-    are per slot the posterior-weighted majority value.
-
-    Args:
-        domain: the domain; its laws are never read (:func:`public` is applied).
-    """
+    """An ideal learner over a domain's grammar (its public part: :func:`public` is applied): per slot the
+    candidate laws and "no law" with the generator's prior, filtered by every observed experiment; predictions
+    are per slot the posterior-weighted majority value."""
 
     def __init__(self, domain: Domain) -> None:
         domain = public(domain)
@@ -273,16 +259,10 @@ class Learner:
         drawable = [slot for slot in self.slots.values() if len(slot.laws) > 1]
         p_law = min(0.9, laws / max(1, len(drawable)))
         for slot in drawable:
-            kinds = Counter(
-                kind_of(law) for law in slot.laws[1:] if law is not None and law.condition is None
-            )
-            conds = len(
-                {law.condition for law in slot.laws[1:] if law is not None and law.condition is not None}
-            )
+            kinds = Counter(kind_of(law) for law in slot.candidates if law.condition is None)
+            conds = len({law.condition for law in slot.candidates if law.condition is not None})
             slot.prior[0] = 1.0 - p_law
-            for h, law in enumerate(slot.laws[1:], start=1):
-                if law is None:
-                    continue
+            for h, law in enumerate(slot.candidates, start=1):
                 base = p_law / len(kinds) / kinds[kind_of(law)]
                 slot.prior[h] = base * (
                     (1.0 - conditional) if law.condition is None else conditional / max(1, conds)
@@ -292,17 +272,14 @@ class Learner:
     def slots_for(self, op: str, types: Sequence[str]) -> list[_Slot]:
         """The slots of ``op`` on objects of ``types``: numbers first, then booleans."""
         key = (op, tuple(types))
-        found = self._by_op.get(key)
-        if found is None:
-            found = []
-            for arg, type_name in enumerate(types):
-                t = self.domain.type_named(type_name)
-                for prop in t.numbers + t.booleans:
-                    slot = self.slots.get((op, arg, prop))
-                    if slot is not None:
-                        found.append(slot)
-            self._by_op[key] = found
-        return found
+        if key not in self._by_op:
+            self._by_op[key] = [
+                self.slots[(op, arg, prop)]
+                for arg, t in enumerate(map(self.domain.type_named, types))
+                for prop in t.numbers + t.booleans
+                if (op, arg, prop) in self.slots
+            ]
+        return self._by_op[key]
 
     # -- learning -------------------------------------------------------------------------------------------
     def observe(self, record: Mapping[str, Any]) -> None:
@@ -448,11 +425,4 @@ def reduction_curve(domain: Domain, history: Sequence[Mapping[str, Any]]) -> lis
     """The share of the learner's wrong hypotheses (:meth:`Learner.reduction`) ruled out after each experiment of
     ``history`` (one value an experiment; the learner reads the public domain only, so the hidden laws are never
     used). The text environments pay its last value as the "information" reward."""
-    if not history:
-        return []  # no experiment: no need of the learner
-    learner = Learner(public(domain))
-    out = []
-    for record in history:
-        learner.observe(record)
-        out.append(learner.reduction())
-    return out
+    return curves(domain, history, (), 0.0)[1] if history else []  # no experiment: no need of the learner

@@ -208,11 +208,8 @@ def render(obs: LabObservation, config: LabConfig) -> str:
 
 # -- reading replies ----------------------------------------------------------------------------------------
 def last_json_object(text: str, attempts: int = 2000) -> Any | None:
-    """The last complete top-level JSON object in ``text`` (reasoning may come before it), or None.
-
-    Reads left to right: at each ``{`` outside an object already read, one attempt to decode; at most
-    ``attempts`` of them, so a hostile reply full of braces stays cheap.
-    """
+    """The last complete top-level JSON object in ``text``, or None: at most ``attempts`` tries to decode at a
+    ``{`` outside an object already read, so a hostile reply full of braces stays cheap."""
     decoder = json.JSONDecoder()
     found = None
     pos = text.find("{")

@@ -209,7 +209,7 @@ class _Parser:
             nxt = self.peek
             if nxt.kind == "symbol" and nxt.text in _COMPARE_OPS:
                 raise self.fail("comparisons do not chain (write 'x < y and y < z')")
-            return Compare(tok.text, left, right)  # type: ignore[arg-type]
+            return Compare(tok.text, left, right)
         return left
 
     def sum(self, depth: int) -> Expr:
@@ -271,11 +271,7 @@ def law_pieces(text: str) -> list[tuple[int, str]]:
 
 
 def parse_theory(text: str) -> tuple[Law, ...]:
-    """The laws of a theory's text, in order.
-
-    Raises:
-        TheoryError: text that is not a theory (one line: where and what is wrong).
-    """
+    """The laws of a theory's text, in order."""
     if not isinstance(text, str):
         raise TheoryError("theory: not text")
     if len(text) > MAX_TEXT:
@@ -289,11 +285,7 @@ def parse_theory(text: str) -> tuple[Law, ...]:
 
 
 def read_law(number: int, piece: str) -> Law:
-    """One law's text (from line ``number``) read.
-
-    Raises:
-        TheoryError: it is not a law (one line: where and what is wrong).
-    """
+    """One law's text (from line ``number``) read."""
     parser = _Parser(_tokens(piece, number), number)
     law = parser.law()
     for part in (law.value, law.condition):

@@ -30,6 +30,7 @@ from wason.tasks.lab.game import (
     Request,
     Step,
     StepResult,
+    experiment_record,
 )
 from wason.tasks.lab.laws import Thing, Value, changes, format_theory, same_values
 from wason.tasks.lab.learner import Key, Learner, public
@@ -42,13 +43,8 @@ MIN_INFORMATION = 1e-9
 
 
 class LabSolverPlayer:
-    """Plays :class:`wason.tasks.lab.game.LabGame` by its actions.
-
-    Args:
-        domain: the domain (only its public part is used); config: the episode's settings (``per_turn``,
-            ``allow_create``); design: ``information`` or ``random``; seed: of the random choices (the player
-            is deterministic from it).
-    """
+    """Plays :class:`wason.tasks.lab.game.LabGame` by its actions, on the public part of ``domain``, with
+    ``design`` ``information`` or ``random``; deterministic from ``seed``."""
 
     def __init__(
         self,
@@ -77,10 +73,9 @@ class LabSolverPlayer:
     # -- the known state -------------------------------------------------------------------------------------
     def _see(self, obs: LabObservation) -> None:
         if obs.objects and not self.known:
-            for o in obs.objects:
-                self.known[o.name] = dict(o.values)
-                self.types[o.name] = o.type
-                self.initial[o.name] = dict(o.values)
+            self.known = {o.name: dict(o.values) for o in obs.objects}
+            self.types = {o.name: o.type for o in obs.objects}
+            self.initial = {o.name: dict(o.values) for o in obs.objects}
         if obs.results:
             self._results(obs.results)
         self.pending = ()
@@ -101,17 +96,8 @@ class LabSolverPlayer:
             for change in result.changes:
                 self.known[change.object][change.prop] = change.after
             self.learner.observe(
-                {
-                    "op": step.op,
-                    "objects": list(step.objects),
-                    "types": [self.types[n] for n in step.objects],
-                    "before": before,
-                    "after": [dict(self.known[n]) for n in step.objects],
-                }
+                experiment_record(step, [self.types[n] for n in step.objects], before, self.known)
             )
-
-    def _thing(self, name: str, values: dict[str, Value] | None = None) -> Thing:
-        return Thing(name, self.types[name], self.known[name] if values is None else values)
 
     # -- choosing experiments --------------------------------------------------------------------------------
     def _experiments(self, names: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
@@ -195,13 +181,8 @@ class LabSolverPlayer:
                 if score <= best[0]:
                     break
                 if set(objects2) & set(moved):
-                    best = (
-                        score,
-                        [
-                            Step("experiment", op=op, objects=objects),
-                            Step("experiment", op=op2, objects=objects2),
-                        ],
-                    )
+                    pair = ((op, objects), (op2, objects2))
+                    best = (score, [Step("experiment", op=o, objects=names) for o, names in pair])
                     break
         return best[1]
 

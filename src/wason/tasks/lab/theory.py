@@ -1,10 +1,8 @@
 """Reading a theory written in the law language (:mod:`wason.tasks.lab.laws`), checking it against a domain,
 and comparing it with the hidden laws.
 
-The reader is a small tokenizer and recursive-descent parser of our own (never ``eval``), bounded so that hostile
-text is cheap to refuse: at most ``MAX_TEXT`` characters, ``MAX_LAWS`` laws, ``MAX_TOKENS`` tokens a law,
-``MAX_DEPTH`` levels of nesting, numbers finite with ``|x| <= MAX_NUMBER``. Every refusal is a
-:class:`TheoryError` of one line naming the line and what is wrong.
+The reader (:mod:`wason.tasks.lab.reading`) is bounded by ``MAX_TEXT``, ``MAX_LAWS``, ``MAX_TOKENS``,
+``MAX_DEPTH`` and ``MAX_NUMBER``; every refusal is a :class:`TheoryError` of one line naming the line and what.
 
 Grammar (``or`` binds loosest)::
 
@@ -42,14 +40,6 @@ from wason.tasks.lab.world import Domain, Trial, fresh_thing, trials
 
 
 # -- checking against a domain ------------------------------------------------------------------------------
-def _kinds(domain: Domain) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for t in domain.types:
-        out.update({p: "boolean" for p in t.booleans})
-        out.update({p: "number" for p in t.numbers})
-    return out
-
-
 def _infer(expr: Expr, kinds: dict[str, str], arity: int, problems: list[str]) -> str | None:
     """The kind of ``expr`` ("boolean", "number", or None when unknown), noting each mistake in ``problems``."""
     if isinstance(expr, Num):
@@ -92,22 +82,16 @@ def _infer(expr: Expr, kinds: dict[str, str], arity: int, problems: list[str]) -
 
 @dataclass(frozen=True)
 class Signature:
-    """What a player is shown of a domain's shape at the start: the kind of each property (``boolean`` or
-    ``number``) and the number of objects of each operation. Enough to check a theory's names and kinds, nothing
-    of its laws.
-
-    Attributes:
-        kinds: each property's kind.
-        arities: each operation's number of objects; None when not known (operations are then not checked).
-    """
+    """What a player is shown of a domain's shape at the start, enough to check a theory's names and kinds: each
+    property's kind (``boolean`` or ``number``), each operation's number of objects (None: not checked)."""
 
     kinds: Mapping[str, str]
     arities: Mapping[str, int] | None
 
     @classmethod
     def of(cls, domain: Domain) -> Signature:
-        """A domain's signature."""
-        return cls(_kinds(domain), {o.name: o.arity for o in domain.operations})
+        kinds = {p: "boolean" if p in t.booleans else "number" for t in domain.types for p in t.properties}
+        return cls(kinds, {o.name: o.arity for o in domain.operations})
 
 
 def _law_problems(law: Law, signature: Signature) -> list[str]:
@@ -163,34 +147,28 @@ def line_problems(text: str, signature: Signature, *, first_line: int = 1) -> li
             continue
         problems = _law_problems(law, signature)
         if problems:
-            more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
-            out.append(f"line {line}: {problems[0]}{more}")
+            out.append(f"line {line}: {_first(problems)}")
     return out
 
 
-def read_theory(text: str, domain: Domain) -> tuple[Law, ...]:
-    """A theory's text read and checked against ``domain``.
+def _first(problems: Sequence[str]) -> str:
+    return problems[0] + (f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else "")
 
-    Raises:
-        TheoryError: text that is not a theory, or the first way it does not fit the domain.
-    """
+
+def read_theory(text: str, domain: Domain) -> tuple[Law, ...]:
+    """A theory's text read and checked against ``domain`` (a :class:`TheoryError`: the first way it does not)."""
     theory = parse_theory(text)
     problems = check_theory(theory, domain)
     if problems:
-        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
-        raise TheoryError(problems[0] + more)
+        raise TheoryError(_first(problems))
     return theory
 
 
 # -- comparing with the hidden laws -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Equivalence:
-    """How a theory compares with the truth on probe experiments.
-
-    Attributes:
-        equivalent: they agree on every probe; agree, total: probes they agree on, of all.
-        counterexample: the first probe where they differ, as JSON (the trial and both outcomes), else None.
-    """
+    """How a theory compares with the truth on probes: ``agree`` of ``total``, and the first probe where they
+    differ as JSON (the trial and both outcomes), else None."""
 
     equivalent: bool
     agree: int

@@ -19,7 +19,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -52,20 +52,12 @@ MAX_DRAWS = 500
 """Draws tried from one seed before giving up (a parameter set that almost never gives an identifiable
 domain is refused, naming it)."""
 
-Difficulty = Literal["easy", "medium", "hard"]
-
 
 class DomainParams(BaseModel):
-    """What a domain is made of: the generator's difficulty parameters.
-
-    Attributes:
-        types: object types; objects: objects of each type in the lab; booleans, numbers: properties per type.
-        unary, binary: operations on one object and by one object on another.
-        laws: hidden laws; kinds: the grammar kinds they are drawn from; conditional: the chance a law has a
-            condition; cross: whether two-object laws may read or be conditioned on the other object.
-        low, high: the range of whole numbers initial values are drawn from (and fresh objects').
-        noise: the standard deviation of the measurement noise on reported numbers (0: exact).
-    """
+    """The generator's difficulty parameters: counts per lab (``types``, ``unary`` and ``binary`` operations,
+    ``laws``), per type (``objects``, ``booleans``, ``numbers``); ``conditional``: the chance a law has a
+    condition; ``cross``: whether two-object laws may read the other object; ``low..high``: the whole numbers
+    initial values are drawn from; ``noise``: the sd of the measurement noise on reported numbers."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -133,12 +125,8 @@ class Operation:
 
 @dataclass(frozen=True)
 class Domain:
-    """A generated world: its types, operations, hidden laws and the lab's objects as they start.
-
-    Attributes:
-        seed: what it was drawn from; params: the generator's parameters; rejected: draws from the seed that
-            were not identifiable before this one.
-    """
+    """A generated world: its types, operations, hidden laws and the lab's objects as they start; ``rejected``:
+    the draws from its seed that were not identifiable before this one."""
 
     seed: str
     params: DomainParams
@@ -302,11 +290,12 @@ def draw_domain(params: DomainParams, seed: str, rng: random.Random, rejected: i
     laws = _draw_laws(params, types, operations, rng)
     if laws is None:
         return None
-    objects = []
-    for t in types:
-        for k, values in enumerate(_starting_values(params, t, laws, rng), start=1):
-            objects.append((f"{t.name}-{k}", t.name, tuple((p, values[p]) for p in t.properties)))
-    return Domain(seed, params, types, operations, laws, tuple(objects), rejected)
+    objects = tuple(
+        (f"{t.name}-{k}", t.name, tuple((p, values[p]) for p in t.properties))
+        for t in types
+        for k, values in enumerate(_starting_values(params, t, laws, rng), start=1)
+    )
+    return Domain(seed, params, types, operations, laws, objects, rejected)
 
 
 def _starting_values(
@@ -362,20 +351,13 @@ def slots_of(
     for types in itertools.product(domain_types, repeat=op.arity):
         names = tuple(t.name for t in types)
         for arg, t in enumerate(types):
-            other = types[1 - arg] if op.arity == 2 else None
-            for prop in t.properties:
-                slot = Slot(
-                    op.name,
-                    op.arity,
-                    arg,
-                    prop,
-                    prop in t.booleans,
-                    own_numbers=t.numbers,
-                    own_booleans=t.booleans,
-                    other_numbers=other.numbers if other is not None and cross else (),
-                    other_booleans=other.booleans if other is not None and cross else (),
-                )
-                out.append((slot, names))
+            other = types[1 - arg] if op.arity == 2 and cross else None
+            others = (other.numbers, other.booleans) if other is not None else ((), ())
+            slots = [
+                Slot(op.name, op.arity, arg, p, p in t.booleans, t.numbers, t.booleans, *others)
+                for p in t.properties
+            ]
+            out += [(slot, names) for slot in slots]
     return out
 
 
@@ -423,12 +405,9 @@ def _ordered(laws: Sequence[Law]) -> tuple[Law, ...] | None:
     """The laws in their canonical order (by operation; number laws before booleans), or None when they break
     the grammar's constraints: a law reading a number another law of its operation changes, or a condition
     reading a property its operation changes."""
-    by_op: dict[str, list[Law]] = {}
-    for law in laws:
-        by_op.setdefault(law.op, []).append(law)
     out: list[Law] = []
-    for op in sorted(by_op):
-        group = by_op[op]
+    for op in sorted({law.op for law in laws}):
+        group = [law for law in laws if law.op == op]
         written = {(law.target.arg, law.target.prop) for law in group}
         for law in group:
             reads = {(r.arg, r.prop) for r in refs(law.value)} - {(law.target.arg, law.target.prop)}
@@ -437,9 +416,7 @@ def _ordered(laws: Sequence[Law]) -> tuple[Law, ...] | None:
                 return None
             if law.condition is not None and {(r.arg, r.prop) for r in refs(law.condition)} & written:
                 return None
-        numbers = [law for law in group if kind_of(law) not in BOOLEAN_KINDS]
-        booleans = [law for law in group if kind_of(law) in BOOLEAN_KINDS]
-        out += sorted(numbers, key=format_law) + sorted(booleans, key=format_law)
+        out += sorted(group, key=lambda law: (kind_of(law) in BOOLEAN_KINDS, format_law(law)))
     return tuple(out)
 
 
@@ -457,17 +434,8 @@ def law_problems(domain: Domain) -> list[str]:
         # a lab object on which the law changes its target
         fired = any(
             apply([law], law.op, [t.copy() for t in objs])
-            for target in things
-            if target.type == prop_type.get(law.target.prop)
-            for objs in (
-                [[target]]
-                if law.arity == 1
-                else [
-                    [target, o] if law.target.arg == 0 else [o, target]
-                    for o in things
-                    if o.name != target.name
-                ]
-            )
+            for objs in itertools.permutations(things, law.arity)
+            if objs[law.target.arg].type == prop_type.get(law.target.prop)
         )
         if not fired:
             problems.append(f"{text}: changes nothing on any object of the lab")
@@ -554,14 +522,15 @@ def trials(domain: Domain, n: int, seed: str, wide: bool = False, prefix: str = 
 
     def active(op: Operation, names: tuple[str, ...]) -> bool:
         # a law whose condition reads a property the objects lack never fires on them
-        for law in domain.laws:
-            if law.op == op.name and all(
+        return any(
+            law.op == op.name
+            and all(
                 prop_type.get(r.prop) == names[r.arg]
                 for r in [law.target, *refs(law.value), *refs(law.condition)]
                 if r.arg < len(names)
-            ):
-                return True
-        return False
+            )
+            for law in domain.laws
+        )
 
     lively = [c for c in combos if active(*c)]
     out: list[Trial] = []
