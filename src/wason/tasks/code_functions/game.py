@@ -31,6 +31,9 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
+from wason.core.guess_game import GiveUp as GiveUp
+from wason.core.guess_game import More as More
+from wason.core.guess_game import padded, quiz_accuracy, turns_left
 from wason.core.judged import JudgedMoves
 from wason.tasks.code_functions.grammar import Rule
 from wason.tasks.code_functions.judge import PredicateVerdict, judge_predicate
@@ -46,13 +49,6 @@ MAX_TURNS = 1_000
 
 MAX_QUIZ = 100
 """The most held-out words in the quiz, all answered in one reply (default 10)."""
-
-
-@dataclass(frozen=True)
-class More:
-    """Ask for ``n`` more examples (``n`` pairs when balanced)."""
-
-    n: int
 
 
 @dataclass(frozen=True)
@@ -75,11 +71,6 @@ class QuizAnswer:
     """Labels of the quiz words, in order (None where none was given)."""
 
     labels: tuple[bool | None, ...]
-
-
-@dataclass(frozen=True)
-class GiveUp:
-    """End the game now (lost)."""
 
 
 Action = More | Guess | PredicateAnswer | QuizAnswer | GiveUp
@@ -265,8 +256,7 @@ class CodeFunctionsGame(JudgedMoves):
 
     @property
     def turns_left(self) -> int | None:
-        limit = self.settings.max_turns
-        return None if limit is None else max(0, limit - self.turns)
+        return turns_left(self.settings.max_turns, self.turns)
 
     def _obs(self, kind: Kind, **fields: Any) -> Observation:
         base: dict[str, Any] = {
@@ -309,15 +299,15 @@ class CodeFunctionsGame(JudgedMoves):
                 source = action.predicate or action.text
             return self._judge_last(source)
         if self._phase == "quiz":
-            labels = action.labels if isinstance(action, QuizAnswer) else ()
-            n = len(self.quiz)
-            self.quiz_answers = tuple(labels[:n]) + (None,) * max(0, n - len(labels))
+            self.quiz_answers = padded(
+                action.labels if isinstance(action, QuizAnswer) else (), len(self.quiz)
+            )
             return self._finish()
         self.turns += 1
         if isinstance(action, More):
             self.requests += 1
             pos, neg, capped = self._draw(max(1, int(action.n)))
-            if self._out_of_turns():
+            if self.turns_left == 0:
                 return self._decide("lost", "no turns left")
             return self._obs("examples", positives=pos, negatives=neg, capped=capped)
         if isinstance(action, GiveUp):
@@ -330,9 +320,6 @@ class CodeFunctionsGame(JudgedMoves):
             return self._judge_last(action.predicate)
         return self._wrong("format_error", self._unreadable(action))
 
-    def _out_of_turns(self) -> bool:
-        return self.turns_left is not None and self.turns_left <= 0
-
     def _judge_last(self, source: str) -> Observation:
         record = self.guesses[-1]
         record.predicate = source
@@ -344,7 +331,7 @@ class CodeFunctionsGame(JudgedMoves):
         return self._wrong("wrong", None if reason is None else f"your predicate could not be used: {reason}")
 
     def _wrong(self, kind: Kind, reason: str | None) -> Observation:
-        if self._out_of_turns():
+        if self.turns_left == 0:
             return self._decide("lost", "no turns left")
         pos: tuple[str, ...] = ()
         neg: tuple[str, ...] = ()
@@ -378,10 +365,7 @@ class CodeFunctionsGame(JudgedMoves):
 
     # -- outcome --------------------------------------------------------------------------------------------
     def quiz_accuracy(self) -> float | None:
-        if not self.quiz or self.quiz_answers is None:
-            return None
-        right = sum(a is not None and a == t for a, (_, t) in zip(self.quiz_answers, self.quiz, strict=True))
-        return right / len(self.quiz)
+        return quiz_accuracy(self.quiz_answers, [t for _, t in self.quiz])
 
     def llm_won_at(self) -> int | None:
         """The turn of the first guess the LLM judge accepted (the reference's win), or None."""

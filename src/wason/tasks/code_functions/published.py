@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from wason.core.guess_rule import package_text
 from wason.tasks.code_functions.grammar import Rule, balance
 from wason.tasks.code_functions.judge import rule_truth
 from wason.tasks.code_functions.translate import published_translations
@@ -59,10 +59,7 @@ def build_published_rules() -> dict[str, Any]:
 
 @cache
 def published_data() -> dict[str, Any]:
-    text = (resources.files("wason.tasks.code_functions") / "data" / PUBLISHED_FILE).read_text(
-        encoding="utf-8"
-    )
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = json.loads(package_text("wason.tasks.code_functions", PUBLISHED_FILE))
     return data
 
 

@@ -15,8 +15,8 @@ import copy
 import dataclasses
 import re
 from dataclasses import dataclass
-from importlib import resources
 
+from wason.core.guess_rule import package_text
 from wason.sandbox import GuessRejected, compile_word_rule
 from wason.sandbox.pyast import parse
 from wason.sandbox.words import MAX_WORD_NODES
@@ -162,9 +162,7 @@ def translate_text(text: str) -> list[Translation]:
 
 def published_history() -> str:
     """The published ``history_L1.txt`` (170 accepted functions), byte for byte."""
-    return (resources.files("wason.tasks.code_functions") / "data" / "history_L1.txt").read_text(
-        encoding="utf-8"
-    )
+    return package_text("wason.tasks.code_functions", "history_L1.txt")
 
 
 def published_translations() -> list[Translation]:

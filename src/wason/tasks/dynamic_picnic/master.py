@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from wason.core.family import Oracle
@@ -24,11 +24,7 @@ from wason.core.records import CallContext
 from wason.judges import majority_vote
 from wason.sandbox.words import WordProgram
 from wason.tasks.dynamic_picnic import prompts
-from wason.tasks.dynamic_picnic.rules import MAX_RULE_CHARS as MAX_RULE_CHARS
-from wason.tasks.dynamic_picnic.rules import mentions_spelling
-from wason.tasks.dynamic_picnic.rules import read_level as read_level
-from wason.tasks.dynamic_picnic.rules import read_predicate as read_predicate
-from wason.tasks.dynamic_picnic.rules import read_rule as read_rule
+from wason.tasks.dynamic_picnic.rules import mentions_spelling, read_level, read_rule
 
 MAX_ITEM_CHARS = 60
 MAX_ITEMS_PER_REPLY = 50
@@ -42,8 +38,7 @@ def normalize_item(raw: str) -> str:
     punctuation or leading article (``"A Kite."`` -> ``kite``)."""
     text = _NUMBERING.sub("", str(raw))
     text = " ".join(text.replace("\u201c", " ").replace("\u201d", " ").split()).strip(" \"'`[](){}*.,;:!?")
-    text = _ARTICLE.sub("", text).strip(" \"'`.,;:!?").lower()
-    return text
+    return _ARTICLE.sub("", text).strip(" \"'`.,;:!?").lower()
 
 
 def valid_item(item: str) -> bool:
@@ -117,18 +112,10 @@ class GameMaster:
     """
 
     def __init__(self, oracle: Oracle, params: Any, context: CallContext, settings: MasterSettings) -> None:
-        self.oracle = oracle
-        self.params = params
-        self.context = context
-        self.settings = settings
+        self.oracle, self.params, self.context, self.settings = oracle, params, context, settings
 
     def _ctx(self, turn: int, what: str) -> CallContext:
-        return CallContext(
-            run_id=self.context.run_id,
-            episode_id=self.context.episode_id,
-            turn=turn,
-            sample=f"{self.context.sample}|{what}",
-        )
+        return replace(self.context, turn=turn, sample=f"{self.context.sample}|{what}")
 
     async def write(
         self,
@@ -143,8 +130,7 @@ class GameMaster:
     ) -> dict[str, Any]:
         """Ask for ``n`` new items that fit the rule (the published writer) or do not (ours); the record holds
         the reply and the items read from it."""
-        build = prompts.example_writer if fits else prompts.negative_writer
-        messages = build(rule, existing, guesses, n)
+        messages = prompts.example_writer(rule, existing, guesses, n, fits=fits)
         role = f"write{'+' if fits else '-'}|{round_}"
         response = await self.oracle.complete(messages, self.params, self._ctx(turn, role))
         return {"fits": fits, "round": round_, "reply": response.text, "items": read_items(response.text)}

@@ -26,9 +26,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Literal
 
+from wason.core.guess_rule import package_text
 from wason.sandbox.language import GuessRejected
 from wason.sandbox.words import WordProgram, compile_word_rule
 
@@ -224,22 +224,13 @@ def classify(text: str, predicate: str | None, kind: Kind | None = None) -> tupl
     return "semantic", None
 
 
-def _data(name: str) -> str:
-    return (
-        resources.files("wason.tasks.dynamic_picnic")
-        .joinpath("data")
-        .joinpath(name)
-        .read_text(encoding="utf-8")
-    )
-
-
 @cache
 def published_rules() -> tuple[PicnicRule, ...]:
     """All 410 published rules, with their kind, predicate and (where it cannot be played) rejection."""
     out: list[PicnicRule] = []
     first: dict[str, int] = {}
     for rule_type in RULE_TYPES:
-        rows = json.loads(_data(f"{rule_type}_rules.json"))
+        rows = json.loads(package_text("wason.tasks.dynamic_picnic", f"{rule_type}_rules.json"))
         for row in rows:
             text, level = str(row["rule"]), str(row["level"])
             if row.get("rule_type") != rule_type or level not in LEVELS:

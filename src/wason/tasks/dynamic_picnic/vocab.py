@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import random
 from functools import cache, lru_cache
-from importlib import resources
 from typing import Any, Literal
 
+from wason.core.guess_rule import package_text
 from wason.sandbox.words import MAX_WORD_STEPS, WordProgram, compile_word_rule
 
 GENERATOR = "dynamic_picnic.vocab"
@@ -46,13 +46,8 @@ def vocabulary() -> tuple[str, ...]:
 def lexicon() -> dict[str, str]:
     """The word list of nouns: each word it lists with ``N`` (only a noun), ``n`` (a noun among other readings)
     or ``-`` (no noun reading)."""
-    text = resources.files("wason.tasks.dynamic_picnic").joinpath("data").joinpath(NOUNS).read_text("utf-8")
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            word, flag = line.split("\t")
-            out[word] = flag
-    return out
+    text = package_text("wason.tasks.dynamic_picnic", NOUNS)
+    return dict(line.split("\t") for line in text.splitlines() if line and not line.startswith("#"))
 
 
 def is_noun(word: str) -> bool | None:

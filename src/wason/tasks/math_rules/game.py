@@ -25,6 +25,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
+from wason.core.guess_game import GiveUp as GiveUp
+from wason.core.guess_game import padded, quiz_accuracy
 from wason.core.judged import JudgedMoves
 from wason.tasks.math_rules.expression import ExpressionVerdict, judge_expression
 from wason.tasks.math_rules.rules import MathRule, draw_sequences, quiz_starts, sequence
@@ -63,11 +65,6 @@ class QuizAnswer:
     """The continuations the player predicts, one list per quiz sequence (None where it gave none)."""
 
     values: tuple[tuple[int, ...] | None, ...]
-
-
-@dataclass(frozen=True)
-class GiveUp:
-    """The player gives up (a loss)."""
 
 
 MathAction = More | Guess | ExpressionAnswer | QuizAnswer | GiveUp
@@ -248,9 +245,9 @@ class MathGame(JudgedMoves):
             record.verdict = judge_expression(self.rule, self.level, source)
             return self._after_verdict(record)
         if self._phase == "quiz":
-            answers = action.values if isinstance(action, QuizAnswer) else ()
-            n = len(self.quiz)
-            self.quiz_answers = tuple(answers[:n]) + (None,) * max(0, n - len(answers))
+            self.quiz_answers = padded(
+                action.values if isinstance(action, QuizAnswer) else (), len(self.quiz)
+            )
             return self._end(self.end_reason or "wrong")
         self.turns += 1
         if isinstance(action, GiveUp):
@@ -340,13 +337,7 @@ class MathGame(JudgedMoves):
 
     # ---------------------------------------------------------------------------------------- outcome
     def quiz_accuracy(self) -> float | None:
-        if not self.quiz or self.quiz_answers is None:
-            return None
-        right = sum(
-            a is not None and tuple(a) == truth
-            for a, (_, truth) in zip(self.quiz_answers, self.quiz, strict=True)
-        )
-        return right / len(self.quiz)
+        return quiz_accuracy(self.quiz_answers, [truth for _, truth in self.quiz])
 
     def judge_results(self) -> dict[str, bool | None]:
         """Each judge that ran, on the last guess: right, wrong, or None (no guess, or it could not judge)."""

@@ -27,9 +27,10 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
+from functools import cache, partial
 from typing import Any, Literal
+
+from wason.core.guess_rule import package_text
 
 Level = Literal["L1", "L2", "L3"]
 Kind = Literal["single", "pair", "triplet"]
@@ -43,8 +44,7 @@ DRAW_VERSION = "wason-picnic-draw-1"
 _COUNT_KEY = re.compile(r"\[('[^'\\]*'(?:, '[^'\\]*')*)\]")
 
 
-def _read(name: str) -> str:
-    return (resources.files("wason.tasks.picnic") / "data" / name).read_text(encoding="utf-8")
+_read = partial(package_text, "wason.tasks.picnic")
 
 
 def parse_count_key(key: str) -> tuple[str, ...]:

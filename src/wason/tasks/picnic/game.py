@@ -33,6 +33,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from wason.core.game import Malformed, Outcome
+from wason.core.guess_game import GiveUp as GiveUp
+from wason.core.guess_game import More as More
+from wason.core.guess_game import turns_left
 from wason.core.judged import JudgedMoves
 from wason.tasks.picnic.catalog import Catalog, PicnicRule, catalog, named_within, near_miss_mask
 from wason.tasks.picnic.guess import judge_guess
@@ -47,22 +50,10 @@ PUBLISHED_DEFAULT_MORE = 2
 
 
 @dataclass(frozen=True)
-class More:
-    """Ask for ``n`` more positives and ``n`` more negatives."""
-
-    n: int
-
-
-@dataclass(frozen=True)
 class Guess:
     """A guess of the rule, as written (read by :mod:`wason.tasks.picnic.guess`)."""
 
     text: str
-
-
-@dataclass(frozen=True)
-class GiveUp:
-    """End the game and see the rule."""
 
 
 PicnicAction = More | Guess | GiveUp
@@ -202,9 +193,7 @@ class PicnicGame(JudgedMoves):
 
     @property
     def turns_left(self) -> int | None:
-        if self.config.max_turns is None:
-            return None
-        return max(0, self.config.max_turns - len(self.moves))
+        return turns_left(self.config.max_turns, len(self.moves))
 
     def remaining(self) -> int:
         """Examples still available: ``min(unseen positives, unseen negatives)``, as published."""
@@ -220,7 +209,7 @@ class PicnicGame(JudgedMoves):
         n = self.config.num_init_examples
         pos, neg, capped = self._deal(n)
         self.initial = (pos, neg, capped)
-        return self._observation("start", pos, neg, n, capped)
+        return self._observation("start", positives=pos, negatives=neg, requested=n, capped=capped)
 
     # ------------------------------------------------------------------------------------- outside work
 
@@ -248,9 +237,9 @@ class PicnicGame(JudgedMoves):
             return self._guess(action, llm)
         reason = self._unreadable(action, "not a move:")
         self.moves.append(_Move(action={"type": "Malformed", "reason": reason}))
-        if self._out_of_turns():
+        if self.turns_left == 0:
             return self._end("turn_limit")
-        return self._observation("format_error", (), (), None, False, reason=reason)
+        return self._observation("format_error", reason=reason)
 
     def _more(self, action: More) -> PicnicObservation:
         n = max(0, min(int(action.n), MAX_REQUEST))
@@ -258,18 +247,10 @@ class PicnicGame(JudgedMoves):
         pos, neg, capped = self._deal(n)
         self.capped_requests += capped
         self.empty_requests += not pos
-        self.moves.append(
-            _Move(
-                action={"type": "More", "n": int(action.n)},
-                positives=pos,
-                negatives=neg,
-                requested=n,
-                capped=capped,
-            )
-        )
-        if self._out_of_turns():
+        self.moves.append(_Move({"type": "More", "n": int(action.n)}, pos, neg, requested=n, capped=capped))
+        if self.turns_left == 0:
             return self._end("turn_limit")
-        return self._observation("examples", pos, neg, n, capped)
+        return self._observation("examples", positives=pos, negatives=neg, requested=n, capped=capped)
 
     def _guess(self, action: Guess, llm: Mapping[str, Any] | None) -> PicnicObservation:
         code = judge_guess(action.text, self.members)
@@ -281,32 +262,21 @@ class PicnicGame(JudgedMoves):
         else:
             right, decided = False, "unreadable"
         no_examples = self.remaining() == 0
-        move = _Move(
-            action={"type": "Guess", "text": action.text},
-            code=code.as_json(),
-            llm=llm,
-            right=right,
-            decided_by=decided,
-        )
+        action_json = {"type": "Guess", "text": action.text}
+        move = _Move(action_json, code=code.as_json(), llm=llm, right=right, decided_by=decided)
         self.moves.append(move)
         if right:
             return self._end("correct")
         if no_examples:
             return self._end("wrong_no_examples")
-        if self._out_of_turns():
+        if self.turns_left == 0:
             return self._end("turn_limit")
-        pos: tuple[str, ...] = ()
-        neg: tuple[str, ...] = ()
-        capped = False
+        fields: dict[str, Any] = {"requested": self.last_count if self.config.examples_each_turn else None}
         if self.config.examples_each_turn and self.last_count > 0:
             pos, neg, capped = self._deal(self.last_count)
             move.positives, move.negatives, move.requested, move.capped = pos, neg, self.last_count, capped
-        requested = self.last_count if self.config.examples_each_turn else None
-        return self._observation("wrong_guess", pos, neg, requested, capped, guess_right=False)
-
-    def _out_of_turns(self) -> bool:
-        left = self.turns_left
-        return left is not None and left <= 0
+            fields.update(positives=pos, negatives=neg, capped=capped)
+        return self._observation("wrong_guess", guess_right=False, **fields)
 
     # ------------------------------------------------------------------------------------------ dealing
 
@@ -334,43 +304,17 @@ class PicnicGame(JudgedMoves):
         self.seen_neg += negatives
         return positives, tuple(negatives), k < n
 
-    def _observation(
-        self,
-        kind: ObservationKind,
-        pos: tuple[str, ...],
-        neg: tuple[str, ...],
-        requested: int | None,
-        capped: bool,
-        *,
-        reason: str | None = None,
-        guess_right: bool | None = None,
-    ) -> PicnicObservation:
+    def _observation(self, kind: ObservationKind, **fields: Any) -> PicnicObservation:
         left = self.turns_left
-        return PicnicObservation(
-            kind=kind,
-            turn=self.turn,
-            turns_left=left,
-            positives=pos,
-            negatives=neg,
-            requested=requested,
-            capped=capped,
-            remaining=self.remaining(),
-            final_turn=left == 1,
-            reason=reason,
-            guess_right=guess_right,
-        )
+        base = dict(turn=self.turn, turns_left=left, remaining=self.remaining(), final_turn=left == 1)
+        return PicnicObservation(kind=kind, **(base | fields))
 
     def _end(self, reason: EndReason) -> PicnicObservation:
         self.end_reason = reason
         last = self.moves[-1] if self.moves else None
-        return PicnicObservation(
-            kind="ended",
-            turn=self.turn,
-            turns_left=self.turns_left,
-            remaining=self.remaining(),
-            end_reason=reason,
-            guess_right=last.right if last is not None and last.action["type"] == "Guess" else None,
-            rule=self.rule.text,
+        right = last.right if last is not None and last.action["type"] == "Guess" else None
+        return self._observation(
+            "ended", final_turn=False, end_reason=reason, guess_right=right, rule=self.rule.text
         )
 
     # ---------------------------------------------------------------------------------------- outcome
