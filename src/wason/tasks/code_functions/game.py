@@ -22,7 +22,7 @@ Choices, each recorded with the episode:
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -82,20 +82,9 @@ Judge = Callable[[str, str], Awaitable[Mapping[str, Any]]]
 
 
 class Observation(BaseModel):
-    """What the player learns after an action.
-
-    Attributes:
-        kind: ``start``; ``examples`` after a request; ``wrong`` after a wrong guess; ``format_error``;
-            ``ask_predicate`` after a guess without a predicate; ``ask_quiz`` once the game is decided and a quiz
-            is on; ``ended``.
-        positives, negatives: the words shown by this action.
-        all_positives, all_negatives: every word shown so far, in order.
-        turn: turns used; turns_left: None without a limit.
-        available: pairs still available (balanced) or None.
-        verdict: the last guess's accuracy on the held-out words, when it was judged (never the rule).
-        status: ``ongoing``, ``won`` or ``lost``.
-        quiz: the words to label (``ask_quiz``).
-    """
+    """What the player learns after an action (never the rule): ``positives``/``negatives`` are the words this
+    action shows, ``all_positives``/``all_negatives`` every word shown so far; ``available`` the pairs still
+    available (balanced examples, else None); ``quiz`` the words to label once the game is decided."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -115,18 +104,8 @@ class Observation(BaseModel):
 
 @dataclass(frozen=True)
 class GameSettings:
-    """Episode settings.
-
-    Attributes:
-        examples: ``balanced`` (N positives and N negatives per request) or ``random`` (N random words,
-            with replacement, as the reference's library).
-        initial: examples at the start (pairs when balanced); at least 1.
-        after_wrong: examples added after a wrong guess (the published harness: one pair).
-        max_turns: turns allowed (None: no limit; the published harness ran 1, 3, 5 and 7).
-        judges: ``predicate`` (always), ``quiz``, ``llm``.
-        quiz_size: held-out words in the quiz (half accepted by the rule), even.
-        seed: draws the examples and the quiz.
-    """
+    """Episode settings (the module docstring says what each choice means): the published harness ran
+    ``max_turns`` 1, 3, 5 and 7 and added one pair after a wrong guess; half the quiz's words fit the rule."""
 
     examples: Literal["balanced", "random"] = "balanced"
     initial: int = 2
@@ -165,15 +144,8 @@ class _GuessRecord:
 
 @dataclass
 class CodeFunctionsGame(JudgedMoves):
-    """One game against a hidden word rule.
-
-    Args:
-        rule: the hidden rule.
-        truth: the rule's truth on every word of the list.
-        settings: the episode's settings.
-        judge: the published LLM judge (needed when ``settings.judges`` has ``llm``).
-        judge_code: the code the LLM judge reads as the rule (the published function, else the predicate).
-    """
+    """One game against a hidden word rule, given its ``truth`` on every word of the list; ``judge_code`` is the
+    code the LLM judge reads as the rule (the published function, else the predicate)."""
 
     rule: Rule
     truth: npt.NDArray[np.bool_]
@@ -188,8 +160,7 @@ class CodeFunctionsGame(JudgedMoves):
         words = vocabulary()
         if len(self.truth) != len(words):
             raise ValueError("the rule's truth table does not match the word list")
-        self._pos_pool = [i for i in range(len(words)) if self.truth[i]]
-        self._neg_pool = [i for i in range(len(words)) if not self.truth[i]]
+        self._pos_pool, self._neg_pool = self._split(range(len(words)))
         self._rng.shuffle(self._pos_pool)
         self._rng.shuffle(self._neg_pool)
         self.positives: list[str] = []
@@ -197,7 +168,7 @@ class CodeFunctionsGame(JudgedMoves):
         self._seen: set[int] = set()
         self.turns = 0
         self.format_errors = 0
-        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
+        self.truncated = 0
         self.guesses: list[_GuessRecord] = []
         self.status: Status = "ongoing"
         self.end_reason: str | None = None
@@ -228,14 +199,18 @@ class CodeFunctionsGame(JudgedMoves):
             chosen = pos + neg
         else:
             chosen = [self._rng.randrange(len(words)) for _ in range(n)]
-            pos = [i for i in chosen if self.truth[i]]
-            neg = [i for i in chosen if not self.truth[i]]
+            pos, neg = self._split(chosen)
         self._seen.update(chosen)
         new_pos = tuple(words[i] for i in pos)
         new_neg = tuple(words[i] for i in neg)
         self.positives.extend(new_pos)
         self.negatives.extend(new_neg)
         return new_pos, new_neg, capped
+
+    def _split(self, indices: Iterable[int]) -> tuple[list[int], list[int]]:
+        """The words of ``indices`` the rule accepts, and those it rejects."""
+        indices = list(indices)
+        return [i for i in indices if self.truth[i]], [i for i in indices if not self.truth[i]]
 
     def available(self) -> int | None:
         """Pairs still available (balanced examples), else None."""
@@ -259,17 +234,11 @@ class CodeFunctionsGame(JudgedMoves):
         return turns_left(self.settings.max_turns, self.turns)
 
     def _obs(self, kind: Kind, **fields: Any) -> Observation:
-        base: dict[str, Any] = {
-            "kind": kind,
-            "all_positives": tuple(self.positives),
-            "all_negatives": tuple(self.negatives),
-            "turn": self.turns,
-            "turns_left": self.turns_left,
-            "available": self.available(),
-            "status": self.status,
-        }
-        base.update(fields)
-        return Observation(**base)
+        fields.update(
+            all_positives=tuple(self.positives), all_negatives=tuple(self.negatives), turn=self.turns
+        )
+        fields.update(turns_left=self.turns_left, available=self.available(), status=self.status)
+        return Observation(kind=kind, **fields)
 
     def start(self) -> Observation:
         pos, neg, _ = self._initial
@@ -299,9 +268,8 @@ class CodeFunctionsGame(JudgedMoves):
                 source = action.predicate or action.text
             return self._judge_last(source)
         if self._phase == "quiz":
-            self.quiz_answers = padded(
-                action.labels if isinstance(action, QuizAnswer) else (), len(self.quiz)
-            )
+            labels = action.labels if isinstance(action, QuizAnswer) else ()
+            self.quiz_answers = padded(labels, len(self.quiz))
             return self._finish()
         self.turns += 1
         if isinstance(action, More):
@@ -333,10 +301,9 @@ class CodeFunctionsGame(JudgedMoves):
     def _wrong(self, kind: Kind, reason: str | None) -> Observation:
         if self.turns_left == 0:
             return self._decide("lost", "no turns left")
-        pos: tuple[str, ...] = ()
-        neg: tuple[str, ...] = ()
-        if self.settings.after_wrong:
-            pos, neg, _ = self._draw(self.settings.after_wrong)
+        if not self.settings.after_wrong:
+            return self._obs(kind, reason=reason)
+        pos, neg, _ = self._draw(self.settings.after_wrong)
         return self._obs(kind, positives=pos, negatives=neg, reason=reason)
 
     def _decide(self, status: Status, reason: str) -> Observation:
@@ -355,9 +322,7 @@ class CodeFunctionsGame(JudgedMoves):
     def _quiz_words(self) -> list[tuple[str, bool]]:
         rng = random.Random(f"code-functions|quiz|{self.settings.seed}")
         half = self.settings.quiz_size // 2
-        heldout = self.heldout()
-        pos = [i for i in heldout if self.truth[i]]
-        neg = [i for i in heldout if not self.truth[i]]
+        pos, neg = self._split(self.heldout())
         chosen = rng.sample(pos, min(half, len(pos))) + rng.sample(neg, min(half, len(neg)))
         rng.shuffle(chosen)
         words = vocabulary()

@@ -113,22 +113,9 @@ PLAYER = "Player"
 
 
 class PicnicObservation(BaseModel):
-    """What the player learns after an action.
-
-    Attributes:
-        kind: ``preparing`` before the rule is prepared; ``start`` with the first examples; ``examples``
-            after a request; ``answer`` to "Can I bring X?"; ``verdict`` after a wrong guess;
-            ``format_error``; ``ended``.
-        turn: turns used (every action but :class:`Begin`); turns_left: None without a limit.
-        final: the next turn is the last one.
-        initial, initial_negatives: the first examples (the published prompt repeats them every turn).
-        positives, negatives: the items delivered by this action.
-        item, answer: the item asked about and the answer (None: the validators did not agree).
-        verdict: the rule guess's verdict; code_check: the predicate check (None when none ran).
-        message: the game master's line for this action.
-        history: the whole conversation as (speaker, text) lines.
-        end_reason, rule, rejection: once ended (the rule only then).
-    """
+    """What the player learns after an action: ``turn`` counts every action but :class:`Begin`; ``initial`` are
+    the first examples (the published prompt repeats them every turn); ``answer`` is None where the validators
+    did not agree; ``history`` the whole conversation as (speaker, text) lines; the rule only once ended."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -153,20 +140,10 @@ class PicnicObservation(BaseModel):
 
 @dataclass(frozen=True)
 class PicnicSettings:
-    """Episode settings.
-
-    Attributes:
-        init_examples: positives shown at the start (the published harness: 2).
-        negatives: also show as many validated items that do not fit (the reference shows none).
-        more_default: items per "more" request without a number (the published game master gives one).
-        max_turns: turns allowed (every action but Begin is a turn; 0: no limit, as the published library).
-        min_positives, min_negatives: validated items a rule needs before play, else it is rejected.
-        candidates: items asked of the writer per call.
-        writer_rounds: writer rounds before play (each: one call for items that fit, one for items that do not).
-        format_error_limit: consecutive unreadable replies that end the game (0: never).
-        probes: the seeded words of the domain a player's predicate is checked on first, after the game's
-            items (then on the rest of the domain: the check decides on every word of it).
-    """
+    """Episode settings (published: 2 initial examples, one per "more", no negatives shown). ``max_turns`` 0 and
+    ``format_error_limit`` 0 mean no limit; a rule needs ``min_positives`` and ``min_negatives`` validated items
+    before play; a writer round is one call for items that fit and one for items that do not; a predicate guess
+    is checked on the game's items, then ``probes`` seeded words of the domain, then the rest of it."""
 
     init_examples: int = 2
     negatives: bool = True
@@ -228,14 +205,8 @@ class _Stats:
 
 @dataclass
 class DynamicPicnicGame:
-    """One Dynamic Picnic episode.
-
-    Args:
-        rule: the hidden rule (with its kind and predicate).
-        settings: the episode's settings.
-        seed: seeds the code's draws (words, probes).
-        master: the game master (None: no model; only lexical rules with code-drawn items can be played).
-    """
+    """One Dynamic Picnic episode; without a ``master`` (no model) only lexical rules with code-drawn items can
+    be played; ``seed`` seeds the code's draws (words, probes)."""
 
     rule: PicnicRule
     settings: PicnicSettings = field(default_factory=PicnicSettings)
@@ -259,7 +230,7 @@ class DynamicPicnicGame:
         self.prepared = False
         self.turn = 0
         self.format_errors = 0
-        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
+        self.truncated = 0
         self.consecutive_errors = 0
         self.guesses: list[dict[str, Any]] = []
         self.questions: list[dict[str, Any]] = []
@@ -703,10 +674,10 @@ class DynamicPicnicGame:
 
     def _format_error(self, action: Malformed) -> PicnicObservation:
         self.turn += 1
-        if action.truncated:
-            self.truncated += 1
-        else:
-            self.format_errors += 1
+        self.truncated += (
+            action.truncated
+        )  # a reply cut off at the token limit costs what a format error costs
+        self.format_errors += not action.truncated
         self.consecutive_errors += 1
         self.history.append((PLAYER, "(a reply the game master could not read)"))
         limit = self.settings.format_error_limit
@@ -739,18 +710,10 @@ class DynamicPicnicGame:
         self._done = True
         self.end_reason = reason
         rule = self.rule.text
-        if reason == "won":
-            message = f"Correct! The rule is {rule}."
-        elif reason == "gave_up":
+        if reason == "gave_up":
             message = prompts.short("base.py:223", rule=rule)
-        elif reason == "rule_rejected":
-            message = f"This rule cannot be played: {self._rejection}."
-        elif reason == "format_errors":
-            message = (
-                f"Game over: too many replies the game master could not read. The secret rule was: {rule}"
-            )
         else:
-            message = f"Game over: Maximum attempts reached. The secret rule was: {rule}"
+            message = _ENDINGS[reason].format(rule=rule, rejection=self._rejection)
         self.history.append((GM, message))
         return self._observe(
             "ended",
@@ -762,6 +725,12 @@ class DynamicPicnicGame:
         )
 
 
+_ENDINGS = {
+    "won": "Correct! The rule is {rule}.",
+    "rule_rejected": "This rule cannot be played: {rejection}.",
+    "format_errors": "Game over: too many replies the game master could not read. The secret rule was: {rule}",
+    "turns": "Game over: Maximum attempts reached. The secret rule was: {rule}",
+}
 # what a game without its game-master model fails as, in reports
 GM_MISSING = "no game-master model"
 

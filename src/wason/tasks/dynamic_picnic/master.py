@@ -82,13 +82,8 @@ def read_rule_vote(reply: str) -> bool | None:
 
 @dataclass(frozen=True)
 class MasterSettings:
-    """How the game master works.
-
-    Attributes:
-        panel: validators per item (k); an item is shown only when all k agree.
-        judge_votes: votes of the rule-guess judge (published: 3); ``judge_majority`` of them decide.
-        params: generation parameters of every call (a JSON-ready dict of :class:`wason.GenerationParams`).
-    """
+    """How the game master works: ``panel`` validators per item (shown only when all agree), ``judge_votes``
+    votes of the rule-guess judge (published: 3), ``judge_majority`` of them deciding."""
 
     panel: int = 3
     judge_votes: int = 3
@@ -102,14 +97,8 @@ class MasterSettings:
 
 
 class GameMaster:
-    """One episode's game master: its model, generation parameters and call identity.
-
-    Args:
-        oracle: the game-master model (retried, cached and recorded by whoever injected it).
-        params: generation parameters (a :class:`wason.GenerationParams`).
-        context: the episode's call identity; each call adds its own ``sample`` suffix.
-        settings: panel size and judge votes.
-    """
+    """One episode's game master: its model (retried, cached and recorded by whoever injected it), generation
+    parameters and call identity (each call adds its own ``sample`` suffix)."""
 
     def __init__(self, oracle: Oracle, params: Any, context: CallContext, settings: MasterSettings) -> None:
         self.oracle, self.params, self.context, self.settings = oracle, params, context, settings

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -76,18 +76,8 @@ GuessJudge = Callable[[str], Awaitable[Mapping[str, Any]]]
 
 
 class MathObservation(BaseModel):
-    """What the player learns after an action.
-
-    Attributes:
-        kind: ``start``; ``examples`` after "More"; ``wrong`` after a wrong guess; ``format_error`` after an
-            unreadable reply; ``ask_expression`` / ``ask_quiz`` for the follow-ups; ``ended``.
-        turn: turns used so far; ``turns_left``: turns still allowed.
-        sequences: the new sequences this observation brings (every counted turn brings ``per_turn``, as in
-            the published harness).
-        reason: why a reply was unreadable, or why a guess could not be judged by code.
-        quiz: the first terms of the quiz sequences (``ask_quiz``).
-        won: at the end, whether the player found the rule; ``rule``: the rule's text, only at the end.
-    """
+    """What the player learns after an action: the new ``sequences`` it brings, why a reply was unreadable or a
+    guess could not be judged by code (``reason``), the quiz's first terms, and only at the end the rule."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -114,18 +104,9 @@ MAX_QUIZ = 20
 
 @dataclass(frozen=True)
 class MathConfig:
-    """Episode settings (defaults: the published harness, with code judging).
-
-    Attributes:
-        max_turns: counted turns (More, a guess, an unreadable reply); published L1 10, L2 15, L3 20.
-        per_turn: sequences a turn brings (published: 5).
-        refill: every counted turn that does not end the game brings ``per_turn`` new sequences, as in the
-            published harness; off, only "More" does (the game API).
-        judges: ``expression`` (code, decides), ``quiz`` (continuations, reported), ``llm`` (published judge).
-        ask_expression: ask once for the expression after a guess in words that has none.
-        quiz_size: quiz sequences (0: no quiz).
-        seed: seed of the sequences drawn during the game.
-    """
+    """Episode settings (defaults: the published harness, with code judging). With ``refill`` every counted turn
+    that does not end the game brings ``per_turn`` new sequences, as published; off, only "More" does (the game
+    API). ``judges``: ``expression`` (code, decides), ``quiz`` (reported), ``llm`` (the published judge)."""
 
     max_turns: int = 10
     per_turn: int = 5
@@ -164,26 +145,13 @@ class _GuessRecord:
     decided_by: str | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "expression": self.expression,
-            "verdict": self.verdict.model_dump(mode="json") if self.verdict else None,
-            "llm": dict(self.llm) if self.llm is not None else None,
-            "asked_expression": self.asked_expression,
-            "decided_by": self.decided_by,
-        }
+        verdict = self.verdict.model_dump(mode="json") if self.verdict else None
+        return {**asdict(self), "verdict": verdict, "llm": dict(self.llm) if self.llm is not None else None}
 
 
 @dataclass
 class MathGame(JudgedMoves):
-    """One math-sequence episode against a hidden rule.
-
-    Args:
-        rule: the hidden rule; ``level`` its level (the domain the expression is judged on).
-        examples: the sequences shown at the start.
-        config: the episode's settings.
-        judge: the published LLM judge (needed when ``config.judges`` has ``llm``).
-    """
+    """One math-sequence episode against a hidden rule of ``level`` (the domain the expression is judged on)."""
 
     rule: MathRule
     level: str
@@ -198,7 +166,7 @@ class MathGame(JudgedMoves):
         self._rng = random.Random(f"math_rules.game|{self.config.seed}")
         self.turns = 0
         self.format_errors = 0
-        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
+        self.truncated = 0
         self.more_requests = 0
         self.shown: list[tuple[int, ...]] = list(self.examples)
         self.guesses: list[_GuessRecord] = []
@@ -291,16 +259,9 @@ class MathGame(JudgedMoves):
         return self._after_verdict(record)
 
     def _right(self, record: _GuessRecord) -> bool:
-        decider = self.config.decider
         # words without an expression, where the game may not ask for one: only the LLM judge can read them
-        if (
-            decider == "expression"
-            and record.expression is None
-            and not record.asked_expression
-            and "llm" in self.config.judges
-        ):
-            decider = "llm"
-        record.decided_by = decider
+        unread = record.expression is None and not record.asked_expression and "llm" in self.config.judges
+        decider = record.decided_by = "llm" if unread else self.config.decider
         if decider == "expression":
             return bool(record.verdict and record.verdict.equivalent)
         return bool(record.llm and record.llm.get("verdict") is True)

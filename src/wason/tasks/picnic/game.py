@@ -65,22 +65,13 @@ Judge = Callable[[str, str, list[str]], Awaitable[Mapping[str, Any]]]
 
 
 class PicnicObservation(BaseModel):
-    """What the player learns after an action. Never the rule before the game ends.
+    """What the player learns after an action; never the rule before the game ends. ``turn`` is the published
+    turn number of the next move; ``capped``: fewer examples were left than ``requested``.
 
-    Attributes:
-        kind: ``start``; ``examples`` after a request; ``wrong_guess`` after a wrong guess when the game goes on;
-            ``format_error`` after an unreadable move; ``ended``.
-        turn: the published turn number of the next move (creation is turn 1; each move adds one).
-        turns_left: moves still allowed (None without a limit).
-        positives, negatives: the examples handed out with this observation.
-        requested: how many of each the player asked for (or the host handed out), None when none.
-        capped: fewer were given than requested, because fewer were left.
-        remaining: examples still available, ``min(unseen positives, unseen negatives)`` (published). Not in
-            the observation's JSON (what sessions store and ``/api/sessions`` answers): at the start it is the
-            rule's size less the examples shown, which names the rule to anyone who knows the data. The published
-            routes (``total_examples_available``) and the published model protocol read it from the game.
-        final_turn: the next move is the last one allowed.
-        end_reason / rule: once ended, why, and the rule text.
+    ``remaining`` (``min(unseen positives, unseen negatives)``, published) is not in the observation's JSON (what
+    sessions store and ``/api/sessions`` answers): at the start it is the rule's size less the examples shown,
+    which names the rule to anyone who knows the data. The published routes (``total_examples_available``) and
+    the published model protocol read it from the game.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -102,16 +93,8 @@ class PicnicObservation(BaseModel):
 
 @dataclass(frozen=True)
 class PicnicConfig:
-    """Episode settings.
-
-    Attributes:
-        num_init_examples: positives (and as many negatives) shown at the start, at least 1.
-        max_turns: moves allowed (the published protocol's ``max_turns``), None for no limit (the library).
-        negatives: ``random`` (published) or ``informative`` (near misses first).
-        examples_each_turn: the published LLM protocol: after a wrong guess the host hands out the last requested
-            number of new examples again. Off in the library game (``wason.games``, the HTTP API).
-        llm_judge: the published LLM judge runs beside the code on every guess (needs a judge).
-    """
+    """Episode settings: ``max_turns`` None is the library's no limit; ``examples_each_turn`` is the published
+    LLM protocol's new examples after a wrong guess (off in the library game: ``wason.games``, the HTTP API)."""
 
     num_init_examples: int = 2
     max_turns: int | None = 10
@@ -143,14 +126,7 @@ class _Move:
 
 @dataclass
 class PicnicGame(JudgedMoves):
-    """One Static Picnic episode.
-
-    Args:
-        rule: the hidden rule.
-        seed: seeds the examples handed out.
-        config: the episode's settings.
-        judge: the published LLM judge (needed when ``config.llm_judge``).
-    """
+    """One Static Picnic episode; ``seed`` seeds the examples handed out, ``judge`` is needed with ``llm_judge``."""
 
     rule: PicnicRule
     seed: int
@@ -172,7 +148,7 @@ class PicnicGame(JudgedMoves):
         self._near = near_miss_mask(self.rule.categories) if self.config.negatives == "informative" else 0
         self.moves: list[_Move] = []
         self.format_errors = 0
-        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
+        self.truncated = 0
         self.capped_requests = 0
         self.empty_requests = 0
         self.end_reason: EndReason | None = None
