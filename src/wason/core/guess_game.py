@@ -4,10 +4,10 @@ leaves, and the quiz some of them end with."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["GiveUp", "More", "padded", "quiz_accuracy", "turns_left"]
+__all__ = ["GiveUp", "More", "guess_json", "padded", "quiz_accuracy", "turns_left"]
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,13 @@ class More:
 @dataclass(frozen=True)
 class GiveUp:
     """End the game now (a loss)."""
+
+
+def guess_json(record: Any) -> dict[str, Any]:
+    """A guess's record (a dataclass with the code's ``verdict``, a pydantic model, and the LLM judge's ``llm``
+    record) as JSON."""
+    verdict = record.verdict.model_dump(mode="json") if record.verdict else None
+    return {**asdict(record), "verdict": verdict, "llm": dict(record.llm) if record.llm is not None else None}
 
 
 def turns_left(limit: int | None, used: int) -> int | None:

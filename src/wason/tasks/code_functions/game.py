@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict
 from wason.core.game import Malformed, Outcome
 from wason.core.guess_game import GiveUp as GiveUp
 from wason.core.guess_game import More as More
-from wason.core.guess_game import padded, quiz_accuracy, turns_left
+from wason.core.guess_game import guess_json, padded, quiz_accuracy, turns_left
 from wason.core.judged import JudgedMoves
 from wason.tasks.code_functions.grammar import Rule
 from wason.tasks.code_functions.judge import PredicateVerdict, judge_predicate
@@ -369,16 +369,7 @@ class CodeFunctionsGame(JudgedMoves):
                 "quiz": [[w, t] for w, t in self.quiz],
                 "quiz_answers": list(self.quiz_answers) if self.quiz_answers is not None else None,
                 "quiz_accuracy": self.quiz_accuracy(),
-                "history": [
-                    {
-                        "turn": g.turn,
-                        "text": g.text,
-                        "predicate": g.predicate,
-                        "verdict": g.verdict.model_dump(mode="json") if g.verdict else None,
-                        "llm": dict(g.llm) if g.llm is not None else None,
-                    }
-                    for g in self.guesses
-                ],
+                "history": [guess_json(g) for g in self.guesses],
                 "positives": list(self.positives),
                 "negatives": list(self.negatives),
             },

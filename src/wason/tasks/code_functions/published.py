@@ -44,16 +44,8 @@ def build_published_rules() -> dict[str, Any]:
         truth = rule_truth(_rule(t.index, t.name, t.source, t.code))
         check = balance(truth, f"published|{t.index}")
         digest = hashlib.sha256(truth.tobytes()).hexdigest()[:16]
-        rules.append(
-            {
-                "index": t.index,
-                "name": t.name,
-                "source": t.source,
-                "code": t.code,
-                "balance": check.to_json(),
-                "extension": digest,
-            }
-        )
+        entry = {"index": t.index, "name": t.name, "source": t.source, "code": t.code}
+        rules.append({**entry, "balance": check.to_json(), "extension": digest})
     return {"functions": len(rules) + len(untranslated), "rules": rules, "untranslated": untranslated}
 
 

@@ -465,8 +465,7 @@ class DynamicPicnicGame:
                 )
                 for fits in (True, False)[: 1 + s.negatives]
             ]
-            fresh = [i for w in writes for i in w["items"] if i not in self.pool]
-            fresh = list(dict.fromkeys(fresh))
+            fresh = list(dict.fromkeys(i for w in writes for i in w["items"] if i not in self.pool))
             to_vote = [i for i in fresh if needs_vote(self.rule.kind, self.program, i)]
             votes = await master.votes(self.rule.text, to_vote, turn=turn)
             record["writes"] += writes
@@ -492,15 +491,19 @@ class DynamicPicnicGame:
                     self.stats.duplicates += 1
                     continue
                 vote = votes.get(item)
-                if vote is not None:
-                    self.stats.panel_items += 1
-                    self.stats.panel_calls += len(vote.get("votes") or [])
-                label, by = decide(self.rule.kind, self.program, item, vote)
+                label, by = self._decide(item, vote)
                 if label is None:
                     self.stats.undecided += 1
                 elif label != fits:
                     self.stats.writer_misses += 1
                 self.pool[item] = Entry(item, label, by, "writer+" if fits else "writer-", vote)
+
+    def _decide(self, item: str, vote: dict[str, Any] | None) -> tuple[bool | None, str]:
+        """An item's label and who decided it (:func:`decide`), counting the panel's votes on it."""
+        if vote is not None:
+            self.stats.panel_items += 1
+            self.stats.panel_calls += len(vote.get("votes") or [])
+        return decide(self.rule.kind, self.program, item, vote)
 
     def _deal(self, n: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Up to ``n`` unseen validated items that fit, and as many that do not (when negatives are shown)."""
@@ -548,9 +551,7 @@ class DynamicPicnicGame:
             elif vote is None:
                 raise RuntimeError("a question the panel must answer was stepped without its votes")
             else:
-                label, by = decide(self.rule.kind, self.program, item, vote)
-                self.stats.panel_items += 1
-                self.stats.panel_calls += len(vote.get("votes") or [])
+                label, by = self._decide(item, vote)
             entry = Entry(item, label, by, "player", vote)
             self.pool[item] = entry
         if item not in self.asked:

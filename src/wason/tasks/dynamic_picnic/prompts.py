@@ -3,8 +3,7 @@
 Every published text is package data copied from the reference (``data/*.txt``; PROMPTS.md describes each).
 Placeholders are filled by plain replacement of ``{name}`` for the names each template has, so literal braces
 elsewhere (the validator's ``{"validations": ...}``) stay as written. Texts added here (the negative writer, the
-game master's lines for delivered examples) are marked as ours in
-``docs/dynamic-picnic.md``.
+game master's lines for delivered examples) are marked as ours in ``docs/dynamic-picnic.md``.
 """
 
 from __future__ import annotations

@@ -9,10 +9,6 @@ NIH SPECIALIST Lexicon). Such a game is played on single-word nouns: its items a
 no other reading first), and a word the list does not know is not decided.
 
 Seeded: the same rule, seed and counts give the same items; each draw records generator, version and seed.
-
-A rule guess's predicate is decided on a whole *domain* (:func:`domain_words`): every word of the vocabulary, or
-every noun of it for a rule played on single-word nouns; the rule's own truth there is computed once per rule
-(:func:`rule_labels`).
 """
 
 from __future__ import annotations
@@ -109,14 +105,10 @@ def draw(
     the draw's provenance. ``domain`` ``nouns``: from the vocabulary's nouns only, those with no other reading
     first (an item shown as a noun should read as one)."""
     rng = random.Random(seed)
-    if domain == "nouns":
-        tiers = [list(tier) for tier in nouns()]
-        for tier in tiers:
-            rng.shuffle(tier)
-        words = [w for tier in tiers for w in tier]
-    else:
-        words = list(vocabulary())
-        rng.shuffle(words)
+    tiers = [list(tier) for tier in (nouns() if domain == "nouns" else (vocabulary(),))]
+    for tier in tiers:
+        rng.shuffle(tier)
+    words = [w for tier in tiers for w in tier]
     pos: list[str] = []
     neg: list[str] = []
     for word in words:

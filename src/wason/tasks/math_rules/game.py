@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
 from wason.core.guess_game import GiveUp as GiveUp
-from wason.core.guess_game import padded, quiz_accuracy
+from wason.core.guess_game import guess_json, padded, quiz_accuracy
 from wason.core.judged import JudgedMoves
 from wason.tasks.math_rules.expression import ExpressionVerdict, judge_expression
 from wason.tasks.math_rules.rules import MathRule, draw_sequences, quiz_starts, sequence
@@ -143,10 +143,6 @@ class _GuessRecord:
     llm: Mapping[str, Any] | None = None
     asked_expression: bool = False
     decided_by: str | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        verdict = self.verdict.model_dump(mode="json") if self.verdict else None
-        return {**asdict(self), "verdict": verdict, "llm": dict(self.llm) if self.llm is not None else None}
 
 
 @dataclass
@@ -322,7 +318,7 @@ class MathGame(JudgedMoves):
                 "turns": self.turns,
                 "turns_to_solution": self.turns if self.won else None,
                 "more_requests": self.more_requests,
-                "guesses": [g.as_json() for g in self.guesses],
+                "guesses": [guess_json(g) for g in self.guesses],
                 "final_guess": self.guesses[-1].text if self.guesses else None,
                 "final_expression": self.guesses[-1].expression if self.guesses else None,
                 "guesses_without_expression": flagged,
