@@ -367,12 +367,9 @@ def effect(shape: str, values: Sequence[npt.NDArray[np.bool_]]) -> float:
 
 
 def generate_rules(level: str, seed: int, n: int) -> list[Rule]:
-    """``n`` distinct balanced rules of ``level``, drawn with ``seed`` (same seed, same rules).
-
-    Each draw picks a shape of the level, then atoms of distinct kinds uniformly; a draw that is unbalanced,
-    that has an atom deciding less than :data:`MIN_EFFECT` of the words, or whose extension equals an earlier
-    rule's, is skipped.
-    """
+    """``n`` distinct balanced rules of ``level``, drawn with ``seed`` (same seed, same rules): each draw picks a
+    shape of the level, then atoms of distinct kinds uniformly; a draw that is unbalanced, that has an atom
+    deciding less than :data:`MIN_EFFECT` of the words, or whose extension equals an earlier rule's, is skipped."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     if n < 1:

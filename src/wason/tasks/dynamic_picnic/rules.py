@@ -224,24 +224,13 @@ def published_rules() -> tuple[PicnicRule, ...]:
             if row.get("rule_type") != rule_type or level not in LEVELS:
                 raise ValueError(f"{rule_type}_rules.json: unexpected row {row!r}")
             rid = len(out) + 1
-            written = lexical_predicate(text)
-            kind, rejection = classify(text, written[1] if written else None, written[0] if written else None)
+            written_kind, predicate = lexical_predicate(text) or (None, None)
+            kind, rejection = classify(text, predicate, written_kind)
             duplicate_of = first.get(text)
             first.setdefault(text, rid)
             if rule_type == "relational":
                 rejection = RELATIONAL_REASON
-            out.append(
-                PicnicRule(
-                    id=rid,
-                    rule_type=rule_type,
-                    level=level,
-                    text=text,
-                    kind=kind,
-                    predicate=written[1] if written else None,
-                    rejection=rejection,
-                    duplicate_of=duplicate_of,
-                )
-            )
+            out.append(PicnicRule(rid, rule_type, level, text, kind, predicate, rejection, duplicate_of))
     return tuple(out)
 
 

@@ -242,11 +242,9 @@ def draw_sequences(rule: MathRule, level: str, rng: random.Random, n: int) -> li
 
 
 def transitions(rule: MathRule, level: str) -> list[tuple[int, int, int]]:
-    """Every ``(value, index, next)`` of the rule reachable from the level's starts, within the bound.
-
-    This is the rule's extension on the game's domain: two rules with the same transitions generate the same
-    sequence from every start a game can show, and a guess that agrees on all of them is the rule.
-    """
+    """Every ``(value, index, next)`` of the rule reachable from the level's starts, within the bound: the rule's
+    extension on the game's domain (two rules with the same transitions generate the same sequence from every
+    start a game can show, and a guess that agrees on all of them is the rule)."""
     out: dict[tuple[int, int], int] = {}
     for s in starts(level):
         terms = sequence(rule, s)

@@ -210,15 +210,13 @@ def pool(level: Level, name: PoolName = "distinct") -> tuple[PicnicRule, ...]:
     groups: dict[int, list[tuple[Kind, tuple[str, ...]]]] = {}
     for kind, tags in defs:
         groups.setdefault(cat.members(tags), []).append((kind, tags))
-    rules = []
-    for group in groups.values():
-        order = sorted(range(len(group)), key=lambda j: (len(group[j][1]), j))
-        best = group[order[0]]
-        aliases = tuple(group[j][1] for j in order[1:])
-        rules.append((best, aliases))
+    # the fewest categories first, then the published order (a stable sort)
+    best = [sorted(group, key=lambda d: len(d[1])) for group in groups.values()]
     return tuple(
-        PicnicRule(id=i, level=level, kind=kind, categories=tags, pool="distinct", aliases=aliases)
-        for i, ((kind, tags), aliases) in enumerate(rules, 1)
+        PicnicRule(
+            id=i, level=level, kind=kind, categories=tags, pool="distinct", aliases=tuple(t for _, t in rest)
+        )
+        for i, ((kind, tags), *rest) in enumerate(best, 1)
     )
 
 
@@ -237,11 +235,9 @@ def derive_seed(*parts: object) -> int:
 
 
 def draw_rule(level: Level, pool_name: PoolName, seed: int) -> PicnicRule:
-    """One rule of a level, drawn with ``random.Random(seed)``.
-
-    The published pool draws as the reference does: L2 a coin flip between single and pair, L3 equal odds of
-    single, pair and triplet, then uniformly within the kind. The distinct pool draws uniformly among its rules.
-    """
+    """One rule of a level, drawn with ``random.Random(seed)``: the published pool as the reference draws (L2 a coin
+    flip between single and pair, L3 equal odds of single, pair and triplet, then uniformly within the kind), the
+    distinct pool uniformly among its rules."""
     rng = random.Random(seed)
     rules = pool(level, pool_name)
     if pool_name == "distinct":
