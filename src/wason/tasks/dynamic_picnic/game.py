@@ -537,10 +537,10 @@ class DynamicPicnicGame:
         item = normalize_item(action.item)
         self.history.append((PLAYER, action.said[:MAX_SAID] or f"Can I bring {action.item[:MAX_SAID]}?"))
         if not valid_item(item):
-            message = "I cannot read an item in that question. Ask: Can I bring ...?"
             self.questions.append({"item": item, "answer": None, "by": "unreadable"})
-            self.history.append((GM, message))
-            return self._observe("answer", item=item, answer=None, message=message)
+            return self._say(
+                "answer", "I cannot read an item in that question. Ask: Can I bring ...?", item=item
+            )
         entry = self.pool.get(item)
         if entry is None:
             vote = (record or {}).get("vote") if (record or {}).get("item") == item else None
@@ -567,8 +567,7 @@ class DynamicPicnicGame:
         else:
             message = f"I cannot say whether you can bring {item}: the validators disagree."
         self.questions.append({"item": item, "answer": entry.label, "by": entry.by})
-        self.history.append((GM, message))
-        return self._observe("answer", item=item, answer=entry.label, message=message)
+        return self._say("answer", message, item=item, answer=entry.label)
 
     def _more(self, action: MoreExamples) -> PicnicObservation:
         n = self._count(action)
@@ -584,8 +583,7 @@ class DynamicPicnicGame:
         if not pos:
             lines.append("I have no more validated examples of items you can bring.")
         message = " ".join(lines)
-        self.history.append((GM, message))
-        return self._observe("examples", positives=pos, negatives=neg, message=message)
+        return self._say("examples", message, positives=pos, negatives=neg)
 
     def _guess(self, action: GuessRule, judged: dict[str, Any] | None) -> PicnicObservation:
         if judged is None and not self.by_code:
@@ -615,9 +613,7 @@ class DynamicPicnicGame:
         )
         if won:
             return self._end("won")
-        message = "Incorrect. Please try again."
-        self.history.append((GM, message))
-        return self._observe("verdict", verdict=False, code_check=code_check, message=message)
+        return self._say("verdict", "Incorrect. Please try again.", verdict=False, code_check=code_check)
 
     def _code_check(self, predicate: str | None) -> tuple[bool | None, str | None]:
         """A lexical rule's guess with a predicate: equal to the rule on every item of the game and every word of
@@ -686,13 +682,16 @@ class DynamicPicnicGame:
             return self._end("format_errors")
         if self.settings.max_turns and self.turn >= self.settings.max_turns:
             return self._end("turns")
-        message = FORMAT_HINT
-        self.history.append((GM, message))
-        return self._observe("format_error", message=message)
+        return self._say("format_error", FORMAT_HINT)
 
     # -- observations --------------------------------------------------------------------------------------------
     def _turns_left(self) -> int | None:
         return max(0, self.settings.max_turns - self.turn) if self.settings.max_turns else None
+
+    def _say(self, kind: Kind, message: str, **fields: Any) -> PicnicObservation:
+        """The game master's line ``message``, added to the conversation, as the observation of ``kind``."""
+        self.history.append((GM, message))
+        return self._observe(kind, message=message, **fields)
 
     def _observe(self, kind: Kind, **fields: Any) -> PicnicObservation:
         left = self._turns_left()
@@ -715,15 +714,13 @@ class DynamicPicnicGame:
             message = prompts.short("base.py:223", rule=rule)
         else:
             message = _ENDINGS[reason].format(rule=rule, rejection=self._rejection)
-        self.history.append((GM, message))
-        return self._observe(
-            "ended",
-            message=message,
-            end_reason=reason,
-            rule=rule,
-            rejection=self._rejection,
-            verdict=reason == "won",
-        )
+        ending = {
+            "end_reason": reason,
+            "rule": rule,
+            "rejection": self._rejection,
+            "verdict": reason == "won",
+        }
+        return self._say("ended", message, **ending)
 
 
 _ENDINGS = {

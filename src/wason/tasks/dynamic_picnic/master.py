@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from wason.core import ChatMessage
 from wason.core.family import Oracle
 from wason.core.records import CallContext
 from wason.judges import majority_vote
@@ -106,6 +107,10 @@ class GameMaster:
     def _ctx(self, turn: int, what: str) -> CallContext:
         return replace(self.context, turn=turn, sample=f"{self.context.sample}|{what}")
 
+    async def reply(self, messages: list[ChatMessage], turn: int, what: str) -> str:
+        """The model's reply to ``messages``, its call's sample suffixed with ``what``."""
+        return (await self.oracle.complete(messages, self.params, self._ctx(turn, what))).text
+
     async def write(
         self,
         rule: str,
@@ -120,9 +125,8 @@ class GameMaster:
         """Ask for ``n`` new items that fit the rule (the published writer) or do not (ours); the record holds
         the reply and the items read from it."""
         messages = prompts.example_writer(rule, existing, guesses, n, fits=fits)
-        role = f"write{'+' if fits else '-'}|{round_}"
-        response = await self.oracle.complete(messages, self.params, self._ctx(turn, role))
-        return {"fits": fits, "round": round_, "reply": response.text, "items": read_items(response.text)}
+        reply = await self.reply(messages, turn, f"write{'+' if fits else '-'}|{round_}")
+        return {"fits": fits, "round": round_, "reply": reply, "items": read_items(reply)}
 
     async def vote(self, rule: str, item: str, *, turn: int) -> dict[str, Any]:
         """The panel's k votes on one item (the published example judge, each vote its own sample)."""
@@ -206,26 +210,18 @@ async def write_rule(
 ) -> dict[str, Any]:
     """The published rule writer, the published level classifier (re-asked until it answers a level, at most
     five times) and, for a rule about letters, our predicate writer; every reply is in the record."""
-    response = await master.oracle.complete(
-        prompts.rule_writer(rule_type, existing, simple=simple),
-        master.params,
-        master._ctx(turn, "rule-writer"),
-    )
-    record: dict[str, Any] = {"rule_type": rule_type, "simple": simple, "rule_reply": response.text}
-    text = read_rule(response.text)
+    written = await master.reply(prompts.rule_writer(rule_type, existing, simple=simple), turn, "rule-writer")
+    record: dict[str, Any] = {"rule_type": rule_type, "simple": simple, "rule_reply": written}
+    text = read_rule(written)
     levels: list[str] = []
     if text:
         for attempt in range(LEVEL_TRIES):
-            reply = await master.oracle.complete(
-                prompts.level_classifier(text), master.params, master._ctx(turn, f"level|{attempt}")
-            )
-            levels.append(reply.text)
-            if read_level(reply.text):
+            levels.append(await master.reply(prompts.level_classifier(text), turn, f"level|{attempt}"))
+            if read_level(levels[-1]):
                 break
         if mentions_spelling(text):
-            reply = await master.oracle.complete(
-                prompts.predicate_writer(text), master.params, master._ctx(turn, "predicate-writer")
+            record["predicate_reply"] = await master.reply(
+                prompts.predicate_writer(text), turn, "predicate-writer"
             )
-            record["predicate_reply"] = reply.text
     record["level_replies"] = levels
     return record
