@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -48,13 +49,10 @@ def split_functions(text: str) -> list[str]:
     (``generated_fn = is_longer_than_fivedef is_unique...``); a ``def`` is found wherever it starts."""
     starts = [m.start() for m in _DEF.finditer(text)]
     out = []
-    for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+    for start, end in itertools.pairwise([*starts, len(text)]):
         chunk = text[start:end]
         m = _ASSIGN_FN.search(chunk)
-        if m:
-            chunk = chunk[: m.start()]
-        out.append(chunk.rstrip() + "\n")
+        out.append((chunk[: m.start()] if m else chunk).rstrip() + "\n")
     return out
 
 

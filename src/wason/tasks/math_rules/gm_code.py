@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import itertools
 import re
 
 import numpy as np
@@ -242,4 +243,4 @@ _FUNCTION = re.compile(r"^def generate_next\(", re.MULTILINE)
 def split_functions(text: str) -> list[str]:
     """The ``def generate_next`` functions of a few-shot file, one text each."""
     starts = [m.start() for m in _FUNCTION.finditer(text)]
-    return [text[s:e].strip() for s, e in zip(starts, [*starts[1:], len(text)], strict=True)]
+    return [text[s:e].strip() for s, e in itertools.pairwise([*starts, len(text)])]

@@ -303,9 +303,7 @@ class PicnicGame(JudgedMoves):
         last = guesses[-1] if guesses else None
         won = self.end_reason == "correct"
         code_right = bool(last and last.code and last.code["equivalent"])
-        llm_right: bool | None = None
-        if self.config.llm_judge:
-            llm_right = bool(last and last.llm and last.llm.get("verdict"))
+        llm_right = bool(last and last.llm and last.llm.get("verdict")) if self.config.llm_judge else None
         return Outcome(
             success=won,
             metrics={
