@@ -22,7 +22,7 @@ Choices, each recorded with the episode:
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -31,6 +31,9 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
+from wason.core.guess_game import GiveUp as GiveUp
+from wason.core.guess_game import More as More
+from wason.core.guess_game import guess_json, padded, quiz_accuracy, turns_left
 from wason.core.judged import JudgedMoves
 from wason.tasks.code_functions.grammar import Rule
 from wason.tasks.code_functions.judge import PredicateVerdict, judge_predicate
@@ -46,13 +49,6 @@ MAX_TURNS = 1_000
 
 MAX_QUIZ = 100
 """The most held-out words in the quiz, all answered in one reply (default 10)."""
-
-
-@dataclass(frozen=True)
-class More:
-    """Ask for ``n`` more examples (``n`` pairs when balanced)."""
-
-    n: int
 
 
 @dataclass(frozen=True)
@@ -77,11 +73,6 @@ class QuizAnswer:
     labels: tuple[bool | None, ...]
 
 
-@dataclass(frozen=True)
-class GiveUp:
-    """End the game now (lost)."""
-
-
 Action = More | Guess | PredicateAnswer | QuizAnswer | GiveUp
 Kind = Literal["start", "examples", "wrong", "format_error", "ask_predicate", "ask_quiz", "ended"]
 Status = Literal["ongoing", "won", "lost"]
@@ -91,20 +82,9 @@ Judge = Callable[[str, str], Awaitable[Mapping[str, Any]]]
 
 
 class Observation(BaseModel):
-    """What the player learns after an action.
-
-    Attributes:
-        kind: ``start``; ``examples`` after a request; ``wrong`` after a wrong guess; ``format_error``;
-            ``ask_predicate`` after a guess without a predicate; ``ask_quiz`` once the game is decided and a quiz
-            is on; ``ended``.
-        positives, negatives: the words shown by this action.
-        all_positives, all_negatives: every word shown so far, in order.
-        turn: turns used; turns_left: None without a limit.
-        available: pairs still available (balanced) or None.
-        verdict: the last guess's accuracy on the held-out words, when it was judged (never the rule).
-        status: ``ongoing``, ``won`` or ``lost``.
-        quiz: the words to label (``ask_quiz``).
-    """
+    """What the player learns after an action (never the rule): ``positives``/``negatives`` are the words this
+    action shows, ``all_positives``/``all_negatives`` every word shown so far; ``available`` the pairs still
+    available (balanced examples, else None); ``quiz`` the words to label once the game is decided."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -124,18 +104,8 @@ class Observation(BaseModel):
 
 @dataclass(frozen=True)
 class GameSettings:
-    """Episode settings.
-
-    Attributes:
-        examples: ``balanced`` (N positives and N negatives per request) or ``random`` (N random words,
-            with replacement, as the reference's library).
-        initial: examples at the start (pairs when balanced); at least 1.
-        after_wrong: examples added after a wrong guess (the published harness: one pair).
-        max_turns: turns allowed (None: no limit; the published harness ran 1, 3, 5 and 7).
-        judges: ``predicate`` (always), ``quiz``, ``llm``.
-        quiz_size: held-out words in the quiz (half accepted by the rule), even.
-        seed: draws the examples and the quiz.
-    """
+    """Episode settings (the module docstring says what each choice means): the published harness ran
+    ``max_turns`` 1, 3, 5 and 7 and added one pair after a wrong guess; half the quiz's words fit the rule."""
 
     examples: Literal["balanced", "random"] = "balanced"
     initial: int = 2
@@ -174,15 +144,8 @@ class _GuessRecord:
 
 @dataclass
 class CodeFunctionsGame(JudgedMoves):
-    """One game against a hidden word rule.
-
-    Args:
-        rule: the hidden rule.
-        truth: the rule's truth on every word of the list.
-        settings: the episode's settings.
-        judge: the published LLM judge (needed when ``settings.judges`` has ``llm``).
-        judge_code: the code the LLM judge reads as the rule (the published function, else the predicate).
-    """
+    """One game against a hidden word rule, given its ``truth`` on every word of the list; ``judge_code`` is the
+    code the LLM judge reads as the rule (the published function, else the predicate)."""
 
     rule: Rule
     truth: npt.NDArray[np.bool_]
@@ -197,8 +160,7 @@ class CodeFunctionsGame(JudgedMoves):
         words = vocabulary()
         if len(self.truth) != len(words):
             raise ValueError("the rule's truth table does not match the word list")
-        self._pos_pool = [i for i in range(len(words)) if self.truth[i]]
-        self._neg_pool = [i for i in range(len(words)) if not self.truth[i]]
+        self._pos_pool, self._neg_pool = self._split(range(len(words)))
         self._rng.shuffle(self._pos_pool)
         self._rng.shuffle(self._neg_pool)
         self.positives: list[str] = []
@@ -206,7 +168,7 @@ class CodeFunctionsGame(JudgedMoves):
         self._seen: set[int] = set()
         self.turns = 0
         self.format_errors = 0
-        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
+        self.truncated = 0
         self.guesses: list[_GuessRecord] = []
         self.status: Status = "ongoing"
         self.end_reason: str | None = None
@@ -237,14 +199,18 @@ class CodeFunctionsGame(JudgedMoves):
             chosen = pos + neg
         else:
             chosen = [self._rng.randrange(len(words)) for _ in range(n)]
-            pos = [i for i in chosen if self.truth[i]]
-            neg = [i for i in chosen if not self.truth[i]]
+            pos, neg = self._split(chosen)
         self._seen.update(chosen)
         new_pos = tuple(words[i] for i in pos)
         new_neg = tuple(words[i] for i in neg)
         self.positives.extend(new_pos)
         self.negatives.extend(new_neg)
         return new_pos, new_neg, capped
+
+    def _split(self, indices: Iterable[int]) -> tuple[list[int], list[int]]:
+        """The words of ``indices`` the rule accepts, and those it rejects."""
+        indices = list(indices)
+        return [i for i in indices if self.truth[i]], [i for i in indices if not self.truth[i]]
 
     def available(self) -> int | None:
         """Pairs still available (balanced examples), else None."""
@@ -265,21 +231,14 @@ class CodeFunctionsGame(JudgedMoves):
 
     @property
     def turns_left(self) -> int | None:
-        limit = self.settings.max_turns
-        return None if limit is None else max(0, limit - self.turns)
+        return turns_left(self.settings.max_turns, self.turns)
 
     def _obs(self, kind: Kind, **fields: Any) -> Observation:
-        base: dict[str, Any] = {
-            "kind": kind,
-            "all_positives": tuple(self.positives),
-            "all_negatives": tuple(self.negatives),
-            "turn": self.turns,
-            "turns_left": self.turns_left,
-            "available": self.available(),
-            "status": self.status,
-        }
-        base.update(fields)
-        return Observation(**base)
+        fields.update(
+            all_positives=tuple(self.positives), all_negatives=tuple(self.negatives), turn=self.turns
+        )
+        fields.update(turns_left=self.turns_left, available=self.available(), status=self.status)
+        return Observation(kind=kind, **fields)
 
     def start(self) -> Observation:
         pos, neg, _ = self._initial
@@ -310,14 +269,13 @@ class CodeFunctionsGame(JudgedMoves):
             return self._judge_last(source)
         if self._phase == "quiz":
             labels = action.labels if isinstance(action, QuizAnswer) else ()
-            n = len(self.quiz)
-            self.quiz_answers = tuple(labels[:n]) + (None,) * max(0, n - len(labels))
+            self.quiz_answers = padded(labels, len(self.quiz))
             return self._finish()
         self.turns += 1
         if isinstance(action, More):
             self.requests += 1
             pos, neg, capped = self._draw(max(1, int(action.n)))
-            if self._out_of_turns():
+            if self.turns_left == 0:
                 return self._decide("lost", "no turns left")
             return self._obs("examples", positives=pos, negatives=neg, capped=capped)
         if isinstance(action, GiveUp):
@@ -330,9 +288,6 @@ class CodeFunctionsGame(JudgedMoves):
             return self._judge_last(action.predicate)
         return self._wrong("format_error", self._unreadable(action))
 
-    def _out_of_turns(self) -> bool:
-        return self.turns_left is not None and self.turns_left <= 0
-
     def _judge_last(self, source: str) -> Observation:
         record = self.guesses[-1]
         record.predicate = source
@@ -344,12 +299,11 @@ class CodeFunctionsGame(JudgedMoves):
         return self._wrong("wrong", None if reason is None else f"your predicate could not be used: {reason}")
 
     def _wrong(self, kind: Kind, reason: str | None) -> Observation:
-        if self._out_of_turns():
+        if self.turns_left == 0:
             return self._decide("lost", "no turns left")
-        pos: tuple[str, ...] = ()
-        neg: tuple[str, ...] = ()
-        if self.settings.after_wrong:
-            pos, neg, _ = self._draw(self.settings.after_wrong)
+        if not self.settings.after_wrong:
+            return self._obs(kind, reason=reason)
+        pos, neg, _ = self._draw(self.settings.after_wrong)
         return self._obs(kind, positives=pos, negatives=neg, reason=reason)
 
     def _decide(self, status: Status, reason: str) -> Observation:
@@ -368,9 +322,7 @@ class CodeFunctionsGame(JudgedMoves):
     def _quiz_words(self) -> list[tuple[str, bool]]:
         rng = random.Random(f"code-functions|quiz|{self.settings.seed}")
         half = self.settings.quiz_size // 2
-        heldout = self.heldout()
-        pos = [i for i in heldout if self.truth[i]]
-        neg = [i for i in heldout if not self.truth[i]]
+        pos, neg = self._split(self.heldout())
         chosen = rng.sample(pos, min(half, len(pos))) + rng.sample(neg, min(half, len(neg)))
         rng.shuffle(chosen)
         words = vocabulary()
@@ -378,10 +330,7 @@ class CodeFunctionsGame(JudgedMoves):
 
     # -- outcome --------------------------------------------------------------------------------------------
     def quiz_accuracy(self) -> float | None:
-        if not self.quiz or self.quiz_answers is None:
-            return None
-        right = sum(a is not None and a == t for a, (_, t) in zip(self.quiz_answers, self.quiz, strict=True))
-        return right / len(self.quiz)
+        return quiz_accuracy(self.quiz_answers, [t for _, t in self.quiz])
 
     def llm_won_at(self) -> int | None:
         """The turn of the first guess the LLM judge accepted (the reference's win), or None."""
@@ -420,16 +369,7 @@ class CodeFunctionsGame(JudgedMoves):
                 "quiz": [[w, t] for w, t in self.quiz],
                 "quiz_answers": list(self.quiz_answers) if self.quiz_answers is not None else None,
                 "quiz_accuracy": self.quiz_accuracy(),
-                "history": [
-                    {
-                        "turn": g.turn,
-                        "text": g.text,
-                        "predicate": g.predicate,
-                        "verdict": g.verdict.model_dump(mode="json") if g.verdict else None,
-                        "llm": dict(g.llm) if g.llm is not None else None,
-                    }
-                    for g in self.guesses
-                ],
+                "history": [guess_json(g) for g in self.guesses],
                 "positives": list(self.positives),
                 "negatives": list(self.negatives),
             },

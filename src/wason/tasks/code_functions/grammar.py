@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from typing import Any, Literal
 
@@ -72,16 +72,9 @@ _FORMS: dict[str, tuple[int, Callable[[Sequence[Any]], Any], str, str]] = {
 
 @dataclass(frozen=True)
 class Atom:
-    """One property of a word.
-
-    Attributes:
-        id: a stable name (``len_eq_5``).
-        kind: its family; rules never join two atoms of one kind.
-        text: the phrase (``has exactly 5 letters``).
-        source: the body of its predicate in the word language, over ``w``.
-        test: the same test, compiled by Python from ``source`` (the word language is a subset of Python's
-            expressions: the tests check the two agree on every word).
-    """
+    """One property of a word: a stable ``id`` (``len_eq_5``), its ``kind`` (rules never join two atoms of one
+    kind), the phrase (``has exactly 5 letters``), the body of its predicate in the word language over ``w``, and
+    the same test compiled by Python (the word language is a subset of Python's expressions)."""
 
     id: str
     kind: str
@@ -244,17 +237,9 @@ def rule_text(shape: str, atoms: Sequence[Atom]) -> str:
 
 @dataclass(frozen=True)
 class Rule:
-    """A hidden rule: its predicate in the word language, its text, and where it came from.
-
-    Attributes:
-        key: a stable id (``L2:and:first_vowel+len_eq_5`` for grammar rules, ``published:17`` for the
-            published functions).
-        level: ``L1``-``L3`` (the published functions are L1).
-        text: the rule in words.
-        source: ``lambda w: ...`` in the word language.
-        shape, atoms: the grammar's structure, for grammar rules (the solver's hypotheses).
-        provenance: generator, version, seed and parameters, or the published function it translates.
-    """
+    """A hidden rule: its predicate in the word language (``source``), its text, and where it came from; a
+    ``key`` such as ``L2:and:first_vowel+len_eq_5`` (grammar rules, with their ``shape`` and ``atoms``) or
+    ``published:17`` (the published functions, all L1)."""
 
     key: str
     level: str
@@ -265,15 +250,7 @@ class Rule:
     provenance: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "level": self.level,
-            "text": self.text,
-            "source": self.source,
-            "shape": self.shape,
-            "atoms": list(self.atoms),
-            "provenance": self.provenance,
-        }
+        return {**asdict(self), "atoms": list(self.atoms)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Rule:
@@ -345,13 +322,7 @@ class Balance:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "sample_true": self.sample_true,
-            "sample_size": self.sample_size,
-            "fraction": round(self.fraction, 6),
-            "published_ok": self.published_ok,
-            "vocabulary_ok": self.vocabulary_ok,
-        }
+        return {**asdict(self), "fraction": round(self.fraction, 6)}
 
 
 def balance(truth: npt.NDArray[np.bool_], seed: int | str) -> Balance:
@@ -385,27 +356,20 @@ def effect(shape: str, values: Sequence[npt.NDArray[np.bool_]]) -> float:
     if len(values) < 2:
         return 1.0
     truth = np.asarray(combine(shape, values), dtype=bool)
-    ones = np.ones_like(truth)
-    zeros = np.zeros_like(truth)
     smallest = 1.0
     for i in range(len(values)):
-        as_true = np.asarray(
-            combine(shape, [ones if j == i else v for j, v in enumerate(values)]), dtype=bool
-        )
-        as_false = np.asarray(
-            combine(shape, [zeros if j == i else v for j, v in enumerate(values)]), dtype=bool
-        )
-        smallest = min(smallest, float((truth != as_true).mean()), float((truth != as_false).mean()))
+        for fixed in (np.ones_like(truth), np.zeros_like(truth)):
+            moved = np.asarray(
+                combine(shape, [fixed if j == i else v for j, v in enumerate(values)]), dtype=bool
+            )
+            smallest = min(smallest, float((truth != moved).mean()))
     return smallest
 
 
 def generate_rules(level: str, seed: int, n: int) -> list[Rule]:
-    """``n`` distinct balanced rules of ``level``, drawn with ``seed`` (same seed, same rules).
-
-    Each draw picks a shape of the level, then atoms of distinct kinds uniformly; a draw that is unbalanced,
-    that has an atom deciding less than :data:`MIN_EFFECT` of the words, or whose extension equals an earlier
-    rule's, is skipped.
-    """
+    """``n`` distinct balanced rules of ``level``, drawn with ``seed`` (same seed, same rules): each draw picks a
+    shape of the level, then atoms of distinct kinds uniformly; a draw that is unbalanced, that has an atom
+    deciding less than :data:`MIN_EFFECT` of the words, or whose extension equals an earlier rule's, is skipped."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     if n < 1:

@@ -109,12 +109,9 @@ _WORD = re.compile(r"[A-Za-z]+")
 
 
 def read_judge_reply(reply: str) -> bool | None:
-    """The published judge's verdict: the reply's last word, YES or NO.
-
-    The reference took the last whitespace-separated token and raised on anything but exactly ``YES`` or
-    ``NO`` (so ``YES.`` or ``**YES**`` crashed the game, function_picnic/base.py:194-198); here punctuation
-    and markup around the last word are ignored, and its case too. Anything else is an unreadable vote.
-    """
+    """The published judge's verdict: the reply's last word, YES or NO, its case and the punctuation and markup
+    around it ignored (the reference raised on anything but exactly ``YES`` or ``NO``, so ``YES.`` or ``**YES**``
+    crashed the game, function_picnic/base.py:194-198); anything else is an unreadable vote."""
     words = _WORD.findall((reply or "")[-2000:])
     if not words:
         return None

@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from wason.core.guess_rule import package_text
 from wason.tasks.code_functions.grammar import Rule, balance
 from wason.tasks.code_functions.judge import rule_truth
 from wason.tasks.code_functions.translate import published_translations
@@ -44,25 +44,14 @@ def build_published_rules() -> dict[str, Any]:
         truth = rule_truth(_rule(t.index, t.name, t.source, t.code))
         check = balance(truth, f"published|{t.index}")
         digest = hashlib.sha256(truth.tobytes()).hexdigest()[:16]
-        rules.append(
-            {
-                "index": t.index,
-                "name": t.name,
-                "source": t.source,
-                "code": t.code,
-                "balance": check.to_json(),
-                "extension": digest,
-            }
-        )
+        entry = {"index": t.index, "name": t.name, "source": t.source, "code": t.code}
+        rules.append({**entry, "balance": check.to_json(), "extension": digest})
     return {"functions": len(rules) + len(untranslated), "rules": rules, "untranslated": untranslated}
 
 
 @cache
 def published_data() -> dict[str, Any]:
-    text = (resources.files("wason.tasks.code_functions") / "data" / PUBLISHED_FILE).read_text(
-        encoding="utf-8"
-    )
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = json.loads(package_text("wason.tasks.code_functions", PUBLISHED_FILE))
     return data
 
 

@@ -133,9 +133,7 @@ class VersionSpace:
 
     def __init__(self, level: str) -> None:
         self.level = level
-        shapes, atoms = hypotheses(level)
-        self.shape = shapes
-        self.atoms = atoms
+        self.shape, self.atoms = hypotheses(level)
         self.table = atom_table()
         self.words = self.table.shape[1]
         ones, zeros = np.ones((1, self.words), dtype=bool), np.zeros((1, self.words), dtype=bool)
@@ -143,7 +141,7 @@ class VersionSpace:
         self.seen: set[int] = set()
         # the generator's draw probability of one rule of each shape (up to a constant): a shape of its level
         # uniformly, then one of the shape's atom choices uniformly (every level alike in the ``any`` space)
-        counts = np.bincount(shapes, minlength=len(SHAPE_CODES))
+        counts = np.bincount(self.shape, minlength=len(SHAPE_CODES))
         self.prior = np.array(
             [
                 1.0 / (len(SHAPES[_level_of(s)]) * c) if c else 0.0
@@ -231,9 +229,8 @@ class VersionSpace:
             fraction = np.bitwise_count(truth).sum(axis=1) / self.words
             smallest = np.ones(len(part))
             for slot in range(atoms.shape[1]):
-                used = (atoms[:, slot] >= 0) & (
-                    shape != one
-                )  # a rule of one atom has no atom of small effect
+                # a rule of one atom has no atom of small effect
+                used = (atoms[:, slot] >= 0) & (shape != one)
                 for fixed in (ONES, ZEROS):
                     changed = atoms.copy()
                     changed[used, slot] = fixed
@@ -274,20 +271,14 @@ def _guess(text: str, source: str) -> Guess:
 
 
 class CodeFunctionsSolver:
-    """The reference solver as a player of :class:`~wason.tasks.code_functions.game.CodeFunctionsGame`.
-
-    Args:
-        level: the hypothesis space (a level, or :data:`ANY_LEVEL`).
-        ask_for_more: whether its protocol can ask for more words (``game-api``); without it (the published
-            protocols, where every reply is a guess) it guesses every turn.
-    """
+    """The reference solver as a player of :class:`~wason.tasks.code_functions.game.CodeFunctionsGame`, over a
+    level's hypotheses (or :data:`ANY_LEVEL`); ``ask_for_more`` when its protocol can ask (``game-api``)."""
 
     def __init__(self, level: str, *, ask_for_more: bool) -> None:
         self.space = VersionSpace(level)
         self.ask_for_more = ask_for_more
         self.request = FIRST_REQUEST
-        self.guessed: npt.NDArray[np.bool_] | None = None
-        """The last guess's truth on every word of the list."""
+        self.guessed: npt.NDArray[np.bool_] | None = None  # the last guess's truth on every word of the list
 
     def _ingest(self, observation: Observation) -> None:
         index = vocabulary_index()

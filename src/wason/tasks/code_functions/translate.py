@@ -13,10 +13,11 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import itertools
 import re
 from dataclasses import dataclass
-from importlib import resources
 
+from wason.core.guess_rule import package_text
 from wason.sandbox import GuessRejected, compile_word_rule
 from wason.sandbox.pyast import parse
 from wason.sandbox.words import MAX_WORD_NODES
@@ -48,13 +49,10 @@ def split_functions(text: str) -> list[str]:
     (``generated_fn = is_longer_than_fivedef is_unique...``); a ``def`` is found wherever it starts."""
     starts = [m.start() for m in _DEF.finditer(text)]
     out = []
-    for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+    for start, end in itertools.pairwise([*starts, len(text)]):
         chunk = text[start:end]
         m = _ASSIGN_FN.search(chunk)
-        if m:
-            chunk = chunk[: m.start()]
-        out.append(chunk.rstrip() + "\n")
+        out.append((chunk[: m.start()] if m else chunk).rstrip() + "\n")
     return out
 
 
@@ -162,9 +160,7 @@ def translate_text(text: str) -> list[Translation]:
 
 def published_history() -> str:
     """The published ``history_L1.txt`` (170 accepted functions), byte for byte."""
-    return (resources.files("wason.tasks.code_functions") / "data" / "history_L1.txt").read_text(
-        encoding="utf-8"
-    )
+    return package_text("wason.tasks.code_functions", "history_L1.txt")
 
 
 def published_translations() -> list[Translation]:

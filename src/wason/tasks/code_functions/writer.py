@@ -127,9 +127,10 @@ def generator_messages(level: str) -> tuple[str, str]:
 class WriterProtocol:
     """The game master's protocol: the published messages; the whole reply is the code."""
 
+    name = "rule-generator-published"
+
     def __init__(self, level: str) -> None:
         self.level = level
-        self.name = "rule-generator-published"
 
     def system_prompt(self) -> str:
         return generator_messages(self.level)[0]
@@ -149,16 +150,9 @@ class WriterProtocol:
 
 
 def writer_items(level: str, n: int, seed: int) -> list[Item]:
+    prompts = ("rule_generator_system", "rule_generator_user")
     return [
-        (
-            f"write-rules|{level}|{k}",
-            {
-                "level": level,
-                "attempt": k,
-                "seed": seed,
-                "prompts": ["rule_generator_system", "rule_generator_user"],
-            },
-        )
+        (f"write-rules|{level}|{k}", {"level": level, "attempt": k, "seed": seed, "prompts": [*prompts]})
         for k in range(1, n + 1)
     ]
 
@@ -184,14 +178,9 @@ def writer_report(store: RunReader, run_id: int) -> WriterReport:
         (rules if m.get("accepted") else rejections).append(
             row if e.status == "completed" else {**row, "error": e.error}
         )
+    counts = {"accepted": len(rules), "rejected": len(rejections)}
     return WriterReport.model_validate(
-        {
-            **run_header(run),
-            "accepted": len(rules),
-            "rejected": len(rejections),
-            "rules": rules,
-            "rejections": rejections,
-        }
+        {**run_header(run), **counts, "rules": rules, "rejections": rejections}
     )
 
 

@@ -113,22 +113,9 @@ PLAYER = "Player"
 
 
 class PicnicObservation(BaseModel):
-    """What the player learns after an action.
-
-    Attributes:
-        kind: ``preparing`` before the rule is prepared; ``start`` with the first examples; ``examples``
-            after a request; ``answer`` to "Can I bring X?"; ``verdict`` after a wrong guess;
-            ``format_error``; ``ended``.
-        turn: turns used (every action but :class:`Begin`); turns_left: None without a limit.
-        final: the next turn is the last one.
-        initial, initial_negatives: the first examples (the published prompt repeats them every turn).
-        positives, negatives: the items delivered by this action.
-        item, answer: the item asked about and the answer (None: the validators did not agree).
-        verdict: the rule guess's verdict; code_check: the predicate check (None when none ran).
-        message: the game master's line for this action.
-        history: the whole conversation as (speaker, text) lines.
-        end_reason, rule, rejection: once ended (the rule only then).
-    """
+    """What the player learns after an action: ``turn`` counts every action but :class:`Begin`; ``initial`` are
+    the first examples (the published prompt repeats them every turn); ``answer`` is None where the validators
+    did not agree; ``history`` the whole conversation as (speaker, text) lines; the rule only once ended."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -153,20 +140,10 @@ class PicnicObservation(BaseModel):
 
 @dataclass(frozen=True)
 class PicnicSettings:
-    """Episode settings.
-
-    Attributes:
-        init_examples: positives shown at the start (the published harness: 2).
-        negatives: also show as many validated items that do not fit (the reference shows none).
-        more_default: items per "more" request without a number (the published game master gives one).
-        max_turns: turns allowed (every action but Begin is a turn; 0: no limit, as the published library).
-        min_positives, min_negatives: validated items a rule needs before play, else it is rejected.
-        candidates: items asked of the writer per call.
-        writer_rounds: writer rounds before play (each: one call for items that fit, one for items that do not).
-        format_error_limit: consecutive unreadable replies that end the game (0: never).
-        probes: the seeded words of the domain a player's predicate is checked on first, after the game's
-            items (then on the rest of the domain: the check decides on every word of it).
-    """
+    """Episode settings (published: 2 initial examples, one per "more", no negatives shown). ``max_turns`` 0 and
+    ``format_error_limit`` 0 mean no limit; a rule needs ``min_positives`` and ``min_negatives`` validated items
+    before play; a writer round is one call for items that fit and one for items that do not; a predicate guess
+    is checked on the game's items, then ``probes`` seeded words of the domain, then the rest of it."""
 
     init_examples: int = 2
     negatives: bool = True
@@ -228,14 +205,8 @@ class _Stats:
 
 @dataclass
 class DynamicPicnicGame:
-    """One Dynamic Picnic episode.
-
-    Args:
-        rule: the hidden rule (with its kind and predicate).
-        settings: the episode's settings.
-        seed: seeds the code's draws (words, probes).
-        master: the game master (None: no model; only lexical rules with code-drawn items can be played).
-    """
+    """One Dynamic Picnic episode; without a ``master`` (no model) only lexical rules with code-drawn items can
+    be played; ``seed`` seeds the code's draws (words, probes)."""
 
     rule: PicnicRule
     settings: PicnicSettings = field(default_factory=PicnicSettings)
@@ -259,7 +230,7 @@ class DynamicPicnicGame:
         self.prepared = False
         self.turn = 0
         self.format_errors = 0
-        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
+        self.truncated = 0
         self.consecutive_errors = 0
         self.guesses: list[dict[str, Any]] = []
         self.questions: list[dict[str, Any]] = []
@@ -494,8 +465,7 @@ class DynamicPicnicGame:
                 )
                 for fits in (True, False)[: 1 + s.negatives]
             ]
-            fresh = [i for w in writes for i in w["items"] if i not in self.pool]
-            fresh = list(dict.fromkeys(fresh))
+            fresh = list(dict.fromkeys(i for w in writes for i in w["items"] if i not in self.pool))
             to_vote = [i for i in fresh if needs_vote(self.rule.kind, self.program, i)]
             votes = await master.votes(self.rule.text, to_vote, turn=turn)
             record["writes"] += writes
@@ -521,15 +491,19 @@ class DynamicPicnicGame:
                     self.stats.duplicates += 1
                     continue
                 vote = votes.get(item)
-                if vote is not None:
-                    self.stats.panel_items += 1
-                    self.stats.panel_calls += len(vote.get("votes") or [])
-                label, by = decide(self.rule.kind, self.program, item, vote)
+                label, by = self._decide(item, vote)
                 if label is None:
                     self.stats.undecided += 1
                 elif label != fits:
                     self.stats.writer_misses += 1
                 self.pool[item] = Entry(item, label, by, "writer+" if fits else "writer-", vote)
+
+    def _decide(self, item: str, vote: dict[str, Any] | None) -> tuple[bool | None, str]:
+        """An item's label and who decided it (:func:`decide`), counting the panel's votes on it."""
+        if vote is not None:
+            self.stats.panel_items += 1
+            self.stats.panel_calls += len(vote.get("votes") or [])
+        return decide(self.rule.kind, self.program, item, vote)
 
     def _deal(self, n: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Up to ``n`` unseen validated items that fit, and as many that do not (when negatives are shown)."""
@@ -563,10 +537,10 @@ class DynamicPicnicGame:
         item = normalize_item(action.item)
         self.history.append((PLAYER, action.said[:MAX_SAID] or f"Can I bring {action.item[:MAX_SAID]}?"))
         if not valid_item(item):
-            message = "I cannot read an item in that question. Ask: Can I bring ...?"
             self.questions.append({"item": item, "answer": None, "by": "unreadable"})
-            self.history.append((GM, message))
-            return self._observe("answer", item=item, answer=None, message=message)
+            return self._say(
+                "answer", "I cannot read an item in that question. Ask: Can I bring ...?", item=item
+            )
         entry = self.pool.get(item)
         if entry is None:
             vote = (record or {}).get("vote") if (record or {}).get("item") == item else None
@@ -577,9 +551,7 @@ class DynamicPicnicGame:
             elif vote is None:
                 raise RuntimeError("a question the panel must answer was stepped without its votes")
             else:
-                label, by = decide(self.rule.kind, self.program, item, vote)
-                self.stats.panel_items += 1
-                self.stats.panel_calls += len(vote.get("votes") or [])
+                label, by = self._decide(item, vote)
             entry = Entry(item, label, by, "player", vote)
             self.pool[item] = entry
         if item not in self.asked:
@@ -595,8 +567,7 @@ class DynamicPicnicGame:
         else:
             message = f"I cannot say whether you can bring {item}: the validators disagree."
         self.questions.append({"item": item, "answer": entry.label, "by": entry.by})
-        self.history.append((GM, message))
-        return self._observe("answer", item=item, answer=entry.label, message=message)
+        return self._say("answer", message, item=item, answer=entry.label)
 
     def _more(self, action: MoreExamples) -> PicnicObservation:
         n = self._count(action)
@@ -612,8 +583,7 @@ class DynamicPicnicGame:
         if not pos:
             lines.append("I have no more validated examples of items you can bring.")
         message = " ".join(lines)
-        self.history.append((GM, message))
-        return self._observe("examples", positives=pos, negatives=neg, message=message)
+        return self._say("examples", message, positives=pos, negatives=neg)
 
     def _guess(self, action: GuessRule, judged: dict[str, Any] | None) -> PicnicObservation:
         if judged is None and not self.by_code:
@@ -643,9 +613,7 @@ class DynamicPicnicGame:
         )
         if won:
             return self._end("won")
-        message = "Incorrect. Please try again."
-        self.history.append((GM, message))
-        return self._observe("verdict", verdict=False, code_check=code_check, message=message)
+        return self._say("verdict", "Incorrect. Please try again.", verdict=False, code_check=code_check)
 
     def _code_check(self, predicate: str | None) -> tuple[bool | None, str | None]:
         """A lexical rule's guess with a predicate: equal to the rule on every item of the game and every word of
@@ -703,10 +671,10 @@ class DynamicPicnicGame:
 
     def _format_error(self, action: Malformed) -> PicnicObservation:
         self.turn += 1
-        if action.truncated:
-            self.truncated += 1
-        else:
-            self.format_errors += 1
+        self.truncated += (
+            action.truncated
+        )  # a reply cut off at the token limit costs what a format error costs
+        self.format_errors += not action.truncated
         self.consecutive_errors += 1
         self.history.append((PLAYER, "(a reply the game master could not read)"))
         limit = self.settings.format_error_limit
@@ -714,13 +682,16 @@ class DynamicPicnicGame:
             return self._end("format_errors")
         if self.settings.max_turns and self.turn >= self.settings.max_turns:
             return self._end("turns")
-        message = FORMAT_HINT
-        self.history.append((GM, message))
-        return self._observe("format_error", message=message)
+        return self._say("format_error", FORMAT_HINT)
 
     # -- observations --------------------------------------------------------------------------------------------
     def _turns_left(self) -> int | None:
         return max(0, self.settings.max_turns - self.turn) if self.settings.max_turns else None
+
+    def _say(self, kind: Kind, message: str, **fields: Any) -> PicnicObservation:
+        """The game master's line ``message``, added to the conversation, as the observation of ``kind``."""
+        self.history.append((GM, message))
+        return self._observe(kind, message=message, **fields)
 
     def _observe(self, kind: Kind, **fields: Any) -> PicnicObservation:
         left = self._turns_left()
@@ -739,29 +710,25 @@ class DynamicPicnicGame:
         self._done = True
         self.end_reason = reason
         rule = self.rule.text
-        if reason == "won":
-            message = f"Correct! The rule is {rule}."
-        elif reason == "gave_up":
+        if reason == "gave_up":
             message = prompts.short("base.py:223", rule=rule)
-        elif reason == "rule_rejected":
-            message = f"This rule cannot be played: {self._rejection}."
-        elif reason == "format_errors":
-            message = (
-                f"Game over: too many replies the game master could not read. The secret rule was: {rule}"
-            )
         else:
-            message = f"Game over: Maximum attempts reached. The secret rule was: {rule}"
-        self.history.append((GM, message))
-        return self._observe(
-            "ended",
-            message=message,
-            end_reason=reason,
-            rule=rule,
-            rejection=self._rejection,
-            verdict=reason == "won",
-        )
+            message = _ENDINGS[reason].format(rule=rule, rejection=self._rejection)
+        ending = {
+            "end_reason": reason,
+            "rule": rule,
+            "rejection": self._rejection,
+            "verdict": reason == "won",
+        }
+        return self._say("ended", message, **ending)
 
 
+_ENDINGS = {
+    "won": "Correct! The rule is {rule}.",
+    "rule_rejected": "This rule cannot be played: {rejection}.",
+    "format_errors": "Game over: too many replies the game master could not read. The secret rule was: {rule}",
+    "turns": "Game over: Maximum attempts reached. The secret rule was: {rule}",
+}
 # what a game without its game-master model fails as, in reports
 GM_MISSING = "no game-master model"
 

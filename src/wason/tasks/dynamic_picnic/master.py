@@ -16,19 +16,16 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from wason.core import ChatMessage
 from wason.core.family import Oracle
 from wason.core.records import CallContext
 from wason.judges import majority_vote
 from wason.sandbox.words import WordProgram
 from wason.tasks.dynamic_picnic import prompts
-from wason.tasks.dynamic_picnic.rules import MAX_RULE_CHARS as MAX_RULE_CHARS
-from wason.tasks.dynamic_picnic.rules import mentions_spelling
-from wason.tasks.dynamic_picnic.rules import read_level as read_level
-from wason.tasks.dynamic_picnic.rules import read_predicate as read_predicate
-from wason.tasks.dynamic_picnic.rules import read_rule as read_rule
+from wason.tasks.dynamic_picnic.rules import mentions_spelling, read_level, read_rule
 
 MAX_ITEM_CHARS = 60
 MAX_ITEMS_PER_REPLY = 50
@@ -42,8 +39,7 @@ def normalize_item(raw: str) -> str:
     punctuation or leading article (``"A Kite."`` -> ``kite``)."""
     text = _NUMBERING.sub("", str(raw))
     text = " ".join(text.replace("\u201c", " ").replace("\u201d", " ").split()).strip(" \"'`[](){}*.,;:!?")
-    text = _ARTICLE.sub("", text).strip(" \"'`.,;:!?").lower()
-    return text
+    return _ARTICLE.sub("", text).strip(" \"'`.,;:!?").lower()
 
 
 def valid_item(item: str) -> bool:
@@ -87,13 +83,8 @@ def read_rule_vote(reply: str) -> bool | None:
 
 @dataclass(frozen=True)
 class MasterSettings:
-    """How the game master works.
-
-    Attributes:
-        panel: validators per item (k); an item is shown only when all k agree.
-        judge_votes: votes of the rule-guess judge (published: 3); ``judge_majority`` of them decide.
-        params: generation parameters of every call (a JSON-ready dict of :class:`wason.GenerationParams`).
-    """
+    """How the game master works: ``panel`` validators per item (shown only when all agree), ``judge_votes``
+    votes of the rule-guess judge (published: 3), ``judge_majority`` of them deciding."""
 
     panel: int = 3
     judge_votes: int = 3
@@ -107,28 +98,18 @@ class MasterSettings:
 
 
 class GameMaster:
-    """One episode's game master: its model, generation parameters and call identity.
-
-    Args:
-        oracle: the game-master model (retried, cached and recorded by whoever injected it).
-        params: generation parameters (a :class:`wason.GenerationParams`).
-        context: the episode's call identity; each call adds its own ``sample`` suffix.
-        settings: panel size and judge votes.
-    """
+    """One episode's game master: its model (retried, cached and recorded by whoever injected it), generation
+    parameters and call identity (each call adds its own ``sample`` suffix)."""
 
     def __init__(self, oracle: Oracle, params: Any, context: CallContext, settings: MasterSettings) -> None:
-        self.oracle = oracle
-        self.params = params
-        self.context = context
-        self.settings = settings
+        self.oracle, self.params, self.context, self.settings = oracle, params, context, settings
 
     def _ctx(self, turn: int, what: str) -> CallContext:
-        return CallContext(
-            run_id=self.context.run_id,
-            episode_id=self.context.episode_id,
-            turn=turn,
-            sample=f"{self.context.sample}|{what}",
-        )
+        return replace(self.context, turn=turn, sample=f"{self.context.sample}|{what}")
+
+    async def reply(self, messages: list[ChatMessage], turn: int, what: str) -> str:
+        """The model's reply to ``messages``, its call's sample suffixed with ``what``."""
+        return (await self.oracle.complete(messages, self.params, self._ctx(turn, what))).text
 
     async def write(
         self,
@@ -143,11 +124,9 @@ class GameMaster:
     ) -> dict[str, Any]:
         """Ask for ``n`` new items that fit the rule (the published writer) or do not (ours); the record holds
         the reply and the items read from it."""
-        build = prompts.example_writer if fits else prompts.negative_writer
-        messages = build(rule, existing, guesses, n)
-        role = f"write{'+' if fits else '-'}|{round_}"
-        response = await self.oracle.complete(messages, self.params, self._ctx(turn, role))
-        return {"fits": fits, "round": round_, "reply": response.text, "items": read_items(response.text)}
+        messages = prompts.example_writer(rule, existing, guesses, n, fits=fits)
+        reply = await self.reply(messages, turn, f"write{'+' if fits else '-'}|{round_}")
+        return {"fits": fits, "round": round_, "reply": reply, "items": read_items(reply)}
 
     async def vote(self, rule: str, item: str, *, turn: int) -> dict[str, Any]:
         """The panel's k votes on one item (the published example judge, each vote its own sample)."""
@@ -231,26 +210,18 @@ async def write_rule(
 ) -> dict[str, Any]:
     """The published rule writer, the published level classifier (re-asked until it answers a level, at most
     five times) and, for a rule about letters, our predicate writer; every reply is in the record."""
-    response = await master.oracle.complete(
-        prompts.rule_writer(rule_type, existing, simple=simple),
-        master.params,
-        master._ctx(turn, "rule-writer"),
-    )
-    record: dict[str, Any] = {"rule_type": rule_type, "simple": simple, "rule_reply": response.text}
-    text = read_rule(response.text)
+    written = await master.reply(prompts.rule_writer(rule_type, existing, simple=simple), turn, "rule-writer")
+    record: dict[str, Any] = {"rule_type": rule_type, "simple": simple, "rule_reply": written}
+    text = read_rule(written)
     levels: list[str] = []
     if text:
         for attempt in range(LEVEL_TRIES):
-            reply = await master.oracle.complete(
-                prompts.level_classifier(text), master.params, master._ctx(turn, f"level|{attempt}")
-            )
-            levels.append(reply.text)
-            if read_level(reply.text):
+            levels.append(await master.reply(prompts.level_classifier(text), turn, f"level|{attempt}"))
+            if read_level(levels[-1]):
                 break
         if mentions_spelling(text):
-            reply = await master.oracle.complete(
-                prompts.predicate_writer(text), master.params, master._ctx(turn, "predicate-writer")
+            record["predicate_reply"] = await master.reply(
+                prompts.predicate_writer(text), turn, "predicate-writer"
             )
-            record["predicate_reply"] = reply.text
     record["level_replies"] = levels
     return record

@@ -3,26 +3,22 @@
 Every published text is package data copied from the reference (``data/*.txt``; PROMPTS.md describes each).
 Placeholders are filled by plain replacement of ``{name}`` for the names each template has, so literal braces
 elsewhere (the validator's ``{"validations": ...}``) stay as written. Texts added here (the negative writer, the
-game master's lines for delivered examples) are marked as ours in
-``docs/dynamic-picnic.md``.
+game master's lines for delivered examples) are marked as ours in ``docs/dynamic-picnic.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import cache
-from importlib import resources
+from functools import cache, partial
 
 from wason.core import ChatMessage
+from wason.core.guess_rule import package_text
 
 RULE_TYPES = ("attribute_based", "categorical", "logical", "relational", "semantic")
 
 
-@cache
-def text(name: str) -> str:
-    """A published text from the package data, exactly as stored."""
-    path = resources.files("wason.tasks.dynamic_picnic").joinpath("data").joinpath(name)
-    return path.read_text(encoding="utf-8")
+text = partial(package_text, "wason.tasks.dynamic_picnic")
+"""A published text from the package data, exactly as stored."""
 
 
 def fill(template: str, **values: object) -> str:
@@ -66,18 +62,6 @@ def _joined(items: Iterable[str]) -> str:
     return ", ".join(values) if values else "none"
 
 
-def example_writer(rule: str, existing: Sequence[str], guesses: Sequence[str], n: int) -> list[ChatMessage]:
-    """The published example writer (``example_generator.txt``, the only message, role user)."""
-    prompt = fill(
-        text("example_generator.txt"),
-        rule=rule,
-        existing_generated=_joined(existing),
-        existing_guesses=_joined(guesses),
-        num_examples=n,
-    )
-    return [ChatMessage(role="user", content=prompt)]
-
-
 # Ours: the reference never writes items that do not fit. The same text as the published writer, asking for
 # items that do not satisfy the rule.
 NEGATIVE_WRITER = (
@@ -96,9 +80,13 @@ NEGATIVE_WRITER = (
 )
 
 
-def negative_writer(rule: str, existing: Sequence[str], guesses: Sequence[str], n: int) -> list[ChatMessage]:
+def example_writer(
+    rule: str, existing: Sequence[str], guesses: Sequence[str], n: int, *, fits: bool = True
+) -> list[ChatMessage]:
+    """The published example writer (``example_generator.txt``, the only message, role user), or with ``fits``
+    off ours for items that do not fit."""
     prompt = fill(
-        NEGATIVE_WRITER,
+        text("example_generator.txt") if fits else NEGATIVE_WRITER,
         rule=rule,
         existing_generated=_joined(existing),
         existing_guesses=_joined(guesses),

@@ -26,9 +26,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Literal
 
+from wason.core.guess_rule import package_text
 from wason.sandbox.language import GuessRejected
 from wason.sandbox.words import WordProgram, compile_word_rule
 
@@ -168,21 +168,9 @@ def mentions_spelling(text: str) -> bool:
 
 @dataclass(frozen=True)
 class PicnicRule:
-    """One rule and what code decided about it before any game.
-
-    Attributes:
-        id: 1-based position in the published pool (the five files in :data:`RULE_TYPES` order, rows in file
-            order); generated rules number from 1 in their own split.
-        rule_type: one of :data:`RULE_TYPES`.
-        level: L1, L2 or L3.
-        text: the rule as written.
-        kind: lexical, mixed or semantic (see the module docstring).
-        predicate: the word-language predicate of a lexical or mixed rule, else None.
-        rejection: why the rule cannot be played (None when it can): a lexical rule without a valid predicate,
-            a relational rule, a duplicate.
-        duplicate_of: the id of the earlier rule with the same text, when it repeats one.
-        source: ``published`` or ``generated``.
-    """
+    """One rule and what code decided about it before any game (its kind: see the module docstring). ``id`` is
+    its place in the published pool (the files in :data:`RULE_TYPES` order, rows in file order; generated rules
+    number from 1 in their own split); ``rejection`` says why it cannot be played, None when it can."""
 
     id: int
     rule_type: str
@@ -224,45 +212,25 @@ def classify(text: str, predicate: str | None, kind: Kind | None = None) -> tupl
     return "semantic", None
 
 
-def _data(name: str) -> str:
-    return (
-        resources.files("wason.tasks.dynamic_picnic")
-        .joinpath("data")
-        .joinpath(name)
-        .read_text(encoding="utf-8")
-    )
-
-
 @cache
 def published_rules() -> tuple[PicnicRule, ...]:
     """All 410 published rules, with their kind, predicate and (where it cannot be played) rejection."""
     out: list[PicnicRule] = []
     first: dict[str, int] = {}
     for rule_type in RULE_TYPES:
-        rows = json.loads(_data(f"{rule_type}_rules.json"))
+        rows = json.loads(package_text("wason.tasks.dynamic_picnic", f"{rule_type}_rules.json"))
         for row in rows:
             text, level = str(row["rule"]), str(row["level"])
             if row.get("rule_type") != rule_type or level not in LEVELS:
                 raise ValueError(f"{rule_type}_rules.json: unexpected row {row!r}")
             rid = len(out) + 1
-            written = lexical_predicate(text)
-            kind, rejection = classify(text, written[1] if written else None, written[0] if written else None)
+            written_kind, predicate = lexical_predicate(text) or (None, None)
+            kind, rejection = classify(text, predicate, written_kind)
             duplicate_of = first.get(text)
             first.setdefault(text, rid)
             if rule_type == "relational":
                 rejection = RELATIONAL_REASON
-            out.append(
-                PicnicRule(
-                    id=rid,
-                    rule_type=rule_type,
-                    level=level,
-                    text=text,
-                    kind=kind,
-                    predicate=written[1] if written else None,
-                    rejection=rejection,
-                    duplicate_of=duplicate_of,
-                )
-            )
+            out.append(PicnicRule(rid, rule_type, level, text, kind, predicate, rejection, duplicate_of))
     return tuple(out)
 
 
@@ -271,14 +239,12 @@ def rule_pool(pool: str = "distinct", *, relational: bool = False) -> list[Picni
     Relational rules are left out unless ``relational`` is set."""
     if pool not in POOLS:
         raise ValueError(f"pool: unknown pool {pool!r}; choose one of: {', '.join(POOLS)}")
-    out = []
-    for rule in published_rules():
-        if pool == "distinct" and rule.duplicate_of is not None:
-            continue
-        if rule.relational and not relational:
-            continue
-        out.append(rule)
-    return out
+    rules = published_rules()
+    return [
+        r
+        for r in rules
+        if (pool != "distinct" or r.duplicate_of is None) and (relational or not r.relational)
+    ]
 
 
 def playable(rule: PicnicRule, *, relational: bool = False) -> bool:
@@ -297,9 +263,7 @@ def get_rule(rule_id: int) -> PicnicRule:
 
 def counts(rules: list[PicnicRule] | tuple[PicnicRule, ...]) -> dict[str, dict[str, int]]:
     """Rules per type and level: ``{type: {L1: n, L2: n, L3: n, total: n}}`` plus a ``total`` row."""
-    table: dict[str, dict[str, int]] = {}
-    for name in (*RULE_TYPES, "total"):
-        table[name] = {level: 0 for level in LEVELS} | {"total": 0}
+    table = {name: dict.fromkeys((*LEVELS, "total"), 0) for name in (*RULE_TYPES, "total")}
     for rule in rules:
         for row in (rule.rule_type, "total"):
             table[row][rule.level] += 1

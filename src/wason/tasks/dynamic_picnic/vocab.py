@@ -9,19 +9,15 @@ NIH SPECIALIST Lexicon). Such a game is played on single-word nouns: its items a
 no other reading first), and a word the list does not know is not decided.
 
 Seeded: the same rule, seed and counts give the same items; each draw records generator, version and seed.
-
-A rule guess's predicate is decided on a whole *domain* (:func:`domain_words`): every word of the vocabulary, or
-every noun of it for a rule played on single-word nouns; the rule's own truth there is computed once per rule
-(:func:`rule_labels`).
 """
 
 from __future__ import annotations
 
 import random
 from functools import cache, lru_cache
-from importlib import resources
 from typing import Any, Literal
 
+from wason.core.guess_rule import package_text
 from wason.sandbox.words import MAX_WORD_STEPS, WordProgram, compile_word_rule
 
 GENERATOR = "dynamic_picnic.vocab"
@@ -46,13 +42,8 @@ def vocabulary() -> tuple[str, ...]:
 def lexicon() -> dict[str, str]:
     """The word list of nouns: each word it lists with ``N`` (only a noun), ``n`` (a noun among other readings)
     or ``-`` (no noun reading)."""
-    text = resources.files("wason.tasks.dynamic_picnic").joinpath("data").joinpath(NOUNS).read_text("utf-8")
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            word, flag = line.split("\t")
-            out[word] = flag
-    return out
+    text = package_text("wason.tasks.dynamic_picnic", NOUNS)
+    return dict(line.split("\t") for line in text.splitlines() if line and not line.startswith("#"))
 
 
 def is_noun(word: str) -> bool | None:
@@ -114,14 +105,10 @@ def draw(
     the draw's provenance. ``domain`` ``nouns``: from the vocabulary's nouns only, those with no other reading
     first (an item shown as a noun should read as one)."""
     rng = random.Random(seed)
-    if domain == "nouns":
-        tiers = [list(tier) for tier in nouns()]
-        for tier in tiers:
-            rng.shuffle(tier)
-        words = [w for tier in tiers for w in tier]
-    else:
-        words = list(vocabulary())
-        rng.shuffle(words)
+    tiers = [list(tier) for tier in (nouns() if domain == "nouns" else (vocabulary(),))]
+    for tier in tiers:
+        rng.shuffle(tier)
+    words = [w for tier in tiers for w in tier]
     pos: list[str] = []
     neg: list[str] = []
     for word in words:

@@ -28,14 +28,9 @@ _TRAILING = "`'\"., ;\t"
 
 
 def compile_expression(source: str) -> Program:
-    """Compile ``lambda v, i: body`` (any two parameter names) or a bare body in ``v`` and ``i``.
-
-    Returns:
-        The sandbox program of the predicate ``body == t`` over ``(v, i, t)``.
-
-    Raises:
-        GuessRejected: not a two-parameter expression in the guess language; ``.reason`` says why.
-    """
+    """Compile ``lambda v, i: body`` (any two parameter names) or a bare body in ``v`` and ``i`` as the sandbox
+    program of the predicate ``body == t`` over ``(v, i, t)``; ``GuessRejected`` (its ``.reason`` says why) when
+    it is not a two-parameter expression in the guess language."""
     if not isinstance(source, str):
         raise GuessRejected(f"an expression must be text, not {type(source).__name__}")
     tree = parse_guess(source, "the expression", _MAX_TEXT)
@@ -74,16 +69,9 @@ def find_expression(text: str) -> str | None:
 
 
 class ExpressionVerdict(BaseModel):
-    """What the code said about an expression.
-
-    Attributes:
-        source: the expression as given (None when the player gave none).
-        equivalent: it is the rule on every transition of the rule's extension.
-        rejection: why it could not be used (outside the guess language, over a limit), or None.
-        points: transitions it was checked on.
-        agreement: the share of them where it gives the rule's next value.
-        counterexamples: a few ``{value, index, next}`` where it does not.
-    """
+    """What the code said about an expression: ``equivalent`` when it is the rule on every transition of the
+    rule's extension (``points`` of them), else the share where it agrees and a few counterexamples, or why it
+    could not be used."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -25,6 +25,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from wason.core.game import Malformed, Outcome
+from wason.core.guess_game import GiveUp as GiveUp
+from wason.core.guess_game import guess_json, padded, quiz_accuracy
 from wason.core.judged import JudgedMoves
 from wason.tasks.math_rules.expression import ExpressionVerdict, judge_expression
 from wason.tasks.math_rules.rules import MathRule, draw_sequences, quiz_starts, sequence
@@ -65,11 +67,6 @@ class QuizAnswer:
     values: tuple[tuple[int, ...] | None, ...]
 
 
-@dataclass(frozen=True)
-class GiveUp:
-    """The player gives up (a loss)."""
-
-
 MathAction = More | Guess | ExpressionAnswer | QuizAnswer | GiveUp
 ObservationKind = Literal["start", "examples", "wrong", "format_error", "ask_expression", "ask_quiz", "ended"]
 EndReason = Literal["won", "wrong", "turns", "gave_up"]
@@ -79,18 +76,8 @@ GuessJudge = Callable[[str], Awaitable[Mapping[str, Any]]]
 
 
 class MathObservation(BaseModel):
-    """What the player learns after an action.
-
-    Attributes:
-        kind: ``start``; ``examples`` after "More"; ``wrong`` after a wrong guess; ``format_error`` after an
-            unreadable reply; ``ask_expression`` / ``ask_quiz`` for the follow-ups; ``ended``.
-        turn: turns used so far; ``turns_left``: turns still allowed.
-        sequences: the new sequences this observation brings (every counted turn brings ``per_turn``, as in
-            the published harness).
-        reason: why a reply was unreadable, or why a guess could not be judged by code.
-        quiz: the first terms of the quiz sequences (``ask_quiz``).
-        won: at the end, whether the player found the rule; ``rule``: the rule's text, only at the end.
-    """
+    """What the player learns after an action: the new ``sequences`` it brings, why a reply was unreadable or a
+    guess could not be judged by code (``reason``), the quiz's first terms, and only at the end the rule."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -117,18 +104,9 @@ MAX_QUIZ = 20
 
 @dataclass(frozen=True)
 class MathConfig:
-    """Episode settings (defaults: the published harness, with code judging).
-
-    Attributes:
-        max_turns: counted turns (More, a guess, an unreadable reply); published L1 10, L2 15, L3 20.
-        per_turn: sequences a turn brings (published: 5).
-        refill: every counted turn that does not end the game brings ``per_turn`` new sequences, as in the
-            published harness; off, only "More" does (the game API).
-        judges: ``expression`` (code, decides), ``quiz`` (continuations, reported), ``llm`` (published judge).
-        ask_expression: ask once for the expression after a guess in words that has none.
-        quiz_size: quiz sequences (0: no quiz).
-        seed: seed of the sequences drawn during the game.
-    """
+    """Episode settings (defaults: the published harness, with code judging). With ``refill`` every counted turn
+    that does not end the game brings ``per_turn`` new sequences, as published; off, only "More" does (the game
+    API). ``judges``: ``expression`` (code, decides), ``quiz`` (reported), ``llm`` (the published judge)."""
 
     max_turns: int = 10
     per_turn: int = 5
@@ -166,27 +144,10 @@ class _GuessRecord:
     asked_expression: bool = False
     decided_by: str | None = None
 
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "expression": self.expression,
-            "verdict": self.verdict.model_dump(mode="json") if self.verdict else None,
-            "llm": dict(self.llm) if self.llm is not None else None,
-            "asked_expression": self.asked_expression,
-            "decided_by": self.decided_by,
-        }
-
 
 @dataclass
 class MathGame(JudgedMoves):
-    """One math-sequence episode against a hidden rule.
-
-    Args:
-        rule: the hidden rule; ``level`` its level (the domain the expression is judged on).
-        examples: the sequences shown at the start.
-        config: the episode's settings.
-        judge: the published LLM judge (needed when ``config.judges`` has ``llm``).
-    """
+    """One math-sequence episode against a hidden rule of ``level`` (the domain the expression is judged on)."""
 
     rule: MathRule
     level: str
@@ -201,7 +162,7 @@ class MathGame(JudgedMoves):
         self._rng = random.Random(f"math_rules.game|{self.config.seed}")
         self.turns = 0
         self.format_errors = 0
-        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
+        self.truncated = 0
         self.more_requests = 0
         self.shown: list[tuple[int, ...]] = list(self.examples)
         self.guesses: list[_GuessRecord] = []
@@ -248,9 +209,9 @@ class MathGame(JudgedMoves):
             record.verdict = judge_expression(self.rule, self.level, source)
             return self._after_verdict(record)
         if self._phase == "quiz":
-            answers = action.values if isinstance(action, QuizAnswer) else ()
-            n = len(self.quiz)
-            self.quiz_answers = tuple(answers[:n]) + (None,) * max(0, n - len(answers))
+            self.quiz_answers = padded(
+                action.values if isinstance(action, QuizAnswer) else (), len(self.quiz)
+            )
             return self._end(self.end_reason or "wrong")
         self.turns += 1
         if isinstance(action, GiveUp):
@@ -294,16 +255,9 @@ class MathGame(JudgedMoves):
         return self._after_verdict(record)
 
     def _right(self, record: _GuessRecord) -> bool:
-        decider = self.config.decider
         # words without an expression, where the game may not ask for one: only the LLM judge can read them
-        if (
-            decider == "expression"
-            and record.expression is None
-            and not record.asked_expression
-            and "llm" in self.config.judges
-        ):
-            decider = "llm"
-        record.decided_by = decider
+        unread = record.expression is None and not record.asked_expression and "llm" in self.config.judges
+        decider = record.decided_by = "llm" if unread else self.config.decider
         if decider == "expression":
             return bool(record.verdict and record.verdict.equivalent)
         return bool(record.llm and record.llm.get("verdict") is True)
@@ -340,13 +294,7 @@ class MathGame(JudgedMoves):
 
     # ---------------------------------------------------------------------------------------- outcome
     def quiz_accuracy(self) -> float | None:
-        if not self.quiz or self.quiz_answers is None:
-            return None
-        right = sum(
-            a is not None and tuple(a) == truth
-            for a, (_, truth) in zip(self.quiz_answers, self.quiz, strict=True)
-        )
-        return right / len(self.quiz)
+        return quiz_accuracy(self.quiz_answers, [truth for _, truth in self.quiz])
 
     def judge_results(self) -> dict[str, bool | None]:
         """Each judge that ran, on the last guess: right, wrong, or None (no guess, or it could not judge)."""
@@ -370,7 +318,7 @@ class MathGame(JudgedMoves):
                 "turns": self.turns,
                 "turns_to_solution": self.turns if self.won else None,
                 "more_requests": self.more_requests,
-                "guesses": [g.as_json() for g in self.guesses],
+                "guesses": [guess_json(g) for g in self.guesses],
                 "final_guess": self.guesses[-1].text if self.guesses else None,
                 "final_expression": self.guesses[-1].expression if self.guesses else None,
                 "guesses_without_expression": flagged,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import itertools
 import re
 
 import numpy as np
@@ -36,11 +37,7 @@ _INDICES = range(15)
 def parse_rule_writer_reply(reply: str) -> tuple[str, str]:
     """The rule's words and its code from a rule writer's reply, as the reference cut them (base.py
     ``string2func``): the words between "Mathematical rule:" and ``$$``, the code from the first ``def`` to ``&&``
-    without code fences.
-
-    Raises:
-        ValueError: the reply has no function.
-    """
+    without code fences (``ValueError`` when the reply has no function)."""
     if not isinstance(reply, str):
         raise ValueError("reply: a rule writer's reply must be text")
     text = reply[: MAX_CODE_CHARS * 4]
@@ -55,11 +52,8 @@ def parse_rule_writer_reply(reply: str) -> tuple[str, str]:
 
 
 def translate_generate_next(code: str) -> str:
-    """``generate_next`` rewritten as ``lambda current_value, index: ...`` (checked by the sandbox).
-
-    Raises:
-        GuessRejected: outside what can be rewritten, or outside the guess language; ``.reason`` says why.
-    """
+    """``generate_next`` rewritten as ``lambda current_value, index: ...`` (checked by the sandbox), or
+    ``GuessRejected`` saying why it cannot be."""
     if not isinstance(code, str):
         raise GuessRejected("the code must be text")
     if len(code) > MAX_CODE_CHARS:
@@ -91,7 +85,7 @@ def translate_generate_next(code: str) -> str:
     except RecursionError:
         raise GuessRejected("the function is nested too deeply") from None
     if len(text) > _MAX_EXPRESSION_CHARS:
-        raise GuessRejected("the function is too large once written as one expression")
+        raise GuessRejected(_TOO_LARGE)
     expression = f"lambda {params[0]}, {params[1]}: {text}"
     compile_expression(expression)  # the guess language's whitelist and limits
     return expression
@@ -105,6 +99,7 @@ def _is_docstring(node: ast.stmt) -> bool:
     )
 
 
+_TOO_LARGE = "the function is too large once written as one expression"
 _MAX_NODES = 2000  # the largest expression a function may become (local names substituted)
 _MAX_STEPS = 2000  # statements visited; each if visits the statements after it once per branch
 # a name assigned on one branch of an if only: an error (0 // 0) where the other branch is taken
@@ -127,7 +122,7 @@ class _Translator:
     def substitute(self, node: ast.expr, env: dict[str, tuple[ast.expr, int]]) -> tuple[ast.expr, int]:
         size = self.size(node, env)
         if size > _MAX_NODES:
-            raise GuessRejected("the function is too large once written as one expression")
+            raise GuessRejected(_TOO_LARGE)
 
         class Swap(ast.NodeTransformer):
             # other names stay as they are: the sandbox refuses those outside the guess language
@@ -182,9 +177,7 @@ class _Translator:
                         if a is not b:
                             size = 1 + test_size + a[1] + b[1]
                             if size > _MAX_NODES:
-                                raise GuessRejected(
-                                    "the function is too large once written as one expression"
-                                )
+                                raise GuessRejected(_TOO_LARGE)
                             env[name] = (ast.IfExp(test=test, body=a[0], orelse=b[0]), size)
                     continue
                 rest = stmts[k + 1 :]
@@ -196,7 +189,7 @@ class _Translator:
                     raise GuessRejected("one branch of an if returns nothing (None)")
                 size = 1 + test_size + left[1] + right[1]
                 if size > _MAX_NODES:
-                    raise GuessRejected("the function is too large once written as one expression")
+                    raise GuessRejected(_TOO_LARGE)
                 return ast.IfExp(test=test, body=left[0], orelse=right[0]), size
             raise GuessRejected(
                 f"{type(stmt).__name__} statements are not allowed (only assignments, if and return)"
@@ -215,12 +208,8 @@ def read_rule(text: str) -> str:
 
 
 def identify_rule(expression: str, level: str) -> MathRule:
-    """The grammar's rule that ``expression`` is, checked by code on the level's extension.
-
-    Raises:
-        GuessRejected: outside the language, no rule of the grammar, the wrong shape for the level, or mostly
-            degenerate sequences; ``.reason`` says why.
-    """
+    """The grammar's rule that ``expression`` is, checked by code on the level's extension; ``GuessRejected``
+    when it is outside the language, no rule of the grammar, the wrong shape for the level, or degenerate."""
     program = compile_expression(expression)
     ops = solver_ops()
     found: list[list[Op]] = []
@@ -254,4 +243,4 @@ _FUNCTION = re.compile(r"^def generate_next\(", re.MULTILINE)
 def split_functions(text: str) -> list[str]:
     """The ``def generate_next`` functions of a few-shot file, one text each."""
     starts = [m.start() for m in _FUNCTION.finditer(text)]
-    return [text[s:e].strip() for s, e in zip(starts, [*starts[1:], len(text)], strict=True)]
+    return [text[s:e].strip() for s, e in itertools.pairwise([*starts, len(text)])]

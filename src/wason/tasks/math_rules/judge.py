@@ -32,20 +32,10 @@ read_verdict = read_yes_no
 
 
 class MathJudge(VotingJudge):
-    """Asks the published judge about one guess, three votes, a majority of two; each guess its own samples.
-
-    Args:
-        client: the judge model; ``params`` its generation parameters; ``context`` the episode's call context.
-    """
+    """Asks the published judge about one guess, three votes, a majority of two; each guess its own samples."""
 
     def __init__(
         self, client: Oracle, rule: MathRule, params: GenerationParams, context: CallContext
     ) -> None:
-        super().__init__(
-            client,
-            functools.partial(judge_messages, rule),
-            params,
-            context,
-            read=read_verdict,
-            sample="guess {n}",
-        )
+        messages = functools.partial(judge_messages, rule)
+        super().__init__(client, messages, params, context, read=read_verdict, sample="guess {n}")

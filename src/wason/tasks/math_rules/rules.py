@@ -94,9 +94,8 @@ class Op:
         """The operation as a Python expression of ``v``."""
         if self.kind == "add":
             return f"{v} - {-self.c}" if self.c < 0 else f"{v} + {self.c}"
-        if self.kind == "mul":
-            return f"{v} * {self.c}" if self.c >= 0 else f"{v} * ({self.c})"
-        return f"{v} // {self.c}" if self.c >= 0 else f"{v} // ({self.c})"
+        c = self.c if self.c >= 0 else f"({self.c})"
+        return f"{v} * {c}" if self.kind == "mul" else f"{v} // {c}"
 
     def as_json(self) -> list[Any]:
         return [self.kind, self.c]
@@ -215,11 +214,7 @@ class Drawn:
 
 
 def draw_rule(level: str, seed: int | str) -> Drawn:
-    """A rule of ``level`` drawn with its own ``random.Random(seed)``; same seed, same rule.
-
-    Raises:
-        ValueError: an unknown level.
-    """
+    """A rule of ``level`` drawn with its own ``random.Random(seed)``; same seed, same rule."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     rng = random.Random(f"{GENERATOR}|{GENERATOR_VERSION}|{level}|{seed}")
@@ -247,11 +242,9 @@ def draw_sequences(rule: MathRule, level: str, rng: random.Random, n: int) -> li
 
 
 def transitions(rule: MathRule, level: str) -> list[tuple[int, int, int]]:
-    """Every ``(value, index, next)`` of the rule reachable from the level's starts, within the bound.
-
-    This is the rule's extension on the game's domain: two rules with the same transitions generate the same
-    sequence from every start a game can show, and a guess that agrees on all of them is the rule.
-    """
+    """Every ``(value, index, next)`` of the rule reachable from the level's starts, within the bound: the rule's
+    extension on the game's domain (two rules with the same transitions generate the same sequence from every
+    start a game can show, and a guess that agrees on all of them is the rule)."""
     out: dict[tuple[int, int], int] = {}
     for s in starts(level):
         terms = sequence(rule, s)

@@ -86,19 +86,21 @@ class MathSolverPlayer:
         if observation.kind == "ask_expression":
             return Move(action=ExpressionAnswer(rule.expression() if rule else "lambda v, i: v"), meta=meta)
         if observation.kind == "ask_quiz":
-            predicted: list[tuple[int, ...] | None] = []
-            for shown in observation.quiz:
-                if rule is None:
-                    predicted.append(None)
-                    continue
-                terms = list(shown)
-                while len(terms) < len(shown) + 5:
-                    terms.append(rule.next(terms[-1], len(terms) - 1))
-                predicted.append(tuple(terms[len(shown) :]))
-            return Move(action=QuizAnswer(tuple(predicted)), meta=meta)
+            predicted = tuple(
+                None if rule is None else _continuation(rule, shown) for shown in observation.quiz
+            )
+            return Move(action=QuizAnswer(predicted), meta=meta)
         if rule is not None and (self.space.resolved() or observation.turns_left <= 1):
             # the reply it would write: the rule in words, then its expression (read as the guess's)
             return Move(action=Guess(f"{rule.text()} {rule.expression()}", rule.expression()), meta=meta)
         if rule is None and observation.turns_left <= 1:
             return Move(action=Guess("no rule of the grammar fits", None), meta=meta)
         return Move(action=More(), meta=meta)
+
+
+def _continuation(rule: MathRule, shown: Sequence[int], n: int = 5) -> tuple[int, ...]:
+    """The ``n`` terms ``rule`` gives after the ``shown`` ones."""
+    terms = list(shown)
+    while len(terms) < len(shown) + n:
+        terms.append(rule.next(terms[-1], len(terms) - 1))
+    return tuple(terms[len(shown) :])

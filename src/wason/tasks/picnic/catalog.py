@@ -27,9 +27,10 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
+from functools import cache, partial
 from typing import Any, Literal
+
+from wason.core.guess_rule import package_text
 
 Level = Literal["L1", "L2", "L3"]
 Kind = Literal["single", "pair", "triplet"]
@@ -43,16 +44,12 @@ DRAW_VERSION = "wason-picnic-draw-1"
 _COUNT_KEY = re.compile(r"\[('[^'\\]*'(?:, '[^'\\]*')*)\]")
 
 
-def _read(name: str) -> str:
-    return (resources.files("wason.tasks.picnic") / "data" / name).read_text(encoding="utf-8")
+_read = partial(package_text, "wason.tasks.picnic")
 
 
 def parse_count_key(key: str) -> tuple[str, ...]:
-    """A count-file key such as ``"['animal', 'mammal']"`` as a tuple of tag names, read by a strict pattern.
-
-    Raises:
-        ValueError: the key is not a bracketed list of single-quoted names.
-    """
+    """A count-file key such as ``"['animal', 'mammal']"`` as a tuple of tag names, read by a strict pattern
+    (``ValueError`` when it is not a bracketed list of single-quoted names)."""
     if not _COUNT_KEY.fullmatch(key):
         raise ValueError(f"not a count-file key: {key[:80]!r}")
     return tuple(part[1:-1] for part in key[1:-1].split(", "))
@@ -60,14 +57,8 @@ def parse_count_key(key: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True, eq=False)
 class Catalog:
-    """The items, the tags and their extensions.
-
-    Attributes:
-        items: item names in file order (bit ``i`` of an extension is ``items[i]``).
-        tags_of: each item's tags.
-        tags: the 76 tag names, in the published tag file's order.
-        extension: each tag's items as a bit set.
-    """
+    """The items in file order (bit ``i`` of an extension is ``items[i]``), each item's tags, the 76 tags in the
+    published tag file's order, and each tag's items as a bit set."""
 
     items: tuple[str, ...]
     tags_of: dict[str, tuple[str, ...]]
@@ -107,27 +98,13 @@ def catalog() -> Catalog:
             if tag not in extension:
                 raise ValueError(f"item {item!r} has tag {tag!r}, which is not in the tag list")
             extension[tag] |= 1 << i
-    return Catalog(
-        items=items,
-        tags_of=tags_of,
-        tags=tags,
-        extension=extension,
-        positions={name: i for i, name in enumerate(items)},
-    )
+    return Catalog(items, tags_of, tags, extension, positions={name: i for i, name in enumerate(items)})
 
 
 @dataclass(frozen=True)
 class PicnicRule:
-    """One rule: items from all of its categories.
-
-    Attributes:
-        id: its position in its level's pool, from 1.
-        level: L1, L2 or L3.
-        kind: single, pair or triplet (the published definition's).
-        categories: the tag names, as published.
-        pool: which pool it comes from.
-        aliases: (distinct pool) the other published definitions of the level with the same items.
-    """
+    """One rule: items from all of its categories; ``id`` is its place in its level's pool, from 1, and
+    ``aliases`` (distinct pool) the level's other published definitions with the same items."""
 
     id: int
     level: Level
@@ -179,11 +156,7 @@ def rule_text(categories: Sequence[str]) -> str:
 @cache
 def counts() -> dict[Kind, list[tuple[tuple[str, ...], int]]]:
     """The published count files (singles, pairs, triplets) in file order, keys parsed safely and every count
-    checked against the items.
-
-    Raises:
-        ValueError: a key that is not a list of names, or a count the items do not give.
-    """
+    checked against the items (``ValueError`` otherwise)."""
     cat = catalog()
     out: dict[Kind, list[tuple[tuple[str, ...], int]]] = {}
     for kind, name in (
@@ -237,24 +210,18 @@ def pool(level: Level, name: PoolName = "distinct") -> tuple[PicnicRule, ...]:
     groups: dict[int, list[tuple[Kind, tuple[str, ...]]]] = {}
     for kind, tags in defs:
         groups.setdefault(cat.members(tags), []).append((kind, tags))
-    rules = []
-    for group in groups.values():
-        order = sorted(range(len(group)), key=lambda j: (len(group[j][1]), j))
-        best = group[order[0]]
-        aliases = tuple(group[j][1] for j in order[1:])
-        rules.append((best, aliases))
+    # the fewest categories first, then the published order (a stable sort)
+    best = [sorted(group, key=lambda d: len(d[1])) for group in groups.values()]
     return tuple(
-        PicnicRule(id=i, level=level, kind=kind, categories=tags, pool="distinct", aliases=aliases)
-        for i, ((kind, tags), aliases) in enumerate(rules, 1)
+        PicnicRule(
+            id=i, level=level, kind=kind, categories=tags, pool="distinct", aliases=tuple(t for _, t in rest)
+        )
+        for i, ((kind, tags), *rest) in enumerate(best, 1)
     )
 
 
 def get_rule(pool_name: PoolName, level: Level, rule_id: int) -> PicnicRule:
-    """A rule by pool, level and id.
-
-    Raises:
-        ValueError: no such rule.
-    """
+    """A rule by pool, level and id (``ValueError`` when there is none)."""
     rules = pool(level, pool_name)
     if not 1 <= rule_id <= len(rules):
         raise ValueError(f"the {pool_name} {level} pool has rules 1-{len(rules)}, not {rule_id}")
@@ -268,11 +235,9 @@ def derive_seed(*parts: object) -> int:
 
 
 def draw_rule(level: Level, pool_name: PoolName, seed: int) -> PicnicRule:
-    """One rule of a level, drawn with ``random.Random(seed)``.
-
-    The published pool draws as the reference does: L2 a coin flip between single and pair, L3 equal odds of
-    single, pair and triplet, then uniformly within the kind. The distinct pool draws uniformly among its rules.
-    """
+    """One rule of a level, drawn with ``random.Random(seed)``: the published pool as the reference draws (L2 a coin
+    flip between single and pair, L3 equal odds of single, pair and triplet, then uniformly within the kind), the
+    distinct pool uniformly among its rules."""
     rng = random.Random(seed)
     rules = pool(level, pool_name)
     if pool_name == "distinct":
@@ -295,14 +260,8 @@ def parents() -> dict[str, frozenset[str]]:
     for tag in cat.tags:
         mine = cat.extension[tag]
         above = set(cat.tags_of.get(tag, ()))
-        above |= {
-            other
-            for other in cat.tags
-            if other != tag
-            and mine
-            and (mine & cat.extension[other]) == mine
-            and cat.extension[other] != mine
-        }
+        ext = cat.extension
+        above |= {o for o in cat.tags if o != tag and mine and (mine & ext[o]) == mine and ext[o] != mine}
         above.discard(tag)
         out[tag] = frozenset(above)
     return out

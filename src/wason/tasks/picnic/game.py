@@ -33,6 +33,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from wason.core.game import Malformed, Outcome
+from wason.core.guess_game import GiveUp as GiveUp
+from wason.core.guess_game import More as More
+from wason.core.guess_game import turns_left
 from wason.core.judged import JudgedMoves
 from wason.tasks.picnic.catalog import Catalog, PicnicRule, catalog, named_within, near_miss_mask
 from wason.tasks.picnic.guess import judge_guess
@@ -47,22 +50,10 @@ PUBLISHED_DEFAULT_MORE = 2
 
 
 @dataclass(frozen=True)
-class More:
-    """Ask for ``n`` more positives and ``n`` more negatives."""
-
-    n: int
-
-
-@dataclass(frozen=True)
 class Guess:
     """A guess of the rule, as written (read by :mod:`wason.tasks.picnic.guess`)."""
 
     text: str
-
-
-@dataclass(frozen=True)
-class GiveUp:
-    """End the game and see the rule."""
 
 
 PicnicAction = More | Guess | GiveUp
@@ -74,22 +65,13 @@ Judge = Callable[[str, str, list[str]], Awaitable[Mapping[str, Any]]]
 
 
 class PicnicObservation(BaseModel):
-    """What the player learns after an action. Never the rule before the game ends.
+    """What the player learns after an action; never the rule before the game ends. ``turn`` is the published
+    turn number of the next move; ``capped``: fewer examples were left than ``requested``.
 
-    Attributes:
-        kind: ``start``; ``examples`` after a request; ``wrong_guess`` after a wrong guess when the game goes on;
-            ``format_error`` after an unreadable move; ``ended``.
-        turn: the published turn number of the next move (creation is turn 1; each move adds one).
-        turns_left: moves still allowed (None without a limit).
-        positives, negatives: the examples handed out with this observation.
-        requested: how many of each the player asked for (or the host handed out), None when none.
-        capped: fewer were given than requested, because fewer were left.
-        remaining: examples still available, ``min(unseen positives, unseen negatives)`` (published). Not in
-            the observation's JSON (what sessions store and ``/api/sessions`` answers): at the start it is the
-            rule's size less the examples shown, which names the rule to anyone who knows the data. The published
-            routes (``total_examples_available``) and the published model protocol read it from the game.
-        final_turn: the next move is the last one allowed.
-        end_reason / rule: once ended, why, and the rule text.
+    ``remaining`` (``min(unseen positives, unseen negatives)``, published) is not in the observation's JSON (what
+    sessions store and ``/api/sessions`` answers): at the start it is the rule's size less the examples shown,
+    which names the rule to anyone who knows the data. The published routes (``total_examples_available``) and
+    the published model protocol read it from the game.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -111,16 +93,8 @@ class PicnicObservation(BaseModel):
 
 @dataclass(frozen=True)
 class PicnicConfig:
-    """Episode settings.
-
-    Attributes:
-        num_init_examples: positives (and as many negatives) shown at the start, at least 1.
-        max_turns: moves allowed (the published protocol's ``max_turns``), None for no limit (the library).
-        negatives: ``random`` (published) or ``informative`` (near misses first).
-        examples_each_turn: the published LLM protocol: after a wrong guess the host hands out the last requested
-            number of new examples again. Off in the library game (``wason.games``, the HTTP API).
-        llm_judge: the published LLM judge runs beside the code on every guess (needs a judge).
-    """
+    """Episode settings: ``max_turns`` None is the library's no limit; ``examples_each_turn`` is the published
+    LLM protocol's new examples after a wrong guess (off in the library game: ``wason.games``, the HTTP API)."""
 
     num_init_examples: int = 2
     max_turns: int | None = 10
@@ -152,14 +126,7 @@ class _Move:
 
 @dataclass
 class PicnicGame(JudgedMoves):
-    """One Static Picnic episode.
-
-    Args:
-        rule: the hidden rule.
-        seed: seeds the examples handed out.
-        config: the episode's settings.
-        judge: the published LLM judge (needed when ``config.llm_judge``).
-    """
+    """One Static Picnic episode; ``seed`` seeds the examples handed out, ``judge`` is needed with ``llm_judge``."""
 
     rule: PicnicRule
     seed: int
@@ -181,7 +148,7 @@ class PicnicGame(JudgedMoves):
         self._near = near_miss_mask(self.rule.categories) if self.config.negatives == "informative" else 0
         self.moves: list[_Move] = []
         self.format_errors = 0
-        self.truncated = 0  # replies cut off at the token limit: they cost what a format error costs
+        self.truncated = 0
         self.capped_requests = 0
         self.empty_requests = 0
         self.end_reason: EndReason | None = None
@@ -202,9 +169,7 @@ class PicnicGame(JudgedMoves):
 
     @property
     def turns_left(self) -> int | None:
-        if self.config.max_turns is None:
-            return None
-        return max(0, self.config.max_turns - len(self.moves))
+        return turns_left(self.config.max_turns, len(self.moves))
 
     def remaining(self) -> int:
         """Examples still available: ``min(unseen positives, unseen negatives)``, as published."""
@@ -220,7 +185,7 @@ class PicnicGame(JudgedMoves):
         n = self.config.num_init_examples
         pos, neg, capped = self._deal(n)
         self.initial = (pos, neg, capped)
-        return self._observation("start", pos, neg, n, capped)
+        return self._observation("start", positives=pos, negatives=neg, requested=n, capped=capped)
 
     # ------------------------------------------------------------------------------------- outside work
 
@@ -248,9 +213,9 @@ class PicnicGame(JudgedMoves):
             return self._guess(action, llm)
         reason = self._unreadable(action, "not a move:")
         self.moves.append(_Move(action={"type": "Malformed", "reason": reason}))
-        if self._out_of_turns():
+        if self.turns_left == 0:
             return self._end("turn_limit")
-        return self._observation("format_error", (), (), None, False, reason=reason)
+        return self._observation("format_error", reason=reason)
 
     def _more(self, action: More) -> PicnicObservation:
         n = max(0, min(int(action.n), MAX_REQUEST))
@@ -258,18 +223,10 @@ class PicnicGame(JudgedMoves):
         pos, neg, capped = self._deal(n)
         self.capped_requests += capped
         self.empty_requests += not pos
-        self.moves.append(
-            _Move(
-                action={"type": "More", "n": int(action.n)},
-                positives=pos,
-                negatives=neg,
-                requested=n,
-                capped=capped,
-            )
-        )
-        if self._out_of_turns():
+        self.moves.append(_Move({"type": "More", "n": int(action.n)}, pos, neg, requested=n, capped=capped))
+        if self.turns_left == 0:
             return self._end("turn_limit")
-        return self._observation("examples", pos, neg, n, capped)
+        return self._observation("examples", positives=pos, negatives=neg, requested=n, capped=capped)
 
     def _guess(self, action: Guess, llm: Mapping[str, Any] | None) -> PicnicObservation:
         code = judge_guess(action.text, self.members)
@@ -281,32 +238,21 @@ class PicnicGame(JudgedMoves):
         else:
             right, decided = False, "unreadable"
         no_examples = self.remaining() == 0
-        move = _Move(
-            action={"type": "Guess", "text": action.text},
-            code=code.as_json(),
-            llm=llm,
-            right=right,
-            decided_by=decided,
-        )
+        action_json = {"type": "Guess", "text": action.text}
+        move = _Move(action_json, code=code.as_json(), llm=llm, right=right, decided_by=decided)
         self.moves.append(move)
         if right:
             return self._end("correct")
         if no_examples:
             return self._end("wrong_no_examples")
-        if self._out_of_turns():
+        if self.turns_left == 0:
             return self._end("turn_limit")
-        pos: tuple[str, ...] = ()
-        neg: tuple[str, ...] = ()
-        capped = False
+        fields: dict[str, Any] = {"requested": self.last_count if self.config.examples_each_turn else None}
         if self.config.examples_each_turn and self.last_count > 0:
             pos, neg, capped = self._deal(self.last_count)
             move.positives, move.negatives, move.requested, move.capped = pos, neg, self.last_count, capped
-        requested = self.last_count if self.config.examples_each_turn else None
-        return self._observation("wrong_guess", pos, neg, requested, capped, guess_right=False)
-
-    def _out_of_turns(self) -> bool:
-        left = self.turns_left
-        return left is not None and left <= 0
+            fields.update(positives=pos, negatives=neg, capped=capped)
+        return self._observation("wrong_guess", guess_right=False, **fields)
 
     # ------------------------------------------------------------------------------------------ dealing
 
@@ -334,43 +280,17 @@ class PicnicGame(JudgedMoves):
         self.seen_neg += negatives
         return positives, tuple(negatives), k < n
 
-    def _observation(
-        self,
-        kind: ObservationKind,
-        pos: tuple[str, ...],
-        neg: tuple[str, ...],
-        requested: int | None,
-        capped: bool,
-        *,
-        reason: str | None = None,
-        guess_right: bool | None = None,
-    ) -> PicnicObservation:
+    def _observation(self, kind: ObservationKind, **fields: Any) -> PicnicObservation:
         left = self.turns_left
-        return PicnicObservation(
-            kind=kind,
-            turn=self.turn,
-            turns_left=left,
-            positives=pos,
-            negatives=neg,
-            requested=requested,
-            capped=capped,
-            remaining=self.remaining(),
-            final_turn=left == 1,
-            reason=reason,
-            guess_right=guess_right,
-        )
+        base = dict(turn=self.turn, turns_left=left, remaining=self.remaining(), final_turn=left == 1)
+        return PicnicObservation(kind=kind, **(base | fields))
 
     def _end(self, reason: EndReason) -> PicnicObservation:
         self.end_reason = reason
         last = self.moves[-1] if self.moves else None
-        return PicnicObservation(
-            kind="ended",
-            turn=self.turn,
-            turns_left=self.turns_left,
-            remaining=self.remaining(),
-            end_reason=reason,
-            guess_right=last.right if last is not None and last.action["type"] == "Guess" else None,
-            rule=self.rule.text,
+        right = last.right if last is not None and last.action["type"] == "Guess" else None
+        return self._observation(
+            "ended", final_turn=False, end_reason=reason, guess_right=right, rule=self.rule.text
         )
 
     # ---------------------------------------------------------------------------------------- outcome
@@ -383,9 +303,7 @@ class PicnicGame(JudgedMoves):
         last = guesses[-1] if guesses else None
         won = self.end_reason == "correct"
         code_right = bool(last and last.code and last.code["equivalent"])
-        llm_right: bool | None = None
-        if self.config.llm_judge:
-            llm_right = bool(last and last.llm and last.llm.get("verdict"))
+        llm_right = bool(last and last.llm and last.llm.get("verdict")) if self.config.llm_judge else None
         return Outcome(
             success=won,
             metrics={

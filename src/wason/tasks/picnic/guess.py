@@ -15,7 +15,7 @@ one, flagged, else counts it wrong.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
@@ -50,14 +50,8 @@ _TOKEN = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")
 
 @dataclass(frozen=True)
 class ReadGuess:
-    """A guess as read.
-
-    Attributes:
-        categories: the category names found, in order, without repeats.
-        combine: ``all`` (items from every category) or ``any`` (names joined by ``or``).
-        unknown: words that name no category (then the code cannot judge the guess).
-        answer_format: the guess used the published "Items from the category..." phrase.
-    """
+    """A guess as read: the category names found, in order, without repeats; ``any`` when they are joined by
+    ``or``; the words that name no category; whether it used the published "Items from the category..." phrase."""
 
     categories: tuple[str, ...]
     combine: Combine = "all"
@@ -72,21 +66,14 @@ class ReadGuess:
 
 @dataclass(frozen=True)
 class CodeVerdict:
-    """The code's verdict on a guess.
-
-    Attributes:
-        equivalent: True/False, or None when the guess names no known category (or has unknown words).
-        guess: the guess as read.
-        guess_positives: items the guess accepts (None when unreadable).
-        missing: rule items the guess rejects (up to 5, for the record).
-        extra: items the guess accepts that the rule rejects (up to 5).
-    """
+    """The code's verdict on a guess (None when it cannot read it), with up to 5 of the rule's items the guess
+    rejects (``missing``) and of the items it accepts that the rule rejects (``extra``)."""
 
     equivalent: bool | None
     guess: ReadGuess
     guess_positives: int | None = None
-    missing: tuple[str, ...] = field(default=())
-    extra: tuple[str, ...] = field(default=())
+    missing: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, object]:
         return {

@@ -64,11 +64,8 @@ class VersionSpace:
 
 
 class PicnicSolverPlayer:
-    """Plays one Static Picnic episode with a :class:`VersionSpace` (no text, no model).
-
-    Args:
-        first_request: the size of its first request for more; each later one doubles.
-    """
+    """Plays one Static Picnic episode with a :class:`VersionSpace` (no text, no model); each request for more
+    doubles the one before, from ``first_request``."""
 
     def __init__(self, *, first_request: int = 4) -> None:
         self.space = VersionSpace()
