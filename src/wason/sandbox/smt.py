@@ -26,7 +26,7 @@ point out of the search.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Union
@@ -114,22 +114,22 @@ class _Val:
     bits: tuple[Any, ...] | None = None  # a bitwise result's own two's-complement bits
 
 
-def _or(*xs: Bool) -> Bool:
-    rest = [x for x in xs if x is not False]
-    if any(x is True for x in rest):
-        return True
+def _join(xs: tuple[Bool, ...], unit: bool, join: Callable[..., Any]) -> Bool:
+    """``z3.Or`` (unit False) or ``z3.And`` (unit True) of ``xs``, with Python constants folded away."""
+    rest = [x for x in xs if x is not unit]
+    if any(x is (not unit) for x in rest):
+        return not unit
     if not rest:
-        return False
-    return rest[0] if len(rest) == 1 else z3.Or(*rest)
+        return unit
+    return rest[0] if len(rest) == 1 else join(*rest)
+
+
+def _or(*xs: Bool) -> Bool:
+    return _join(xs, False, z3.Or)
 
 
 def _and(*xs: Bool) -> Bool:
-    rest = [x for x in xs if x is not True]
-    if any(x is False for x in rest):
-        return False
-    if not rest:
-        return True
-    return rest[0] if len(rest) == 1 else z3.And(*rest)
+    return _join(xs, True, z3.And)
 
 
 def _not(x: Bool) -> Bool:

@@ -1071,41 +1071,26 @@ class _Compiler:
 
         return indexed
 
-    def _elements(self, nodes: list[ast.expr]) -> list[_Code]:
-        return [self.compile(element) for element in nodes]
+    def _display(self, nodes: list[ast.expr], make: Callable[[_Interpreter, list[Value]], object]) -> _Code:
+        """A tuple, list or set display: its elements evaluated in order, then made into the container."""
+        elements = [self.compile(element) for element in nodes]
+
+        def display(it: _Interpreter, env: _Env) -> Value:
+            it.steps += 1
+            if it.steps > it.max_steps:
+                it.over()
+            return it.bounded(make(it, [element(it, env) for element in elements]))
+
+        return display
 
     def _Tuple(self, node: ast.Tuple) -> _Code:
-        elements = self._elements(node.elts)
-
-        def tuple_(it: _Interpreter, env: _Env) -> Value:
-            it.steps += 1
-            if it.steps > it.max_steps:
-                it.over()
-            return it.bounded(tuple([element(it, env) for element in elements]))
-
-        return tuple_
+        return self._display(node.elts, lambda it, values: tuple(values))
 
     def _List(self, node: ast.List) -> _Code:
-        elements = self._elements(node.elts)
-
-        def list_(it: _Interpreter, env: _Env) -> Value:
-            it.steps += 1
-            if it.steps > it.max_steps:
-                it.over()
-            return it.bounded([element(it, env) for element in elements])
-
-        return list_
+        return self._display(node.elts, lambda it, values: values)
 
     def _Set(self, node: ast.Set) -> _Code:
-        elements = self._elements(node.elts)
-
-        def set_(it: _Interpreter, env: _Env) -> Value:
-            it.steps += 1
-            if it.steps > it.max_steps:
-                it.over()
-            return it.bounded(it.make_set([element(it, env) for element in elements]))
-
-        return set_
+        return self._display(node.elts, lambda it, values: it.make_set(values))
 
     def _ListComp(self, node: ast.ListComp) -> _Code:
         stream = self.comprehension(node.elt, node.generators)

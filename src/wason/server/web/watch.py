@@ -805,14 +805,19 @@ def _run_id(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
+def _stored_run_id(text: str) -> int:
+    """The run id a page's path names; StoreError (a 404) when it is not a number."""
+    if (rid := _run_id(text)) is None:
+        raise StoreError(f"no run {text[:40]!r}: a run id is a number")
+    return rid
+
+
 @router.get("/watch/{run_id}")
 async def watch_page(request: Request, run_id: str) -> Response:
     """The run as it is now; its script follows the events."""
-    rid = _run_id(run_id)
     store = _store(request)
     try:
-        if rid is None:
-            raise StoreError(f"no run {run_id[:40]!r}: a run id is a number")
+        rid = _stored_run_id(run_id)
         run, episodes, turns = await asyncio.to_thread(_snapshot, store, rid)
     except StoreError as exc:
         return _message(request, 404, _one_line(str(exc)))
@@ -839,11 +844,9 @@ async def watch_page(request: Request, run_id: str) -> Response:
 @router.get("/watch/{run_id}/events")
 async def watch_events(request: Request, run_id: str) -> Response:
     """Server-sent events: ``turn``, ``episode`` and ``run`` as they change, then ``end``."""
-    rid = _run_id(run_id)
     store = _store(request)
     try:
-        if rid is None:
-            raise StoreError(f"no run {run_id[:40]!r}: a run id is a number")
+        rid = _stored_run_id(run_id)
         await _read_store(store.get_run, rid)
     except StoreError as exc:
         return JSONResponse(status_code=404, content={"error": _one_line(str(exc)), "kind": "not_found"})
