@@ -21,8 +21,9 @@ The solver (``--player solver``; ``docs/solver.md``), from the player down:
 * ``elimination``: the ideal solver (``IdealSolver``): Bayesian elimination over the listed space, each test the
   candidate whose answer is most uncertain (the entropy and weighting helpers the scientist shares).
 * ``listed_space``: the listed hypothesis space: every published rule and its neighbours from a small grammar,
-  with a simplicity prior, and the candidate tests; built once per process and versioned. ``reduction`` and
-  ``generate`` use it too.
+  with a simplicity prior, and the candidate tests; built once per process and versioned. It also holds what
+  both spaces evaluate with: the atom comparisons (``Atom``, ``_AtomPlan``) and the packed truth tables
+  (``packed_blocks``). ``reduction`` and ``generate`` use it too.
 * ``built_space``: the built hypothesis space: formulas composed from typed terms and atoms, never enumerated,
   searched on the observations (for the rules the listed space does not hold), and the atoms fitted to them.
 * ``hunt``: tests that hunt for the rarer answer of a rarely true rule (integer triples chosen over the simple
