@@ -793,7 +793,8 @@ class Family(ABC, Generic[C]):
     def item_at(self, config: C, index: int) -> Item:
         """``items(config)[index]``, drawn alone where :meth:`item_count` says how many there are (a family that
         overrides one overrides both); by default the configuration's, where it draws the items."""
-        return config.item_at(index) if type(self).items is Family.items else self.items(config)[index]
+        own = type(config).items is not RunSettings.items  # the settings draw the items themselves
+        return config.item_at(index) if own or type(self).items is Family.items else self.items(config)[index]
 
     @abstractmethod
     def game(self, config: C, item: Mapping[str, Any], context: EpisodeContext) -> Game[Any, Any]:
